@@ -1,0 +1,99 @@
+// swift-tools-version: 6.0
+// SPDX-License-Identifier: Apache-2.0
+//
+// OpenCoreMotion: Apple's Core Motion API on Linux.
+//
+// Module graph (dependencies point downwards only):
+//
+//   motionctl, MotionBenchmarks          executables
+//   CoreMotion                           Linux-only shim: re-exports OpenCoreMotion + OpenUIDevice
+//   OpenUIDevice                         UIDevice orientation stand-in
+//   OpenCoreMotion                       Apple-compatible API (CMMotionManager, CMDeviceMotion, ...)
+//   MotionRecognition  LinuxIIO          orientation/gestures/filters; IIO hardware backend
+//   MotionSensors      MotionFusion      sources (simulator, recordings); attitude estimation
+//   MotionMath                           quaternions, rotations, frames, units (stdlib only)
+//
+// Custom compilation conditions (pass with `-Xswiftc -DNAME`):
+//   MOTION_INTERNAL_CHECKS  enables invariant checks (unit quaternions, finite filter state).
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = []
+
+var products: [Product] = [
+  .library(name: "OpenCoreMotion", targets: ["OpenCoreMotion"]),
+  .library(name: "OpenUIDevice", targets: ["OpenUIDevice"]),
+  .library(name: "MotionMath", targets: ["MotionMath"]),
+  .library(name: "MotionFusion", targets: ["MotionFusion"]),
+  .library(name: "MotionSensors", targets: ["MotionSensors"]),
+  .library(name: "MotionRecognition", targets: ["MotionRecognition"]),
+  .library(name: "LinuxIIO", targets: ["LinuxIIO"]),
+  .executable(name: "motionctl", targets: ["motionctl"]),
+  .executable(name: "motion-benchmarks", targets: ["MotionBenchmarks"]),
+]
+
+var targets: [Target] = [
+  // MARK: - Public API
+  .target(name: "MotionMath", swiftSettings: swiftSettings),
+  .target(name: "MotionFusion", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
+  .target(name: "MotionSensors", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
+  .target(name: "LinuxIIO", dependencies: ["MotionMath", "MotionSensors"], swiftSettings: swiftSettings),
+  .target(name: "MotionRecognition", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
+  .target(
+    name: "OpenCoreMotion",
+    dependencies: ["MotionMath", "MotionFusion", "MotionSensors", "LinuxIIO", "MotionRecognition"],
+    swiftSettings: swiftSettings),
+  .target(
+    name: "OpenUIDevice",
+    dependencies: ["OpenCoreMotion", "MotionRecognition"],
+    swiftSettings: swiftSettings),
+
+  // MARK: - Executables
+  .executableTarget(
+    name: "motionctl",
+    dependencies: [
+      "OpenCoreMotion", "MotionSensors", "MotionFusion", "MotionRecognition", "LinuxIIO",
+      .product(name: "ArgumentParser", package: "swift-argument-parser"),
+    ],
+    swiftSettings: swiftSettings),
+  .executableTarget(
+    name: "MotionBenchmarks",
+    dependencies: ["OpenCoreMotion", "MotionSensors", "MotionFusion", "MotionMath", "LinuxIIO"],
+    path: "Benchmarks/MotionBenchmarks",
+    swiftSettings: swiftSettings),
+
+  // MARK: - Implementation details (not API)
+  .target(name: "_MotionTestSupport", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
+
+  // MARK: - Unit test bundles
+  .testTarget(name: "MotionMathTests", dependencies: ["MotionMath", "_MotionTestSupport"]),
+  .testTarget(
+    name: "MotionFusionTests",
+    dependencies: ["MotionFusion", "MotionSensors", "_MotionTestSupport"]),
+  .testTarget(name: "MotionSensorsTests", dependencies: ["MotionSensors", "_MotionTestSupport"]),
+  .testTarget(name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionSensors", "_MotionTestSupport"]),
+  .testTarget(
+    name: "MotionRecognitionTests",
+    dependencies: ["MotionRecognition", "MotionSensors", "_MotionTestSupport"]),
+  .testTarget(
+    name: "OpenCoreMotionTests",
+    dependencies: ["OpenCoreMotion", "OpenUIDevice", "MotionSensors", "_MotionTestSupport"]),
+  .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "_MotionTestSupport"]),
+]
+
+// `import CoreMotion` on Linux. On Apple platforms the system framework owns that name, so the shim
+// is not built there and our modules never shadow it.
+#if os(Linux)
+products.append(.library(name: "CoreMotion", targets: ["CoreMotion"]))
+targets.append(
+  .target(name: "CoreMotion", dependencies: ["OpenCoreMotion", "OpenUIDevice"], swiftSettings: swiftSettings))
+#endif
+
+let package = Package(
+  name: "OpenCoreMotion",
+  products: products,
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+  ],
+  targets: targets,
+  swiftLanguageModes: [.v5]
+)

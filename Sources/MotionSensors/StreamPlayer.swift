@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// A ``SensorSource`` that plays a ``SampleStream`` (a recording or a simulation), paced by a clock.
+///
+/// Timestamps are the stream's own: a replay keeps the recording's clock, a simulation its
+/// scenario clock. Playback starts with the first subscriber and pauses when the last one leaves;
+/// a later subscriber continues where playback paused. At the end of the stream every subscriber
+/// receives ``SourceEvent/finished``; a stream error is delivered as ``SourceEvent/failure(_:)``
+/// followed by `finished`.
+public final class StreamPlayer: SensorSource, @unchecked Sendable {
+  public let name: String
+  public let availableSensors: SensorSet
+  public let supportedSampleRates: ClosedRange<Double>
+  /// The stream's description.
+  public let descriptor: StreamDescriptor
+  /// How playback is paced.
+  public let pacing: Pacing
+
+  private struct State {
+    var stream: any SampleStream
+    var pending: MotionSample?
+    var isFinished = false
+    var subscribers: [UInt64: @Sendable (SourceEvent) -> Void] = [:]
+    var nextSubscriberID: UInt64 = 0
+    var isWorkerRunning = false
+    /// Playback anchor: stream time `streamOrigin` plays at clock time `clockOrigin`.
+    var streamOrigin: Double?
+    var clockOrigin = 0.0
+    var clockObserver: UInt64?
+  }
+
+  private let state: Locked<State>
+  /// Held while events are handed to subscribers, so that a cancelled subscription is never called
+  /// again once `cancel()` has returned. Recursive: a handler may cancel its own subscription.
+  private let deliveryLock = NSRecursiveLock()
+
+  /// Creates a player over `stream`.
+  public init(_ stream: some SampleStream, pacing: Pacing, name: String? = nil) {
+    let descriptor = stream.descriptor
+    self.descriptor = descriptor
+    self.name = name ?? descriptor.name
+    self.availableSensors = descriptor.sensors
+    let rate = descriptor.nominalSampleRate ?? 100
+    self.supportedSampleRates = Swift.min(1, rate)...rate
+    self.pacing = pacing
+    self.state = Locked(State(stream: stream))
+  }
+
+  public func subscribe(
+    requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
+  ) -> SourceSubscription {
+    let (id, isFinished) = state.withLock { s -> (UInt64, Bool) in
+      s.nextSubscriberID += 1
+      if !s.isFinished { s.subscribers[s.nextSubscriberID] = handler }
+      return (s.nextSubscriberID, s.isFinished)
+    }
+    if isFinished {
+      handler(.finished)
+      return SourceSubscription(onCancel: {})
+    }
+    startIfNeeded()
+    return SourceSubscription { [weak self] in self?.unsubscribe(id) }
+  }
+
+  private func unsubscribe(_ id: UInt64) {
+    deliveryLock.lock()
+    defer { deliveryLock.unlock() }
+    let observerToRemove = state.withLock { s -> UInt64? in
+      s.subscribers.removeValue(forKey: id)
+      guard s.subscribers.isEmpty else { return nil }
+      s.streamOrigin = nil
+      defer { s.clockObserver = nil }
+      return s.clockObserver
+    }
+    if let token = observerToRemove, case .virtual(let clock, _) = pacing {
+      clock.removeObserver(token)
+    }
+  }
+
+  private func startIfNeeded() {
+    switch pacing {
+    case .virtual(let clock, let speed):
+      let needsObserver = state.withLock { s -> Bool in
+        guard s.clockObserver == nil else { return false }
+        s.clockOrigin = clock.now
+        s.streamOrigin = nil
+        return true
+      }
+      guard needsObserver else { return }
+      let token = clock.addObserver { [weak self] reading in
+        self?.catchUp(toClock: reading, speed: speed)
+      }
+      state.withLock { $0.clockObserver = token }
+    case .realTime(let speed):
+      launchWorker(speed: speed)
+    case .asFastAsPossible:
+      launchWorker(speed: .infinity)
+    }
+  }
+
+  // MARK: Virtual pacing
+
+  private func catchUp(toClock reading: Double, speed: Double) {
+    deliveryLock.lock()
+    defer { deliveryLock.unlock() }
+    while let sample = peek() {
+      let due = state.withLock { s -> Bool in
+        let origin = s.streamOrigin ?? sample.timestamp
+        s.streamOrigin = origin
+        return (sample.timestamp - origin) <= (reading - s.clockOrigin) * speed + 1e-9
+      }
+      guard due else { return }
+      deliverPending()
+      if state.withLock({ $0.subscribers.isEmpty }) { return }
+    }
+  }
+
+  // MARK: Wall-clock pacing
+
+  private func launchWorker(speed: Double) {
+    let shouldLaunch = state.withLock { s -> Bool in
+      guard !s.isWorkerRunning else { return false }
+      s.isWorkerRunning = true
+      s.streamOrigin = nil
+      return true
+    }
+    guard shouldLaunch else { return }
+    let thread = Thread { [self] in runWorker(speed: speed) }
+    thread.name = "OpenCoreMotion.StreamPlayer(\(name))"
+    thread.qualityOfService = .userInteractive
+    thread.start()
+  }
+
+  private func runWorker(speed: Double) {
+    while true {
+      let shouldStop = state.withLock { s -> Bool in
+        if s.subscribers.isEmpty || s.isFinished {
+          s.isWorkerRunning = false
+          return true
+        }
+        return false
+      }
+      if shouldStop { return }
+      deliveryLock.lock()
+      guard let sample = peek() else {
+        deliveryLock.unlock()
+        continue  // peek() finished the stream; the loop exits above.
+      }
+      if speed.isFinite {
+        let now = ProcessInfo.processInfo.systemUptime
+        let wait = state.withLock { s -> Double in
+          if s.streamOrigin == nil {
+            s.streamOrigin = sample.timestamp
+            s.clockOrigin = now
+          }
+          return s.clockOrigin + (sample.timestamp - s.streamOrigin!) / speed - now
+        }
+        if wait > 0 {
+          deliveryLock.unlock()
+          // Sleep in short slices so that a stop is noticed promptly.
+          Thread.sleep(forTimeInterval: Swift.min(wait, 0.02))
+          continue
+        }
+      }
+      deliverPending()
+      deliveryLock.unlock()
+    }
+  }
+
+  // MARK: Stream access (called with `deliveryLock` held)
+
+  /// The next sample without consuming it; finishes the stream (and tells subscribers) at its end
+  /// or on an error.
+  private func peek() -> MotionSample? {
+    let outcome = state.withLock { s -> Result<MotionSample?, Error> in
+      if let pending = s.pending { return .success(pending) }
+      if s.isFinished { return .success(nil) }
+      do {
+        s.pending = try s.stream.next()
+        return .success(s.pending)
+      } catch {
+        return .failure(error)
+      }
+    }
+    switch outcome {
+    case .success(let sample?):
+      return sample
+    case .success(nil):
+      finish(failure: nil)
+      return nil
+    case .failure(let error):
+      finish(failure: SourceFailure(.malformedData, "\(name): \(error)"))
+      return nil
+    }
+  }
+
+  private func deliverPending() {
+    let (sample, handlers) = state.withLock { s -> (MotionSample?, [@Sendable (SourceEvent) -> Void]) in
+      defer { s.pending = nil }
+      return (s.pending, Array(s.subscribers.values))
+    }
+    guard let sample else { return }
+    for handler in handlers { handler(.sample(sample)) }
+  }
+
+  private func finish(failure: SourceFailure?) {
+    let handlers = state.withLock { s -> [@Sendable (SourceEvent) -> Void] in
+      guard !s.isFinished else { return [] }
+      s.isFinished = true
+      defer { s.subscribers.removeAll() }
+      return Array(s.subscribers.values)
+    }
+    for handler in handlers {
+      if let failure { handler(.failure(failure)) }
+      handler(.finished)
+    }
+  }
+}
