@@ -10,6 +10,7 @@
 //   OpenUIDevice                         UIDevice orientation stand-in
 //   OpenCoreMotion                       Apple-compatible API (CMMotionManager, CMDeviceMotion, ...)
 //   MotionRecognition  LinuxIIO          orientation/gestures/filters; IIO hardware backend
+//   MotionEvaluation                     accuracy metrics against ground truth (BROAD)
 //   MotionSensors      MotionFusion      sources (simulator, recordings); attitude estimation
 //   MotionMath                           quaternions, rotations, frames, units (stdlib only)
 //
@@ -27,6 +28,7 @@ var products: [Product] = [
   .library(name: "MotionSensors", targets: ["MotionSensors"]),
   .library(name: "MotionRecognition", targets: ["MotionRecognition"]),
   .library(name: "LinuxIIO", targets: ["LinuxIIO"]),
+  .library(name: "MotionEvaluation", targets: ["MotionEvaluation"]),
   .executable(name: "motionctl", targets: ["motionctl"]),
   .executable(name: "motion-benchmarks", targets: ["MotionBenchmarks"]),
 ]
@@ -38,6 +40,9 @@ var targets: [Target] = [
   .target(name: "MotionSensors", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
   .target(name: "LinuxIIO", dependencies: ["MotionMath", "MotionSensors"], swiftSettings: swiftSettings),
   .target(name: "MotionRecognition", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
+  .target(
+    name: "MotionEvaluation", dependencies: ["MotionMath", "MotionFusion", "MotionSensors"],
+    swiftSettings: swiftSettings),
   .target(
     name: "OpenCoreMotion",
     dependencies: ["MotionMath", "MotionFusion", "MotionSensors", "LinuxIIO", "MotionRecognition"],
@@ -52,12 +57,15 @@ var targets: [Target] = [
     name: "motionctl",
     dependencies: [
       "OpenCoreMotion", "MotionSensors", "MotionFusion", "MotionRecognition", "LinuxIIO",
+      "MotionEvaluation",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ],
     swiftSettings: swiftSettings),
   .executableTarget(
     name: "MotionBenchmarks",
-    dependencies: ["OpenCoreMotion", "MotionSensors", "MotionFusion", "MotionMath", "LinuxIIO"],
+    dependencies: [
+      "OpenCoreMotion", "MotionSensors", "MotionFusion", "MotionMath", "LinuxIIO", "MotionEvaluation",
+    ],
     path: "Benchmarks/MotionBenchmarks",
     swiftSettings: swiftSettings),
 
@@ -69,6 +77,9 @@ var targets: [Target] = [
   .testTarget(
     name: "MotionFusionTests",
     dependencies: ["MotionFusion", "MotionSensors", "_MotionTestSupport"]),
+  .testTarget(
+    name: "MotionEvaluationTests",
+    dependencies: ["MotionEvaluation", "MotionSensors", "MotionFusion", "_MotionTestSupport"]),
   .testTarget(name: "MotionSensorsTests", dependencies: ["MotionSensors", "_MotionTestSupport"]),
   .testTarget(name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionSensors", "_MotionTestSupport"]),
   .testTarget(

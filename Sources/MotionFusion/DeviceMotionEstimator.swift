@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionMath
+
+/// The attitude estimator behind `CMDeviceMotion`: gyroscope, accelerometer and (optionally)
+/// magnetometer in, attitude, gyroscope bias and calibrated field out.
+///
+/// This is the stable face of `MotionFusion`; the algorithm behind it may change, this interface
+/// should not. It is a value type fed one sample at a time with explicit timestamps and never sees a
+/// sensor source.
+///
+/// Inputs, all in the sensor frame:
+/// - gyroscope: raw angular velocity, rad/s;
+/// - accelerometer: specific force, m/s² (+9.81 on the up axis at rest);
+/// - magnetometer: raw field in µT, or `nil` when there is none at this sample.
+///
+/// Outputs use OpenCoreMotion's earth frame (NWU: x north, y west, z up; see `docs/Conventions.md`):
+/// ``earthFromSensor6D`` has an arbitrary but steady heading, ``earthFromSensor9D`` has x pointing to
+/// magnetic north once magnetometer data has arrived.
+public struct DeviceMotionEstimator: Sendable {
+  /// The tuning in use.
+  public let parameters: ComplementaryFilter.Parameters
+  private var filter: ComplementaryFilter
+
+  /// Creates an estimator for samples nominally `samplePeriod` seconds apart.
+  public init(samplePeriod: Double, parameters: ComplementaryFilter.Parameters = .default) {
+    self.parameters = parameters
+    self.filter = ComplementaryFilter(parameters: parameters, samplePeriod: samplePeriod)
+  }
+
+  /// Feeds one sample. Non-finite or all-zero inputs and timestamps that do not move forward are
+  /// skipped and counted in ``diagnostics``; they never reach the state.
+  public mutating func update(
+    timestamp: Double,
+    gyroscope: SIMD3<Double>,
+    accelerometer: SIMD3<Double>,
+    magnetometer: SIMD3<Double>?
+  ) {
+    filter.update(
+      timestamp: timestamp, gyroscope: gyroscope, accelerometer: accelerometer,
+      magnetometer: magnetometer)
+  }
+
+  /// Attitude without magnetometer (sensor to earth; heading arbitrary, steady up to gyro drift).
+  public var earthFromSensor6D: Quaternion { filter.state.earthFromSensor }
+
+  /// Attitude with magnetic heading (sensor to earth; x toward magnetic north). Equal to
+  /// ``earthFromSensor6D`` until the first magnetometer sample.
+  public var earthFromSensor9D: Quaternion {
+    Quaternion.aboutZ(filter.state.headingOffset) * filter.state.earthFromSensor
+  }
+
+  /// Whether the magnetic heading has been initialised from magnetometer data.
+  public var hasMagneticHeading: Bool { filter.state.isHeadingInitialized }
+
+  /// The estimated gyroscope bias in rad/s (subtract it from the raw rate).
+  public var gyroscopeBias: SIMD3<Double> { filter.state.gyroscopeBias }
+
+  /// The magnetic field with the estimated device (hard/soft-iron) distortion removed, µT; `nil`
+  /// before any magnetometer sample.
+  public var calibratedMagneticField: SIMD3<Double>? { filter.state.lastMagneticField }
+
+  /// How well the magnetometer calibration is known.
+  public var magneticCalibrationAccuracy: MagneticCalibrationAccuracy { .uncalibrated }
+
+  /// Whether the device is currently judged to be at rest.
+  public var isRestDetected: Bool { filter.state.isRestDetected }
+
+  /// Whether the current magnetic field is judged disturbed (heading correction paused).
+  public var isMagneticDisturbanceDetected: Bool { filter.state.isMagneticDisturbanceDetected }
+
+  /// Counters of what was skipped and why.
+  public var diagnostics: FusionDiagnostics { filter.state.diagnostics }
+}
+
+/// Counters of inputs the estimator refused, for diagnostics and tests.
+public struct FusionDiagnostics: Sendable, Equatable {
+  /// Samples with a NaN or infinite value.
+  public var nonFiniteSamples = 0
+  /// Accelerometer samples of (almost) zero length.
+  public var zeroAccelerometerSamples = 0
+  /// Samples whose timestamp did not move forward.
+  public var outOfOrderSamples = 0
+  /// Gaps longer than the re-initialisation threshold.
+  public var gaps = 0
+  /// Samples accepted into the state.
+  public var acceptedSamples = 0
+
+  public init() {}
+}
