@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionMath
+
+/// Reports the direction of a sharp move (up, down, left, right, forward, back) once the move has
+/// stopped.
+///
+/// The naive method takes the direction of the largest force. It fails whenever the device is
+/// stopped harder than it was started: a move starts with a force *in* the direction of motion and
+/// ends with a force *against* it, and the larger of the two wins. This detector instead follows
+/// the whole move and compares its start and stop peaks: it integrates the kinematic acceleration
+/// (`−userAcceleration`, because Core Motion's sign is opposite) into a velocity change over the
+/// move and takes the direction of the largest velocity reached. That velocity is built by the
+/// start force and removed by the stop force, so it points the way the device went however the two
+/// peaks compare. ``Event/startPeak`` and ``Event/stopPeak`` report both forces.
+///
+/// A move is a stretch where kinematic acceleration exceeds ``Parameters/onsetThreshold``
+/// (0.1 g), with gaps shorter than ``Parameters/quietTime`` (0.12 s); it is reported only if some
+/// sample exceeds ``Parameters/triggerThreshold`` (0.3 g) and the velocity reached
+/// ``Parameters/minimumSpeed`` (0.01 g·s ≈ 0.1 m/s). Stretches longer than
+/// ``Parameters/maximumDuration`` (1.2 s) are not sharp moves and are dropped.
+public struct MovementDirectionDetector: MotionEventDetector {
+  /// One move.
+  public struct Event: Sendable, Hashable {
+    /// When the move was recognised (after it stopped), seconds on the input's clock.
+    public var timestamp: Double
+    /// When the move began, seconds.
+    public var startTime: Double
+    /// The axis-aligned direction of travel.
+    public var direction: MovementDirection
+    /// The unit direction of travel in device coordinates.
+    public var vector: SIMD3<Double>
+    /// The largest kinematic acceleration before the peak velocity (the start force), g.
+    public var startPeak: SIMD3<Double>
+    /// The largest kinematic acceleration after the peak velocity (the stop force), g.
+    public var stopPeak: SIMD3<Double>
+    /// The peak speed reached, in g·s (multiply by 9.80665 for m/s).
+    public var peakSpeed: Double
+  }
+
+  /// The detector's tuning, in g and seconds.
+  public struct Parameters: Sendable, Hashable {
+    /// Kinematic acceleration that opens or continues a move, g. Default 0.1 g.
+    public var onsetThreshold: Double
+    /// Kinematic acceleration some sample of a move must exceed, g. Default 0.3 g.
+    public var triggerThreshold: Double
+    /// Speed a move must reach, g·s. Default 0.01 g·s (about 0.1 m/s).
+    public var minimumSpeed: Double
+    /// A gap below the onset threshold longer than this ends a move, seconds. Default 0.12 s.
+    public var quietTime: Double
+    /// Moves longer than this are dropped, seconds. Default 1.2 s.
+    public var maximumDuration: Double
+    /// Dead time after a reported move, seconds. Default 0.2 s.
+    public var refractoryPeriod: Double
+
+    /// Creates parameters; see the properties for units and defaults.
+    public init(
+      onsetThreshold: Double = 0.1, triggerThreshold: Double = 0.3, minimumSpeed: Double = 0.01,
+      quietTime: Double = 0.12, maximumDuration: Double = 1.2, refractoryPeriod: Double = 0.2
+    ) {
+      self.onsetThreshold = onsetThreshold
+      self.triggerThreshold = triggerThreshold
+      self.minimumSpeed = minimumSpeed
+      self.quietTime = quietTime
+      self.maximumDuration = maximumDuration
+      self.refractoryPeriod = refractoryPeriod
+    }
+
+    /// The defaults.
+    public static let `default` = Parameters()
+  }
+
+  private struct Move: Sendable {
+    var startTime: Double
+    var lastActive: Double
+    var lastTime: Double
+    var lastAcceleration: SIMD3<Double>
+    var velocity = SIMD3<Double>.zero
+    var peakVelocity = SIMD3<Double>.zero
+    var largest = 0.0
+    var startPeak = SIMD3<Double>.zero
+    var stopPeak = SIMD3<Double>.zero
+  }
+
+  /// The tuning; change it at any time.
+  public var parameters: Parameters
+  private var separator = GravitySeparator()
+  private var move: Move?
+  private var quietUntil = -Double.infinity
+
+  /// Creates a detector with the given parameters (default ``Parameters/default``).
+  public init(parameters: Parameters = .default) {
+    self.parameters = parameters
+  }
+
+  public mutating func reset() {
+    separator.reset()
+    move = nil
+    quietUntil = -.infinity
+  }
+
+  public mutating func update(_ input: MotionInput) -> Event? {
+    let t = input.timestamp
+    // Core Motion's user acceleration points against the kinematic acceleration.
+    let acceleration = -separator.separate(input).user
+    let magnitude = acceleration.length
+    guard var current = move else {
+      if t >= quietUntil, magnitude > parameters.onsetThreshold {
+        move = Move(startTime: t, lastActive: t, lastTime: t, lastAcceleration: acceleration,
+                    largest: magnitude, startPeak: acceleration)
+      }
+      return nil
+    }
+    // Trapezoidal integration of the velocity change since the move began.
+    let dt = Swift.max(0, t - current.lastTime)
+    current.velocity += 0.5 * dt * (acceleration + current.lastAcceleration)
+    current.lastTime = t
+    current.lastAcceleration = acceleration
+    current.largest = Swift.max(current.largest, magnitude)
+    if current.velocity.length > current.peakVelocity.length {
+      // Still speeding up: every force so far belongs to the start.
+      current.peakVelocity = current.velocity
+      current.stopPeak = .zero
+      if magnitude > current.startPeak.length { current.startPeak = acceleration }
+    } else if magnitude > current.stopPeak.length {
+      current.stopPeak = acceleration
+    }
+    if magnitude > parameters.onsetThreshold { current.lastActive = t }
+    move = current
+
+    if t - current.startTime > parameters.maximumDuration {
+      move = nil
+      quietUntil = t + parameters.refractoryPeriod
+      return nil
+    }
+    guard t - current.lastActive > parameters.quietTime else { return nil }
+    move = nil
+    guard current.largest > parameters.triggerThreshold,
+      current.peakVelocity.length >= parameters.minimumSpeed,
+      let direction = MovementDirection(closestTo: current.peakVelocity)
+    else { return nil }
+    quietUntil = t + parameters.refractoryPeriod
+    return Event(
+      timestamp: t, startTime: current.startTime, direction: direction,
+      vector: current.peakVelocity.normalized, startPeak: current.startPeak,
+      stopPeak: current.stopPeak, peakSpeed: current.peakVelocity.length)
+  }
+}
