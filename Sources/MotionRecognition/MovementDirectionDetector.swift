@@ -10,9 +10,11 @@ import MotionMath
 /// ends with a force *against* it, and the larger of the two wins. This detector instead follows
 /// the whole move and compares its start and stop peaks: it integrates the kinematic acceleration
 /// (`−userAcceleration`, because Core Motion's sign is opposite) into a velocity change over the
-/// move and takes the direction of the largest velocity reached. That velocity is built by the
-/// start force and removed by the stop force, so it points the way the device went however the two
-/// peaks compare. ``Event/startPeak`` and ``Event/stopPeak`` report both forces.
+/// move's start, up to the moment a clear force turns against the velocity (the stop begins), and
+/// takes the direction of the velocity reached then. That velocity is built by the start force
+/// alone, so it points the way the device went however hard the stop is, and even when a gravity
+/// estimate has swallowed part of a slow start. ``Event/startPeak`` and ``Event/stopPeak`` report
+/// both forces (the stop force points against the reported direction).
 ///
 /// A move is a stretch where kinematic acceleration exceeds ``Parameters/onsetThreshold``
 /// (0.1 g), with gaps shorter than ``Parameters/quietTime`` (0.12 s); it is reported only if some
@@ -30,9 +32,10 @@ public struct MovementDirectionDetector: MotionEventDetector {
     public var direction: MovementDirection
     /// The unit direction of travel in device coordinates.
     public var vector: SIMD3<Double>
-    /// The largest kinematic acceleration before the peak velocity (the start force), g.
+    /// The largest kinematic acceleration before the stop began (the start force), g.
     public var startPeak: SIMD3<Double>
-    /// The largest kinematic acceleration after the peak velocity (the stop force), g.
+    /// The largest kinematic acceleration against the motion after it (the stop force), g;
+    /// zero if the device was not stopped within the move.
     public var stopPeak: SIMD3<Double>
     /// The peak speed reached, in g·s (multiply by 9.80665 for m/s).
     public var peakSpeed: Double
@@ -78,6 +81,7 @@ public struct MovementDirectionDetector: MotionEventDetector {
     var velocity = SIMD3<Double>.zero
     var peakVelocity = SIMD3<Double>.zero
     var largest = 0.0
+    var isStopping = false
     var startPeak = SIMD3<Double>.zero
     var stopPeak = SIMD3<Double>.zero
   }
@@ -117,12 +121,18 @@ public struct MovementDirectionDetector: MotionEventDetector {
     current.lastTime = t
     current.lastAcceleration = acceleration
     current.largest = Swift.max(current.largest, magnitude)
-    if current.velocity.length > current.peakVelocity.length {
-      // Still speeding up: every force so far belongs to the start.
-      current.peakVelocity = current.velocity
-      current.stopPeak = .zero
-      if magnitude > current.startPeak.length { current.startPeak = acceleration }
-    } else if magnitude > current.stopPeak.length {
+    if !current.isStopping {
+      // A clear force against the velocity begins the stop. From here on the velocity only tells
+      // how well the stop matched the start, so the direction is taken from the start alone.
+      if magnitude > parameters.onsetThreshold, acceleration.dot(current.velocity) < 0 {
+        current.isStopping = true
+        current.stopPeak = acceleration
+      } else {
+        // Speeding up: every force so far belongs to the start.
+        if current.velocity.length > current.peakVelocity.length { current.peakVelocity = current.velocity }
+        if magnitude > current.startPeak.length { current.startPeak = acceleration }
+      }
+    } else if magnitude > current.stopPeak.length, acceleration.dot(current.peakVelocity) < 0 {
       current.stopPeak = acceleration
     }
     if magnitude > parameters.onsetThreshold { current.lastActive = t }
