@@ -208,6 +208,7 @@ extension CSVBytes {
     if decimalComma {
       for i in f.start..<f.end where base[i] == UInt8(ascii: ",") { base[i] = UInt8(ascii: ".") }
     }
+    if let value = fastDouble(f) { return value }
     // strtod stops at the first byte that cannot continue a number, so it never runs past the
     // cell's end unless the cell itself ends early; the end check below catches both cases.
     let start = UnsafeMutableRawPointer(base + f.start).assumingMemoryBound(to: CChar.self)
@@ -221,6 +222,75 @@ extension CSVBytes {
       throw .notANumber
     }
     return value
+  }
+
+  /// Exact powers of ten that a `Double` holds without rounding (10⁰ … 10²²).
+  private static let exactPowersOfTen: [Double] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+  ]
+
+  /// Clinger's fast path for plain decimal numbers: when the digits form an integer below 2⁵³ and
+  /// the decimal exponent is within ±22, both operands of one multiplication or division are exact,
+  /// so IEEE rounding makes the result the correctly rounded value, the same bits `strtod` gives.
+  /// Returns `nil` for anything else (long mantissas, large exponents, `nan`, malformed text), which
+  /// the caller hands to `strtod`.
+  @inline(__always)
+  private func fastDouble(_ f: CSVField) -> Double? {
+    var i = f.start
+    let end = f.end
+    var negative = false
+    let first = base[i]
+    if first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
+      negative = first == UInt8(ascii: "-")
+      i += 1
+    }
+    var mantissa: UInt64 = 0
+    var exponent = 0
+    var sawDigit = false
+    var sawDot = false
+    while i < end {
+      let c = base[i]
+      if c >= 48 && c <= 57 {
+        guard mantissa < 100_000_000_000_000_000 else { return nil }
+        mantissa = mantissa &* 10 &+ UInt64(c &- 48)
+        if sawDot { exponent -= 1 }
+        sawDigit = true
+      } else if c == UInt8(ascii: ".") && !sawDot {
+        sawDot = true
+      } else {
+        break
+      }
+      i += 1
+    }
+    guard sawDigit else { return nil }
+    if i < end {
+      guard base[i] == UInt8(ascii: "e") || base[i] == UInt8(ascii: "E") else { return nil }
+      i += 1
+      guard i < end else { return nil }
+      var exponentNegative = false
+      if base[i] == UInt8(ascii: "-") || base[i] == UInt8(ascii: "+") {
+        exponentNegative = base[i] == UInt8(ascii: "-")
+        i += 1
+      }
+      guard i < end else { return nil }
+      var written = 0
+      while i < end {
+        let c = base[i]
+        guard c >= 48 && c <= 57, written < 1000 else { return nil }
+        written = written * 10 + Int(c - 48)
+        i += 1
+      }
+      exponent += exponentNegative ? -written : written
+    }
+    guard mantissa <= 1 << 53, exponent >= -22, exponent <= 22 else { return nil }
+    var value = Double(mantissa)
+    if exponent < 0 {
+      value /= CSVBytes.exactPowersOfTen[-exponent]
+    } else if exponent > 0 {
+      value *= CSVBytes.exactPowersOfTen[exponent]
+    }
+    return negative ? -value : value
   }
 
   /// Parses a cell holding a signed decimal integer exactly (epoch nanoseconds exceed 2⁵³); `nil`
