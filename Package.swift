@@ -84,7 +84,7 @@ var targets: [Target] = [
   .testTarget(name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionSensors", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionRecognitionTests",
-    dependencies: ["MotionRecognition", "MotionSensors", "_MotionTestSupport"]),
+    dependencies: ["MotionRecognition", "MotionSensors", "MotionFusion", "_MotionTestSupport"]),
   .testTarget(
     name: "OpenCoreMotionTests",
     dependencies: ["OpenCoreMotion", "OpenUIDevice", "MotionSensors", "_MotionTestSupport"]),

@@ -5,9 +5,12 @@ import MotionMath
 /// Recognises shaking, reported like UIKit's motion events: began, then ended or cancelled.
 ///
 /// A shake is a run of strong jolts of user acceleration that reverse direction at a hand's pace.
-/// A *jolt* is a lobe of user acceleration stronger than ``Parameters/joltThreshold`` (0.8 g); a
+/// A *jolt* is a lobe of user acceleration stronger than ``Parameters/joltThreshold`` (1.2 g); a
 /// *reversal* is a jolt pointing more than 120° away from the previous one and
-/// ``Parameters/minimumInterval`` (0.05 s) to ``Parameters/maximumInterval`` (0.3 s) after it.
+/// ``Parameters/minimumInterval`` (0.05 s) to ``Parameters/maximumInterval`` (0.25 s) after it,
+/// i.e. a back-and-forth at 2–10 Hz. The defaults were set on BROAD's fast rotation and
+/// translation trials, whose vigorous movements are not shakes: lower thresholds or longer
+/// intervals count several of them per ten minutes.
 /// The shake begins at the ``Parameters/requiredReversals``-th (3rd) reversal in a row, ends once
 /// no jolt has occurred for ``Parameters/quietTime`` (0.4 s), and is cancelled if it goes on longer
 /// than ``Parameters/maximumDuration`` (3 s); after a cancellation nothing new begins until the
@@ -32,13 +35,13 @@ public struct ShakeDetector: MotionEventDetector {
 
   /// The detector's tuning, in g and seconds.
   public struct Parameters: Sendable, Hashable {
-    /// User acceleration that counts as a jolt, g. Default 0.8 g.
+    /// User acceleration that counts as a jolt, g. Default 1.2 g.
     public var joltThreshold: Double
     /// Consecutive reversals needed to begin a shake. Default 3.
     public var requiredReversals: Int
     /// Shortest time between the peaks of two reversing jolts, seconds. Default 0.05 s.
     public var minimumInterval: Double
-    /// Longest time between the peaks of two reversing jolts, seconds. Default 0.3 s.
+    /// Longest time between the peaks of two reversing jolts, seconds. Default 0.25 s.
     public var maximumInterval: Double
     /// Time without jolts that ends a shake, seconds. Default 0.4 s.
     public var quietTime: Double
@@ -47,8 +50,8 @@ public struct ShakeDetector: MotionEventDetector {
 
     /// Creates parameters; see the properties for units and defaults.
     public init(
-      joltThreshold: Double = 0.8, requiredReversals: Int = 3, minimumInterval: Double = 0.05,
-      maximumInterval: Double = 0.3, quietTime: Double = 0.4, maximumDuration: Double = 3
+      joltThreshold: Double = 1.2, requiredReversals: Int = 3, minimumInterval: Double = 0.05,
+      maximumInterval: Double = 0.25, quietTime: Double = 0.4, maximumDuration: Double = 3
     ) {
       self.joltThreshold = joltThreshold
       self.requiredReversals = requiredReversals

@@ -52,7 +52,7 @@ final class OrientationClassifierTests: XCTestCase {
       XCTAssertEqual(classifier.orientation, expected, "\(gravity)")
       XCTAssertEqual(changes.map(\.orientation), [expected])
       // Committed after the settling time, not before.
-      XCTAssertEqual(changes.first?.timestamp ?? -1, 0.08, accuracy: 0.011)
+      XCTAssertEqual(changes.first?.timestamp ?? -1, 0.03, accuracy: 0.011)
     }
   }
 
@@ -81,10 +81,10 @@ final class OrientationClassifierTests: XCTestCase {
     for i in 0...450 { feed(Double(i) * rate * 0.01) }  // 0° → 90°
     for i in 0...450 { feed(90 * degree - Double(i) * rate * 0.01) }  // 90° → 0°
     XCTAssertEqual(changes.map(\.change.orientation), [.portrait, .landscapeRight, .portrait])
-    // The switch away from portrait happens past 55° (plus settling: 0.08 s × 20°/s = 1.6°) and the
-    // switch back only below 35° (minus settling).
-    XCTAssertEqual(changes[1].angle / degree, 55 + 1.6, accuracy: 0.5)
-    XCTAssertEqual(changes[2].angle / degree, 35 - 1.6, accuracy: 0.5)
+    // The switch away from portrait happens past 50° (plus settling: 0.03 s × 20°/s = 0.6°) and the
+    // switch back only below 40° (minus settling).
+    XCTAssertEqual(changes[1].angle / degree, 50 + 0.6, accuracy: 0.5)  // 0.2° steps
+    XCTAssertEqual(changes[2].angle / degree, 40 - 0.6, accuracy: 0.5)
   }
 
   func testNoFlickerNearTheBoundary() {
@@ -93,10 +93,10 @@ final class OrientationClassifierTests: XCTestCase {
     var classifier = OrientationClassifier()
     hold(&classifier, SIMD3(0, -1, 0), from: 0)
     XCTAssertEqual(classifier.orientation, .portrait)
-    // Hover at 45° between portrait and face up with ±8° of jitter for 20 s.
+    // Hover at 45° between portrait and face up with ±4.5° of jitter for 20 s (the band is ±5°).
     var changes = 0
     for i in 0..<2000 {
-      let theta = (45 + 8 * (2 * Double.random(in: 0..<1, using: &rng) - 1)) * degree
+      let theta = (45 + 4.5 * (2 * Double.random(in: 0..<1, using: &rng) - 1)) * degree
       let g = SIMD3(0, -Double.cos(theta), -Double.sin(theta))
       if classifier.update(MotionInput(timestamp: 0.3 + Double(i) / 100, acceleration: g)) != nil {
         changes += 1
@@ -167,6 +167,19 @@ final class OrientationClassifierTests: XCTestCase {
       }
     }
     XCTAssertEqual(changes, 0)
+  }
+
+  func testWiderBandsAreConfigurable() {
+    // The 35°/55° band: the sweep from portrait switches only past 55°.
+    var classifier = OrientationClassifier(
+      parameters: .init(enterMargin: 10 * degree, exitMargin: 10 * degree, settlingTime: 0))
+    hold(&classifier, SIMD3(0, -1, 0), from: 0)
+    let fiftyThree = 53 * degree
+    hold(&classifier, SIMD3(Double.sin(fiftyThree), -Double.cos(fiftyThree), 0), from: 0.3)
+    XCTAssertEqual(classifier.orientation, .portrait)
+    let fiftySix = 56 * degree
+    hold(&classifier, SIMD3(Double.sin(fiftySix), -Double.cos(fiftySix), 0), from: 0.6)
+    XCTAssertEqual(classifier.orientation, .landscapeRight)
   }
 
   func testResetAndParametersAreSeparate() {
