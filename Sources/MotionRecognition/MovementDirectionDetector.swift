@@ -19,8 +19,10 @@ import MotionMath
 /// A move is a stretch where kinematic acceleration exceeds ``Parameters/onsetThreshold``
 /// (0.1 g), with gaps shorter than ``Parameters/quietTime`` (0.12 s); it is reported only if some
 /// sample exceeds ``Parameters/triggerThreshold`` (0.3 g) and the velocity reached
-/// ``Parameters/minimumSpeed`` (0.01 g·s ≈ 0.1 m/s). Stretches longer than
-/// ``Parameters/maximumDuration`` (1.2 s) are not sharp moves and are dropped.
+/// ``Parameters/minimumSpeed`` (0.01 g·s ≈ 0.1 m/s). A move must start from rest (at least
+/// ``Parameters/quietTime`` below the onset threshold), so the last swing of a shake is not
+/// reported. Stretches longer than ``Parameters/maximumDuration`` (1.2 s) are not sharp moves and
+/// are dropped.
 public struct MovementDirectionDetector: MotionEventDetector {
   /// One move.
   public struct Event: Sendable, Hashable {
@@ -91,6 +93,7 @@ public struct MovementDirectionDetector: MotionEventDetector {
   private var separator = GravitySeparator()
   private var move: Move?
   private var quietUntil = -Double.infinity
+  private var lastActive = -Double.infinity
 
   /// Creates a detector with the given parameters (default ``Parameters/default``).
   public init(parameters: Parameters = .default) {
@@ -101,6 +104,7 @@ public struct MovementDirectionDetector: MotionEventDetector {
     separator.reset()
     move = nil
     quietUntil = -.infinity
+    lastActive = -.infinity
   }
 
   public mutating func update(_ input: MotionInput) -> Event? {
@@ -108,8 +112,10 @@ public struct MovementDirectionDetector: MotionEventDetector {
     // Core Motion's user acceleration points against the kinematic acceleration.
     let acceleration = -separator.separate(input).user
     let magnitude = acceleration.length
+    let wasActive = lastActive
+    if magnitude > parameters.onsetThreshold { lastActive = t }
     guard var current = move else {
-      if t >= quietUntil, magnitude > parameters.onsetThreshold {
+      if t >= quietUntil, magnitude > parameters.onsetThreshold, t - wasActive > parameters.quietTime {
         move = Move(startTime: t, lastActive: t, lastTime: t, lastAcceleration: acceleration,
                     largest: magnitude, startPeak: acceleration)
       }

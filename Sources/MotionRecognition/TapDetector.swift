@@ -6,9 +6,13 @@ import MotionMath
 /// such as the device's edge being knocked into a palm.
 ///
 /// A spike is a lobe of user acceleration above half of ``Parameters/threshold`` whose peak
-/// exceeds ``Parameters/threshold`` (1 g) and which lasts at most ``Parameters/maximumDuration``
-/// (0.06 s); longer lobes are hand movements or shakes. The peak's largest component must carry
-/// at least ``Parameters/minimumDominance`` (70 %) of its length so the axis is clear. After a tap,
+/// exceeds ``Parameters/threshold`` (1 g), which lasts at most ``Parameters/maximumDuration``
+/// (0.06 s) and whose width at half its own peak is at most ``Parameters/maximumHalfPeakWidth``
+/// (0.035 s); longer or rounder lobes are hand movements or the swings of a shake (a 5 Hz swing is
+/// ~65 ms wide at half its peak, an impact a few tens of milliseconds at most). The peak's largest component must carry
+/// at least ``Parameters/minimumDominance`` (70 %) of its length so the axis is clear, and the spike
+/// must be isolated: no other lobe may have ended within ``Parameters/isolationTime`` (0.1 s)
+/// before it (the short last swing of a shake is not a knock). After a tap,
 /// ``Parameters/refractoryPeriod`` (0.25 s) passes before the next, so the ringing of one impact
 /// is not counted twice.
 ///
@@ -68,20 +72,27 @@ public struct TapDetector: MotionEventDetector {
     public var threshold: Double
     /// Longest time the spike may stay above half the threshold, seconds. Default 0.06 s.
     public var maximumDuration: Double
+    /// Longest time the spike may stay above half its own peak, seconds. Default 0.035 s.
+    public var maximumHalfPeakWidth: Double
     /// Share of the peak's length its largest component must carry, 0…1. Default 0.7.
     public var minimumDominance: Double
     /// Dead time after a tap, seconds. Default 0.25 s.
     public var refractoryPeriod: Double
+    /// Quiet time required before a spike, seconds. Default 0.1 s.
+    public var isolationTime: Double
     /// The axes to report; taps along other axes are ignored. Default all three.
     public var axes: Set<Axis>
 
     /// Creates parameters; see the properties for units and defaults.
     public init(
-      threshold: Double = 1, maximumDuration: Double = 0.06, minimumDominance: Double = 0.7,
-      refractoryPeriod: Double = 0.25, axes: Set<Axis> = Set(Axis.allCases)
+      threshold: Double = 1, maximumDuration: Double = 0.06, maximumHalfPeakWidth: Double = 0.035,
+      minimumDominance: Double = 0.7,
+      refractoryPeriod: Double = 0.25, isolationTime: Double = 0.1, axes: Set<Axis> = Set(Axis.allCases)
     ) {
+      self.isolationTime = isolationTime
       self.threshold = threshold
       self.maximumDuration = maximumDuration
+      self.maximumHalfPeakWidth = maximumHalfPeakWidth
       self.minimumDominance = minimumDominance
       self.refractoryPeriod = refractoryPeriod
       self.axes = axes
@@ -97,7 +108,10 @@ public struct TapDetector: MotionEventDetector {
   private var lobeStart: Double?
   private var lobePeak = SIMD3<Double>.zero
   private var lobePeakTime = 0.0
+  /// The lobe's samples (time, magnitude), to measure its width at half the peak.
+  private var lobeSamples: [(time: Double, magnitude: Double)] = []
   private var lastTap = -Double.infinity
+  private var lastLobeEnd = -Double.infinity
 
   /// Creates a detector with the given parameters (default ``Parameters/default``).
   public init(parameters: Parameters = .default) {
@@ -108,6 +122,7 @@ public struct TapDetector: MotionEventDetector {
     separator.reset()
     lobeStart = nil
     lastTap = -.infinity
+    lastLobeEnd = -.infinity
   }
 
   public mutating func update(_ input: MotionInput) -> Event? {
@@ -120,10 +135,12 @@ public struct TapDetector: MotionEventDetector {
         lobeStart = t
         lobePeak = user
         lobePeakTime = t
+        lobeSamples = [(t, magnitude)]
       }
       return nil
     }
     if magnitude > half {
+      lobeSamples.append((t, magnitude))
       if magnitude > lobePeak.length {
         lobePeak = user
         lobePeakTime = t
@@ -133,7 +150,11 @@ public struct TapDetector: MotionEventDetector {
     // The lobe has ended; `t` is the first sample below half the threshold.
     lobeStart = nil
     let duration = t - start
+    let quietBefore = start - lastLobeEnd
+    lastLobeEnd = t
     guard lobePeak.length >= parameters.threshold, duration <= parameters.maximumDuration + 1e-9,
+      halfPeakWidth(endingAt: t) <= parameters.maximumHalfPeakWidth + 1e-9,
+      quietBefore >= parameters.isolationTime,
       lobePeakTime - lastTap >= parameters.refractoryPeriod
     else { return nil }
     let components = SIMD3(Swift.abs(lobePeak.x), Swift.abs(lobePeak.y), Swift.abs(lobePeak.z))
@@ -144,5 +165,16 @@ public struct TapDetector: MotionEventDetector {
     else { return nil }
     lastTap = lobePeakTime
     return Event(timestamp: lobePeakTime, axis: axis, sign: lobePeak[index] < 0 ? -1 : 1, peak: lobePeak)
+  }
+
+  /// The time the finished lobe spent at or above half its peak, seconds: from the first to the
+  /// last such sample, plus one sample interval (each sample stands for the interval it starts).
+  private func halfPeakWidth(endingAt end: Double) -> Double {
+    let halfPeak = 0.5 * lobePeak.length
+    guard let first = lobeSamples.firstIndex(where: { $0.magnitude >= halfPeak }),
+      let last = lobeSamples.lastIndex(where: { $0.magnitude >= halfPeak })
+    else { return 0 }
+    let next = last + 1 < lobeSamples.count ? lobeSamples[last + 1].time : end
+    return next - lobeSamples[first].time
   }
 }
