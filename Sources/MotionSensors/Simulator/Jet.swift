@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionMath
+
+/// A scalar function of time known with its first and second time derivatives at one instant.
+///
+/// The trajectory is written as sums and products of smooth closed-form pieces; carrying the
+/// derivatives through the arithmetic (forward-mode differentiation to second order) gives exact
+/// velocities, accelerations and angular rates with no finite-difference error.
+struct Jet {
+  /// The value.
+  var value: Double
+  /// The first derivative with respect to time.
+  var rate: Double
+  /// The second derivative with respect to time.
+  var acceleration: Double
+
+  @inline(__always)
+  init(_ value: Double, _ rate: Double = 0, _ acceleration: Double = 0) {
+    self.value = value
+    self.rate = rate
+    self.acceleration = acceleration
+  }
+
+  static let zero = Jet(0)
+
+  /// The jet of the time variable itself.
+  @inline(__always)
+  static func time(_ t: Double) -> Jet { Jet(t, 1, 0) }
+
+  @inline(__always)
+  static func + (a: Jet, b: Jet) -> Jet {
+    Jet(a.value + b.value, a.rate + b.rate, a.acceleration + b.acceleration)
+  }
+
+  @inline(__always)
+  static func - (a: Jet, b: Jet) -> Jet {
+    Jet(a.value - b.value, a.rate - b.rate, a.acceleration - b.acceleration)
+  }
+
+  @inline(__always)
+  static func * (a: Jet, b: Jet) -> Jet {
+    // Leibniz: (ab)'' = a''b + 2a'b' + ab''.
+    Jet(
+      a.value * b.value,
+      a.rate * b.value + a.value * b.rate,
+      a.acceleration * b.value + 2 * a.rate * b.rate + a.value * b.acceleration)
+  }
+
+  @inline(__always)
+  static func * (k: Double, a: Jet) -> Jet {
+    Jet(k * a.value, k * a.rate, k * a.acceleration)
+  }
+
+  /// `sin` of a jet (chain rule to second order).
+  @inline(__always)
+  static func sin(_ a: Jet) -> Jet {
+    let s = Double.sin(a.value)
+    let c = Double.cos(a.value)
+    return Jet(s, c * a.rate, c * a.acceleration - s * a.rate * a.rate)
+  }
+
+  /// `sin(2π·frequency·t + phase)` as a jet of `t` (frequency in Hz).
+  @inline(__always)
+  static func sinusoid(_ t: Double, frequency: Double, phase: Double = 0) -> Jet {
+    let omega = 2 * Double.pi * frequency
+    let s = Double.sin(omega * t + phase)
+    let c = Double.cos(omega * t + phase)
+    return Jet(s, omega * c, -omega * omega * s)
+  }
+}
+
+/// A vector function of time with its first and second derivatives (position, velocity,
+/// acceleration).
+struct VectorJet {
+  var value: SIMD3<Double>
+  var rate: SIMD3<Double>
+  var acceleration: SIMD3<Double>
+
+  static let zero = VectorJet(value: .zero, rate: .zero, acceleration: .zero)
+
+  /// The jet `direction · scalar` for a constant direction.
+  @inline(__always)
+  init(direction: SIMD3<Double>, _ scalar: Jet) {
+    value = direction * scalar.value
+    rate = direction * scalar.rate
+    acceleration = direction * scalar.acceleration
+  }
+
+  @inline(__always)
+  init(value: SIMD3<Double>, rate: SIMD3<Double>, acceleration: SIMD3<Double>) {
+    self.value = value
+    self.rate = rate
+    self.acceleration = acceleration
+  }
+
+  @inline(__always)
+  static func + (a: VectorJet, b: VectorJet) -> VectorJet {
+    VectorJet(value: a.value + b.value, rate: a.rate + b.rate, acceleration: a.acceleration + b.acceleration)
+  }
+}
