@@ -79,6 +79,8 @@ final class SimulatorScenarioTests: XCTestCase {
       XCTAssertEqual((error as? LocalizedError)?.errorDescription, message)
     }
     XCTAssertThrowsError(try SimulatedSensorStream(named: "nope"))
+    // Names are matched regardless of case (handy on a command line).
+    XCTAssertEqual(try Scenario.named("FREEFALL").name, "freefall")
   }
 
   func testJSONRoundTripOfEveryBuiltInScenario() throws {

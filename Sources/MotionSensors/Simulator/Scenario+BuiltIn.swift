@@ -7,10 +7,14 @@ extension Scenario {
       "rotateX", "rotateY", "rotateZ", "figure8", "shake", "tap", "walk", "drive", "freefall", "tour",
     ]
 
-  /// The built-in scenario called `name` (see ``builtInNames``), with the phone noise preset.
+  /// The built-in scenario called `name` (see ``builtInNames``; case is ignored), with the phone
+  /// noise preset.
   ///
   /// - Throws: ``ScenarioError/unknownName(_:validNames:)``, whose message lists the valid names.
-  public static func named(_ name: String) throws -> Scenario {
+  public static func named(_ requestedName: String) throws -> Scenario {
+    guard let name = builtInNames.first(where: { $0.lowercased() == requestedName.lowercased() }) else {
+      throw ScenarioError.unknownName(requestedName, validNames: builtInNames)
+    }
     if let orientation = DeviceOrientationName(rawValue: name) {
       return Scenario(name: name, segments: [.rest(duration: 10)], initialAttitude: .orientation(orientation))
     }
@@ -81,7 +85,7 @@ extension Scenario {
       segments.append(.rest(duration: 5))
       return Scenario(name: name, segments: segments, repeats: true)
     default:
-      throw ScenarioError.unknownName(name, validNames: builtInNames)
+      preconditionFailure("builtInNames lists '\(name)' but no scenario is defined for it")
     }
   }
 }

@@ -15,7 +15,7 @@ import MotionMath
 /// then applies each sensor's error model (``SimulatorNoise``). Every sample carries its
 /// ``GroundTruth``; ``events`` lists the scenario's annotated events. The noise is seeded: the same
 /// scenario and seed give identical samples. The stream ends at the scenario's duration.
-public struct SimulatedSensorStream: SampleStream {
+public struct SimulatedSensorStream: SampleStream, Sendable {
   /// The scenario being simulated.
   public let scenario: Scenario
   /// The seed in use (the override, or the scenario's).
