@@ -53,16 +53,17 @@ extension Scenario {
         segments: [.rest(duration: 1), .walk(cadence: 1.8, speed: 1.3, duration: 20), .rest(duration: 1)],
         initialAttitude: .eulerDegrees(roll: 0, pitch: 40, yaw: 0))
     case "drive":
-      // Phone in a dashboard mount, nearly upright.
+      // Phone in a dashboard mount, nearly upright; 12 m/s (43 km/h) with town-like turns whose
+      // peak lateral acceleration stays near 3.5 m/s².
       return Scenario(
         name: name,
         segments: [
           .rest(duration: 2),
           .drive(
-            speed: 14, duration: 60, vibration: 0.8, ramp: 5,
+            speed: 12, duration: 60, vibration: 0.8, ramp: 6,
             turns: [
-              DriveTurn(start: 15, angle: 90, duration: 5), DriveTurn(start: 30, angle: -90, duration: 5),
-              DriveTurn(start: 42, angle: 45, duration: 3),
+              DriveTurn(start: 15, angle: 90, duration: 10), DriveTurn(start: 32, angle: -90, duration: 10),
+              DriveTurn(start: 48, angle: 45, duration: 6),
             ]),
           .rest(duration: 2),
         ],

@@ -37,7 +37,8 @@ public enum ScenarioSegment: Sendable, Equatable, Codable {
   /// (default 0.3), then rest until `duration` (default 2 s).
   case freeFall(dropDuration: Double, catchDuration: Double, duration: Double)
   /// Wave the device in a figure 8 while turning it through many attitudes (magnetometer
-  /// calibration), `period` seconds per loop (default 6), for `duration` seconds; returns to the
+  /// calibration: yaw ±180°, pitch ±75°, roll ±150°, so the field is seen from every octant),
+  /// `period` seconds per loop (default 6), for `duration` seconds (default 12); returns to the
   /// starting attitude.
   case figure8(period: Double, duration: Double)
 

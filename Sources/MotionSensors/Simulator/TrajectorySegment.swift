@@ -261,9 +261,9 @@ struct TrajectorySegment: Sendable {
     case .figure8(let period, let ramp):
       let w = SmoothProfile.window(t, duration: duration, ramp: ramp)
       let f = 1 / period
-      let yaw = (150 * Units.radiansPerDegree) * (w * Jet.sinusoid(t, frequency: f))
-      let pitch = (60 * Units.radiansPerDegree) * (w * Jet.sinusoid(t, frequency: 2 * f))
-      let roll = (70 * Units.radiansPerDegree) * (w * Jet.sinusoid(t, frequency: f, phase: .pi / 2))
+      let yaw = (180 * Units.radiansPerDegree) * (w * Jet.sinusoid(t, frequency: f))
+      let pitch = (75 * Units.radiansPerDegree) * (w * Jet.sinusoid(t, frequency: 2 * f))
+      let roll = (150 * Units.radiansPerDegree) * (w * Jet.sinusoid(t, frequency: f, phase: .pi / 2))
       offset =
         VectorJet(direction: Self.xAxis, 0.2 * (w * Jet.sinusoid(t, frequency: f)))
         + VectorJet(direction: Self.up, 0.1 * (w * Jet.sinusoid(t, frequency: 2 * f)))
