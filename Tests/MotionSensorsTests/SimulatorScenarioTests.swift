@@ -231,3 +231,42 @@ final class SimulatorScenarioTests: XCTestCase {
     subscription.cancel()
   }
 }
+
+extension SimulatorScenarioTests {
+  func testValidationRejectsUnusableNumbers() {
+    func problem(_ change: (inout Scenario) -> Void) -> String? {
+      var scenario = Scenario(name: "probe", segments: [.rest(duration: 1)])
+      change(&scenario)
+      do {
+        try scenario.validate()
+        return nil
+      } catch {
+        return "\(error)"
+      }
+    }
+    XCTAssertNil(problem { _ in })
+    XCTAssertNotNil(problem { $0.duration = .infinity })
+    XCTAssertNotNil(problem { $0.duration = 2 * Scenario.maximumDuration })
+    XCTAssertNotNil(problem { $0.segments = [.shake(axis: SIMD3(1, 0, 0), amplitude: .nan, frequency: 4, duration: 2)] })
+    XCTAssertNotNil(problem { $0.segments = [.tap(axis: SIMD3(1, 0, 0), peakAcceleration: 30, pulseDuration: 0.1, duration: 0.2)] })
+    XCTAssertNotNil(problem { $0.segments = [.freeFall(dropDuration: 1, catchDuration: 0.5, duration: 1)] })
+    XCTAssertNotNil(problem { $0.magneticField.dip = 120 })
+    XCTAssertNotNil(problem { $0.noise.gyroscope.noiseDensity = -1 })
+    XCTAssertNotNil(problem { $0.noise.accelerometer.range = 0 })
+    XCTAssertNotNil(problem { $0.noise.timestampJitter = .nan })
+    XCTAssertNotNil(problem { $0.altitude = 20_000 })
+    let message = problem { $0.noise.barometer.quantization = -1 } ?? ""
+    XCTAssertTrue(message.contains("barometer") && message.contains("probe"), message)
+  }
+
+  func testTrajectoryOfAnInvalidScenarioStillTerminates() {
+    // ScenarioTrajectory is public and does not validate: it must not hang or crash on nonsense.
+    var scenario = Scenario(name: "nonsense", segments: [.rest(duration: .infinity), .rest(duration: -1)], repeats: true)
+    scenario.duration = 5
+    let trajectory = ScenarioTrajectory(scenario: scenario)
+    XCTAssertEqual(trajectory.duration, 5)
+    XCTAssertEqual(trajectory.state(at: 2).acceleration, .zero)
+    scenario.duration = .infinity
+    XCTAssertEqual(ScenarioTrajectory(scenario: scenario).duration, 0)
+  }
+}

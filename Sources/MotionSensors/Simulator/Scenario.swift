@@ -55,6 +55,9 @@ public struct Scenario: Sendable, Equatable, Codable {
   /// The total length in seconds of one pass through the segments.
   public var segmentsDuration: Double { segments.reduce(0) { $0 + $1.duration } }
 
+  /// The longest scenario accepted, in seconds (one day): repeated segments are laid out in memory.
+  public static let maximumDuration = 86_400.0
+
   /// The length in seconds the stream runs for: ``duration`` or, when `nil`, the segments' total.
   public var effectiveDuration: Double { duration ?? segmentsDuration }
 
@@ -72,6 +75,20 @@ public struct Scenario: Sendable, Equatable, Codable {
     guard effectiveDuration.isFinite, effectiveDuration > 0 else {
       throw fail("the scenario has no length: give segments or a duration")
     }
+    guard effectiveDuration <= Self.maximumDuration else {
+      throw fail("the scenario lasts \(effectiveDuration) s; the limit is \(Self.maximumDuration) s (one day)")
+    }
+    guard magneticField.strength.isFinite, magneticField.strength >= 0, magneticField.dip.isFinite,
+      Swift.abs(magneticField.dip) <= 90
+    else {
+      throw fail("magneticField needs a finite strength ≥ 0 µT and a dip within ±90°")
+    }
+    if let temperature, !temperature.isFinite {
+      throw fail("temperature must be finite")
+    }
+    if let problem = noise.problem {
+      throw fail("noise: \(problem)")
+    }
     guard altitude.isFinite, altitude > -500, altitude < 11_000 else {
       throw fail("altitude must be between −500 and 11000 m (the troposphere), got \(altitude)")
     }
@@ -81,6 +98,9 @@ public struct Scenario: Sendable, Equatable, Codable {
     for (index, segment) in segments.enumerated() {
       guard segment.duration.isFinite, segment.duration >= 0 else {
         throw fail("segment \(index) (\(segment.typeName)) has an invalid duration \(segment.duration)")
+      }
+      guard segment.numericParameters.allSatisfy(\.isFinite) else {
+        throw fail("segment \(index) (\(segment.typeName)) has a parameter that is not a finite number")
       }
       switch segment {
       case .shake(_, _, let frequency, _) where !(frequency > 0):

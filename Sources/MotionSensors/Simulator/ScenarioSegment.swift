@@ -52,6 +52,25 @@ public enum ScenarioSegment: Sendable, Equatable, Codable {
     }
   }
 
+  /// Every number in the segment, for validation.
+  var numericParameters: [Double] {
+    switch self {
+    case .rest(let d): return [d]
+    case .moveTo(let attitude, let d):
+      let q = attitude.earthFromSensor
+      return [d, q.w, q.x, q.y, q.z]
+    case .rotate(let axis, let rate, let d, let ramp): return [axis.x, axis.y, axis.z, rate, d, ramp]
+    case .translate(let v, let d): return [v.x, v.y, v.z, d]
+    case .shake(let axis, let amplitude, let frequency, let d): return [axis.x, axis.y, axis.z, amplitude, frequency, d]
+    case .tap(let axis, let peak, let pulse, let d): return [axis.x, axis.y, axis.z, peak, pulse, d]
+    case .walk(let cadence, let speed, let d): return [cadence, speed, d]
+    case .drive(let speed, let d, let vibration, let ramp, let turns):
+      return [speed, d, vibration, ramp] + turns.flatMap { [$0.start, $0.angle, $0.duration] }
+    case .freeFall(let drop, let catchDuration, let d): return [drop, catchDuration, d]
+    case .figure8(let period, let d): return [period, d]
+    }
+  }
+
   /// The segment's JSON `type`.
   public var typeName: String {
     switch self {

@@ -15,21 +15,29 @@ public struct ScenarioTrajectory: Sendable {
   /// The annotated events, in start order, inside `[0, duration]`.
   public let events: [ScenarioEvent]
 
+  private let initialAttitude: Quaternion
   private let segments: [TrajectorySegment]
   private let startTimes: [Double]
 
   /// Lays out `scenario`'s segments (repeating them or resting after them to fill its duration).
+  ///
+  /// The scenario should be valid (``Scenario/validate()``); otherwise its duration is clamped to
+  /// `[0, Scenario.maximumDuration]` and unusable segments are skipped.
   public init(scenario: Scenario) {
-    let total = scenario.effectiveDuration
+    let requested = scenario.effectiveDuration
+    let total = requested.isFinite ? Swift.min(Swift.max(requested, 0), Scenario.maximumDuration) : 0
     duration = total
+    initialAttitude = scenario.initialAttitude.earthFromSensor
     var built: [TrajectorySegment] = []
     var events: [ScenarioEvent] = []
     var attitude = scenario.initialAttitude.earthFromSensor
     var position = SIMD3<Double>.zero
     var time = 0.0
-    let pass = scenario.segmentsDuration
+    // Only usable segments count towards a pass, so repetition always makes progress.
+    let pass = scenario.segments.map(\.duration).filter { $0 > 0 && $0.isFinite }.reduce(0, +)
     var index = 0
-    while time < total {
+    // Stop a nanosecond short: rounding in the running sum must not spawn vanishing rests.
+    while total - time > 1e-9 {
       let specification: ScenarioSegment
       if index < scenario.segments.count {
         specification = scenario.segments[index]
@@ -39,7 +47,7 @@ public struct ScenarioTrajectory: Sendable {
         specification = .rest(duration: total - time)
       }
       index += 1
-      guard specification.duration > 0 else { continue }
+      guard specification.duration > 0, specification.duration.isFinite else { continue }
       let segment = TrajectorySegment(
         specification, start: time, attitude: attitude, position: position)
       events.append(contentsOf: segment.events())
@@ -63,7 +71,7 @@ public struct ScenarioTrajectory: Sendable {
   public func state(at time: Double) -> KinematicState {
     guard !segments.isEmpty else {
       return KinematicState(
-        time: time, earthFromSensor: .identity, angularVelocity: .zero, position: .zero, velocity: .zero,
+        time: time, earthFromSensor: initialAttitude, angularVelocity: .zero, position: .zero, velocity: .zero,
         acceleration: .zero)
     }
     // The last segment starting at or before `time` (binary search; segments are few).

@@ -69,6 +69,30 @@ public struct SimulatorNoise: Sendable, Equatable, Codable {
     thermometer: ScalarSensorNoiseModel(noiseDensity: 0.002, bias: 0.5, quantization: 0.01),
     timestampJitter: 2e-4)
 
+  /// A description of the first out-of-range parameter (negative densities, steps or jitter, a
+  /// range that is not positive, a non-finite number), or `nil` when all are usable.
+  var problem: String? {
+    let vectors = [("accelerometer", accelerometer), ("gyroscope", gyroscope), ("magnetometer", magnetometer)]
+    for (name, model) in vectors {
+      let numbers = [model.noiseDensity, model.biasRandomWalk, model.quantization]
+      guard numbers.allSatisfy({ $0.isFinite && $0 >= 0 }) else {
+        return "\(name) noiseDensity, biasRandomWalk and quantization must be finite and ≥ 0"
+      }
+      guard model.bias.isFinite, model.scaleFactorError.isFinite, model.misalignment.isFinite else {
+        return "\(name) bias, scaleFactorError and misalignment must be finite"
+      }
+      guard model.range > 0, !model.range.isNaN else { return "\(name) range must be positive" }
+    }
+    for (name, model) in [("barometer", barometer), ("thermometer", thermometer)] {
+      let numbers = [model.noiseDensity, model.biasRandomWalk, model.quantization]
+      guard numbers.allSatisfy({ $0.isFinite && $0 >= 0 }), model.bias.isFinite else {
+        return "\(name) parameters must be finite, and noiseDensity, biasRandomWalk and quantization ≥ 0"
+      }
+    }
+    guard timestampJitter.isFinite, timestampJitter >= 0 else { return "timestampJitter must be finite and ≥ 0" }
+    return nil
+  }
+
   /// The preset names accepted in JSON.
   public static let presetNames = ["phone", "noiseless"]
 
