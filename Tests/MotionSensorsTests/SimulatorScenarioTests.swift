@@ -270,3 +270,39 @@ extension SimulatorScenarioTests {
     XCTAssertEqual(ScenarioTrajectory(scenario: scenario).duration, 0)
   }
 }
+
+extension SimulatorScenarioTests {
+  func testTheDocumentedExampleLoads() throws {
+    // The JSON example in Scenario's documentation, verbatim.
+    let json = """
+      {
+        "name": "desk-lift",
+        "sampleRate": 100,
+        "duration": 20,
+        "seed": 42,
+        "initialAttitude": "faceUp",
+        "altitude": 350,
+        "temperature": 22,
+        "magneticField": {"strength": 48, "dip": 65},
+        "noise": "phone",
+        "repeats": false,
+        "segments": [
+          {"type": "rest", "duration": 2},
+          {"type": "moveTo", "attitude": "portrait", "duration": 1.5},
+          {"type": "translate", "displacement": [0, 0, 1], "duration": 3},
+          {"type": "shake", "axis": [1, 0, 0], "amplitude": 0.03, "frequency": 4, "duration": 2},
+          {"type": "tap", "axis": [1, 0, 0], "peakAcceleration": 30}
+        ]
+      }
+      """
+    let scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
+    XCTAssertNoThrow(try scenario.validate())
+    XCTAssertEqual(scenario.seed, 42)
+    XCTAssertEqual(scenario.effectiveDuration, 20)
+    var stream = SimulatedSensorStream(scenario: scenario)
+    let samples = try stream.collect()
+    XCTAssertEqual(samples.count, 2000)
+    XCTAssertEqual(samples.last!.groundTruth!.position!.z, 1, accuracy: 1e-9)
+    XCTAssertEqual(stream.events.map(\.kind), [.rest, .orientationChange, .translation, .shake, .tap, .rest])
+  }
+}

@@ -3,10 +3,32 @@
 /// A scripted motion for the sensor simulator: timed segments plus the sample rate, duration,
 /// seed, magnetic field and sensor noise, written as data (JSON) so that users can add their own.
 ///
-/// Minimal JSON (every omitted member takes the default restated on its property):
+/// Every member except `segments` may be omitted and then takes the default restated on its
+/// property. A complete example:
 ///
-///     {"name": "lift", "segments": [{"type": "rest", "duration": 2},
-///       {"type": "moveTo", "attitude": "portrait"}, {"type": "rest", "duration": 2}]}
+///     {
+///       "name": "desk-lift",
+///       "sampleRate": 100,
+///       "duration": 20,
+///       "seed": 42,
+///       "initialAttitude": "faceUp",
+///       "altitude": 350,
+///       "temperature": 22,
+///       "magneticField": {"strength": 48, "dip": 65},
+///       "noise": "phone",
+///       "repeats": false,
+///       "segments": [
+///         {"type": "rest", "duration": 2},
+///         {"type": "moveTo", "attitude": "portrait", "duration": 1.5},
+///         {"type": "translate", "displacement": [0, 0, 1], "duration": 3},
+///         {"type": "shake", "axis": [1, 0, 0], "amplitude": 0.03, "frequency": 4, "duration": 2},
+///         {"type": "tap", "axis": [1, 0, 0], "peakAcceleration": 30}
+///       ]
+///     }
+///
+/// Attitudes are names (``DeviceOrientationName``), Euler angles in degrees or quaternions (see
+/// ``DeviceAttitude``); `noise` is a preset name or an object (see ``SimulatorNoise``); segment
+/// types and their parameters are listed on ``ScenarioSegment``.
 public struct Scenario: Sendable, Equatable, Codable {
   /// A short name, used in the stream's descriptor (`simulator:<name>`).
   public var name: String
@@ -105,6 +127,9 @@ public struct Scenario: Sendable, Equatable, Codable {
       switch segment {
       case .shake(_, _, let frequency, _) where !(frequency > 0):
         throw fail("segment \(index) (shake) needs a positive frequency")
+      case .rotate(_, _, let duration, let ramp) where !(ramp > 0 && 2 * ramp <= duration):
+        // Without a ramp the rate would jump, and the gyroscope with it.
+        throw fail("segment \(index) (rotate) needs 0 < ramp ≤ duration / 2")
       case .walk(let cadence, _, _) where !(cadence > 0):
         throw fail("segment \(index) (walk) needs a positive cadence")
       case .tap(_, _, let pulse, let duration) where !(pulse > 0 && duration >= 5 * pulse):

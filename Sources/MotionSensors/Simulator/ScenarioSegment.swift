@@ -13,7 +13,8 @@ public enum ScenarioSegment: Sendable, Equatable, Codable {
   /// Turn smoothly (quintic-eased slerp) to `attitude` over `duration` seconds (default 1.5 s).
   case moveTo(attitude: DeviceAttitude, duration: Double)
   /// Rotate about the sensor-frame `axis` at `rate` °/s for `duration` seconds, easing in and out
-  /// over `ramp` seconds (default 0.5 s); the steady rate lasts `duration − 2·ramp`.
+  /// over `ramp` seconds (default 0.5 s, more than 0 and at most half the duration); the steady
+  /// rate lasts `duration − 2·ramp`.
   case rotate(axis: SIMD3<Double>, rate: Double, duration: Double, ramp: Double)
   /// Move by `displacement` metres (earth frame, NWU) over `duration` seconds, without rotating.
   case translate(displacement: SIMD3<Double>, duration: Double)
