@@ -2,9 +2,9 @@
 
 import MotionMath
 import XCTest
+import _MotionTestSupport
 
 @testable import MotionSensors
-import _MotionTestSupport
 
 /// The seeded error models: reproducibility, white-noise statistics, bias drift, distortion,
 /// quantisation, clipping and timestamp jitter.
@@ -58,11 +58,13 @@ final class SimulatorNoiseTests: XCTestCase {
       let (mean, deviation) = Self.meanAndStandardDeviation(values)
       XCTAssertEqual(deviation, expected, accuracy: 0.03 * expected, "axis \(axis), seed \(seed)")
       // The mean is the bias to within 5 standard errors.
-      XCTAssertEqual(mean, [0.1, -0.2, 0.3][axis], accuracy: 5 * expected / Double(values.count).squareRoot())
+      XCTAssertEqual(
+        mean, [0.1, -0.2, 0.3][axis], accuracy: 5 * expected / Double(values.count).squareRoot())
     }
     let pressures = samples.map { $0.pressure! }
     XCTAssertEqual(
-      Self.meanAndStandardDeviation(pressures).1, 1e-4 * rate.squareRoot(), accuracy: 0.03 * 1e-4 * rate.squareRoot())
+      Self.meanAndStandardDeviation(pressures).1, 1e-4 * rate.squareRoot(),
+      accuracy: 0.03 * 1e-4 * rate.squareRoot())
     // The other sensors stay exact.
     XCTAssertEqual(samples[123].accelerometer, SIMD3(0, 0, Units.standardGravity))
   }
@@ -110,7 +112,9 @@ final class SimulatorNoiseTests: XCTestCase {
     XCTAssertEqual(try simulate(scenario)[0].accelerometer!, SIMD3(0, 0, 10))
 
     scenario.noise.accelerometer = SensorNoiseModel(range: 2 * g)
-    scenario.segments = [.rest(duration: 1), .tap(axis: SIMD3(1, 0, 0), peakAcceleration: 50, pulseDuration: 0.05, duration: 1)]
+    scenario.segments = [
+      .rest(duration: 1), .tap(axis: SIMD3(1, 0, 0), peakAcceleration: 50, pulseDuration: 0.05, duration: 1),
+    ]
     scenario.duration = nil
     let clipped = try simulate(scenario).map { $0.accelerometer!.x }
     XCTAssertEqual(clipped.max()!, 2 * g, accuracy: 1e-12)

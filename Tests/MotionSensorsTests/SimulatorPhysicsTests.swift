@@ -35,7 +35,8 @@ final class SimulatorPhysicsTests: XCTestCase {
         // Quarter-turn quaternions carry sin/cos(π/4) rounding: 1e-12 m/s² is far above it.
         assertVectorsEqual(sample.accelerometer, -g * gravity, accuracy: 1e-12, "\(name)")
         assertVectorsEqual(
-          Units.coreMotionAcceleration(fromSpecificForce: sample.accelerometer!), gravity, accuracy: 1e-12, "\(name)")
+          Units.coreMotionAcceleration(fromSpecificForce: sample.accelerometer!), gravity, accuracy: 1e-12,
+          "\(name)")
         assertVectorsEqual(sample.gyroscope, .zero, accuracy: 1e-15, "\(name)")
       }
     }
@@ -88,7 +89,9 @@ final class SimulatorPhysicsTests: XCTestCase {
   }
 
   func testRotationScenariosTurnAboutTheirAxisAtThirtyDegreesPerSecond() throws {
-    for (name, axis) in [("rotateX", SIMD3<Double>(1, 0, 0)), ("rotateY", SIMD3(0, 1, 0)), ("rotateZ", SIMD3(0, 0, 1))] {
+    for (name, axis) in [
+      ("rotateX", SIMD3<Double>(1, 0, 0)), ("rotateY", SIMD3(0, 1, 0)), ("rotateZ", SIMD3(0, 0, 1)),
+    ] {
       let samples = try simulate(try noiselessScenario(name))
       let middle = samples[samples.count / 2]
       assertVectorsEqual(middle.gyroscope, 30 * Units.radiansPerDegree * axis, accuracy: 1e-12, name)
@@ -163,7 +166,8 @@ final class SimulatorPhysicsTests: XCTestCase {
     // Face up with the top edge north, the field reads north and down in device axes.
     let flat = try simulate(try noiselessScenario("flat", duration: 0.1))
     let d = 60 * Units.radiansPerDegree
-    assertVectorsEqual(flat[0].magnetometer, SIMD3(50 * Double.cos(d), 0, -50 * Double.sin(d)), accuracy: 1e-12)
+    assertVectorsEqual(
+      flat[0].magnetometer, SIMD3(50 * Double.cos(d), 0, -50 * Double.sin(d)), accuracy: 1e-12)
   }
 
   func testBarometerFollowsTheStandardAtmosphere() throws {
@@ -174,7 +178,10 @@ final class SimulatorPhysicsTests: XCTestCase {
     XCTAssertEqual(StandardAtmosphere.altitude(atPressure: 89.875), 1000, accuracy: 0.5)
 
     let scenario = Scenario(
-      name: "lift", segments: [.rest(duration: 1), .translate(displacement: SIMD3(0, 0, 30), duration: 20), .rest(duration: 1)],
+      name: "lift",
+      segments: [
+        .rest(duration: 1), .translate(displacement: SIMD3(0, 0, 30), duration: 20), .rest(duration: 1),
+      ],
       altitude: 200, noise: .noiseless)
     let samples = try simulate(scenario)
     let first = samples.first!.pressure!
@@ -242,7 +249,9 @@ final class SimulatorPhysicsTests: XCTestCase {
     // Each step is a peak of upward kinematic acceleration.
     for step in steps {
       let inside = samples.filter { step.contains($0.timestamp) }
-      let vertical = inside.map { $0.groundTruth!.earthFromSensor!.act(on: $0.groundTruth!.linearAcceleration!).z }
+      let vertical = inside.map {
+        $0.groundTruth!.earthFromSensor!.act(on: $0.groundTruth!.linearAcceleration!).z
+      }
       XCTAssertGreaterThan(vertical.max()!, 2, "step at \(step.start)")
     }
     // Walked about 1.3 m/s × 19 s (the ramps lose half a second each).
@@ -255,7 +264,8 @@ final class SimulatorPhysicsTests: XCTestCase {
     let first = samples.first!.groundTruth!.earthFromSensor!
     let last = samples.last!.groundTruth!.earthFromSensor!
     // Turns of +90, −90 and +45 degrees leave the car 45° left of where it started.
-    XCTAssertEqual(AttitudeAngles(last).yaw - AttitudeAngles(first).yaw, 45 * Units.radiansPerDegree, accuracy: 1e-9)
+    XCTAssertEqual(
+      AttitudeAngles(last).yaw - AttitudeAngles(first).yaw, 45 * Units.radiansPerDegree, accuracy: 1e-9)
     XCTAssertEqual(AttitudeAngles(last).pitch, AttitudeAngles(first).pitch, accuracy: 1e-9)
     let distance = samples.last!.groundTruth!.position!.length
     XCTAssertGreaterThan(distance, 500)

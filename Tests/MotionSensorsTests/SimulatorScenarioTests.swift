@@ -3,9 +3,9 @@
 import Foundation
 import MotionMath
 import XCTest
+import _MotionTestSupport
 
 @testable import MotionSensors
-import _MotionTestSupport
 
 /// Scenarios as data: the built-in set, names, JSON, validation and the stream's contract.
 final class SimulatorScenarioTests: XCTestCase {
@@ -27,7 +27,8 @@ final class SimulatorScenarioTests: XCTestCase {
       XCTAssertEqual(stream.descriptor.name, "simulator:\(name)")
       XCTAssertEqual(stream.descriptor.nominalSampleRate, 100)
       XCTAssertTrue(stream.descriptor.hasGroundTruth)
-      XCTAssertEqual(stream.descriptor.sensors, [.accelerometer, .gyroscope, .magnetometer, .barometer, .thermometer])
+      XCTAssertEqual(
+        stream.descriptor.sensors, [.accelerometer, .gyroscope, .magnetometer, .barometer, .thermometer])
       let samples = try stream.collect()
       XCTAssertNil(try stream.next(), "\(name) ends")
       let duration = scenario.effectiveDuration
@@ -139,7 +140,8 @@ final class SimulatorScenarioTests: XCTestCase {
     XCTAssertEqual(scenario.temperature, 25)
     XCTAssertEqual(scenario.magneticField, MagneticFieldModel(strength: 50, dip: 45))
     XCTAssertEqual(scenario.segments[1], .moveTo(attitude: .orientation(.landscapeLeft), duration: 1.5))
-    XCTAssertEqual(scenario.segments[3], .shake(axis: SIMD3(1, 0, 0), amplitude: 0.03, frequency: 4, duration: 2))
+    XCTAssertEqual(
+      scenario.segments[3], .shake(axis: SIMD3(1, 0, 0), amplitude: 0.03, frequency: 4, duration: 2))
     XCTAssertEqual(scenario.segments.count, 10)
     let samples = try simulate(scenario)
     XCTAssertEqual(samples.count, Int((scenario.segmentsDuration * 100).rounded()))
@@ -164,7 +166,8 @@ final class SimulatorScenarioTests: XCTestCase {
     let unknownType = decodeError(#"{"segments": [{"type": "moonwalk"}]}"#)
     XCTAssertTrue(unknownType.contains("moonwalk") && unknownType.contains("figure8"), unknownType)
     let unknownOrientation = decodeError(#"{"segments": [{"type": "moveTo", "attitude": "sideways"}]}"#)
-    XCTAssertTrue(unknownOrientation.contains("sideways") && unknownOrientation.contains("faceDown"), unknownOrientation)
+    XCTAssertTrue(
+      unknownOrientation.contains("sideways") && unknownOrientation.contains("faceDown"), unknownOrientation)
     let unknownPreset = decodeError(#"{"noise": "perfect", "segments": [{"type": "rest"}]}"#)
     XCTAssertTrue(unknownPreset.contains("perfect") && unknownPreset.contains("noiseless"), unknownPreset)
     let badRate = decodeError(#"{"sampleRate": 0, "segments": [{"type": "rest"}]}"#)
@@ -173,7 +176,8 @@ final class SimulatorScenarioTests: XCTestCase {
     XCTAssertTrue(empty.contains("no length"), empty)
 
     // An invalid scenario handed straight to the stream fails on the first read.
-    var stream = SimulatedSensorStream(scenario: Scenario(name: "broken", segments: [.rest(duration: 1)], sampleRate: -5))
+    var stream = SimulatedSensorStream(
+      scenario: Scenario(name: "broken", segments: [.rest(duration: 1)], sampleRate: -5))
     XCTAssertThrowsError(try stream.next())
   }
 
@@ -188,13 +192,16 @@ final class SimulatorScenarioTests: XCTestCase {
     // The second pass reads exactly like the first.
     let offset = Int((pass * 100).rounded())
     for k in stride(from: 0, to: offset, by: 37) {
-      assertVectorsEqual(samples[k + offset].accelerometer, samples[k].accelerometer!, accuracy: 1e-9, "sample \(k)")
+      assertVectorsEqual(
+        samples[k + offset].accelerometer, samples[k].accelerometer!, accuracy: 1e-9, "sample \(k)")
     }
     // A non-repeating scenario rests after its last segment instead.
     var shake = try noiselessScenario("shake")
     shake.duration = 20
     let tail = try simulate(shake).suffix(100)
-    for sample in tail { assertVectorsEqual(sample.accelerometer, SIMD3(0, 0, Units.standardGravity), accuracy: 1e-9) }
+    for sample in tail {
+      assertVectorsEqual(sample.accelerometer, SIMD3(0, 0, Units.standardGravity), accuracy: 1e-9)
+    }
   }
 
   func testSeedOverrideAndDescriptorMetadata() throws {
@@ -212,7 +219,8 @@ final class SimulatorScenarioTests: XCTestCase {
   func testPlaysThroughAStreamPlayerOnAVirtualClock() throws {
     let clock = VirtualClock()
     // Noiseless, so the timestamps carry no jitter and the counts below are exact.
-    let player = StreamPlayer(SimulatedSensorStream(scenario: try noiselessScenario("tap")), pacing: .virtual(clock))
+    let player = StreamPlayer(
+      SimulatedSensorStream(scenario: try noiselessScenario("tap")), pacing: .virtual(clock))
     XCTAssertEqual(player.name, "simulator:tap")
     let received = Locked<[MotionSample]>([])
     let finished = Locked(false)
@@ -247,8 +255,12 @@ extension SimulatorScenarioTests {
     XCTAssertNil(problem { _ in })
     XCTAssertNotNil(problem { $0.duration = .infinity })
     XCTAssertNotNil(problem { $0.duration = 2 * Scenario.maximumDuration })
-    XCTAssertNotNil(problem { $0.segments = [.shake(axis: SIMD3(1, 0, 0), amplitude: .nan, frequency: 4, duration: 2)] })
-    XCTAssertNotNil(problem { $0.segments = [.tap(axis: SIMD3(1, 0, 0), peakAcceleration: 30, pulseDuration: 0.1, duration: 0.2)] })
+    XCTAssertNotNil(
+      problem { $0.segments = [.shake(axis: SIMD3(1, 0, 0), amplitude: .nan, frequency: 4, duration: 2)] })
+    XCTAssertNotNil(
+      problem {
+        $0.segments = [.tap(axis: SIMD3(1, 0, 0), peakAcceleration: 30, pulseDuration: 0.1, duration: 0.2)]
+      })
     XCTAssertNotNil(problem { $0.segments = [.freeFall(dropDuration: 1, catchDuration: 0.5, duration: 1)] })
     XCTAssertNotNil(problem { $0.magneticField.dip = 120 })
     XCTAssertNotNil(problem { $0.noise.gyroscope.noiseDensity = -1 })
@@ -261,7 +273,8 @@ extension SimulatorScenarioTests {
 
   func testTrajectoryOfAnInvalidScenarioStillTerminates() {
     // ScenarioTrajectory is public and does not validate: it must not hang or crash on nonsense.
-    var scenario = Scenario(name: "nonsense", segments: [.rest(duration: .infinity), .rest(duration: -1)], repeats: true)
+    var scenario = Scenario(
+      name: "nonsense", segments: [.rest(duration: .infinity), .rest(duration: -1)], repeats: true)
     scenario.duration = 5
     let trajectory = ScenarioTrajectory(scenario: scenario)
     XCTAssertEqual(trajectory.duration, 5)

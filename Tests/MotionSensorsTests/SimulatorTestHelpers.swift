@@ -20,7 +20,8 @@ func simulate(_ scenario: Scenario, seed: UInt64? = nil) throws -> [MotionSample
 }
 
 func assertVectorsEqual(
-  _ actual: SIMD3<Double>?, _ expected: SIMD3<Double>, accuracy: Double, _ message: @autoclosure () -> String = "",
+  _ actual: SIMD3<Double>?, _ expected: SIMD3<Double>, accuracy: Double,
+  _ message: @autoclosure () -> String = "",
   file: StaticString = #filePath, line: UInt = #line
 ) {
   guard let actual else {

@@ -15,7 +15,9 @@ public struct ScalarSensorNoiseModel: Sendable, Equatable, Codable {
   public var quantization: Double
 
   /// Creates a model; every omitted parameter is ideal.
-  public init(noiseDensity: Double = 0, bias: Double = 0, biasRandomWalk: Double = 0, quantization: Double = 0) {
+  public init(
+    noiseDensity: Double = 0, bias: Double = 0, biasRandomWalk: Double = 0, quantization: Double = 0
+  ) {
     self.noiseDensity = noiseDensity
     self.bias = bias
     self.biasRandomWalk = biasRandomWalk

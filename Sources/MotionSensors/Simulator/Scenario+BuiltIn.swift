@@ -44,7 +44,8 @@ extension Scenario {
       return Scenario(
         name: name,
         segments: [
-          .rest(duration: 1), .tap(axis: SIMD3(1, 0, 0), peakAcceleration: 30, pulseDuration: 0.03, duration: 2),
+          .rest(duration: 1),
+          .tap(axis: SIMD3(1, 0, 0), peakAcceleration: 30, pulseDuration: 0.03, duration: 2),
         ])
     case "walk":
       // Phone held in front, screen tilted 40° towards the face.
@@ -77,7 +78,8 @@ extension Scenario {
       // seamlessly when a longer duration is asked for.
       var segments: [ScenarioSegment] = [.rest(duration: 3)]
       for orientation in [
-        DeviceOrientationName.portrait, .landscapeLeft, .portraitUpsideDown, .landscapeRight, .faceDown, .faceUp,
+        DeviceOrientationName.portrait, .landscapeLeft, .portraitUpsideDown, .landscapeRight, .faceDown,
+        .faceUp,
       ] {
         segments.append(.moveTo(attitude: .orientation(orientation), duration: 1.5))
         segments.append(.rest(duration: 5))

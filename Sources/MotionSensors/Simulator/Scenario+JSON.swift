@@ -53,7 +53,8 @@ extension Scenario {
     sampleRate = try c.decodeIfPresent(Double.self, forKey: .sampleRate) ?? 100
     duration = try c.decodeIfPresent(Double.self, forKey: .duration)
     seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? 1
-    initialAttitude = try c.decodeIfPresent(DeviceAttitude.self, forKey: .initialAttitude) ?? .orientation(.faceUp)
+    initialAttitude =
+      try c.decodeIfPresent(DeviceAttitude.self, forKey: .initialAttitude) ?? .orientation(.faceUp)
     altitude = try c.decodeIfPresent(Double.self, forKey: .altitude) ?? 0
     // An explicit null turns the thermometer off; omission keeps the default 25 °C.
     if c.contains(.temperature) {
@@ -61,7 +62,8 @@ extension Scenario {
     } else {
       temperature = 25
     }
-    magneticField = try c.decodeIfPresent(MagneticFieldModel.self, forKey: .magneticField) ?? MagneticFieldModel()
+    magneticField =
+      try c.decodeIfPresent(MagneticFieldModel.self, forKey: .magneticField) ?? MagneticFieldModel()
     noise = try c.decodeIfPresent(SimulatorNoise.self, forKey: .noise) ?? .phone
     repeats = try c.decodeIfPresent(Bool.self, forKey: .repeats) ?? false
     segments = try c.decodeIfPresent([ScenarioSegment].self, forKey: .segments) ?? []
@@ -75,7 +77,11 @@ extension Scenario {
     try c.encode(seed, forKey: .seed)
     try c.encode(initialAttitude, forKey: .initialAttitude)
     try c.encode(altitude, forKey: .altitude)
-    if let temperature { try c.encode(temperature, forKey: .temperature) } else { try c.encodeNil(forKey: .temperature) }
+    if let temperature {
+      try c.encode(temperature, forKey: .temperature)
+    } else {
+      try c.encodeNil(forKey: .temperature)
+    }
     try c.encode(magneticField, forKey: .magneticField)
     try c.encode(noise, forKey: .noise)
     try c.encode(repeats, forKey: .repeats)

@@ -98,7 +98,8 @@ public struct Scenario: Sendable, Equatable, Codable {
       throw fail("the scenario has no length: give segments or a duration")
     }
     guard effectiveDuration <= Self.maximumDuration else {
-      throw fail("the scenario lasts \(effectiveDuration) s; the limit is \(Self.maximumDuration) s (one day)")
+      throw fail(
+        "the scenario lasts \(effectiveDuration) s; the limit is \(Self.maximumDuration) s (one day)")
     }
     guard magneticField.strength.isFinite, magneticField.strength >= 0, magneticField.dip.isFinite,
       Swift.abs(magneticField.dip) <= 90
@@ -138,7 +139,8 @@ public struct Scenario: Sendable, Equatable, Codable {
         throw fail("segment \(index) (figure8) needs a positive period")
       case .freeFall(let drop, let catchDuration, let duration)
       where !(drop >= 0 && catchDuration > 0 && duration >= drop + catchDuration):
-        throw fail("segment \(index) (freeFall) needs dropDuration ≥ 0, catchDuration > 0 and duration ≥ their sum")
+        throw fail(
+          "segment \(index) (freeFall) needs dropDuration ≥ 0, catchDuration > 0 and duration ≥ their sum")
       case .drive(let speed, _, _, _, let turns) where !(speed >= 0 && turns.allSatisfy { $0.duration > 0 }):
         throw fail("segment \(index) (drive) needs speed ≥ 0 and turns with positive durations")
       default:

@@ -62,7 +62,8 @@ public enum ScenarioSegment: Sendable, Equatable, Codable {
       return [d, q.w, q.x, q.y, q.z]
     case .rotate(let axis, let rate, let d, let ramp): return [axis.x, axis.y, axis.z, rate, d, ramp]
     case .translate(let v, let d): return [v.x, v.y, v.z, d]
-    case .shake(let axis, let amplitude, let frequency, let d): return [axis.x, axis.y, axis.z, amplitude, frequency, d]
+    case .shake(let axis, let amplitude, let frequency, let d):
+      return [axis.x, axis.y, axis.z, amplitude, frequency, d]
     case .tap(let axis, let peak, let pulse, let d): return [axis.x, axis.y, axis.z, peak, pulse, d]
     case .walk(let cadence, let speed, let d): return [cadence, speed, d]
     case .drive(let speed, let d, let vibration, let ramp, let turns):

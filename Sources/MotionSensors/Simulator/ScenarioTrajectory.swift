@@ -71,7 +71,8 @@ public struct ScenarioTrajectory: Sendable {
   public func state(at time: Double) -> KinematicState {
     guard !segments.isEmpty else {
       return KinematicState(
-        time: time, earthFromSensor: initialAttitude, angularVelocity: .zero, position: .zero, velocity: .zero,
+        time: time, earthFromSensor: initialAttitude, angularVelocity: .zero, position: .zero,
+        velocity: .zero,
         acceleration: .zero)
     }
     // The last segment starting at or before `time` (binary search; segments are few).

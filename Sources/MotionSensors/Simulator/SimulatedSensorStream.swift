@@ -50,7 +50,8 @@ public struct SimulatedSensorStream: SampleStream, Sendable {
     do { try scenario.validate() } catch let e as ScenarioError { error = e } catch {}
     validationError = error
     let rate = error == nil ? scenario.sampleRate : 1
-    trajectory = error == nil ? ScenarioTrajectory(scenario: scenario) : ScenarioTrajectory(scenario: Scenario(name: scenario.name, segments: [.rest(duration: 1)]))
+    // The layout tolerates invalid values, so the stream can still describe itself before failing.
+    trajectory = ScenarioTrajectory(scenario: scenario)
     samplePeriod = 1 / rate
     maximumJitter = 0.4 * samplePeriod
     sampleCount = error == nil ? Int((trajectory.duration * rate - 1e-9).rounded(.up)) : 0
@@ -63,7 +64,8 @@ public struct SimulatedSensorStream: SampleStream, Sendable {
     thermometer = ScalarSensorErrorState(model: scenario.noise.thermometer, sampleRate: rate)
     var sensors: SensorSet = [.accelerometer, .gyroscope, .magnetometer, .barometer]
     if scenario.temperature != nil { sensors.insert(.thermometer) }
-    let noiseName = SimulatorNoise.presetNames.first { SimulatorNoise.preset(named: $0) == scenario.noise } ?? "custom"
+    let noiseName =
+      SimulatorNoise.presetNames.first { SimulatorNoise.preset(named: $0) == scenario.noise } ?? "custom"
     descriptor = StreamDescriptor(
       name: "simulator:\(scenario.name)", sensors: sensors, nominalSampleRate: scenario.sampleRate,
       hasGroundTruth: true,

@@ -72,7 +72,9 @@ public struct SimulatorNoise: Sendable, Equatable, Codable {
   /// A description of the first out-of-range parameter (negative densities, steps or jitter, a
   /// range that is not positive, a non-finite number), or `nil` when all are usable.
   var problem: String? {
-    let vectors = [("accelerometer", accelerometer), ("gyroscope", gyroscope), ("magnetometer", magnetometer)]
+    let vectors = [
+      ("accelerometer", accelerometer), ("gyroscope", gyroscope), ("magnetometer", magnetometer),
+    ]
     for (name, model) in vectors {
       let numbers = [model.noiseDensity, model.biasRandomWalk, model.quantization]
       guard numbers.allSatisfy({ $0.isFinite && $0 >= 0 }) else {
@@ -89,7 +91,9 @@ public struct SimulatorNoise: Sendable, Equatable, Codable {
         return "\(name) parameters must be finite, and noiseDensity, biasRandomWalk and quantization ≥ 0"
       }
     }
-    guard timestampJitter.isFinite, timestampJitter >= 0 else { return "timestampJitter must be finite and ≥ 0" }
+    guard timestampJitter.isFinite, timestampJitter >= 0 else {
+      return "timestampJitter must be finite and ≥ 0"
+    }
     return nil
   }
 

@@ -82,13 +82,18 @@ struct TrajectorySegment: Sendable {
       motion = .shake(
         direction: attitude.act(on: axis.normalized), amplitude: amplitude, frequency: frequency, ramp: 0.25)
     case .tap(let axis, let peak, let pulse, _):
-      motion = .impulse(direction: attitude.act(on: axis.normalized), profile: Self.tapProfile(peak: peak, pulse: pulse))
+      motion = .impulse(
+        direction: attitude.act(on: axis.normalized), profile: Self.tapProfile(peak: peak, pulse: pulse))
     case .freeFall(let drop, let catchDuration, _):
-      motion = drop > 0 ? .impulse(direction: Self.up, profile: Self.fallProfile(drop: drop, catchDuration: catchDuration)) : .hold
+      motion =
+        drop > 0
+        ? .impulse(direction: Self.up, profile: Self.fallProfile(drop: drop, catchDuration: catchDuration))
+        : .hold
     case .walk(let cadence, let speed, let duration):
       let (forward, left) = Self.heading(of: attitude)
       motion = .walk(
-        WalkParameters(forward: forward, left: left, cadence: cadence, speed: speed, ramp: Swift.min(1, duration / 2)))
+        WalkParameters(
+          forward: forward, left: left, cadence: cadence, speed: speed, ramp: Swift.min(1, duration / 2)))
     case .drive(let speed, let duration, let vibration, let ramp, let turns):
       let (forward, left) = Self.heading(of: attitude)
       var parameters = DriveParameters(
@@ -156,21 +161,31 @@ struct TrajectorySegment: Sendable {
   private static func driveHeading(_ d: DriveParameters, _ t: Double) -> Jet {
     var heading = Jet.zero
     for turn in d.turns {
-      heading = heading + (turn.angle * Units.radiansPerDegree) * SmoothProfile.smoothstep(t - turn.start, duration: turn.duration)
+      heading =
+        heading + (turn.angle * Units.radiansPerDegree)
+        * SmoothProfile.smoothstep(t - turn.start, duration: turn.duration)
     }
     return heading
   }
 
   /// The integral of `velocity` over `[a, b]` (five-point Gauss–Legendre: exact for degree 9, so
   /// far below a millimetre over a 0.1 s interval of smooth driving).
-  private static func gaussIntegral(_ d: DriveParameters, from a: Double, to b: Double, duration: Double) -> SIMD3<Double> {
+  private static func gaussIntegral(_ d: DriveParameters, from a: Double, to b: Double, duration: Double)
+    -> SIMD3<Double>
+  {
     let nodes = (0.0, 0.538_469_310_105_683_1, 0.906_179_845_938_664_0)
     let weights = (0.568_888_888_888_888_9, 0.478_628_670_499_366_5, 0.236_926_885_056_189_1)
     let half = (b - a) / 2
     let mid = (a + b) / 2
     var sum = weights.0 * driveVelocity(d, mid, duration: duration)
-    sum += weights.1 * (driveVelocity(d, mid - half * nodes.1, duration: duration) + driveVelocity(d, mid + half * nodes.1, duration: duration))
-    sum += weights.2 * (driveVelocity(d, mid - half * nodes.2, duration: duration) + driveVelocity(d, mid + half * nodes.2, duration: duration))
+    sum +=
+      weights.1
+      * (driveVelocity(d, mid - half * nodes.1, duration: duration)
+        + driveVelocity(d, mid + half * nodes.1, duration: duration))
+    sum +=
+      weights.2
+      * (driveVelocity(d, mid - half * nodes.2, duration: duration)
+        + driveVelocity(d, mid + half * nodes.2, duration: duration))
     return half * sum
   }
 
@@ -235,7 +250,8 @@ struct TrajectorySegment: Sendable {
         VectorJet(direction: p.forward, travel + Self.walkSurge * (w * step))
         + VectorJet(direction: Self.up, -Self.walkBounce * (w * stepCos))
         + VectorJet(direction: p.left, Self.walkSway * (w * stride))
-      (q, omega) = attitude(Self.xAxis, Self.walkPitchSway * (w * step), Self.yAxis, Self.walkRollSway * (w * stride))
+      (q, omega) = attitude(
+        Self.xAxis, Self.walkPitchSway * (w * step), Self.yAxis, Self.walkRollSway * (w * stride))
     case .drive(let d):
       let w = SmoothProfile.window(t, duration: duration, ramp: d.ramp)
       let heading = Self.driveHeading(d, t)

@@ -18,7 +18,8 @@ struct VectorSensorErrorState: Sendable {
     self.model = model
     let rotation = RotationMatrix(Quaternion(rotationVector: model.misalignment * Units.radiansPerDegree))
     let scale = 1 + model.scaleFactorError
-    distortion = RotationMatrix(row1: rotation.row1 * scale, row2: rotation.row2 * scale, row3: rotation.row3 * scale)
+    distortion = RotationMatrix(
+      row1: rotation.row1 * scale, row2: rotation.row2 * scale, row3: rotation.row3 * scale)
     isDistorted = model.misalignment != .zero || model.scaleFactorError != .zero
     // Discrete white noise of density N (unit/√Hz) sampled at fs has σ = N·√fs.
     whiteDeviation = model.noiseDensity * sampleRate.squareRoot()
@@ -44,7 +45,8 @@ struct VectorSensorErrorState: Sendable {
       reading = (reading / model.quantization).rounded(.toNearestOrEven) * model.quantization
     }
     if model.range.isFinite {
-      reading = reading.clamped(lowerBound: SIMD3(repeating: -model.range), upperBound: SIMD3(repeating: model.range))
+      reading = reading.clamped(
+        lowerBound: SIMD3(repeating: -model.range), upperBound: SIMD3(repeating: model.range))
     }
     return reading
   }
