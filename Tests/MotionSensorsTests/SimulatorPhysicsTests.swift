@@ -163,7 +163,7 @@ final class SimulatorPhysicsTests: XCTestCase {
       let down = sample.groundTruth!.gravity!.normalized  // gravity points down
       XCTAssertEqual(Double.asin(field.normalized.dot(down)) * Units.degreesPerRadian, 65, accuracy: 1e-6)
     }
-    // Face up with the top edge north, the field reads north and down in device axes.
+    // Face up with +x north (the identity attitude), the device axes read the field's NWU components.
     let flat = try simulate(try noiselessScenario("flat", duration: 0.1))
     let d = 60 * Units.radiansPerDegree
     assertVectorsEqual(
@@ -290,6 +290,26 @@ extension SimulatorPhysicsTests {
     for axis in 0..<3 {
       XCTAssertLessThan(lowest[axis], -0.6, "axis \(axis)")
       XCTAssertGreaterThan(highest[axis], 0.6, "axis \(axis)")
+    }
+  }
+}
+
+extension SimulatorPhysicsTests {
+  func testOrientationAttitudesPointTheDocumentedAxes() {
+    // Where the device's +x (right edge), +y (top edge) and +z (screen normal) point, in NWU.
+    let north = SIMD3<Double>(1, 0, 0)
+    let west = SIMD3<Double>(0, 1, 0)
+    let up = SIMD3<Double>(0, 0, 1)
+    let expected: [DeviceOrientationName: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)] = [
+      .faceUp: (north, west, up), .faceDown: (-north, west, -up), .portrait: (north, up, -west),
+      .portraitUpsideDown: (north, -up, west), .landscapeLeft: (up, -north, -west),
+      .landscapeRight: (-up, north, -west),
+    ]
+    for (name, axes) in expected {
+      let q = name.earthFromSensor
+      assertVectorsEqual(q.act(on: SIMD3(1, 0, 0)), axes.0, accuracy: 1e-12, "\(name) x")
+      assertVectorsEqual(q.act(on: SIMD3(0, 1, 0)), axes.1, accuracy: 1e-12, "\(name) y")
+      assertVectorsEqual(q.act(on: SIMD3(0, 0, 1)), axes.2, accuracy: 1e-12, "\(name) z")
     }
   }
 }

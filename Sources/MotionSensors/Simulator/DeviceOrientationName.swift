@@ -2,20 +2,25 @@
 
 import MotionMath
 
-/// The six device orientations of UIKit's `UIDeviceOrientation`, as attitudes with the screen or
-/// top edge facing north.
+/// The six device orientations of UIKit's `UIDeviceOrientation` as attitudes in the NWU earth
+/// frame. Each is the identity (lying face up, right edge +x pointing north, top edge +y west)
+/// turned by quarter or half turns, so that the specific force at rest lies along one device axis.
 public enum DeviceOrientationName: String, Sendable, Codable, CaseIterable {
-  /// Lying on its back, screen up, top edge north. Specific force (0, 0, +g).
+  /// Lying on its back, screen up, +x north, top edge west. Specific force (0, 0, +g).
   case faceUp
-  /// Lying on its screen, top edge north. Specific force (0, 0, −g).
+  /// Lying on its screen (faceUp turned half a turn about the top–bottom axis): +x south, top edge
+  /// west. Specific force (0, 0, −g).
   case faceDown
-  /// Upright, top edge up, screen facing east. Specific force (0, +g, 0).
+  /// Upright, top edge up, +x north, screen facing east. Specific force (0, +g, 0).
   case portrait
-  /// Upright, top edge down. Specific force (0, −g, 0).
+  /// Upright, top edge down, +x north, screen facing west. Specific force (0, −g, 0).
   case portraitUpsideDown
-  /// Upright on its side with the device's +x axis up (camera on the left). Specific force (+g, 0, 0).
+  /// Upright on its side with +x up (portrait turned a quarter turn counter-clockwise in the
+  /// screen plane; camera on the left), top edge south, screen facing east. Specific force
+  /// (+g, 0, 0).
   case landscapeLeft
-  /// Upright on its side with the device's +x axis down. Specific force (−g, 0, 0).
+  /// Upright on its side with +x down (portrait turned a quarter turn clockwise), top edge north,
+  /// screen facing east. Specific force (−g, 0, 0).
   case landscapeRight
 
   /// The attitude `earthFromSensor` (NWU).

@@ -24,10 +24,6 @@ struct Jet {
 
   static let zero = Jet(0)
 
-  /// The jet of the time variable itself.
-  @inline(__always)
-  static func time(_ t: Double) -> Jet { Jet(t, 1, 0) }
-
   @inline(__always)
   static func + (a: Jet, b: Jet) -> Jet {
     Jet(a.value + b.value, a.rate + b.rate, a.acceleration + b.acceleration)
@@ -50,14 +46,6 @@ struct Jet {
   @inline(__always)
   static func * (k: Double, a: Jet) -> Jet {
     Jet(k * a.value, k * a.rate, k * a.acceleration)
-  }
-
-  /// `sin` of a jet (chain rule to second order).
-  @inline(__always)
-  static func sin(_ a: Jet) -> Jet {
-    let s = Double.sin(a.value)
-    let c = Double.cos(a.value)
-    return Jet(s, c * a.rate, c * a.acceleration - s * a.rate * a.rate)
   }
 
   /// `sin(2π·frequency·t + phase)` as a jet of `t` (frequency in Hz).

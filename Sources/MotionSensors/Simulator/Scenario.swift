@@ -39,7 +39,7 @@ public struct Scenario: Sendable, Equatable, Codable {
   public var duration: Double?
   /// Seed of the noise generator (default 1); ``SimulatedSensorStream`` may override it.
   public var seed: UInt64
-  /// The attitude at time zero (default face up, top edge north).
+  /// The attitude at time zero (default face up with +x north: the identity).
   public var initialAttitude: DeviceAttitude
   /// Altitude above sea level in metres at the origin, for the barometer (default 0).
   public var altitude: Double
