@@ -9,8 +9,9 @@ import MotionMath
 /// Conventions (see `docs/AppleCompatibility.md`):
 /// - ``quaternion`` is `referenceFromDevice`: it rotates the reference frame's axes onto the
 ///   device's axes, i.e. `q.act(on: v_device) == v_reference`.
-/// - ``rotationMatrix`` is its transpose, `deviceFromReference`: row i is reference axis i written
-///   in device coordinates, so gravity in the device frame is (−m13, −m23, −m33) g.
+/// - ``rotationMatrix`` is its transpose, `deviceFromReference`: column j is reference axis j
+///   written in device coordinates (row i is device axis i in reference coordinates), so gravity in
+///   the device frame is (−m13, −m23, −m33) g.
 /// - ``roll``, ``pitch``, ``yaw`` in radians with `referenceFromDevice = Rz(yaw)·Rx(pitch)·Ry(roll)`:
 ///   pitch in [−π/2, π/2], roll and yaw in (−π, π].
 open class CMAttitude: NSObject, NSCopying, NSSecureCoding {

@@ -4,9 +4,10 @@ import MotionMath
 
 /// A 3×3 rotation matrix with fields `m11` … `m33` (row, column).
 ///
-/// `CMAttitude.rotationMatrix` is `sensorFromReference`: row i holds reference axis i written in
-/// device coordinates, so gravity in the device frame is (−m13, −m23, −m33) in g. See
-/// `docs/AppleCompatibility.md`.
+/// `CMAttitude.rotationMatrix` is `deviceFromReference`: column j holds reference axis j written in
+/// device coordinates and row i holds device axis i written in reference coordinates
+/// (`m_ij = deviceAxis_i · referenceAxis_j`), so gravity in the device frame is (−m13, −m23, −m33)
+/// in g. See `docs/AppleCompatibility.md`.
 public struct CMRotationMatrix: Sendable {
   public var m11: Double
   public var m12: Double

@@ -51,6 +51,7 @@ final class DeviceMotionPipeline: @unchecked Sendable {
     var estimator: DeviceMotionEstimator
     var latestAccelerometer: SIMD3<Double>?
     var latestMagnetometer: SIMD3<Double>?
+    var lastEstimateTimestamp = -Double.infinity
   }
 
   let source: any SensorSource
@@ -100,6 +101,7 @@ final class DeviceMotionPipeline: @unchecked Sendable {
         s.estimator = DeviceMotionEstimator(samplePeriod: samplePeriod)
         s.latestAccelerometer = nil
         s.latestMagnetometer = nil
+        s.lastEstimateTimestamp = -.infinity
       }
       return (s.nextConsumerID, isFirst)
     }
@@ -159,12 +161,20 @@ final class DeviceMotionPipeline: @unchecked Sendable {
     guard let gyroscope = sample.gyroscope, let accelerometer = s.latestAccelerometer else {
       return nil
     }
-    let accepted = s.estimator.diagnostics.acceptedSamples
+    let before = s.estimator.diagnostics
     s.estimator.update(
       timestamp: sample.timestamp, gyroscope: gyroscope, accelerometer: accelerometer,
       magnetometer: s.latestMagnetometer)
+    let after = s.estimator.diagnostics
     // A refused sample (non-finite, out of order) changes nothing and is not worth an update.
-    guard s.estimator.diagnostics.acceptedSamples > accepted else { return nil }
+    // The one exception is an exactly zero accelerometer (ideal free fall): the estimator keeps its
+    // attitude, and the update still reports the fall (userAcceleration = −gravity).
+    let isFreeFall =
+      after.zeroAccelerometerSamples > before.zeroAccelerometerSamples && before.acceptedSamples > 0
+      && gyroscope.isFinite && sample.timestamp.isFinite
+      && sample.timestamp > s.lastEstimateTimestamp
+    guard after.acceptedSamples > before.acceptedSamples || isFreeFall else { return nil }
+    s.lastEstimateTimestamp = sample.timestamp
     return Estimate(
       timestamp: sample.timestamp,
       earthFromSensor6D: s.estimator.earthFromSensor6D,
