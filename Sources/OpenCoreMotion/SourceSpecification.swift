@@ -126,10 +126,15 @@ public enum SourceSpecification: Hashable, Sendable, CustomStringConvertible {
     speed == .realTime ? "" : "?speed=\(speed)"
   }
 
-  /// `kind[:argument]`; the argument may itself contain colons (paths).
+  /// `kind[:argument]` or `kind?query`; the argument may itself contain colons (paths). A query
+  /// straight after the kind stays in the argument (`simulator?speed=2` → `?speed=2`).
   private static func split(_ text: String) -> (kind: String, argument: String?) {
-    guard let colon = text.firstIndex(of: ":") else { return (text.lowercased(), nil) }
-    return (String(text[..<colon]).lowercased(), String(text[text.index(after: colon)...]))
+    guard let mark = text.firstIndex(where: { $0 == ":" || $0 == "?" }) else {
+      return (text.lowercased(), nil)
+    }
+    let kind = String(text[..<mark]).lowercased()
+    if text[mark] == "?" { return (kind, String(text[mark...])) }
+    return (kind, String(text[text.index(after: mark)...]))
   }
 
   /// Splits a trailing `?speed=…` off `argument`.

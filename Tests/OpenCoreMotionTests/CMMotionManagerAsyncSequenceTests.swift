@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionMath
+import MotionSensors
+import XCTest
+
+@testable import OpenCoreMotion
+
+/// The async-sequence additions.
+final class CMMotionManagerAsyncSequenceTests: XCTestCase {
+  func testAccelerometerSequenceIsPacedAndEndsWithTheRecording() async throws {
+    let clock = VirtualClock()
+    let manager = CMMotionManager(
+      source: Synthetic.player(Synthetic.still(Synthetic.portrait, count: 100), clock: clock))
+    manager.accelerometerUpdateInterval = 0.1
+    let updates = manager.accelerometerUpdates()
+    // Samples are buffered as the clock moves; the end of the stream finishes the sequence.
+    clock.advance(by: 5)
+    var stamps: [Double] = []
+    for try await data in updates {
+      XCTAssertVector(data.acceleration.simd, SIMD3(0, -1, 0), accuracy: 1e-12)
+      stamps.append(data.timestamp)
+    }
+    XCTAssertEqual(stamps.count, 10)
+    XCTAssertEqual(stamps.first ?? 0, 1000, accuracy: 1e-9)
+    XCTAssertEqual(stamps.last ?? 0, 1000.9, accuracy: 1e-9)
+    XCTAssertFalse(manager.isAccelerometerActive, "sequences do not touch the handler API state")
+  }
+
+  func testLeavingTheLoopCancelsTheSubscription() async throws {
+    let clock = VirtualClock()
+    let source = CountingSource(
+      Synthetic.player(Synthetic.still(.identity, count: 1000), clock: clock))
+    let manager = CMMotionManager(source: source)
+    // The usual shape: the sequence lives only as long as the loop that consumes it.
+    let gyroCount = try await firstUpdates(of: manager.gyroUpdates(), count: 5) {
+      XCTAssertEqual(source.activeSubscriptions, 1)
+      clock.advance(by: 0.5)
+    }
+    XCTAssertEqual(gyroCount.count, 5)
+    XCTAssertEqual(source.activeSubscriptions, 0)
+
+    let motions = try await firstUpdates(
+      of: manager.deviceMotionUpdates(using: .xMagneticNorthZVertical), count: 3
+    ) { clock.advance(by: 0.5) }
+    XCTAssertEqual(motions.count, 3)
+    XCTAssertTrue(motions.allSatisfy { abs($0.heading - 270) < 1e-6 })
+    XCTAssertEqual(source.activeSubscriptions, 0)
+  }
+
+  func testCancellingTheConsumingTaskCancelsTheSubscription() async throws {
+    let clock = VirtualClock()
+    let source = CountingSource(
+      Synthetic.player(Synthetic.still(.identity, count: 1000), clock: clock))
+    let manager = CMMotionManager(source: source)
+    let updates = manager.accelerometerUpdates()
+    let task = Task {
+      var count = 0
+      for try await _ in updates { count += 1 }
+      return count
+    }
+    XCTAssertEqual(source.activeSubscriptions, 1)
+    task.cancel()
+    _ = try? await task.value
+    XCTAssertEqual(source.activeSubscriptions, 0)
+  }
+
+  /// Collects the first `count` elements of `sequence` after running `produce`, then drops it.
+  private func firstUpdates<Element>(
+    of sequence: AsyncThrowingStream<Element, any Error>, count: Int, produce: () -> Void
+  ) async throws -> [Element] {
+    produce()
+    var result: [Element] = []
+    for try await element in sequence {
+      result.append(element)
+      if result.count == count { break }
+    }
+    return result
+  }
+
+  func testSequenceAndHandlerShareTheFusionProducer() async throws {
+    let clock = VirtualClock()
+    let source = CountingSource(
+      Synthetic.player(Synthetic.still(.identity, count: 100), clock: clock))
+    let manager = CMMotionManager(source: source)
+    manager.startDeviceMotionUpdates()
+    let motions = manager.deviceMotionUpdates()
+    XCTAssertEqual(source.activeSubscriptions, 1)
+    clock.advance(by: 0.2)
+    var iterator = motions.makeAsyncIterator()
+    let first = try await iterator.next()
+    XCTAssertEqual(first?.timestamp ?? 0, 1000, accuracy: 1e-9)
+    XCTAssertEqual(manager.deviceMotion?.timestamp ?? 0, 1000.2, accuracy: 1e-9)
+    manager.stopDeviceMotionUpdates()
+  }
+
+  func testMissingSensorThrowsNotAvailable() async {
+    let manager = CMMotionManager(source: EmptySensorSource())
+    do {
+      for try await _ in manager.magnetometerUpdates() { XCTFail("no data expected") }
+      XCTFail("expected an error")
+    } catch {
+      XCTAssertEqual((error as NSError).domain, CMErrorDomain)
+      XCTAssertEqual((error as NSError).code, Int(CMErrorNotAvailable.rawValue))
+    }
+  }
+
+  func testUnavailableFrameThrows() async {
+    let clock = VirtualClock()
+    let manager = CMMotionManager(
+      source: Synthetic.player(
+        Synthetic.still(.identity, count: 10, sensors: .inertial), sensors: .inertial, clock: clock))
+    do {
+      for try await _ in manager.deviceMotionUpdates(using: .xTrueNorthZVertical) {
+        XCTFail("no data expected")
+      }
+      XCTFail("expected an error")
+    } catch {
+      XCTAssertEqual((error as NSError).code, Int(CMErrorTrueNorthNotAvailable.rawValue))
+    }
+  }
+}
