@@ -48,6 +48,9 @@ final class DeviceMotionPipeline: @unchecked Sendable {
     var consumers: [UInt64: Consumer] = [:]
     var nextConsumerID: UInt64 = 0
     var subscription: SourceSubscription?
+    /// Whether a source subscription exists or is being made (set before `subscribe` is called, so
+    /// that two first consumers arriving together make only one).
+    var isConnected = false
     var estimator: DeviceMotionEstimator
     var latestAccelerometer: SIMD3<Double>?
     var latestMagnetometer: SIMD3<Double>?
@@ -96,8 +99,9 @@ final class DeviceMotionPipeline: @unchecked Sendable {
     let (id, isFirst) = state.withLock { s -> (UInt64, Bool) in
       s.nextConsumerID += 1
       s.consumers[s.nextConsumerID] = consumer
-      let isFirst = s.subscription == nil
+      let isFirst = !s.isConnected
       if isFirst {
+        s.isConnected = true
         s.estimator = DeviceMotionEstimator(samplePeriod: samplePeriod)
         s.latestAccelerometer = nil
         s.latestMagnetometer = nil
@@ -111,7 +115,8 @@ final class DeviceMotionPipeline: @unchecked Sendable {
         requestedSampleRate: source.supportedSampleRates.upperBound
       ) { [weak self] event in self?.handle(event) }
       let stillWanted = state.withLock { s -> Bool in
-        guard !s.consumers.isEmpty, s.subscription == nil else { return false }
+        // Everybody may have left while the subscription was being made.
+        guard s.isConnected, !s.consumers.isEmpty, s.subscription == nil else { return false }
         s.subscription = subscription
         return true
       }
@@ -125,6 +130,7 @@ final class DeviceMotionPipeline: @unchecked Sendable {
     let subscription = state.withLock { s -> SourceSubscription? in
       s.consumers.removeValue(forKey: id)
       guard s.consumers.isEmpty else { return nil }
+      s.isConnected = false
       defer { s.subscription = nil }
       return s.subscription
     }

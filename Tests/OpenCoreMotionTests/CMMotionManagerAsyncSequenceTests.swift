@@ -121,3 +121,48 @@ final class CMMotionManagerAsyncSequenceTests: XCTestCase {
     }
   }
 }
+
+/// Wall-clock players run on their own thread; no virtual clock, no sleeping: the recording plays as
+/// fast as possible and the sequence ends with it.
+final class CMMotionManagerThreadedPlaybackTests: XCTestCase {
+  private func fastPlayer(count: Int) -> StreamPlayer {
+    let samples = Synthetic.still(Synthetic.portrait, count: count)
+    let descriptor = StreamDescriptor(name: "fast", sensors: .nineAxis, nominalSampleRate: 100)
+    return StreamPlayer(ArraySampleStream(samples, descriptor: descriptor), pacing: .asFastAsPossible)
+  }
+
+  func testAsFastAsPossiblePlaybackDeliversEveryDueSample() async throws {
+    // One consumer per player: a second subscriber would join a playback already under way.
+    let manager = CMMotionManager(source: fastPlayer(count: 2000))
+    manager.deviceMotionUpdateInterval = 0.02
+    var motionCount = 0
+    var lastTimestamp = -Double.infinity
+    for try await motion in manager.deviceMotionUpdates() {
+      XCTAssertGreaterThan(motion.timestamp, lastTimestamp)
+      lastTimestamp = motion.timestamp
+      XCTAssertVector(motion.gravity.simd, SIMD3(0, -1, 0), accuracy: 1e-6)
+      motionCount += 1
+    }
+    XCTAssertEqual(motionCount, 1000)
+
+    let other = CMMotionManager(source: fastPlayer(count: 2000))
+    other.accelerometerUpdateInterval = 0.02
+    var accelerationCount = 0
+    for try await _ in other.accelerometerUpdates() { accelerationCount += 1 }
+    XCTAssertEqual(accelerationCount, 1000)
+  }
+
+  func testAsFastAsPossiblePlaybackWithAHandler() {
+    let manager = CMMotionManager(source: fastPlayer(count: 500))
+    let queue = makeSerialQueue()
+    let finished = expectation(description: "last sample")
+    let count = Collector<Double>()
+    manager.startGyroUpdates(to: queue) { data, _ in
+      count.append(data!.timestamp)
+      if count.count == 500 { finished.fulfill() }
+    }
+    wait(for: [finished], timeout: 30)
+    manager.stopGyroUpdates()
+    XCTAssertEqual(count.all, count.all.sorted())
+  }
+}
