@@ -13,10 +13,9 @@ enum DefaultSourceFactory {
       problem: "the simulator is not part of this build yet")
   }
 
-  /// A reader over the recording at `url`.
+  /// A reader over the recording at `url` (format detected from its header).
   static func recordingStream(url: URL) throws -> any SampleStream {
-    throw SourceSpecificationError(
-      text: "replay:" + url.path, problem: "recording replay is not part of this build yet")
+    try RecordingReader.open(url)
   }
 
   /// The motion sensors the IIO backend finds (only `device` when given), or `nil` when there are

@@ -124,3 +124,33 @@ final class SourceSpecificationTests: XCTestCase {
     XCTAssertEqual(CMMotionManager.availableAttitudeReferenceFrames(), defaultFrames)
   }
 }
+
+/// `replay:` through the real recording reader: write a recording, play it back as fast as possible.
+final class ReplaySourceTests: XCTestCase {
+  func testReplayOfAWrittenRecording() async throws {
+    let url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("opencoremotion-replay-\(UUID().uuidString).csv")
+    defer { try? FileManager.default.removeItem(at: url) }
+    let samples = Synthetic.still(Synthetic.faceUp, count: 200)
+    try writeRecording(samples, to: url)
+
+    let source = try SourceFactory.makeSource(
+      SourceSpecification(parsing: "replay:\(url.path)?speed=max"))
+    XCTAssertTrue(source.availableSensors.isSuperset(of: .nineAxis), "\(source.availableSensors)")
+    let manager = CMMotionManager(source: source)
+    var stamps: [Double] = []
+    for try await data in manager.accelerometerUpdates() {
+      XCTAssertVector(data.acceleration.simd, SIMD3(0, 0, -1), accuracy: 1e-6)
+      stamps.append(data.timestamp)
+    }
+    XCTAssertEqual(stamps.count, 200)
+    XCTAssertEqual(stamps.first ?? 0, 1000, accuracy: 1e-6, "the recording's own clock")
+  }
+}
+
+private func writeRecording(_ samples: [MotionSample], to url: URL) throws {
+  let descriptor = StreamDescriptor(name: "synthetic", sensors: .nineAxis, nominalSampleRate: 100)
+  let writer = try RecordingWriter(url: url, descriptor: descriptor)
+  for sample in samples { try writer.append(sample) }
+  try writer.finish()
+}
