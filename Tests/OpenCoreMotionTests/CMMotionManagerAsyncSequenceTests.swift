@@ -18,7 +18,7 @@ final class CMMotionManagerAsyncSequenceTests: XCTestCase {
     // Samples are buffered as the clock moves; the end of the stream finishes the sequence.
     clock.advance(by: 5)
     var stamps: [Double] = []
-    for try await data in updates {
+    for await data in updates {
       XCTAssertVector(data.acceleration.simd, SIMD3(0, -1, 0), accuracy: 1e-12)
       stamps.append(data.timestamp)
     }
@@ -34,14 +34,14 @@ final class CMMotionManagerAsyncSequenceTests: XCTestCase {
       Synthetic.player(Synthetic.still(.identity, count: 1000), clock: clock))
     let manager = CMMotionManager(source: source)
     // The usual shape: the sequence lives only as long as the loop that consumes it.
-    let gyroCount = try await firstUpdates(of: manager.gyroUpdates(), count: 5) {
+    let gyroCount = await firstUpdates(of: manager.gyroUpdates(), count: 5) {
       XCTAssertEqual(source.activeSubscriptions, 1)
       clock.advance(by: 0.5)
     }
     XCTAssertEqual(gyroCount.count, 5)
     XCTAssertEqual(source.activeSubscriptions, 0)
 
-    let motions = try await firstUpdates(
+    let motions = await firstUpdates(
       of: manager.deviceMotionUpdates(using: .xMagneticNorthZVertical), count: 3
     ) { clock.advance(by: 0.5) }
     XCTAssertEqual(motions.count, 3)
@@ -57,22 +57,22 @@ final class CMMotionManagerAsyncSequenceTests: XCTestCase {
     let updates = manager.accelerometerUpdates()
     let task = Task {
       var count = 0
-      for try await _ in updates { count += 1 }
+      for await _ in updates { count += 1 }
       return count
     }
     XCTAssertEqual(source.activeSubscriptions, 1)
     task.cancel()
-    _ = try? await task.value
+    _ = await task.value
     XCTAssertEqual(source.activeSubscriptions, 0)
   }
 
   /// Collects the first `count` elements of `sequence` after running `produce`, then drops it.
   private func firstUpdates<Element>(
-    of sequence: AsyncThrowingStream<Element, any Error>, count: Int, produce: () -> Void
-  ) async throws -> [Element] {
+    of sequence: MotionUpdateSequence<Element>, count: Int, produce: () -> Void
+  ) async -> [Element] {
     produce()
     var result: [Element] = []
-    for try await element in sequence {
+    for await element in sequence {
       result.append(element)
       if result.count == count { break }
     }
@@ -89,36 +89,57 @@ final class CMMotionManagerAsyncSequenceTests: XCTestCase {
     XCTAssertEqual(source.activeSubscriptions, 1)
     clock.advance(by: 0.2)
     var iterator = motions.makeAsyncIterator()
-    let first = try await iterator.next()
+    let first = await iterator.next()
     XCTAssertEqual(first?.timestamp ?? 0, 1000, accuracy: 1e-9)
     XCTAssertEqual(manager.deviceMotion?.timestamp ?? 0, 1000.2, accuracy: 1e-9)
     manager.stopDeviceMotionUpdates()
   }
 
-  func testMissingSensorThrowsNotAvailable() async {
+  func testMissingSensorEndsWithNotAvailable() async {
     let manager = CMMotionManager(source: EmptySensorSource())
-    do {
-      for try await _ in manager.magnetometerUpdates() { XCTFail("no data expected") }
-      XCTFail("expected an error")
-    } catch {
-      XCTAssertEqual((error as NSError).domain, CMErrorDomain)
-      XCTAssertEqual((error as NSError).code, Int(CMErrorNotAvailable.rawValue))
-    }
+    let updates = manager.magnetometerUpdates()
+    for await _ in updates { XCTFail("no data expected") }
+    let error = updates.error as NSError?
+    XCTAssertEqual(error?.domain, CMErrorDomain)
+    XCTAssertEqual(error?.code, Int(CMErrorNotAvailable.rawValue))
   }
 
-  func testUnavailableFrameThrows() async {
+  func testUnavailableFrameEndsWithTheHandlerError() async {
     let clock = VirtualClock()
     let manager = CMMotionManager(
       source: Synthetic.player(
         Synthetic.still(.identity, count: 10, sensors: .inertial), sensors: .inertial, clock: clock))
-    do {
-      for try await _ in manager.deviceMotionUpdates(using: .xTrueNorthZVertical) {
-        XCTFail("no data expected")
+    let updates = manager.deviceMotionUpdates(using: .xTrueNorthZVertical)
+    // `for await` compiles as well; nothing is thrown.
+    var count = 0
+    for await _ in updates { count += 1 }
+    XCTAssertEqual(count, 0)
+    XCTAssertEqual((updates.error as NSError?)?.code, Int(CMErrorTrueNorthNotAvailable.rawValue))
+  }
+
+  func testSourceFailureEndsTheSequenceWithCMErrorUnknown() async {
+    struct Broken: SampleStream {
+      var descriptor: StreamDescriptor {
+        StreamDescriptor(name: "broken", sensors: .nineAxis, nominalSampleRate: 100)
       }
-      XCTFail("expected an error")
-    } catch {
-      XCTAssertEqual((error as NSError).code, Int(CMErrorTrueNorthNotAvailable.rawValue))
+      var count = 0
+      mutating func next() throws -> MotionSample? {
+        count += 1
+        if count > 3 { throw SourceFailure(.malformedData, "row 4: not a number") }
+        return Synthetic.sample(at: Double(count) / 100, earthFromSensor: .identity)
+      }
     }
+    let clock = VirtualClock()
+    let manager = CMMotionManager(source: StreamPlayer(Broken(), pacing: .virtual(clock)))
+    let updates = manager.deviceMotionUpdates()
+    clock.advance(by: 1)
+    var count = 0
+    for await _ in updates { count += 1 }
+    XCTAssertEqual(count, 3)
+    let error = updates.error as NSError?
+    XCTAssertEqual(error?.code, Int(CMErrorUnknown.rawValue))
+    XCTAssertTrue(error?.localizedDescription.contains("row 4") ?? false)
+    XCTAssertNil(manager.accelerometerUpdates().error)
   }
 }
 
@@ -137,7 +158,7 @@ final class CMMotionManagerThreadedPlaybackTests: XCTestCase {
     manager.deviceMotionUpdateInterval = 0.02
     var motionCount = 0
     var lastTimestamp = -Double.infinity
-    for try await motion in manager.deviceMotionUpdates() {
+    for await motion in manager.deviceMotionUpdates() {
       XCTAssertGreaterThan(motion.timestamp, lastTimestamp)
       lastTimestamp = motion.timestamp
       XCTAssertVector(motion.gravity.simd, SIMD3(0, -1, 0), accuracy: 1e-6)
@@ -148,7 +169,7 @@ final class CMMotionManagerThreadedPlaybackTests: XCTestCase {
     let other = CMMotionManager(source: fastPlayer(count: 2000))
     other.accelerometerUpdateInterval = 0.02
     var accelerationCount = 0
-    for try await _ in other.accelerometerUpdates() { accelerationCount += 1 }
+    for await _ in other.accelerometerUpdates() { accelerationCount += 1 }
     XCTAssertEqual(accelerationCount, 1000)
   }
 

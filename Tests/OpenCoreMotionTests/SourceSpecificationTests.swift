@@ -139,7 +139,7 @@ final class ReplaySourceTests: XCTestCase {
     XCTAssertTrue(source.availableSensors.isSuperset(of: .nineAxis), "\(source.availableSensors)")
     let manager = CMMotionManager(source: source)
     var stamps: [Double] = []
-    for try await data in manager.accelerometerUpdates() {
+    for await data in manager.accelerometerUpdates() {
       XCTAssertVector(data.acceleration.simd, SIMD3(0, 0, -1), accuracy: 1e-6)
       stamps.append(data.timestamp)
     }
