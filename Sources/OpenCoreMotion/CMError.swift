@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionSensors
 
 /// A Core Motion error code (100 … 113), delivered to handlers as
 /// `NSError(domain: CMErrorDomain, code: Int(code.rawValue))`.
@@ -57,5 +58,10 @@ extension NSError {
     var userInfo: [String: Any] = [:]
     if let description { userInfo[NSLocalizedDescriptionKey] = description }
     self.init(domain: CMErrorDomain, code: Int(code.rawValue), userInfo: userInfo)
+  }
+
+  /// A source failure as handlers receive it: `CMErrorUnknown` with the source's message.
+  convenience init(_ failure: SourceFailure) {
+    self.init(CMErrorUnknown, description: failure.message)
   }
 }

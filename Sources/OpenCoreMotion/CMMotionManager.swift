@@ -48,8 +48,7 @@ open class CMMotionManager: NSObject {
   /// Creates a manager for `source`. An addition to Apple's API (simulations, recordings, tests).
   public init(source: any SensorSource) {
     self.source = source
-    let maximumRate = source.supportedSampleRates.upperBound
-    minimumUpdateInterval = maximumRate > 0 && maximumRate.isFinite ? 1 / maximumRate : 0.01
+    minimumUpdateInterval = source.shortestSamplePeriod
     maximumUpdateInterval = Swift.max(1, minimumUpdateInterval)
     let interval = Swift.min(
       Swift.max(Self.defaultUpdateInterval, minimumUpdateInterval), maximumUpdateInterval)
@@ -258,10 +257,6 @@ open class CMMotionManager: NSObject {
 // MARK: - Plumbing shared by the handler API and the async sequences
 
 extension CMMotionManager {
-  /// One over the source's highest rate, s: the source period assumed until samples show the real
-  /// one.
-  var nominalSourcePeriod: Double { minimumUpdateInterval }
-
   /// Starts `channel` on the accelerometer; returns `false` (doing nothing) without one.
   @discardableResult
   func connectAccelerometer(
@@ -300,14 +295,14 @@ extension CMMotionManager {
     make: @escaping @Sendable (MotionSample) -> Item?
   ) -> Bool {
     guard source.availableSensors.contains(sensor) else { return false }
-    let generation = channel.begin(sink: sink, nominalSourcePeriod: nominalSourcePeriod)
+    let generation = channel.begin(sink: sink, nominalSourcePeriod: minimumUpdateInterval)
     let subscription = source.subscribe(requestedSampleRate: 1 / channel.interval) { event in
       switch event {
       case .sample(let sample):
         guard sample.sensors.contains(sensor) else { return }
         channel.offer(timestamp: sample.timestamp, generation: generation) { make(sample) }
       case .failure(let failure):
-        channel.fail(NSError(CMErrorUnknown, description: failure.message), generation: generation)
+        channel.fail(NSError(failure), generation: generation)
       case .finished:
         channel.finish(generation: generation)
       }
@@ -327,7 +322,7 @@ extension CMMotionManager {
     if channel === deviceMotionChannel {
       settings.withLock { $0.attitudeReferenceFrame = frame }
     }
-    let generation = channel.begin(sink: sink, nominalSourcePeriod: nominalSourcePeriod)
+    let generation = channel.begin(sink: sink, nominalSourcePeriod: minimumUpdateInterval)
     let declination = frame == .xTrueNorthZVertical ? Self.currentDeclination() : nil
     let frames = Self.attitudeReferenceFrames(sensors: source.availableSensors, declination: declination)
     guard frame.isSingleFrame else {
@@ -354,7 +349,7 @@ extension CMMotionManager {
           aligner.deviceMotion(from: estimate)
         }
       case .failure(let failure):
-        channel.fail(NSError(CMErrorUnknown, description: failure.message), generation: generation)
+        channel.fail(NSError(failure), generation: generation)
       case .finished:
         channel.finish(generation: generation)
       }
@@ -387,6 +382,8 @@ extension CMMotionManager {
     return frames
   }
 
+  // MARK: Declination
+
   private static let declinationProviderStorage = Locked<(@Sendable () -> Double?)?>(nil)
 
   /// Hook for true north: returns the magnetic declination at the device's location in degrees,
@@ -401,5 +398,14 @@ extension CMMotionManager {
   static func currentDeclination() -> Double? {
     guard let value = declinationProvider?(), value.isFinite else { return nil }
     return value
+  }
+}
+
+extension SensorSource {
+  /// One over the source's highest sample rate, s (0.01 s for a source that reports no usable
+  /// rate): the shortest update interval and the sample spacing assumed until samples show it.
+  var shortestSamplePeriod: Double {
+    let rate = supportedSampleRates.upperBound
+    return rate > 0 && rate.isFinite ? 1 / rate : 0.01
   }
 }

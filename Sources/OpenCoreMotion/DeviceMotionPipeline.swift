@@ -66,8 +66,7 @@ final class DeviceMotionPipeline: @unchecked Sendable {
 
   private init(source: any SensorSource) {
     self.source = source
-    let rate = source.supportedSampleRates.upperBound
-    samplePeriod = rate > 0 && rate.isFinite ? 1 / rate : 0.01
+    samplePeriod = source.shortestSamplePeriod
     state = Locked(State(estimator: DeviceMotionEstimator(samplePeriod: samplePeriod)))
   }
 

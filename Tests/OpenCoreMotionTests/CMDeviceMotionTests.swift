@@ -43,16 +43,16 @@ final class CMDeviceMotionTests: XCTestCase {
     clock.advance(by: 0.1)
     let acceleration = try XCTUnwrap(manager.accelerometerData).acceleration
     // Exact synthetic data: only rounding.
-    XCTAssertVector(acceleration.simd, SIMD3(0, 0, -1), accuracy: 1e-12)
+    XCTAssertVector(acceleration.vector, SIMD3(0, 0, -1), accuracy: 1e-12)
 
     let motion = try XCTUnwrap(deviceMotion(Synthetic.still(Synthetic.faceUp, count: 20)).motions.last)
-    XCTAssertVector(motion.gravity.simd, SIMD3(0, 0, -1), accuracy: 1e-9)
-    XCTAssertVector(motion.userAcceleration.simd, .zero, accuracy: 1e-9)
+    XCTAssertVector(motion.gravity.vector, SIMD3(0, 0, -1), accuracy: 1e-9)
+    XCTAssertVector(motion.userAcceleration.vector, .zero, accuracy: 1e-9)
   }
 
   func testUprightPortraitReadsMinusOneGOnY() throws {
     let motion = try XCTUnwrap(deviceMotion(Synthetic.still(Synthetic.portrait, count: 20)).motions.last)
-    XCTAssertVector(motion.gravity.simd, SIMD3(0, -1, 0), accuracy: 1e-9)
+    XCTAssertVector(motion.gravity.vector, SIMD3(0, -1, 0), accuracy: 1e-9)
     XCTAssertEqual(motion.attitude.pitch, .pi / 2, accuracy: 1e-6)
   }
 
@@ -70,12 +70,12 @@ final class CMDeviceMotionTests: XCTestCase {
     manager.startDeviceMotionUpdates()
     clock.advance(by: 0.595)
     let raw = try XCTUnwrap(manager.accelerometerData).acceleration
-    XCTAssertVector(raw.simd, .zero, accuracy: 1e-12)
+    XCTAssertVector(raw.vector, .zero, accuracy: 1e-12)
     let motion = try XCTUnwrap(manager.deviceMotion)
     XCTAssertEqual(motion.timestamp, 1000.59, accuracy: 1e-9)
     // The filter ignores the zero-g samples for tilt, so gravity stays straight down.
-    XCTAssertVector(motion.gravity.simd, SIMD3(0, 0, -1), accuracy: 1e-6)
-    XCTAssertVector(motion.userAcceleration.simd, -motion.gravity.simd, accuracy: 1e-12)
+    XCTAssertVector(motion.gravity.vector, SIMD3(0, 0, -1), accuracy: 1e-6)
+    XCTAssertVector(motion.userAcceleration.vector, -motion.gravity.vector, accuracy: 1e-12)
   }
 
   func testRawAccelerationIsGravityPlusUserAcceleration() throws {
@@ -105,8 +105,8 @@ final class CMDeviceMotionTests: XCTestCase {
     XCTAssertEqual(pairs.count, 100)
     for (raw, motion) in pairs.all {
       XCTAssertVector(
-        motion.gravity.simd + motion.userAcceleration.simd, raw.acceleration.simd, accuracy: 1e-12)
-      XCTAssertEqual(motion.gravity.simd.length, 1, accuracy: 1e-12)
+        motion.gravity.vector + motion.userAcceleration.vector, raw.acceleration.vector, accuracy: 1e-12)
+      XCTAssertEqual(motion.gravity.vector.length, 1, accuracy: 1e-12)
     }
   }
 
@@ -118,7 +118,7 @@ final class CMDeviceMotionTests: XCTestCase {
     let motion = try XCTUnwrap(deviceMotion(samples).motions.last)
     // The baseline filter estimates bias only after 1.5 s of rest, so here bias ≈ 0 and the
     // rotation rate is the raw rate; the estimator's bias is what gets subtracted.
-    XCTAssertVector(motion.rotationRate.simd, bias, accuracy: 1e-12)
+    XCTAssertVector(motion.rotationRate.vector, bias, accuracy: 1e-12)
   }
 
   func testArbitraryFrameStartsAtZeroYawAndHasNegativeHeading() throws {
@@ -145,7 +145,7 @@ final class CMDeviceMotionTests: XCTestCase {
     XCTAssertEqual(motion.heading, 240, accuracy: 1e-4)
     XCTAssertNotEqual(motion.magneticField.accuracy, .high, "the baseline filter is uncalibrated")
     XCTAssertVector(
-      SIMD3(motion.magneticField.field.x, motion.magneticField.field.y, motion.magneticField.field.z),
+      motion.magneticField.field.vector,
       Quaternion.aboutZ(yaw).conjugate.act(on: Synthetic.earthField), accuracy: 1e-9)
   }
 
@@ -231,8 +231,8 @@ final class CMDeviceMotionTests: XCTestCase {
     for motion in result.motions {
       let q = motion.attitude.quaternion
       XCTAssertTrue([q.x, q.y, q.z, q.w, motion.heading].allSatisfy(\.isFinite))
-      XCTAssertTrue(motion.gravity.simd.isFinite && motion.userAcceleration.simd.isFinite)
-      XCTAssertTrue(motion.rotationRate.simd.isFinite)
+      XCTAssertTrue(motion.gravity.vector.isFinite && motion.userAcceleration.vector.isFinite)
+      XCTAssertTrue(motion.rotationRate.vector.isFinite)
     }
     XCTAssertFalse(result.motions.contains { abs($0.timestamp - 1000.1) < 1e-9 }, "NaN gyro sample")
   }

@@ -19,7 +19,7 @@ final class CMMotionManagerAsyncSequenceTests: XCTestCase {
     clock.advance(by: 5)
     var stamps: [Double] = []
     for await data in updates {
-      XCTAssertVector(data.acceleration.simd, SIMD3(0, -1, 0), accuracy: 1e-12)
+      XCTAssertVector(data.acceleration.vector, SIMD3(0, -1, 0), accuracy: 1e-12)
       stamps.append(data.timestamp)
     }
     XCTAssertEqual(stamps.count, 10)
@@ -118,19 +118,8 @@ final class CMMotionManagerAsyncSequenceTests: XCTestCase {
   }
 
   func testSourceFailureEndsTheSequenceWithCMErrorUnknown() async {
-    struct Broken: SampleStream {
-      var descriptor: StreamDescriptor {
-        StreamDescriptor(name: "broken", sensors: .nineAxis, nominalSampleRate: 100)
-      }
-      var count = 0
-      mutating func next() throws -> MotionSample? {
-        count += 1
-        if count > 3 { throw SourceFailure(.malformedData, "row 4: not a number") }
-        return Synthetic.sample(at: Double(count) / 100, earthFromSensor: .identity)
-      }
-    }
     let clock = VirtualClock()
-    let manager = CMMotionManager(source: StreamPlayer(Broken(), pacing: .virtual(clock)))
+    let manager = CMMotionManager(source: StreamPlayer(FailingStream(), pacing: .virtual(clock)))
     let updates = manager.deviceMotionUpdates()
     clock.advance(by: 1)
     var count = 0
@@ -161,7 +150,7 @@ final class CMMotionManagerThreadedPlaybackTests: XCTestCase {
     for await motion in manager.deviceMotionUpdates() {
       XCTAssertGreaterThan(motion.timestamp, lastTimestamp)
       lastTimestamp = motion.timestamp
-      XCTAssertVector(motion.gravity.simd, SIMD3(0, -1, 0), accuracy: 1e-6)
+      XCTAssertVector(motion.gravity.vector, SIMD3(0, -1, 0), accuracy: 1e-6)
       motionCount += 1
     }
     XCTAssertEqual(motionCount, 1000)

@@ -161,10 +161,10 @@ final class CMMotionManagerPushTests: XCTestCase {
     XCTAssertEqual(manager.gyroData?.timestamp ?? 0, expected, accuracy: 1e-9)
     XCTAssertEqual(manager.magnetometerData?.timestamp ?? 0, expected, accuracy: 1e-9)
     XCTAssertEqual(manager.deviceMotion?.timestamp ?? 0, expected, accuracy: 1e-9)
-    XCTAssertVector(manager.accelerometerData!.acceleration.simd, SIMD3(0, -1, 0), accuracy: 1e-12)
+    XCTAssertVector(manager.accelerometerData!.acceleration.vector, SIMD3(0, -1, 0), accuracy: 1e-12)
     let field = manager.magnetometerData!.magneticField
     XCTAssertVector(
-      SIMD3(field.x, field.y, field.z), Synthetic.portrait.conjugate.act(on: Synthetic.earthField),
+      field.vector, Synthetic.portrait.conjugate.act(on: Synthetic.earthField),
       accuracy: 1e-9)
 
     manager.stopAccelerometerUpdates()
@@ -243,19 +243,8 @@ final class CMMotionManagerPushTests: XCTestCase {
   }
 
   func testSourceFailureIsDeliveredAsCMError() {
-    struct Broken: SampleStream {
-      var descriptor: StreamDescriptor {
-        StreamDescriptor(name: "broken", sensors: .nineAxis, nominalSampleRate: 100)
-      }
-      var count = 0
-      mutating func next() throws -> MotionSample? {
-        count += 1
-        if count > 3 { throw SourceFailure(.malformedData, "line 4: not a number") }
-        return Synthetic.sample(at: Double(count) / 100, earthFromSensor: .identity)
-      }
-    }
     let clock = VirtualClock()
-    let manager = CMMotionManager(source: StreamPlayer(Broken(), pacing: .virtual(clock)))
+    let manager = CMMotionManager(source: StreamPlayer(FailingStream(), pacing: .virtual(clock)))
     let queue = makeSerialQueue()
     let errors = Collector<NSError>()
     let samples = Collector<Double>()

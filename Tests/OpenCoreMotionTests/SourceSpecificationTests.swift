@@ -140,7 +140,7 @@ final class ReplaySourceTests: XCTestCase {
     let manager = CMMotionManager(source: source)
     var stamps: [Double] = []
     for await data in manager.accelerometerUpdates() {
-      XCTAssertVector(data.acceleration.simd, SIMD3(0, 0, -1), accuracy: 1e-6)
+      XCTAssertVector(data.acceleration.vector, SIMD3(0, 0, -1), accuracy: 1e-6)
       stamps.append(data.timestamp)
     }
     XCTAssertEqual(stamps.count, 200)

@@ -102,10 +102,16 @@ func XCTAssertVector(
     line: line)
 }
 
-extension CMAcceleration {
-  var simd: SIMD3<Double> { SIMD3(x, y, z) }
-}
+/// A stream whose fourth read fails, like a recording with a malformed fourth row.
+struct FailingStream: SampleStream {
+  var descriptor: StreamDescriptor {
+    StreamDescriptor(name: "broken", sensors: .nineAxis, nominalSampleRate: 100)
+  }
+  private var count = 0
 
-extension CMRotationRate {
-  var simd: SIMD3<Double> { SIMD3(x, y, z) }
+  mutating func next() throws -> MotionSample? {
+    count += 1
+    if count > 3 { throw SourceFailure(.malformedData, "row 4: not a number") }
+    return Synthetic.sample(at: Double(count) / 100, earthFromSensor: .identity)
+  }
 }
