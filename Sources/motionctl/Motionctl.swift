@@ -13,6 +13,6 @@ struct Motionctl: ParsableCommand {
       Sources are chosen with COREMOTION_SOURCE (simulator[:SCENARIO], replay:PATH[?speed=N|max], \
       iio, none) or with a command's --source option.
       """,
-    subcommands: [ReplayCommand.self, SimulateCommand.self],
+    subcommands: [DemoCommand.self, ReplayCommand.self, SimulateCommand.self],
     defaultSubcommand: nil)
 }
