@@ -11,8 +11,8 @@ import Foundation
 /// |---|---|
 /// | unset, empty, `auto` | real hardware when a backend finds some, otherwise no sensors |
 /// | `none` | no sensors at all: every `is…Available` is `false` |
-/// | `simulator` | the simulator's default scenario, in real time |
-/// | `simulator:SCENARIO` | a named scenario |
+/// | `simulator` | the simulator's default scenario (`tour`), in real time |
+/// | `simulator:SCENARIO` | a built-in scenario by name, or a scenario JSON file (`….json`) |
 /// | `replay:PATH` | a recording, in real time on the recording's clock |
 /// | `replay:PATH?speed=N` | N times faster than recorded (N > 0, e.g. `0.5`, `4`) |
 /// | `replay:PATH?speed=max` | as fast as the consumers take samples |

@@ -154,3 +154,35 @@ private func writeRecording(_ samples: [MotionSample], to url: URL) throws {
   for sample in samples { try writer.append(sample) }
   try writer.finish()
 }
+
+/// `simulator:` through the real simulator.
+final class SimulatorSourceTests: XCTestCase {
+  func testSimulatedFaceUpScenarioReadsMinusOneG() async throws {
+    let source = try SourceFactory.makeSource(SourceSpecification(parsing: "simulator:faceUp?speed=max"))
+    XCTAssertTrue(source.availableSensors.isSuperset(of: .nineAxis), "\(source.availableSensors)")
+    let manager = CMMotionManager(source: source)
+    manager.deviceMotionUpdateInterval = 0.1
+    let updates = manager.deviceMotionUpdates()
+    var last: CMDeviceMotion?
+    var count = 0
+    for await motion in updates {
+      last = motion
+      count += 1
+    }
+    XCTAssertNil(updates.error)
+    XCTAssertGreaterThan(count, 50)
+    // Simulated noise: the fused gravity is within 0.02 g of straight down after 10 s at rest.
+    XCTAssertVector(try XCTUnwrap(last).gravity.vector, SIMD3(0, 0, -1), accuracy: 0.02)
+  }
+
+  func testUnknownScenarioNamesTheValidOnes() {
+    XCTAssertThrowsError(try SourceFactory.makeSource(.simulator(scenario: "moonwalk"))) { error in
+      XCTAssertTrue(error is SourceSpecificationError)
+      XCTAssertTrue("\(error)".contains("tour"), "\(error)")
+    }
+  }
+
+  func testDefaultScenarioExists() throws {
+    XCTAssertNoThrow(try SourceFactory.makeSource(.simulator(scenario: nil)))
+  }
+}
