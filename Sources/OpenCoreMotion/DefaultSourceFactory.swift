@@ -25,9 +25,8 @@ enum DefaultSourceFactory {
     try RecordingReader.open(url)
   }
 
-  /// The motion sensors the IIO backend finds (only `device` when given), or `nil` when there are
-  /// none.
-  static func discoverHardware(device: String?) throws -> (any SensorSource)? {
+  /// The motion sensors the IIO backend finds, or `nil` when there are none.
+  static func discoverHardware() throws -> (any SensorSource)? {
     nil
   }
 }

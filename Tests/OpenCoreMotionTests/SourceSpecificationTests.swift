@@ -24,8 +24,8 @@ final class SourceSpecificationTests: XCTestCase {
       ("replay:walk.csv?speed=4", .replay(path: "walk.csv", speed: .multiplier(4))),
       ("replay:walk.csv?speed=max", .replay(path: "walk.csv", speed: .asFastAsPossible)),
       ("replay:what?.csv?speed=max", .replay(path: "what?.csv", speed: .asFastAsPossible)),
-      ("iio", .iio(device: nil)),
-      ("iio:iio:device0", .iio(device: "iio:device0")),
+      ("iio", .iio),
+      ("IIO", .iio),
       (" none ", .none),
     ]
     for (text, expected) in cases {
@@ -37,7 +37,7 @@ final class SourceSpecificationTests: XCTestCase {
     let specifications: [SourceSpecification] = [
       .none, .automatic, .simulator(scenario: nil), .simulator(scenario: "walk", speed: .multiplier(3)),
       .replay(path: "/tmp/x.csv"), .replay(path: "a.csv", speed: .multiplier(0.25)),
-      .replay(path: "a.csv", speed: .asFastAsPossible), .iio(device: nil), .iio(device: "mpu6050"),
+      .replay(path: "a.csv", speed: .asFastAsPossible), .iio,
     ]
     for specification in specifications {
       XCTAssertEqual(try SourceSpecification(parsing: specification.description), specification)
@@ -57,7 +57,8 @@ final class SourceSpecificationTests: XCTestCase {
       ("replay:walk.csv?rate=2", "unknown option"),
       ("simulator:", "scenario name"),
       ("none:x", "takes no argument"),
-      ("iio:", "device name"),
+      ("iio:", "takes no argument"),
+      ("iio:iio:device0", "takes no argument"),
     ]
     for (text, fragment) in cases {
       XCTAssertThrowsError(try SourceSpecification(parsing: text), "“\(text)”") { error in
