@@ -6,11 +6,18 @@ import MotionSensors
 /// The one place where OpenCoreMotion reaches the concrete source implementations of other modules
 /// (simulator, recording readers, IIO hardware). ``SourceFactory`` calls only these.
 enum DefaultSourceFactory {
-  /// The simulator's stream for `scenario` (`nil` = its default scenario).
+  /// The scenario `simulator` without a name plays: the built-in tour of every kind of motion.
+  static let defaultScenarioName = "tour"
+
+  /// The simulator's stream for `scenario`: a built-in scenario name (case ignored), or the path of
+  /// a scenario JSON file (ending in `.json`); `nil` plays ``defaultScenarioName``.
   static func simulatorStream(scenario: String?) throws -> any SampleStream {
-    throw SourceSpecificationError(
-      text: "simulator" + (scenario.map { ":" + $0 } ?? ""),
-      problem: "the simulator is not part of this build yet")
+    let name = scenario ?? defaultScenarioName
+    if name.lowercased().hasSuffix(".json") {
+      let url = URL(fileURLWithPath: (name as NSString).expandingTildeInPath)
+      return SimulatedSensorStream(scenario: try Scenario.load(contentsOf: url))
+    }
+    return SimulatedSensorStream(scenario: try Scenario.named(name))
   }
 
   /// A reader over the recording at `url` (format detected from its header).
@@ -18,9 +25,8 @@ enum DefaultSourceFactory {
     try RecordingReader.open(url)
   }
 
-  /// The motion sensors the IIO backend finds (only `device` when given), or `nil` when there are
-  /// none.
-  static func discoverHardware(device: String?) throws -> (any SensorSource)? {
+  /// The motion sensors the IIO backend finds, or `nil` when there are none.
+  static func discoverHardware() throws -> (any SensorSource)? {
     nil
   }
 }

@@ -121,7 +121,8 @@ final class DeviceMotionPipeline: @unchecked Sendable {
       }
       if !stillWanted { subscription.cancel() }
     }
-    return SourceSubscription { [weak self] in self?.unsubscribe(id) }
+    // Strong: a consumer keeps the pipeline alive (an async sequence may outlive its manager).
+    return SourceSubscription { [self] in unsubscribe(id) }
   }
 
   private func unsubscribe(_ id: UInt64) {

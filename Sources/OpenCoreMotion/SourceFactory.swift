@@ -21,16 +21,12 @@ public enum SourceFactory {
     case .none:
       return EmptySensorSource()
     case .automatic:
-      return (try? DefaultSourceFactory.discoverHardware(device: nil)) ?? EmptySensorSource()
-    case .iio(let device):
-      let found = try wrapping(specification) {
-        try DefaultSourceFactory.discoverHardware(device: device)
-      }
+      return (try? DefaultSourceFactory.discoverHardware()) ?? EmptySensorSource()
+    case .iio:
+      let found = try wrapping(specification) { try DefaultSourceFactory.discoverHardware() }
       guard let found else {
         throw SourceSpecificationError(
-          text: specification.description,
-          problem: device.map { "no IIO motion sensor named `\($0)` was found" }
-            ?? "no IIO motion sensors were found")
+          text: specification.description, problem: "no IIO motion sensors were found")
       }
       return found
     case .simulator(let scenario, let speed):

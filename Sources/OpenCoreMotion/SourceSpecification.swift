@@ -11,12 +11,12 @@ import Foundation
 /// |---|---|
 /// | unset, empty, `auto` | real hardware when a backend finds some, otherwise no sensors |
 /// | `none` | no sensors at all: every `is…Available` is `false` |
-/// | `simulator` | the simulator's default scenario, in real time |
-/// | `simulator:SCENARIO` | a named scenario |
+/// | `simulator` | the simulator's default scenario (`tour`), in real time |
+/// | `simulator:SCENARIO` | a built-in scenario by name, or a scenario JSON file (`….json`) |
 /// | `replay:PATH` | a recording, in real time on the recording's clock |
 /// | `replay:PATH?speed=N` | N times faster than recorded (N > 0, e.g. `0.5`, `4`) |
 /// | `replay:PATH?speed=max` | as fast as the consumers take samples |
-/// | `iio`, `iio:DEVICE` | Linux Industrial I/O sensors (all found, or the named device) |
+/// | `iio` | Linux Industrial I/O sensors (every motion sensor the backend finds) |
 ///
 /// `?speed=` is also accepted after `simulator` and `simulator:SCENARIO`.
 public enum SourceSpecification: Hashable, Sendable, CustomStringConvertible {
@@ -28,8 +28,8 @@ public enum SourceSpecification: Hashable, Sendable, CustomStringConvertible {
   case simulator(scenario: String?, speed: PlaybackSpeed = .realTime)
   /// A recording file.
   case replay(path: String, speed: PlaybackSpeed = .realTime)
-  /// Linux IIO hardware, optionally one named device.
-  case iio(device: String?)
+  /// Linux IIO hardware.
+  case iio
 
   /// How fast a simulation or recording plays.
   public enum PlaybackSpeed: Hashable, Sendable, CustomStringConvertible {
@@ -82,10 +82,9 @@ public enum SourceSpecification: Hashable, Sendable, CustomStringConvertible {
       }
       self = .replay(path: path, speed: speed ?? .realTime)
     case "iio":
-      if let argument, argument.isEmpty {
-        throw Self.error(text, "the device name after `iio:` is empty")
-      }
-      self = .iio(device: argument)
+      // The backend picks and combines the devices itself (see LinuxIIO's configuration).
+      guard argument == nil else { throw Self.error(text, "`iio` takes no argument") }
+      self = .iio
     default:
       throw Self.error(text, "unknown source kind `\(kind)`")
     }
@@ -115,8 +114,8 @@ public enum SourceSpecification: Hashable, Sendable, CustomStringConvertible {
       return "simulator" + (scenario.map { ":" + $0 } ?? "") + Self.speedSuffix(speed)
     case .replay(let path, let speed):
       return "replay:" + path + Self.speedSuffix(speed)
-    case .iio(let device):
-      return "iio" + (device.map { ":" + $0 } ?? "")
+    case .iio:
+      return "iio"
     }
   }
 
@@ -177,7 +176,7 @@ public struct SourceSpecificationError: Error, Equatable, Sendable, CustomString
   /// The accepted forms, for messages.
   public static let acceptedForms =
     "none, auto, simulator, simulator:SCENARIO, replay:PATH, replay:PATH?speed=N, "
-    + "replay:PATH?speed=max, iio, iio:DEVICE"
+    + "replay:PATH?speed=max, iio"
 
   public var description: String {
     "invalid sensor source \"\(text)\": \(problem) (accepted: \(Self.acceptedForms))"

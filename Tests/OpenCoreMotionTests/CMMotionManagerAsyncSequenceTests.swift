@@ -95,6 +95,21 @@ final class CMMotionManagerAsyncSequenceTests: XCTestCase {
     manager.stopDeviceMotionUpdates()
   }
 
+  func testSequencesOutliveTheirManager() async {
+    let clock = VirtualClock()
+    let player = Synthetic.player(Synthetic.still(.identity, count: 30), clock: clock)
+    // The managers are temporaries, released before the first sample arrives.
+    let motions = CMMotionManager(source: player).deviceMotionUpdates()
+    let gyro = CMMotionManager(source: player).gyroUpdates()
+    clock.advance(by: 1)
+    var motionCount = 0
+    for await _ in motions { motionCount += 1 }
+    var gyroCount = 0
+    for await _ in gyro { gyroCount += 1 }
+    XCTAssertEqual(motionCount, 30)
+    XCTAssertEqual(gyroCount, 30)
+  }
+
   func testMissingSensorEndsWithNotAvailable() async {
     let manager = CMMotionManager(source: EmptySensorSource())
     let updates = manager.magnetometerUpdates()

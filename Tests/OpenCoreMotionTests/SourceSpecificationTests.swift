@@ -24,8 +24,8 @@ final class SourceSpecificationTests: XCTestCase {
       ("replay:walk.csv?speed=4", .replay(path: "walk.csv", speed: .multiplier(4))),
       ("replay:walk.csv?speed=max", .replay(path: "walk.csv", speed: .asFastAsPossible)),
       ("replay:what?.csv?speed=max", .replay(path: "what?.csv", speed: .asFastAsPossible)),
-      ("iio", .iio(device: nil)),
-      ("iio:iio:device0", .iio(device: "iio:device0")),
+      ("iio", .iio),
+      ("IIO", .iio),
       (" none ", .none),
     ]
     for (text, expected) in cases {
@@ -37,7 +37,7 @@ final class SourceSpecificationTests: XCTestCase {
     let specifications: [SourceSpecification] = [
       .none, .automatic, .simulator(scenario: nil), .simulator(scenario: "walk", speed: .multiplier(3)),
       .replay(path: "/tmp/x.csv"), .replay(path: "a.csv", speed: .multiplier(0.25)),
-      .replay(path: "a.csv", speed: .asFastAsPossible), .iio(device: nil), .iio(device: "mpu6050"),
+      .replay(path: "a.csv", speed: .asFastAsPossible), .iio,
     ]
     for specification in specifications {
       XCTAssertEqual(try SourceSpecification(parsing: specification.description), specification)
@@ -57,7 +57,8 @@ final class SourceSpecificationTests: XCTestCase {
       ("replay:walk.csv?rate=2", "unknown option"),
       ("simulator:", "scenario name"),
       ("none:x", "takes no argument"),
-      ("iio:", "device name"),
+      ("iio:", "takes no argument"),
+      ("iio:iio:device0", "takes no argument"),
     ]
     for (text, fragment) in cases {
       XCTAssertThrowsError(try SourceSpecification(parsing: text), "“\(text)”") { error in
@@ -153,4 +154,36 @@ private func writeRecording(_ samples: [MotionSample], to url: URL) throws {
   let writer = try RecordingWriter(url: url, descriptor: descriptor)
   for sample in samples { try writer.append(sample) }
   try writer.finish()
+}
+
+/// `simulator:` through the real simulator.
+final class SimulatorSourceTests: XCTestCase {
+  func testSimulatedFaceUpScenarioReadsMinusOneG() async throws {
+    let source = try SourceFactory.makeSource(SourceSpecification(parsing: "simulator:faceUp?speed=max"))
+    XCTAssertTrue(source.availableSensors.isSuperset(of: .nineAxis), "\(source.availableSensors)")
+    let manager = CMMotionManager(source: source)
+    manager.deviceMotionUpdateInterval = 0.1
+    let updates = manager.deviceMotionUpdates()
+    var last: CMDeviceMotion?
+    var count = 0
+    for await motion in updates {
+      last = motion
+      count += 1
+    }
+    XCTAssertNil(updates.error)
+    XCTAssertGreaterThan(count, 50)
+    // Simulated noise: the fused gravity is within 0.02 g of straight down after 10 s at rest.
+    XCTAssertVector(try XCTUnwrap(last).gravity.vector, SIMD3(0, 0, -1), accuracy: 0.02)
+  }
+
+  func testUnknownScenarioNamesTheValidOnes() {
+    XCTAssertThrowsError(try SourceFactory.makeSource(.simulator(scenario: "moonwalk"))) { error in
+      XCTAssertTrue(error is SourceSpecificationError)
+      XCTAssertTrue("\(error)".contains("tour"), "\(error)")
+    }
+  }
+
+  func testDefaultScenarioExists() throws {
+    XCTAssertNoThrow(try SourceFactory.makeSource(.simulator(scenario: nil)))
+  }
 }
