@@ -339,12 +339,11 @@ extension CMMotionManager {
       return true
     }
     let aligner = ReferenceFrameAligner(frame: frame, declination: declination ?? 0)
-    let needsMagneticHeading = frame.needsMagnetometer
     let subscription = pipeline.subscribe { event in
       switch event {
       case .estimate(let estimate):
-        // The magnetometer frames start once the filter has found north, not with a jump later.
-        if needsMagneticHeading, !estimate.hasMagneticHeading { return }
+        // Checked before pacing, so that the first update comes with the first usable estimate.
+        guard aligner.accepts(estimate) else { return }
         channel.offer(timestamp: estimate.timestamp, generation: generation) {
           aligner.deviceMotion(from: estimate)
         }
