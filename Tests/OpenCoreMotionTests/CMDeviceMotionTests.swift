@@ -260,6 +260,22 @@ final class CMDeviceMotionTests: XCTestCase {
     XCTAssertEqual(last.attitude.yaw, 0.5, accuracy: 1e-6)
   }
 
+  func testMagneticFramesStartWithTheFirstMagneticHeading() throws {
+    // The magnetometer starts 0.2 s after the other sensors.
+    let samples = (0..<60).map { i -> MotionSample in
+      var sample = Synthetic.sample(at: Double(i) / 100, earthFromSensor: .aboutZ(0.5))
+      if i < 20 { sample.magnetometer = nil }
+      return sample
+    }
+    let magnetic = deviceMotion(samples, frame: .xMagneticNorthZVertical)
+    let first = try XCTUnwrap(magnetic.motions.first)
+    XCTAssertEqual(first.timestamp, 0.2, accuracy: 1e-9)
+    XCTAssertEqual(first.attitude.yaw, 0.5, accuracy: 1e-9)
+    XCTAssertEqual(magnetic.motions.count, 40)
+    // The arbitrary frame does not wait.
+    XCTAssertEqual(deviceMotion(samples).motions.count, 60)
+  }
+
   func testManagersOfOneSourceShareOneFusionPipeline() {
     let clock = VirtualClock()
     let source = CountingSource(
