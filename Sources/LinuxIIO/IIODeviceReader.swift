@@ -360,7 +360,7 @@ final class IIODeviceReader {
           for entry in plan { slots[entry.slot] = Double(entry.type.decode(record, at: entry.offset)) }
           var timestamp = arrival
           if let element = timestampElement {
-            timestamp = Double(element.type.decode(record, at: element.offset)) * 1e-9 + clockOffset
+            timestamp = Double(element.type.decode(record, at: element.offset)) / 1e9 + clockOffset
           }
           samples.append(converter.sample(raw: UnsafeBufferPointer(slots), timestamp: timestamp))
           base += recordSize

@@ -122,6 +122,8 @@ final class IIOFIFOWriter {
 
   /// Opens `path` for writing once a reader has it open; throws after `timeout` seconds.
   init(path: String, timeout: Double = 2) throws {
+    // A write after the reader left must fail with EPIPE, not kill the process.
+    signal(SIGPIPE, SIG_IGN)
     let deadline = Date().addingTimeInterval(timeout)
     while true {
       fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
