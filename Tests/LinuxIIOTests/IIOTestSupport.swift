@@ -73,6 +73,8 @@ final class FaultInjectingSystem: IIOSystem, @unchecked Sendable {
   let writeFaults = Locked<[String: IIOSystemError]>([:])
   let readFaults = Locked<[String: IIOSystemError]>([:])
   let opens = Locked<[String]>([])
+  /// How many reads failed by injection.
+  let readFaultHits = Locked(0)
 
   /// Fails opens of paths ending in `suffix`.
   func failOpen(_ suffix: String, _ error: IIOSystemError) { openFaults.withLock { $0[suffix] = error } }
@@ -95,7 +97,10 @@ final class FaultInjectingSystem: IIOSystem, @unchecked Sendable {
   }
 
   override func readAttribute(_ path: String) -> Result<String, IIOSystemError> {
-    if let error = fault(readFaults, path) { return .failure(error) }
+    if let error = fault(readFaults, path) {
+      readFaultHits.withLock { $0 += 1 }
+      return .failure(error)
+    }
     return super.readAttribute(path)
   }
 }
