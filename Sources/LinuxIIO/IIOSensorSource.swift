@@ -46,7 +46,7 @@ public final class IIOSensorSource: SensorSource, @unchecked Sendable {
     var nextID: UInt64 = 0
     var isWorkerRunning = false
     var warnings: [String] = []
-    var warningHandler: (@Sendable (String) -> Void)?
+    var warningHandler: (@Sendable (String) -> Void)? = IIOSensorSource.logToStandardError
     var readModes: [String: IIOReadMode] = [:]
   }
 
@@ -154,7 +154,8 @@ public final class IIOSensorSource: SensorSource, @unchecked Sendable {
   /// first; the last 100 are kept.
   public var warnings: [String] { state.withLock { $0.warnings } }
 
-  /// Called with each new warning on the reader thread; nil keeps them in ``warnings`` only.
+  /// Called with each new warning on the reader thread. Default: a line on standard error
+  /// (`OpenCoreMotion: iio: …`); nil keeps them in ``warnings`` only.
   public var warningHandler: (@Sendable (String) -> Void)? {
     get { state.withLock { $0.warningHandler } }
     set { state.withLock { $0.warningHandler = newValue } }
@@ -210,6 +211,11 @@ public final class IIOSensorSource: SensorSource, @unchecked Sendable {
       let handlers = state.withLock { $0.subscribers.sorted { $0.key < $1.key }.map(\.value.handler) }
       for handler in handlers { handler(event) }
     }
+  }
+
+  /// The default ``warningHandler``.
+  public static let logToStandardError: @Sendable (String) -> Void = { message in
+    FileHandle.standardError.write(Data("OpenCoreMotion: \(message)\n".utf8))
   }
 
   func warn(_ message: String) {
