@@ -59,24 +59,39 @@ final class IIOFakeTree {
     scanElements: [ScanElement] = [], timestampClock: String = "realtime",
     currentTrigger: String? = nil
   ) throws -> String {
+    // Built aside and renamed into place, so a reader scanning the root never sees a
+    // half-written device (the kernel adds a device's attributes before announcing it).
     let path = devicePath(index)
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    try write(index, "name", name)
-    for (relative, value) in attributes { try write(index, relative, value) }
+    let staging = "\(base)/staging-\(index)"
+    func put(_ relative: String, _ value: String) throws {
+      try Self.writeFile("\(staging)/\(relative)", value)
+    }
+    try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+    try put("name", name)
+    for (relative, value) in attributes { try put(relative, value) }
     if !scanElements.isEmpty {
-      try write(index, "current_timestamp_clock", timestampClock)
-      try write(index, "buffer/enable", "0")
-      try write(index, "buffer/length", "2")
-      try write(index, "buffer/watermark", "1")
+      try put("current_timestamp_clock", timestampClock)
+      try put("buffer/enable", "0")
+      try put("buffer/length", "2")
+      try put("buffer/watermark", "1")
       for element in scanElements {
-        try write(index, "scan_elements/\(element.name)_en", element.enabled ? "1" : "0")
-        try write(index, "scan_elements/\(element.name)_index", String(element.index))
-        try write(index, "scan_elements/\(element.name)_type", element.type)
+        try put("scan_elements/\(element.name)_en", element.enabled ? "1" : "0")
+        try put("scan_elements/\(element.name)_index", String(element.index))
+        try put("scan_elements/\(element.name)_type", element.type)
       }
-      if let currentTrigger { try write(index, "trigger/current_trigger", currentTrigger) }
+      if let currentTrigger { try put("trigger/current_trigger", currentTrigger) }
       try makeFIFO(index)
     }
+    guard rename(staging, path) == 0 else {
+      throw IIOError.unreadable(path: path, reason: "rename failed (errno \(errno))")
+    }
     return path
+  }
+
+  private static func writeFile(_ path: String, _ value: String) throws {
+    try FileManager.default.createDirectory(
+      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try (value + "\n").write(toFile: path, atomically: false, encoding: .utf8)
   }
 
   /// Creates `trigger<index>` named `name`.
@@ -88,10 +103,7 @@ final class IIOFakeTree {
 
   /// Writes an attribute of device `index` (creating directories), newline-terminated.
   func write(_ index: Int, _ relative: String, _ value: String) throws {
-    let path = "\(devicePath(index))/\(relative)"
-    try FileManager.default.createDirectory(
-      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-    try (value + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+    try Self.writeFile("\(devicePath(index))/\(relative)", value)
   }
 
   /// Reads an attribute of device `index`, trimmed.
