@@ -4,11 +4,11 @@ import Foundation
 import MotionSensors
 
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #elseif canImport(Musl)
-import Musl
+  import Musl
 #elseif canImport(Darwin)
-import Darwin
+  import Darwin
 #endif
 
 /// A hook for the benchmark suite: the CPU cost of the buffered read path.
@@ -49,9 +49,13 @@ public enum IIOBenchmark {
   ///     (takes `records / rate` seconds).
   public static func replayBufferedStream(records: Int, rate: Double? = nil) throws -> Result {
     let tree = try IIOFakeTree()
-    let types = ["in_accel_x", "in_accel_y", "in_accel_z", "in_temp", "in_anglvel_x",
-                 "in_anglvel_y", "in_anglvel_z"]
-    var elements = types.enumerated().map { IIOFakeTree.ScanElement(name: $1, index: $0, type: "be:s16/16") }
+    let types = [
+      "in_accel_x", "in_accel_y", "in_accel_z", "in_temp", "in_anglvel_x",
+      "in_anglvel_y", "in_anglvel_z",
+    ]
+    var elements = types.enumerated().map {
+      IIOFakeTree.ScanElement(name: $1, index: $0, type: "be:s16/16")
+    }
     elements.append(.init(name: "in_timestamp", index: 7, type: "le:s64/64"))
     try tree.addDevice(
       index: 0, name: "mpu6050",
@@ -71,7 +75,8 @@ public enum IIOBenchmark {
     else { throw IIOError.unreadable(path: tree.sysfsRoot, reason: "fake device not found") }
     source.warningHandler = { _ in }
 
-    let layout = IIOScanLayout(elements.map { .init(name: $0.name, index: $0.index, type: IIOScanType(parsing: $0.type)!) })
+    let layout = IIOScanLayout(
+      elements.map { .init(name: $0.name, index: $0.index, type: IIOScanType(parsing: $0.type)!) })
     let delivered = Locked(0)
     let done = DispatchSemaphore(value: 0)
     let startCPU = processCPUSeconds()
@@ -105,7 +110,8 @@ public enum IIOBenchmark {
     writer.close()
     let count = delivered.withLock { $0 }
     if finished == .timedOut && count < records {
-      throw IIOError.unreadable(path: tree.nodePath(0), reason: "only \(count) of \(records) records arrived")
+      throw IIOError.unreadable(
+        path: tree.nodePath(0), reason: "only \(count) of \(records) records arrived")
     }
     return Result(records: records, delivered: count, cpuSeconds: cpu, wallSeconds: wall)
   }
@@ -114,9 +120,9 @@ public enum IIOBenchmark {
   static func processCPUSeconds() -> Double {
     var usage = rusage()
     #if os(Linux)
-    getrusage(RUSAGE_SELF.rawValue, &usage)
+      getrusage(RUSAGE_SELF.rawValue, &usage)
     #else
-    getrusage(RUSAGE_SELF, &usage)
+      getrusage(RUSAGE_SELF, &usage)
     #endif
     func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) * 1e-6 }
     return seconds(usage.ru_utime) + seconds(usage.ru_stime)

@@ -104,7 +104,8 @@ public struct IIOConfiguration: Sendable, Equatable {
     for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false)
       .enumerated()
     {
-      let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+      let line =
+        rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
         .first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
       if line.isEmpty { continue }
       let place = "\(origin):\(number + 1)"
@@ -126,7 +127,8 @@ public struct IIOConfiguration: Sendable, Equatable {
         fileSigns[device] = sign
       case "mode":
         guard device == "*", let mode = Mode(rawValue: parts[1]) else {
-          throw IIOError.invalidConfiguration("\(place): mode belongs in [*] as auto|buffered|polled")
+          throw IIOError.invalidConfiguration(
+            "\(place): mode belongs in [*] as auto|buffered|polled")
         }
         self.mode = mode
       default:

@@ -53,7 +53,10 @@ final class IIODeviceReader {
   private var restore: [(path: String, value: String)] = []
   private var bufferEnabled = false
 
-  init(device: IIODeviceInfo, kinds: [IIOChannelKind], configuration: IIOConfiguration, system: IIOSystem) {
+  init(
+    device: IIODeviceInfo, kinds: [IIOChannelKind], configuration: IIOConfiguration,
+    system: IIOSystem
+  ) {
     self.device = device
     self.kinds = kinds
     self.converter = IIOConverter(device: device, kinds: kinds, configuration: configuration)
@@ -170,11 +173,13 @@ final class IIODeviceReader {
     switch system.writeAttribute(path, value) {
     case .success: return
     case .failure(.busy):
-      throw .busy("\(device.displayName) is busy (another reader, e.g. iio-sensor-proxy, holds it: "
-        + "EBUSY on \(path))")
+      throw .busy(
+        "\(device.displayName) is busy (another reader, e.g. iio-sensor-proxy, holds it: "
+          + "EBUSY on \(path))")
     case .failure(.permissionDenied): throw .permissionDenied(path: path)
     case .failure(.gone): throw .disconnected("\(device.displayName) is gone (\(path))")
-    case .failure(let error): throw .other("\(device.displayName): writing \(path): \(error.phrase)")
+    case .failure(let error):
+      throw .other("\(device.displayName): writing \(path): \(error.phrase)")
     }
   }
 
@@ -197,8 +202,9 @@ final class IIODeviceReader {
       }
       timestampClock = readText(clockPath) ?? "realtime"
       if system.clockTime(named: timestampClock) == nil {
-        warnings.append("\(device.displayName): unknown timestamp clock \(timestampClock); using "
-          + "arrival times")
+        warnings.append(
+          "\(device.displayName): unknown timestamp clock \(timestampClock); using "
+            + "arrival times")
       }
     } else {
       timestampClock = "realtime"  // Kernels before 4.5 stamp with the wall clock.
@@ -250,8 +256,9 @@ final class IIODeviceReader {
     switch system.openDevice(device.devicePath) {
     case .success(let descriptor): fd = descriptor
     case .failure(.busy):
-      throw .busy("\(device.displayName) is busy (EBUSY opening \(device.devicePath): another "
-        + "reader, e.g. iio-sensor-proxy, has it open)")
+      throw .busy(
+        "\(device.displayName) is busy (EBUSY opening \(device.devicePath): another "
+          + "reader, e.g. iio-sensor-proxy, has it open)")
     case .failure(.permissionDenied): throw .permissionDenied(path: device.devicePath)
     case .failure(.gone): throw .disconnected("\(device.devicePath) is gone")
     case .failure(let error): throw .other("opening \(device.devicePath): \(error.phrase)")
@@ -320,9 +327,11 @@ final class IIODeviceReader {
       case .failure(.wouldBlock):
         break
       case .failure(.gone):
-        return .failed(.disconnected("\(device.displayName) is gone (read from \(device.devicePath))"))
+        return .failed(
+          .disconnected("\(device.displayName) is gone (read from \(device.devicePath))"))
       case .failure(let error):
-        return .failed(.other("\(device.displayName): reading \(device.devicePath): \(error.phrase)"))
+        return .failed(
+          .other("\(device.displayName): reading \(device.devicePath): \(error.phrase)"))
       }
       return .samples(samples, endOfFile: endOfFile)
     }
@@ -357,7 +366,9 @@ final class IIODeviceReader {
         var base = 0
         while base < complete {
           let record = UnsafeRawBufferPointer(rebasing: bytes[base..<(base + recordSize)])
-          for entry in plan { slots[entry.slot] = Double(entry.type.decode(record, at: entry.offset)) }
+          for entry in plan {
+            slots[entry.slot] = Double(entry.type.decode(record, at: entry.offset))
+          }
           var timestamp = arrival
           if let element = timestampElement {
             timestamp = Double(element.type.decode(record, at: element.offset)) / 1e9 + clockOffset
@@ -383,11 +394,13 @@ final class IIODeviceReader {
         }
         values[slot] = value
       case .failure(.busy):
-        throw .busy("\(device.displayName) is busy (EBUSY reading \(attribute): another reader "
-          + "has its buffer enabled)")
+        throw .busy(
+          "\(device.displayName) is busy (EBUSY reading \(attribute): another reader "
+            + "has its buffer enabled)")
       case .failure(.permissionDenied): throw .permissionDenied(path: path)
       case .failure(.gone): throw .disconnected("\(device.displayName) is gone (\(path))")
-      case .failure(let error): throw .other("\(device.displayName): reading \(path): \(error.phrase)")
+      case .failure(let error):
+        throw .other("\(device.displayName): reading \(path): \(error.phrase)")
       }
     }
     let timestamp = system.bootTime()

@@ -65,7 +65,9 @@ struct IIODiscovery {
     var channels: [IIOChannelInfo] = []
     var seen: Set<String> = []
     for file in files {
-      guard let parsed = Self.parseValueAttribute(file), !seen.contains(parsed.stem) else { continue }
+      guard let parsed = Self.parseValueAttribute(file), !seen.contains(parsed.stem) else {
+        continue
+      }
       // Prefer the raw value when both `_raw` and `_input` exist (its scale is explicit).
       let isProcessed = parsed.suffix == "input"
       if isProcessed, fileSet.contains("\(parsed.stem)_raw") { continue }
@@ -205,7 +207,8 @@ struct IIODiscovery {
       notes.append("ignored unparsable \(stem)_index")
       return
     }
-    guard let typeText = text("\(directory)/\(stem)_type"), let type = IIOScanType(parsing: typeText)
+    guard let typeText = text("\(directory)/\(stem)_type"),
+      let type = IIOScanType(parsing: typeText)
     else {
       notes.append("ignored unknown scan format in \(stem)_type")
       return
@@ -217,7 +220,8 @@ struct IIODiscovery {
   private func samplingControl(
     _ path: String, _ attribute: String, kind: IIOChannelKind?, _ files: Set<String>
   ) -> IIOSamplingControl {
-    let available = files.contains("\(attribute)_available")
+    let available =
+      files.contains("\(attribute)_available")
       ? text("\(path)/\(attribute)_available").flatMap(IIOFrequencySet.init(parsing:)) : nil
     return IIOSamplingControl(
       attribute: attribute, kind: kind, current: text("\(path)/\(attribute)").flatMap(Double.init),

@@ -3,11 +3,11 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #elseif canImport(Musl)
-import Musl
+  import Musl
 #elseif canImport(Darwin)
-import Darwin
+  import Darwin
 #endif
 
 /// A fake IIO sysfs tree and `/dev` directory in a temporary directory, with FIFOs standing in for

@@ -14,8 +14,9 @@ public enum IIOFrequencySet: Hashable, Sendable, CustomStringConvertible {
   public init?(parsing text: String) {
     let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
     if trimmed.hasPrefix("[") && trimmed.hasSuffix("]") {
-      let numbers = trimmed.dropFirst().dropLast().split(whereSeparator: { $0 == " " || $0 == "\t" })
-        .compactMap { Double($0) }
+      let numbers = trimmed.dropFirst().dropLast().split(whereSeparator: { $0 == " " || $0 == "\t" }
+      )
+      .compactMap { Double($0) }
       guard numbers.count == 3, numbers[0] <= numbers[2], numbers[1] >= 0 else { return nil }
       self = .range(minimum: numbers[0], step: numbers[1], maximum: numbers[2])
       return

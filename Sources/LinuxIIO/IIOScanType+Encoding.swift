@@ -25,7 +25,8 @@ extension IIOScanLayout {
   func pack(_ values: [String: Int64], garbage: UInt64 = 0) -> [UInt8] {
     var record = [UInt8](repeating: 0, count: recordSize)
     for element in elements {
-      element.type.encode(values[element.name] ?? 0, into: &record, at: element.offset, garbage: garbage)
+      element.type.encode(
+        values[element.name] ?? 0, into: &record, at: element.offset, garbage: garbage)
     }
     return record
   }

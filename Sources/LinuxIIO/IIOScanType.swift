@@ -120,6 +120,7 @@ public struct IIOScanType: Hashable, Sendable, CustomStringConvertible {
         word |= ~((UInt64(1) << UInt64(realBits)) &- 1)
       }
     }
-    return isSigned ? Int64(bitPattern: word) : Int64(truncatingIfNeeded: min(word, UInt64(Int64.max)))
+    return isSigned
+      ? Int64(bitPattern: word) : Int64(truncatingIfNeeded: min(word, UInt64(Int64.max)))
   }
 }

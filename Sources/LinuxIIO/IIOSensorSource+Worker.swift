@@ -4,11 +4,11 @@ import Foundation
 import MotionSensors
 
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #elseif canImport(Musl)
-import Musl
+  import Musl
 #elseif canImport(Darwin)
-import Darwin
+  import Darwin
 #endif
 
 extension IIOSensorSource {
@@ -107,8 +107,9 @@ extension IIOSensorSource {
       deliver([.failure(IIOError.permissionDenied(path: path).sourceFailure)])
     case .disconnected(let message):
       deliver([
-        .failure(SourceFailure(
-          .disconnected, "iio: \(message); waiting for \(slot.displayName) to come back"))
+        .failure(
+          SourceFailure(
+            .disconnected, "iio: \(message); waiting for \(slot.displayName) to come back"))
       ])
       slot.retryAt = now + configuration.recoveryInterval
     case .other(let message):
@@ -120,9 +121,12 @@ extension IIOSensorSource {
   private func retry(_ slot: Slot, rate: Double) {
     let device = slot.assignment.device
     let discovery = IIODiscovery(sysfsRoot: sysfsRoot, devRoot: devRoot, system: system)
-    guard let found = discovery.devices(named: device.name, label: device.label).first(where: { candidate in
-      slot.assignment.kinds.allSatisfy { !candidate.channels(of: $0).isEmpty }
-    }) else {
+    guard
+      let found = discovery.devices(named: device.name, label: device.label).first(where: {
+        candidate in
+        slot.assignment.kinds.allSatisfy { !candidate.channels(of: $0).isEmpty }
+      })
+    else {
       slot.retryAt = system.bootTime() + configuration.recoveryInterval
       return
     }
@@ -131,7 +135,8 @@ extension IIOSensorSource {
     start(slot, rate: rate)
     if slot.reader != nil {
       slot.busyReported = false
-      warn("iio: \(found.displayName) is \(wasBusy ? "free again" : "back") (\(found.directoryName))")
+      warn(
+        "iio: \(found.displayName) is \(wasBusy ? "free again" : "back") (\(found.directoryName))")
     }
   }
 
@@ -157,7 +162,9 @@ extension IIOSensorSource {
       }
     }
     let now = system.bootTime()
-    let timeout = deadline.isFinite ? Int32(Swift.min(Swift.max(0, (deadline - now) * 1000).rounded(.up), 1000)) : 1000
+    let timeout =
+      deadline.isFinite
+      ? Int32(Swift.min(Swift.max(0, (deadline - now) * 1000).rounded(.up), 1000)) : 1000
     let revents = system.waitForInput(descriptors, timeoutMilliseconds: timeout)
     if revents.first.map({ $0 != 0 }) == true { system.drain(wakePipe.read) }
     var bySlot: [ObjectIdentifier: Int16] = [:]

@@ -170,7 +170,8 @@ public final class IIOSensorSource: SensorSource, @unchecked Sendable {
     requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
   ) -> SourceSubscription {
     let rate = Swift.min(
-      Swift.max(requestedSampleRate.isFinite ? requestedSampleRate : 0, supportedSampleRates.lowerBound),
+      Swift.max(
+        requestedSampleRate.isFinite ? requestedSampleRate : 0, supportedSampleRates.lowerBound),
       supportedSampleRates.upperBound)
     let (id, launch) = state.withLock { s -> (UInt64, Bool) in
       s.nextID += 1
@@ -208,7 +209,9 @@ public final class IIOSensorSource: SensorSource, @unchecked Sendable {
     defer { deliveryLock.unlock() }
     for event in events {
       // Re-read per event: a handler may cancel a subscription in between.
-      let handlers = state.withLock { $0.subscribers.sorted { $0.key < $1.key }.map(\.value.handler) }
+      let handlers = state.withLock {
+        $0.subscribers.sorted { $0.key < $1.key }.map(\.value.handler)
+      }
       for handler in handlers { handler(event) }
     }
   }

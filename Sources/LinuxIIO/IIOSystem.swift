@@ -4,11 +4,11 @@ import Foundation
 import MotionSensors
 
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #elseif canImport(Musl)
-import Musl
+  import Musl
 #elseif canImport(Darwin)
-import Darwin
+  import Darwin
 #endif
 
 /// Why an operating-system call on an IIO file failed, sorted into the cases the backend reacts to.
@@ -104,7 +104,9 @@ class IIOSystem: @unchecked Sendable {
   }
 
   /// Reads up to `count` bytes into `buffer`; `.success(0)` is end of file.
-  func readDevice(_ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int) -> Result<Int, IIOSystemError> {
+  func readDevice(_ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int) -> Result<
+    Int, IIOSystemError
+  > {
     while true {
       let result = read(fd, buffer, count)
       if result >= 0 { return .success(result) }
@@ -161,22 +163,22 @@ class IIOSystem: @unchecked Sendable {
   /// `tai`), or nil when it is unknown here.
   func clockTime(named name: String) -> Double? {
     #if os(Linux)
-    let id: clockid_t
-    switch name {
-    case "realtime": id = CLOCK_REALTIME
-    case "monotonic": id = CLOCK_MONOTONIC
-    case "monotonic_raw": id = CLOCK_MONOTONIC_RAW
-    case "realtime_coarse": id = CLOCK_REALTIME_COARSE
-    case "monotonic_coarse": id = CLOCK_MONOTONIC_COARSE
-    case "boottime": id = CLOCK_BOOTTIME
-    case "tai": id = CLOCK_TAI
-    default: return nil
-    }
-    var ts = timespec()
-    guard clock_gettime(id, &ts) == 0 else { return nil }
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+      let id: clockid_t
+      switch name {
+      case "realtime": id = CLOCK_REALTIME
+      case "monotonic": id = CLOCK_MONOTONIC
+      case "monotonic_raw": id = CLOCK_MONOTONIC_RAW
+      case "realtime_coarse": id = CLOCK_REALTIME_COARSE
+      case "monotonic_coarse": id = CLOCK_MONOTONIC_COARSE
+      case "boottime": id = CLOCK_BOOTTIME
+      case "tai": id = CLOCK_TAI
+      default: return nil
+      }
+      var ts = timespec()
+      guard clock_gettime(id, &ts) == 0 else { return nil }
+      return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
     #else
-    return name == "boottime" ? bootTime() : nil
+      return name == "boottime" ? bootTime() : nil
     #endif
   }
 

@@ -62,7 +62,8 @@ final class IIOAttributeParsingTests: XCTestCase {
   }
 
   func testConfigurationSignPrecedence() throws {
-    let mpu = IIODeviceInfo(name: "mpu6050", directoryName: "iio:device0", sysfsPath: "", devicePath: "")
+    let mpu = IIODeviceInfo(
+      name: "mpu6050", directoryName: "iio:device0", sysfsPath: "", devicePath: "")
     let hid = IIODeviceInfo(
       name: "accel_3d", label: "accel-display", directoryName: "iio:device1", sysfsPath: "",
       devicePath: "")
@@ -96,7 +97,8 @@ final class IIOAttributeParsingTests: XCTestCase {
     XCTAssertThrowsError(try configuration.apply(signList: "mpu6050:2"))
     XCTAssertThrowsError(try configuration.apply(fileContents: "[x]\naccel_sign = 0"))
     XCTAssertThrowsError(try configuration.apply(fileContents: "accel_sign = 1"))
-    XCTAssertThrowsError(try configuration.apply(fileContents: "[x]\nmount_matrix = 0,0,0;0,1,0;0,0,1"))
+    XCTAssertThrowsError(
+      try configuration.apply(fileContents: "[x]\nmount_matrix = 0,0,0;0,1,0;0,0,1"))
   }
 
   func testConfigurationFromEnvironment() throws {

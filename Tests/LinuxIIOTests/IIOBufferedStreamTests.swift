@@ -94,17 +94,25 @@ final class IIOBufferedStreamTests: XCTestCase {
 
     for (index, type) in [(0, "accel"), (1, "anglvel"), (2, "magn")] {
       XCTAssertEqual(tree.read(index, "in_\(type)_sampling_frequency"), "100")
-      XCTAssertEqual(tree.read(index, "trigger/current_trigger"), "\(["accel_3d", "gyro_3d", "magn_3d"][index])-dev\(index)")
+      XCTAssertEqual(
+        tree.read(index, "trigger/current_trigger"),
+        "\(["accel_3d", "gyro_3d", "magn_3d"][index])-dev\(index)")
     }
     let ns: Int64 = 7_000_000_000
-    writers[0].write(Fixtures.hidLayout("accel").pack(
-      ["in_accel_x": -39, "in_accel_y": -937, "in_accel_z": -378, "in_timestamp": ns],
-      garbage: 0xfe7f))
-    writers[1].write(Fixtures.hidLayout("anglvel").pack(
-      ["in_anglvel_x": 100, "in_anglvel_y": -100, "in_anglvel_z": 0, "in_timestamp": ns + 1_000_000],
-      garbage: 0xfc69))
-    writers[2].write(Fixtures.hidLayout("magn").pack(
-      ["in_magn_x": 250, "in_magn_y": -120, "in_magn_z": -400, "in_timestamp": ns + 2_000_000]))
+    writers[0].write(
+      Fixtures.hidLayout("accel").pack(
+        ["in_accel_x": -39, "in_accel_y": -937, "in_accel_z": -378, "in_timestamp": ns],
+        garbage: 0xfe7f))
+    writers[1].write(
+      Fixtures.hidLayout("anglvel").pack(
+        [
+          "in_anglvel_x": 100, "in_anglvel_y": -100, "in_anglvel_z": 0,
+          "in_timestamp": ns + 1_000_000,
+        ],
+        garbage: 0xfc69))
+    writers[2].write(
+      Fixtures.hidLayout("magn").pack(
+        ["in_magn_x": 250, "in_magn_y": -120, "in_magn_z": -400, "in_timestamp": ns + 2_000_000]))
     XCTAssertTrue(collector.waitForSamples(3))
     subscription.cancel()
 
@@ -138,10 +146,11 @@ final class IIOBufferedStreamTests: XCTestCase {
     XCTAssertEqual(tree.read(2, "in_accel_sampling_frequency"), "100")
     XCTAssertEqual(tree.read(2, "in_anglvel_sampling_frequency"), "100")
 
-    writer.write(Fixtures.bmiLayout().pack([
-      "in_anglvel_x": 100, "in_anglvel_y": -200, "in_anglvel_z": 300,
-      "in_accel_x": 1000, "in_accel_y": 2000, "in_accel_z": 16384, "in_timestamp": 1_500_000_000,
-    ]))
+    writer.write(
+      Fixtures.bmiLayout().pack([
+        "in_anglvel_x": 100, "in_anglvel_y": -200, "in_anglvel_z": 300,
+        "in_accel_x": 1000, "in_accel_y": 2000, "in_accel_z": 16384, "in_timestamp": 1_500_000_000,
+      ]))
     XCTAssertTrue(collector.waitForSamples(1))
     subscription.cancel()
     let sample = try XCTUnwrap(collector.samples.first)
@@ -183,7 +192,9 @@ final class IIOBufferedStreamTests: XCTestCase {
     let b = source.subscribe(requestedSampleRate: 100, second.handler)
     let writer = try IIOFIFOWriter(path: tree.nodePath(0))
     let layout = Fixtures.mpuLayout()
-    for n in 0..<5 { writer.write(layout.pack(["in_accel_z": Int64(n), "in_timestamp": Int64(n)])) }
+    for n in 0..<5 {
+      writer.write(layout.pack(["in_accel_z": Int64(n), "in_timestamp": Int64(n)]))
+    }
     XCTAssertTrue(first.waitForSamples(5))
     XCTAssertTrue(second.waitForSamples(5))
     XCTAssertEqual(first.samples, second.samples)

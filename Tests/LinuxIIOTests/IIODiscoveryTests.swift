@@ -7,7 +7,8 @@ import XCTest
 
 final class IIODiscoveryTests: XCTestCase {
   private func discover(_ tree: IIOFakeTree) throws -> [IIODeviceInfo] {
-    try IIODiscovery(sysfsRoot: tree.sysfsRoot, devRoot: tree.devRoot, system: IIOSystem()).devices()
+    try IIODiscovery(sysfsRoot: tree.sysfsRoot, devRoot: tree.devRoot, system: IIOSystem())
+      .devices()
   }
 
   func testMpu6050IsOneDeviceWithAccelerometerGyroscopeAndTemperature() throws {
@@ -34,8 +35,10 @@ final class IIODiscoveryTests: XCTestCase {
     XCTAssertEqual(mpu.timestampClock, "realtime")
     // The listing shows the facts motionctl needs.
     let listing = mpu.description
-    for fact in ["mpu6050", "0.000598", "0, 1, 0; -1, 0, 0; 0, 0, -1", "10 20 50 100 200 500",
-                 "/iio:device0"] {
+    for fact in [
+      "mpu6050", "0.000598", "0, 1, 0; -1, 0, 0; 0, 0, -1", "10 20 50 100 200 500",
+      "/iio:device0",
+    ] {
       XCTAssertTrue(listing.contains(fact), "listing lacks \(fact):\n\(listing)")
     }
   }
@@ -46,7 +49,8 @@ final class IIODiscoveryTests: XCTestCase {
     let devices = try discover(tree)
     XCTAssertEqual(devices.map(\.name), ["accel_3d", "gyro_3d", "magn_3d"])
     XCTAssertEqual(devices.map(\.sensors), [.accelerometer, .gyroscope, .magnetometer])
-    XCTAssertEqual(devices[0].samplingControl(for: .accelerometer)?.attribute, "in_accel_sampling_frequency")
+    XCTAssertEqual(
+      devices[0].samplingControl(for: .accelerometer)?.attribute, "in_accel_sampling_frequency")
     XCTAssertEqual(devices[0].channels(of: .accelerometer).first?.scanType?.storageBits, 32)
     let assignments = IIOAssignment.assign(devices)
     XCTAssertEqual(assignments.map(\.device.name), ["accel_3d", "gyro_3d", "magn_3d"])
@@ -72,8 +76,10 @@ final class IIODiscoveryTests: XCTestCase {
     for (index, label) in [(0, "accel-base"), (1, "accel-display")] {
       try tree.addDevice(
         index: index, name: "accel_3d",
-        attributes: ["label": label, "in_accel_x_raw": "0", "in_accel_y_raw": "0",
-                     "in_accel_z_raw": "0", "in_accel_scale": "0.009807"])
+        attributes: [
+          "label": label, "in_accel_x_raw": "0", "in_accel_y_raw": "0",
+          "in_accel_z_raw": "0", "in_accel_scale": "0.009807",
+        ])
     }
     let assignments = IIOAssignment.assign(try discover(tree))
     XCTAssertEqual(assignments.map(\.device.label), ["accel-display"])
@@ -85,22 +91,26 @@ final class IIODiscoveryTests: XCTestCase {
     let tree = try IIOFakeTree()
     XCTAssertNil(try Fixtures.sourceOrNil(tree), "empty root")
     // A SoC thermometer and an ADC are not motion sensors.
-    try tree.addDevice(index: 0, name: "sun4i-gpadc", attributes: ["in_temp_raw": "2000", "in_voltage0_raw": "5"])
+    try tree.addDevice(
+      index: 0, name: "sun4i-gpadc", attributes: ["in_temp_raw": "2000", "in_voltage0_raw": "5"])
     XCTAssertNil(try Fixtures.sourceOrNil(tree))
     // A missing root is "no IIO here", not an error.
     XCTAssertNil(
       try IIOSensorSource.discover(
-        sysfsRoot: tree.base + "/nonexistent", devRoot: tree.devRoot, configuration: IIOConfiguration()))
+        sysfsRoot: tree.base + "/nonexistent", devRoot: tree.devRoot,
+        configuration: IIOConfiguration()))
   }
 
   func testPerAxisScaleAndOffsetWinOverSharedOnes() throws {
     let tree = try IIOFakeTree()
     try tree.addDevice(
       index: 0, name: "lis3mdl",
-      attributes: ["in_magn_x_raw": "100", "in_magn_y_raw": "200", "in_magn_z_raw": "300",
-                   "in_magn_scale": "0.000146", "in_magn_z_scale": "0.000200",
-                   "in_magn_offset": "-10", "in_magn_x_calibbias": "50",
-                   "in_magn_mount_matrix": "1, 0, 0; 0, 1, 0; 0, 0, 1"])
+      attributes: [
+        "in_magn_x_raw": "100", "in_magn_y_raw": "200", "in_magn_z_raw": "300",
+        "in_magn_scale": "0.000146", "in_magn_z_scale": "0.000200",
+        "in_magn_offset": "-10", "in_magn_x_calibbias": "50",
+        "in_magn_mount_matrix": "1, 0, 0; 0, 1, 0; 0, 0, 1",
+      ])
     let magn = try XCTUnwrap(discover(tree).first).channels(of: .magnetometer)
     XCTAssertEqual(magn.map(\.scale), [0.000146, 0.000146, 0.000200])
     XCTAssertEqual(magn.map(\.offset), [-10, -10, -10])

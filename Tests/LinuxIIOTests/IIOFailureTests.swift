@@ -165,7 +165,8 @@ final class IIOFailureTests: XCTestCase {
     XCTAssertEqual(collector.samples.last?.timestamp, 2)
     XCTAssertEqual(collector.samples.last?.accelerometer?.z ?? 0, 2 * mpuScale, accuracy: 1e-12)
     XCTAssertEqual(tree.read(4, "buffer/enable"), "1")
-    XCTAssertTrue(source.warnings.contains { $0.contains("back (iio:device4)") }, "\(source.warnings)")
+    XCTAssertTrue(
+      source.warnings.contains { $0.contains("back (iio:device4)") }, "\(source.warnings)")
   }
 
   /// A polled device disappears and comes back the same way.
@@ -187,7 +188,8 @@ final class IIOFailureTests: XCTestCase {
     let before = collector.samples.count
     // A bme680 before Linux 6.10 reported hPa; the magnitude gives it away.
     try tree.addDevice(
-      index: 0, name: "bmp280", attributes: ["in_pressure_input": "1013.25", "in_temp_input": "20000"])
+      index: 0, name: "bmp280",
+      attributes: ["in_pressure_input": "1013.25", "in_temp_input": "20000"])
     XCTAssertTrue(collector.waitForSamples(before + 1))
     XCTAssertEqual(collector.samples.last!.pressure!, 101.325, accuracy: 1e-9)
   }
@@ -213,6 +215,7 @@ final class IIOFailureTests: XCTestCase {
     let rotated = SIMD3(-v.y, v.x, v.z)
     assertClose(collector.samples[0].accelerometer, -rotated, tolerance: 1e-12)
     let g = SIMD3<Double>(10, -20, 30) * 0.001064724
-    assertClose(collector.samples[0].gyroscope, SIMD3(-g.y, g.x, g.z), tolerance: 1e-12, "no sign on gyro")
+    assertClose(
+      collector.samples[0].gyroscope, SIMD3(-g.y, g.x, g.z), tolerance: 1e-12, "no sign on gyro")
   }
 }

@@ -72,7 +72,9 @@ final class IIOScanFormatTests: XCTestCase {
     XCTAssertEqual(bytes.count, 24)
     let layout = Fixtures.hidLayout("accel")
     XCTAssertEqual(layout.recordSize, 24)
-    let decoded = bytes.withUnsafeBytes { raw in layout.elements.map { $0.type.decode(raw, at: $0.offset) } }
+    let decoded = bytes.withUnsafeBytes { raw in
+      layout.elements.map { $0.type.decode(raw, at: $0.offset) }
+    }
     XCTAssertEqual(Array(decoded.prefix(3)), [103, -919, -385])
     XCTAssertEqual(decoded[3], 1_611_158_408_465_252_814)
   }
@@ -84,7 +86,8 @@ final class IIOScanFormatTests: XCTestCase {
       let type = try XCTUnwrap(IIOScanType(parsing: text))
       for _ in 0..<200 {
         let span = Int64(1) << Int64(type.realBits - 1)
-        let value = type.isSigned
+        let value =
+          type.isSigned
           ? Int64(rng.next() % UInt64(2 * span)) - span : Int64(rng.next() % UInt64(2 * span))
         var bytes = [UInt8](repeating: 0, count: type.byteCount)
         type.encode(value, into: &bytes, at: 0, garbage: rng.next())
@@ -147,7 +150,8 @@ final class IIOScanLayoutTests: XCTestCase {
 
     // bmi160: gyro precedes accel because of its lower scan indexes.
     let bmi = Fixtures.bmiLayout()
-    XCTAssertEqual(bmi.elements.prefix(3).map(\.name), ["in_anglvel_x", "in_anglvel_y", "in_anglvel_z"])
+    XCTAssertEqual(
+      bmi.elements.prefix(3).map(\.name), ["in_anglvel_x", "in_anglvel_y", "in_anglvel_z"])
     XCTAssertEqual(bmi.element(named: "in_accel_x")?.offset, 6)
     XCTAssertEqual(bmi.element(named: "in_timestamp")?.offset, 16)
     XCTAssertEqual(bmi.recordSize, 24)

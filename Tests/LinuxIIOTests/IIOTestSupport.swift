@@ -77,9 +77,15 @@ final class FaultInjectingSystem: IIOSystem, @unchecked Sendable {
   let readFaultHits = Locked(0)
 
   /// Fails opens of paths ending in `suffix`.
-  func failOpen(_ suffix: String, _ error: IIOSystemError) { openFaults.withLock { $0[suffix] = error } }
-  func failWrite(_ suffix: String, _ error: IIOSystemError) { writeFaults.withLock { $0[suffix] = error } }
-  func failRead(_ suffix: String, _ error: IIOSystemError) { readFaults.withLock { $0[suffix] = error } }
+  func failOpen(_ suffix: String, _ error: IIOSystemError) {
+    openFaults.withLock { $0[suffix] = error }
+  }
+  func failWrite(_ suffix: String, _ error: IIOSystemError) {
+    writeFaults.withLock { $0[suffix] = error }
+  }
+  func failRead(_ suffix: String, _ error: IIOSystemError) {
+    readFaults.withLock { $0[suffix] = error }
+  }
 
   private func fault(_ table: Locked<[String: IIOSystemError]>, _ path: String) -> IIOSystemError? {
     table.withLock { faults in faults.first { path.hasSuffix($0.key) }?.value }
@@ -108,8 +114,10 @@ final class FaultInjectingSystem: IIOSystem, @unchecked Sendable {
 /// Fixtures with values from real drivers (see /work/shared/reference/linux-iio.md §1.5).
 enum Fixtures {
   static let mpuScanElements: [IIOFakeTree.ScanElement] =
-    ["in_accel_x", "in_accel_y", "in_accel_z", "in_temp", "in_anglvel_x", "in_anglvel_y",
-     "in_anglvel_z"].enumerated().map { .init(name: $1, index: $0, type: "be:s16/16>>0") }
+    [
+      "in_accel_x", "in_accel_y", "in_accel_z", "in_temp", "in_anglvel_x", "in_anglvel_y",
+      "in_anglvel_z",
+    ].enumerated().map { .init(name: $1, index: $0, type: "be:s16/16>>0") }
     + [.init(name: "in_timestamp", index: 7, type: "le:s64/64>>0")]
 
   /// An inv_mpu6050 (PinePhone, RPi breakout): accelerometer, gyroscope and temperature in one
@@ -138,9 +146,10 @@ enum Fixtures {
   }
 
   static func mpuLayout() -> IIOScanLayout {
-    IIOScanLayout(mpuScanElements.map {
-      .init(name: $0.name, index: $0.index, type: IIOScanType(parsing: $0.type)!)
-    })
+    IIOScanLayout(
+      mpuScanElements.map {
+        .init(name: $0.name, index: $0.index, type: IIOScanType(parsing: $0.type)!)
+      })
   }
 
   /// A HID sensor hub 2-in-1: `accel_3d`, `gyro_3d`, `magn_3d` as separate devices with 16-bit
@@ -156,9 +165,10 @@ enum Fixtures {
       ]
       let raws = type == "accel" ? ["-39", "-937", "-378"] : ["1", "2", "3"]
       for (axis, raw) in zip(["x", "y", "z"], raws) { attributes["in_\(type)_\(axis)_raw"] = raw }
-      let elements: [IIOFakeTree.ScanElement] = ["x", "y", "z"].enumerated().map {
-        .init(name: "in_\(type)_\($1)", index: $0, type: "le:s16/32>>0")
-      } + [.init(name: "in_timestamp", index: 3, type: "le:s64/64>>0")]
+      let elements: [IIOFakeTree.ScanElement] =
+        ["x", "y", "z"].enumerated().map {
+          .init(name: "in_\(type)_\($1)", index: $0, type: "le:s16/32>>0")
+        } + [.init(name: "in_timestamp", index: 3, type: "le:s64/64>>0")]
       try tree.addDevice(
         index: index, name: name, attributes: attributes, scanElements: elements,
         currentTrigger: "")
@@ -167,9 +177,10 @@ enum Fixtures {
   }
 
   static func hidLayout(_ type: String) -> IIOScanLayout {
-    IIOScanLayout(["x", "y", "z"].enumerated().map {
-      .init(name: "in_\(type)_\($1)", index: $0, type: IIOScanType(parsing: "le:s16/32>>0")!)
-    } + [.init(name: "in_timestamp", index: 3, type: IIOScanType(parsing: "le:s64/64>>0")!)])
+    IIOScanLayout(
+      ["x", "y", "z"].enumerated().map {
+        .init(name: "in_\(type)_\($1)", index: $0, type: IIOScanType(parsing: "le:s16/32>>0")!)
+      } + [.init(name: "in_timestamp", index: 3, type: IIOScanType(parsing: "le:s64/64>>0")!)])
   }
 
   static let bmiScanElements: [IIOFakeTree.ScanElement] =
@@ -197,9 +208,10 @@ enum Fixtures {
   }
 
   static func bmiLayout() -> IIOScanLayout {
-    IIOScanLayout(bmiScanElements.map {
-      .init(name: $0.name, index: $0.index, type: IIOScanType(parsing: $0.type)!)
-    })
+    IIOScanLayout(
+      bmiScanElements.map {
+        .init(name: $0.name, index: $0.index, type: IIOScanType(parsing: $0.type)!)
+      })
   }
 
   /// A bmp280 barometer with processed channels only (kPa and m°C), no buffer.
