@@ -91,14 +91,23 @@ final class IIOFakeTree {
   private static func writeFile(_ path: String, _ value: String) throws {
     try FileManager.default.createDirectory(
       atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-    try (value + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+    // Plain POSIX calls: Foundation's writer syncs every file, which is slow on a busy disk.
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else {
+      throw IIOError.unreadable(path: path, reason: "open failed (errno \(errno))")
+    }
+    defer { _ = closeDescriptor(fd) }
+    let bytes = Array((value + "\n").utf8)
+    guard bytes.withUnsafeBytes({ posixWrite(fd, $0.baseAddress!, $0.count) }) == bytes.count else {
+      throw IIOError.unreadable(path: path, reason: "write failed (errno \(errno))")
+    }
   }
 
   /// Creates `trigger<index>` named `name`.
   func addTrigger(index: Int, name: String) throws {
     let path = "\(sysfsRoot)/trigger\(index)"
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    try (name + "\n").write(toFile: path + "/name", atomically: false, encoding: .utf8)
+    try Self.writeFile(path + "/name", name)
   }
 
   /// Writes an attribute of device `index` (creating directories), newline-terminated.

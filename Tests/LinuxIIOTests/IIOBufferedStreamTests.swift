@@ -212,8 +212,22 @@ final class IIOBufferedStreamTests: XCTestCase {
   /// The benchmark hook replays records end to end.
   func testBenchmarkHookReplaysRecords() throws {
     let result = try IIOBenchmark.replayBufferedStream(records: 200)
+    print("IIOBenchmark (unpaced, this build): \(result)")
     XCTAssertEqual(result.delivered, 200)
     XCTAssertGreaterThan(result.cpuSeconds, 0)
     XCTAssertGreaterThan(result.coreShare(atRate: 100), 0)
+  }
+
+  /// A real-time 100 Hz stream for 3 s (set `IIO_BENCHMARK_PACED=1`; too slow for every run).
+  func testBenchmarkHookPacedStream() throws {
+    guard ProcessInfo.processInfo.environment["IIO_BENCHMARK_PACED"] == "1" else {
+      throw XCTSkip("set IIO_BENCHMARK_PACED=1 to run the 3 s paced benchmark")
+    }
+    let result = try IIOBenchmark.replayBufferedStream(records: 300, rate: 100)
+    print(
+      "IIOBenchmark (100 Hz paced, this build): \(result), ", result.coreShare(atRate: 100) * 100,
+      "% of a core")
+    XCTAssertEqual(result.delivered, 300)
+    XCTAssertGreaterThan(result.wallSeconds, 2.9, "paced in real time")
   }
 }
