@@ -123,3 +123,48 @@ extension Fixtures {
       sysfsRoot: tree.sysfsRoot, devRoot: tree.devRoot, configuration: IIOConfiguration())
   }
 }
+
+final class IIODiscoveryLayoutTests: XCTestCase {
+  /// Kernels ≥ 5.11 may only have `buffer0/` with the scan elements merged in.
+  func testMergedBuffer0DirectoryIsUsed() throws {
+    let tree = try IIOFakeTree()
+    try tree.addDevice(
+      index: 0, name: "lsm6dsl_accel",
+      attributes: [
+        "in_accel_x_raw": "1", "in_accel_y_raw": "2", "in_accel_z_raw": "3",
+        "in_accel_scale": "0.000598", "buffer0/enable": "0", "buffer0/length": "2",
+        "buffer0/in_accel_x_en": "0", "buffer0/in_accel_x_index": "0",
+        "buffer0/in_accel_x_type": "le:s16/16>>0", "buffer0/in_accel_y_en": "0",
+        "buffer0/in_accel_y_index": "1", "buffer0/in_accel_y_type": "le:s16/16>>0",
+        "buffer0/in_accel_z_en": "0", "buffer0/in_accel_z_index": "2",
+        "buffer0/in_accel_z_type": "le:s16/16>>0", "buffer0/in_timestamp_en": "0",
+        "buffer0/in_timestamp_index": "3", "buffer0/in_timestamp_type": "le:s64/64>>0",
+      ])
+    let device = try XCTUnwrap(
+      IIOSensorSource.listDevices(sysfsRoot: tree.sysfsRoot, devRoot: tree.devRoot).first)
+    XCTAssertTrue(device.supportsBuffer)
+    XCTAssertEqual(device.scanElementsDirectory, tree.devicePath(0) + "/buffer0")
+    XCTAssertEqual(device.bufferDirectory, tree.devicePath(0) + "/buffer0")
+    XCTAssertEqual(device.timestampChannel?.scanIndex, 3)
+  }
+
+  /// Unusable attributes are noted rather than fatal: a zero-row matrix falls back to identity, a
+  /// format with an unknown sign letter leaves the channel unbuffered (so the device is polled).
+  func testUnusableAttributesAreNoted() throws {
+    let tree = try IIOFakeTree()
+    var elements = Fixtures.mpuScanElements
+    elements[0].type = "be:f16/16>>0"
+    try tree.addDevice(
+      index: 0, name: "mpu6050",
+      attributes: [
+        "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "0",
+        "in_accel_mount_matrix": "1, 0, 0; 0, 1, 0; 0, 0, 0",
+      ], scanElements: elements)
+    let device = try XCTUnwrap(
+      IIOSensorSource.listDevices(sysfsRoot: tree.sysfsRoot, devRoot: tree.devRoot).first)
+    XCTAssertEqual(device.mountMatrix(for: .accelerometer), .identity)
+    XCTAssertFalse(device.supportsBuffer)
+    XCTAssertEqual(device.notes.count, 2, "\(device.notes)")
+    XCTAssertTrue(device.description.contains("note: ignored unusable in_accel_mount_matrix"))
+  }
+}
