@@ -19,6 +19,13 @@ extension AttitudeEstimator {
     public var biasInitialVariance: Double
     /// Measurement variance of the motion bias update, (rad/s)².
     public var motionBiasVariance: Double
+    /// `1/ω₀²` of the rate-dependent motion bias noise, (s/rad)².
+    public var motionBiasRateFactor: Double
+    /// `1/a₀²` of the acceleration-dependent motion bias noise, (s²/m)².
+    public var motionBiasAccelerationFactor: Double
+    /// First-order gain of the mean squared angular rate filter (time constant of the
+    /// accelerometer filter).
+    public var rateGain: Double
     /// Measurement variance of the rest bias update, (rad/s)².
     public var restBiasVariance: Double
 
@@ -36,6 +43,11 @@ extension AttitudeEstimator {
         ? biasInitialVariance * samplePeriod / p.biasForgettingTime : 0
       motionBiasVariance = p.motionBiasSigma * p.motionBiasSigma
       restBiasVariance = p.restBiasSigma * p.restBiasSigma
+      motionBiasRateFactor = p.motionBiasRateScale > 0
+        ? 1 / (p.motionBiasRateScale * p.motionBiasRateScale) : 0
+      motionBiasAccelerationFactor = p.motionBiasAccelerationScale > 0
+        ? 1 / (p.motionBiasAccelerationScale * p.motionBiasAccelerationScale) : 0
+      rateGain = Self.gain(timeConstant: p.accelerometerTimeConstant, samplePeriod: samplePeriod)
     }
 
     /// The gain of a first-order low-pass with time constant `timeConstant` (s) sampled every

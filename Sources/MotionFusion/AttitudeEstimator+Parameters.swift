@@ -30,6 +30,14 @@ extension AttitudeEstimator {
     /// Measurement noise of the bias information gained from the inclination correction during
     /// motion, rad/s. Default: 0.1°/s.
     public var motionBiasSigma = 0.1 * Units.radiansPerDegree
+    /// The motion bias noise grows with the recent angular rate as `σ·√(1 + (ω/ω₀)²)`, because
+    /// gyroscope scale and misalignment errors look like bias during fast rotation; this is ω₀,
+    /// rad/s. Default: 100°/s.
+    public var motionBiasRateScale = 100 * Units.radiansPerDegree
+    /// The motion bias noise also grows with the recent user acceleration (the accelerometer's
+    /// deviation from its low-pass filtered value) as `σ·√(1 + … + (a/a₀)²)`; this is a₀, m/s².
+    /// Default: 1 m/s².
+    public var motionBiasAccelerationScale = 1.0
     /// Measurement noise of the low-pass filtered gyroscope at rest, rad/s. Default: 0.03°/s.
     public var restBiasSigma = 0.03 * Units.radiansPerDegree
 

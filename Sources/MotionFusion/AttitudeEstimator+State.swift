@@ -28,6 +28,10 @@ extension AttitudeEstimator {
     var attitudeRow1 = LowPassFilter3(timeConstant: 0, samplePeriod: 1)
     var attitudeRow2 = LowPassFilter3(timeConstant: 0, samplePeriod: 1)
     var attitudeTimesBias = LowPassFilter3(timeConstant: 0, samplePeriod: 1)
+    /// Low-pass filtered squared angular rate (bias removed), (rad/s)².
+    var meanSquaredRate = 0.0
+    /// Low-pass filtered squared deviation of the accelerometer from its low-pass value, (m/s²)².
+    var meanSquaredAccelerationDeviation = 0.0
     /// Earth-frame rotation vector of the latest inclination correction, rad.
     public var lastInclinationCorrection = SIMD3<Double>.zero
 

@@ -163,7 +163,9 @@ public struct AttitudeEstimator: Sendable {
 
   @inline(__always)
   mutating func integrateGyroscope(_ gyroscope: SIMD3<Double>, dt: Double) {
-    let v = (gyroscope - state.gyroscopeBias) * dt
+    let rate = gyroscope - state.gyroscopeBias
+    state.meanSquaredRate += coefficients.rateGain * (rate.lengthSquared - state.meanSquaredRate)
+    let v = rate * dt
     let q = state.inertialFromSensor * Self.exponential(v)
     state.inertialFromSensor = Self.fastNormalized(q)
   }
@@ -195,6 +197,8 @@ public struct AttitudeEstimator: Sendable {
   mutating func correctInclination(_ accelerometer: SIMD3<Double>, dt: Double, useForBias: Bool) {
     let inInertial = state.inertialFromSensor.act(on: accelerometer)
     let filtered = state.inertialAcceleration.update(inInertial)
+    state.meanSquaredAccelerationDeviation += coefficients.rateGain
+      * ((inInertial - filtered).lengthSquared - state.meanSquaredAccelerationDeviation)
     let inEarth = state.earthFromInertial.act(on: filtered)
     let norm2 = inEarth.lengthSquared
     guard norm2 > 1e-12 else { return }
@@ -252,6 +256,8 @@ public struct AttitudeEstimator: Sendable {
     let ph1 = p * h1
     let ph2 = p * h2
     let r = coefficients.motionBiasVariance
+      * (1 + state.meanSquaredRate * coefficients.motionBiasRateFactor
+        + state.meanSquaredAccelerationDeviation * coefficients.motionBiasAccelerationFactor)
     let s11 = (h1 * ph1).sum() + r
     let s12 = (h1 * ph2).sum()
     let s22 = (h2 * ph2).sum() + r
