@@ -28,16 +28,17 @@ extension AttitudeEstimator {
     /// Largest bias magnitude the estimate may reach, per axis, rad/s. Default: 2°/s.
     public var biasLimit = 2.0 * Units.radiansPerDegree
     /// Measurement noise of the bias information gained from the inclination correction during
-    /// motion, rad/s. Default: 0.1°/s.
-    public var motionBiasSigma = 0.1 * Units.radiansPerDegree
+    /// motion, rad/s; per sample, so it also absorbs the residual user acceleration that the
+    /// low-pass filter lets through. Default: 1°/s.
+    public var motionBiasSigma = 1.0 * Units.radiansPerDegree
     /// The motion bias noise grows with the recent angular rate as `σ·√(1 + (ω/ω₀)²)`, because
     /// gyroscope scale and misalignment errors look like bias during fast rotation; this is ω₀,
-    /// rad/s. Default: 100°/s.
-    public var motionBiasRateScale = 100 * Units.radiansPerDegree
+    /// rad/s. Default: 30°/s.
+    public var motionBiasRateScale = 30 * Units.radiansPerDegree
     /// The motion bias noise also grows with the recent user acceleration (the accelerometer's
     /// deviation from its low-pass filtered value) as `σ·√(1 + … + (a/a₀)²)`; this is a₀, m/s².
-    /// Default: 1 m/s².
-    public var motionBiasAccelerationScale = 1.0
+    /// Default: 0.3 m/s².
+    public var motionBiasAccelerationScale = 0.3
     /// Measurement noise of the low-pass filtered gyroscope at rest, rad/s. Default: 0.03°/s.
     public var restBiasSigma = 0.03 * Units.radiansPerDegree
 
@@ -83,6 +84,13 @@ extension AttitudeEstimator {
     /// Gain reduction after ``magneticMaximumRejectionTime``, and how much faster the rejection
     /// budget refills than it drains. Default: 2.
     public var magneticRejectionFactor = 2.0
+
+    /// Whether the heading uses the online-calibrated field instead of the raw one. The
+    /// calibration always runs (for the reported accuracy and calibrated field); feeding it to the
+    /// heading is off by default because on factory-calibrated sensors its few-µT fit
+    /// uncertainty costs more heading accuracy than it gains, while the disturbance rejection
+    /// already copes with a magnet attached for a while. Default: false.
+    public var usesCalibratedFieldForHeading = false
 
     // MARK: Robustness
 

@@ -45,8 +45,11 @@ public enum OfflineAttitudeEstimator {
     var reversed = AttitudeEstimator(parameters: parameters, samplePeriod: samplePeriod)
     reversed.seedGyroscopeBias(-first.gyroscopeBias, sigma: first.gyroscopeBiasSigma)
     for i in stride(from: n - 1, through: 0, by: -1) {
+      // The forward pass integrates the interval (t[i-1], t[i]] with the rate of sample i; going
+      // backward from t[i+1] to t[i] must use the same rate, that of sample i+1, or the two
+      // passes differ by one sample of rotation (over 1° at fast motion).
       reversed.update(
-        timestamp: -timestamps[i], gyroscope: -gyroscope[i], accelerometer: accelerometer[i],
+        timestamp: -timestamps[i], gyroscope: -gyroscope[Swift.min(i + 1, n - 1)], accelerometer: accelerometer[i],
         magnetometer: magnetometer?[i])
       backward[i] = useMagnetometer ? reversed.earthFromSensor9D : reversed.earthFromSensor6D
     }
@@ -88,7 +91,12 @@ public enum OfflineAttitudeEstimator {
     var result = [Quaternion](repeating: .identity, count: n)
     for i in 0..<n {
       let (wf, wb) = weights(timestamps[i])
-      result[i] = forward[i].slerp(to: alignment * backward[i], fraction: wb / (wf + wb))
+      let blend = forward[i].slerp(to: alignment * backward[i], fraction: wb / (wf + wb))
+      // Inclination from the blend; heading from the forward pass, whose magnetic disturbance
+      // handling sees the recording in its natural order (the backward heading measured worse).
+      let d = (forward[i] * blend.conjugate).normalized
+      let heading = 2 * Double.atan2(d.z, d.w)
+      result[i] = (Quaternion.aboutZ(heading) * blend).normalized
     }
     return result
   }
