@@ -21,9 +21,9 @@ import MotionMath
 /// - the field's norm and dip are compared with a slowly adapting reference to reject
 ///   disturbances, and a steady new field seen during motion replaces the reference.
 ///
-/// On top of the published method the field is first corrected by ``MagnetometerCalibrator``, an
-/// attitude-aided online hard-iron and scale calibration, so that a magnet fixed to the device
-/// (which moves with it) is learnt instead of being rejected forever.
+/// Alongside the published method runs ``MagnetometerCalibrator``, an attitude-aided online
+/// hard/soft-iron calibration that supplies the calibrated field and its accuracy (and, with
+/// ``Parameters/usesCalibratedFieldForHeading``, the field used for the heading).
 ///
 /// Parameters, the coefficients derived from them and the running state are kept apart. All the
 /// work happens in ``update(timestamp:gyroscope:accelerometer:magnetometer:)`` without heap
@@ -320,8 +320,9 @@ public struct AttitudeEstimator: Sendable {
     state.magnetometerCalibrator.update(
       field: raw, earthFromSensor: attitude, gyroscope: gyroscope - state.gyroscopeBias,
       samplePeriod: dt)
-    let field = state.magnetometerCalibrator.calibrate(raw)
-    state.calibratedMagneticField = field
+    let calibrated = state.magnetometerCalibrator.calibrate(raw)
+    state.calibratedMagneticField = calibrated
+    let field = parameters.usesCalibratedFieldForHeading ? calibrated : raw
     let inEarth = attitude.act(on: field)
     let norm = inEarth.length
     guard norm > 1e-9 else { return }

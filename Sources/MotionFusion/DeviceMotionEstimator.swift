@@ -48,6 +48,18 @@ public struct DeviceMotionEstimator: Sendable {
   /// ``earthFromSensor6D`` until the first magnetometer sample.
   public var earthFromSensor9D: Quaternion { estimator.earthFromSensor9D }
 
+  /// Gravitational acceleration in the sensor frame, m/s², pointing down (face up:
+  /// (0, 0, −9.80665)), from the current attitude.
+  public var gravity: SIMD3<Double> {
+    estimator.earthFromSensor6D.conjugate.act(on: SIMD3(0, 0, -Units.standardGravity))
+  }
+
+  /// The device's own (kinematic) acceleration in the sensor frame, m/s², from a specific-force
+  /// sample: `specificForce + gravity` (zero at rest).
+  public func linearAcceleration(specificForce: SIMD3<Double>) -> SIMD3<Double> {
+    specificForce + gravity
+  }
+
   /// Whether the magnetic heading has been initialised from magnetometer data.
   public var hasMagneticHeading: Bool { estimator.state.isHeadingInitialized }
 

@@ -180,6 +180,18 @@ public struct MagnetometerCalibrator: Sendable {
     fieldInEarth = h
     hasField = true
 
+    var offset = b
+    var soft: (matrix: Matrix3, inverse: Matrix3, offset: SIMD3<Double>, residual: Double)? = nil
+    if excitation >= parameters.softIronExcitation, parameters.fieldNormRange.contains(hNorm) {
+      soft = solveSoftIron()
+      // Prefer soft iron only when it explains the data clearly better.
+      if let fit = soft, fit.residual < 0.8 * relativeResidual {
+        relativeResidual = fit.residual
+        offset = fit.offset
+      } else {
+        soft = nil
+      }
+    }
     guard excitation >= parameters.lowExcitation, relativeResidual <= parameters.lowResidual,
       parameters.fieldNormRange.contains(hNorm)
     else {
@@ -188,12 +200,17 @@ public struct MagnetometerCalibrator: Sendable {
       if accuracy > .low && excitation >= parameters.mediumExcitation { accuracy = .low }
       return
     }
-    if (b - hardIronOffset).length > parameters.minimumOffsetChange {
-      hardIronOffset = b
+    if let fit = soft {
+      hardIronOffset = fit.offset
+      softIronMatrix = fit.matrix
+      softIronInverse = fit.inverse
+    } else if (offset - hardIronOffset).length > parameters.minimumOffsetChange
+      || softIronMatrix != .diagonal(1)
+    {
+      hardIronOffset = offset
       softIronInverse = .diagonal(1)
       softIronMatrix = .diagonal(1)
     }
-    if excitation >= parameters.softIronExcitation { solveSoftIron() }
     if excitation >= parameters.highExcitation && relativeResidual <= parameters.highResidual {
       accuracy = .high
     } else if excitation >= parameters.mediumExcitation && relativeResidual <= parameters.mediumResidual {
@@ -203,29 +220,40 @@ public struct MagnetometerCalibrator: Sendable {
     }
   }
 
-  /// Fits `m = A·v + b` by least squares (the three rows of [A | b] share one 4×4 system), then
-  /// scales A to unit determinant.
-  private mutating func solveSoftIron() {
+  /// Fits `m = A·v + b` by least squares (the three rows of [A | b] share one system), scales A
+  /// to unit determinant, and returns it with its inverse, the offset and the relative residual;
+  /// `nil` when ill-conditioned, implausible or within ``Parameters/minimumSoftIronDeviation``.
+  private func solveSoftIron()
+    -> (matrix: Matrix3, inverse: Matrix3, offset: SIMD3<Double>, residual: Double)?
+  {
     let n = weight
-    // Eliminate b: (ΣvvᵀΣ − Σv Σvᵀ/n) Aᵀ = Σ v mᵀ − Σv Σmᵀ/n.
+    // Eliminate b: A·C = Σ m vᵀ − Σm Σvᵀ/n with C = Σ v vᵀ − Σv Σvᵀ/n.
     let c = sumVV - Matrix3(row1: sumV.x * sumV, row2: sumV.y * sumV, row3: sumV.z * sumV).scaled(by: 1 / n)
-    guard let cInverse = c.inverse else { return }
-    // Σ m vᵀ − Σm Σvᵀ / n  (3×3, rows indexed by m).
+    guard let cInverse = c.inverse else { return nil }
     let mv = sumMV - Matrix3(row1: sumM.x * sumV, row2: sumM.y * sumV, row3: sumM.z * sumV).scaled(by: 1 / n)
-    var a = mv * cInverse  // A = (Σ m vᵀ)(Σ v vᵀ)⁻¹ (centred)
-    let det = (a.row1 * a.row2.cross3(a.row3)).sum()
-    guard det > 0 else { return }
-    a = a.scaled(by: 1 / Double.pow(det, 1.0 / 3))
+    let fitted = mv * cInverse
+    let fittedOffset = (sumM - fitted * sumV) / n
+    // Residual of the unscaled fit: Σ|m|² − 2·tr(Aᵀ Σmvᵀ) − 2 b·Σm + tr(A Σvvᵀ Aᵀ) + 2 bᵀA Σv + n|b|².
+    let aT = fitted.transposed
+    let cross = (aT.row1 * sumMV.column1).sum() + (aT.row2 * sumMV.column2).sum()
+      + (aT.row3 * sumMV.column3).sum()
+    let avv = fitted * sumVV
+    let quadratic = (avv.row1 * fitted.row1).sum() + (avv.row2 * fitted.row2).sum()
+      + (avv.row3 * fitted.row3).sum()
+    let av = fitted * sumV
+    let rss = sumMM - 2 * cross - 2 * (fittedOffset * sumM).sum() + quadratic
+      + 2 * (fittedOffset * av).sum() + n * fittedOffset.lengthSquared
+    let det = (fitted.row1 * fitted.row2.cross3(fitted.row3)).sum()
+    guard det > 0, fieldNorm > 0 else { return nil }
+    let a = fitted.scaled(by: 1 / Double.pow(det, 1.0 / 3))
     let deviation = a - .diagonal(1)
     let largest = Swift.max(
       deviation.row1.magnitudeMax, deviation.row2.magnitudeMax, deviation.row3.magnitudeMax)
     guard largest <= parameters.softIronLimit, largest >= parameters.minimumSoftIronDeviation,
       let inverse = a.inverse
-    else { return }
-    let offset = (sumM - a * sumV) / n
-    hardIronOffset = offset
-    softIronInverse = inverse
-    softIronMatrix = a
+    else { return nil }
+    let residual = (Swift.max(0, rss) / (3 * n)).squareRoot() / fieldNorm
+    return (a, inverse, fittedOffset, residual)
   }
 }
 
