@@ -16,6 +16,8 @@ extension AttitudeEstimator {
     public var earthFromInertial = Quaternion.identity
     /// Rotation about the vertical (rad) from the 6D earth frame to the magnetic-north frame.
     public var headingOffset = 0.0
+    /// The same rotation as a quaternion (kept in step with ``headingOffset``).
+    public var headingRotation = Quaternion.identity
 
     /// Gyroscope bias estimate, rad/s.
     public var gyroscopeBias = SIMD3<Double>.zero
@@ -44,8 +46,10 @@ extension AttitudeEstimator {
     /// Magnetic heading and disturbance tracking.
     public var isHeadingInitialized = false
     var headingSampleCount = 0
+    /// Low-pass filtered field norm (µT) and sine of the dip angle.
     public var currentFieldNorm = 0.0
     public var currentFieldDip = 0.0
+    /// Reference field norm (µT) and sine of the dip angle.
     public var referenceFieldNorm = 0.0
     public var referenceFieldDip = 0.0
     public var hasFieldReference = false
@@ -56,8 +60,14 @@ extension AttitudeEstimator {
     var undisturbedTime = 0.0
     var rejectionTime = 0.0
     public var isMagneticDisturbanceDetected = false
-    /// The last magnetometer sample after calibration, µT (sensor frame).
-    public var calibratedMagneticField: SIMD3<Double>?
+    /// The last raw magnetometer sample, µT (sensor frame).
+    public var lastMagneticField: SIMD3<Double>?
+    /// The last magnetometer sample with the current calibration removed, µT (sensor frame).
+    public var calibratedMagneticField: SIMD3<Double>? {
+      lastMagneticField.map { magnetometerCalibrator.calibrate($0) }
+    }
+    var motionBiasCounter = 0
+    var restBiasCounter = 0
 
     /// Online hard/soft-iron calibration.
     public var magnetometerCalibrator = MagnetometerCalibrator()

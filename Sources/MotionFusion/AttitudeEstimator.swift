@@ -52,7 +52,7 @@ public struct AttitudeEstimator: Sendable {
 
   /// Attitude with magnetic heading (sensor to NWU earth frame, x toward magnetic north).
   @inlinable
-  public var earthFromSensor9D: Quaternion { Quaternion.aboutZ(state.headingOffset) * earthFromSensor6D }
+  public var earthFromSensor9D: Quaternion { state.headingRotation * earthFromSensor6D }
 
   /// The gyroscope bias estimate, rad/s.
   public var gyroscopeBias: SIMD3<Double> { state.gyroscopeBias }
@@ -124,6 +124,10 @@ public struct AttitudeEstimator: Sendable {
     }
   }
 
+  /// The bias Kalman updates run every this many samples, each carrying the information of the
+  /// samples in between (their measurement variance divided by this), to save time per sample.
+  static let biasUpdateInterval = 4
+
   @inline(__always)
   static func reaches(_ v: SIMD3<Double>, _ limit: Double) -> Bool {
     Swift.abs(v.x) >= limit || Swift.abs(v.y) >= limit || Swift.abs(v.z) >= limit
@@ -135,6 +139,7 @@ public struct AttitudeEstimator: Sendable {
     state.inertialFromSensor = .identity
     state.earthFromInertial = .identity
     state.headingOffset = 0
+    state.headingRotation = .identity
     state.inertialAcceleration = LowPassFilter3(
       timeConstant: parameters.accelerometerTimeConstant, samplePeriod: T)
     state.attitudeRow1 = LowPassFilter3(timeConstant: parameters.accelerometerTimeConstant, samplePeriod: T)
@@ -181,6 +186,22 @@ public struct AttitudeEstimator: Sendable {
       return Quaternion(w: w, x: s * v.x, y: s * v.y, z: s * v.z)
     }
     return Quaternion(rotationVector: v)
+  }
+
+  /// `√(1 − s²)`, the cosine of an angle in [−π/2, π/2] from its sine (at least 0.01).
+  @inline(__always)
+  static func cosine(ofSine s: Double) -> Double { Swift.max(1 - s * s, 1e-4).squareRoot() }
+
+  /// `atan2(y, x)` with a short series near the positive x axis (the usual case: small heading
+  /// errors), exact elsewhere. Series error below 1e-9 rad for |y/x| < 0.05.
+  @inline(__always)
+  static func fastAtan2(_ y: Double, _ x: Double) -> Double {
+    if x > 0 && Swift.abs(y) < 0.05 * x {
+      let r = y / x
+      let r2 = r * r
+      return r * (1 - r2 * (1.0 / 3 - r2 * (0.2 - r2 / 7)))
+    }
+    return Double.atan2(y, x)
   }
 
   @inline(__always)
@@ -248,6 +269,10 @@ public struct AttitudeEstimator: Sendable {
     let h2 = state.attitudeRow2.update(r2)
     let rb = state.attitudeTimesBias.update(SIMD3((r1 * b).sum(), (r2 * b).sum(), 0))
     guard state.inertialAcceleration.isWarm, !state.isRestDetected else { return }
+    // The bias changes slowly: update every few samples with the information of all of them.
+    state.motionBiasCounter += 1
+    guard state.motionBiasCounter >= Self.biasUpdateInterval else { return }
+    state.motionBiasCounter = 0
 
     let z1 = -correction.x / dt + rb.x
     let z2 = -correction.y / dt + rb.y
@@ -255,7 +280,7 @@ public struct AttitudeEstimator: Sendable {
     // PHᵀ (3×2) and S = HPHᵀ + R (2×2).
     let ph1 = p * h1
     let ph2 = p * h2
-    let r = coefficients.motionBiasVariance
+    let r = coefficients.motionBiasVariance / Double(Self.biasUpdateInterval)
       * (1 + state.meanSquaredRate * coefficients.motionBiasRateFactor
         + state.meanSquaredAccelerationDeviation * coefficients.motionBiasAccelerationFactor)
     let s11 = (h1 * ph1).sum() + r
@@ -298,14 +323,18 @@ public struct AttitudeEstimator: Sendable {
     state.restDuration = still ? state.restDuration + dt : 0
     state.isRestDetected = state.restDuration >= parameters.restMinimumDuration
     if state.isRestDetected {
-      estimateBiasAtRest(gyroscopeMean)
+      state.restBiasCounter += 1
+      if state.restBiasCounter >= Self.biasUpdateInterval {
+        state.restBiasCounter = 0
+        estimateBiasAtRest(gyroscopeMean)
+      }
     }
   }
 
   /// Kalman update with the low-pass filtered gyroscope as a direct measurement of the bias.
   mutating func estimateBiasAtRest(_ measurement: SIMD3<Double>) {
     let p = state.biasCovariance
-    let r = coefficients.restBiasVariance
+    let r = coefficients.restBiasVariance / Double(Self.biasUpdateInterval)
     guard let sInverse = (p + .diagonal(r)).inverse else { return }
     let k = p * sInverse
     let b = state.gyroscopeBias
@@ -320,13 +349,15 @@ public struct AttitudeEstimator: Sendable {
     state.magnetometerCalibrator.update(
       field: raw, earthFromSensor: attitude, gyroscope: gyroscope - state.gyroscopeBias,
       samplePeriod: dt)
-    let calibrated = state.magnetometerCalibrator.calibrate(raw)
-    state.calibratedMagneticField = calibrated
-    let field = parameters.usesCalibratedFieldForHeading ? calibrated : raw
+    state.lastMagneticField = raw
+    let field = parameters.usesCalibratedFieldForHeading
+      ? state.magnetometerCalibrator.calibrate(raw) : raw
     let inEarth = attitude.act(on: field)
     let norm = inEarth.length
     guard norm > 1e-9 else { return }
-    let dip = Double.asin(Swift.max(-1, Swift.min(1, -inEarth.z / norm)))
+    // The dip is tracked as its sine (no asin per sample); thresholds in angle are converted
+    // with the local slope d(sin)/d(dip) = cos(dip).
+    let dip = Swift.max(-1, Swift.min(1, -inEarth.z / norm))
 
     let kc = coefficients.magneticCurrentGain
     if !state.hasFieldReference {
@@ -347,7 +378,7 @@ public struct AttitudeEstimator: Sendable {
     let dipTol = parameters.magneticDipTolerance
 
     let disturbed = Swift.abs(curNorm - state.referenceFieldNorm) > normTol * state.referenceFieldNorm
-      || Swift.abs(curDip - state.referenceFieldDip) > dipTol
+      || Swift.abs(curDip - state.referenceFieldDip) > dipTol * Self.cosine(ofSine: state.referenceFieldDip)
     var gain = 0.0
     if !disturbed {
       state.undisturbedTime += dt
@@ -369,7 +400,7 @@ public struct AttitudeEstimator: Sendable {
 
     // A new steady field seen during motion replaces the reference (the environment changed).
     if Swift.abs(curNorm - state.candidateFieldNorm) > normTol * state.candidateFieldNorm
-      || Swift.abs(curDip - state.candidateFieldDip) > dipTol
+      || Swift.abs(curDip - state.candidateFieldDip) > dipTol * Self.cosine(ofSine: state.candidateFieldDip)
     {
       state.candidateFieldNorm = curNorm
       state.candidateFieldDip = curDip
@@ -402,13 +433,21 @@ public struct AttitudeEstimator: Sendable {
     guard gain > 0 else { return }
     let horizontal2 = inEarth.x * inEarth.x + inEarth.y * inEarth.y
     guard horizontal2 > 1e-6 * norm * norm else { return }
-    // The offset that turns the horizontal field onto +x (north in NWU).
-    let target = -Double.atan2(inEarth.y, inEarth.x)
+    // Heading error: the angle of the horizontal field after the current offset rotation
+    // (cos δ = w² − z², sin δ = 2wz of the cached rotation); north is +x in NWU.
+    let h = state.headingRotation
+    let c = h.w * h.w - h.z * h.z
+    let sn = 2 * h.w * h.z
+    let x = c * inEarth.x - sn * inEarth.y
+    let y = sn * inEarth.x + c * inEarth.y
+    let error = -Self.fastAtan2(y, x)
     state.headingSampleCount += 1
     // Converge at once from the first samples, then settle to the nominal time constant.
     let k = Swift.max(coefficients.magnetometerGain, 1 / Double(state.headingSampleCount))
-    state.headingOffset = Units.wrapToPi(
-      state.headingOffset + gain * k * Units.wrapToPi(target - state.headingOffset))
+    let step = gain * k * error
+    state.headingOffset = Units.wrapToPi(state.headingOffset + step)
+    state.headingRotation = Self.fastNormalized(
+      Self.exponential(SIMD3(0, 0, step)) * state.headingRotation)
     state.isHeadingInitialized = true
   }
 }
