@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A whole text file held as bytes with a terminating zero, parsed in place.
+///
+/// Recordings are read whole (a BROAD trial is 8 MB) because parsing bytes in one buffer is several
+/// times faster than line-by-line `String` handling; the zero terminator lets `strtod` run directly
+/// on the buffer. Rows are still decoded lazily, one per `next()`.
+final class CSVBytes {
+  /// The bytes, followed by one zero byte that is not counted in ``count``.
+  let base: UnsafeMutablePointer<UInt8>
+  /// The number of bytes of text.
+  let count: Int
+  /// The file name used in error messages.
+  let fileName: String
+
+  /// Reads a file; missing files and read errors become ``RecordingError``s.
+  convenience init(contentsOf url: URL, displayName: String? = nil) throws {
+    let name = displayName ?? url.path
+    guard FileManager.default.fileExists(atPath: url.path) else {
+      throw RecordingError(.fileNotFound, file: name, "no such file")
+    }
+    let data: Data
+    do {
+      data = try Data(contentsOf: url)
+    } catch {
+      throw RecordingError(.unreadable, file: name, "cannot read the file (\(error.localizedDescription))")
+    }
+    self.init(data: data, fileName: name)
+  }
+
+  /// Copies bytes already in memory (an archive member, a test fixture).
+  init(data: Data, fileName: String) {
+    count = data.count
+    base = .allocate(capacity: count + 1)
+    data.copyBytes(to: base, count: count)
+    base[count] = 0
+    self.fileName = fileName
+  }
+
+  deinit { base.deallocate() }
+
+  /// The text of a byte range (for header cells and messages), with surrounding quotes removed.
+  func string(_ field: CSVField) -> String {
+    var start = field.start
+    var end = field.end
+    if end - start >= 2, base[start] == UInt8(ascii: "\""), base[end - 1] == UInt8(ascii: "\"") {
+      start += 1
+      end -= 1
+    }
+    let text = String(decoding: UnsafeBufferPointer(start: base + start, count: end - start), as: UTF8.self)
+    return text.replacingOccurrences(of: "\"\"", with: "\"")
+  }
+
+  /// Whether the file starts with a UTF-8 byte-order mark (skipped by the cursor).
+  var byteOrderMarkLength: Int {
+    count >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF ? 3 : 0
+  }
+}
+
+/// One cell of a row: a byte range in a ``CSVBytes`` buffer, spaces and quotes included.
+struct CSVField: Sendable, Equatable {
+  var start: Int
+  var end: Int
+  var isEmpty: Bool { start == end }
+}
+
+/// Walks a ``CSVBytes`` buffer row by row, keeping the line number of the current row.
+struct CSVCursor {
+  let bytes: CSVBytes
+  /// The cell separator (`,` by default; `;` or tab in some exports).
+  var separator: UInt8
+  /// The byte offset of the next unread line.
+  private(set) var position: Int
+  /// The 1-based line number of the row last returned by ``nextRow(into:)`` (0 before the first).
+  private(set) var lineNumber = 0
+  /// The line number of the next unread line.
+  private var nextLineNumber = 1
+
+  init(_ bytes: CSVBytes, separator: UInt8 = UInt8(ascii: ",")) {
+    self.bytes = bytes
+    self.separator = separator
+    self.position = bytes.byteOrderMarkLength
+  }
+
+  /// Whether every line has been read.
+  var isAtEnd: Bool { position >= bytes.count }
+
+  /// The next line's raw text without consuming it (for header sniffing), or `nil` at the end.
+  func peekLine() -> String? {
+    guard position < bytes.count else { return nil }
+    var end = position
+    while end < bytes.count, bytes.base[end] != 0x0A { end += 1 }
+    var field = CSVField(start: position, end: end)
+    if field.end > field.start, bytes.base[field.end - 1] == 0x0D { field.end -= 1 }
+    return String(decoding: UnsafeBufferPointer(start: bytes.base + field.start, count: field.end - field.start), as: UTF8.self)
+  }
+
+  /// Consumes one whole line and returns its text (for comment lines).
+  mutating func nextLine() -> String? {
+    guard let line = peekLine() else { return nil }
+    var end = position
+    while end < bytes.count, bytes.base[end] != 0x0A { end += 1 }
+    position = Swift.min(end + 1, bytes.count)
+    lineNumber = nextLineNumber
+    nextLineNumber += 1
+    return line
+  }
+
+  /// Splits the next non-blank line into cells; returns `false` at the end of the file.
+  ///
+  /// Quoted cells (`"a,b"`, with `""` for a quote) may contain separators but not line breaks.
+  mutating func nextRow(into fields: inout [CSVField]) -> Bool {
+    let p = bytes.base
+    let n = bytes.count
+    let separator = self.separator
+    while position < n {
+      fields.removeAll(keepingCapacity: true)
+      var i = position
+      var fieldStart = i
+      lineNumber = nextLineNumber
+      nextLineNumber += 1
+      while true {
+        if i >= n {
+          appendField(&fields, fieldStart, i)
+          break
+        }
+        let c = p[i]
+        if c == separator {
+          fields.append(CSVField(start: fieldStart, end: i))
+          i += 1
+          fieldStart = i
+        } else if c == 0x0A {
+          appendField(&fields, fieldStart, i)
+          i += 1
+          break
+        } else if c == UInt8(ascii: "\"") && i == fieldStart {
+          // Skip to the closing quote; a doubled quote is an escaped quote.
+          i += 1
+          while i < n {
+            if p[i] == UInt8(ascii: "\"") {
+              if i + 1 < n && p[i + 1] == UInt8(ascii: "\"") { i += 2; continue }
+              break
+            }
+            if p[i] == 0x0A { break }
+            i += 1
+          }
+          if i < n && p[i] == UInt8(ascii: "\"") { i += 1 }
+        } else {
+          i += 1
+        }
+      }
+      position = i
+      // A blank line (or one holding only a carriage return) is not a row.
+      if fields.count == 1 && fields[0].isEmpty { continue }
+      return true
+    }
+    return false
+  }
+
+  @inline(__always)
+  private func appendField(_ fields: inout [CSVField], _ start: Int, _ end: Int) {
+    var e = end
+    if e > start && bytes.base[e - 1] == 0x0D { e -= 1 }
+    fields.append(CSVField(start: start, end: e))
+  }
+}
+
+/// Why a cell is not a number.
+enum CSVNumberError: Error {
+  case empty
+  case notANumber
+}
+
+extension CSVBytes {
+  /// The cell's bounds without surrounding spaces and quotes.
+  @inline(__always)
+  func trimmed(_ field: CSVField) -> CSVField {
+    var s = field.start
+    var e = field.end
+    while s < e && (base[s] == 0x20 || base[s] == 0x09) { s += 1 }
+    while e > s && (base[e - 1] == 0x20 || base[e - 1] == 0x09) { e -= 1 }
+    if e - s >= 2 && base[s] == UInt8(ascii: "\"") && base[e - 1] == UInt8(ascii: "\"") {
+      s += 1
+      e -= 1
+    }
+    return CSVField(start: s, end: e)
+  }
+
+  /// Parses a cell as a `Double` (correctly rounded, via the C library's `strtod`); `nil` for an
+  /// empty cell. `nan` and `inf` parse (the caller decides whether they are allowed).
+  ///
+  /// - Parameter decimalComma: treat `,` as the decimal separator (exports from comma locales that
+  ///   use `;` or tab between cells); the buffer is rewritten in place.
+  @inline(__always)
+  func double(_ field: CSVField, decimalComma: Bool = false) throws(CSVNumberError) -> Double? {
+    let f = trimmed(field)
+    if f.start == f.end { return nil }
+    if decimalComma {
+      for i in f.start..<f.end where base[i] == UInt8(ascii: ",") { base[i] = UInt8(ascii: ".") }
+    }
+    if let value = fastDouble(f) { return value }
+    // strtod stops at the first byte that cannot continue a number, so it never runs past the
+    // cell's end unless the cell itself ends early; the end check below catches both cases.
+    let start = UnsafeMutableRawPointer(base + f.start).assumingMemoryBound(to: CChar.self)
+    var end: UnsafeMutablePointer<CChar>? = nil
+    let terminator = base[f.end]
+    // Terminate the cell so that strtod cannot read the next cell's digits (e.g. after "1e").
+    base[f.end] = 0
+    let value = strtod(start, &end)
+    base[f.end] = terminator
+    guard let end, end - start == f.end - f.start else {
+      throw .notANumber
+    }
+    return value
+  }
+
+  /// Exact powers of ten that a `Double` holds without rounding (10⁰ … 10²²).
+  private static let exactPowersOfTen: [Double] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+  ]
+
+  /// Clinger's fast path for plain decimal numbers: when the digits form an integer below 2⁵³ and
+  /// the decimal exponent is within ±22, both operands of one multiplication or division are exact,
+  /// so IEEE rounding makes the result the correctly rounded value, the same bits `strtod` gives.
+  /// Returns `nil` for anything else (long mantissas, large exponents, `nan`, malformed text), which
+  /// the caller hands to `strtod`.
+  @inline(__always)
+  private func fastDouble(_ f: CSVField) -> Double? {
+    var i = f.start
+    let end = f.end
+    var negative = false
+    let first = base[i]
+    if first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
+      negative = first == UInt8(ascii: "-")
+      i += 1
+    }
+    var mantissa: UInt64 = 0
+    var exponent = 0
+    var sawDigit = false
+    var sawDot = false
+    while i < end {
+      let c = base[i]
+      if c >= 48 && c <= 57 {
+        guard mantissa < 100_000_000_000_000_000 else { return nil }
+        mantissa = mantissa &* 10 &+ UInt64(c &- 48)
+        if sawDot { exponent -= 1 }
+        sawDigit = true
+      } else if c == UInt8(ascii: ".") && !sawDot {
+        sawDot = true
+      } else {
+        break
+      }
+      i += 1
+    }
+    guard sawDigit else { return nil }
+    if i < end {
+      guard base[i] == UInt8(ascii: "e") || base[i] == UInt8(ascii: "E") else { return nil }
+      i += 1
+      guard i < end else { return nil }
+      var exponentNegative = false
+      if base[i] == UInt8(ascii: "-") || base[i] == UInt8(ascii: "+") {
+        exponentNegative = base[i] == UInt8(ascii: "-")
+        i += 1
+      }
+      guard i < end else { return nil }
+      var written = 0
+      while i < end {
+        let c = base[i]
+        guard c >= 48 && c <= 57, written < 1000 else { return nil }
+        written = written * 10 + Int(c - 48)
+        i += 1
+      }
+      exponent += exponentNegative ? -written : written
+    }
+    guard mantissa <= 1 << 53, exponent >= -22, exponent <= 22 else { return nil }
+    var value = Double(mantissa)
+    if exponent < 0 {
+      value /= CSVBytes.exactPowersOfTen[-exponent]
+    } else if exponent > 0 {
+      value *= CSVBytes.exactPowersOfTen[exponent]
+    }
+    return negative ? -value : value
+  }
+
+  /// Parses a cell holding a signed decimal integer exactly (epoch nanoseconds exceed 2⁵³); `nil`
+  /// for an empty cell, and `.notANumber` for anything else, including fractions and exponents.
+  @inline(__always)
+  func integer(_ field: CSVField) throws(CSVNumberError) -> Int64? {
+    let f = trimmed(field)
+    if f.start == f.end { return nil }
+    var i = f.start
+    var negative = false
+    if base[i] == UInt8(ascii: "-") || base[i] == UInt8(ascii: "+") {
+      negative = base[i] == UInt8(ascii: "-")
+      i += 1
+    }
+    guard i < f.end else { throw .notANumber }
+    var value: Int64 = 0
+    while i < f.end {
+      let digit = Int64(base[i]) - 48
+      guard digit >= 0 && digit <= 9 else { throw .notANumber }
+      let (shifted, o1) = value.multipliedReportingOverflow(by: 10)
+      let (sum, o2) = shifted.addingReportingOverflow(digit)
+      if o1 || o2 { throw .notANumber }
+      value = sum
+      i += 1
+    }
+    return negative ? -value : value
+  }
+}

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionMath
+
+/// Decodes the data rows of a CSV table into samples according to a ``ColumnLayout``.
+///
+/// Shared by every one-row-per-instant format. Validation happens here, so every format reports
+/// problems the same way: the file, the 1-based line and the column, and what is wrong.
+struct CSVTableStream: RecordingRowStream {
+  let descriptor: StreamDescriptor
+  private var cursor: CSVCursor
+  private let layout: ColumnLayout
+  private let headerColumnCount: Int
+  private let invalidRows: RecordingReader.InvalidRowPolicy
+  private let decimalComma: Bool
+  private let skipsCommentLines: Bool
+  private var fields: [CSVField] = []
+  private var lastTimestamp = -Double.infinity
+  private var isFinished = false
+  /// Rows left out under ``RecordingReader/InvalidRowPolicy/skip``.
+  private(set) var skippedRowCount = 0
+
+  /// Creates a decoder positioned at the first data row.
+  ///
+  /// - Parameters:
+  ///   - headerColumnCount: the number of cells every row must have (one extra empty cell, from a
+  ///     trailing separator, is tolerated).
+  ///   - skipsCommentLines: whether data lines starting with `#` are ignored.
+  init(
+    cursor: CSVCursor, layout: ColumnLayout, headerColumnCount: Int, descriptor: StreamDescriptor,
+    options: RecordingReader.Options, decimalComma: Bool = false, skipsCommentLines: Bool = false
+  ) {
+    self.cursor = cursor
+    self.layout = layout
+    self.headerColumnCount = headerColumnCount
+    self.descriptor = descriptor
+    self.invalidRows = options.invalidRows
+    self.decimalComma = decimalComma
+    self.skipsCommentLines = skipsCommentLines
+  }
+
+  mutating func next() throws -> MotionSample? {
+    guard !isFinished else { return nil }
+    do {
+      while cursor.nextRow(into: &fields) {
+        if skipsCommentLines, let first = fields.first, first.end > first.start,
+          cursor.bytes.base[first.start] == UInt8(ascii: "#")
+        {
+          continue
+        }
+        if let sample = try decodeRow() { return sample }
+      }
+    } catch {
+      isFinished = true
+      throw error
+    }
+    isFinished = true
+    return nil
+  }
+
+  // MARK: - Row decoding
+
+  private var fileName: String { cursor.bytes.fileName }
+
+  private func malformed(_ message: String, column: Int? = nil) -> RecordingError {
+    RecordingError(
+      .malformedRow, file: fileName, line: cursor.lineNumber,
+      column: column.map { layout.columnNames.indices.contains($0) ? layout.columnNames[$0] : "#\($0 + 1)" },
+      message)
+  }
+
+  /// Handles a row that parses but must not be used: throws, or counts it and returns `nil`.
+  private mutating func reject(_ error: RecordingError) throws -> MotionSample? {
+    switch invalidRows {
+    case .fail: throw error
+    case .skip:
+      skippedRowCount += 1
+      return nil
+    }
+  }
+
+  private func number(_ column: Int) throws -> Double? {
+    do {
+      return try cursor.bytes.double(fields[column], decimalComma: decimalComma)
+    } catch {
+      let text = cursor.bytes.string(fields[column])
+      throw malformed("expected a number, found \"\(text.prefix(40))\"", column: column)
+    }
+  }
+
+  /// Reads three cells: all empty is "no value", all numbers is a vector, anything else an error.
+  private func vector(_ v: ColumnLayout.Vector) throws -> SIMD3<Double>? {
+    let x = try number(v.columns.x)
+    let y = try number(v.columns.y)
+    let z = try number(v.columns.z)
+    guard let x, let y, let z else {
+      if x == nil && y == nil && z == nil { return nil }
+      let missing = [(x, v.columns.x), (y, v.columns.y), (z, v.columns.z)].first { $0.0 == nil }!.1
+      throw malformed("a vector needs all three axes; this cell is empty", column: missing)
+    }
+    return SIMD3(x, y, z) * v.scale
+  }
+
+  private func scalar(_ s: ColumnLayout.Scalar) throws -> Double? {
+    guard var value = try number(s.column) else { return nil }
+    value *= s.scale
+    if s.offset != 0 { value += s.offset }
+    return value
+  }
+
+  private func timestamp() throws -> Double {
+    let column = layout.time
+    switch layout.timeEncoding {
+    case .decimal(let scale):
+      guard let value = try number(column) else { throw malformed("the timestamp is empty", column: column) }
+      return value * scale
+    case .integer(let unitsPerSecond):
+      let integer: Int64?
+      do {
+        integer = try cursor.bytes.integer(fields[column])
+      } catch {
+        // Decimal or exponent text (a spreadsheet rewrote the column): parse it, losing exactness.
+        guard let value = try number(column) else { throw malformed("the timestamp is empty", column: column) }
+        return value / Double(unitsPerSecond)
+      }
+      guard let integer else { throw malformed("the timestamp is empty", column: column) }
+      return Double(integer / unitsPerSecond) + Double(integer % unitsPerSecond) / Double(unitsPerSecond)
+    }
+  }
+
+  private mutating func decodeRow() throws -> MotionSample? {
+    let count = fields.count
+    if count != headerColumnCount {
+      let trailingEmpty = count == headerColumnCount + 1 && fields[count - 1].isEmpty
+      if !trailingEmpty {
+        throw malformed("expected \(headerColumnCount) cells, found \(count)")
+      }
+    }
+    let time = try timestamp()
+    guard time.isFinite else {
+      return try reject(malformed("the timestamp is not finite", column: layout.time).kind(.invalidValue))
+    }
+
+    var sample = MotionSample(timestamp: time)
+    if let v = layout.accelerometer { sample.accelerometer = try vector(v) }
+    if let v = layout.gyroscope { sample.gyroscope = try vector(v) }
+    if let v = layout.magnetometer { sample.magnetometer = try vector(v) }
+    if let s = layout.pressure { sample.pressure = try scalar(s) }
+    if let s = layout.temperature { sample.temperature = try scalar(s) }
+    if !sample.isFinite {
+      return try reject(
+        malformed("a sensor value is NaN or infinite", column: firstNonFiniteColumn(sample))
+          .kind(.invalidValue))
+    }
+    if time < lastTimestamp {
+      return try reject(
+        RecordingError(
+          .timestampWentBackwards, file: fileName, line: cursor.lineNumber,
+          column: layout.columnNames[layout.time],
+          "the timestamp \(time) is earlier than the previous row's \(lastTimestamp)"))
+    }
+    if layout.hasGroundTruth { sample.groundTruth = try groundTruth() }
+    lastTimestamp = time
+    return sample
+  }
+
+  private func firstNonFiniteColumn(_ sample: MotionSample) -> Int? {
+    let checks: [(SIMD3<Double>?, ColumnLayout.Vector?)] = [
+      (sample.accelerometer, layout.accelerometer), (sample.gyroscope, layout.gyroscope),
+      (sample.magnetometer, layout.magnetometer),
+    ]
+    for (value, v) in checks {
+      if let value, let v, !value.isFinite {
+        for axis in 0..<3 where !value[axis].isFinite { return v.columns[axis] }
+      }
+    }
+    if let p = sample.pressure, !p.isFinite { return layout.pressure?.column }
+    if let t = sample.temperature, !t.isFinite { return layout.temperature?.column }
+    return nil
+  }
+
+  /// Ground truth of the row, or `nil` when every ground-truth cell is empty. A quaternion with a
+  /// NaN (BROAD while markers are occluded) or a non-finite vector is "unknown" (`nil`).
+  private func groundTruth() throws -> GroundTruth? {
+    var truth = GroundTruth()
+    var anyCell = false
+    if let a = layout.attitude {
+      let w = try number(a.w), x = try number(a.x), y = try number(a.y), z = try number(a.z)
+      if w != nil || x != nil || y != nil || z != nil { anyCell = true }
+      if let w, let x, let y, let z {
+        var q = Quaternion(w: w, x: x, y: y, z: z)
+        if q.isFinite {
+          if a.isInverse { q = q.conjugate }
+          // Skipped for the identity so that a stored quaternion reads back bit for bit.
+          if a.earthRotation != .identity { q = a.earthRotation * q }
+          truth.earthFromSensor = q
+        }
+      }
+    }
+    func truthVector(_ v: ColumnLayout.Vector?) throws -> SIMD3<Double>? {
+      guard let v, let value = try vector(v) else { return nil }
+      anyCell = true
+      return value.isFinite ? value : nil
+    }
+    truth.angularVelocity = try truthVector(layout.angularVelocity)
+    truth.gyroscopeBias = try truthVector(layout.gyroscopeBias)
+    truth.gravity = try truthVector(layout.gravity)
+    truth.linearAcceleration = try truthVector(layout.linearAcceleration)
+    truth.position = try truthVector(layout.position)
+    if let m = layout.movement, let flag = try number(m) {
+      anyCell = true
+      if !flag.isNaN { truth.isMovementPhase = flag != 0 }
+    }
+    return anyCell ? truth : nil
+  }
+}
+
+extension RecordingError {
+  /// The same error with another kind.
+  func kind(_ kind: Kind) -> RecordingError {
+    var copy = self
+    copy.kind = kind
+    return copy
+  }
+}
