@@ -3,11 +3,7 @@
 import Foundation
 import MotionMath
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MotionSensors
 
 /// One recording with ground truth, held in flat arrays for fast evaluation runs.
 ///
@@ -56,89 +52,48 @@ public struct EvaluationTrial: Sendable {
     return steps[steps.count / 2]
   }
 
-  /// Errors reading a trial file.
+  /// Errors turning a recording into a trial.
   public enum LoadError: Error, CustomStringConvertible {
-    case unreadable(String)
-    case missingColumns(String, [String])
+    case missingSensors(String)
     public var description: String {
       switch self {
-      case .unreadable(let path): return "cannot read \(path)"
-      case .missingColumns(let path, let names):
-        return "\(path): missing columns \(names.joined(separator: ", "))"
+      case .missingSensors(let path):
+        return "\(path): every sample needs gyroscope and accelerometer readings"
       }
     }
   }
 
-  /// Reads a BROAD-format CSV file (columns `t, gyr_*, acc_*, mag_*, ref_q*, movement`; the
-  /// reference in ENU is converted to NWU).
-  public static func loadBROAD(path: String) throws -> EvaluationTrial {
-    guard var data = FileManager.default.contents(atPath: path) else {
-      throw LoadError.unreadable(path)
-    }
-    // strtod needs a terminator after the last field.
-    data.append(0)
-    let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-    return try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> EvaluationTrial in
-      let bytes = raw.bindMemory(to: CChar.self)
-      guard let base = bytes.baseAddress else { throw LoadError.unreadable(path) }
-      let end = base + bytes.count - 1
-      // Header.
-      var p = base
-      while p < end && p.pointee != 10 { p += 1 }
-      let header = String(
-        decoding: UnsafeRawBufferPointer(start: base, count: p - base), as: UTF8.self
-      ).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").map(String.init)
-      let wanted = [
-        "t", "gyr_x", "gyr_y", "gyr_z", "acc_x", "acc_y", "acc_z", "mag_x", "mag_y", "mag_z",
-        "ref_qw", "ref_qx", "ref_qy", "ref_qz", "movement",
-      ]
-      var columnOf = [Int](repeating: -1, count: wanted.count)
-      for (i, w) in wanted.enumerated() { columnOf[i] = header.firstIndex(of: w) ?? -1 }
-      let missing = zip(wanted, columnOf).filter { $0.1 < 0 }.map { $0.0 }
-      guard missing.isEmpty else { throw LoadError.missingColumns(path, missing) }
-      var fieldOf = [Int](repeating: -1, count: header.count)
-      for (i, c) in columnOf.enumerated() { fieldOf[c] = i }
-
-      let estimate = bytes.count / 140
-      var t: [Double] = [], g: [SIMD3<Double>] = [], a: [SIMD3<Double>] = []
-      var m: [SIMD3<Double>] = [], r: [Quaternion?] = [], mv: [Bool] = []
-      t.reserveCapacity(estimate); g.reserveCapacity(estimate); a.reserveCapacity(estimate)
-      m.reserveCapacity(estimate); r.reserveCapacity(estimate); mv.reserveCapacity(estimate)
-      let enuToNwu = EarthFrame.eastNorthUp.rotation(to: .northWestUp)
-      var values = [Double](repeating: .nan, count: wanted.count)
-      p += 1
-      while p < end {
-        // One line: parse every field with strtod (handles "nan").
-        var field = 0
-        var complete = false
-        while p < end {
-          var next: UnsafeMutablePointer<CChar>? = nil
-          let v = strtod(p, &next)
-          guard let n = next, n > p else { break }
-          if field < fieldOf.count, fieldOf[field] >= 0 { values[fieldOf[field]] = v }
-          field += 1
-          p = UnsafePointer(n)
-          if p < end && p.pointee == 44 {  // ','
-            p += 1
-            continue
-          }
-          complete = true
-          break
-        }
-        while p < end && p.pointee != 10 { p += 1 }
-        p += 1
-        guard complete, field >= header.count else { continue }
-        t.append(values[0])
-        g.append(SIMD3(values[1], values[2], values[3]))
-        a.append(SIMD3(values[4], values[5], values[6]))
-        m.append(SIMD3(values[7], values[8], values[9]))
-        let q = Quaternion(w: values[10], x: values[11], y: values[12], z: values[13])
-        r.append(q.isFinite && q.lengthSquared > 0.5 ? (enuToNwu * q).normalized : nil)
-        mv.append(values[14] > 0.5)
+  /// A trial from recorded samples (each with gyroscope and accelerometer; the magnetometer and
+  /// the ground-truth attitude may be missing on some samples). Samples without a movement flag
+  /// count as movement.
+  public init(name: String, samples: [MotionSample]) throws {
+    var t: [Double] = [], g: [SIMD3<Double>] = [], a: [SIMD3<Double>] = []
+    var m: [SIMD3<Double>] = [], r: [Quaternion?] = [], mv: [Bool] = []
+    t.reserveCapacity(samples.count); g.reserveCapacity(samples.count)
+    a.reserveCapacity(samples.count); m.reserveCapacity(samples.count)
+    r.reserveCapacity(samples.count); mv.reserveCapacity(samples.count)
+    for sample in samples {
+      guard let gyroscope = sample.gyroscope, let accelerometer = sample.accelerometer else {
+        throw LoadError.missingSensors(name)
       }
-      return EvaluationTrial(
-        name: name, timestamps: t, gyroscope: g, accelerometer: a, magnetometer: m, reference: r,
-        isMovementPhase: mv)
+      t.append(sample.timestamp)
+      g.append(gyroscope)
+      a.append(accelerometer)
+      // A missing magnetometer reading becomes zero, which the estimator skips.
+      m.append(sample.magnetometer ?? .zero)
+      r.append(sample.groundTruth?.earthFromSensor)
+      mv.append(sample.groundTruth?.isMovementPhase ?? true)
     }
+    self.init(
+      name: name, timestamps: t, gyroscope: g, accelerometer: a, magnetometer: m, reference: r,
+      isMovementPhase: mv)
+  }
+
+  /// Reads a recording with ground truth (BROAD or OpenCoreMotion CSV, detected from the header)
+  /// through `MotionSensors.RecordingReader`. The reference is in NWU, as the reader delivers it.
+  public static func load(path: String) throws -> EvaluationTrial {
+    let url = URL(fileURLWithPath: path)
+    let samples = try RecordingReader.readSamples(url)
+    return try EvaluationTrial(name: url.deletingPathExtension().lastPathComponent, samples: samples)
   }
 }

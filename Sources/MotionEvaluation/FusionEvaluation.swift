@@ -50,7 +50,7 @@ public enum FusionEvaluation {
     guard !files.isEmpty else { throw Failure.noTrials(paths) }
     var trials: [EvaluationResult.Trial] = []
     for file in files {
-      let trial = try EvaluationTrial.loadBROAD(path: file)
+      let trial = try EvaluationTrial.load(path: file)
       trials.append(try evaluate(trial, mode: mode, parameters: parameters))
     }
     return EvaluationResult(mode: mode, trials: trials)

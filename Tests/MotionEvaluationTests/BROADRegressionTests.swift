@@ -12,7 +12,7 @@ final class BROADRegressionTests: XCTestCase {
       if SharedData.isCI { XCTFail("missing BROAD trial \(name) on CI") }
       throw XCTSkip("BROAD trial \(name) not found under \(SharedData.broadDirectory.path)")
     }
-    return try EvaluationTrial.loadBROAD(path: url.path)
+    return try EvaluationTrial.load(path: url.path)
   }
 
   /// Real-time 9D on the slow-rotation-with-breaks trial. Release figures when the bound was set:
