@@ -10,7 +10,7 @@ final class MotionctlCommandTests: XCTestCase {
     + "user_accel_x,user_accel_y,user_accel_z,rotation_rate_x,rotation_rate_y,rotation_rate_z,heading"
 
   func testEveryCommandHasHelp() throws {
-    for command in ["", "demo", "replay", "record", "simulate", "sensors"] {
+    for command in ["", "demo", "replay", "record", "simulate", "sensors", "evaluate"] {
       let arguments = command.isEmpty ? ["--help"] : [command, "--help"]
       let result = try MotionctlRunner.run(arguments)
       XCTAssertEqual(result.status, 0, "motionctl \(command) --help: \(result.standardError)")
@@ -155,5 +155,26 @@ final class MotionctlCommandTests: XCTestCase {
     XCTAssertGreaterThanOrEqual(lines.count, 5)
     XCTAssertFalse(demo.standardOutput.contains("\u{1B}["), "no terminal escapes when piped")
     XCTAssertTrue(lines[0].contains("Gravity (g)"))
+  }
+
+  func testEvaluateScoresASimulatedRecordingWithGroundTruth() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let recording = folder.appendingPathComponent("rotate.csv").path
+    XCTAssertEqual(try MotionctlRunner.run(["simulate", "rotateZ", recording]).status, 0)
+    let result = try MotionctlRunner.run(["evaluate", recording, "--mode", "realtime6d", "--json"])
+    XCTAssertEqual(result.status, 0, result.standardError)
+    let object = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    XCTAssertEqual(object["mode"] as? String, "realtime6d")
+    let trials = try XCTUnwrap(object["trials"] as? [[String: Any]])
+    XCTAssertEqual(trials.count, 1)
+    XCTAssertEqual(trials[0]["name"] as? String, "rotate")
+    let mean = try XCTUnwrap(object["mean"] as? [String: Double])
+    // A noisy phone-grade simulation: the inclination stays within a degree or two.
+    XCTAssertLessThan(mean["inclination"]!, 2, "\(mean)")
+    XCTAssertLessThan(mean["total"]!, 5, "\(mean)")
+
+    let unknownMode = try MotionctlRunner.run(["evaluate", recording, "--mode", "psychic"])
+    XCTAssertNotEqual(unknownMode.status, 0)
   }
 }
