@@ -7,7 +7,7 @@ import MotionMath
 /// Shared by every one-row-per-instant format. Validation happens here, so every format reports
 /// problems the same way: the file, the 1-based line and the column, and what is wrong.
 struct CSVTableStream: RecordingRowStream {
-  let descriptor: StreamDescriptor
+  private(set) var descriptor: StreamDescriptor
   private var cursor: CSVCursor
   private let layout: ColumnLayout
   private let headerColumnCount: Int
@@ -128,6 +128,14 @@ struct CSVTableStream: RecordingRowStream {
     }
   }
 
+  /// Whether the time cell is empty or NaN.
+  private func timeIsMissing() -> Bool {
+    let cell = cursor.bytes.trimmed(fields[layout.time])
+    if cell.isEmpty { return true }
+    guard let value = try? cursor.bytes.double(cell) else { return false }
+    return value.isNaN
+  }
+
   private mutating func decodeRow() throws -> MotionSample? {
     let count = fields.count
     if count != headerColumnCount {
@@ -136,6 +144,7 @@ struct CSVTableStream: RecordingRowStream {
         throw malformed("expected \(headerColumnCount) cells, found \(count)")
       }
     }
+    if layout.missingTimeSkipsRow && timeIsMissing() { return nil }
     let time = try timestamp()
     guard time.isFinite else {
       return try reject(malformed("the timestamp is not finite", column: layout.time).kind(.invalidValue))
@@ -212,6 +221,26 @@ struct CSVTableStream: RecordingRowStream {
       if !flag.isNaN { truth.isMovementPhase = flag != 0 }
     }
     return anyCell ? truth : nil
+  }
+}
+
+extension CSVTableStream {
+  /// The same stream described differently.
+  func withDescriptor(_ descriptor: StreamDescriptor) -> CSVTableStream {
+    var copy = self
+    copy.descriptor = descriptor
+    return copy
+  }
+
+  /// Reads the column header row; an empty file is a header error.
+  static func readHeader(_ cursor: inout CSVCursor) throws -> [String] {
+    var fields: [CSVField] = []
+    guard cursor.nextRow(into: &fields) else {
+      throw RecordingError(
+        .malformedHeader, file: cursor.bytes.fileName, line: cursor.lineNumber + 1,
+        "the column header row is missing (empty file)")
+    }
+    return fields.map(cursor.bytes.string)
   }
 }
 

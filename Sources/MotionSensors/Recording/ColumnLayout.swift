@@ -57,6 +57,10 @@ struct ColumnLayout: Sendable {
   var position: Vector?
   var movement: Int?
 
+  /// Whether a row whose time cell is empty or NaN is left out silently (sensor groups that have not
+  /// started yet in SensorLog, NaN padding in phyphox) instead of being an error.
+  var missingTimeSkipsRow = false
+
   /// The column names, for error messages.
   var columnNames: [String]
 

@@ -29,9 +29,14 @@ public enum RecordingReader {
     /// ``InvalidRowPolicy/fail``.
     public var invalidRows: InvalidRowPolicy
 
-    /// Creates options; the defaults fail on any invalid row.
-    public init(invalidRows: InvalidRowPolicy = .fail) {
+    /// How to read a CSV of any layout; used with ``RecordingFormat/columns`` (and implies it when
+    /// no format is given). Default `nil`.
+    public var columnMapping: ColumnMapping?
+
+    /// Creates options; the defaults fail on any invalid row and use no column mapping.
+    public init(invalidRows: InvalidRowPolicy = .fail, columnMapping: ColumnMapping? = nil) {
       self.invalidRows = invalidRows
+      self.columnMapping = columnMapping
     }
   }
 
@@ -50,13 +55,32 @@ public enum RecordingReader {
     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
       throw RecordingError(.fileNotFound, file: url.path, "no such file or folder")
     }
-    let format = try format ?? RecordingFormat.detect(url)
+    let format = try format ?? (options.columnMapping != nil ? .columns : RecordingFormat.detect(url))
+    if isDirectory.boolValue && ![.sensorLogger, .phyphox, .euroc, .ximu3].contains(format) {
+      throw RecordingError(.unknownFormat, file: url.path, "\(format.rawValue) recordings are single files, not folders")
+    }
     let base: any RecordingRowStream
     switch format {
     case .opencoremotion:
       base = try OpenCoreMotionCSV.open(try CSVBytes(contentsOf: url), url: url, options: options)
     case .broad:
       base = try BROADTrial.open(try CSVBytes(contentsOf: url), url: url, options: options)
+    case .sensorLog:
+      base = try SensorLogCSV.open(url, options: options)
+    case .sensorLogger:
+      base = try SensorLoggerExport.open(url, options: options)
+    case .phyphox:
+      base = try PhyphoxExport.open(url, options: options)
+    case .euroc:
+      base = try EuRoCIMU.open(url, options: options)
+    case .ximu3:
+      base = try XIMU3Log.open(url, options: options)
+    case .columns:
+      guard let mapping = options.columnMapping else {
+        throw RecordingError(
+          .unknownFormat, file: url.path, "the columns format needs a column mapping (Options.columnMapping)")
+      }
+      base = try mapping.open(url, options: options)
     }
     return RecordingStream(url: url, format: format, base: base)
   }
@@ -69,7 +93,9 @@ public enum RecordingReader {
   ) throws -> [MotionSample] {
     var stream = try open(url, format: format, options: options)
     var samples: [MotionSample] = []
-    if let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int {
+    if let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int,
+      stream.format != .sensorLogger
+    {
       // Wide rows take 100–150 bytes; a rough guess saves most reallocations.
       samples.reserveCapacity(Swift.min(size / 100, 10_000_000))
     }
