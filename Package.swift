@@ -82,7 +82,9 @@ var targets: [Target] = [
   .testTarget(
     name: "MotionEvaluationTests",
     dependencies: ["MotionEvaluation", "MotionSensors", "MotionFusion", "_MotionTestSupport"]),
-  .testTarget(name: "MotionSensorsTests", dependencies: ["MotionSensors", "_MotionTestSupport"]),
+  .testTarget(
+    name: "MotionSensorsTests",
+    dependencies: ["MotionSensors", "_MotionTestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
   .testTarget(name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionSensors", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionRecognitionTests",

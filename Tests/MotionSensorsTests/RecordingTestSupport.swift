@@ -31,3 +31,21 @@ final class RecordingFixtureFolder {
     (try? FileManager.default.contentsOfDirectory(atPath: url.path).sorted()) ?? []
   }
 }
+
+import ZIPFoundation
+
+extension RecordingFixtureFolder {
+  /// Writes a zip archive holding `files` (relative path → text) and returns its URL.
+  @discardableResult
+  func writeZip(_ files: [(String, String)], to name: String) throws -> URL {
+    let url = self.url.appendingPathComponent(name)
+    let archive = try Archive(url: url, accessMode: .create)
+    for (path, text) in files {
+      let data = Data(text.utf8)
+      try archive.addEntry(
+        with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate,
+        provider: { position, size in data.subdata(in: Int(position)..<Int(position) + size) })
+    }
+    return url
+  }
+}
