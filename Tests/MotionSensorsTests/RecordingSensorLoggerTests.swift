@@ -92,6 +92,28 @@ final class RecordingSensorLoggerTests: XCTestCase {
     XCTAssertEqual(samples.map(\.timestamp), [1_610_000_000, 1_610_000_000.01])
   }
 
+  func testWithoutARawFileTheAccelerometerIsUserAccelerationPlusGravity() throws {
+    let folder = try RecordingFixtureFolder()
+    // Android schema 2: linear acceleration and gravity, both in Android's (specific-force) sign.
+    try folder.write("version,device name,recording time,platform\n2,SM-N960F,2021-00-12_21-12-33,android\n", to: "v2/Metadata.csv")
+    try folder.write("time,z,y,x\n1000000000,0.5,0,0\n1010000000,0.25,0,0\n1020000000,0,0,1\n", to: "v2/Accelerometer.csv")
+    try folder.write("time,z,y,x\n1000000000,9.75,0,0\n1020000000,9.5,0,0\n", to: "v2/Gravity.csv")
+    var stream = try RecordingReader.open(folder.url.appendingPathComponent("v2"))
+    XCTAssertNotNil(stream.descriptor.metadata["accelerometerSource"])
+    let samples = try stream.collect()
+    XCTAssertEqual(samples.map(\.timestamp), [1, 1.02], "only instants present in both files")
+    XCTAssertEqual(samples.map(\.accelerometer), [SIMD3(0, 0, 10.25), SIMD3(1, 0, 9.5)])
+
+    // iOS without AccelerometerUncalibrated: Core Motion's sign, so the sum is negated.
+    var files = iOSFiles().filter { $0.0 != "AccelerometerUncalibrated.csv" }
+    files.append(("Gravity.csv", "time,seconds_elapsed,z,y,x\n1745877875782820400,0.03,-9.7,0,0\n"))
+    let zip = try folder.writeZip(files, to: "ios-no-raw.zip")
+    let accelerometer = try RecordingReader.readSamples(zip).compactMap(\.accelerometer)
+    XCTAssertEqual(accelerometer.count, 1)
+    XCTAssertEqual(accelerometer[0].x, -0.1, accuracy: 1e-12)  // sums of decimal fractions
+    XCTAssertEqual(accelerometer[0].z, 9.6, accuracy: 1e-12)
+  }
+
   func testMalformedRowInOneSensorFileNamesThatFileAndLine() throws {
     let folder = try RecordingFixtureFolder()
     var files = iOSFiles()

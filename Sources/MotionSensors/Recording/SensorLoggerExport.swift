@@ -15,7 +15,8 @@ import MotionMath
 ///   `AccelerometerUncalibrated.csv` in g with Apple's sign, converted with `f = −a · 9.80665`; when
 ///   `Metadata.csv` says `standardisation` is `true` the app has already converted it to Android's
 ///   convention and m/s². `Accelerometer.csv` is *user* acceleration (gravity removed) on both
-///   platforms and is not used: without a raw file the recording has no accelerometer.
+///   platforms; only when no raw file exists is the accelerometer rebuilt as `Accelerometer.csv` +
+///   `Gravity.csv` at the instants both have (negated for iOS's sign; in m/s² already).
 /// - gyroscope: `GyroscopeUncalibrated.csv`, else `Gyroscope.csv` (rad/s, same sign on both).
 /// - magnetometer: `MagnetometerUncalibrated.csv`, else `Magnetometer.csv` (µT).
 /// - pressure: `Barometer.csv` `pressure` (mbar = hPa, converted to kPa).
@@ -105,6 +106,18 @@ enum SensorLoggerExport {
       parts.append(try vectorStream(container, path, kind: .accelerometer, scale: scale, options: options))
       sensors.insert(.accelerometer)
       used.append(path)
+    } else if let user = nonEmpty("Accelerometer.csv"), let gravity = nonEmpty("Gravity.csv") {
+      // No raw file (e.g. Android schema 2): specific force is user acceleration plus gravity at the
+      // instants both were logged, negated for iOS's Core Motion sign.
+      let scale: Double = isIOS && !standardised ? -1 : 1
+      parts.append(
+        SummedAccelerometerStream(
+          try vectorStream(container, user, kind: .accelerometer, scale: scale, options: options),
+          try vectorStream(container, gravity, kind: .accelerometer, scale: scale, options: options),
+          descriptor: StreamDescriptor(name: user, sensors: .accelerometer, nominalSampleRate: nil)))
+      sensors.insert(.accelerometer)
+      used += [user, gravity]
+      notes["accelerometerSource"] = "Accelerometer.csv (user acceleration) + Gravity.csv at equal timestamps"
     }
     if let path = nonEmpty("GyroscopeUncalibrated.csv") ?? nonEmpty("Gyroscope.csv") {
       parts.append(try vectorStream(container, path, kind: .gyroscope, scale: 1, options: options))
