@@ -182,6 +182,8 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
       descriptor: StreamDescriptor(name: "sim", sensors: .inertial, nominalSampleRate: 200))
     let writer = try RecordingWriter(url: url, descriptor: stream.descriptor, includeGroundTruth: false)
     XCTAssertEqual(try writer.writeAll(from: &stream), 1)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: url.path), "not until finish()")
+    try writer.finish()
     let text = try String(contentsOf: url, encoding: .utf8)
     let lines = text.split(separator: "\n").map(String.init)
     XCTAssertEqual(lines[0], "# OpenCoreMotion CSV")

@@ -172,7 +172,8 @@ public final class RecordingWriter: @unchecked Sendable {
     if buffer.count >= 1 << 16 { try flush() }
   }
 
-  /// Writes every sample of a stream, then finishes; returns the number of samples written.
+  /// Appends every remaining sample of a stream (at most `limit`); returns how many. Call
+  /// ``finish()`` afterwards (or ``cancel()`` after an error).
   @discardableResult
   public func writeAll(from stream: inout some SampleStream, limit: Int = .max) throws -> Int {
     var count = 0
@@ -180,7 +181,6 @@ public final class RecordingWriter: @unchecked Sendable {
       try append(sample)
       count += 1
     }
-    try finish()
     return count
   }
 
