@@ -10,7 +10,9 @@ final class RecordingColumnMappingTests: XCTestCase {
 
   func testParsingUnitsAndOptions() throws {
     let mapping = try ColumnMapping(
-      parsing: "t=time,ax=accX,ay=accY,az=accZ,gx=gyrX,gy=gyrY,gz=gyrZ,p=pressure;units=-g,deg/s,ms,hPa;sep=semicolon;decimal=comma")
+      parsing:
+        "t=time,ax=accX,ay=accY,az=accZ,gx=gyrX,gy=gyrY,gz=gyrZ,p=pressure;units=-g,deg/s,ms,hPa;sep=semicolon;decimal=comma"
+    )
     XCTAssertEqual(mapping.time, "time")
     XCTAssertEqual(mapping.accelerometer, ["accX", "accY", "accZ"])
     XCTAssertNil(mapping.magnetometer)
@@ -24,7 +26,8 @@ final class RecordingColumnMappingTests: XCTestCase {
 
     let plain = try ColumnMapping(parsing: "t=t,ax=a,ay=b,az=c;units=g")
     XCTAssertEqual(plain.accelerationScale, g)
-    XCTAssertEqual(try ColumnMapping(parsing: "t=1,mx=2,my=3,mz=4;mag=gauss;header=none").magneticFieldScale, 100)
+    XCTAssertEqual(
+      try ColumnMapping(parsing: "t=1,mx=2,my=3,mz=4;mag=gauss;header=none").magneticFieldScale, 100)
   }
 
   func testParsingErrorsNameTheProblem() {
@@ -51,7 +54,9 @@ final class RecordingColumnMappingTests: XCTestCase {
       "@ my logger\nstamp;ACC X;ACC Y;ACC Z;GYR X;GYR Y;GYR Z;junk\n"
         + "1000;0;0;-1;90;0;0;x\n1010;0,5;0;-1;0;0;0;y\n", to: "any.csv")
     let mapping = try ColumnMapping(
-      parsing: "t=stamp,ax=acc x,ay=acc y,az=acc z,gx=gyr x,gy=gyr y,gz=gyr z;units=-g,deg/s,ms;sep=semicolon;decimal=comma;skip=1")
+      parsing:
+        "t=stamp,ax=acc x,ay=acc y,az=acc z,gx=gyr x,gy=gyr y,gz=gyr z;units=-g,deg/s,ms;sep=semicolon;decimal=comma;skip=1"
+    )
     XCTAssertThrowsError(try RecordingReader.open(url), "not detectable without the mapping")
     var stream = try RecordingReader.open(url, options: .init(columnMapping: mapping))
     XCTAssertEqual(stream.format, .columns)
@@ -67,7 +72,8 @@ final class RecordingColumnMappingTests: XCTestCase {
     let folder = try RecordingFixtureFolder()
     let url = try folder.write("0.0,1,2,3\n0.1,4,5,6\n", to: "raw.csv")
     let mapping = try ColumnMapping(parsing: "t=1,mx=2,my=3,mz=4;header=none;mag=nT")
-    let samples = try RecordingReader.readSamples(url, format: .columns, options: .init(columnMapping: mapping))
+    let samples = try RecordingReader.readSamples(
+      url, format: .columns, options: .init(columnMapping: mapping))
     XCTAssertEqual(samples.map(\.magnetometer), [SIMD3(0.001, 0.002, 0.003), SIMD3(0.004, 0.005, 0.006)])
   }
 
@@ -76,7 +82,8 @@ final class RecordingColumnMappingTests: XCTestCase {
     let url = try folder.write("time,x\n0,1\n", to: "m.csv")
     let mapping = try ColumnMapping(parsing: "t=time,ax=accX,ay=accY,az=accZ")
     XCTAssertThrowsError(try RecordingReader.open(url, options: .init(columnMapping: mapping))) { error in
-      XCTAssertTrue("\(error)".contains("\"accX\", which the file does not have (columns: time, x)"), "\(error)")
+      XCTAssertTrue(
+        "\(error)".contains("\"accX\", which the file does not have (columns: time, x)"), "\(error)")
     }
     XCTAssertThrowsError(try RecordingReader.open(url, format: .columns)) { error in
       XCTAssertTrue("\(error)".contains("needs a column mapping"), "\(error)")

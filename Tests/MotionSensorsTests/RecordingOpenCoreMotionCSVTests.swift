@@ -41,7 +41,9 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
     return samples
   }
 
-  private func bits(_ v: SIMD3<Double>?) -> [UInt64]? { v.map { [$0.x.bitPattern, $0.y.bitPattern, $0.z.bitPattern] } }
+  private func bits(_ v: SIMD3<Double>?) -> [UInt64]? {
+    v.map { [$0.x.bitPattern, $0.y.bitPattern, $0.z.bitPattern] }
+  }
   private func bits(_ q: Quaternion?) -> [UInt64]? { q.map { [$0.w, $0.x, $0.y, $0.z].map(\.bitPattern) } }
 
   /// Equality down to the bit (so that −0.0 and 0.0 differ), field by field.
@@ -53,7 +55,8 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
     XCTAssertEqual(bits(a.magnetometer), bits(b.magnetometer), context, line: line)
     XCTAssertEqual(a.pressure?.bitPattern, b.pressure?.bitPattern, context, line: line)
     XCTAssertEqual(a.temperature?.bitPattern, b.temperature?.bitPattern, context, line: line)
-    let x = a.groundTruth, y = b.groundTruth
+    let x = a.groundTruth
+    let y = b.groundTruth
     XCTAssertEqual(x == nil, y == nil, context, line: line)
     XCTAssertEqual(bits(x?.earthFromSensor), bits(y?.earthFromSensor), context, line: line)
     XCTAssertEqual(bits(x?.angularVelocity), bits(y?.angularVelocity), context, line: line)
@@ -125,7 +128,8 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
       let writer = try RecordingWriter(
         url: url, descriptor: StreamDescriptor(name: "x", sensors: .inertial, nominalSampleRate: 100))
       for i in 0..<10_000 {
-        try writer.append(MotionSample(timestamp: Double(i) / 100, accelerometer: SIMD3(0, 0, 9.81), gyroscope: .zero))
+        try writer.append(
+          MotionSample(timestamp: Double(i) / 100, accelerometer: SIMD3(0, 0, 9.81), gyroscope: .zero))
       }
       // Mid-recording: data has been flushed to the temporary file, but nothing at `url`.
       XCTAssertFalse(FileManager.default.fileExists(atPath: url.path))
@@ -141,7 +145,8 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
     try cancelled.append(MotionSample(timestamp: 0, accelerometer: .zero, gyroscope: .zero))
     cancelled.cancel()
     XCTAssertEqual(folder.fileNames, [])
-    XCTAssertThrowsError(try cancelled.append(MotionSample(timestamp: 1, accelerometer: .zero, gyroscope: .zero)))
+    XCTAssertThrowsError(
+      try cancelled.append(MotionSample(timestamp: 1, accelerometer: .zero, gyroscope: .zero)))
   }
 
   func testFinishReplacesAnExistingFile() throws {

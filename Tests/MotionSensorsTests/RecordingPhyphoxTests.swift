@@ -42,7 +42,8 @@ final class RecordingPhyphoxTests: XCTestCase {
     XCTAssertEqual(stream.descriptor.sensors, .inertial)
     XCTAssertEqual(stream.descriptor.metadata["phyphox.startSystemTime"], "\(1.710697732324872E9)")
     XCTAssertEqual(stream.descriptor.metadata["phyphox.device.deviceModel"], "iPhone12,1")
-    XCTAssertTrue(stream.descriptor.metadata["phyphox.timeEvents"]?.contains("PAUSE 41.88245124998502") ?? false)
+    XCTAssertTrue(
+      stream.descriptor.metadata["phyphox.timeEvents"]?.contains("PAUSE 41.88245124998502") ?? false)
     let samples = try stream.collect()
     XCTAssertEqual(samples.count, 2, "the NaN padding row is skipped; equal times merge")
     XCTAssertEqual(samples[0].accelerometer, SIMD3(1.094196774E-3, 4.474990626E-2, 9.81))
@@ -76,7 +77,8 @@ final class RecordingPhyphoxTests: XCTestCase {
   func testMalformedCellNamesTableAndLine() throws {
     let folder = try RecordingFixtureFolder()
     let url = try folder.write(
-      "\"Time (s)\",\"Gyroscope x (rad/s)\",\"Gyroscope y (rad/s)\",\"Gyroscope z (rad/s)\"\n0,1,2,3\n0.1,1,2\n", to: "g.csv")
+      "\"Time (s)\",\"Gyroscope x (rad/s)\",\"Gyroscope y (rad/s)\",\"Gyroscope z (rad/s)\"\n0,1,2,3\n0.1,1,2\n",
+      to: "g.csv")
     var stream = try RecordingReader.open(url)
     XCTAssertThrowsError(try stream.collect()) { error in
       XCTAssertEqual((error as? RecordingError)?.line, 3)

@@ -36,7 +36,8 @@ final class RecordingSensorLogTests: XCTestCase {
     XCTAssertNotNil(stream.descriptor.metadata["groundTruthSource"])
     let samples = try stream.collect()
     XCTAssertEqual(
-      samples.map(\.timestamp), [9130.005, 9130.01, 9130.011, 9130.012, 9130.015, 9130.02, 9130.021, 9130.022],
+      samples.map(\.timestamp),
+      [9130.005, 9130.01, 9130.011, 9130.012, 9130.015, 9130.02, 9130.021, 9130.022],
       "each group on its own clock; the repeated magnetometer row is dropped")
     let magnetometer = samples.filter { $0.magnetometer != nil }
     XCTAssertEqual(magnetometer.count, 1)
@@ -54,20 +55,26 @@ final class RecordingSensorLogTests: XCTestCase {
     let truths = try RecordingReader.readSamples(url).compactMap(\.groundTruth)
     XCTAssertEqual(truths.count, 2)
     XCTAssertEqual(truths[0].earthFromSensor, .identity)
-    XCTAssertEqual(truths[0].gravity, SIMD3(0, 0, -g), "Core Motion's gravity in g, scaled, same direction (down)")
-    XCTAssertEqual(truths[0].linearAcceleration, SIMD3(-0.1 * g, -0.0, -0.0), "userAcceleration = -linear / g")
+    XCTAssertEqual(
+      truths[0].gravity, SIMD3(0, 0, -g), "Core Motion's gravity in g, scaled, same direction (down)")
+    XCTAssertEqual(
+      truths[0].linearAcceleration, SIMD3(-0.1 * g, -0.0, -0.0), "userAcceleration = -linear / g")
     XCTAssertEqual(truths[0].angularVelocity, SIMD3(0.01, 0.02, 0.03))
-    XCTAssertEqual(truths[1].earthFromSensor, Quaternion(w: 0.7071067811865476, x: 0, y: 0, z: 0.7071067811865476))
+    XCTAssertEqual(
+      truths[1].earthFromSensor, Quaternion(w: 0.7071067811865476, x: 0, y: 0, z: 0.7071067811865476))
     XCTAssertEqual(truths[1].gravity, SIMD3(0, -g, 0))
   }
 
   func testZippedLogAndMalformedCell() throws {
     let folder = try RecordingFixtureFolder()
-    let zip = try folder.writeZip([("2025-03-11_14_44_11_my_iOS_device.csv", header + rows)], to: "SensorLogFiles_my_iOS_device_250311_14-55-58.zip")
+    let zip = try folder.writeZip(
+      [("2025-03-11_14_44_11_my_iOS_device.csv", header + rows)],
+      to: "SensorLogFiles_my_iOS_device_250311_14-55-58.zip")
     XCTAssertEqual(try RecordingFormat.detect(zip), .sensorLog)
     XCTAssertEqual(try RecordingReader.readSamples(zip).count, 8)
 
-    let bad = try folder.write(header + rows.replacingOccurrences(of: "9130.022,0.4", with: "9130.022,x0.4"), to: "bad.csv")
+    let bad = try folder.write(
+      header + rows.replacingOccurrences(of: "9130.022,0.4", with: "9130.022,x0.4"), to: "bad.csv")
     var stream = try RecordingReader.open(bad)
     XCTAssertThrowsError(try stream.collect()) { error in
       let error = error as? RecordingError

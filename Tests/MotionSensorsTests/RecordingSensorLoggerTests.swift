@@ -12,23 +12,32 @@ final class RecordingSensorLoggerTests: XCTestCase {
 
   private func iOSFiles(standardised: Bool = false) -> [(String, String)] {
     [
-      ("Metadata.csv",
-       "version,device name,recording epoch time,recording time,recording timezone,platform,appVersion,sensors,sampleRateMs,standardisation\n"
-         + "3,iPhone 13,1745877875750,2025-04-28_22-04-35,America/New_York,ios,1.43.2,Accelerometer|Gyroscope,10|10,\(standardised)\n"),
+      (
+        "Metadata.csv",
+        "version,device name,recording epoch time,recording time,recording timezone,platform,appVersion,sensors,sampleRateMs,standardisation\n"
+          + "3,iPhone 13,1745877875750,2025-04-28_22-04-35,America/New_York,ios,1.43.2,Accelerometer|Gyroscope,10|10,\(standardised)\n"
+      ),
       // Face up at rest: Core Motion reads (0, 0, -1) g; written z,y,x.
-      ("AccelerometerUncalibrated.csv",
-       "time,seconds_elapsed,z,y,x\n"
-         + "1745877875782820400,0.0328203125,-1,0.5,0\n"
-         + "1745877875792820400,0.0428203125,-1,0,0.25\n"),
+      (
+        "AccelerometerUncalibrated.csv",
+        "time,seconds_elapsed,z,y,x\n"
+          + "1745877875782820400,0.0328203125,-1,0.5,0\n"
+          + "1745877875792820400,0.0428203125,-1,0,0.25\n"
+      ),
       // User acceleration (gravity removed): must not be replayed as the accelerometer.
       ("Accelerometer.csv", "time,seconds_elapsed,z,y,x\n1745877875782820400,0.03,0.1,0.1,0.1\n"),
-      ("GyroscopeUncalibrated.csv",
-       "time,seconds_elapsed,z,y,x\n"
-         + "1745877875782820400,0.0328203125,0.3,0.2,0.1\n"
-         + "1745877875787820400,0.0378203125,0.6,0.5,0.4\n"),
+      (
+        "GyroscopeUncalibrated.csv",
+        "time,seconds_elapsed,z,y,x\n"
+          + "1745877875782820400,0.0328203125,0.3,0.2,0.1\n"
+          + "1745877875787820400,0.0378203125,0.6,0.5,0.4\n"
+      ),
       ("Gyroscope.csv", "time,seconds_elapsed,z,y,x\n1745877875782820400,0.03,9,9,9\n"),
       ("Magnetometer.csv", "time,seconds_elapsed,z,y,x\n1745877875790000000,0.04,-40,20,10\n"),
-      ("Barometer.csv", "time,seconds_elapsed,relativeAltitude,pressure\n1745877875208205800,-0.541794189453125,0,1019.5285034179688\n"),
+      (
+        "Barometer.csv",
+        "time,seconds_elapsed,relativeAltitude,pressure\n1745877875208205800,-0.541794189453125,0,1019.5285034179688\n"
+      ),
       ("Annotation.csv", ""),
     ]
   }
@@ -65,12 +74,19 @@ final class RecordingSensorLoggerTests: XCTestCase {
     XCTAssertEqual(first.accelerometer, SIMD3(0, 0.5, -1), "already m/s² in Android's convention")
 
     let android: [(String, String)] = [
-      ("Recording/Metadata.csv",
-       "version,device name,recording epoch time,recording time,recording timezone,platform,appVersion,device id,sensors,sampleRateMs\n"
-         + "3,SM-S921B,1707663721288,2024-02-11_15-02-01,Europe/Madrid,android,1.28,abc,TotalAcceleration,10\n"),
-      ("Recording/TotalAcceleration.csv",
-       "time,seconds_elapsed,z,y,x\n1707663721345109200,0.057109130859375,7.511070251464844,6.9344000816345215,1.423729419708252\n"),
-      ("Recording/AccelerometerUncalibrated.csv", "time,seconds_elapsed,z,y,x\n1707663721345109200,0.05,1,1,1\n"),
+      (
+        "Recording/Metadata.csv",
+        "version,device name,recording epoch time,recording time,recording timezone,platform,appVersion,device id,sensors,sampleRateMs\n"
+          + "3,SM-S921B,1707663721288,2024-02-11_15-02-01,Europe/Madrid,android,1.28,abc,TotalAcceleration,10\n"
+      ),
+      (
+        "Recording/TotalAcceleration.csv",
+        "time,seconds_elapsed,z,y,x\n1707663721345109200,0.057109130859375,7.511070251464844,6.9344000816345215,1.423729419708252\n"
+      ),
+      (
+        "Recording/AccelerometerUncalibrated.csv",
+        "time,seconds_elapsed,z,y,x\n1707663721345109200,0.05,1,1,1\n"
+      ),
       ("Recording/Annotation.csv", ""),
     ]
     let zip = try folder.writeZip(android, to: "android.zip")
@@ -83,7 +99,9 @@ final class RecordingSensorLoggerTests: XCTestCase {
 
   func testOldSchemaWithoutSecondsElapsedAndWithoutMetadata() throws {
     let folder = try RecordingFixtureFolder()
-    try folder.write("time,z,y,x\n1610000000000000000,9.8,0,0\n1610000000010000000,9.7,0.1,0\n", to: "old/TotalAcceleration.csv")
+    try folder.write(
+      "time,z,y,x\n1610000000000000000,9.8,0,0\n1610000000010000000,9.7,0.1,0\n",
+      to: "old/TotalAcceleration.csv")
     let url = folder.url.appendingPathComponent("old")
     XCTAssertEqual(try RecordingFormat.detect(url), .sensorLogger)
     var stream = try RecordingReader.open(url)
@@ -95,8 +113,11 @@ final class RecordingSensorLoggerTests: XCTestCase {
   func testWithoutARawFileTheAccelerometerIsUserAccelerationPlusGravity() throws {
     let folder = try RecordingFixtureFolder()
     // Android schema 2: linear acceleration and gravity, both in Android's (specific-force) sign.
-    try folder.write("version,device name,recording time,platform\n2,SM-N960F,2021-00-12_21-12-33,android\n", to: "v2/Metadata.csv")
-    try folder.write("time,z,y,x\n1000000000,0.5,0,0\n1010000000,0.25,0,0\n1020000000,0,0,1\n", to: "v2/Accelerometer.csv")
+    try folder.write(
+      "version,device name,recording time,platform\n2,SM-N960F,2021-00-12_21-12-33,android\n",
+      to: "v2/Metadata.csv")
+    try folder.write(
+      "time,z,y,x\n1000000000,0.5,0,0\n1010000000,0.25,0,0\n1020000000,0,0,1\n", to: "v2/Accelerometer.csv")
     try folder.write("time,z,y,x\n1000000000,9.75,0,0\n1020000000,9.5,0,0\n", to: "v2/Gravity.csv")
     var stream = try RecordingReader.open(folder.url.appendingPathComponent("v2"))
     XCTAssertNotNil(stream.descriptor.metadata["accelerometerSource"])
@@ -117,7 +138,10 @@ final class RecordingSensorLoggerTests: XCTestCase {
   func testMalformedRowInOneSensorFileNamesThatFileAndLine() throws {
     let folder = try RecordingFixtureFolder()
     var files = iOSFiles()
-    files[3] = ("GyroscopeUncalibrated.csv", "time,seconds_elapsed,z,y,x\n1745877875782820400,0.03,0.3,0.2,0.1\n1745877875787820400,0.04,0.6,oops,0.4\n")
+    files[3] = (
+      "GyroscopeUncalibrated.csv",
+      "time,seconds_elapsed,z,y,x\n1745877875782820400,0.03,0.3,0.2,0.1\n1745877875787820400,0.04,0.6,oops,0.4\n"
+    )
     let zip = try folder.writeZip(files, to: "bad.zip")
     var stream = try RecordingReader.open(zip)
     XCTAssertThrowsError(try stream.collect()) { error in
@@ -125,7 +149,8 @@ final class RecordingSensorLoggerTests: XCTestCase {
       XCTAssertEqual(error?.kind, .malformedRow)
       XCTAssertEqual(error?.line, 3)
       XCTAssertEqual(error?.column, "y")
-      XCTAssertTrue(error?.file.hasSuffix("bad.zip/GyroscopeUncalibrated.csv") ?? false, "\(String(describing: error))")
+      XCTAssertTrue(
+        error?.file.hasSuffix("bad.zip/GyroscopeUncalibrated.csv") ?? false, "\(String(describing: error))")
     }
   }
 

@@ -2,6 +2,7 @@
 
 import Foundation
 import XCTest
+import ZIPFoundation
 
 /// A temporary folder for fixture files written by a test, removed afterwards.
 final class RecordingFixtureFolder {
@@ -31,8 +32,6 @@ final class RecordingFixtureFolder {
     (try? FileManager.default.contentsOfDirectory(atPath: url.path).sorted()) ?? []
   }
 }
-
-import ZIPFoundation
 
 extension RecordingFixtureFolder {
   /// Writes a zip archive holding `files` (relative path → text) and returns its URL.

@@ -66,7 +66,8 @@ final class RecordingValidationTests: XCTestCase {
 
   func testBackwardsTimestampIsAnErrorWithLineNumber() throws {
     let folder = try RecordingFixtureFolder()
-    let url = try folder.write(header + "1,0,0,9.8,0,0,0\n1,0,0,9.8,0,0,0\n0.5,0,0,9.8,0,0,0\n", to: "back.csv")
+    let url = try folder.write(
+      header + "1,0,0,9.8,0,0,0\n1,0,0,9.8,0,0,0\n0.5,0,0,9.8,0,0,0\n", to: "back.csv")
     let error = try XCTUnwrap(readError(url))
     XCTAssertEqual(error.kind, .timestampWentBackwards)
     XCTAssertEqual(error.line, 6)

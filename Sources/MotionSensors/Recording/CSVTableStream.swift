@@ -120,7 +120,9 @@ struct CSVTableStream: RecordingRowStream {
         integer = try cursor.bytes.integer(fields[column])
       } catch {
         // Decimal or exponent text (a spreadsheet rewrote the column): parse it, losing exactness.
-        guard let value = try number(column) else { throw malformed("the timestamp is empty", column: column) }
+        guard let value = try number(column) else {
+          throw malformed("the timestamp is empty", column: column)
+        }
         return value / Double(unitsPerSecond)
       }
       guard let integer else { throw malformed("the timestamp is empty", column: column) }
@@ -194,7 +196,10 @@ struct CSVTableStream: RecordingRowStream {
     var truth = GroundTruth()
     var anyCell = false
     if let a = layout.attitude {
-      let w = try number(a.w), x = try number(a.x), y = try number(a.y), z = try number(a.z)
+      let w = try number(a.w)
+      let x = try number(a.x)
+      let y = try number(a.y)
+      let z = try number(a.z)
       if w != nil || x != nil || y != nil || z != nil { anyCell = true }
       if let w, let x, let y, let z {
         var q = Quaternion(w: w, x: x, y: y, z: z)

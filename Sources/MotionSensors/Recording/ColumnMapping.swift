@@ -85,7 +85,9 @@ public struct ColumnMapping: Sendable, Equatable {
     func triple(_ prefix: String) throws -> [String]? {
       let found = ["x", "y", "z"].map { columns[prefix + $0] }
       if found.allSatisfy({ $0 == nil }) { return nil }
-      guard found.allSatisfy({ $0 != nil }) else { throw fail("\(prefix)x, \(prefix)y and \(prefix)z go together") }
+      guard found.allSatisfy({ $0 != nil }) else {
+        throw fail("\(prefix)x, \(prefix)y and \(prefix)z go together")
+      }
       return found.map { $0! }
     }
     accelerometer = try triple("a")
@@ -106,7 +108,9 @@ public struct ColumnMapping: Sendable, Equatable {
         }
         accelerationScale = -scale
       } else {
-        guard let scale = RecordingUnits.acceleration(unit) else { throw fail("unknown acceleration unit \"\(unit)\"") }
+        guard let scale = RecordingUnits.acceleration(unit) else {
+          throw fail("unknown acceleration unit \"\(unit)\"")
+        }
         accelerationScale = scale
       }
     }
@@ -133,13 +137,19 @@ public struct ColumnMapping: Sendable, Equatable {
         }
       case "acc", "accelerometer": try setAcceleration(value)
       case "gyro", "gyroscope":
-        guard let scale = RecordingUnits.angularRate(value) else { throw fail("unknown angular-rate unit \"\(value)\"") }
+        guard let scale = RecordingUnits.angularRate(value) else {
+          throw fail("unknown angular-rate unit \"\(value)\"")
+        }
         angularRateScale = scale
       case "mag", "magnetometer":
-        guard let scale = RecordingUnits.magneticField(value) else { throw fail("unknown magnetic-field unit \"\(value)\"") }
+        guard let scale = RecordingUnits.magneticField(value) else {
+          throw fail("unknown magnetic-field unit \"\(value)\"")
+        }
         magneticFieldScale = scale
       case "pressure":
-        guard let scale = RecordingUnits.pressure(value) else { throw fail("unknown pressure unit \"\(value)\"") }
+        guard let scale = RecordingUnits.pressure(value) else {
+          throw fail("unknown pressure unit \"\(value)\"")
+        }
         pressureScale = scale
       case "time": try setTime(value)
       case "sep", "separator":
@@ -151,10 +161,14 @@ public struct ColumnMapping: Sendable, Equatable {
         default: throw fail("unknown separator \"\(value)\" (comma, semicolon, tab, pipe)")
         }
       case "decimal":
-        guard ["comma", "point", "."].contains(value.lowercased()) else { throw fail("decimal= takes comma or point") }
+        guard ["comma", "point", "."].contains(value.lowercased()) else {
+          throw fail("decimal= takes comma or point")
+        }
         decimalComma = value.lowercased() == "comma"
       case "header":
-        guard ["none", "yes", "true", "no", "false"].contains(value.lowercased()) else { throw fail("header= takes none") }
+        guard ["none", "yes", "true", "no", "false"].contains(value.lowercased()) else {
+          throw fail("header= takes none")
+        }
         hasHeader = !["none", "no", "false"].contains(value.lowercased())
       case "skip":
         guard let n = Int(value), n >= 0 else { throw fail("skip= takes a line count") }
@@ -194,7 +208,9 @@ public struct ColumnMapping: Sendable, Equatable {
     }
     func vector(_ names: [String]?, _ scale: Double) throws -> ColumnLayout.Vector? {
       guard let names else { return nil }
-      return .init(columns: SIMD3(try column(names[0]), try column(names[1]), try column(names[2])), scale: SIMD3(repeating: scale))
+      return .init(
+        columns: SIMD3(try column(names[0]), try column(names[1]), try column(names[2])),
+        scale: SIMD3(repeating: scale))
     }
     var layout = ColumnLayout(time: try column(time), columnNames: names)
     if timeIsInteger {
@@ -211,7 +227,8 @@ public struct ColumnMapping: Sendable, Equatable {
       name: url.lastPathComponent, sensors: layout.sensors, nominalSampleRate: nil,
       metadata: ["format": RecordingFormat.columns.rawValue])
     return CSVTableStream(
-      cursor: cursor, layout: layout, headerColumnCount: columnCount, descriptor: descriptor, options: options,
+      cursor: cursor, layout: layout, headerColumnCount: columnCount, descriptor: descriptor,
+      options: options,
       decimalComma: decimalComma)
   }
 }

@@ -35,7 +35,8 @@ enum EuRoCIMU {
     let file: URL
     if isDirectory.boolValue {
       guard let found = dataFile(in: url) else {
-        throw RecordingError(.fileNotFound, file: url.path, "no imu0/data.csv with an ASL header in this folder")
+        throw RecordingError(
+          .fileNotFound, file: url.path, "no imu0/data.csv with an ASL header in this folder")
       }
       file = found
     } else {
@@ -67,7 +68,8 @@ enum EuRoCIMU {
       nominalSampleRate: rate(fromYAMLBeside: file),
       metadata: ["format": RecordingFormat.euroc.rawValue, "clock": "seconds (from integer nanoseconds)"])
     return CSVTableStream(
-      cursor: cursor, layout: layout, headerColumnCount: names.count, descriptor: descriptor, options: options)
+      cursor: cursor, layout: layout, headerColumnCount: names.count, descriptor: descriptor, options: options
+    )
   }
 
   /// `rate_hz` from `sensor.yaml` in the same folder (a plain `key: value` line; no YAML parser is

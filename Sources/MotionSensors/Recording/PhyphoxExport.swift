@@ -25,7 +25,9 @@ enum PhyphoxExport {
   /// Whether a container looks like a phyphox export.
   static func matches(_ container: RecordingContainer) -> Bool {
     if container.path(named: "time.csv", under: "meta") != nil { return true }
-    return tables(container).contains { path in (try? container.firstLine(path)).map(matches(headerLine:)) ?? false }
+    return tables(container).contains { path in
+      (try? container.firstLine(path)).map(matches(headerLine:)) ?? false
+    }
   }
 
   /// The data tables of a container (CSVs outside `meta/`).
@@ -37,13 +39,18 @@ enum PhyphoxExport {
   }
 
   static func open(_ url: URL, options: RecordingReader.Options) throws -> any RecordingRowStream {
-    var notes = ["format": RecordingFormat.phyphox.rawValue, "clock": "phyphox experiment time (s, pauses excluded)"]
+    var notes = [
+      "format": RecordingFormat.phyphox.rawValue, "clock": "phyphox experiment time (s, pauses excluded)",
+    ]
     var isDirectory: ObjCBool = false
     _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
     if !isDirectory.boolValue && !RecordingContainer.isZipArchive(url) {
-      let stream = try table(try CSVBytes(contentsOf: url), name: url.lastPathComponent, notes: &notes, options: options)
+      let stream = try table(
+        try CSVBytes(contentsOf: url), name: url.lastPathComponent, notes: &notes, options: options)
       return stream.withDescriptor(
-        StreamDescriptor(name: url.lastPathComponent, sensors: stream.descriptor.sensors, nominalSampleRate: nil, metadata: notes))
+        StreamDescriptor(
+          name: url.lastPathComponent, sensors: stream.descriptor.sensors, nominalSampleRate: nil,
+          metadata: notes))
     }
     let container = try RecordingContainer(url)
     if let path = container.path(named: "time.csv", under: "meta") {
@@ -67,7 +74,8 @@ enum PhyphoxExport {
     let sensors = parts.reduce(SensorSet()) { $0.union($1.descriptor.sensors) }
     return MergedRecordingStream(
       parts: parts,
-      descriptor: StreamDescriptor(name: url.lastPathComponent, sensors: sensors, nominalSampleRate: nil, metadata: notes))
+      descriptor: StreamDescriptor(
+        name: url.lastPathComponent, sensors: sensors, nominalSampleRate: nil, metadata: notes))
   }
 
   /// The separator and decimal mark of a phyphox table, from its header and first data line.
@@ -102,7 +110,9 @@ enum PhyphoxExport {
     var layout = ColumnLayout(time: time, columnNames: names)
     layout.missingTimeSkipsRow = true
     func vector(_ base: String, _ factor: (String) -> Double?) throws -> ColumnLayout.Vector? {
-      guard let x = column(base + " x"), let y = column(base + " y"), let z = column(base + " z") else { return nil }
+      guard let x = column(base + " x"), let y = column(base + " y"), let z = column(base + " z") else {
+        return nil
+      }
       let unit = split[x].unit ?? ""
       guard let scale = factor(unit) else { throw headerError("unknown unit \"\(unit)\" for \(names[x])") }
       return .init(columns: SIMD3(x, y, z), scale: SIMD3(repeating: scale))
@@ -112,7 +122,9 @@ enum PhyphoxExport {
     layout.magnetometer = try vector("magnetic field", RecordingUnits.magneticField)
     if let p = column("pressure") {
       let unit = split[p].unit ?? "hpa"
-      guard let scale = RecordingUnits.pressure(unit) else { throw headerError("unknown pressure unit \"\(unit)\"") }
+      guard let scale = RecordingUnits.pressure(unit) else {
+        throw headerError("unknown pressure unit \"\(unit)\"")
+      }
       layout.pressure = .init(column: p, scale: scale)
     }
     if column("linear acceleration x") != nil {
@@ -123,7 +135,8 @@ enum PhyphoxExport {
     }
     return CSVTableStream(
       cursor: cursor, layout: layout, headerColumnCount: names.count,
-      descriptor: StreamDescriptor(name: name, sensors: layout.sensors, nominalSampleRate: nil), options: options,
+      descriptor: StreamDescriptor(name: name, sensors: layout.sensors, nominalSampleRate: nil),
+      options: options,
       decimalComma: decimalComma)
   }
 
@@ -134,7 +147,9 @@ enum PhyphoxExport {
     var fields: [CSVField] = []
     guard cursor.nextRow(into: &fields) else { return }
     let index = ColumnIndex(fields.map(bytes.string))
-    guard let event = index("event"), let experiment = index("experiment time"), let system = index("system time") else {
+    guard let event = index("event"), let experiment = index("experiment time"),
+      let system = index("system time")
+    else {
       return
     }
     var events: [String] = []
@@ -145,10 +160,13 @@ enum PhyphoxExport {
         let s = try? bytes.double(fields[system], decimalComma: decimalComma)
       else {
         throw RecordingError(
-          .malformedRow, file: bytes.fileName, line: cursor.lineNumber, "expected experiment and system times")
+          .malformedRow, file: bytes.fileName, line: cursor.lineNumber, "expected experiment and system times"
+        )
       }
       events.append("\(name) \(t)=\(s)")
-      if name == "START" && notes["phyphox.startSystemTime"] == nil { notes["phyphox.startSystemTime"] = "\(s)" }
+      if name == "START" && notes["phyphox.startSystemTime"] == nil {
+        notes["phyphox.startSystemTime"] = "\(s)"
+      }
     }
     notes["phyphox.timeEvents"] = events.joined(separator: "; ")
   }

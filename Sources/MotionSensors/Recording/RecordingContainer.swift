@@ -40,9 +40,13 @@ struct RecordingContainer {
       let base = url.standardizedFileURL.path
       if let enumerator = FileManager.default.enumerator(atPath: base) {
         while let relative = enumerator.nextObject() as? String {
-          if relative.split(separator: "/").count > 3 { enumerator.skipDescendants(); continue }
+          if relative.split(separator: "/").count > 3 {
+            enumerator.skipDescendants()
+            continue
+          }
           var sub: ObjCBool = false
-          if FileManager.default.fileExists(atPath: base + "/" + relative, isDirectory: &sub), !sub.boolValue {
+          if FileManager.default.fileExists(atPath: base + "/" + relative, isDirectory: &sub), !sub.boolValue
+          {
             found.append(relative)
           }
         }
@@ -82,7 +86,8 @@ struct RecordingContainer {
   func size(_ path: String) -> Int {
     switch storage {
     case .folder:
-      let attributes = try? FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(path).path)
+      let attributes = try? FileManager.default.attributesOfItem(
+        atPath: url.appendingPathComponent(path).path)
       return (attributes?[.size] as? Int) ?? 0
     case .archive(let archive):
       return archive[path].map { Int($0.uncompressedSize) } ?? 0
@@ -103,7 +108,8 @@ struct RecordingContainer {
       do {
         _ = try archive.extract(entry, skipCRC32: false) { chunk in data.append(chunk) }
       } catch {
-        throw RecordingError(.unreadable, file: displayName(path), "cannot extract from the archive (\(error))")
+        throw RecordingError(
+          .unreadable, file: displayName(path), "cannot extract from the archive (\(error))")
       }
       return CSVBytes(data: data, fileName: displayName(path))
     }

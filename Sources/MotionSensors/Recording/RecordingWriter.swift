@@ -3,11 +3,11 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #elseif canImport(Musl)
-import Musl
+  import Musl
 #elseif canImport(Darwin)
-import Darwin
+  import Darwin
 #endif
 
 /// Writes samples to a file in OpenCoreMotion's own CSV format (see ``OpenCoreMotionCSV``).
@@ -86,7 +86,8 @@ public final class RecordingWriter: @unchecked Sendable {
     if sensors.contains(.barometer) { names.append(C.pressure) }
     if sensors.contains(.thermometer) { names.append(C.temperature) }
     if includesGroundTruth {
-      names += C.attitude + C.angularVelocity + C.gyroscopeBias + C.gravity + C.linearAcceleration
+      names +=
+        C.attitude + C.angularVelocity + C.gyroscopeBias + C.gravity + C.linearAcceleration
         + C.position
       names.append(C.movement)
     }
@@ -138,7 +139,8 @@ public final class RecordingWriter: @unchecked Sendable {
         "sample at \(sample.timestamp) s has \(extra) but the recording declares \(sensors)")
     }
     guard sample.isFinite else {
-      throw RecordingError(.writeFailed, file: url.path, "sample at \(sample.timestamp) s has a NaN or infinite value")
+      throw RecordingError(
+        .writeFailed, file: url.path, "sample at \(sample.timestamp) s has a NaN or infinite value")
     }
     guard sample.timestamp >= lastTimestamp else {
       throw RecordingError(
@@ -200,7 +202,8 @@ public final class RecordingWriter: @unchecked Sendable {
       // rename(2) replaces an existing destination atomically.
       guard rename(temporaryURL.path, url.path) == 0 else {
         let reason = String(cString: strerror(errno))
-        throw RecordingError(.writeFailed, file: url.path, "cannot rename the finished recording into place (\(reason))")
+        throw RecordingError(
+          .writeFailed, file: url.path, "cannot rename the finished recording into place (\(reason))")
       }
       isFinished = true
     } catch let error as RecordingError {
@@ -208,7 +211,8 @@ public final class RecordingWriter: @unchecked Sendable {
       throw error
     } catch {
       discard()
-      throw RecordingError(.writeFailed, file: url.path, "cannot complete the recording (\(error.localizedDescription))")
+      throw RecordingError(
+        .writeFailed, file: url.path, "cannot complete the recording (\(error.localizedDescription))")
     }
   }
 

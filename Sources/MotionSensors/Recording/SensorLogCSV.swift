@@ -25,7 +25,8 @@ enum SensorLogCSV {
   /// Whether a header line is SensorLog's.
   static func matches(headerLine: String) -> Bool {
     let lower = headerLine.lowercased()
-    return lower.contains("loggingtime") && (lower.contains("accelerometer") || lower.contains("gyro") || lower.contains("motion"))
+    return lower.contains("loggingtime")
+      && (lower.contains("accelerometer") || lower.contains("gyro") || lower.contains("motion"))
   }
 
   static func open(_ url: URL, options: RecordingReader.Options) throws -> MergedRecordingStream {
@@ -33,7 +34,11 @@ enum SensorLogCSV {
     if RecordingContainer.isZipArchive(url) {
       let container = try RecordingContainer(url)
       let candidates = container.paths.filter { $0.lowercased().hasSuffix(".csv") }
-      guard let path = candidates.first(where: { (try? container.firstLine($0)).map(matches(headerLine:)) ?? false }) else {
+      guard
+        let path = candidates.first(where: {
+          (try? container.firstLine($0)).map(matches(headerLine:)) ?? false
+        })
+      else {
         throw RecordingError(.unknownFormat, file: url.path, "no SensorLog CSV in this archive")
       }
       bytes = try container.bytes(path)
@@ -41,14 +46,19 @@ enum SensorLogCSV {
       bytes = try CSVBytes(contentsOf: url)
     }
     let headerLine = CSVCursor(bytes).peekLine() ?? ""
-    let separator: UInt8 = headerLine.contains(",") ? UInt8(ascii: ",") : (headerLine.contains("|") ? UInt8(ascii: "|") : UInt8(ascii: ";"))
+    let separator: UInt8 =
+      headerLine.contains(",")
+      ? UInt8(ascii: ",") : (headerLine.contains("|") ? UInt8(ascii: "|") : UInt8(ascii: ";"))
     var cursor = CSVCursor(bytes, separator: separator)
     let names = try CSVTableStream.readHeader(&cursor)
     // Names carry a unit suffix in parentheses; match on the part before it.
-    let index = ColumnIndex(names.map { name in
-      String(name.split(separator: "(", maxSplits: 1).first ?? "").trimmingCharacters(in: .whitespaces)
-    })
-    var notes = ["format": RecordingFormat.sensorLog.rawValue, "clock": "seconds since boot (Core Motion timestamps)"]
+    let index = ColumnIndex(
+      names.map { name in
+        String(name.split(separator: "(", maxSplits: 1).first ?? "").trimmingCharacters(in: .whitespaces)
+      })
+    var notes = [
+      "format": RecordingFormat.sensorLog.rawValue, "clock": "seconds since boot (Core Motion timestamps)",
+    ]
     var parts: [any RecordingRowStream] = []
 
     func group(_ timeColumn: String, sensors: SensorSet, configure: (inout ColumnLayout) -> Bool) {
@@ -58,12 +68,16 @@ enum SensorLogCSV {
       guard configure(&layout) else { return }
       let table = CSVTableStream(
         cursor: cursor, layout: layout, headerColumnCount: names.count,
-        descriptor: StreamDescriptor(name: timeColumn, sensors: sensors, nominalSampleRate: nil), options: options)
+        descriptor: StreamDescriptor(name: timeColumn, sensors: sensors, nominalSampleRate: nil),
+        options: options)
       parts.append(RepeatedTimestampFilter(table))
     }
     let g = Units.standardGravity
     group("accelerometerTimestamp_sinceReboot", sensors: .accelerometer) { layout in
-      guard let v = index.vector("accelerometerAccelerationX", "accelerometerAccelerationY", "accelerometerAccelerationZ") else { return false }
+      guard
+        let v = index.vector(
+          "accelerometerAccelerationX", "accelerometerAccelerationY", "accelerometerAccelerationZ")
+      else { return false }
       layout.accelerometer = .init(columns: v, scale: SIMD3(repeating: -g))
       return true
     }
@@ -84,7 +98,8 @@ enum SensorLogCSV {
     }
     var hasDeviceMotion = false
     group("motionTimestamp_sinceReboot", sensors: []) { layout in
-      if let w = index("motionQuaternionW"), let x = index("motionQuaternionX"), let y = index("motionQuaternionY"),
+      if let w = index("motionQuaternionW"), let x = index("motionQuaternionX"),
+        let y = index("motionQuaternionY"),
         let z = index("motionQuaternionZ")
       {
         layout.attitude = .init(w: w, x: x, y: y, z: z)
@@ -95,7 +110,8 @@ enum SensorLogCSV {
       if let v = index.vector("motionGravityX", "motionGravityY", "motionGravityZ") {
         layout.gravity = .init(columns: v, scale: SIMD3(repeating: g))
       }
-      if let v = index.vector("motionUserAccelerationX", "motionUserAccelerationY", "motionUserAccelerationZ") {
+      if let v = index.vector("motionUserAccelerationX", "motionUserAccelerationY", "motionUserAccelerationZ")
+      {
         layout.linearAcceleration = .init(columns: v, scale: SIMD3(repeating: -g))
       }
       hasDeviceMotion = layout.hasGroundTruth
@@ -107,18 +123,22 @@ enum SensorLogCSV {
         "no accelerometer, gyro, magnetometer, altimeter or motion columns with their timestamp columns")
     }
     if hasDeviceMotion {
-      notes["groundTruthSource"] = "Apple Core Motion device motion as logged by SensorLog (an estimate, not measured truth)"
+      notes["groundTruthSource"] =
+        "Apple Core Motion device motion as logged by SensorLog (an estimate, not measured truth)"
       if let frame = index("motionAttitudeReferenceFrame") {
         var probe = cursor
         var fields: [CSVField] = []
-        if probe.nextRow(into: &fields), fields.count > frame { notes["sensorlog.referenceFrame"] = bytes.string(fields[frame]) }
+        if probe.nextRow(into: &fields), fields.count > frame {
+          notes["sensorlog.referenceFrame"] = bytes.string(fields[frame])
+        }
       }
     }
     let sensors = parts.reduce(SensorSet()) { $0.union($1.descriptor.sensors) }
     return MergedRecordingStream(
       parts: parts,
       descriptor: StreamDescriptor(
-        name: url.lastPathComponent, sensors: sensors, nominalSampleRate: nil, hasGroundTruth: hasDeviceMotion,
+        name: url.lastPathComponent, sensors: sensors, nominalSampleRate: nil,
+        hasGroundTruth: hasDeviceMotion,
         metadata: notes))
   }
 }

@@ -100,7 +100,8 @@ enum SensorLoggerExport {
         ($0, standardised ? 1 : -Units.standardGravity)
       }
     } else {
-      accelerometerFile = (nonEmpty("TotalAcceleration.csv") ?? nonEmpty("AccelerometerUncalibrated.csv")).map { ($0, 1) }
+      accelerometerFile = (nonEmpty("TotalAcceleration.csv") ?? nonEmpty("AccelerometerUncalibrated.csv")).map
+      { ($0, 1) }
     }
     if let (path, scale) = accelerometerFile {
       parts.append(try vectorStream(container, path, kind: .accelerometer, scale: scale, options: options))

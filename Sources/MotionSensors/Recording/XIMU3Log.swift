@@ -23,9 +23,12 @@ enum XIMU3Log {
     _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
     var notes = ["format": RecordingFormat.ximu3.rawValue]
     if !isDirectory.boolValue && !RecordingContainer.isZipArchive(url) {
-      let stream = try table(try CSVBytes(contentsOf: url), name: url.lastPathComponent, notes: &notes, options: options)
+      let stream = try table(
+        try CSVBytes(contentsOf: url), name: url.lastPathComponent, notes: &notes, options: options)
       return stream.withDescriptor(
-        StreamDescriptor(name: url.lastPathComponent, sensors: stream.descriptor.sensors, nominalSampleRate: nil, metadata: notes))
+        StreamDescriptor(
+          name: url.lastPathComponent, sensors: stream.descriptor.sensors, nominalSampleRate: nil,
+          metadata: notes))
     }
     let container = try RecordingContainer(url)
     guard let inertial = container.path(named: "Inertial.csv") else {
@@ -35,12 +38,16 @@ enum XIMU3Log {
       try table(try container.bytes(inertial), name: inertial, notes: &notes, options: options)
     ]
     if let magnetometer = container.path(named: "Magnetometer.csv"), container.size(magnetometer) > 0 {
-      parts.append(try table(try container.bytes(magnetometer), name: magnetometer, notes: &notes, options: options, bareAxesAre: .magnetometer))
+      parts.append(
+        try table(
+          try container.bytes(magnetometer), name: magnetometer, notes: &notes, options: options,
+          bareAxesAre: .magnetometer))
     }
     let sensors = parts.reduce(SensorSet()) { $0.union($1.descriptor.sensors) }
     return MergedRecordingStream(
       parts: parts,
-      descriptor: StreamDescriptor(name: url.lastPathComponent, sensors: sensors, nominalSampleRate: nil, metadata: notes))
+      descriptor: StreamDescriptor(
+        name: url.lastPathComponent, sensors: sensors, nominalSampleRate: nil, metadata: notes))
   }
 
   /// One x-io CSV table; `bareAxesAre` names the sensor of columns called just `X (unit)`.
@@ -70,13 +77,17 @@ enum XIMU3Log {
       layout.timeEncoding = .integer(unitsPerSecond: perSecond)
     } else if let (index, unit) = column("time") {
       layout = ColumnLayout(time: index, columnNames: names)
-      guard let scale = RecordingUnits.time(unit ?? "s") else { throw headerError("unknown time unit \(unit ?? "")") }
+      guard let scale = RecordingUnits.time(unit ?? "s") else {
+        throw headerError("unknown time unit \(unit ?? "")")
+      }
       layout.timeEncoding = .decimal(scale: scale)
     } else {
       throw headerError("no \"Timestamp (us)\" or \"Time (s)\" column")
     }
     func vector(_ prefix: String, _ factor: (String) -> Double?) throws -> ColumnLayout.Vector? {
-      guard let (x, unit) = column(prefix + "x"), let (y, _) = column(prefix + "y"), let (z, _) = column(prefix + "z") else {
+      guard let (x, unit) = column(prefix + "x"), let (y, _) = column(prefix + "y"),
+        let (z, _) = column(prefix + "z")
+      else {
         return nil
       }
       guard let scale = factor(unit ?? "") else {
@@ -91,9 +102,12 @@ enum XIMU3Log {
     if bare == .magnetometer, layout.magnetometer == nil {
       layout.magnetometer = try vector("", RecordingUnits.magneticField)
     }
-    guard !layout.sensors.isEmpty else { throw headerError("no gyroscope, accelerometer or magnetometer columns") }
+    guard !layout.sensors.isEmpty else {
+      throw headerError("no gyroscope, accelerometer or magnetometer columns")
+    }
     return CSVTableStream(
       cursor: cursor, layout: layout, headerColumnCount: names.count,
-      descriptor: StreamDescriptor(name: name, sensors: layout.sensors, nominalSampleRate: nil), options: options)
+      descriptor: StreamDescriptor(name: name, sensors: layout.sensors, nominalSampleRate: nil),
+      options: options)
   }
 }
