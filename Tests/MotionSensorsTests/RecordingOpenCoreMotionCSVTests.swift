@@ -95,6 +95,26 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
     XCTAssertEqual(folder.fileNames, ["round-trip.csv"], "no temporary file is left behind")
   }
 
+  func testSimulatedScenarioRoundTripsBitForBit() throws {
+    var scenario = try Scenario.named("tour")
+    scenario.duration = 3
+    var simulation = SimulatedSensorStream(scenario: scenario, seed: 7)
+    let expected = try simulation.collect()
+    XCTAssertGreaterThan(expected.count, 100)
+    let folder = try RecordingFixtureFolder()
+    let url = folder.url.appendingPathComponent("tour.csv")
+    var replay = SimulatedSensorStream(scenario: scenario, seed: 7)
+    let writer = try RecordingWriter(url: url, descriptor: replay.descriptor, includeGroundTruth: true)
+    XCTAssertEqual(try writer.writeAll(from: &replay), expected.count)
+    try writer.finish()
+    var stream = try RecordingReader.open(url)
+    XCTAssertEqual(stream.descriptor.sensors, simulation.descriptor.sensors)
+    XCTAssertEqual(stream.descriptor.nominalSampleRate, simulation.descriptor.nominalSampleRate)
+    let read = try stream.collect()
+    XCTAssertEqual(read.count, expected.count)
+    for (a, b) in zip(expected, read) { assertBitIdentical(a, b, seed: 7) }
+  }
+
   func testWithoutGroundTruthColumnsSamplesReadBackWithoutGroundTruth() throws {
     let seed = testSeed()
     let samples = makeSamples(count: 50, seed: seed).map { s -> MotionSample in
