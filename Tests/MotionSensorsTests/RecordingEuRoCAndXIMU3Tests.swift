@@ -58,6 +58,9 @@ final class RecordingEuRoCAndXIMU3Tests: XCTestCase {
     var stream = try RecordingReader.open(url)
     XCTAssertEqual(stream.descriptor.sensors, .nineAxis)
     XCTAssertNotNil(stream.descriptor.metadata["magnetometerUnits"])
+    // No rate in the files: estimated from the inertial samples' 10 ms spacing.
+    XCTAssertEqual(stream.descriptor.nominalSampleRate ?? 0, 100, accuracy: 1e-6)
+    XCTAssertEqual(stream.descriptor.metadata["nominalSampleRateEstimated"], "true")
     let samples = try stream.collect()
     XCTAssertEqual(samples.map(\.timestamp), [1, 1.005, 1.01])
     XCTAssertEqual(samples[0].gyroscope!.x, .pi / 2, accuracy: 1e-15)  // one multiplication
