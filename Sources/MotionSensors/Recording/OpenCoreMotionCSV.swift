@@ -25,6 +25,11 @@ import MotionMath
 /// that instant. Numbers are written in Swift's shortest round-trip form, so a write followed by a
 /// read gives bit-identical samples. Ground-truth columns (prefix `true_`) are optional; the
 /// attitude is `earthFromSensor` in NWU, scalar first.
+///
+/// Compatibility rules: header lines are `# key: value` (values escape `\`, newline and carriage
+/// return with a backslash; free metadata uses `meta.` keys); lines starting with `#` that are not
+/// `key: value` are comments. Columns are found by name, in any order; unknown columns are ignored,
+/// so later versions may add columns. A file whose `version` is newer than ``version`` is rejected.
 public enum OpenCoreMotionCSV {
   /// The first line of every file in this format.
   public static let magic = "# OpenCoreMotion CSV"

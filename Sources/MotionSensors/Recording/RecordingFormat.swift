@@ -5,23 +5,30 @@ import Foundation
 /// The recording formats ``RecordingReader`` understands; the raw value is the name used on the
 /// command line (`--format broad`).
 public enum RecordingFormat: String, CaseIterable, Sendable {
-  /// OpenCoreMotion's own CSV (see ``RecordingWriter``): self-describing `#` header, SI units,
-  /// optional ground truth.
+  /// OpenCoreMotion's own CSV (see ``OpenCoreMotionCSV`` and ``RecordingWriter``): self-describing
+  /// `#` header, SI units, optional ground truth, lossless.
   case opencoremotion
-  /// A BROAD benchmark trial (Laidig et al. 2021): 286 Hz IMU with optical reference attitude in ENU.
+  /// A BROAD benchmark trial (Laidig et al. 2021): 286 Hz IMU with an optical reference attitude,
+  /// delivered as ``GroundTruth/earthFromSensor`` converted from ENU to NWU (see ``BROADTrial``).
   case broad
-  /// SensorLog (iOS) CSV, one wide row per tick (see `SensorLogCSV` for the conversions).
+  /// SensorLog (iOS) CSV, one wide row per tick: each sensor replayed on its own timestamps
+  /// (seconds since boot), the accelerometer converted from g with Apple's sign to specific force;
+  /// Apple's fused device motion is kept as ``GroundTruth`` (an estimate, not measured truth).
   case sensorLog = "sensorlog"
-  /// Sensor Logger (iOS/Android) export: zip or folder of per-sensor CSVs plus `Metadata.csv`.
+  /// Sensor Logger (iOS/Android) export: zip or folder of per-sensor CSVs plus `Metadata.csv`;
+  /// the raw (uncalibrated or total) files are replayed, iOS's accelerometer converted from g with
+  /// Apple's sign; times are UTC epoch seconds.
   case sensorLogger = "sensorlogger"
-  /// phyphox CSV export: zip or folder with `meta/time.csv`, or one exported table.
+  /// phyphox CSV export: zip or folder with `meta/time.csv`, or one exported table; times are the
+  /// experiment time, the wall-clock start is in the metadata.
   case phyphox
-  /// EuRoC MAV / TUM-VI `imu0/data.csv` (file or dataset folder).
+  /// EuRoC MAV / TUM-VI `imu0/data.csv` (file or dataset folder); integer-nanosecond times.
   case euroc
   /// x-io Technologies x-IMU3 log folder/zip (`Inertial.csv`, `Magnetometer.csv`) or a CSV with the
-  /// same column names (the Fusion library's example data).
+  /// same column names (the Fusion library's example data); deg/s and g converted.
   case ximu3
-  /// Any CSV read through a ``ColumnMapping`` (``RecordingReader/Options/columnMapping``).
+  /// Any CSV read through a ``ColumnMapping`` (``RecordingReader/Options/columnMapping``); never
+  /// detected automatically.
   case columns
 
   /// A one-line summary for listings and error messages.
