@@ -94,10 +94,9 @@ public enum RecordingReader {
   ) throws -> [MotionSample] {
     var stream = try open(url, format: format, options: options)
     var samples: [MotionSample] = []
-    if let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int,
-      stream.format != .sensorLogger
-    {
-      // Wide rows take 100–150 bytes; a rough guess saves most reallocations.
+    if let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int {
+      // Rows of single files take 100–150 bytes (a folder's or archive's size is only a hint); a
+      // rough guess saves most reallocations.
       samples.reserveCapacity(Swift.min(size / 100, 10_000_000))
     }
     while let sample = try stream.next() { samples.append(sample) }
