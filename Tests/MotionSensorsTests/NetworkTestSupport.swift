@@ -94,3 +94,14 @@ func assertClose(
   let error = max(abs(difference.x), abs(difference.y), abs(difference.z))
   XCTAssertLessThanOrEqual(error, tolerance, "\(actual) vs \(expected) \(message)", file: file, line: line)
 }
+
+/// Polls `condition` every few milliseconds until it holds or `timeout` seconds pass (for state
+/// that changes without an event to wait on, such as a connection flag).
+func eventually(timeout: Double = 1.5, _ condition: () -> Bool) -> Bool {
+  let deadline = Date(timeIntervalSinceNow: timeout)
+  while !condition() {
+    if Date() > deadline { return false }
+    Thread.sleep(forTimeInterval: 0.002)
+  }
+  return true
+}
