@@ -165,6 +165,7 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
         lastFailure = failure.message
       }
       events += reorder.release(now: monotonicNow()).map(SourceEvent.sample)
+      if let notice = reorder.lateDropNotice(source: "phyphox client") { events.append(.failure(notice)) }
       hub.deliver(events)
       _ = thread.pause(configuration.pollInterval)
     }

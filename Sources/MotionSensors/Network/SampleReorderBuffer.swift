@@ -75,6 +75,21 @@ struct SampleReorderBuffer {
     return released
   }
 
+  /// A notice to pass on when samples were dropped for arriving late, or `nil`.
+  ///
+  /// Reported the first time and then each time the total reaches the next power of ten, so a
+  /// persistently disordered stream is visible without flooding subscribers.
+  mutating func lateDropNotice(source: String) -> SourceFailure? {
+    guard droppedLateCount >= nextDropReport else { return nil }
+    while nextDropReport <= droppedLateCount { nextDropReport *= 10 }
+    return SourceFailure(
+      .other,
+      "\(source): \(droppedLateCount) sample(s) so far arrived after newer ones had been delivered and were "
+        + "dropped to keep timestamp order")
+  }
+
+  private var nextDropReport = 1
+
   /// Forgets everything, including the last released time (after the stream's clock restarted).
   mutating func reset() {
     pending.removeAll()

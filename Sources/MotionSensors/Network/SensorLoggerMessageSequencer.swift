@@ -40,6 +40,15 @@ struct SensorLoggerMessageSequencer {
       recentOrder.removeAll()
     }
     guard let id = batch.messageID else { return (ready + [batch], sessionChanged) }
+    if batch.sessionID == nil, id == 0, let next = expected, next > 0 {
+      // Without session ids, a counter back at 0 is the only sign of a new recording.
+      ready += held.keys.sorted().map { held[$0]!.batch }
+      sessionChanged = true
+      expected = nil
+      held.removeAll()
+      recentIDs.removeAll()
+      recentOrder.removeAll()
+    }
     guard !recentIDs.contains(id) else { return (ready, sessionChanged) }
     remember(id)
 

@@ -193,6 +193,7 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       readyBatches += sequencer.release(now: now)
       process(readyBatches, converter: &converter, reorder: &reorder, events: &events, now: now)
       events += reorder.release(now: now).map(SourceEvent.sample)
+      if let notice = reorder.lateDropNotice(source: "Sensor Logger receiver") { events.append(.failure(notice)) }
       hub.deliver(events)
     }
   }
@@ -259,7 +260,7 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
         events.append(.failure(SourceFailure(.malformedData, "Sensor Logger receiver: \(error)")))
         return HTTPMessage.response(status: 400, reason: "Bad Request", body: "\(error)\n", close: close)
       }
-    case "GET", "HEAD":
+    case "GET":
       return HTTPMessage.response(
         status: 200, reason: "OK",
         body: "OpenCoreMotion Sensor Logger receiver: set this URL as the HTTP Push URL in Sensor Logger.\n",

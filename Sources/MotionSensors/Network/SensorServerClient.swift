@@ -174,6 +174,7 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
         ending = "connection lost (\(error))"
       }
       events += reorder.release(now: monotonicNow()).map(SourceEvent.sample)
+      if let notice = reorder.lateDropNotice(source: "SensorServer client") { events.append(.failure(notice)) }
       hub.deliver(events)
       if let ending { return ending }
 
