@@ -11,14 +11,19 @@ final class NetworkPhoneStreamSpecificationTests: XCTestCase {
     XCTAssertEqual(try PhoneStreamSpecification(parsing: "sensorlogger"), .sensorLogger(defaults))
     var custom = defaults
     custom.port = 9000
-    XCTAssertEqual(try PhoneStreamSpecification(parsing: "sensorlogger:9000"), .sensorLogger(custom))
-    XCTAssertEqual(try PhoneStreamSpecification(parsing: "SensorLogger://0.0.0.0:9000/"), .sensorLogger(custom))
+    XCTAssertEqual(
+      try PhoneStreamSpecification(parsing: "sensorlogger:9000"), .sensorLogger(custom))
+    XCTAssertEqual(
+      try PhoneStreamSpecification(parsing: "SensorLogger://0.0.0.0:9000/"), .sensorLogger(custom))
     custom.bindAddress = "127.0.0.1"
     custom.platform = .iOS
-    XCTAssertEqual(try PhoneStreamSpecification(parsing: "sensorlogger:127.0.0.1:9000?platform=ios"), .sensorLogger(custom))
+    XCTAssertEqual(
+      try PhoneStreamSpecification(parsing: "sensorlogger:127.0.0.1:9000?platform=ios"),
+      .sensorLogger(custom))
     custom.bindAddress = "::"
     custom.platform = .android
-    let ipv6 = try PhoneStreamSpecification(parsing: "sensorlogger://[::]:9000?platform=standardised")
+    let ipv6 = try PhoneStreamSpecification(
+      parsing: "sensorlogger://[::]:9000?platform=standardised")
     XCTAssertEqual(ipv6, .sensorLogger(custom))
     XCTAssertEqual(ipv6.description, "sensorlogger://[::]:9000?platform=android")
     XCTAssertEqual(try PhoneStreamSpecification(parsing: ipv6.description), ipv6)
@@ -26,19 +31,28 @@ final class NetworkPhoneStreamSpecificationTests: XCTestCase {
 
   func testSensorServerForms() throws {
     let expected = PhoneStreamSpecification.sensorServer(.init(host: "192.168.1.20", port: 8080))
-    XCTAssertEqual(try PhoneStreamSpecification(parsing: "sensorserver:ws://192.168.1.20:8080"), expected)
+    XCTAssertEqual(
+      try PhoneStreamSpecification(parsing: "sensorserver:ws://192.168.1.20:8080"), expected)
     XCTAssertEqual(try PhoneStreamSpecification(parsing: "sensorserver:192.168.1.20"), expected)
-    XCTAssertEqual(try PhoneStreamSpecification(parsing: "sensorserver://192.168.1.20:8080/"), expected)
+    XCTAssertEqual(
+      try PhoneStreamSpecification(parsing: "sensorserver://192.168.1.20:8080/"), expected)
     let typed = try PhoneStreamSpecification(
-      parsing: "sensorserver:ws://phone.local:8081?types=accelerometer,gyroscope_uncalibrated,android.sensor.pressure")
+      parsing:
+        "sensorserver:ws://phone.local:8081?types=accelerometer,gyroscope_uncalibrated,android.sensor.pressure"
+    )
     guard case .sensorServer(let configuration) = typed else { return XCTFail("\(typed)") }
     XCTAssertEqual(configuration.host, "phone.local")
     XCTAssertEqual(configuration.port, 8081)
     XCTAssertEqual(
       configuration.types,
-      ["android.sensor.accelerometer", "android.sensor.gyroscope_uncalibrated", "android.sensor.pressure"])
+      [
+        "android.sensor.accelerometer", "android.sensor.gyroscope_uncalibrated",
+        "android.sensor.pressure",
+      ])
     XCTAssertEqual(try PhoneStreamSpecification(parsing: typed.description), typed)
-    XCTAssertEqual((typed.makeSource() as? SensorServerClient)?.availableSensors, [.accelerometer, .gyroscope, .barometer])
+    XCTAssertEqual(
+      (typed.makeSource() as? SensorServerClient)?.availableSensors,
+      [.accelerometer, .gyroscope, .barometer])
   }
 
   func testPhyphoxForms() throws {
@@ -51,8 +65,11 @@ final class NetworkPhoneStreamSpecificationTests: XCTestCase {
     XCTAssertTrue(PhoneStreamSpecification.isPhoneStream("phyphox:http://x"))
     XCTAssertTrue(PhoneStreamSpecification.isPhoneStream("SENSORLOGGER"))
     XCTAssertFalse(PhoneStreamSpecification.isPhoneStream("simulator:tour"))
-    XCTAssertTrue(try PhoneStreamSpecification(parsing: "phyphox:10.0.0.2").makeSource() is PhyphoxClient)
-    XCTAssertEqual(try PhoneStreamSpecification(parsing: "sensorlogger").makeSource().name, "sensorlogger:0.0.0.0:8000")
+    XCTAssertTrue(
+      try PhoneStreamSpecification(parsing: "phyphox:10.0.0.2").makeSource() is PhyphoxClient)
+    XCTAssertEqual(
+      try PhoneStreamSpecification(parsing: "sensorlogger").makeSource().name,
+      "sensorlogger:0.0.0.0:8000")
   }
 
   func testMalformedFormsHaveClearErrors() {

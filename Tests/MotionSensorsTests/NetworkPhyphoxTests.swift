@@ -26,7 +26,9 @@ final class PhyphoxStubServer: @unchecked Sendable {
     state.withLock { $0.config = config }
     let thread = Thread { [self] in
       while !stopFlag.withLock({ $0 }) {
-        guard listener.wait(for: Int16(POLLIN), timeout: 0.01), let connection = try? listener.accept() else { continue }
+        guard listener.wait(for: Int16(POLLIN), timeout: 0.01),
+          let connection = try? listener.accept()
+        else { continue }
         serve(connection)
       }
       finished.signal()
@@ -58,14 +60,19 @@ final class PhyphoxStubServer: @unchecked Sendable {
       guard let bytes = try? connection.receive(timeout: 1), !bytes.isEmpty else { return }
       buffer += bytes
     }
-    guard case .complete(let request, _) = HTTPMessage.parse(buffer, isResponse: false, maximumBodySize: 0) else { return }
+    guard
+      case .complete(let request, _) = HTTPMessage.parse(
+        buffer, isResponse: false, maximumBodySize: 0)
+    else { return }
     let body = state.withLock { s -> String in
       s.requests.append(request.target)
       if request.target == "/config" { return s.config }
       if let override = s.getAnswerOverride { return override }
       return Self.answer(to: request.target, state: s)
     }
-    try? connection.send(HTTPMessage.response(status: 200, reason: "OK", contentType: "application/json", body: body, close: true))
+    try? connection.send(
+      HTTPMessage.response(
+        status: 200, reason: "OK", contentType: "application/json", body: body, close: true))
   }
 
   private static func answer(to target: String, state: State) -> String {
@@ -94,7 +101,8 @@ final class PhyphoxStubServer: @unchecked Sendable {
       let numbers = selected.map { $0.map { "\($0)" } ?? "null" }.joined(separator: ",")
       parts.append("\"\(name)\":{\"size\":0,\"updateMode\":\"\(mode)\",\"buffer\":[\(numbers)]}")
     }
-    return "{\"buffer\":{\(parts.joined(separator: ","))},\"status\":{\"session\":\"\(state.session)\","
+    return
+      "{\"buffer\":{\(parts.joined(separator: ","))},\"status\":{\"session\":\"\(state.session)\","
       + "\"measuring\":true,\"timedRun\":false,\"countDown\":0}}"
   }
 }
@@ -110,14 +118,17 @@ final class NetworkPhyphoxTests: XCTestCase {
     """
 
   static func accelerometerRows(_ times: [Double]) -> [String: [Double?]] {
-    ["acc_time": times, "accX": times.map { _ in 0.1 }, "accY": times.map { _ in -0.2 },
-     "accZ": times.map { _ in 9.81 }, "acc": times.map { _ in 9.81 }]
+    [
+      "acc_time": times, "accX": times.map { _ in 0.1 }, "accY": times.map { _ in -0.2 },
+      "accZ": times.map { _ in 9.81 }, "acc": times.map { _ in 9.81 },
+    ]
   }
 
   private func makeClient(port: UInt16) -> PhyphoxClient {
     PhyphoxClient(
-      configuration: .init(host: "127.0.0.1", port: port, pollInterval: 0.01, requestTimeout: 1,
-                           sampleHoldTime: 0.01, maximumSampleDelay: 0.05))
+      configuration: .init(
+        host: "127.0.0.1", port: port, pollInterval: 0.01, requestTimeout: 1,
+        sampleHoldTime: 0.01, maximumSampleDelay: 0.05))
   }
 
   func testIncrementalPollingDeliversEachSampleOnce() throws {
@@ -135,11 +146,17 @@ final class NetworkPhyphoxTests: XCTestCase {
     XCTAssertTrue(eventually { client.completedPolls >= 2 })
     for step in 3...7 {
       let t = Double(step) / 100
-      stub.append(Self.accelerometerRows([t]).merging(["gyr_time": [t], "gyrX": [0.5], "gyrY": [0], "gyrZ": [nil]]) { $1 })
+      stub.append(
+        Self.accelerometerRows([t]).merging([
+          "gyr_time": [t], "gyrX": [0.5], "gyrY": [0], "gyrZ": [nil],
+        ]) { $1 })
       stub.append(["gyr_time": [t + 0.005], "gyrX": [0.25], "gyrY": [0], "gyrZ": [-0.1]])
     }
     XCTAssertTrue(
-      collector.wait { $0.samples.compactMap(\.accelerometer).count >= 6 && $0.samples.compactMap(\.gyroscope).count >= 5 },
+      collector.wait {
+        $0.samples.compactMap(\.accelerometer).count >= 6
+          && $0.samples.compactMap(\.gyroscope).count >= 5
+      },
       "\(collector.all)")
     subscription.cancel()
     let samples = collector.samples
@@ -154,8 +171,11 @@ final class NetworkPhyphoxTests: XCTestCase {
       XCTAssertEqual(time, expected, accuracy: 1e-12)  // t + 0.005 in binary floating point
     }
     assertClose(samples.first?.accelerometer, SIMD3(0.1, -0.2, 9.81), tolerance: 0)
-    XCTAssertTrue(stub.requests.contains { $0.hasPrefix("/get?acc_time=0.02&accX=0.02%7Cacc_time&accY=0.02%7Cacc_time") },
-                  "\(stub.requests.prefix(4))")
+    XCTAssertTrue(
+      stub.requests.contains {
+        $0.hasPrefix("/get?acc_time=0.02&accX=0.02%7Cacc_time&accY=0.02%7Cacc_time")
+      },
+      "\(stub.requests.prefix(4))")
     XCTAssertEqual(stub.requests.first, "/config")
   }
 
@@ -213,8 +233,10 @@ final class NetworkPhyphoxTests: XCTestCase {
     let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
     defer { subscription.cancel() }
     XCTAssertTrue(collector.wait { $0.failures.count >= 2 })
-    XCTAssertTrue(collector.failures[0].message.contains("without g"), collector.failures[0].message)
-    XCTAssertTrue(collector.failures[1].message.contains("Acceleration with g"), collector.failures[1].message)
+    XCTAssertTrue(
+      collector.failures[0].message.contains("without g"), collector.failures[0].message)
+    XCTAssertTrue(
+      collector.failures[1].message.contains("Acceleration with g"), collector.failures[1].message)
   }
 
   func testSessionChangeRediscoversBuffers() throws {
@@ -238,7 +260,8 @@ final class NetworkPhyphoxTests: XCTestCase {
     XCTAssertTrue(collector.wait { $0.samples.count >= 2 }, "\(collector.all)")
     let last = try XCTUnwrap(collector.samples.last)
     assertClose(last.magnetometer, SIMD3(20, 0, -40), tolerance: 0)
-    XCTAssertEqual(last.timestamp, 2.25, accuracy: 1e-12, "time continues after the old session's last sample")
+    XCTAssertEqual(
+      last.timestamp, 2.25, accuracy: 1e-12, "time continues after the old session's last sample")
   }
 
   func testCancelStopsPolling() throws {
@@ -249,7 +272,8 @@ final class NetworkPhyphoxTests: XCTestCase {
     XCTAssertTrue(eventually { client.completedPolls >= 2 })
     subscription.cancel()
     let count = stub.requests.count
-    XCTAssertFalse(eventually(timeout: 0.1) { stub.requests.count > count }, "no requests after cancel")
+    XCTAssertFalse(
+      eventually(timeout: 0.1) { stub.requests.count > count }, "no requests after cancel")
   }
 
   func testUnreachablePhoneIsReportedOnce() throws {

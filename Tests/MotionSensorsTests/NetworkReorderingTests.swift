@@ -9,8 +9,11 @@ final class NetworkReorderingTests: XCTestCase {
   func testJitterBufferReleasesInOrderAfterHoldTimeOrDelay() {
     var buffer = SampleReorderBuffer(holdTime: 0.1, maximumDelay: 0.3)
     buffer.insert(
-      [MotionSample(timestamp: 1.00, gyroscope: .zero), MotionSample(timestamp: 0.95, gyroscope: .zero),
-       MotionSample(timestamp: 1.02, accelerometer: .zero)], now: 10)
+      [
+        MotionSample(timestamp: 1.00, gyroscope: .zero),
+        MotionSample(timestamp: 0.95, gyroscope: .zero),
+        MotionSample(timestamp: 1.02, accelerometer: .zero),
+      ], now: 10)
     // Nothing is 0.1 s older than the newest (1.02) yet, and nothing has waited 0.3 s.
     XCTAssertEqual(buffer.release(now: 10).map(\.timestamp), [])
     buffer.insert([MotionSample(timestamp: 1.06, magnetometer: .zero)], now: 10.1)
@@ -29,8 +32,11 @@ final class NetworkReorderingTests: XCTestCase {
   func testEqualTimestampsWithDisjointSensorsMerge() {
     var buffer = SampleReorderBuffer()
     buffer.insert(
-      [MotionSample(timestamp: 2, accelerometer: SIMD3(0, 0, 9.8)), MotionSample(timestamp: 2, gyroscope: SIMD3(1, 0, 0)),
-       MotionSample(timestamp: 2, gyroscope: SIMD3(2, 0, 0))], now: 0)
+      [
+        MotionSample(timestamp: 2, accelerometer: SIMD3(0, 0, 9.8)),
+        MotionSample(timestamp: 2, gyroscope: SIMD3(1, 0, 0)),
+        MotionSample(timestamp: 2, gyroscope: SIMD3(2, 0, 0)),
+      ], now: 0)
     let released = buffer.release(now: 0, flushAll: true)
     XCTAssertEqual(released.count, 2, "a second gyroscope reading at the same time stays separate")
     XCTAssertEqual(released[0].sensors, [.accelerometer, .gyroscope])
@@ -51,14 +57,17 @@ final class NetworkReorderingTests: XCTestCase {
     XCTAssertEqual(sequencer.accept(batch(2), now: 0.1).ready.map(\.messageID), [])
     XCTAssertEqual(sequencer.accept(batch(3), now: 0.2).ready.map(\.messageID), [])
     XCTAssertEqual(sequencer.accept(batch(1), now: 0.3).ready.map(\.messageID), [1, 2, 3])
-    XCTAssertEqual(sequencer.accept(batch(1), now: 0.3).ready.map(\.messageID), [], "duplicate dropped")
+    XCTAssertEqual(
+      sequencer.accept(batch(1), now: 0.3).ready.map(\.messageID), [], "duplicate dropped")
     XCTAssertEqual(sequencer.accept(batch(5), now: 1.0).ready.map(\.messageID), [])
     XCTAssertEqual(sequencer.release(now: 1.4).map(\.messageID), [])
     XCTAssertEqual(sequencer.release(now: 1.5).map(\.messageID), [5], "gap 4 given up after 0.5 s")
-    XCTAssertEqual(sequencer.accept(batch(4), now: 1.6).ready.map(\.messageID), [4], "late, passed on")
+    XCTAssertEqual(
+      sequencer.accept(batch(4), now: 1.6).ready.map(\.messageID), [4], "late, passed on")
     let restart = sequencer.accept(batch(7, session: "t"), now: 2)
     XCTAssertTrue(restart.sessionChanged)
-    XCTAssertEqual(restart.ready.map(\.messageID), [], "a new recording starting past 0 waits for 0")
+    XCTAssertEqual(
+      restart.ready.map(\.messageID), [], "a new recording starting past 0 waits for 0")
     XCTAssertEqual(sequencer.release(now: 2.5).map(\.messageID), [7])
   }
 
@@ -69,6 +78,8 @@ final class NetworkReorderingTests: XCTestCase {
     let restart = sequencer.accept(batch(0, session: nil), now: 1)
     XCTAssertTrue(restart.sessionChanged)
     XCTAssertEqual(restart.ready.map(\.messageID), [0])
-    XCTAssertEqual(sequencer.accept(batch(nil, session: nil), now: 1).ready.count, 1, "no id: passed straight on")
+    XCTAssertEqual(
+      sequencer.accept(batch(nil, session: nil), now: 1).ready.count, 1, "no id: passed straight on"
+    )
   }
 }

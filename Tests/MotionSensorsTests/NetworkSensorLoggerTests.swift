@@ -12,15 +12,18 @@ final class NetworkSensorLoggerTests: XCTestCase {
 
   /// Builds a push body in the documented shape.
   static func body(
-    messageID: Int, session: String = "session-1", readings: [(name: String, offsetMs: Int, values: String)],
+    messageID: Int, session: String = "session-1",
+    readings: [(name: String, offsetMs: Int, values: String)],
     accuracy: Bool = false
   ) -> String {
     let payload = readings.map { reading -> String in
       let time = baseTime + Int64(reading.offsetMs) * 1_000_000
       let extra = accuracy ? ",\"accuracy\":3" : ""
-      return "{\"name\":\"\(reading.name)\",\"time\":\(time)\(extra),\"values\":{\(reading.values)}}"
+      return
+        "{\"name\":\"\(reading.name)\",\"time\":\(time)\(extra),\"values\":{\(reading.values)}}"
     }
-    return "{\"messageId\":\(messageID),\"sessionId\":\"\(session)\",\"deviceId\":\"phone\",\"payload\":["
+    return
+      "{\"messageId\":\(messageID),\"sessionId\":\"\(session)\",\"deviceId\":\"phone\",\"payload\":["
       + payload.joined(separator: ",") + "]}"
   }
 
@@ -64,7 +67,8 @@ final class NetworkSensorLoggerTests: XCTestCase {
       let response = try client.post(message(id))
       XCTAssertEqual(response.status, 200)
     }
-    XCTAssertTrue(collector.wait { $0.samples.count >= 6 }, "got \(collector.samples.count) samples")
+    XCTAssertTrue(
+      collector.wait { $0.samples.count >= 6 }, "got \(collector.samples.count) samples")
     let samples = collector.samples
     XCTAssertEqual(samples.count, 6)
     XCTAssertTrue(collector.failures.isEmpty, "\(collector.failures)")
@@ -117,7 +121,10 @@ final class NetworkSensorLoggerTests: XCTestCase {
         Self.body(
           messageID: 0,
           readings: [
-            ("orientation", 0, "\"qx\":0,\"qy\":0,\"qz\":0.3,\"qw\":0.954,\"roll\":0,\"pitch\":0,\"yaw\":0.6"),
+            (
+              "orientation", 0,
+              "\"qx\":0,\"qy\":0,\"qz\":0.3,\"qw\":0.954,\"roll\":0,\"pitch\":0,\"yaw\":0.6"
+            ),
             ("gravity", 0, Self.xyz(0, 0, -9.81)),
             ("accelerometer", 0, Self.xyz(0, 0, -0.2)),
           ]
@@ -135,8 +142,10 @@ final class NetworkSensorLoggerTests: XCTestCase {
       body: Array(
         Self.body(
           messageID: 0,
-          readings: [("gravity", 0, Self.xyz(0, 0, 9.81)), ("accelerometer", 0, Self.xyz(0, 0, 0)),
-                     ("gyroscope", 0, Self.xyz(0.1, 0, 0))]
+          readings: [
+            ("gravity", 0, Self.xyz(0, 0, 9.81)), ("accelerometer", 0, Self.xyz(0, 0, 0)),
+            ("gyroscope", 0, Self.xyz(0.1, 0, 0)),
+          ]
         ).utf8))
     var converter = SensorLoggerConverter(convention: nil)
     let (samples, failures) = converter.convert(batch)
@@ -146,12 +155,15 @@ final class NetworkSensorLoggerTests: XCTestCase {
     XCTAssertTrue(failures.first?.message.contains("platform=ios") ?? false, "\(failures)")
     // Told explicitly, the same batch yields the accelerometer.
     var android = SensorLoggerConverter(convention: .android)
-    assertClose(android.convert(batch).samples.first?.accelerometer, SIMD3(0, 0, 9.81), tolerance: 0)
+    assertClose(
+      android.convert(batch).samples.first?.accelerometer, SIMD3(0, 0, 9.81), tolerance: 0)
   }
 
   func testTimeKeepsNanosecondPrecisionBeyondTwoToThe53() throws {
     let batch = try SensorLoggerBatch(
-      body: Array("{\"messageId\":3,\"payload\":[{\"name\":\"gyroscope\",\"time\":1698501144401773001,\"values\":{\"x\":1,\"y\":2,\"z\":3}}]}".utf8))
+      body: Array(
+        "{\"messageId\":3,\"payload\":[{\"name\":\"gyroscope\",\"time\":1698501144401773001,\"values\":{\"x\":1,\"y\":2,\"z\":3}}]}"
+          .utf8))
     XCTAssertEqual(batch.readings.first?.time, 1_698_501_144_401_773_001)
     XCTAssertEqual(batch.messageID, 3)
   }
@@ -166,7 +178,9 @@ final class NetworkSensorLoggerTests: XCTestCase {
     XCTAssertEqual(try client.post("this is not json").status, 400)
     XCTAssertEqual(try client.post("{\"messageId\":0}").status, 400)
     XCTAssertEqual(
-      try client.post("{\"payload\":[{\"name\":\"gyroscope\",\"time\":5,\"values\":{\"x\":\"a\"}}]}").status, 400)
+      try client.post(
+        "{\"payload\":[{\"name\":\"gyroscope\",\"time\":5,\"values\":{\"x\":\"a\"}}]}"
+      ).status, 400)
     // The receiver keeps working afterwards.
     let good = Self.body(messageID: 0, readings: [("gyroscope", 0, Self.xyz(1, 2, 3))])
     XCTAssertEqual(try client.post(good).status, 200)
@@ -185,12 +199,19 @@ final class NetworkSensorLoggerTests: XCTestCase {
     defer { subscription.cancel() }
     let client = try TestHTTPClient(port: try XCTUnwrap(receiver.listeningPort))
     // The app's "Tap to Test Pushing" payload.
-    XCTAssertEqual(try client.post("{\"messageId\":0,\"payload\":[{\"name\":\"test\",\"time\":1,\"values\":{}}]}").status, 200)
-    let body = Array(Self.body(messageID: 0, session: "s2", readings: [("totalacceleration", 0, Self.xyz(0, 9.8, 0))]).utf8)
+    XCTAssertEqual(
+      try client.post(
+        "{\"messageId\":0,\"payload\":[{\"name\":\"test\",\"time\":1,\"values\":{}}]}"
+      ).status, 200)
+    let body = Array(
+      Self.body(
+        messageID: 0, session: "s2", readings: [("totalacceleration", 0, Self.xyz(0, 9.8, 0))]
+      ).utf8)
     let split = body.count / 2
     var request = Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
     request += Array(String(split, radix: 16).utf8) + [13, 10] + body[..<split] + [13, 10]
-    request += Array(String(body.count - split, radix: 16).utf8) + [13, 10] + body[split...] + [13, 10]
+    request +=
+      Array(String(body.count - split, radix: 16).utf8) + [13, 10] + body[split...] + [13, 10]
     request += Array("0\r\n\r\n".utf8)
     XCTAssertEqual(try client.exchange(request).status, 200)
     XCTAssertTrue(collector.wait { $0.samples.count >= 1 })
@@ -209,7 +230,8 @@ final class NetworkSensorLoggerTests: XCTestCase {
     XCTAssertNil(receiver.listeningPort)
     XCTAssertThrowsError(try TCPSocket.connect(host: "127.0.0.1", port: port, timeout: 0.5))
     // Another receiver can take the same port at once.
-    let again = SensorLoggerReceiver(configuration: .init(bindAddress: "127.0.0.1", port: port, platform: .android))
+    let again = SensorLoggerReceiver(
+      configuration: .init(bindAddress: "127.0.0.1", port: port, platform: .android))
     let collector = NetworkEventCollector()
     let subscription = again.subscribe(requestedSampleRate: 100, collector.handler)
     defer { subscription.cancel() }
@@ -220,7 +242,8 @@ final class NetworkSensorLoggerTests: XCTestCase {
   func testBusyPortIsReportedAsBusy() throws {
     let holder = try TCPSocket.listen(host: "127.0.0.1", port: 0)
     defer { holder.close() }
-    let receiver = SensorLoggerReceiver(configuration: .init(bindAddress: "127.0.0.1", port: holder.localPort))
+    let receiver = SensorLoggerReceiver(
+      configuration: .init(bindAddress: "127.0.0.1", port: holder.localPort))
     let collector = NetworkEventCollector()
     let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
     defer { subscription.cancel() }

@@ -20,15 +20,21 @@ final class TestWebSocketServer: @unchecked Sendable {
 
   /// Accepts the client and answers its handshake (`accept` overrides the computed key answer).
   func acceptHandshake(accept: String? = nil) throws {
-    guard listener.wait(for: Int16(POLLIN), timeout: 1.5) else { throw SocketError("no client", code: 0) }
+    guard listener.wait(for: Int16(POLLIN), timeout: 1.5) else {
+      throw SocketError("no client", code: 0)
+    }
     let socket = try listener.accept()
     connection = socket
     while HTTPMessage.find([13, 10, 13, 10], in: buffer, from: 0) == nil {
-      guard let bytes = try socket.receive(timeout: 1.5), !bytes.isEmpty else { throw SocketError("no handshake", code: 0) }
+      guard let bytes = try socket.receive(timeout: 1.5), !bytes.isEmpty else {
+        throw SocketError("no handshake", code: 0)
+      }
       buffer += bytes
     }
     let end = HTTPMessage.find([13, 10, 13, 10], in: buffer, from: 0)! + 4
-    guard case .complete(let request, _) = HTTPMessage.parse(Array(buffer[..<end]), isResponse: false, maximumBodySize: 0)
+    guard
+      case .complete(let request, _) = HTTPMessage.parse(
+        Array(buffer[..<end]), isResponse: false, maximumBodySize: 0)
     else { throw SocketError("bad handshake", code: 0) }
     buffer.removeFirst(end)
     requestTarget = request.target
@@ -39,7 +45,9 @@ final class TestWebSocketServer: @unchecked Sendable {
   }
 
   /// A server frame (unmasked unless `mask` is given).
-  static func frame(opcode: UInt8, payload: [UInt8], final: Bool = true, mask: [UInt8]? = nil) -> [UInt8] {
+  static func frame(opcode: UInt8, payload: [UInt8], final: Bool = true, mask: [UInt8]? = nil)
+    -> [UInt8]
+  {
     var bytes: [UInt8] = [(final ? 0x80 : 0) | opcode]
     let maskBit: UInt8 = mask == nil ? 0 : 0x80
     if payload.count < 126 {
@@ -107,17 +115,21 @@ final class NetworkSensorServerTests: XCTestCase {
     let empty = SHA1.digest([]).map { String(format: "%02x", $0) }.joined()
     XCTAssertEqual(empty, "da39a3ee5e6b4b0d3255bfef95601890afd80709")
     let long = SHA1.digest(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
-    XCTAssertEqual(long.map { String(format: "%02x", $0) }.joined(), "84983e441c3bd26ebaae4aa1f95129e5e54670f1")
+    XCTAssertEqual(
+      long.map { String(format: "%02x", $0) }.joined(), "84983e441c3bd26ebaae4aa1f95129e5e54670f1")
     // RFC 6455 §1.3 example.
-    XCTAssertEqual(WebSocketConnection.acceptValue(forKey: "dGhlIHNhbXBsZSBub25jZQ=="), "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+    XCTAssertEqual(
+      WebSocketConnection.acceptValue(forKey: "dGhlIHNhbXBsZSBub25jZQ=="),
+      "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
   }
 
   func testFramesBecomeOrderedSamplesAndCloseCodesAreExplained() throws {
     let server = try TestWebSocketServer()
     defer { server.close() }
     let client = SensorServerClient(
-      configuration: .init(host: "127.0.0.1", port: server.port, reconnectDelay: 5, sampleHoldTime: 0.05,
-                           maximumSampleDelay: 0.1))
+      configuration: .init(
+        host: "127.0.0.1", port: server.port, reconnectDelay: 5, sampleHoldTime: 0.05,
+        maximumSampleDelay: 0.1))
     XCTAssertEqual(client.availableSensors, .nineAxis)
     let collector = NetworkEventCollector()
     let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
@@ -125,22 +137,27 @@ final class NetworkSensorServerTests: XCTestCase {
     try server.acceptHandshake()
     XCTAssertEqual(
       server.requestTarget,
-      "/sensors/connect?types=%5B%22android.sensor.accelerometer%22%2C%22android.sensor.gyroscope%22%2C%22android.sensor.magnetic_field%22%5D")
+      "/sensors/connect?types=%5B%22android.sensor.accelerometer%22%2C%22android.sensor.gyroscope%22%2C%22android.sensor.magnetic_field%22%5D"
+    )
 
     let base: Int64 = 3_925_657_519_043_709  // boot-relative ns (~45 days of uptime)
-    try server.sendText(Self.message("accelerometer", base + 20_000_000, [0.31892395, -0.97802734, 10.049896]))
+    try server.sendText(
+      Self.message("accelerometer", base + 20_000_000, [0.31892395, -0.97802734, 10.049896]))
     // Earlier than the accelerometer event: must come out first.
     try server.sendText(Self.message("gyroscope", base, [0.01, -0.02, 0.03]))
     // A fragmented magnetometer message with a ping between the fragments.
-    let fragmented = Array(Self.message("magnetic_field", base + 10_000_000, [22.5, -3.25, -41]).utf8)
-    try server.send(TestWebSocketServer.frame(opcode: 1, payload: Array(fragmented[..<15]), final: false))
+    let fragmented = Array(
+      Self.message("magnetic_field", base + 10_000_000, [22.5, -3.25, -41]).utf8)
+    try server.send(
+      TestWebSocketServer.frame(opcode: 1, payload: Array(fragmented[..<15]), final: false))
     try server.send(TestWebSocketServer.frame(opcode: 9, payload: Array("hi".utf8)))
     try server.send(TestWebSocketServer.frame(opcode: 0, payload: Array(fragmented[15...])))
     // A masked server frame (not allowed for servers, but tolerated) with a pressure reading the
     // client did not ask for by default: it is still mapped.
     try server.send(
       TestWebSocketServer.frame(
-        opcode: 1, payload: Array(Self.message("pressure", base + 30_000_000, [1013.25]).utf8), mask: [1, 2, 3, 4]))
+        opcode: 1, payload: Array(Self.message("pressure", base + 30_000_000, [1013.25]).utf8),
+        mask: [1, 2, 3, 4]))
 
     let pong = try XCTUnwrap(server.readClientFrame())
     XCTAssertEqual(pong.opcode, 0xA)
@@ -157,7 +174,8 @@ final class NetworkSensorServerTests: XCTestCase {
     XCTAssertEqual(try XCTUnwrap(samples[3].pressure), 101.325, accuracy: 1e-12)
     XCTAssertTrue(client.isConnected)
 
-    try server.send(TestWebSocketServer.frame(opcode: 8, payload: [0x0F, 0xA5] + Array("bye".utf8)))  // 4005
+    try server.send(
+      TestWebSocketServer.frame(opcode: 8, payload: [0x0F, 0xA5] + Array("bye".utf8)))  // 4005
     let closeReply = try XCTUnwrap(server.readClientFrame())
     XCTAssertEqual(closeReply.opcode, 8)
     XCTAssertEqual(closeReply.payload, [0x0F, 0xA5])
@@ -170,7 +188,8 @@ final class NetworkSensorServerTests: XCTestCase {
   func testMalformedMessagesAreReportedAndTheStreamContinues() throws {
     let server = try TestWebSocketServer()
     defer { server.close() }
-    let client = SensorServerClient(configuration: .init(host: "127.0.0.1", port: server.port, reconnectDelay: 5))
+    let client = SensorServerClient(
+      configuration: .init(host: "127.0.0.1", port: server.port, reconnectDelay: 5))
     let collector = NetworkEventCollector()
     let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
     defer { subscription.cancel() }
@@ -180,7 +199,8 @@ final class NetworkSensorServerTests: XCTestCase {
     try server.sendText("{\"type\":\"android.sensor.gyroscope\",\"values\":[1,2,3]}")
     try server.sendText("{\"type\":\"android.sensor.light\",\"timestamp\":7,\"values\":[300]}")  // ignored
     try server.sendText(Self.message("gyroscope", 9, [1, 2, 3]))
-    XCTAssertTrue(collector.wait { $0.samples.count >= 1 && $0.failures.count >= 3 }, "\(collector.all)")
+    XCTAssertTrue(
+      collector.wait { $0.samples.count >= 1 && $0.failures.count >= 3 }, "\(collector.all)")
     XCTAssertEqual(collector.samples.count, 1)
     let messages = collector.failures.map(\.message)
     XCTAssertTrue(messages[0].contains("not a JSON object"), messages[0])
@@ -191,24 +211,28 @@ final class NetworkSensorServerTests: XCTestCase {
   func testProtocolViolationAndBadHandshakeAreFailuresNotCrashes() throws {
     let server = try TestWebSocketServer()
     defer { server.close() }
-    let client = SensorServerClient(configuration: .init(host: "127.0.0.1", port: server.port, reconnectDelay: 5))
+    let client = SensorServerClient(
+      configuration: .init(host: "127.0.0.1", port: server.port, reconnectDelay: 5))
     let collector = NetworkEventCollector()
     let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
     defer { subscription.cancel() }
     try server.acceptHandshake(accept: "wrong")
     XCTAssertTrue(collector.wait { !$0.failures.isEmpty })
-    XCTAssertTrue(collector.failures[0].message.contains("Sec-WebSocket-Accept"), collector.failures[0].message)
+    XCTAssertTrue(
+      collector.failures[0].message.contains("Sec-WebSocket-Accept"), collector.failures[0].message)
 
     let second = try TestWebSocketServer()
     defer { second.close() }
-    let other = SensorServerClient(configuration: .init(host: "127.0.0.1", port: second.port, reconnectDelay: 5))
+    let other = SensorServerClient(
+      configuration: .init(host: "127.0.0.1", port: second.port, reconnectDelay: 5))
     let otherCollector = NetworkEventCollector()
     let otherSubscription = other.subscribe(requestedSampleRate: 50, otherCollector.handler)
     defer { otherSubscription.cancel() }
     try second.acceptHandshake()
     try second.send([0xC1, 0x00])  // RSV1 set without a negotiated extension
     XCTAssertTrue(otherCollector.wait { $0.failures.count >= 2 })
-    XCTAssertTrue(otherCollector.failures[0].message.contains("reserved bits"), "\(otherCollector.failures)")
+    XCTAssertTrue(
+      otherCollector.failures[0].message.contains("reserved bits"), "\(otherCollector.failures)")
     XCTAssertEqual(otherCollector.failures[1].kind, .disconnected)
   }
 
@@ -232,7 +256,8 @@ final class NetworkSensorServerTests: XCTestCase {
     let probe = try TCPSocket.listen(host: "127.0.0.1", port: 0)
     let port = probe.localPort
     probe.close()
-    let client = SensorServerClient(configuration: .init(host: "127.0.0.1", port: port, connectTimeout: 0.5, reconnectDelay: 5))
+    let client = SensorServerClient(
+      configuration: .init(host: "127.0.0.1", port: port, connectTimeout: 0.5, reconnectDelay: 5))
     let collector = NetworkEventCollector()
     let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
     defer { subscription.cancel() }

@@ -59,9 +59,13 @@ final class TestHTTPClient {
     try socket.send(request)
     var buffer: [UInt8] = []
     while true {
-      guard let bytes = try socket.receive(timeout: 1.5) else { throw SocketError("response timed out", code: 0) }
+      guard let bytes = try socket.receive(timeout: 1.5) else {
+        throw SocketError("response timed out", code: 0)
+      }
       buffer += bytes
-      switch HTTPMessage.parse(buffer, isResponse: true, atEndOfStream: bytes.isEmpty, maximumBodySize: 1 << 20) {
+      switch HTTPMessage.parse(
+        buffer, isResponse: true, atEndOfStream: bytes.isEmpty, maximumBodySize: 1 << 20)
+      {
       case .complete(let message, _): return message
       case .invalid(let reason): throw SocketError(reason, code: 0)
       case .incomplete:
@@ -92,7 +96,8 @@ func assertClose(
   }
   let difference = actual - expected
   let error = max(abs(difference.x), abs(difference.y), abs(difference.z))
-  XCTAssertLessThanOrEqual(error, tolerance, "\(actual) vs \(expected) \(message)", file: file, line: line)
+  XCTAssertLessThanOrEqual(
+    error, tolerance, "\(actual) vs \(expected) \(message)", file: file, line: line)
 }
 
 /// Polls `condition` every few milliseconds until it holds or `timeout` seconds pass (for state

@@ -72,10 +72,14 @@ struct HTTPMessage: Sendable {
       message.version = String(parts[2])
     }
     for line in lines where !line.isEmpty {
-      guard let colon = line.firstIndex(of: ":") else { return .invalid("malformed header: \(line.prefix(80))") }
+      guard let colon = line.firstIndex(of: ":") else {
+        return .invalid("malformed header: \(line.prefix(80))")
+      }
       message.headers.append(
-        (String(line[..<colon]).trimmingCharacters(in: .whitespaces),
-         String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+        (
+          String(line[..<colon]).trimmingCharacters(in: .whitespaces),
+          String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        ))
     }
     let bodyStart = headerEnd + 4
 
@@ -86,7 +90,8 @@ struct HTTPMessage: Sendable {
         guard let lineEnd = find([13, 10], in: buffer, from: cursor) else {
           return .incomplete(headersComplete: true, partial: message)
         }
-        let sizeText = String(decoding: buffer[cursor..<lineEnd], as: UTF8.self)
+        let sizeText =
+          String(decoding: buffer[cursor..<lineEnd], as: UTF8.self)
           .split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         guard let size = Int(sizeText, radix: 16), size >= 0 else {
           return .invalid("malformed chunk size: \(sizeText.prefix(20))")

@@ -43,7 +43,8 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
   /// Whether `text` names a phone stream (its scheme is one of ``schemes``), so that a caller can
   /// dispatch before parsing; a malformed value with such a scheme still fails in ``init(parsing:)``.
   public static func isPhoneStream(_ text: String) -> Bool {
-    let scheme = text.trimmingCharacters(in: .whitespaces).prefix { $0 != ":" && $0 != "?" }.lowercased()
+    let scheme = text.trimmingCharacters(in: .whitespaces).prefix { $0 != ":" && $0 != "?" }
+      .lowercased()
     return schemes.contains(scheme)
   }
 
@@ -68,7 +69,9 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
       for pair in rest[rest.index(after: mark)...].split(separator: "&") where !pair.isEmpty {
         let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
         let key = String(parts[0]).lowercased()
-        guard parts.count == 2, !parts[1].isEmpty else { throw fail("option \"\(key)\" needs a value") }
+        guard parts.count == 2, !parts[1].isEmpty else {
+          throw fail("option \"\(key)\" needs a value")
+        }
         options[key] = String(parts[1]).removingPercentEncoding ?? String(parts[1])
       }
       rest = String(rest[..<mark])
@@ -84,22 +87,29 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
       if rest.hasPrefix("//") { rest.removeFirst(2) }
     }
     if rest.hasSuffix("/") { rest.removeLast() }
-    guard !rest.contains("/") else { throw fail("a path is not allowed here; give only host and port") }
+    guard !rest.contains("/") else {
+      throw fail("a path is not allowed here; give only host and port")
+    }
 
     func checkOptions(_ allowed: Set<String>) throws {
       if let unknown = options.keys.sorted().first(where: { !allowed.contains($0) }) {
-        throw fail("unknown option \"\(unknown)\" (allowed: \(allowed.sorted().joined(separator: ", ")))")
+        throw fail(
+          "unknown option \"\(unknown)\" (allowed: \(allowed.sorted().joined(separator: ", ")))")
       }
     }
 
     switch scheme {
     case "sensorlogger":
-      if let urlScheme, urlScheme != "http" { throw fail("Sensor Logger pushes plain HTTP; use http:// or no scheme") }
+      if let urlScheme, urlScheme != "http" {
+        throw fail("Sensor Logger pushes plain HTTP; use http:// or no scheme")
+      }
       try checkOptions(["platform"])
       var configuration = SensorLoggerReceiver.Configuration()
       if !rest.isEmpty {
         if rest.allSatisfy(\.isNumber) {
-          guard let port = UInt16(rest) else { throw fail("port \"\(rest)\" is not a number from 0 to 65535") }
+          guard let port = UInt16(rest) else {
+            throw fail("port \"\(rest)\" is not a number from 0 to 65535")
+          }
           configuration.port = port
         } else {
           let (host, port) = try Self.hostAndPort(rest, fail: fail)
@@ -119,7 +129,8 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
 
     case "sensorserver":
       if let urlScheme, urlScheme != "ws" {
-        throw fail(urlScheme == "wss" ? "SensorServer serves plain ws://, not wss://" : "use a ws:// URL")
+        throw fail(
+          urlScheme == "wss" ? "SensorServer serves plain ws://, not wss://" : "use a ws:// URL")
       }
       try checkOptions(["types"])
       guard !rest.isEmpty else { throw fail("the phone's address is missing") }
@@ -127,19 +138,26 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
       var configuration = SensorServerClient.Configuration(host: host, port: port ?? 8080)
       if let value = options["types"] {
         let types = value.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-          .split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")) }
+          .split(separator: ",").map {
+            $0.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+          }
           .filter { !$0.isEmpty }
         guard !types.isEmpty else { throw fail("types needs at least one sensor type") }
-        configuration = SensorServerClient.Configuration(host: host, port: port ?? 8080, types: types)
+        configuration = SensorServerClient.Configuration(
+          host: host, port: port ?? 8080, types: types)
         if configuration.types.allSatisfy({ SensorServerReading.valueCount(for: $0) == nil }) {
-          throw fail("none of the types is a motion sensor (accelerometer, gyroscope, magnetic_field, pressure)")
+          throw fail(
+            "none of the types is a motion sensor (accelerometer, gyroscope, magnetic_field, pressure)"
+          )
         }
       }
       self = .sensorServer(configuration)
 
     case "phyphox":
       if let urlScheme, urlScheme != "http" {
-        throw fail(urlScheme == "https" ? "phyphox serves plain http://, not https://" : "use an http:// URL")
+        throw fail(
+          urlScheme == "https" ? "phyphox serves plain http://, not https://" : "use an http:// URL"
+        )
       }
       try checkOptions(["interval"])
       guard !rest.isEmpty else { throw fail("the phone's address is missing") }
@@ -165,7 +183,9 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
     var host: Substring
     var portText: Substring?
     if text.hasPrefix("[") {
-      guard let close = text.firstIndex(of: "]") else { throw fail("unclosed \"[\" in the address") }
+      guard let close = text.firstIndex(of: "]") else {
+        throw fail("unclosed \"[\" in the address")
+      }
       host = text[text.index(after: text.startIndex)..<close]
       let after = text[text.index(after: close)...]
       if !after.isEmpty {
@@ -174,7 +194,9 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
       }
     } else {
       let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-      guard parts.count <= 2 else { throw fail("put an IPv6 address in brackets, e.g. [fe80::1]:8080") }
+      guard parts.count <= 2 else {
+        throw fail("put an IPv6 address in brackets, e.g. [fe80::1]:8080")
+      }
       host = parts[0]
       portText = parts.count == 2 ? parts[1] : nil
     }
@@ -183,7 +205,9 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
       throw fail("\"\(host)\" is not a host name or address")
     }
     guard let portText else { return (String(host), nil) }
-    guard let port = UInt16(portText) else { throw fail("port \"\(portText)\" is not a number from 0 to 65535") }
+    guard let port = UInt16(portText) else {
+      throw fail("port \"\(portText)\" is not a number from 0 to 65535")
+    }
     return (String(host), port)
   }
 
@@ -204,8 +228,12 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
       let platform = c.platform == .automatic ? "" : "?platform=\(c.platform.rawValue)"
       return "sensorlogger://\(address(c.bindAddress)):\(c.port)\(platform)"
     case .sensorServer(let c):
-      let types = c.types == SensorServerClient.Configuration.defaultTypes
-        ? "" : "?types=" + c.types.map { $0.replacingOccurrences(of: "android.sensor.", with: "") }.joined(separator: ",")
+      let types =
+        c.types == SensorServerClient.Configuration.defaultTypes
+        ? ""
+        : "?types="
+          + c.types.map { $0.replacingOccurrences(of: "android.sensor.", with: "") }.joined(
+            separator: ",")
       return "sensorserver:ws://\(address(c.host)):\(c.port)\(types)"
     case .phyphox(let c):
       let interval = c.pollInterval == 0.1 ? "" : "?interval=\(c.pollInterval)"

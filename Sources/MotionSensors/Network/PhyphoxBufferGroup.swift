@@ -37,9 +37,11 @@ public struct PhyphoxBufferGroup: Sendable, Equatable {
   /// (phyphox before 1.1.6). Whether `acc*` holds acceleration with or without g cannot be told
   /// without `/config`; it is assumed to be with g.
   public static let standard: [PhyphoxBufferGroup] = [
-    PhyphoxBufferGroup(sensor: .accelerometer, time: "acc_time", components: ["accX", "accY", "accZ"]),
+    PhyphoxBufferGroup(
+      sensor: .accelerometer, time: "acc_time", components: ["accX", "accY", "accZ"]),
     PhyphoxBufferGroup(sensor: .gyroscope, time: "gyr_time", components: ["gyrX", "gyrY", "gyrZ"]),
-    PhyphoxBufferGroup(sensor: .magnetometer, time: "mag_time", components: ["magX", "magY", "magZ"]),
+    PhyphoxBufferGroup(
+      sensor: .magnetometer, time: "mag_time", components: ["magX", "magY", "magZ"]),
   ]
 
   /// Finds the groups in a `/config` answer from the experiment's `inputs` (each input lists its
@@ -72,7 +74,9 @@ public struct PhyphoxBufferGroup: Sendable, Equatable {
       }
       guard let time = outputs["t"] else { continue }
       if sensor == .pressure {
-        guard let value = outputs["x"] ?? outputs.first(where: { $0.key != "t" && $0.key != "accuracy" })?.value
+        guard
+          let value = outputs["x"]
+            ?? outputs.first(where: { $0.key != "t" && $0.key != "accuracy" })?.value
         else { continue }
         groups.append(PhyphoxBufferGroup(sensor: sensor, time: time, components: [value]))
       } else {

@@ -36,7 +36,8 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
     /// Creates a configuration; every parameter but `host` has the default stated on its property.
     public init(
       host: String, port: UInt16 = 8080, pollInterval: Double = 0.1, requestTimeout: Double = 2,
-      buffers: [PhyphoxBufferGroup]? = nil, sampleHoldTime: Double = 0.1, maximumSampleDelay: Double = 0.3
+      buffers: [PhyphoxBufferGroup]? = nil, sampleHoldTime: Double = 0.1,
+      maximumSampleDelay: Double = 0.3
     ) {
       self.host = host
       self.port = port
@@ -52,7 +53,9 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
   public let configuration: Configuration
   public var name: String { "phyphox:http://\(configuration.host):\(configuration.port)" }
   public var availableSensors: SensorSet {
-    guard let buffers = configuration.buffers else { return [.accelerometer, .gyroscope, .magnetometer, .barometer] }
+    guard let buffers = configuration.buffers else {
+      return [.accelerometer, .gyroscope, .magnetometer, .barometer]
+    }
     return buffers.reduce(into: []) { set, group in
       switch group.sensor {
       case .accelerometer: set.insert(.accelerometer)
@@ -73,7 +76,8 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
   public init(configuration: Configuration) {
     self.configuration = configuration
     hub = LiveSourceHub(
-      name: "phyphox", start: { [weak self] in self?.start() }, stop: { [weak self] in self?.stop() })
+      name: "phyphox", start: { [weak self] in self?.start() },
+      stop: { [weak self] in self?.stop() })
   }
 
   /// How many `/get` polls have been answered (for diagnostics and tests).
@@ -87,7 +91,8 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
 
   private func start() {
     do {
-      let thread = try NetworkThread(name: "OpenCoreMotion.phyphox") { [self] thread in run(thread) }
+      let thread = try NetworkThread(name: "OpenCoreMotion.phyphox") { [self] thread in run(thread)
+      }
       worker.withLock { $0 = thread }
     } catch {
       hub.deliver(.failure(SourceFailure(.other, "phyphox client: \(error)")))
@@ -106,7 +111,8 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
 
   private func get(_ path: String) throws -> HTTPMessage {
     try TCPSocket.httpGet(
-      host: configuration.host, port: configuration.port, path: path, timeout: configuration.requestTimeout)
+      host: configuration.host, port: configuration.port, path: path,
+      timeout: configuration.requestTimeout)
   }
 
   private func run(_ thread: NetworkThread) {
@@ -133,12 +139,14 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
           guard !groups.isEmpty else {
             report(
               SourceFailure(
-                .other, "phyphox at \(address): the running experiment has no accelerometer, gyroscope, "
+                .other,
+                "phyphox at \(address): the running experiment has no accelerometer, gyroscope, "
                   + "magnetometer or pressure input; start e.g. \"Acceleration with g\""))
             _ = thread.pause(max(configuration.pollInterval, 1))
             continue
           }
-          poller = PhyphoxPoller(groups: groups, timeOffset: timeOffset, lastTimestamp: lastTimestamp)
+          poller = PhyphoxPoller(
+            groups: groups, timeOffset: timeOffset, lastTimestamp: lastTimestamp)
         }
         let response = try get(poller!.requestPath())
         guard response.status == 200 else {
@@ -159,13 +167,17 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
         reorder.insert(outcome.samples, now: monotonicNow())
       } catch {
         let failure =
-          (error as? SourceFailure).map { SourceFailure($0.kind, "phyphox at \(address): \($0.message)") }
+          (error as? SourceFailure).map {
+            SourceFailure($0.kind, "phyphox at \(address): \($0.message)")
+          }
           ?? SourceFailure(.disconnected, "phyphox at \(address): \(error)")
         if failure.message != lastFailure { events.append(.failure(failure)) }
         lastFailure = failure.message
       }
       events += reorder.release(now: monotonicNow()).map(SourceEvent.sample)
-      if let notice = reorder.lateDropNotice(source: "phyphox client") { events.append(.failure(notice)) }
+      if let notice = reorder.lateDropNotice(source: "phyphox client") {
+        events.append(.failure(notice))
+      }
       hub.deliver(events)
       _ = thread.pause(configuration.pollInterval)
     }
@@ -175,7 +187,8 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
   private func discoverGroups(report: (SourceFailure) -> Void) throws -> [PhyphoxBufferGroup] {
     if let buffers = configuration.buffers { return buffers }
     let response = try get("/config")
-    guard response.status == 200, let config = try? JSONValue.parse(response.body), config["inputs"] != nil
+    guard response.status == 200, let config = try? JSONValue.parse(response.body),
+      config["inputs"] != nil
     else {
       return PhyphoxBufferGroup.standard  // phyphox before 1.1.6 has no /config.
     }

@@ -130,7 +130,8 @@ struct PhyphoxPoller {
       }
     }
     // Nothing new anywhere: next time check whether the experiment was cleared.
-    isProbing = !anyNew && positions.contains { if case .after = $0 { return true } else { return false } }
+    isProbing =
+      !anyNew && positions.contains { if case .after = $0 { return true } else { return false } }
     return outcome
   }
 
@@ -140,14 +141,18 @@ struct PhyphoxPoller {
     isProbing = false
   }
 
-  private static func sample(_ sensor: PhyphoxBufferGroup.Sensor, timestamp: Double, values: [Double]) -> MotionSample {
+  private static func sample(
+    _ sensor: PhyphoxBufferGroup.Sensor, timestamp: Double, values: [Double]
+  ) -> MotionSample {
     switch sensor {
     case .accelerometer:
-      return MotionSample(timestamp: timestamp, accelerometer: SIMD3(values[0], values[1], values[2]))
+      return MotionSample(
+        timestamp: timestamp, accelerometer: SIMD3(values[0], values[1], values[2]))
     case .gyroscope:
       return MotionSample(timestamp: timestamp, gyroscope: SIMD3(values[0], values[1], values[2]))
     case .magnetometer:
-      return MotionSample(timestamp: timestamp, magnetometer: SIMD3(values[0], values[1], values[2]))
+      return MotionSample(
+        timestamp: timestamp, magnetometer: SIMD3(values[0], values[1], values[2]))
     case .pressure:
       return MotionSample(timestamp: timestamp, pressure: values[0] / 10)  // hPa → kPa
     }

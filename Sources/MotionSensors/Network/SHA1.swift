@@ -24,7 +24,8 @@ enum SHA1 {
     for chunkStart in stride(from: 0, to: data.count, by: 64) {
       for i in 0..<16 {
         let j = chunkStart + 4 * i
-        w[i] = UInt32(data[j]) << 24 | UInt32(data[j + 1]) << 16 | UInt32(data[j + 2]) << 8
+        w[i] =
+          UInt32(data[j]) << 24 | UInt32(data[j + 1]) << 16 | UInt32(data[j + 2]) << 8
           | UInt32(data[j + 3])
       }
       for i in 16..<80 {
@@ -61,8 +62,10 @@ enum SHA1 {
     var result: [UInt8] = []
     result.reserveCapacity(20)
     for word in [h.0, h.1, h.2, h.3, h.4] {
-      result += [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16),
-                 UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)]
+      result += [
+        UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16),
+        UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word),
+      ]
     }
     return result
   }

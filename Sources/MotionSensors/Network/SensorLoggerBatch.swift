@@ -48,7 +48,8 @@ struct SensorLoggerBatch: Sendable, Equatable {
       document = try JSONValue.parse(body)
     } catch {
       let preview = String(decoding: body.prefix(60), as: UTF8.self)
-      throw SourceFailure(.malformedData, "Sensor Logger push body is not JSON (starts \"\(preview)\")")
+      throw SourceFailure(
+        .malformedData, "Sensor Logger push body is not JSON (starts \"\(preview)\")")
     }
     guard case .object(let members) = document else {
       throw SourceFailure(.malformedData, "Sensor Logger push body is not a JSON object")
@@ -56,7 +57,8 @@ struct SensorLoggerBatch: Sendable, Equatable {
     guard let payload = members["payload"]?.arrayValue else {
       if members["compressedData"] != nil {
         throw SourceFailure(
-          .malformedData, "Sensor Logger push body uses \"compressedData\", which is not supported; "
+          .malformedData,
+          "Sensor Logger push body uses \"compressedData\", which is not supported; "
             + "turn off compression in the app")
       }
       throw SourceFailure(.malformedData, "Sensor Logger push body has no \"payload\" array")
@@ -71,27 +73,32 @@ struct SensorLoggerBatch: Sendable, Equatable {
       else { continue }  // "test", location, camera, … carry nothing for us.
       guard let time = entry["time"]?.int64Value else {
         throw SourceFailure(
-          .malformedData, "Sensor Logger reading \(index) (\(name)) has no integer \"time\" in epoch ns")
+          .malformedData,
+          "Sensor Logger reading \(index) (\(name)) has no integer \"time\" in epoch ns")
       }
       guard let valueMembers = entry["values"]?.objectValue else {
-        throw SourceFailure(.malformedData, "Sensor Logger reading \(index) (\(name)) has no \"values\" object")
+        throw SourceFailure(
+          .malformedData, "Sensor Logger reading \(index) (\(name)) has no \"values\" object")
       }
       var values: [String: Double] = [:]
       for (key, value) in valueMembers {
         if let number = value.doubleValue { values[key] = number }
       }
-      let reading = Reading(name: name, time: time, values: values, hasAccuracy: entry["accuracy"] != nil)
+      let reading = Reading(
+        name: name, time: time, values: values, hasAccuracy: entry["accuracy"] != nil)
       switch name {
       case "barometer":
         guard values["pressure"] != nil else {
-          throw SourceFailure(.malformedData, "Sensor Logger reading \(index) (barometer) has no \"pressure\"")
+          throw SourceFailure(
+            .malformedData, "Sensor Logger reading \(index) (barometer) has no \"pressure\"")
         }
       case "orientation":
         break
       default:
         guard reading.vector != nil else {
           throw SourceFailure(
-            .malformedData, "Sensor Logger reading \(index) (\(name)) lacks numeric x, y and z values")
+            .malformedData,
+            "Sensor Logger reading \(index) (\(name)) lacks numeric x, y and z values")
         }
       }
       readings.append(reading)

@@ -52,14 +52,18 @@ struct SensorLoggerConverter {
 
   /// Converts one batch. Returns samples (one sensor each, in batch order sorted by time) and any
   /// failures to report (at most one "cannot tell the platform" notice per recording).
-  mutating func convert(_ batch: SensorLoggerBatch) -> (samples: [MotionSample], failures: [SourceFailure]) {
+  mutating func convert(_ batch: SensorLoggerBatch) -> (
+    samples: [MotionSample], failures: [SourceFailure]
+  ) {
     if convention == nil { convention = Self.detectConvention(in: batch) }
     for reading in batch.readings { seenStreams.insert(reading.name) }
     let accelerometerStream =
       seenStreams.contains("totalacceleration")
       ? "totalacceleration"
-      : seenStreams.contains("accelerometeruncalibrated") ? "accelerometeruncalibrated" : "accelerometer"
-    let gyroscopeStream = seenStreams.contains("gyroscopeuncalibrated") ? "gyroscopeuncalibrated" : "gyroscope"
+      : seenStreams.contains("accelerometeruncalibrated")
+        ? "accelerometeruncalibrated" : "accelerometer"
+    let gyroscopeStream =
+      seenStreams.contains("gyroscopeuncalibrated") ? "gyroscopeuncalibrated" : "gyroscope"
     let magnetometerStream =
       seenStreams.contains("magnetometeruncalibrated") ? "magnetometeruncalibrated" : "magnetometer"
 
@@ -92,7 +96,9 @@ struct SensorLoggerConverter {
           withheldAccelerometer = true
           continue
         }
-        if let specificForce = specificForce(from: reading.name, value: value, time: reading.time, convention) {
+        if let specificForce = specificForce(
+          from: reading.name, value: value, time: reading.time, convention)
+        {
           samples.append(MotionSample(timestamp: timestamp, accelerometer: specificForce))
         }
       default:
@@ -106,7 +112,8 @@ struct SensorLoggerConverter {
           .other,
           "Sensor Logger: cannot tell whether the phone uses the iOS or the Android sign convention, so "
             + "accelerometer samples are withheld. Also stream Orientation and Gravity (or "
-            + "AccelerometerUncalibrated), or add ?platform=ios or ?platform=android to COREMOTION_SOURCE."))
+            + "AccelerometerUncalibrated), or add ?platform=ios or ?platform=android to COREMOTION_SOURCE."
+        ))
     }
     if accelerometerStream == "accelerometer" && seenStreams.contains("accelerometer")
       && !seenStreams.contains("gravity") && !hasReportedMissingGravity
@@ -116,7 +123,8 @@ struct SensorLoggerConverter {
         SourceFailure(
           .other,
           "Sensor Logger streams acceleration without gravity; enable the Gravity (or "
-            + "TotalAcceleration / AccelerometerUncalibrated) sensor in the app to get accelerometer samples."))
+            + "TotalAcceleration / AccelerometerUncalibrated) sensor in the app to get accelerometer samples."
+        ))
     }
     return (samples, failures)
   }
@@ -131,7 +139,8 @@ struct SensorLoggerConverter {
       return -Self.standardGravity * value
     default:
       // User acceleration: add the gravity reading taken at (nearly) the same time.
-      guard let gravity = lastGravity, abs(gravity.time - time) <= Self.gravityPairingTolerance else {
+      guard let gravity = lastGravity, abs(gravity.time - time) <= Self.gravityPairingTolerance
+      else {
         return nil
       }
       let total = value + gravity.value
@@ -166,7 +175,9 @@ struct SensorLoggerConverter {
       guard normSquared > 0.5 else { continue }
       let zUp = (qw * qw + qz * qz - qx * qx - qy * qy) / normSquared
       guard abs(zUp) > 0.5,
-        let gravity = gravities.min(by: { abs($0.time - orientation.time) < abs($1.time - orientation.time) }),
+        let gravity = gravities.min(by: {
+          abs($0.time - orientation.time) < abs($1.time - orientation.time)
+        }),
         abs(gravity.time - orientation.time) <= gravityPairingTolerance,
         let gravityZ = gravity.vector?.z, abs(gravityZ) > 3
       else { continue }

@@ -24,7 +24,9 @@ struct SensorLoggerMessageSequencer {
 
   /// Takes a message that arrived at wall time `now`; returns the messages now ready, in order.
   /// `sessionChanged` is set when the message starts a new recording.
-  mutating func accept(_ batch: SensorLoggerBatch, now: Double) -> (ready: [SensorLoggerBatch], sessionChanged: Bool) {
+  mutating func accept(_ batch: SensorLoggerBatch, now: Double) -> (
+    ready: [SensorLoggerBatch], sessionChanged: Bool
+  ) {
     var ready: [SensorLoggerBatch] = []
     var sessionChanged = false
     if let session = batch.sessionID, session != sessionID {

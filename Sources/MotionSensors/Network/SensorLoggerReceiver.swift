@@ -55,7 +55,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     /// Creates a configuration; every parameter has the default stated on its property.
     public init(
       bindAddress: String = "0.0.0.0", port: UInt16 = 8000, platform: Platform = .automatic,
-      messageReorderWindow: Double = 0.5, sampleHoldTime: Double = 0.1, maximumSampleDelay: Double = 0.3,
+      messageReorderWindow: Double = 0.5, sampleHoldTime: Double = 0.1,
+      maximumSampleDelay: Double = 0.3,
       maximumBodySize: Int = 32 << 20
     ) {
       self.bindAddress = bindAddress
@@ -71,7 +72,9 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   /// The configuration the receiver was created with.
   public let configuration: Configuration
   public var name: String { "sensorlogger:\(configuration.bindAddress):\(configuration.port)" }
-  public var availableSensors: SensorSet { [.accelerometer, .gyroscope, .magnetometer, .barometer] }
+  public var availableSensors: SensorSet {
+    [.accelerometer, .gyroscope, .magnetometer, .barometer]
+  }
   /// The phone decides the rate (Sensor Logger offers up to 100 Hz and more on some phones).
   public var supportedSampleRates: ClosedRange<Double> { 1...200 }
 
@@ -83,7 +86,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration
     hub = LiveSourceHub(
-      name: "SensorLogger", start: { [weak self] in self?.start() }, stop: { [weak self] in self?.stop() })
+      name: "SensorLogger", start: { [weak self] in self?.start() },
+      stop: { [weak self] in self?.stop() })
   }
 
   /// The port actually listened on while subscribed (useful with port 0), `nil` when not listening.
@@ -144,7 +148,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     }
 
     while !thread.isStopRequested {
-      let descriptors = [thread.wake.readDescriptor, listener.descriptor] + connections.map(\.socket.descriptor)
+      let descriptors =
+        [thread.wake.readDescriptor, listener.descriptor] + connections.map(\.socket.descriptor)
       let ready = pollDescriptors(descriptors, timeout: 0.02)
       if ready[0] != 0 { thread.wake.drain() }
       if thread.isStopRequested { break }
@@ -193,7 +198,9 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       readyBatches += sequencer.release(now: now)
       process(readyBatches, converter: &converter, reorder: &reorder, events: &events, now: now)
       events += reorder.release(now: now).map(SourceEvent.sample)
-      if let notice = reorder.lateDropNotice(source: "Sensor Logger receiver") { events.append(.failure(notice)) }
+      if let notice = reorder.lateDropNotice(source: "Sensor Logger receiver") {
+        events.append(.failure(notice))
+      }
       hub.deliver(events)
     }
   }
@@ -228,7 +235,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       case .invalid(let reason):
         events.append(.failure(SourceFailure(.malformedData, "Sensor Logger receiver: \(reason)")))
         try? connection.socket.send(
-          HTTPMessage.response(status: 400, reason: "Bad Request", body: reason + "\n", close: true))
+          HTTPMessage.response(status: 400, reason: "Bad Request", body: reason + "\n", close: true)
+        )
         return false
       case .complete(let request, let consumed):
         connection.buffer.removeFirst(consumed)
@@ -255,15 +263,18 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
         return HTTPMessage.response(status: 200, reason: "OK", body: "ok\n", close: close)
       } catch let failure as SourceFailure {
         events.append(.failure(failure))
-        return HTTPMessage.response(status: 400, reason: "Bad Request", body: failure.message + "\n", close: close)
+        return HTTPMessage.response(
+          status: 400, reason: "Bad Request", body: failure.message + "\n", close: close)
       } catch {
         events.append(.failure(SourceFailure(.malformedData, "Sensor Logger receiver: \(error)")))
-        return HTTPMessage.response(status: 400, reason: "Bad Request", body: "\(error)\n", close: close)
+        return HTTPMessage.response(
+          status: 400, reason: "Bad Request", body: "\(error)\n", close: close)
       }
     case "GET":
       return HTTPMessage.response(
         status: 200, reason: "OK",
-        body: "OpenCoreMotion Sensor Logger receiver: set this URL as the HTTP Push URL in Sensor Logger.\n",
+        body:
+          "OpenCoreMotion Sensor Logger receiver: set this URL as the HTTP Push URL in Sensor Logger.\n",
         close: close)
     case "OPTIONS":
       return HTTPMessage.response(status: 204, reason: "No Content", body: "", close: close)

@@ -59,7 +59,8 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
       let array = "[" + types.map { "\"\($0)\"" }.joined(separator: ",") + "]"
       var allowed = CharacterSet.alphanumerics
       allowed.insert(charactersIn: "-._~")
-      return "/sensors/connect?types=" + (array.addingPercentEncoding(withAllowedCharacters: allowed) ?? array)
+      return "/sensors/connect?types="
+        + (array.addingPercentEncoding(withAllowedCharacters: allowed) ?? array)
     }
   }
 
@@ -77,9 +78,12 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
   /// Creates a client; nothing connects until the first subscription.
   public init(configuration: Configuration) {
     self.configuration = configuration
-    availableSensors = configuration.types.reduce(into: []) { $0.formUnion(SensorServerReading.sensor(for: $1)) }
+    availableSensors = configuration.types.reduce(into: []) {
+      $0.formUnion(SensorServerReading.sensor(for: $1))
+    }
     hub = LiveSourceHub(
-      name: "SensorServer", start: { [weak self] in self?.start() }, stop: { [weak self] in self?.stop() })
+      name: "SensorServer", start: { [weak self] in self?.start() },
+      stop: { [weak self] in self?.stop() })
   }
 
   /// Whether the WebSocket is currently open.
@@ -93,7 +97,9 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
 
   private func start() {
     do {
-      let thread = try NetworkThread(name: "OpenCoreMotion.SensorServer") { [self] thread in run(thread) }
+      let thread = try NetworkThread(name: "OpenCoreMotion.SensorServer") { [self] thread in
+        run(thread)
+      }
       worker.withLock { $0 = thread }
     } catch {
       hub.deliver(.failure(SourceFailure(.other, "SensorServer client: \(error)")))
@@ -125,7 +131,8 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
         if !reportedOutage {
           reportedOutage = true
           let reason = (error as? SourceFailure)?.message ?? "\(error)"
-          hub.deliver(.failure(SourceFailure(.disconnected, "SensorServer at \(address): \(reason)")))
+          hub.deliver(
+            .failure(SourceFailure(.disconnected, "SensorServer at \(address): \(reason)")))
         }
         _ = thread.pause(configuration.reconnectDelay)
         continue
@@ -156,13 +163,18 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
           switch message {
           case .text(let text):
             do {
-              let reading = try SensorServerReading(text: text, defaultType: configuration.types.count == 1 ? configuration.types[0] : nil)
+              let reading = try SensorServerReading(
+                text: text,
+                defaultType: configuration.types.count == 1 ? configuration.types[0] : nil)
               if let sample = try reading.sample() { reorder.insert([sample], now: monotonicNow()) }
             } catch let failure as SourceFailure {
               events.append(.failure(failure))
             }
           case .binary:
-            events.append(.failure(SourceFailure(.malformedData, "SensorServer sent a binary message; expected JSON text")))
+            events.append(
+              .failure(
+                SourceFailure(
+                  .malformedData, "SensorServer sent a binary message; expected JSON text")))
           case .close(let code, let reason):
             ending = Self.describeClose(code: code, reason: reason)
           }
@@ -174,11 +186,14 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
         ending = "connection lost (\(error))"
       }
       events += reorder.release(now: monotonicNow()).map(SourceEvent.sample)
-      if let notice = reorder.lateDropNotice(source: "SensorServer client") { events.append(.failure(notice)) }
+      if let notice = reorder.lateDropNotice(source: "SensorServer client") {
+        events.append(.failure(notice))
+      }
       hub.deliver(events)
       if let ending { return ending }
 
-      let ready = pollDescriptors([thread.wake.readDescriptor, connection.socket.descriptor], timeout: 0.02)
+      let ready = pollDescriptors(
+        [thread.wake.readDescriptor, connection.socket.descriptor], timeout: 0.02)
       if ready[0] != 0 { thread.wake.drain() }
       receiving = ready[1] != 0
     }

@@ -20,17 +20,22 @@ struct SensorServerReading: Sendable, Equatable {
   /// - Throws: ``SourceFailure`` (`.malformedData`) describing what is missing.
   init(text: String, defaultType: String? = nil) throws {
     let preview = text.prefix(80)
-    guard let document = try? JSONValue.parse(Array(text.utf8)), case .object(let members) = document else {
-      throw SourceFailure(.malformedData, "SensorServer sent a message that is not a JSON object: \(preview)")
+    guard let document = try? JSONValue.parse(Array(text.utf8)),
+      case .object(let members) = document
+    else {
+      throw SourceFailure(
+        .malformedData, "SensorServer sent a message that is not a JSON object: \(preview)")
     }
     guard let type = members["type"]?.stringValue ?? defaultType else {
       throw SourceFailure(.malformedData, "SensorServer message has no \"type\": \(preview)")
     }
     guard let timestamp = members["timestamp"]?.int64Value else {
-      throw SourceFailure(.malformedData, "SensorServer message has no integer \"timestamp\": \(preview)")
+      throw SourceFailure(
+        .malformedData, "SensorServer message has no integer \"timestamp\": \(preview)")
     }
     guard let array = members["values"]?.arrayValue else {
-      throw SourceFailure(.malformedData, "SensorServer message has no \"values\" array: \(preview)")
+      throw SourceFailure(
+        .malformedData, "SensorServer message has no \"values\" array: \(preview)")
     }
     // Android never sends non-finite values; a `null` would be a broken message.
     let values = array.compactMap(\.doubleValue)
@@ -51,7 +56,8 @@ struct SensorServerReading: Sendable, Equatable {
     guard let needed else { return nil }
     guard values.count >= needed else {
       throw SourceFailure(
-        .malformedData, "SensorServer \(type) message has \(values.count) values, expected \(needed)")
+        .malformedData,
+        "SensorServer \(type) message has \(values.count) values, expected \(needed)")
     }
     switch type {
     case "android.sensor.accelerometer", "android.sensor.accelerometer_uncalibrated":
@@ -84,9 +90,11 @@ struct SensorServerReading: Sendable, Equatable {
   /// The sensor a type feeds.
   static func sensor(for type: String) -> SensorSet {
     switch type {
-    case "android.sensor.accelerometer", "android.sensor.accelerometer_uncalibrated": return .accelerometer
+    case "android.sensor.accelerometer", "android.sensor.accelerometer_uncalibrated":
+      return .accelerometer
     case "android.sensor.gyroscope", "android.sensor.gyroscope_uncalibrated": return .gyroscope
-    case "android.sensor.magnetic_field", "android.sensor.magnetic_field_uncalibrated": return .magnetometer
+    case "android.sensor.magnetic_field", "android.sensor.magnetic_field_uncalibrated":
+      return .magnetometer
     case "android.sensor.pressure": return .barometer
     default: return []
     }

@@ -14,7 +14,9 @@ extension TCPSocket {
     let socket = try TCPSocket.connect(host: host, port: port, timeout: timeout)
     defer { socket.close() }
     let hostHeader = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-    try socket.send("GET \(path) HTTP/1.1\r\nHost: \(hostHeader)\r\nAccept: application/json\r\nConnection: close\r\n\r\n")
+    try socket.send(
+      "GET \(path) HTTP/1.1\r\nHost: \(hostHeader)\r\nAccept: application/json\r\nConnection: close\r\n\r\n"
+    )
     var buffer: [UInt8] = []
     let deadline = monotonicNow() + timeout
     while true {
@@ -23,14 +25,18 @@ extension TCPSocket {
         throw SocketError("no answer from \(hostHeader) within \(timeout) s", code: 0)
       }
       buffer += bytes
-      switch HTTPMessage.parse(buffer, isResponse: true, atEndOfStream: bytes.isEmpty, maximumBodySize: maximumBodySize) {
+      switch HTTPMessage.parse(
+        buffer, isResponse: true, atEndOfStream: bytes.isEmpty, maximumBodySize: maximumBodySize)
+      {
       case .complete(let response, _):
         return response
       case .invalid(let reason):
-        throw SourceFailure(.malformedData, "\(hostHeader) sent an invalid HTTP response: \(reason)")
+        throw SourceFailure(
+          .malformedData, "\(hostHeader) sent an invalid HTTP response: \(reason)")
       case .incomplete:
         if bytes.isEmpty {
-          throw SocketError("\(hostHeader) closed the connection before the response was complete", code: 0)
+          throw SocketError(
+            "\(hostHeader) closed the connection before the response was complete", code: 0)
         }
       }
     }

@@ -78,12 +78,15 @@ final class TCPSocket: @unchecked Sendable {
       if posixConnect(fd, info.ai_addr, info.ai_addrlen) != 0 {
         guard errno == EINPROGRESS else { throw SocketError("cannot connect to \(host):\(port)") }
         guard socket.wait(for: Int16(POLLOUT), timeout: timeout) else {
-          throw SocketError("cannot connect to \(host):\(port): timed out after \(timeout) s", code: 0)
+          throw SocketError(
+            "cannot connect to \(host):\(port): timed out after \(timeout) s", code: 0)
         }
         var error: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
-        guard error == 0 else { throw SocketError("cannot connect to \(host):\(port)", code: error) }
+        guard error == 0 else {
+          throw SocketError("cannot connect to \(host):\(port)", code: error)
+        }
       }
       _ = fcntl(fd, F_SETFL, flags)
       var yes: Int32 = 1
@@ -138,7 +141,9 @@ final class TCPSocket: @unchecked Sendable {
     switch Int32(storage.ss_family) {
     case AF_INET:
       return withUnsafePointer(to: &storage) {
-        $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+        $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+          UInt16(bigEndian: $0.pointee.sin_port)
+        }
       }
     case AF_INET6:
       return withUnsafePointer(to: &storage) {
@@ -184,7 +189,9 @@ final class TCPSocket: @unchecked Sendable {
   func receive(maximum: Int = 65_536) throws -> [UInt8] {
     var buffer = [UInt8](repeating: 0, count: maximum)
     while true {
-      let count = buffer.withUnsafeMutableBytes { posixRecv(descriptor, $0.baseAddress, maximum, 0) }
+      let count = buffer.withUnsafeMutableBytes {
+        posixRecv(descriptor, $0.baseAddress, maximum, 0)
+      }
       if count < 0 {
         if errno == EINTR { continue }
         throw SocketError("recv()")
@@ -273,7 +280,8 @@ final class WakeSignal: @unchecked Sendable {
   connect(fd, address, length)
 }
 @inline(__always) private func posixAccept(
-  _ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>?, _ length: UnsafeMutablePointer<socklen_t>?
+  _ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>?,
+  _ length: UnsafeMutablePointer<socklen_t>?
 ) -> Int32 {
   accept(fd, address, length)
 }

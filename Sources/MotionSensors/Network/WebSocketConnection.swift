@@ -41,7 +41,9 @@ final class WebSocketConnection {
   ///
   /// - Throws: ``SocketError`` for network failures, ``SourceFailure`` when the server does not
   ///   agree to the upgrade (with its status line and body in the message).
-  static func connect(host: String, port: UInt16, path: String, timeout: Double) throws -> WebSocketConnection {
+  static func connect(host: String, port: UInt16, path: String, timeout: Double) throws
+    -> WebSocketConnection
+  {
     let socket = try TCPSocket.connect(host: host, port: port, timeout: timeout)
     var keyBytes = [UInt8](repeating: 0, count: 16)
     var generator = SystemRandomNumberGenerator()
@@ -62,7 +64,8 @@ final class WebSocketConnection {
         throw SourceFailure(.disconnected, "WebSocket handshake with \(hostHeader) timed out")
       }
       guard !bytes.isEmpty else {
-        throw SourceFailure(.disconnected, "\(hostHeader) closed the connection during the WebSocket handshake")
+        throw SourceFailure(
+          .disconnected, "\(hostHeader) closed the connection during the WebSocket handshake")
       }
       received += bytes
       headerEnd = HTTPMessage.find([13, 10, 13, 10], in: received, from: 0)
@@ -71,8 +74,9 @@ final class WebSocketConnection {
       }
     }
     let end = headerEnd! + 4
-    guard case .complete(let response, _) = HTTPMessage.parse(
-      Array(received[0..<end]), isResponse: true, atEndOfStream: true, maximumBodySize: 0)
+    guard
+      case .complete(let response, _) = HTTPMessage.parse(
+        Array(received[0..<end]), isResponse: true, atEndOfStream: true, maximumBodySize: 0)
     else {
       throw SourceFailure(.malformedData, "\(hostHeader) did not answer with HTTP")
     }
@@ -80,13 +84,17 @@ final class WebSocketConnection {
       // Read a little of the body: servers explain refusals there.
       var body = Array(received[end...])
       if let more = try? socket.receive(timeout: 0.2) { body += more }
-      let text = String(decoding: body.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+      let text = String(decoding: body.prefix(200), as: UTF8.self).trimmingCharacters(
+        in: .whitespacesAndNewlines)
       throw SourceFailure(
-        .other, "\(hostHeader) refused the WebSocket upgrade for \(path): HTTP \(response.status)"
+        .other,
+        "\(hostHeader) refused the WebSocket upgrade for \(path): HTTP \(response.status)"
           + (text.isEmpty ? "" : " (\(text))"))
     }
     guard response.header("Sec-WebSocket-Accept") == acceptValue(forKey: key) else {
-      throw SourceFailure(.malformedData, "\(hostHeader) answered the WebSocket handshake with a wrong Sec-WebSocket-Accept")
+      throw SourceFailure(
+        .malformedData,
+        "\(hostHeader) answered the WebSocket handshake with a wrong Sec-WebSocket-Accept")
     }
     return WebSocketConnection(socket: socket, leftover: Array(received[end...]))
   }
@@ -98,7 +106,9 @@ final class WebSocketConnection {
   func readMessages(receiving: Bool = true) throws -> [Message] {
     if receiving {
       let bytes = try socket.receive()
-      if bytes.isEmpty { return [.close(code: nil, reason: "connection closed without a close frame")] }
+      if bytes.isEmpty {
+        return [.close(code: nil, reason: "connection closed without a close frame")]
+      }
       buffer += bytes
     }
     var messages: [Message] = []
@@ -106,7 +116,9 @@ final class WebSocketConnection {
     defer { buffer.removeFirst(offset) }
     while let frame = try parseFrame(at: offset) {
       offset = frame.end
-      if let message = try handle(opcode: frame.opcode, isFinal: frame.isFinal, payload: frame.payload) {
+      if let message = try handle(
+        opcode: frame.opcode, isFinal: frame.isFinal, payload: frame.payload)
+      {
         messages.append(message)
         if case .close = message { break }
       }
@@ -114,11 +126,15 @@ final class WebSocketConnection {
     return messages
   }
 
-  private func parseFrame(at start: Int) throws -> (opcode: UInt8, isFinal: Bool, payload: [UInt8], end: Int)? {
+  private func parseFrame(at start: Int) throws -> (
+    opcode: UInt8, isFinal: Bool, payload: [UInt8], end: Int
+  )? {
     guard buffer.count - start >= 2 else { return nil }
     let first = buffer[start]
     let second = buffer[start + 1]
-    guard first & 0x70 == 0 else { throw protocolError("reserved bits set (no extension was negotiated)") }
+    guard first & 0x70 == 0 else {
+      throw protocolError("reserved bits set (no extension was negotiated)")
+    }
     var index = start + 2
     var length = UInt64(second & 0x7F)
     if length == 126 {
@@ -150,11 +166,15 @@ final class WebSocketConnection {
 
   private func handle(opcode: UInt8, isFinal: Bool, payload: [UInt8]) throws -> Message? {
     if opcode >= 0x8 {
-      guard isFinal, payload.count <= 125 else { throw protocolError("fragmented or oversized control frame") }
+      guard isFinal, payload.count <= 125 else {
+        throw protocolError("fragmented or oversized control frame")
+      }
     }
     switch opcode {
     case 0x0:
-      guard let started = fragmentOpcode else { throw protocolError("continuation frame without a message") }
+      guard let started = fragmentOpcode else {
+        throw protocolError("continuation frame without a message")
+      }
       guard fragments.count + payload.count <= maximumMessageSize else {
         throw protocolError("message exceeds \(maximumMessageSize) bytes")
       }
@@ -165,7 +185,9 @@ final class WebSocketConnection {
       fragmentOpcode = nil
       return try dataMessage(opcode: started, payload: whole)
     case 0x1, 0x2:
-      guard fragmentOpcode == nil else { throw protocolError("new message inside a fragmented one") }
+      guard fragmentOpcode == nil else {
+        throw protocolError("new message inside a fragmented one")
+      }
       if isFinal { return try dataMessage(opcode: opcode, payload: payload) }
       fragmentOpcode = opcode
       fragments = payload
