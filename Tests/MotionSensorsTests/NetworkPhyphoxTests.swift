@@ -66,13 +66,15 @@ final class PhyphoxStubServer: @unchecked Sendable {
     else { return }
     let body = state.withLock { s -> String in
       s.requests.append(request.target)
-      if request.target == "/config" { return s.config }
+      if request.target == "/config" { return s.config }  // empty: answered 404 below
       if let override = s.getAnswerOverride { return override }
       return Self.answer(to: request.target, state: s)
     }
+    let status = body.isEmpty ? 404 : 200
     try? connection.send(
       HTTPMessage.response(
-        status: 200, reason: "OK", contentType: "application/json", body: body, close: true))
+        status: status, reason: status == 200 ? "OK" : "Not Found", contentType: "application/json",
+        body: body, close: true))
   }
 
   private static func answer(to target: String, state: State) -> String {
@@ -262,6 +264,21 @@ final class NetworkPhyphoxTests: XCTestCase {
     assertClose(last.magnetometer, SIMD3(20, 0, -40), tolerance: 0)
     XCTAssertEqual(
       last.timestamp, 2.25, accuracy: 1e-12, "time continues after the old session's last sample")
+  }
+
+  func testOldPhyphoxWithoutConfigUsesTheStandardBufferNames() throws {
+    let stub = try PhyphoxStubServer(config: "")
+    defer { stub.stop() }
+    stub.append(["gyr_time": [], "gyrX": [], "gyrY": [], "gyrZ": []])
+    let client = makeClient(port: stub.port)
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(eventually { client.completedPolls >= 2 })
+    stub.append(["gyr_time": [0.5, 0.6], "gyrX": [0.1, 0.2], "gyrY": [0, 0], "gyrZ": [0, 0]])
+    XCTAssertTrue(collector.wait { $0.samples.count >= 2 }, "\(collector.all)")
+    XCTAssertEqual(collector.samples.compactMap(\.gyroscope?.x), [0.1, 0.2])
+    XCTAssertTrue(stub.requests[1].contains("acc_time") && stub.requests[1].contains("mag_time"))
   }
 
   func testCancelStopsPolling() throws {

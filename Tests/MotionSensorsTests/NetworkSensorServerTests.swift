@@ -25,6 +25,7 @@ final class TestWebSocketServer: @unchecked Sendable {
     }
     let socket = try listener.accept()
     connection = socket
+    buffer = []
     while HTTPMessage.find([13, 10, 13, 10], in: buffer, from: 0) == nil {
       guard let bytes = try socket.receive(timeout: 1.5), !bytes.isEmpty else {
         throw SocketError("no handshake", code: 0)
@@ -249,6 +250,26 @@ final class NetworkSensorServerTests: XCTestCase {
     XCTAssertEqual(close.opcode, 8)
     XCTAssertEqual(close.payload, [0x03, 0xE8])  // 1000, normal closure
     XCTAssertNil(try server.readClientFrame(), "socket closed after the close frame")
+  }
+
+  func testReconnectsAfterTheServerGoesAway() throws {
+    let server = try TestWebSocketServer()
+    defer { server.close() }
+    let client = SensorServerClient(
+      configuration: .init(host: "127.0.0.1", port: server.port, reconnectDelay: 0.05))
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
+    defer { subscription.cancel() }
+    try server.acceptHandshake()
+    try server.sendText(Self.message("gyroscope", 1_000_000_000, [1, 0, 0]))
+    XCTAssertTrue(collector.wait { $0.samples.count >= 1 })
+    server.connection?.close()  // The app was stopped without a close frame.
+    XCTAssertTrue(collector.wait { !$0.failures.isEmpty })
+    XCTAssertEqual(collector.failures.first?.kind, .disconnected)
+    try server.acceptHandshake()
+    try server.sendText(Self.message("gyroscope", 2_000_000_000, [2, 0, 0]))
+    XCTAssertTrue(collector.wait { $0.samples.count >= 2 }, "\(collector.all)")
+    XCTAssertEqual(collector.samples.map(\.timestamp), [1, 2])
   }
 
   func testUnreachablePhoneIsReportedAsDisconnected() throws {

@@ -5,8 +5,8 @@ import Foundation
 /// A live source fed by the Sensor Logger app's HTTP push: we run a small HTTP server and the
 /// phone POSTs batches of JSON readings to it.
 ///
-/// In the app: Settings → Data Streaming → HTTP Push, URL `http://<this machine>:<port>/` (any
-/// path), then start a recording. Every message is answered 200 at once. Messages are put back in
+/// In the app, enable HTTP Push in the data-streaming settings with the URL
+/// `http://<this machine>:<port>/` (any path), then start a recording. Every message is answered 200 at once. Messages are put back in
 /// `messageId` order and samples in timestamp order (see ``Configuration``) before delivery;
 /// units and signs are converted to ``MotionSample``'s (specific force in m/s², rad/s, µT, kPa).
 ///

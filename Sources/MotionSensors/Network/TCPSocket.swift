@@ -38,11 +38,14 @@ final class TCPSocket: @unchecked Sendable {
 
   deinit { close() }
 
-  #if canImport(Darwin)
-  private static let streamType = SOCK_STREAM
-  private static let sendFlags: Int32 = 0
-  #else
+  #if canImport(Glibc)
   private static let streamType = Int32(SOCK_STREAM.rawValue)
+  private static let sendFlags = Int32(MSG_NOSIGNAL)
+  #elseif canImport(Darwin)
+  private static let streamType = SOCK_STREAM
+  private static let sendFlags: Int32 = 0  // SO_NOSIGPIPE is set on each socket instead.
+  #else
+  private static let streamType = Int32(SOCK_STREAM)
   private static let sendFlags = Int32(MSG_NOSIGNAL)
   #endif
 
