@@ -20,18 +20,22 @@ enum JSONValue: Decodable, Equatable, Sendable {
     let container = try decoder.singleValueContainer()
     if container.decodeNil() {
       self = .null
-    } else if let value = try? container.decode(Bool.self) {
-      self = .bool(value)
-    } else if let value = try? container.decode(Int64.self) {
-      self = .integer(value)
     } else if let value = try? container.decode(Double.self) {
-      self = .number(value)
+      // Numbers are the common case, so they are tried first; only integral ones are decoded
+      // again as Int64 (which keeps all 19 digits of an epoch-nanosecond time).
+      if value.rounded() == value, let exact = try? container.decode(Int64.self) {
+        self = .integer(exact)
+      } else {
+        self = .number(value)
+      }
     } else if let value = try? container.decode(String.self) {
       self = .string(value)
-    } else if let value = try? container.decode([JSONValue].self) {
-      self = .array(value)
+    } else if let value = try? container.decode(Bool.self) {
+      self = .bool(value)
+    } else if let value = try? container.decode([String: JSONValue].self) {
+      self = .object(value)
     } else {
-      self = .object(try container.decode([String: JSONValue].self))
+      self = .array(try container.decode([JSONValue].self))
     }
   }
 
