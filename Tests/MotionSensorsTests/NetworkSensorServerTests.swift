@@ -256,7 +256,8 @@ final class NetworkSensorServerTests: XCTestCase {
     let server = try TestWebSocketServer()
     defer { server.close() }
     let client = SensorServerClient(
-      configuration: .init(host: "127.0.0.1", port: server.port, reconnectDelay: 0.05))
+      configuration: .init(
+        host: "127.0.0.1", port: server.port, reconnectDelay: 0.05, maximumSampleDelay: 0.05))
     let collector = NetworkEventCollector()
     let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
     defer { subscription.cancel() }
@@ -270,6 +271,16 @@ final class NetworkSensorServerTests: XCTestCase {
     try server.sendText(Self.message("gyroscope", 2_000_000_000, [2, 0, 0]))
     XCTAssertTrue(collector.wait { $0.samples.count >= 2 }, "\(collector.all)")
     XCTAssertEqual(collector.samples.map(\.timestamp), [1, 2])
+    // The phone rebooted: its boot clock starts again near zero; timestamps keep increasing.
+    server.connection?.close()
+    XCTAssertTrue(collector.wait { $0.failures.count >= 2 })
+    try server.acceptHandshake()
+    try server.sendText(Self.message("gyroscope", 500_000_000, [3, 0, 0]))
+    try server.sendText(Self.message("gyroscope", 600_000_000, [4, 0, 0]))
+    XCTAssertTrue(collector.wait { $0.samples.count >= 4 }, "\(collector.all)")
+    let times = collector.samples.map(\.timestamp)
+    XCTAssertEqual(times[2], 2, accuracy: 1e-12)
+    XCTAssertEqual(times[3], 2.1, accuracy: 1e-12)
   }
 
   func testUnreachablePhoneIsReportedAsDisconnected() throws {

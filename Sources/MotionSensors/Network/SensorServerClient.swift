@@ -118,6 +118,7 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
 
   private func run(_ thread: NetworkThread) {
     let address = "ws://\(configuration.host):\(configuration.port)"
+    var clockOffset = 0.0
     var reorder = SampleReorderBuffer(
       holdTime: configuration.sampleHoldTime, maximumDelay: configuration.maximumSampleDelay)
     var reportedOutage = false
@@ -139,7 +140,9 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
       }
       reportedOutage = false
       connected.withLock { $0 = true }
-      let ending = serve(connection, thread: thread, reorder: &reorder)
+      var clock = ClockContinuity(offset: clockOffset, needsCheck: true)
+      let ending = serve(connection, thread: thread, reorder: &reorder, clock: &clock)
+      clockOffset = clock.offset
       connected.withLock { $0 = false }
       connection.close()
       hub.deliver(reorder.release(now: monotonicNow(), flushAll: true).map(SourceEvent.sample))
@@ -152,7 +155,8 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
 
   /// Reads until the connection ends (returns why) or a stop is requested (returns `nil`).
   private func serve(
-    _ connection: WebSocketConnection, thread: NetworkThread, reorder: inout SampleReorderBuffer
+    _ connection: WebSocketConnection, thread: NetworkThread, reorder: inout SampleReorderBuffer,
+    clock: inout ClockContinuity
   ) -> String? {
     var receiving = false  // The first pass drains bytes that arrived with the handshake.
     while !thread.isStopRequested {
@@ -166,7 +170,11 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
               let reading = try SensorServerReading(
                 text: text,
                 defaultType: configuration.types.count == 1 ? configuration.types[0] : nil)
-              if let sample = try reading.sample() { reorder.insert([sample], now: monotonicNow()) }
+              if var sample = try reading.sample() {
+                sample.timestamp = clock.adjust(
+                  sample.timestamp, after: reorder.lastReleasedTimestamp)
+                reorder.insert([sample], now: monotonicNow())
+              }
             } catch let failure as SourceFailure {
               events.append(.failure(failure))
             }
@@ -198,6 +206,24 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
       receiving = ready[1] != 0
     }
     return nil
+  }
+
+  /// Keeps timestamps increasing across reconnections: if the first sample of a new connection is
+  /// older than what was already delivered (the phone rebooted, so its boot clock restarted), all
+  /// later samples are shifted forward by the difference.
+  struct ClockContinuity {
+    var offset: Double
+    var needsCheck: Bool
+
+    mutating func adjust(_ timestamp: Double, after lastDelivered: Double) -> Double {
+      if needsCheck {
+        needsCheck = false
+        if lastDelivered.isFinite && timestamp + offset < lastDelivered {
+          offset = lastDelivered - timestamp
+        }
+      }
+      return timestamp + offset
+    }
   }
 
   /// A readable explanation of a close frame, using SensorServer's documented codes.
