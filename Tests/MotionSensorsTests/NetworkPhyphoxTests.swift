@@ -225,7 +225,7 @@ final class NetworkPhyphoxTests: XCTestCase {
     let config = """
       {"inputs":[{"source":"linear_acceleration","outputs":[{"x":"accX"},{"y":"accY"},{"z":"accZ"},{"t":"acc_time"}]}]}
       """
-    let (groups, notes) = PhyphoxBufferGroup.discover(in: try JSONValue.parse(Array(config.utf8)))
+    let (groups, notes) = PhyphoxBufferGroup.discover(in: try PhoneJSON.parse(Array(config.utf8)))
     XCTAssertTrue(groups.isEmpty)
     XCTAssertEqual(notes.count, 1)
     let stub = try PhyphoxStubServer(config: config)

@@ -75,7 +75,7 @@ final class NetworkSensorLoggerTests: XCTestCase {
     // In timestamp order, readings at equal times merged into one sample.
     let times = samples.map(\.timestamp)
     XCTAssertEqual(times, times.sorted())
-    let t0 = secondsFromNanoseconds(Self.baseTime)
+    let t0 = phoneStreamSeconds(nanoseconds: Self.baseTime)
     for (index, sample) in samples.enumerated() {
       // Epoch seconds as a Double resolve ~0.24 µs at 1.7e9 s.
       XCTAssertEqual(sample.timestamp, t0 + Double(index) * 0.05, accuracy: 1e-6)

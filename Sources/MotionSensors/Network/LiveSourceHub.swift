@@ -128,12 +128,12 @@ final class NetworkThread: @unchecked Sendable {
   /// Waits up to `seconds`, returning early (with `false`) when a stop is requested.
   func pause(_ seconds: Double) -> Bool {
     if isStopRequested { return false }
-    _ = pollDescriptors([wake.readDescriptor], timeout: seconds)
+    _ = pollForInput([wake.readDescriptor], timeout: seconds)
     return !isStopRequested
   }
 }
 
 /// A monotonic wall clock in seconds, for timeouts and jitter windows (never for sample times).
-func monotonicNow() -> Double {
+func phoneStreamUptime() -> Double {
   ProcessInfo.processInfo.systemUptime
 }

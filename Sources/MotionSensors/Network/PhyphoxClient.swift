@@ -152,9 +152,9 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
         guard response.status == 200 else {
           throw SourceFailure(.other, "phyphox /get answered HTTP \(response.status)")
         }
-        let document: JSONValue
+        let document: PhoneJSON
         do {
-          document = try JSONValue.parse(response.body)
+          document = try PhoneJSON.parse(response.body)
         } catch {
           throw SourceFailure(.malformedData, "phyphox /get answer is not JSON")
         }
@@ -164,7 +164,7 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
         timeOffset = poller!.timeOffset
         lastTimestamp = poller!.lastTimestamp
         if outcome.sessionChanged { poller = nil }  // The user switched experiments: rediscover.
-        reorder.insert(outcome.samples, now: monotonicNow())
+        reorder.insert(outcome.samples, now: phoneStreamUptime())
       } catch {
         let failure =
           (error as? SourceFailure).map {
@@ -174,7 +174,7 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
         if failure.message != lastFailure { events.append(.failure(failure)) }
         lastFailure = failure.message
       }
-      events += reorder.release(now: monotonicNow()).map(SourceEvent.sample)
+      events += reorder.release(now: phoneStreamUptime()).map(SourceEvent.sample)
       if let notice = reorder.lateDropNotice(source: "phyphox client") {
         events.append(.failure(notice))
       }
@@ -187,7 +187,7 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
   private func discoverGroups(report: (SourceFailure) -> Void) throws -> [PhyphoxBufferGroup] {
     if let buffers = configuration.buffers { return buffers }
     let response = try get("/config")
-    guard response.status == 200, let config = try? JSONValue.parse(response.body),
+    guard response.status == 200, let config = try? PhoneJSON.parse(response.body),
       config["inputs"] != nil
     else {
       return PhyphoxBufferGroup.standard  // phyphox before 1.1.6 has no /config.

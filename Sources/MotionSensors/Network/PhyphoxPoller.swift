@@ -76,7 +76,7 @@ struct PhyphoxPoller {
   /// Consumes the JSON answer to the request from ``requestPath()``.
   ///
   /// - Throws: ``SourceFailure`` (`.malformedData`) if the answer is not the documented shape.
-  mutating func consume(_ document: JSONValue) throws -> Outcome {
+  mutating func consume(_ document: PhoneJSON) throws -> Outcome {
     guard let buffers = document["buffer"]?.objectValue else {
       throw SourceFailure(.malformedData, "phyphox /get answer has no \"buffer\" object")
     }

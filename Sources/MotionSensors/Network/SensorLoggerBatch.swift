@@ -43,9 +43,9 @@ struct SensorLoggerBatch: Sendable, Equatable {
   /// - Throws: ``SourceFailure`` (`.malformedData`) naming what is wrong: not JSON, no `payload`
   ///   array, or a motion reading without a usable `time` or values.
   init(body: [UInt8]) throws {
-    let document: JSONValue
+    let document: PhoneJSON
     do {
-      document = try JSONValue.parse(body)
+      document = try PhoneJSON.parse(body)
     } catch {
       let preview = String(decoding: body.prefix(60), as: UTF8.self)
       throw SourceFailure(

@@ -78,7 +78,7 @@ struct SensorLoggerConverter {
     var failures: [SourceFailure] = []
     var withheldAccelerometer = false
     for (_, reading) in ordered {
-      let timestamp = secondsFromNanoseconds(reading.time)
+      let timestamp = phoneStreamSeconds(nanoseconds: reading.time)
       switch reading.name {
       case gyroscopeStream:
         samples.append(MotionSample(timestamp: timestamp, gyroscope: reading.vector))

@@ -150,7 +150,7 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     while !thread.isStopRequested {
       let descriptors =
         [thread.wake.readDescriptor, listener.descriptor] + connections.map(\.socket.descriptor)
-      let ready = pollDescriptors(descriptors, timeout: 0.02)
+      let ready = pollForInput(descriptors, timeout: 0.02)
       if ready[0] != 0 { thread.wake.drain() }
       if thread.isStopRequested { break }
 
@@ -181,7 +181,7 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       connections = open
       if let accepted { connections.append(accepted) }
 
-      let now = monotonicNow()
+      let now = phoneStreamUptime()
       var readyBatches: [SensorLoggerBatch] = []
       for batch in batches {
         let (inOrder, sessionChanged) = sequencer.accept(batch, now: now)

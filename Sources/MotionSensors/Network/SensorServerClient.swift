@@ -145,7 +145,7 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
       clockOffset = clock.offset
       connected.withLock { $0 = false }
       connection.close()
-      hub.deliver(reorder.release(now: monotonicNow(), flushAll: true).map(SourceEvent.sample))
+      hub.deliver(reorder.release(now: phoneStreamUptime(), flushAll: true).map(SourceEvent.sample))
       guard let ending else { return }  // stopped
       reportedOutage = true
       hub.deliver(.failure(SourceFailure(.disconnected, "SensorServer at \(address): \(ending)")))
@@ -173,7 +173,7 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
               if var sample = try reading.sample() {
                 sample.timestamp = clock.adjust(
                   sample.timestamp, after: reorder.lastReleasedTimestamp)
-                reorder.insert([sample], now: monotonicNow())
+                reorder.insert([sample], now: phoneStreamUptime())
               }
             } catch let failure as SourceFailure {
               events.append(.failure(failure))
@@ -193,14 +193,14 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
       } catch {
         ending = "connection lost (\(error))"
       }
-      events += reorder.release(now: monotonicNow()).map(SourceEvent.sample)
+      events += reorder.release(now: phoneStreamUptime()).map(SourceEvent.sample)
       if let notice = reorder.lateDropNotice(source: "SensorServer client") {
         events.append(.failure(notice))
       }
       hub.deliver(events)
       if let ending { return ending }
 
-      let ready = pollDescriptors(
+      let ready = pollForInput(
         [thread.wake.readDescriptor, connection.socket.descriptor], timeout: 0.02)
       if ready[0] != 0 { thread.wake.drain() }
       receiving = ready[1] != 0

@@ -20,7 +20,7 @@ struct SensorServerReading: Sendable, Equatable {
   /// - Throws: ``SourceFailure`` (`.malformedData`) describing what is missing.
   init(text: String, defaultType: String? = nil) throws {
     let preview = text.prefix(80)
-    guard let document = try? JSONValue.parse(Array(text.utf8)),
+    guard let document = try? PhoneJSON.parse(Array(text.utf8)),
       case .object(let members) = document
     else {
       throw SourceFailure(
@@ -51,7 +51,7 @@ struct SensorServerReading: Sendable, Equatable {
   ///
   /// - Throws: ``SourceFailure`` when a motion sensor has too few values.
   func sample() throws -> MotionSample? {
-    let seconds = secondsFromNanoseconds(timestamp)
+    let seconds = phoneStreamSeconds(nanoseconds: timestamp)
     let needed = Self.valueCount(for: type)
     guard let needed else { return nil }
     guard values.count >= needed else {

@@ -18,9 +18,9 @@ extension TCPSocket {
       "GET \(path) HTTP/1.1\r\nHost: \(hostHeader)\r\nAccept: application/json\r\nConnection: close\r\n\r\n"
     )
     var buffer: [UInt8] = []
-    let deadline = monotonicNow() + timeout
+    let deadline = phoneStreamUptime() + timeout
     while true {
-      let remaining = deadline - monotonicNow()
+      let remaining = deadline - phoneStreamUptime()
       guard remaining > 0, let bytes = try socket.receive(timeout: remaining) else {
         throw SocketError("no answer from \(hostHeader) within \(timeout) s", code: 0)
       }

@@ -230,7 +230,7 @@ final class TCPSocket: @unchecked Sendable {
 
 /// Waits on several descriptors at once; returns the `revents` of each, in order (all zero on
 /// timeout).
-func pollDescriptors(_ descriptors: [Int32], timeout: Double) -> [Int16] {
+func pollForInput(_ descriptors: [Int32], timeout: Double) -> [Int16] {
   var entries = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
   let milliseconds = Int32(max(0, min(timeout, 3_600)) * 1_000)
   while true {

@@ -56,10 +56,10 @@ final class WebSocketConnection {
     try socket.send(request)
 
     var received: [UInt8] = []
-    let deadline = monotonicNow() + timeout
+    let deadline = phoneStreamUptime() + timeout
     var headerEnd: Int?
     while headerEnd == nil {
-      let remaining = deadline - monotonicNow()
+      let remaining = deadline - phoneStreamUptime()
       guard remaining > 0, let bytes = try socket.receive(timeout: remaining) else {
         throw SourceFailure(.disconnected, "WebSocket handshake with \(hostHeader) timed out")
       }

@@ -7,14 +7,14 @@ import Foundation
 /// Sensor Logger sends epoch nanoseconds (about 1.7 × 10¹⁸, beyond 2⁵³) as bare JSON numbers, so a
 /// parser that turns every number into a `Double` would lose up to a few hundred nanoseconds.
 /// Integers that fit in `Int64` are kept as such; everything else becomes a `Double`.
-enum JSONValue: Decodable, Equatable, Sendable {
+enum PhoneJSON: Decodable, Equatable, Sendable {
   case null
   case bool(Bool)
   case integer(Int64)
   case number(Double)
   case string(String)
-  case array([JSONValue])
-  case object([String: JSONValue])
+  case array([PhoneJSON])
+  case object([String: PhoneJSON])
 
   init(from decoder: Decoder) throws {
     let container = try decoder.singleValueContainer()
@@ -32,32 +32,32 @@ enum JSONValue: Decodable, Equatable, Sendable {
       self = .string(value)
     } else if let value = try? container.decode(Bool.self) {
       self = .bool(value)
-    } else if let value = try? container.decode([String: JSONValue].self) {
+    } else if let value = try? container.decode([String: PhoneJSON].self) {
       self = .object(value)
     } else {
-      self = .array(try container.decode([JSONValue].self))
+      self = .array(try container.decode([PhoneJSON].self))
     }
   }
 
   /// Parses a UTF-8 JSON document.
-  static func parse(_ bytes: [UInt8]) throws -> JSONValue {
-    try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+  static func parse(_ bytes: [UInt8]) throws -> PhoneJSON {
+    try JSONDecoder().decode(PhoneJSON.self, from: Data(bytes))
   }
 
   /// The member named `key` of an object.
-  subscript(key: String) -> JSONValue? {
+  subscript(key: String) -> PhoneJSON? {
     if case .object(let members) = self { return members[key] }
     return nil
   }
 
   /// The members of an object.
-  var objectValue: [String: JSONValue]? {
+  var objectValue: [String: PhoneJSON]? {
     if case .object(let members) = self { return members }
     return nil
   }
 
   /// The elements of an array.
-  var arrayValue: [JSONValue]? {
+  var arrayValue: [PhoneJSON]? {
     if case .array(let elements) = self { return elements }
     return nil
   }
@@ -99,7 +99,7 @@ enum JSONValue: Decodable, Equatable, Sendable {
 
 /// Converts integer nanoseconds to seconds without routing the whole count through a `Double`
 /// first (whole seconds and the fraction are converted separately).
-func secondsFromNanoseconds(_ nanoseconds: Int64) -> Double {
+func phoneStreamSeconds(nanoseconds: Int64) -> Double {
   let (whole, fraction) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
   return Double(whole) + Double(fraction) * 1e-9
 }
