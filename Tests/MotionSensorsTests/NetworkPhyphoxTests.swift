@@ -7,7 +7,7 @@ import XCTest
 
 /// A loopback stand-in for phyphox's remote-access server, following the documented `/get`
 /// semantics (empty → last value, `full`, `T` → from the first value above T, `T|ref`).
-final class PhyphoxStubServer: @unchecked Sendable {
+final class NetworkPhyphoxStubServer: @unchecked Sendable {
   struct State {
     var buffers: [String: [Double?]] = [:]
     var session = "abc123"
@@ -134,7 +134,7 @@ final class NetworkPhyphoxTests: XCTestCase {
   }
 
   func testIncrementalPollingDeliversEachSampleOnce() throws {
-    let stub = try PhyphoxStubServer(config: Self.config)
+    let stub = try NetworkPhyphoxStubServer(config: Self.config)
     defer { stub.stop() }
     stub.append(Self.accelerometerRows([0.00, 0.01, 0.02]))
     stub.append(["gyr_time": [], "gyrX": [], "gyrY": [], "gyrZ": []])
@@ -145,7 +145,7 @@ final class NetworkPhyphoxTests: XCTestCase {
 
     // The first poll starts "now": only the last accelerometer value; the empty gyroscope
     // buffer will be read from its start.
-    XCTAssertTrue(eventually { client.completedPolls >= 2 })
+    XCTAssertTrue(networkEventually { client.completedPolls >= 2 })
     for step in 3...7 {
       let t = Double(step) / 100
       stub.append(
@@ -172,7 +172,7 @@ final class NetworkPhyphoxTests: XCTestCase {
     for (time, expected) in zip(gyroscopeTimes, [0.035, 0.045, 0.055, 0.065, 0.075]) {
       XCTAssertEqual(time, expected, accuracy: 1e-12)  // t + 0.005 in binary floating point
     }
-    assertClose(samples.first?.accelerometer, SIMD3(0.1, -0.2, 9.81), tolerance: 0)
+    assertNetworkVectorsClose(samples.first?.accelerometer, SIMD3(0.1, -0.2, 9.81), tolerance: 0)
     XCTAssertTrue(
       stub.requests.contains {
         $0.hasPrefix("/get?acc_time=0.02&accX=0.02%7Cacc_time&accY=0.02%7Cacc_time")
@@ -182,7 +182,7 @@ final class NetworkPhyphoxTests: XCTestCase {
   }
 
   func testClearedExperimentKeepsTimestampsIncreasing() throws {
-    let stub = try PhyphoxStubServer(config: Self.config)
+    let stub = try NetworkPhyphoxStubServer(config: Self.config)
     defer { stub.stop() }
     stub.append(Self.accelerometerRows([5.0]))
     let client = makeClient(port: stub.port)
@@ -193,14 +193,14 @@ final class NetworkPhyphoxTests: XCTestCase {
     // The user presses "clear" and measures again: experiment time restarts at 0.
     stub.state.withLock { $0.buffers = [:] }
     let polls = client.completedPolls
-    XCTAssertTrue(eventually { client.completedPolls >= polls + 3 })
+    XCTAssertTrue(networkEventually { client.completedPolls >= polls + 3 })
     stub.append(Self.accelerometerRows([0.0, 0.5]))
     XCTAssertTrue(collector.wait { $0.samples.count >= 3 }, "\(collector.all)")
     XCTAssertEqual(collector.samples.map(\.timestamp), [5.0, 5.0, 5.5])
   }
 
   func testMalformedAnswerIsReportedOnceAndPollingRecovers() throws {
-    let stub = try PhyphoxStubServer(config: Self.config)
+    let stub = try NetworkPhyphoxStubServer(config: Self.config)
     defer { stub.stop() }
     stub.state.withLock { $0.getAnswerOverride = "<html>nope</html>" }
     let client = makeClient(port: stub.port)
@@ -208,7 +208,7 @@ final class NetworkPhyphoxTests: XCTestCase {
     let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
     defer { subscription.cancel() }
     XCTAssertTrue(collector.wait { !$0.failures.isEmpty })
-    XCTAssertTrue(eventually { stub.requests.count >= 5 })
+    XCTAssertTrue(networkEventually { stub.requests.count >= 5 })
     stub.state.withLock { $0.getAnswerOverride = "{\"status\":{}}" }
     XCTAssertTrue(collector.wait { $0.failures.count >= 2 })
     stub.append(Self.accelerometerRows([1.0]))
@@ -228,7 +228,7 @@ final class NetworkPhyphoxTests: XCTestCase {
     let (groups, notes) = PhyphoxBufferGroup.discover(in: try PhoneJSON.parse(Array(config.utf8)))
     XCTAssertTrue(groups.isEmpty)
     XCTAssertEqual(notes.count, 1)
-    let stub = try PhyphoxStubServer(config: config)
+    let stub = try NetworkPhyphoxStubServer(config: config)
     defer { stub.stop() }
     let client = makeClient(port: stub.port)
     let collector = NetworkEventCollector()
@@ -242,7 +242,7 @@ final class NetworkPhyphoxTests: XCTestCase {
   }
 
   func testSessionChangeRediscoversBuffers() throws {
-    let stub = try PhyphoxStubServer(config: Self.config)
+    let stub = try NetworkPhyphoxStubServer(config: Self.config)
     defer { stub.stop() }
     stub.append(Self.accelerometerRows([2.0]))
     let client = makeClient(port: stub.port)
@@ -257,24 +257,24 @@ final class NetworkPhyphoxTests: XCTestCase {
         {"inputs":[{"source":"magnetic_field","outputs":[{"x":"magX"},{"y":"magY"},{"z":"magZ"},{"t":"mag_time"}]}]}
         """
     }
-    XCTAssertTrue(eventually { stub.requests.filter { $0 == "/config" }.count >= 2 })
+    XCTAssertTrue(networkEventually { stub.requests.filter { $0 == "/config" }.count >= 2 })
     stub.append(["mag_time": [0.25], "magX": [20], "magY": [0], "magZ": [-40]])
     XCTAssertTrue(collector.wait { $0.samples.count >= 2 }, "\(collector.all)")
     let last = try XCTUnwrap(collector.samples.last)
-    assertClose(last.magnetometer, SIMD3(20, 0, -40), tolerance: 0)
+    assertNetworkVectorsClose(last.magnetometer, SIMD3(20, 0, -40), tolerance: 0)
     XCTAssertEqual(
       last.timestamp, 2.25, accuracy: 1e-12, "time continues after the old session's last sample")
   }
 
   func testOldPhyphoxWithoutConfigUsesTheStandardBufferNames() throws {
-    let stub = try PhyphoxStubServer(config: "")
+    let stub = try NetworkPhyphoxStubServer(config: "")
     defer { stub.stop() }
     stub.append(["gyr_time": [], "gyrX": [], "gyrY": [], "gyrZ": []])
     let client = makeClient(port: stub.port)
     let collector = NetworkEventCollector()
     let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
     defer { subscription.cancel() }
-    XCTAssertTrue(eventually { client.completedPolls >= 2 })
+    XCTAssertTrue(networkEventually { client.completedPolls >= 2 })
     stub.append(["gyr_time": [0.5, 0.6], "gyrX": [0.1, 0.2], "gyrY": [0, 0], "gyrZ": [0, 0]])
     XCTAssertTrue(collector.wait { $0.samples.count >= 2 }, "\(collector.all)")
     XCTAssertEqual(collector.samples.compactMap(\.gyroscope?.x), [0.1, 0.2])
@@ -282,15 +282,15 @@ final class NetworkPhyphoxTests: XCTestCase {
   }
 
   func testCancelStopsPolling() throws {
-    let stub = try PhyphoxStubServer(config: Self.config)
+    let stub = try NetworkPhyphoxStubServer(config: Self.config)
     defer { stub.stop() }
     let client = makeClient(port: stub.port)
     let subscription = client.subscribe(requestedSampleRate: 100) { _ in }
-    XCTAssertTrue(eventually { client.completedPolls >= 2 })
+    XCTAssertTrue(networkEventually { client.completedPolls >= 2 })
     subscription.cancel()
     let count = stub.requests.count
     XCTAssertFalse(
-      eventually(timeout: 0.1) { stub.requests.count > count }, "no requests after cancel")
+      networkEventually(timeout: 0.1) { stub.requests.count > count }, "no requests after cancel")
   }
 
   func testUnreachablePhoneIsReportedOnce() throws {

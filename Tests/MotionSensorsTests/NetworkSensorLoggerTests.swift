@@ -44,7 +44,7 @@ final class NetworkSensorLoggerTests: XCTestCase {
     let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
     defer { subscription.cancel() }
     let port = try XCTUnwrap(receiver.listeningPort)
-    let client = try TestHTTPClient(port: port)
+    let client = try NetworkTestHTTPClient(port: port)
 
     // iOS, not standardised: the uncalibrated accelerometer is in g with Core Motion's sign, so a
     // phone lying face up reads (0, 0, −1) g = specific force (0, 0, +9.80665) m/s².
@@ -81,8 +81,9 @@ final class NetworkSensorLoggerTests: XCTestCase {
       XCTAssertEqual(sample.timestamp, t0 + Double(index) * 0.05, accuracy: 1e-6)
       XCTAssertEqual(sample.gyroscope?.z, Double(index / 2))
     }
-    assertClose(samples[0].accelerometer, SIMD3(-0.980665, 1.96133, 9.80665), tolerance: 1e-9)
-    assertClose(samples[1].accelerometer, SIMD3(0, 0, 9.80665), tolerance: 1e-9)
+    assertNetworkVectorsClose(
+      samples[0].accelerometer, SIMD3(-0.980665, 1.96133, 9.80665), tolerance: 1e-9)
+    assertNetworkVectorsClose(samples[1].accelerometer, SIMD3(0, 0, 9.80665), tolerance: 1e-9)
     XCTAssertEqual(try XCTUnwrap(samples[0].pressure), 101.325, accuracy: 1e-9)
     XCTAssertNil(samples[1].pressure)
   }
@@ -92,7 +93,7 @@ final class NetworkSensorLoggerTests: XCTestCase {
     let collector = NetworkEventCollector()
     let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
     defer { subscription.cancel() }
-    let client = try TestHTTPClient(port: try XCTUnwrap(receiver.listeningPort))
+    let client = try NetworkTestHTTPClient(port: try XCTUnwrap(receiver.listeningPort))
 
     // Android: flat on a table gravity reads +9.81 on z; user acceleration 0.5 m/s² up.
     let body = Self.body(
@@ -108,9 +109,9 @@ final class NetworkSensorLoggerTests: XCTestCase {
     XCTAssertTrue(collector.wait { $0.samples.count >= 3 })
     let samples = collector.samples
     XCTAssertEqual(samples.count, 3)
-    assertClose(samples[0].accelerometer, SIMD3(0, 0, 10.31), tolerance: 1e-12)
-    assertClose(samples[1].magnetometer, SIMD3(20, -5, -40), tolerance: 0)
-    assertClose(samples[2].accelerometer, SIMD3(1, 0, 9.81), tolerance: 1e-12)
+    assertNetworkVectorsClose(samples[0].accelerometer, SIMD3(0, 0, 10.31), tolerance: 1e-12)
+    assertNetworkVectorsClose(samples[1].magnetometer, SIMD3(20, -5, -40), tolerance: 0)
+    assertNetworkVectorsClose(samples[2].accelerometer, SIMD3(1, 0, 9.81), tolerance: 1e-12)
   }
 
   func testIOSGravityIsRecognisedFromOrientation() throws {
@@ -134,7 +135,7 @@ final class NetworkSensorLoggerTests: XCTestCase {
     let (samples, failures) = converter.convert(batch)
     XCTAssertTrue(failures.isEmpty)
     XCTAssertEqual(samples.count, 1)
-    assertClose(samples.first?.accelerometer, SIMD3(0, 0, 10.01), tolerance: 1e-12)
+    assertNetworkVectorsClose(samples.first?.accelerometer, SIMD3(0, 0, 10.01), tolerance: 1e-12)
   }
 
   func testUndecidablePlatformWithholdsAccelerometerWithNotice() throws {
@@ -155,7 +156,7 @@ final class NetworkSensorLoggerTests: XCTestCase {
     XCTAssertTrue(failures.first?.message.contains("platform=ios") ?? false, "\(failures)")
     // Told explicitly, the same batch yields the accelerometer.
     var android = SensorLoggerConverter(convention: .android)
-    assertClose(
+    assertNetworkVectorsClose(
       android.convert(batch).samples.first?.accelerometer, SIMD3(0, 0, 9.81), tolerance: 0)
   }
 
@@ -173,7 +174,7 @@ final class NetworkSensorLoggerTests: XCTestCase {
     let collector = NetworkEventCollector()
     let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
     defer { subscription.cancel() }
-    let client = try TestHTTPClient(port: try XCTUnwrap(receiver.listeningPort))
+    let client = try NetworkTestHTTPClient(port: try XCTUnwrap(receiver.listeningPort))
 
     XCTAssertEqual(try client.post("this is not json").status, 400)
     XCTAssertEqual(try client.post("{\"messageId\":0}").status, 400)
@@ -197,7 +198,7 @@ final class NetworkSensorLoggerTests: XCTestCase {
     let collector = NetworkEventCollector()
     let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
     defer { subscription.cancel() }
-    let client = try TestHTTPClient(port: try XCTUnwrap(receiver.listeningPort))
+    let client = try NetworkTestHTTPClient(port: try XCTUnwrap(receiver.listeningPort))
     // The app's "Tap to Test Pushing" payload.
     XCTAssertEqual(
       try client.post(
@@ -215,7 +216,8 @@ final class NetworkSensorLoggerTests: XCTestCase {
     request += Array("0\r\n\r\n".utf8)
     XCTAssertEqual(try client.exchange(request).status, 200)
     XCTAssertTrue(collector.wait { $0.samples.count >= 1 })
-    assertClose(collector.samples.first?.accelerometer, SIMD3(0, 9.8, 0), tolerance: 0)
+    assertNetworkVectorsClose(
+      collector.samples.first?.accelerometer, SIMD3(0, 9.8, 0), tolerance: 0)
   }
 
   func testCancelClosesTheListenerSoThePortIsReusable() throws {
@@ -225,7 +227,7 @@ final class NetworkSensorLoggerTests: XCTestCase {
     let port = try XCTUnwrap(receiver.listeningPort)
     first.cancel()
     XCTAssertEqual(receiver.listeningPort, port, "one subscriber left: still listening")
-    XCTAssertNoThrow(try TestHTTPClient(port: port))
+    XCTAssertNoThrow(try NetworkTestHTTPClient(port: port))
     second.cancel()
     XCTAssertNil(receiver.listeningPort)
     XCTAssertThrowsError(try TCPSocket.connect(host: "127.0.0.1", port: port, timeout: 0.5))

@@ -6,7 +6,7 @@ import XCTest
 @testable import MotionSensors
 
 /// A one-connection WebSocket server for the tests, speaking just enough RFC 6455.
-final class TestWebSocketServer: @unchecked Sendable {
+final class NetworkTestWebSocketServer: @unchecked Sendable {
   let listener: TCPSocket
   private(set) var connection: TCPSocket?
   private(set) var requestTarget = ""
@@ -125,7 +125,7 @@ final class NetworkSensorServerTests: XCTestCase {
   }
 
   func testFramesBecomeOrderedSamplesAndCloseCodesAreExplained() throws {
-    let server = try TestWebSocketServer()
+    let server = try NetworkTestWebSocketServer()
     defer { server.close() }
     let client = SensorServerClient(
       configuration: .init(
@@ -150,13 +150,13 @@ final class NetworkSensorServerTests: XCTestCase {
     let fragmented = Array(
       Self.message("magnetic_field", base + 10_000_000, [22.5, -3.25, -41]).utf8)
     try server.send(
-      TestWebSocketServer.frame(opcode: 1, payload: Array(fragmented[..<15]), final: false))
-    try server.send(TestWebSocketServer.frame(opcode: 9, payload: Array("hi".utf8)))
-    try server.send(TestWebSocketServer.frame(opcode: 0, payload: Array(fragmented[15...])))
+      NetworkTestWebSocketServer.frame(opcode: 1, payload: Array(fragmented[..<15]), final: false))
+    try server.send(NetworkTestWebSocketServer.frame(opcode: 9, payload: Array("hi".utf8)))
+    try server.send(NetworkTestWebSocketServer.frame(opcode: 0, payload: Array(fragmented[15...])))
     // A masked server frame (not allowed for servers, but tolerated) with a pressure reading the
     // client did not ask for by default: it is still mapped.
     try server.send(
-      TestWebSocketServer.frame(
+      NetworkTestWebSocketServer.frame(
         opcode: 1, payload: Array(Self.message("pressure", base + 30_000_000, [1013.25]).utf8),
         mask: [1, 2, 3, 4]))
 
@@ -169,14 +169,15 @@ final class NetworkSensorServerTests: XCTestCase {
     let samples = collector.samples
     XCTAssertEqual(samples.map(\.timestamp), samples.map(\.timestamp).sorted())
     XCTAssertEqual(samples[0].timestamp, 3_925_657.519_043_709, accuracy: 1e-9)
-    assertClose(samples[0].gyroscope, SIMD3(0.01, -0.02, 0.03), tolerance: 0)
-    assertClose(samples[1].magnetometer, SIMD3(22.5, -3.25, -41), tolerance: 0)
-    assertClose(samples[2].accelerometer, SIMD3(0.31892395, -0.97802734, 10.049896), tolerance: 0)
+    assertNetworkVectorsClose(samples[0].gyroscope, SIMD3(0.01, -0.02, 0.03), tolerance: 0)
+    assertNetworkVectorsClose(samples[1].magnetometer, SIMD3(22.5, -3.25, -41), tolerance: 0)
+    assertNetworkVectorsClose(
+      samples[2].accelerometer, SIMD3(0.31892395, -0.97802734, 10.049896), tolerance: 0)
     XCTAssertEqual(try XCTUnwrap(samples[3].pressure), 101.325, accuracy: 1e-12)
     XCTAssertTrue(client.isConnected)
 
     try server.send(
-      TestWebSocketServer.frame(opcode: 8, payload: [0x0F, 0xA5] + Array("bye".utf8)))  // 4005
+      NetworkTestWebSocketServer.frame(opcode: 8, payload: [0x0F, 0xA5] + Array("bye".utf8)))  // 4005
     let closeReply = try XCTUnwrap(server.readClientFrame())
     XCTAssertEqual(closeReply.opcode, 8)
     XCTAssertEqual(closeReply.payload, [0x0F, 0xA5])
@@ -187,7 +188,7 @@ final class NetworkSensorServerTests: XCTestCase {
   }
 
   func testMalformedMessagesAreReportedAndTheStreamContinues() throws {
-    let server = try TestWebSocketServer()
+    let server = try NetworkTestWebSocketServer()
     defer { server.close() }
     let client = SensorServerClient(
       configuration: .init(host: "127.0.0.1", port: server.port, reconnectDelay: 5))
@@ -210,7 +211,7 @@ final class NetworkSensorServerTests: XCTestCase {
   }
 
   func testProtocolViolationAndBadHandshakeAreFailuresNotCrashes() throws {
-    let server = try TestWebSocketServer()
+    let server = try NetworkTestWebSocketServer()
     defer { server.close() }
     let client = SensorServerClient(
       configuration: .init(host: "127.0.0.1", port: server.port, reconnectDelay: 5))
@@ -222,7 +223,7 @@ final class NetworkSensorServerTests: XCTestCase {
     XCTAssertTrue(
       collector.failures[0].message.contains("Sec-WebSocket-Accept"), collector.failures[0].message)
 
-    let second = try TestWebSocketServer()
+    let second = try NetworkTestWebSocketServer()
     defer { second.close() }
     let other = SensorServerClient(
       configuration: .init(host: "127.0.0.1", port: second.port, reconnectDelay: 5))
@@ -238,12 +239,12 @@ final class NetworkSensorServerTests: XCTestCase {
   }
 
   func testCancelClosesTheConnection() throws {
-    let server = try TestWebSocketServer()
+    let server = try NetworkTestWebSocketServer()
     defer { server.close() }
     let client = SensorServerClient(configuration: .init(host: "127.0.0.1", port: server.port))
     let subscription = client.subscribe(requestedSampleRate: 50) { _ in }
     try server.acceptHandshake()
-    XCTAssertTrue(eventually { client.isConnected })
+    XCTAssertTrue(networkEventually { client.isConnected })
     subscription.cancel()
     XCTAssertFalse(client.isConnected)
     let close = try XCTUnwrap(server.readClientFrame(), "expected a close frame")
@@ -253,7 +254,7 @@ final class NetworkSensorServerTests: XCTestCase {
   }
 
   func testReconnectsAfterTheServerGoesAway() throws {
-    let server = try TestWebSocketServer()
+    let server = try NetworkTestWebSocketServer()
     defer { server.close() }
     let client = SensorServerClient(
       configuration: .init(

@@ -47,7 +47,7 @@ final class NetworkEventCollector: @unchecked Sendable {
 }
 
 /// Minimal HTTP/1.1 client for the tests: one request per connection unless reused.
-final class TestHTTPClient {
+final class NetworkTestHTTPClient {
   let socket: TCPSocket
 
   init(port: UInt16) throws {
@@ -86,7 +86,7 @@ final class TestHTTPClient {
 }
 
 /// Asserts two vectors agree within `tolerance` per component.
-func assertClose(
+func assertNetworkVectorsClose(
   _ actual: SIMD3<Double>?, _ expected: SIMD3<Double>, tolerance: Double, _ message: String = "",
   file: StaticString = #filePath, line: UInt = #line
 ) {
@@ -102,7 +102,7 @@ func assertClose(
 
 /// Polls `condition` every few milliseconds until it holds or `timeout` seconds pass (for state
 /// that changes without an event to wait on, such as a connection flag).
-func eventually(timeout: Double = 1.5, _ condition: () -> Bool) -> Bool {
+func networkEventually(timeout: Double = 1.5, _ condition: () -> Bool) -> Bool {
   let deadline = Date(timeIntervalSinceNow: timeout)
   while !condition() {
     if Date() > deadline { return false }
