@@ -72,6 +72,21 @@ final class NetworkPhoneStreamSpecificationTests: XCTestCase {
       "sensorlogger:0.0.0.0:8000")
   }
 
+  func testClockOption() throws {
+    let phone = try PhoneStreamSpecification(parsing: "phyphox:10.0.0.2?clock=phone&interval=0.2")
+    XCTAssertEqual(phone, .phyphox(.init(host: "10.0.0.2", pollInterval: 0.2, clock: .phone)))
+    XCTAssertEqual(phone.description, "phyphox:http://10.0.0.2:8080?interval=0.2&clock=phone")
+    XCTAssertEqual(try PhoneStreamSpecification(parsing: phone.description), phone)
+    let logger = try PhoneStreamSpecification(parsing: "sensorlogger:8000?clock=PHONE&platform=ios")
+    XCTAssertEqual(logger.description, "sensorlogger://0.0.0.0:8000?platform=ios&clock=phone")
+    XCTAssertEqual(
+      try PhoneStreamSpecification(parsing: "sensorserver:phone?clock=boot"),
+      .sensorServer(.init(host: "phone", clock: .receiverBoot)))
+    XCTAssertThrowsError(try PhoneStreamSpecification(parsing: "sensorserver:phone?clock=utc")) {
+      XCTAssertTrue("\($0)".contains("clock must be boot or phone"), "\($0)")
+    }
+  }
+
   func testMalformedFormsHaveClearErrors() {
     let cases: [(String, String)] = [
       ("sensorlogger:99999", "not a number from 0 to 65535"),

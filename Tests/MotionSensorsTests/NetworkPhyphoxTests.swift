@@ -130,7 +130,7 @@ final class NetworkPhyphoxTests: XCTestCase {
     PhyphoxClient(
       configuration: .init(
         host: "127.0.0.1", port: port, pollInterval: 0.01, requestTimeout: 1,
-        sampleHoldTime: 0.01, maximumSampleDelay: 0.05))
+        sampleHoldTime: 0.01, maximumSampleDelay: 0.05, clock: .phone))
   }
 
   func testIncrementalPollingDeliversEachSampleOnce() throws {

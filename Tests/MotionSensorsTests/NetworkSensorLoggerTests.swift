@@ -35,7 +35,7 @@ final class NetworkSensorLoggerTests: XCTestCase {
     SensorLoggerReceiver(
       configuration: .init(
         bindAddress: "127.0.0.1", port: 0, platform: platform, messageReorderWindow: 1.0,
-        sampleHoldTime: 0.05, maximumSampleDelay: 0.1))
+        sampleHoldTime: 0.05, maximumSampleDelay: 0.1, clock: .phone))
   }
 
   func testOutOfOrderIOSMessagesArriveInOrderAsSpecificForce() throws {
@@ -86,6 +86,47 @@ final class NetworkSensorLoggerTests: XCTestCase {
     assertNetworkVectorsClose(samples[1].accelerometer, SIMD3(0, 0, 9.80665), tolerance: 1e-9)
     XCTAssertEqual(try XCTUnwrap(samples[0].pressure), 101.325, accuracy: 1e-9)
     XCTAssertNil(samples[1].pressure)
+  }
+
+  func testDefaultClockMapsPhoneTimeToThisMachinesBootClock() throws {
+    let receiver = SensorLoggerReceiver(
+      configuration: .init(
+        bindAddress: "127.0.0.1", port: 0, platform: .android, sampleHoldTime: 0.05,
+        maximumSampleDelay: 0.05))
+    XCTAssertEqual(receiver.configuration.clock, .receiverBoot)
+    let collector = NetworkEventCollector()
+    let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let client = try NetworkTestHTTPClient(port: try XCTUnwrap(receiver.listeningPort))
+    let body = Self.body(
+      messageID: 0,
+      readings: [0, 100, 200].map { ("gyroscope", $0, Self.xyz(0, 0, 1)) })
+    let before = BootClock.now
+    XCTAssertEqual(try client.post(body).status, 200)
+    XCTAssertTrue(collector.wait { $0.samples.count >= 3 })
+    let after = BootClock.now
+    let times = collector.samples.map(\.timestamp)
+    // The newest reading is stamped with its arrival time; intervals are the phone's (the epoch
+    // times resolve ~0.24 µs as Doubles).
+    XCTAssertGreaterThanOrEqual(times[2], before)
+    XCTAssertLessThanOrEqual(times[2], after)
+    XCTAssertEqual(times[1] - times[0], 0.1, accuracy: 1e-6)
+    XCTAssertEqual(times[2] - times[1], 0.1, accuracy: 1e-6)
+  }
+
+  func testClockMappingOnlyMovesForward() {
+    var mapping = StreamClockMapping(clock: .receiverBoot)
+    mapping.observe(newestStreamTime: 1_000, arrival: 50)
+    XCTAssertEqual(mapping.map(1_000), 50)
+    mapping.observe(newestStreamTime: 1_001, arrival: 50.5)  // less delay: offset kept
+    XCTAssertEqual(mapping.map(1_001), 51)
+    mapping.observe(newestStreamTime: 1_002, arrival: 53.5)  // 1.5 s more delay: within threshold
+    XCTAssertEqual(mapping.map(1_002), 52)
+    mapping.observe(newestStreamTime: 1_003, arrival: 60)  // a pause: catch up
+    XCTAssertEqual(mapping.map(1_003), 60)
+    var phone = StreamClockMapping(clock: .phone)
+    phone.observe(newestStreamTime: 1_000, arrival: 50)
+    XCTAssertEqual(phone.map(1_000), 1_000)
   }
 
   func testAndroidUserAccelerationPlusGravityKeepsAndroidSign() throws {

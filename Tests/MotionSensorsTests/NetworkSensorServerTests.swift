@@ -130,7 +130,7 @@ final class NetworkSensorServerTests: XCTestCase {
     let client = SensorServerClient(
       configuration: .init(
         host: "127.0.0.1", port: server.port, reconnectDelay: 5, sampleHoldTime: 0.05,
-        maximumSampleDelay: 0.1))
+        maximumSampleDelay: 0.1, clock: .phone))
     XCTAssertEqual(client.availableSensors, .nineAxis)
     let collector = NetworkEventCollector()
     let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
@@ -258,7 +258,8 @@ final class NetworkSensorServerTests: XCTestCase {
     defer { server.close() }
     let client = SensorServerClient(
       configuration: .init(
-        host: "127.0.0.1", port: server.port, reconnectDelay: 0.05, maximumSampleDelay: 0.05))
+        host: "127.0.0.1", port: server.port, reconnectDelay: 0.05, maximumSampleDelay: 0.05,
+        clock: .phone))
     let collector = NetworkEventCollector()
     let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
     defer { subscription.cancel() }

@@ -13,7 +13,8 @@ import Foundation
 /// - `phyphox:[http://]<host>[:<port>][?interval=<seconds>]`, also `phyphox://<host>:<port>` —
 ///   poll phyphox's remote access (default port 8080, interval 0.1 s).
 ///
-/// IPv6 addresses go in brackets (`sensorserver:ws://[fe80::1]:8080`).
+/// Each also takes `clock=boot|phone` (``PhoneStreamClock``; default `boot`). IPv6 addresses go in
+/// brackets (`sensorserver:ws://[fe80::1]:8080`).
 public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertible {
   /// Listen for the Sensor Logger app's HTTP push.
   case sensorLogger(SensorLoggerReceiver.Configuration)
@@ -31,9 +32,10 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
     public var reason: String
 
     public var description: String {
-      "COREMOTION_SOURCE=\(text): \(reason). Expected sensorlogger[:[<address>:]<port>][?platform=ios|android], "
+      "COREMOTION_SOURCE=\(text): \(reason). Expected "
+        + "sensorlogger[:[<address>:]<port>][?platform=ios|android], "
         + "sensorserver:ws://<phone>[:<port>][?types=accelerometer,gyroscope,...] or "
-        + "phyphox:http://<phone>[:<port>][?interval=<seconds>]"
+        + "phyphox:http://<phone>[:<port>][?interval=<seconds>] (each also takes &clock=boot|phone)"
     }
   }
 
@@ -98,12 +100,20 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
       }
     }
 
+    func clock() throws -> PhoneStreamClock {
+      guard let value = options["clock"] else { return .receiverBoot }
+      guard let clock = PhoneStreamClock(rawValue: value.lowercased()) else {
+        throw fail("clock must be boot or phone, not \"\(value)\"")
+      }
+      return clock
+    }
+
     switch scheme {
     case "sensorlogger":
       if let urlScheme, urlScheme != "http" {
         throw fail("Sensor Logger pushes plain HTTP; use http:// or no scheme")
       }
-      try checkOptions(["platform"])
+      try checkOptions(["platform", "clock"])
       var configuration = SensorLoggerReceiver.Configuration()
       if !rest.isEmpty {
         if rest.allSatisfy(\.isNumber) {
@@ -125,6 +135,7 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
         default: throw fail("platform must be auto, ios, android or standardised, not \"\(value)\"")
         }
       }
+      configuration.clock = try clock()
       self = .sensorLogger(configuration)
 
     case "sensorserver":
@@ -132,7 +143,7 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
         throw fail(
           urlScheme == "wss" ? "SensorServer serves plain ws://, not wss://" : "use a ws:// URL")
       }
-      try checkOptions(["types"])
+      try checkOptions(["types", "clock"])
       guard !rest.isEmpty else { throw fail("the phone's address is missing") }
       let (host, port) = try Self.hostAndPort(rest, fail: fail)
       var configuration = SensorServerClient.Configuration(host: host, port: port ?? 8080)
@@ -151,6 +162,7 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
           )
         }
       }
+      configuration.clock = try clock()
       self = .sensorServer(configuration)
 
     case "phyphox":
@@ -159,7 +171,7 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
           urlScheme == "https" ? "phyphox serves plain http://, not https://" : "use an http:// URL"
         )
       }
-      try checkOptions(["interval"])
+      try checkOptions(["interval", "clock"])
       guard !rest.isEmpty else { throw fail("the phone's address is missing") }
       let (host, port) = try Self.hostAndPort(rest, fail: fail)
       var configuration = PhyphoxClient.Configuration(host: host, port: port ?? 8080)
@@ -169,6 +181,7 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
         }
         configuration.pollInterval = interval
       }
+      configuration.clock = try clock()
       self = .phyphox(configuration)
 
     default:
@@ -223,21 +236,34 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
   /// The canonical `COREMOTION_SOURCE` form.
   public var description: String {
     func address(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
+    func query(_ options: [(String, String?)]) -> String {
+      let present = options.compactMap { key, value in value.map { "\(key)=\($0)" } }
+      return present.isEmpty ? "" : "?" + present.joined(separator: "&")
+    }
     switch self {
     case .sensorLogger(let c):
-      let platform = c.platform == .automatic ? "" : "?platform=\(c.platform.rawValue)"
-      return "sensorlogger://\(address(c.bindAddress)):\(c.port)\(platform)"
+      return "sensorlogger://\(address(c.bindAddress)):\(c.port)"
+        + query([
+          ("platform", c.platform == .automatic ? nil : c.platform.rawValue),
+          ("clock", c.clock == .receiverBoot ? nil : c.clock.rawValue),
+        ])
     case .sensorServer(let c):
-      let types =
-        c.types == SensorServerClient.Configuration.defaultTypes
-        ? ""
-        : "?types="
-          + c.types.map { $0.replacingOccurrences(of: "android.sensor.", with: "") }.joined(
-            separator: ",")
-      return "sensorserver:ws://\(address(c.host)):\(c.port)\(types)"
+      let types = c.types.map { $0.replacingOccurrences(of: "android.sensor.", with: "") }
+      return "sensorserver:ws://\(address(c.host)):\(c.port)"
+        + query([
+          (
+            "types",
+            c.types == SensorServerClient.Configuration.defaultTypes
+              ? nil : types.joined(separator: ",")
+          ),
+          ("clock", c.clock == .receiverBoot ? nil : c.clock.rawValue),
+        ])
     case .phyphox(let c):
-      let interval = c.pollInterval == 0.1 ? "" : "?interval=\(c.pollInterval)"
-      return "phyphox:http://\(address(c.host)):\(c.port)\(interval)"
+      return "phyphox:http://\(address(c.host)):\(c.port)"
+        + query([
+          ("interval", c.pollInterval == 0.1 ? nil : "\(c.pollInterval)"),
+          ("clock", c.clock == .receiverBoot ? nil : c.clock.rawValue),
+        ])
     }
   }
 }

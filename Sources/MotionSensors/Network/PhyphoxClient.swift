@@ -10,8 +10,10 @@ import Foundation
 /// accelerometer ("Acceleration with g", specific force in m/s², same sign on iOS and Android),
 /// gyroscope (rad/s), magnetometer (µT) and pressure (hPa → kPa) inputs.
 ///
-/// Timestamps are phyphox's experiment time in seconds (since the measurement first started,
-/// pauses excluded), shifted forward after a clear or an experiment switch so they keep increasing.
+/// The phone's clock is phyphox's experiment time in seconds (since the measurement first started,
+/// pauses excluded), shifted forward after a clear or an experiment switch so it keeps increasing.
+/// Samples are delivered, by default, on this machine's boot clock (see ``PhoneStreamClock``);
+/// ``Configuration/clock`` `.phone` keeps experiment time.
 ///
 /// Requests are made one at a time on fresh connections, as phyphox's single-threaded server needs.
 /// An unreachable phone is reported once as `.disconnected` and polling continues.
@@ -32,12 +34,15 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
     public var sampleHoldTime: Double
     /// The longest a sample waits (wall seconds) when nothing newer arrives; default 0.3 s.
     public var maximumSampleDelay: Double
+    /// The clock of sample timestamps; default ``PhoneStreamClock/receiverBoot`` (this machine's
+    /// boot clock, as ``BootClock``).
+    public var clock: PhoneStreamClock
 
     /// Creates a configuration; every parameter but `host` has the default stated on its property.
     public init(
       host: String, port: UInt16 = 8080, pollInterval: Double = 0.1, requestTimeout: Double = 2,
       buffers: [PhyphoxBufferGroup]? = nil, sampleHoldTime: Double = 0.1,
-      maximumSampleDelay: Double = 0.3
+      maximumSampleDelay: Double = 0.3, clock: PhoneStreamClock = .receiverBoot
     ) {
       self.host = host
       self.port = port
@@ -46,6 +51,7 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
       self.buffers = buffers
       self.sampleHoldTime = sampleHoldTime
       self.maximumSampleDelay = maximumSampleDelay
+      self.clock = clock
     }
   }
 
@@ -121,7 +127,8 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
     var timeOffset = 0.0
     var lastTimestamp = -Double.infinity
     var reorder = SampleReorderBuffer(
-      holdTime: configuration.sampleHoldTime, maximumDelay: configuration.maximumSampleDelay)
+      holdTime: configuration.sampleHoldTime, maximumDelay: configuration.maximumSampleDelay,
+      clock: configuration.clock)
     var lastFailure: String?  // Repeats of the same failure are reported once.
     var reportedNotes: Set<String> = []
 

@@ -14,7 +14,7 @@ struct SampleReorderBuffer {
   var maximumDelay: Double
   /// How many samples arrived too late to be delivered in order.
   private(set) var droppedLateCount = 0
-  /// The timestamp of the last released sample.
+  /// The phone-clock timestamp of the last released sample.
   private(set) var lastReleasedTimestamp = -Double.infinity
 
   private struct Entry {
@@ -26,9 +26,15 @@ struct SampleReorderBuffer {
   private var pending: [Entry] = []
   private var nextSequence = 0
 
-  init(holdTime: Double = 0.1, maximumDelay: Double = 0.3) {
+  /// Maps released samples from the phone's clock to the one subscribers get.
+  private(set) var clockMapping: StreamClockMapping
+
+  /// Creates a buffer; `clock` chooses the clock of released samples (ordering always uses the
+  /// phone's own times).
+  init(holdTime: Double = 0.1, maximumDelay: Double = 0.3, clock: PhoneStreamClock = .phone) {
     self.holdTime = holdTime
     self.maximumDelay = maximumDelay
+    self.clockMapping = StreamClockMapping(clock: clock)
   }
 
   /// Whether samples are waiting.
@@ -36,6 +42,9 @@ struct SampleReorderBuffer {
 
   /// Adds samples that arrived at wall time `now`.
   mutating func insert(_ samples: [MotionSample], now: Double) {
+    if let newest = samples.map(\.timestamp).max() {
+      clockMapping.observe(newestStreamTime: newest, arrival: BootClock.now)
+    }
     for sample in samples {
       guard sample.timestamp >= lastReleasedTimestamp else {
         droppedLateCount += 1
@@ -72,7 +81,12 @@ struct SampleReorderBuffer {
     }
     pending.removeFirst(count)
     lastReleasedTimestamp = released.last!.timestamp
-    return released
+    if clockMapping.clock == .phone { return released }
+    return released.map { sample in
+      var mapped = sample
+      mapped.timestamp = clockMapping.map(sample.timestamp)
+      return mapped
+    }
   }
 
   /// A notice to pass on when samples were dropped for arriving late, or `nil`.

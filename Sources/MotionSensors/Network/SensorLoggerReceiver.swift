@@ -10,8 +10,9 @@ import Foundation
 /// `messageId` order and samples in timestamp order (see ``Configuration``) before delivery;
 /// units and signs are converted to ``MotionSample``'s (specific force in m/s², rad/s, µT, kPa).
 ///
-/// Timestamps are the stream's own clock: the phone's UTC epoch time in seconds (Sensor Logger's
-/// `time`, epoch nanoseconds, divided by 10⁹), not this machine's boot clock.
+/// The phone's clock is its UTC epoch time (Sensor Logger's `time`, epoch nanoseconds, ÷ 10⁹).
+/// Samples are ordered on it and, by default, delivered on this machine's boot clock (see
+/// ``PhoneStreamClock``); ``Configuration/clock`` `.phone` keeps the epoch seconds.
 ///
 /// The listening socket is opened when the first subscriber arrives and closed (port free again)
 /// when the last one cancels. A port that cannot be opened is reported as a `.busy` failure.
@@ -51,13 +52,16 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     public var maximumSampleDelay: Double
     /// The largest accepted request body in bytes; default 32 MiB (camera frames are large).
     public var maximumBodySize: Int
+    /// The clock of sample timestamps; default ``PhoneStreamClock/receiverBoot`` (this machine's
+    /// boot clock, as ``BootClock``).
+    public var clock: PhoneStreamClock
 
     /// Creates a configuration; every parameter has the default stated on its property.
     public init(
       bindAddress: String = "0.0.0.0", port: UInt16 = 8000, platform: Platform = .automatic,
       messageReorderWindow: Double = 0.5, sampleHoldTime: Double = 0.1,
       maximumSampleDelay: Double = 0.3,
-      maximumBodySize: Int = 32 << 20
+      maximumBodySize: Int = 32 << 20, clock: PhoneStreamClock = .receiverBoot
     ) {
       self.bindAddress = bindAddress
       self.port = port
@@ -66,6 +70,7 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       self.sampleHoldTime = sampleHoldTime
       self.maximumSampleDelay = maximumSampleDelay
       self.maximumBodySize = maximumBodySize
+      self.clock = clock
     }
   }
 
@@ -141,7 +146,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     var sequencer = SensorLoggerMessageSequencer(window: configuration.messageReorderWindow)
     var converter = SensorLoggerConverter(convention: configuration.platform.convention)
     var reorder = SampleReorderBuffer(
-      holdTime: configuration.sampleHoldTime, maximumDelay: configuration.maximumSampleDelay)
+      holdTime: configuration.sampleHoldTime, maximumDelay: configuration.maximumSampleDelay,
+      clock: configuration.clock)
     defer {
       for connection in connections { connection.socket.close() }
       listener.close()

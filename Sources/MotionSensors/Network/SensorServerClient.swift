@@ -9,8 +9,10 @@ import Foundation
 /// gyroscope rad/s, magnetometer µT, pressure hPa → kPa. Samples from the different sensors are put
 /// in timestamp order by a short jitter buffer.
 ///
-/// Timestamps are the phone's boot clock (`SensorEvent.timestamp`, ns since the phone booted) in
-/// seconds: the stream's own clock, not this machine's.
+/// The phone's clock is its boot clock (`SensorEvent.timestamp`, ns since the phone booted).
+/// Samples are ordered on it and, by default, delivered on this machine's boot clock (see
+/// ``PhoneStreamClock``); ``Configuration/clock`` `.phone` keeps the phone's seconds since boot
+/// (shifted forward if a reconnection finds that the phone rebooted).
 ///
 /// The connection opens with the first subscriber and closes when the last one cancels. If it
 /// drops (or cannot be made) subscribers get a `.disconnected` failure and the client retries every
@@ -32,6 +34,9 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     public var sampleHoldTime: Double
     /// The longest a sample waits (wall seconds) when nothing newer arrives; default 0.2 s.
     public var maximumSampleDelay: Double
+    /// The clock of sample timestamps; default ``PhoneStreamClock/receiverBoot`` (this machine's
+    /// boot clock, as ``BootClock``).
+    public var clock: PhoneStreamClock
 
     /// The sensor types requested by default.
     public static let defaultTypes = [
@@ -43,7 +48,7 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     public init(
       host: String, port: UInt16 = 8080, types: [String] = Configuration.defaultTypes,
       connectTimeout: Double = 3, reconnectDelay: Double = 2, sampleHoldTime: Double = 0.05,
-      maximumSampleDelay: Double = 0.2
+      maximumSampleDelay: Double = 0.2, clock: PhoneStreamClock = .receiverBoot
     ) {
       self.host = host
       self.port = port
@@ -52,6 +57,7 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
       self.reconnectDelay = reconnectDelay
       self.sampleHoldTime = sampleHoldTime
       self.maximumSampleDelay = maximumSampleDelay
+      self.clock = clock
     }
 
     /// The request path with the percent-encoded JSON array of types.
@@ -120,7 +126,8 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     let address = "ws://\(configuration.host):\(configuration.port)"
     var clockOffset = 0.0
     var reorder = SampleReorderBuffer(
-      holdTime: configuration.sampleHoldTime, maximumDelay: configuration.maximumSampleDelay)
+      holdTime: configuration.sampleHoldTime, maximumDelay: configuration.maximumSampleDelay,
+      clock: configuration.clock)
     var reportedOutage = false
     while !thread.isStopRequested {
       let connection: WebSocketConnection
