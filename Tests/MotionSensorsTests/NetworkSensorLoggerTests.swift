@@ -261,6 +261,28 @@ final class NetworkSensorLoggerTests: XCTestCase {
       collector.samples.first?.accelerometer, SIMD3(0, 9.8, 0), tolerance: 0)
   }
 
+  func testExpectContinueAndKeepAliveRequests() throws {
+    let receiver = makeReceiver(platform: .android)
+    let collector = NetworkEventCollector()
+    let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let client = try NetworkTestHTTPClient(port: try XCTUnwrap(receiver.listeningPort))
+    let body = Array(Self.body(messageID: 0, readings: [("gyroscope", 0, Self.xyz(1, 2, 3))]).utf8)
+    let head =
+      "POST /push HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\nExpect: 100-continue\r\n\r\n"
+    let interim = try client.exchange(Array(head.utf8))
+    XCTAssertEqual(interim.status, 100)
+    XCTAssertEqual(try client.exchange(body).status, 200)
+    // The same connection serves the next message, and a GET explains what the port is.
+    let next = Self.body(messageID: 1, readings: [("gyroscope", 10, Self.xyz(4, 5, 6))])
+    XCTAssertEqual(try client.post(next).status, 200)
+    let page = try client.exchange(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+    XCTAssertEqual(page.status, 200)
+    XCTAssertTrue(String(decoding: page.body, as: UTF8.self).contains("Sensor Logger receiver"))
+    XCTAssertTrue(collector.wait { $0.samples.count >= 2 })
+    XCTAssertEqual(collector.samples.compactMap(\.gyroscope?.x), [1, 4])
+  }
+
   func testCancelClosesTheListenerSoThePortIsReusable() throws {
     let receiver = makeReceiver(platform: .android)
     let first = receiver.subscribe(requestedSampleRate: 100) { _ in }
