@@ -13,6 +13,9 @@ struct Motionctl: ParsableCommand {
       Sources are chosen with COREMOTION_SOURCE (simulator[:SCENARIO], replay:PATH[?speed=N|max], \
       iio, none) or with a command's --source option.
       """,
-    subcommands: [DemoCommand.self, ReplayCommand.self, SimulateCommand.self],
+    subcommands: [
+      DemoCommand.self, ReplayCommand.self, RecordCommand.self, SimulateCommand.self, EvaluateCommand.self,
+      SensorsCommand.self,
+    ],
     defaultSubcommand: nil)
 }
