@@ -12,16 +12,18 @@ public enum SourceFactory {
   /// Creates a new source for `specification`.
   ///
   /// Simulations and recordings play through a ``StreamPlayer`` in real time, scaled by the
-  /// specification's speed, on their own clock; `.automatic` falls back to a source with no sensors
-  /// when no hardware is found.
+  /// specification's speed, on their own clock; `.automatic` gives a source with no sensors when no
+  /// hardware is found.
   ///
-  /// - Throws: ``SourceSpecificationError`` when the scenario, file or device cannot be opened.
+  /// - Throws: ``SourceSpecificationError`` when the scenario, file or device cannot be opened
+  ///   (also for `.automatic` when sensors exist but cannot be read).
   public static func makeSource(_ specification: SourceSpecification) throws -> any SensorSource {
     switch specification {
     case .none:
       return EmptySensorSource()
     case .automatic:
-      return (try? DefaultSourceFactory.discoverHardware()) ?? EmptySensorSource()
+      return try wrapping(specification) { try DefaultSourceFactory.discoverHardware() }
+        ?? EmptySensorSource()
     case .iio:
       let found = try wrapping(specification) { try DefaultSourceFactory.discoverHardware() }
       guard let found else {
@@ -34,6 +36,8 @@ public enum SourceFactory {
         try DefaultSourceFactory.simulatorStream(scenario: scenario)
       }
       return StreamPlayer(stream, pacing: pacing(speed), name: specification.description)
+    case .phoneStream(let phone):
+      return phone.makeSource()
     case .replay(let path, let speed):
       let url = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
       let stream = try wrapping(specification) { try DefaultSourceFactory.recordingStream(url: url) }
