@@ -28,7 +28,8 @@ public enum SourceFactory {
       let found = try wrapping(specification) { try DefaultSourceFactory.discoverHardware() }
       guard let found else {
         throw SourceSpecificationError(
-          text: specification.description, problem: "no IIO motion sensors were found")
+          text: specification.description, problem: "no IIO motion sensors were found",
+          kind: .unavailable)
       }
       return found
     case .simulator(let scenario, let speed):
@@ -80,7 +81,8 @@ public enum SourceFactory {
     }
   }
 
-  /// Runs `body`, turning any error into a ``SourceSpecificationError`` about `specification`.
+  /// Runs `body`, turning any error into an `.unavailable` ``SourceSpecificationError`` about
+  /// `specification`.
   private static func wrapping<T>(
     _ specification: SourceSpecification, _ body: () throws -> T
   ) throws -> T {
@@ -89,7 +91,8 @@ public enum SourceFactory {
     } catch let error as SourceSpecificationError {
       throw error
     } catch {
-      throw SourceSpecificationError(text: specification.description, problem: "\(error)")
+      throw SourceSpecificationError(
+        text: specification.description, problem: "\(error)", kind: .unavailable)
     }
   }
 }

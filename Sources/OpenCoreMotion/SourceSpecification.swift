@@ -111,7 +111,7 @@ public enum SourceSpecification: Equatable, Sendable, CustomStringConvertible {
       return try SourceSpecification(parsing: text)
     } catch let error as SourceSpecificationError {
       throw SourceSpecificationError(
-        text: text, problem: "\(environmentVariable): \(error.problem)")
+        text: text, problem: "\(environmentVariable): \(error.problem)", kind: error.kind)
     }
   }
 
@@ -177,14 +177,25 @@ public enum SourceSpecification: Equatable, Sendable, CustomStringConvertible {
 public struct SourceSpecificationError: Error, Equatable, Sendable, CustomStringConvertible,
   LocalizedError
 {
+  /// Whether the text was malformed or the source it names could not be opened.
+  public enum Kind: Sendable, Equatable {
+    /// The text is not a valid specification (the message lists the accepted forms).
+    case invalid
+    /// The specification is valid but its scenario, file or device cannot be opened.
+    case unavailable
+  }
+
   /// The text that was given.
   public var text: String
   /// What is wrong with it.
   public var problem: String
+  /// Malformed or unavailable.
+  public var kind: Kind
 
-  public init(text: String, problem: String) {
+  public init(text: String, problem: String, kind: Kind = .invalid) {
     self.text = text
     self.problem = problem
+    self.kind = kind
   }
 
   /// The accepted forms, for messages.
@@ -194,7 +205,12 @@ public struct SourceSpecificationError: Error, Equatable, Sendable, CustomString
     + "phyphox:http://PHONE:PORT"
 
   public var description: String {
-    "invalid sensor source \"\(text)\": \(problem) (accepted: \(Self.acceptedForms))"
+    switch kind {
+    case .invalid:
+      return "invalid sensor source \"\(text)\": \(problem) (accepted: \(Self.acceptedForms))"
+    case .unavailable:
+      return "cannot open sensor source \"\(text)\": \(problem)"
+    }
   }
 
   public var errorDescription: String? { description }

@@ -117,7 +117,9 @@ final class SourceSpecificationTests: XCTestCase {
     XCTAssertThrowsError(
       try SourceFactory.makeSource(.replay(path: "/nonexistent/definitely-not-here.csv"))
     ) { error in
-      XCTAssertTrue(error is SourceSpecificationError, "\(error)")
+      XCTAssertEqual((error as? SourceSpecificationError)?.kind, .unavailable, "\(error)")
+      XCTAssertTrue("\(error)".hasPrefix("cannot open sensor source"), "\(error)")
+      XCTAssertFalse("\(error)".contains("accepted:"), "\(error)")
     }
   }
 
