@@ -380,24 +380,6 @@ extension CMMotionManager {
     }
     return frames
   }
-
-  // MARK: Declination
-
-  private static let declinationProviderStorage = Locked<(@Sendable () -> Double?)?>(nil)
-
-  /// Hook for true north: returns the magnetic declination at the device's location in degrees,
-  /// east positive, or `nil` when it is not known. While `nil` (the default), or while it returns
-  /// `nil`, `.xTrueNorthZVertical` is not available. Read when device motion starts.
-  static var declinationProvider: (@Sendable () -> Double?)? {
-    get { declinationProviderStorage.withLock { $0 } }
-    set { declinationProviderStorage.withLock { $0 = newValue } }
-  }
-
-  /// The declination from ``declinationProvider`` when it is finite.
-  static func currentDeclination() -> Double? {
-    guard let value = declinationProvider?(), value.isFinite else { return nil }
-    return value
-  }
 }
 
 extension SensorSource {
