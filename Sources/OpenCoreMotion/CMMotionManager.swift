@@ -327,14 +327,18 @@ extension CMMotionManager {
     let frames = Self.attitudeReferenceFrames(sensors: source.availableSensors, declination: declination)
     guard frame.isSingleFrame else {
       channel.fail(
-        NSError(CMErrorInvalidParameter, description: "\(frame.rawValue) is not a single reference frame"),
+        NSError(CMErrorInvalidParameter, description: "\(frame.name) is not a single reference frame"),
         generation: generation)
       return true
     }
     guard frames.contains(frame) else {
-      let code = frame == .xTrueNorthZVertical ? CMErrorTrueNorthNotAvailable : CMErrorNotAvailable
+      let isTrueNorth = frame == .xTrueNorthZVertical
+      let reason =
+        !source.availableSensors.contains(.magnetometer)
+        ? "\(source.name) has no magnetometer, which \(frame.name) needs"
+        : "true north needs the location: set COREMOTION_LOCATION=lat,lon[,altitude_m]"
       channel.fail(
-        NSError(code, description: "\(source.name) cannot provide reference frame \(frame.rawValue)"),
+        NSError(isTrueNorth ? CMErrorTrueNorthNotAvailable : CMErrorNotAvailable, description: reason),
         generation: generation)
       return true
     }
