@@ -343,9 +343,14 @@ extension CMMotionManager {
       return true
     }
     let aligner = ReferenceFrameAligner(frame: frame, declination: declination ?? 0)
+    let movementRequest = CalibrationMovementRequest(
+      appliesTo: frame, showsDisplay: showsDeviceMovementDisplay)
     let subscription = pipeline.subscribe { event in
       switch event {
       case .estimate(let estimate):
+        if let error = movementRequest.check(estimate) {
+          channel.advise(error, generation: generation)
+        }
         // Checked before pacing, so that the first update comes with the first usable estimate.
         guard aligner.accepts(estimate) else { return }
         channel.offer(timestamp: estimate.timestamp, generation: generation) {
