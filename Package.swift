@@ -37,7 +37,9 @@ var targets: [Target] = [
   // MARK: - Public API
   .target(name: "MotionMath", swiftSettings: swiftSettings),
   .target(name: "MotionFusion", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
-  .target(name: "MotionSensors", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
+  .target(
+    name: "MotionSensors", dependencies: ["MotionMath", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+    swiftSettings: swiftSettings),
   .target(name: "LinuxIIO", dependencies: ["MotionMath", "MotionSensors"], swiftSettings: swiftSettings),
   .target(name: "MotionRecognition", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
   .target(
@@ -80,7 +82,9 @@ var targets: [Target] = [
   .testTarget(
     name: "MotionEvaluationTests",
     dependencies: ["MotionEvaluation", "MotionSensors", "MotionFusion", "_MotionTestSupport"]),
-  .testTarget(name: "MotionSensorsTests", dependencies: ["MotionSensors", "_MotionTestSupport"]),
+  .testTarget(
+    name: "MotionSensorsTests",
+    dependencies: ["MotionSensors", "_MotionTestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
   .testTarget(name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionSensors", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionRecognitionTests",
@@ -104,6 +108,7 @@ let package = Package(
   products: products,
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
   ],
   targets: targets,
   swiftLanguageModes: [.v5]

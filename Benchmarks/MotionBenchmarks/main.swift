@@ -1,2 +1,190 @@
 // SPDX-License-Identifier: Apache-2.0
-print("benchmarks: under construction")
+
+// motion-benchmarks: throughput and CPU cost of OpenCoreMotion's moving parts.
+//
+//     swift run -c release motion-benchmarks [simulator|replay|device-motion|fusion|all] [--broad FILE]
+//
+// Machines here are shared and noisy, so every figure is printed next to a baseline measured in the
+// same process, and each measurement is the best of several runs.
+
+import Foundation
+import MotionFusion
+import MotionSensors
+import OpenCoreMotion
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// CPU time (user + system) this process has used, in seconds.
+func processCPUTime() -> Double {
+  var usage = rusage()
+  getrusage(RUSAGE_SELF.rawValue, &usage)
+  func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) * 1e-6 }
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+/// Wall-clock seconds taken by `body`, best of `repetitions`.
+func bestWallTime(repetitions: Int = 3, _ body: () throws -> Void) rethrows -> Double {
+  var best = Double.infinity
+  for _ in 0..<repetitions {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) * 1e-9)
+  }
+  return best
+}
+
+func longTour(seconds: Double) throws -> Scenario {
+  var scenario = try Scenario.named("tour")
+  scenario.duration = seconds
+  scenario.repeats = true
+  return scenario
+}
+
+func report(_ name: String, _ value: Double, _ unit: String, _ note: String = "") {
+  let number = value >= 100 ? String(format: "%12.0f", value) : String(format: "%12.3f", value)
+  print(name.padding(toLength: 44, withPad: " ", startingAt: 0) + number + " " + unit + (note.isEmpty ? "" : "   " + note))
+}
+
+// MARK: - Benchmarks
+
+func benchmarkSimulator() throws {
+  let scenario = try longTour(seconds: 3000)  // 300 000 samples at 100 Hz
+  var count = 0
+  let time = try bestWallTime {
+    var stream = SimulatedSensorStream(scenario: scenario)
+    count = 0
+    while try stream.next() != nil { count += 1 }
+  }
+  report("simulator (tour, phone noise)", Double(count) / time, "samples/s")
+}
+
+func benchmarkReplay() throws {
+  let scenario = try longTour(seconds: 2000)
+  let url = FileManager.default.temporaryDirectory.appendingPathComponent("motion-benchmarks-\(getpid()).csv")
+  defer { try? FileManager.default.removeItem(at: url) }
+  var stream = SimulatedSensorStream(scenario: scenario)
+  let writer = try RecordingWriter(url: url, descriptor: stream.descriptor, includeGroundTruth: false)
+  var written = 0
+  let writeTime = try bestWallTime(repetitions: 1) {
+    written = try writer.writeAll(from: &stream)
+    try writer.finish()
+  }
+  report("recording writer (own CSV)", Double(written) / writeTime, "samples/s")
+
+  var read = 0
+  let readTime = try bestWallTime {
+    var recording = try RecordingReader.open(url)
+    read = 0
+    while try recording.next() != nil { read += 1 }
+  }
+  report("recording reader (own CSV)", Double(read) / readTime, "samples/s")
+
+  var replayed = 0
+  let replayTime = try bestWallTime {
+    let recording = try RecordingReader.open(url)
+    let summary = try DeviceMotionReplay.run(recording, frame: .xArbitraryZVertical) { _ in }
+    replayed = summary.deviceMotionCount
+  }
+  report("replay: read + fuse + CMDeviceMotion", Double(replayed) / replayTime, "samples/s")
+}
+
+func benchmarkDeviceMotionCost() throws {
+  // Baseline: producing the samples alone (simulation + player thread), same process.
+  let seconds = 600.0  // 60 000 samples at 100 Hz
+  let scenario = try longTour(seconds: seconds)
+
+  func run(withManager: Bool) throws -> (cpu: Double, updates: Int) {
+    let player = StreamPlayer(SimulatedSensorStream(scenario: scenario), pacing: .asFastAsPossible)
+    let finished = DispatchSemaphore(value: 0)
+    let updates = Locked(0)
+    let cpuStart = processCPUTime()
+    let watcher = player.subscribe(requestedSampleRate: 100) { event in
+      if case .finished = event { finished.signal() }
+    }
+    var manager: CMMotionManager?
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = 1
+    if withManager {
+      manager = CMMotionManager(source: player)
+      manager!.deviceMotionUpdateInterval = 0.01
+      manager!.startDeviceMotionUpdates(using: .xArbitraryZVertical, to: queue) { motion, _ in
+        if motion != nil { updates.withLock { $0 += 1 } }
+      }
+    }
+    finished.wait()
+    queue.waitUntilAllOperationsAreFinished()
+    manager?.stopDeviceMotionUpdates()
+    watcher.cancel()
+    return (processCPUTime() - cpuStart, updates.withLock { $0 })
+  }
+
+  var baseline = Double.infinity
+  var withManager = Double.infinity
+  var updates = 0
+  for _ in 0..<3 {
+    baseline = min(baseline, try run(withManager: false).cpu)
+    let measured = try run(withManager: true)
+    withManager = min(withManager, measured.cpu)
+    updates = measured.updates
+  }
+  let perUpdate = (withManager - baseline) / Double(max(updates, 1))
+  report("device motion: CPU per delivered update", perUpdate * 1e6, "µs",
+    "(\(updates) updates at 100 Hz; baseline sample production \(String(format: "%.1f", baseline / Double(max(updates, 1)) * 1e6)) µs/sample subtracted)")
+  report("device motion at 100 Hz: CPU load", perUpdate * 100 * 100, "% of one core")
+}
+
+func benchmarkFusion(broadFile: String?) throws {
+  let samples: [MotionSample]
+  let label: String
+  if let broadFile {
+    samples = try RecordingReader.readSamples(URL(fileURLWithPath: broadFile))
+    label = URL(fileURLWithPath: broadFile).lastPathComponent
+  } else {
+    var stream = SimulatedSensorStream(scenario: try longTour(seconds: 3000))
+    samples = try stream.collect()
+    label = "simulator tour"
+  }
+  let period = samples.count > 1 ? (samples.last!.timestamp - samples.first!.timestamp) / Double(samples.count - 1) : 0.01
+  var checksum = 0.0
+  let time = bestWallTime(repetitions: 5) {
+    var estimator = DeviceMotionEstimator(samplePeriod: period)
+    for sample in samples {
+      guard let gyroscope = sample.gyroscope, let accelerometer = sample.accelerometer else { continue }
+      estimator.update(
+        timestamp: sample.timestamp, gyroscope: gyroscope, accelerometer: accelerometer,
+        magnetometer: sample.magnetometer)
+    }
+    checksum += estimator.earthFromSensor9D.w
+  }
+  report("fusion: DeviceMotionEstimator 9D (\(label))", Double(samples.count) / time, "samples/s",
+    checksum.isFinite ? "" : "(non-finite output!)")
+}
+
+// MARK: - Main
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var broadFile: String?
+if let index = arguments.firstIndex(of: "--broad"), index + 1 < arguments.count {
+  broadFile = arguments[index + 1]
+  arguments.removeSubrange(index...(index + 1))
+}
+let selection = Set(arguments.isEmpty ? ["all"] : arguments)
+let known: Set = ["all", "simulator", "replay", "device-motion", "fusion"]
+guard selection.isSubset(of: known) else {
+  FileHandle.standardError.write(Data("usage: motion-benchmarks [\(known.sorted().joined(separator: "|"))]... [--broad FILE]\n".utf8))
+  exit(2)
+}
+#if DEBUG
+print("warning: a debug build; run with `swift run -c release motion-benchmarks` for real figures")
+#endif
+do {
+  if selection.contains("all") || selection.contains("simulator") { try benchmarkSimulator() }
+  if selection.contains("all") || selection.contains("replay") { try benchmarkReplay() }
+  if selection.contains("all") || selection.contains("device-motion") { try benchmarkDeviceMotionCost() }
+  if selection.contains("all") || selection.contains("fusion") { try benchmarkFusion(broadFile: broadFile) }
+} catch {
+  FileHandle.standardError.write(Data("motion-benchmarks: \(error)\n".utf8))
+  exit(1)
+}

@@ -19,13 +19,13 @@ import MotionMath
 /// magnetic north once magnetometer data has arrived.
 public struct DeviceMotionEstimator: Sendable {
   /// The tuning in use.
-  public let parameters: ComplementaryFilter.Parameters
-  private var filter: ComplementaryFilter
+  public let parameters: AttitudeEstimator.Parameters
+  private var estimator: AttitudeEstimator
 
   /// Creates an estimator for samples nominally `samplePeriod` seconds apart.
-  public init(samplePeriod: Double, parameters: ComplementaryFilter.Parameters = .default) {
+  public init(samplePeriod: Double, parameters: AttitudeEstimator.Parameters = .default) {
     self.parameters = parameters
-    self.filter = ComplementaryFilter(parameters: parameters, samplePeriod: samplePeriod)
+    self.estimator = AttitudeEstimator(parameters: parameters, samplePeriod: samplePeriod)
   }
 
   /// Feeds one sample. Non-finite or all-zero inputs and timestamps that do not move forward are
@@ -36,41 +36,67 @@ public struct DeviceMotionEstimator: Sendable {
     accelerometer: SIMD3<Double>,
     magnetometer: SIMD3<Double>?
   ) {
-    filter.update(
+    estimator.update(
       timestamp: timestamp, gyroscope: gyroscope, accelerometer: accelerometer,
       magnetometer: magnetometer)
   }
 
   /// Attitude without magnetometer (sensor to earth; heading arbitrary, steady up to gyro drift).
-  public var earthFromSensor6D: Quaternion { filter.state.earthFromSensor }
+  public var earthFromSensor6D: Quaternion { estimator.earthFromSensor6D }
 
   /// Attitude with magnetic heading (sensor to earth; x toward magnetic north). Equal to
   /// ``earthFromSensor6D`` until the first magnetometer sample.
-  public var earthFromSensor9D: Quaternion {
-    Quaternion.aboutZ(filter.state.headingOffset) * filter.state.earthFromSensor
+  public var earthFromSensor9D: Quaternion { estimator.earthFromSensor9D }
+
+  /// Gravitational acceleration in the sensor frame, m/s², pointing down (face up:
+  /// (0, 0, −9.80665)), from the current attitude.
+  public var gravity: SIMD3<Double> {
+    estimator.earthFromSensor6D.conjugate.act(on: SIMD3(0, 0, -Units.standardGravity))
+  }
+
+  /// The device's own (kinematic) acceleration in the sensor frame, m/s², from a specific-force
+  /// sample: `specificForce + gravity` (zero at rest).
+  public func linearAcceleration(specificForce: SIMD3<Double>) -> SIMD3<Double> {
+    specificForce + gravity
   }
 
   /// Whether the magnetic heading has been initialised from magnetometer data.
-  public var hasMagneticHeading: Bool { filter.state.isHeadingInitialized }
+  public var hasMagneticHeading: Bool { estimator.state.isHeadingInitialized }
 
   /// The estimated gyroscope bias in rad/s (subtract it from the raw rate).
-  public var gyroscopeBias: SIMD3<Double> { filter.state.gyroscopeBias }
+  public var gyroscopeBias: SIMD3<Double> { estimator.gyroscopeBias }
 
   /// The magnetic field with the estimated device (hard/soft-iron) distortion removed, µT; `nil`
   /// before any magnetometer sample.
-  public var calibratedMagneticField: SIMD3<Double>? { filter.state.lastMagneticField }
+  public var calibratedMagneticField: SIMD3<Double>? { estimator.state.calibratedMagneticField }
 
-  /// How well the magnetometer calibration is known.
-  public var magneticCalibrationAccuracy: MagneticCalibrationAccuracy { .uncalibrated }
+  /// How well the magnetometer calibration is known (from the online calibration's fit quality
+  /// and the range of orientations it has seen).
+  public var magneticCalibrationAccuracy: MagneticCalibrationAccuracy {
+    estimator.state.magnetometerCalibrator.accuracy
+  }
+
+  /// Whether heading referenced to magnetic north is not yet trustworthy and the device must be
+  /// moved (turned through several orientations) first: true while there is no magnetic heading,
+  /// while the calibration is uncalibrated, or while the field is judged disturbed. The API layer
+  /// maps it to `CMErrorDeviceRequiresMovement` for the north-referenced frames.
+  public var needsCalibrationMotion: Bool {
+    !estimator.state.isHeadingInitialized
+      || estimator.state.magnetometerCalibrator.accuracy == .uncalibrated
+      || estimator.state.isMagneticDisturbanceDetected
+  }
 
   /// Whether the device is currently judged to be at rest.
-  public var isRestDetected: Bool { filter.state.isRestDetected }
+  public var isRestDetected: Bool { estimator.state.isRestDetected }
 
   /// Whether the current magnetic field is judged disturbed (heading correction paused).
-  public var isMagneticDisturbanceDetected: Bool { filter.state.isMagneticDisturbanceDetected }
+  public var isMagneticDisturbanceDetected: Bool { estimator.state.isMagneticDisturbanceDetected }
 
   /// Counters of what was skipped and why.
-  public var diagnostics: FusionDiagnostics { filter.state.diagnostics }
+  public var diagnostics: FusionDiagnostics { estimator.state.diagnostics }
+
+  /// The underlying estimator, for inspection.
+  public var attitudeEstimator: AttitudeEstimator { estimator }
 }
 
 /// Counters of inputs the estimator refused, for diagnostics and tests.
@@ -83,6 +109,8 @@ public struct FusionDiagnostics: Sendable, Equatable {
   public var outOfOrderSamples = 0
   /// Gaps longer than the re-initialisation threshold.
   public var gaps = 0
+  /// Samples with a gyroscope or accelerometer axis at its saturation limit.
+  public var saturatedSamples = 0
   /// Samples accepted into the state.
   public var acceptedSamples = 0
 

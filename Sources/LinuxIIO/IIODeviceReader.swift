@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+
+/// How a device is being read.
+public enum IIOReadMode: String, Sendable, Equatable {
+  /// Records streamed from `/dev/iio:deviceN` (needs write access to the buffer attributes).
+  case buffered
+  /// Values read from the `*_raw` / `*_input` sysfs attributes on a timer (works unprivileged).
+  case polled
+}
+
+/// Why a reader could not start or stopped.
+enum IIOReaderFailure: Error, Equatable {
+  /// Another reader holds the device (EBUSY on open or on enabling the buffer).
+  case busy(String)
+  /// Access refused; the message names the path.
+  case permissionDenied(path: String)
+  /// The device went away.
+  case disconnected(String)
+  /// Anything else, for people.
+  case other(String)
+}
+
+/// Reads one IIO device, buffered or polled, for the kinds assigned to it. Not thread-safe: the
+/// source's reader thread owns it.
+final class IIODeviceReader {
+  let device: IIODeviceInfo
+  let kinds: [IIOChannelKind]
+  let converter: IIOConverter
+  private let system: IIOSystem
+
+  private(set) var mode: IIOReadMode = .polled
+  /// The rate in Hz the device was set to (or reports), when known.
+  private(set) var deviceRate: Double?
+  /// Seconds between sysfs polls in polled mode.
+  private(set) var pollInterval = 0.01
+  /// The buffer descriptor in buffered mode.
+  private(set) var fd: Int32 = -1
+  private(set) var layout: IIOScanLayout?
+  /// The clock of buffer timestamps after setup.
+  private(set) var timestampClock = "boottime"
+  /// Notes for the source's warnings (fallbacks, unwritable attributes).
+  private(set) var warnings: [String] = []
+
+  /// Decoding plan: per enabled element read for a slot, its offset and format.
+  private var plan: [(offset: Int, type: IIOScanType, slot: Int)] = []
+  private var timestampElement: IIOScanLayout.Element?
+  private var pending: [UInt8] = []
+  private var readBuffer: [UInt8] = []
+  /// Attribute values to write back at stop, in order.
+  private var restore: [(path: String, value: String)] = []
+  private var bufferEnabled = false
+
+  init(
+    device: IIODeviceInfo, kinds: [IIOChannelKind], configuration: IIOConfiguration,
+    system: IIOSystem
+  ) {
+    self.device = device
+    self.kinds = kinds
+    self.converter = IIOConverter(device: device, kinds: kinds, configuration: configuration)
+    self.system = system
+  }
+
+  deinit { stop() }
+
+  // MARK: Start / stop
+
+  /// Configures the rate and starts reading, buffered when `preference` allows and the device
+  /// supports it, else polled. Busy devices and missing permissions fall back to polling in
+  /// automatic mode, with a warning; in buffered mode they throw.
+  func start(rate: Double, preference: IIOConfiguration.Mode) throws(IIOReaderFailure) {
+    warnings = []
+    guard system.exists(device.sysfsPath) else {
+      throw .disconnected("\(device.displayName) is gone (\(device.sysfsPath))")
+    }
+    configureRate(rate)
+    let effective = Swift.min(rate, deviceRate ?? rate)
+    pollInterval = 1 / Swift.max(effective, 0.1)
+
+    if preference != .polled {
+      if !device.supportsBuffer {
+        if preference == .buffered {
+          throw .other("\(device.displayName) has no buffer (sysfs polling only)")
+        }
+      } else {
+        do {
+          try startBuffer(rate: effective)
+          mode = .buffered
+          return
+        } catch {
+          stopBuffer()
+          switch error {
+          case .busy(let message):
+            if preference == .buffered { throw error }
+            warnings.append("\(message); polling sysfs instead")
+          case .permissionDenied(let path):
+            if preference == .buffered { throw error }
+            warnings.append(
+              "\(device.displayName): no write access for buffered reading (\(path)); polling "
+                + "sysfs instead. For full-rate streaming \(IIOError.udevRuleHint)")
+          case .disconnected, .other:
+            throw error
+          }
+        }
+      }
+    }
+    mode = .polled
+    // One read up front surfaces a refusal now rather than at the first timer tick.
+    _ = try poll()
+  }
+
+  /// Stops reading and undoes buffer settings (disable first, then trigger and scan elements, as
+  /// the kernel wants). Harmless when already stopped or when the device is gone.
+  func stop() {
+    stopBuffer()
+  }
+
+  private func stopBuffer() {
+    if fd >= 0 {
+      system.closeDevice(fd)
+      fd = -1
+    }
+    if bufferEnabled, let bufferDirectory = device.bufferDirectory {
+      _ = system.writeAttribute("\(bufferDirectory)/enable", "0")
+      bufferEnabled = false
+    }
+    for (path, value) in restore.reversed() { _ = system.writeAttribute(path, value) }
+    restore = []
+    layout = nil
+    plan = []
+    timestampElement = nil
+    pending = []
+  }
+
+  /// Picks and writes the sampling frequency for every control governing the assigned kinds.
+  private func configureRate(_ rate: Double) {
+    var chosen: [Double] = []
+    var seen: Set<String> = []
+    for kind in kinds {
+      guard let control = device.samplingControl(for: kind), !seen.contains(control.attribute)
+      else { continue }
+      seen.insert(control.attribute)
+      let path = "\(device.sysfsPath)/\(control.attribute)"
+      let current = readNumber(path) ?? control.current
+      guard let target = control.available?.bestRate(for: rate) ?? (current == nil ? nil : rate)
+      else { continue }
+      if let current, abs(current - target) < 1e-6 {
+        chosen.append(current)
+        continue
+      }
+      switch system.writeAttribute(path, IIOFormat.number(target)) {
+      case .success:
+        chosen.append(readNumber(path) ?? target)
+      case .failure(let error):
+        if let current, current > 0 { chosen.append(current) }
+        warnings.append(
+          "\(device.displayName): could not set \(control.attribute) to "
+            + "\(IIOFormat.number(target)) Hz (\(error.phrase)); it stays at "
+            + "\(current.map { IIOFormat.number($0) } ?? "?") Hz")
+      }
+    }
+    deviceRate = chosen.filter { $0 > 0 }.min()
+  }
+
+  private func readNumber(_ path: String) -> Double? {
+    guard case .success(let text) = system.readAttribute(path) else { return nil }
+    return Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+  }
+
+  private func write(_ path: String, _ value: String) throws(IIOReaderFailure) {
+    switch system.writeAttribute(path, value) {
+    case .success: return
+    case .failure(.busy):
+      throw .busy(
+        "\(device.displayName) is busy (another reader, e.g. iio-sensor-proxy, holds it: "
+          + "EBUSY on \(path))")
+    case .failure(.permissionDenied): throw .permissionDenied(path: path)
+    case .failure(.gone): throw .disconnected("\(device.displayName) is gone (\(path))")
+    case .failure(let error):
+      throw .other("\(device.displayName): writing \(path): \(error.phrase)")
+    }
+  }
+
+  /// The buffer set-up sequence: timestamp clock, scan elements, trigger, length and watermark,
+  /// enable, open.
+  private func startBuffer(rate: Double) throws(IIOReaderFailure) {
+    guard let scanDirectory = device.scanElementsDirectory,
+      let bufferDirectory = device.bufferDirectory
+    else { throw .other("\(device.displayName) has no buffer") }
+    let enablePath = "\(bufferDirectory)/enable"
+    if let enabled = readNumber(enablePath), enabled != 0 {
+      throw .busy("\(device.displayName) is busy (its buffer is already enabled by another reader)")
+    }
+
+    // Timestamps in CLOCK_BOOTTIME need no conversion; the write needs root and may be refused.
+    let clockPath = "\(device.sysfsPath)/current_timestamp_clock"
+    if device.timestampClock != nil {
+      if let clock = readText(clockPath), clock != "boottime" {
+        _ = system.writeAttribute(clockPath, "boottime")
+      }
+      timestampClock = readText(clockPath) ?? "realtime"
+      if system.clockTime(named: timestampClock) == nil {
+        warnings.append(
+          "\(device.displayName): unknown timestamp clock \(timestampClock); using "
+            + "arrival times")
+      }
+    } else {
+      timestampClock = "realtime"  // Kernels before 4.5 stamp with the wall clock.
+    }
+
+    // Scan elements: enable the assigned channels and the timestamp, disable the rest.
+    let wanted = Set(converter.channels.map(\.channel.name) + ["in_timestamp"])
+    guard case .success(let files) = system.listDirectory(scanDirectory) else {
+      throw .disconnected("\(device.displayName) is gone (\(scanDirectory))")
+    }
+    let elementNames = files.filter { $0.hasSuffix("_en") }.map { String($0.dropLast(3)) }
+    for element in elementNames {
+      let path = "\(scanDirectory)/\(element)_en"
+      let previous = readText(path) ?? "0"
+      let value = wanted.contains(element) ? "1" : "0"
+      if previous != value {
+        try write(path, value)
+        restore.append((path, previous))
+      }
+    }
+
+    // Trigger: keep one already attached (inv_mpu6050 attaches its own), else attach the device's
+    // data-ready trigger by the kernel's naming conventions. Hardware-FIFO drivers need none.
+    let triggerPath = "\(device.sysfsPath)/trigger/current_trigger"
+    if system.exists(triggerPath), IIODiscovery.triggerName(readText(triggerPath)) == nil {
+      let discovery = IIODiscovery(
+        sysfsRoot: (device.sysfsPath as NSString).deletingLastPathComponent, devRoot: "",
+        system: system)
+      let names = discovery.triggerNames()
+      let candidates = ["\(device.name)-dev\(device.index ?? -1)", "\(device.name)-trigger"]
+      if let trigger = candidates.first(where: names.contains) {
+        try write(triggerPath, trigger)
+        restore.append((triggerPath, "NULL"))
+      }
+    }
+
+    // Length and watermark: wake about every 10 ms (one record per wake-up up to 100 Hz) and keep a
+    // second of headroom so a late reader loses nothing.
+    let watermark = Swift.max(1, Int(rate / 100))
+    let length = Swift.max(128, Int(rate.rounded(.up)), 4 * watermark)
+    let lengthPath = "\(bufferDirectory)/length"
+    if system.exists(lengthPath) { try write(lengthPath, String(length)) }
+    let watermarkPath = "\(bufferDirectory)/watermark"
+    if system.exists(watermarkPath) { try write(watermarkPath, String(watermark)) }
+
+    try write(enablePath, "1")
+    bufferEnabled = true
+
+    switch system.openDevice(device.devicePath) {
+    case .success(let descriptor): fd = descriptor
+    case .failure(.busy):
+      throw .busy(
+        "\(device.displayName) is busy (EBUSY opening \(device.devicePath): another "
+          + "reader, e.g. iio-sensor-proxy, has it open)")
+    case .failure(.permissionDenied): throw .permissionDenied(path: device.devicePath)
+    case .failure(.gone): throw .disconnected("\(device.devicePath) is gone")
+    case .failure(let error): throw .other("opening \(device.devicePath): \(error.phrase)")
+    }
+
+    // The record layout from what is enabled now (read back, in case a write did not take).
+    var elements: [IIOScanLayout.Element] = []
+    for element in elementNames where readNumber("\(scanDirectory)/\(element)_en") ?? 0 != 0 {
+      guard let indexText = readText("\(scanDirectory)/\(element)_index"),
+        let index = Int(indexText), let typeText = readText("\(scanDirectory)/\(element)_type"),
+        let type = IIOScanType(parsing: typeText)
+      else { throw .other("\(device.displayName): unreadable scan element \(element)") }
+      elements.append(IIOScanLayout.Element(name: element, index: index, type: type))
+    }
+    try configureLayout(IIOScanLayout(elements))
+  }
+
+  /// Prepares decoding for `layout` (also used directly by tests and the benchmark).
+  func configureLayout(_ layout: IIOScanLayout) throws(IIOReaderFailure) {
+    guard layout.recordSize > 0 else { throw .other("\(device.displayName): empty scan") }
+    self.layout = layout
+    plan = converter.channels.compactMap { entry in
+      layout.element(named: entry.channel.name).map { ($0.offset, $0.type, entry.slot) }
+    }
+    guard plan.count == converter.channels.count else {
+      throw .other("\(device.displayName): the buffer did not enable every channel")
+    }
+    timestampElement = layout.element(named: "in_timestamp")
+    readBuffer = [UInt8](repeating: 0, count: layout.recordSize * 64)
+  }
+
+  private func readText(_ path: String) -> String? {
+    guard case .success(let text) = system.readAttribute(path) else { return nil }
+    return text.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  // MARK: Reading
+
+  /// What a buffered read found.
+  enum BufferedOutcome {
+    /// Samples (possibly none) and whether the descriptor reported end of file (a FIFO whose
+    /// writer left; the kernel's device never does).
+    case samples([MotionSample], endOfFile: Bool)
+    /// The device went away or the read failed.
+    case failed(IIOReaderFailure)
+  }
+
+  /// Reads every complete record available without blocking.
+  func readBuffered() -> BufferedOutcome {
+    guard fd >= 0, let layout else { return .failed(.other("not streaming")) }
+    var samples: [MotionSample] = []
+    var endOfFile = false
+    let recordSize = layout.recordSize
+    let clockOffset = clockOffsetToBoot()
+    while true {
+      let result = readBuffer.withUnsafeMutableBytes { raw in
+        system.readDevice(fd, into: raw.baseAddress!, count: raw.count)
+      }
+      switch result {
+      case .success(0):
+        endOfFile = true
+      case .success(let count):
+        pending.append(contentsOf: readBuffer[0..<count])
+        decodeRecords(recordSize: recordSize, clockOffset: clockOffset, into: &samples)
+        if count == readBuffer.count { continue }
+      case .failure(.wouldBlock):
+        break
+      case .failure(.gone):
+        return .failed(
+          .disconnected("\(device.displayName) is gone (read from \(device.devicePath))"))
+      case .failure(let error):
+        return .failed(
+          .other("\(device.displayName): reading \(device.devicePath): \(error.phrase)"))
+      }
+      return .samples(samples, endOfFile: endOfFile)
+    }
+  }
+
+  /// Re-opens the buffer descriptor (after a FIFO writer left); false when the node is gone.
+  func reopen() -> Bool {
+    if fd >= 0 { system.closeDevice(fd) }
+    fd = -1
+    pending = []
+    guard case .success(let descriptor) = system.openDevice(device.devicePath) else { return false }
+    fd = descriptor
+    return true
+  }
+
+  /// Seconds to add to a timestamp on the buffer's clock to get seconds since boot.
+  private func clockOffsetToBoot() -> Double {
+    guard timestampClock != "boottime", let clock = system.clockTime(named: timestampClock),
+      let boot = system.clockTime(named: "boottime")
+    else { return 0 }
+    return boot - clock
+  }
+
+  /// Decodes the complete records in `pending` (the remainder waits for the next read).
+  func decodeRecords(recordSize: Int, clockOffset: Double, into samples: inout [MotionSample]) {
+    let complete = pending.count / recordSize * recordSize
+    guard complete > 0 else { return }
+    var values = [Double](repeating: 0, count: IIOConverter.slotCount)
+    let arrival = timestampElement == nil ? system.bootTime() : 0
+    pending.withUnsafeBytes { bytes in
+      values.withUnsafeMutableBufferPointer { slots in
+        var base = 0
+        while base < complete {
+          let record = UnsafeRawBufferPointer(rebasing: bytes[base..<(base + recordSize)])
+          for entry in plan {
+            slots[entry.slot] = Double(entry.type.decode(record, at: entry.offset))
+          }
+          var timestamp = arrival
+          if let element = timestampElement {
+            timestamp = Double(element.type.decode(record, at: element.offset)) / 1e9 + clockOffset
+          }
+          samples.append(converter.sample(raw: UnsafeBufferPointer(slots), timestamp: timestamp))
+          base += recordSize
+        }
+      }
+    }
+    pending.removeFirst(complete)
+  }
+
+  /// Reads the sysfs value attributes once (polled mode); timestamps are ``BootClock`` readings.
+  func poll() throws(IIOReaderFailure) -> MotionSample {
+    var values = [Double](repeating: 0, count: IIOConverter.slotCount)
+    for (channel, slot) in converter.channels {
+      guard let attribute = channel.valueAttribute else { continue }
+      let path = "\(device.sysfsPath)/\(attribute)"
+      switch system.readAttribute(path) {
+      case .success(let text):
+        guard let value = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+          throw .other("\(device.displayName): unparsable \(attribute) \"\(text)\"")
+        }
+        values[slot] = value
+      case .failure(.busy):
+        throw .busy(
+          "\(device.displayName) is busy (EBUSY reading \(attribute): another reader "
+            + "has its buffer enabled)")
+      case .failure(.permissionDenied): throw .permissionDenied(path: path)
+      case .failure(.gone): throw .disconnected("\(device.displayName) is gone (\(path))")
+      case .failure(let error):
+        throw .other("\(device.displayName): reading \(path): \(error.phrase)")
+      }
+    }
+    let timestamp = system.bootTime()
+    return values.withUnsafeBufferPointer { converter.sample(raw: $0, timestamp: timestamp) }
+  }
+}

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// The sampling frequencies in Hz a device offers (`sampling_frequency_available`): a discrete list
+/// such as `10 20 50 100 200 500`, or a range `[min step max]`.
+public enum IIOFrequencySet: Hashable, Sendable, CustomStringConvertible {
+  /// A list of rates in Hz, ascending.
+  case discrete([Double])
+  /// Rates from `minimum` to `maximum` Hz in steps of `step` Hz (0: any rate in between).
+  case range(minimum: Double, step: Double, maximum: Double)
+
+  /// Parses the kernel's text; nil when it holds no usable rate.
+  public init?(parsing text: String) {
+    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    if trimmed.hasPrefix("[") && trimmed.hasSuffix("]") {
+      let numbers = trimmed.dropFirst().dropLast().split(whereSeparator: { $0 == " " || $0 == "\t" }
+      )
+      .compactMap { Double($0) }
+      guard numbers.count == 3, numbers[0] <= numbers[2], numbers[1] >= 0 else { return nil }
+      self = .range(minimum: numbers[0], step: numbers[1], maximum: numbers[2])
+      return
+    }
+    let rates = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
+      .compactMap { Double($0) }.filter { $0.isFinite && $0 >= 0 }
+    guard !rates.isEmpty else { return nil }
+    self = .discrete(rates.sorted())
+  }
+
+  /// The slowest and fastest usable (non-zero) rate.
+  public var bounds: ClosedRange<Double>? {
+    switch self {
+    case .discrete(let rates):
+      let usable = rates.filter { $0 > 0 }
+      guard let low = usable.first, let high = usable.last else { return nil }
+      return low...high
+    case .range(let minimum, let step, let maximum):
+      let low = minimum > 0 ? minimum : (step > 0 ? step : Swift.min(1, maximum))
+      return low <= maximum ? low...maximum : nil
+    }
+  }
+
+  /// The rate to configure for `requested` Hz: the slowest offered rate at or above it, or the
+  /// fastest offered when none is fast enough. Never 0 Hz (some drivers list 0 and then produce
+  /// nothing).
+  public func bestRate(for requested: Double) -> Double? {
+    guard let bounds else { return nil }
+    switch self {
+    case .discrete(let rates):
+      return rates.first { $0 > 0 && $0 >= requested - 1e-9 } ?? bounds.upperBound
+    case .range(let minimum, let step, _):
+      let clamped = Swift.min(Swift.max(requested, bounds.lowerBound), bounds.upperBound)
+      guard step > 0 else { return clamped }
+      let steps = ((clamped - minimum) / step - 1e-9).rounded(.up)
+      return Swift.min(minimum + steps * step, bounds.upperBound)
+    }
+  }
+
+  /// The kernel's spelling.
+  public var description: String {
+    switch self {
+    case .discrete(let rates): return rates.map { IIOFormat.number($0) }.joined(separator: " ")
+    case .range(let minimum, let step, let maximum):
+      return "[\(IIOFormat.number(minimum)) \(IIOFormat.number(step)) \(IIOFormat.number(maximum))]"
+    }
+  }
+}
+
+/// Number formatting shared by listings.
+enum IIOFormat {
+  /// A compact, locale-independent decimal.
+  static func number(_ value: Double) -> String {
+    if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
+    return String(value)
+  }
+}

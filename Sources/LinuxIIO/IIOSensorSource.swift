@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+
+/// A ``MotionSensors/SensorSource`` over the Linux IIO sensors of this machine (PinePhone,
+/// Librem 5, 2-in-1 laptops, a Raspberry Pi with an I²C IMU or barometer).
+///
+/// Devices are found under a sysfs root (default `/sys/bus/iio/devices`, or `COREMOTION_IIO_ROOT`)
+/// by their channels and identified by `name`/`label`, never by index. One reader thread serves
+/// every subscriber: it starts with the first subscription and stops, restoring the buffer
+/// settings, when the last one is cancelled.
+///
+/// Reading is buffered from `/dev/iio:deviceN` (or `COREMOTION_IIO_DEV`) when the buffer
+/// attributes are writable, else sysfs polling; see ``IIOConfiguration`` for the mode, the
+/// accelerometer sign convention and overrides. Samples carry seconds since boot. Failures are
+/// explicit:
+/// - a busy device (another reader) falls back to polling with a ``warnings`` entry;
+/// - missing permissions in buffered-only mode are a `.permissionDenied` failure naming the udev
+///   rule (in automatic mode, a warning and polling);
+/// - a device that disappears sends `.failure(.disconnected)` and is looked for again by name
+///   every ``IIOConfiguration/recoveryInterval``; samples resume when it is back.
+public final class IIOSensorSource: SensorSource, @unchecked Sendable {
+  /// `iio:` and the names of the devices read, e.g. `iio:mpu6050` or `iio:accel_3d+gyro_3d`.
+  public let name: String
+  public let availableSensors: SensorSet
+  public let supportedSampleRates: ClosedRange<Double>
+  /// What is read from which device.
+  public let assignments: [IIOAssignment]
+  /// The sysfs root searched.
+  public let sysfsRoot: String
+  /// Where the buffer character devices live.
+  public let devRoot: String
+  /// Mode, signs and matrices.
+  public let configuration: IIOConfiguration
+
+  let system: IIOSystem
+
+  struct Subscriber {
+    var handler: @Sendable (SourceEvent) -> Void
+    var rate: Double
+  }
+
+  struct State {
+    var subscribers: [UInt64: Subscriber] = [:]
+    var nextID: UInt64 = 0
+    var isWorkerRunning = false
+    var warnings: [String] = []
+    var warningHandler: (@Sendable (String) -> Void)? = IIOSensorSource.logToStandardError
+    var readModes: [String: IIOReadMode] = [:]
+  }
+
+  let state = Locked(State())
+  /// Held while events are handed out, so a cancelled subscription is never called after
+  /// `cancel()` returns. Recursive: a handler may cancel its own subscription.
+  let deliveryLock = NSRecursiveLock()
+  /// Wakes the reader thread when subscribers or rates change.
+  let wakePipe: (read: Int32, write: Int32)?
+
+  /// The default sysfs root.
+  public static let defaultSysfsRoot = "/sys/bus/iio/devices"
+  /// The default directory of `iio:deviceN` character devices.
+  public static let defaultDevRoot = "/dev"
+
+  init(
+    assignments: [IIOAssignment], sysfsRoot: String, devRoot: String,
+    configuration: IIOConfiguration, system: IIOSystem
+  ) {
+    self.assignments = assignments
+    self.sysfsRoot = sysfsRoot
+    self.devRoot = devRoot
+    self.configuration = configuration
+    self.system = system
+    self.name = "iio:" + assignments.map(\.device.name).joined(separator: "+")
+    var sensors: SensorSet = []
+    var low = Double.infinity
+    var high = 0.0
+    for assignment in assignments {
+      for kind in assignment.kinds {
+        sensors.formUnion(kind.sensor)
+        if let bounds = assignment.device.samplingControl(for: kind)?.available?.bounds {
+          low = Swift.min(low, bounds.lowerBound)
+          high = Swift.max(high, bounds.upperBound)
+        }
+      }
+    }
+    self.availableSensors = sensors
+    self.supportedSampleRates = low <= high ? low...high : 1...100
+    self.wakePipe = system.makeWakePipe()
+  }
+
+  deinit {
+    if let wakePipe {
+      system.closeDevice(wakePipe.read)
+      system.closeDevice(wakePipe.write)
+    }
+  }
+
+  // MARK: Discovery
+
+  /// Finds the IIO motion sensors of this machine; nil when there are none (no accelerometer,
+  /// gyroscope, magnetometer or barometer).
+  ///
+  /// - Parameters:
+  ///   - sysfsRoot: the IIO devices directory; nil: `COREMOTION_IIO_ROOT`, else
+  ///     `/sys/bus/iio/devices`.
+  ///   - devRoot: the directory of `iio:deviceN` nodes; nil: `COREMOTION_IIO_DEV`, else `/dev`.
+  ///   - configuration: nil reads ``IIOConfiguration/fromEnvironment(_:)``.
+  /// - Throws: ``IIOError`` when the root exists but cannot be read, or the configuration is bad.
+  public static func discover(
+    sysfsRoot: String? = nil, devRoot: String? = nil, configuration: IIOConfiguration? = nil
+  ) throws -> IIOSensorSource? {
+    try discover(
+      sysfsRoot: sysfsRoot, devRoot: devRoot, configuration: configuration, system: IIOSystem())
+  }
+
+  static func discover(
+    sysfsRoot: String?, devRoot: String?, configuration: IIOConfiguration?, system: IIOSystem
+  ) throws -> IIOSensorSource? {
+    let (root, dev) = resolveRoots(sysfsRoot, devRoot)
+    let devices = try IIODiscovery(sysfsRoot: root, devRoot: dev, system: system).devices()
+    let assignments = IIOAssignment.assign(devices)
+    guard assignments.contains(where: { $0.kinds.contains { $0 != .temperature } }) else {
+      return nil
+    }
+    return IIOSensorSource(
+      assignments: assignments, sysfsRoot: root, devRoot: dev,
+      configuration: try configuration ?? .fromEnvironment(), system: system)
+  }
+
+  /// Every IIO device with motion channels, for listings (`motionctl sensors`); same roots as
+  /// ``discover(sysfsRoot:devRoot:configuration:)``.
+  public static func listDevices(sysfsRoot: String? = nil, devRoot: String? = nil) throws
+    -> [IIODeviceInfo]
+  {
+    let (root, dev) = resolveRoots(sysfsRoot, devRoot)
+    return try IIODiscovery(sysfsRoot: root, devRoot: dev, system: IIOSystem()).devices()
+  }
+
+  static func resolveRoots(_ sysfsRoot: String?, _ devRoot: String?) -> (String, String) {
+    let environment = ProcessInfo.processInfo.environment
+    return (
+      sysfsRoot ?? environment["COREMOTION_IIO_ROOT"] ?? defaultSysfsRoot,
+      devRoot ?? environment["COREMOTION_IIO_DEV"] ?? defaultDevRoot
+    )
+  }
+
+  /// The devices read, in assignment order.
+  public var devices: [IIODeviceInfo] { assignments.map(\.device) }
+
+  // MARK: Status
+
+  /// Messages about degraded operation (polling fallbacks, unwritable rates, reconnections), oldest
+  /// first; the last 100 are kept.
+  public var warnings: [String] { state.withLock { $0.warnings } }
+
+  /// Called with each new warning on the reader thread. Default: a line on standard error
+  /// (`OpenCoreMotion: iio: …`); nil keeps them in ``warnings`` only.
+  public var warningHandler: (@Sendable (String) -> Void)? {
+    get { state.withLock { $0.warningHandler } }
+    set { state.withLock { $0.warningHandler = newValue } }
+  }
+
+  /// How each device (by name) is currently read; empty while stopped.
+  public var readModes: [String: IIOReadMode] { state.withLock { $0.readModes } }
+
+  // MARK: SensorSource
+
+  public func subscribe(
+    requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
+  ) -> SourceSubscription {
+    let rate = Swift.min(
+      Swift.max(
+        requestedSampleRate.isFinite ? requestedSampleRate : 0, supportedSampleRates.lowerBound),
+      supportedSampleRates.upperBound)
+    let (id, launch) = state.withLock { s -> (UInt64, Bool) in
+      s.nextID += 1
+      s.subscribers[s.nextID] = Subscriber(handler: handler, rate: rate)
+      defer { s.isWorkerRunning = true }
+      return (s.nextID, !s.isWorkerRunning)
+    }
+    if launch {
+      let thread = Thread { [self] in runWorker() }
+      thread.name = "OpenCoreMotion.IIO(\(name))"
+      thread.qualityOfService = .userInteractive
+      thread.start()
+    } else {
+      wake()
+    }
+    return SourceSubscription { [weak self] in self?.unsubscribe(id) }
+  }
+
+  private func unsubscribe(_ id: UInt64) {
+    deliveryLock.lock()
+    state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+    deliveryLock.unlock()
+    wake()
+  }
+
+  func wake() {
+    if let wakePipe { system.wake(wakePipe.write) }
+  }
+
+  // MARK: Delivery (reader thread)
+
+  func deliver(_ events: [SourceEvent]) {
+    guard !events.isEmpty else { return }
+    deliveryLock.lock()
+    defer { deliveryLock.unlock() }
+    for event in events {
+      // Re-read per event: a handler may cancel a subscription in between.
+      let handlers = state.withLock {
+        $0.subscribers.sorted { $0.key < $1.key }.map(\.value.handler)
+      }
+      for handler in handlers { handler(event) }
+    }
+  }
+
+  /// The default ``warningHandler``.
+  public static let logToStandardError: @Sendable (String) -> Void = { message in
+    FileHandle.standardError.write(Data("OpenCoreMotion: \(message)\n".utf8))
+  }
+
+  func warn(_ message: String) {
+    let handler = state.withLock { s -> (@Sendable (String) -> Void)? in
+      s.warnings.append(message)
+      if s.warnings.count > 100 { s.warnings.removeFirst(s.warnings.count - 100) }
+      return s.warningHandler
+    }
+    handler?(message)
+  }
+}

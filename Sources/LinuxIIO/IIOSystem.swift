@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Why an operating-system call on an IIO file failed, sorted into the cases the backend reacts to.
+enum IIOSystemError: Error, Equatable, Sendable {
+  /// `EBUSY`: another process holds the device or its buffer is enabled.
+  case busy
+  /// `EACCES` / `EPERM`.
+  case permissionDenied
+  /// `ENOENT` / `ENODEV` / `ENXIO`: the file or the device behind it is gone.
+  case gone
+  /// `EAGAIN`: no data yet on a non-blocking descriptor.
+  case wouldBlock
+  /// `EINVAL` and anything else, with the errno value.
+  case other(Int32)
+
+  /// A short phrase for messages.
+  var phrase: String {
+    switch self {
+    case .busy: return "device or resource busy (EBUSY)"
+    case .permissionDenied: return "permission denied"
+    case .gone: return "no such device"
+    case .wouldBlock: return "no data available"
+    case .other(let code): return "error \(code) (\(String(cString: strerror(code))))"
+    }
+  }
+}
+
+/// The operating-system calls the backend makes, in one place so that tests can inject the failures
+/// a fake sysfs tree cannot produce (EBUSY, EACCES while running as root).
+///
+/// Everything here is plain POSIX; Linux-only facilities (clock ids) are behind `#if os(Linux)`.
+/// Subclasses (in tests) override single methods.
+class IIOSystem: @unchecked Sendable {
+  init() {}
+
+  /// Reads a whole sysfs attribute as text.
+  func readAttribute(_ path: String) -> Result<String, IIOSystemError> {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return .failure(Self.classify(errno)) }
+    defer { close(fd) }
+    var data = [UInt8]()
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        return .failure(Self.classify(errno))
+      }
+      if count == 0 { break }
+      data.append(contentsOf: chunk[0..<count])
+    }
+    return .success(String(decoding: data, as: UTF8.self))
+  }
+
+  /// Writes `value` (plus a newline, as `echo` would) to a sysfs attribute, replacing its content.
+  func writeAttribute(_ path: String, _ value: String) -> Result<Void, IIOSystemError> {
+    // O_TRUNC matters only for the fake trees of tests (regular files); sysfs ignores it.
+    let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+    guard fd >= 0 else { return .failure(Self.classify(errno)) }
+    defer { close(fd) }
+    let bytes = Array((value + "\n").utf8)
+    let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    if written < 0 { return .failure(Self.classify(errno)) }
+    return .success(())
+  }
+
+  /// Whether a file or directory exists at `path`.
+  func exists(_ path: String) -> Bool {
+    access(path, F_OK) == 0
+  }
+
+  /// The entry names of a directory, sorted; nil when it cannot be listed.
+  func listDirectory(_ path: String) -> Result<[String], IIOSystemError> {
+    guard let dir = opendir(path) else { return .failure(Self.classify(errno)) }
+    defer { closedir(dir) }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> String in
+        let bytes = raw.bindMemory(to: UInt8.self)
+        let end = bytes.firstIndex(of: 0) ?? bytes.count
+        return String(decoding: bytes[0..<end], as: UTF8.self)
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return .success(names.sorted())
+  }
+
+  /// Opens a buffer character device for non-blocking reading.
+  func openDevice(_ path: String) -> Result<Int32, IIOSystemError> {
+    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard fd >= 0 else { return .failure(Self.classify(errno)) }
+    return .success(fd)
+  }
+
+  /// Reads up to `count` bytes into `buffer`; `.success(0)` is end of file.
+  func readDevice(_ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int) -> Result<
+    Int, IIOSystemError
+  > {
+    while true {
+      let result = read(fd, buffer, count)
+      if result >= 0 { return .success(result) }
+      if errno == EINTR { continue }
+      return .failure(Self.classify(errno))
+    }
+  }
+
+  /// Waits up to `timeoutMilliseconds` (−1: forever) for input on `fds`; returns each descriptor's
+  /// `revents`, all zero on a timeout.
+  func waitForInput(_ fds: [Int32], timeoutMilliseconds: Int32) -> [Int16] {
+    var entries = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+    while true {
+      let result = entries.withUnsafeMutableBufferPointer {
+        poll($0.baseAddress, nfds_t($0.count), timeoutMilliseconds)
+      }
+      if result >= 0 { return entries.map(\.revents) }
+      if errno != EINTR { return entries.map { _ in 0 } }
+    }
+  }
+
+  /// Creates a non-blocking pipe used to wake the reader thread; nil when the system refuses.
+  func makeWakePipe() -> (read: Int32, write: Int32)? {
+    var ends: [Int32] = [0, 0]
+    guard pipe(&ends) == 0 else { return nil }
+    for fd in ends { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+    return (ends[0], ends[1])
+  }
+
+  /// Wakes a ``waitForInput(_:timeoutMilliseconds:)`` that includes the pipe's read end.
+  func wake(_ writeEnd: Int32) {
+    var byte: UInt8 = 1
+    _ = write(writeEnd, &byte, 1)
+  }
+
+  /// Empties the wake pipe.
+  func drain(_ readEnd: Int32) {
+    var scratch = [UInt8](repeating: 0, count: 64)
+    while scratch.withUnsafeMutableBytes({ read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
+  }
+
+  /// Closes a descriptor from ``openDevice(_:)``.
+  func closeDevice(_ fd: Int32) {
+    close(fd)
+  }
+
+  /// Seconds since boot (the timestamps of polled samples).
+  func bootTime() -> Double {
+    BootClock.now
+  }
+
+  /// The current reading in seconds of the kernel clock called `name` in `current_timestamp_clock`
+  /// (`realtime`, `monotonic`, `monotonic_raw`, `realtime_coarse`, `monotonic_coarse`, `boottime`,
+  /// `tai`), or nil when it is unknown here.
+  func clockTime(named name: String) -> Double? {
+    #if os(Linux)
+      let id: clockid_t
+      switch name {
+      case "realtime": id = CLOCK_REALTIME
+      case "monotonic": id = CLOCK_MONOTONIC
+      case "monotonic_raw": id = CLOCK_MONOTONIC_RAW
+      case "realtime_coarse": id = CLOCK_REALTIME_COARSE
+      case "monotonic_coarse": id = CLOCK_MONOTONIC_COARSE
+      case "boottime": id = CLOCK_BOOTTIME
+      case "tai": id = CLOCK_TAI
+      default: return nil
+      }
+      var ts = timespec()
+      guard clock_gettime(id, &ts) == 0 else { return nil }
+      return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    #else
+      return name == "boottime" ? bootTime() : nil
+    #endif
+  }
+
+  /// Sorts an errno value into the cases the backend distinguishes.
+  static func classify(_ code: Int32) -> IIOSystemError {
+    switch code {
+    case EBUSY: return .busy
+    case EACCES, EPERM: return .permissionDenied
+    case ENOENT, ENODEV, ENXIO: return .gone
+    case EAGAIN: return .wouldBlock
+    default: return .other(code)
+    }
+  }
+}

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionMath
+
+extension AttitudeEstimator {
+  /// The tuning of the attitude estimator, each value with its unit. One set (``default``) serves
+  /// all devices and motions; it is not meant to be tuned per recording.
+  public struct Parameters: Sendable, Equatable {
+    // MARK: Inclination
+
+    /// Time constant of the low-pass filter applied to the accelerometer in the almost-inertial
+    /// frame, s; sets how quickly the inclination follows gravity and how strongly user
+    /// accelerations are averaged out. Default: 3 s.
+    public var accelerometerTimeConstant = 3.0
+
+    // MARK: Heading
+
+    /// Time constant of the heading correction toward magnetic north, s. Default: 9 s.
+    public var magnetometerTimeConstant = 9.0
+
+    // MARK: Gyroscope bias
+
+    /// Standard deviation of the initial gyroscope-bias uncertainty, rad/s. Default: 0.5°/s.
+    public var biasInitialSigma = 0.5 * Units.radiansPerDegree
+    /// Time without bias information after which the bias uncertainty has grown back by
+    /// ``biasInitialSigma``, s. Default: 100 s.
+    public var biasForgettingTime = 100.0
+    /// Largest bias magnitude the estimate may reach, per axis, rad/s. Default: 2°/s.
+    public var biasLimit = 2.0 * Units.radiansPerDegree
+    /// Measurement noise of the bias information gained from the inclination correction during
+    /// motion, rad/s; per sample, so it also absorbs the residual user acceleration that the
+    /// low-pass filter lets through. Default: 1°/s.
+    public var motionBiasSigma = 1.0 * Units.radiansPerDegree
+    /// The motion bias noise grows with the recent angular rate as `σ·√(1 + (ω/ω₀)²)`, because
+    /// gyroscope scale and misalignment errors look like bias during fast rotation; this is ω₀,
+    /// rad/s. Default: 30°/s.
+    public var motionBiasRateScale = 30 * Units.radiansPerDegree
+    /// The motion bias noise also grows with the recent user acceleration (the accelerometer's
+    /// deviation from its low-pass filtered value) as `σ·√(1 + … + (a/a₀)²)`; this is a₀, m/s².
+    /// Default: 0.3 m/s².
+    public var motionBiasAccelerationScale = 0.3
+    /// Measurement noise of the low-pass filtered gyroscope at rest, rad/s. Default: 0.03°/s.
+    public var restBiasSigma = 0.03 * Units.radiansPerDegree
+
+    // MARK: Rest detection
+
+    /// Time constant of the low-pass filters used for rest detection, s. Default: 0.5 s.
+    public var restFilterTimeConstant = 0.5
+    /// Rest: the low-pass filtered (raw) angular rate stays below this, rad/s. Default: 2°/s.
+    public var restGyroscopeThreshold = 2.0 * Units.radiansPerDegree
+    /// Rest: the accelerometer stays within this of its low-pass filtered value, m/s².
+    /// Default: 0.5 m/s².
+    public var restAccelerometerThreshold = 0.5
+    /// Rest must last this long before it is declared, s. Default: 1.5 s.
+    public var restMinimumDuration = 1.5
+
+    // MARK: Magnetic disturbances
+
+    /// Time constant of the low-pass filter on the current field norm and dip, s. Default: 0.05 s.
+    public var magneticCurrentTimeConstant = 0.05
+    /// Time constant with which the reference norm and dip follow an undisturbed field, s.
+    /// Default: 20 s.
+    public var magneticReferenceTimeConstant = 20.0
+    /// The field is disturbed when its norm differs from the reference by more than this
+    /// fraction of the reference. Default: 0.1.
+    public var magneticNormTolerance = 0.1
+    /// The field is disturbed when its dip angle differs from the reference by more than this,
+    /// rad. Default: 10°.
+    public var magneticDipTolerance = 10 * Units.radiansPerDegree
+    /// A different but steady field seen during this much motion replaces the reference, s.
+    /// Default: 20 s.
+    public var magneticNewFieldTime = 20.0
+    /// As ``magneticNewFieldTime`` while the first reference is still unconfirmed, s. Default: 5 s.
+    public var magneticFirstFieldTime = 5.0
+    /// Motion counts toward accepting a new field only above this angular rate, rad/s.
+    /// Default: 20°/s.
+    public var magneticNewFieldMinimumRate = 20 * Units.radiansPerDegree
+    /// Heading corrections resume only after the field has been undisturbed this long, s.
+    /// Default: 0.5 s.
+    public var magneticMinimumUndisturbedTime = 0.5
+    /// After this much rejection, heading corrections resume at a reduced gain even though the
+    /// field looks disturbed, s. Default: 60 s.
+    public var magneticMaximumRejectionTime = 60.0
+    /// Gain reduction after ``magneticMaximumRejectionTime``, and how much faster the rejection
+    /// budget refills than it drains. Default: 2.
+    public var magneticRejectionFactor = 2.0
+
+    /// Whether the heading uses the online-calibrated field instead of the raw one. The
+    /// calibration always runs (for the reported accuracy and calibrated field); feeding it to the
+    /// heading is off by default because on factory-calibrated sensors its few-µT fit
+    /// uncertainty costs more heading accuracy than it gains, while the disturbance rejection
+    /// already copes with a magnet attached for a while. Default: false.
+    public var usesCalibratedFieldForHeading = false
+
+    // MARK: Robustness
+
+    /// A gap between samples longer than this restarts the attitude (the bias is kept), s.
+    /// Default: 1 s.
+    public var reinitializationGap = 1.0
+    /// Gyroscope readings at or beyond this magnitude on any axis count as saturated, rad/s.
+    /// Default: 2000°/s (a common full-scale range).
+    public var gyroscopeSaturation = 2000 * Units.radiansPerDegree
+    /// Accelerometer readings at or beyond this magnitude on any axis count as saturated, m/s².
+    /// Default: 16 g.
+    public var accelerometerSaturation = 16 * Units.standardGravity
+
+    /// The default tuning.
+    public init() {}
+
+    /// The default tuning (restated: every property's documented default).
+    public static let `default` = Parameters()
+  }
+}

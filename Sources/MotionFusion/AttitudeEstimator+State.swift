@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionMath
+
+extension AttitudeEstimator {
+  /// Everything the estimator carries from one sample to the next.
+  public struct State: Sendable {
+    /// Whether any sample has been accepted since the start or the last restart.
+    public var isInitialized = false
+    /// Timestamp of the last accepted sample, s.
+    public var lastTimestamp: Double?
+
+    /// Strapdown-integrated gyroscope attitude: sensor to the almost-inertial frame.
+    public var inertialFromSensor = Quaternion.identity
+    /// Inclination correction: almost-inertial frame to the 6D earth frame.
+    public var earthFromInertial = Quaternion.identity
+    /// Rotation about the vertical (rad) from the 6D earth frame to the magnetic-north frame.
+    public var headingOffset = 0.0
+    /// The same rotation as a quaternion (kept in step with ``headingOffset``).
+    public var headingRotation = Quaternion.identity
+
+    /// Gyroscope bias estimate, rad/s.
+    public var gyroscopeBias = SIMD3<Double>.zero
+    /// Covariance of the bias estimate, (rad/s)².
+    var biasCovariance = Matrix3.diagonal(0)
+    /// Low-pass filtered specific force in the almost-inertial frame, m/s².
+    var inertialAcceleration = LowPassFilter3(timeConstant: 0, samplePeriod: 1)
+    /// Low-pass filtered first and second rows of the 6D attitude matrix and of the matrix
+    /// times the bias estimate (the motion bias measurement model).
+    var attitudeRow1 = LowPassFilter3(timeConstant: 0, samplePeriod: 1)
+    var attitudeRow2 = LowPassFilter3(timeConstant: 0, samplePeriod: 1)
+    var attitudeTimesBias = LowPassFilter3(timeConstant: 0, samplePeriod: 1)
+    /// Low-pass filtered squared angular rate (bias removed), (rad/s)².
+    var meanSquaredRate = 0.0
+    /// Low-pass filtered squared deviation of the accelerometer from its low-pass value, (m/s²)².
+    var meanSquaredAccelerationDeviation = 0.0
+    /// Earth-frame rotation vector of the latest inclination correction, rad.
+    public var lastInclinationCorrection = SIMD3<Double>.zero
+
+    /// Rest detection filters and status.
+    var restGyroscope = LowPassFilter3(timeConstant: 0, samplePeriod: 1)
+    var restAccelerometer = LowPassFilter3(timeConstant: 0, samplePeriod: 1)
+    public var restDuration = 0.0
+    public var isRestDetected = false
+
+    /// Magnetic heading and disturbance tracking.
+    public var isHeadingInitialized = false
+    var headingSampleCount = 0
+    /// Low-pass filtered field norm (µT) and sine of the dip angle.
+    public var currentFieldNorm = 0.0
+    public var currentFieldDip = 0.0
+    /// Reference field norm (µT) and sine of the dip angle.
+    public var referenceFieldNorm = 0.0
+    public var referenceFieldDip = 0.0
+    public var hasFieldReference = false
+    public var isFieldReferenceConfirmed = false
+    var candidateFieldNorm = 0.0
+    var candidateFieldDip = 0.0
+    var candidateFieldTime = 0.0
+    var undisturbedTime = 0.0
+    var rejectionTime = 0.0
+    public var isMagneticDisturbanceDetected = false
+    /// The last raw magnetometer sample, µT (sensor frame).
+    public var lastMagneticField: SIMD3<Double>?
+    /// The last magnetometer sample with the current calibration removed, µT (sensor frame).
+    public var calibratedMagneticField: SIMD3<Double>? {
+      lastMagneticField.map { magnetometerCalibrator.calibrate($0) }
+    }
+    var motionBiasCounter = 0
+    var restBiasCounter = 0
+
+    /// Online hard/soft-iron calibration.
+    public var magnetometerCalibrator = MagnetometerCalibrator()
+
+    public var diagnostics = FusionDiagnostics()
+
+    init() {}
+  }
+}

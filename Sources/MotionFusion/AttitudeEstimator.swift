@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionMath
+
+/// A real-time attitude estimator for 6D (gyroscope + accelerometer) and 9D (+ magnetometer)
+/// inertial data with gyroscope bias estimation, rest detection, magnetic disturbance rejection and
+/// online magnetometer calibration.
+///
+/// The method is the one published by Laidig & Seel ("VQF: Highly accurate IMU orientation
+/// estimation with bias estimation and magnetic disturbance rejection", Information Fusion 2023),
+/// implemented from the paper:
+/// - the gyroscope is integrated into an *almost-inertial* frame `I` (`inertialFromSensor`);
+/// - the accelerometer is rotated into `I` and low-pass filtered there, where gravity is constant
+///   and user accelerations average out; the filtered vector fixes the inclination
+///   (`earthFromInertial`), so the correction is smooth without a gain on the attitude itself;
+/// - the heading is a single angle about the vertical, corrected toward the horizontal magnetic
+///   field, so the magnetometer can never disturb the inclination;
+/// - the gyroscope bias is a Kalman filter fed at rest by the low-pass filtered gyroscope and in
+///   motion by the inclination corrections (the rotation they undo is the bias seen through the
+///   low-pass filtered attitude);
+/// - the field's norm and dip are compared with a slowly adapting reference to reject
+///   disturbances, and a steady new field seen during motion replaces the reference.
+///
+/// Alongside the published method runs ``MagnetometerCalibrator``, an attitude-aided online
+/// hard/soft-iron calibration that supplies the calibrated field and its accuracy (and, with
+/// ``Parameters/usesCalibratedFieldForHeading``, the field used for the heading).
+///
+/// Parameters, the coefficients derived from them and the running state are kept apart. All the
+/// work happens in ``update(timestamp:gyroscope:accelerometer:magnetometer:)`` without heap
+/// allocation.
+public struct AttitudeEstimator: Sendable {
+  /// The tuning in use.
+  public let parameters: Parameters
+  /// Quantities derived from the parameters and the nominal sample period.
+  public let coefficients: Coefficients
+  /// The running state.
+  public private(set) var state = State()
+
+  /// Creates an estimator for samples nominally `samplePeriod` seconds apart.
+  public init(parameters: Parameters = .default, samplePeriod: Double) {
+    self.parameters = parameters
+    self.coefficients = Coefficients(parameters: parameters, samplePeriod: samplePeriod)
+    state = State()
+    resetFilters(keepBias: false)
+  }
+
+  // MARK: - Outputs
+
+  /// Attitude without magnetometer (sensor to 6D earth frame; heading arbitrary but steady).
+  @inlinable
+  public var earthFromSensor6D: Quaternion { state.earthFromInertial * state.inertialFromSensor }
+
+  /// Attitude with magnetic heading (sensor to NWU earth frame, x toward magnetic north).
+  @inlinable
+  public var earthFromSensor9D: Quaternion { state.headingRotation * earthFromSensor6D }
+
+  /// The gyroscope bias estimate, rad/s.
+  public var gyroscopeBias: SIMD3<Double> { state.gyroscopeBias }
+
+  /// Standard deviation of the bias estimate (largest axis), rad/s.
+  public var gyroscopeBiasSigma: Double {
+    let p = state.biasCovariance
+    return Swift.max(p.row1.x, p.row2.y, p.row3.z, 0).squareRoot()
+  }
+
+  // MARK: - Update
+
+  /// Feeds one sample: raw gyroscope (rad/s), specific force (m/s²) and optionally the raw
+  /// magnetometer (µT), all in the sensor frame, at `timestamp` seconds.
+  ///
+  /// Non-finite or all-zero accelerometer samples and timestamps that do not move forward are
+  /// skipped and counted in the diagnostics; saturated axes are counted and keep the affected
+  /// sensor out of corrections and bias estimation. A gap longer than
+  /// ``Parameters/reinitializationGap`` restarts the attitude but keeps the bias.
+  public mutating func update(
+    timestamp: Double,
+    gyroscope: SIMD3<Double>,
+    accelerometer: SIMD3<Double>,
+    magnetometer: SIMD3<Double>?
+  ) {
+    guard timestamp.isFinite, gyroscope.isFinite, accelerometer.isFinite else {
+      state.diagnostics.nonFiniteSamples += 1
+      return
+    }
+    guard accelerometer.lengthSquared > 1e-6 else {
+      state.diagnostics.zeroAccelerometerSamples += 1
+      return
+    }
+    var dt = coefficients.samplePeriod
+    if let last = state.lastTimestamp {
+      guard timestamp > last else {
+        state.diagnostics.outOfOrderSamples += 1
+        return
+      }
+      dt = timestamp - last
+      if dt > parameters.reinitializationGap {
+        state.diagnostics.gaps += 1
+        resetFilters(keepBias: true)
+        dt = coefficients.samplePeriod
+      }
+    }
+    state.lastTimestamp = timestamp
+    state.diagnostics.acceptedSamples += 1
+    state.isInitialized = true
+
+    let gyroscopeSaturated = Self.reaches(gyroscope, parameters.gyroscopeSaturation)
+    let accelerometerSaturated = Self.reaches(accelerometer, parameters.accelerometerSaturation)
+    if gyroscopeSaturated || accelerometerSaturated { state.diagnostics.saturatedSamples += 1 }
+
+    integrateGyroscope(gyroscope, dt: dt)
+    if !accelerometerSaturated {
+      correctInclination(accelerometer, dt: dt, useForBias: !gyroscopeSaturated)
+    }
+    detectRest(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt,
+               valid: !(gyroscopeSaturated || accelerometerSaturated))
+    propagateBiasCovariance(dt: dt)
+
+    if let magnetometer {
+      if !magnetometer.isFinite {
+        state.diagnostics.nonFiniteSamples += 1
+      } else if magnetometer.lengthSquared > 1e-12 {
+        correctHeading(magnetometer, gyroscope: gyroscope, dt: dt)
+      }
+    }
+  }
+
+  /// The bias Kalman updates run every this many samples, each carrying the information of the
+  /// samples in between (their measurement variance divided by this), to save time per sample.
+  static let biasUpdateInterval = 4
+
+  @inline(__always)
+  static func reaches(_ v: SIMD3<Double>, _ limit: Double) -> Bool {
+    Swift.abs(v.x) >= limit || Swift.abs(v.y) >= limit || Swift.abs(v.z) >= limit
+  }
+
+  /// Restarts the attitude; the bias (and its uncertainty) survive when `keepBias` is true.
+  mutating func resetFilters(keepBias: Bool) {
+    let T = coefficients.samplePeriod
+    state.inertialFromSensor = .identity
+    state.earthFromInertial = .identity
+    state.headingOffset = 0
+    state.headingRotation = .identity
+    state.inertialAcceleration = LowPassFilter3(
+      timeConstant: parameters.accelerometerTimeConstant, samplePeriod: T)
+    state.attitudeRow1 = LowPassFilter3(timeConstant: parameters.accelerometerTimeConstant, samplePeriod: T)
+    state.attitudeRow2 = LowPassFilter3(timeConstant: parameters.accelerometerTimeConstant, samplePeriod: T)
+    state.attitudeTimesBias = LowPassFilter3(
+      timeConstant: parameters.accelerometerTimeConstant, samplePeriod: T)
+    state.restGyroscope = LowPassFilter3(timeConstant: parameters.restFilterTimeConstant, samplePeriod: T)
+    state.restAccelerometer = LowPassFilter3(
+      timeConstant: parameters.restFilterTimeConstant, samplePeriod: T)
+    state.restDuration = 0
+    state.isRestDetected = false
+    state.isHeadingInitialized = false
+    state.headingSampleCount = 0
+    state.undisturbedTime = 0
+    state.rejectionTime = 0
+    state.candidateFieldTime = 0
+    state.isMagneticDisturbanceDetected = false
+    state.lastInclinationCorrection = .zero
+    if !keepBias {
+      state.gyroscopeBias = .zero
+      state.biasCovariance = .diagonal(coefficients.biasInitialVariance)
+    }
+  }
+
+  // MARK: - Gyroscope
+
+  @inline(__always)
+  mutating func integrateGyroscope(_ gyroscope: SIMD3<Double>, dt: Double) {
+    let rate = gyroscope - state.gyroscopeBias
+    state.meanSquaredRate += coefficients.rateGain * (rate.lengthSquared - state.meanSquaredRate)
+    let v = rate * dt
+    let q = state.inertialFromSensor * Self.exponential(v)
+    state.inertialFromSensor = Self.fastNormalized(q)
+  }
+
+  /// The unit quaternion of rotation vector `v` (rad); a short series for the small angles of
+  /// one sample step (error below 1e-12 for |v| < 0.05), the exact form otherwise.
+  @inline(__always)
+  static func exponential(_ v: SIMD3<Double>) -> Quaternion {
+    let a2 = v.lengthSquared
+    if a2 < 0.0025 {
+      let w = 1 - a2 / 8 + a2 * a2 / 384
+      let s = 0.5 - a2 / 48 + a2 * a2 / 3840
+      return Quaternion(w: w, x: s * v.x, y: s * v.y, z: s * v.z)
+    }
+    return Quaternion(rotationVector: v)
+  }
+
+  /// `√(1 − s²)`, the cosine of an angle in [−π/2, π/2] from its sine (at least 0.01).
+  @inline(__always)
+  static func cosine(ofSine s: Double) -> Double { Swift.max(1 - s * s, 1e-4).squareRoot() }
+
+  /// `atan2(y, x)` with a short series near the positive x axis (the usual case: small heading
+  /// errors), exact elsewhere. Series error below 1e-9 rad for |y/x| < 0.05.
+  @inline(__always)
+  static func fastAtan2(_ y: Double, _ x: Double) -> Double {
+    if x > 0 && Swift.abs(y) < 0.05 * x {
+      let r = y / x
+      let r2 = r * r
+      return r * (1 - r2 * (1.0 / 3 - r2 * (0.2 - r2 / 7)))
+    }
+    return Double.atan2(y, x)
+  }
+
+  @inline(__always)
+  static func fastNormalized(_ q: Quaternion) -> Quaternion {
+    let n2 = q.lengthSquared
+    guard n2 > 0, n2.isFinite else { return .identity }
+    let inv = 1 / n2.squareRoot()
+    return Quaternion(w: q.w * inv, x: q.x * inv, y: q.y * inv, z: q.z * inv)
+  }
+
+  // MARK: - Inclination
+
+  @inline(__always)
+  mutating func correctInclination(_ accelerometer: SIMD3<Double>, dt: Double, useForBias: Bool) {
+    let inInertial = state.inertialFromSensor.act(on: accelerometer)
+    let filtered = state.inertialAcceleration.update(inInertial)
+    state.meanSquaredAccelerationDeviation += coefficients.rateGain
+      * ((inInertial - filtered).lengthSquared - state.meanSquaredAccelerationDeviation)
+    let inEarth = state.earthFromInertial.act(on: filtered)
+    let norm2 = inEarth.lengthSquared
+    guard norm2 > 1e-12 else { return }
+    let up = inEarth / norm2.squareRoot()
+    // The shortest rotation taking the filtered "up" onto earth z (a horizontal axis): the
+    // low-pass filter already smooths it, so it is applied in full.
+    let cw = 1 + up.z
+    guard cw > 1e-9 else {
+      // Exactly upside down: half turn about x.
+      state.earthFromInertial = Quaternion(w: 0, x: 1, y: 0, z: 0) * state.earthFromInertial
+      return
+    }
+    let correction = Self.fastNormalized(Quaternion(w: cw, x: up.y, y: -up.x, z: 0))
+    state.earthFromInertial = Self.fastNormalized(correction * state.earthFromInertial)
+    // Rotation vector of the correction (small angle: 2·imag/w is accurate to second order).
+    let rv = SIMD3(correction.x, correction.y, 0) * (2 / Swift.max(correction.w, 1e-6))
+    state.lastInclinationCorrection = rv
+
+    if useForBias {
+      estimateBiasInMotion(correction: rv, dt: dt)
+    }
+  }
+
+  // MARK: - Bias
+
+  @inline(__always)
+  mutating func propagateBiasCovariance(dt: Double) {
+    let q = coefficients.biasProcessVariance * (dt / coefficients.samplePeriod)
+    var p = state.biasCovariance
+    p.row1.x = Swift.min(p.row1.x + q, coefficients.biasInitialVariance)
+    p.row2.y = Swift.min(p.row2.y + q, coefficients.biasInitialVariance)
+    p.row3.z = Swift.min(p.row3.z + q, coefficients.biasInitialVariance)
+    state.biasCovariance = p
+  }
+
+  /// The inclination correction undoes the drift that the bias error causes; seen through the
+  /// same low-pass filter as the accelerometer, `−correction/dt ≈ LP(R)·b − LP(R·b̂)` for the
+  /// horizontal rows of the 6D attitude matrix `R`. A two-row Kalman update on the bias.
+  @inline(__always)
+  mutating func estimateBiasInMotion(correction: SIMD3<Double>, dt: Double) {
+    let q = earthFromSensor6D
+    let (w, x, y, z) = (q.w, q.x, q.y, q.z)
+    let r1 = SIMD3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y))
+    let r2 = SIMD3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x))
+    let b = state.gyroscopeBias
+    let h1 = state.attitudeRow1.update(r1)
+    let h2 = state.attitudeRow2.update(r2)
+    let rb = state.attitudeTimesBias.update(SIMD3((r1 * b).sum(), (r2 * b).sum(), 0))
+    guard state.inertialAcceleration.isWarm, !state.isRestDetected else { return }
+    // The bias changes slowly: update every few samples with the information of all of them.
+    state.motionBiasCounter += 1
+    guard state.motionBiasCounter >= Self.biasUpdateInterval else { return }
+    state.motionBiasCounter = 0
+
+    let z1 = -correction.x / dt + rb.x
+    let z2 = -correction.y / dt + rb.y
+    let p = state.biasCovariance
+    // PHᵀ (3×2) and S = HPHᵀ + R (2×2).
+    let ph1 = p * h1
+    let ph2 = p * h2
+    let r = coefficients.motionBiasVariance / Double(Self.biasUpdateInterval)
+      * (1 + state.meanSquaredRate * coefficients.motionBiasRateFactor
+        + state.meanSquaredAccelerationDeviation * coefficients.motionBiasAccelerationFactor)
+    let s11 = (h1 * ph1).sum() + r
+    let s12 = (h1 * ph2).sum()
+    let s22 = (h2 * ph2).sum() + r
+    let det = s11 * s22 - s12 * s12
+    guard det > 0 else { return }
+    let inv = 1 / det
+    let i11 = s22 * inv, i12 = -s12 * inv, i22 = s11 * inv
+    let k1 = ph1 * i11 + ph2 * i12
+    let k2 = ph1 * i12 + ph2 * i22
+    let e1 = z1 - (h1 * b).sum()
+    let e2 = z2 - (h2 * b).sum()
+    state.gyroscopeBias = clampBias(b + k1 * e1 + k2 * e2)
+    // P ← P − K H P, with HP = (PHᵀ)ᵀ since P is symmetric.
+    state.biasCovariance = Matrix3(
+      row1: p.row1 - k1.x * ph1 - k2.x * ph2,
+      row2: p.row2 - k1.y * ph1 - k2.y * ph2,
+      row3: p.row3 - k1.z * ph1 - k2.z * ph2)
+  }
+
+  @inline(__always)
+  func clampBias(_ b: SIMD3<Double>) -> SIMD3<Double> {
+    let l = parameters.biasLimit
+    return b.clamped(lowerBound: SIMD3(repeating: -l), upperBound: SIMD3(repeating: l))
+  }
+
+  // MARK: - Rest
+
+  @inline(__always)
+  mutating func detectRest(
+    gyroscope: SIMD3<Double>, accelerometer: SIMD3<Double>, dt: Double, valid: Bool
+  ) {
+    let gyroscopeMean = state.restGyroscope.update(gyroscope)
+    let accelerometerMean = state.restAccelerometer.update(accelerometer)
+    let thG = parameters.restGyroscopeThreshold
+    let thA = parameters.restAccelerometerThreshold
+    let still = valid && gyroscopeMean.lengthSquared < thG * thG
+      && (accelerometer - accelerometerMean).lengthSquared < thA * thA
+    state.restDuration = still ? state.restDuration + dt : 0
+    state.isRestDetected = state.restDuration >= parameters.restMinimumDuration
+    if state.isRestDetected {
+      state.restBiasCounter += 1
+      if state.restBiasCounter >= Self.biasUpdateInterval {
+        state.restBiasCounter = 0
+        estimateBiasAtRest(gyroscopeMean)
+      }
+    }
+  }
+
+  /// Kalman update with the low-pass filtered gyroscope as a direct measurement of the bias.
+  mutating func estimateBiasAtRest(_ measurement: SIMD3<Double>) {
+    let p = state.biasCovariance
+    let r = coefficients.restBiasVariance / Double(Self.biasUpdateInterval)
+    guard let sInverse = (p + .diagonal(r)).inverse else { return }
+    let k = p * sInverse
+    let b = state.gyroscopeBias
+    state.gyroscopeBias = clampBias(b + k * (measurement - b))
+    state.biasCovariance = p - k * p
+  }
+
+  // MARK: - Heading
+
+  mutating func correctHeading(_ raw: SIMD3<Double>, gyroscope: SIMD3<Double>, dt: Double) {
+    let attitude = earthFromSensor6D
+    state.magnetometerCalibrator.update(
+      field: raw, earthFromSensor: attitude, gyroscope: gyroscope - state.gyroscopeBias,
+      samplePeriod: dt)
+    state.lastMagneticField = raw
+    let field = parameters.usesCalibratedFieldForHeading
+      ? state.magnetometerCalibrator.calibrate(raw) : raw
+    let inEarth = attitude.act(on: field)
+    let norm = inEarth.length
+    guard norm > 1e-9 else { return }
+    // The dip is tracked as its sine (no asin per sample); thresholds in angle are converted
+    // with the local slope d(sin)/d(dip) = cos(dip).
+    let dip = Swift.max(-1, Swift.min(1, -inEarth.z / norm))
+
+    let kc = coefficients.magneticCurrentGain
+    if !state.hasFieldReference {
+      state.currentFieldNorm = norm
+      state.currentFieldDip = dip
+      state.referenceFieldNorm = norm
+      state.referenceFieldDip = dip
+      state.candidateFieldNorm = norm
+      state.candidateFieldDip = dip
+      state.hasFieldReference = true
+    } else {
+      state.currentFieldNorm += kc * (norm - state.currentFieldNorm)
+      state.currentFieldDip += kc * (dip - state.currentFieldDip)
+    }
+    let curNorm = state.currentFieldNorm
+    let curDip = state.currentFieldDip
+    let normTol = parameters.magneticNormTolerance
+    let dipTol = parameters.magneticDipTolerance
+
+    let disturbed = Swift.abs(curNorm - state.referenceFieldNorm) > normTol * state.referenceFieldNorm
+      || Swift.abs(curDip - state.referenceFieldDip) > dipTol * Self.cosine(ofSine: state.referenceFieldDip)
+    var gain = 0.0
+    if !disturbed {
+      state.undisturbedTime += dt
+      if state.undisturbedTime >= parameters.magneticMinimumUndisturbedTime || !state.isHeadingInitialized {
+        gain = 1
+        let kr = coefficients.magneticReferenceGain
+        state.referenceFieldNorm += kr * (curNorm - state.referenceFieldNorm)
+        state.referenceFieldDip += kr * (curDip - state.referenceFieldDip)
+      }
+      state.rejectionTime = Swift.max(state.rejectionTime - dt * parameters.magneticRejectionFactor, 0)
+    } else {
+      state.undisturbedTime = 0
+      state.rejectionTime += dt
+      if state.rejectionTime > parameters.magneticMaximumRejectionTime {
+        gain = 1 / parameters.magneticRejectionFactor
+      }
+    }
+    state.isMagneticDisturbanceDetected = disturbed
+
+    // A new steady field seen during motion replaces the reference (the environment changed).
+    if Swift.abs(curNorm - state.candidateFieldNorm) > normTol * state.candidateFieldNorm
+      || Swift.abs(curDip - state.candidateFieldDip) > dipTol * Self.cosine(ofSine: state.candidateFieldDip)
+    {
+      state.candidateFieldNorm = curNorm
+      state.candidateFieldDip = curDip
+      state.candidateFieldTime = 0
+    } else {
+      let kr = coefficients.magneticReferenceGain
+      state.candidateFieldNorm += kr * (curNorm - state.candidateFieldNorm)
+      state.candidateFieldDip += kr * (curDip - state.candidateFieldDip)
+      if (gyroscope - state.gyroscopeBias).lengthSquared
+        >= parameters.magneticNewFieldMinimumRate * parameters.magneticNewFieldMinimumRate
+      {
+        state.candidateFieldTime += dt
+      }
+      let needed = state.isFieldReferenceConfirmed
+        ? parameters.magneticNewFieldTime : parameters.magneticFirstFieldTime
+      if disturbed && state.candidateFieldTime >= needed {
+        state.referenceFieldNorm = state.candidateFieldNorm
+        state.referenceFieldDip = state.candidateFieldDip
+        state.isFieldReferenceConfirmed = true
+        state.isMagneticDisturbanceDetected = false
+        state.undisturbedTime = parameters.magneticMinimumUndisturbedTime
+        state.rejectionTime = 0
+        gain = 1
+      }
+    }
+    if !state.isFieldReferenceConfirmed && state.candidateFieldTime >= parameters.magneticFirstFieldTime {
+      state.isFieldReferenceConfirmed = true
+    }
+
+    guard gain > 0 else { return }
+    let horizontal2 = inEarth.x * inEarth.x + inEarth.y * inEarth.y
+    guard horizontal2 > 1e-6 * norm * norm else { return }
+    // Heading error: the angle of the horizontal field after the current offset rotation
+    // (cos δ = w² − z², sin δ = 2wz of the cached rotation); north is +x in NWU.
+    let h = state.headingRotation
+    let c = h.w * h.w - h.z * h.z
+    let sn = 2 * h.w * h.z
+    let x = c * inEarth.x - sn * inEarth.y
+    let y = sn * inEarth.x + c * inEarth.y
+    let error = -Self.fastAtan2(y, x)
+    state.headingSampleCount += 1
+    // Converge at once from the first samples, then settle to the nominal time constant.
+    let k = Swift.max(coefficients.magnetometerGain, 1 / Double(state.headingSampleCount))
+    let step = gain * k * error
+    state.headingOffset = Units.wrapToPi(state.headingOffset + step)
+    state.headingRotation = Self.fastNormalized(
+      Self.exponential(SIMD3(0, 0, step)) * state.headingRotation)
+    state.isHeadingInitialized = true
+  }
+}
+
+extension AttitudeEstimator {
+  /// Starts the bias estimate from a known value `bias` (rad/s) with standard deviation `sigma`
+  /// (rad/s), e.g. from a previous run or a backward pass.
+  public mutating func seedGyroscopeBias(_ bias: SIMD3<Double>, sigma: Double) {
+    state.gyroscopeBias = clampBias(bias)
+    let v = Swift.min(sigma * sigma, coefficients.biasInitialVariance)
+    state.biasCovariance = .diagonal(v)
+  }
+}

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionMath
+
+/// Online hard- and soft-iron magnetometer calibration aided by the gyroscope/accelerometer
+/// attitude, with a calibration accuracy derived from the fit.
+///
+/// Iron fixed to the device rotates with it, so it adds a constant offset (hard iron) and a linear
+/// distortion (soft iron) in the *sensor* frame, while the earth's field is constant in the earth
+/// frame. With the 6D attitude `R` known from the inertial sensors, the raw field obeys
+/// `m = A·Rᵀ·h + b` (h the field in the 6D earth frame, b the offset, A the soft-iron matrix):
+///
+/// 1. Hard iron (A = I) is a *linear* least-squares problem in (h, b) — the attitude-aided bias
+///    estimation of Troni & Whitcomb (2013) — solved from exponentially forgotten sums
+///    (ΣR, ΣR·m, Σm, Σ|m|², count) whose normal equations reduce to one 3×3 system.
+/// 2. Soft iron then follows from `m = A·v + b` with `v = Rᵀ·ĥ` from step 1, again linear (a 4×4
+///    system shared by the three rows of [A b]); the scale of A is fixed so that its determinant is 1
+///    and the calibrated field keeps the earth field's magnitude.
+///
+/// The solution is adopted only when the orientations seen span all axes (the *excitation*, the
+/// harmonic mean of the eigenvalues of the offset's normalised information matrix, in [0, 1]) and
+/// the fit residual is small compared with the field; spatially varying disturbances (a magnet
+/// on the table) fit badly and are not learnt. A device-fixed magnet attached later is learnt within
+/// about one forgetting time of turning the device through several orientations.
+public struct MagnetometerCalibrator: Sendable {
+  /// Tuning, each with its unit.
+  public struct Parameters: Sendable, Equatable {
+    /// Time constant of the exponential forgetting of old samples, s. Default: 20 s.
+    public var forgettingTime = 20.0
+    /// Samples are accumulated every this many magnetometer updates (they are strongly
+    /// correlated at high rates). Default: 4.
+    public var decimation = 4
+    /// The fit is solved every this many accumulated samples. Default: 16.
+    public var solveInterval = 16
+    /// Smallest excitation (orientation spread, 0…1) for a usable (low accuracy) fit. Default: 0.25.
+    public var lowExcitation = 0.25
+    /// Excitation for medium accuracy. Default: 0.5.
+    public var mediumExcitation = 0.5
+    /// Excitation for high accuracy. Default: 0.7.
+    public var highExcitation = 0.7
+    /// Largest RMS residual relative to the field norm for a usable fit. Default: 0.06.
+    public var lowResidual = 0.06
+    /// Relative residual for medium accuracy. Default: 0.04.
+    public var mediumResidual = 0.04
+    /// Relative residual for high accuracy. Default: 0.025.
+    public var highResidual = 0.025
+    /// Plausible earth field norms, µT. Default: 15…100 µT.
+    public var fieldNormRange: ClosedRange<Double> = 15...100
+    /// Soft iron is estimated only above this excitation. Default: 0.6.
+    public var softIronExcitation = 0.6
+    /// Largest accepted deviation of the soft-iron matrix from the identity (any entry).
+    /// Default: 0.3.
+    public var softIronLimit = 0.3
+
+    /// A new hard-iron offset replaces the one in use only when they differ by more than this,
+    /// µT: smaller differences are within what attitude errors do to the fit (1° of attitude
+    /// error moves a 45 µT field by 0.8 µT), and with a steep field a few µT move the heading by
+    /// several degrees. Default: 5 µT.
+    public var minimumOffsetChange = 5.0
+    /// Soft iron is applied only when the fitted matrix differs from the identity by more than
+    /// this in some entry (smaller distortions are within the fit's uncertainty). Default: 0.15.
+    public var minimumSoftIronDeviation = 0.15
+
+    public init() {}
+    /// The default tuning.
+    public static let `default` = Parameters()
+  }
+
+  public let parameters: Parameters
+
+  /// The hard-iron offset in use, µT (sensor frame).
+  public private(set) var hardIronOffset = SIMD3<Double>.zero
+  /// The inverse of the soft-iron matrix in use (identity when unknown).
+  var softIronInverse = Matrix3.diagonal(1)
+  /// The soft-iron matrix in use (identity when unknown).
+  var softIronMatrix = Matrix3.diagonal(1)
+  /// The rows of the soft-iron matrix in use (unit determinant; identity when unknown).
+  public var softIronRows: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) {
+    (softIronMatrix.row1, softIronMatrix.row2, softIronMatrix.row3)
+  }
+  /// The accuracy of the calibration in use.
+  public private(set) var accuracy = MagneticCalibrationAccuracy.uncalibrated
+  /// Excitation (0…1) and relative residual of the latest fit.
+  public private(set) var excitation = 0.0
+  public private(set) var relativeResidual = Double.infinity
+  /// Norm of the earth field from the latest fit, µT.
+  public private(set) var fieldNorm = 0.0
+
+  // Hard-iron sums.
+  private var weight = 0.0
+  private var sumR = Matrix3.diagonal(0)
+  private var sumRm = SIMD3<Double>.zero
+  private var sumM = SIMD3<Double>.zero
+  private var sumMM = 0.0
+  // Soft-iron sums for m = A v + b.
+  private var sumVV = Matrix3.diagonal(0)
+  private var sumV = SIMD3<Double>.zero
+  private var sumMV = Matrix3.diagonal(0)  // Σ m vᵀ
+  private var fieldInEarth = SIMD3<Double>.zero
+  private var hasField = false
+  private var counter = 0
+  private var accumulated = 0
+  private var forgetting = 1.0
+  private var lastPeriod = 0.0
+
+  /// Creates a calibrator with no knowledge of the device's iron.
+  public init(parameters: Parameters = .default) {
+    self.parameters = parameters
+  }
+
+  /// The field with the calibration removed: `A⁻¹·(m − b)`, µT.
+  @inline(__always)
+  public func calibrate(_ raw: SIMD3<Double>) -> SIMD3<Double> {
+    softIronInverse * (raw - hardIronOffset)
+  }
+
+  /// Accumulates one raw field sample `field` (µT) seen at attitude `earthFromSensor` (6D).
+  public mutating func update(
+    field: SIMD3<Double>, earthFromSensor: Quaternion, gyroscope: SIMD3<Double>, samplePeriod: Double
+  ) {
+    counter += 1
+    guard counter >= parameters.decimation else { return }
+    counter = 0
+    let period = samplePeriod * Double(parameters.decimation)
+    if period != lastPeriod {
+      lastPeriod = period
+      forgetting = parameters.forgettingTime > 0 ? Double.exp(-period / parameters.forgettingTime) : 0
+    }
+    let f = forgetting
+    let q = earthFromSensor
+    let (w, x, y, z) = (q.w, q.x, q.y, q.z)
+    // Rows of R = earthFromSensor.
+    let r1 = SIMD3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y))
+    let r2 = SIMD3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x))
+    let r3 = SIMD3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
+    weight = f * weight + 1
+    sumR = Matrix3(row1: f * sumR.row1 + r1, row2: f * sumR.row2 + r2, row3: f * sumR.row3 + r3)
+    sumRm = f * sumRm + SIMD3((r1 * field).sum(), (r2 * field).sum(), (r3 * field).sum())
+    sumM = f * sumM + field
+    sumMM = f * sumMM + field.lengthSquared
+    if hasField {
+      // v = Rᵀ ĥ: the field the sensor would see without iron.
+      let h = fieldInEarth
+      let v = h.x * r1 + h.y * r2 + h.z * r3
+      sumVV = Matrix3(
+        row1: f * sumVV.row1 + v.x * v, row2: f * sumVV.row2 + v.y * v, row3: f * sumVV.row3 + v.z * v)
+      sumV = f * sumV + v
+      sumMV = Matrix3(
+        row1: f * sumMV.row1 + field.x * v, row2: f * sumMV.row2 + field.y * v,
+        row3: f * sumMV.row3 + field.z * v)
+    }
+    accumulated += 1
+    if accumulated >= parameters.solveInterval {
+      accumulated = 0
+      solve()
+    }
+  }
+
+  /// Solves the hard-iron fit (and, when well excited, the soft-iron fit) and adopts it if good.
+  private mutating func solve() {
+    let n = weight
+    guard n > 1 else { return }
+    // b = M⁻¹ (Σm − ΣRᵀ ΣRm / n) with M = n I − ΣRᵀ ΣR / n;  h = (ΣRm − ΣR b) / n.
+    let srt = sumR.transposed
+    let m = Matrix3.diagonal(n) - (srt * sumR).scaled(by: 1 / n)
+    // Excitation: harmonic mean of the eigenvalues of M/n, i.e. 3 / trace((M/n)⁻¹).
+    guard let mInverse = m.inverse else {
+      excitation = 0
+      return
+    }
+    let traceInverse = mInverse.trace * n
+    excitation = traceInverse > 0 ? Swift.min(1, 3 / traceInverse) : 0
+    let b = mInverse * (sumM - (srt * sumRm) / n)
+    let h = (sumRm - sumR * b) / n
+    // Residual sum of squares at the optimum: Σ|m|² − θᵀg.
+    let rss = Swift.max(0, sumMM - (h * sumRm).sum() - (b * sumM).sum())
+    let hNorm = h.length
+    fieldNorm = hNorm
+    relativeResidual = hNorm > 0 ? (rss / (3 * n)).squareRoot() / hNorm : .infinity
+    fieldInEarth = h
+    hasField = true
+
+    var offset = b
+    var soft: (matrix: Matrix3, inverse: Matrix3, offset: SIMD3<Double>, residual: Double)? = nil
+    if excitation >= parameters.softIronExcitation, parameters.fieldNormRange.contains(hNorm) {
+      soft = solveSoftIron()
+      // Prefer soft iron only when it explains the data clearly better.
+      if let fit = soft, fit.residual < 0.8 * relativeResidual {
+        relativeResidual = fit.residual
+        offset = fit.offset
+      } else {
+        soft = nil
+      }
+    }
+    guard excitation >= parameters.lowExcitation, relativeResidual <= parameters.lowResidual,
+      parameters.fieldNormRange.contains(hNorm)
+    else {
+      // The calibration in use may still be right; only report a lower accuracy when the current
+      // data no longer fits it at all.
+      if accuracy > .low && excitation >= parameters.mediumExcitation { accuracy = .low }
+      return
+    }
+    if let fit = soft {
+      hardIronOffset = fit.offset
+      softIronMatrix = fit.matrix
+      softIronInverse = fit.inverse
+    } else if (offset - hardIronOffset).length > parameters.minimumOffsetChange
+      || softIronMatrix != .diagonal(1)
+    {
+      hardIronOffset = offset
+      softIronInverse = .diagonal(1)
+      softIronMatrix = .diagonal(1)
+    }
+    if excitation >= parameters.highExcitation && relativeResidual <= parameters.highResidual {
+      accuracy = .high
+    } else if excitation >= parameters.mediumExcitation && relativeResidual <= parameters.mediumResidual {
+      accuracy = .medium
+    } else {
+      accuracy = .low
+    }
+  }
+
+  /// Fits `m = A·v + b` by least squares (the three rows of [A | b] share one system), scales A
+  /// to unit determinant, and returns it with its inverse, the offset and the relative residual;
+  /// `nil` when ill-conditioned, implausible or within ``Parameters/minimumSoftIronDeviation``.
+  private func solveSoftIron()
+    -> (matrix: Matrix3, inverse: Matrix3, offset: SIMD3<Double>, residual: Double)?
+  {
+    let n = weight
+    // Eliminate b: A·C = Σ m vᵀ − Σm Σvᵀ/n with C = Σ v vᵀ − Σv Σvᵀ/n.
+    let c = sumVV - Matrix3(row1: sumV.x * sumV, row2: sumV.y * sumV, row3: sumV.z * sumV).scaled(by: 1 / n)
+    guard let cInverse = c.inverse else { return nil }
+    let mv = sumMV - Matrix3(row1: sumM.x * sumV, row2: sumM.y * sumV, row3: sumM.z * sumV).scaled(by: 1 / n)
+    let fitted = mv * cInverse
+    let fittedOffset = (sumM - fitted * sumV) / n
+    // Residual of the unscaled fit: Σ|m|² − 2·tr(Aᵀ Σmvᵀ) − 2 b·Σm + tr(A Σvvᵀ Aᵀ) + 2 bᵀA Σv + n|b|².
+    let aT = fitted.transposed
+    let cross = (aT.row1 * sumMV.column1).sum() + (aT.row2 * sumMV.column2).sum()
+      + (aT.row3 * sumMV.column3).sum()
+    let avv = fitted * sumVV
+    let quadratic = (avv.row1 * fitted.row1).sum() + (avv.row2 * fitted.row2).sum()
+      + (avv.row3 * fitted.row3).sum()
+    let av = fitted * sumV
+    let rss = sumMM - 2 * cross - 2 * (fittedOffset * sumM).sum() + quadratic
+      + 2 * (fittedOffset * av).sum() + n * fittedOffset.lengthSquared
+    let det = (fitted.row1 * fitted.row2.cross3(fitted.row3)).sum()
+    guard det > 0, fieldNorm > 0 else { return nil }
+    let a = fitted.scaled(by: 1 / Double.pow(det, 1.0 / 3))
+    let deviation = a - .diagonal(1)
+    let largest = Swift.max(
+      deviation.row1.magnitudeMax, deviation.row2.magnitudeMax, deviation.row3.magnitudeMax)
+    guard largest <= parameters.softIronLimit, largest >= parameters.minimumSoftIronDeviation,
+      let inverse = a.inverse
+    else { return nil }
+    let residual = (Swift.max(0, rss) / (3 * n)).squareRoot() / fieldNorm
+    return (a, inverse, fittedOffset, residual)
+  }
+}
+
+extension SIMD3 where Scalar == Double {
+  /// The largest absolute component.
+  fileprivate var magnitudeMax: Double { Swift.max(Swift.abs(x), Swift.abs(y), Swift.abs(z)) }
+}

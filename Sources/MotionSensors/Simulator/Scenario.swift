@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// A scripted motion for the sensor simulator: timed segments plus the sample rate, duration,
+/// seed, magnetic field and sensor noise, written as data (JSON) so that users can add their own.
+///
+/// Every member except `segments` may be omitted and then takes the default restated on its
+/// property. A complete example:
+///
+///     {
+///       "name": "desk-lift",
+///       "sampleRate": 100,
+///       "duration": 20,
+///       "seed": 42,
+///       "initialAttitude": "faceUp",
+///       "altitude": 350,
+///       "temperature": 22,
+///       "magneticField": {"strength": 48, "dip": 65},
+///       "noise": "phone",
+///       "repeats": false,
+///       "segments": [
+///         {"type": "rest", "duration": 2},
+///         {"type": "moveTo", "attitude": "portrait", "duration": 1.5},
+///         {"type": "translate", "displacement": [0, 0, 1], "duration": 3},
+///         {"type": "shake", "axis": [1, 0, 0], "amplitude": 0.03, "frequency": 4, "duration": 2},
+///         {"type": "tap", "axis": [1, 0, 0], "peakAcceleration": 30}
+///       ]
+///     }
+///
+/// Attitudes are names (``DeviceOrientationName``), Euler angles in degrees or quaternions (see
+/// ``DeviceAttitude``); `noise` is a preset name or an object (see ``SimulatorNoise``); segment
+/// types and their parameters are listed on ``ScenarioSegment``.
+public struct Scenario: Sendable, Equatable, Codable {
+  /// A short name, used in the stream's descriptor (`simulator:<name>`).
+  public var name: String
+  /// Sample rate in Hz (default 100).
+  public var sampleRate: Double
+  /// Length in seconds; `nil` (default) means the total length of the segments. A longer duration
+  /// either repeats the segments (when ``repeats`` is set) or rests after the last one.
+  public var duration: Double?
+  /// Seed of the noise generator (default 1); ``SimulatedSensorStream`` may override it.
+  public var seed: UInt64
+  /// The attitude at time zero (default face up with +x north: the identity).
+  public var initialAttitude: DeviceAttitude
+  /// Altitude above sea level in metres at the origin, for the barometer (default 0).
+  public var altitude: Double
+  /// Ambient temperature in °C, or `nil` for no thermometer (default 25).
+  public var temperature: Double?
+  /// The Earth's field (default 50 µT, 60° dip).
+  public var magneticField: MagneticFieldModel
+  /// The sensors' errors (default ``SimulatorNoise/phone``).
+  public var noise: SimulatorNoise
+  /// Whether the segments repeat to fill a longer ``duration`` (default false).
+  public var repeats: Bool
+  /// The motion, in order.
+  public var segments: [ScenarioSegment]
+
+  /// Creates a scenario.
+  public init(
+    name: String, segments: [ScenarioSegment], sampleRate: Double = 100, duration: Double? = nil,
+    seed: UInt64 = 1, initialAttitude: DeviceAttitude = .orientation(.faceUp), altitude: Double = 0,
+    temperature: Double? = 25, magneticField: MagneticFieldModel = MagneticFieldModel(),
+    noise: SimulatorNoise = .phone, repeats: Bool = false
+  ) {
+    self.name = name
+    self.segments = segments
+    self.sampleRate = sampleRate
+    self.duration = duration
+    self.seed = seed
+    self.initialAttitude = initialAttitude
+    self.altitude = altitude
+    self.temperature = temperature
+    self.magneticField = magneticField
+    self.noise = noise
+    self.repeats = repeats
+  }
+
+  /// The total length in seconds of one pass through the segments.
+  public var segmentsDuration: Double { segments.reduce(0) { $0 + $1.duration } }
+
+  /// The longest scenario accepted, in seconds (one day): repeated segments are laid out in memory.
+  public static let maximumDuration = 86_400.0
+
+  /// The length in seconds the stream runs for: ``duration`` or, when `nil`, the segments' total.
+  public var effectiveDuration: Double { duration ?? segmentsDuration }
+
+  /// Checks that the numbers make sense (positive rate, non-negative finite durations, …).
+  ///
+  /// - Throws: ``ScenarioError/invalid(_:)`` naming the first problem.
+  public func validate() throws {
+    func fail(_ message: String) -> ScenarioError { .invalid("scenario '\(name)': \(message)") }
+    guard sampleRate.isFinite, sampleRate > 0, sampleRate <= 100_000 else {
+      throw fail("sampleRate must be in (0, 100000] Hz, got \(sampleRate)")
+    }
+    if let duration, !(duration.isFinite && duration >= 0) {
+      throw fail("duration must be a finite number of seconds ≥ 0, got \(duration)")
+    }
+    guard effectiveDuration.isFinite, effectiveDuration > 0 else {
+      throw fail("the scenario has no length: give segments or a duration")
+    }
+    guard effectiveDuration <= Self.maximumDuration else {
+      throw fail(
+        "the scenario lasts \(effectiveDuration) s; the limit is \(Self.maximumDuration) s (one day)")
+    }
+    guard magneticField.strength.isFinite, magneticField.strength >= 0, magneticField.dip.isFinite,
+      Swift.abs(magneticField.dip) <= 90
+    else {
+      throw fail("magneticField needs a finite strength ≥ 0 µT and a dip within ±90°")
+    }
+    if let temperature, !temperature.isFinite {
+      throw fail("temperature must be finite")
+    }
+    if let problem = noise.problem {
+      throw fail("noise: \(problem)")
+    }
+    guard altitude.isFinite, altitude > -500, altitude < 11_000 else {
+      throw fail("altitude must be between −500 and 11000 m (the troposphere), got \(altitude)")
+    }
+    if repeats, segmentsDuration <= 0 {
+      throw fail("a repeating scenario needs segments with a positive total duration")
+    }
+    for (index, segment) in segments.enumerated() {
+      guard segment.duration.isFinite, segment.duration >= 0 else {
+        throw fail("segment \(index) (\(segment.typeName)) has an invalid duration \(segment.duration)")
+      }
+      guard segment.numericParameters.allSatisfy(\.isFinite) else {
+        throw fail("segment \(index) (\(segment.typeName)) has a parameter that is not a finite number")
+      }
+      switch segment {
+      case .shake(_, _, let frequency, _) where !(frequency > 0):
+        throw fail("segment \(index) (shake) needs a positive frequency")
+      case .rotate(_, _, let duration, let ramp) where !(ramp > 0 && 2 * ramp <= duration):
+        // Without a ramp the rate would jump, and the gyroscope with it.
+        throw fail("segment \(index) (rotate) needs 0 < ramp ≤ duration / 2")
+      case .walk(let cadence, _, _) where !(cadence > 0):
+        throw fail("segment \(index) (walk) needs a positive cadence")
+      case .tap(_, _, let pulse, let duration) where !(pulse > 0 && duration >= 5 * pulse):
+        throw fail("segment \(index) (tap) needs pulseDuration > 0 and duration ≥ 5 × pulseDuration")
+      case .figure8(let period, _) where !(period > 0):
+        throw fail("segment \(index) (figure8) needs a positive period")
+      case .freeFall(let drop, let catchDuration, let duration)
+      where !(drop >= 0 && catchDuration > 0 && duration >= drop + catchDuration):
+        throw fail(
+          "segment \(index) (freeFall) needs dropDuration ≥ 0, catchDuration > 0 and duration ≥ their sum")
+      case .drive(let speed, _, _, _, let turns) where !(speed >= 0 && turns.allSatisfy { $0.duration > 0 }):
+        throw fail("segment \(index) (drive) needs speed ≥ 0 and turns with positive durations")
+      default:
+        break
+      }
+    }
+  }
+}

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionMath
+
+/// One fused device-motion sample: attitude, bias-corrected rotation rate, gravity and user
+/// acceleration in g, calibrated magnetic field and heading.
+///
+/// The raw acceleration of the same instant is exactly `gravity + userAcceleration`.
+open class CMDeviceMotion: CMLogItem {
+  /// Where the sensors behind a device-motion sample sit. Raw values match Apple's.
+  public enum SensorLocation: Int, Sendable {
+    /// The device itself.
+    case `default` = 0
+    /// The left headphone (never produced by OpenCoreMotion).
+    case headphoneLeft = 1
+    /// The right headphone (never produced by OpenCoreMotion).
+    case headphoneRight = 2
+  }
+
+  private let storedAttitude: CMAttitude
+  private let storedRotationRate: CMRotationRate
+  private let storedGravity: CMAcceleration
+  private let storedUserAcceleration: CMAcceleration
+  private let storedMagneticField: CMCalibratedMagneticField
+  private let storedHeading: Double
+  private let storedSensorLocation: SensorLocation
+
+  /// The attitude relative to the reference frame the updates were started with.
+  ///
+  /// Each access returns a fresh copy, so ``CMAttitude/multiply(byInverseOf:)`` on it never changes
+  /// the sample.
+  open var attitude: CMAttitude { storedAttitude.copy() as! CMAttitude }
+
+  /// The rotation rate in rad/s with the estimated gyroscope bias removed.
+  open var rotationRate: CMRotationRate { storedRotationRate }
+
+  /// Gravity in g in the device frame (points down: lying face up it is (0, 0, −1)).
+  open var gravity: CMAcceleration { storedGravity }
+
+  /// The acceleration the user gives the device, in g, device frame: raw acceleration − gravity.
+  /// In free fall it equals −gravity.
+  open var userAcceleration: CMAcceleration { storedUserAcceleration }
+
+  /// The magnetic field in µT without the device's own distortion; zero and `.uncalibrated`
+  /// without a magnetometer.
+  open var magneticField: CMCalibratedMagneticField { storedMagneticField }
+
+  /// The compass bearing of the device's top (+y) in degrees, clockwise from north, in [0, 360);
+  /// −1 in the arbitrary reference frames, where there is no north.
+  open var heading: Double { storedHeading }
+
+  /// Where the sensors are: always `.default` here.
+  open var sensorLocation: SensorLocation { storedSensorLocation }
+
+  /// Creates a sample at rest in the identity attitude, timestamp 0.
+  public convenience init() {
+    self.init(
+      timestamp: 0, attitude: CMAttitude(), rotationRate: CMRotationRate(),
+      gravity: CMAcceleration(x: 0, y: 0, z: -1), userAcceleration: CMAcceleration(),
+      magneticField: CMCalibratedMagneticField(), heading: -1)
+  }
+
+  /// Creates a sample from its parts. An addition to Apple's API, for tests and mocks.
+  public init(
+    timestamp: TimeInterval,
+    attitude: CMAttitude,
+    rotationRate: CMRotationRate,
+    gravity: CMAcceleration,
+    userAcceleration: CMAcceleration,
+    magneticField: CMCalibratedMagneticField,
+    heading: Double,
+    sensorLocation: SensorLocation = .default
+  ) {
+    self.storedAttitude = attitude.copy() as! CMAttitude
+    self.storedRotationRate = rotationRate
+    self.storedGravity = gravity
+    self.storedUserAcceleration = userAcceleration
+    self.storedMagneticField = magneticField
+    self.storedHeading = heading
+    self.storedSensorLocation = sensorLocation
+    super.init(timestamp: timestamp)
+  }
+
+  // MARK: NSSecureCoding
+
+  open override func encode(with coder: NSCoder) {
+    super.encode(with: coder)
+    storedAttitude.encode(with: coder)
+    coder.encodeVector(storedRotationRate.vector, forKey: "rotationRate")
+    coder.encodeVector(storedGravity.vector, forKey: "gravity")
+    coder.encodeVector(storedUserAcceleration.vector, forKey: "userAcceleration")
+    coder.encodeVector(storedMagneticField.field.vector, forKey: "magneticField")
+    coder.encode(Int(storedMagneticField.accuracy.rawValue), forKey: "magneticField.accuracy")
+    coder.encode(storedHeading, forKey: "heading")
+    coder.encode(storedSensorLocation.rawValue, forKey: "sensorLocation")
+  }
+
+  public required init?(coder: NSCoder) {
+    guard let attitude = CMAttitude(coder: coder) else { return nil }
+    self.storedAttitude = attitude
+    self.storedRotationRate = CMRotationRate(coder.decodeVector(forKey: "rotationRate"))
+    self.storedGravity = CMAcceleration(coder.decodeVector(forKey: "gravity"))
+    self.storedUserAcceleration = CMAcceleration(coder.decodeVector(forKey: "userAcceleration"))
+    let accuracy = CMMagneticFieldCalibrationAccuracy(
+      rawValue: Int32(clamping: coder.decodeInteger(forKey: "magneticField.accuracy")))
+    self.storedMagneticField = CMCalibratedMagneticField(
+      field: CMMagneticField(coder.decodeVector(forKey: "magneticField")),
+      accuracy: accuracy ?? .uncalibrated)
+    self.storedHeading = coder.decodeDouble(forKey: "heading")
+    self.storedSensorLocation =
+      SensorLocation(rawValue: coder.decodeInteger(forKey: "sensorLocation")) ?? .default
+    super.init(coder: coder)
+  }
+
+  open override var description: String {
+    "<CMDeviceMotion \(storedAttitude) rotationRate: (\(rotationRate.x), \(rotationRate.y), "
+      + "\(rotationRate.z)) gravity: (\(gravity.x), \(gravity.y), \(gravity.z)) userAcceleration: "
+      + "(\(userAcceleration.x), \(userAcceleration.y), \(userAcceleration.z)) heading: \(heading) "
+      + "@ \(timestamp)>"
+  }
+}

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+
+// Addition; not part of Apple's Core Motion.
+//
+// Async sequences over the same updates as the handler API, built on the same internal channels
+// and the same shared producers, so that both behave alike (pacing by the `…UpdateInterval` in
+// force when the sequence is created, conversions, reference frames).
+//
+// Each call makes an independent subscription: it does not touch `is…Active` or the pull
+// properties, and several sequences may run side by side with the handler API. The sequence ends
+// when the source has no more samples (end of a recording), when the source fails, or at once when
+// the sensor or reference frame is not available; the sequence's `error` then tells why (the
+// `NSError` in `CMErrorDomain` a handler would have received). Iteration never throws, so both
+// `for await` and `for try await` work. When the consumer stops iterating (the task is cancelled or
+// the sequence is dropped), the subscription is cancelled.
+extension CMMotionManager {
+  /// Accelerometer samples, every ``accelerometerUpdateInterval`` seconds. An addition.
+  public func accelerometerUpdates() -> MotionUpdateSequence<CMAccelerometerData> {
+    makeStream(UpdateChannel(interval: accelerometerUpdateInterval), sensorName: "accelerometer") {
+      self.connectAccelerometer($0, sink: $1)
+    }
+  }
+
+  /// Raw gyroscope samples, every ``gyroUpdateInterval`` seconds. An addition.
+  public func gyroUpdates() -> MotionUpdateSequence<CMGyroData> {
+    makeStream(UpdateChannel(interval: gyroUpdateInterval), sensorName: "gyroscope") {
+      self.connectGyro($0, sink: $1)
+    }
+  }
+
+  /// Raw magnetometer samples, every ``magnetometerUpdateInterval`` seconds. An addition.
+  public func magnetometerUpdates() -> MotionUpdateSequence<CMMagnetometerData> {
+    makeStream(UpdateChannel(interval: magnetometerUpdateInterval), sensorName: "magnetometer") {
+      self.connectMagnetometer($0, sink: $1)
+    }
+  }
+
+  /// Device-motion samples in `referenceFrame`, every ``deviceMotionUpdateInterval`` seconds. An
+  /// addition. An unavailable frame ends the sequence at once with the error the handler API would
+  /// deliver.
+  public func deviceMotionUpdates(
+    using referenceFrame: CMAttitudeReferenceFrame = .xArbitraryZVertical
+  ) -> MotionUpdateSequence<CMDeviceMotion> {
+    makeStream(UpdateChannel(interval: deviceMotionUpdateInterval), sensorName: "device motion") {
+      self.connectDeviceMotion($0, frame: referenceFrame, sink: $1)
+    }
+  }
+
+  private func makeStream<Item: AnyObject>(
+    _ channel: UpdateChannel<Item>, sensorName: String,
+    connect: (UpdateChannel<Item>, UpdateChannel<Item>.Sink) -> Bool
+  ) -> MotionUpdateSequence<Item> {
+    // Unbounded: the source must never block, and the consumer decides the pace by the interval.
+    let (stream, continuation) = AsyncStream<Item>.makeStream()
+    let failure = Locked<(any Error)?>(nil)
+    let sink = UpdateChannel<Item>.Sink.stream(
+      yield: { continuation.yield($0) },
+      finish: { error in
+        if let error { failure.withLock { $0 = $0 ?? error } }
+        continuation.finish()
+      })
+    continuation.onTermination = { _ in channel.end() }
+    if !connect(channel, sink) {
+      failure.withLock {
+        $0 = NSError(CMErrorNotAvailable, description: "\(source.name) has no \(sensorName)")
+      }
+      continuation.finish()
+    }
+    return MotionUpdateSequence(stream: stream, failure: failure)
+  }
+}
+
+/// Motion updates as an async sequence; an addition to Apple's API.
+///
+/// Iteration never throws: the sequence simply ends. Afterwards ``error`` says whether it ended
+/// because of a problem (source failure, sensor or reference frame not available) rather than the
+/// end of the source's data.
+public struct MotionUpdateSequence<Element>: AsyncSequence, @unchecked Sendable {
+  private let stream: AsyncStream<Element>
+  private let failure: Locked<(any Error)?>
+
+  init(stream: AsyncStream<Element>, failure: Locked<(any Error)?>) {
+    self.stream = stream
+    self.failure = failure
+  }
+
+  /// Why the sequence ended early (an `NSError` in `CMErrorDomain`), or `nil` while it runs and
+  /// when the source simply ran out of samples.
+  public var error: (any Error)? { failure.withLock { $0 } }
+
+  public func makeAsyncIterator() -> Iterator {
+    Iterator(base: stream.makeAsyncIterator())
+  }
+
+  /// Iterates the updates in order.
+  public struct Iterator: AsyncIteratorProtocol {
+    var base: AsyncStream<Element>.Iterator
+
+    public mutating func next() async -> Element? {
+      await base.next()
+    }
+  }
+}

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import LinuxIIO
+import MotionSensors
+
+/// The one place where OpenCoreMotion reaches the concrete source implementations of other modules
+/// (simulator, recording readers, IIO hardware). ``SourceFactory`` calls only these.
+enum DefaultSourceFactory {
+  /// The scenario `simulator` without a name plays: the built-in tour of every kind of motion.
+  static let defaultScenarioName = "tour"
+
+  /// The simulator's stream for `scenario`: a built-in scenario name (case ignored), or the path of
+  /// a scenario JSON file (ending in `.json`); `nil` plays ``defaultScenarioName``.
+  static func simulatorStream(scenario: String?) throws -> any SampleStream {
+    let name = scenario ?? defaultScenarioName
+    if name.lowercased().hasSuffix(".json") {
+      let url = URL(fileURLWithPath: (name as NSString).expandingTildeInPath)
+      return SimulatedSensorStream(scenario: try Scenario.load(contentsOf: url))
+    }
+    return SimulatedSensorStream(scenario: try Scenario.named(name))
+  }
+
+  /// A reader over the recording at `url` (format detected from its header).
+  static func recordingStream(url: URL) throws -> any SampleStream {
+    try RecordingReader.open(url)
+  }
+
+  /// The motion sensors the IIO backend finds, or `nil` when there are none.
+  ///
+  /// - Throws: the backend's error when the sensors exist but cannot be read, or its configuration
+  ///   (`COREMOTION_IIO_*`) is invalid.
+  static func discoverHardware() throws -> (any SensorSource)? {
+    try IIOSensorSource.discover()
+  }
+}

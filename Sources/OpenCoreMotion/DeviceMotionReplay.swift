@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+
+/// Fuses a whole recording or simulation as fast as possible, synchronously, into device motion:
+/// the same fusion pipeline and frame handling as ``CMMotionManager``, without queues or pacing.
+///
+/// An addition to Apple's API (Core Motion has no replay); `motionctl replay` is built on it.
+public enum DeviceMotionReplay {
+  /// What a replay did.
+  public struct Summary: Sendable, Equatable {
+    /// Device-motion values produced (one per gyroscope sample the estimator accepted).
+    public var deviceMotionCount = 0
+  }
+
+  /// An error that ended a replay: the stream's own error message, or the frame being unavailable.
+  public struct Failure: Error, CustomStringConvertible, Equatable {
+    public var description: String
+  }
+
+  /// Runs `stream` through the device-motion pipeline and calls `body` once per update, in order.
+  ///
+  /// - Parameters:
+  ///   - stream: the samples (a recording, a simulation).
+  ///   - frame: the attitude reference frame; a north frame needs magnetometer data.
+  ///   - declination: degrees east of true north, used by `.xTrueNorthZVertical` only.
+  ///   - body: receives each update; throwing from it stops the replay and rethrows.
+  /// - Throws: ``Failure`` when the stream is malformed or the frame cannot be provided, or what
+  ///   `body` throws.
+  @discardableResult
+  public static func run(
+    _ stream: some SampleStream,
+    frame: CMAttitudeReferenceFrame = .xArbitraryZVertical,
+    declination: Double? = nil,
+    body: (CMDeviceMotion) throws -> Void
+  ) throws -> Summary {
+    guard frame.isSingleFrame else {
+      throw Failure(description: "\(frame.rawValue) is not a single reference frame")
+    }
+    let sensors = stream.descriptor.sensors
+    guard CMMotionManager.attitudeReferenceFrames(sensors: sensors, declination: declination).contains(frame) else {
+      if !sensors.isSuperset(of: .inertial) {
+        throw Failure(description: "\(stream.descriptor.name) lacks the accelerometer and gyroscope device motion needs")
+      }
+      if frame.needsMagnetometer, !sensors.contains(.magnetometer) {
+        throw Failure(description: "\(stream.descriptor.name) has no magnetometer, which frame \(frame.name) needs")
+      }
+      throw Failure(description: "true north needs a location for the magnetic declination")
+    }
+    // A virtual clock moved to the end of time plays the whole stream on this thread, through the
+    // very pipeline a manager uses.
+    let clock = VirtualClock()
+    let player = StreamPlayer(stream, pacing: .virtual(clock))
+    let pipeline = DeviceMotionPipeline.shared(for: player)
+    let aligner = ReferenceFrameAligner(frame: frame, declination: declination ?? 0)
+    let collected = Locked<(updates: [CMDeviceMotion], failure: String?, finished: Bool)>(([], nil, false))
+    let subscription = pipeline.subscribe { event in
+      collected.withLock { c in
+        switch event {
+        case .estimate(let estimate):
+          if let motion = aligner.deviceMotion(from: estimate) { c.updates.append(motion) }
+        case .failure(let failure):
+          c.failure = c.failure ?? failure.message
+        case .finished:
+          c.finished = true
+        }
+      }
+    }
+    defer { subscription.cancel() }
+
+    var summary = Summary()
+    // Advance in slices so that updates are handed to `body` while the file is being read, keeping
+    // memory flat for long recordings.
+    var horizon = 0.0
+    while true {
+      horizon += 10
+      clock.advance(to: horizon)
+      let (updates, failure, finished) = collected.withLock { c -> ([CMDeviceMotion], String?, Bool) in
+        defer { c.updates.removeAll(keepingCapacity: true) }
+        return (c.updates, c.failure, c.finished)
+      }
+      for motion in updates {
+        try body(motion)
+        summary.deviceMotionCount += 1
+      }
+      if let failure { throw Failure(description: failure) }
+      if finished { return summary }
+    }
+  }
+}
+
+extension CMAttitudeReferenceFrame {
+  /// Apple's name of a single frame (`xArbitraryZVertical`, …), for messages.
+  public var name: String {
+    switch self {
+    case .xArbitraryZVertical: return "xArbitraryZVertical"
+    case .xArbitraryCorrectedZVertical: return "xArbitraryCorrectedZVertical"
+    case .xMagneticNorthZVertical: return "xMagneticNorthZVertical"
+    case .xTrueNorthZVertical: return "xTrueNorthZVertical"
+    default: return "CMAttitudeReferenceFrame(rawValue: \(rawValue))"
+    }
+  }
+}

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionMath
+
+/// Turns fusion estimates into `CMDeviceMotion` samples in one reference frame, for one run of
+/// device-motion updates. This is where library units become Core Motion's.
+///
+/// - `.xArbitraryZVertical`: the 6D attitude, turned about z so that yaw is 0 at the first
+///   delivered sample.
+/// - `.xArbitraryCorrectedZVertical`: the same with the 9D (magnetometer-stabilised) attitude.
+/// - `.xMagneticNorthZVertical`: the 9D attitude as is (NWU: x magnetic north).
+/// - `.xTrueNorthZVertical`: the 9D attitude turned by the declination D (degrees, east
+///   positive): `trueFromMagnetic = Rz(−D)`, so true yaw = magnetic yaw − D and heading grows by D.
+final class ReferenceFrameAligner: @unchecked Sendable {
+  let frame: CMAttitudeReferenceFrame
+  /// Magnetic declination in degrees, east positive; used by `.xTrueNorthZVertical` only.
+  let declination: Double
+  private var startHeadingRemoval: Quaternion?
+
+  init(frame: CMAttitudeReferenceFrame, declination: Double = 0) {
+    self.frame = frame
+    self.declination = declination
+  }
+
+  /// Whether `estimate` can be expressed in the frame: the magnetometer frames start once the
+  /// filter has found north, rather than jumping when it does.
+  func accepts(_ estimate: DeviceMotionPipeline.Estimate) -> Bool {
+    !frame.needsMagnetometer || estimate.hasMagneticHeading
+  }
+
+  /// The Core Motion sample of `estimate`, or `nil` when the frame does not accept it yet or a value
+  /// is not finite (never deliver NaN). Called serially, only for samples that will be delivered.
+  func deviceMotion(from estimate: DeviceMotionPipeline.Estimate) -> CMDeviceMotion? {
+    guard accepts(estimate) else { return nil }
+    let referenceFromDevice: Quaternion
+    switch frame {
+    case .xArbitraryZVertical:
+      referenceFromDevice = removingStartHeading(estimate.earthFromSensor6D)
+    case .xArbitraryCorrectedZVertical:
+      referenceFromDevice = removingStartHeading(estimate.earthFromSensor9D)
+    case .xTrueNorthZVertical:
+      referenceFromDevice =
+        Quaternion.aboutZ(-declination * Units.radiansPerDegree) * estimate.earthFromSensor9D
+    default:
+      referenceFromDevice = estimate.earthFromSensor9D
+    }
+    guard referenceFromDevice.isFinite, referenceFromDevice.lengthSquared > 0.5 else { return nil }
+    let attitude = referenceFromDevice.normalized
+
+    // Gravity points down: (0, 0, −1) g in the reference frame, rotated into the device frame.
+    let gravity = attitude.conjugate.act(on: SIMD3(0, 0, -1))
+    let acceleration = Units.coreMotionAcceleration(fromSpecificForce: estimate.accelerometer)
+    let userAcceleration = acceleration - gravity
+    let rotationRate = estimate.gyroscope - estimate.gyroscopeBias
+    let field = estimate.calibratedMagneticField ?? .zero
+    let heading = frame.isNorthReferenced ? Self.heading(of: attitude) : -1
+    guard gravity.isFinite, userAcceleration.isFinite, rotationRate.isFinite, field.isFinite,
+      heading.isFinite
+    else { return nil }
+
+    let accuracy: CMMagneticFieldCalibrationAccuracy =
+      estimate.calibratedMagneticField == nil
+      ? .uncalibrated : CMMagneticFieldCalibrationAccuracy(estimate.magneticCalibrationAccuracy)
+    return CMDeviceMotion(
+      timestamp: estimate.timestamp,
+      attitude: CMAttitude(referenceFromDevice: attitude),
+      rotationRate: CMRotationRate(rotationRate),
+      gravity: CMAcceleration(gravity),
+      userAcceleration: CMAcceleration(userAcceleration),
+      magneticField: CMCalibratedMagneticField(field: CMMagneticField(field), accuracy: accuracy),
+      heading: heading)
+  }
+
+  private func removingStartHeading(_ earthFromSensor: Quaternion) -> Quaternion {
+    let removal =
+      startHeadingRemoval ?? Quaternion.aboutZ(-AttitudeAngles(earthFromSensor).yaw)
+    startHeadingRemoval = removal
+    return removal * earthFromSensor
+  }
+
+  /// The compass bearing in degrees, [0, 360), of the device's top (+y) in a north-referenced
+  /// attitude (NWU).
+  ///
+  /// With `referenceFromDevice = Rz(yaw)·Rx(pitch)·Ry(roll)` the device's +y axis is
+  /// `Rz(yaw)·(0, cos pitch, sin pitch)`, whose horizontal direction is `Rz(yaw)·west` whatever the
+  /// roll and pitch (cos pitch ≥ 0). West is bearing 270° and a positive yaw turns
+  /// counter-clockwise, so the bearing is 270° − yaw.
+  static func heading(of referenceFromDevice: Quaternion) -> Double {
+    let yaw = AttitudeAngles(referenceFromDevice).yaw * Units.degreesPerRadian
+    var bearing = (270 - yaw).truncatingRemainder(dividingBy: 360)
+    if bearing < 0 { bearing += 360 }
+    if bearing >= 360 { bearing -= 360 }
+    return bearing
+  }
+}

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+
+/// Creates sensor sources from ``SourceSpecification``s and owns the process's default source.
+/// An addition to Apple's API.
+///
+/// The concrete readers (simulator, recordings, IIO hardware) live in other modules and are reached
+/// through `DefaultSourceFactory`.
+public enum SourceFactory {
+  /// Creates a new source for `specification`.
+  ///
+  /// Simulations and recordings play through a ``StreamPlayer`` in real time, scaled by the
+  /// specification's speed, on their own clock; `.automatic` gives a source with no sensors when no
+  /// hardware is found.
+  ///
+  /// - Throws: ``SourceSpecificationError`` when the scenario, file or device cannot be opened
+  ///   (also for `.automatic` when sensors exist but cannot be read).
+  public static func makeSource(_ specification: SourceSpecification) throws -> any SensorSource {
+    switch specification {
+    case .none:
+      return EmptySensorSource()
+    case .automatic:
+      return try wrapping(specification) { try DefaultSourceFactory.discoverHardware() }
+        ?? EmptySensorSource()
+    case .iio:
+      let found = try wrapping(specification) { try DefaultSourceFactory.discoverHardware() }
+      guard let found else {
+        throw SourceSpecificationError(
+          text: specification.description, problem: "no IIO motion sensors were found",
+          kind: .unavailable)
+      }
+      return found
+    case .simulator(let scenario, let speed):
+      let stream = try wrapping(specification) {
+        try DefaultSourceFactory.simulatorStream(scenario: scenario)
+      }
+      return StreamPlayer(stream, pacing: pacing(speed), name: specification.description)
+    case .phoneStream(let phone):
+      return phone.makeSource()
+    case .replay(let path, let speed):
+      let url = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
+      let stream = try wrapping(specification) { try DefaultSourceFactory.recordingStream(url: url) }
+      return StreamPlayer(stream, pacing: pacing(speed), name: specification.description)
+    }
+  }
+
+  /// The process's default source, made once from the `COREMOTION_SOURCE` environment variable and
+  /// shared by every `CMMotionManager()`.
+  ///
+  /// An invalid value is reported once on standard error and the process continues with no
+  /// sensors, so that a typo cannot crash an app.
+  public static var defaultSource: any SensorSource {
+    defaultSourceCache.withLock { cached in
+      if let cached { return cached }
+      let (source, message) = resolveDefaultSource(environment: ProcessInfo.processInfo.environment)
+      if let message { FileHandle.standardError.write(Data(("OpenCoreMotion: " + message + "\n").utf8)) }
+      cached = source
+      return source
+    }
+  }
+
+  private static let defaultSourceCache = Locked<(any SensorSource)?>(nil)
+
+  /// The source `environment` asks for, or no sensors and the reason when it cannot be had.
+  static func resolveDefaultSource(
+    environment: [String: String]
+  ) -> (source: any SensorSource, message: String?) {
+    do {
+      return (try makeSource(SourceSpecification.fromEnvironment(environment)), nil)
+    } catch {
+      return (EmptySensorSource(), "\(error); continuing with no sensors")
+    }
+  }
+
+  private static func pacing(_ speed: SourceSpecification.PlaybackSpeed) -> Pacing {
+    switch speed {
+    case .multiplier(let factor): return .realTime(speed: factor)
+    case .asFastAsPossible: return .asFastAsPossible
+    }
+  }
+
+  /// Runs `body`, turning any error into an `.unavailable` ``SourceSpecificationError`` about
+  /// `specification`.
+  private static func wrapping<T>(
+    _ specification: SourceSpecification, _ body: () throws -> T
+  ) throws -> T {
+    do {
+      return try body()
+    } catch let error as SourceSpecificationError {
+      throw error
+    } catch {
+      throw SourceSpecificationError(
+        text: specification.description, problem: "\(error)", kind: .unavailable)
+    }
+  }
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+
+/// One stream of updates of one kind (accelerometer, gyroscope, magnetometer or device motion) from
+/// a source to one consumer: an `OperationQueue` handler, the pull property, or an async sequence.
+///
+/// Every start begins a new *generation*; samples and queued operations carry the generation they
+/// were made for and are dropped once it is over. Handlers run while `handlerLock` is held and
+/// ``end()`` takes that lock, so when `end()` returns no handler of this channel is running or will
+/// run again. The lock is recursive, so a handler may stop its own updates.
+final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
+  typealias Handler = (Item?, (any Error)?) -> Void
+
+  /// Where delivered items go.
+  enum Sink {
+    /// Nowhere but ``UpdateChannel/latest`` (pull mode).
+    case pull
+    /// One operation per item on the queue.
+    case queue(OperationQueue, Handler)
+    /// Straight to an async sequence's continuation, on the source's thread.
+    case stream(yield: (Item) -> Void, finish: ((any Error)?) -> Void)
+  }
+
+  private struct State {
+    var generation: UInt64 = 0
+    var isActive = false
+    var interval: Double
+    var latest: Item?
+    var decimator = UpdateDecimator(nominalSourcePeriod: 0.01)
+    var subscription: SourceSubscription?
+    var sink: Sink = .pull
+  }
+
+  private let state: Locked<State>
+  private let handlerLock = NSRecursiveLock()
+
+  init(interval: Double) {
+    state = Locked(State(interval: interval))
+  }
+
+  /// Whether a run is in progress (between a start and the matching stop).
+  var isActive: Bool { state.withLock { $0.isActive } }
+
+  /// The most recently delivered item, kept after a stop.
+  var latest: Item? { state.withLock { $0.latest } }
+
+  /// The delivery interval in seconds; a change applies to a run in progress from its next sample.
+  var interval: Double {
+    get { state.withLock { $0.interval } }
+    set { state.withLock { $0.interval = newValue } }
+  }
+
+  /// Ends any run in progress and begins a new one; returns its generation.
+  func begin(sink: Sink, nominalSourcePeriod: Double) -> UInt64 {
+    end()
+    return state.withLock { s in
+      s.generation &+= 1
+      s.isActive = true
+      s.sink = sink
+      s.decimator = UpdateDecimator(nominalSourcePeriod: nominalSourcePeriod)
+      return s.generation
+    }
+  }
+
+  /// Keeps `subscription` for ``end()``; cancels it at once if the run is already over.
+  func attach(_ subscription: SourceSubscription, generation: UInt64) {
+    let isCurrent = state.withLock { s -> Bool in
+      guard s.isActive, s.generation == generation else { return false }
+      s.subscription = subscription
+      return true
+    }
+    if !isCurrent { subscription.cancel() }
+  }
+
+  /// Offers the sample at `timestamp`; when it is due, builds the item with `make` (which may refuse
+  /// by returning `nil`) and delivers it. Called serially by the source.
+  func offer(timestamp: Double, generation: UInt64, make: () -> Item?) {
+    let delivery = state.withLock { s -> (Sink, Item)? in
+      guard s.isActive, s.generation == generation,
+        s.decimator.accept(timestamp, interval: s.interval), let item = make()
+      else { return nil }
+      s.latest = item
+      return (s.sink, item)
+    }
+    guard let (sink, item) = delivery else { return }
+    switch sink {
+    case .pull:
+      break
+    case .queue(let queue, let handler):
+      queue.addOperation { [self] in run(handler, item, nil, generation: generation) }
+    case .stream(let yield, _):
+      yield(item)
+    }
+  }
+
+  /// Reports an error to the consumer of run `generation` (the pull property has no consumer).
+  func fail(_ error: any Error, generation: UInt64) {
+    let sink = state.withLock { s -> Sink? in
+      guard s.isActive, s.generation == generation else { return nil }
+      return s.sink
+    }
+    switch sink {
+    case .queue(let queue, let handler):
+      queue.addOperation { [self] in run(handler, nil, error, generation: generation) }
+    case .stream(_, let finish):
+      finish(error)
+    case .pull, nil:
+      break
+    }
+  }
+
+  /// Reports an error that does not end the run (such as `CMErrorDeviceRequiresMovement`) to a
+  /// handler; async sequences and the pull property have no place for it and skip it.
+  func advise(_ error: any Error, generation: UInt64) {
+    let sink = state.withLock { s -> Sink? in
+      guard s.isActive, s.generation == generation else { return nil }
+      return s.sink
+    }
+    if case .queue(let queue, let handler) = sink {
+      queue.addOperation { [self] in run(handler, nil, error, generation: generation) }
+    }
+  }
+
+  /// Tells an async-sequence consumer of run `generation` that the source has no more samples.
+  func finish(generation: UInt64) {
+    let sink = state.withLock { s -> Sink? in
+      guard s.isActive, s.generation == generation else { return nil }
+      return s.sink
+    }
+    if case .stream(_, let finish) = sink { finish(nil) }
+  }
+
+  /// Ends the run in progress, if any: no handler runs after this returns.
+  func end() {
+    handlerLock.lock()
+    let subscription = state.withLock { s -> SourceSubscription? in
+      if s.isActive { s.generation &+= 1 }
+      s.isActive = false
+      s.sink = .pull
+      defer { s.subscription = nil }
+      return s.subscription
+    }
+    handlerLock.unlock()
+    subscription?.cancel()
+  }
+
+  private func run(_ handler: Handler, _ item: Item?, _ error: (any Error)?, generation: UInt64) {
+    handlerLock.lock()
+    defer { handlerLock.unlock() }
+    guard state.withLock({ $0.isActive && $0.generation == generation }) else { return }
+    handler(item, error)
+  }
+}

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Foundation
+import MotionMath
+import MotionSensors
+import OpenCoreMotion
+
+/// `motionctl demo`: the classic Core Motion sample app as a terminal readout.
+struct DemoCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "demo",
+    abstract: "Live device-motion readout: attitude, gravity, user acceleration, rotation rate, orientation.",
+    discussion: """
+      With no options it runs the built-in simulator's `tour` scenario in real time (all six \
+      orientations, then a shake). On a terminal the readout is redrawn in place; when the output \
+      is piped, each update is one plain line.
+      """)
+
+  @Option(help: "Simulator scenario to run (see `motionctl simulate --list`), or a scenario JSON file.")
+  var scenario: String = "tour"
+
+  @Option(help: "Source instead of the simulator, as in COREMOTION_SOURCE (e.g. replay:walk.csv, iio).")
+  var source: String?
+
+  @Option(help: "Updates per second.")
+  var rate: Double = 20
+
+  @Option(help: "Stop after this many seconds (default: when the source ends).")
+  var duration: Double?
+
+  @Option(help: "Reference frame: arbitrary, arbitrary-corrected, magnetic-north, true-north (or Apple's names).")
+  var frame: ReferenceFrameOption = .arbitrary
+
+  func validate() throws {
+    guard rate.isFinite, rate > 0, rate <= 1000 else { throw ValidationError("--rate must be in (0, 1000] Hz") }
+    if let duration, !(duration.isFinite && duration > 0) {
+      throw ValidationError("--duration must be a positive number of seconds")
+    }
+  }
+
+  func run() throws {
+    let specification = try source.map { try SourceSpecification(parsing: $0) }
+      ?? .simulator(scenario: scenario)
+    let sensorSource = try SourceFactory.makeSource(specification)
+    let manager = CMMotionManager(source: sensorSource)
+    guard manager.isDeviceMotionAvailable else {
+      throw CLIError("\(sensorSource.name) has no accelerometer and gyroscope: device motion is not available")
+    }
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = 1
+    let done = DispatchSemaphore(value: 0)
+    let state = Locked(DemoState(readout: TerminalReadout(), title: "OpenCoreMotion demo: \(sensorSource.name)"))
+
+    manager.deviceMotionUpdateInterval = 1 / rate
+    manager.startDeviceMotionUpdates(using: frame.frame, to: queue) { motion, error in
+      if let error {
+        state.withLock { $0.failure = "\(error.localizedDescription)" }
+        done.signal()
+        return
+      }
+      guard let motion else { return }
+      state.withLock { $0.show(motion) }
+    }
+    // The source tells us when a recording or scenario has ended.
+    let endWatcher = sensorSource.subscribe(requestedSampleRate: 1) { event in
+      if case .finished = event { done.signal() }
+      if case .failure(let failure) = event {
+        state.withLock { $0.failure = failure.message }
+        done.signal()
+      }
+    }
+    _ = done.wait(timeout: duration.map { .now() + $0 } ?? .distantFuture)
+    endWatcher.cancel()
+    manager.stopDeviceMotionUpdates()
+    queue.waitUntilAllOperationsAreFinished()
+    if let failure = state.withLock({ $0.failure }) { throw CLIError(failure) }
+  }
+}
+
+/// What the demo shows, updated on the handler's queue.
+struct DemoState {
+  var readout: TerminalReadout
+  var title: String
+  var failure: String?
+  private var lastPlainLine = -Double.infinity
+
+  init(readout: TerminalReadout, title: String) {
+    self.readout = readout
+    self.title = title
+  }
+
+  mutating func show(_ motion: CMDeviceMotion) {
+    let degrees = Units.degreesPerRadian
+    let attitude = motion.attitude
+    let rows: [TerminalReadout.Row] = [
+      .init(
+        label: "Attitude (°)",
+        values: [("roll", attitude.roll * degrees), ("pitch", attitude.pitch * degrees), ("yaw", attitude.yaw * degrees)],
+        fullScale: 180, unit: ""),
+      .init(
+        label: "Gravity (g)",
+        values: [("x", motion.gravity.x), ("y", motion.gravity.y), ("z", motion.gravity.z)],
+        fullScale: 1, unit: ""),
+      .init(
+        label: "User accel (g)",
+        values: [("x", motion.userAcceleration.x), ("y", motion.userAcceleration.y), ("z", motion.userAcceleration.z)],
+        fullScale: 1, unit: ""),
+      .init(
+        label: "Rotation (rad/s)",
+        values: [("x", motion.rotationRate.x), ("y", motion.rotationRate.y), ("z", motion.rotationRate.z)],
+        fullScale: 3, unit: ""),
+    ]
+    let heading = motion.heading >= 0 ? String(format: "heading %5.1f°", motion.heading) : "heading n/a"
+    let footer = "Orientation: \(orientationName(gravity: motion.gravity))   \(heading)"
+    let header = title + String(format: "   t = %.2f s", motion.timestamp)
+    readout.draw(header: header, rows: rows, footer: footer)
+  }
+
+  private func orientationName(gravity: CMAcceleration) -> String {
+    "—"
+  }
+}

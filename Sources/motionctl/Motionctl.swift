@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+
+/// `motionctl`: OpenCoreMotion's command-line tool. Commands are thin: they parse arguments, call
+/// the libraries, and print.
+@main
+struct Motionctl: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "motionctl",
+    abstract: "Core Motion on Linux: run the demo, replay, record, simulate and evaluate motion data.",
+    discussion: """
+      Sources are chosen with COREMOTION_SOURCE (simulator[:SCENARIO], replay:PATH[?speed=N|max], \
+      iio, none) or with a command's --source option.
+      """,
+    subcommands: [
+      DemoCommand.self, ReplayCommand.self, RecordCommand.self, SimulateCommand.self, EvaluateCommand.self,
+      SensorsCommand.self,
+    ],
+    defaultSubcommand: nil)
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Foundation
+import MotionFusion
+import MotionSensors
+import OpenCoreMotion
+
+/// `motionctl replay FILE`: fuses a recording as fast as possible, one row per update.
+struct ReplayCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "replay",
+    abstract: "Fuse a recording as fast as possible and print device motion, one row per sample.",
+    discussion: """
+      Columns (CSV header; JSON Lines keys): \(CMDeviceMotion.tableColumns.joined(separator: ",")).
+      Units are Core Motion's: seconds, radians, g with Apple's sign, rad/s, degrees (heading; \
+      negative in the arbitrary frames).
+      """)
+
+  @Argument(help: "The recording (OpenCoreMotion CSV, BROAD CSV, … — detected from its header).")
+  var file: String
+
+  @Option(help: "Reference frame: arbitrary, arbitrary-corrected, magnetic-north, true-north (or Apple's names).")
+  var frame: ReferenceFrameOption = .arbitrary
+
+  @Option(help: "Output format: csv or jsonl.")
+  var output: OutputFormat = .csv
+
+  @Option(name: .customLong("out"), help: "Write to this file instead of standard output.")
+  var outputPath: String?
+
+  @Option(help: "Recording format, when detection is not wanted (\(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))).")
+  var format: String?
+
+  @Option(help: "Column mapping for any CSV, e.g. 't=time,ax=accX,ay=accY,az=accZ,gx=gyrX,gy=gyrY,gz=gyrZ;units=-g,rad/s,s' (implies --format columns).")
+  var columns: String?
+
+  @Option(help: "Location for true north as lat,lon[,altitude_m] (default: $COREMOTION_LOCATION).")
+  var location: String?
+
+  @Flag(help: "Skip rows with NaN/infinite values or backwards timestamps (counted on stderr) instead of failing.")
+  var skipInvalid = false
+
+  enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case csv, jsonl
+  }
+
+  func run() throws {
+    let recordingFormat = try format.map { name -> RecordingFormat in
+      guard let format = RecordingFormat(rawValue: name) else {
+        throw CLIError("unknown format '\(name)'; known: \(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+      }
+      return format
+    }
+    let mapping = try columns.map { try ColumnMapping(parsing: $0) }
+    let options = RecordingReader.Options(invalidRows: skipInvalid ? .skip : .fail, columnMapping: mapping)
+    let stream = try RecordingReader.open(
+      URL(fileURLWithPath: file), format: recordingFormat ?? (mapping != nil ? .columns : nil), options: options)
+    let declination = try frame == .trueNorth ? declinationForTrueNorth(location) : nil
+
+    let out = try TextOutput(path: outputPath)
+    do {
+      if output == .csv { try out.writeLine(CMDeviceMotion.tableColumns.joined(separator: ",")) }
+      let summary = try DeviceMotionReplay.run(stream, frame: frame.frame, declination: declination) { motion in
+        try out.writeLine(output == .csv ? motion.csvRow : motion.jsonLine)
+      }
+      try out.finish()
+      if outputPath != nil {
+        printToStandardError("replayed \(summary.deviceMotionCount) updates to \(outputPath!)")
+      }
+    } catch {
+      out.abandon()
+      throw error
+    }
+  }
+}
+
+/// The magnetic declination in degrees east for a `lat,lon[,alt]` text or `$COREMOTION_LOCATION`.
+func declinationForTrueNorth(_ locationText: String?) throws -> Double {
+  let location: GeographicLocation
+  if let locationText {
+    location = try GeographicLocation(parsing: locationText)
+  } else if let fromEnvironment = try GeographicLocation.fromEnvironment(ProcessInfo.processInfo.environment) {
+    location = fromEnvironment
+  } else {
+    throw CLIError("true north needs a location: pass --location lat,lon or set COREMOTION_LOCATION")
+  }
+  return magneticDeclination(at: location, date: Date())
+}
+
+/// Writes a line to standard error.
+func printToStandardError(_ message: String) {
+  FileHandle.standardError.write(Data((message + "\n").utf8))
+}

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionMath
+import XCTest
+
+@testable import MotionSensors
+
+/// A built-in scenario with perfect sensors, optionally cut to `duration` seconds.
+func noiselessScenario(_ name: String, duration: Double? = nil) throws -> Scenario {
+  var scenario = try Scenario.named(name)
+  scenario.noise = .noiseless
+  if let duration { scenario.duration = duration }
+  return scenario
+}
+
+/// Every sample of a scenario.
+func simulate(_ scenario: Scenario, seed: UInt64? = nil) throws -> [MotionSample] {
+  var stream = SimulatedSensorStream(scenario: scenario, seed: seed)
+  return try stream.collect()
+}
+
+func assertVectorsEqual(
+  _ actual: SIMD3<Double>?, _ expected: SIMD3<Double>, accuracy: Double,
+  _ message: @autoclosure () -> String = "",
+  file: StaticString = #filePath, line: UInt = #line
+) {
+  guard let actual else {
+    XCTFail("value is nil. \(message())", file: file, line: line)
+    return
+  }
+  let error = (actual - expected).length
+  XCTAssertLessThanOrEqual(
+    error, accuracy, "\(actual) differs from \(expected) by \(error). \(message())", file: file, line: line)
+}

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionFusion
+import MotionMath
+import MotionSensors
+import XCTest
+
+@testable import OpenCoreMotion
+
+/// Device motion: unit and sign conventions, reference frames, heading, errors, NaN safety.
+final class CMDeviceMotionTests: XCTestCase {
+  private let environmentProvider = CMMotionManager.declinationProvider
+
+  override func tearDown() {
+    CMMotionManager.declinationProvider = environmentProvider
+    super.tearDown()
+  }
+
+  /// Runs device motion over `samples` for `duration` seconds and returns what the handler got.
+  private func deviceMotion(
+    _ samples: [MotionSample], sensors: SensorSet = .nineAxis,
+    frame: CMAttitudeReferenceFrame = .xArbitraryZVertical, duration: Double = 1
+  ) -> (motions: [CMDeviceMotion], errors: [NSError]) {
+    let clock = VirtualClock()
+    let manager = CMMotionManager(
+      source: Synthetic.player(samples, sensors: sensors, clock: clock))
+    let queue = makeSerialQueue()
+    let motions = Collector<CMDeviceMotion>()
+    let errors = Collector<NSError>()
+    manager.startDeviceMotionUpdates(using: frame, to: queue) { motion, error in
+      if let motion { motions.append(motion) }
+      if let error { errors.append(error as NSError) }
+    }
+    clock.advance(by: duration)
+    queue.waitUntilAllOperationsAreFinished()
+    manager.stopDeviceMotionUpdates()
+    return (motions.all, errors.all)
+  }
+
+  func testFaceUpReadsMinusOneGOnZ() throws {
+    let clock = VirtualClock()
+    let manager = CMMotionManager(
+      source: Synthetic.player(Synthetic.still(Synthetic.faceUp, count: 20), clock: clock))
+    manager.startAccelerometerUpdates()
+    clock.advance(by: 0.1)
+    let acceleration = try XCTUnwrap(manager.accelerometerData).acceleration
+    // Exact synthetic data: only rounding.
+    XCTAssertVector(acceleration.vector, SIMD3(0, 0, -1), accuracy: 1e-12)
+
+    let motion = try XCTUnwrap(deviceMotion(Synthetic.still(Synthetic.faceUp, count: 20)).motions.last)
+    XCTAssertVector(motion.gravity.vector, SIMD3(0, 0, -1), accuracy: 1e-9)
+    XCTAssertVector(motion.userAcceleration.vector, .zero, accuracy: 1e-9)
+  }
+
+  func testUprightPortraitReadsMinusOneGOnY() throws {
+    let motion = try XCTUnwrap(deviceMotion(Synthetic.still(Synthetic.portrait, count: 20)).motions.last)
+    XCTAssertVector(motion.gravity.vector, SIMD3(0, -1, 0), accuracy: 1e-9)
+    XCTAssertEqual(motion.attitude.pitch, .pi / 2, accuracy: 1e-6)
+  }
+
+  func testFreeFallHasZeroAccelerationAndUserAccelerationMinusGravity() throws {
+    // Half a second face up to settle the attitude, then free fall (specific force zero).
+    var samples = Synthetic.still(.identity, count: 50)
+    for i in 50..<60 {
+      samples.append(
+        Synthetic.sample(
+          at: 1000 + Double(i) / 100, earthFromSensor: .identity, specificForceInEarth: .zero))
+    }
+    let clock = VirtualClock()
+    let manager = CMMotionManager(source: Synthetic.player(samples, clock: clock))
+    manager.startAccelerometerUpdates()
+    manager.startDeviceMotionUpdates()
+    clock.advance(by: 0.595)
+    let raw = try XCTUnwrap(manager.accelerometerData).acceleration
+    XCTAssertVector(raw.vector, .zero, accuracy: 1e-12)
+    let motion = try XCTUnwrap(manager.deviceMotion)
+    XCTAssertEqual(motion.timestamp, 1000.59, accuracy: 1e-9)
+    // The filter ignores the zero-g samples for tilt, so gravity stays straight down.
+    XCTAssertVector(motion.gravity.vector, SIMD3(0, 0, -1), accuracy: 1e-6)
+    XCTAssertVector(motion.userAcceleration.vector, -motion.gravity.vector, accuracy: 1e-12)
+  }
+
+  func testRawAccelerationIsGravityPlusUserAcceleration() throws {
+    // A tilted device being pushed: specific force = up·g + push, in the earth frame.
+    let attitude = AttitudeAngles(roll: 0.4, pitch: -0.3, yaw: 1.0).quaternion
+    let samples = (0..<100).map { i in
+      Synthetic.sample(
+        at: Double(i) / 100, earthFromSensor: attitude,
+        specificForceInEarth: SIMD3(0.8, -0.5, Units.standardGravity + 0.3 * sin(Double(i))))
+    }
+    let clock = VirtualClock()
+    let manager = CMMotionManager(source: Synthetic.player(samples, clock: clock))
+    let queue = makeSerialQueue()
+    let pairs = Collector<(CMAccelerometerData, CMDeviceMotion)>()
+    manager.startDeviceMotionUpdates(to: queue) { motion, _ in
+      // Pull the accelerometer of the same instant from the pull property inside the handler is
+      // racy; compare with the source sample instead.
+      let sample = samples.first { abs($0.timestamp - motion!.timestamp) < 1e-9 }!
+      let raw = CMAccelerometerData(
+        acceleration: CMAcceleration(
+          Units.coreMotionAcceleration(fromSpecificForce: sample.accelerometer!)),
+        timestamp: sample.timestamp)
+      pairs.append((raw, motion!))
+    }
+    clock.advance(by: 1)
+    queue.waitUntilAllOperationsAreFinished()
+    XCTAssertEqual(pairs.count, 100)
+    for (raw, motion) in pairs.all {
+      XCTAssertVector(
+        motion.gravity.vector + motion.userAcceleration.vector, raw.acceleration.vector, accuracy: 1e-12)
+      XCTAssertEqual(motion.gravity.vector.length, 1, accuracy: 1e-12)
+    }
+  }
+
+  func testRotationRateIsGyroscopeMinusBias() throws {
+    let bias = SIMD3<Double>(0.01, -0.02, 0.005)
+    let samples = (0..<20).map { i in
+      Synthetic.sample(at: Double(i) / 100, earthFromSensor: .identity, gyroscope: bias)
+    }
+    let motion = try XCTUnwrap(deviceMotion(samples).motions.last)
+    // The baseline filter estimates bias only after 1.5 s of rest, so here bias ≈ 0 and the
+    // rotation rate is the raw rate; the estimator's bias is what gets subtracted.
+    XCTAssertVector(motion.rotationRate.vector, bias, accuracy: 1e-12)
+  }
+
+  func testArbitraryFrameStartsAtZeroYawAndHasNegativeHeading() throws {
+    let turned = Quaternion.aboutZ(1.2) * Quaternion(angle: 0.3, axis: SIMD3(1, 0, 0))
+    for frame in [CMAttitudeReferenceFrame.xArbitraryZVertical, .xArbitraryCorrectedZVertical] {
+      let result = deviceMotion(Synthetic.still(turned, count: 30), frame: frame)
+      XCTAssertTrue(result.errors.isEmpty)
+      let first = try XCTUnwrap(result.motions.first)
+      XCTAssertEqual(first.attitude.yaw, 0, accuracy: 1e-9, "frame \(frame.rawValue)")
+      XCTAssertEqual(first.attitude.pitch, 0.3, accuracy: 1e-6)
+      XCTAssertTrue(result.motions.allSatisfy { $0.heading < 0 }, "frame \(frame.rawValue)")
+      XCTAssertEqual(first.heading, -1)
+    }
+  }
+
+  func testMagneticNorthFrameHasTheTrueYawAndCompassHeading() throws {
+    // Flat, turned 30° counter-clockwise from magnetic north: x points 30° west of north, the top
+    // (+y) points 30° west of west, a bearing of 240°.
+    let yaw = 30 * Units.radiansPerDegree
+    let result = deviceMotion(
+      Synthetic.still(.aboutZ(yaw), count: 30), frame: .xMagneticNorthZVertical)
+    let motion = try XCTUnwrap(result.motions.last)
+    XCTAssertEqual(motion.attitude.yaw, yaw, accuracy: 1e-6)
+    XCTAssertEqual(motion.heading, 240, accuracy: 1e-4)
+    XCTAssertNotEqual(motion.magneticField.accuracy, .high, "the baseline filter is uncalibrated")
+    XCTAssertVector(
+      motion.magneticField.field.vector,
+      Quaternion.aboutZ(yaw).conjugate.act(on: Synthetic.earthField), accuracy: 1e-9)
+  }
+
+  func testHeadingIsTheBearingOfTheDeviceTop() {
+    // Top toward north: x toward east (yaw −90°).
+    XCTAssertEqual(ReferenceFrameAligner.heading(of: .aboutZ(-.pi / 2)), 0, accuracy: 1e-9)
+    // Top toward east: x toward south.
+    XCTAssertEqual(ReferenceFrameAligner.heading(of: .aboutZ(.pi)), 90, accuracy: 1e-9)
+    // Upright portrait facing east (screen east, top up): the Euler yaw is 0, as is x.
+    let portrait = Synthetic.portrait
+    XCTAssertEqual(ReferenceFrameAligner.heading(of: portrait), 270, accuracy: 1e-9)
+    // Tilting (roll, pitch) never changes the bearing of the top's horizontal direction.
+    let tilted = Quaternion.aboutZ(0.5) * Quaternion(angle: 0.7, axis: SIMD3(1, 0, 0))
+      * Quaternion(angle: -0.4, axis: SIMD3(0, 1, 0))
+    let top = tilted.act(on: SIMD3(0, 1, 0))
+    // Bearing clockwise from north (x) toward east (−y).
+    var bearing = atan2(-top.y, top.x) * Units.degreesPerRadian
+    if bearing < 0 { bearing += 360 }
+    XCTAssertEqual(ReferenceFrameAligner.heading(of: tilted), bearing, accuracy: 1e-9)
+  }
+
+  func testTrueNorthAddsTheEastDeclinationToTheHeading() throws {
+    CMMotionManager.declinationProvider = { 10 }
+    let samples = Synthetic.still(.identity, count: 30)
+    let clock = VirtualClock()
+    let source = Synthetic.player(samples, clock: clock)
+    let manager = CMMotionManager(source: source)
+    XCTAssertTrue(manager.supportedAttitudeReferenceFrames.contains(.xTrueNorthZVertical))
+    let magnetic = deviceMotion(samples, frame: .xMagneticNorthZVertical).motions.last!
+    let truth = deviceMotion(samples, frame: .xTrueNorthZVertical).motions.last!
+    // Device x on magnetic north, which lies 10° east of true north: true yaw is −10°.
+    XCTAssertEqual(magnetic.attitude.yaw, 0, accuracy: 1e-9)
+    XCTAssertEqual(truth.attitude.yaw, -10 * Units.radiansPerDegree, accuracy: 1e-9)
+    XCTAssertEqual(magnetic.heading, 270, accuracy: 1e-9)
+    XCTAssertEqual(truth.heading, 280, accuracy: 1e-9)
+  }
+
+  func testDeclinationComesFromTheLocationEnvironmentVariable() throws {
+    // Boulder, Colorado: WMM2025 puts magnetic north about 7.5° east of true north in 2025–2026.
+    let provider = try XCTUnwrap(
+      CMMotionManager.declinationProvider(environment: ["COREMOTION_LOCATION": "40.015,-105.27,1655"]))
+    let declination = try XCTUnwrap(provider())
+    let location = try GeographicLocation(latitude: 40.015, longitude: -105.27, altitude: 1655)
+    // The same model at (almost) the same instant: a day changes the value by under 0.001°.
+    XCTAssertEqual(declination, magneticDeclination(at: location, date: Date()), accuracy: 1e-3)
+    XCTAssertGreaterThan(declination, 5)
+    XCTAssertLessThan(declination, 10)
+    XCTAssertNil(CMMotionManager.declinationProvider(environment: [:]))
+    XCTAssertNil(CMMotionManager.declinationProvider(environment: ["COREMOTION_LOCATION": "north pole"]))
+  }
+
+  func testUnavailableFrameDeliversOneErrorAndNoData() {
+    CMMotionManager.declinationProvider = nil
+    // No declination: true north unavailable.
+    let withMagnetometer = deviceMotion(
+      Synthetic.still(.identity, count: 30), frame: .xTrueNorthZVertical)
+    XCTAssertTrue(withMagnetometer.motions.isEmpty)
+    XCTAssertEqual(withMagnetometer.errors.map(\.code), [Int(CMErrorTrueNorthNotAvailable.rawValue)])
+    XCTAssertEqual(withMagnetometer.errors.first?.domain, CMErrorDomain)
+
+    let inertial = Synthetic.still(.identity, count: 30, sensors: .inertial)
+    let noMagnetometer = deviceMotion(
+      inertial, sensors: .inertial, frame: .xMagneticNorthZVertical)
+    XCTAssertTrue(noMagnetometer.motions.isEmpty)
+    XCTAssertEqual(noMagnetometer.errors.map(\.code), [Int(CMErrorNotAvailable.rawValue)])
+
+    let twoFrames = deviceMotion(
+      Synthetic.still(.identity, count: 30), frame: [.xArbitraryZVertical, .xMagneticNorthZVertical])
+    XCTAssertEqual(twoFrames.errors.map(\.code), [Int(CMErrorInvalidParameter.rawValue)])
+  }
+
+  func testAttitudeReferenceFrameRemembersTheLastFrameUsed() {
+    let clock = VirtualClock()
+    let manager = CMMotionManager(
+      source: Synthetic.player(Synthetic.still(.identity, count: 30), clock: clock))
+    XCTAssertEqual(manager.attitudeReferenceFrame, .xArbitraryZVertical)
+    manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+    XCTAssertEqual(manager.attitudeReferenceFrame, .xMagneticNorthZVertical)
+    clock.advance(by: 0.1)
+    manager.stopDeviceMotionUpdates()
+    XCTAssertEqual(manager.attitudeReferenceFrame, .xMagneticNorthZVertical)
+    // A later start without a frame uses the remembered one: heading is valid.
+    manager.startDeviceMotionUpdates()
+    clock.advance(by: 0.1)
+    XCTAssertGreaterThanOrEqual(manager.deviceMotion?.heading ?? -1, 0)
+    XCTAssertFalse(manager.showsDeviceMovementDisplay)
+    manager.showsDeviceMovementDisplay = true
+    XCTAssertTrue(manager.showsDeviceMovementDisplay)
+  }
+
+  func testNonFiniteInputNeverReachesTheHandler() {
+    var samples = Synthetic.still(.identity, count: 40)
+    samples[10].gyroscope = SIMD3(.nan, 0, 0)
+    samples[20].accelerometer = SIMD3(.infinity, 0, 0)
+    samples[30].magnetometer = SIMD3(0, .nan, 0)
+    let result = deviceMotion(samples, frame: .xMagneticNorthZVertical)
+    XCTAssertFalse(result.motions.isEmpty)
+    for motion in result.motions {
+      let q = motion.attitude.quaternion
+      XCTAssertTrue([q.x, q.y, q.z, q.w, motion.heading].allSatisfy(\.isFinite))
+      XCTAssertTrue(motion.gravity.vector.isFinite && motion.userAcceleration.vector.isFinite)
+      XCTAssertTrue(motion.rotationRate.vector.isFinite)
+    }
+    XCTAssertFalse(result.motions.contains { abs($0.timestamp - 1000.1) < 1e-9 }, "NaN gyro sample")
+  }
+
+  func testSeparatelyTickingSensorsProduceMotionAtGyroscopeSamples() throws {
+    // Gyroscope at 100 Hz, accelerometer at 50 Hz, magnetometer at 20 Hz, each in its own sample.
+    var samples: [MotionSample] = []
+    for i in 0..<100 {
+      let t = Double(i) / 100
+      samples.append(Synthetic.sample(at: t, earthFromSensor: .aboutZ(0.5), sensors: .gyroscope))
+      if i % 2 == 0 {
+        samples.append(
+          Synthetic.sample(at: t + 0.001, earthFromSensor: .aboutZ(0.5), sensors: .accelerometer))
+      }
+      if i % 5 == 0 {
+        samples.append(
+          Synthetic.sample(at: t + 0.002, earthFromSensor: .aboutZ(0.5), sensors: .magnetometer))
+      }
+    }
+    let result = deviceMotion(samples, frame: .xMagneticNorthZVertical)
+    // The first gyroscope sample comes before any accelerometer sample and is skipped.
+    XCTAssertEqual(result.motions.count, 99)
+    let last = try XCTUnwrap(result.motions.last)
+    XCTAssertEqual(last.timestamp, 0.99, accuracy: 1e-9)
+    XCTAssertEqual(last.attitude.yaw, 0.5, accuracy: 1e-6)
+  }
+
+  func testMagneticFramesStartWithTheFirstMagneticHeading() throws {
+    // The magnetometer starts 0.2 s after the other sensors.
+    let samples = (0..<60).map { i -> MotionSample in
+      var sample = Synthetic.sample(at: Double(i) / 100, earthFromSensor: .aboutZ(0.5))
+      if i < 20 { sample.magnetometer = nil }
+      return sample
+    }
+    let magnetic = deviceMotion(samples, frame: .xMagneticNorthZVertical)
+    let first = try XCTUnwrap(magnetic.motions.first)
+    XCTAssertEqual(first.timestamp, 0.2, accuracy: 1e-9)
+    XCTAssertEqual(first.attitude.yaw, 0.5, accuracy: 1e-9)
+    XCTAssertEqual(magnetic.motions.count, 40)
+    // The arbitrary frame does not wait.
+    XCTAssertEqual(deviceMotion(samples).motions.count, 60)
+  }
+
+  func testManagersOfOneSourceShareOneFusionPipeline() {
+    let clock = VirtualClock()
+    let source = CountingSource(
+      Synthetic.player(Synthetic.still(.identity, count: 100), clock: clock))
+    let first = CMMotionManager(source: source)
+    let second = CMMotionManager(source: source)
+    first.startDeviceMotionUpdates()
+    second.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+    XCTAssertEqual(source.activeSubscriptions, 1)
+    clock.advance(by: 0.2)
+    XCTAssertNotNil(first.deviceMotion)
+    XCTAssertNotNil(second.deviceMotion)
+    XCTAssertLessThan(first.deviceMotion!.heading, 0)
+    XCTAssertGreaterThanOrEqual(second.deviceMotion!.heading, 0)
+    first.stopDeviceMotionUpdates()
+    XCTAssertEqual(source.activeSubscriptions, 1)
+    second.stopDeviceMotionUpdates()
+    XCTAssertEqual(source.activeSubscriptions, 0)
+  }
+
+  func testDeviceMotionPacing() {
+    let clock = VirtualClock()
+    let manager = CMMotionManager(
+      source: Synthetic.player(Synthetic.still(.identity, count: 400), clock: clock))
+    manager.deviceMotionUpdateInterval = 1.0 / 30
+    let queue = makeSerialQueue()
+    let stamps = Collector<Double>()
+    manager.startDeviceMotionUpdates(to: queue) { motion, _ in stamps.append(motion!.timestamp) }
+    clock.advance(by: 3.995)
+    queue.waitUntilAllOperationsAreFinished()
+    let all = stamps.all
+    let average = (all.last! - all.first!) / Double(all.count - 1)
+    // Deliveries fall on 10 ms samples; their average spacing is the interval within 5 %.
+    XCTAssertEqual(average, 1.0 / 30, accuracy: 0.05 / 30)
+    XCTAssertEqual(all.count, 120)
+  }
+}

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionMath
+import MotionSensors
+import XCTest
+
+@testable import OpenCoreMotion
+
+/// Push delivery: pacing by timestamps, the handler's queue, stop semantics, clamping.
+final class CMMotionManagerPushTests: XCTestCase {
+  func testAccelerometerIntervalIsPacedBySampleTimestamps() {
+    let clock = VirtualClock()
+    let player = Synthetic.player(Synthetic.still(.identity, count: 300), clock: clock)
+    let manager = CMMotionManager(source: player)
+    manager.accelerometerUpdateInterval = 0.05
+    let queue = makeSerialQueue()
+    let received = Collector<CMAccelerometerData>()
+    manager.startAccelerometerUpdates(to: queue) { data, error in
+      XCTAssertNil(error)
+      if let data { received.append(data) }
+    }
+    clock.advance(by: 2.99)
+    queue.waitUntilAllOperationsAreFinished()
+    manager.stopAccelerometerUpdates()
+
+    let stamps = received.all.map(\.timestamp)
+    // 300 samples over 2.99 s at one delivery per 0.05 s: samples 0, 5, …, 295.
+    XCTAssertEqual(stamps.count, 60)
+    for (a, b) in zip(stamps, stamps.dropFirst()) {
+      // 5 %: the tolerance the pacing contract promises.
+      XCTAssertEqual(b - a, 0.05, accuracy: 0.05 * 0.05)
+    }
+  }
+
+  func testIntervalThatIsNotAMultipleOfTheSourcePeriodKeepsTheAverage() {
+    let clock = VirtualClock()
+    let player = Synthetic.player(Synthetic.still(.identity, count: 1001), clock: clock)
+    let manager = CMMotionManager(source: player)
+    manager.gyroUpdateInterval = 0.025
+    let queue = makeSerialQueue()
+    let received = Collector<CMGyroData>()
+    manager.startGyroUpdates(to: queue) { data, _ in data.map(received.append) }
+    clock.advance(by: 10)
+    queue.waitUntilAllOperationsAreFinished()
+    manager.stopGyroUpdates()
+
+    let stamps = received.all.map(\.timestamp)
+    XCTAssertEqual(stamps.count, 401)
+    let average = (stamps.last! - stamps.first!) / Double(stamps.count - 1)
+    // Rounding of the sample times only (1e-9 s per sample): the average is exact.
+    XCTAssertEqual(average, 0.025, accuracy: 1e-6)
+    for (a, b) in zip(stamps, stamps.dropFirst()) {
+      // Every gap is one of the two nearest whole source periods (20 or 30 ms).
+      XCTAssertTrue(abs(b - a - 0.02) < 1e-6 || abs(b - a - 0.03) < 1e-6, "gap \(b - a)")
+    }
+  }
+
+  func testHandlersRunOnTheGivenQueue() {
+    let clock = VirtualClock()
+    let player = Synthetic.player(Synthetic.still(.identity, count: 50), clock: clock)
+    let manager = CMMotionManager(source: player)
+    let queue = makeSerialQueue("handler queue")
+    let onQueue = Collector<Bool>()
+    manager.startAccelerometerUpdates(to: queue) { _, _ in
+      onQueue.append(OperationQueue.current === queue)
+    }
+    manager.startGyroUpdates(to: queue) { _, _ in onQueue.append(OperationQueue.current === queue) }
+    manager.startMagnetometerUpdates(to: queue) { _, _ in
+      onQueue.append(OperationQueue.current === queue)
+    }
+    manager.startDeviceMotionUpdates(to: queue) { _, _ in
+      onQueue.append(OperationQueue.current === queue)
+    }
+    clock.advance(by: 0.45)
+    queue.waitUntilAllOperationsAreFinished()
+    XCTAssertEqual(onQueue.count, 4 * 46)
+    XCTAssertTrue(onQueue.all.allSatisfy { $0 })
+  }
+
+  func testNoHandlerRunsAfterStopEvenWithOperationsQueued() {
+    let clock = VirtualClock()
+    let player = Synthetic.player(Synthetic.still(.identity, count: 100), clock: clock)
+    let manager = CMMotionManager(source: player)
+    let queue = makeSerialQueue()
+    queue.isSuspended = true
+    let accelerometerCalls = Collector<Double>()
+    let deviceMotionCalls = Collector<Double>()
+    manager.startAccelerometerUpdates(to: queue) { data, _ in
+      accelerometerCalls.append(data?.timestamp ?? -1)
+    }
+    manager.startDeviceMotionUpdates(to: queue) { motion, _ in
+      deviceMotionCalls.append(motion?.timestamp ?? -1)
+    }
+    clock.advance(by: 0.2)
+    XCTAssertEqual(queue.operationCount, 2 * 21, "operations are queued, not yet run")
+    manager.stopAccelerometerUpdates()
+    manager.stopDeviceMotionUpdates()
+    XCTAssertFalse(manager.isAccelerometerActive)
+    XCTAssertFalse(manager.isDeviceMotionActive)
+    queue.isSuspended = false
+    queue.waitUntilAllOperationsAreFinished()
+    clock.advance(by: 0.2)
+    queue.waitUntilAllOperationsAreFinished()
+    XCTAssertEqual(accelerometerCalls.count, 0)
+    XCTAssertEqual(deviceMotionCalls.count, 0)
+  }
+
+  func testStopFromInsideTheHandlerEndsDelivery() {
+    let clock = VirtualClock()
+    let player = Synthetic.player(Synthetic.still(.identity, count: 100), clock: clock)
+    let manager = CMMotionManager(source: player)
+    let queue = makeSerialQueue()
+    queue.isSuspended = true
+    let calls = Collector<Double>()
+    manager.startAccelerometerUpdates(to: queue) { [unowned manager] data, _ in
+      calls.append(data!.timestamp)
+      if calls.count == 3 { manager.stopAccelerometerUpdates() }
+    }
+    clock.advance(by: 0.5)
+    queue.isSuspended = false
+    queue.waitUntilAllOperationsAreFinished()
+    XCTAssertEqual(calls.count, 3)
+  }
+
+  func testRestartingWithANewHandlerDropsTheOldOne() {
+    let clock = VirtualClock()
+    let player = Synthetic.player(Synthetic.still(.identity, count: 100), clock: clock)
+    let manager = CMMotionManager(source: player)
+    let queue = makeSerialQueue()
+    queue.isSuspended = true
+    let first = Collector<Double>()
+    let second = Collector<Double>()
+    manager.startGyroUpdates(to: queue) { data, _ in first.append(data!.timestamp) }
+    clock.advance(by: 0.1)
+    manager.startGyroUpdates(to: queue) { data, _ in second.append(data!.timestamp) }
+    clock.advance(by: 0.1)
+    queue.isSuspended = false
+    queue.waitUntilAllOperationsAreFinished()
+    XCTAssertEqual(first.count, 0)
+    // The player pauses while nobody listens and resumes with the next sample: 0.11 … 0.21 s.
+    XCTAssertEqual(second.count, 11)
+    XCTAssertTrue(manager.isGyroActive)
+  }
+
+  func testPullPropertiesHoldTheLatestSample() {
+    let clock = VirtualClock()
+    let player = Synthetic.player(Synthetic.still(Synthetic.portrait, count: 100), clock: clock)
+    let manager = CMMotionManager(source: player)
+    XCTAssertNil(manager.accelerometerData)
+    XCTAssertNil(manager.deviceMotion)
+    manager.startAccelerometerUpdates()
+    manager.startGyroUpdates()
+    manager.startMagnetometerUpdates()
+    manager.startDeviceMotionUpdates()
+    XCTAssertTrue(manager.isAccelerometerActive && manager.isGyroActive)
+    XCTAssertTrue(manager.isMagnetometerActive && manager.isDeviceMotionActive)
+    clock.advance(by: 0.5)
+    let expected = 1000 + 0.5
+    XCTAssertEqual(manager.accelerometerData?.timestamp ?? 0, expected, accuracy: 1e-9)
+    XCTAssertEqual(manager.gyroData?.timestamp ?? 0, expected, accuracy: 1e-9)
+    XCTAssertEqual(manager.magnetometerData?.timestamp ?? 0, expected, accuracy: 1e-9)
+    XCTAssertEqual(manager.deviceMotion?.timestamp ?? 0, expected, accuracy: 1e-9)
+    XCTAssertVector(manager.accelerometerData!.acceleration.vector, SIMD3(0, -1, 0), accuracy: 1e-12)
+    let field = manager.magnetometerData!.magneticField
+    XCTAssertVector(
+      field.vector, Synthetic.portrait.conjugate.act(on: Synthetic.earthField),
+      accuracy: 1e-9)
+
+    manager.stopAccelerometerUpdates()
+    clock.advance(by: 0.2)
+    // Stopped: the value stays at the last sample before the stop.
+    XCTAssertEqual(manager.accelerometerData?.timestamp ?? 0, expected, accuracy: 1e-9)
+    XCTAssertEqual(manager.gyroData?.timestamp ?? 0, expected + 0.2, accuracy: 1e-9)
+  }
+
+  func testIntervalsAreClampedToTheSourceRange() {
+    let clock = VirtualClock()
+    let player = Synthetic.player(Synthetic.still(.identity, rate: 50, count: 10), rate: 50, clock: clock)
+    let manager = CMMotionManager(source: player)
+    // Default 0.01 s is faster than 50 Hz: clamped to the source's 0.02 s.
+    XCTAssertEqual(manager.accelerometerUpdateInterval, 0.02, accuracy: 1e-12)
+    manager.gyroUpdateInterval = 0
+    XCTAssertEqual(manager.gyroUpdateInterval, 0.02, accuracy: 1e-12)
+    manager.magnetometerUpdateInterval = 10
+    XCTAssertEqual(manager.magnetometerUpdateInterval, 1)
+    manager.deviceMotionUpdateInterval = 0.1
+    XCTAssertEqual(manager.deviceMotionUpdateInterval, 0.1)
+    manager.deviceMotionUpdateInterval = Double.nan
+    XCTAssertEqual(manager.deviceMotionUpdateInterval, 0.1, "NaN is ignored")
+    manager.deviceMotionUpdateInterval = -Double.infinity
+    XCTAssertEqual(manager.deviceMotionUpdateInterval, 0.02, accuracy: 1e-12)
+
+    let fast = CMMotionManager(
+      source: Synthetic.player([], rate: 200, clock: clock))
+    XCTAssertEqual(fast.accelerometerUpdateInterval, 0.01, accuracy: 1e-12, "default 100 Hz")
+  }
+
+  func testMissingMagnetometerIsUnavailableAndStartDoesNothing() {
+    let clock = VirtualClock()
+    let samples = Synthetic.still(.identity, count: 50, sensors: .inertial)
+    let source = CountingSource(Synthetic.player(samples, sensors: .inertial, clock: clock))
+    let manager = CMMotionManager(source: source)
+    XCTAssertTrue(manager.isAccelerometerAvailable)
+    XCTAssertTrue(manager.isGyroAvailable)
+    XCTAssertFalse(manager.isMagnetometerAvailable)
+    XCTAssertTrue(manager.isDeviceMotionAvailable)
+    XCTAssertEqual(manager.supportedAttitudeReferenceFrames, .xArbitraryZVertical)
+
+    let queue = makeSerialQueue()
+    let calls = Collector<Bool>()
+    manager.startMagnetometerUpdates(to: queue) { _, _ in calls.append(true) }
+    manager.startMagnetometerUpdates()
+    XCTAssertFalse(manager.isMagnetometerActive)
+    XCTAssertEqual(source.activeSubscriptions, 0)
+    clock.advance(by: 0.5)
+    queue.waitUntilAllOperationsAreFinished()
+    XCTAssertEqual(calls.count, 0)
+    XCTAssertNil(manager.magnetometerData)
+  }
+
+  func testNoSensorsMeansNothingIsAvailable() {
+    let manager = CMMotionManager(source: EmptySensorSource())
+    XCTAssertFalse(manager.isAccelerometerAvailable)
+    XCTAssertFalse(manager.isGyroAvailable)
+    XCTAssertFalse(manager.isMagnetometerAvailable)
+    XCTAssertFalse(manager.isDeviceMotionAvailable)
+    XCTAssertEqual(manager.supportedAttitudeReferenceFrames, [])
+    manager.startDeviceMotionUpdates(to: makeSerialQueue()) { _, _ in XCTFail("no device motion") }
+    manager.startAccelerometerUpdates()
+    XCTAssertFalse(manager.isDeviceMotionActive)
+    XCTAssertFalse(manager.isAccelerometerActive)
+  }
+
+  func testAccelerometerWithoutGyroscopeHasNoDeviceMotion() {
+    let clock = VirtualClock()
+    let samples = Synthetic.still(.identity, count: 5, sensors: .accelerometer)
+    let manager = CMMotionManager(
+      source: Synthetic.player(samples, sensors: .accelerometer, clock: clock))
+    XCTAssertTrue(manager.isAccelerometerAvailable)
+    XCTAssertFalse(manager.isDeviceMotionAvailable)
+    XCTAssertEqual(manager.supportedAttitudeReferenceFrames, [])
+  }
+
+  func testSourceFailureIsDeliveredAsCMError() {
+    let clock = VirtualClock()
+    let manager = CMMotionManager(source: StreamPlayer(FailingStream(), pacing: .virtual(clock)))
+    let queue = makeSerialQueue()
+    let errors = Collector<NSError>()
+    let samples = Collector<Double>()
+    manager.startAccelerometerUpdates(to: queue) { data, error in
+      if let data { samples.append(data.timestamp) }
+      if let error { errors.append(error as NSError) }
+    }
+    clock.advance(by: 1)
+    queue.waitUntilAllOperationsAreFinished()
+    XCTAssertEqual(samples.count, 3)
+    XCTAssertEqual(errors.count, 1)
+    XCTAssertEqual(errors.all.first?.domain, CMErrorDomain)
+    XCTAssertEqual(errors.all.first?.code, Int(CMErrorUnknown.rawValue))
+  }
+}
