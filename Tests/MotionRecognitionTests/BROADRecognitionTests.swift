@@ -101,35 +101,36 @@ final class BROADRecognitionTests: XCTestCase {
           referenceGravity: trial.referenceGravity)
         print("BROAD \(trial.name) [\(input.rawValue)]: \(report)")
         totals[input, default: .init()].merge(report)
+        if input == .fused {
+          // With fused gravity (what OpenUIDevice uses when there is a gyroscope): at least 99 %
+          // of clear-cut samples right and every change reported within 300 ms, on every trial.
+          XCTAssertGreaterThanOrEqual(report.agreement, 0.99, "\(trial.name): \(report)")
+          XCTAssertEqual(report.onTimeFraction, 1, "\(trial.name): \(report)")
+        }
       }
       let raw = zip(trial.timestamps, trial.acceleration).map { MotionInput(timestamp: $0, acceleration: $1) }
       let fused = trial.timestamps.indices.map {
         MotionInput(timestamp: trial.timestamps[$0], acceleration: trial.acceleration[$0], gravity: trial.fusedGravity[$0])
       }
-      let rawReport = GestureEvaluation.countShakes(raw)
-      let fusedReport = GestureEvaluation.countShakes(fused)
-      print("BROAD \(trial.name) shakes [raw]: \(rawReport); [fused]: \(fusedReport)")
-      rawShakes.merge(rawReport)
-      fusedShakes.merge(fusedReport)
-      if trial.name.contains("slow_rotation") {
-        // Slow, deliberate turns: every clear-cut sample right and every change on time.
-        let report = OrientationEvaluation.evaluate(
-          timestamps: trial.timestamps, gravity: trial.fusedGravity, referenceGravity: trial.referenceGravity)
-        XCTAssertGreaterThanOrEqual(report.agreement, 0.99, "\(trial.name): \(report)")
-        XCTAssertEqual(report.onTimeFraction, 1, "\(trial.name): \(report)")
-      }
+      let rawShakeReport = GestureEvaluation.countShakes(raw)
+      let fusedShakeReport = GestureEvaluation.countShakes(fused)
+      print("BROAD \(trial.name) shakes [raw]: \(rawShakeReport); [fused]: \(fusedShakeReport)")
+      rawShakes.merge(rawShakeReport)
+      fusedShakes.merge(fusedShakeReport)
     }
     for input in GravityInput.allCases {
       print("BROAD total [\(input.rawValue)]: \(totals[input]!)")
     }
     print("BROAD total shakes [raw]: \(rawShakes)")
     print("BROAD total shakes [fused]: \(fusedShakes)")
-    // None of BROAD's movements is a shake. With fused gravity the rate stays under one per ten
-    // minutes on any subset; on the raw accelerometer only over the whole set (the fast-rotation
-    // trial alone has three in three minutes).
-    XCTAssertLessThanOrEqual(fusedShakes.falsePositivesPerTenMinutes, 1, "\(fusedShakes)")
+    // None of BROAD's movements is a shake; over all sixteen trials (50 minutes) both inputs stay
+    // under one false shake per ten minutes. The rate is only meaningful over the whole set: the
+    // vigorous fast-rotation trial alone has one (fused) to three (raw) in three minutes.
     if trials.count >= 16 {
+      XCTAssertLessThanOrEqual(fusedShakes.falsePositivesPerTenMinutes, 1, "\(fusedShakes)")
       XCTAssertLessThanOrEqual(rawShakes.falsePositivesPerTenMinutes, 1, "\(rawShakes)")
+    } else {
+      XCTAssertLessThanOrEqual(fusedShakes.falsePositiveCount, trials.count, "\(fusedShakes)")
     }
   }
 }

@@ -52,7 +52,7 @@ final class OrientationClassifierTests: XCTestCase {
       XCTAssertEqual(classifier.orientation, expected, "\(gravity)")
       XCTAssertEqual(changes.map(\.orientation), [expected])
       // Committed after the settling time, not before.
-      XCTAssertEqual(changes.first?.timestamp ?? -1, 0.03, accuracy: 0.011)
+      XCTAssertEqual(changes.first?.timestamp ?? -1, 0.01, accuracy: 0.011)
     }
   }
 
@@ -81,10 +81,10 @@ final class OrientationClassifierTests: XCTestCase {
     for i in 0...450 { feed(Double(i) * rate * 0.01) }  // 0° → 90°
     for i in 0...450 { feed(90 * degree - Double(i) * rate * 0.01) }  // 90° → 0°
     XCTAssertEqual(changes.map(\.change.orientation), [.portrait, .landscapeRight, .portrait])
-    // The switch away from portrait happens past 50° (plus settling: 0.03 s × 20°/s = 0.6°) and the
+    // The switch away from portrait happens past 50° (plus settling: 0.01 s × 20°/s = 0.2°) and the
     // switch back only below 40° (minus settling).
-    XCTAssertEqual(changes[1].angle / degree, 50 + 0.6, accuracy: 0.5)  // 0.2° steps
-    XCTAssertEqual(changes[2].angle / degree, 40 - 0.6, accuracy: 0.5)
+    XCTAssertEqual(changes[1].angle / degree, 50 + 0.2, accuracy: 0.5)  // 0.2° steps
+    XCTAssertEqual(changes[2].angle / degree, 40 - 0.2, accuracy: 0.5)
   }
 
   func testNoFlickerNearTheBoundary() {
