@@ -23,13 +23,10 @@ public enum MovementDirection: String, Sendable, Hashable, CaseIterable {
   /// The direction closest to `vector` (device coordinates), or `nil` for a zero vector.
   public init?(closestTo vector: SIMD3<Double>) {
     guard vector != .zero, vector.x.isFinite, vector.y.isFinite, vector.z.isFinite else { return nil }
-    let a = SIMD3(Swift.abs(vector.x), Swift.abs(vector.y), Swift.abs(vector.z))
-    if a.x >= a.y && a.x >= a.z {
-      self = vector.x < 0 ? .left : .right
-    } else if a.y >= a.z {
-      self = vector.y < 0 ? .down : .up
-    } else {
-      self = vector.z < 0 ? .forward : .back
+    switch vector.dominantAxisIndex {
+    case 0: self = vector.x < 0 ? .left : .right
+    case 1: self = vector.y < 0 ? .down : .up
+    default: self = vector.z < 0 ? .forward : .back
     }
   }
 }

@@ -157,10 +157,8 @@ public struct TapDetector: MotionEventDetector {
       quietBefore >= parameters.isolationTime,
       lobePeakTime - lastTap >= parameters.refractoryPeriod
     else { return nil }
-    let components = SIMD3(Swift.abs(lobePeak.x), Swift.abs(lobePeak.y), Swift.abs(lobePeak.z))
-    let index = components.x >= components.y
-      ? (components.x >= components.z ? 0 : 2) : (components.y >= components.z ? 1 : 2)
-    guard components[index] >= parameters.minimumDominance * lobePeak.length,
+    let index = lobePeak.dominantAxisIndex
+    guard Swift.abs(lobePeak[index]) >= parameters.minimumDominance * lobePeak.length,
       let axis = Axis(rawValue: index), parameters.axes.contains(axis)
     else { return nil }
     lastTap = lobePeakTime

@@ -47,7 +47,7 @@ extension CMMotionManager {
     let subscription = MotionEventSubscription()
     let events = motionEvents(detectedBy: detector)
     let box = UncheckedHandler(handler)
-    subscription.task = Task {
+    subscription.attach(Task {
       do {
         for try await event in events {
           queue.addOperation {
@@ -56,38 +56,8 @@ extension CMMotionManager {
           }
         }
       } catch {}
-    }
+    })
     return subscription
-  }
-}
-
-/// A running ``CMMotionManager/startMotionEventUpdates(detectedBy:to:withHandler:)``; cancel it to
-/// stop. After ``cancel()`` returns, no further handler call starts.
-public final class MotionEventSubscription: @unchecked Sendable {
-  private let lock = NSLock()
-  private var cancelled = false
-  fileprivate var task: Task<Void, Never>? {
-    get { lock.lock(); defer { lock.unlock() }; return storedTask }
-    set { lock.lock(); storedTask = newValue; lock.unlock() }
-  }
-  private var storedTask: Task<Void, Never>?
-
-  init() {}
-
-  /// Whether ``cancel()`` has been called.
-  public var isCancelled: Bool {
-    lock.lock()
-    defer { lock.unlock() }
-    return cancelled
-  }
-
-  /// Stops the recogniser.
-  public func cancel() {
-    lock.lock()
-    cancelled = true
-    let task = storedTask
-    lock.unlock()
-    task?.cancel()
   }
 }
 

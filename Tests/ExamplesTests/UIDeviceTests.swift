@@ -67,4 +67,18 @@ final class UIDeviceTests: XCTestCase {
     // The scenario (1 s rest, 2 s shake at 4.5 Hz, 3 s rest) ends, and so does the sequence.
     XCTAssertEqual(phases, [.began, .ended])
   }
+
+  func testKnockHandlerOnAnOperationQueue() throws {
+    let source = try SourceFactory.makeSource(.simulator(scenario: "tap", speed: .multiplier(10)))
+    let manager = CMMotionManager(source: source)
+    let knocked = expectation(description: "knock on the left edge")
+    let queue = OperationQueue()
+    let subscription = manager.startMotionEventUpdates(detectedBy: TapDetector(), to: queue) { tap in
+      XCTAssertEqual(tap.struckSide, .left)  // the scenario pushes along +x
+      knocked.fulfill()
+    }
+    wait(for: [knocked], timeout: 10)
+    subscription.cancel()
+    XCTAssertTrue(subscription.isCancelled)
+  }
 }
