@@ -58,8 +58,8 @@ var targets: [Target] = [
   .executableTarget(
     name: "motionctl",
     dependencies: [
-      "OpenCoreMotion", "MotionSensors", "MotionFusion", "MotionRecognition", "LinuxIIO",
-      "MotionEvaluation",
+      "OpenCoreMotion", "OpenUIDevice", "MotionSensors", "MotionFusion", "MotionRecognition",
+      "LinuxIIO", "MotionEvaluation",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ],
     swiftSettings: swiftSettings),

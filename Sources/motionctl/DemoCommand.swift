@@ -3,6 +3,7 @@
 import ArgumentParser
 import Foundation
 import MotionMath
+import MotionRecognition
 import MotionSensors
 import OpenCoreMotion
 
@@ -83,7 +84,8 @@ struct DemoState {
   var readout: TerminalReadout
   var title: String
   var failure: String?
-  private var lastPlainLine = -Double.infinity
+  /// Classifies the device orientation from gravity, with the same hysteresis UIDevice uses.
+  private var orientation = OrientationClassifier()
 
   init(readout: TerminalReadout, title: String) {
     self.readout = readout
@@ -112,12 +114,9 @@ struct DemoState {
         fullScale: 3, unit: ""),
     ]
     let heading = motion.heading >= 0 ? String(format: "heading %5.1f°", motion.heading) : "heading n/a"
-    let footer = "Orientation: \(orientationName(gravity: motion.gravity))   \(heading)"
+    let device = orientation.update(gravity: SIMD3(motion.gravity.x, motion.gravity.y, motion.gravity.z), timestamp: motion.timestamp)
+    let footer = "Orientation: \(device)   \(heading)"
     let header = title + String(format: "   t = %.2f s", motion.timestamp)
     readout.draw(header: header, rows: rows, footer: footer)
-  }
-
-  private func orientationName(gravity: CMAcceleration) -> String {
-    "—"
   }
 }

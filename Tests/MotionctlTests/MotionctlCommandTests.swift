@@ -10,7 +10,7 @@ final class MotionctlCommandTests: XCTestCase {
     + "user_accel_x,user_accel_y,user_accel_z,rotation_rate_x,rotation_rate_y,rotation_rate_z,heading"
 
   func testEveryCommandHasHelp() throws {
-    for command in ["", "demo", "replay", "record", "simulate", "sensors", "evaluate"] {
+    for command in ["", "demo", "replay", "record", "simulate", "sensors", "evaluate", "monitor"] {
       let arguments = command.isEmpty ? ["--help"] : [command, "--help"]
       let result = try MotionctlRunner.run(arguments)
       XCTAssertEqual(result.status, 0, "motionctl \(command) --help: \(result.standardError)")
@@ -187,5 +187,28 @@ final class MotionctlCommandTests: XCTestCase {
 
     let unknownMode = try MotionctlRunner.run(["evaluate", recording, "--mode", "psychic"])
     XCTAssertNotEqual(unknownMode.status, 0)
+  }
+
+  func testMonitorPrintsOrientationChangesAndTaps() throws {
+    let orientation = try MotionctlRunner.run(["monitor", "orientation", "--source", "simulator:tour?speed=max"])
+    XCTAssertEqual(orientation.status, 0, orientation.standardError)
+    let reported = orientation.standardOutput.split(separator: "\n").compactMap { line in
+      line.split(separator: " ").dropFirst(2).first.map(String.init)
+    }
+    // The tour visits every orientation; the classifier must report each of them, in this order
+    // (turns may pass through other classes on the way, which are reported too).
+    let expected = ["portrait", "landscapeLeft", "portraitUpsideDown", "landscapeRight", "faceDown"]
+    var remaining = expected[...]
+    for name in reported where name == remaining.first { remaining.removeFirst() }
+    XCTAssertTrue(remaining.isEmpty, "missing \(Array(remaining)) in \(orientation.standardOutput)")
+
+    let tap = try MotionctlRunner.run(["monitor", "tap", "--source", "simulator:tap?speed=max"])
+    XCTAssertEqual(tap.status, 0, tap.standardError)
+    XCTAssertTrue(tap.standardOutput.contains("tap on the left side"), tap.standardOutput)
+
+    let raw = try MotionctlRunner.run(["monitor", "accelerometer", "--source", "simulator:faceUp?speed=max"])
+    XCTAssertEqual(raw.status, 0, raw.standardError)
+    XCTAssertTrue(raw.standardOutput.contains("accelerometer"), raw.standardOutput)
+    XCTAssertTrue(raw.standardOutput.contains(" g"))
   }
 }

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Foundation
+import MotionRecognition
+import MotionSensors
+import OpenCoreMotion
+import OpenUIDevice
+
+/// `motionctl monitor`: streams values or recognised events from a source, one line each.
+struct MonitorCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "monitor",
+    abstract: "Stream sensor values or motion events from a source, one line per update.",
+    discussion: """
+      WHAT is one of: \(MonitorTarget.allCases.map(\.rawValue).joined(separator: ", ")). Raw values \
+      are in Core Motion units (g with Apple's sign, rad/s, µT). The source is --source, else \
+      COREMOTION_SOURCE, else the simulator's tour.
+      """)
+
+  @Argument(help: "What to monitor.")
+  var what: MonitorTarget = .raw
+
+  @Option(help: "The source, as in COREMOTION_SOURCE (default: COREMOTION_SOURCE, else simulator:tour).")
+  var source: String?
+
+  @Option(help: "Updates per second for value streams.")
+  var rate: Double = 10
+
+  @Option(help: "Stop after this many seconds (default: when the source ends).")
+  var duration: Double?
+
+  func validate() throws {
+    guard rate.isFinite, rate > 0, rate <= 1000 else { throw ValidationError("--rate must be in (0, 1000] Hz") }
+    if let duration, !(duration.isFinite && duration > 0) {
+      throw ValidationError("--duration must be a positive number of seconds")
+    }
+  }
+
+  func run() throws {
+    let sensorSource = try monitoredSource(source)
+    let manager = CMMotionManager(source: sensorSource)
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = 1
+    let session = MonitorSession(source: sensorSource)
+    let interval = 1 / rate
+
+    switch what {
+    case .raw, .accelerometer, .gyroscope, .magnetometer:
+      let all = what == .raw
+      if all || what == .accelerometer, manager.isAccelerometerAvailable {
+        manager.accelerometerUpdateInterval = interval
+        manager.startAccelerometerUpdates(to: queue) { data, error in
+          session.emit(error) ?? data.map { session.print(String(format: "%10.3f accelerometer  x %+7.3f  y %+7.3f  z %+7.3f g", $0.timestamp, $0.acceleration.x, $0.acceleration.y, $0.acceleration.z)) }
+        }
+      }
+      if all || what == .gyroscope, manager.isGyroAvailable {
+        manager.gyroUpdateInterval = interval
+        manager.startGyroUpdates(to: queue) { data, error in
+          session.emit(error) ?? data.map { session.print(String(format: "%10.3f gyroscope      x %+7.3f  y %+7.3f  z %+7.3f rad/s", $0.timestamp, $0.rotationRate.x, $0.rotationRate.y, $0.rotationRate.z)) }
+        }
+      }
+      if all || what == .magnetometer, manager.isMagnetometerAvailable {
+        manager.magnetometerUpdateInterval = interval
+        manager.startMagnetometerUpdates(to: queue) { data, error in
+          session.emit(error) ?? data.map { session.print(String(format: "%10.3f magnetometer   x %+7.2f  y %+7.2f  z %+7.2f µT", $0.timestamp, $0.magneticField.x, $0.magneticField.y, $0.magneticField.z)) }
+        }
+      }
+      guard manager.isAccelerometerActive || manager.isGyroActive || manager.isMagnetometerActive else {
+        throw CLIError("\(sensorSource.name) has no \(all ? "sensors" : what.rawValue)")
+      }
+    case .deviceMotion:
+      guard manager.isDeviceMotionAvailable else {
+        throw CLIError("\(sensorSource.name) has no accelerometer and gyroscope: device motion is not available")
+      }
+      manager.deviceMotionUpdateInterval = interval
+      manager.startDeviceMotionUpdates(using: .xArbitraryZVertical, to: queue) { motion, error in
+        session.emit(error) ?? motion.map {
+          session.print(String(format: "%10.3f attitude r %+7.1f° p %+7.1f° y %+7.1f°  gravity %+6.3f %+6.3f %+6.3f g  user %+6.3f %+6.3f %+6.3f g",
+            $0.timestamp, $0.attitude.roll * 180 / .pi, $0.attitude.pitch * 180 / .pi, $0.attitude.yaw * 180 / .pi,
+            $0.gravity.x, $0.gravity.y, $0.gravity.z, $0.userAcceleration.x, $0.userAcceleration.y, $0.userAcceleration.z))
+        }
+      }
+    default:
+      try startEventMonitor(what, manager: manager, queue: queue, session: session)
+    }
+
+    // Watch for the end only now, so that a source played as fast as possible does not start
+    // before the updates above are listening.
+    session.watchForEnd()
+    session.wait(duration: duration)
+    manager.stopAccelerometerUpdates()
+    manager.stopGyroUpdates()
+    manager.stopMagnetometerUpdates()
+    manager.stopDeviceMotionUpdates()
+    queue.waitUntilAllOperationsAreFinished()
+    if let failure = session.failure { throw CLIError(failure) }
+  }
+}
+
+/// What `motionctl monitor` can show.
+enum MonitorTarget: String, ExpressibleByArgument, CaseIterable {
+  case raw, accelerometer, gyroscope, magnetometer
+  case deviceMotion = "device-motion"
+  case orientation, shake, tap, movement
+}
+
+/// The source for `monitor`: `--source`, else `COREMOTION_SOURCE`, else the simulator's tour.
+func monitoredSource(_ text: String?) throws -> any SensorSource {
+  if let text { return try SourceFactory.makeSource(SourceSpecification(parsing: text)) }
+  let fromEnvironment = try SourceSpecification.fromEnvironment()
+  if case .automatic = fromEnvironment {
+    let automatic = try SourceFactory.makeSource(.automatic)
+    return automatic.availableSensors.isEmpty ? try SourceFactory.makeSource(.simulator(scenario: nil)) : automatic
+  }
+  return try SourceFactory.makeSource(fromEnvironment)
+}
+
+/// Output and termination shared by the monitor's handlers.
+final class MonitorSession: @unchecked Sendable {
+  private let done = DispatchSemaphore(value: 0)
+  private let state = Locked<String?>(nil)
+  private let source: any SensorSource
+  private var endWatcher: SourceSubscription?
+
+  init(source: any SensorSource) {
+    self.source = source
+  }
+
+  /// Starts watching the source for its end or a failure.
+  func watchForEnd() {
+    let done = self.done
+    let state = self.state
+    endWatcher = source.subscribe(requestedSampleRate: 1) { event in
+      switch event {
+      case .finished: done.signal()
+      case .failure(let failure):
+        state.withLock { $0 = $0 ?? failure.message }
+        done.signal()
+      case .sample: break
+      }
+    }
+  }
+
+  private let subscriptions = Locked<[MotionEventSubscription]>([])
+
+  /// Keeps an event subscription alive until the session ends.
+  func keep(_ subscription: MotionEventSubscription) {
+    subscriptions.withLock { $0.append(subscription) }
+  }
+
+  /// The first failure seen, if any.
+  var failure: String? { state.withLock { $0 } }
+
+  /// Prints a line (handlers run on one serial queue, so lines never interleave).
+  func print(_ line: String) {
+    Swift.print(line)
+    fflush(stdout)
+  }
+
+  /// Records `error` (if any) and ends the session; `nil` when there was no error.
+  func emit(_ error: (any Error)?) -> Void? {
+    guard let error else { return nil }
+    let nsError = error as NSError
+    if nsError.domain == CMErrorDomain, nsError.code == Int(CMErrorDeviceRequiresMovement.rawValue) {
+      print("note: \(nsError.localizedDescription)")
+      return ()
+    }
+    state.withLock { $0 = $0 ?? nsError.localizedDescription }
+    done.signal()
+    return ()
+  }
+
+  /// Blocks until the source ends, an error arrives, or `duration` seconds pass.
+  func wait(duration: Double?) {
+    _ = done.wait(timeout: duration.map { .now() + $0 } ?? .distantFuture)
+    endWatcher?.cancel()
+    for subscription in subscriptions.withLock({ $0 }) { subscription.cancel() }
+  }
+}
+
+/// Starts the recogniser for an event target and prints one line per event.
+func startEventMonitor(
+  _ what: MonitorTarget, manager: CMMotionManager, queue: OperationQueue, session: MonitorSession
+) throws {
+  guard manager.isAccelerometerAvailable else {
+    throw CLIError("\(manager.source.name) has no accelerometer: no motion events can be recognised")
+  }
+  let subscription: MotionEventSubscription
+  switch what {
+  case .orientation:
+    subscription = manager.startMotionEventUpdates(detectedBy: OrientationClassifier(), to: queue) { change in
+      session.print(String(format: "%10.3f orientation %@ (was %@)", change.timestamp, "\(change.orientation)", "\(change.previous)"))
+    }
+  case .shake:
+    subscription = manager.startMotionEventUpdates(detectedBy: ShakeDetector(), to: queue) { event in
+      session.print(String(format: "%10.3f shake %@", event.timestamp, "\(event.phase)"))
+    }
+  case .tap:
+    subscription = manager.startMotionEventUpdates(detectedBy: TapDetector(), to: queue) { event in
+      session.print(String(format: "%10.3f tap on the %@ side (peak %.2f g along %@)", event.timestamp,
+        "\(event.struckSide)", abs(event.peak[event.axis.rawValue]), "\(event.axis)"))
+    }
+  case .movement:
+    subscription = manager.startMotionEventUpdates(detectedBy: MovementDirectionDetector(), to: queue) { event in
+      session.print(String(format: "%10.3f moved %@ (from %.3f s)", event.timestamp, event.direction.rawValue, event.startTime))
+    }
+  default:
+    return
+  }
+  session.keep(subscription)
+}
