@@ -117,11 +117,16 @@ for name in exampleNames {
       name: name + "Example", dependencies: ["CoreMotion", "MotionRecognition", "ExampleSupport"],
       path: "Examples/" + name, swiftSettings: swiftSettings))
 }
+// The README's program, verbatim: compiled and run by ExamplesTests.
+targets.append(
+  .executableTarget(
+    name: "QuickStartExample", dependencies: ["CoreMotion"], path: "Examples/QuickStart",
+    swiftSettings: swiftSettings))
 targets.append(
   .testTarget(
     name: "ExamplesTests",
     dependencies: ["OpenUIDevice", "OpenCoreMotion", "MotionSensors", "MotionRecognition", "_MotionTestSupport"]
-      + exampleNames.map { .target(name: $0 + "Example") }))
+      + (exampleNames + ["QuickStart"]).map { .target(name: $0 + "Example") }))
 #endif
 
 let package = Package(

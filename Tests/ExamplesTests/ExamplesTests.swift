@@ -131,4 +131,20 @@ final class ExamplesTests: XCTestCase {
     XCTAssertNotEqual(run.status, 0)
     XCTAssertTrue(run.error.contains("no gyroscope"), run.error)
   }
+
+  func testReadmeQuickStartRunsUnchanged() throws {
+    let run = try ExampleBinary.run("QuickStartExample", source: "simulator:portrait")
+    XCTAssertEqual(run.status, 0, run.error)
+    let lines = run.output.split(separator: "\n")
+    // 5 s at 30 updates per second.
+    XCTAssertGreaterThan(lines.count, 100, run.output)
+    // Upright in portrait: pitch +90° (within 2° of phone-grade noise and filter settling).
+    let fields = lines.last!.split(separator: " ")
+    let pitchText = try XCTUnwrap(fields.firstIndex(of: "pitch").map { fields[$0 + 1].dropLast() })
+    XCTAssertEqual(try XCTUnwrap(Double(pitchText)), 90, accuracy: 2, String(lines.last!))
+
+    let none = try ExampleBinary.run("QuickStartExample", source: "none")
+    XCTAssertEqual(none.status, 1)
+    XCTAssertTrue(none.output.contains("no device motion"), none.output)
+  }
 }
