@@ -2,12 +2,13 @@
 
 // motion-benchmarks: throughput and CPU cost of OpenCoreMotion's moving parts.
 //
-//     swift run -c release motion-benchmarks [simulator|replay|device-motion|fusion|all] [--broad FILE]
+//     swift run -c release motion-benchmarks [simulator|replay|device-motion|fusion|iio|all] [--broad FILE]
 //
 // Machines here are shared and noisy, so every figure is printed next to a baseline measured in the
 // same process, and each measurement is the best of several runs.
 
 import Foundation
+import LinuxIIO
 import MotionFusion
 import MotionSensors
 import OpenCoreMotion
@@ -162,6 +163,17 @@ func benchmarkFusion(broadFile: String?) throws {
     checksum.isFinite ? "" : "(non-finite output!)")
 }
 
+func benchmarkIIO() throws {
+  // A fake mpu6050-like buffered device (FIFO node) paced at 100 Hz for 5 s: the whole process's
+  // CPU time, which includes the fake device's writer thread, so the figure is an upper bound.
+  let paced = try IIOBenchmark.replayBufferedStream(records: 500, rate: 100)
+  report("IIO buffered stream at 100 Hz: CPU load", paced.coreShare(atRate: 100) * 100, "% of one core",
+    String(format: "(%.1f µs per record incl. the fake writer)", paced.cpuSecondsPerRecord * 1e6))
+  let unpaced = try IIOBenchmark.replayBufferedStream(records: 20_000)
+  report("IIO buffered stream, unpaced", Double(unpaced.records) / unpaced.wallSeconds, "records/s",
+    String(format: "(%.1f µs CPU per record)", unpaced.cpuSecondsPerRecord * 1e6))
+}
+
 // MARK: - Main
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -171,7 +183,7 @@ if let index = arguments.firstIndex(of: "--broad"), index + 1 < arguments.count 
   arguments.removeSubrange(index...(index + 1))
 }
 let selection = Set(arguments.isEmpty ? ["all"] : arguments)
-let known: Set = ["all", "simulator", "replay", "device-motion", "fusion"]
+let known: Set = ["all", "simulator", "replay", "device-motion", "fusion", "iio"]
 guard selection.isSubset(of: known) else {
   FileHandle.standardError.write(Data("usage: motion-benchmarks [\(known.sorted().joined(separator: "|"))]... [--broad FILE]\n".utf8))
   exit(2)
@@ -184,6 +196,9 @@ do {
   if selection.contains("all") || selection.contains("replay") { try benchmarkReplay() }
   if selection.contains("all") || selection.contains("device-motion") { try benchmarkDeviceMotionCost() }
   if selection.contains("all") || selection.contains("fusion") { try benchmarkFusion(broadFile: broadFile) }
+  #if os(Linux)
+  if selection.contains("all") || selection.contains("iio") { try benchmarkIIO() }
+  #endif
 } catch {
   FileHandle.standardError.write(Data("motion-benchmarks: \(error)\n".utf8))
   exit(1)
