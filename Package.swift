@@ -96,7 +96,9 @@ var targets: [Target] = [
     dependencies: ["MotionRecognition", "MotionSensors", "MotionFusion", "_MotionTestSupport"]),
   .testTarget(
     name: "OpenCoreMotionTests",
-    dependencies: ["OpenCoreMotion", "OpenUIDevice", "MotionSensors", "_MotionTestSupport"]),
+    dependencies: [
+      "OpenCoreMotion", "OpenUIDevice", "MotionSensors", "LinuxIIO", "MotionFusion", "_MotionTestSupport",
+    ]),
   .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "_MotionTestSupport"]),
 ]
 
