@@ -85,12 +85,14 @@ extension AttitudeEstimator {
     /// budget refills than it drains. Default: 2.
     public var magneticRejectionFactor = 2.0
 
-    /// Whether the heading uses the online-calibrated field instead of the raw one. The
-    /// calibration always runs (for the reported accuracy and calibrated field); feeding it to the
-    /// heading is off by default because on factory-calibrated sensors its few-µT fit
-    /// uncertainty costs more heading accuracy than it gains, while the disturbance rejection
-    /// already copes with a magnet attached for a while. Default: false.
-    public var usesCalibratedFieldForHeading = false
+    /// Whether the heading uses the online-calibrated field instead of the raw one once the
+    /// calibration is trusted (``MagnetometerCalibrator/isTrustedForHeading``: fitted at medium
+    /// accuracy or better). The calibration always runs (for the reported accuracy and
+    /// calibrated field). Untrusted (low-accuracy) fits never reach the heading, because on
+    /// factory-calibrated sensors their few-µT error costs more heading accuracy than it gains;
+    /// without a trusted calibration a phone's uncorrected hard iron (tens of µT) would bias
+    /// the heading by ten degrees or more. Default: true.
+    public var usesCalibratedFieldForHeading = true
 
     // MARK: Robustness
 

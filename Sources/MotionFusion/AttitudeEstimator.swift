@@ -346,12 +346,22 @@ public struct AttitudeEstimator: Sendable {
 
   mutating func correctHeading(_ raw: SIMD3<Double>, gyroscope: SIMD3<Double>, dt: Double) {
     let attitude = earthFromSensor6D
+    let calibrationChanges = state.magnetometerCalibrator.trustedCalibrationChangeCount
     state.magnetometerCalibrator.update(
       field: raw, earthFromSensor: attitude, gyroscope: gyroscope - state.gyroscopeBias,
       samplePeriod: dt)
     state.lastMagneticField = raw
-    let field = parameters.usesCalibratedFieldForHeading
-      ? state.magnetometerCalibrator.calibrate(raw) : raw
+    // The heading uses the calibrated field once the calibration is trusted (fitted from enough
+    // orientations); before, the raw field (the disturbance rejection copes with mild iron).
+    let isCalibrated = parameters.usesCalibratedFieldForHeading
+      && state.magnetometerCalibrator.isTrustedForHeading
+    if parameters.usesCalibratedFieldForHeading
+      && state.magnetometerCalibrator.trustedCalibrationChangeCount != calibrationChanges
+    {
+      restartFieldReference(
+        earthField: isCalibrated ? state.magnetometerCalibrator.adoptedEarthField : nil)
+    }
+    let field = isCalibrated ? state.magnetometerCalibrator.calibrate(raw) : raw
     let inEarth = attitude.act(on: field)
     let norm = inEarth.length
     guard norm > 1e-9 else { return }
@@ -453,6 +463,36 @@ public struct AttitudeEstimator: Sendable {
 }
 
 extension AttitudeEstimator {
+  /// Restarts the magnetic disturbance reference and the heading convergence after the field
+  /// used for the heading changed calibration.
+  ///
+  /// The newly calibrated field has a different norm and dip from the field before, which must
+  /// not be taken for a disturbance (the rejection would pause the heading for up to
+  /// ``Parameters/magneticFirstFieldTime``), and the heading learnt from the old field is biased,
+  /// so it converges afresh as at initialisation. `earthField` is the calibration fit's earth field
+  /// (µT, z up), a confirmed reference; `nil` restarts from the next sample.
+  mutating func restartFieldReference(earthField: SIMD3<Double>?) {
+    state.headingSampleCount = 0
+    state.undisturbedTime = parameters.magneticMinimumUndisturbedTime
+    state.rejectionTime = 0
+    state.candidateFieldTime = 0
+    state.isMagneticDisturbanceDetected = false
+    guard let earthField, earthField.length > 1e-9 else {
+      state.hasFieldReference = false
+      return
+    }
+    let norm = earthField.length
+    let dip = Swift.max(-1, Swift.min(1, -earthField.z / norm))
+    state.referenceFieldNorm = norm
+    state.referenceFieldDip = dip
+    state.currentFieldNorm = norm
+    state.currentFieldDip = dip
+    state.candidateFieldNorm = norm
+    state.candidateFieldDip = dip
+    state.hasFieldReference = true
+    state.isFieldReferenceConfirmed = true
+  }
+
   /// Starts the bias estimate from a known value `bias` (rad/s) with standard deviation `sigma`
   /// (rad/s), e.g. from a previous run or a backward pass.
   public mutating func seedGyroscopeBias(_ bias: SIMD3<Double>, sigma: Double) {

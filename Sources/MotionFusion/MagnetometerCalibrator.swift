@@ -60,6 +60,10 @@ public struct MagnetometerCalibrator: Sendable {
     /// Soft iron is applied only when the fitted matrix differs from the identity by more than
     /// this in some entry (smaller distortions are within the fit's uncertainty). Default: 0.15.
     public var minimumSoftIronDeviation = 0.15
+    /// The heading uses the calibrated field only when the calibration in use was adopted from a
+    /// fit of at least this accuracy (see ``MagnetometerCalibrator/isTrustedForHeading``).
+    /// Default: medium.
+    public var headingAccuracy = MagneticCalibrationAccuracy.medium
 
     public init() {}
     /// The default tuning.
@@ -80,6 +84,25 @@ public struct MagnetometerCalibrator: Sendable {
   }
   /// The accuracy of the calibration in use.
   public private(set) var accuracy = MagneticCalibrationAccuracy.uncalibrated
+  /// The quality of the fit the calibration in use was taken from (`uncalibrated` while none
+  /// has been adopted). Unlike ``accuracy``, it changes only when the calibration does.
+  public private(set) var adoptedAccuracy = MagneticCalibrationAccuracy.uncalibrated
+  /// Whether the calibration in use comes from a fit of at least
+  /// ``Parameters/headingAccuracy``, so that the heading may rely on the calibrated field.
+  ///
+  /// A fit of low quality (few orientations, or a poor residual, as when a magnet is moved
+  /// around the device) is reported but not trusted for the heading: on a factory-calibrated
+  /// sensor its few-µT error costs more heading accuracy than it gains.
+  public var isTrustedForHeading: Bool { adoptedAccuracy >= parameters.headingAccuracy }
+  /// Counts the changes of the *trusted* calibration (the calibration in use while
+  /// ``isTrustedForHeading``, no correction otherwise), so that a heading filter fed with
+  /// ``calibrate(_:)`` when trusted and the raw field otherwise can tell when its field jumped
+  /// (and re-reference its disturbance detection on the new field).
+  public private(set) var trustedCalibrationChangeCount = 0
+  /// The earth field of the fit behind the calibration in use, µT, in the 6D earth frame of
+  /// the attitude passed to ``update(field:earthFromSensor:gyroscope:samplePeriod:)`` (z up, so its
+  /// norm and dip are meaningful; its heading is not); zero while none has been adopted.
+  public private(set) var adoptedEarthField = SIMD3<Double>.zero
   /// Excitation (0…1) and relative residual of the latest fit.
   public private(set) var excitation = 0.0
   public private(set) var relativeResidual = Double.infinity
@@ -200,24 +223,53 @@ public struct MagnetometerCalibrator: Sendable {
       if accuracy > .low && excitation >= parameters.mediumExcitation { accuracy = .low }
       return
     }
-    if let fit = soft {
-      hardIronOffset = fit.offset
-      softIronMatrix = fit.matrix
-      softIronInverse = fit.inverse
-    } else if (offset - hardIronOffset).length > parameters.minimumOffsetChange
-      || softIronMatrix != .diagonal(1)
-    {
-      hardIronOffset = offset
-      softIronInverse = .diagonal(1)
-      softIronMatrix = .diagonal(1)
-    }
+    let fitAccuracy: MagneticCalibrationAccuracy
     if excitation >= parameters.highExcitation && relativeResidual <= parameters.highResidual {
-      accuracy = .high
+      fitAccuracy = .high
     } else if excitation >= parameters.mediumExcitation && relativeResidual <= parameters.mediumResidual {
-      accuracy = .medium
+      fitAccuracy = .medium
     } else {
-      accuracy = .low
+      fitAccuracy = .low
     }
+    // Which fit replaces the calibration in use:
+    // - a better fit always does (a rough early offset is refined once the orientations seen
+    //   suffice, even when it moved by less than the minimum change);
+    // - a clearly different offset does, unless it would replace a trusted calibration with an
+    //   untrusted fit (a magnet moved near the device fits poorly and must not undo a good
+    //   calibration; a magnet fixed to it is learnt once its fit is good enough).
+    // - a better fit replaces an earlier, rougher offset even when it moved by less than the
+    //   minimum change, but when no correction is in use and the fit agrees with none (within
+    //   the minimum change) it only raises the trust: a factory-calibrated sensor keeps its raw
+    //   field instead of taking on the fit's few-µT uncertainty.
+    let offsetChanged = (offset - hardIronOffset).length > parameters.minimumOffsetChange
+    let keepsTrust = fitAccuracy >= parameters.headingAccuracy || !isTrustedForHeading
+    let wasTrusted = isTrustedForHeading
+    let refines = fitAccuracy > adoptedAccuracy && hardIronOffset != .zero
+    var changed = false
+    if soft != nil || refines || (keepsTrust && (offsetChanged || softIronMatrix != .diagonal(1))) {
+      if let fit = soft {
+        hardIronOffset = fit.offset
+        softIronMatrix = fit.matrix
+        softIronInverse = fit.inverse
+      } else {
+        hardIronOffset = offset
+        softIronInverse = .diagonal(1)
+        softIronMatrix = .diagonal(1)
+      }
+      adoptedAccuracy = fitAccuracy
+      adoptedEarthField = h
+      changed = true
+    } else if fitAccuracy > adoptedAccuracy {
+      adoptedAccuracy = fitAccuracy
+      adoptedEarthField = h
+    }
+    // The trusted calibration changed when the trust did (unless the calibration in use is the
+    // identity either way) or when a trusted calibration was replaced.
+    let isIdentity = hardIronOffset == .zero && softIronMatrix == .diagonal(1)
+    if (wasTrusted != isTrustedForHeading && !isIdentity) || (changed && (wasTrusted || isTrustedForHeading)) {
+      trustedCalibrationChangeCount &+= 1
+    }
+    accuracy = fitAccuracy
   }
 
   /// Fits `m = A·v + b` by least squares (the three rows of [A | b] share one system), scales A
