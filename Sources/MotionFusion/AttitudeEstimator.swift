@@ -22,8 +22,9 @@ import MotionMath
 ///   disturbances, and a steady new field seen during motion replaces the reference.
 ///
 /// Alongside the published method runs ``MagnetometerCalibrator``, an attitude-aided online
-/// hard/soft-iron calibration that supplies the calibrated field and its accuracy (and, with
-/// ``Parameters/usesCalibratedFieldForHeading``, the field used for the heading).
+/// hard/soft-iron calibration that supplies the calibrated field and its accuracy (and, once the
+/// calibration is trusted and ``Parameters/usesCalibratedFieldForHeading`` is on, the field used
+/// for the heading).
 ///
 /// Parameters, the coefficients derived from them and the running state are kept apart. All the
 /// work happens in ``update(timestamp:gyroscope:accelerometer:magnetometer:)`` without heap

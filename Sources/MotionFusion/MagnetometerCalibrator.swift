@@ -22,6 +22,13 @@ import MotionMath
 /// the fit residual is small compared with the field; spatially varying disturbances (a magnet
 /// on the table) fit badly and are not learnt. A device-fixed magnet attached later is learnt within
 /// about one forgetting time of turning the device through several orientations.
+///
+/// The heading should rely on the calibration only once it is *trusted* (``isTrustedForHeading``:
+/// taken from, or confirmed by, a fit of medium accuracy or better). A better fit replaces a
+/// rougher offset in use; a fit that finds no offset worth applying (within
+/// ``Parameters/minimumOffsetChange`` of none, as on a factory-calibrated sensor) only raises the
+/// trust and leaves the raw field untouched. ``trustedCalibrationChangeCount`` tells the heading
+/// filter when the field it uses jumped.
 public struct MagnetometerCalibrator: Sendable {
   /// Tuning, each with its unit.
   public struct Parameters: Sendable, Equatable {
