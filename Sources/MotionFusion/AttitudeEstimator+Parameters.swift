@@ -39,8 +39,9 @@ extension AttitudeEstimator {
     /// deviation from its low-pass filtered value) as `σ·√(1 + … + (a/a₀)²)`; this is a₀, m/s².
     /// Default: 0.3 m/s².
     public var motionBiasAccelerationScale = 0.3
-    /// Measurement noise of the low-pass filtered gyroscope at rest, rad/s. Default: 0.03°/s.
-    public var restBiasSigma = 0.03 * Units.radiansPerDegree
+    /// Measurement noise of the low-pass filtered gyroscope at rest, rad/s (per sample).
+    /// Default: 0.1°/s.
+    public var restBiasSigma = 0.1 * Units.radiansPerDegree
 
     // MARK: Rest detection
 
