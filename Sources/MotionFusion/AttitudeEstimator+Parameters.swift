@@ -93,6 +93,14 @@ extension AttitudeEstimator {
     /// already copes with a magnet attached for a while. Default: false.
     public var usesCalibratedFieldForHeading = false
 
+    /// Delay of the gyroscope relative to the other sensors and to the instant the outputs
+    /// should describe, in sample periods. The outputs (not the filter) are extrapolated over it
+    /// at the latest angular rate. MEMS gyroscopes deliver a digitally filtered rate whose group
+    /// delay is a fraction of the output period or more; half a period is the delay of a rate
+    /// averaged over the preceding interval and reported at its end. Set 0 for a gyroscope known
+    /// to be sampled in step with the accelerometer. Default: 0.5.
+    public var gyroscopeDelayInSamples = 0.5
+
     // MARK: Robustness
 
     /// A gap between samples longer than this restarts the attitude (the bias is kept), s.

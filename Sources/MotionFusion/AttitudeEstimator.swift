@@ -46,9 +46,18 @@ public struct AttitudeEstimator: Sendable {
 
   // MARK: - Outputs
 
-  /// Attitude without magnetometer (sensor to 6D earth frame; heading arbitrary but steady).
+  /// Attitude without magnetometer (sensor to 6D earth frame; heading arbitrary but steady),
+  /// extrapolated over the gyroscope delay (``Parameters/gyroscopeDelayInSamples``).
   @inlinable
   public var earthFromSensor6D: Quaternion {
+    let q = filteredAttitude6D
+    guard state.outputPrediction != .identity else { return q }
+    return Self.multiply(q, state.outputPrediction)
+  }
+
+  /// The filter's own 6D attitude at the last sample's timestamp (no extrapolation).
+  @inlinable
+  public var filteredAttitude6D: Quaternion {
     Self.multiply(state.earthFromInertial, state.inertialFromSensor)
   }
 
@@ -149,6 +158,7 @@ public struct AttitudeEstimator: Sendable {
     state.earthFromInertial = .identity
     state.headingOffset = 0
     state.headingRotation = .identity
+    state.outputPrediction = .identity
     state.inertialAcceleration = LowPassFilter3(
       timeConstant: parameters.accelerometerTimeConstant, samplePeriod: T)
     state.attitudeRow1 = LowPassFilter3(timeConstant: parameters.accelerometerTimeConstant, samplePeriod: T)
@@ -178,6 +188,9 @@ public struct AttitudeEstimator: Sendable {
   @inline(__always)
   mutating func integrateGyroscope(_ gyroscope: SIMD3<Double>, dt: Double) {
     let rate = gyroscope - state.gyroscopeBias
+    if coefficients.gyroscopeDelay != 0 {
+      state.outputPrediction = Self.exponential(rate * coefficients.gyroscopeDelay)
+    }
     state.meanSquaredRate += coefficients.rateGain * (rate.lengthSquared - state.meanSquaredRate)
     let v = rate * dt
     let q = Self.multiply(state.inertialFromSensor, Self.exponential(v))
@@ -281,7 +294,7 @@ public struct AttitudeEstimator: Sendable {
     state.lastInclinationCorrection = rv
 
     if useForBias {
-      estimateBiasInMotion(correction: rv, dt: dt, attitude: earthFromSensor6D)
+      estimateBiasInMotion(correction: rv, dt: dt, attitude: filteredAttitude6D)
     }
   }
 
@@ -386,7 +399,7 @@ public struct AttitudeEstimator: Sendable {
   // MARK: - Heading
 
   mutating func correctHeading(_ raw: SIMD3<Double>, gyroscope: SIMD3<Double>, dt: Double) {
-    let attitude = earthFromSensor6D
+    let attitude = filteredAttitude6D
     state.magnetometerCalibrator.update(
       field: raw, earthFromSensor: attitude, gyroscope: gyroscope - state.gyroscopeBias,
       samplePeriod: dt)
