@@ -70,6 +70,9 @@ extension AttitudeEstimator {
       lastMagneticField.map { magnetometerCalibrator.calibrate($0) }
     }
     var motionBiasCounter = 0
+    /// Inclination corrections (rad) and time (s) summed since the last motion bias update.
+    var correctionSum = SIMD3<Double>.zero
+    var correctionTime = 0.0
     var restBiasCounter = 0
 
     /// Online hard/soft-iron calibration.

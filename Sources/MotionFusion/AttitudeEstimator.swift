@@ -161,10 +161,14 @@ public struct AttitudeEstimator: Sendable {
     state.outputPrediction = .identity
     state.inertialAcceleration = LowPassFilter3(
       timeConstant: parameters.accelerometerTimeConstant, samplePeriod: T)
-    state.attitudeRow1 = LowPassFilter3(timeConstant: parameters.accelerometerTimeConstant, samplePeriod: T)
-    state.attitudeRow2 = LowPassFilter3(timeConstant: parameters.accelerometerTimeConstant, samplePeriod: T)
+    let biasPeriod = T * Double(Self.biasUpdateInterval)
+    state.attitudeRow1 = LowPassFilter3(timeConstant: parameters.accelerometerTimeConstant, samplePeriod: biasPeriod)
+    state.attitudeRow2 = LowPassFilter3(timeConstant: parameters.accelerometerTimeConstant, samplePeriod: biasPeriod)
     state.attitudeTimesBias = LowPassFilter3(
-      timeConstant: parameters.accelerometerTimeConstant, samplePeriod: T)
+      timeConstant: parameters.accelerometerTimeConstant, samplePeriod: biasPeriod)
+    state.correctionSum = .zero
+    state.correctionTime = 0
+    state.motionBiasCounter = 0
     state.restGyroscope = LowPassFilter3(timeConstant: parameters.restFilterTimeConstant, samplePeriod: T)
     state.restAccelerometer = LowPassFilter3(
       timeConstant: parameters.restFilterTimeConstant, samplePeriod: T)
@@ -203,8 +207,8 @@ public struct AttitudeEstimator: Sendable {
   static func exponential(_ v: SIMD3<Double>) -> Quaternion {
     let a2 = v.lengthSquared
     if a2 < 0.0025 {
-      let w = 1 - a2 / 8 + a2 * a2 / 384
-      let s = 0.5 - a2 / 48 + a2 * a2 / 3840
+      let w = 1 - a2 * 0.125 + a2 * a2 * (1.0 / 384)
+      let s = 0.5 - a2 * (1.0 / 48) + a2 * a2 * (1.0 / 3840)
       return Quaternion(w: w, x: s * v.x, y: s * v.y, z: s * v.z)
     }
     return Quaternion(rotationVector: v)
@@ -315,6 +319,17 @@ public struct AttitudeEstimator: Sendable {
   /// horizontal rows of the 6D attitude matrix `R`. A two-row Kalman update on the bias.
   @inline(__always)
   mutating func estimateBiasInMotion(correction: SIMD3<Double>, dt: Double, attitude q: Quaternion) {
+    // The bias changes slowly, and the model's filters have a 3 s time constant: everything
+    // below runs every few samples on the summed corrections (filters designed for that rate).
+    state.correctionSum += correction
+    state.correctionTime += dt
+    state.motionBiasCounter += 1
+    guard state.motionBiasCounter >= Self.biasUpdateInterval else { return }
+    state.motionBiasCounter = 0
+    let correction = state.correctionSum
+    let dt = state.correctionTime
+    state.correctionSum = .zero
+    state.correctionTime = 0
     let (w, x, y, z) = (q.w, q.x, q.y, q.z)
     let r1 = SIMD3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y))
     let r2 = SIMD3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x))
@@ -323,10 +338,6 @@ public struct AttitudeEstimator: Sendable {
     let h2 = state.attitudeRow2.update(r2)
     let rb = state.attitudeTimesBias.update(SIMD3((r1 * b).sum(), (r2 * b).sum(), 0))
     guard state.inertialAcceleration.isWarm, !state.isRestDetected else { return }
-    // The bias changes slowly: update every few samples with the information of all of them.
-    state.motionBiasCounter += 1
-    guard state.motionBiasCounter >= Self.biasUpdateInterval else { return }
-    state.motionBiasCounter = 0
 
     let z1 = -correction.x / dt + rb.x
     let z2 = -correction.y / dt + rb.y
