@@ -412,8 +412,7 @@ public struct AttitudeEstimator: Sendable {
   mutating func correctHeading(_ raw: SIMD3<Double>, gyroscope: SIMD3<Double>, dt: Double) {
     let attitude = filteredAttitude6D
     state.magnetometerCalibrator.update(
-      field: raw, earthFromSensor: attitude, gyroscope: gyroscope - state.gyroscopeBias,
-      samplePeriod: dt)
+      field: raw, earthFromSensor: attitude, samplePeriod: dt)
     state.lastMagneticField = raw
     let field = parameters.usesCalibratedFieldForHeading
       ? state.magnetometerCalibrator.calibrate(raw) : raw

@@ -13,15 +13,23 @@ import MotionMath
 /// 1. Hard iron (A = I) is a *linear* least-squares problem in (h, b) — the attitude-aided bias
 ///    estimation of Troni & Whitcomb (2013) — solved from exponentially forgotten sums
 ///    (ΣR, ΣR·m, Σm, Σ|m|², count) whose normal equations reduce to one 3×3 system.
-/// 2. Soft iron then follows from `m = A·v + b` with `v = Rᵀ·ĥ` from step 1, again linear (a 4×4
-///    system shared by the three rows of [A b]); the scale of A is fixed so that its determinant is 1
-///    and the calibrated field keeps the earth field's magnitude.
+/// 2. The full model is bilinear; starting from step 1 it is solved by alternating least squares
+///    (h for fixed A, b; then A, b for fixed h — each a small linear system). Forgotten sums of
+///    `rᵢ·mᵀ` and `rᵢ·rⱼᵀ` (rᵢ the rows of R) make both steps exact for any h, A, b, so no sample
+///    is stored. A is scaled to unit determinant (its scale cannot be told from |h|); soft iron is
+///    used only when it explains the data clearly better than hard iron alone.
+/// 3. A new hard-iron-only offset replaces the one in use only when it differs by more than
+///    ``Parameters/minimumOffsetChange``: small changes are within the fit's attitude-induced error.
 ///
 /// The solution is adopted only when the orientations seen span all axes (the *excitation*, the
 /// harmonic mean of the eigenvalues of the offset's normalised information matrix, in [0, 1]) and
 /// the fit residual is small compared with the field; spatially varying disturbances (a magnet
 /// on the table) fit badly and are not learnt. A device-fixed magnet attached later is learnt within
 /// about one forgetting time of turning the device through several orientations.
+///
+/// The accuracy is `uncalibrated` until a fit is first adopted, then `low`, `medium` or `high` by
+/// excitation and residual thresholds; it falls back to `low` when well-excited data no longer
+/// fit (the iron changed). Everything is fixed-size: no allocation per sample.
 public struct MagnetometerCalibrator: Sendable {
   /// Tuning, each with its unit.
   public struct Parameters: Sendable, Equatable {
@@ -116,7 +124,7 @@ public struct MagnetometerCalibrator: Sendable {
 
   /// Accumulates one raw field sample `field` (µT) seen at attitude `earthFromSensor` (6D).
   public mutating func update(
-    field: SIMD3<Double>, earthFromSensor: Quaternion, gyroscope: SIMD3<Double>, samplePeriod: Double
+    field: SIMD3<Double>, earthFromSensor: Quaternion, samplePeriod: Double
   ) {
     counter += 1
     guard counter >= parameters.decimation else { return }
