@@ -37,7 +37,9 @@ var targets: [Target] = [
   // MARK: - Public API
   .target(name: "MotionMath", swiftSettings: swiftSettings),
   .target(name: "MotionFusion", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
-  .target(name: "MotionSensors", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
+  .target(
+    name: "MotionSensors", dependencies: ["MotionMath", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+    swiftSettings: swiftSettings),
   .target(name: "LinuxIIO", dependencies: ["MotionMath", "MotionSensors"], swiftSettings: swiftSettings),
   .target(name: "MotionRecognition", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
   .target(
@@ -69,6 +71,11 @@ var targets: [Target] = [
     path: "Benchmarks/MotionBenchmarks",
     swiftSettings: swiftSettings),
 
+  // MARK: - Examples (command-line ports of Core Motion sample apps)
+  .target(
+    name: "ExampleSupport", dependencies: ["OpenCoreMotion", "MotionSensors"], path: "Examples/ExampleSupport",
+    swiftSettings: swiftSettings),
+
   // MARK: - Implementation details (not API)
   .target(name: "_MotionTestSupport", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
 
@@ -80,11 +87,13 @@ var targets: [Target] = [
   .testTarget(
     name: "MotionEvaluationTests",
     dependencies: ["MotionEvaluation", "MotionSensors", "MotionFusion", "_MotionTestSupport"]),
-  .testTarget(name: "MotionSensorsTests", dependencies: ["MotionSensors", "_MotionTestSupport"]),
+  .testTarget(
+    name: "MotionSensorsTests",
+    dependencies: ["MotionSensors", "_MotionTestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
   .testTarget(name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionSensors", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionRecognitionTests",
-    dependencies: ["MotionRecognition", "MotionSensors", "_MotionTestSupport"]),
+    dependencies: ["MotionRecognition", "MotionSensors", "MotionFusion", "_MotionTestSupport"]),
   .testTarget(
     name: "OpenCoreMotionTests",
     dependencies: ["OpenCoreMotion", "OpenUIDevice", "MotionSensors", "_MotionTestSupport"]),
@@ -99,11 +108,28 @@ targets.append(
   .target(name: "CoreMotion", dependencies: ["OpenCoreMotion", "OpenUIDevice"], swiftSettings: swiftSettings))
 #endif
 
+// The example apps use `import CoreMotion`, which is the Linux shim above.
+let exampleNames = ["Orientation", "ColorTilt", "Gyroscope", "Motion", "Clunk", "Facing", "Horizon", "MovementReporter"]
+#if os(Linux)
+for name in exampleNames {
+  targets.append(
+    .executableTarget(
+      name: name + "Example", dependencies: ["CoreMotion", "MotionRecognition", "ExampleSupport"],
+      path: "Examples/" + name, swiftSettings: swiftSettings))
+}
+targets.append(
+  .testTarget(
+    name: "ExamplesTests",
+    dependencies: ["OpenUIDevice", "OpenCoreMotion", "MotionSensors", "MotionRecognition", "_MotionTestSupport"]
+      + exampleNames.map { .target(name: $0 + "Example") }))
+#endif
+
 let package = Package(
   name: "OpenCoreMotion",
   products: products,
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
   ],
   targets: targets,
   swiftLanguageModes: [.v5]

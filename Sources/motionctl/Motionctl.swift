@@ -14,7 +14,8 @@ struct Motionctl: ParsableCommand {
       iio, none) or with a command's --source option.
       """,
     subcommands: [
-      DemoCommand.self, ReplayCommand.self, RecordCommand.self, SimulateCommand.self, SensorsCommand.self,
+      DemoCommand.self, ReplayCommand.self, RecordCommand.self, SimulateCommand.self, EvaluateCommand.self,
+      SensorsCommand.self,
     ],
     defaultSubcommand: nil)
 }

@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import Foundation
+import LinuxIIO
 import MotionSensors
 import OpenCoreMotion
 
@@ -14,9 +15,20 @@ struct SensorsCommand: ParsableCommand {
   @Option(help: "The source, as in COREMOTION_SOURCE.")
   var source: String?
 
+  @Flag(help: "List the Linux IIO devices found (name, channels, rates, scale, mount matrix) and exit.")
+  var iio = false
+
   func run() throws {
     let specification = try source.map { try SourceSpecification(parsing: $0) }
       ?? SourceSpecification.fromEnvironment()
+    if iio || specification == .automatic || specification == .iio {
+      let devices = try IIOSensorSource.listDevices()
+      if devices.isEmpty {
+        print("IIO: no devices under \(ProcessInfo.processInfo.environment["COREMOTION_IIO_ROOT"] ?? "/sys/bus/iio/devices")")
+      }
+      for device in devices { print(device.description) }
+      if iio { return }
+    }
     let sensorSource = try SourceFactory.makeSource(specification)
     print("source:      \(sensorSource.name)")
     let sensors = sensorSource.availableSensors
@@ -31,6 +43,6 @@ struct SensorsCommand: ParsableCommand {
     let frames = CMMotionManager(source: sensorSource).supportedAttitudeReferenceFrames
     let frameNames = [CMAttitudeReferenceFrame.xArbitraryZVertical, .xArbitraryCorrectedZVertical,
       .xMagneticNorthZVertical, .xTrueNorthZVertical].filter { frames.contains($0) }.map(\.name)
-    print("frames:      \(frameNames.joined(separator: ", "))")
+    print("frames:      \(frameNames.isEmpty ? "none" : frameNames.joined(separator: ", "))")
   }
 }

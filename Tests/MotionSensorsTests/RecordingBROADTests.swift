@@ -26,7 +26,8 @@ final class RecordingBROADTests: XCTestCase {
     return url
   }
 
-  private let header = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z,ref_qw,ref_qx,ref_qy,ref_qz,movement\n"
+  private let header =
+    "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z,ref_qw,ref_qx,ref_qy,ref_qz,movement\n"
 
   func testFixtureRowsBecomeSamplesWithNWUGroundTruth() throws {
     let url = try write(
@@ -61,7 +62,8 @@ final class RecordingBROADTests: XCTestCase {
 
     // 90° about up in ENU: sensor x points north, which is +x in NWU.
     let q2 = try XCTUnwrap(samples[2].groundTruth?.earthFromSensor)
-    let expected = EarthFrame.eastNorthUp.rotation(to: .northWestUp)
+    let expected =
+      EarthFrame.eastNorthUp.rotation(to: .northWestUp)
       * Quaternion(w: 0.7071067811865476, x: 0, y: 0, z: 0.7071067811865476)
     XCTAssertEqual(q2, expected)
     let north = q2.act(on: SIMD3(1, 0, 0))

@@ -2,6 +2,7 @@
 
 import Foundation
 import XCTest
+import ZIPFoundation
 
 /// A temporary folder for fixture files written by a test, removed afterwards.
 final class RecordingFixtureFolder {
@@ -29,5 +30,21 @@ final class RecordingFixtureFolder {
   /// The names of the files in the folder (hidden ones included).
   var fileNames: [String] {
     (try? FileManager.default.contentsOfDirectory(atPath: url.path).sorted()) ?? []
+  }
+}
+
+extension RecordingFixtureFolder {
+  /// Writes a zip archive holding `files` (relative path → text) and returns its URL.
+  @discardableResult
+  func writeZip(_ files: [(String, String)], to name: String) throws -> URL {
+    let url = self.url.appendingPathComponent(name)
+    let archive = try Archive(url: url, accessMode: .create)
+    for (path, text) in files {
+      let data = Data(text.utf8)
+      try archive.addEntry(
+        with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate,
+        provider: { position, size in data.subdata(in: Int(position)..<Int(position) + size) })
+    }
+    return url
   }
 }

@@ -66,7 +66,8 @@ final class RecordingValidationTests: XCTestCase {
 
   func testBackwardsTimestampIsAnErrorWithLineNumber() throws {
     let folder = try RecordingFixtureFolder()
-    let url = try folder.write(header + "1,0,0,9.8,0,0,0\n1,0,0,9.8,0,0,0\n0.5,0,0,9.8,0,0,0\n", to: "back.csv")
+    let url = try folder.write(
+      header + "1,0,0,9.8,0,0,0\n1,0,0,9.8,0,0,0\n0.5,0,0,9.8,0,0,0\n", to: "back.csv")
     let error = try XCTUnwrap(readError(url))
     XCTAssertEqual(error.kind, .timestampWentBackwards)
     XCTAssertEqual(error.line, 6)
@@ -136,6 +137,20 @@ final class RecordingValidationTests: XCTestCase {
     XCTAssertThrowsError(try RecordingReader.open(url)) { error in
       XCTAssertEqual((error as? RecordingError)?.kind, .malformedHeader)
     }
+  }
+
+  func testErrorMetWhileEstimatingTheRateComesAfterTheGoodSamples() throws {
+    let folder = try RecordingFixtureFolder()
+    let url = try folder.write("time,x\n0,1\n0.01,2\n0.02,oops\n", to: "m.csv")
+    let mapping = try ColumnMapping(parsing: "t=time,p=x")
+    var stream = try RecordingReader.open(url, options: .init(columnMapping: mapping))
+    XCTAssertEqual(stream.descriptor.nominalSampleRate ?? 0, 100, accuracy: 1e-9)
+    XCTAssertEqual(try stream.next()?.pressure, 1)
+    XCTAssertEqual(try stream.next()?.pressure, 2)
+    XCTAssertThrowsError(try stream.next()) { error in
+      XCTAssertEqual((error as? RecordingError)?.line, 4)
+    }
+    XCTAssertNil(try stream.next())
   }
 
   func testStreamIsFinishedAfterAnError() throws {

@@ -7,7 +7,7 @@ import MotionMath
 /// Shared by every one-row-per-instant format. Validation happens here, so every format reports
 /// problems the same way: the file, the 1-based line and the column, and what is wrong.
 struct CSVTableStream: RecordingRowStream {
-  let descriptor: StreamDescriptor
+  private(set) var descriptor: StreamDescriptor
   private var cursor: CSVCursor
   private let layout: ColumnLayout
   private let headerColumnCount: Int
@@ -120,12 +120,22 @@ struct CSVTableStream: RecordingRowStream {
         integer = try cursor.bytes.integer(fields[column])
       } catch {
         // Decimal or exponent text (a spreadsheet rewrote the column): parse it, losing exactness.
-        guard let value = try number(column) else { throw malformed("the timestamp is empty", column: column) }
+        guard let value = try number(column) else {
+          throw malformed("the timestamp is empty", column: column)
+        }
         return value / Double(unitsPerSecond)
       }
       guard let integer else { throw malformed("the timestamp is empty", column: column) }
       return Double(integer / unitsPerSecond) + Double(integer % unitsPerSecond) / Double(unitsPerSecond)
     }
+  }
+
+  /// Whether the time cell is empty or NaN.
+  private func timeIsMissing() -> Bool {
+    let cell = cursor.bytes.trimmed(fields[layout.time])
+    if cell.isEmpty { return true }
+    guard let value = try? cursor.bytes.double(cell) else { return false }
+    return value.isNaN
   }
 
   private mutating func decodeRow() throws -> MotionSample? {
@@ -136,6 +146,7 @@ struct CSVTableStream: RecordingRowStream {
         throw malformed("expected \(headerColumnCount) cells, found \(count)")
       }
     }
+    if layout.missingTimeSkipsRow && timeIsMissing() { return nil }
     let time = try timestamp()
     guard time.isFinite else {
       return try reject(malformed("the timestamp is not finite", column: layout.time).kind(.invalidValue))
@@ -185,7 +196,10 @@ struct CSVTableStream: RecordingRowStream {
     var truth = GroundTruth()
     var anyCell = false
     if let a = layout.attitude {
-      let w = try number(a.w), x = try number(a.x), y = try number(a.y), z = try number(a.z)
+      let w = try number(a.w)
+      let x = try number(a.x)
+      let y = try number(a.y)
+      let z = try number(a.z)
       if w != nil || x != nil || y != nil || z != nil { anyCell = true }
       if let w, let x, let y, let z {
         var q = Quaternion(w: w, x: x, y: y, z: z)
@@ -212,6 +226,26 @@ struct CSVTableStream: RecordingRowStream {
       if !flag.isNaN { truth.isMovementPhase = flag != 0 }
     }
     return anyCell ? truth : nil
+  }
+}
+
+extension CSVTableStream {
+  /// The same stream described differently.
+  func withDescriptor(_ descriptor: StreamDescriptor) -> CSVTableStream {
+    var copy = self
+    copy.descriptor = descriptor
+    return copy
+  }
+
+  /// Reads the column header row; an empty file is a header error.
+  static func readHeader(_ cursor: inout CSVCursor) throws -> [String] {
+    var fields: [CSVField] = []
+    guard cursor.nextRow(into: &fields) else {
+      throw RecordingError(
+        .malformedHeader, file: cursor.bytes.fileName, line: cursor.lineNumber + 1,
+        "the column header row is missing (empty file)")
+    }
+    return fields.map(cursor.bytes.string)
   }
 }
 

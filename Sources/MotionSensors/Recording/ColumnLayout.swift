@@ -57,6 +57,10 @@ struct ColumnLayout: Sendable {
   var position: Vector?
   var movement: Int?
 
+  /// Whether a row whose time cell is empty or NaN is left out silently (sensor groups that have not
+  /// started yet in SensorLog, NaN padding in phyphox) instead of being an error.
+  var missingTimeSkipsRow = false
+
   /// The column names, for error messages.
   var columnNames: [String]
 
@@ -85,8 +89,10 @@ struct ColumnLayout: Sendable {
   /// The largest column index used, so that short rows are caught before indexing.
   var highestColumn: Int {
     var m = time
-    for v in [accelerometer, gyroscope, magnetometer, angularVelocity, gyroscopeBias, gravity,
-              linearAcceleration, position] {
+    for v in [
+      accelerometer, gyroscope, magnetometer, angularVelocity, gyroscopeBias, gravity,
+      linearAcceleration, position,
+    ] {
       if let v { m = Swift.max(m, v.columns.max()) }
     }
     for s in [pressure, temperature] { if let s { m = Swift.max(m, s.column) } }
@@ -95,43 +101,3 @@ struct ColumnLayout: Sendable {
     return m
   }
 }
-
-/// Finds columns by name in a header row: case-insensitive, ignoring surrounding spaces and quotes.
-struct ColumnIndex {
-  let names: [String]
-  private let lookup: [String: Int]
-
-  init(_ names: [String]) {
-    self.names = names
-    var lookup: [String: Int] = [:]
-    for (i, name) in names.enumerated() {
-      let key = ColumnIndex.normalize(name)
-      if lookup[key] == nil { lookup[key] = i }
-    }
-    self.lookup = lookup
-  }
-
-  /// A column name reduced for comparison: lower case, trimmed, Greek mu (U+03BC) folded to the
-  /// micro sign (U+00B5) so that `μT` and `µT` match.
-  static func normalize(_ name: String) -> String {
-    name.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\"")))
-      .lowercased().replacingOccurrences(of: "\u{03BC}", with: "\u{00B5}")
-  }
-
-  /// The index of the first column called `name`.
-  func callAsFunction(_ name: String) -> Int? { lookup[ColumnIndex.normalize(name)] }
-
-  /// The indices of three columns, if all exist.
-  func vector(_ x: String, _ y: String, _ z: String) -> SIMD3<Int>? {
-    guard let i = self(x), let j = self(y), let k = self(z) else { return nil }
-    return SIMD3(i, j, k)
-  }
-
-  /// The first column whose normalized name starts with `prefix`.
-  func first(withPrefix prefix: String) -> Int? {
-    let p = ColumnIndex.normalize(prefix)
-    return names.firstIndex { ColumnIndex.normalize($0).hasPrefix(p) }
-  }
-}
-
-import Foundation

@@ -25,6 +25,11 @@ import MotionMath
 /// that instant. Numbers are written in Swift's shortest round-trip form, so a write followed by a
 /// read gives bit-identical samples. Ground-truth columns (prefix `true_`) are optional; the
 /// attitude is `earthFromSensor` in NWU, scalar first.
+///
+/// Compatibility rules: header lines are `# key: value` (values escape `\`, newline and carriage
+/// return with a backslash; free metadata uses `meta.` keys); lines starting with `#` that are not
+/// `key: value` are comments. Columns are found by name, in any order; unknown columns are ignored,
+/// so later versions may add columns. A file whose `version` is newer than ``version`` is rejected.
 public enum OpenCoreMotionCSV {
   /// The first line of every file in this format.
   public static let magic = "# OpenCoreMotion CSV"
@@ -100,7 +105,8 @@ public enum OpenCoreMotionCSV {
     }
     if let text = header["version"] {
       guard let v = Int(text) else {
-        throw RecordingError(.malformedHeader, file: file, line: nil, "the version \"\(text)\" is not a number")
+        throw RecordingError(
+          .malformedHeader, file: file, line: nil, "the version \"\(text)\" is not a number")
       }
       guard v <= version else {
         throw RecordingError(
@@ -110,7 +116,8 @@ public enum OpenCoreMotionCSV {
     }
     var fields: [CSVField] = []
     guard cursor.nextRow(into: &fields) else {
-      throw RecordingError(.malformedHeader, file: file, line: cursor.lineNumber + 1, "the column header row is missing")
+      throw RecordingError(
+        .malformedHeader, file: file, line: cursor.lineNumber + 1, "the column header row is missing")
     }
     let names = fields.map(bytes.string)
     let index = ColumnIndex(names)
@@ -139,7 +146,8 @@ public enum OpenCoreMotionCSV {
     if q.contains(where: { $0 != nil }) {
       guard let w = q[0], let x = q[1], let y = q[2], let z = q[3] else {
         throw RecordingError(
-          .malformedHeader, file: file, line: cursor.lineNumber, "incomplete quaternion columns true_qw..true_qz")
+          .malformedHeader, file: file, line: cursor.lineNumber,
+          "incomplete quaternion columns true_qw..true_qz")
       }
       layout.attitude = .init(w: w, x: x, y: y, z: z)
     }
@@ -153,7 +161,8 @@ public enum OpenCoreMotionCSV {
     var rate: Double?
     if let text = header["nominal-sample-rate-hz"] {
       guard let value = Double(text), value > 0, value.isFinite else {
-        throw RecordingError(.malformedHeader, file: file, "nominal-sample-rate-hz \"\(text)\" is not a positive number")
+        throw RecordingError(
+          .malformedHeader, file: file, "nominal-sample-rate-hz \"\(text)\" is not a positive number")
       }
       rate = value
     }

@@ -5,17 +5,46 @@ import Foundation
 /// The recording formats ``RecordingReader`` understands; the raw value is the name used on the
 /// command line (`--format broad`).
 public enum RecordingFormat: String, CaseIterable, Sendable {
-  /// OpenCoreMotion's own CSV (see ``RecordingWriter``): self-describing `#` header, SI units,
-  /// optional ground truth.
+  /// OpenCoreMotion's own CSV (see ``OpenCoreMotionCSV`` and ``RecordingWriter``): self-describing
+  /// `#` header, SI units, optional ground truth, lossless.
   case opencoremotion
-  /// A BROAD benchmark trial (Laidig et al. 2021): 286 Hz IMU with optical reference attitude in ENU.
+  /// A BROAD benchmark trial (Laidig et al. 2021): 286 Hz IMU with an optical reference attitude,
+  /// delivered as ``GroundTruth/earthFromSensor`` converted from ENU to NWU (see ``BROADTrial``).
   case broad
+  /// SensorLog (iOS) CSV, one wide row per tick: each sensor replayed on its own timestamps
+  /// (seconds since boot), the accelerometer converted from g with Apple's sign to specific force;
+  /// Apple's fused device motion is kept as ``GroundTruth`` (an estimate, not measured truth).
+  case sensorLog = "sensorlog"
+  /// Sensor Logger (iOS/Android) export: zip or folder of per-sensor CSVs plus `Metadata.csv`;
+  /// the raw (uncalibrated or total) files are replayed, iOS's accelerometer converted from g with
+  /// Apple's sign; times are UTC epoch seconds.
+  case sensorLogger = "sensorlogger"
+  /// phyphox CSV export: zip or folder with `meta/time.csv`, or one exported table; times are the
+  /// experiment time, the wall-clock start is in the metadata.
+  case phyphox
+  /// EuRoC MAV / TUM-VI `imu0/data.csv` (file or dataset folder); integer-nanosecond times.
+  case euroc
+  /// x-io Technologies x-IMU3 log folder/zip (`Inertial.csv`, `Magnetometer.csv`) or a CSV with the
+  /// same column names (the Fusion library's example data); deg/s and g converted.
+  case ximu3
+  /// Any CSV read through a ``ColumnMapping`` (``RecordingReader/Options/columnMapping``); never
+  /// detected automatically.
+  case columns
 
   /// A one-line summary for listings and error messages.
   public var summary: String {
     switch self {
-    case .opencoremotion: return "OpenCoreMotion CSV (# OpenCoreMotion CSV header)"
+    case .opencoremotion: return "OpenCoreMotion CSV (first line \"# OpenCoreMotion CSV\")"
     case .broad: return "BROAD trial CSV (t,gyr_x..,acc_x..,mag_x..,ref_qw..,movement)"
+    case .sensorLog:
+      return "SensorLog iOS CSV (loggingTime(txt),accelerometerAccelerationX(G),...), or a zip of one"
+    case .sensorLogger:
+      return "Sensor Logger export: zip or folder with Metadata.csv and time,seconds_elapsed,z,y,x CSVs"
+    case .phyphox: return "phyphox CSV export: zip or folder with meta/time.csv, or a \"Time (s)\",... table"
+    case .euroc: return "EuRoC/TUM-VI imu0/data.csv (#timestamp [ns],w_RS_S_x,...) or its dataset folder"
+    case .ximu3:
+      return "x-io x-IMU3 log (Inertial.csv, Timestamp (us),Gyroscope X (deg/s),...) or Fusion-style CSV"
+    case .columns: return "any CSV with a column mapping (t=time,ax=...;units=...), never auto-detected"
     }
   }
 
@@ -24,7 +53,9 @@ public enum RecordingFormat: String, CaseIterable, Sendable {
     allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n")
   }
 
-  /// Recognises the format of a file or folder from its first lines or its contents.
+  /// Recognises the format of a file, folder or zip archive from its header lines and file names.
+  ///
+  /// ``columns`` is never detected: it needs a mapping.
   ///
   /// - Throws: ``RecordingError`` `.fileNotFound` when nothing is at `url`, `.unknownFormat` (listing
   ///   the supported formats) when nothing matches.
@@ -33,14 +64,19 @@ public enum RecordingFormat: String, CaseIterable, Sendable {
     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
       throw RecordingError(.fileNotFound, file: url.path, "no such file or folder")
     }
-    if !isDirectory.boolValue {
+    if isDirectory.boolValue {
+      if EuRoCIMU.dataFile(in: url) != nil { return .euroc }
+      if let format = try detect(container: RecordingContainer(url)) { return format }
+    } else if RecordingContainer.isZipArchive(url) {
+      if let format = try detect(container: RecordingContainer(url)) { return format }
+    } else {
       let head = try firstLines(of: url, count: 2)
       if let format = detect(firstLines: head) { return format }
     }
     throw RecordingError(
       .unknownFormat, file: url.path,
-      "cannot tell the recording format from the header; pass a format explicitly. Supported formats:\n"
-        + supportedList)
+      "cannot tell the recording format from the header; pass a format explicitly (or a column "
+        + "mapping). Supported formats:\n" + supportedList)
   }
 
   /// The format suggested by a file's first lines, if any.
@@ -48,6 +84,26 @@ public enum RecordingFormat: String, CaseIterable, Sendable {
     guard let first = lines.first else { return nil }
     if first.hasPrefix(OpenCoreMotionCSV.magic) { return .opencoremotion }
     if BROADTrial.matches(headerLine: first) { return .broad }
+    if EuRoCIMU.matches(headerLine: first) { return .euroc }
+    if SensorLogCSV.matches(headerLine: first) { return .sensorLog }
+    if XIMU3Log.matches(headerLine: first) { return .ximu3 }
+    if PhyphoxExport.matches(headerLine: first) { return .phyphox }
+    if SensorLoggerExport.matches(headerLine: first) { return .sensorLogger }
+    return nil
+  }
+
+  /// The format of a folder or archive, if any.
+  static func detect(container: RecordingContainer) throws -> RecordingFormat? {
+    if SensorLoggerExport.matches(container) { return .sensorLogger }
+    if container.path(named: "Inertial.csv") != nil { return .ximu3 }
+    if PhyphoxExport.matches(container) { return .phyphox }
+    let csvs = container.paths.filter { $0.lowercased().hasSuffix(".csv") }
+    if csvs.count == 1, let line = try? container.firstLine(csvs[0]),
+      SensorLogCSV.matches(headerLine: line)
+    {
+      return .sensorLog
+    }
+    if container.paths.contains(where: { $0.lowercased().hasSuffix("imu0/data.csv") }) { return .euroc }
     return nil
   }
 

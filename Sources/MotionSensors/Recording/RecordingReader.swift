@@ -29,9 +29,14 @@ public enum RecordingReader {
     /// ``InvalidRowPolicy/fail``.
     public var invalidRows: InvalidRowPolicy
 
-    /// Creates options; the defaults fail on any invalid row.
-    public init(invalidRows: InvalidRowPolicy = .fail) {
+    /// How to read a CSV of any layout; used with ``RecordingFormat/columns`` (and implies it when
+    /// no format is given). Default `nil`.
+    public var columnMapping: ColumnMapping?
+
+    /// Creates options; the defaults fail on any invalid row and use no column mapping.
+    public init(invalidRows: InvalidRowPolicy = .fail, columnMapping: ColumnMapping? = nil) {
       self.invalidRows = invalidRows
+      self.columnMapping = columnMapping
     }
   }
 
@@ -50,13 +55,33 @@ public enum RecordingReader {
     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
       throw RecordingError(.fileNotFound, file: url.path, "no such file or folder")
     }
-    let format = try format ?? RecordingFormat.detect(url)
+    let format = try format ?? (options.columnMapping != nil ? .columns : RecordingFormat.detect(url))
+    if isDirectory.boolValue && ![.sensorLogger, .phyphox, .euroc, .ximu3].contains(format) {
+      throw RecordingError(
+        .unknownFormat, file: url.path, "\(format.rawValue) recordings are single files, not folders")
+    }
     let base: any RecordingRowStream
     switch format {
     case .opencoremotion:
       base = try OpenCoreMotionCSV.open(try CSVBytes(contentsOf: url), url: url, options: options)
     case .broad:
       base = try BROADTrial.open(try CSVBytes(contentsOf: url), url: url, options: options)
+    case .sensorLog:
+      base = try SensorLogCSV.open(url, options: options)
+    case .sensorLogger:
+      base = try SensorLoggerExport.open(url, options: options)
+    case .phyphox:
+      base = try PhyphoxExport.open(url, options: options)
+    case .euroc:
+      base = try EuRoCIMU.open(url, options: options)
+    case .ximu3:
+      base = try XIMU3Log.open(url, options: options)
+    case .columns:
+      guard let mapping = options.columnMapping else {
+        throw RecordingError(
+          .unknownFormat, file: url.path, "the columns format needs a column mapping (Options.columnMapping)")
+      }
+      base = try mapping.open(url, options: options)
     }
     return RecordingStream(url: url, format: format, base: base)
   }
@@ -70,40 +95,11 @@ public enum RecordingReader {
     var stream = try open(url, format: format, options: options)
     var samples: [MotionSample] = []
     if let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int {
-      // Wide rows take 100–150 bytes; a rough guess saves most reallocations.
+      // Rows of single files take 100–150 bytes (a folder's or archive's size is only a hint); a
+      // rough guess saves most reallocations.
       samples.reserveCapacity(Swift.min(size / 100, 10_000_000))
     }
     while let sample = try stream.next() { samples.append(sample) }
     return samples
   }
-}
-
-/// A recording opened by ``RecordingReader``: a ``SampleStream`` that also tells where it came from
-/// and how many invalid rows it skipped.
-public struct RecordingStream: SampleStream {
-  /// The file or folder read.
-  public let url: URL
-  /// The format it was read as.
-  public let format: RecordingFormat
-  private var base: any RecordingRowStream
-
-  init(url: URL, format: RecordingFormat, base: any RecordingRowStream) {
-    self.url = url
-    self.format = format
-    self.base = base
-  }
-
-  public var descriptor: StreamDescriptor { base.descriptor }
-
-  /// The number of rows left out so far under ``RecordingReader/InvalidRowPolicy/skip``.
-  public var skippedRowCount: Int { base.skippedRowCount }
-
-  public mutating func next() throws -> MotionSample? {
-    try base.next()
-  }
-}
-
-/// A reader's stream: samples plus a count of skipped rows.
-protocol RecordingRowStream: SampleStream {
-  var skippedRowCount: Int { get }
 }

@@ -3,11 +3,11 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #elseif canImport(Musl)
-import Musl
+  import Musl
 #elseif canImport(Darwin)
-import Darwin
+  import Darwin
 #endif
 
 /// Writes samples to a file in OpenCoreMotion's own CSV format (see ``OpenCoreMotionCSV``).
@@ -20,8 +20,9 @@ import Darwin
 /// folder (`.<name>.partial-<random>`) and renames it to the destination in ``finish()`` (an atomic
 /// rename on one file system). A writer that is dropped, ``cancel()``led or hit by an error removes
 /// its temporary file; a crashed process leaves at most a `.partial` file, never a truncated file
-/// under the real name. Not thread-safe: use one writer from one thread at a time.
-public final class RecordingWriter {
+/// under the real name. Calls are serialised by a lock, so a writer may be fed from a
+/// ``SensorSource`` handler while another thread calls ``finish()``.
+public final class RecordingWriter: @unchecked Sendable {
   /// Where the finished recording goes.
   public let url: URL
   /// What the recording contains; its sensors decide the columns.
@@ -29,7 +30,12 @@ public final class RecordingWriter {
   /// Whether ground-truth columns are written.
   public let includesGroundTruth: Bool
   /// The number of samples appended so far.
-  public private(set) var sampleCount = 0
+  public var sampleCount: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return appendedCount
+  }
+  private var appendedCount = 0
 
   private let temporaryURL: URL
   private var handle: FileHandle?
@@ -37,6 +43,8 @@ public final class RecordingWriter {
   private var lastTimestamp = -Double.infinity
   private var isFinished = false
   private let sensors: SensorSet
+  /// Serialises every public call (the state above is only touched with it held).
+  private let lock = NSRecursiveLock()
 
   /// Creates the temporary file and writes the header.
   ///
@@ -78,7 +86,8 @@ public final class RecordingWriter {
     if sensors.contains(.barometer) { names.append(C.pressure) }
     if sensors.contains(.thermometer) { names.append(C.temperature) }
     if includesGroundTruth {
-      names += C.attitude + C.angularVelocity + C.gyroscopeBias + C.gravity + C.linearAcceleration
+      names +=
+        C.attitude + C.angularVelocity + C.gyroscopeBias + C.gravity + C.linearAcceleration
         + C.position
       names.append(C.movement)
     }
@@ -118,6 +127,8 @@ public final class RecordingWriter {
   ///   the descriptor does not list, a value is NaN or infinite, the timestamp is earlier than the
   ///   previous sample's, or the disk write fails. The writer stays usable after a rejected sample.
   public func append(_ sample: MotionSample) throws {
+    lock.lock()
+    defer { lock.unlock() }
     guard !isFinished, handle != nil else {
       throw RecordingError(.writeFailed, file: url.path, "append(_:) after finish() or cancel()")
     }
@@ -128,7 +139,8 @@ public final class RecordingWriter {
         "sample at \(sample.timestamp) s has \(extra) but the recording declares \(sensors)")
     }
     guard sample.isFinite else {
-      throw RecordingError(.writeFailed, file: url.path, "sample at \(sample.timestamp) s has a NaN or infinite value")
+      throw RecordingError(
+        .writeFailed, file: url.path, "sample at \(sample.timestamp) s has a NaN or infinite value")
     }
     guard sample.timestamp >= lastTimestamp else {
       throw RecordingError(
@@ -158,11 +170,12 @@ public final class RecordingWriter {
       if let flag = truth?.isMovementPhase { buffer.append(flag ? UInt8(ascii: "1") : UInt8(ascii: "0")) }
     }
     buffer.append(0x0A)
-    sampleCount += 1
+    appendedCount += 1
     if buffer.count >= 1 << 16 { try flush() }
   }
 
-  /// Writes every sample of a stream, then finishes; returns the number of samples written.
+  /// Appends every remaining sample of a stream (at most `limit`); returns how many. Call
+  /// ``finish()`` afterwards (or ``cancel()`` after an error).
   @discardableResult
   public func writeAll(from stream: inout some SampleStream, limit: Int = .max) throws -> Int {
     var count = 0
@@ -170,7 +183,6 @@ public final class RecordingWriter {
       try append(sample)
       count += 1
     }
-    try finish()
     return count
   }
 
@@ -179,6 +191,8 @@ public final class RecordingWriter {
   /// - Throws: ``RecordingError`` `.writeFailed` when writing or renaming fails; the temporary file
   ///   is then removed and nothing appears at ``url``.
   public func finish() throws {
+    lock.lock()
+    defer { lock.unlock() }
     guard !isFinished else { return }
     do {
       try flush()
@@ -188,7 +202,8 @@ public final class RecordingWriter {
       // rename(2) replaces an existing destination atomically.
       guard rename(temporaryURL.path, url.path) == 0 else {
         let reason = String(cString: strerror(errno))
-        throw RecordingError(.writeFailed, file: url.path, "cannot rename the finished recording into place (\(reason))")
+        throw RecordingError(
+          .writeFailed, file: url.path, "cannot rename the finished recording into place (\(reason))")
       }
       isFinished = true
     } catch let error as RecordingError {
@@ -196,12 +211,15 @@ public final class RecordingWriter {
       throw error
     } catch {
       discard()
-      throw RecordingError(.writeFailed, file: url.path, "cannot complete the recording (\(error.localizedDescription))")
+      throw RecordingError(
+        .writeFailed, file: url.path, "cannot complete the recording (\(error.localizedDescription))")
     }
   }
 
   /// Abandons the recording: closes and removes the temporary file; nothing appears at ``url``.
   public func cancel() {
+    lock.lock()
+    defer { lock.unlock() }
     discard()
   }
 

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// The phyphox buffers that hold one sensor's readings: a time buffer and its value buffers.
+///
+/// phyphox experiments write each sensor into named buffers (the "Acceleration with g" experiment:
+/// `acc_time`, `accX`, `accY`, `accZ`); values at the same index belong together. Times are
+/// experiment time in seconds (since the measurement first started, pauses excluded).
+public struct PhyphoxBufferGroup: Sendable, Equatable {
+  /// The sensor a group feeds, with the unit phyphox uses for it.
+  public enum Sensor: String, Sendable, Equatable, CaseIterable {
+    /// Acceleration *with* g, m/s²: phyphox reports specific force (+9.81 up at rest) on both
+    /// platforms.
+    case accelerometer
+    /// Rotation rate, rad/s.
+    case gyroscope
+    /// Magnetic field, µT.
+    case magnetometer
+    /// Pressure, hPa (converted to kPa).
+    case pressure
+  }
+
+  /// The sensor.
+  public var sensor: Sensor
+  /// The time buffer's name.
+  public var time: String
+  /// The value buffers' names: x, y, z (one name for pressure).
+  public var components: [String]
+
+  /// Creates a group.
+  public init(sensor: Sensor, time: String, components: [String]) {
+    self.sensor = sensor
+    self.time = time
+    self.components = components
+  }
+
+  /// The buffer names of phyphox's raw-sensor experiments, used when `/config` is unavailable
+  /// (phyphox before 1.1.6). Whether `acc*` holds acceleration with or without g cannot be told
+  /// without `/config`; it is assumed to be with g.
+  public static let standard: [PhyphoxBufferGroup] = [
+    PhyphoxBufferGroup(
+      sensor: .accelerometer, time: "acc_time", components: ["accX", "accY", "accZ"]),
+    PhyphoxBufferGroup(sensor: .gyroscope, time: "gyr_time", components: ["gyrX", "gyrY", "gyrZ"]),
+    PhyphoxBufferGroup(
+      sensor: .magnetometer, time: "mag_time", components: ["magX", "magY", "magZ"]),
+  ]
+
+  /// Finds the groups in a `/config` answer from the experiment's `inputs` (each input lists its
+  /// components as single-entry objects: `{"x":"accX"}`, `{"t":"acc_time"}`, …).
+  ///
+  /// Returns the groups and notes for people (an experiment that only measures acceleration
+  /// *without* g, which is not specific force).
+  static func discover(in config: PhoneJSON) -> (groups: [PhyphoxBufferGroup], notes: [String]) {
+    var groups: [PhyphoxBufferGroup] = []
+    var notes: [String] = []
+    var sawLinearAcceleration = false
+    for input in config["inputs"]?.arrayValue ?? [] {
+      guard let source = input["source"]?.stringValue else { continue }
+      var outputs: [String: String] = [:]
+      for output in input["outputs"]?.arrayValue ?? [] {
+        for (component, buffer) in output.objectValue ?? [:] {
+          if let name = buffer.stringValue { outputs[component] = name }
+        }
+      }
+      let sensor: Sensor
+      switch source {
+      case "accelerometer": sensor = .accelerometer
+      case "gyroscope": sensor = .gyroscope
+      case "magnetic_field": sensor = .magnetometer
+      case "pressure": sensor = .pressure
+      case "linear_acceleration":
+        sawLinearAcceleration = true
+        continue
+      default: continue
+      }
+      guard let time = outputs["t"] else { continue }
+      if sensor == .pressure {
+        guard
+          let value = outputs["x"]
+            ?? outputs.first(where: { $0.key != "t" && $0.key != "accuracy" })?.value
+        else { continue }
+        groups.append(PhyphoxBufferGroup(sensor: sensor, time: time, components: [value]))
+      } else {
+        guard let x = outputs["x"], let y = outputs["y"], let z = outputs["z"] else { continue }
+        groups.append(PhyphoxBufferGroup(sensor: sensor, time: time, components: [x, y, z]))
+      }
+    }
+    if sawLinearAcceleration && !groups.contains(where: { $0.sensor == .accelerometer }) {
+      notes.append(
+        "the phyphox experiment measures acceleration without g (not what an accelerometer reads); "
+          + "use \"Acceleration with g\" for accelerometer samples")
+    }
+    return (groups, notes)
+  }
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// The request/response logic of phyphox remote-access polling, without any I/O.
+///
+/// Each poll asks `/get` for only what is new, using phyphox's threshold form: for a group whose
+/// newest delivered time is T, `acc_time=T&accX=T%7Cacc_time&…` returns the values from the first
+/// time above T on. The first poll of a group asks for its last value only (a live source starts
+/// "now", not with the experiment's history); if the buffer is empty it asks for the whole buffer
+/// next time, which then holds only what has been measured since.
+///
+/// When a clear restarts experiment time (detected by a probe after an empty poll) or the user
+/// switches experiments (`status.session` changes), later samples are shifted by ``timeOffset`` so
+/// that timestamps keep increasing.
+struct PhyphoxPoller {
+  private enum Position: Equatable {
+    case latest
+    case full
+    case after(Double)
+  }
+
+  /// The groups polled.
+  let groups: [PhyphoxBufferGroup]
+  /// Seconds added to experiment time to make sample timestamps.
+  private(set) var timeOffset: Double
+  /// The newest timestamp produced.
+  private(set) var lastTimestamp: Double
+  /// The session seen in the last answer.
+  private(set) var session: String?
+  private var positions: [Position]
+  /// The next request only asks for each time buffer's last value, to detect a clear. Sent after a
+  /// poll that brought nothing new for any group, so it never delays one group behind another.
+  private var isProbing = false
+
+  init(groups: [PhyphoxBufferGroup], timeOffset: Double = 0, lastTimestamp: Double = -.infinity) {
+    self.groups = groups
+    self.timeOffset = timeOffset
+    self.lastTimestamp = lastTimestamp
+    positions = Array(repeating: .latest, count: groups.count)
+  }
+
+  /// The `/get` path for the next poll.
+  func requestPath() -> String {
+    var parameters: [String] = []
+    for (index, group) in groups.enumerated() {
+      let time = Self.encode(group.time)
+      if isProbing {
+        parameters.append(time)
+        continue
+      }
+      switch positions[index] {
+      case .latest:
+        parameters.append(time)
+        parameters += group.components.map { Self.encode($0) }
+      case .full:
+        parameters.append("\(time)=full")
+        parameters += group.components.map { "\(Self.encode($0))=full" }
+      case .after(let threshold):
+        let value = Self.format(threshold)
+        parameters.append("\(time)=\(value)")
+        parameters += group.components.map { "\(Self.encode($0))=\(value)%7C\(time)" }
+      }
+    }
+    return "/get?" + parameters.joined(separator: "&")
+  }
+
+  /// What one answer meant.
+  struct Outcome {
+    /// New samples, each group's in time order (groups are interleaved by the caller's buffer).
+    var samples: [MotionSample] = []
+    /// Whether the session changed (the caller should rediscover the buffers).
+    var sessionChanged = false
+  }
+
+  /// Consumes the JSON answer to the request from ``requestPath()``.
+  ///
+  /// - Throws: ``SourceFailure`` (`.malformedData`) if the answer is not the documented shape.
+  mutating func consume(_ document: PhoneJSON) throws -> Outcome {
+    guard let buffers = document["buffer"]?.objectValue else {
+      throw SourceFailure(.malformedData, "phyphox /get answer has no \"buffer\" object")
+    }
+    var outcome = Outcome()
+    if let newSession = document["status"]?["session"]?.stringValue {
+      if let session, session != newSession {
+        outcome.sessionChanged = true
+        restartClock()
+        self.session = newSession
+        return outcome
+      }
+      session = newSession
+    }
+    if isProbing {
+      isProbing = false
+      for (index, group) in groups.enumerated() {
+        guard case .after(let threshold) = positions[index],
+          let times = buffers[group.time]?["buffer"]?.arrayValue
+        else { continue }
+        if (times.last?.doubleValue ?? -.infinity) < threshold {
+          restartClock()  // Cleared: the buffer is empty or time went back.
+          break
+        }
+      }
+      return outcome
+    }
+    var anyNew = false
+    for (index, group) in groups.enumerated() {
+      guard let times = buffers[group.time]?["buffer"]?.arrayValue else { continue }
+      let columns = group.components.map { buffers[$0]?["buffer"]?.arrayValue ?? [] }
+      // iOS can answer with columns of unequal length; use only complete rows (the rest comes
+      // again next time, because the threshold only advances over rows that were used).
+      let rowCount = columns.reduce(times.count) { min($0, $1.count) }
+      var newest: Double?
+      for row in 0..<rowCount {
+        guard let time = times[row].doubleValue, time.isFinite else { continue }
+        if case .after(let threshold) = positions[index], time <= threshold { continue }
+        if let newest, time <= newest { continue }
+        newest = time
+        let values = columns.map { $0[row].doubleValue ?? .nan }
+        guard values.allSatisfy(\.isFinite) else { continue }  // `null`: no valid measurement
+        let timestamp = time + timeOffset
+        lastTimestamp = max(lastTimestamp, timestamp)
+        outcome.samples.append(Self.sample(group.sensor, timestamp: timestamp, values: values))
+      }
+      if let newest {
+        positions[index] = .after(newest)
+        anyNew = true
+      } else if positions[index] == .latest {
+        positions[index] = .full  // Nothing measured yet: take everything from the start.
+      }
+    }
+    // Nothing new anywhere: next time check whether the experiment was cleared.
+    isProbing =
+      !anyNew && positions.contains { if case .after = $0 { return true } else { return false } }
+    return outcome
+  }
+
+  private mutating func restartClock() {
+    if lastTimestamp.isFinite { timeOffset = lastTimestamp }
+    positions = Array(repeating: .full, count: groups.count)
+    isProbing = false
+  }
+
+  private static func sample(
+    _ sensor: PhyphoxBufferGroup.Sensor, timestamp: Double, values: [Double]
+  ) -> MotionSample {
+    switch sensor {
+    case .accelerometer:
+      return MotionSample(
+        timestamp: timestamp, accelerometer: SIMD3(values[0], values[1], values[2]))
+    case .gyroscope:
+      return MotionSample(timestamp: timestamp, gyroscope: SIMD3(values[0], values[1], values[2]))
+    case .magnetometer:
+      return MotionSample(
+        timestamp: timestamp, magnetometer: SIMD3(values[0], values[1], values[2]))
+    case .pressure:
+      return MotionSample(timestamp: timestamp, pressure: values[0] / 10)  // hPa → kPa
+    }
+  }
+
+  /// A threshold with every digit a `Double` needs (phyphox compares against its own value).
+  static func format(_ value: Double) -> String {
+    "\(value)"
+  }
+
+  /// Percent-encodes a buffer name for a query string.
+  static func encode(_ name: String) -> String {
+    var allowed = CharacterSet.alphanumerics
+    allowed.insert(charactersIn: "-._~")
+    return name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name
+  }
+}

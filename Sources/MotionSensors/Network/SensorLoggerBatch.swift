@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// One HTTP push message from the Sensor Logger app: a batch of readings from several sensors.
+///
+/// The body is `{"messageId": n, "sessionId": …, "deviceId": …, "payload": [reading, …]}`, each
+/// reading `{"name": "accelerometer", "time": <UTC epoch ns>, "values": {"x": …, "y": …, "z": …}}`
+/// (Android adds `"accuracy"` to some). `messageId` counts up within a recording, but messages may
+/// arrive out of order.
+struct SensorLoggerBatch: Sendable, Equatable {
+  /// One reading of one sensor.
+  struct Reading: Sendable, Equatable {
+    /// The stream name, lower-cased (`accelerometer`, `gyroscopeuncalibrated`, …).
+    var name: String
+    /// UTC epoch nanoseconds.
+    var time: Int64
+    /// The numeric fields of `values` (non-numeric fields are left out).
+    var values: [String: Double]
+    /// Whether the reading carried an `accuracy` field (only Android sends it).
+    var hasAccuracy: Bool
+
+    /// The `x`, `y`, `z` fields as a vector, if all three are present.
+    var vector: SIMD3<Double>? {
+      guard let x = values["x"], let y = values["y"], let z = values["z"] else { return nil }
+      return SIMD3(x, y, z)
+    }
+  }
+
+  /// The message counter, if present.
+  var messageID: Int64?
+  /// The recording's identifier, if present (a new one means a new recording).
+  var sessionID: String?
+  /// The readings in the order they were sent.
+  var readings: [Reading]
+
+  /// The stream names this library turns into samples; other readings are skipped unread.
+  static let motionStreamNames: Set<String> = [
+    "accelerometer", "accelerometeruncalibrated", "totalacceleration", "gravity", "gyroscope",
+    "gyroscopeuncalibrated", "magnetometer", "magnetometeruncalibrated", "barometer", "orientation",
+  ]
+
+  /// Parses a push body.
+  ///
+  /// - Throws: ``SourceFailure`` (`.malformedData`) naming what is wrong: not JSON, no `payload`
+  ///   array, or a motion reading without a usable `time` or values.
+  init(body: [UInt8]) throws {
+    let document: PhoneJSON
+    do {
+      document = try PhoneJSON.parse(body)
+    } catch {
+      let preview = String(decoding: body.prefix(60), as: UTF8.self)
+      throw SourceFailure(
+        .malformedData, "Sensor Logger push body is not JSON (starts \"\(preview)\")")
+    }
+    guard case .object(let members) = document else {
+      throw SourceFailure(.malformedData, "Sensor Logger push body is not a JSON object")
+    }
+    guard let payload = members["payload"]?.arrayValue else {
+      if members["compressedData"] != nil {
+        throw SourceFailure(
+          .malformedData,
+          "Sensor Logger push body uses \"compressedData\", which is not supported; "
+            + "turn off compression in the app")
+      }
+      throw SourceFailure(.malformedData, "Sensor Logger push body has no \"payload\" array")
+    }
+    messageID = members["messageId"]?.int64Value
+    sessionID = members["sessionId"]?.stringValue
+    readings = []
+    readings.reserveCapacity(payload.count)
+    for (index, entry) in payload.enumerated() {
+      guard let name = entry["name"]?.stringValue?.lowercased(),
+        Self.motionStreamNames.contains(name)
+      else { continue }  // "test", location, camera, … carry nothing for us.
+      guard let time = entry["time"]?.int64Value else {
+        throw SourceFailure(
+          .malformedData,
+          "Sensor Logger reading \(index) (\(name)) has no integer \"time\" in epoch ns")
+      }
+      guard let valueMembers = entry["values"]?.objectValue else {
+        throw SourceFailure(
+          .malformedData, "Sensor Logger reading \(index) (\(name)) has no \"values\" object")
+      }
+      var values: [String: Double] = [:]
+      for (key, value) in valueMembers {
+        if let number = value.doubleValue { values[key] = number }
+      }
+      let reading = Reading(
+        name: name, time: time, values: values, hasAccuracy: entry["accuracy"] != nil)
+      switch name {
+      case "barometer":
+        guard values["pressure"] != nil else {
+          throw SourceFailure(
+            .malformedData, "Sensor Logger reading \(index) (barometer) has no \"pressure\"")
+        }
+      case "orientation":
+        break
+      default:
+        guard reading.vector != nil else {
+          throw SourceFailure(
+            .malformedData,
+            "Sensor Logger reading \(index) (\(name)) lacks numeric x, y and z values")
+        }
+      }
+      readings.append(reading)
+    }
+  }
+}

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import ZIPFoundation
+
+/// The files of a multi-file recording, in a folder or a zip archive, found by file name.
+///
+/// Exports put their CSVs either at the top or inside one sub-folder (a zipped folder), so files are
+/// matched by their last path component, case-insensitively, searching at most three levels deep.
+struct RecordingContainer {
+  /// The folder or archive.
+  let url: URL
+  private let storage: Storage
+  /// Relative paths of the regular files, sorted.
+  let paths: [String]
+
+  private enum Storage {
+    case folder
+    case archive(Archive)
+  }
+
+  /// Whether `url` names a zip archive (by its signature, not its extension).
+  static func isZipArchive(_ url: URL) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: url.path) else { return false }
+    defer { try? handle.close() }
+    let signature = (try? handle.read(upToCount: 4)) ?? Data()
+    return signature == Data([0x50, 0x4B, 0x03, 0x04])
+  }
+
+  /// Opens a folder or a zip archive.
+  init(_ url: URL) throws {
+    self.url = url
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+      throw RecordingError(.fileNotFound, file: url.path, "no such file or folder")
+    }
+    if isDirectory.boolValue {
+      storage = .folder
+      var found: [String] = []
+      let base = url.standardizedFileURL.path
+      if let enumerator = FileManager.default.enumerator(atPath: base) {
+        while let relative = enumerator.nextObject() as? String {
+          if relative.split(separator: "/").count > 3 {
+            enumerator.skipDescendants()
+            continue
+          }
+          var sub: ObjCBool = false
+          if FileManager.default.fileExists(atPath: base + "/" + relative, isDirectory: &sub), !sub.boolValue
+          {
+            found.append(relative)
+          }
+        }
+      }
+      paths = found.sorted()
+    } else {
+      let archive: Archive
+      do {
+        archive = try Archive(url: url, accessMode: .read)
+      } catch {
+        throw RecordingError(.unreadable, file: url.path, "not a readable zip archive (\(error))")
+      }
+      storage = .archive(archive)
+      paths = archive.filter { $0.type == .file }.map(\.path)
+        .filter { !$0.hasPrefix("__MACOSX/") && $0.split(separator: "/").count <= 4 }.sorted()
+    }
+  }
+
+  /// The relative path of the first file called `name` (case-insensitive), shallowest first.
+  func path(named name: String, under folder: String? = nil) -> String? {
+    let wanted = name.lowercased()
+    let candidates = paths.filter { path in
+      let components = path.lowercased().split(separator: "/")
+      guard components.last.map(String.init) == wanted else { return false }
+      if let folder { return components.dropLast().last.map(String.init) == folder.lowercased() }
+      return true
+    }
+    return candidates.min { $0.split(separator: "/").count < $1.split(separator: "/").count }
+  }
+
+  /// A name for messages: `archive.zip/Accelerometer.csv` or the file's path.
+  func displayName(_ path: String) -> String {
+    url.path + "/" + path
+  }
+
+  /// The size of a file in bytes.
+  func size(_ path: String) -> Int {
+    switch storage {
+    case .folder:
+      let attributes = try? FileManager.default.attributesOfItem(
+        atPath: url.appendingPathComponent(path).path)
+      return (attributes?[.size] as? Int) ?? 0
+    case .archive(let archive):
+      return archive[path].map { Int($0.uncompressedSize) } ?? 0
+    }
+  }
+
+  /// Reads one file whole.
+  func bytes(_ path: String) throws -> CSVBytes {
+    switch storage {
+    case .folder:
+      return try CSVBytes(contentsOf: url.appendingPathComponent(path), displayName: displayName(path))
+    case .archive(let archive):
+      guard let entry = archive[path] else {
+        throw RecordingError(.fileNotFound, file: displayName(path), "no such file in the archive")
+      }
+      var data = Data()
+      data.reserveCapacity(Int(entry.uncompressedSize))
+      do {
+        _ = try archive.extract(entry, skipCRC32: false) { chunk in data.append(chunk) }
+      } catch {
+        throw RecordingError(
+          .unreadable, file: displayName(path), "cannot extract from the archive (\(error))")
+      }
+      return CSVBytes(data: data, fileName: displayName(path))
+    }
+  }
+
+  /// The first line of a file, for format detection (empty for an empty file).
+  func firstLine(_ path: String) throws -> String {
+    let bytes = try self.bytes(path)
+    return CSVCursor(bytes).peekLine() ?? ""
+  }
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionMath
+
+/// Reads CSV logs of the SensorLog app (Bernd Thomas; iOS), one wide row per logging tick with
+/// columns such as `accelerometerTimestamp_sinceReboot(s)`, `accelerometerAccelerationX(G)`,
+/// `gyroRotationX(rad/s)`, `magnetometerX(µT)`, `altimeterPressure(kPa)` and the fused
+/// `motion…` columns. A zip holding one such CSV is read too.
+///
+/// Each sensor group has its own timestamp column (seconds since boot, Core Motion's clock) and
+/// SensorLog repeats a group's last values on every row until it ticks again, so each group is read
+/// on its own clock, repeats are dropped, and the groups are merged by timestamp. Conversions:
+/// the accelerometer is in g with Apple's sign and becomes specific force, `f = −a · 9.80665`;
+/// rotation rate is rad/s, magnetic field µT, pressure kPa already.
+///
+/// Apple's own fused device motion (`motionTimestamp_sinceReboot(s)` group) is kept for comparison
+/// as ``GroundTruth`` on samples at the motion timestamps: `earthFromSensor` is
+/// `motionQuaternionW/X/Y/Z` as logged (Core Motion's attitude in the frame named by the
+/// `sensorlog.referenceFrame` metadata, not converted), `angularVelocity` the calibrated
+/// `motionRotationRate`, `gravity` `motionGravity · 9.80665` (pointing down, as ``GroundTruth``
+/// wants) and `linearAcceleration` `−motionUserAcceleration · 9.80665`. It is Apple's estimate, not
+/// measured truth; the descriptor's metadata says so (`groundTruthSource`).
+enum SensorLogCSV {
+  /// Whether a header line is SensorLog's.
+  static func matches(headerLine: String) -> Bool {
+    let lower = headerLine.lowercased()
+    return lower.contains("loggingtime")
+      && (lower.contains("accelerometer") || lower.contains("gyro") || lower.contains("motion"))
+  }
+
+  static func open(_ url: URL, options: RecordingReader.Options) throws -> MergedRecordingStream {
+    let bytes: CSVBytes
+    if RecordingContainer.isZipArchive(url) {
+      let container = try RecordingContainer(url)
+      let candidates = container.paths.filter { $0.lowercased().hasSuffix(".csv") }
+      guard
+        let path = candidates.first(where: {
+          (try? container.firstLine($0)).map(matches(headerLine:)) ?? false
+        })
+      else {
+        throw RecordingError(.unknownFormat, file: url.path, "no SensorLog CSV in this archive")
+      }
+      bytes = try container.bytes(path)
+    } else {
+      bytes = try CSVBytes(contentsOf: url)
+    }
+    let headerLine = CSVCursor(bytes).peekLine() ?? ""
+    let separator: UInt8 =
+      headerLine.contains(",")
+      ? UInt8(ascii: ",") : (headerLine.contains("|") ? UInt8(ascii: "|") : UInt8(ascii: ";"))
+    var cursor = CSVCursor(bytes, separator: separator)
+    let names = try CSVTableStream.readHeader(&cursor)
+    // Names carry a unit suffix in parentheses; match on the part before it.
+    let index = ColumnIndex(
+      names.map { name in
+        String(name.split(separator: "(", maxSplits: 1).first ?? "").trimmingCharacters(in: .whitespaces)
+      })
+    var notes = [
+      "format": RecordingFormat.sensorLog.rawValue, "clock": "seconds since boot (Core Motion timestamps)",
+    ]
+    var parts: [any RecordingRowStream] = []
+
+    func group(_ timeColumn: String, sensors: SensorSet, configure: (inout ColumnLayout) -> Bool) {
+      guard let time = index(timeColumn) else { return }
+      var layout = ColumnLayout(time: time, columnNames: names)
+      layout.missingTimeSkipsRow = true
+      guard configure(&layout) else { return }
+      let table = CSVTableStream(
+        cursor: cursor, layout: layout, headerColumnCount: names.count,
+        descriptor: StreamDescriptor(name: timeColumn, sensors: sensors, nominalSampleRate: nil),
+        options: options)
+      parts.append(RepeatedTimestampFilter(table))
+    }
+    let g = Units.standardGravity
+    group("accelerometerTimestamp_sinceReboot", sensors: .accelerometer) { layout in
+      guard
+        let v = index.vector(
+          "accelerometerAccelerationX", "accelerometerAccelerationY", "accelerometerAccelerationZ")
+      else { return false }
+      layout.accelerometer = .init(columns: v, scale: SIMD3(repeating: -g))
+      return true
+    }
+    group("gyroTimestamp_sinceReboot", sensors: .gyroscope) { layout in
+      guard let v = index.vector("gyroRotationX", "gyroRotationY", "gyroRotationZ") else { return false }
+      layout.gyroscope = .init(columns: v)
+      return true
+    }
+    group("magnetometerTimestamp_sinceReboot", sensors: .magnetometer) { layout in
+      guard let v = index.vector("magnetometerX", "magnetometerY", "magnetometerZ") else { return false }
+      layout.magnetometer = .init(columns: v)
+      return true
+    }
+    group("altimeterTimestamp_sinceReboot", sensors: .barometer) { layout in
+      guard let p = index("altimeterPressure") else { return false }
+      layout.pressure = .init(column: p)
+      return true
+    }
+    var hasDeviceMotion = false
+    group("motionTimestamp_sinceReboot", sensors: []) { layout in
+      if let w = index("motionQuaternionW"), let x = index("motionQuaternionX"),
+        let y = index("motionQuaternionY"),
+        let z = index("motionQuaternionZ")
+      {
+        layout.attitude = .init(w: w, x: x, y: y, z: z)
+      }
+      if let v = index.vector("motionRotationRateX", "motionRotationRateY", "motionRotationRateZ") {
+        layout.angularVelocity = .init(columns: v)
+      }
+      if let v = index.vector("motionGravityX", "motionGravityY", "motionGravityZ") {
+        layout.gravity = .init(columns: v, scale: SIMD3(repeating: g))
+      }
+      if let v = index.vector("motionUserAccelerationX", "motionUserAccelerationY", "motionUserAccelerationZ")
+      {
+        layout.linearAcceleration = .init(columns: v, scale: SIMD3(repeating: -g))
+      }
+      hasDeviceMotion = layout.hasGroundTruth
+      return hasDeviceMotion
+    }
+    guard !parts.isEmpty else {
+      throw RecordingError(
+        .malformedHeader, file: bytes.fileName, line: 1,
+        "no accelerometer, gyro, magnetometer, altimeter or motion columns with their timestamp columns")
+    }
+    if hasDeviceMotion {
+      notes["groundTruthSource"] =
+        "Apple Core Motion device motion as logged by SensorLog (an estimate, not measured truth)"
+      if let frame = index("motionAttitudeReferenceFrame") {
+        var probe = cursor
+        var fields: [CSVField] = []
+        if probe.nextRow(into: &fields), fields.count > frame {
+          notes["sensorlog.referenceFrame"] = bytes.string(fields[frame])
+        }
+      }
+    }
+    let sensors = parts.reduce(SensorSet()) { $0.union($1.descriptor.sensors) }
+    return MergedRecordingStream(
+      parts: parts,
+      descriptor: StreamDescriptor(
+        name: url.lastPathComponent, sensors: sensors, nominalSampleRate: nil,
+        hasGroundTruth: hasDeviceMotion,
+        metadata: notes))
+  }
+}

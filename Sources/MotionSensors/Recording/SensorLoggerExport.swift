@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionMath
+
+/// Reads exports of the Sensor Logger app (Kelvin Choi; iOS and Android): a zip archive or folder
+/// with one CSV per sensor (`time,seconds_elapsed,z,y,x`) and a `Metadata.csv`.
+///
+/// Columns are matched by header name. Times are the `time` column, UTC epoch nanoseconds (parsed
+/// exactly as integers, then converted to seconds). The files replayed, each sensor ticking on its
+/// own and merged by timestamp:
+///
+/// - accelerometer: the raw, gravity-including file. Android: `TotalAcceleration.csv`, else
+///   `AccelerometerUncalibrated.csv` (m/s², already specific force). iOS:
+///   `AccelerometerUncalibrated.csv` in g with Apple's sign, converted with `f = −a · 9.80665`; when
+///   `Metadata.csv` says `standardisation` is `true` the app has already converted it to Android's
+///   convention and m/s². `Accelerometer.csv` is *user* acceleration (gravity removed) on both
+///   platforms; only when no raw file exists is the accelerometer rebuilt as `Accelerometer.csv` +
+///   `Gravity.csv` at the instants both have (negated for iOS's sign; in m/s² already).
+/// - gyroscope: `GyroscopeUncalibrated.csv`, else `Gyroscope.csv` (rad/s, same sign on both).
+/// - magnetometer: `MagnetometerUncalibrated.csv`, else `Magnetometer.csv` (µT).
+/// - pressure: `Barometer.csv` `pressure` (mbar = hPa, converted to kPa).
+///
+/// Without `Metadata.csv` (or without its `platform` column) the Android convention is assumed and
+/// the descriptor's metadata says so.
+enum SensorLoggerExport {
+  static let metadataFile = "Metadata.csv"
+  static let sensorFiles = [
+    "Accelerometer.csv", "AccelerometerUncalibrated.csv", "TotalAcceleration.csv", "Gyroscope.csv",
+    "GyroscopeUncalibrated.csv", "Magnetometer.csv", "MagnetometerUncalibrated.csv", "Gravity.csv",
+    "Orientation.csv", "Barometer.csv",
+  ]
+
+  /// Whether a header line is a Sensor Logger sensor file's (`time,seconds_elapsed,...` or the
+  /// older `time,z,y,x`).
+  static func matches(headerLine: String) -> Bool {
+    let names = headerLine.split(separator: ",").map { ColumnIndex.normalize(String($0)) }
+    guard names.first == "time" else { return false }
+    return names.contains("seconds_elapsed") || Set(["x", "y", "z"]).isSubset(of: Set(names))
+  }
+
+  /// Whether a container looks like a Sensor Logger export.
+  static func matches(_ container: RecordingContainer) -> Bool {
+    if container.path(named: metadataFile) != nil,
+      sensorFiles.contains(where: { container.path(named: $0) != nil })
+    {
+      return true
+    }
+    for name in sensorFiles {
+      if let path = container.path(named: name), let line = try? container.firstLine(path),
+        matches(headerLine: line)
+      {
+        return true
+      }
+    }
+    return false
+  }
+
+  /// Reads `Metadata.csv` into a dictionary keyed by its header names.
+  static func metadata(_ container: RecordingContainer) throws -> [String: String] {
+    guard let path = container.path(named: metadataFile) else { return [:] }
+    let bytes = try container.bytes(path)
+    var cursor = CSVCursor(bytes)
+    var fields: [CSVField] = []
+    guard cursor.nextRow(into: &fields) else { return [:] }
+    let names = fields.map(bytes.string)
+    guard cursor.nextRow(into: &fields) else { return [:] }
+    var result: [String: String] = [:]
+    for (name, field) in zip(names, fields) {
+      result[name.trimmingCharacters(in: .whitespaces)] = bytes.string(field)
+    }
+    return result
+  }
+
+  static func open(_ url: URL, options: RecordingReader.Options) throws -> MergedRecordingStream {
+    let container = try RecordingContainer(url)
+    let meta = try metadata(container)
+    let platform = meta["platform"]?.lowercased()
+    let standardised = meta["standardisation"]?.lowercased() == "true"
+    let isIOS = platform == "ios"
+    var notes: [String: String] = [
+      "format": RecordingFormat.sensorLogger.rawValue,
+      "clock": "UTC epoch seconds (Sensor Logger `time`, nanoseconds)",
+    ]
+    for (key, value) in meta where !value.isEmpty { notes["sensorlogger." + key] = value }
+    if platform == nil { notes["platform"] = "unknown; Android conventions assumed" }
+
+    func nonEmpty(_ name: String) -> String? {
+      guard let path = container.path(named: name), container.size(path) > 0 else { return nil }
+      return path
+    }
+    var parts: [any RecordingRowStream] = []
+    var sensors: SensorSet = []
+    var used: [String] = []
+
+    // Accelerometer: the raw, gravity-including reading.
+    let accelerometerFile: (path: String, scale: Double)?
+    if isIOS {
+      accelerometerFile = nonEmpty("AccelerometerUncalibrated.csv").map {
+        ($0, standardised ? 1 : -Units.standardGravity)
+      }
+    } else {
+      accelerometerFile = (nonEmpty("TotalAcceleration.csv") ?? nonEmpty("AccelerometerUncalibrated.csv")).map
+      { ($0, 1) }
+    }
+    if let (path, scale) = accelerometerFile {
+      parts.append(try vectorStream(container, path, kind: .accelerometer, scale: scale, options: options))
+      sensors.insert(.accelerometer)
+      used.append(path)
+    } else if let user = nonEmpty("Accelerometer.csv"), let gravity = nonEmpty("Gravity.csv") {
+      // No raw file (e.g. Android schema 2): specific force is user acceleration plus gravity at the
+      // instants both were logged, negated for iOS's Core Motion sign.
+      let scale: Double = isIOS && !standardised ? -1 : 1
+      parts.append(
+        SummedAccelerometerStream(
+          try vectorStream(container, user, kind: .accelerometer, scale: scale, options: options),
+          try vectorStream(container, gravity, kind: .accelerometer, scale: scale, options: options),
+          descriptor: StreamDescriptor(name: user, sensors: .accelerometer, nominalSampleRate: nil)))
+      sensors.insert(.accelerometer)
+      used += [user, gravity]
+      notes["accelerometerSource"] = "Accelerometer.csv (user acceleration) + Gravity.csv at equal timestamps"
+    }
+    if let path = nonEmpty("GyroscopeUncalibrated.csv") ?? nonEmpty("Gyroscope.csv") {
+      parts.append(try vectorStream(container, path, kind: .gyroscope, scale: 1, options: options))
+      sensors.insert(.gyroscope)
+      used.append(path)
+    }
+    if let path = nonEmpty("MagnetometerUncalibrated.csv") ?? nonEmpty("Magnetometer.csv") {
+      parts.append(try vectorStream(container, path, kind: .magnetometer, scale: 1, options: options))
+      sensors.insert(.magnetometer)
+      used.append(path)
+    }
+    if let path = nonEmpty("Barometer.csv") {
+      parts.append(try barometerStream(container, path, options: options))
+      sensors.insert(.barometer)
+      used.append(path)
+    }
+    guard !parts.isEmpty else {
+      throw RecordingError(
+        .malformedHeader, file: url.path,
+        "no raw sensor files found (looked for TotalAcceleration/AccelerometerUncalibrated, "
+          + "GyroscopeUncalibrated/Gyroscope, MagnetometerUncalibrated/Magnetometer, Barometer .csv)")
+    }
+    notes["files"] = used.joined(separator: ", ")
+    if isIOS && !standardised && accelerometerFile != nil {
+      notes["accelerometerConversion"] = "iOS g with Apple's sign to specific force: f = -a * 9.80665"
+    }
+    let rate = meta["sampleRateMs"].flatMap { text -> Double? in
+      // `sampleRateMs` lists periods in ms, `|`-separated; the smallest positive one is the fastest.
+      let periods = text.split(separator: "|").compactMap { Double($0) }.filter { $0 > 0 }
+      return periods.min().map { 1000 / $0 }
+    }
+    let descriptor = StreamDescriptor(
+      name: url.lastPathComponent, sensors: sensors, nominalSampleRate: rate, hasGroundTruth: false,
+      metadata: notes)
+    return MergedRecordingStream(parts: parts, descriptor: descriptor)
+  }
+
+  private static func header(_ bytes: CSVBytes) throws -> (CSVCursor, [String], ColumnIndex, Int) {
+    var cursor = CSVCursor(bytes)
+    let names = try CSVTableStream.readHeader(&cursor)
+    let index = ColumnIndex(names)
+    guard let time = index("time") else {
+      throw RecordingError(.malformedHeader, file: bytes.fileName, line: 1, "no \"time\" column")
+    }
+    return (cursor, names, index, time)
+  }
+
+  private static func vectorStream(
+    _ container: RecordingContainer, _ path: String, kind: SensorSet, scale: Double,
+    options: RecordingReader.Options
+  ) throws -> CSVTableStream {
+    let bytes = try container.bytes(path)
+    let (cursor, names, index, time) = try header(bytes)
+    guard let columns = index.vector("x", "y", "z") else {
+      throw RecordingError(.malformedHeader, file: bytes.fileName, line: 1, "expected columns x, y and z")
+    }
+    var layout = ColumnLayout(time: time, columnNames: names)
+    layout.timeEncoding = .integer(unitsPerSecond: 1_000_000_000)
+    let vector = ColumnLayout.Vector(columns: columns, scale: SIMD3(repeating: scale))
+    switch kind {
+    case .accelerometer: layout.accelerometer = vector
+    case .gyroscope: layout.gyroscope = vector
+    default: layout.magnetometer = vector
+    }
+    return CSVTableStream(
+      cursor: cursor, layout: layout, headerColumnCount: names.count,
+      descriptor: StreamDescriptor(name: path, sensors: kind, nominalSampleRate: nil), options: options)
+  }
+
+  private static func barometerStream(
+    _ container: RecordingContainer, _ path: String, options: RecordingReader.Options
+  ) throws -> CSVTableStream {
+    let bytes = try container.bytes(path)
+    let (cursor, names, index, time) = try header(bytes)
+    guard let pressure = index("pressure") else {
+      throw RecordingError(.malformedHeader, file: bytes.fileName, line: 1, "expected a \"pressure\" column")
+    }
+    var layout = ColumnLayout(time: time, columnNames: names)
+    layout.timeEncoding = .integer(unitsPerSecond: 1_000_000_000)
+    layout.pressure = .init(column: pressure, scale: 0.1)  // mbar (hPa) to kPa
+    return CSVTableStream(
+      cursor: cursor, layout: layout, headerColumnCount: names.count,
+      descriptor: StreamDescriptor(name: path, sensors: .barometer, nominalSampleRate: nil), options: options)
+  }
+}

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import XCTest
+
+@testable import MotionSensors
+
+/// A loopback stand-in for phyphox's remote-access server, following the documented `/get`
+/// semantics (empty → last value, `full`, `T` → from the first value above T, `T|ref`).
+final class NetworkPhyphoxStubServer: @unchecked Sendable {
+  struct State {
+    var buffers: [String: [Double?]] = [:]
+    var session = "abc123"
+    var config = ""
+    var requests: [String] = []
+    var getAnswerOverride: String?
+  }
+
+  let state = Locked(State())
+  private let listener: TCPSocket
+  private let stopFlag = Locked(false)
+  private let finished = DispatchSemaphore(value: 0)
+
+  init(config: String) throws {
+    listener = try TCPSocket.listen(host: "127.0.0.1", port: 0)
+    state.withLock { $0.config = config }
+    let thread = Thread { [self] in
+      while !stopFlag.withLock({ $0 }) {
+        guard listener.wait(for: Int16(POLLIN), timeout: 0.01),
+          let connection = try? listener.accept()
+        else { continue }
+        serve(connection)
+      }
+      finished.signal()
+    }
+    thread.start()
+  }
+
+  var port: UInt16 { listener.localPort }
+
+  func stop() {
+    stopFlag.withLock { $0 = true }
+    finished.wait()
+    listener.close()
+  }
+
+  /// Appends rows to buffers atomically.
+  func append(_ columns: [String: [Double?]]) {
+    state.withLock { s in
+      for (name, values) in columns { s.buffers[name, default: []] += values }
+    }
+  }
+
+  var requests: [String] { state.withLock { $0.requests } }
+
+  private func serve(_ connection: TCPSocket) {
+    defer { connection.close() }
+    var buffer: [UInt8] = []
+    while HTTPMessage.find([13, 10, 13, 10], in: buffer, from: 0) == nil {
+      guard let bytes = try? connection.receive(timeout: 1), !bytes.isEmpty else { return }
+      buffer += bytes
+    }
+    guard
+      case .complete(let request, _) = HTTPMessage.parse(
+        buffer, isResponse: false, maximumBodySize: 0)
+    else { return }
+    let body = state.withLock { s -> String in
+      s.requests.append(request.target)
+      if request.target == "/config" { return s.config }  // empty: answered 404 below
+      if let override = s.getAnswerOverride { return override }
+      return Self.answer(to: request.target, state: s)
+    }
+    let status = body.isEmpty ? 404 : 200
+    try? connection.send(
+      HTTPMessage.response(
+        status: status, reason: status == 200 ? "OK" : "Not Found", contentType: "application/json",
+        body: body, close: true))
+  }
+
+  private static func answer(to target: String, state: State) -> String {
+    let query = target.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
+    var parts: [String] = []
+    for parameter in query.split(separator: "&") {
+      let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      let name = String(pair[0]).removingPercentEncoding!
+      let value = pair.count > 1 ? String(pair[1]).removingPercentEncoding! : ""
+      guard let values = state.buffers[name] else { continue }  // unknown buffers are skipped
+      var selected: [Double?]
+      var mode = "partial"
+      if value.isEmpty {
+        selected = values.last.map { [$0] } ?? []
+        mode = "single"
+      } else if value == "full" {
+        selected = values
+        mode = "full"
+      } else {
+        let pieces = value.split(separator: "|")
+        let threshold = Double(pieces[0])!
+        let reference = pieces.count > 1 ? state.buffers[String(pieces[1])] ?? [] : values
+        let start = reference.firstIndex { ($0 ?? -.infinity) > threshold } ?? reference.count
+        selected = start < values.count ? Array(values[start...]) : []
+      }
+      let numbers = selected.map { $0.map { "\($0)" } ?? "null" }.joined(separator: ",")
+      parts.append("\"\(name)\":{\"size\":0,\"updateMode\":\"\(mode)\",\"buffer\":[\(numbers)]}")
+    }
+    return
+      "{\"buffer\":{\(parts.joined(separator: ","))},\"status\":{\"session\":\"\(state.session)\","
+      + "\"measuring\":true,\"timedRun\":false,\"countDown\":0}}"
+  }
+}
+
+/// The phyphox remote-access polling client against the loopback stub.
+final class NetworkPhyphoxTests: XCTestCase {
+  static let config = """
+    {"crc32":"1a2b","title":"Acceleration with g","localTitle":"Acceleration with g","category":"Raw Sensors",
+     "localCategory":"Raw Sensors","buffers":[{"name":"accX","size":0}],
+     "inputs":[{"source":"accelerometer","outputs":[{"x":"accX"},{"y":"accY"},{"z":"accZ"},{"t":"acc_time"},{"abs":"acc"}]},
+               {"source":"gyroscope","outputs":[{"x":"gyrX"},{"y":"gyrY"},{"z":"gyrZ"},{"t":"gyr_time"}]}],
+     "export":[]}
+    """
+
+  static func accelerometerRows(_ times: [Double]) -> [String: [Double?]] {
+    [
+      "acc_time": times, "accX": times.map { _ in 0.1 }, "accY": times.map { _ in -0.2 },
+      "accZ": times.map { _ in 9.81 }, "acc": times.map { _ in 9.81 },
+    ]
+  }
+
+  private func makeClient(port: UInt16) -> PhyphoxClient {
+    PhyphoxClient(
+      configuration: .init(
+        host: "127.0.0.1", port: port, pollInterval: 0.01, requestTimeout: 1,
+        sampleHoldTime: 0.01, maximumSampleDelay: 0.05, clock: .phone))
+  }
+
+  func testIncrementalPollingDeliversEachSampleOnce() throws {
+    let stub = try NetworkPhyphoxStubServer(config: Self.config)
+    defer { stub.stop() }
+    stub.append(Self.accelerometerRows([0.00, 0.01, 0.02]))
+    stub.append(["gyr_time": [], "gyrX": [], "gyrY": [], "gyrZ": []])
+    let client = makeClient(port: stub.port)
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+
+    // The first poll starts "now": only the last accelerometer value; the empty gyroscope
+    // buffer will be read from its start.
+    XCTAssertTrue(networkEventually { client.completedPolls >= 2 })
+    for step in 3...7 {
+      let t = Double(step) / 100
+      stub.append(
+        Self.accelerometerRows([t]).merging([
+          "gyr_time": [t], "gyrX": [0.5], "gyrY": [0], "gyrZ": [nil],
+        ]) { $1 })
+      stub.append(["gyr_time": [t + 0.005], "gyrX": [0.25], "gyrY": [0], "gyrZ": [-0.1]])
+    }
+    XCTAssertTrue(
+      collector.wait {
+        $0.samples.compactMap(\.accelerometer).count >= 6
+          && $0.samples.compactMap(\.gyroscope).count >= 5
+      },
+      "\(collector.all)")
+    subscription.cancel()
+    let samples = collector.samples
+    XCTAssertTrue(collector.failures.isEmpty, "\(collector.failures)")
+    XCTAssertEqual(samples.map(\.timestamp), samples.map(\.timestamp).sorted())
+    let accelerometerTimes = samples.filter { $0.accelerometer != nil }.map(\.timestamp)
+    XCTAssertEqual(accelerometerTimes, [0.02, 0.03, 0.04, 0.05, 0.06, 0.07])
+    // Gyroscope rows with a null value (no valid measurement) are skipped.
+    let gyroscopeTimes = samples.filter { $0.gyroscope != nil }.map(\.timestamp)
+    XCTAssertEqual(gyroscopeTimes.count, 5)
+    for (time, expected) in zip(gyroscopeTimes, [0.035, 0.045, 0.055, 0.065, 0.075]) {
+      XCTAssertEqual(time, expected, accuracy: 1e-12)  // t + 0.005 in binary floating point
+    }
+    assertNetworkVectorsClose(samples.first?.accelerometer, SIMD3(0.1, -0.2, 9.81), tolerance: 0)
+    XCTAssertTrue(
+      stub.requests.contains {
+        $0.hasPrefix("/get?acc_time=0.02&accX=0.02%7Cacc_time&accY=0.02%7Cacc_time")
+      },
+      "\(stub.requests.prefix(4))")
+    XCTAssertEqual(stub.requests.first, "/config")
+  }
+
+  func testClearedExperimentKeepsTimestampsIncreasing() throws {
+    let stub = try NetworkPhyphoxStubServer(config: Self.config)
+    defer { stub.stop() }
+    stub.append(Self.accelerometerRows([5.0]))
+    let client = makeClient(port: stub.port)
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(collector.wait { $0.samples.count >= 1 })
+    // The user presses "clear" and measures again: experiment time restarts at 0.
+    stub.state.withLock { $0.buffers = [:] }
+    let polls = client.completedPolls
+    XCTAssertTrue(networkEventually { client.completedPolls >= polls + 3 })
+    stub.append(Self.accelerometerRows([0.0, 0.5]))
+    XCTAssertTrue(collector.wait { $0.samples.count >= 3 }, "\(collector.all)")
+    XCTAssertEqual(collector.samples.map(\.timestamp), [5.0, 5.0, 5.5])
+  }
+
+  func testMalformedAnswerIsReportedOnceAndPollingRecovers() throws {
+    let stub = try NetworkPhyphoxStubServer(config: Self.config)
+    defer { stub.stop() }
+    stub.state.withLock { $0.getAnswerOverride = "<html>nope</html>" }
+    let client = makeClient(port: stub.port)
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(collector.wait { !$0.failures.isEmpty })
+    XCTAssertTrue(networkEventually { stub.requests.count >= 5 })
+    stub.state.withLock { $0.getAnswerOverride = "{\"status\":{}}" }
+    XCTAssertTrue(collector.wait { $0.failures.count >= 2 })
+    stub.append(Self.accelerometerRows([1.0]))
+    stub.state.withLock { $0.getAnswerOverride = nil }
+    XCTAssertTrue(collector.wait { !$0.samples.isEmpty })
+    let failures = collector.failures
+    XCTAssertEqual(failures.count, 2, "repeats are reported once: \(failures)")
+    XCTAssertEqual(failures[0].kind, .malformedData)
+    XCTAssertTrue(failures[0].message.contains("not JSON"), failures[0].message)
+    XCTAssertTrue(failures[1].message.contains("no \"buffer\""), failures[1].message)
+  }
+
+  func testLinearAccelerationExperimentIsExplained() throws {
+    let config = """
+      {"inputs":[{"source":"linear_acceleration","outputs":[{"x":"accX"},{"y":"accY"},{"z":"accZ"},{"t":"acc_time"}]}]}
+      """
+    let (groups, notes) = PhyphoxBufferGroup.discover(in: try PhoneJSON.parse(Array(config.utf8)))
+    XCTAssertTrue(groups.isEmpty)
+    XCTAssertEqual(notes.count, 1)
+    let stub = try NetworkPhyphoxStubServer(config: config)
+    defer { stub.stop() }
+    let client = makeClient(port: stub.port)
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(collector.wait { $0.failures.count >= 2 })
+    XCTAssertTrue(
+      collector.failures[0].message.contains("without g"), collector.failures[0].message)
+    XCTAssertTrue(
+      collector.failures[1].message.contains("Acceleration with g"), collector.failures[1].message)
+  }
+
+  func testSessionChangeRediscoversBuffers() throws {
+    let stub = try NetworkPhyphoxStubServer(config: Self.config)
+    defer { stub.stop() }
+    stub.append(Self.accelerometerRows([2.0]))
+    let client = makeClient(port: stub.port)
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(collector.wait { $0.samples.count >= 1 })
+    stub.state.withLock { s in
+      s.session = "other"
+      s.buffers = [:]
+      s.config = """
+        {"inputs":[{"source":"magnetic_field","outputs":[{"x":"magX"},{"y":"magY"},{"z":"magZ"},{"t":"mag_time"}]}]}
+        """
+    }
+    XCTAssertTrue(networkEventually { stub.requests.filter { $0 == "/config" }.count >= 2 })
+    stub.append(["mag_time": [0.25], "magX": [20], "magY": [0], "magZ": [-40]])
+    XCTAssertTrue(collector.wait { $0.samples.count >= 2 }, "\(collector.all)")
+    let last = try XCTUnwrap(collector.samples.last)
+    assertNetworkVectorsClose(last.magnetometer, SIMD3(20, 0, -40), tolerance: 0)
+    XCTAssertEqual(
+      last.timestamp, 2.25, accuracy: 1e-12, "time continues after the old session's last sample")
+  }
+
+  func testOldPhyphoxWithoutConfigUsesTheStandardBufferNames() throws {
+    let stub = try NetworkPhyphoxStubServer(config: "")
+    defer { stub.stop() }
+    stub.append(["gyr_time": [], "gyrX": [], "gyrY": [], "gyrZ": []])
+    let client = makeClient(port: stub.port)
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(networkEventually { client.completedPolls >= 2 })
+    stub.append(["gyr_time": [0.5, 0.6], "gyrX": [0.1, 0.2], "gyrY": [0, 0], "gyrZ": [0, 0]])
+    XCTAssertTrue(collector.wait { $0.samples.count >= 2 }, "\(collector.all)")
+    XCTAssertEqual(collector.samples.compactMap(\.gyroscope?.x), [0.1, 0.2])
+    XCTAssertTrue(stub.requests[1].contains("acc_time") && stub.requests[1].contains("mag_time"))
+  }
+
+  func testCancelStopsPolling() throws {
+    let stub = try NetworkPhyphoxStubServer(config: Self.config)
+    defer { stub.stop() }
+    let client = makeClient(port: stub.port)
+    let subscription = client.subscribe(requestedSampleRate: 100) { _ in }
+    XCTAssertTrue(networkEventually { client.completedPolls >= 2 })
+    subscription.cancel()
+    let count = stub.requests.count
+    XCTAssertFalse(
+      networkEventually(timeout: 0.1) { stub.requests.count > count }, "no requests after cancel")
+  }
+
+  func testUnreachablePhoneIsReportedOnce() throws {
+    let probe = try TCPSocket.listen(host: "127.0.0.1", port: 0)
+    let port = probe.localPort
+    probe.close()
+    let client = makeClient(port: port)
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(collector.wait { !$0.failures.isEmpty })
+    XCTAssertFalse(collector.wait(timeout: 0.1) { $0.failures.count > 1 })
+    XCTAssertEqual(collector.failures.first?.kind, .disconnected)
+  }
+}

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionMath
+import XCTest
+
+@testable import MotionSensors
+
+/// SensorLog (iOS) wide CSVs, built from the documented column names.
+final class RecordingSensorLogTests: XCTestCase {
+  private let g = 9.80665
+  private let header =
+    "loggingTime(txt),loggingSample(N),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),"
+    + "accelerometerAccelerationY(G),accelerometerAccelerationZ(G),gyroTimestamp_sinceReboot(s),gyroRotationX(rad/s),"
+    + "gyroRotationY(rad/s),gyroRotationZ(rad/s),magnetometerTimestamp_sinceReboot(s),magnetometerX(µT),magnetometerY(µT),"
+    + "magnetometerZ(µT),motionTimestamp_sinceReboot(s),motionYaw(rad),motionRoll(rad),motionPitch(rad),"
+    + "motionRotationRateX(rad/s),motionRotationRateY(rad/s),motionRotationRateZ(rad/s),motionUserAccelerationX(G),"
+    + "motionUserAccelerationY(G),motionUserAccelerationZ(G),motionAttitudeReferenceFrame(txt),motionQuaternionX(R),"
+    + "motionQuaternionY(R),motionQuaternionZ(R),motionQuaternionW(R),motionGravityX(G),motionGravityY(G),motionGravityZ(G),"
+    + "altimeterTimestamp_sinceReboot(s),altimeterPressure(kPa)\n"
+
+  private var rows: String {
+    // Row 2 repeats the magnetometer (sample-and-hold); row 1 has no altimeter value yet.
+    "2025-03-11T14:44:11.899-04:00,1,9130.01,0,0,-1,9130.012,0.1,0.2,0.3,9130.005,10,20,-40,9130.011,0,0,0,0.01,0.02,0.03,0.1,0,0,XArbitraryCorrectedZVertical,0,0,0,1,0,0,-1,,\n"
+      + "2025-03-11T14:44:11.909-04:00,2,9130.02,0.5,0,-1,9130.022,0.4,0.5,0.6,9130.005,10,20,-40,9130.021,0,0,0,0.01,0.02,0.03,0,0,-0.5,XArbitraryCorrectedZVertical,0,0,0.7071067811865476,0.7071067811865476,0,-1,0,9130.015,100.123\n"
+  }
+
+  func testRawSensorsAreConvertedAndRepeatsDropped() throws {
+    let folder = try RecordingFixtureFolder()
+    let url = try folder.write(header + rows, to: "2025-03-11_14_44_11_my_iOS_device.csv")
+    XCTAssertEqual(try RecordingFormat.detect(url), .sensorLog)
+    var stream = try RecordingReader.open(url)
+    XCTAssertEqual(stream.descriptor.sensors, [.accelerometer, .gyroscope, .magnetometer, .barometer])
+    XCTAssertTrue(stream.descriptor.hasGroundTruth)
+    XCTAssertEqual(stream.descriptor.metadata["sensorlog.referenceFrame"], "XArbitraryCorrectedZVertical")
+    XCTAssertNotNil(stream.descriptor.metadata["groundTruthSource"])
+    let samples = try stream.collect()
+    XCTAssertEqual(
+      samples.map(\.timestamp),
+      [9130.005, 9130.01, 9130.011, 9130.012, 9130.015, 9130.02, 9130.021, 9130.022],
+      "each group on its own clock; the repeated magnetometer row is dropped")
+    let magnetometer = samples.filter { $0.magnetometer != nil }
+    XCTAssertEqual(magnetometer.count, 1)
+    XCTAssertEqual(magnetometer[0].magnetometer, SIMD3(10, 20, -40))
+    // Face up: Core Motion (0, 0, -1) g is specific force (0, 0, +g).
+    XCTAssertEqual(samples[1].accelerometer, SIMD3(-0.0, -0.0, g))
+    XCTAssertEqual(samples[5].accelerometer, SIMD3(-0.5 * g, -0.0, g))
+    XCTAssertEqual(samples[3].gyroscope, SIMD3(0.1, 0.2, 0.3))
+    XCTAssertEqual(samples[4].pressure, 100.123)
+  }
+
+  func testDeviceMotionIsKeptAsGroundTruth() throws {
+    let folder = try RecordingFixtureFolder()
+    let url = try folder.write(header + rows, to: "log.csv")
+    let truths = try RecordingReader.readSamples(url).compactMap(\.groundTruth)
+    XCTAssertEqual(truths.count, 2)
+    XCTAssertEqual(truths[0].earthFromSensor, .identity)
+    XCTAssertEqual(
+      truths[0].gravity, SIMD3(0, 0, -g), "Core Motion's gravity in g, scaled, same direction (down)")
+    XCTAssertEqual(
+      truths[0].linearAcceleration, SIMD3(-0.1 * g, -0.0, -0.0), "userAcceleration = -linear / g")
+    XCTAssertEqual(truths[0].angularVelocity, SIMD3(0.01, 0.02, 0.03))
+    XCTAssertEqual(
+      truths[1].earthFromSensor, Quaternion(w: 0.7071067811865476, x: 0, y: 0, z: 0.7071067811865476))
+    XCTAssertEqual(truths[1].gravity, SIMD3(0, -g, 0))
+  }
+
+  func testZippedLogAndMalformedCell() throws {
+    let folder = try RecordingFixtureFolder()
+    let zip = try folder.writeZip(
+      [("2025-03-11_14_44_11_my_iOS_device.csv", header + rows)],
+      to: "SensorLogFiles_my_iOS_device_250311_14-55-58.zip")
+    XCTAssertEqual(try RecordingFormat.detect(zip), .sensorLog)
+    XCTAssertEqual(try RecordingReader.readSamples(zip).count, 8)
+
+    let bad = try folder.write(
+      header + rows.replacingOccurrences(of: "9130.022,0.4", with: "9130.022,x0.4"), to: "bad.csv")
+    var stream = try RecordingReader.open(bad)
+    XCTAssertThrowsError(try stream.collect()) { error in
+      let error = error as? RecordingError
+      XCTAssertEqual(error?.line, 3)
+      XCTAssertEqual(error?.column, "gyroRotationX(rad/s)")
+    }
+  }
+}

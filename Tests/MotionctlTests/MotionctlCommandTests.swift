@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import XCTest
+
+/// End-to-end tests of `motionctl`: the real binary, its output and its exit status.
+final class MotionctlCommandTests: XCTestCase {
+  static let replayColumns =
+    "timestamp,quat_w,quat_x,quat_y,quat_z,roll,pitch,yaw,gravity_x,gravity_y,gravity_z,"
+    + "user_accel_x,user_accel_y,user_accel_z,rotation_rate_x,rotation_rate_y,rotation_rate_z,heading"
+
+  func testEveryCommandHasHelp() throws {
+    for command in ["", "demo", "replay", "record", "simulate", "sensors", "evaluate"] {
+      let arguments = command.isEmpty ? ["--help"] : [command, "--help"]
+      let result = try MotionctlRunner.run(arguments)
+      XCTAssertEqual(result.status, 0, "motionctl \(command) --help: \(result.standardError)")
+      XCTAssertTrue(result.standardOutput.contains("USAGE"), "motionctl \(command) --help")
+    }
+  }
+
+  func testSimulateThenReplayGivesOneRowPerSampleInCoreMotionUnits() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let recording = folder.appendingPathComponent("faceUp.csv").path
+    let simulate = try MotionctlRunner.run(["simulate", "faceUp", recording, "--duration", "3"])
+    XCTAssertEqual(simulate.status, 0, simulate.standardError)
+
+    let replay = try MotionctlRunner.run(["replay", recording])
+    XCTAssertEqual(replay.status, 0, replay.standardError)
+    let lines = replay.standardOutput.split(separator: "\n")
+    XCTAssertEqual(lines.first.map(String.init), Self.replayColumns)
+    XCTAssertEqual(lines.count - 1, 300, "3 s at 100 Hz: one row per sample")
+    XCTAssertFalse(replay.standardOutput.lowercased().contains("nan"))
+    // Face up at rest after the filter settles: gravity (0, 0, −1) g, heading invalid (−1).
+    let last = lines.last!.split(separator: ",").map { Double($0)! }
+    XCTAssertEqual(last[10], -1, accuracy: 0.01, "gravity_z face up")
+    XCTAssertEqual(last[17], -1, "heading is negative in the arbitrary frame")
+  }
+
+  func testReplayJSONLinesUsesTheColumnNamesAsKeys() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let recording = folder.appendingPathComponent("portrait.csv").path
+    XCTAssertEqual(try MotionctlRunner.run(["simulate", "portrait", recording, "--duration", "1"]).status, 0)
+    let replay = try MotionctlRunner.run(
+      ["replay", recording, "--output", "jsonl", "--frame", "magnetic-north"])
+    XCTAssertEqual(replay.status, 0, replay.standardError)
+    let lines = replay.standardOutput.split(separator: "\n")
+    XCTAssertEqual(lines.count, 100)
+    let object = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(lines.last!.utf8)) as? [String: Double])
+    XCTAssertEqual(Set(object.keys), Set(Self.replayColumns.split(separator: ",").map(String.init)))
+    // Upright portrait: gravity (0, −1, 0) g; heading valid in a north frame.
+    XCTAssertEqual(object["gravity_y"]!, -1, accuracy: 0.02)
+    XCTAssertGreaterThanOrEqual(object["heading"]!, 0)
+    XCTAssertLessThan(object["heading"]!, 360)
+  }
+
+  func testReplayToAFileWritesItOnlyWhenComplete() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let recording = folder.appendingPathComponent("in.csv").path
+    XCTAssertEqual(try MotionctlRunner.run(["simulate", "flat", recording, "--duration", "1"]).status, 0)
+    let output = folder.appendingPathComponent("out.csv").path
+    XCTAssertEqual(try MotionctlRunner.run(["replay", recording, "--out", output]).status, 0)
+    XCTAssertTrue(FileManager.default.fileExists(atPath: output))
+
+    // A failing replay leaves neither the output nor a partial file behind.
+    let broken = folder.appendingPathComponent("broken.csv").path
+    try (try String(contentsOfFile: recording, encoding: .utf8) + "1.5,oops\n")
+      .write(toFile: broken, atomically: true, encoding: .utf8)
+    let failedOutput = folder.appendingPathComponent("failed.csv").path
+    XCTAssertNotEqual(try MotionctlRunner.run(["replay", broken, "--out", failedOutput]).status, 0)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: failedOutput))
+    let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("partial") }
+    XCTAssertEqual(leftovers, [])
+  }
+
+  func testBadInputGivesAClearMessageAndNonZeroStatus() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let missing = try MotionctlRunner.run(["replay", folder.appendingPathComponent("nope.csv").path])
+    XCTAssertNotEqual(missing.status, 0)
+    XCTAssertTrue(missing.standardError.contains("no such file"), missing.standardError)
+
+    let unknownScenario = try MotionctlRunner.run(["simulate", "moonwalk", folder.appendingPathComponent("x.csv").path])
+    XCTAssertNotEqual(unknownScenario.status, 0)
+    XCTAssertTrue(unknownScenario.standardError.contains("tour"), "lists the valid names: \(unknownScenario.standardError)")
+
+    let unknownFormat = try MotionctlRunner.run(["replay", "x.csv", "--format", "parquet"])
+    XCTAssertNotEqual(unknownFormat.status, 0)
+    XCTAssertTrue(unknownFormat.standardError.contains("parquet"), unknownFormat.standardError)
+
+    let badSource = try MotionctlRunner.run(["sensors", "--source", "telepathy"])
+    XCTAssertNotEqual(badSource.status, 0)
+    XCTAssertTrue(badSource.standardError.contains("telepathy"), badSource.standardError)
+  }
+
+  func testMalformedRowsAreReportedWithTheirLineNumber() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let recording = folder.appendingPathComponent("good.csv").path
+    XCTAssertEqual(try MotionctlRunner.run(["simulate", "flat", recording, "--duration", "1", "--no-ground-truth"]).status, 0)
+    var lines = try String(contentsOfFile: recording, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let headerLines = lines.prefix { $0.hasPrefix("#") }.count + 1
+    let target = headerLines + 10  // zero-based index of the 11th data row
+
+    func replay(_ edit: (inout [String]) -> Void, name: String, extra: [String] = []) throws -> MotionctlRunner.Result {
+      var copy = lines
+      edit(&copy)
+      let path = folder.appendingPathComponent(name).path
+      try copy.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+      return try MotionctlRunner.run(["replay", path] + extra)
+    }
+
+    let malformed = try replay({ $0[target] = "0.105,not-a-number" }, name: "malformed.csv")
+    XCTAssertNotEqual(malformed.status, 0)
+    XCTAssertTrue(malformed.standardError.contains(":\(target + 1):"), malformed.standardError)
+
+    let backwards = try replay({ ls in
+      var cells = ls[target].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+      cells[0] = "0.0"
+      ls[target] = cells.joined(separator: ",")
+    }, name: "backwards.csv")
+    XCTAssertNotEqual(backwards.status, 0)
+    XCTAssertTrue(backwards.standardError.contains(":\(target + 1):"), backwards.standardError)
+
+    func withNaN(_ ls: inout [String]) {
+      var cells = ls[target].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+      cells[1] = "nan"
+      ls[target] = cells.joined(separator: ",")
+    }
+    let nan = try replay(withNaN, name: "nan.csv")
+    XCTAssertNotEqual(nan.status, 0)
+    XCTAssertTrue(nan.standardError.contains(":\(target + 1):"), nan.standardError)
+
+    let skipped = try replay(withNaN, name: "nan-skip.csv", extra: ["--skip-invalid"])
+    XCTAssertEqual(skipped.status, 0, skipped.standardError)
+    XCTAssertFalse(skipped.standardOutput.lowercased().contains("nan"))
+    lines = []
+  }
+
+  func testRecordFromTheSimulatorAndListSensors() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let output = folder.appendingPathComponent("walk.csv").path
+    let record = try MotionctlRunner.run(["record", "--source", "simulator:walk?speed=max", "--duration", "2", output])
+    XCTAssertEqual(record.status, 0, record.standardError)
+    let text = try String(contentsOfFile: output, encoding: .utf8)
+    XCTAssertEqual(text.split(separator: "\n").filter { !$0.hasPrefix("#") }.count, 1 + 200)
+
+    let sensors = try MotionctlRunner.run(["sensors", "--source", "none"])
+    XCTAssertEqual(sensors.status, 0)
+    XCTAssertTrue(sensors.standardOutput.contains("sensors:     none"), sensors.standardOutput)
+  }
+
+  func testDemoPrintsPlainLinesWhenPiped() throws {
+    let demo = try MotionctlRunner.run(["demo", "--duration", "1", "--rate", "10"])
+    XCTAssertEqual(demo.status, 0, demo.standardError)
+    let lines = demo.standardOutput.split(separator: "\n")
+    XCTAssertGreaterThanOrEqual(lines.count, 5)
+    XCTAssertFalse(demo.standardOutput.contains("\u{1B}["), "no terminal escapes when piped")
+    XCTAssertTrue(lines[0].contains("Gravity (g)"))
+  }
+
+  func testEvaluateScoresASimulatedRecordingWithGroundTruth() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    // A noiseless scenario written as JSON: the estimator should then be nearly exact.
+    let scenario = folder.appendingPathComponent("quiet.json")
+    try """
+      {"name": "quiet", "noise": "noiseless", "segments": [{"type": "rest", "duration": 1},
+        {"type": "moveTo", "attitude": "portrait"}, {"type": "rest", "duration": 2},
+        {"type": "moveTo", "attitude": "landscapeLeft"}, {"type": "rest", "duration": 2}]}
+      """.write(to: scenario, atomically: true, encoding: .utf8)
+    let recording = folder.appendingPathComponent("quiet.csv").path
+    let simulate = try MotionctlRunner.run(["simulate", scenario.path, recording])
+    XCTAssertEqual(simulate.status, 0, simulate.standardError)
+    for mode in ["realtime9d", "realtime6d"] {
+      let result = try MotionctlRunner.run(["evaluate", recording, "--mode", mode, "--json"])
+      XCTAssertEqual(result.status, 0, result.standardError)
+      let object = try XCTUnwrap(
+        JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+      XCTAssertEqual(object["mode"] as? String, mode)
+      let trials = try XCTUnwrap(object["trials"] as? [[String: Any]])
+      XCTAssertEqual(trials.count, 1)
+      XCTAssertEqual(trials[0]["name"] as? String, "quiet")
+      let mean = try XCTUnwrap(object["mean"] as? [String: Double])
+      // Noiseless sensors: what remains is the filter's own lag through the turns (measured
+      // about 0.25°); 1° leaves room for tuning without hiding a broken pipeline.
+      XCTAssertLessThan(mean["total"]!, 1, "\(mode): \(mean)")
+      XCTAssertLessThan(mean["inclination"]!, 1, "\(mode): \(mean)")
+    }
+
+    let unknownMode = try MotionctlRunner.run(["evaluate", recording, "--mode", "psychic"])
+    XCTAssertNotEqual(unknownMode.status, 0)
+  }
+}
