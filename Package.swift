@@ -71,6 +71,11 @@ var targets: [Target] = [
     path: "Benchmarks/MotionBenchmarks",
     swiftSettings: swiftSettings),
 
+  // MARK: - Examples (command-line ports of Core Motion sample apps)
+  .target(
+    name: "ExampleSupport", dependencies: ["OpenCoreMotion", "MotionSensors"], path: "Examples/ExampleSupport",
+    swiftSettings: swiftSettings),
+
   // MARK: - Implementation details (not API)
   .target(name: "_MotionTestSupport", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
 
@@ -88,7 +93,7 @@ var targets: [Target] = [
   .testTarget(name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionSensors", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionRecognitionTests",
-    dependencies: ["MotionRecognition", "MotionSensors", "_MotionTestSupport"]),
+    dependencies: ["MotionRecognition", "MotionSensors", "MotionFusion", "_MotionTestSupport"]),
   .testTarget(
     name: "OpenCoreMotionTests",
     dependencies: ["OpenCoreMotion", "OpenUIDevice", "MotionSensors", "_MotionTestSupport"]),
@@ -101,6 +106,22 @@ var targets: [Target] = [
 products.append(.library(name: "CoreMotion", targets: ["CoreMotion"]))
 targets.append(
   .target(name: "CoreMotion", dependencies: ["OpenCoreMotion", "OpenUIDevice"], swiftSettings: swiftSettings))
+#endif
+
+// The example apps use `import CoreMotion`, which is the Linux shim above.
+let exampleNames = ["Orientation", "ColorTilt", "Gyroscope", "Motion", "Clunk", "Facing", "Horizon", "MovementReporter"]
+#if os(Linux)
+for name in exampleNames {
+  targets.append(
+    .executableTarget(
+      name: name + "Example", dependencies: ["CoreMotion", "MotionRecognition", "ExampleSupport"],
+      path: "Examples/" + name, swiftSettings: swiftSettings))
+}
+targets.append(
+  .testTarget(
+    name: "ExamplesTests",
+    dependencies: ["OpenUIDevice", "OpenCoreMotion", "MotionSensors", "MotionRecognition", "_MotionTestSupport"]
+      + exampleNames.map { .target(name: $0 + "Example") }))
 #endif
 
 let package = Package(

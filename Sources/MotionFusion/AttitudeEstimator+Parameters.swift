@@ -39,8 +39,9 @@ extension AttitudeEstimator {
     /// deviation from its low-pass filtered value) as `σ·√(1 + … + (a/a₀)²)`; this is a₀, m/s².
     /// Default: 0.3 m/s².
     public var motionBiasAccelerationScale = 0.3
-    /// Measurement noise of the low-pass filtered gyroscope at rest, rad/s. Default: 0.03°/s.
-    public var restBiasSigma = 0.03 * Units.radiansPerDegree
+    /// Measurement noise of the low-pass filtered gyroscope at rest, rad/s (per sample).
+    /// Default: 0.1°/s.
+    public var restBiasSigma = 0.1 * Units.radiansPerDegree
 
     // MARK: Rest detection
 
@@ -93,6 +94,14 @@ extension AttitudeEstimator {
     /// without a trusted calibration a phone's uncorrected hard iron (tens of µT) would bias
     /// the heading by ten degrees or more. Default: true.
     public var usesCalibratedFieldForHeading = true
+
+    /// Delay of the gyroscope relative to the other sensors and to the instant the outputs
+    /// should describe, in sample periods. The outputs (not the filter) are extrapolated over it
+    /// at the latest angular rate. MEMS gyroscopes deliver a digitally filtered rate whose group
+    /// delay is a fraction of the output period or more; half a period is the delay of a rate
+    /// averaged over the preceding interval and reported at its end. Set 0 for a gyroscope known
+    /// to be sampled in step with the accelerometer. Default: 0.5.
+    public var gyroscopeDelayInSamples = 0.5
 
     // MARK: Robustness
 

@@ -26,10 +26,4 @@ public struct CMAcceleration: Sendable {
   }
 }
 
-extension CMAcceleration {
-  init(_ v: SIMD3<Double>) {
-    self.init(x: v.x, y: v.y, z: v.z)
-  }
-
-  var vector: SIMD3<Double> { SIMD3(x, y, z) }
-}
+extension CMAcceleration: ThreeAxisValue {}

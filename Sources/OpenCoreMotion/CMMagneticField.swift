@@ -22,10 +22,4 @@ public struct CMMagneticField: Sendable {
   }
 }
 
-extension CMMagneticField {
-  init(_ v: SIMD3<Double>) {
-    self.init(x: v.x, y: v.y, z: v.z)
-  }
-
-  var vector: SIMD3<Double> { SIMD3(x, y, z) }
-}
+extension CMMagneticField: ThreeAxisValue {}

@@ -327,24 +327,32 @@ extension CMMotionManager {
     let frames = Self.attitudeReferenceFrames(sensors: source.availableSensors, declination: declination)
     guard frame.isSingleFrame else {
       channel.fail(
-        NSError(CMErrorInvalidParameter, description: "\(frame.rawValue) is not a single reference frame"),
+        NSError(CMErrorInvalidParameter, description: "\(frame.name) is not a single reference frame"),
         generation: generation)
       return true
     }
     guard frames.contains(frame) else {
-      let code = frame == .xTrueNorthZVertical ? CMErrorTrueNorthNotAvailable : CMErrorNotAvailable
+      let isTrueNorth = frame == .xTrueNorthZVertical
+      let reason =
+        !source.availableSensors.contains(.magnetometer)
+        ? "\(source.name) has no magnetometer, which \(frame.name) needs"
+        : "true north needs the location: set COREMOTION_LOCATION=lat,lon[,altitude_m]"
       channel.fail(
-        NSError(code, description: "\(source.name) cannot provide reference frame \(frame.rawValue)"),
+        NSError(isTrueNorth ? CMErrorTrueNorthNotAvailable : CMErrorNotAvailable, description: reason),
         generation: generation)
       return true
     }
     let aligner = ReferenceFrameAligner(frame: frame, declination: declination ?? 0)
-    let needsMagneticHeading = frame.needsMagnetometer
+    let movementRequest = CalibrationMovementRequest(
+      appliesTo: frame, showsDisplay: showsDeviceMovementDisplay)
     let subscription = pipeline.subscribe { event in
       switch event {
       case .estimate(let estimate):
-        // The magnetometer frames start once the filter has found north, not with a jump later.
-        if needsMagneticHeading, !estimate.hasMagneticHeading { return }
+        if let error = movementRequest.check(estimate) {
+          channel.advise(error, generation: generation)
+        }
+        // Checked before pacing, so that the first update comes with the first usable estimate.
+        guard aligner.accepts(estimate) else { return }
         channel.offer(timestamp: estimate.timestamp, generation: generation) {
           aligner.deviceMotion(from: estimate)
         }
@@ -380,24 +388,6 @@ extension CMMotionManager {
       if declination != nil { frames.insert(.xTrueNorthZVertical) }
     }
     return frames
-  }
-
-  // MARK: Declination
-
-  private static let declinationProviderStorage = Locked<(@Sendable () -> Double?)?>(nil)
-
-  /// Hook for true north: returns the magnetic declination at the device's location in degrees,
-  /// east positive, or `nil` when it is not known. While `nil` (the default), or while it returns
-  /// `nil`, `.xTrueNorthZVertical` is not available. Read when device motion starts.
-  static var declinationProvider: (@Sendable () -> Double?)? {
-    get { declinationProviderStorage.withLock { $0 } }
-    set { declinationProviderStorage.withLock { $0 = newValue } }
-  }
-
-  /// The declination from ``declinationProvider`` when it is finite.
-  static func currentDeclination() -> Double? {
-    guard let value = declinationProvider?(), value.isFinite else { return nil }
-    return value
   }
 }
 

@@ -23,10 +23,4 @@ public struct CMRotationRate: Sendable {
   }
 }
 
-extension CMRotationRate {
-  init(_ v: SIMD3<Double>) {
-    self.init(x: v.x, y: v.y, z: v.z)
-  }
-
-  var vector: SIMD3<Double> { SIMD3(x, y, z) }
-}
+extension CMRotationRate: ThreeAxisValue {}

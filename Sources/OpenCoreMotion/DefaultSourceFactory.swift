@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import LinuxIIO
 import MotionSensors
 
 /// The one place where OpenCoreMotion reaches the concrete source implementations of other modules
@@ -26,7 +27,10 @@ enum DefaultSourceFactory {
   }
 
   /// The motion sensors the IIO backend finds, or `nil` when there are none.
+  ///
+  /// - Throws: the backend's error when the sensors exist but cannot be read, or its configuration
+  ///   (`COREMOTION_IIO_*`) is invalid.
   static func discoverHardware() throws -> (any SensorSource)? {
-    nil
+    try IIOSensorSource.discover()
   }
 }

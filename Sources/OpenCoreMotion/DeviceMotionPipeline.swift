@@ -33,6 +33,8 @@ final class DeviceMotionPipeline: @unchecked Sendable {
     var calibratedMagneticField: SIMD3<Double>?
     /// Accuracy of the field calibration.
     var magneticCalibrationAccuracy: MagneticCalibrationAccuracy
+    /// Whether the magnetometer needs calibration motion before a magnetic heading can be trusted.
+    var needsCalibrationMotion: Bool
   }
 
   /// What consumers receive.
@@ -190,6 +192,7 @@ final class DeviceMotionPipeline: @unchecked Sendable {
       gyroscopeBias: s.estimator.gyroscopeBias,
       accelerometer: accelerometer,
       calibratedMagneticField: s.estimator.calibratedMagneticField,
-      magneticCalibrationAccuracy: s.estimator.magneticCalibrationAccuracy)
+      magneticCalibrationAccuracy: s.estimator.magneticCalibrationAccuracy,
+      needsCalibrationMotion: s.estimator.needsCalibrationMotion)
   }
 }

@@ -38,10 +38,14 @@ public enum DeviceMotionReplay {
     guard frame.isSingleFrame else {
       throw Failure(description: "\(frame.rawValue) is not a single reference frame")
     }
-    if frame.needsMagnetometer, !stream.descriptor.sensors.contains(.magnetometer) {
-      throw Failure(description: "\(stream.descriptor.name) has no magnetometer, which frame \(frame.name) needs")
-    }
-    if frame == .xTrueNorthZVertical, declination == nil {
+    let sensors = stream.descriptor.sensors
+    guard CMMotionManager.attitudeReferenceFrames(sensors: sensors, declination: declination).contains(frame) else {
+      if !sensors.isSuperset(of: .inertial) {
+        throw Failure(description: "\(stream.descriptor.name) lacks the accelerometer and gyroscope device motion needs")
+      }
+      if frame.needsMagnetometer, !sensors.contains(.magnetometer) {
+        throw Failure(description: "\(stream.descriptor.name) has no magnetometer, which frame \(frame.name) needs")
+      }
       throw Failure(description: "true north needs a location for the magnetic declination")
     }
     // A virtual clock moved to the end of time plays the whole stream on this thread, through the

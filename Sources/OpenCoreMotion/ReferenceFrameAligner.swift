@@ -23,9 +23,16 @@ final class ReferenceFrameAligner: @unchecked Sendable {
     self.declination = declination
   }
 
-  /// The Core Motion sample of `estimate`, or `nil` when a value is not finite (never deliver NaN).
-  /// Called serially, only for samples that will be delivered.
+  /// Whether `estimate` can be expressed in the frame: the magnetometer frames start once the
+  /// filter has found north, rather than jumping when it does.
+  func accepts(_ estimate: DeviceMotionPipeline.Estimate) -> Bool {
+    !frame.needsMagnetometer || estimate.hasMagneticHeading
+  }
+
+  /// The Core Motion sample of `estimate`, or `nil` when the frame does not accept it yet or a value
+  /// is not finite (never deliver NaN). Called serially, only for samples that will be delivered.
   func deviceMotion(from estimate: DeviceMotionPipeline.Estimate) -> CMDeviceMotion? {
+    guard accepts(estimate) else { return nil }
     let referenceFromDevice: Quaternion
     switch frame {
     case .xArbitraryZVertical:

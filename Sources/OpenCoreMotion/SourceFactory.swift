@@ -12,21 +12,24 @@ public enum SourceFactory {
   /// Creates a new source for `specification`.
   ///
   /// Simulations and recordings play through a ``StreamPlayer`` in real time, scaled by the
-  /// specification's speed, on their own clock; `.automatic` falls back to a source with no sensors
-  /// when no hardware is found.
+  /// specification's speed, on their own clock; `.automatic` gives a source with no sensors when no
+  /// hardware is found.
   ///
-  /// - Throws: ``SourceSpecificationError`` when the scenario, file or device cannot be opened.
+  /// - Throws: ``SourceSpecificationError`` when the scenario, file or device cannot be opened
+  ///   (also for `.automatic` when sensors exist but cannot be read).
   public static func makeSource(_ specification: SourceSpecification) throws -> any SensorSource {
     switch specification {
     case .none:
       return EmptySensorSource()
     case .automatic:
-      return (try? DefaultSourceFactory.discoverHardware()) ?? EmptySensorSource()
+      return try wrapping(specification) { try DefaultSourceFactory.discoverHardware() }
+        ?? EmptySensorSource()
     case .iio:
       let found = try wrapping(specification) { try DefaultSourceFactory.discoverHardware() }
       guard let found else {
         throw SourceSpecificationError(
-          text: specification.description, problem: "no IIO motion sensors were found")
+          text: specification.description, problem: "no IIO motion sensors were found",
+          kind: .unavailable)
       }
       return found
     case .simulator(let scenario, let speed):
@@ -34,6 +37,8 @@ public enum SourceFactory {
         try DefaultSourceFactory.simulatorStream(scenario: scenario)
       }
       return StreamPlayer(stream, pacing: pacing(speed), name: specification.description)
+    case .phoneStream(let phone):
+      return phone.makeSource()
     case .replay(let path, let speed):
       let url = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
       let stream = try wrapping(specification) { try DefaultSourceFactory.recordingStream(url: url) }
@@ -76,7 +81,8 @@ public enum SourceFactory {
     }
   }
 
-  /// Runs `body`, turning any error into a ``SourceSpecificationError`` about `specification`.
+  /// Runs `body`, turning any error into an `.unavailable` ``SourceSpecificationError`` about
+  /// `specification`.
   private static func wrapping<T>(
     _ specification: SourceSpecification, _ body: () throws -> T
   ) throws -> T {
@@ -85,7 +91,8 @@ public enum SourceFactory {
     } catch let error as SourceSpecificationError {
       throw error
     } catch {
-      throw SourceSpecificationError(text: specification.description, problem: "\(error)")
+      throw SourceSpecificationError(
+        text: specification.description, problem: "\(error)", kind: .unavailable)
     }
   }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionSensors
 
 /// Which sensor source a process uses, as written in the `COREMOTION_SOURCE` environment variable
 /// or on a command line. An addition to Apple's API.
@@ -17,9 +18,10 @@ import Foundation
 /// | `replay:PATH?speed=N` | N times faster than recorded (N > 0, e.g. `0.5`, `4`) |
 /// | `replay:PATH?speed=max` | as fast as the consumers take samples |
 /// | `iio` | Linux Industrial I/O sensors (every motion sensor the backend finds) |
+/// | `sensorlogger:PORT`, `sensorserver:ws://PHONE:PORT`, `phyphox:http://PHONE:PORT` | a phone streaming its sensors (``PhoneStreamSpecification`` has every form and option) |
 ///
 /// `?speed=` is also accepted after `simulator` and `simulator:SCENARIO`.
-public enum SourceSpecification: Hashable, Sendable, CustomStringConvertible {
+public enum SourceSpecification: Equatable, Sendable, CustomStringConvertible {
   /// Real hardware if any is found, otherwise no sensors.
   case automatic
   /// No sensors.
@@ -30,6 +32,8 @@ public enum SourceSpecification: Hashable, Sendable, CustomStringConvertible {
   case replay(path: String, speed: PlaybackSpeed = .realTime)
   /// Linux IIO hardware.
   case iio
+  /// A phone streaming to this machine (Sensor Logger, SensorServer, phyphox).
+  case phoneStream(PhoneStreamSpecification)
 
   /// How fast a simulation or recording plays.
   public enum PlaybackSpeed: Hashable, Sendable, CustomStringConvertible {
@@ -61,6 +65,14 @@ public enum SourceSpecification: Hashable, Sendable, CustomStringConvertible {
   /// - Throws: ``SourceSpecificationError`` naming what is wrong and listing the accepted forms.
   public init(parsing text: String) throws {
     let trimmed = text.trimmingCharacters(in: .whitespaces)
+    if PhoneStreamSpecification.isPhoneStream(trimmed) {
+      do {
+        self = .phoneStream(try PhoneStreamSpecification(parsing: trimmed))
+      } catch let error as PhoneStreamSpecification.ParseError {
+        throw Self.error(text, error.reason)
+      }
+      return
+    }
     let (kind, argument) = Self.split(trimmed)
     switch kind {
     case "", "auto":
@@ -99,7 +111,7 @@ public enum SourceSpecification: Hashable, Sendable, CustomStringConvertible {
       return try SourceSpecification(parsing: text)
     } catch let error as SourceSpecificationError {
       throw SourceSpecificationError(
-        text: text, problem: "\(environmentVariable): \(error.problem)")
+        text: text, problem: "\(environmentVariable): \(error.problem)", kind: error.kind)
     }
   }
 
@@ -116,6 +128,8 @@ public enum SourceSpecification: Hashable, Sendable, CustomStringConvertible {
       return "replay:" + path + Self.speedSuffix(speed)
     case .iio:
       return "iio"
+    case .phoneStream(let phone):
+      return phone.description
     }
   }
 
@@ -163,23 +177,40 @@ public enum SourceSpecification: Hashable, Sendable, CustomStringConvertible {
 public struct SourceSpecificationError: Error, Equatable, Sendable, CustomStringConvertible,
   LocalizedError
 {
+  /// Whether the text was malformed or the source it names could not be opened.
+  public enum Kind: Sendable, Equatable {
+    /// The text is not a valid specification (the message lists the accepted forms).
+    case invalid
+    /// The specification is valid but its scenario, file or device cannot be opened.
+    case unavailable
+  }
+
   /// The text that was given.
   public var text: String
   /// What is wrong with it.
   public var problem: String
+  /// Malformed or unavailable.
+  public var kind: Kind
 
-  public init(text: String, problem: String) {
+  public init(text: String, problem: String, kind: Kind = .invalid) {
     self.text = text
     self.problem = problem
+    self.kind = kind
   }
 
   /// The accepted forms, for messages.
   public static let acceptedForms =
     "none, auto, simulator, simulator:SCENARIO, replay:PATH, replay:PATH?speed=N, "
-    + "replay:PATH?speed=max, iio"
+    + "replay:PATH?speed=max, iio, sensorlogger:PORT, sensorserver:ws://PHONE:PORT, "
+    + "phyphox:http://PHONE:PORT"
 
   public var description: String {
-    "invalid sensor source \"\(text)\": \(problem) (accepted: \(Self.acceptedForms))"
+    switch kind {
+    case .invalid:
+      return "invalid sensor source \"\(text)\": \(problem) (accepted: \(Self.acceptedForms))"
+    case .unavailable:
+      return "cannot open sensor source \"\(text)\": \(problem)"
+    }
   }
 
   public var errorDescription: String? { description }

@@ -111,6 +111,18 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     }
   }
 
+  /// Reports an error that does not end the run (such as `CMErrorDeviceRequiresMovement`) to a
+  /// handler; async sequences and the pull property have no place for it and skip it.
+  func advise(_ error: any Error, generation: UInt64) {
+    let sink = state.withLock { s -> Sink? in
+      guard s.isActive, s.generation == generation else { return nil }
+      return s.sink
+    }
+    if case .queue(let queue, let handler) = sink {
+      queue.addOperation { [self] in run(handler, nil, error, generation: generation) }
+    }
+  }
+
   /// Tells an async-sequence consumer of run `generation` that the source has no more samples.
   func finish(generation: UInt64) {
     let sink = state.withLock { s -> Sink? in

@@ -32,6 +32,9 @@ struct ReplayCommand: ParsableCommand {
   @Option(help: "Recording format, when detection is not wanted (\(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))).")
   var format: String?
 
+  @Option(help: "Column mapping for any CSV, e.g. 't=time,ax=accX,ay=accY,az=accZ,gx=gyrX,gy=gyrY,gz=gyrZ;units=-g,rad/s,s' (implies --format columns).")
+  var columns: String?
+
   @Option(help: "Location for true north as lat,lon[,altitude_m] (default: $COREMOTION_LOCATION).")
   var location: String?
 
@@ -49,8 +52,10 @@ struct ReplayCommand: ParsableCommand {
       }
       return format
     }
-    let options = RecordingReader.Options(invalidRows: skipInvalid ? .skip : .fail)
-    let stream = try RecordingReader.open(URL(fileURLWithPath: file), format: recordingFormat, options: options)
+    let mapping = try columns.map { try ColumnMapping(parsing: $0) }
+    let options = RecordingReader.Options(invalidRows: skipInvalid ? .skip : .fail, columnMapping: mapping)
+    let stream = try RecordingReader.open(
+      URL(fileURLWithPath: file), format: recordingFormat ?? (mapping != nil ? .columns : nil), options: options)
     let declination = try frame == .trueNorth ? declinationForTrueNorth(location) : nil
 
     let out = try TextOutput(path: outputPath)

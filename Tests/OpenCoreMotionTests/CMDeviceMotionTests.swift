@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionFusion
 import MotionMath
 import MotionSensors
 import XCTest
@@ -9,8 +10,10 @@ import XCTest
 
 /// Device motion: unit and sign conventions, reference frames, heading, errors, NaN safety.
 final class CMDeviceMotionTests: XCTestCase {
+  private let environmentProvider = CMMotionManager.declinationProvider
+
   override func tearDown() {
-    CMMotionManager.declinationProvider = nil
+    CMMotionManager.declinationProvider = environmentProvider
     super.tearDown()
   }
 
@@ -183,7 +186,22 @@ final class CMDeviceMotionTests: XCTestCase {
     XCTAssertEqual(truth.heading, 280, accuracy: 1e-9)
   }
 
+  func testDeclinationComesFromTheLocationEnvironmentVariable() throws {
+    // Boulder, Colorado: WMM2025 puts magnetic north about 7.5° east of true north in 2025–2026.
+    let provider = try XCTUnwrap(
+      CMMotionManager.declinationProvider(environment: ["COREMOTION_LOCATION": "40.015,-105.27,1655"]))
+    let declination = try XCTUnwrap(provider())
+    let location = try GeographicLocation(latitude: 40.015, longitude: -105.27, altitude: 1655)
+    // The same model at (almost) the same instant: a day changes the value by under 0.001°.
+    XCTAssertEqual(declination, magneticDeclination(at: location, date: Date()), accuracy: 1e-3)
+    XCTAssertGreaterThan(declination, 5)
+    XCTAssertLessThan(declination, 10)
+    XCTAssertNil(CMMotionManager.declinationProvider(environment: [:]))
+    XCTAssertNil(CMMotionManager.declinationProvider(environment: ["COREMOTION_LOCATION": "north pole"]))
+  }
+
   func testUnavailableFrameDeliversOneErrorAndNoData() {
+    CMMotionManager.declinationProvider = nil
     // No declination: true north unavailable.
     let withMagnetometer = deviceMotion(
       Synthetic.still(.identity, count: 30), frame: .xTrueNorthZVertical)
@@ -258,6 +276,22 @@ final class CMDeviceMotionTests: XCTestCase {
     let last = try XCTUnwrap(result.motions.last)
     XCTAssertEqual(last.timestamp, 0.99, accuracy: 1e-9)
     XCTAssertEqual(last.attitude.yaw, 0.5, accuracy: 1e-6)
+  }
+
+  func testMagneticFramesStartWithTheFirstMagneticHeading() throws {
+    // The magnetometer starts 0.2 s after the other sensors.
+    let samples = (0..<60).map { i -> MotionSample in
+      var sample = Synthetic.sample(at: Double(i) / 100, earthFromSensor: .aboutZ(0.5))
+      if i < 20 { sample.magnetometer = nil }
+      return sample
+    }
+    let magnetic = deviceMotion(samples, frame: .xMagneticNorthZVertical)
+    let first = try XCTUnwrap(magnetic.motions.first)
+    XCTAssertEqual(first.timestamp, 0.2, accuracy: 1e-9)
+    XCTAssertEqual(first.attitude.yaw, 0.5, accuracy: 1e-9)
+    XCTAssertEqual(magnetic.motions.count, 40)
+    // The arbitrary frame does not wait.
+    XCTAssertEqual(deviceMotion(samples).motions.count, 60)
   }
 
   func testManagersOfOneSourceShareOneFusionPipeline() {

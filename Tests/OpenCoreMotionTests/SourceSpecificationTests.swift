@@ -27,6 +27,14 @@ final class SourceSpecificationTests: XCTestCase {
       ("iio", .iio),
       ("IIO", .iio),
       (" none ", .none),
+      (
+        "sensorlogger:8000",
+        .phoneStream(try PhoneStreamSpecification(parsing: "sensorlogger:8000"))
+      ),
+      (
+        "phyphox:http://192.168.1.20:8080",
+        .phoneStream(try PhoneStreamSpecification(parsing: "phyphox:http://192.168.1.20:8080"))
+      ),
     ]
     for (text, expected) in cases {
       XCTAssertEqual(try SourceSpecification(parsing: text), expected, "“\(text)”")
@@ -38,6 +46,7 @@ final class SourceSpecificationTests: XCTestCase {
       .none, .automatic, .simulator(scenario: nil), .simulator(scenario: "walk", speed: .multiplier(3)),
       .replay(path: "/tmp/x.csv"), .replay(path: "a.csv", speed: .multiplier(0.25)),
       .replay(path: "a.csv", speed: .asFastAsPossible), .iio,
+      .phoneStream(try PhoneStreamSpecification(parsing: "sensorserver:ws://10.0.0.2:8080")),
     ]
     for specification in specifications {
       XCTAssertEqual(try SourceSpecification(parsing: specification.description), specification)
@@ -59,6 +68,8 @@ final class SourceSpecificationTests: XCTestCase {
       ("none:x", "takes no argument"),
       ("iio:", "takes no argument"),
       ("iio:iio:device0", "takes no argument"),
+      ("sensorlogger:99999", "port"),
+      ("sensorserver:", "address is missing"),
     ]
     for (text, fragment) in cases {
       XCTAssertThrowsError(try SourceSpecification(parsing: text), "“\(text)”") { error in
@@ -96,11 +107,19 @@ final class SourceSpecificationTests: XCTestCase {
     XCTAssertEqual(source.availableSensors, [])
   }
 
+  func testFactoryMakesPhoneStreamSources() throws {
+    // Nothing listens or connects until the first subscription.
+    let source = try SourceFactory.makeSource(SourceSpecification(parsing: "sensorlogger:0"))
+    XCTAssertTrue(source.name.hasPrefix("sensorlogger"), source.name)
+  }
+
   func testMissingRecordingIsAnError() {
     XCTAssertThrowsError(
       try SourceFactory.makeSource(.replay(path: "/nonexistent/definitely-not-here.csv"))
     ) { error in
-      XCTAssertTrue(error is SourceSpecificationError, "\(error)")
+      XCTAssertEqual((error as? SourceSpecificationError)?.kind, .unavailable, "\(error)")
+      XCTAssertTrue("\(error)".hasPrefix("cannot open sensor source"), "\(error)")
+      XCTAssertFalse("\(error)".contains("accepted:"), "\(error)")
     }
   }
 

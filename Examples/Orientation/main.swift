@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Orientation: a label that follows the device's physical orientation.
+//
+// The iOS app registers for UIDevice orientation notifications and updates a label. The same
+// code runs here against `COREMOTION_SOURCE` (e.g. `COREMOTION_SOURCE=simulator:tour`), printing
+// the label each time it changes.
+
+import CoreMotion
+import ExampleSupport
+import Foundation
+
+/// The label's text for an orientation.
+func labelText(for orientation: UIDeviceOrientation) -> String {
+  switch orientation {
+  case .portrait: return "Portrait"
+  case .portraitUpsideDown: return "Portrait Upside Down"
+  case .landscapeLeft: return "Landscape Left"
+  case .landscapeRight: return "Landscape Right"
+  case .faceUp: return "Face Up"
+  case .faceDown: return "Face Down"
+  case .unknown: return "Unknown"
+  }
+}
+
+final class OrientationViewController {
+  private var observer: (any NSObjectProtocol)?
+  private var label = ""
+
+  func viewDidLoad() {
+    UIDevice.current.beginGeneratingDeviceOrientationNotifications()
+    observer = NotificationCenter.default.addObserver(
+      forName: UIDevice.orientationDidChangeNotification, object: nil, queue: .main
+    ) { [weak self] _ in
+      self?.orientationDidChange()
+    }
+    orientationDidChange()
+  }
+
+  func viewDidDisappear() {
+    if let observer { NotificationCenter.default.removeObserver(observer) }
+    UIDevice.current.endGeneratingDeviceOrientationNotifications()
+  }
+
+  private func orientationDidChange() {
+    let text = labelText(for: UIDevice.current.orientation)
+    guard text != label else { return }
+    label = text
+    print("Orientation: \(text)")
+  }
+}
+
+let options = ExampleRunner.Options(usage: "Orientation: prints the device's physical orientation as it changes.")
+guard CMMotionManager().isAccelerometerAvailable else {
+  ExampleRunner.fail("this source has no accelerometer; set COREMOTION_SOURCE (e.g. simulator:tour)")
+}
+let controller = OrientationViewController()
+controller.viewDidLoad()
+ExampleRunner.run(duration: options.duration)
+controller.viewDidDisappear()

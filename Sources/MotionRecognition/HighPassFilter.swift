@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// A first-order (one-pole) high-pass filter with its cut-off in Hz, optionally adaptive.
+///
+/// Use it to keep the quick part of a signal: the jolts of a tap or shake without gravity. The
+/// pole is chosen so that the gain is exactly −3 dB at ``cutoffFrequency`` for the configured
+/// ``sampleRate`` (see ``FilterCoefficients/highPassPole(cutoffFrequency:sampleRate:)``); the gain
+/// at DC is exactly 0, so a constant input decays to zero.
+///
+/// The first sample is taken as the signal's resting level, so the output starts at zero instead
+/// of with a jump. With ``adaptive`` set, noise-sized changes are attenuated more strongly while
+/// large changes pass at the nominal cut-off (see ``AdaptiveSmoothing``).
+public struct HighPassFilter<Value: FilterableValue>: Sendable {
+  /// The −3 dB frequency in Hz.
+  public private(set) var cutoffFrequency: Double
+  /// The nominal sample rate in Hz.
+  public private(set) var sampleRate: Double
+  /// The adaptation settings, or `nil` for a fixed filter.
+  public var adaptive: AdaptiveSmoothing?
+  /// The current output, or `nil` before the first sample.
+  public private(set) var value: Value?
+
+  private var previousInput: Value?
+  private var pole: Double
+  private var polePeriod: Double
+
+  /// Creates a filter with a −3 dB cut-off of `cutoffFrequency` Hz for samples arriving at
+  /// `sampleRate` Hz; `adaptive` (default `nil`) enables the adaptive variant.
+  public init(cutoffFrequency: Double, sampleRate: Double, adaptive: AdaptiveSmoothing? = nil) {
+    self.cutoffFrequency = cutoffFrequency
+    self.sampleRate = sampleRate
+    self.adaptive = adaptive
+    self.pole = FilterCoefficients.highPassPole(cutoffFrequency: cutoffFrequency, sampleRate: sampleRate)
+    self.polePeriod = 1 / sampleRate
+  }
+
+  /// Filters one sample taken at the nominal rate and returns the new output.
+  @discardableResult
+  public mutating func update(_ input: Value) -> Value {
+    step(input, pole: pole)
+  }
+
+  /// Filters one sample that arrived `samplePeriod` seconds after the previous one.
+  @discardableResult
+  public mutating func update(_ input: Value, samplePeriod: Double) -> Value {
+    guard samplePeriod > 0, samplePeriod.isFinite else { return step(input, pole: pole) }
+    if Swift.abs(samplePeriod - polePeriod) > 1e-9 * Swift.max(1, polePeriod) {
+      pole = FilterCoefficients.highPassPole(cutoffFrequency: cutoffFrequency, sampleRate: 1 / samplePeriod)
+      polePeriod = samplePeriod
+    }
+    return step(input, pole: pole)
+  }
+
+  /// Forgets the state; the next sample becomes the new resting level.
+  public mutating func reset() {
+    value = nil
+    previousInput = nil
+  }
+
+  private mutating func step(_ input: Value, pole: Double) -> Value {
+    guard let lastInput = previousInput, let lastOutput = value else {
+      previousInput = input
+      value = .zero
+      return .zero
+    }
+    let change = input - lastInput
+    var factor = pole
+    if let adaptive {
+      let weight = adaptive.movementWeight(forChange: change.filterNorm)
+      // Noise-sized changes contribute `noiseAttenuation` times less and decay faster.
+      factor = pole * (weight + (1 - weight) / Swift.max(adaptive.noiseAttenuation, 1))
+    }
+    let output = factor * (lastOutput + change)
+    previousInput = input
+    value = output
+    return output
+  }
+}

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionRecognition
+import OpenCoreMotion
+
+// Addition; not part of Apple's Core Motion.
+//
+// Gesture recognisers (shake, knock, sharp moves, turning over, free fall, orientation) fed from a
+// manager's own update streams. They use the async update sequences, which are independent
+// subscriptions, so they never take over the manager's handler-based updates or `is…Active`.
+extension CMMotionManager {
+  /// The recogniser inputs of this manager: device-motion updates when the source has a
+  /// gyroscope (gravity and user acceleration separated by fusion), otherwise accelerometer
+  /// updates. Ends when the source ends.
+  public func motionInputs() -> AsyncStream<MotionInput> {
+    let useDeviceMotion = isDeviceMotionAvailable
+    let accelerometerOnly = !useDeviceMotion && isAccelerometerAvailable
+    return AsyncStream { continuation in
+      let task = Task {
+        if useDeviceMotion {
+          for await motion in self.deviceMotionUpdates() { continuation.yield(MotionInput(motion)) }
+        } else if accelerometerOnly {
+          for await data in self.accelerometerUpdates() { continuation.yield(MotionInput(data)) }
+        }
+        continuation.finish()
+      }
+      continuation.onTermination = { _ in task.cancel() }
+    }
+  }
+
+  /// The events `detector` finds in this manager's updates (see ``motionInputs()``), as an async
+  /// sequence: `for try await shake in manager.motionEvents(detectedBy: ShakeDetector()) { … }`.
+  public func motionEvents<Detector: MotionEventDetector>(
+    detectedBy detector: Detector
+  ) -> MotionEventSequence<AsyncStream<MotionInput>, Detector> {
+    motionInputs().motionEvents(detectedBy: detector)
+  }
+
+  /// Runs `detector` on this manager's updates and calls `handler` on `queue` for each event,
+  /// until the returned subscription is cancelled or the source ends.
+  @discardableResult
+  public func startMotionEventUpdates<Detector: MotionEventDetector>(
+    detectedBy detector: Detector, to queue: OperationQueue,
+    withHandler handler: @escaping (Detector.Event) -> Void
+  ) -> MotionEventSubscription {
+    let subscription = MotionEventSubscription()
+    let events = motionEvents(detectedBy: detector)
+    let box = UncheckedHandler(handler)
+    subscription.attach(Task {
+      do {
+        for try await event in events {
+          queue.addOperation {
+            guard !subscription.isCancelled else { return }
+            box.handler(event)
+          }
+        }
+      } catch {}
+    })
+    return subscription
+  }
+}
+
+/// Carries a non-Sendable handler into the operation queue, where it runs serially as the
+/// handler API's closures do.
+private struct UncheckedHandler<Event>: @unchecked Sendable {
+  let handler: (Event) -> Void
+  init(_ handler: @escaping (Event) -> Void) { self.handler = handler }
+}

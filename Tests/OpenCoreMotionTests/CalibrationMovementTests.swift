@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+import XCTest
+
+@testable import OpenCoreMotion
+
+/// `CMErrorDeviceRequiresMovement`: reported once per run for frames that rely on an uncalibrated
+/// magnetometer, never for the arbitrary frame, and updates carry on.
+final class CalibrationMovementTests: XCTestCase {
+  private func run(
+    _ frame: CMAttitudeReferenceFrame, scenario: String = "figure8"
+  ) throws -> (updates: Int, errors: [NSError]) {
+    let clock = VirtualClock()
+    let source = StreamPlayer(
+      SimulatedSensorStream(scenario: try Scenario.named(scenario)), pacing: .virtual(clock))
+    let manager = CMMotionManager(source: source)
+    let queue = makeSerialQueue()
+    let updates = Collector<CMDeviceMotion>()
+    let errors = Collector<NSError>()
+    manager.deviceMotionUpdateInterval = 0.1
+    manager.startDeviceMotionUpdates(using: frame, to: queue) { motion, error in
+      if let motion { updates.append(motion) }
+      if let error { errors.append(error as NSError) }
+    }
+    clock.advance(by: 30)
+    queue.waitUntilAllOperationsAreFinished()
+    manager.stopDeviceMotionUpdates()
+    return (updates.all.count, errors.all)
+  }
+
+  func testNorthFrameAsksForMovementOnceAndKeepsDelivering() throws {
+    let (updates, errors) = try run(.xMagneticNorthZVertical)
+    XCTAssertEqual(errors.count, 1, "\(errors)")
+    XCTAssertEqual(errors.first?.domain, CMErrorDomain)
+    XCTAssertEqual(errors.first?.code, Int(CMErrorDeviceRequiresMovement.rawValue))
+    // The figure 8 lasts 26 s; at 10 Hz nearly all of it is delivered after the request.
+    XCTAssertGreaterThan(updates, 200)
+  }
+
+  func testArbitraryFrameNeverAsksForMovement() throws {
+    let (updates, errors) = try run(.xArbitraryZVertical)
+    XCTAssertEqual(errors, [])
+    XCTAssertGreaterThan(updates, 200)
+  }
+}
