@@ -105,13 +105,17 @@ final class MagnetometerCalibrationSimulationTests: XCTestCase {
     let offset = result.final.attitudeEstimator.state.magnetometerCalibrator.hardIronOffset
     XCTAssertLessThan((offset - SIMD3(12, -8, 20)).length, 2, "offset \(offset), seed \(seed)")
 
-    // Heading: biased before calibration (the raw field's hard iron), right after it. 1.5° RMS
-    // (0.64–0.68° measured over twelve seeds) leaves room for the uncorrected soft iron (about
-    // ±1° of heading) and for tuning of the heading filter.
+    // Heading: biased before calibration (the raw field's hard iron), right after it: 1.2° RMS
+    // measured over eight seeds, as good as with an iron-free magnetometer (1.3°: the rest is the
+    // heading filter's own error during the fast figure-8, plus up to ±1° from the uncorrected
+    // soft iron). Bounds: 2° absolute, and within 0.5° of the iron-free run.
     let before = result.headingErrors.prefix(100)  // the first second, at rest
     XCTAssertGreaterThan(Self.rms(before), 5, "the uncalibrated heading is biased; seed \(seed)")
     let headingRMS = Self.rms(result.headingErrors.suffix(from: lastThird))
-    XCTAssertLessThan(headingRMS, 1.5, "seed \(seed)")
+    XCTAssertLessThan(headingRMS, 2, "seed \(seed)")
+    let ironFree = try run("figure8", seed: seed, ironFree: true)
+    let ironFreeRMS = Self.rms(ironFree.headingErrors.suffix(from: lastThird))
+    XCTAssertLessThan(headingRMS, ironFreeRMS + 0.5, "seed \(seed)")
     // The changed norm and dip after calibration are not mistaken for a disturbance.
     let disturbedFraction = Double(result.disturbed.suffix(from: lastThird).filter { $0 }.count)
       / Double(result.disturbed.count - lastThird)
@@ -153,9 +157,9 @@ final class MagnetometerCalibrationSimulationTests: XCTestCase {
     XCTAssertTrue(calibrator.isTrustedForHeading, "seed \(seed)")
     XCTAssertEqual(calibrator.hardIronOffset, .zero, "seed \(seed)")
     XCTAssertEqual(calibrator.trustedCalibrationChangeCount, 0, "seed \(seed)")
-    // Accurate from the start, with no hard iron to bias it: 1.6° RMS over the whole run measured
+    // Accurate from the start, with no hard iron to bias it: 1.9° RMS over the whole run measured
     // (the heading filter's own errors during the fast figure-8), against 11° with the phone's
     // hard iron before calibration.
-    XCTAssertLessThan(Self.rms(result.headingErrors), 2.5, "seed \(seed)")
+    XCTAssertLessThan(Self.rms(result.headingErrors), 3, "seed \(seed)")
   }
 }
