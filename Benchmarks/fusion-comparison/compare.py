@@ -174,21 +174,15 @@ def ours_command(kind):
             sys.exit("motionctl evaluate is not available")
     pkg = os.path.join(WORK, "fusion-cli")
     os.makedirs(os.path.join(pkg, "Sources", "fusion-cli"), exist_ok=True)
-    for module in ["MotionMath", "MotionFusion", "MotionSensors", "MotionEvaluation"]:
-        link = os.path.join(pkg, "Sources", module)
-        if not os.path.islink(link):
-            os.symlink(os.path.join(REPO, "Sources", module), link)
     with open(os.path.join(pkg, "Package.swift"), "w") as f:
         f.write('''// swift-tools-version: 6.0
 import PackageDescription
-let package = Package(name: "fusion-cli", targets: [
-  .target(name: "MotionMath"),
-  .target(name: "MotionFusion", dependencies: ["MotionMath"]),
-  .target(name: "MotionSensors", dependencies: ["MotionMath"]),
-  .target(name: "MotionEvaluation", dependencies: ["MotionMath", "MotionFusion", "MotionSensors"]),
-  .executableTarget(name: "fusion-cli", dependencies: ["MotionEvaluation"]),
-], swiftLanguageModes: [.v5])
-''')
+let package = Package(name: "fusion-cli",
+  dependencies: [.package(name: "OpenCoreMotion", path: "%s")],
+  targets: [.executableTarget(name: "fusion-cli",
+    dependencies: [.product(name: "MotionEvaluation", package: "OpenCoreMotion")])],
+  swiftLanguageModes: [.v5])
+''' % REPO)
     with open(os.path.join(pkg, "Sources", "fusion-cli", "main.swift"), "w") as f:
         f.write('import Foundation\nimport MotionEvaluation\n'
                 'exit(FusionEvaluation.runCommandLine(Array(CommandLine.arguments.dropFirst())))\n')
@@ -204,6 +198,10 @@ def ours_evaluate(cmd, mode, paths):
 
 
 def ours_throughput(cmd, path):
+    if os.path.basename(cmd[0]) == "motionctl":
+        out = subprocess.run(cmd + ["evaluate", "--mode", "realtime9d", "--json", "--throughput", path],
+                             check=True, capture_output=True, text=True).stdout
+        return json.loads(out)["throughput"]
     out = subprocess.run(cmd + ["throughput", "--json", "--repetitions", "5", path], check=True,
                          capture_output=True, text=True).stdout
     return json.loads(out)["samplesPerSecond"]
