@@ -105,7 +105,8 @@ def run_vqf(trial, Ts):
 
 def run_fusion(trial, Ts):
     """x-io Fusion (imufusion 1.3.x API): its gyroscope bias (offset) correction, then the AHRS in
-    ENU with the library's default gains and rejections, timed by the sample rate."""
+    ENU with the settings of Fusion's own examples (gain 0.5, gyroscope range 2000 deg/s,
+    acceleration and magnetic rejection 10 deg, rejection timeout 5 s in samples)."""
     import imufusion
     rate = 1 / Ts
     bias_settings = imufusion.BiasSettings()
@@ -115,6 +116,11 @@ def run_fusion(trial, Ts):
     settings = imufusion.AhrsSettings()
     settings.convention = imufusion.CONVENTION_ENU
     settings.sample_rate = rate
+    settings.gain = 0.5
+    settings.gyroscope_range = 2000
+    settings.acceleration_rejection = 10
+    settings.magnetic_rejection = 10
+    settings.rejection_timeout = int(round(5 * rate))
     ahrs = imufusion.Ahrs()
     ahrs.set_settings(settings)
     gyr = np.degrees(trial["gyr"])
@@ -168,21 +174,15 @@ def ours_command(kind):
             sys.exit("motionctl evaluate is not available")
     pkg = os.path.join(WORK, "fusion-cli")
     os.makedirs(os.path.join(pkg, "Sources", "fusion-cli"), exist_ok=True)
-    for module in ["MotionMath", "MotionFusion", "MotionSensors", "MotionEvaluation"]:
-        link = os.path.join(pkg, "Sources", module)
-        if not os.path.islink(link):
-            os.symlink(os.path.join(REPO, "Sources", module), link)
     with open(os.path.join(pkg, "Package.swift"), "w") as f:
         f.write('''// swift-tools-version: 6.0
 import PackageDescription
-let package = Package(name: "fusion-cli", targets: [
-  .target(name: "MotionMath"),
-  .target(name: "MotionFusion", dependencies: ["MotionMath"]),
-  .target(name: "MotionSensors", dependencies: ["MotionMath"]),
-  .target(name: "MotionEvaluation", dependencies: ["MotionMath", "MotionFusion", "MotionSensors"]),
-  .executableTarget(name: "fusion-cli", dependencies: ["MotionEvaluation"]),
-], swiftLanguageModes: [.v5])
-''')
+let package = Package(name: "fusion-cli",
+  dependencies: [.package(name: "OpenCoreMotion", path: "%s")],
+  targets: [.executableTarget(name: "fusion-cli",
+    dependencies: [.product(name: "MotionEvaluation", package: "OpenCoreMotion")])],
+  swiftLanguageModes: [.v5])
+''' % REPO)
     with open(os.path.join(pkg, "Sources", "fusion-cli", "main.swift"), "w") as f:
         f.write('import Foundation\nimport MotionEvaluation\n'
                 'exit(FusionEvaluation.runCommandLine(Array(CommandLine.arguments.dropFirst())))\n')
@@ -198,6 +198,10 @@ def ours_evaluate(cmd, mode, paths):
 
 
 def ours_throughput(cmd, path):
+    if os.path.basename(cmd[0]) == "motionctl":
+        out = subprocess.run(cmd + ["evaluate", "--mode", "realtime9d", "--json", "--throughput", path],
+                             check=True, capture_output=True, text=True).stdout
+        return json.loads(out)["throughput"]
     out = subprocess.run(cmd + ["throughput", "--json", "--repetitions", "5", path], check=True,
                          capture_output=True, text=True).stdout
     return json.loads(out)["samplesPerSecond"]

@@ -13,6 +13,8 @@ extension AttitudeEstimator {
     public var magneticCurrentGain: Double
     /// First-order gain of the reference field norm/dip filter.
     public var magneticReferenceGain: Double
+    /// The gyroscope delay, s (``Parameters/gyroscopeDelayInSamples`` sample periods).
+    public var gyroscopeDelay: Double
     /// Bias variance added per sample, (rad/s)².
     public var biasProcessVariance: Double
     /// Initial (and largest) bias variance, (rad/s)².
@@ -38,6 +40,7 @@ extension AttitudeEstimator {
       magneticReferenceGain = Self.gain(
         timeConstant: p.magneticReferenceTimeConstant, samplePeriod: samplePeriod)
       biasInitialVariance = p.biasInitialSigma * p.biasInitialSigma
+      gyroscopeDelay = p.gyroscopeDelayInSamples * samplePeriod
       // The variance regrows by the initial variance over the forgetting time.
       biasProcessVariance = p.biasForgettingTime > 0
         ? biasInitialVariance * samplePeriod / p.biasForgettingTime : 0

@@ -39,8 +39,9 @@ extension AttitudeEstimator {
     /// deviation from its low-pass filtered value) as `σ·√(1 + … + (a/a₀)²)`; this is a₀, m/s².
     /// Default: 0.3 m/s².
     public var motionBiasAccelerationScale = 0.3
-    /// Measurement noise of the low-pass filtered gyroscope at rest, rad/s. Default: 0.03°/s.
-    public var restBiasSigma = 0.03 * Units.radiansPerDegree
+    /// Measurement noise of the low-pass filtered gyroscope at rest, rad/s (per sample).
+    /// Default: 0.1°/s.
+    public var restBiasSigma = 0.1 * Units.radiansPerDegree
 
     // MARK: Rest detection
 
@@ -85,12 +86,22 @@ extension AttitudeEstimator {
     /// budget refills than it drains. Default: 2.
     public var magneticRejectionFactor = 2.0
 
-    /// Whether the heading uses the online-calibrated field instead of the raw one. The
-    /// calibration always runs (for the reported accuracy and calibrated field); feeding it to the
-    /// heading is off by default because on factory-calibrated sensors its few-µT fit
-    /// uncertainty costs more heading accuracy than it gains, while the disturbance rejection
-    /// already copes with a magnet attached for a while. Default: false.
-    public var usesCalibratedFieldForHeading = false
+    /// Whether the heading uses the online-calibrated field instead of the raw one once the
+    /// calibration is trusted (``MagnetometerCalibrator/isTrustedForHeading``: fitted at medium
+    /// accuracy or better). The calibration always runs (for the reported accuracy and
+    /// calibrated field). Untrusted (low-accuracy) fits never reach the heading, because on
+    /// factory-calibrated sensors their few-µT error costs more heading accuracy than it gains;
+    /// without a trusted calibration a phone's uncorrected hard iron (tens of µT) would bias
+    /// the heading by ten degrees or more. Default: true.
+    public var usesCalibratedFieldForHeading = true
+
+    /// Delay of the gyroscope relative to the other sensors and to the instant the outputs
+    /// should describe, in sample periods. The outputs (not the filter) are extrapolated over it
+    /// at the latest angular rate. MEMS gyroscopes deliver a digitally filtered rate whose group
+    /// delay is a fraction of the output period or more; half a period is the delay of a rate
+    /// averaged over the preceding interval and reported at its end. Set 0 for a gyroscope known
+    /// to be sampled in step with the accelerometer. Default: 0.5.
+    public var gyroscopeDelayInSamples = 0.5
 
     // MARK: Robustness
 

@@ -19,6 +19,9 @@ extension AttitudeEstimator {
     /// The same rotation as a quaternion (kept in step with ``headingOffset``).
     public var headingRotation = Quaternion.identity
 
+    /// Rotation over the gyroscope delay at the latest rate (sensor frame), applied to
+    /// the outputs; identity when the delay is zero.
+    public var outputPrediction = Quaternion.identity
     /// Gyroscope bias estimate, rad/s.
     public var gyroscopeBias = SIMD3<Double>.zero
     /// Covariance of the bias estimate, (rad/s)².
@@ -67,6 +70,9 @@ extension AttitudeEstimator {
       lastMagneticField.map { magnetometerCalibrator.calibrate($0) }
     }
     var motionBiasCounter = 0
+    /// Inclination corrections (rad) and time (s) summed since the last motion bias update.
+    var correctionSum = SIMD3<Double>.zero
+    var correctionTime = 0.0
     var restBiasCounter = 0
 
     /// Online hard/soft-iron calibration.

@@ -22,8 +22,9 @@ import MotionMath
 ///   disturbances, and a steady new field seen during motion replaces the reference.
 ///
 /// Alongside the published method runs ``MagnetometerCalibrator``, an attitude-aided online
-/// hard/soft-iron calibration that supplies the calibrated field and its accuracy (and, with
-/// ``Parameters/usesCalibratedFieldForHeading``, the field used for the heading).
+/// hard/soft-iron calibration that supplies the calibrated field and its accuracy (and, once the
+/// calibration is trusted and ``Parameters/usesCalibratedFieldForHeading`` is on, the field used
+/// for the heading).
 ///
 /// Parameters, the coefficients derived from them and the running state are kept apart. All the
 /// work happens in ``update(timestamp:gyroscope:accelerometer:magnetometer:)`` without heap
@@ -46,13 +47,31 @@ public struct AttitudeEstimator: Sendable {
 
   // MARK: - Outputs
 
-  /// Attitude without magnetometer (sensor to 6D earth frame; heading arbitrary but steady).
+  /// Attitude without magnetometer (sensor to 6D earth frame; heading arbitrary but steady),
+  /// extrapolated over the gyroscope delay (``Parameters/gyroscopeDelayInSamples``).
   @inlinable
-  public var earthFromSensor6D: Quaternion { state.earthFromInertial * state.inertialFromSensor }
+  public var earthFromSensor6D: Quaternion {
+    let q = filteredAttitude6D
+    guard state.outputPrediction != .identity else { return q }
+    return Self.multiply(q, state.outputPrediction)
+  }
+
+  /// The filter's own 6D attitude at the last sample's timestamp (no extrapolation).
+  @inlinable
+  public var filteredAttitude6D: Quaternion {
+    Self.multiply(state.earthFromInertial, state.inertialFromSensor)
+  }
 
   /// Attitude with magnetic heading (sensor to NWU earth frame, x toward magnetic north).
   @inlinable
-  public var earthFromSensor9D: Quaternion { state.headingRotation * earthFromSensor6D }
+  public var earthFromSensor9D: Quaternion {
+    // The heading rotation is about z only (w, 0, 0, z): half the work of a full product.
+    let h = state.headingRotation
+    let q = earthFromSensor6D
+    return Quaternion(
+      w: h.w * q.w - h.z * q.z, x: h.w * q.x - h.z * q.y, y: h.w * q.y + h.z * q.x,
+      z: h.w * q.z + h.z * q.w)
+  }
 
   /// The gyroscope bias estimate, rad/s.
   public var gyroscopeBias: SIMD3<Double> { state.gyroscopeBias }
@@ -140,12 +159,17 @@ public struct AttitudeEstimator: Sendable {
     state.earthFromInertial = .identity
     state.headingOffset = 0
     state.headingRotation = .identity
+    state.outputPrediction = .identity
     state.inertialAcceleration = LowPassFilter3(
       timeConstant: parameters.accelerometerTimeConstant, samplePeriod: T)
-    state.attitudeRow1 = LowPassFilter3(timeConstant: parameters.accelerometerTimeConstant, samplePeriod: T)
-    state.attitudeRow2 = LowPassFilter3(timeConstant: parameters.accelerometerTimeConstant, samplePeriod: T)
+    let biasPeriod = T * Double(Self.biasUpdateInterval)
+    state.attitudeRow1 = LowPassFilter3(timeConstant: parameters.accelerometerTimeConstant, samplePeriod: biasPeriod)
+    state.attitudeRow2 = LowPassFilter3(timeConstant: parameters.accelerometerTimeConstant, samplePeriod: biasPeriod)
     state.attitudeTimesBias = LowPassFilter3(
-      timeConstant: parameters.accelerometerTimeConstant, samplePeriod: T)
+      timeConstant: parameters.accelerometerTimeConstant, samplePeriod: biasPeriod)
+    state.correctionSum = .zero
+    state.correctionTime = 0
+    state.motionBiasCounter = 0
     state.restGyroscope = LowPassFilter3(timeConstant: parameters.restFilterTimeConstant, samplePeriod: T)
     state.restAccelerometer = LowPassFilter3(
       timeConstant: parameters.restFilterTimeConstant, samplePeriod: T)
@@ -169,10 +193,13 @@ public struct AttitudeEstimator: Sendable {
   @inline(__always)
   mutating func integrateGyroscope(_ gyroscope: SIMD3<Double>, dt: Double) {
     let rate = gyroscope - state.gyroscopeBias
+    if coefficients.gyroscopeDelay != 0 {
+      state.outputPrediction = Self.exponential(rate * coefficients.gyroscopeDelay)
+    }
     state.meanSquaredRate += coefficients.rateGain * (rate.lengthSquared - state.meanSquaredRate)
     let v = rate * dt
-    let q = state.inertialFromSensor * Self.exponential(v)
-    state.inertialFromSensor = Self.fastNormalized(q)
+    let q = Self.multiply(state.inertialFromSensor, Self.exponential(v))
+    state.inertialFromSensor = Self.renormalized(q)
   }
 
   /// The unit quaternion of rotation vector `v` (rad); a short series for the small angles of
@@ -181,8 +208,8 @@ public struct AttitudeEstimator: Sendable {
   static func exponential(_ v: SIMD3<Double>) -> Quaternion {
     let a2 = v.lengthSquared
     if a2 < 0.0025 {
-      let w = 1 - a2 / 8 + a2 * a2 / 384
-      let s = 0.5 - a2 / 48 + a2 * a2 / 3840
+      let w = 1 - a2 * 0.125 + a2 * a2 * (1.0 / 384)
+      let s = 0.5 - a2 * (1.0 / 48) + a2 * a2 * (1.0 / 3840)
       return Quaternion(w: w, x: s * v.x, y: s * v.y, z: s * v.z)
     }
     return Quaternion(rotationVector: v)
@@ -192,16 +219,48 @@ public struct AttitudeEstimator: Sendable {
   @inline(__always)
   static func cosine(ofSine s: Double) -> Double { Swift.max(1 - s * s, 1e-4).squareRoot() }
 
-  /// `atan2(y, x)` with a short series near the positive x axis (the usual case: small heading
-  /// errors), exact elsewhere. Series error below 1e-9 rad for |y/x| < 0.05.
+  /// `atan2(y, x)` for heading errors: near the positive x axis (|y/x| < 0.1, the usual case in
+  /// steady state) the rational approximation `r(15 + 4r²)/(15 + 9r²)` of `atan r` (error below
+  /// 3e-9 rad there), exact elsewhere — so large initial errors are removed exactly.
   @inline(__always)
   static func fastAtan2(_ y: Double, _ x: Double) -> Double {
-    if x > 0 && Swift.abs(y) < 0.05 * x {
+    if x > 0 && Swift.abs(y) < 0.1 * x {
       let r = y / x
       let r2 = r * r
-      return r * (1 - r2 * (1.0 / 3 - r2 * (0.2 - r2 / 7)))
+      return r * (15 + 4 * r2) / (15 + 9 * r2)
     }
     return Double.atan2(y, x)
+  }
+
+  /// `a ⊗ b`, spelled out so that it is always inlined in the per-sample path.
+  @inline(__always) @usableFromInline
+  static func multiply(_ a: Quaternion, _ b: Quaternion) -> Quaternion {
+    Quaternion(
+      w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+      x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+      y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+      z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w)
+  }
+
+  /// `q ⊗ (0, v) ⊗ q*` for a unit quaternion, always inlined.
+  @inline(__always)
+  static func rotate(_ q: Quaternion, _ v: SIMD3<Double>) -> SIMD3<Double> {
+    let tx = 2 * (q.y * v.z - q.z * v.y)
+    let ty = 2 * (q.z * v.x - q.x * v.z)
+    let tz = 2 * (q.x * v.y - q.y * v.x)
+    return SIMD3(
+      v.x + q.w * tx + (q.y * tz - q.z * ty),
+      v.y + q.w * ty + (q.z * tx - q.x * tz),
+      v.z + q.w * tz + (q.x * ty - q.y * tx))
+  }
+
+  /// Pulls a quaternion whose length is already within rounding of one back to unit length with
+  /// one Newton step for `1/√(|q|²)` (no square root or division); products of unit quaternions
+  /// only need this.
+  @inline(__always)
+  static func renormalized(_ q: Quaternion) -> Quaternion {
+    let s = 1.5 - 0.5 * q.lengthSquared
+    return Quaternion(w: q.w * s, x: q.x * s, y: q.y * s, z: q.z * s)
   }
 
   @inline(__always)
@@ -216,11 +275,11 @@ public struct AttitudeEstimator: Sendable {
 
   @inline(__always)
   mutating func correctInclination(_ accelerometer: SIMD3<Double>, dt: Double, useForBias: Bool) {
-    let inInertial = state.inertialFromSensor.act(on: accelerometer)
+    let inInertial = Self.rotate(state.inertialFromSensor, accelerometer)
     let filtered = state.inertialAcceleration.update(inInertial)
     state.meanSquaredAccelerationDeviation += coefficients.rateGain
       * ((inInertial - filtered).lengthSquared - state.meanSquaredAccelerationDeviation)
-    let inEarth = state.earthFromInertial.act(on: filtered)
+    let inEarth = Self.rotate(state.earthFromInertial, filtered)
     let norm2 = inEarth.lengthSquared
     guard norm2 > 1e-12 else { return }
     let up = inEarth / norm2.squareRoot()
@@ -233,13 +292,13 @@ public struct AttitudeEstimator: Sendable {
       return
     }
     let correction = Self.fastNormalized(Quaternion(w: cw, x: up.y, y: -up.x, z: 0))
-    state.earthFromInertial = Self.fastNormalized(correction * state.earthFromInertial)
+    state.earthFromInertial = Self.renormalized(Self.multiply(correction, state.earthFromInertial))
     // Rotation vector of the correction (small angle: 2·imag/w is accurate to second order).
     let rv = SIMD3(correction.x, correction.y, 0) * (2 / Swift.max(correction.w, 1e-6))
     state.lastInclinationCorrection = rv
 
     if useForBias {
-      estimateBiasInMotion(correction: rv, dt: dt)
+      estimateBiasInMotion(correction: rv, dt: dt, attitude: filteredAttitude6D)
     }
   }
 
@@ -259,8 +318,18 @@ public struct AttitudeEstimator: Sendable {
   /// same low-pass filter as the accelerometer, `−correction/dt ≈ LP(R)·b − LP(R·b̂)` for the
   /// horizontal rows of the 6D attitude matrix `R`. A two-row Kalman update on the bias.
   @inline(__always)
-  mutating func estimateBiasInMotion(correction: SIMD3<Double>, dt: Double) {
-    let q = earthFromSensor6D
+  mutating func estimateBiasInMotion(correction: SIMD3<Double>, dt: Double, attitude q: Quaternion) {
+    // The bias changes slowly, and the model's filters have a 3 s time constant: everything
+    // below runs every few samples on the summed corrections (filters designed for that rate).
+    state.correctionSum += correction
+    state.correctionTime += dt
+    state.motionBiasCounter += 1
+    guard state.motionBiasCounter >= Self.biasUpdateInterval else { return }
+    state.motionBiasCounter = 0
+    let correction = state.correctionSum
+    let dt = state.correctionTime
+    state.correctionSum = .zero
+    state.correctionTime = 0
     let (w, x, y, z) = (q.w, q.x, q.y, q.z)
     let r1 = SIMD3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y))
     let r2 = SIMD3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x))
@@ -269,10 +338,6 @@ public struct AttitudeEstimator: Sendable {
     let h2 = state.attitudeRow2.update(r2)
     let rb = state.attitudeTimesBias.update(SIMD3((r1 * b).sum(), (r2 * b).sum(), 0))
     guard state.inertialAcceleration.isWarm, !state.isRestDetected else { return }
-    // The bias changes slowly: update every few samples with the information of all of them.
-    state.motionBiasCounter += 1
-    guard state.motionBiasCounter >= Self.biasUpdateInterval else { return }
-    state.motionBiasCounter = 0
 
     let z1 = -correction.x / dt + rb.x
     let z2 = -correction.y / dt + rb.y
@@ -345,14 +410,23 @@ public struct AttitudeEstimator: Sendable {
   // MARK: - Heading
 
   mutating func correctHeading(_ raw: SIMD3<Double>, gyroscope: SIMD3<Double>, dt: Double) {
-    let attitude = earthFromSensor6D
+    let attitude = filteredAttitude6D
+    let calibrationChanges = state.magnetometerCalibrator.trustedCalibrationChangeCount
     state.magnetometerCalibrator.update(
-      field: raw, earthFromSensor: attitude, gyroscope: gyroscope - state.gyroscopeBias,
-      samplePeriod: dt)
+      field: raw, earthFromSensor: attitude, samplePeriod: dt)
     state.lastMagneticField = raw
-    let field = parameters.usesCalibratedFieldForHeading
-      ? state.magnetometerCalibrator.calibrate(raw) : raw
-    let inEarth = attitude.act(on: field)
+    // The heading uses the calibrated field once the calibration is trusted (fitted from enough
+    // orientations); before, the raw field (the disturbance rejection copes with mild iron).
+    let isCalibrated = parameters.usesCalibratedFieldForHeading
+      && state.magnetometerCalibrator.isTrustedForHeading
+    if parameters.usesCalibratedFieldForHeading
+      && state.magnetometerCalibrator.trustedCalibrationChangeCount != calibrationChanges
+    {
+      restartFieldReference(
+        earthField: isCalibrated ? state.magnetometerCalibrator.adoptedEarthField : nil)
+    }
+    let field = isCalibrated ? state.magnetometerCalibrator.calibrate(raw) : raw
+    let inEarth = Self.rotate(attitude, field)
     let norm = inEarth.length
     guard norm > 1e-9 else { return }
     // The dip is tracked as its sine (no asin per sample); thresholds in angle are converted
@@ -445,14 +519,58 @@ public struct AttitudeEstimator: Sendable {
     // Converge at once from the first samples, then settle to the nominal time constant.
     let k = Swift.max(coefficients.magnetometerGain, 1 / Double(state.headingSampleCount))
     let step = gain * k * error
-    state.headingOffset = Units.wrapToPi(state.headingOffset + step)
-    state.headingRotation = Self.fastNormalized(
-      Self.exponential(SIMD3(0, 0, step)) * state.headingRotation)
+    var offset = state.headingOffset + step
+    // |step| ≤ π, so one wrap suffices (cheaper than a general fmod-based wrap).
+    if offset > .pi { offset -= 2 * .pi } else if offset < -.pi { offset += 2 * .pi }
+    state.headingOffset = offset
+    // Turn the cached rotation (w, 0, 0, z) by `step` about z (series for the half-angle
+    // cosine and sine; steps are small), then renormalise.
+    let half2 = step * step / 4
+    let halfCosine = 1 - half2 / 2 + half2 * half2 / 24
+    let halfSine = step / 2 * (1 - half2 / 6)
+    let hw = h.w * halfCosine - h.z * halfSine
+    let hz = h.z * halfCosine + h.w * halfSine
+    let n = 1.5 - 0.5 * (hw * hw + hz * hz)
+    if Swift.abs(step) < 0.1 {
+      state.headingRotation = Quaternion(w: hw * n, x: 0, y: 0, z: hz * n)
+    } else {
+      state.headingRotation = Quaternion.aboutZ(state.headingOffset)
+    }
     state.isHeadingInitialized = true
   }
 }
 
 extension AttitudeEstimator {
+  /// Restarts the magnetic disturbance reference and the heading convergence after the field
+  /// used for the heading changed calibration.
+  ///
+  /// The newly calibrated field has a different norm and dip from the field before, which must
+  /// not be taken for a disturbance (the rejection would pause the heading for up to
+  /// ``Parameters/magneticFirstFieldTime``), and the heading learnt from the old field is biased,
+  /// so it converges afresh as at initialisation. `earthField` is the calibration fit's earth field
+  /// (µT, z up), a confirmed reference; `nil` restarts from the next sample.
+  mutating func restartFieldReference(earthField: SIMD3<Double>?) {
+    state.headingSampleCount = 0
+    state.undisturbedTime = parameters.magneticMinimumUndisturbedTime
+    state.rejectionTime = 0
+    state.candidateFieldTime = 0
+    state.isMagneticDisturbanceDetected = false
+    guard let earthField, earthField.length > 1e-9 else {
+      state.hasFieldReference = false
+      return
+    }
+    let norm = earthField.length
+    let dip = Swift.max(-1, Swift.min(1, -earthField.z / norm))
+    state.referenceFieldNorm = norm
+    state.referenceFieldDip = dip
+    state.currentFieldNorm = norm
+    state.currentFieldDip = dip
+    state.candidateFieldNorm = norm
+    state.candidateFieldDip = dip
+    state.hasFieldReference = true
+    state.isFieldReferenceConfirmed = true
+  }
+
   /// Starts the bias estimate from a known value `bias` (rad/s) with standard deviation `sigma`
   /// (rad/s), e.g. from a previous run or a backward pass.
   public mutating func seedGyroscopeBias(_ bias: SIMD3<Double>, sigma: Double) {

@@ -13,25 +13,40 @@ import MotionMath
 /// 1. Hard iron (A = I) is a *linear* least-squares problem in (h, b) — the attitude-aided bias
 ///    estimation of Troni & Whitcomb (2013) — solved from exponentially forgotten sums
 ///    (ΣR, ΣR·m, Σm, Σ|m|², count) whose normal equations reduce to one 3×3 system.
-/// 2. Soft iron then follows from `m = A·v + b` with `v = Rᵀ·ĥ` from step 1, again linear (a 4×4
-///    system shared by the three rows of [A b]); the scale of A is fixed so that its determinant is 1
-///    and the calibrated field keeps the earth field's magnitude.
+/// 2. The full model is bilinear; starting from step 1 it is solved by alternating least squares
+///    (h for fixed A, b; then A, b for fixed h — each a small linear system). Forgotten sums of
+///    `rᵢ·mᵀ` and `rᵢ·rⱼᵀ` (rᵢ the rows of R) make both steps exact for any h, A, b, so no sample
+///    is stored. A is scaled to unit determinant (its scale cannot be told from |h|); soft iron is
+///    used only when it explains the data clearly better than hard iron alone.
+/// 3. A new hard-iron-only offset replaces the one in use only when it differs by more than
+///    ``Parameters/minimumOffsetChange``: small changes are within the fit's attitude-induced error.
 ///
 /// The solution is adopted only when the orientations seen span all axes (the *excitation*, the
 /// harmonic mean of the eigenvalues of the offset's normalised information matrix, in [0, 1]) and
 /// the fit residual is small compared with the field; spatially varying disturbances (a magnet
 /// on the table) fit badly and are not learnt. A device-fixed magnet attached later is learnt within
 /// about one forgetting time of turning the device through several orientations.
+///
+/// The accuracy is `uncalibrated` until a fit is first adopted, then `low`, `medium` or `high` by
+/// excitation and residual thresholds; it falls back to `low` when well-excited data no longer
+/// fit (the iron changed). Everything is fixed-size: no allocation per sample.
+///
+/// The heading should rely on the calibration only once it is *trusted* (``isTrustedForHeading``:
+/// taken from, or confirmed by, a fit of medium accuracy or better). A better fit replaces a
+/// rougher offset in use; a fit that finds no offset worth applying (within
+/// ``Parameters/minimumOffsetChange`` of none, as on a factory-calibrated sensor) only raises the
+/// trust and leaves the raw field untouched. ``trustedCalibrationChangeCount`` tells the heading
+/// filter when the field it uses jumped.
 public struct MagnetometerCalibrator: Sendable {
   /// Tuning, each with its unit.
   public struct Parameters: Sendable, Equatable {
     /// Time constant of the exponential forgetting of old samples, s. Default: 20 s.
     public var forgettingTime = 20.0
     /// Samples are accumulated every this many magnetometer updates (they are strongly
-    /// correlated at high rates). Default: 4.
-    public var decimation = 4
-    /// The fit is solved every this many accumulated samples. Default: 16.
-    public var solveInterval = 16
+    /// correlated at high rates). Default: 8.
+    public var decimation = 8
+    /// The fit is solved every this many accumulated samples. Default: 8.
+    public var solveInterval = 8
     /// Smallest excitation (orientation spread, 0…1) for a usable (low accuracy) fit. Default: 0.25.
     public var lowExcitation = 0.25
     /// Excitation for medium accuracy. Default: 0.5.
@@ -60,6 +75,10 @@ public struct MagnetometerCalibrator: Sendable {
     /// Soft iron is applied only when the fitted matrix differs from the identity by more than
     /// this in some entry (smaller distortions are within the fit's uncertainty). Default: 0.15.
     public var minimumSoftIronDeviation = 0.15
+    /// The heading uses the calibrated field only when the calibration in use was adopted from a
+    /// fit of at least this accuracy (see ``MagnetometerCalibrator/isTrustedForHeading``).
+    /// Default: medium.
+    public var headingAccuracy = MagneticCalibrationAccuracy.medium
 
     public init() {}
     /// The default tuning.
@@ -80,6 +99,25 @@ public struct MagnetometerCalibrator: Sendable {
   }
   /// The accuracy of the calibration in use.
   public private(set) var accuracy = MagneticCalibrationAccuracy.uncalibrated
+  /// The quality of the fit the calibration in use was taken from (`uncalibrated` while none
+  /// has been adopted). Unlike ``accuracy``, it changes only when the calibration does.
+  public private(set) var adoptedAccuracy = MagneticCalibrationAccuracy.uncalibrated
+  /// Whether the calibration in use comes from a fit of at least
+  /// ``Parameters/headingAccuracy``, so that the heading may rely on the calibrated field.
+  ///
+  /// A fit of low quality (few orientations, or a poor residual, as when a magnet is moved
+  /// around the device) is reported but not trusted for the heading: on a factory-calibrated
+  /// sensor its few-µT error costs more heading accuracy than it gains.
+  public var isTrustedForHeading: Bool { adoptedAccuracy >= parameters.headingAccuracy }
+  /// Counts the changes of the *trusted* calibration (the calibration in use while
+  /// ``isTrustedForHeading``, no correction otherwise), so that a heading filter fed with
+  /// ``calibrate(_:)`` when trusted and the raw field otherwise can tell when its field jumped
+  /// (and re-reference its disturbance detection on the new field).
+  public private(set) var trustedCalibrationChangeCount = 0
+  /// The earth field of the fit behind the calibration in use, µT, in the 6D earth frame of
+  /// the attitude passed to ``update(field:earthFromSensor:samplePeriod:)`` (z up, so its
+  /// norm and dip are meaningful; its heading is not); zero while none has been adopted.
+  public private(set) var adoptedEarthField = SIMD3<Double>.zero
   /// Excitation (0…1) and relative residual of the latest fit.
   public private(set) var excitation = 0.0
   public private(set) var relativeResidual = Double.infinity
@@ -92,12 +130,12 @@ public struct MagnetometerCalibrator: Sendable {
   private var sumRm = SIMD3<Double>.zero
   private var sumM = SIMD3<Double>.zero
   private var sumMM = 0.0
-  // Soft-iron sums for m = A v + b.
-  private var sumVV = Matrix3.diagonal(0)
-  private var sumV = SIMD3<Double>.zero
-  private var sumMV = Matrix3.diagonal(0)  // Σ m vᵀ
-  private var fieldInEarth = SIMD3<Double>.zero
-  private var hasField = false
+  // Soft-iron sums (with rᵢ the i-th row of R as a column): Tᵢ = Σ rᵢ mᵀ and Pᵢⱼ = Σ rᵢ rⱼᵀ.
+  // They make every quantity of the model m = A·Rᵀh + b computable for any h, A and b later,
+  // so the alternating fit below is exact (no stale estimates inside the sums).
+  private var t1 = Matrix3.diagonal(0), t2 = Matrix3.diagonal(0), t3 = Matrix3.diagonal(0)
+  private var p11 = Matrix3.diagonal(0), p22 = Matrix3.diagonal(0), p33 = Matrix3.diagonal(0)
+  private var p12 = Matrix3.diagonal(0), p13 = Matrix3.diagonal(0), p23 = Matrix3.diagonal(0)
   private var counter = 0
   private var accumulated = 0
   private var forgetting = 1.0
@@ -116,7 +154,7 @@ public struct MagnetometerCalibrator: Sendable {
 
   /// Accumulates one raw field sample `field` (µT) seen at attitude `earthFromSensor` (6D).
   public mutating func update(
-    field: SIMD3<Double>, earthFromSensor: Quaternion, gyroscope: SIMD3<Double>, samplePeriod: Double
+    field: SIMD3<Double>, earthFromSensor: Quaternion, samplePeriod: Double
   ) {
     counter += 1
     guard counter >= parameters.decimation else { return }
@@ -138,17 +176,15 @@ public struct MagnetometerCalibrator: Sendable {
     sumRm = f * sumRm + SIMD3((r1 * field).sum(), (r2 * field).sum(), (r3 * field).sum())
     sumM = f * sumM + field
     sumMM = f * sumMM + field.lengthSquared
-    if hasField {
-      // v = Rᵀ ĥ: the field the sensor would see without iron.
-      let h = fieldInEarth
-      let v = h.x * r1 + h.y * r2 + h.z * r3
-      sumVV = Matrix3(
-        row1: f * sumVV.row1 + v.x * v, row2: f * sumVV.row2 + v.y * v, row3: f * sumVV.row3 + v.z * v)
-      sumV = f * sumV + v
-      sumMV = Matrix3(
-        row1: f * sumMV.row1 + field.x * v, row2: f * sumMV.row2 + field.y * v,
-        row3: f * sumMV.row3 + field.z * v)
-    }
+    t1 = Self.accumulate(t1, f, r1, field)
+    t2 = Self.accumulate(t2, f, r2, field)
+    t3 = Self.accumulate(t3, f, r3, field)
+    p11 = Self.accumulate(p11, f, r1, r1)
+    p22 = Self.accumulate(p22, f, r2, r2)
+    p33 = Self.accumulate(p33, f, r3, r3)
+    p12 = Self.accumulate(p12, f, r1, r2)
+    p13 = Self.accumulate(p13, f, r1, r3)
+    p23 = Self.accumulate(p23, f, r2, r3)
     accumulated += 1
     if accumulated >= parameters.solveInterval {
       accumulated = 0
@@ -177,13 +213,11 @@ public struct MagnetometerCalibrator: Sendable {
     let hNorm = h.length
     fieldNorm = hNorm
     relativeResidual = hNorm > 0 ? (rss / (3 * n)).squareRoot() / hNorm : .infinity
-    fieldInEarth = h
-    hasField = true
 
     var offset = b
     var soft: (matrix: Matrix3, inverse: Matrix3, offset: SIMD3<Double>, residual: Double)? = nil
     if excitation >= parameters.softIronExcitation, parameters.fieldNormRange.contains(hNorm) {
-      soft = solveSoftIron()
+      soft = solveSoftIron(initialField: h)
       // Prefer soft iron only when it explains the data clearly better.
       if let fit = soft, fit.residual < 0.8 * relativeResidual {
         relativeResidual = fit.residual
@@ -200,60 +234,123 @@ public struct MagnetometerCalibrator: Sendable {
       if accuracy > .low && excitation >= parameters.mediumExcitation { accuracy = .low }
       return
     }
-    if let fit = soft {
-      hardIronOffset = fit.offset
-      softIronMatrix = fit.matrix
-      softIronInverse = fit.inverse
-    } else if (offset - hardIronOffset).length > parameters.minimumOffsetChange
-      || softIronMatrix != .diagonal(1)
-    {
-      hardIronOffset = offset
-      softIronInverse = .diagonal(1)
-      softIronMatrix = .diagonal(1)
-    }
+    let fitAccuracy: MagneticCalibrationAccuracy
     if excitation >= parameters.highExcitation && relativeResidual <= parameters.highResidual {
-      accuracy = .high
+      fitAccuracy = .high
     } else if excitation >= parameters.mediumExcitation && relativeResidual <= parameters.mediumResidual {
-      accuracy = .medium
+      fitAccuracy = .medium
     } else {
-      accuracy = .low
+      fitAccuracy = .low
     }
+    // Which fit replaces the calibration in use:
+    // - a fit with soft iron, or with a clearly different offset, does, unless it would replace
+    //   a trusted calibration with an untrusted fit (a magnet moved near the device fits poorly
+    //   and must not undo a good calibration; a magnet fixed to it is learnt once its fit is good
+    //   enough);
+    // - a better fit replaces an earlier, rougher offset even when it moved by less than the
+    //   minimum change, but when no correction is in use and the fit agrees with none (within
+    //   the minimum change) it only raises the trust: a factory-calibrated sensor keeps its raw
+    //   field instead of taking on the fit's few-µT uncertainty.
+    let offsetChanged = (offset - hardIronOffset).length > parameters.minimumOffsetChange
+    let keepsTrust = fitAccuracy >= parameters.headingAccuracy || !isTrustedForHeading
+    let wasTrusted = isTrustedForHeading
+    let refines = fitAccuracy > adoptedAccuracy && hardIronOffset != .zero
+    var changed = false
+    if refines || (keepsTrust && (soft != nil || offsetChanged || softIronMatrix != .diagonal(1))) {
+      // Soft-iron fits are refreshed at every solve; only a clear change (offset beyond the
+      // minimum change, or a matrix entry by more than a third of the smallest soft iron
+      // applied) counts as a jump of the field.
+      changed = refines || offsetChanged
+      if let fit = soft {
+        let deviation = fit.matrix - softIronMatrix
+        changed = changed || Swift.max(
+          deviation.row1.magnitudeMax, deviation.row2.magnitudeMax, deviation.row3.magnitudeMax)
+          > parameters.minimumSoftIronDeviation / 3
+        hardIronOffset = fit.offset
+        softIronMatrix = fit.matrix
+        softIronInverse = fit.inverse
+      } else {
+        changed = changed || softIronMatrix != .diagonal(1)
+        hardIronOffset = offset
+        softIronInverse = .diagonal(1)
+        softIronMatrix = .diagonal(1)
+      }
+      adoptedAccuracy = fitAccuracy
+      adoptedEarthField = h
+    } else if fitAccuracy > adoptedAccuracy {
+      adoptedAccuracy = fitAccuracy
+      adoptedEarthField = h
+    }
+    // The trusted calibration changed when the trust did (unless the calibration in use is the
+    // identity either way) or when a trusted calibration was replaced.
+    let isIdentity = hardIronOffset == .zero && softIronMatrix == .diagonal(1)
+    if (wasTrusted != isTrustedForHeading && !isIdentity) || (changed && (wasTrusted || isTrustedForHeading)) {
+      trustedCalibrationChangeCount &+= 1
+    }
+    accuracy = fitAccuracy
   }
 
-  /// Fits `m = A·v + b` by least squares (the three rows of [A | b] share one system), scales A
-  /// to unit determinant, and returns it with its inverse, the offset and the relative residual;
-  /// `nil` when ill-conditioned, implausible or within ``Parameters/minimumSoftIronDeviation``.
-  private func solveSoftIron()
+  /// `f·m + u vᵀ`.
+  @inline(__always)
+  private static func accumulate(_ m: Matrix3, _ f: Double, _ u: SIMD3<Double>, _ v: SIMD3<Double>) -> Matrix3 {
+    Matrix3(row1: f * m.row1 + u.x * v, row2: f * m.row2 + u.y * v, row3: f * m.row3 + u.z * v)
+  }
+
+  /// Fits the full model `m = A·Rᵀh + b` by alternating least squares from the hard-iron
+  /// solution (`h` for fixed A, b; then A, b for fixed h), using the exact sums. A is scaled to
+  /// unit determinant (its scale is not separable from |h|). Returns A, A⁻¹, b and the relative
+  /// RMS residual; `nil` when ill-conditioned, implausible or within
+  /// ``Parameters/minimumSoftIronDeviation`` of the identity.
+  private func solveSoftIron(initialField: SIMD3<Double>)
     -> (matrix: Matrix3, inverse: Matrix3, offset: SIMD3<Double>, residual: Double)?
   {
     let n = weight
-    // Eliminate b: A·C = Σ m vᵀ − Σm Σvᵀ/n with C = Σ v vᵀ − Σv Σvᵀ/n.
-    let c = sumVV - Matrix3(row1: sumV.x * sumV, row2: sumV.y * sumV, row3: sumV.z * sumV).scaled(by: 1 / n)
-    guard let cInverse = c.inverse else { return nil }
-    let mv = sumMV - Matrix3(row1: sumM.x * sumV, row2: sumM.y * sumV, row3: sumM.z * sumV).scaled(by: 1 / n)
-    let fitted = mv * cInverse
-    let fittedOffset = (sumM - fitted * sumV) / n
-    // Residual of the unscaled fit: Σ|m|² − 2·tr(Aᵀ Σmvᵀ) − 2 b·Σm + tr(A Σvvᵀ Aᵀ) + 2 bᵀA Σv + n|b|².
-    let aT = fitted.transposed
-    let cross = (aT.row1 * sumMV.column1).sum() + (aT.row2 * sumMV.column2).sum()
+    var h = initialField
+    var a = Matrix3.diagonal(1)
+    var offset = SIMD3<Double>.zero
+    var sumVV = Matrix3.diagonal(0), sumV = SIMD3<Double>.zero, sumMV = Matrix3.diagonal(0)
+    for iteration in 0..<8 {
+      if iteration > 0 {
+        // h = (Σ R·C·m − ΣR·C·b) / n with C = A⁻¹ (from C(m − b) = Rᵀh and R·Rᵀ = I).
+        guard let c = a.inverse else { return nil }
+        func contract(_ t: Matrix3) -> Double {
+          (c.row1 * t.row1).sum() + (c.row2 * t.row2).sum() + (c.row3 * t.row3).sum()
+        }
+        h = (SIMD3(contract(t1), contract(t2), contract(t3)) - sumR * (c * offset)) / n
+      }
+      // Sums of v = Rᵀh: Σvvᵀ = Σᵢⱼ hᵢhⱼ Pᵢⱼ, Σv = ΣRᵀh, Σ m vᵀ = Σᵢ hᵢ Tᵢᵀ.
+      let cross = (p12 + p12.transposed).scaled(by: h.x * h.y)
+        + (p13 + p13.transposed).scaled(by: h.x * h.z) + (p23 + p23.transposed).scaled(by: h.y * h.z)
+      sumVV = p11.scaled(by: h.x * h.x) + p22.scaled(by: h.y * h.y) + p33.scaled(by: h.z * h.z) + cross
+      sumV = sumR.transposed * h
+      sumMV = (t1.scaled(by: h.x) + t2.scaled(by: h.y) + t3.scaled(by: h.z)).transposed
+      // A, b for fixed h; eliminate b: A·C = Σ m vᵀ − Σm Σvᵀ/n with C = Σ v vᵀ − Σv Σvᵀ/n.
+      let centred = sumVV - Matrix3(row1: sumV.x * sumV, row2: sumV.y * sumV, row3: sumV.z * sumV).scaled(by: 1 / n)
+      guard let cInverse = centred.inverse else { return nil }
+      let mv = sumMV - Matrix3(row1: sumM.x * sumV, row2: sumM.y * sumV, row3: sumM.z * sumV).scaled(by: 1 / n)
+      a = mv * cInverse
+      offset = (sumM - a * sumV) / n
+    }
+    // Residual: Σ|m|² − 2·Σ mᵀA v − 2 b·Σm + tr(A Σvvᵀ Aᵀ) + 2 bᵀA Σv + n|b|².
+    let aT = a.transposed
+    let crossTerm = (aT.row1 * sumMV.column1).sum() + (aT.row2 * sumMV.column2).sum()
       + (aT.row3 * sumMV.column3).sum()
-    let avv = fitted * sumVV
-    let quadratic = (avv.row1 * fitted.row1).sum() + (avv.row2 * fitted.row2).sum()
-      + (avv.row3 * fitted.row3).sum()
-    let av = fitted * sumV
-    let rss = sumMM - 2 * cross - 2 * (fittedOffset * sumM).sum() + quadratic
-      + 2 * (fittedOffset * av).sum() + n * fittedOffset.lengthSquared
-    let det = (fitted.row1 * fitted.row2.cross3(fitted.row3)).sum()
-    guard det > 0, fieldNorm > 0 else { return nil }
-    let a = fitted.scaled(by: 1 / Double.pow(det, 1.0 / 3))
-    let deviation = a - .diagonal(1)
+    let avv = a * sumVV
+    let quadratic = (avv.row1 * a.row1).sum() + (avv.row2 * a.row2).sum() + (avv.row3 * a.row3).sum()
+    let rss = sumMM - 2 * crossTerm - 2 * (offset * sumM).sum() + quadratic
+      + 2 * (offset * (a * sumV)).sum() + n * offset.lengthSquared
+    let det = (a.row1 * a.row2.cross3(a.row3)).sum()
+    let hNorm = h.length * Double.pow(Swift.max(det, 1e-12), 1.0 / 3)
+    guard det > 0, hNorm > 0 else { return nil }
+    let scaled = a.scaled(by: 1 / Double.pow(det, 1.0 / 3))
+    let deviation = scaled - .diagonal(1)
     let largest = Swift.max(
       deviation.row1.magnitudeMax, deviation.row2.magnitudeMax, deviation.row3.magnitudeMax)
     guard largest <= parameters.softIronLimit, largest >= parameters.minimumSoftIronDeviation,
-      let inverse = a.inverse
+      let inverse = scaled.inverse
     else { return nil }
-    let residual = (Swift.max(0, rss) / (3 * n)).squareRoot() / fieldNorm
-    return (a, inverse, fittedOffset, residual)
+    let residual = (Swift.max(0, rss) / (3 * n)).squareRoot() / hNorm
+    return (scaled, inverse, offset, residual)
   }
 }
 

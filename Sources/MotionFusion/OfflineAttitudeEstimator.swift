@@ -42,7 +42,11 @@ public enum OfflineAttitudeEstimator {
 
     // Pass 2 (backward).
     var backward = [Quaternion](repeating: .identity, count: n)
-    var reversed = AttitudeEstimator(parameters: parameters, samplePeriod: samplePeriod)
+    var backwardParameters = parameters
+    // The gyroscope delay is physical: extrapolate forward in real time, i.e. backward in the
+    // reversed pass's time.
+    backwardParameters.gyroscopeDelayInSamples = -parameters.gyroscopeDelayInSamples
+    var reversed = AttitudeEstimator(parameters: backwardParameters, samplePeriod: samplePeriod)
     reversed.seedGyroscopeBias(-first.gyroscopeBias, sigma: first.gyroscopeBiasSigma)
     for i in stride(from: n - 1, through: 0, by: -1) {
       // The forward pass integrates the interval (t[i-1], t[i]] with the rate of sample i; going

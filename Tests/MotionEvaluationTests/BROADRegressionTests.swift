@@ -16,13 +16,13 @@ final class BROADRegressionTests: XCTestCase {
   }
 
   /// Real-time 9D on the slow-rotation-with-breaks trial. Release figures when the bound was set:
-  /// total 0.92°, inclination 0.34° (VQF: 0.99° / 0.35°); the bounds allow 0.2° / 0.1°.
+  /// total 0.91°, inclination 0.31° (VQF: 0.99° / 0.35°); the bounds allow 0.2° / 0.1°.
   func testRealtime9DSlowRotationWithBreaks() throws {
     let data = try trial("05_undisturbed_slow_rotation_with_breaks_B.csv")
     XCTAssertGreaterThan(data.count, 50_000)
     let result = try FusionEvaluation.evaluate(data, mode: .realtime9d)
-    XCTAssertLessThan(result.total, 0.92 + 0.2, "\(result)")
-    XCTAssertLessThan(result.inclination, 0.34 + 0.1, "\(result)")
+    XCTAssertLessThan(result.total, 0.91 + 0.2, "\(result)")
+    XCTAssertLessThan(result.inclination, 0.31 + 0.1, "\(result)")
     XCTAssertGreaterThan(result.total, 0.3, "suspiciously good: \(result)")
   }
 }

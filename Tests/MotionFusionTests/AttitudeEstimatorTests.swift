@@ -174,4 +174,26 @@ final class AttitudeEstimatorTests: XCTestCase {
     XCTAssertTrue(disturbedSeen)
     XCTAssertLessThan(worst / degree, 2)
   }
+
+  /// The outputs are the filter's attitude extrapolated over the gyroscope delay at the latest
+  /// bias-corrected rate; the filter itself does not change.
+  func testGyroscopeDelayExtrapolatesOutputsOnly() {
+    var imu = SyntheticIMU()
+    let samples = imu.samples(duration: 3, rate: 100, attitude: { t in Quaternion(angle: 0.8 * t, axis: SIMD3(1, 2, 2)) })
+    var parameters = AttitudeEstimator.Parameters.default
+    parameters.gyroscopeDelayInSamples = 0
+    var plain = AttitudeEstimator(parameters: parameters, samplePeriod: 0.01)
+    parameters.gyroscopeDelayInSamples = 0.5
+    var delayed = AttitudeEstimator(parameters: parameters, samplePeriod: 0.01)
+    for s in samples {
+      plain.update(timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer, magnetometer: s.magnetometer)
+      delayed.update(timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer, magnetometer: s.magnetometer)
+    }
+    XCTAssertEqual(plain.filteredAttitude6D, delayed.filteredAttitude6D)
+    let rate = samples.last!.gyroscope - delayed.gyroscopeBias
+    let expected = delayed.filteredAttitude6D * Quaternion(rotationVector: rate * 0.005)
+    XCTAssertLessThan(delayed.earthFromSensor6D.angle(to: expected), 1e-9)
+    // 0.8 rad/s for 5 ms: 0.23° ahead.
+    XCTAssertEqual(delayed.earthFromSensor6D.angle(to: plain.earthFromSensor6D) / degree, 0.8 * 0.005 / degree, accuracy: 1e-3)
+  }
 }
