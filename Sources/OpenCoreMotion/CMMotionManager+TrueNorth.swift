@@ -6,10 +6,31 @@ import MotionSensors
 
 // True north: `.xTrueNorthZVertical` turns the magnetic-north attitude by the magnetic declination
 // at the device's location. Linux machines rarely know where they are, so the location comes from
-// the `COREMOTION_LOCATION` environment variable (`lat,lon[,altitude_m]`), and the declination from
-// the World Magnetic Model (WMM2025) at the current date. Without a location, true north is not
-// available, as on an Apple device without Location Services.
+// the app (``CMMotionManager/deviceLocation``, an addition) or from the `COREMOTION_LOCATION`
+// environment variable (`lat,lon[,altitude_m]`), and the declination from the World Magnetic Model
+// (WMM2025) at the current date. Without a location, true north is not available, as on an Apple
+// device without Location Services.
 extension CMMotionManager {
+  private static let deviceLocationStorage = Locked<GeographicLocation?>(nil)
+
+  /// The device's location, used for the magnetic declination that `.xTrueNorthZVertical` needs.
+  ///
+  /// An addition to Apple's API: on iOS, Core Motion asks Location Services; here the app tells
+  /// us (for example from a GPS or a configuration file). Setting a location makes
+  /// `.xTrueNorthZVertical` available to managers whose source has a magnetometer; setting `nil`
+  /// falls back to `COREMOTION_LOCATION`. Read when device motion starts.
+  public class var deviceLocation: GeographicLocation? {
+    get { deviceLocationStorage.withLock { $0 } }
+    set {
+      deviceLocationStorage.withLock { $0 = newValue }
+      if let location = newValue {
+        declinationProvider = { magneticDeclination(at: location, date: Date()) }
+      } else {
+        declinationProvider = declinationProvider(environment: ProcessInfo.processInfo.environment)
+      }
+    }
+  }
+
   private static let declinationProviderStorage = Locked<(@Sendable () -> Double?)?>(
     declinationProvider(environment: ProcessInfo.processInfo.environment))
 

@@ -45,3 +45,28 @@ final class CalibrationMovementTests: XCTestCase {
     XCTAssertGreaterThan(updates, 200)
   }
 }
+
+/// `CMMotionManager.deviceLocation`: the app-provided location that enables true north.
+final class DeviceLocationTests: XCTestCase {
+  override func tearDown() {
+    CMMotionManager.deviceLocation = nil
+    super.tearDown()
+  }
+
+  func testSettingALocationMakesTrueNorthAvailable() throws {
+    let source = StreamPlayer(
+      SimulatedSensorStream(scenario: try Scenario.named("flat")), pacing: .virtual(VirtualClock()))
+    CMMotionManager.deviceLocation = nil
+    let without = CMMotionManager(source: source).supportedAttitudeReferenceFrames
+    // The test process has no COREMOTION_LOCATION, so true north depends on the app alone.
+    if ProcessInfo.processInfo.environment["COREMOTION_LOCATION"] == nil {
+      XCTAssertFalse(without.contains(.xTrueNorthZVertical))
+    }
+    // Boulder, Colorado: WMM2025 puts the declination a few degrees east (about +7.5° in 2026).
+    CMMotionManager.deviceLocation = try GeographicLocation(latitude: 40.015, longitude: -105.27, altitude: 1655)
+    let with = CMMotionManager(source: source).supportedAttitudeReferenceFrames
+    XCTAssertTrue(with.contains(.xTrueNorthZVertical))
+    let declination = try XCTUnwrap(CMMotionManager.currentDeclination())
+    XCTAssertEqual(declination, 7.5, accuracy: 1.5)
+  }
+}
