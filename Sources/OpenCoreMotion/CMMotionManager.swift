@@ -194,8 +194,9 @@ open class CMMotionManager: NSObject {
     settings.withLock { $0.attitudeReferenceFrame }
   }
 
-  /// Whether the system may show a calibration prompt. Stored for compatibility; OpenCoreMotion has
-  /// no such prompt. Default: `false`.
+  /// Whether the system may show a calibration prompt when a north frame needs calibration motion.
+  /// OpenCoreMotion has no system display: when set, the request (also delivered once to the
+  /// handler as `CMErrorDeviceRequiresMovement`) is written to standard error. Default: `false`.
   open var showsDeviceMovementDisplay: Bool {
     get { settings.withLock { $0.showsDeviceMovementDisplay } }
     set { settings.withLock { $0.showsDeviceMovementDisplay = newValue } }
