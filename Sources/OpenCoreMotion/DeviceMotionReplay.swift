@@ -35,19 +35,7 @@ public enum DeviceMotionReplay {
     declination: Double? = nil,
     body: (CMDeviceMotion) throws -> Void
   ) throws -> Summary {
-    guard frame.isSingleFrame else {
-      throw Failure(description: "\(frame.rawValue) is not a single reference frame")
-    }
-    let sensors = stream.descriptor.sensors
-    guard CMMotionManager.attitudeReferenceFrames(sensors: sensors, declination: declination).contains(frame) else {
-      if !sensors.isSuperset(of: .inertial) {
-        throw Failure(description: "\(stream.descriptor.name) lacks the accelerometer and gyroscope device motion needs")
-      }
-      if frame.needsMagnetometer, !sensors.contains(.magnetometer) {
-        throw Failure(description: "\(stream.descriptor.name) has no magnetometer, which frame \(frame.name) needs")
-      }
-      throw Failure(description: "true north needs a location for the magnetic declination")
-    }
+    try checkAvailability(of: frame, in: stream.descriptor, declination: declination)
     // A virtual clock moved to the end of time plays the whole stream on this thread, through the
     // very pipeline a manager uses.
     let clock = VirtualClock()
@@ -86,6 +74,27 @@ public enum DeviceMotionReplay {
       }
       if let failure { throw Failure(description: failure) }
       if finished { return summary }
+    }
+  }
+}
+
+extension DeviceMotionReplay {
+  /// Throws when `frame` cannot be provided for a stream described by `descriptor`.
+  static func checkAvailability(
+    of frame: CMAttitudeReferenceFrame, in descriptor: StreamDescriptor, declination: Double?
+  ) throws {
+    guard frame.isSingleFrame else {
+      throw Failure(description: "\(frame.rawValue) is not a single reference frame")
+    }
+    let sensors = descriptor.sensors
+    guard CMMotionManager.attitudeReferenceFrames(sensors: sensors, declination: declination).contains(frame) else {
+      if !sensors.isSuperset(of: .inertial) {
+        throw Failure(description: "\(descriptor.name) lacks the accelerometer and gyroscope device motion needs")
+      }
+      if frame.needsMagnetometer, !sensors.contains(.magnetometer) {
+        throw Failure(description: "\(descriptor.name) has no magnetometer, which frame \(frame.name) needs")
+      }
+      throw Failure(description: "true north needs a location for the magnetic declination")
     }
   }
 }

@@ -38,6 +38,9 @@ struct ReplayCommand: ParsableCommand {
   @Option(help: "Location for true north as lat,lon[,altitude_m] (default: $COREMOTION_LOCATION).")
   var location: String?
 
+  @Flag(help: "Estimate non-causally with the whole recording in view (forward-backward; more accurate, after the fact).")
+  var offline = false
+
   @Flag(help: "Skip rows with NaN/infinite values or backwards timestamps (counted on stderr) instead of failing.")
   var skipInvalid = false
 
@@ -61,9 +64,13 @@ struct ReplayCommand: ParsableCommand {
     let out = try TextOutput(path: outputPath)
     do {
       if output == .csv { try out.writeLine(CMDeviceMotion.tableColumns.joined(separator: ",")) }
-      let summary = try DeviceMotionReplay.run(stream, frame: frame.frame, declination: declination) { motion in
+      let write = { (motion: CMDeviceMotion) throws in
         try out.writeLine(output == .csv ? motion.csvRow : motion.jsonLine)
       }
+      let summary =
+        offline
+        ? try DeviceMotionReplay.runOffline(stream, frame: frame.frame, declination: declination, body: write)
+        : try DeviceMotionReplay.run(stream, frame: frame.frame, declination: declination, body: write)
       try out.finish()
       if outputPath != nil {
         printToStandardError("replayed \(summary.deviceMotionCount) updates to \(outputPath!)")

@@ -211,4 +211,38 @@ final class MotionctlCommandTests: XCTestCase {
     XCTAssertTrue(raw.standardOutput.contains("accelerometer"), raw.standardOutput)
     XCTAssertTrue(raw.standardOutput.contains(" g"))
   }
+
+  func testOfflineReplayIsCloserToTheTruthThanRealTime() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let recording = folder.appendingPathComponent("figure8.csv").path
+    XCTAssertEqual(try MotionctlRunner.run(["simulate", "figure8", recording]).status, 0)
+    let truth = try String(contentsOfFile: recording, encoding: .utf8).split(separator: "\n")
+      .filter { !$0.hasPrefix("#") }
+    let header = truth[0].split(separator: ",").map(String.init)
+    let gravityColumns = ["true_grav_x", "true_grav_y", "true_grav_z"].map { header.firstIndex(of: $0)! }
+
+    /// RMS angle in degrees between the replayed gravity and the true gravity direction.
+    func gravityError(_ arguments: [String]) throws -> Double {
+      let replay = try MotionctlRunner.run(["replay", recording] + arguments)
+      XCTAssertEqual(replay.status, 0, replay.standardError)
+      let rows = replay.standardOutput.split(separator: "\n").dropFirst()
+      XCTAssertEqual(rows.count, truth.count - 1, "one row per sample")
+      var sum = 0.0
+      for (row, line) in zip(rows, truth.dropFirst()) {
+        let values = row.split(separator: ",").map { Double($0)! }
+        let cells = line.split(separator: ",", omittingEmptySubsequences: false)
+        let estimated = SIMD3(values[8], values[9], values[10])
+        let reference = SIMD3(gravityColumns.map { Double(cells[$0])! / 9.80665 })
+        let cosine = (estimated * reference).sum() / ((estimated * estimated).sum() * (reference * reference).sum()).squareRoot()
+        let angle = acos(min(1, max(-1, cosine))) * 180 / .pi
+        sum += angle * angle
+      }
+      return (sum / Double(rows.count)).squareRoot()
+    }
+    let realTime = try gravityError([])
+    let offline = try gravityError(["--offline"])
+    print("gravity direction RMS error on figure8: real time \(realTime)°, offline \(offline)°")
+    XCTAssertLessThan(offline, realTime, "offline \(offline)° vs real time \(realTime)°")
+    XCTAssertLessThan(offline, 2, "phone-grade noise, figure-8 motion")
+  }
 }

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionFusion
+import MotionMath
+import MotionSensors
+
+extension DeviceMotionReplay {
+  /// Fuses a whole recording non-causally (`motionctl replay --offline`): every attitude is
+  /// estimated with the whole recording in view (MotionFusion's `OfflineAttitudeEstimator`:
+  /// forward, backward and forward passes blended), which is more accurate than any real-time
+  /// filter but only possible after the fact.
+  ///
+  /// One update per gyroscope sample (with the latest accelerometer and magnetometer values, as in
+  /// real time). The rotation rate is corrected by the gyroscope bias a forward pass has converged
+  /// to over the whole recording; gravity and user acceleration follow from the offline attitude.
+  ///
+  /// - Throws: ``Failure`` when the stream is malformed, has no usable samples or cannot provide
+  ///   `frame`; what `body` throws.
+  @discardableResult
+  public static func runOffline(
+    _ stream: some SampleStream,
+    frame: CMAttitudeReferenceFrame = .xArbitraryZVertical,
+    declination: Double? = nil,
+    body: (CMDeviceMotion) throws -> Void
+  ) throws -> Summary {
+    try checkAvailability(of: frame, in: stream.descriptor, declination: declination)
+    var stream = stream
+    let usesMagnetometer = frame.needsMagnetometer
+
+    // Gather synchronised inputs: one row per gyroscope sample whose time moves forward.
+    var timestamps: [Double] = []
+    var gyroscope: [SIMD3<Double>] = []
+    var accelerometer: [SIMD3<Double>] = []
+    var magnetometer: [SIMD3<Double>] = []
+    var latestAccelerometer: SIMD3<Double>?
+    var latestMagnetometer: SIMD3<Double>?
+    do {
+      while let sample = try stream.next() {
+        if let a = sample.accelerometer, a.isFinite { latestAccelerometer = a }
+        if let m = sample.magnetometer, m.isFinite { latestMagnetometer = m }
+        guard let g = sample.gyroscope, g.isFinite, sample.timestamp.isFinite,
+          let a = latestAccelerometer, sample.timestamp > (timestamps.last ?? -.infinity)
+        else { continue }
+        if usesMagnetometer && latestMagnetometer == nil { continue }
+        timestamps.append(sample.timestamp)
+        gyroscope.append(g)
+        accelerometer.append(a)
+        if usesMagnetometer { magnetometer.append(latestMagnetometer!) }
+      }
+    } catch {
+      throw Failure(description: "\(stream.descriptor.name): \(error)")
+    }
+    guard timestamps.count >= 2 else {
+      throw Failure(description: "\(stream.descriptor.name) has too few samples with both accelerometer and gyroscope")
+    }
+    let samplePeriod = (timestamps.last! - timestamps.first!) / Double(timestamps.count - 1)
+
+    let attitudes = OfflineAttitudeEstimator.estimate(
+      timestamps: timestamps, gyroscope: gyroscope, accelerometer: accelerometer,
+      magnetometer: usesMagnetometer ? magnetometer : nil, samplePeriod: samplePeriod)
+    // The bias after a forward pass over everything is the best constant estimate the whole
+    // recording gives.
+    var biasPass = AttitudeEstimator(samplePeriod: samplePeriod)
+    for i in timestamps.indices {
+      biasPass.update(
+        timestamp: timestamps[i], gyroscope: gyroscope[i], accelerometer: accelerometer[i],
+        magnetometer: usesMagnetometer ? magnetometer[i] : nil)
+    }
+    let bias = biasPass.gyroscopeBias
+
+    let aligner = ReferenceFrameAligner(frame: frame, declination: declination ?? 0)
+    var summary = Summary()
+    for i in timestamps.indices {
+      let estimate = DeviceMotionPipeline.Estimate(
+        timestamp: timestamps[i], earthFromSensor6D: attitudes[i], earthFromSensor9D: attitudes[i],
+        hasMagneticHeading: usesMagnetometer, gyroscope: gyroscope[i], gyroscopeBias: bias,
+        accelerometer: accelerometer[i], calibratedMagneticField: nil,
+        magneticCalibrationAccuracy: .uncalibrated, needsCalibrationMotion: false)
+      guard aligner.accepts(estimate), let motion = aligner.deviceMotion(from: estimate) else { continue }
+      try body(motion)
+      summary.deviceMotionCount += 1
+    }
+    return summary
+  }
+}
