@@ -11,7 +11,7 @@ import ExampleSupport
 import Foundation
 import MotionRecognition
 
-final class ClunkViewController {
+final class ClunkViewController: ExampleViewController {
   let motionManager = CMMotionManager()
   private var pages = ["Home", "News", "Article 1", "Article 2", "Comments"]
   private var knocks = TapDetector(parameters: .init(axes: [.x]))
@@ -53,11 +53,7 @@ final class ClunkViewController {
   }
 }
 
-let options = ExampleRunner.Options(usage: "Clunk: knock the left edge into your palm to go back a page.")
-let controller = ClunkViewController()
-guard controller.motionManager.isAccelerometerAvailable else {
-  ExampleRunner.fail("this source has no accelerometer; set COREMOTION_SOURCE (e.g. simulator:tap)")
-}
-controller.viewDidLoad()
-ExampleRunner.run(duration: options.duration)
-controller.viewDidDisappear()
+ExampleRunner.show(
+  ClunkViewController(), usage: "Clunk: knock the left edge into your palm to go back a page.",
+  requiring: \.motionManager.isAccelerometerAvailable,
+  ifUnavailable: "this source has no accelerometer; set COREMOTION_SOURCE (e.g. simulator:tap)")

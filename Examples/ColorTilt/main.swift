@@ -12,7 +12,7 @@ import ExampleSupport
 import Foundation
 import MotionRecognition
 
-final class ColorTiltViewController {
+final class ColorTiltViewController: ExampleViewController {
   let motionManager = CMMotionManager()
   private let palette = ["red", "orange", "yellow", "green", "blue", "purple"]
   private var colourIndex = 0
@@ -64,11 +64,7 @@ final class ColorTiltViewController {
   }
 }
 
-let options = ExampleRunner.Options(usage: "ColorTilt: jolts change the colour, tilt sets the transparency.")
-let controller = ColorTiltViewController()
-guard controller.motionManager.isAccelerometerAvailable else {
-  ExampleRunner.fail("this source has no accelerometer; set COREMOTION_SOURCE (e.g. simulator:tour)")
-}
-controller.viewDidLoad()
-ExampleRunner.run(duration: options.duration)
-controller.viewDidDisappear()
+ExampleRunner.show(
+  ColorTiltViewController(), usage: "ColorTilt: jolts change the colour, tilt sets the transparency.",
+  requiring: \.motionManager.isAccelerometerAvailable,
+  ifUnavailable: "this source has no accelerometer; set COREMOTION_SOURCE (e.g. simulator:tour)")

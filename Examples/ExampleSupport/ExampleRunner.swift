@@ -49,6 +49,25 @@ public enum ExampleRunner {
     exit(2)
   }
 
+  /// Runs an example's screen from start to finish, as an app would show it.
+  ///
+  /// Parses the command line (``Options``; `--help` prints `usage` and exits) before
+  /// `makeController` runs, then exits with `unavailableMessage` (see ``fail(_:)``) unless the
+  /// controller's source offers what it needs (`isAvailable`). Otherwise calls `viewDidLoad()`, runs
+  /// until `--duration` seconds of sensor time have passed or the source has finished (see
+  /// ``run(source:duration:)``), and calls `viewDidDisappear()`.
+  public static func show<Controller: ExampleViewController>(
+    _ makeController: @autoclosure () -> Controller, usage: String,
+    requiring isAvailable: (Controller) -> Bool, ifUnavailable unavailableMessage: String
+  ) {
+    let options = Options(usage: usage)
+    let controller = makeController()
+    guard isAvailable(controller) else { fail(unavailableMessage) }
+    controller.viewDidLoad()
+    run(duration: options.duration)
+    controller.viewDidDisappear()
+  }
+
   /// Runs the main run loop until `duration` seconds of `source`'s clock have passed (counted from
   /// its first sample) or the source has finished, then returns.
   public static func run(source: any SensorSource = SourceFactory.defaultSource, duration: Double?) {

@@ -12,7 +12,7 @@ import ExampleSupport
 import Foundation
 import MotionRecognition
 
-final class FacingViewController {
+final class FacingViewController: ExampleViewController {
   let motionManager = CMMotionManager()
   private let cards = [
     ("What is the capital of France?", "Paris"),
@@ -59,11 +59,7 @@ final class FacingViewController {
   }
 }
 
-let options = ExampleRunner.Options(usage: "Facing: turn the device over to see the answer.")
-let controller = FacingViewController()
-guard controller.motionManager.isAccelerometerAvailable else {
-  ExampleRunner.fail("this source has no accelerometer; set COREMOTION_SOURCE (e.g. simulator:tour)")
-}
-controller.viewDidLoad()
-ExampleRunner.run(duration: options.duration)
-controller.viewDidDisappear()
+ExampleRunner.show(
+  FacingViewController(), usage: "Facing: turn the device over to see the answer.",
+  requiring: \.motionManager.isAccelerometerAvailable,
+  ifUnavailable: "this source has no accelerometer; set COREMOTION_SOURCE (e.g. simulator:tour)")

@@ -9,7 +9,7 @@ import CoreMotion
 import ExampleSupport
 import Foundation
 
-final class GyroscopeViewController {
+final class GyroscopeViewController: ExampleViewController {
   let motionManager = CMMotionManager()
   private var lastPrinted = -Double.infinity
   /// The bars' full scale, rad/s.
@@ -34,11 +34,7 @@ final class GyroscopeViewController {
   }
 }
 
-let options = ExampleRunner.Options(usage: "Gyroscope: prints the rotation rate about x, y and z with bars.")
-let controller = GyroscopeViewController()
-guard controller.motionManager.isGyroAvailable else {
-  ExampleRunner.fail("this source has no gyroscope; set COREMOTION_SOURCE (e.g. simulator:rotateZ)")
-}
-controller.viewDidLoad()
-ExampleRunner.run(duration: options.duration)
-controller.viewDidDisappear()
+ExampleRunner.show(
+  GyroscopeViewController(), usage: "Gyroscope: prints the rotation rate about x, y and z with bars.",
+  requiring: \.motionManager.isGyroAvailable,
+  ifUnavailable: "this source has no gyroscope; set COREMOTION_SOURCE (e.g. simulator:rotateZ)")

@@ -11,7 +11,7 @@ import CoreMotion
 import ExampleSupport
 import Foundation
 
-final class HorizonViewController {
+final class HorizonViewController: ExampleViewController {
   let motionManager = CMMotionManager()
   private var shown: (rotation: Int, lean: Int)?
   private var isFlat = false
@@ -52,11 +52,7 @@ final class HorizonViewController {
   }
 }
 
-let options = ExampleRunner.Options(usage: "Horizon: prints how to rotate a horizon line so it stays level.")
-let controller = HorizonViewController()
-guard controller.motionManager.isDeviceMotionAvailable else {
-  ExampleRunner.fail("this source has no device motion; set COREMOTION_SOURCE (e.g. simulator:tour)")
-}
-controller.viewDidLoad()
-ExampleRunner.run(duration: options.duration)
-controller.viewDidDisappear()
+ExampleRunner.show(
+  HorizonViewController(), usage: "Horizon: prints how to rotate a horizon line so it stays level.",
+  requiring: \.motionManager.isDeviceMotionAvailable,
+  ifUnavailable: "this source has no device motion; set COREMOTION_SOURCE (e.g. simulator:tour)")

@@ -15,7 +15,7 @@ func triple(_ x: Double, _ y: Double, _ z: Double) -> String {
   "(" + ExampleRunner.format(x) + "," + ExampleRunner.format(y) + "," + ExampleRunner.format(z) + ")"
 }
 
-final class MotionViewController {
+final class MotionViewController: ExampleViewController {
   let motionManager = CMMotionManager()
   private var latestAccelerometer: CMAccelerometerData?
   private var latestGyro: CMGyroData?
@@ -69,11 +69,7 @@ final class MotionViewController {
   }
 }
 
-let options = ExampleRunner.Options(usage: "Motion: raw sensor readings next to fused device motion.")
-let controller = MotionViewController()
-guard controller.motionManager.isDeviceMotionAvailable else {
-  ExampleRunner.fail("this source has no device motion (needs accelerometer and gyroscope); set COREMOTION_SOURCE")
-}
-controller.viewDidLoad()
-ExampleRunner.run(duration: options.duration)
-controller.viewDidDisappear()
+ExampleRunner.show(
+  MotionViewController(), usage: "Motion: raw sensor readings next to fused device motion.",
+  requiring: \.motionManager.isDeviceMotionAvailable,
+  ifUnavailable: "this source has no device motion (needs accelerometer and gyroscope); set COREMOTION_SOURCE")

@@ -13,7 +13,7 @@ import ExampleSupport
 import Foundation
 import MotionRecognition
 
-final class MovementReporterViewController {
+final class MovementReporterViewController: ExampleViewController {
   let motionManager = CMMotionManager()
   private var moves = MovementDirectionDetector()
 
@@ -46,11 +46,7 @@ final class MovementReporterViewController {
   }
 }
 
-let options = ExampleRunner.Options(usage: "MovementReporter: prints the direction of each sharp move.")
-let controller = MovementReporterViewController()
-guard controller.motionManager.isAccelerometerAvailable else {
-  ExampleRunner.fail("this source has no accelerometer; set COREMOTION_SOURCE")
-}
-controller.viewDidLoad()
-ExampleRunner.run(duration: options.duration)
-controller.viewDidDisappear()
+ExampleRunner.show(
+  MovementReporterViewController(), usage: "MovementReporter: prints the direction of each sharp move.",
+  requiring: \.motionManager.isAccelerometerAvailable,
+  ifUnavailable: "this source has no accelerometer; set COREMOTION_SOURCE")

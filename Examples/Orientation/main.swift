@@ -23,7 +23,7 @@ func labelText(for orientation: UIDeviceOrientation) -> String {
   }
 }
 
-final class OrientationViewController {
+final class OrientationViewController: ExampleViewController {
   private var observer: (any NSObjectProtocol)?
   private var label = ""
 
@@ -50,11 +50,8 @@ final class OrientationViewController {
   }
 }
 
-let options = ExampleRunner.Options(usage: "Orientation: prints the device's physical orientation as it changes.")
-guard CMMotionManager().isAccelerometerAvailable else {
-  ExampleRunner.fail("this source has no accelerometer; set COREMOTION_SOURCE (e.g. simulator:tour)")
-}
-let controller = OrientationViewController()
-controller.viewDidLoad()
-ExampleRunner.run(duration: options.duration)
-controller.viewDidDisappear()
+// UIDevice reads the accelerometer; the controller itself has no motion manager to ask.
+ExampleRunner.show(
+  OrientationViewController(), usage: "Orientation: prints the device's physical orientation as it changes.",
+  requiring: { _ in CMMotionManager().isAccelerometerAvailable },
+  ifUnavailable: "this source has no accelerometer; set COREMOTION_SOURCE (e.g. simulator:tour)")

@@ -27,7 +27,13 @@ public struct AttitudeError: Sendable, Equatable {
   /// The error of `estimate` against `reference` (both sensor-to-earth unit quaternions in the
   /// same earth frame).
   public init(estimate: Quaternion, reference: Quaternion) {
-    self.init(earthError: (estimate * reference.conjugate).normalized)
+    self.init(earthError: Self.earthError(estimate: estimate, reference: reference))
+  }
+
+  /// The normalised earth-frame error quaternion `d = q_est ⊗ conj(q_ref)` of `estimate` against
+  /// `reference`, from which every part of the error is computed.
+  static func earthError(estimate: Quaternion, reference: Quaternion) -> Quaternion {
+    (estimate * reference.conjugate).normalized
   }
 
   /// The error parts of an earth-frame error quaternion `d` (unit length).
@@ -54,6 +60,7 @@ public struct AttitudeErrorSummary: Sendable, Equatable, Codable {
   /// RMS of the inclination error, °.
   public var inclination: Double
 
+  /// Creates a summary from its three RMS errors (°).
   public init(total: Double, heading: Double, inclination: Double) {
     self.total = total
     self.heading = heading
@@ -74,7 +81,7 @@ public struct AttitudeErrorSummary: Sendable, Equatable, Codable {
       var sine = 0.0, cosine = 0.0
       for i in estimates.indices where isEvaluated[i] {
         guard let reference = references[i] else { continue }
-        let d = (estimates[i] * reference.conjugate).normalized
+        let d = AttitudeError.earthError(estimate: estimates[i], reference: reference)
         let angle = AttitudeError.signedHeading(earthError: d)
         sine += Double.sin(angle)
         cosine += Double.cos(angle)

@@ -35,4 +35,15 @@ public struct AdaptiveSmoothing: Sendable, Hashable {
     let span = Swift.max(changeLevel - noiseLevel, 1e-12)
     return Swift.min(1, Swift.max(0, (change - noiseLevel) / span))
   }
+
+  /// The factor, between 1/``noiseAttenuation`` and 1, by which a first-order filter scales its
+  /// constant for a change of size `change`: 1 for real movement, 1/``noiseAttenuation`` for noise.
+  ///
+  /// Applied to a low-pass gain it moves the output that many times more slowly; applied to a
+  /// high-pass pole it makes a noise-sized change contribute less and decay faster. An attenuation
+  /// below 1 is treated as 1 (no adaptation).
+  func constantScale(forChange change: Double) -> Double {
+    let weight = movementWeight(forChange: change)
+    return weight + (1 - weight) / Swift.max(noiseAttenuation, 1)
+  }
 }

@@ -12,43 +12,34 @@
 /// large changes pass at the nominal cut-off (see ``AdaptiveSmoothing``).
 public struct HighPassFilter<Value: FilterableValue>: Sendable {
   /// The −3 dB frequency in Hz.
-  public private(set) var cutoffFrequency: Double
+  public var cutoffFrequency: Double { pole.cutoffFrequency }
   /// The nominal sample rate in Hz.
-  public private(set) var sampleRate: Double
+  public var sampleRate: Double { pole.sampleRate }
   /// The adaptation settings, or `nil` for a fixed filter.
   public var adaptive: AdaptiveSmoothing?
   /// The current output, or `nil` before the first sample.
   public private(set) var value: Value?
 
   private var previousInput: Value?
-  private var pole: Double
-  private var polePeriod: Double
+  private var pole: FirstOrderPole
 
   /// Creates a filter with a −3 dB cut-off of `cutoffFrequency` Hz for samples arriving at
   /// `sampleRate` Hz; `adaptive` (default `nil`) enables the adaptive variant.
   public init(cutoffFrequency: Double, sampleRate: Double, adaptive: AdaptiveSmoothing? = nil) {
-    self.cutoffFrequency = cutoffFrequency
-    self.sampleRate = sampleRate
+    self.pole = FirstOrderPole(.highPass, cutoffFrequency: cutoffFrequency, sampleRate: sampleRate)
     self.adaptive = adaptive
-    self.pole = FilterCoefficients.highPassPole(cutoffFrequency: cutoffFrequency, sampleRate: sampleRate)
-    self.polePeriod = 1 / sampleRate
   }
 
   /// Filters one sample taken at the nominal rate and returns the new output.
   @discardableResult
   public mutating func update(_ input: Value) -> Value {
-    step(input, pole: pole)
+    step(input, pole: pole.value)
   }
 
   /// Filters one sample that arrived `samplePeriod` seconds after the previous one.
   @discardableResult
   public mutating func update(_ input: Value, samplePeriod: Double) -> Value {
-    guard samplePeriod > 0, samplePeriod.isFinite else { return step(input, pole: pole) }
-    if Swift.abs(samplePeriod - polePeriod) > 1e-9 * Swift.max(1, polePeriod) {
-      pole = FilterCoefficients.highPassPole(cutoffFrequency: cutoffFrequency, sampleRate: 1 / samplePeriod)
-      polePeriod = samplePeriod
-    }
-    return step(input, pole: pole)
+    step(input, pole: pole.value(forSamplePeriod: samplePeriod))
   }
 
   /// Forgets the state; the next sample becomes the new resting level.
@@ -66,9 +57,8 @@ public struct HighPassFilter<Value: FilterableValue>: Sendable {
     let change = input - lastInput
     var factor = pole
     if let adaptive {
-      let weight = adaptive.movementWeight(forChange: change.filterNorm)
       // Noise-sized changes contribute `noiseAttenuation` times less and decay faster.
-      factor = pole * (weight + (1 - weight) / Swift.max(adaptive.noiseAttenuation, 1))
+      factor = pole * adaptive.constantScale(forChange: change.filterNorm)
     }
     let output = factor * (lastOutput + change)
     previousInput = input

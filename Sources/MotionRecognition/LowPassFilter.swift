@@ -15,43 +15,33 @@
 /// changes at the nominal cut-off (see ``AdaptiveSmoothing``).
 public struct LowPassFilter<Value: FilterableValue>: Sendable {
   /// The −3 dB frequency in Hz.
-  public private(set) var cutoffFrequency: Double
+  public var cutoffFrequency: Double { pole.cutoffFrequency }
   /// The nominal sample rate in Hz.
-  public private(set) var sampleRate: Double
+  public var sampleRate: Double { pole.sampleRate }
   /// The adaptation settings, or `nil` for a fixed filter.
   public var adaptive: AdaptiveSmoothing?
   /// The current output, or `nil` before the first sample.
   public private(set) var value: Value?
 
-  private var pole: Double
-  private var polePeriod: Double
+  private var pole: FirstOrderPole
 
   /// Creates a filter with a −3 dB cut-off of `cutoffFrequency` Hz for samples arriving at
   /// `sampleRate` Hz; `adaptive` (default `nil`) enables the adaptive variant.
   public init(cutoffFrequency: Double, sampleRate: Double, adaptive: AdaptiveSmoothing? = nil) {
-    self.cutoffFrequency = cutoffFrequency
-    self.sampleRate = sampleRate
+    self.pole = FirstOrderPole(.lowPass, cutoffFrequency: cutoffFrequency, sampleRate: sampleRate)
     self.adaptive = adaptive
-    self.pole = FilterCoefficients.lowPassPole(cutoffFrequency: cutoffFrequency, sampleRate: sampleRate)
-    self.polePeriod = 1 / sampleRate
   }
 
   /// Filters one sample taken at the nominal rate and returns the new output.
   @discardableResult
   public mutating func update(_ input: Value) -> Value {
-    step(input, pole: pole)
+    step(input, pole: pole.value)
   }
 
   /// Filters one sample that arrived `samplePeriod` seconds after the previous one.
   @discardableResult
   public mutating func update(_ input: Value, samplePeriod: Double) -> Value {
-    guard samplePeriod > 0, samplePeriod.isFinite else { return step(input, pole: pole) }
-    if Swift.abs(samplePeriod - polePeriod) > 1e-9 * Swift.max(1, polePeriod) {
-      // Recomputed only when the interval changes, so steady streams pay nothing extra.
-      pole = FilterCoefficients.lowPassPole(cutoffFrequency: cutoffFrequency, sampleRate: 1 / samplePeriod)
-      polePeriod = samplePeriod
-    }
-    return step(input, pole: pole)
+    step(input, pole: pole.value(forSamplePeriod: samplePeriod))
   }
 
   /// Forgets the output; the next sample initialises it again.
@@ -71,9 +61,8 @@ public struct LowPassFilter<Value: FilterableValue>: Sendable {
     }
     var gain = 1 - pole
     if let adaptive {
-      let weight = adaptive.movementWeight(forChange: (input - previous).filterNorm)
       // Noise-sized changes move the output `noiseAttenuation` times more slowly.
-      gain = gain * (weight + (1 - weight) / Swift.max(adaptive.noiseAttenuation, 1))
+      gain = gain * adaptive.constantScale(forChange: (input - previous).filterNorm)
     }
     let output = previous + gain * (input - previous)
     value = output

@@ -52,13 +52,9 @@ public struct MotionSample: Sendable, Equatable {
 
   /// The sensors that have a value in this sample.
   public var sensors: SensorSet {
-    var set: SensorSet = []
-    if accelerometer != nil { set.insert(.accelerometer) }
-    if gyroscope != nil { set.insert(.gyroscope) }
-    if magnetometer != nil { set.insert(.magnetometer) }
-    if pressure != nil { set.insert(.barometer) }
-    if temperature != nil { set.insert(.thermometer) }
-    return set
+    SensorSet(
+      accelerometer: accelerometer != nil, gyroscope: gyroscope != nil, magnetometer: magnetometer != nil,
+      pressure: pressure != nil, temperature: temperature != nil)
   }
 
   /// Whether the timestamp and every present value are finite.
@@ -127,6 +123,17 @@ public struct SensorSet: OptionSet, Hashable, Sendable, CustomStringConvertible 
   public static let inertial: SensorSet = [.accelerometer, .gyroscope]
   /// Accelerometer, gyroscope and magnetometer.
   public static let nineAxis: SensorSet = [.accelerometer, .gyroscope, .magnetometer]
+
+  /// The sensors behind the reading fields that are present, named as in ``MotionSample``
+  /// (`pressure` comes from the barometer, `temperature` from the thermometer).
+  init(accelerometer: Bool, gyroscope: Bool, magnetometer: Bool, pressure: Bool, temperature: Bool) {
+    self = []
+    if accelerometer { insert(.accelerometer) }
+    if gyroscope { insert(.gyroscope) }
+    if magnetometer { insert(.magnetometer) }
+    if pressure { insert(.barometer) }
+    if temperature { insert(.thermometer) }
+  }
 
   /// The set's members by name, in a fixed order.
   public var names: [String] {

@@ -2,7 +2,8 @@
 
 import Foundation
 
-/// The subscriber bookkeeping and serial delivery shared by the phone-stream sources.
+/// The subscriber bookkeeping, worker lifecycle and serial delivery shared by the phone-stream
+/// sources.
 ///
 /// A hub starts its owner's network worker when the first subscriber arrives and stops it (and
 /// waits for it) when the last one cancels, so one socket serves every subscriber. Events are
@@ -20,19 +21,30 @@ final class LiveSourceHub: @unchecked Sendable {
   /// Held while handlers run, so that a cancelled subscription is never called once `cancel()` has
   /// returned. Recursive: a handler may cancel its own subscription.
   private let deliveryLock = NSRecursiveLock()
-  /// Serialises start and stop of the network worker.
+  /// Serialises start and stop of the network worker, and guards `isRunning` and `worker`.
   private let lifecycleLock = NSLock()
   private var isRunning = false
+  private var worker: NetworkThread?
   private let queue: DispatchQueue
-  private let start: @Sendable () -> Void
-  private let stop: @Sendable () -> Void
+  private let failureLabel: String
+  private let startWorker: @Sendable () throws -> NetworkThread?
+  private let didStop: @Sendable () -> Void
 
-  /// Creates a hub; `start` and `stop` open and close the owner's connection (`stop` must return
-  /// only once the worker has finished, and must never wait for event delivery).
-  init(name: String, start: @escaping @Sendable () -> Void, stop: @escaping @Sendable () -> Void) {
+  /// Creates a hub for the source called `failureLabel` in failure messages.
+  ///
+  /// `startWorker` opens the owner's connection and returns its running worker (or `nil` when the
+  /// owner is gone); if it throws, subscribers get the error as a failure (`.busy` for an address
+  /// already in use, otherwise `.other`) and no worker runs until the last subscriber has left.
+  /// `didStop` (default: nothing) runs after the worker has been stopped and has finished.
+  init(
+    name: String, failureLabel: String,
+    startWorker: @escaping @Sendable () throws -> NetworkThread?,
+    didStop: @escaping @Sendable () -> Void = {}
+  ) {
     self.queue = DispatchQueue(label: "OpenCoreMotion.\(name).delivery")
-    self.start = start
-    self.stop = stop
+    self.failureLabel = failureLabel
+    self.startWorker = startWorker
+    self.didStop = didStop
   }
 
   /// Whether anyone is subscribed.
@@ -62,10 +74,18 @@ final class LiveSourceHub: @unchecked Sendable {
     let wanted = hasSubscribers
     if wanted && !isRunning {
       isRunning = true
-      start()
+      do {
+        worker = try startWorker()
+      } catch {
+        let kind: SourceFailure.Kind = (error as? SocketError)?.isAddressInUse == true ? .busy : .other
+        deliver(.failure(SourceFailure(kind, "\(failureLabel): \(error)")))
+      }
     } else if !wanted && isRunning {
       isRunning = false
-      stop()
+      // The worker only hands events to `queue`, so waiting for it here cannot deadlock.
+      worker?.stopAndWait()
+      worker = nil
+      didStop()
     }
   }
 

@@ -75,15 +75,14 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
   public var supportedSampleRates: ClosedRange<Double> { 1...500 }
 
   private var hub: LiveSourceHub!
-  private let worker = Locked<NetworkThread?>(nil)
   private let pollCount = Locked(0)
 
   /// Creates a client; nothing is polled until the first subscription.
   public init(configuration: Configuration) {
     self.configuration = configuration
-    hub = LiveSourceHub(
-      name: "phyphox", start: { [weak self] in self?.start() },
-      stop: { [weak self] in self?.stop() })
+    hub = LiveSourceHub(name: "phyphox", failureLabel: "phyphox client") { [weak self] in
+      try self?.startWorker()
+    }
   }
 
   /// How many `/get` polls have been answered (for diagnostics and tests).
@@ -95,22 +94,8 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
     hub.subscribe(handler)
   }
 
-  private func start() {
-    do {
-      let thread = try NetworkThread(name: "OpenCoreMotion.phyphox") { [self] thread in run(thread)
-      }
-      worker.withLock { $0 = thread }
-    } catch {
-      hub.deliver(.failure(SourceFailure(.other, "phyphox client: \(error)")))
-    }
-  }
-
-  private func stop() {
-    let thread = worker.withLock { w -> NetworkThread? in
-      defer { w = nil }
-      return w
-    }
-    thread?.stopAndWait()
+  private func startWorker() throws -> NetworkThread {
+    try NetworkThread(name: "OpenCoreMotion.phyphox") { [self] thread in run(thread) }
   }
 
   // MARK: - Polling loop (on the network thread)
@@ -181,10 +166,7 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
         if failure.message != lastFailure { events.append(.failure(failure)) }
         lastFailure = failure.message
       }
-      events += reorder.release(now: phoneStreamUptime()).map(SourceEvent.sample)
-      if let notice = reorder.lateDropNotice(source: "phyphox client") {
-        events.append(.failure(notice))
-      }
+      events += reorder.releaseEvents(now: phoneStreamUptime(), source: "phyphox client")
       hub.deliver(events)
       _ = thread.pause(configuration.pollInterval)
     }

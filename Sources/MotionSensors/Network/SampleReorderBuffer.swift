@@ -104,6 +104,16 @@ struct SampleReorderBuffer {
 
   private var nextDropReport = 1
 
+  /// The events due at wall time `now`: the released samples (see ``release(now:flushAll:)``),
+  /// then a notice naming `source` if one is due (see ``lateDropNotice(source:)``).
+  mutating func releaseEvents(now: Double, source: String) -> [SourceEvent] {
+    var events = release(now: now).map(SourceEvent.sample)
+    if let notice = lateDropNotice(source: source) {
+      events.append(.failure(notice))
+    }
+    return events
+  }
+
   /// Forgets everything, including the last released time (after the stream's clock restarted).
   mutating func reset() {
     pending.removeAll()

@@ -84,15 +84,15 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   public var supportedSampleRates: ClosedRange<Double> { 1...200 }
 
   private var hub: LiveSourceHub!
-  private let worker = Locked<NetworkThread?>(nil)
   private let boundPort = Locked<UInt16?>(nil)
 
   /// Creates a receiver; nothing listens until the first subscription.
   public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration
     hub = LiveSourceHub(
-      name: "SensorLogger", start: { [weak self] in self?.start() },
-      stop: { [weak self] in self?.stop() })
+      name: "SensorLogger", failureLabel: "Sensor Logger receiver",
+      startWorker: { [weak self] in try self?.startWorker() },
+      didStop: { [weak self] in self?.boundPort.withLock { $0 = nil } })
   }
 
   /// The port actually listened on while subscribed (useful with port 0), `nil` when not listening.
@@ -104,29 +104,14 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     hub.subscribe(handler)
   }
 
-  private func start() {
-    do {
-      let listener = try TCPSocket.listen(host: configuration.bindAddress, port: configuration.port)
-      boundPort.withLock { $0 = listener.localPort }
-      let thread = try NetworkThread(name: "OpenCoreMotion.SensorLogger") { [self] thread in
-        serve(listener: listener, thread: thread)
-      }
-      worker.withLock { $0 = thread }
-    } catch let error as SocketError {
-      let kind: SourceFailure.Kind = error.isAddressInUse ? .busy : .other
-      hub.deliver(.failure(SourceFailure(kind, "Sensor Logger receiver: \(error)")))
-    } catch {
-      hub.deliver(.failure(SourceFailure(.other, "Sensor Logger receiver: \(error)")))
+  /// Opens the listening socket (a port in use becomes a `.busy` failure, see ``LiveSourceHub``)
+  /// and starts serving it.
+  private func startWorker() throws -> NetworkThread {
+    let listener = try TCPSocket.listen(host: configuration.bindAddress, port: configuration.port)
+    boundPort.withLock { $0 = listener.localPort }
+    return try NetworkThread(name: "OpenCoreMotion.SensorLogger") { [self] thread in
+      serve(listener: listener, thread: thread)
     }
-  }
-
-  private func stop() {
-    let thread = worker.withLock { w -> NetworkThread? in
-      defer { w = nil }
-      return w
-    }
-    thread?.stopAndWait()
-    boundPort.withLock { $0 = nil }
   }
 
   // MARK: - Server loop (on the network thread)
@@ -203,10 +188,7 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       }
       readyBatches += sequencer.release(now: now)
       process(readyBatches, converter: &converter, reorder: &reorder, events: &events, now: now)
-      events += reorder.release(now: now).map(SourceEvent.sample)
-      if let notice = reorder.lateDropNotice(source: "Sensor Logger receiver") {
-        events.append(.failure(notice))
-      }
+      events += reorder.releaseEvents(now: now, source: "Sensor Logger receiver")
       hub.deliver(events)
     }
   }

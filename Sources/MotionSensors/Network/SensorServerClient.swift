@@ -78,7 +78,6 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
   public var supportedSampleRates: ClosedRange<Double> { 1...500 }
 
   private var hub: LiveSourceHub!
-  private let worker = Locked<NetworkThread?>(nil)
   private let connected = Locked(false)
 
   /// Creates a client; nothing connects until the first subscription.
@@ -87,9 +86,9 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     availableSensors = configuration.types.reduce(into: []) {
       $0.formUnion(SensorServerReading.sensor(for: $1))
     }
-    hub = LiveSourceHub(
-      name: "SensorServer", start: { [weak self] in self?.start() },
-      stop: { [weak self] in self?.stop() })
+    hub = LiveSourceHub(name: "SensorServer", failureLabel: "SensorServer client") { [weak self] in
+      try self?.startWorker()
+    }
   }
 
   /// Whether the WebSocket is currently open.
@@ -101,23 +100,8 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     hub.subscribe(handler)
   }
 
-  private func start() {
-    do {
-      let thread = try NetworkThread(name: "OpenCoreMotion.SensorServer") { [self] thread in
-        run(thread)
-      }
-      worker.withLock { $0 = thread }
-    } catch {
-      hub.deliver(.failure(SourceFailure(.other, "SensorServer client: \(error)")))
-    }
-  }
-
-  private func stop() {
-    let thread = worker.withLock { w -> NetworkThread? in
-      defer { w = nil }
-      return w
-    }
-    thread?.stopAndWait()
+  private func startWorker() throws -> NetworkThread {
+    try NetworkThread(name: "OpenCoreMotion.SensorServer") { [self] thread in run(thread) }
   }
 
   // MARK: - Connection loop (on the network thread)
@@ -200,10 +184,7 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
       } catch {
         ending = "connection lost (\(error))"
       }
-      events += reorder.release(now: phoneStreamUptime()).map(SourceEvent.sample)
-      if let notice = reorder.lateDropNotice(source: "SensorServer client") {
-        events.append(.failure(notice))
-      }
+      events += reorder.releaseEvents(now: phoneStreamUptime(), source: "SensorServer client")
       hub.deliver(events)
       if let ending { return ending }
 

@@ -237,6 +237,13 @@ extension CSVTableStream {
     return copy
   }
 
+  /// The same stream named `name` with `metadata`, keeping its sensors and no nominal rate: the
+  /// descriptor of a one-file recording in a format that is usually a folder of tables.
+  func withDescriptor(name: String, metadata: [String: String]) -> CSVTableStream {
+    withDescriptor(
+      StreamDescriptor(name: name, sensors: descriptor.sensors, nominalSampleRate: nil, metadata: metadata))
+  }
+
   /// Reads the column header row; an empty file is a header error.
   static func readHeader(_ cursor: inout CSVCursor) throws -> [String] {
     var fields: [CSVField] = []

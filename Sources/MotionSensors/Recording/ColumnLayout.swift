@@ -71,13 +71,9 @@ struct ColumnLayout: Sendable {
 
   /// The sensors the layout has columns for.
   var sensors: SensorSet {
-    var set: SensorSet = []
-    if accelerometer != nil { set.insert(.accelerometer) }
-    if gyroscope != nil { set.insert(.gyroscope) }
-    if magnetometer != nil { set.insert(.magnetometer) }
-    if pressure != nil { set.insert(.barometer) }
-    if temperature != nil { set.insert(.thermometer) }
-    return set
+    SensorSet(
+      accelerometer: accelerometer != nil, gyroscope: gyroscope != nil, magnetometer: magnetometer != nil,
+      pressure: pressure != nil, temperature: temperature != nil)
   }
 
   /// Whether any ground-truth column is present.

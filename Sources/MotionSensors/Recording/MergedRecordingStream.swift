@@ -20,6 +20,19 @@ struct MergedRecordingStream: RecordingRowStream {
     self.descriptor = descriptor
   }
 
+  /// Merges `parts` into a stream named `name` that has every part's sensors and no nominal rate
+  /// (parts may tick at different rates); `hasGroundTruth` defaults to `false`.
+  init(
+    parts: [any RecordingRowStream], name: String, hasGroundTruth: Bool = false, metadata: [String: String]
+  ) {
+    let sensors = parts.reduce(SensorSet()) { $0.union($1.descriptor.sensors) }
+    self.init(
+      parts: parts,
+      descriptor: StreamDescriptor(
+        name: name, sensors: sensors, nominalSampleRate: nil, hasGroundTruth: hasGroundTruth,
+        metadata: metadata))
+  }
+
   var skippedRowCount: Int { parts.reduce(0) { $0 + $1.skippedRowCount } }
 
   mutating func next() throws -> MotionSample? {

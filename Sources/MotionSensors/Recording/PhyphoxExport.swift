@@ -42,15 +42,10 @@ enum PhyphoxExport {
     var notes = [
       "format": RecordingFormat.phyphox.rawValue, "clock": "phyphox experiment time (s, pauses excluded)",
     ]
-    var isDirectory: ObjCBool = false
-    _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
-    if !isDirectory.boolValue && !RecordingContainer.isZipArchive(url) {
+    if RecordingContainer.isPlainFile(url) {
       let stream = try table(
         try CSVBytes(contentsOf: url), name: url.lastPathComponent, notes: &notes, options: options)
-      return stream.withDescriptor(
-        StreamDescriptor(
-          name: url.lastPathComponent, sensors: stream.descriptor.sensors, nominalSampleRate: nil,
-          metadata: notes))
+      return stream.withDescriptor(name: url.lastPathComponent, metadata: notes)
     }
     let container = try RecordingContainer(url)
     if let path = container.path(named: "time.csv", under: "meta") {
@@ -71,11 +66,7 @@ enum PhyphoxExport {
         .malformedHeader, file: url.path,
         "no phyphox table with accelerometer, gyroscope, magnetometer or pressure columns")
     }
-    let sensors = parts.reduce(SensorSet()) { $0.union($1.descriptor.sensors) }
-    return MergedRecordingStream(
-      parts: parts,
-      descriptor: StreamDescriptor(
-        name: url.lastPathComponent, sensors: sensors, nominalSampleRate: nil, metadata: notes))
+    return MergedRecordingStream(parts: parts, name: url.lastPathComponent, metadata: notes)
   }
 
   /// The separator and decimal mark of a phyphox table, from its header and first data line.

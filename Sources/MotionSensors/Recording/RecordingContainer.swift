@@ -27,6 +27,14 @@ struct RecordingContainer {
     return signature == Data([0x50, 0x4B, 0x03, 0x04])
   }
 
+  /// Whether `url` is a single file to read as it is: neither a folder nor a zip archive (a missing
+  /// path counts as a file, so that reading it reports it missing).
+  static func isPlainFile(_ url: URL) -> Bool {
+    var isDirectory: ObjCBool = false
+    _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+    return !isDirectory.boolValue && !isZipArchive(url)
+  }
+
   /// Opens a folder or a zip archive.
   init(_ url: URL) throws {
     self.url = url

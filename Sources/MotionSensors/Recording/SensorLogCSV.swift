@@ -133,12 +133,7 @@ enum SensorLogCSV {
         }
       }
     }
-    let sensors = parts.reduce(SensorSet()) { $0.union($1.descriptor.sensors) }
     return MergedRecordingStream(
-      parts: parts,
-      descriptor: StreamDescriptor(
-        name: url.lastPathComponent, sensors: sensors, nominalSampleRate: nil,
-        hasGroundTruth: hasDeviceMotion,
-        metadata: notes))
+      parts: parts, name: url.lastPathComponent, hasGroundTruth: hasDeviceMotion, metadata: notes)
   }
 }

@@ -19,16 +19,11 @@ enum XIMU3Log {
   }
 
   static func open(_ url: URL, options: RecordingReader.Options) throws -> any RecordingRowStream {
-    var isDirectory: ObjCBool = false
-    _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
     var notes = ["format": RecordingFormat.ximu3.rawValue]
-    if !isDirectory.boolValue && !RecordingContainer.isZipArchive(url) {
+    if RecordingContainer.isPlainFile(url) {
       let stream = try table(
         try CSVBytes(contentsOf: url), name: url.lastPathComponent, notes: &notes, options: options)
-      return stream.withDescriptor(
-        StreamDescriptor(
-          name: url.lastPathComponent, sensors: stream.descriptor.sensors, nominalSampleRate: nil,
-          metadata: notes))
+      return stream.withDescriptor(name: url.lastPathComponent, metadata: notes)
     }
     let container = try RecordingContainer(url)
     guard let inertial = container.path(named: "Inertial.csv") else {
@@ -43,11 +38,7 @@ enum XIMU3Log {
           try container.bytes(magnetometer), name: magnetometer, notes: &notes, options: options,
           bareAxesAre: .magnetometer))
     }
-    let sensors = parts.reduce(SensorSet()) { $0.union($1.descriptor.sensors) }
-    return MergedRecordingStream(
-      parts: parts,
-      descriptor: StreamDescriptor(
-        name: url.lastPathComponent, sensors: sensors, nominalSampleRate: nil, metadata: notes))
+    return MergedRecordingStream(parts: parts, name: url.lastPathComponent, metadata: notes)
   }
 
   /// One x-io CSV table; `bareAxesAre` names the sensor of columns called just `X (unit)`.
