@@ -21,9 +21,17 @@ import MotionMath
 /// - the field's norm and dip are compared with a slowly adapting reference to reject
 ///   disturbances, and a steady new field seen during motion replaces the reference.
 ///
-/// Alongside the published method runs ``MagnetometerCalibrator``, an attitude-aided online
-/// hard/soft-iron calibration that supplies the calibrated field and its accuracy (and, with
-/// ``Parameters/usesCalibratedFieldForHeading``, the field used for the heading).
+/// Our additions and departures:
+/// - the motion bias measurement noise grows with the recent angular rate and user acceleration
+///   (gyroscope scale errors and residual accelerations look like bias), which keeps the bias
+///   steady through fast motion;
+/// - the outputs are extrapolated over the gyroscope's delay (``Parameters/gyroscopeDelayInSamples``);
+/// - ``MagnetometerCalibrator``, an attitude-aided online hard/soft-iron calibration, supplies the
+///   calibrated field and its accuracy (and, with ``Parameters/usesCalibratedFieldForHeading``,
+///   the field used for the heading);
+/// - for speed, the bias Kalman updates and their model filters run every 4th sample and the
+///   heading logic every 2nd magnetometer sample, each carrying the information of the samples
+///   in between.
 ///
 /// Parameters, the coefficients derived from them and the running state are kept apart. All the
 /// work happens in ``update(timestamp:gyroscope:accelerometer:magnetometer:)`` without heap
