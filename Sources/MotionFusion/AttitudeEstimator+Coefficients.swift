@@ -7,7 +7,8 @@ extension AttitudeEstimator {
   public struct Coefficients: Sendable, Equatable {
     /// The nominal sample period, s.
     public var samplePeriod: Double
-    /// Fraction of the heading error removed per magnetometer sample.
+    /// Fraction of the heading error removed per heading update (every
+    /// `AttitudeEstimator.magnetometerInterval` magnetometer samples).
     public var magnetometerGain: Double
     /// First-order gain of the current field norm/dip filter.
     public var magneticCurrentGain: Double
@@ -34,11 +35,12 @@ extension AttitudeEstimator {
     /// Derives the coefficients for samples `samplePeriod` seconds apart.
     public init(parameters p: Parameters, samplePeriod: Double) {
       self.samplePeriod = samplePeriod
-      magnetometerGain = Self.gain(timeConstant: p.magnetometerTimeConstant, samplePeriod: samplePeriod)
+      let headingPeriod = samplePeriod * Double(AttitudeEstimator.magnetometerInterval)
+      magnetometerGain = Self.gain(timeConstant: p.magnetometerTimeConstant, samplePeriod: headingPeriod)
       magneticCurrentGain = Self.gain(
-        timeConstant: p.magneticCurrentTimeConstant, samplePeriod: samplePeriod)
+        timeConstant: p.magneticCurrentTimeConstant, samplePeriod: headingPeriod)
       magneticReferenceGain = Self.gain(
-        timeConstant: p.magneticReferenceTimeConstant, samplePeriod: samplePeriod)
+        timeConstant: p.magneticReferenceTimeConstant, samplePeriod: headingPeriod)
       biasInitialVariance = p.biasInitialSigma * p.biasInitialSigma
       gyroscopeDelay = p.gyroscopeDelayInSamples * samplePeriod
       // The variance regrows by the initial variance over the forgetting time.

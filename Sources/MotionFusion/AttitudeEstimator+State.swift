@@ -70,6 +70,10 @@ extension AttitudeEstimator {
       lastMagneticField.map { magnetometerCalibrator.calibrate($0) }
     }
     var motionBiasCounter = 0
+    var covarianceCounter = 0
+    var covarianceTime = 0.0
+    var magnetometerCounter = 0
+    var magnetometerTime = 0.0
     /// Inclination corrections (rad) and time (s) summed since the last motion bias update.
     var correctionSum = SIMD3<Double>.zero
     var correctionTime = 0.0

@@ -21,10 +21,17 @@ import MotionMath
 /// - the field's norm and dip are compared with a slowly adapting reference to reject
 ///   disturbances, and a steady new field seen during motion replaces the reference.
 ///
-/// Alongside the published method runs ``MagnetometerCalibrator``, an attitude-aided online
-/// hard/soft-iron calibration that supplies the calibrated field and its accuracy (and, once the
-/// calibration is trusted and ``Parameters/usesCalibratedFieldForHeading`` is on, the field used
-/// for the heading).
+/// Our additions and departures:
+/// - the motion bias measurement noise grows with the recent angular rate and user acceleration
+///   (gyroscope scale errors and residual accelerations look like bias), which keeps the bias
+///   steady through fast motion;
+/// - the outputs are extrapolated over the gyroscope's delay (``Parameters/gyroscopeDelayInSamples``);
+/// - ``MagnetometerCalibrator``, an attitude-aided online hard/soft-iron calibration, supplies the
+///   calibrated field and its accuracy (and, once the calibration is trusted and
+///   ``Parameters/usesCalibratedFieldForHeading`` is on, the field used for the heading);
+/// - for speed, the bias Kalman updates and their model filters run every 4th sample and the
+///   heading logic every 2nd magnetometer sample, each carrying the information of the samples
+///   in between.
 ///
 /// Parameters, the coefficients derived from them and the running state are kept apart. All the
 /// work happens in ``update(timestamp:gyroscope:accelerometer:magnetometer:)`` without heap
@@ -132,13 +139,29 @@ public struct AttitudeEstimator: Sendable {
     }
     detectRest(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt,
                valid: !(gyroscopeSaturated || accelerometerSaturated))
-    propagateBiasCovariance(dt: dt)
+    state.covarianceTime += dt
+    state.covarianceCounter += 1
+    if state.covarianceCounter >= Self.biasUpdateInterval {
+      propagateBiasCovariance(dt: state.covarianceTime)
+      state.covarianceCounter = 0
+      state.covarianceTime = 0
+    }
 
     if let magnetometer {
       if !magnetometer.isFinite {
         state.diagnostics.nonFiniteSamples += 1
       } else if magnetometer.lengthSquared > 1e-12 {
-        correctHeading(magnetometer, gyroscope: gyroscope, dt: dt)
+        state.lastMagneticField = magnetometer
+        // The heading needs no more than a fraction of the inertial rate: process every
+        // `magnetometerInterval`-th field sample over the summed time (but the very first one at
+        // once, so that a magnetic heading exists from the first field sample on).
+        state.magnetometerTime += dt
+        state.magnetometerCounter += 1
+        if state.magnetometerCounter >= Self.magnetometerInterval || !state.isHeadingInitialized {
+          correctHeading(magnetometer, gyroscope: gyroscope, dt: state.magnetometerTime)
+          state.magnetometerCounter = 0
+          state.magnetometerTime = 0
+        }
       }
     }
   }
@@ -146,6 +169,9 @@ public struct AttitudeEstimator: Sendable {
   /// The bias Kalman updates run every this many samples, each carrying the information of the
   /// samples in between (their measurement variance divided by this), to save time per sample.
   static let biasUpdateInterval = 4
+
+  /// The heading and magnetic disturbance logic run every this many magnetometer samples.
+  static let magnetometerInterval = 2
 
   @inline(__always)
   static func reaches(_ v: SIMD3<Double>, _ limit: Double) -> Bool {
@@ -170,6 +196,10 @@ public struct AttitudeEstimator: Sendable {
     state.correctionSum = .zero
     state.correctionTime = 0
     state.motionBiasCounter = 0
+    state.magnetometerCounter = 0
+    state.magnetometerTime = 0
+    state.covarianceCounter = 0
+    state.covarianceTime = 0
     state.restGyroscope = LowPassFilter3(timeConstant: parameters.restFilterTimeConstant, samplePeriod: T)
     state.restAccelerometer = LowPassFilter3(
       timeConstant: parameters.restFilterTimeConstant, samplePeriod: T)
@@ -215,9 +245,14 @@ public struct AttitudeEstimator: Sendable {
     return Quaternion(rotationVector: v)
   }
 
-  /// `√(1 − s²)`, the cosine of an angle in [−π/2, π/2] from its sine (at least 0.01).
+  /// Whether dip angles given by their sines `s` and `reference` differ by more than `tolerance`
+  /// (rad), to first order: |Δs| > tolerance·cos(dip), compared squared (cos² = 1 − s², at
+  /// least 1e-4).
   @inline(__always)
-  static func cosine(ofSine s: Double) -> Double { Swift.max(1 - s * s, 1e-4).squareRoot() }
+  static func dipDiffers(_ s: Double, _ reference: Double, tolerance: Double) -> Bool {
+    let d = s - reference
+    return d * d > tolerance * tolerance * Swift.max(1 - reference * reference, 1e-4)
+  }
 
   /// `atan2(y, x)` for heading errors: near the positive x axis (|y/x| < 0.1, the usual case in
   /// steady state) the rational approximation `r(15 + 4r²)/(15 + 9r²)` of `atan r` (error below
@@ -282,19 +317,21 @@ public struct AttitudeEstimator: Sendable {
     let inEarth = Self.rotate(state.earthFromInertial, filtered)
     let norm2 = inEarth.lengthSquared
     guard norm2 > 1e-12 else { return }
-    let up = inEarth / norm2.squareRoot()
-    // The shortest rotation taking the filtered "up" onto earth z (a horizontal axis): the
-    // low-pass filter already smooths it, so it is applied in full.
-    let cw = 1 + up.z
-    guard cw > 1e-9 else {
+    // The shortest rotation taking the filtered "up" v onto earth z (a horizontal axis): the
+    // low-pass filter already smooths it, so it is applied in full. Unnormalised it is
+    // (|v| + v_z, v_y, −v_x, 0), of squared length 2|v|(|v| + v_z).
+    let n = norm2.squareRoot()
+    let cw = n + inEarth.z
+    guard cw > 1e-9 * n else {
       // Exactly upside down: half turn about x.
       state.earthFromInertial = Quaternion(w: 0, x: 1, y: 0, z: 0) * state.earthFromInertial
       return
     }
-    let correction = Self.fastNormalized(Quaternion(w: cw, x: up.y, y: -up.x, z: 0))
+    let scale = 1 / (2 * n * cw).squareRoot()
+    let correction = Quaternion(w: cw * scale, x: inEarth.y * scale, y: -inEarth.x * scale, z: 0)
     state.earthFromInertial = Self.renormalized(Self.multiply(correction, state.earthFromInertial))
-    // Rotation vector of the correction (small angle: 2·imag/w is accurate to second order).
-    let rv = SIMD3(correction.x, correction.y, 0) * (2 / Swift.max(correction.w, 1e-6))
+    // Rotation vector of the correction (2·imag/w, accurate to second order in the small angle).
+    let rv = SIMD3(inEarth.y, -inEarth.x, 0) * (2 / cw)
     state.lastInclinationCorrection = rv
 
     if useForBias {
@@ -414,7 +451,6 @@ public struct AttitudeEstimator: Sendable {
     let calibrationChanges = state.magnetometerCalibrator.trustedCalibrationChangeCount
     state.magnetometerCalibrator.update(
       field: raw, earthFromSensor: attitude, samplePeriod: dt)
-    state.lastMagneticField = raw
     // The heading uses the calibrated field once the calibration is trusted (fitted from enough
     // orientations); before, the raw field (the disturbance rejection copes with mild iron).
     let isCalibrated = parameters.usesCalibratedFieldForHeading
@@ -452,7 +488,7 @@ public struct AttitudeEstimator: Sendable {
     let dipTol = parameters.magneticDipTolerance
 
     let disturbed = Swift.abs(curNorm - state.referenceFieldNorm) > normTol * state.referenceFieldNorm
-      || Swift.abs(curDip - state.referenceFieldDip) > dipTol * Self.cosine(ofSine: state.referenceFieldDip)
+      || Self.dipDiffers(curDip, state.referenceFieldDip, tolerance: dipTol)
     var gain = 0.0
     if !disturbed {
       state.undisturbedTime += dt
@@ -474,7 +510,7 @@ public struct AttitudeEstimator: Sendable {
 
     // A new steady field seen during motion replaces the reference (the environment changed).
     if Swift.abs(curNorm - state.candidateFieldNorm) > normTol * state.candidateFieldNorm
-      || Swift.abs(curDip - state.candidateFieldDip) > dipTol * Self.cosine(ofSine: state.candidateFieldDip)
+      || Self.dipDiffers(curDip, state.candidateFieldDip, tolerance: dipTol)
     {
       state.candidateFieldNorm = curNorm
       state.candidateFieldDip = curDip

@@ -43,8 +43,8 @@ public struct MagnetometerCalibrator: Sendable {
     /// Time constant of the exponential forgetting of old samples, s. Default: 20 s.
     public var forgettingTime = 20.0
     /// Samples are accumulated every this many magnetometer updates (they are strongly
-    /// correlated at high rates). Default: 8.
-    public var decimation = 8
+    /// correlated at high rates). Default: 4.
+    public var decimation = 4
     /// The fit is solved every this many accumulated samples. Default: 8.
     public var solveInterval = 8
     /// Smallest excitation (orientation spread, 0…1) for a usable (low accuracy) fit. Default: 0.25.
