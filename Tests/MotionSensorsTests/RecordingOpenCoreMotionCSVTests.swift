@@ -13,7 +13,7 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
     var rng = SplitMix64(seed: seed)
     var samples: [MotionSample] = []
     var t = 1234.5
-    let awkward: [Double] = [0, -0.0, 1e-300, -2.5e-308, 1.7976931348623157e308, 0.1, 1 / 3, 5e-324]
+    let awkward: [Double] = [0, -0.0, 1e-300, -2.5e-308, 1.7976931348623157e308, 0.1, 1 / 3, .leastNonzeroMagnitude]
     func value() -> Double {
       if Int.random(in: 0..<10, using: &rng) == 0 { return awkward.randomElement(using: &rng)! }
       return rng.nextGaussian() * pow(10, Double.random(in: -5...5, using: &rng))
