@@ -15,7 +15,8 @@
 //   MotionMath                           quaternions, rotations, frames, units (stdlib only)
 //
 // Custom compilation conditions (pass with `-Xswiftc -DNAME`):
-//   MOTION_INTERNAL_CHECKS  enables invariant checks (unit quaternions, finite filter state).
+//   MOTION_INTERNAL_CHECKS  enables the attitude estimator's invariant checks (unit quaternions,
+//                           finite bias and heading); .ci/run runs the fusion and API tests with it.
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = []

@@ -164,6 +164,7 @@ public struct AttitudeEstimator: Sendable {
         }
       }
     }
+    checkInvariants()
   }
 
   /// The bias Kalman updates run every this many samples, each carrying the information of the
