@@ -64,10 +64,12 @@ var targets: [Target] = [
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ],
     swiftSettings: swiftSettings),
+  .target(name: "_AllocationCounter", path: "Benchmarks/AllocationCounter"),
   .executableTarget(
     name: "MotionBenchmarks",
     dependencies: [
       "OpenCoreMotion", "MotionSensors", "MotionFusion", "MotionMath", "LinuxIIO", "MotionEvaluation",
+      "_AllocationCounter",
     ],
     path: "Benchmarks/MotionBenchmarks",
     swiftSettings: swiftSettings),

@@ -9,6 +9,7 @@
 
 import Foundation
 import LinuxIIO
+import _AllocationCounter
 import MotionFusion
 import MotionSensors
 import OpenCoreMotion
@@ -171,6 +172,31 @@ func benchmarkFusion(broadFile: String?) throws {
   }
   report("fusion: DeviceMotionEstimator 9D (\(label))", Double(samples.count) / time, "samples/s",
     checksum.isFinite ? "" : "(non-finite output!)")
+
+  // Steady state: after the first second, the estimator must not touch the heap per sample.
+  guard motion_allocation_counting_available() != 0 else { return }
+  // The counter must see a known allocation, or a zero below would prove nothing.
+  let probeStart = motion_allocation_count()
+  let probe = [Double](repeating: checksum, count: 1000)
+  guard motion_allocation_count() > probeStart, probe.count == 1000 else {
+    print("fusion: heap allocation counting does not work in this build; skipped")
+    return
+  }
+  var estimator = DeviceMotionEstimator(samplePeriod: period)
+  let warmUp = min(samples.count / 10, Int(1 / max(period, 1e-6)))
+  var before: UInt64 = 0
+  for (index, sample) in samples.enumerated() {
+    if index == warmUp { before = motion_allocation_count() }
+    guard let gyroscope = sample.gyroscope, let accelerometer = sample.accelerometer else { continue }
+    estimator.update(
+      timestamp: sample.timestamp, gyroscope: gyroscope, accelerometer: accelerometer,
+      magnetometer: sample.magnetometer)
+    checksum += estimator.earthFromSensor9D.x
+  }
+  let allocations = motion_allocation_count() - before
+  report("fusion: heap allocations per sample (steady state)",
+    Double(allocations) / Double(samples.count - warmUp), "",
+    "(\(allocations) allocations over \(samples.count - warmUp) samples after a \(warmUp)-sample warm-up)")
 }
 
 func benchmarkIIO() throws {
