@@ -121,8 +121,10 @@ open class UIDevice: NSObject, @unchecked Sendable {
       self.lock.unlock()
       self.endGeneratingDeviceOrientationNotifications()
     }
-    beginGeneratingDeviceOrientationNotifications()
+    // The current orientation first, read before sensing starts: otherwise a fast source could
+    // classify (and yield) the new orientation before this first value.
     continuation.yield(orientation)
+    beginGeneratingDeviceOrientationNotifications()
     return stream
   }
 
