@@ -27,6 +27,12 @@ import MotionMath
 /// on the table) fit badly and are not learnt. A device-fixed magnet attached later is learnt within
 /// about one forgetting time of turning the device through several orientations.
 ///
+/// When the orientations span rotation about the vertical only (a device flat on a desk turned
+/// about itself), the full fit cannot see the offset along the rotation axis, but the offset
+/// across it is observable: a horizontal-only fit (see `MagnetometerCalibrator+Horizontal.swift`
+/// and ``isHorizontalCalibrationInUse``) corrects it for the heading while reporting no more than
+/// `low` accuracy, until a full fit good enough for the heading replaces it.
+///
 /// The accuracy is `uncalibrated` until a fit is first adopted, then `low`, `medium` or `high` by
 /// excitation and residual thresholds; it falls back to `low` when well-excited data no longer
 /// fit (the iron changed). Everything is fixed-size: no allocation per sample.
