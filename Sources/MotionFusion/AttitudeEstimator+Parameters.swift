@@ -92,7 +92,9 @@ extension AttitudeEstimator {
     /// calibrated field). Untrusted (low-accuracy) fits never reach the heading, because on
     /// factory-calibrated sensors their few-µT error costs more heading accuracy than it gains;
     /// without a trusted calibration a phone's uncorrected hard iron (tens of µT) would bias
-    /// the heading by ten degrees or more. Default: true.
+    /// the heading by ten degrees or more. A horizontal-only calibration (fitted while turning
+    /// about the vertical, ``MagnetometerCalibrator/isHorizontalCalibrationInUse``) is used too:
+    /// the offset it leaves along the vertical does not bias the heading. Default: true.
     public var usesCalibratedFieldForHeading = true
 
     /// Delay of the gyroscope relative to the other sensors and to the instant the outputs

@@ -453,9 +453,10 @@ public struct AttitudeEstimator: Sendable {
     state.magnetometerCalibrator.update(
       field: raw, earthFromSensor: attitude, samplePeriod: dt)
     // The heading uses the calibrated field once the calibration is trusted (fitted from enough
-    // orientations); before, the raw field (the disturbance rejection copes with mild iron).
+    // orientations) or horizontal-only (fitted from turning about the vertical, which leaves the
+    // heading unbiased); before, the raw field (the disturbance rejection copes with mild iron).
     let isCalibrated = parameters.usesCalibratedFieldForHeading
-      && state.magnetometerCalibrator.isTrustedForHeading
+      && state.magnetometerCalibrator.isUsableForHeading
     if parameters.usesCalibratedFieldForHeading
       && state.magnetometerCalibrator.trustedCalibrationChangeCount != calibrationChanges
     {
@@ -606,6 +607,13 @@ extension AttitudeEstimator {
     state.candidateFieldDip = dip
     state.hasFieldReference = true
     state.isFieldReferenceConfirmed = true
+  }
+
+  /// Starts with the magnetometer calibration `calibrator` ended with (e.g. a backward pass over
+  /// the same recording): its offset, soft iron, accuracy and trust, but none of its accumulated
+  /// sums, so this estimator's own fits still start from its own data.
+  public mutating func seedMagnetometerCalibration(from calibrator: MagnetometerCalibrator) {
+    state.magnetometerCalibrator.adoptCalibration(of: calibrator)
   }
 
   /// Starts the bias estimate from a known value `bias` (rad/s) with standard deviation `sigma`

@@ -78,11 +78,12 @@ public struct DeviceMotionEstimator: Sendable {
 
   /// Whether heading referenced to magnetic north is not yet trustworthy and the device must be
   /// moved (turned through several orientations) first: true while there is no magnetic heading,
-  /// while the calibration is uncalibrated, or while the field is judged disturbed. The API layer
+  /// while no full calibration fit exists (a horizontal-only one from turning about the vertical
+  /// does not count), or while the field is judged disturbed. The API layer
   /// maps it to `CMErrorDeviceRequiresMovement` for the north-referenced frames.
   public var needsCalibrationMotion: Bool {
     !estimator.state.isHeadingInitialized
-      || estimator.state.magnetometerCalibrator.accuracy == .uncalibrated
+      || !estimator.state.magnetometerCalibrator.hasFullCalibrationFit
       || estimator.state.isMagneticDisturbanceDetected
   }
 

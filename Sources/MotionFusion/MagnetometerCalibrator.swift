@@ -27,6 +27,12 @@ import MotionMath
 /// on the table) fit badly and are not learnt. A device-fixed magnet attached later is learnt within
 /// about one forgetting time of turning the device through several orientations.
 ///
+/// When the orientations span rotation about the vertical only (a device flat on a desk turned
+/// about itself), the full fit cannot see the offset along the rotation axis, but the offset
+/// across it is observable: a horizontal-only fit (see `MagnetometerCalibrator+Horizontal.swift`
+/// and ``isHorizontalCalibrationInUse``) corrects it for the heading while reporting no more than
+/// `low` accuracy, until a full fit good enough for the heading replaces it.
+///
 /// The accuracy is `uncalibrated` until a fit is first adopted, then `low`, `medium` or `high` by
 /// excitation and residual thresholds; it falls back to `low` when well-excited data no longer
 /// fit (the iron changed). Everything is fixed-size: no allocation per sample.
@@ -80,6 +86,22 @@ public struct MagnetometerCalibrator: Sendable {
     /// Default: medium.
     public var headingAccuracy = MagneticCalibrationAccuracy.medium
 
+    /// Whether a horizontal-only hard-iron fit is made while the orientations seen span rotation
+    /// about the vertical only (see ``MagnetometerCalibrator/isHorizontalCalibrationInUse``).
+    /// Default: true.
+    public var usesHorizontalCalibration = true
+    /// Smallest excitation (0…1, harmonic mean of the two largest eigenvalues of the offset's
+    /// normalised information matrix) for a horizontal-only fit; 0.4 is a sweep of about 130°
+    /// about one axis. Default: 0.4.
+    public var horizontalExcitation = 0.4
+    /// The unobservable direction (the rotation axis) must lie within this angle of the vertical
+    /// for a horizontal-only fit, rad: only then does the offset left along it not bias the
+    /// heading. Default: 20° (0.349 rad).
+    public var horizontalAxisTolerance = 20.0 * .pi / 180
+    /// Smallest horizontal earth field for a horizontal-only fit, µT (near the magnetic poles the
+    /// horizontal field is too weak to calibrate from a circle). Default: 5 µT.
+    public var minimumHorizontalField = 5.0
+
     public init() {}
     /// The default tuning.
     public static let `default` = Parameters()
@@ -88,7 +110,7 @@ public struct MagnetometerCalibrator: Sendable {
   public let parameters: Parameters
 
   /// The hard-iron offset in use, µT (sensor frame).
-  public private(set) var hardIronOffset = SIMD3<Double>.zero
+  public internal(set) var hardIronOffset = SIMD3<Double>.zero
   /// The inverse of the soft-iron matrix in use (identity when unknown).
   var softIronInverse = Matrix3.diagonal(1)
   /// The soft-iron matrix in use (identity when unknown).
@@ -98,10 +120,10 @@ public struct MagnetometerCalibrator: Sendable {
     (softIronMatrix.row1, softIronMatrix.row2, softIronMatrix.row3)
   }
   /// The accuracy of the calibration in use.
-  public private(set) var accuracy = MagneticCalibrationAccuracy.uncalibrated
+  public internal(set) var accuracy = MagneticCalibrationAccuracy.uncalibrated
   /// The quality of the fit the calibration in use was taken from (`uncalibrated` while none
   /// has been adopted). Unlike ``accuracy``, it changes only when the calibration does.
-  public private(set) var adoptedAccuracy = MagneticCalibrationAccuracy.uncalibrated
+  public internal(set) var adoptedAccuracy = MagneticCalibrationAccuracy.uncalibrated
   /// Whether the calibration in use comes from a fit of at least
   /// ``Parameters/headingAccuracy``, so that the heading may rely on the calibrated field.
   ///
@@ -109,15 +131,27 @@ public struct MagnetometerCalibrator: Sendable {
   /// around the device) is reported but not trusted for the heading: on a factory-calibrated
   /// sensor its few-µT error costs more heading accuracy than it gains.
   public var isTrustedForHeading: Bool { adoptedAccuracy >= parameters.headingAccuracy }
+  /// Whether the offset in use comes from a horizontal-only fit: the orientations seen spanned
+  /// rotation about the vertical only, so only the offset across the rotation axis was fitted
+  /// (the component along it kept its previous value). The heading may use it (the offset left
+  /// along the vertical axis changes only the field's norm and dip), but it is no full
+  /// calibration: the accuracy stays `low` and ``hasFullCalibrationFit`` false.
+  public internal(set) var isHorizontalCalibrationInUse = false
+  /// Whether the heading may use ``calibrate(_:)``: the calibration in use is trusted, or it is a
+  /// horizontal-only calibration.
+  public var isUsableForHeading: Bool { isTrustedForHeading || isHorizontalCalibrationInUse }
+  /// Whether a full (all-axes) fit has ever been good enough to report, i.e. whether the device
+  /// was turned through enough orientations; false while only horizontal-only fits exist.
+  public internal(set) var hasFullCalibrationFit = false
   /// Counts the changes of the *trusted* calibration (the calibration in use while
   /// ``isTrustedForHeading``, no correction otherwise), so that a heading filter fed with
   /// ``calibrate(_:)`` when trusted and the raw field otherwise can tell when its field jumped
   /// (and re-reference its disturbance detection on the new field).
-  public private(set) var trustedCalibrationChangeCount = 0
+  public internal(set) var trustedCalibrationChangeCount = 0
   /// The earth field of the fit behind the calibration in use, µT, in the 6D earth frame of
   /// the attitude passed to ``update(field:earthFromSensor:samplePeriod:)`` (z up, so its
   /// norm and dip are meaningful; its heading is not); zero while none has been adopted.
-  public private(set) var adoptedEarthField = SIMD3<Double>.zero
+  public internal(set) var adoptedEarthField = SIMD3<Double>.zero
   /// Excitation (0…1) and relative residual of the latest fit.
   public private(set) var excitation = 0.0
   public private(set) var relativeResidual = Double.infinity
@@ -125,11 +159,11 @@ public struct MagnetometerCalibrator: Sendable {
   public private(set) var fieldNorm = 0.0
 
   // Hard-iron sums.
-  private var weight = 0.0
-  private var sumR = Matrix3.diagonal(0)
-  private var sumRm = SIMD3<Double>.zero
-  private var sumM = SIMD3<Double>.zero
-  private var sumMM = 0.0
+  private(set) var weight = 0.0
+  private(set) var sumR = Matrix3.diagonal(0)
+  private(set) var sumRm = SIMD3<Double>.zero
+  private(set) var sumM = SIMD3<Double>.zero
+  private(set) var sumMM = 0.0
   // Soft-iron sums (with rᵢ the i-th row of R as a column): Tᵢ = Σ rᵢ mᵀ and Pᵢⱼ = Σ rᵢ rⱼᵀ.
   // They make every quantity of the model m = A·Rᵀh + b computable for any h, A and b later,
   // so the alternating fit below is exact (no stale estimates inside the sums).
@@ -192,8 +226,18 @@ public struct MagnetometerCalibrator: Sendable {
     }
   }
 
-  /// Solves the hard-iron fit (and, when well excited, the soft-iron fit) and adopts it if good.
+  /// Solves the full fit, then, while it cannot be trusted, the horizontal-only fit.
   private mutating func solve() {
+    solveFull()
+    if parameters.usesHorizontalCalibration && !isTrustedForHeading
+      && excitation < parameters.mediumExcitation
+    {
+      solveHorizontal()
+    }
+  }
+
+  /// Solves the hard-iron fit (and, when well excited, the soft-iron fit) and adopts it if good.
+  private mutating func solveFull() {
     let n = weight
     guard n > 1 else { return }
     // b = M⁻¹ (Σm − ΣRᵀ ΣRm / n) with M = n I − ΣRᵀ ΣR / n;  h = (ΣRm − ΣR b) / n.
@@ -242,6 +286,13 @@ public struct MagnetometerCalibrator: Sendable {
     } else {
       fitAccuracy = .low
     }
+    hasFullCalibrationFit = true
+    // A horizontal-only calibration in use is replaced only by a full fit good enough for the
+    // heading: a rougher full fit would take the heading back to the raw field.
+    if isHorizontalCalibrationInUse && fitAccuracy < parameters.headingAccuracy {
+      accuracy = fitAccuracy
+      return
+    }
     // Which fit replaces the calibration in use:
     // - a fit with soft iron, or with a clearly different offset, does, unless it would replace
     //   a trusted calibration with an untrusted fit (a magnet moved near the device fits poorly
@@ -277,9 +328,11 @@ public struct MagnetometerCalibrator: Sendable {
       }
       adoptedAccuracy = fitAccuracy
       adoptedEarthField = h
+      isHorizontalCalibrationInUse = false
     } else if fitAccuracy > adoptedAccuracy {
       adoptedAccuracy = fitAccuracy
       adoptedEarthField = h
+      isHorizontalCalibrationInUse = false
     }
     // The trusted calibration changed when the trust did (unless the calibration in use is the
     // identity either way) or when a trusted calibration was replaced.

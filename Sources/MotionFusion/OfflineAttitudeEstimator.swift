@@ -3,8 +3,9 @@
 import MotionMath
 
 /// Non-causal attitude estimation over a whole recording: the real-time estimator run forward,
-/// backward and forward again, each pass starting from the bias the previous one ended with, and
-/// the last two passes blended sample by sample.
+/// backward and forward again, each pass starting from the bias the previous one ended with (the
+/// last pass also from the backward pass's magnetometer calibration), and the last two passes
+/// blended sample by sample.
 ///
 /// Running backward (time reversed, angular rate negated) gives an estimate whose filter lags point
 /// the other way, so the blend cancels most lag errors, and neither pass has to converge from
@@ -62,6 +63,9 @@ public enum OfflineAttitudeEstimator {
     var forward = [Quaternion](repeating: .identity, count: n)
     var third = AttitudeEstimator(parameters: parameters, samplePeriod: samplePeriod)
     third.seedGyroscopeBias(-reversed.gyroscopeBias, sigma: reversed.gyroscopeBiasSigma)
+    // The magnetometer calibration is in the sensor frame, the same either way in time: starting
+    // with the one the backward pass ended with calibrates the heading from the first sample.
+    third.seedMagnetometerCalibration(from: reversed.state.magnetometerCalibrator)
     for i in 0..<n {
       third.update(
         timestamp: timestamps[i], gyroscope: gyroscope[i], accelerometer: accelerometer[i],

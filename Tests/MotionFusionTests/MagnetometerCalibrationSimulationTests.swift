@@ -135,8 +135,10 @@ final class MagnetometerCalibrationSimulationTests: XCTestCase {
   }
 
   /// Turning about the vertical only shows the magnetometer a circle of orientations: the
-  /// vertical offset is unobservable, so the calibration must not claim anything (uncalibrated or
-  /// low), the API keeps asking for calibration motion, and nothing turns NaN.
+  /// vertical offset is unobservable, so the calibration must not claim a full fit (uncalibrated
+  /// or low, never trusted as full; the horizontal-only fit is tested in
+  /// `MagnetometerHorizontalCalibrationTests`), the API keeps asking for calibration motion, and
+  /// nothing turns NaN.
   func testRotationAboutVerticalDoesNotCalibrate() throws {
     let seed: UInt64 = 0x5EED_A2
     let result = try run("rotateZ", seed: seed)
