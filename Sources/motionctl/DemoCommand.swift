@@ -73,6 +73,7 @@ struct DemoCommand: ParsableCommand {
     }
     _ = done.wait(timeout: duration.map { .now() + $0 } ?? .distantFuture)
     endWatcher.cancel()
+    queue.waitUntilAllOperationsAreFinished()
     manager.stopDeviceMotionUpdates()
     queue.waitUntilAllOperationsAreFinished()
     if let failure = state.withLock({ $0.failure }) { throw CLIError(failure) }

@@ -5,7 +5,7 @@ import Foundation
 import MotionRecognition
 import MotionSensors
 import OpenCoreMotion
-import OpenUIDevice
+import OpenUIDevice  // MotionInput from Core Motion values
 
 /// `motionctl monitor`: streams values or recognised events from a source, one line each.
 struct MonitorCommand: ParsableCommand {
@@ -89,6 +89,9 @@ struct MonitorCommand: ParsableCommand {
     // before the updates above are listening.
     session.watchForEnd()
     session.wait(duration: duration)
+    // Let updates already queued run (a source played as fast as possible ends before they do);
+    // after a stop no handler would.
+    queue.waitUntilAllOperationsAreFinished()
     manager.stopAccelerometerUpdates()
     manager.stopGyroUpdates()
     manager.stopMagnetometerUpdates()
@@ -142,13 +145,6 @@ final class MonitorSession: @unchecked Sendable {
     }
   }
 
-  private let subscriptions = Locked<[MotionEventSubscription]>([])
-
-  /// Keeps an event subscription alive until the session ends.
-  func keep(_ subscription: MotionEventSubscription) {
-    subscriptions.withLock { $0.append(subscription) }
-  }
-
   /// The first failure seen, if any.
   var failure: String? { state.withLock { $0 } }
 
@@ -175,38 +171,62 @@ final class MonitorSession: @unchecked Sendable {
   func wait(duration: Double?) {
     _ = done.wait(timeout: duration.map { .now() + $0 } ?? .distantFuture)
     endWatcher?.cancel()
-    for subscription in subscriptions.withLock({ $0 }) { subscription.cancel() }
   }
 }
 
 /// Starts the recogniser for an event target and prints one line per event.
+///
+/// The detectors run in an ordinary update handler (device motion when the source has a gyroscope,
+/// else the accelerometer), which subscribes at once, so a source played as fast as possible
+/// cannot get ahead of the monitor.
 func startEventMonitor(
   _ what: MonitorTarget, manager: CMMotionManager, queue: OperationQueue, session: MonitorSession
 ) throws {
   guard manager.isAccelerometerAvailable else {
     throw CLIError("\(manager.source.name) has no accelerometer: no motion events can be recognised")
   }
-  let subscription: MotionEventSubscription
+  let describe: (MotionInput) -> String?
   switch what {
   case .orientation:
-    subscription = manager.startMotionEventUpdates(detectedBy: OrientationClassifier(), to: queue) { change in
-      session.print(String(format: "%10.3f orientation %@ (was %@)", change.timestamp, "\(change.orientation)", "\(change.previous)"))
+    var classifier = OrientationClassifier()
+    describe = { input in
+      classifier.update(input).map {
+        String(format: "%10.3f orientation %@ (was %@)", $0.timestamp, "\($0.orientation)", "\($0.previous)")
+      }
     }
   case .shake:
-    subscription = manager.startMotionEventUpdates(detectedBy: ShakeDetector(), to: queue) { event in
-      session.print(String(format: "%10.3f shake %@", event.timestamp, "\(event.phase)"))
+    var detector = ShakeDetector()
+    describe = { input in
+      detector.update(input).map { String(format: "%10.3f shake %@", $0.timestamp, "\($0.phase)") }
     }
   case .tap:
-    subscription = manager.startMotionEventUpdates(detectedBy: TapDetector(), to: queue) { event in
-      session.print(String(format: "%10.3f tap on the %@ side (peak %.2f g along %@)", event.timestamp,
-        "\(event.struckSide)", abs(event.peak[event.axis.rawValue]), "\(event.axis)"))
+    var detector = TapDetector()
+    describe = { input in
+      detector.update(input).map {
+        String(format: "%10.3f tap on the %@ side (peak %.2f g along %@)", $0.timestamp,
+          "\($0.struckSide)", abs($0.peak[$0.axis.rawValue]), "\($0.axis)")
+      }
     }
   case .movement:
-    subscription = manager.startMotionEventUpdates(detectedBy: MovementDirectionDetector(), to: queue) { event in
-      session.print(String(format: "%10.3f moved %@ (from %.3f s)", event.timestamp, event.direction.rawValue, event.startTime))
+    var detector = MovementDirectionDetector()
+    describe = { input in
+      detector.update(input).map {
+        String(format: "%10.3f moved %@ (from %.3f s)", $0.timestamp, $0.direction.rawValue, $0.startTime)
+      }
     }
   default:
     return
   }
-  session.keep(subscription)
+  // Every sample the source gives: recognisers want the full rate.
+  if manager.isDeviceMotionAvailable {
+    manager.deviceMotionUpdateInterval = 0
+    manager.startDeviceMotionUpdates(to: queue) { motion, error in
+      session.emit(error) ?? motion.map { if let line = describe(MotionInput($0)) { session.print(line) } }
+    }
+  } else {
+    manager.accelerometerUpdateInterval = 0
+    manager.startAccelerometerUpdates(to: queue) { data, error in
+      session.emit(error) ?? data.map { if let line = describe(MotionInput($0)) { session.print(line) } }
+    }
+  }
 }

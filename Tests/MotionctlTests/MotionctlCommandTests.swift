@@ -210,6 +210,11 @@ final class MotionctlCommandTests: XCTestCase {
     XCTAssertEqual(raw.status, 0, raw.standardError)
     XCTAssertTrue(raw.standardOutput.contains("accelerometer"), raw.standardOutput)
     XCTAssertTrue(raw.standardOutput.contains(" g"))
+
+    let shake = try MotionctlRunner.run(["monitor", "shake", "--source", "simulator:tour?speed=max"])
+    XCTAssertEqual(shake.status, 0, shake.standardError)
+    XCTAssertTrue(shake.standardOutput.contains("shake began"), shake.standardOutput)
+    XCTAssertTrue(shake.standardOutput.contains("shake ended"), "the end of the tour's shake: \(shake.standardOutput)")
   }
 
   func testOfflineReplayIsCloserToTheTruthThanRealTime() throws {
