@@ -9,83 +9,12 @@ import XCTest
 /// (12, −8, 20) µT, 2 % soft-iron scale with misalignment, 50 µT field dipping 60°): a figure-8
 /// calibrates it and fixes the heading; turning about the vertical alone cannot and says so.
 final class MagnetometerCalibrationSimulationTests: XCTestCase {
-  /// What one run of the real-time estimator over a built-in scenario produced.
-  private struct Run {
-    var timestamps: [Double] = []
-    /// Heading error of the 9D attitude (estimate relative to truth about the vertical), degrees.
-    var headingErrors: [Double] = []
-    /// The calibrated field's norm (µT) and dip (degrees, from the true attitude).
-    var calibratedNorms: [Double] = []
-    var calibratedDips: [Double] = []
-    /// Accuracy levels in the order they were reported (consecutive repeats removed).
-    var accuracyLevels: [MagneticCalibrationAccuracy] = []
-    /// Time the calibration became trusted for the heading, s (nil if never).
-    var trustedTime: Double?
-    var disturbed: [Bool] = []
-    var allFinite = true
-    var final: DeviceMotionEstimator
-  }
-
-  private func run(_ name: String, seed: UInt64, ironFree: Bool = false) throws -> Run {
-    var scenario = try Scenario.named(name)
-    XCTAssertEqual(scenario.noise, .phone, "the built-in scenarios use the phone preset")
-    if ironFree {
-      // A factory-calibrated magnetometer: the phone's noise and quantisation, no iron.
-      scenario.noise.magnetometer.bias = .zero
-      scenario.noise.magnetometer.scaleFactorError = .zero
-      scenario.noise.magnetometer.misalignment = .zero
-    }
-    var stream = SimulatedSensorStream(scenario: scenario, seed: seed)
-    var estimator = DeviceMotionEstimator(samplePeriod: 1 / stream.scenario.sampleRate)
-    var result = Run(final: estimator)
-    while let sample = try stream.next() {
-      guard let gyroscope = sample.gyroscope, let accelerometer = sample.accelerometer,
-        let truth = sample.groundTruth?.earthFromSensor
-      else { continue }
-      estimator.update(
-        timestamp: sample.timestamp, gyroscope: gyroscope, accelerometer: accelerometer,
-        magnetometer: sample.magnetometer)
-      let attitude = estimator.earthFromSensor9D
-      let q = [attitude.w, attitude.x, attitude.y, attitude.z]
-      if !q.allSatisfy(\.isFinite) { result.allFinite = false }
-      // Rotation taking the estimate to the truth; its angle about the vertical is the heading
-      // error (inclination errors are below 1°, so the small cross-coupling does not matter).
-      var error = truth * attitude.conjugate
-      if error.w < 0 { error = Quaternion(w: -error.w, x: -error.x, y: -error.y, z: -error.z) }
-      result.timestamps.append(sample.timestamp)
-      result.headingErrors.append(2 * Double.atan2(error.z, error.w) * Units.degreesPerRadian)
-      if let field = estimator.calibratedMagneticField {
-        if !field.isFinite { result.allFinite = false }
-        let inEarth = truth.act(on: field)
-        result.calibratedNorms.append(inEarth.length)
-        result.calibratedDips.append(Double.asin(-inEarth.z / inEarth.length) * Units.degreesPerRadian)
-      }
-      let accuracy = estimator.magneticCalibrationAccuracy
-      if result.accuracyLevels.last != accuracy { result.accuracyLevels.append(accuracy) }
-      let calibrator = estimator.attitudeEstimator.state.magnetometerCalibrator
-      if result.trustedTime == nil && calibrator.isTrustedForHeading { result.trustedTime = sample.timestamp }
-      result.disturbed.append(estimator.isMagneticDisturbanceDetected)
-    }
-    result.final = estimator
-    return result
-  }
-
-  private static func rms<S: Sequence>(_ values: S) -> Double where S.Element == Double {
-    var sum = 0.0
-    var count = 0
-    for v in values {
-      sum += v * v
-      count += 1
-    }
-    return count > 0 ? (sum / Double(count)).squareRoot() : .nan
-  }
-
   /// The figure-8 (26 s) calibrates the phone magnetometer: high accuracy within a few seconds,
   /// the calibrated field matches the earth field, and the heading, biased by about 11° by the
   /// hard iron before, is right over the last third.
   func testFigure8CalibratesPhoneMagnetometerAndHeading() throws {
     let seed: UInt64 = 0x5EED_F18
-    let result = try run("figure8", seed: seed)
+    let result = try SimulatedMagnetometerRun.run("figure8", seed: seed)
     XCTAssertTrue(result.allFinite, "seed \(seed)")
     XCTAssertEqual(result.accuracyLevels.first, .uncalibrated, "seed \(seed)")
     XCTAssertGreaterThanOrEqual(result.final.magneticCalibrationAccuracy, .medium, "levels \(result.accuracyLevels), seed \(seed)")
@@ -100,8 +29,8 @@ final class MagnetometerCalibrationSimulationTests: XCTestCase {
     // the norm by about ±2 µT over the orientations; the hard iron itself is fitted to < 1 µT.
     let normErrors = result.calibratedNorms.suffix(from: lastThird).map { $0 - 50 }
     let dipErrors = result.calibratedDips.suffix(from: lastThird).map { $0 - 60 }
-    XCTAssertLessThan(Self.rms(normErrors), 1.5, "seed \(seed)")
-    XCTAssertLessThan(Self.rms(dipErrors), 2, "seed \(seed)")
+    XCTAssertLessThan(SimulatedMagnetometerRun.rms(normErrors), 1.5, "seed \(seed)")
+    XCTAssertLessThan(SimulatedMagnetometerRun.rms(dipErrors), 2, "seed \(seed)")
     let offset = result.final.attitudeEstimator.state.magnetometerCalibrator.hardIronOffset
     XCTAssertLessThan((offset - SIMD3(12, -8, 20)).length, 2, "offset \(offset), seed \(seed)")
 
@@ -110,11 +39,11 @@ final class MagnetometerCalibrationSimulationTests: XCTestCase {
     // heading filter's own error during the fast figure-8, plus up to ±1° from the uncorrected
     // soft iron). Bounds: 2° absolute, and within 0.5° of the iron-free run.
     let before = result.headingErrors.prefix(100)  // the first second, at rest
-    XCTAssertGreaterThan(Self.rms(before), 5, "the uncalibrated heading is biased; seed \(seed)")
-    let headingRMS = Self.rms(result.headingErrors.suffix(from: lastThird))
+    XCTAssertGreaterThan(SimulatedMagnetometerRun.rms(before), 5, "the uncalibrated heading is biased; seed \(seed)")
+    let headingRMS = SimulatedMagnetometerRun.rms(result.headingErrors.suffix(from: lastThird))
     XCTAssertLessThan(headingRMS, 2, "seed \(seed)")
-    let ironFree = try run("figure8", seed: seed, ironFree: true)
-    let ironFreeRMS = Self.rms(ironFree.headingErrors.suffix(from: lastThird))
+    let ironFree = try SimulatedMagnetometerRun.run("figure8", seed: seed, ironFree: true)
+    let ironFreeRMS = SimulatedMagnetometerRun.rms(ironFree.headingErrors.suffix(from: lastThird))
     XCTAssertLessThan(headingRMS, ironFreeRMS + 0.5, "seed \(seed)")
     // The changed norm and dip after calibration are not mistaken for a disturbance.
     let disturbedFraction = Double(result.disturbed.suffix(from: lastThird).filter { $0 }.count)
@@ -126,7 +55,7 @@ final class MagnetometerCalibrationSimulationTests: XCTestCase {
   /// 9 s time constant of the heading filter from an 11° error).
   func testHeadingConvergesSoonAfterCalibration() throws {
     let seed: UInt64 = 0x5EED_F18
-    let result = try run("figure8", seed: seed)
+    let result = try SimulatedMagnetometerRun.run("figure8", seed: seed)
     let trustedTime = try XCTUnwrap(result.trustedTime, "seed \(seed)")
     // From 3 s after the calibration on, every heading error stays within 5°.
     let later = zip(result.timestamps, result.headingErrors).filter { $0.0 >= trustedTime + 3 }.map { abs($0.1) }
@@ -141,7 +70,7 @@ final class MagnetometerCalibrationSimulationTests: XCTestCase {
   /// nothing turns NaN.
   func testRotationAboutVerticalDoesNotCalibrate() throws {
     let seed: UInt64 = 0x5EED_A2
-    let result = try run("rotateZ", seed: seed)
+    let result = try SimulatedMagnetometerRun.run("rotateZ", seed: seed)
     XCTAssertTrue(result.allFinite, "seed \(seed)")
     XCTAssertTrue(result.accuracyLevels.allSatisfy { $0 <= .low }, "levels \(result.accuracyLevels), seed \(seed)")
     XCTAssertNil(result.trustedTime, "seed \(seed)")
@@ -153,7 +82,7 @@ final class MagnetometerCalibrationSimulationTests: XCTestCase {
   /// identity, so a factory-calibrated sensor's field reaches the heading untouched.
   func testIronFreeMagnetometerKeepsItsRawField() throws {
     let seed: UInt64 = 0x5EED_F19
-    let result = try run("figure8", seed: seed, ironFree: true)
+    let result = try SimulatedMagnetometerRun.run("figure8", seed: seed, ironFree: true)
     XCTAssertGreaterThanOrEqual(result.final.magneticCalibrationAccuracy, .medium, "seed \(seed)")
     let calibrator = result.final.attitudeEstimator.state.magnetometerCalibrator
     XCTAssertTrue(calibrator.isTrustedForHeading, "seed \(seed)")
@@ -162,6 +91,6 @@ final class MagnetometerCalibrationSimulationTests: XCTestCase {
     // Accurate from the start, with no hard iron to bias it: 1.9° RMS over the whole run measured
     // (the heading filter's own errors during the fast figure-8), against 11° with the phone's
     // hard iron before calibration.
-    XCTAssertLessThan(Self.rms(result.headingErrors), 3, "seed \(seed)")
+    XCTAssertLessThan(SimulatedMagnetometerRun.rms(result.headingErrors), 3, "seed \(seed)")
   }
 }

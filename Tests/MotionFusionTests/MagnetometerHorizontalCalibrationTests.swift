@@ -11,64 +11,13 @@ import XCTest
 /// more than `low` accuracy and keeps asking for calibration motion; an iron-free sensor keeps its
 /// raw field.
 final class MagnetometerHorizontalCalibrationTests: XCTestCase {
-  private struct Run {
-    var timestamps: [Double] = []
-    /// Heading error of the 9D attitude, degrees.
-    var headingErrors: [Double] = []
-    var accuracyLevels: [MagneticCalibrationAccuracy] = []
-    var allFinite = true
-    var final: DeviceMotionEstimator
-  }
-
-  private func run(_ name: String, seed: UInt64, ironFree: Bool = false) throws -> Run {
-    var scenario = try Scenario.named(name)
-    XCTAssertEqual(scenario.noise, .phone, "the built-in scenarios use the phone preset")
-    if ironFree {
-      scenario.noise.magnetometer.bias = .zero
-      scenario.noise.magnetometer.scaleFactorError = .zero
-      scenario.noise.magnetometer.misalignment = .zero
-    }
-    var stream = SimulatedSensorStream(scenario: scenario, seed: seed)
-    var estimator = DeviceMotionEstimator(samplePeriod: 1 / stream.scenario.sampleRate)
-    var result = Run(final: estimator)
-    while let sample = try stream.next() {
-      guard let gyroscope = sample.gyroscope, let accelerometer = sample.accelerometer,
-        let truth = sample.groundTruth?.earthFromSensor
-      else { continue }
-      estimator.update(
-        timestamp: sample.timestamp, gyroscope: gyroscope, accelerometer: accelerometer,
-        magnetometer: sample.magnetometer)
-      let attitude = estimator.earthFromSensor9D
-      if ![attitude.w, attitude.x, attitude.y, attitude.z].allSatisfy(\.isFinite) { result.allFinite = false }
-      if let field = estimator.calibratedMagneticField, !field.isFinite { result.allFinite = false }
-      var error = truth * attitude.conjugate
-      if error.w < 0 { error = Quaternion(w: -error.w, x: -error.x, y: -error.y, z: -error.z) }
-      result.timestamps.append(sample.timestamp)
-      result.headingErrors.append(2 * Double.atan2(error.z, error.w) * Units.degreesPerRadian)
-      let accuracy = estimator.magneticCalibrationAccuracy
-      if result.accuracyLevels.last != accuracy { result.accuracyLevels.append(accuracy) }
-    }
-    result.final = estimator
-    return result
-  }
-
-  private static func rms<S: Sequence>(_ values: S) -> Double where S.Element == Double {
-    var sum = 0.0
-    var count = 0
-    for v in values {
-      sum += v * v
-      count += 1
-    }
-    return count > 0 ? (sum / Double(count)).squareRoot() : .nan
-  }
-
   /// Turning flat about the vertical fits the horizontal offset (12, −8) µT, which takes the
   /// heading error from about 20° RMS (raw field) to that of an iron-free magnetometer; the
   /// vertical offset is not observable, so the accuracy stays at most `low`, the calibration is not
   /// "trusted" as a full one, and the API keeps asking for calibration motion.
   func testRotationAboutVerticalCorrectsHeadingWithHorizontalOffset() throws {
     let seed: UInt64 = 0x5EED_A2
-    let result = try run("rotateZ", seed: seed)
+    let result = try SimulatedMagnetometerRun.run("rotateZ", seed: seed)
     XCTAssertTrue(result.allFinite, "seed \(seed)")
     XCTAssertTrue(result.accuracyLevels.allSatisfy { $0 <= .low }, "levels \(result.accuracyLevels), seed \(seed)")
     XCTAssertEqual(result.final.magneticCalibrationAccuracy, .low, "seed \(seed)")
@@ -86,7 +35,7 @@ final class MagnetometerHorizontalCalibrationTests: XCTestCase {
     XCTAssertLessThan(abs(offset.z), 0.5, "offset \(offset), seed \(seed)")
     // Heading over the last half: 1.4° RMS measured (raw field: about 20°); bound 3°.
     let half = result.timestamps.count / 2
-    let headingRMS = Self.rms(result.headingErrors.suffix(from: half))
+    let headingRMS = SimulatedMagnetometerRun.rms(result.headingErrors.suffix(from: half))
     XCTAssertLessThan(headingRMS, 3, "seed \(seed)")
   }
 
@@ -96,12 +45,12 @@ final class MagnetometerHorizontalCalibrationTests: XCTestCase {
   /// i.e. do as well as the iron-free magnetometer (12.9° measured; bound: within 1°).
   func testRotationAboutVerticalMatchesIronFreeHeading() throws {
     let seed: UInt64 = 1
-    let result = try run("rotateZ", seed: seed)
-    let ironFree = try run("rotateZ", seed: seed, ironFree: true)
+    let result = try SimulatedMagnetometerRun.run("rotateZ", seed: seed)
+    let ironFree = try SimulatedMagnetometerRun.run("rotateZ", seed: seed, ironFree: true)
     XCTAssertTrue(result.allFinite, "seed \(seed)")
     let half = result.timestamps.count / 2
-    let headingRMS = Self.rms(result.headingErrors.suffix(from: half))
-    let ironFreeRMS = Self.rms(ironFree.headingErrors.suffix(from: half))
+    let headingRMS = SimulatedMagnetometerRun.rms(result.headingErrors.suffix(from: half))
+    let ironFreeRMS = SimulatedMagnetometerRun.rms(ironFree.headingErrors.suffix(from: half))
     XCTAssertLessThan(headingRMS, ironFreeRMS + 1, "seed \(seed)")
   }
 
@@ -109,7 +58,7 @@ final class MagnetometerHorizontalCalibrationTests: XCTestCase {
   /// field untouched.
   func testIronFreeFlatRotationKeepsRawField() throws {
     let seed: UInt64 = 0x5EED_A3
-    let result = try run("rotateZ", seed: seed, ironFree: true)
+    let result = try SimulatedMagnetometerRun.run("rotateZ", seed: seed, ironFree: true)
     XCTAssertTrue(result.allFinite, "seed \(seed)")
     let calibrator = result.final.attitudeEstimator.state.magnetometerCalibrator
     XCTAssertEqual(calibrator.hardIronOffset, .zero, "seed \(seed)")
