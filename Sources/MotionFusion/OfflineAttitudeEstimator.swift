@@ -29,8 +29,27 @@ public enum OfflineAttitudeEstimator {
     parameters: AttitudeEstimator.Parameters = .default,
     convergenceTime: Double = defaultConvergenceTime
   ) -> [Quaternion] {
+    estimateWithBias(
+      timestamps: timestamps, gyroscope: gyroscope, accelerometer: accelerometer,
+      magnetometer: magnetometer, samplePeriod: samplePeriod, parameters: parameters,
+      convergenceTime: convergenceTime
+    ).attitudes
+  }
+
+  /// ``estimate(timestamps:gyroscope:accelerometer:magnetometer:samplePeriod:parameters:convergenceTime:)``
+  /// together with the gyroscope bias in rad/s that the first forward pass converged to over the
+  /// whole recording (the best constant bias estimate the recording gives; zero when empty).
+  public static func estimateWithBias(
+    timestamps: [Double],
+    gyroscope: [SIMD3<Double>],
+    accelerometer: [SIMD3<Double>],
+    magnetometer: [SIMD3<Double>]?,
+    samplePeriod: Double,
+    parameters: AttitudeEstimator.Parameters = .default,
+    convergenceTime: Double = defaultConvergenceTime
+  ) -> (attitudes: [Quaternion], gyroscopeBias: SIMD3<Double>) {
     let n = timestamps.count
-    guard n > 0 else { return [] }
+    guard n > 0 else { return ([], .zero) }
     let useMagnetometer = magnetometer != nil
 
     // Pass 1 (forward) only supplies a bias for the backward pass.
@@ -106,6 +125,6 @@ public enum OfflineAttitudeEstimator {
       let heading = 2 * Double.atan2(d.z, d.w)
       result[i] = (Quaternion.aboutZ(heading) * blend).normalized
     }
-    return result
+    return (result, first.gyroscopeBias)
   }
 }

@@ -56,18 +56,11 @@ extension DeviceMotionReplay {
     }
     let samplePeriod = (timestamps.last! - timestamps.first!) / Double(timestamps.count - 1)
 
-    let attitudes = OfflineAttitudeEstimator.estimate(
+    // The bias is the one a forward pass over everything converged to: the best constant
+    // estimate the whole recording gives.
+    let (attitudes, bias) = OfflineAttitudeEstimator.estimateWithBias(
       timestamps: timestamps, gyroscope: gyroscope, accelerometer: accelerometer,
       magnetometer: usesMagnetometer ? magnetometer : nil, samplePeriod: samplePeriod)
-    // The bias after a forward pass over everything is the best constant estimate the whole
-    // recording gives.
-    var biasPass = AttitudeEstimator(samplePeriod: samplePeriod)
-    for i in timestamps.indices {
-      biasPass.update(
-        timestamp: timestamps[i], gyroscope: gyroscope[i], accelerometer: accelerometer[i],
-        magnetometer: usesMagnetometer ? magnetometer[i] : nil)
-    }
-    let bias = biasPass.gyroscopeBias
 
     let aligner = ReferenceFrameAligner(frame: frame, declination: declination ?? 0)
     var summary = Summary()
