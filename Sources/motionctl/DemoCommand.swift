@@ -50,33 +50,20 @@ struct DemoCommand: ParsableCommand {
     }
     let queue = OperationQueue()
     queue.maxConcurrentOperationCount = 1
-    let done = DispatchSemaphore(value: 0)
+    let session = SourceSession(source: sensorSource)
     let state = Locked(DemoState(readout: TerminalReadout(), title: "OpenCoreMotion demo: \(sensorSource.name)"))
 
     manager.deviceMotionUpdateInterval = 1 / rate
     manager.startDeviceMotionUpdates(using: frame.frame, to: queue) { motion, error in
-      if let error {
-        state.withLock { $0.failure = "\(error.localizedDescription)" }
-        done.signal()
-        return
-      }
-      guard let motion else { return }
-      state.withLock { $0.show(motion) }
+      session.emit(error) ?? motion.map { motion in state.withLock { $0.show(motion) } }
     }
-    // The source tells us when a recording or scenario has ended.
-    let endWatcher = sensorSource.subscribe(requestedSampleRate: 1) { event in
-      if case .finished = event { done.signal() }
-      if case .failure(let failure) = event {
-        state.withLock { $0.failure = failure.message }
-        done.signal()
-      }
-    }
-    _ = done.wait(timeout: duration.map { .now() + $0 } ?? .distantFuture)
-    endWatcher.cancel()
+    session.watchForEnd()
+    session.wait(duration: duration)
+    // Let updates already queued run; after a stop no handler would.
     queue.waitUntilAllOperationsAreFinished()
     manager.stopDeviceMotionUpdates()
     queue.waitUntilAllOperationsAreFinished()
-    if let failure = state.withLock({ $0.failure }) { throw CLIError(failure) }
+    if let failure = session.failure { throw CLIError(failure) }
   }
 }
 
@@ -84,7 +71,6 @@ struct DemoCommand: ParsableCommand {
 struct DemoState {
   var readout: TerminalReadout
   var title: String
-  var failure: String?
   /// Classifies the device orientation from gravity, with the same hysteresis UIDevice uses.
   private var orientation = OrientationClassifier()
 

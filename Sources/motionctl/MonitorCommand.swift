@@ -42,7 +42,7 @@ struct MonitorCommand: ParsableCommand {
     let manager = CMMotionManager(source: sensorSource)
     let queue = OperationQueue()
     queue.maxConcurrentOperationCount = 1
-    let session = MonitorSession(source: sensorSource)
+    let session = SourceSession(source: sensorSource)
     let interval = 1 / rate
 
     switch what {
@@ -119,60 +119,6 @@ func monitoredSource(_ text: String?) throws -> any SensorSource {
   return try SourceFactory.makeSource(fromEnvironment)
 }
 
-/// Output and termination shared by the monitor's handlers.
-final class MonitorSession: @unchecked Sendable {
-  private let done = DispatchSemaphore(value: 0)
-  private let state = Locked<String?>(nil)
-  private let source: any SensorSource
-  private var endWatcher: SourceSubscription?
-
-  init(source: any SensorSource) {
-    self.source = source
-  }
-
-  /// Starts watching the source for its end or a failure.
-  func watchForEnd() {
-    let done = self.done
-    let state = self.state
-    endWatcher = source.subscribe(requestedSampleRate: 1) { event in
-      switch event {
-      case .finished: done.signal()
-      case .failure(let failure):
-        state.withLock { $0 = $0 ?? failure.message }
-        done.signal()
-      case .sample: break
-      }
-    }
-  }
-
-  /// The first failure seen, if any.
-  var failure: String? { state.withLock { $0 } }
-
-  /// Prints a line (handlers run on one serial queue, so lines never interleave).
-  func print(_ line: String) {
-    Swift.print(line)
-    fflush(stdout)
-  }
-
-  /// Records `error` (if any) and ends the session; `nil` when there was no error.
-  func emit(_ error: (any Error)?) -> Void? {
-    guard let error else { return nil }
-    let nsError = error as NSError
-    if nsError.domain == CMErrorDomain, nsError.code == Int(CMErrorDeviceRequiresMovement.rawValue) {
-      print("note: \(nsError.localizedDescription)")
-      return ()
-    }
-    state.withLock { $0 = $0 ?? nsError.localizedDescription }
-    done.signal()
-    return ()
-  }
-
-  /// Blocks until the source ends, an error arrives, or `duration` seconds pass.
-  func wait(duration: Double?) {
-    _ = done.wait(timeout: duration.map { .now() + $0 } ?? .distantFuture)
-    endWatcher?.cancel()
-  }
-}
 
 /// Starts the recogniser for an event target and prints one line per event.
 ///
@@ -180,7 +126,7 @@ final class MonitorSession: @unchecked Sendable {
 /// else the accelerometer), which subscribes at once, so a source played as fast as possible
 /// cannot get ahead of the monitor.
 func startEventMonitor(
-  _ what: MonitorTarget, manager: CMMotionManager, queue: OperationQueue, session: MonitorSession
+  _ what: MonitorTarget, manager: CMMotionManager, queue: OperationQueue, session: SourceSession
 ) throws {
   guard manager.isAccelerometerAvailable else {
     throw CLIError("\(manager.source.name) has no accelerometer: no motion events can be recognised")
