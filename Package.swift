@@ -28,6 +28,7 @@ var products: [Product] = [
   .library(name: "MotionFusion", targets: ["MotionFusion"]),
   .library(name: "MotionSensors", targets: ["MotionSensors"]),
   .library(name: "MotionRecognition", targets: ["MotionRecognition"]),
+  .library(name: "MotionDetectors", targets: ["MotionDetectors"]),
   .library(name: "LinuxIIO", targets: ["LinuxIIO"]),
   .library(name: "MotionEvaluation", targets: ["MotionEvaluation"]),
   .executable(name: "motionctl", targets: ["motionctl"]),
@@ -43,6 +44,8 @@ var targets: [Target] = [
     swiftSettings: swiftSettings),
   .target(name: "LinuxIIO", dependencies: ["MotionMath", "MotionSensors"], swiftSettings: swiftSettings),
   .target(name: "MotionRecognition", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
+  // Step, activity, floor and altitude detectors: value types, no source knowledge.
+  .target(name: "MotionDetectors", dependencies: ["MotionMath"], swiftSettings: [.swiftLanguageMode(.v6)]),
   .target(
     name: "MotionEvaluation", dependencies: ["MotionMath", "MotionFusion", "MotionSensors"],
     swiftSettings: swiftSettings),
