@@ -88,6 +88,9 @@ var targets: [Target] = [
   // MARK: - Unit test bundles
   .testTarget(name: "MotionMathTests", dependencies: ["MotionMath", "_MotionTestSupport"]),
   .testTarget(
+    name: "MotionDetectorsTests", dependencies: ["MotionDetectors", "MotionSensors", "_MotionTestSupport"],
+    swiftSettings: [.swiftLanguageMode(.v6)]),
+  .testTarget(
     name: "MotionFusionTests",
     dependencies: ["MotionFusion", "MotionSensors", "_MotionTestSupport"]),
   .testTarget(

@@ -5,7 +5,14 @@ extension Scenario {
   public static let builtInNames: [String] =
     ["flat"] + DeviceOrientationName.allCases.map(\.rawValue) + [
       "rotateX", "rotateY", "rotateZ", "figure8", "shake", "tap", "walk", "drive", "freefall", "tour",
-    ]
+    ] + activityNames
+
+  /// The built-in scenarios for the pedometer, floors, activity and altimeter: each has ground
+  /// truth in its events (steps, walk/run/cycle/drive/lift/escalator/stairs intervals) and in its
+  /// segments' climbs (``groundTruthFloors``).
+  public static let activityNames = [
+    "walkPocket", "walkBackPocket", "walkBag", "run", "stairs", "lift", "escalator", "cycle", "commute", "desk",
+  ]
 
   /// The built-in scenario called `name` (see ``builtInNames``; case is ignored), with the phone
   /// noise preset.
@@ -45,7 +52,8 @@ extension Scenario {
         name: name,
         segments: [
           .rest(duration: 1),
-          .tap(axis: SIMD3(1, 0, 0), peakAcceleration: 30, pulseDuration: 0.03, duration: 2),
+          // About 5 g: a firm knock of the phone's edge on a palm gives 3–6 g.
+          .tap(axis: SIMD3(1, 0, 0), peakAcceleration: 50, pulseDuration: 0.03, duration: 2),
         ])
     case "walk":
       // Phone held in front, screen tilted 40° towards the face.
@@ -88,6 +96,7 @@ extension Scenario {
       segments.append(.rest(duration: 5))
       return Scenario(name: name, segments: segments, repeats: true)
     default:
+      if let scenario = activityScenario(named: name) { return scenario }
       preconditionFailure("builtInNames lists '\(name)' but no scenario is defined for it")
     }
   }

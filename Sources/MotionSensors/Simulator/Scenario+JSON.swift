@@ -44,7 +44,7 @@ extension Scenario {
 
   private enum CodingKeys: String, CodingKey {
     case name, sampleRate, duration, seed, initialAttitude, altitude, temperature, magneticField
-    case noise, repeats, segments
+    case noise, repeats, segments, weather
   }
 
   public init(from decoder: Decoder) throws {
@@ -67,6 +67,7 @@ extension Scenario {
     noise = try c.decodeIfPresent(SimulatorNoise.self, forKey: .noise) ?? .phone
     repeats = try c.decodeIfPresent(Bool.self, forKey: .repeats) ?? false
     segments = try c.decodeIfPresent([ScenarioSegment].self, forKey: .segments) ?? []
+    weather = try c.decodeIfPresent(PressureWeather.self, forKey: .weather) ?? .calm
   }
 
   public func encode(to encoder: Encoder) throws {
@@ -86,5 +87,6 @@ extension Scenario {
     try c.encode(noise, forKey: .noise)
     try c.encode(repeats, forKey: .repeats)
     try c.encode(segments, forKey: .segments)
+    if weather != .calm { try c.encode(weather, forKey: .weather) }
   }
 }

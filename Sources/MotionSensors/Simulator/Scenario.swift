@@ -53,14 +53,17 @@ public struct Scenario: Sendable, Equatable, Codable {
   public var repeats: Bool
   /// The motion, in order.
   public var segments: [ScenarioSegment]
+  /// Pressure changes not due to height: weather drift and door slams (default none).
+  public var weather: PressureWeather
 
   /// Creates a scenario.
   public init(
     name: String, segments: [ScenarioSegment], sampleRate: Double = 100, duration: Double? = nil,
     seed: UInt64 = 1, initialAttitude: DeviceAttitude = .orientation(.faceUp), altitude: Double = 0,
     temperature: Double? = 25, magneticField: MagneticFieldModel = MagneticFieldModel(),
-    noise: SimulatorNoise = .phone, repeats: Bool = false
+    noise: SimulatorNoise = .phone, repeats: Bool = false, weather: PressureWeather = .calm
   ) {
+    self.weather = weather
     self.name = name
     self.segments = segments
     self.sampleRate = sampleRate
@@ -115,6 +118,11 @@ public struct Scenario: Sendable, Equatable, Codable {
     guard altitude.isFinite, altitude > -500, altitude < 11_000 else {
       throw fail("altitude must be between −500 and 11000 m (the troposphere), got \(altitude)")
     }
+    guard weather.numericParameters.allSatisfy(\.isFinite),
+      weather.transients.allSatisfy({ $0.duration >= 0 })
+    else {
+      throw fail("weather must have finite numbers and transients with durations ≥ 0")
+    }
     if repeats, segmentsDuration <= 0 {
       throw fail("a repeating scenario needs segments with a positive total duration")
     }
@@ -131,6 +139,10 @@ public struct Scenario: Sendable, Equatable, Codable {
       case .rotate(_, _, let duration, let ramp) where !(ramp > 0 && 2 * ramp <= duration):
         // Without a ramp the rate would jump, and the gyroscope with it.
         throw fail("segment \(index) (rotate) needs 0 < ramp ≤ duration / 2")
+      case .gait(let gait, _) where !(gait.cadence > 0 && gait.speed >= 0):
+        throw fail("segment \(index) (gait) needs a positive cadence and a speed ≥ 0")
+      case .cycle(let cadence, let speed, _) where !(cadence > 0 && speed >= 0):
+        throw fail("segment \(index) (cycle) needs a positive cadence and a speed ≥ 0")
       case .walk(let cadence, _, _) where !(cadence > 0):
         throw fail("segment \(index) (walk) needs a positive cadence")
       case .tap(_, _, let pulse, let duration) where !(pulse > 0 && duration >= 5 * pulse):

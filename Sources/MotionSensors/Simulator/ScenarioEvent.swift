@@ -32,6 +32,16 @@ public struct ScenarioEvent: Sendable, Equatable, Codable {
     case figure8
     /// A translation without rotation.
     case translation
+    /// A running bout.
+    case run
+    /// Stairs walked up or down (``ScenarioEvent/detail`` gives the climb).
+    case stairs
+    /// A lift ride, standing (``ScenarioEvent/detail`` gives the climb).
+    case lift
+    /// An escalator ride, standing (``ScenarioEvent/detail`` gives the climb).
+    case escalator
+    /// A bicycle ride.
+    case cycle
   }
 
   /// What happens.

@@ -23,7 +23,8 @@ public enum ScenarioSegment: Sendable, Equatable, Codable {
   /// and out over 0.25 s.
   case shake(axis: SIMD3<Double>, amplitude: Double, frequency: Double, duration: Double)
   /// A knock that pushes the device along the sensor-frame `axis` (default +x: a knock on the left
-  /// edge): an acceleration spike of `peakAcceleration` m/s² (default 30) lasting `pulseDuration`
+  /// edge): an acceleration spike of `peakAcceleration` m/s² (default 50, about 5 g: a real knock
+  /// of a phone's edge on a palm gives 3–6 g) lasting `pulseDuration`
   /// seconds (default 0.03), a gentler slide to a stop, then rest until `duration` (default 1 s).
   case tap(axis: SIMD3<Double>, peakAcceleration: Double, pulseDuration: Double, duration: Double)
   /// Walk forward (the horizontal direction of the device's +y axis, or of −z when +y is nearly
@@ -42,13 +43,24 @@ public enum ScenarioSegment: Sendable, Equatable, Codable {
   /// `period` seconds per loop (default 6), for `duration` seconds (default 12); returns to the
   /// starting attitude.
   case figure8(period: Double, duration: Double)
+  /// Walk or run with the phone in a hand, a pocket or a bag (see ``Gait``), climbing stairs when
+  /// the gait's `climb` is nonzero, for `duration` seconds; starts and stops over 1 s. In JSON the
+  /// ``Gait`` members sit beside `type` and `duration`.
+  case gait(Gait, duration: Double)
+  /// Stand still in a lift or on an escalator (``RideKind``) that moves `climb` metres up
+  /// (negative: down) over `duration` seconds. The phone is held in the hand. In JSON
+  /// `{"type": "ride", "vehicle": "lift", "climb": 9, "duration": 15}`.
+  case ride(RideKind, climb: Double, duration: Double)
+  /// Cycle at `speed` m/s (default 5) pedalling at `cadence` revolutions per second (default 1.2)
+  /// with the phone in a front trouser pocket, for `duration` seconds; starts and stops over 2 s.
+  case cycle(cadence: Double, speed: Double, duration: Double)
 
   /// The segment's length in seconds.
   public var duration: Double {
     switch self {
     case .rest(let d), .moveTo(_, let d), .rotate(_, _, let d, _), .translate(_, let d),
       .shake(_, _, _, let d), .tap(_, _, _, let d), .walk(_, _, let d), .drive(_, let d, _, _, _),
-      .freeFall(_, _, let d), .figure8(_, let d):
+      .freeFall(_, _, let d), .figure8(_, let d), .gait(_, let d), .ride(_, _, let d), .cycle(_, _, let d):
       return d
     }
   }
@@ -70,6 +82,9 @@ public enum ScenarioSegment: Sendable, Equatable, Codable {
       return [speed, d, vibration, ramp] + turns.flatMap { [$0.start, $0.angle, $0.duration] }
     case .freeFall(let drop, let catchDuration, let d): return [drop, catchDuration, d]
     case .figure8(let period, let d): return [period, d]
+    case .gait(let gait, let d): return [gait.cadence, gait.speed, gait.climb, d]
+    case .ride(_, let climb, let d): return [climb, d]
+    case .cycle(let cadence, let speed, let d): return [cadence, speed, d]
     }
   }
 
@@ -86,18 +101,22 @@ public enum ScenarioSegment: Sendable, Equatable, Codable {
     case .drive: return "drive"
     case .freeFall: return "freeFall"
     case .figure8: return "figure8"
+    case .gait: return "gait"
+    case .ride: return "ride"
+    case .cycle: return "cycle"
     }
   }
 
   /// Every segment `type` accepted in JSON.
   public static let typeNames = [
-    "rest", "moveTo", "rotate", "translate", "shake", "tap", "walk", "drive", "freeFall", "figure8",
+    "rest", "moveTo", "rotate", "translate", "shake", "tap", "walk", "drive", "freeFall", "figure8", "gait",
+    "ride", "cycle",
   ]
 
   private enum CodingKeys: String, CodingKey {
     case type, duration, attitude, axis, rate, ramp, displacement, amplitude, frequency
     case peakAcceleration, pulseDuration, cadence, speed, vibration, turns, dropDuration
-    case catchDuration, period
+    case catchDuration, period, vehicle, climb
   }
 
   public init(from decoder: Decoder) throws {
@@ -127,7 +146,7 @@ public enum ScenarioSegment: Sendable, Equatable, Codable {
         frequency: try value(.frequency, 4), duration: try value(.duration, 2))
     case "tap":
       self = .tap(
-        axis: try vector(.axis, SIMD3(1, 0, 0)), peakAcceleration: try value(.peakAcceleration, 30),
+        axis: try vector(.axis, SIMD3(1, 0, 0)), peakAcceleration: try value(.peakAcceleration, 50),
         pulseDuration: try value(.pulseDuration, 0.03), duration: try value(.duration, 1))
     case "walk":
       self = .walk(
@@ -143,6 +162,15 @@ public enum ScenarioSegment: Sendable, Equatable, Codable {
         duration: try value(.duration, 2))
     case "figure8":
       self = .figure8(period: try value(.period, 6), duration: try value(.duration, 12))
+    case "gait":
+      self = .gait(try Gait(from: decoder), duration: try value(.duration, 10))
+    case "ride":
+      self = .ride(
+        try c.decodeIfPresent(RideKind.self, forKey: .vehicle) ?? .lift, climb: try value(.climb, 9),
+        duration: try value(.duration, 15))
+    case "cycle":
+      self = .cycle(
+        cadence: try value(.cadence, 1.2), speed: try value(.speed, 5), duration: try value(.duration, 30))
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .type, in: c,
@@ -187,6 +215,14 @@ public enum ScenarioSegment: Sendable, Equatable, Codable {
       try c.encode(catchDuration, forKey: .catchDuration)
     case .figure8(let period, _):
       try c.encode(period, forKey: .period)
+    case .gait(let gait, _):
+      try gait.encode(to: encoder)
+    case .ride(let vehicle, let climb, _):
+      try c.encode(vehicle, forKey: .vehicle)
+      try c.encode(climb, forKey: .climb)
+    case .cycle(let cadence, let speed, _):
+      try c.encode(cadence, forKey: .cadence)
+      try c.encode(speed, forKey: .speed)
     }
   }
 }

@@ -105,7 +105,9 @@ public struct SimulatedSensorStream: SampleStream, Sendable {
     let linearAcceleration = sensorFromEarth.act(on: state.acceleration)
     let specificForce = linearAcceleration - gravity
     let field = sensorFromEarth.act(on: earthField)
-    let pressure = StandardAtmosphere.pressure(atAltitude: scenario.altitude + state.position.z)
+    let pressure =
+      StandardAtmosphere.pressure(atAltitude: scenario.altitude + state.position.z)
+      + scenario.weather.pressureOffset(at: time)
 
     let gyroscopeReading = gyroscope.measure(state.angularVelocity, random: &random)
     let accelerometerReading = accelerometer.measure(specificForce, random: &random)

@@ -64,7 +64,7 @@ public struct SimulatorNoise: Sendable, Equatable, Codable {
       misalignment: SIMD3(0.5, -0.3, 0.4),
       quantization: 0.15, range: 4900),
     barometer: ScalarSensorNoiseModel(
-      noiseDensity: 1.2e-5,  // ≈ 0.12 Pa rms at 100 Hz
+      noiseDensity: 1.0e-4,  // ≈ 1 Pa rms at 100 Hz, as phone barometers (BMP3xx, LPS22) give
       bias: 0.02, biasRandomWalk: 1e-6, quantization: 1.6e-5),
     thermometer: ScalarSensorNoiseModel(noiseDensity: 0.002, bias: 0.5, quantization: 0.01),
     timestampJitter: 2e-4)

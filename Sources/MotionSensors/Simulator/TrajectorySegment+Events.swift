@@ -29,22 +29,21 @@ extension TrajectorySegment {
         ScenarioEvent(kind: .impact, start: start + drop, end: start + drop + catchDuration),
       ]
     case .walk(let cadence, _, _):
-      var result = [ScenarioEvent(kind: .walk, start: start, end: end)]
-      // A step is the vertical acceleration peak at k/cadence; count those where the gait has
-      // at least half its full amplitude.
-      let period = 1 / cadence
-      var k = 1
-      while Double(k) * period < duration {
-        let peak = Double(k) * period
-        let ramp = Swift.min(1, duration / 2)
-        if SmoothProfile.window(peak, duration: duration, ramp: ramp).value >= 0.5 {
-          result.append(
-            ScenarioEvent(
-              kind: .step, start: start + peak - 0.2 * period, end: start + peak + 0.2 * period))
-        }
-        k += 1
+      return [ScenarioEvent(kind: .walk, start: start, end: end)] + stepEvents(cadence: cadence)
+    case .gait(let gait, _):
+      var result = [ScenarioEvent(kind: gait.style == .run ? .run : .walk, start: start, end: end)]
+      if gait.climb != 0 {
+        result.append(
+          ScenarioEvent(kind: .stairs, start: start, end: end, detail: Self.climbDetail(gait.climb)))
       }
-      return result
+      return result + stepEvents(cadence: gait.cadence)
+    case .ride(let kind, let climb, _):
+      return [
+        ScenarioEvent(
+          kind: kind == .lift ? .lift : .escalator, start: start, end: end, detail: Self.climbDetail(climb))
+      ]
+    case .cycle:
+      return [ScenarioEvent(kind: .cycle, start: start, end: end)]
     case .drive(_, _, _, _, let turns):
       var result = [ScenarioEvent(kind: .drive, start: start, end: end)]
       for turn in turns where turn.start < duration {
@@ -58,6 +57,28 @@ extension TrajectorySegment {
     case .figure8:
       return [ScenarioEvent(kind: .figure8, start: start, end: end)]
     }
+  }
+
+  /// One step event per vertical acceleration peak, at k/cadence, where the gait has at least
+  /// half its full amplitude.
+  private func stepEvents(cadence: Double) -> [ScenarioEvent] {
+    var result: [ScenarioEvent] = []
+    let period = 1 / cadence
+    let ramp = Swift.min(1, duration / 2)
+    var k = 1
+    while Double(k) * period < duration {
+      let peak = Double(k) * period
+      if SmoothProfile.window(peak, duration: duration, ramp: ramp).value >= 0.5 {
+        result.append(
+          ScenarioEvent(kind: .step, start: start + peak - 0.2 * period, end: start + peak + 0.2 * period))
+      }
+      k += 1
+    }
+    return result
+  }
+
+  private static func climbDetail(_ climb: Double) -> String {
+    climb >= 0 ? "up \(climb) m" : "down \(-climb) m"
   }
 
   /// The named orientation whose gravity direction lies within 5° of the attitude's, if any.

@@ -24,6 +24,9 @@ struct TrajectorySegment: Sendable {
     case walk(WalkParameters)
     case drive(DriveParameters)
     case figure8(period: Double, ramp: Double)
+    case gait(GaitMotion)
+    case ride(RideMotion)
+    case cycle(CycleMotion)
   }
 
   struct WalkParameters: Sendable {
@@ -44,6 +47,49 @@ struct TrajectorySegment: Sendable {
     /// Horizontal displacement at `knotSpacing` intervals (integrated once, at layout).
     var knots: [SIMD3<Double>] = []
     var knotSpacing: Double = 0.1
+  }
+
+  /// A laid-out ``Gait``: the walker's directions, the placement's amplitudes, in metres and
+  /// radians.
+  struct GaitMotion: Sendable {
+    var forward: SIMD3<Double>
+    var left: SIMD3<Double>
+    /// The walker's lateral and forward axes in the sensor frame at the segment's start.
+    var bodyLeft: SIMD3<Double>
+    var bodyForward: SIMD3<Double>
+    var cadence: Double
+    var speed: Double
+    var climb: Double
+    var ramp: Double
+    /// Vertical bounce at the step frequency, m.
+    var bounce: Double
+    /// Forward surge at the step frequency, m.
+    var surge: Double
+    /// Lateral sway at the stride frequency (half the step frequency), m.
+    var sway: Double
+    /// Forward swing at the stride frequency (the thigh carrying a pocket), m.
+    var strideSwing: Double
+    /// Rotation about the walker's lateral axis at the stride frequency, rad.
+    var swingAngle: Double
+    /// Rotation about the lateral axis at the step frequency, rad.
+    var stepPitch: Double
+    /// Rotation about the forward axis at the stride frequency, rad.
+    var strideRoll: Double
+  }
+
+  struct RideMotion: Sendable {
+    var kind: RideKind
+    var forward: SIMD3<Double>
+    var climb: Double
+    var ramp: Double
+  }
+
+  struct CycleMotion: Sendable {
+    var forward: SIMD3<Double>
+    var bodyLeft: SIMD3<Double>
+    var cadence: Double
+    var speed: Double
+    var ramp: Double
   }
 
   private static let xAxis = SIMD3<Double>(1, 0, 0)
@@ -103,7 +149,53 @@ struct TrajectorySegment: Sendable {
       motion = .drive(parameters)
     case .figure8(let period, let duration):
       motion = .figure8(period: period, ramp: Swift.min(1, duration / 2))
+    case .gait(let gait, let duration):
+      motion = .gait(Self.layOutGait(gait, attitude: attitude, duration: duration))
+    case .ride(let kind, let climb, let duration):
+      let (forward, _) = Self.heading(of: attitude)
+      let ramp = Swift.min(kind == .lift ? 2 : 1, duration / 2)
+      motion = .ride(RideMotion(kind: kind, forward: forward, climb: climb, ramp: ramp))
+    case .cycle(let cadence, let speed, let duration):
+      let (forward, left) = Self.heading(of: attitude)
+      motion = .cycle(
+        CycleMotion(
+          forward: forward, bodyLeft: attitude.conjugate.act(on: left), cadence: cadence, speed: speed,
+          ramp: Swift.min(2, duration / 2)))
     }
+  }
+
+  /// The amplitudes of each placement and style. Walking figures follow the hand-held `walk`
+  /// model; running roughly doubles the bounce (a runner's centre of mass rises 6–10 cm per
+  /// stride); a pocket swings with the thigh (±20° walking, ±35° running, 0.3–0.4 m from the hip).
+  static func layOutGait(_ gait: Gait, attitude: Quaternion, duration: Double) -> GaitMotion {
+    let (forward, left) = heading(of: attitude)
+    let running = gait.style == .run
+    var motion = GaitMotion(
+      forward: forward, left: left, bodyLeft: attitude.conjugate.act(on: left),
+      bodyForward: attitude.conjugate.act(on: forward), cadence: gait.cadence, speed: gait.speed,
+      climb: gait.climb, ramp: Swift.min(1, duration / 2), bounce: running ? 0.07 : walkBounce,
+      surge: running ? 0.06 : walkSurge, sway: running ? 0.03 : walkSway, strideSwing: 0, swingAngle: 0,
+      stepPitch: walkPitchSway, strideRoll: walkRollSway)
+    let degree = Units.radiansPerDegree
+    switch gait.placement {
+    case .hand:
+      if running { motion.stepPitch = 5 * degree }
+    case .frontPocket:
+      motion.swingAngle = (running ? 35 : 20) * degree
+      motion.strideSwing = running ? 0.2 : 0.12
+      motion.stepPitch = 1 * degree
+    case .backPocket:
+      motion.swingAngle = (running ? 25 : 14) * degree
+      motion.strideSwing = running ? 0.14 : 0.08
+      motion.stepPitch = 1 * degree
+    case .bag:
+      motion.bounce *= 0.8
+      motion.swingAngle = 6 * degree
+      motion.strideSwing = 0.04
+      motion.stepPitch = 1 * degree
+      motion.strideRoll = 4 * degree
+    }
+    return motion
   }
 
   /// The horizontal direction the user faces, given the device attitude: the device's +y (top
@@ -284,6 +376,49 @@ struct TrajectorySegment: Sendable {
         VectorJet(direction: Self.xAxis, 0.2 * (w * Jet.sinusoid(t, frequency: f)))
         + VectorJet(direction: Self.up, 0.1 * (w * Jet.sinusoid(t, frequency: 2 * f)))
       (q, omega) = attitude(yaw: yaw, Self.xAxis, pitch, Self.yAxis, roll)
+    case .gait(let g):
+      let w = SmoothProfile.window(t, duration: duration, ramp: g.ramp)
+      let step = Jet.sinusoid(t, frequency: g.cadence)
+      let stepCos = Jet.sinusoid(t, frequency: g.cadence, phase: .pi / 2)
+      let stride = Jet.sinusoid(t, frequency: g.cadence / 2)
+      let progress = Self.progress(t, duration: duration, ramp: g.ramp)
+      let travel = g.speed * progress.distance
+      offset =
+        VectorJet(direction: g.forward, travel + g.surge * (w * step) + g.strideSwing * (w * stride))
+        + VectorJet(direction: Self.up, g.climb * progress.fraction - g.bounce * (w * stepCos))
+        + VectorJet(direction: g.left, g.sway * (w * stride))
+      (q, omega) = attitude(
+        g.bodyLeft, g.swingAngle * (w * stride) + g.stepPitch * (w * step), g.bodyForward,
+        g.strideRoll * (w * stride))
+    case .ride(let r):
+      switch r.kind {
+      case .lift:
+        let hum = 0.0005 * (SmoothProfile.window(t, duration: duration, ramp: r.ramp) * Jet.sinusoid(t, frequency: 19))
+        offset = VectorJet(direction: Self.up, r.climb * SmoothProfile.smoothstep(t, duration: duration) + hum)
+      case .escalator:
+        let progress = Self.progress(t, duration: duration, ramp: r.ramp)
+        // 0.5 m/s along the incline: the horizontal part is what the climb leaves of it.
+        let along = 0.5 * (duration - r.ramp)
+        let horizontal = (Swift.max(along * along - r.climb * r.climb, 0)).squareRoot()
+        let rumble =
+          0.0004 * (SmoothProfile.window(t, duration: duration, ramp: r.ramp) * Jet.sinusoid(t, frequency: 9))
+        offset =
+          VectorJet(direction: r.forward, horizontal * progress.fraction)
+          + VectorJet(direction: Self.up, r.climb * progress.fraction + rumble)
+      }
+    case .cycle(let c):
+      let w = SmoothProfile.window(t, duration: duration, ramp: c.ramp)
+      let progress = Self.progress(t, duration: duration, ramp: c.ramp)
+      let pedal = Jet.sinusoid(t, frequency: c.cadence)
+      // Road roughness: two tones scaled by speed, as for driving but stronger (no suspension).
+      let bumps =
+        (1.5 / Self.squared(2 * .pi * 13)) * (w * Jet.sinusoid(t, frequency: 13))
+        + (1.0 / Self.squared(2 * .pi * 21.7)) * (w * Jet.sinusoid(t, frequency: 21.7, phase: 2))
+      offset =
+        VectorJet(direction: c.forward, c.speed * progress.distance + 0.06 * (w * pedal))
+        + VectorJet(direction: Self.up, 0.03 * (w * Jet.sinusoid(t, frequency: c.cadence, phase: .pi / 2)) + bumps)
+      // The thigh rises and falls with each pedal turn (about ±25°).
+      (q, omega) = attitude(c.bodyLeft, (25 * Units.radiansPerDegree) * (w * pedal))
     }
     return KinematicState(
       time: time, earthFromSensor: q, angularVelocity: omega, position: startPosition + offset.value,
@@ -292,4 +427,14 @@ struct TrajectorySegment: Sendable {
 
   @inline(__always)
   private static func squared(_ x: Double) -> Double { x * x }
+
+  /// Travel along an eased plateau: `distance` is the window's integral (seconds at full speed, as
+  /// a jet) and `fraction` the share of the segment's travel done by `t` (a jet, 0 → 1).
+  @inline(__always)
+  private static func progress(_ t: Double, duration: Double, ramp: Double) -> (distance: Jet, fraction: Jet) {
+    let w = SmoothProfile.window(t, duration: duration, ramp: ramp)
+    let distance = Jet(SmoothProfile.windowIntegral(t, duration: duration, ramp: ramp), w.value, w.rate)
+    let total = Swift.max(SmoothProfile.windowIntegral(duration, duration: duration, ramp: ramp), 1e-9)
+    return (distance, (1 / total) * distance)
+  }
 }

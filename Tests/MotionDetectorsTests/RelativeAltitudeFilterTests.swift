@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionDetectors
+import MotionSensors
+import XCTest
+
+final class RelativeAltitudeFilterTests: XCTestCase {
+  /// The first reading is 0 and later ones are the standard-atmosphere height difference: exactly
+  /// (to 1 mm, far below a barometer's resolution) when unsmoothed, as iPhones report it.
+  func testMatchesTheStandardAtmosphereDifference() {
+    var parameters = RelativeAltitudeFilter.Parameters()
+    parameters.smoothingTimeConstant = 0
+    var filter = RelativeAltitudeFilter(parameters: parameters)
+    XCTAssertEqual(filter.process(time: 0, pressure: 97.0), 0)
+    for (index, pressure) in [96.9, 97.2, 95.0, 101.0].enumerated() {
+      let expected =
+        BarometricAltitude.height(atPressure: pressure) - BarometricAltitude.height(atPressure: 97.0)
+      let altitude = filter.process(time: Double(index + 1), pressure: pressure)
+      XCTAssertEqual(altitude ?? .nan, expected, accuracy: 1e-3)
+    }
+    // 0.1 kPa near sea level is about 8.3 m (RT/(gp) = 8.32 m/hPa).
+    var check = RelativeAltitudeFilter(parameters: parameters)
+    _ = check.process(time: 0, pressure: 101.325)
+    XCTAssertEqual(check.process(time: 1, pressure: 101.225) ?? .nan, 8.33, accuracy: 0.02)
+  }
+
+  /// At 1 Hz (what phones deliver) the light smoothing changes nothing measurable (< 1 mm).
+  func testSmoothingIsNegligibleAtPhoneRates() {
+    var smoothed = RelativeAltitudeFilter()
+    _ = smoothed.process(time: 0, pressure: 100)
+    let altitude = smoothed.process(time: 1, pressure: 99.9) ?? .nan
+    let exact = BarometricAltitude.height(atPressure: 99.9) - BarometricAltitude.height(atPressure: 100)
+    XCTAssertEqual(altitude, exact, accuracy: 1e-3)
+  }
+
+  /// The simulated lift ride (9 m up) ends 9 m higher, within the barometer's noise and bias drift
+  /// (a few decimetres).
+  func testLiftRideOnTheSimulator() throws {
+    var stream = SimulatedSensorStream(scenario: try Scenario.named("lift"))
+    var filter = RelativeAltitudeFilter()
+    var last = 0.0
+    while let sample = try stream.next() {
+      if let pressure = sample.pressure, let altitude = filter.process(time: sample.timestamp, pressure: pressure) {
+        last = altitude
+      }
+    }
+    XCTAssertEqual(last, 9, accuracy: 0.4)
+  }
+
+  func testInvalidReadingsAreSkipped() {
+    var filter = RelativeAltitudeFilter()
+    XCTAssertNil(filter.process(time: 0, pressure: .nan))
+    XCTAssertNil(filter.process(time: 0, pressure: -3))
+    XCTAssertEqual(filter.process(time: 0, pressure: 100), 0)
+  }
+}
