@@ -199,10 +199,12 @@ final class SimulatorPhysicsTests: XCTestCase {
     let tap = try XCTUnwrap(stream.events.first { $0.kind == .tap })
     let peak = samples.max { $0.accelerometer!.x < $1.accelerometer!.x }!
     XCTAssertTrue(tap.contains(peak.timestamp, tolerance: 0.01), "peak at \(peak.timestamp), tap \(tap)")
-    XCTAssertGreaterThan(peak.accelerometer!.x, 20)
-    // The slide back is four times gentler than the knock.
+    // A real knock of a phone's edge on a palm reaches 3–6 g; the built-in one is about 5 g.
+    XCTAssertGreaterThan(peak.accelerometer!.x, 3 * g)
+    XCTAssertLessThan(peak.accelerometer!.x, 6 * g)
+    // The slide back is four times gentler than the knock (1 m/s² of slack for the sampling).
     let trough = samples.map { $0.accelerometer!.x }.min()!
-    XCTAssertGreaterThan(trough, -10)
+    XCTAssertGreaterThan(trough, -peak.accelerometer!.x / 4 - 1)
     for sample in samples where sample.timestamp > tap.end + 0.2 || sample.timestamp < tap.start {
       assertVectorsEqual(sample.accelerometer, SIMD3(0, 0, g), accuracy: 1e-9)
     }

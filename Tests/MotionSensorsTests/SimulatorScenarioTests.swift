@@ -13,6 +13,7 @@ final class SimulatorScenarioTests: XCTestCase {
     let required = [
       "flat", "faceUp", "faceDown", "portrait", "portraitUpsideDown", "landscapeLeft", "landscapeRight",
       "rotateX", "rotateY", "rotateZ", "figure8", "shake", "tap", "walk", "drive", "freefall", "tour",
+      "walkPocket", "walkBackPocket", "walkBag", "run", "stairs", "lift", "escalator", "cycle", "commute", "desk",
     ]
     XCTAssertEqual(Set(Scenario.builtInNames), Set(required))
     XCTAssertEqual(Scenario.builtInNames.count, Set(Scenario.builtInNames).count)
