@@ -51,7 +51,9 @@ var targets: [Target] = [
     swiftSettings: swiftSettings),
   .target(
     name: "OpenCoreMotion",
-    dependencies: ["MotionMath", "MotionFusion", "MotionSensors", "LinuxIIO", "MotionRecognition"],
+    dependencies: [
+      "MotionMath", "MotionFusion", "MotionSensors", "LinuxIIO", "MotionRecognition", "MotionDetectors",
+    ],
     swiftSettings: swiftSettings),
   .target(
     name: "OpenUIDevice",
@@ -104,6 +106,7 @@ var targets: [Target] = [
     name: "OpenCoreMotionTests",
     dependencies: [
       "OpenCoreMotion", "OpenUIDevice", "MotionSensors", "LinuxIIO", "MotionFusion", "_MotionTestSupport",
+      "MotionDetectors",
     ]),
   .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "_MotionTestSupport"]),
 ]
