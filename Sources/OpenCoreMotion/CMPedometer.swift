@@ -16,7 +16,7 @@ import MotionSensors
 open class CMPedometer: NSObject {
   package let backend: any MotionHistoryBackend
   /// The serial queue every handler of this pedometer runs on.
-  let handlerQueue: OperationQueue
+  package let handlerQueue: OperationQueue
   private let updateChannel = UpdateChannel<CMPedometerData>(interval: 0)
   private let eventChannel = UpdateChannel<CMPedometerEvent>(interval: 0)
 

@@ -80,10 +80,13 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
   private let stride: StrideModel
   private let sourceSubscription = Locked<SourceSubscription?>(nil)
 
-  /// Starts observing `source`. `timeline` fixes the dates of the source's timestamps (tests);
-  /// `nil` anchors them at the first sample.
+  /// Creates the history of `source` and starts observing it, unless `startsObserving` is false
+  /// (then ``startObserving()`` does, once the live subscribers are in place: a source played as
+  /// fast as possible would otherwise run ahead of them). `timeline` fixes the dates of the
+  /// source's timestamps (tests); `nil` anchors them at the first sample.
   package init(
-    source: any SensorSource, parameters: Parameters = Parameters(), timeline: MotionTimeline? = nil
+    source: any SensorSource, parameters: Parameters = Parameters(), timeline: MotionTimeline? = nil,
+    startsObserving: Bool = true
   ) {
     self.source = source
     self.parameters = parameters
@@ -94,6 +97,16 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
         ledger: StepLedger(activeGapLimit: parameters.pauseDelay, retention: parameters.retention),
         recordingDecimator: UpdateDecimator(nominalSourcePeriod: source.shortestSamplePeriod),
         recorded: AccelerometerRecordBuffer(capacity: parameters.recordingCapacity)))
+    if startsObserving { startObserving() }
+  }
+
+  /// Starts observing the source (once; later calls do nothing).
+  package func startObserving() {
+    let isFirst = sourceSubscription.withLock { s -> Bool in
+      defer { if s == nil { s = SourceSubscription(onCancel: {}) } }
+      return s == nil
+    }
+    guard isFirst else { return }
     // The detectors want every sample; 100 Hz is enough for steps and activity.
     let subscription = source.subscribe(
       requestedSampleRate: Swift.min(100, source.supportedSampleRates.upperBound)
@@ -161,6 +174,11 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
   /// The date of the source timestamp `timestamp`, once the timeline is known.
   package func date(forTimestamp timestamp: Double) -> Date? {
     state.withLock { $0.timeline?.date(forTimestamp: timestamp) }
+  }
+
+  /// The source timestamp of `date`, once the timeline is known.
+  package func timestamp(for date: Date) -> Double? {
+    state.withLock { $0.timeline?.timestamp(for: date) }
   }
 
   /// The date of the latest sample observed, if any.

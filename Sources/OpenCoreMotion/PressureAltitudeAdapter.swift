@@ -11,29 +11,31 @@ import Foundation
 /// standard-atmosphere height difference without smoothing, and floors are not counted
 /// (``countsFloors`` is `false`, so `CMPedometer.isFloorCountingAvailable()` is `false` and the
 /// pedometer's floor fields are `nil`).
-struct PressureAltitudeAdapter: Sendable {
+package struct PressureAltitudeAdapter: Sendable {
   /// Whether this adapter counts floors.
-  static let countsFloors = false
+  package static let countsFloors = false
 
   /// Sea-level standard pressure, kPa.
-  static let standardSeaLevelPressure = 101.325
+  package static let standardSeaLevelPressure = 101.325
 
   /// Height in metres at `pressure` kPa in the standard atmosphere, for sea-level pressure
   /// `seaLevelPressure` kPa: h = 44330.8 · (1 − (p/p₀)^0.190263). This is the formula whose
   /// differences match the relative altitude Apple's devices report from their own pressure readings.
-  static func standardHeight(pressure: Double, seaLevelPressure: Double = standardSeaLevelPressure) -> Double {
+  package static func standardHeight(pressure: Double, seaLevelPressure: Double = standardSeaLevelPressure) -> Double {
     44330.8 * (1 - Foundation.pow(pressure / seaLevelPressure, 0.190263))
   }
 
   private var firstHeight: Double?
+
+  package init() {}
   /// Floors completed so far (always 0 until a floor counter is plugged in).
-  private(set) var floorsAscended = 0
-  private(set) var floorsDescended = 0
+  package private(set) var floorsAscended = 0
+  package private(set) var floorsDescended = 0
 
   /// Feeds one reading (time in s, pressure in kPa); returns the altitude in metres relative to the
   /// first reading, and the floors completed by this reading (`nil` when none). Readings that are
   /// not positive and finite return `nil`.
-  mutating func process(time: Double, pressure: Double) -> (altitude: Double, floors: (ascended: Int, descended: Int)?)? {
+  package mutating func process(time: Double, pressure: Double) -> (altitude: Double, floors: (ascended: Int, descended: Int)?)? {
     guard pressure.isFinite, pressure > 0, time.isFinite else { return nil }
     let height = Self.standardHeight(pressure: pressure)
     if firstHeight == nil { firstHeight = height }
@@ -41,5 +43,5 @@ struct PressureAltitudeAdapter: Sendable {
   }
 
   /// Tells the floor counter that a step happened at `time` s (floors count only while walking).
-  mutating func noteStep(time: Double) {}
+  package mutating func noteStep(time: Double) {}
 }
