@@ -70,7 +70,9 @@ open class CMMotionActivityManager: NSObject {
   ) {
     let backend = backend
     let error = serviceError
+    let box = HandlerBox(handler)
     queue.addOperation {
+      let handler = box.handler
       if let error { return handler(nil, error) }
       guard start <= end else {
         return handler(nil, NSError(CMErrorInvalidParameter, description: "the start date is after the end date"))

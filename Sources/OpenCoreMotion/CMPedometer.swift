@@ -86,7 +86,9 @@ open class CMPedometer: NSObject {
   open func queryPedometerData(from start: Date, to end: Date, withHandler handler: @escaping CMPedometerHandler) {
     let backend = backend
     let error = serviceError
+    let box = HandlerBox(handler)
     handlerQueue.addOperation {
+      let handler = box.handler
       if let error { return handler(nil, error) }
       guard start <= end else {
         return handler(nil, NSError(CMErrorInvalidParameter, description: "the start date is after the end date"))
