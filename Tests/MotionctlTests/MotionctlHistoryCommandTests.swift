@@ -57,6 +57,12 @@ final class MotionctlHistoryCommandTests: XCTestCase {
     XCTAssertEqual(altitude.status, 0, altitude.standardError)
     XCTAssertTrue(altitude.standardOutput.contains("relative altitude    +0.00 m"), altitude.standardOutput)
 
+    // COREMOTION_AUTHORIZATION=denied: the handler receives CMErrorMotionActivityNotAuthorized.
+    let denied = try MotionctlRunner.run(
+      ["monitor", "pedometer", "--source", "simulator:walk?speed=max"], environment: ["COREMOTION_AUTHORIZATION": "denied"])
+    XCTAssertNotEqual(denied.status, 0)
+    XCTAssertTrue(denied.standardError.contains("not authorized"), denied.standardError)
+
     let none = try MotionctlRunner.run(["monitor", "pedometer", "--source", "none"])
     XCTAssertNotEqual(none.status, 0)
     XCTAssertTrue(none.standardError.contains("no accelerometer"), none.standardError)
