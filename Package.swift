@@ -106,7 +106,6 @@ var targets: [Target] = [
     name: "OpenCoreMotionTests",
     dependencies: [
       "OpenCoreMotion", "OpenUIDevice", "MotionSensors", "LinuxIIO", "MotionFusion", "_MotionTestSupport",
-      "MotionDetectors",
     ]),
   .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "_MotionTestSupport"]),
 ]
