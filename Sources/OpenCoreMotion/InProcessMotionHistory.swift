@@ -11,8 +11,9 @@ import MotionSensors
 /// Observation starts when the history is created (the first pedometer, activity manager,
 /// altimeter or sensor recorder of the source) and lasts as long as the process: queries answer
 /// from what this process observed since then, not from a system-wide history (that is the
-/// daemon-backed backend's job). Steps, floors and activities are kept for 7 days, recorded
-/// accelerometer samples for 3 days and at most 12 h of them (``Parameters``).
+/// daemon-backed backend's job). Steps, floors, activities and altitudes (one reading per second)
+/// are kept for 7 days, recorded accelerometer samples for 3 days and at most 12 h of them
+/// (``Parameters``).
 package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sendable {
   // @unchecked: `state` is behind its lock; `deliveryLock` serialises deliveries to subscribers;
   // the other stored properties are immutable.
@@ -32,6 +33,10 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     package var recordingRate: Double = 50
     /// The longest recording request, s (12 h).
     package var longestRecording: Double = 43_200
+    /// Seconds between two barometer readings kept in the altitude history.
+    package var altitudeHistoryInterval: Double = 1
+    /// The most barometer readings kept: 7 days at one per second.
+    package var altitudeHistoryCapacity: Int = 7 * 86_400
     /// Steps whose spacing sets the current cadence.
     package var cadenceSteps: Int = 8
     /// Cadence used for the stride of the first step of a bout, steps/s.
@@ -68,7 +73,9 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     var recordUntil: Date?
     var pendingRecordingDuration: Double?
     var recordingDecimator: UpdateDecimator
-    var recorded: AccelerometerRecordBuffer
+    var recorded: DatedRecordBuffer<AccelerometerRecord>
+    var altitudeDecimator = UpdateDecimator(nominalSourcePeriod: 0.01)
+    var altitudes: DatedRecordBuffer<AltitudeRecord>
     var nextRecordIdentifier: UInt64 = 1
     var subscribers: [UInt64: @Sendable (MotionHistoryEvent) -> Void] = [:]
     var nextSubscriberID: UInt64 = 0
@@ -96,7 +103,8 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
         timeline: timeline,
         ledger: StepLedger(activeGapLimit: parameters.pauseDelay, retention: parameters.retention),
         recordingDecimator: UpdateDecimator(nominalSourcePeriod: source.shortestSamplePeriod),
-        recorded: AccelerometerRecordBuffer(capacity: parameters.recordingCapacity)))
+        recorded: DatedRecordBuffer(capacity: parameters.recordingCapacity),
+        altitudes: DatedRecordBuffer(capacity: parameters.altitudeHistoryCapacity)))
     if startsObserving { startObserving() }
   }
 
@@ -165,6 +173,10 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
       let until = timeline.date(forTimestamp: now).addingTimeInterval(length)
       s.recordUntil = Swift.max(s.recordUntil ?? until, until)
     }
+  }
+
+  package func altitudes(from start: Date, to end: Date) -> [AltitudeRecord] {
+    state.withLock { $0.altitudes.records(from: start, to: end) }
   }
 
   package func recordedAccelerometer(from start: Date, to end: Date) -> [AccelerometerRecord] {
@@ -255,7 +267,11 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     }
     if let pressure = sample.pressure, let result = s.pressure.process(time: t, pressure: pressure) {
       let date = timeline.date(forTimestamp: t)
-      events.append(.altitude(AltitudeRecord(timestamp: t, date: date, pressure: pressure, altitude: result.altitude)))
+      let record = AltitudeRecord(timestamp: t, date: date, pressure: pressure, altitude: result.altitude)
+      if s.altitudeDecimator.accept(t, interval: parameters.altitudeHistoryInterval) {
+        s.altitudes.append(record)
+      }
+      events.append(.altitude(record))
       if let floors = result.floors, floors.ascended > 0 || floors.descended > 0 {
         let record = FloorRecord(date: date, ascended: floors.ascended, descended: floors.descended)
         s.ledger.append(record)

@@ -27,6 +27,9 @@ package protocol MotionHistoryBackend: AnyObject, Sendable {
   /// The activity in force now, if any has been observed.
   var currentActivity: ActivityRecord? { get }
 
+  /// The barometer readings dated in `start ... end`, in time order, about one per second.
+  func altitudes(from start: Date, to end: Date) -> [AltitudeRecord]
+
   /// Asks for accelerometer samples to be recorded at 50 Hz for `duration` seconds from now.
   func recordAccelerometer(forDuration duration: TimeInterval)
   /// The recorded accelerometer samples dated in `start ... end`, in time order.

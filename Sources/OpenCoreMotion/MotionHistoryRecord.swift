@@ -6,6 +6,14 @@ import MotionDetectors
 // The values a ``MotionHistoryBackend`` stores and reports. Plain values in API units, so that a
 // daemon-backed backend can send them over a wire unchanged.
 
+/// A history record with a wall-clock date.
+package protocol DatedRecord: Sendable {
+  var date: Date { get }
+}
+
+extension AccelerometerRecord: DatedRecord {}
+extension AltitudeRecord: DatedRecord {}
+
 /// One step: when it happened and the distance it covered.
 package struct StepRecord: Sendable, Equatable {
   /// When the step happened (wall clock).

@@ -135,6 +135,19 @@ final class CMAltimeterTests: XCTestCase {
     XCTAssertEqual(coreMotionCode(sequence.error), Int(CMErrorNotAvailable.rawValue))
   }
 
+  func testTheHistoryKeepsOneReadingPerSecond() throws {
+    let clock = VirtualClock()
+    let scenario = HistoryFixture.liftScenario(rise: 10, duration: 10)
+    let history = HistoryFixture.history(HistoryFixture.player(scenario, clock: clock))
+    clock.advance(by: scenario.segmentsDuration + 1)
+    let records = history.altitudes(from: HistoryFixture.anchor, to: HistoryFixture.date(100))
+    XCTAssertEqual(Double(records.count), scenario.segmentsDuration, accuracy: 1)
+    XCTAssertEqual(records.map(\.date), records.map(\.date).sorted())
+    let climb = try XCTUnwrap(records.last).altitude - XCTUnwrap(records.first).altitude
+    XCTAssertEqual(climb, 10, accuracy: 0.001)
+    XCTAssertEqual(history.altitudes(from: HistoryFixture.date(5), to: HistoryFixture.date(5.5)).count, 1)
+  }
+
   func testAltitudeReferenceFromTheEnvironment() {
     XCTAssertEqual(
       AltitudeReference.current(environment: ["COREMOTION_SEA_LEVEL_PRESSURE": "101.8"]), .seaLevelPressure(101.8))

@@ -75,7 +75,7 @@ final class CMSensorRecorderTests: XCTestCase {
   }
 
   func testRingBufferKeepsTheNewestSamples() {
-    var buffer = AccelerometerRecordBuffer(capacity: 4)
+    var buffer = DatedRecordBuffer<AccelerometerRecord>(capacity: 4)
     for i in 0..<10 {
       buffer.append(
         AccelerometerRecord(identifier: UInt64(i), timestamp: Double(i), date: HistoryFixture.date(Double(i)), acceleration: .zero))

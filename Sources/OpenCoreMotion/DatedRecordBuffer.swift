@@ -2,12 +2,13 @@
 
 import Foundation
 
-/// The sensor recorder's samples: a ring of at most ``capacity`` records in time order; the oldest
-/// are overwritten first. Memory grows with what is actually recorded, never beyond the capacity.
-struct AccelerometerRecordBuffer: Sendable {
+/// Recorded samples (the sensor recorder's accelerometer, the altitude history): a ring of at most
+/// ``capacity`` records in time order; the oldest are overwritten first. Memory grows with what is
+/// actually recorded, never beyond the capacity.
+struct DatedRecordBuffer<Record: DatedRecord>: Sendable {
   /// The most samples kept.
   let capacity: Int
-  private var storage: [AccelerometerRecord] = []
+  private var storage: [Record] = []
   /// Index in `storage` of the oldest record once the ring is full.
   private var head = 0
 
@@ -18,12 +19,12 @@ struct AccelerometerRecordBuffer: Sendable {
   var count: Int { storage.count }
 
   /// The `index`-th oldest record.
-  private func record(at index: Int) -> AccelerometerRecord {
+  private func record(at index: Int) -> Record {
     storage[(head + index) % storage.count]
   }
 
   /// Adds a record (dates non-decreasing), overwriting the oldest when full.
-  mutating func append(_ record: AccelerometerRecord) {
+  mutating func append(_ record: Record) {
     if storage.count < capacity {
       storage.append(record)
     } else {
@@ -42,7 +43,7 @@ struct AccelerometerRecordBuffer: Sendable {
   }
 
   /// The records dated in `start ... end`, oldest first.
-  func records(from start: Date, to end: Date) -> [AccelerometerRecord] {
+  func records(from start: Date, to end: Date) -> [Record] {
     guard start <= end else { return [] }
     let lower = firstIndex { $0.date >= start }
     let upper = firstIndex { $0.date > end }
@@ -53,7 +54,7 @@ struct AccelerometerRecordBuffer: Sendable {
   /// The date of the oldest record.
   var oldestDate: Date? { storage.isEmpty ? nil : record(at: 0).date }
 
-  private func firstIndex(where predicate: (AccelerometerRecord) -> Bool) -> Int {
+  private func firstIndex(where predicate: (Record) -> Bool) -> Int {
     var low = 0
     var high = storage.count
     while low < high {
