@@ -11,27 +11,6 @@ import Foundation
 // its `error` then says why (the `NSError` in `CMErrorDomain` a handler would have received).
 // Stopping iteration (task cancelled, sequence dropped) cancels the subscription.
 
-extension CMPedometer {
-  /// Cumulative pedometer data from `start`, as ``startUpdates(from:withHandler:)`` delivers it.
-  /// An addition.
-  public func updates(from start: Date) -> MotionUpdateSequence<CMPedometerData> {
-    makeUpdateSequence { connectUpdates($0, from: start, sink: $1) }
-  }
-
-  /// Pause and resume events, as ``startEventUpdates(handler:)`` delivers them. An addition.
-  public func eventUpdates() -> MotionUpdateSequence<CMPedometerEvent> {
-    makeUpdateSequence { connectEvents($0, sink: $1) }
-  }
-}
-
-extension CMMotionActivityManager {
-  /// The current activity, then each change, as ``startActivityUpdates(to:withHandler:)``
-  /// delivers them. An addition.
-  public func activityUpdates() -> MotionUpdateSequence<CMMotionActivity> {
-    makeUpdateSequence { connect($0, sink: $1) }
-  }
-}
-
 extension CMAltimeter {
   /// Relative-altitude events, as ``startRelativeAltitudeUpdates(to:withHandler:)`` delivers them.
   /// An addition; without a barometer the sequence ends at once with `CMErrorNotAvailable`.
