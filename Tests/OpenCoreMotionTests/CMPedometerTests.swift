@@ -61,9 +61,15 @@ final class CMPedometerTests: XCTestCase {
     for data in walking {
       if let cadence = data.currentCadence?.doubleValue { XCTAssertEqual(cadence, 1.8, accuracy: 1.2) }
     }
-    // Floors are not counted yet (no floor counter): nil, as Apple reports without floor counting.
-    XCTAssertNil(last.floorsAscended)
-    XCTAssertNil(last.floorsDescended)
+    if PressureAltitudeAdapter.countsFloors {
+      // A walk on the level: no floor.
+      XCTAssertEqual(last.floorsAscended, 0)
+      XCTAssertEqual(last.floorsDescended, 0)
+    } else {
+      // Without floor counting the fields are nil, as Apple reports them.
+      XCTAssertNil(last.floorsAscended)
+      XCTAssertNil(last.floorsDescended)
+    }
   }
 
   func testQueryRangesAddUp() {
