@@ -86,7 +86,8 @@ open class CMAltimeter: NSObject {
   func connectRelative(_ channel: UpdateChannel<CMAltitudeData>, sink: UpdateChannel<CMAltitudeData>.Sink) -> Bool {
     guard hasBarometer else { return false }
     if CMAuthorizationStatus.current != .authorized {
-      channel.refuse(NSError(CMErrorMotionActivityNotAuthorized, description: "the altimeter is not authorized"), sink: sink)
+      channel.refuse(
+        NSError(CMErrorMotionActivityNotAuthorized, description: "the altimeter is not authorized"), sink: sink)
       return true
     }
     channel.interval = Self.updateInterval
@@ -122,12 +123,15 @@ open class CMAltimeter: NSObject {
     guard hasBarometer, let reference else {
       let reason =
         hasBarometer
-        ? "no altitude reference: set \(AltitudeReference.seaLevelPressureVariable)=kPa or COREMOTION_LOCATION=lat,lon,altitude_m"
+        ? "no altitude reference: set \(AltitudeReference.seaLevelPressureVariable)=kPa "
+          + "or COREMOTION_LOCATION=lat,lon,altitude_m"
         : "\(backend.name) has no barometer"
-      return channel.refuse(NSError(CMErrorNotAvailable, description: "absolute altitude is not available: " + reason), sink: sink)
+      return channel.refuse(
+        NSError(CMErrorNotAvailable, description: "absolute altitude is not available: " + reason), sink: sink)
     }
     if CMAuthorizationStatus.current != .authorized {
-      return channel.refuse(NSError(CMErrorMotionActivityNotAuthorized, description: "the altimeter is not authorized"), sink: sink)
+      return channel.refuse(
+        NSError(CMErrorMotionActivityNotAuthorized, description: "the altimeter is not authorized"), sink: sink)
     }
     channel.interval = Self.updateInterval
     // For a start altitude: the offset from the standard-atmosphere height to the altitude, m.

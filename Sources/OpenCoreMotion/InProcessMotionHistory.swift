@@ -349,8 +349,9 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     s.recorded.append(
       AccelerometerRecord(identifier: s.nextRecordIdentifier, timestamp: t, date: date, acceleration: acceleration))
     s.nextRecordIdentifier &+= 1
-    if let oldest = s.recorded.oldestDate, oldest < date.addingTimeInterval(-parameters.recordingRetention - 3600) {
-      s.recorded.removeRecords(before: date.addingTimeInterval(-parameters.recordingRetention))
+    let retentionLimit = date.addingTimeInterval(-parameters.recordingRetention)
+    if let oldest = s.recorded.oldestDate, oldest < retentionLimit.addingTimeInterval(-3600) {
+      s.recorded.removeRecords(before: retentionLimit)
     }
   }
 }

@@ -35,7 +35,9 @@ package struct PressureAltitudeAdapter: Sendable {
   /// Feeds one reading (time in s, pressure in kPa); returns the altitude in metres relative to the
   /// first reading, and the floors completed by this reading (`nil` when none). Readings that are
   /// not positive and finite return `nil`.
-  package mutating func process(time: Double, pressure: Double) -> (altitude: Double, floors: (ascended: Int, descended: Int)?)? {
+  package mutating func process(
+    time: Double, pressure: Double
+  ) -> (altitude: Double, floors: (ascended: Int, descended: Int)?)? {
     guard pressure.isFinite, pressure > 0, time.isFinite else { return nil }
     let height = Self.standardHeight(pressure: pressure)
     if firstHeight == nil { firstHeight = height }

@@ -57,10 +57,14 @@ func makeUpdateSequence<Item: AnyObject>(
 func motionServiceError(isAvailable: Bool, service: String, backend: any MotionHistoryBackend) -> NSError? {
   let status = CMAuthorizationStatus.current
   if status != .authorized {
-    return NSError(CMErrorMotionActivityNotAuthorized, description: "\(service) is not authorized (\(CMAuthorizationStatus.environmentVariable))")
+    return NSError(
+      CMErrorMotionActivityNotAuthorized,
+      description: "\(service) is not authorized (\(CMAuthorizationStatus.environmentVariable))")
   }
   if !isAvailable {
-    return NSError(CMErrorMotionActivityNotAvailable, description: "\(service) is not available: \(backend.name) lacks the sensor it needs")
+    return NSError(
+      CMErrorMotionActivityNotAvailable,
+      description: "\(service) is not available: \(backend.name) lacks the sensor it needs")
   }
   return nil
 }

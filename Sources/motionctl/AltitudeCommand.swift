@@ -47,18 +47,24 @@ struct AltitudeCommand: ParsableCommand {
     }
     for file in files {
       let url = URL(fileURLWithPath: file)
-      let mapping = try columns.map { try ColumnMapping(parsing: $0) } ?? (recordingFormat == nil ? Self.pressureTableMapping(url) : nil)
+      let mapping =
+        try columns.map { try ColumnMapping(parsing: $0) }
+        ?? (recordingFormat == nil ? Self.pressureTableMapping(url) : nil)
       let options = RecordingReader.Options(invalidRows: skipInvalid ? .skip : .fail, columnMapping: mapping)
-      var stream = try RecordingReader.open(url, format: recordingFormat ?? (mapping != nil ? .columns : nil), options: options)
+      var stream = try RecordingReader.open(
+        url, format: recordingFormat ?? (mapping != nil ? .columns : nil), options: options)
       var adapter = PressureAltitudeAdapter()
       var lines: [String] = []
       var samples: [String] = []
       while let sample = try stream.next() {
-        guard let pressure = sample.pressure, let result = adapter.process(time: sample.timestamp, pressure: pressure)
+        guard let pressure = sample.pressure,
+          let result = adapter.process(time: sample.timestamp, pressure: pressure)
         else { continue }
         if json {
           samples.append(
-            String(format: "{\"t\": %.6f, \"pressure_kpa\": %.6f, \"relative_altitude_m\": %.4f}", sample.timestamp, pressure, result.altitude))
+            String(
+              format: "{\"t\": %.6f, \"pressure_kpa\": %.6f, \"relative_altitude_m\": %.4f}",
+              sample.timestamp, pressure, result.altitude))
         } else {
           lines.append(String(format: "%.6f %.6f %.4f", sample.timestamp, pressure, result.altitude))
         }
@@ -92,7 +98,9 @@ struct AltitudeCommand: ParsableCommand {
 
   /// `text` as a JSON string literal.
   static func jsonString(_ text: String) -> String {
-    let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
+    let data =
+      (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes]))
+      ?? Data("[\"\"]".utf8)
     let array = String(decoding: data, as: UTF8.self)
     return String(array.dropFirst().dropLast())
   }
