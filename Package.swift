@@ -51,7 +51,9 @@ var targets: [Target] = [
     swiftSettings: swiftSettings),
   .target(
     name: "OpenCoreMotion",
-    dependencies: ["MotionMath", "MotionFusion", "MotionSensors", "LinuxIIO", "MotionRecognition"],
+    dependencies: [
+      "MotionMath", "MotionFusion", "MotionSensors", "LinuxIIO", "MotionRecognition", "MotionDetectors",
+    ],
     swiftSettings: swiftSettings),
   .target(
     name: "OpenUIDevice",

@@ -53,6 +53,18 @@ struct DemoCommand: ParsableCommand {
     let session = SourceSession(source: sensorSource)
     let state = Locked(DemoState(readout: TerminalReadout(), title: "OpenCoreMotion demo: \(sensorSource.name)"))
 
+    // Steps and activity from the same source, shown in the footer.
+    let pedometer = CMPedometer(source: sensorSource)
+    let activityManager = CMMotionActivityManager(source: sensorSource)
+    if sensorSource.availableSensors.contains(.accelerometer) {
+      pedometer.startUpdates(from: .distantPast) { data, _ in
+        data.map { data in state.withLock { $0.steps = pedometerLine(data) } }
+      }
+      activityManager.startActivityUpdates(to: queue) { activity in
+        activity.map { activity in state.withLock { $0.activity = activityLine(activity) } }
+      }
+    }
+
     manager.deviceMotionUpdateInterval = 1 / rate
     manager.startDeviceMotionUpdates(using: frame.frame, to: queue) { motion, error in
       session.emit(error) ?? motion.map { motion in state.withLock { $0.show(motion) } }
@@ -62,6 +74,8 @@ struct DemoCommand: ParsableCommand {
     // Let updates already queued run; after a stop no handler would.
     queue.waitUntilAllOperationsAreFinished()
     manager.stopDeviceMotionUpdates()
+    pedometer.stopUpdates()
+    activityManager.stopActivityUpdates()
     queue.waitUntilAllOperationsAreFinished()
     if let failure = session.failure { throw CLIError(failure) }
   }
@@ -71,6 +85,10 @@ struct DemoCommand: ParsableCommand {
 struct DemoState {
   var readout: TerminalReadout
   var title: String
+  /// The latest pedometer line (`steps N  distance …`).
+  var steps = "steps 0"
+  /// The latest activity (`walking (medium)`).
+  var activity = "n/a"
   /// Classifies the device orientation from gravity, with the same hysteresis UIDevice uses.
   private var orientation = OrientationClassifier()
 
@@ -102,7 +120,7 @@ struct DemoState {
     ]
     let heading = motion.heading >= 0 ? String(format: "heading %5.1f°", motion.heading) : "heading n/a"
     let device = orientation.update(gravity: SIMD3(motion.gravity.x, motion.gravity.y, motion.gravity.z), timestamp: motion.timestamp)
-    let footer = "Orientation: \(device)   \(heading)"
+    let footer = "Orientation: \(device)   \(heading)   \(steps)   activity \(activity)"
     let header = title + String(format: "   t = %.2f s", motion.timestamp)
     readout.draw(header: header, rows: rows, footer: footer)
   }

@@ -14,8 +14,10 @@ struct MonitorCommand: ParsableCommand {
     abstract: "Stream sensor values or motion events from a source, one line per update.",
     discussion: """
       WHAT is one of: \(MonitorTarget.allCases.map(\.rawValue).joined(separator: ", ")). Raw values \
-      are in Core Motion units (g with Apple's sign, rad/s, µT). The source is --source, else \
-      COREMOTION_SOURCE, else the simulator's tour.
+      are in Core Motion units (g with Apple's sign, rad/s, µT). pedometer prints CMPedometer's \
+      cumulative updates and pause/resume events, activity each CMMotionActivity change, altitude \
+      CMAltimeter's events (m, kPa). The source is --source, else COREMOTION_SOURCE, else the \
+      simulator's tour.
       """)
 
   @Argument(help: "What to monitor.")
@@ -44,6 +46,7 @@ struct MonitorCommand: ParsableCommand {
     queue.maxConcurrentOperationCount = 1
     let session = SourceSession(source: sensorSource)
     let interval = 1 / rate
+    var stopHistory: () -> Void = {}
 
     switch what {
     case .raw, .accelerometer, .gyroscope, .magnetometer:
@@ -81,6 +84,8 @@ struct MonitorCommand: ParsableCommand {
             $0.gravity.x, $0.gravity.y, $0.gravity.z, $0.userAcceleration.x, $0.userAcceleration.y, $0.userAcceleration.z))
         }
       }
+    case .pedometer, .activity, .altitude:
+      stopHistory = try startHistoryMonitor(what, source: sensorSource, queue: queue, session: session)
     default:
       try startEventMonitor(what, manager: manager, queue: queue, session: session)
     }
@@ -92,6 +97,7 @@ struct MonitorCommand: ParsableCommand {
     // Let updates already queued run (a source played as fast as possible ends before they do);
     // after a stop no handler would.
     queue.waitUntilAllOperationsAreFinished()
+    stopHistory()
     manager.stopAccelerometerUpdates()
     manager.stopGyroUpdates()
     manager.stopMagnetometerUpdates()
@@ -106,6 +112,7 @@ enum MonitorTarget: String, ExpressibleByArgument, CaseIterable {
   case raw, accelerometer, gyroscope, magnetometer
   case deviceMotion = "device-motion"
   case orientation, shake, tap, movement
+  case pedometer, activity, altitude
 }
 
 /// The source for `monitor`: `--source`, else `COREMOTION_SOURCE`, else the simulator's tour.

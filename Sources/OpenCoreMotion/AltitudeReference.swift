@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionFusion
+
+/// What turns pressure into altitude above sea level for `CMAltimeter`'s absolute altitude.
+///
+/// Apple combines the barometer with GPS; a Linux machine needs to be told one of:
+/// - the sea-level pressure (QNH) in kPa, in `COREMOTION_SEA_LEVEL_PRESSURE` (for example
+///   `101.8`, from a weather report): altitude is the standard-atmosphere height for that
+///   sea-level pressure;
+/// - the device's location with its altitude (`CMMotionManager.deviceLocation`, else
+///   `COREMOTION_LOCATION=lat,lon,altitude_m`): the first reading is taken to be at that altitude,
+///   and later readings move from it by the standard-atmosphere height difference.
+/// Without either, absolute altitude is not available.
+enum AltitudeReference: Equatable, Sendable {
+  /// Sea-level pressure, kPa.
+  case seaLevelPressure(Double)
+  /// Altitude of the device when updates start, m.
+  case startAltitude(Double)
+
+  static let seaLevelPressureVariable = "COREMOTION_SEA_LEVEL_PRESSURE"
+  /// Accepted sea-level pressures, kPa (the recorded extremes are about 87 and 108.4 kPa).
+  static let seaLevelPressureRange: ClosedRange<Double> = 85...110
+
+  /// One standard deviation of the altitude, m: a sea-level pressure that is 0.1 kPa off (a typical
+  /// weather-report error) moves the altitude by about 8 m; a location's altitude is rarely better.
+  static let accuracy: Double = 10
+  /// The resolution worth showing, m (the barometer resolves about 0.1 m).
+  static let precision: Double = 0.1
+
+  /// The reference `environment` (and the app's device location) gives, or `nil`.
+  static func current(environment: [String: String] = ProcessInfo.processInfo.environment) -> AltitudeReference? {
+    if let text = environment[seaLevelPressureVariable], let value = Double(text.trimmingCharacters(in: .whitespaces)),
+      seaLevelPressureRange.contains(value)
+    {
+      return .seaLevelPressure(value)
+    }
+    if let location = CMMotionManager.deviceLocation ?? (try? GeographicLocation.fromEnvironment(environment)) {
+      return .startAltitude(location.altitude)
+    }
+    return nil
+  }
+}

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+
+/// Reports altitude changes (and, where a reference is known, altitude above sea level) from the
+/// barometer.
+///
+/// Events come at regular intervals (``updateInterval`` of source time) whether or not the
+/// altitude changed. Relative altitude is the standard-atmosphere height difference of the
+/// pressure readings, relative to the first event of the updates (which reports 0). A second start
+/// replaces the handler (and starts again from 0); after a stop returns, no handler of that service
+/// runs any more.
+open class CMAltimeter: NSObject {
+  package let backend: any MotionHistoryBackend
+  private let relativeChannel = UpdateChannel<CMAltitudeData>(interval: CMAltimeter.updateInterval)
+  private let absoluteChannel = UpdateChannel<CMAbsoluteAltitudeData>(interval: CMAltimeter.updateInterval)
+
+  /// Seconds of source time between events.
+  static let updateInterval: Double = 1
+
+  /// Creates an altimeter for the process's default source.
+  public override convenience init() {
+    self.init(backend: MotionHistoryBackends.default)
+  }
+
+  /// Creates an altimeter for `source`. An addition to Apple's API (simulations, recordings, tests).
+  public convenience init(source: any SensorSource) {
+    self.init(backend: InProcessMotionHistory.shared(for: source))
+  }
+
+  package init(backend: any MotionHistoryBackend) {
+    self.backend = backend
+    super.init()
+  }
+
+  deinit {
+    relativeChannel.end()
+    absoluteChannel.end()
+  }
+
+  /// Whether relative altitude is available: the default source has a barometer.
+  open class func isRelativeAltitudeAvailable() -> Bool {
+    MotionHistoryBackends.defaultSensors.contains(.barometer)
+  }
+
+  /// Whether absolute altitude is available: the default source has a barometer and a sea-level
+  /// pressure or the device's altitude is known (see ``AltitudeReference``).
+  open class func isAbsoluteAltitudeAvailable() -> Bool {
+    isRelativeAltitudeAvailable() && AltitudeReference.current() != nil
+  }
+
+  /// Whether the app may use the altimeter (see ``CMAuthorizationStatus``).
+  open class func authorizationStatus() -> CMAuthorizationStatus { .current }
+
+  /// Starts relative-altitude updates on `queue`. Does nothing without a barometer, as on Apple
+  /// devices; delivers `CMErrorMotionActivityNotAuthorized` when not authorized.
+  open func startRelativeAltitudeUpdates(to queue: OperationQueue, withHandler handler: @escaping CMAltitudeHandler) {
+    connectRelative(relativeChannel, sink: .queue(queue, handler))
+  }
+
+  /// Stops relative-altitude updates; no handler runs after this returns.
+  open func stopRelativeAltitudeUpdates() {
+    relativeChannel.end()
+  }
+
+  /// Starts absolute-altitude updates on `queue`. Without a barometer or an altitude reference the
+  /// handler receives `CMErrorNotAvailable` once.
+  open func startAbsoluteAltitudeUpdates(
+    to queue: OperationQueue, withHandler handler: @escaping CMAbsoluteAltitudeHandler
+  ) {
+    connectAbsolute(absoluteChannel, reference: AltitudeReference.current(), sink: .queue(queue, handler))
+  }
+
+  /// Stops absolute-altitude updates; no handler runs after this returns.
+  open func stopAbsoluteAltitudeUpdates() {
+    absoluteChannel.end()
+  }
+
+  // MARK: Plumbing shared with the async sequences
+
+  private var hasBarometer: Bool { backend.availableSensors.contains(.barometer) }
+
+  /// Starts `channel`; returns `false` (doing nothing) without a barometer.
+  @discardableResult
+  func connectRelative(_ channel: UpdateChannel<CMAltitudeData>, sink: UpdateChannel<CMAltitudeData>.Sink) -> Bool {
+    guard hasBarometer else { return false }
+    if CMAuthorizationStatus.current != .authorized {
+      channel.refuse(
+        NSError(CMErrorMotionActivityNotAuthorized, description: "the altimeter is not authorized"), sink: sink)
+      return true
+    }
+    channel.interval = Self.updateInterval
+    // The altitude of the first event of this run, m.
+    let origin = Locked<Double?>(nil)
+    channel.connect(to: backend, sink: sink) { event, generation in
+      switch event {
+      case .altitude(let record):
+        channel.offer(timestamp: record.timestamp, generation: generation) {
+          let reference = origin.withLock { o in
+            if o == nil { o = record.altitude }
+            return o ?? record.altitude
+          }
+          return CMAltitudeData(
+            relativeAltitude: record.altitude - reference, pressure: record.pressure, timestamp: record.timestamp)
+        }
+      case .finished:
+        channel.finish(generation: generation)
+      case .failure(let failure):
+        channel.fail(NSError(failure), generation: generation)
+      default:
+        break
+      }
+    }
+    return true
+  }
+
+  /// Starts `channel` with `reference`; an unavailable service reports `CMErrorNotAvailable`.
+  func connectAbsolute(
+    _ channel: UpdateChannel<CMAbsoluteAltitudeData>, reference: AltitudeReference?,
+    sink: UpdateChannel<CMAbsoluteAltitudeData>.Sink
+  ) {
+    guard hasBarometer, let reference else {
+      let reason =
+        hasBarometer
+        ? "no altitude reference: set \(AltitudeReference.seaLevelPressureVariable)=kPa "
+          + "or COREMOTION_LOCATION=lat,lon,altitude_m"
+        : "\(backend.name) has no barometer"
+      return channel.refuse(
+        NSError(CMErrorNotAvailable, description: "absolute altitude is not available: " + reason), sink: sink)
+    }
+    if CMAuthorizationStatus.current != .authorized {
+      return channel.refuse(
+        NSError(CMErrorMotionActivityNotAuthorized, description: "the altimeter is not authorized"), sink: sink)
+    }
+    channel.interval = Self.updateInterval
+    // For a start altitude: the offset from the standard-atmosphere height to the altitude, m.
+    let offset = Locked<Double?>(nil)
+    channel.connect(to: backend, sink: sink) { event, generation in
+      switch event {
+      case .altitude(let record):
+        channel.offer(timestamp: record.timestamp, generation: generation) {
+          let altitude: Double
+          switch reference {
+          case .seaLevelPressure(let seaLevel):
+            altitude = PressureAltitudeAdapter.standardHeight(pressure: record.pressure, seaLevelPressure: seaLevel)
+          case .startAltitude(let start):
+            let height = PressureAltitudeAdapter.standardHeight(pressure: record.pressure)
+            let shift = offset.withLock { o in
+              if o == nil { o = start - height }
+              return o ?? 0
+            }
+            altitude = height + shift
+          }
+          return CMAbsoluteAltitudeData(
+            altitude: altitude, accuracy: AltitudeReference.accuracy, precision: AltitudeReference.precision,
+            timestamp: record.timestamp)
+        }
+      case .finished:
+        channel.finish(generation: generation)
+      case .failure(let failure):
+        channel.fail(NSError(failure), generation: generation)
+      default:
+        break
+      }
+    }
+  }
+}

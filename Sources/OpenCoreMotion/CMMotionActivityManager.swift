@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionDetectors
+import MotionSensors
+
+/// Reports whether the person is stationary, walking, running, cycling or in a vehicle, live and
+/// over the recent past.
+///
+/// `CMMotionActivityManager()` reads the process's default source (`COREMOTION_SOURCE`) through the
+/// in-process motion history: queries answer from what this process observed since the first
+/// pedometer, activity manager, altimeter or sensor recorder was created. After
+/// ``stopActivityUpdates()`` returns, no update handler runs any more; updates also stop when the
+/// manager is deallocated.
+open class CMMotionActivityManager: NSObject {
+  package let backend: any MotionHistoryBackend
+  private let channel = UpdateChannel<CMMotionActivity>(interval: 0)
+
+  /// Creates a manager for the process's default source.
+  public override convenience init() {
+    self.init(backend: MotionHistoryBackends.default)
+  }
+
+  /// Creates a manager for `source`. An addition to Apple's API (simulations, recordings, tests).
+  public convenience init(source: any SensorSource) {
+    self.init(backend: InProcessMotionHistory.shared(for: source))
+  }
+
+  package init(backend: any MotionHistoryBackend) {
+    self.backend = backend
+    super.init()
+  }
+
+  deinit {
+    channel.end()
+  }
+
+  /// Whether activity is classified: the default source has an accelerometer.
+  open class func isActivityAvailable() -> Bool { classifies(MotionHistoryBackends.defaultSensors) }
+
+  /// Whether the app may use motion activity (see ``CMAuthorizationStatus``).
+  open class func authorizationStatus() -> CMAuthorizationStatus { .current }
+
+  static func classifies(_ sensors: SensorSet) -> Bool { sensors.contains(.accelerometer) }
+
+  private var serviceError: NSError? {
+    motionServiceError(
+      isAvailable: Self.classifies(backend.availableSensors), service: "motion activity", backend: backend)
+  }
+
+  /// Starts activity updates on `queue`: the current activity at once (once one has been
+  /// observed), then each change. A second call replaces the first. Without an accelerometer, or
+  /// when not authorized, nothing is delivered (the handler has no error parameter).
+  open func startActivityUpdates(to queue: OperationQueue, withHandler handler: @escaping CMMotionActivityHandler) {
+    connect(channel, sink: .queue(queue, { activity, _ in if let activity { handler(activity) } }))
+  }
+
+  /// Stops activity updates; no handler runs after this returns.
+  open func stopActivityUpdates() {
+    channel.end()
+  }
+
+  /// Reports, on `queue`, the activities in `start ... end` in time order: the one in force at
+  /// `start` (whose `startDate` may be earlier), then each change. No activity in the window
+  /// delivers `CMErrorUnknown`, as on Apple devices; a start after the end
+  /// `CMErrorInvalidParameter`; no accelerometer `CMErrorMotionActivityNotAvailable`.
+  open func queryActivityStarting(
+    from start: Date, to end: Date, to queue: OperationQueue,
+    withHandler handler: @escaping CMMotionActivityQueryHandler
+  ) {
+    let backend = backend
+    let error = serviceError
+    let box = HandlerBox(handler)
+    queue.addOperation {
+      let handler = box.handler
+      if let error { return handler(nil, error) }
+      guard start <= end else {
+        return handler(nil, NSError(CMErrorInvalidParameter, description: "the start date is after the end date"))
+      }
+      let records = backend.activities(from: start, to: end)
+      guard !records.isEmpty else {
+        return handler(nil, NSError(CMErrorUnknown, description: "no motion activity was observed in the window"))
+      }
+      handler(records.map(Self.activity), nil)
+    }
+  }
+
+  // MARK: Plumbing shared with the async sequence
+
+  func connect(_ channel: UpdateChannel<CMMotionActivity>, sink: UpdateChannel<CMMotionActivity>.Sink) {
+    if let error = serviceError { return channel.refuse(error, sink: sink) }
+    let backend = backend
+    let generation = channel.connect(to: backend, sink: sink) { event, generation in
+      switch event {
+      case .activity(let record):
+        channel.deliver(Self.activity(record), timestamp: record.timestamp, generation: generation)
+      case .finished:
+        channel.finish(generation: generation)
+      case .failure(let failure):
+        channel.fail(NSError(failure), generation: generation)
+      default:
+        break
+      }
+    }
+    // The activity in force now; dropped by the channel if a change went out first.
+    if let current = backend.currentActivity {
+      channel.deliver(Self.activity(current), timestamp: -.greatestFiniteMagnitude, generation: generation)
+    }
+  }
+
+  /// The API object for `record`.
+  static func activity(_ record: ActivityRecord) -> CMMotionActivity {
+    let e = record.estimate
+    let confidence = CMMotionActivityConfidence(rawValue: e.confidence.rawValue) ?? .low
+    return CMMotionActivity(
+      stationary: e.stationary, walking: e.walking, running: e.running, automotive: e.automotive,
+      cycling: e.cycling, unknown: e.unknown, confidence: confidence, startDate: record.date,
+      timestamp: record.timestamp)
+  }
+}

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+
+/// Counts steps and estimates distance, pace, cadence and floors, live and over the recent past.
+///
+/// `CMPedometer()` reads the process's default source (`COREMOTION_SOURCE`) through the in-process
+/// motion history: queries answer from what this process observed since the first pedometer,
+/// activity manager, altimeter or sensor recorder was created (Apple answers from 7 days of
+/// system-wide history; the OpenCoreMotion daemon will provide that through the same API).
+///
+/// Every handler runs on the pedometer's own serial background queue, live updates and query
+/// results alike. After ``stopUpdates()`` or ``stopEventUpdates()`` returns, no handler of that
+/// service runs any more.
+open class CMPedometer: NSObject {
+  package let backend: any MotionHistoryBackend
+  /// The serial queue every handler of this pedometer runs on.
+  package let handlerQueue: OperationQueue
+  private let updateChannel = UpdateChannel<CMPedometerData>(interval: 0)
+  private let eventChannel = UpdateChannel<CMPedometerEvent>(interval: 0)
+
+  /// The shortest time between two live updates while steps keep coming, s of source time. The
+  /// update at a pause, at a floor change and at the end of the source is never held back.
+  static let updateSpacing: Double = 1
+
+  /// The longest history kept, s (7 days).
+  static let historyLength: TimeInterval = 7 * 86_400
+
+  /// Creates a pedometer for the process's default source.
+  public override convenience init() {
+    self.init(backend: MotionHistoryBackends.default)
+  }
+
+  /// Creates a pedometer for `source`. An addition to Apple's API (simulations, recordings, tests).
+  public convenience init(source: any SensorSource) {
+    self.init(backend: InProcessMotionHistory.shared(for: source))
+  }
+
+  package init(backend: any MotionHistoryBackend) {
+    self.backend = backend
+    handlerQueue = OperationQueue()
+    handlerQueue.name = "CMPedometer"
+    handlerQueue.maxConcurrentOperationCount = 1
+    super.init()
+  }
+
+  deinit {
+    updateChannel.end()
+    eventChannel.end()
+  }
+
+  // MARK: Availability
+
+  /// Whether steps can be counted: the default source has an accelerometer.
+  open class func isStepCountingAvailable() -> Bool { countsSteps(MotionHistoryBackends.defaultSensors) }
+  /// Whether distance is estimated (from steps and the stride model).
+  open class func isDistanceAvailable() -> Bool { countsSteps(MotionHistoryBackends.defaultSensors) }
+  /// Whether floors are counted: the default source has a barometer and floor counting is built in.
+  open class func isFloorCountingAvailable() -> Bool { MotionHistoryBackends.defaultCountsFloors }
+  /// Whether the current pace is reported.
+  open class func isPaceAvailable() -> Bool { countsSteps(MotionHistoryBackends.defaultSensors) }
+  /// Whether the current cadence is reported.
+  open class func isCadenceAvailable() -> Bool { countsSteps(MotionHistoryBackends.defaultSensors) }
+  /// Whether pause and resume events are reported.
+  open class func isPedometerEventTrackingAvailable() -> Bool {
+    countsSteps(MotionHistoryBackends.defaultSensors)
+  }
+
+  /// Whether the app may use the pedometer (see ``CMAuthorizationStatus``).
+  open class func authorizationStatus() -> CMAuthorizationStatus { .current }
+
+  static func countsSteps(_ sensors: SensorSet) -> Bool { sensors.contains(.accelerometer) }
+
+  /// Why this pedometer cannot serve, or `nil`.
+  private var serviceError: NSError? {
+    motionServiceError(
+      isAvailable: Self.countsSteps(backend.availableSensors), service: "step counting", backend: backend)
+  }
+
+  // MARK: Queries
+
+  /// Reports the totals of `start ... end` once, on the pedometer's queue. Only what the history
+  /// holds is counted (at most the last 7 days). `currentPace` and `currentCadence` are `nil`.
+  /// A start after the end delivers `CMErrorInvalidParameter`.
+  open func queryPedometerData(from start: Date, to end: Date, withHandler handler: @escaping CMPedometerHandler) {
+    let backend = backend
+    let error = serviceError
+    let box = HandlerBox(handler)
+    handlerQueue.addOperation {
+      let handler = box.handler
+      if let error { return handler(nil, error) }
+      guard start <= end else {
+        return handler(nil, NSError(CMErrorInvalidParameter, description: "the start date is after the end date"))
+      }
+      let summary = backend.pedometerSummary(from: start, to: end)
+      handler(Self.data(summary, live: false), nil)
+    }
+  }
+
+  // MARK: Live updates
+
+  /// Starts live updates: each carries the totals from `start` to the latest step (cumulative),
+  /// delivered on the pedometer's queue when steps or floors are counted (at most one per second
+  /// while walking, and one at each pause). When the history already holds steps since `start`,
+  /// their totals come at once. A second call replaces the first.
+  open func startUpdates(from start: Date, withHandler handler: @escaping CMPedometerHandler) {
+    connectUpdates(updateChannel, from: start, sink: .queue(handlerQueue, handler))
+  }
+
+  /// Stops live updates; no update handler runs after this returns.
+  open func stopUpdates() {
+    updateChannel.end()
+  }
+
+  /// Starts pause and resume events on the pedometer's queue: a pause about 2 s after the last
+  /// step, a resume at the first step of the next walk. A second call replaces the first.
+  open func startEventUpdates(handler: @escaping CMPedometerEventHandler) {
+    connectEvents(eventChannel, sink: .queue(handlerQueue, handler))
+  }
+
+  /// Stops pause and resume events; no event handler runs after this returns.
+  open func stopEventUpdates() {
+    eventChannel.end()
+  }
+
+  // MARK: Plumbing shared with the async sequences
+
+  func connectUpdates(
+    _ channel: UpdateChannel<CMPedometerData>, from start: Date, sink: UpdateChannel<CMPedometerData>.Sink
+  ) {
+    if let error = serviceError { return channel.refuse(error, sink: sink) }
+    let backend = backend
+    // Source time of the last delivery, and whether steps arrived since.
+    let pacing = Locked<(lastDelivery: Double?, pending: (date: Date, timestamp: Double)?)>((nil, nil))
+    let deliver: @Sendable (Date, Double, UInt64) -> Void = { date, timestamp, generation in
+      guard date >= start else { return }
+      let summary = backend.pedometerSummary(from: start, to: date)
+      channel.deliver(Self.data(summary, live: true), timestamp: timestamp, generation: generation)
+    }
+    let generation = channel.connect(to: backend, sink: sink) { event, generation in
+      switch event {
+      case .step(let step):
+        let due = pacing.withLock { p -> Bool in
+          if let last = p.lastDelivery, step.timestamp - last < Self.updateSpacing {
+            p.pending = (step.date, step.timestamp)
+            return false
+          }
+          p.lastDelivery = step.timestamp
+          p.pending = nil
+          return true
+        }
+        if due { deliver(step.date, step.timestamp, generation) }
+      case .floors(let floors):
+        let timestamp = pacing.withLock { p -> Double in
+          p.pending = nil
+          return p.lastDelivery ?? 0
+        }
+        deliver(floors.date, timestamp, generation)
+      case .pedestrian(let change) where change.isPause:
+        if let pending = pacing.withLock({ p in defer { p.pending = nil }; return p.pending }) {
+          deliver(pending.date, pending.timestamp, generation)
+        }
+      case .finished:
+        if let pending = pacing.withLock({ p in defer { p.pending = nil }; return p.pending }) {
+          deliver(pending.date, pending.timestamp, generation)
+        }
+        channel.finish(generation: generation)
+      case .failure(let failure):
+        channel.fail(NSError(failure), generation: generation)
+      default:
+        break
+      }
+    }
+    // Steps already in the history since `start`. Offered with the earliest timestamp, so that
+    // the channel drops it if a live update (which includes them) went out first.
+    let past = backend.pedometerSummary(from: start, to: Date())
+    if past.numberOfSteps > 0 {
+      channel.deliver(Self.data(past, live: false), timestamp: -.greatestFiniteMagnitude, generation: generation)
+    }
+  }
+
+  func connectEvents(_ channel: UpdateChannel<CMPedometerEvent>, sink: UpdateChannel<CMPedometerEvent>.Sink) {
+    if let error = serviceError { return channel.refuse(error, sink: sink) }
+    channel.connect(to: backend, sink: sink) { event, generation in
+      switch event {
+      case .pedestrian(let change):
+        channel.deliver(
+          CMPedometerEvent(date: change.date, type: change.isPause ? .pause : .resume),
+          timestamp: change.date.timeIntervalSinceReferenceDate, generation: generation)
+      case .finished:
+        channel.finish(generation: generation)
+      case .failure(let failure):
+        channel.fail(NSError(failure), generation: generation)
+      default:
+        break
+      }
+    }
+  }
+
+  /// The API object for `summary`; live data carries the current pace and cadence when known.
+  static func data(_ summary: PedometerSummary, live: Bool) -> CMPedometerData {
+    var currentCadence: Double?
+    var currentPace: Double?
+    if live, let cadence = summary.recentCadence, let stride = summary.recentStride, cadence > 0, stride > 0 {
+      currentCadence = cadence
+      currentPace = 1 / (cadence * stride)
+    }
+    let averageActivePace =
+      summary.distance > 0 && summary.activeDuration > 0 ? summary.activeDuration / summary.distance : nil
+    return CMPedometerData(
+      startDate: summary.startDate, endDate: summary.endDate, numberOfSteps: summary.numberOfSteps,
+      distance: summary.distance, floorsAscended: summary.floorsAscended,
+      floorsDescended: summary.floorsDescended, currentPace: currentPace, currentCadence: currentCadence,
+      averageActivePace: averageActivePace)
+  }
+}

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// An accelerometer sample recorded by ``CMSensorRecorder``: the acceleration in g (Apple's sign,
+/// gravity included), with the wall-clock date it was recorded and a unique identifier.
+open class CMRecordedAccelerometerData: CMAccelerometerData {
+  private let storedStartDate: Date
+  private let storedIdentifier: UInt64
+
+  /// The wall-clock time of the sample.
+  open var startDate: Date { storedStartDate }
+  /// A number unique to this sample; later samples have larger identifiers.
+  open var identifier: UInt64 { storedIdentifier }
+
+  /// Creates a sample. An addition to Apple's API, for tests and mocks.
+  public init(
+    acceleration: CMAcceleration, timestamp: TimeInterval, startDate: Date, identifier: UInt64
+  ) {
+    storedStartDate = startDate
+    storedIdentifier = identifier
+    super.init(acceleration: acceleration, timestamp: timestamp)
+  }
+
+  open override func encode(with coder: NSCoder) {
+    super.encode(with: coder)
+    coder.encodeDate(storedStartDate, forKey: "startDate")
+    // NSCoder has no unsigned 64-bit integers: store the bit pattern.
+    coder.encode(Int64(bitPattern: storedIdentifier), forKey: "identifier")
+  }
+
+  public required init?(coder: NSCoder) {
+    storedStartDate = coder.decodeDate(forKey: "startDate")
+    storedIdentifier = UInt64(bitPattern: coder.decodeInt64(forKey: "identifier"))
+    super.init(coder: coder)
+  }
+
+  open override var description: String {
+    "#\(storedIdentifier) " + super.description + " (\(storedStartDate))"
+  }
+}

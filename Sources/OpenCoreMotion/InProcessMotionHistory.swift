@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionDetectors
+import MotionMath
+import MotionSensors
+
+/// The motion history of one sensor source, observed inside this process: runs the step detector,
+/// the activity classifier and the pressure adapter on every sample and keeps what they find.
+///
+/// Observation starts when the history is created (the first pedometer, activity manager,
+/// altimeter or sensor recorder of the source) and lasts as long as the process: queries answer
+/// from what this process observed since then, not from a system-wide history (that is the
+/// daemon-backed backend's job). Steps, floors, activities and altitudes (one reading per second)
+/// are kept for 7 days, recorded accelerometer samples for 3 days and at most 12 h of them
+/// (``Parameters``).
+package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sendable {
+  // @unchecked: `state` is behind its lock; `deliveryLock` serialises deliveries to subscribers;
+  // the other stored properties are immutable.
+
+  /// Limits and timings of the history.
+  package struct Parameters: Sendable, Equatable {
+    /// Time without a step after which walking is considered paused, s.
+    package var pauseDelay: Double = 2
+    /// How long steps, floors and activities are kept, s (7 days, as Apple).
+    package var retention: Double = 7 * 86_400
+    /// How long recorded accelerometer samples are kept, s (3 days, as Apple).
+    package var recordingRetention: Double = 3 * 86_400
+    /// The most recorded accelerometer samples kept: 12 h at 50 Hz (a bound on memory; Apple keeps
+    /// 3 days on disk).
+    package var recordingCapacity: Int = 12 * 3600 * 50
+    /// The recorder's sample rate, Hz.
+    package var recordingRate: Double = 50
+    /// The longest recording request, s (12 h).
+    package var longestRecording: Double = 43_200
+    /// Seconds between two barometer readings kept in the altitude history.
+    package var altitudeHistoryInterval: Double = 1
+    /// The most barometer readings kept: 7 days at one per second.
+    package var altitudeHistoryCapacity: Int = 7 * 86_400
+    /// Steps whose spacing sets the current cadence.
+    package var cadenceSteps: Int = 8
+    /// Cadence used for the stride of the first step of a bout, steps/s.
+    package var nominalCadence: Double = 1.8
+    /// The user's height for the stride model, m (`nil`: the model's default).
+    package var userHeight: Double?
+
+    package init() {}
+  }
+
+  package let source: any SensorSource
+  package let parameters: Parameters
+  package var name: String { source.name }
+  package var availableSensors: SensorSet { source.availableSensors }
+  package var countsFloors: Bool {
+    PressureAltitudeAdapter.countsFloors && source.availableSensors.contains(.barometer)
+  }
+
+  private struct State {
+    var timeline: MotionTimeline?
+    var latestTimestamp: Double?
+    var stepDetector = StepDetector()
+    var classifier = ActivityClassifier()
+    var pressure = PressureAltitudeAdapter()
+    var ledger: StepLedger
+    var activities: [ActivityRecord] = []
+    /// Times of the last steps of the current bout, s (at most `cadenceSteps`).
+    var boutStepTimes: [Double] = []
+    var lastStepTime: Double?
+    /// When the last step was reported (source time, s); pauses are judged from it, so that the
+    /// detector's confirmation delay cannot cause a pause in the middle of a walk.
+    var lastStepReport: Double?
+    var isWalking = false
+    var recordUntil: Date?
+    var pendingRecordingDuration: Double?
+    var recordingDecimator: UpdateDecimator
+    var recorded: DatedRecordBuffer<AccelerometerRecord>
+    var altitudeDecimator = UpdateDecimator(nominalSourcePeriod: 0.01)
+    var altitudes: DatedRecordBuffer<AltitudeRecord>
+    var nextRecordIdentifier: UInt64 = 1
+    var subscribers: [UInt64: @Sendable (MotionHistoryEvent) -> Void] = [:]
+    var nextSubscriberID: UInt64 = 0
+    var isFinished = false
+  }
+
+  private let state: Locked<State>
+  private let deliveryLock = NSRecursiveLock()
+  private let stride: StrideModel
+  private let sourceSubscription = Locked<SourceSubscription?>(nil)
+
+  /// Creates the history of `source` and starts observing it, unless `startsObserving` is false
+  /// (then ``startObserving()`` does, once the live subscribers are in place: a source played as
+  /// fast as possible would otherwise run ahead of them). `timeline` fixes the dates of the
+  /// source's timestamps (tests); `nil` anchors them at the first sample.
+  package init(
+    source: any SensorSource, parameters: Parameters = Parameters(), timeline: MotionTimeline? = nil,
+    startsObserving: Bool = true
+  ) {
+    self.source = source
+    self.parameters = parameters
+    self.stride = StrideModel(userHeight: parameters.userHeight)
+    state = Locked(
+      State(
+        timeline: timeline,
+        ledger: StepLedger(activeGapLimit: parameters.pauseDelay, retention: parameters.retention),
+        recordingDecimator: UpdateDecimator(nominalSourcePeriod: source.shortestSamplePeriod),
+        recorded: DatedRecordBuffer(capacity: parameters.recordingCapacity),
+        altitudes: DatedRecordBuffer(capacity: parameters.altitudeHistoryCapacity)))
+    if startsObserving { startObserving() }
+  }
+
+  /// Starts observing the source (once; later calls do nothing).
+  package func startObserving() {
+    let isFirst = sourceSubscription.withLock { s -> Bool in
+      defer { if s == nil { s = SourceSubscription(onCancel: {}) } }
+      return s == nil
+    }
+    guard isFirst else { return }
+    // The detectors want every sample; 100 Hz is enough for steps and activity.
+    let subscription = source.subscribe(
+      requestedSampleRate: Swift.min(100, source.supportedSampleRates.upperBound)
+    ) { [weak self] event in self?.handle(event) }
+    sourceSubscription.withLock { $0 = subscription }
+  }
+
+  deinit {
+    sourceSubscription.withLock { $0 }?.cancel()
+  }
+
+  // MARK: Sharing
+
+  private static let registry = Locked<[ObjectIdentifier: InProcessMotionHistory]>([:])
+
+  /// The history of `source`, shared by every API object of that source for the life of the
+  /// process (the history must outlive the objects that asked for it).
+  package static func shared(for source: any SensorSource) -> InProcessMotionHistory {
+    registry.withLock { table in
+      let key = ObjectIdentifier(source)
+      if let existing = table[key], existing.source === source { return existing }
+      let history = InProcessMotionHistory(source: source)
+      table[key] = history
+      return history
+    }
+  }
+
+  // MARK: Queries
+
+  package func pedometerSummary(from start: Date, to end: Date) -> PedometerSummary {
+    let countsFloors = countsFloors
+    return state.withLock { $0.ledger.summary(from: start, to: end, countsFloors: countsFloors) }
+  }
+
+  package func activities(from start: Date, to end: Date) -> [ActivityRecord] {
+    guard start <= end else { return [] }
+    return state.withLock { s in
+      // The activity in force at `start` is the last one that began at or before it.
+      let inForce = s.activities.lastIndex { $0.date <= start }
+      let first = inForce ?? s.activities.firstIndex { $0.date >= start } ?? s.activities.count
+      return s.activities[first...].prefix { $0.date <= end }.map { $0 }
+    }
+  }
+
+  package var currentActivity: ActivityRecord? { state.withLock { $0.activities.last } }
+
+  package func recordAccelerometer(forDuration duration: TimeInterval) {
+    guard duration.isFinite, duration > 0 else { return }
+    let length = Swift.min(duration, parameters.longestRecording)
+    state.withLock { s in
+      guard let timeline = s.timeline, let now = s.latestTimestamp else {
+        // Nothing observed yet: the recording starts with the first sample.
+        s.pendingRecordingDuration = Swift.max(s.pendingRecordingDuration ?? 0, length)
+        return
+      }
+      let until = timeline.date(forTimestamp: now).addingTimeInterval(length)
+      s.recordUntil = Swift.max(s.recordUntil ?? until, until)
+    }
+  }
+
+  package func altitudes(from start: Date, to end: Date) -> [AltitudeRecord] {
+    state.withLock { $0.altitudes.records(from: start, to: end) }
+  }
+
+  package func recordedAccelerometer(from start: Date, to end: Date) -> [AccelerometerRecord] {
+    state.withLock { $0.recorded.records(from: start, to: end) }
+  }
+
+  /// The date of the source timestamp `timestamp`, once the timeline is known.
+  package func date(forTimestamp timestamp: Double) -> Date? {
+    state.withLock { $0.timeline?.date(forTimestamp: timestamp) }
+  }
+
+  /// The source timestamp of `date`, once the timeline is known.
+  package func timestamp(for date: Date) -> Double? {
+    state.withLock { $0.timeline?.timestamp(for: date) }
+  }
+
+  /// The date of the latest sample observed, if any.
+  package var latestSampleDate: Date? {
+    state.withLock { s in s.latestTimestamp.flatMap { s.timeline?.date(forTimestamp: $0) } }
+  }
+
+  // MARK: Live events
+
+  package func subscribe(_ handler: @escaping @Sendable (MotionHistoryEvent) -> Void) -> SourceSubscription {
+    let (id, isFinished) = state.withLock { s -> (UInt64, Bool) in
+      s.nextSubscriberID &+= 1
+      if !s.isFinished { s.subscribers[s.nextSubscriberID] = handler }
+      return (s.nextSubscriberID, s.isFinished)
+    }
+    if isFinished { handler(.finished) }
+    return SourceSubscription { [weak self] in
+      guard let self else { return }
+      // Taking the delivery lock waits for a delivery in progress to this subscriber.
+      deliveryLock.lock()
+      defer { deliveryLock.unlock() }
+      _ = state.withLock { $0.subscribers.removeValue(forKey: id) }
+    }
+  }
+
+  // MARK: Observation
+
+  private func handle(_ event: SourceEvent) {
+    var events: [MotionHistoryEvent] = []
+    switch event {
+    case .sample(let sample):
+      guard sample.timestamp.isFinite else { return }
+      state.withLock { s in observe(sample, in: &s, events: &events) }
+    case .failure(let failure):
+      events.append(.failure(failure))
+    case .finished:
+      state.withLock { $0.isFinished = true }
+      events.append(.finished)
+    }
+    guard !events.isEmpty else { return }
+    deliveryLock.lock()
+    defer { deliveryLock.unlock() }
+    for event in events {
+      // Read per event: a subscriber may cancel another from its handler.
+      let subscribers = state.withLock { s in s.subscribers.sorted { $0.key < $1.key }.map(\.value) }
+      for subscriber in subscribers { subscriber(event) }
+      if case .finished = event { state.withLock { $0.subscribers.removeAll() } }
+    }
+  }
+
+  private func observe(_ sample: MotionSample, in s: inout State, events: inout [MotionHistoryEvent]) {
+    let t = sample.timestamp
+    if let latest = s.latestTimestamp, t < latest { return }  // out of order: skip, keep time monotonic
+    let timeline = s.timeline ?? MotionTimeline(referenceDate: Date(), referenceTimestamp: t)
+    s.timeline = timeline
+    s.latestTimestamp = t
+    if let pending = s.pendingRecordingDuration {
+      s.pendingRecordingDuration = nil
+      s.recordUntil = timeline.date(forTimestamp: t).addingTimeInterval(pending)
+    }
+
+    if let force = sample.accelerometer, force.isFinite {
+      // The one conversion to Core Motion's units and sign for everything below.
+      let acceleration = Units.coreMotionAcceleration(fromSpecificForce: force)
+      observeSteps(t: t, acceleration: acceleration, timeline: timeline, in: &s, events: &events)
+      observeActivity(t: t, acceleration: acceleration, timeline: timeline, in: &s, events: &events)
+      record(t: t, acceleration: acceleration, timeline: timeline, in: &s)
+    }
+    // Pauses are judged on every sample's time, whichever sensors it carries.
+    if s.isWalking, let report = s.lastStepReport, t - report >= parameters.pauseDelay {
+      s.isWalking = false
+      s.boutStepTimes.removeAll(keepingCapacity: true)
+      events.append(.pedestrian(PedestrianEventRecord(date: timeline.date(forTimestamp: t), isPause: true)))
+    }
+    if let pressure = sample.pressure, let result = s.pressure.process(time: t, pressure: pressure) {
+      let date = timeline.date(forTimestamp: t)
+      let record = AltitudeRecord(timestamp: t, date: date, pressure: pressure, altitude: result.altitude)
+      if s.altitudeDecimator.accept(t, interval: parameters.altitudeHistoryInterval) {
+        s.altitudes.append(record)
+      }
+      events.append(.altitude(record))
+      if let floors = result.floors, floors.ascended > 0 || floors.descended > 0 {
+        let record = FloorRecord(date: date, ascended: floors.ascended, descended: floors.descended)
+        s.ledger.append(record)
+        events.append(.floors(record))
+      }
+    }
+  }
+
+  private func observeSteps(
+    t: Double, acceleration: SIMD3<Double>, timeline: MotionTimeline, in s: inout State,
+    events: inout [MotionHistoryEvent]
+  ) {
+    guard let reported = s.stepDetector.process(time: t, acceleration: acceleration), reported.isFinite else {
+      return
+    }
+    // Keep the step times in order and never in the future.
+    let stepTime = Swift.min(t, Swift.max(reported, s.lastStepTime ?? reported))
+    let stepDate = timeline.date(forTimestamp: stepTime)
+    if !s.isWalking {
+      s.isWalking = true
+      events.append(.pedestrian(PedestrianEventRecord(date: stepDate, isPause: false)))
+    }
+    s.boutStepTimes.append(stepTime)
+    if s.boutStepTimes.count > parameters.cadenceSteps { s.boutStepTimes.removeFirst() }
+    var cadence: Double?
+    if let first = s.boutStepTimes.first, s.boutStepTimes.count >= 2, stepTime > first {
+      cadence = Double(s.boutStepTimes.count - 1) / (stepTime - first)
+    }
+    let length = stride.strideLength(cadence: cadence ?? parameters.nominalCadence)
+    let record = StepRecord(date: stepDate, timestamp: stepTime, distance: length.isFinite ? Swift.max(0, length) : 0)
+    s.ledger.append(record, cadence: cadence)
+    s.pressure.noteStep(time: stepTime)
+    s.lastStepTime = stepTime
+    s.lastStepReport = t
+    events.append(.step(record))
+  }
+
+  private func observeActivity(
+    t: Double, acceleration: SIMD3<Double>, timeline: MotionTimeline, in s: inout State,
+    events: inout [MotionHistoryEvent]
+  ) {
+    var estimate: ActivityEstimate?
+    if s.activities.isEmpty {
+      // The activity at the start of observation, so that there is always one in force.
+      var initial = s.classifier.current
+      initial.startTime = t
+      estimate = initial
+    }
+    if let changed = s.classifier.process(time: t, acceleration: acceleration) {
+      estimate = changed
+    }
+    guard var estimate else { return }
+    // Activities start in order and not in the future.
+    let start = Swift.min(t, Swift.max(estimate.startTime.isFinite ? estimate.startTime : t, s.activities.last?.timestamp ?? -.infinity))
+    estimate.startTime = start
+    let record = ActivityRecord(estimate: estimate, date: timeline.date(forTimestamp: start), timestamp: start)
+    s.activities.append(record)
+    let limit = record.date.addingTimeInterval(-parameters.retention)
+    if s.activities.count > 1, s.activities[0].date < limit.addingTimeInterval(-3600) {
+      // Keep the one in force at the limit.
+      let firstKept = Swift.max(0, (s.activities.lastIndex { $0.date <= limit } ?? 0))
+      s.activities.removeFirst(firstKept)
+    }
+    events.append(.activity(record))
+  }
+
+  private func record(t: Double, acceleration: SIMD3<Double>, timeline: MotionTimeline, in s: inout State) {
+    guard let until = s.recordUntil else { return }
+    let date = timeline.date(forTimestamp: t)
+    guard date <= until else {
+      s.recordUntil = nil
+      return
+    }
+    guard s.recordingDecimator.accept(t, interval: 1 / parameters.recordingRate) else { return }
+    s.recorded.append(
+      AccelerometerRecord(identifier: s.nextRecordIdentifier, timestamp: t, date: date, acceleration: acceleration))
+    s.nextRecordIdentifier &+= 1
+    let retentionLimit = date.addingTimeInterval(-parameters.recordingRetention)
+    if let oldest = s.recorded.oldestDate, oldest < retentionLimit.addingTimeInterval(-3600) {
+      s.recorded.removeRecords(before: retentionLimit)
+    }
+  }
+}

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+
+/// Where ``CMPedometer``, ``CMMotionActivityManager``, ``CMAltimeter`` and ``CMSensorRecorder`` get
+/// their history and live events from.
+///
+/// Two implementations are planned: ``InProcessMotionHistory`` runs the detectors inside the
+/// process on a sensor source, so its history starts when the process started observing; a
+/// daemon-backed one answers from a system-wide, persistent history. The API classes only talk to
+/// this protocol. Dates are wall-clock; ranges are inclusive at both ends.
+package protocol MotionHistoryBackend: AnyObject, Sendable {
+  /// A name for messages (the source's name).
+  var name: String { get }
+  /// The sensors behind the history: steps and activity need the accelerometer, floors and
+  /// altitude the barometer.
+  var availableSensors: SensorSet { get }
+  /// Whether floors are counted (a barometer and a floor counter).
+  var countsFloors: Bool { get }
+
+  /// Pedometer totals for the steps and floors dated in `start ... end`.
+  func pedometerSummary(from start: Date, to end: Date) -> PedometerSummary
+  /// The activities in force during `start ... end`, in time order: the one in force at `start`
+  /// (which may have begun earlier), then those that began in the window.
+  func activities(from start: Date, to end: Date) -> [ActivityRecord]
+  /// The activity in force now, if any has been observed.
+  var currentActivity: ActivityRecord? { get }
+
+  /// The barometer readings dated in `start ... end`, in time order, about one per second.
+  func altitudes(from start: Date, to end: Date) -> [AltitudeRecord]
+
+  /// Asks for accelerometer samples to be recorded at 50 Hz for `duration` seconds from now.
+  func recordAccelerometer(forDuration duration: TimeInterval)
+  /// The recorded accelerometer samples dated in `start ... end`, in time order.
+  func recordedAccelerometer(from start: Date, to end: Date) -> [AccelerometerRecord]
+
+  /// Delivers live events until the subscription is cancelled.
+  func subscribe(_ handler: @escaping @Sendable (MotionHistoryEvent) -> Void) -> SourceSubscription
+}

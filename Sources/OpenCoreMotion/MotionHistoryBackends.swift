@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionSensors
+
+/// Chooses the ``MotionHistoryBackend`` of the process.
+package enum MotionHistoryBackends {
+  private static let factory = Locked<@Sendable () -> any MotionHistoryBackend>({
+    InProcessMotionHistory.shared(for: SourceFactory.defaultSource)
+  })
+  private static let cache = Locked<(any MotionHistoryBackend)?>(nil)
+
+  /// Replaces how the default backend is made (the daemon-backed backend installs itself here);
+  /// takes effect if the default has not been made yet.
+  package static func setDefaultFactory(_ make: @escaping @Sendable () -> any MotionHistoryBackend) {
+    factory.withLock { $0 = make }
+  }
+
+  /// The backend of `CMPedometer()`, `CMMotionActivityManager()`, `CMAltimeter()` and
+  /// `CMSensorRecorder()`: by default the in-process history of the default source
+  /// (`COREMOTION_SOURCE`), made on first use.
+  package static var `default`: any MotionHistoryBackend {
+    if let existing = cache.withLock({ $0 }) { return existing }
+    let made = factory.withLock { $0 }()
+    return cache.withLock { cached in
+      if let cached { return cached }
+      cached = made
+      return made
+    }
+  }
+
+  /// The sensors of the default backend, without starting to observe when it has not been made:
+  /// the availability class methods must not start reading sensors.
+  package static var defaultSensors: SensorSet {
+    cache.withLock { $0 }?.availableSensors ?? SourceFactory.defaultSource.availableSensors
+  }
+
+  /// Whether the default backend counts floors (see ``defaultSensors``).
+  package static var defaultCountsFloors: Bool {
+    cache.withLock { $0 }?.countsFloors
+      ?? (PressureAltitudeAdapter.countsFloors && SourceFactory.defaultSource.availableSensors.contains(.barometer))
+  }
+}

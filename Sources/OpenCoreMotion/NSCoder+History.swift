@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+// Coding helpers for the pedometer, activity, altitude and recorder data classes: dates as seconds
+// since the reference date, optional numbers as a double that is simply absent when `nil`.
+extension NSCoder {
+  func encodeDate(_ date: Date, forKey key: String) {
+    encode(date.timeIntervalSinceReferenceDate, forKey: key)
+  }
+
+  func decodeDate(forKey key: String) -> Date {
+    Date(timeIntervalSinceReferenceDate: decodeDouble(forKey: key))
+  }
+
+  func encodeOptionalNumber(_ number: NSNumber?, forKey key: String) {
+    if let number { encode(number.doubleValue, forKey: key) }
+  }
+
+  func decodeOptionalNumber(forKey key: String) -> NSNumber? {
+    containsValue(forKey: key) ? NSNumber(value: decodeDouble(forKey: key)) : nil
+  }
+}

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// The steps and floors of the in-process history, with running totals so that any window's
+/// totals take two binary searches.
+///
+/// Dates are kept as seconds since the reference date. Entries older than the retention (7 days
+/// before the newest entry, as Apple keeps) are dropped in batches.
+struct StepLedger: Sendable {
+  private struct Step: Sendable {
+    var date: Double
+    var timestamp: Double
+    var distance: Double
+    /// Sum of `distance` up to and including this step.
+    var cumulativeDistance: Double
+    /// Sum of the active gaps (see ``activeGapLimit``) up to and including this step's gap to the
+    /// previous step.
+    var cumulativeActive: Double
+    /// Cadence when this step was counted, steps/s, if known.
+    var cadence: Double?
+  }
+
+  private struct Floors: Sendable {
+    var date: Double
+    var ascended: Int
+    var descended: Int
+    var cumulativeAscended: Int
+    var cumulativeDescended: Int
+  }
+
+  /// Longest gap between two steps that counts as walking time, s.
+  let activeGapLimit: Double
+  /// How long entries are kept, s.
+  let retention: Double
+  private var steps: [Step] = []
+  private var floors: [Floors] = []
+
+  init(activeGapLimit: Double, retention: Double) {
+    self.activeGapLimit = activeGapLimit
+    self.retention = retention
+  }
+
+  /// Adds a step (dates non-decreasing).
+  mutating func append(_ record: StepRecord, cadence: Double?) {
+    let date = record.date.timeIntervalSinceReferenceDate
+    let previous = steps.last
+    let gap = previous.map { date - $0.date } ?? .infinity
+    let active = gap <= activeGapLimit ? gap : 0
+    steps.append(
+      Step(
+        date: date, timestamp: record.timestamp, distance: record.distance,
+        cumulativeDistance: (previous?.cumulativeDistance ?? 0) + record.distance,
+        cumulativeActive: (previous?.cumulativeActive ?? 0) + active, cadence: cadence))
+    prune(before: date - retention)
+  }
+
+  /// Adds floors completed at `record.date`.
+  mutating func append(_ record: FloorRecord) {
+    let previous = floors.last
+    let date = record.date.timeIntervalSinceReferenceDate
+    floors.append(
+      Floors(
+        date: date, ascended: record.ascended, descended: record.descended,
+        cumulativeAscended: (previous?.cumulativeAscended ?? 0) &+ record.ascended,
+        cumulativeDescended: (previous?.cumulativeDescended ?? 0) &+ record.descended))
+    prune(before: date - retention)
+  }
+
+  /// The totals of the steps and floors dated in `start ... end`; floors are `nil` unless
+  /// `countsFloors`. The recent cadence and stride are those of the last step in the window when
+  /// it is at most ``activeGapLimit`` before `end`.
+  func summary(from start: Date, to end: Date, countsFloors: Bool) -> PedometerSummary {
+    var result = PedometerSummary(startDate: start, endDate: end)
+    let a = start.timeIntervalSinceReferenceDate
+    let b = end.timeIntervalSinceReferenceDate
+    guard a <= b else { return result }
+    let lower = firstIndex(in: steps, where: { $0.date >= a })
+    let upper = firstIndex(in: steps, where: { $0.date > b })
+    if lower < upper {
+      let first = steps[lower]
+      let last = steps[upper - 1]
+      result.numberOfSteps = upper - lower
+      result.distance = last.cumulativeDistance - first.cumulativeDistance + first.distance
+      result.activeDuration = last.cumulativeActive - first.cumulativeActive
+      if b - last.date <= activeGapLimit, let cadence = last.cadence {
+        result.recentCadence = cadence
+        result.recentStride = last.distance
+      }
+    }
+    if countsFloors {
+      let lower = firstIndex(in: floors, where: { $0.date >= a })
+      let upper = firstIndex(in: floors, where: { $0.date > b })
+      result.floorsAscended = 0
+      result.floorsDescended = 0
+      if lower < upper {
+        let first = floors[lower]
+        let last = floors[upper - 1]
+        result.floorsAscended = last.cumulativeAscended &- first.cumulativeAscended &+ first.ascended
+        result.floorsDescended = last.cumulativeDescended &- first.cumulativeDescended &+ first.descended
+      }
+    }
+    return result
+  }
+
+  /// The number of steps kept.
+  var stepCount: Int { steps.count }
+
+  /// The first index whose element satisfies `predicate`, which must be false then true along the
+  /// array (binary search); `array.count` when none does.
+  private func firstIndex<Element>(in array: [Element], where predicate: (Element) -> Bool) -> Int {
+    var low = 0
+    var high = array.count
+    while low < high {
+      let middle = low + (high - low) / 2
+      if predicate(array[middle]) { high = middle } else { low = middle + 1 }
+    }
+    return low
+  }
+
+  /// Drops entries dated before `limit`, once they are an hour's worth older than it, so that the
+  /// copying happens rarely.
+  private mutating func prune(before limit: Double) {
+    if let first = steps.first, first.date < limit - 3600 {
+      steps.removeFirst(firstIndex(in: steps, where: { $0.date >= limit }))
+    }
+    if let first = floors.first, first.date < limit - 3600 {
+      floors.removeFirst(firstIndex(in: floors, where: { $0.date >= limit }))
+    }
+  }
+}

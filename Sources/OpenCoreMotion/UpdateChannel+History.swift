@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+
+// The pedometer, activity and altimeter services reuse ``UpdateChannel`` for its stop guarantee
+// (no handler runs after a stop returns) and its three sinks (queue, pull, async sequence). Their
+// pacing is their own, so they start channels with interval 0 (every offered item is delivered).
+extension UpdateChannel {
+  /// Begins a run fed by `backend`'s live events: `route` turns each event into deliveries on
+  /// this channel for run `generation`. Returns the generation.
+  @discardableResult
+  func connect(
+    to backend: any MotionHistoryBackend, sink: Sink,
+    route: @escaping @Sendable (MotionHistoryEvent, UInt64) -> Void
+  ) -> UInt64 {
+    let generation = begin(sink: sink, nominalSourcePeriod: 0.01)
+    let subscription = backend.subscribe { event in route(event, generation) }
+    attach(subscription, generation: generation)
+    return generation
+  }
+
+  /// Begins a run that only reports `error` (a service that is not available or not authorized).
+  func refuse(_ error: any Error, sink: Sink) {
+    let generation = begin(sink: sink, nominalSourcePeriod: 0.01)
+    fail(error, generation: generation)
+  }
+
+  /// Delivers `item` to run `generation` at once, whatever the interval.
+  func deliver(_ item: Item, timestamp: Double, generation: UInt64) {
+    offer(timestamp: timestamp, generation: generation) { item }
+  }
+}
+
+/// Builds an async sequence over a channel that `connect` starts; errors the channel reports end
+/// the sequence and are kept as its ``MotionUpdateSequence/error``.
+func makeUpdateSequence<Item: AnyObject>(
+  _ connect: (UpdateChannel<Item>, UpdateChannel<Item>.Sink) -> Void
+) -> MotionUpdateSequence<Item> {
+  let channel = UpdateChannel<Item>(interval: 0)
+  // Unbounded: a backend must never block; these services deliver a few items per second at most.
+  let (stream, continuation) = AsyncStream<Item>.makeStream()
+  let failure = Locked<(any Error)?>(nil)
+  let sink = UpdateChannel<Item>.Sink.stream(
+    yield: { continuation.yield($0) },
+    finish: { error in
+      if let error { failure.withLock { $0 = $0 ?? error } }
+      continuation.finish()
+    })
+  continuation.onTermination = { _ in channel.end() }
+  connect(channel, sink)
+  return MotionUpdateSequence(stream: stream, failure: failure)
+}
+
+/// The error of a motion-and-fitness service that cannot serve: not authorized, or (when
+/// `isAvailable` is false) not available, with `service` named in the description.
+func motionServiceError(isAvailable: Bool, service: String, backend: any MotionHistoryBackend) -> NSError? {
+  let status = CMAuthorizationStatus.current
+  if status != .authorized {
+    return NSError(
+      CMErrorMotionActivityNotAuthorized,
+      description: "\(service) is not authorized (\(CMAuthorizationStatus.environmentVariable))")
+  }
+  if !isAvailable {
+    return NSError(
+      CMErrorMotionActivityNotAvailable,
+      description: "\(service) is not available: \(backend.name) lacks the sensor it needs")
+  }
+  return nil
+}

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Foundation
+import MotionSensors
+import OpenCoreMotion
+
+/// `motionctl altitude FILE...`: relative altitude from a recording's barometer, as `CMAltimeter`
+/// computes it, for every pressure sample.
+struct AltitudeCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "altitude",
+    abstract: "Print the relative altitude (m) and pressure (kPa) of every pressure sample in recordings.",
+    discussion: """
+      Relative altitude is the standard-atmosphere height difference from the first pressure \
+      sample, as CMAltimeter reports it. Reads every recording format motionctl knows, plus CSVs \
+      whose header has `t` and `pressure_hpa` or `pressure_kpa`. Text output: one line per sample \
+      (`t pressure_kpa relative_altitude_m`); --json: one object per file, \
+      {"file", "samples": [{"t", "pressure_kpa", "relative_altitude_m"}]}.
+      """)
+
+  @Argument(help: "The recordings.")
+  var files: [String]
+
+  @Flag(help: "Print one JSON object per file.")
+  var json = false
+
+  @Option(help: "Recording format, when detection is not wanted (\(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))).")
+  var format: String?
+
+  @Option(help: "Column mapping for any CSV, e.g. 't=time,p=baro;units=hPa' (implies --format columns).")
+  var columns: String?
+
+  @Flag(help: "Skip rows with NaN/infinite values or backwards timestamps instead of failing.")
+  var skipInvalid = false
+
+  func validate() throws {
+    guard !files.isEmpty else { throw ValidationError("give at least one recording") }
+  }
+
+  func run() throws {
+    let recordingFormat = try format.map { name -> RecordingFormat in
+      guard let format = RecordingFormat(rawValue: name) else {
+        throw CLIError("unknown format '\(name)'; known: \(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+      }
+      return format
+    }
+    for file in files {
+      let url = URL(fileURLWithPath: file)
+      let mapping =
+        try columns.map { try ColumnMapping(parsing: $0) }
+        ?? (recordingFormat == nil ? Self.pressureTableMapping(url) : nil)
+      let options = RecordingReader.Options(invalidRows: skipInvalid ? .skip : .fail, columnMapping: mapping)
+      var stream = try RecordingReader.open(
+        url, format: recordingFormat ?? (mapping != nil ? .columns : nil), options: options)
+      var adapter = PressureAltitudeAdapter()
+      var lines: [String] = []
+      var samples: [String] = []
+      while let sample = try stream.next() {
+        guard let pressure = sample.pressure,
+          let result = adapter.process(time: sample.timestamp, pressure: pressure)
+        else { continue }
+        if json {
+          samples.append(
+            String(
+              format: "{\"t\": %.6f, \"pressure_kpa\": %.6f, \"relative_altitude_m\": %.4f}",
+              sample.timestamp, pressure, result.altitude))
+        } else {
+          lines.append(String(format: "%.6f %.6f %.4f", sample.timestamp, pressure, result.altitude))
+        }
+      }
+      if json {
+        print("{\"file\": \(Self.jsonString(file)), \"samples\": [" + samples.joined(separator: ", ") + "]}")
+      } else {
+        if files.count > 1 { print("# \(file)") }
+        if lines.isEmpty { printToStandardError("\(file): no pressure samples") }
+        for line in lines { print(line) }
+      }
+    }
+  }
+
+  /// A mapping for the shared altitude tables (`t` and `pressure_hpa` or `pressure_kpa`), or `nil`
+  /// when the header is not one of them.
+  static func pressureTableMapping(_ url: URL) throws -> ColumnMapping? {
+    guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+    defer { try? handle.close() }
+    // The header is the first line; 4 KiB is plenty and bounds what is read.
+    let head = (try? handle.read(upToCount: 4096)) ?? Data()
+    guard let firstLine = String(decoding: head, as: UTF8.self).split(whereSeparator: \.isNewline).first else {
+      return nil
+    }
+    let names = firstLine.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+    guard names.contains("t") else { return nil }
+    if names.contains("pressure_hpa") { return try ColumnMapping(parsing: "t=t,p=pressure_hpa;units=hPa") }
+    if names.contains("pressure_kpa") { return try ColumnMapping(parsing: "t=t,p=pressure_kpa;units=kPa") }
+    return nil
+  }
+
+  /// `text` as a JSON string literal.
+  static func jsonString(_ text: String) -> String {
+    let data =
+      (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes]))
+      ?? Data("[\"\"]".utf8)
+    let array = String(decoding: data, as: UTF8.self)
+    return String(array.dropFirst().dropLast())
+  }
+}

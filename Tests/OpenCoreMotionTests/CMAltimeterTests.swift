@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+import XCTest
+
+@testable import OpenCoreMotion
+
+/// CMAltimeter on the simulator's noiseless barometer: the device is carried 10 m straight up.
+final class CMAltimeterTests: XCTestCase {
+  private func lift(_ clock: VirtualClock) -> (CMAltimeter, Scenario) {
+    let scenario = HistoryFixture.liftScenario(rise: 10, duration: 10)
+    return (CMAltimeter(backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock))), scenario)
+  }
+
+  func testRelativeAltitudeStartsAtZeroAndFollowsTheStandardAtmosphere() throws {
+    let clock = VirtualClock()
+    let (altimeter, scenario) = lift(clock)
+    let queue = makeSerialQueue()
+    let received = Collector<CMAltitudeData>()
+    altimeter.startRelativeAltitudeUpdates(to: queue) { data, error in
+      XCTAssertNil(error)
+      data.map(received.append)
+    }
+    clock.advance(by: scenario.segmentsDuration + 1)
+    drain(queue)
+    altimeter.stopRelativeAltitudeUpdates()
+    let all = received.all
+    // One event per second of the 15 s scenario, whether or not the altitude changed.
+    XCTAssertEqual(Double(all.count), scenario.segmentsDuration, accuracy: 1)
+    let first = try XCTUnwrap(all.first)
+    XCTAssertEqual(first.relativeAltitude.doubleValue, 0)
+    for (a, b) in zip(all, all.dropFirst()) {
+      // Regular: one source period (10 ms) of slack.
+      XCTAssertEqual(b.timestamp - a.timestamp, 1, accuracy: 0.01)
+    }
+    // Pressure in kPa near sea level; relative altitude is the standard-atmosphere height
+    // difference of the reported pressures (to rounding, 1e-9 m).
+    let p0 = first.pressure.doubleValue
+    XCTAssertEqual(p0, 101.325, accuracy: 0.01)
+    for data in all {
+      let expected =
+        PressureAltitudeAdapter.standardHeight(pressure: data.pressure.doubleValue)
+        - PressureAltitudeAdapter.standardHeight(pressure: p0)
+      XCTAssertEqual(data.relativeAltitude.doubleValue, expected, accuracy: 1e-9)
+    }
+    // The simulator's barometer uses the inverse formula; the 10 m climb comes back to 1 mm.
+    XCTAssertEqual(try XCTUnwrap(all.last).relativeAltitude.doubleValue, 10, accuracy: 0.001)
+  }
+
+  func testSecondStartReplacesTheHandlerAndRestartsFromZero() {
+    let clock = VirtualClock()
+    let (altimeter, scenario) = lift(clock)
+    let queue = makeSerialQueue()
+    let first = Collector<CMAltitudeData>()
+    let second = Collector<CMAltitudeData>()
+    altimeter.startRelativeAltitudeUpdates(to: queue) { data, _ in data.map(first.append) }
+    clock.advance(by: 7)
+    drain(queue)
+    let firstCount = first.count
+    XCTAssertGreaterThan(firstCount, 3)
+    altimeter.startRelativeAltitudeUpdates(to: queue) { data, _ in data.map(second.append) }
+    clock.advance(by: scenario.segmentsDuration)
+    drain(queue)
+    altimeter.stopRelativeAltitudeUpdates()
+    XCTAssertEqual(first.count, firstCount, "only the last installed handler receives events")
+    let replaced = second.all
+    XCTAssertEqual(replaced.first?.relativeAltitude.doubleValue, 0)
+    // The climb ends 10 m up; the second handler started part-way, so it saw less than 10 m.
+    let climbed = replaced.last?.relativeAltitude.doubleValue ?? 0
+    XCTAssertGreaterThan(climbed, 1)
+    XCTAssertLessThan(climbed, 10)
+  }
+
+  func testNoHandlerRunsAfterStop() {
+    let clock = VirtualClock()
+    let (altimeter, _) = lift(clock)
+    let queue = makeSerialQueue()
+    let received = Collector<CMAltitudeData>()
+    altimeter.startRelativeAltitudeUpdates(to: queue) { data, _ in data.map(received.append) }
+    clock.advance(by: 4)
+    altimeter.stopRelativeAltitudeUpdates()
+    let atStop = received.count
+    clock.advance(by: 20)
+    drain(queue)
+    XCTAssertEqual(received.count, atStop)
+  }
+
+  func testWithoutABarometerStartDoesNothing() async {
+    let clock = VirtualClock()
+    let altimeter = CMAltimeter(backend: HistoryFixture.history(HistoryFixture.gyroscopeOnly(clock: clock)))
+    let queue = makeSerialQueue()
+    let received = Collector<Bool>()
+    altimeter.startRelativeAltitudeUpdates(to: queue) { _, _ in received.append(true) }
+    clock.advance(by: 3)
+    drain(queue)
+    XCTAssertEqual(received.count, 0)
+    let sequence = altimeter.relativeAltitudeUpdates()
+    for await _ in sequence { XCTFail("no altitude without a barometer") }
+    XCTAssertEqual(coreMotionCode(sequence.error), Int(CMErrorNotAvailable.rawValue))
+    let errors = Collector<Int?>()
+    altimeter.startAbsoluteAltitudeUpdates(to: queue) { _, error in errors.append(coreMotionCode(error)) }
+    drain(queue)
+    XCTAssertEqual(errors.all, [Int(CMErrorNotAvailable.rawValue)])
+    XCTAssertEqual(
+      CMAltimeter.isRelativeAltitudeAvailable(), SourceFactory.defaultSource.availableSensors.contains(.barometer))
+  }
+
+  func testAbsoluteAltitudeFromASeaLevelPressureOrAStartAltitude() async throws {
+    for (reference, start) in [(AltitudeReference.seaLevelPressure(101.325), 0.0), (.startAltitude(250), 250)] {
+      let clock = VirtualClock()
+      let (altimeter, scenario) = lift(clock)
+      let channel = UpdateChannel<CMAbsoluteAltitudeData>(interval: 0)
+      let queue = makeSerialQueue()
+      let received = Collector<CMAbsoluteAltitudeData>()
+      altimeter.connectAbsolute(channel, reference: reference, sink: .queue(queue, { data, error in
+        XCTAssertNil(error)
+        data.map(received.append)
+      }))
+      clock.advance(by: scenario.segmentsDuration + 1)
+      drain(queue)
+      channel.end()
+      let all = received.all
+      // The simulator starts at sea level in the standard atmosphere: 1 mm (formula rounding).
+      XCTAssertEqual(try XCTUnwrap(all.first).altitude, start, accuracy: 0.001, "\(reference)")
+      XCTAssertEqual(try XCTUnwrap(all.last).altitude, start + 10, accuracy: 0.001, "\(reference)")
+      XCTAssertEqual(all.first?.accuracy, AltitudeReference.accuracy)
+      XCTAssertEqual(all.first?.precision, AltitudeReference.precision)
+    }
+    // Without a reference: not available.
+    let clock = VirtualClock()
+    let (altimeter, _) = lift(clock)
+    let sequence = makeUpdateSequence { altimeter.connectAbsolute($0, reference: nil, sink: $1) }
+    for await _ in sequence { XCTFail("no absolute altitude without a reference") }
+    XCTAssertEqual(coreMotionCode(sequence.error), Int(CMErrorNotAvailable.rawValue))
+  }
+
+  func testTheHistoryKeepsOneReadingPerSecond() throws {
+    let clock = VirtualClock()
+    let scenario = HistoryFixture.liftScenario(rise: 10, duration: 10)
+    let history = HistoryFixture.history(HistoryFixture.player(scenario, clock: clock))
+    clock.advance(by: scenario.segmentsDuration + 1)
+    let records = history.altitudes(from: HistoryFixture.anchor, to: HistoryFixture.date(100))
+    XCTAssertEqual(Double(records.count), scenario.segmentsDuration, accuracy: 1)
+    XCTAssertEqual(records.map(\.date), records.map(\.date).sorted())
+    let climb = try XCTUnwrap(records.last).altitude - XCTUnwrap(records.first).altitude
+    XCTAssertEqual(climb, 10, accuracy: 0.001)
+    XCTAssertEqual(history.altitudes(from: HistoryFixture.date(5), to: HistoryFixture.date(5.5)).count, 1)
+  }
+
+  func testAltitudeReferenceFromTheEnvironment() {
+    XCTAssertEqual(
+      AltitudeReference.current(environment: ["COREMOTION_SEA_LEVEL_PRESSURE": "101.8"]), .seaLevelPressure(101.8))
+    if CMMotionManager.deviceLocation == nil {
+      XCTAssertEqual(
+        AltitudeReference.current(environment: ["COREMOTION_LOCATION": "48.85,2.29,35"]), .startAltitude(35))
+      XCTAssertNil(AltitudeReference.current(environment: [:]))
+      // Out of range or malformed: ignored.
+      XCTAssertNil(AltitudeReference.current(environment: ["COREMOTION_SEA_LEVEL_PRESSURE": "1013"]))
+      XCTAssertNil(AltitudeReference.current(environment: ["COREMOTION_SEA_LEVEL_PRESSURE": "high"]))
+    }
+  }
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+import XCTest
+
+@testable import OpenCoreMotion
+
+/// CMMotionActivityManager's API semantics on the simulator: the current activity at once, then
+/// only changes; ordered queries; CMErrorUnknown without samples; availability. The classifier's
+/// accuracy belongs to its own tests.
+final class CMMotionActivityManagerTests: XCTestCase {
+  private func query(
+    _ manager: CMMotionActivityManager, _ start: Date, _ end: Date
+  ) -> ([CMMotionActivity]?, (any Error)?) {
+    let queue = makeSerialQueue()
+    let result = Locked<([CMMotionActivity]?, (any Error)?)>((nil, nil))
+    manager.queryActivityStarting(from: start, to: end, to: queue) { activities, error in
+      result.withLock { $0 = (activities, error) }
+    }
+    drain(queue)
+    return result.withLock { $0 }
+  }
+
+  func testCurrentActivityComesAtOnceThenOnlyChanges() {
+    let clock = VirtualClock()
+    let scenario = HistoryFixture.walkScenario(restBefore: 6, walk: 12, restAfter: 6)
+    let manager = CMMotionActivityManager(backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
+    clock.advance(by: 4)
+    let queue = makeSerialQueue()
+    let received = Collector<CMMotionActivity>()
+    manager.startActivityUpdates(to: queue) { activity in activity.map(received.append) }
+    drain(queue)
+    // Without any further sample: the activity in force now.
+    XCTAssertEqual(received.count, 1)
+    let first = received.all.first
+    XCTAssertNotNil(first)
+    XCTAssertLessThanOrEqual(first?.startDate ?? .distantFuture, HistoryFixture.date(4))
+
+    clock.advance(by: scenario.segmentsDuration)
+    drain(queue)
+    manager.stopActivityUpdates()
+    let all = received.all
+    XCTAssertGreaterThan(all.count, 1, "still, walking, still: at least one change")
+    XCTAssertTrue(all.contains { $0.walking })
+    for (a, b) in zip(all, all.dropFirst()) {
+      XCTAssertLessThanOrEqual(a.startDate, b.startDate)
+      let same =
+        a.stationary == b.stationary && a.walking == b.walking && a.running == b.running
+        && a.automotive == b.automotive && a.cycling == b.cycling && a.unknown == b.unknown
+        && a.confidence == b.confidence
+      XCTAssertFalse(same, "an update that is not a change: \(a) then \(b)")
+    }
+    // Dates follow the source timestamps on the fixture's timeline.
+    for activity in all {
+      XCTAssertEqual(activity.startDate.timeIntervalSince(HistoryFixture.anchor), activity.timestamp, accuracy: 1e-6)
+    }
+  }
+
+  func testQueryIsOrderedAndStartsWithTheActivityInForce() {
+    let clock = VirtualClock()
+    let scenario = HistoryFixture.walkScenario(restBefore: 6, walk: 12, restAfter: 6)
+    let manager = CMMotionActivityManager(backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
+    clock.advance(by: scenario.segmentsDuration + 1)
+    let (whole, error) = query(manager, HistoryFixture.anchor, HistoryFixture.date(60))
+    XCTAssertNil(error)
+    let activities = whole ?? []
+    XCTAssertGreaterThan(activities.count, 1)
+    XCTAssertEqual(activities.map(\.startDate), activities.map(\.startDate).sorted())
+    XCTAssertEqual(activities.first?.startDate, HistoryFixture.anchor, "the activity at the start of observation")
+
+    // A window inside one activity: just the activity in force, which began before the window.
+    let last = activities.last!
+    let inside = last.startDate.addingTimeInterval(0.5)
+    let (one, _) = query(manager, inside, inside.addingTimeInterval(0.1))
+    XCTAssertEqual(one?.count, 1)
+    XCTAssertEqual(one?.first?.startDate, last.startDate)
+  }
+
+  func testQueryWithoutSamplesIsCMErrorUnknown() {
+    let clock = VirtualClock()
+    let manager = CMMotionActivityManager(
+      backend: HistoryFixture.history(HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock)))
+    clock.advance(by: 3)
+    let (activities, error) = query(manager, HistoryFixture.date(-100), HistoryFixture.date(-50))
+    XCTAssertNil(activities)
+    XCTAssertEqual(coreMotionCode(error), Int(CMErrorUnknown.rawValue))
+    let (_, reversed) = query(manager, HistoryFixture.date(2), HistoryFixture.date(1))
+    XCTAssertEqual(coreMotionCode(reversed), Int(CMErrorInvalidParameter.rawValue))
+  }
+
+  func testSecondStartReplacesTheHandlerAndStopEndsDelivery() {
+    let clock = VirtualClock()
+    let scenario = HistoryFixture.walkScenario(restBefore: 6, walk: 12, restAfter: 6)
+    let manager = CMMotionActivityManager(backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
+    let queue = makeSerialQueue()
+    let first = Collector<CMMotionActivity>()
+    let second = Collector<CMMotionActivity>()
+    manager.startActivityUpdates(to: queue) { $0.map(first.append) }
+    clock.advance(by: 3)
+    drain(queue)
+    let firstCount = first.count
+    manager.startActivityUpdates(to: queue) { $0.map(second.append) }
+    clock.advance(by: 10)
+    drain(queue)
+    manager.stopActivityUpdates()
+    let secondCount = second.count
+    clock.advance(by: 20)
+    drain(queue)
+    XCTAssertEqual(first.count, firstCount)
+    XCTAssertGreaterThan(secondCount, 0)
+    XCTAssertEqual(second.count, secondCount)
+  }
+
+  func testWithoutAnAccelerometerNothingIsAvailable() async {
+    let clock = VirtualClock()
+    let manager = CMMotionActivityManager(backend: HistoryFixture.history(HistoryFixture.gyroscopeOnly(clock: clock)))
+    XCTAssertFalse(CMMotionActivityManager.classifies(.gyroscope))
+    let queue = makeSerialQueue()
+    let received = Collector<CMMotionActivity?>()
+    manager.startActivityUpdates(to: queue) { received.append($0) }
+    clock.advance(by: 3)
+    drain(queue)
+    manager.stopActivityUpdates()
+    XCTAssertEqual(received.count, 0, "the handler has no error parameter: nothing is delivered")
+    let (_, error) = query(manager, HistoryFixture.anchor, HistoryFixture.date(3))
+    XCTAssertEqual(coreMotionCode(error), Int(CMErrorMotionActivityNotAvailable.rawValue))
+    let sequence = manager.activityUpdates()
+    for await _ in sequence { XCTFail("no activity without an accelerometer") }
+    XCTAssertEqual(coreMotionCode(sequence.error), Int(CMErrorMotionActivityNotAvailable.rawValue))
+    XCTAssertEqual(
+      CMMotionActivityManager.isActivityAvailable(), SourceFactory.defaultSource.availableSensors.contains(.accelerometer))
+  }
+
+  func testAsyncSequenceEndsWithTheSource() async {
+    let clock = VirtualClock()
+    let scenario = HistoryFixture.walkScenario(restBefore: 6, walk: 12, restAfter: 6)
+    let manager = CMMotionActivityManager(backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
+    let sequence = manager.activityUpdates()
+    clock.advance(by: scenario.segmentsDuration + 1)
+    var activities: [CMMotionActivity] = []
+    for await activity in sequence { activities.append(activity) }
+    XCTAssertNil(sequence.error)
+    XCTAssertGreaterThan(activities.count, 1)
+    XCTAssertTrue(activities.contains { $0.walking })
+  }
+}

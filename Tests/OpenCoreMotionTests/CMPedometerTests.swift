@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+import XCTest
+
+@testable import OpenCoreMotion
+
+/// CMPedometer's API semantics on the simulator: cumulative live updates, query ranges, replaced
+/// handlers, stop, events, availability and errors. Step-count accuracy belongs to the detector's
+/// own tests; here counts are checked only loosely against the scenario's cadence.
+final class CMPedometerTests: XCTestCase {
+  /// Runs the walk scenario to its end with live updates from source time 0; returns the updates
+  /// and the pedometer.
+  private func walkWithUpdates(
+    _ scenario: Scenario = HistoryFixture.walkScenario()
+  ) -> (updates: [CMPedometerData], pedometer: CMPedometer, clock: VirtualClock) {
+    let clock = VirtualClock()
+    let pedometer = CMPedometer(backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
+    let updates = Collector<CMPedometerData>()
+    pedometer.startUpdates(from: HistoryFixture.anchor) { data, error in
+      XCTAssertNil(error)
+      if let data { updates.append(data) }
+    }
+    clock.advance(by: scenario.segmentsDuration + 1)
+    drain(pedometer.handlerQueue)
+    pedometer.stopUpdates()
+    return (updates.all, pedometer, clock)
+  }
+
+  private func query(_ pedometer: CMPedometer, _ start: Date, _ end: Date) -> (CMPedometerData?, (any Error)?) {
+    let result = Locked<(CMPedometerData?, (any Error)?)>((nil, nil))
+    let done = expectation(description: "query")
+    pedometer.queryPedometerData(from: start, to: end) { data, error in
+      result.withLock { $0 = (data, error) }
+      done.fulfill()
+    }
+    wait(for: [done], timeout: 10)
+    return result.withLock { $0 }
+  }
+
+  func testLiveUpdatesAreCumulativeFromTheStartDate() throws {
+    let (updates, pedometer, _) = walkWithUpdates()
+    XCTAssertGreaterThan(updates.count, 3)
+    for (a, b) in zip(updates, updates.dropFirst()) {
+      XCTAssertLessThanOrEqual(a.numberOfSteps.intValue, b.numberOfSteps.intValue)
+      XCTAssertLessThanOrEqual(a.distance!.doubleValue, b.distance!.doubleValue)
+      XCTAssertLessThanOrEqual(a.endDate, b.endDate)
+    }
+    XCTAssertTrue(updates.allSatisfy { $0.startDate == HistoryFixture.anchor })
+    // The last update (sent at the pause) holds every step, as a query of the whole walk does.
+    let last = try XCTUnwrap(updates.last)
+    let (whole, error) = query(pedometer, HistoryFixture.anchor, HistoryFixture.date(60))
+    XCTAssertNil(error)
+    XCTAssertEqual(last.numberOfSteps, whole?.numberOfSteps)
+    // 20 s at 1.8 steps/s = 36 steps; ±25 % (the scaffolding detector is not the tuned one).
+    XCTAssertEqual(last.numberOfSteps.doubleValue, 36, accuracy: 9)
+    // Live updates carry the current cadence (steps/s) and pace (s/m) while walking.
+    let walking = updates.filter { $0.numberOfSteps.intValue > 10 }
+    XCTAssertTrue(walking.contains { $0.currentCadence != nil && $0.currentPace != nil })
+    for data in walking {
+      if let cadence = data.currentCadence?.doubleValue { XCTAssertEqual(cadence, 1.8, accuracy: 1.2) }
+    }
+    if PressureAltitudeAdapter.countsFloors {
+      // A walk on the level: no floor.
+      XCTAssertEqual(last.floorsAscended, 0)
+      XCTAssertEqual(last.floorsDescended, 0)
+    } else {
+      // Without floor counting the fields are nil, as Apple reports them.
+      XCTAssertNil(last.floorsAscended)
+      XCTAssertNil(last.floorsDescended)
+    }
+  }
+
+  func testQueryRangesAddUp() {
+    let (_, pedometer, _) = walkWithUpdates()
+    let (whole, _) = query(pedometer, HistoryFixture.anchor, HistoryFixture.date(60))
+    let (first, _) = query(pedometer, HistoryFixture.anchor, HistoryFixture.date(10))
+    let (second, _) = query(pedometer, HistoryFixture.date(10).addingTimeInterval(1e-6), HistoryFixture.date(60))
+    let total = try! XCTUnwrap(whole).numberOfSteps.intValue
+    XCTAssertGreaterThan(total, 0)
+    XCTAssertGreaterThan(first!.numberOfSteps.intValue, 0)
+    XCTAssertEqual(first!.numberOfSteps.intValue + second!.numberOfSteps.intValue, total)
+    XCTAssertEqual(
+      first!.distance!.doubleValue + second!.distance!.doubleValue, whole!.distance!.doubleValue, accuracy: 1e-9)
+    // Queries carry the window asked for, and no current pace or cadence.
+    XCTAssertEqual(first!.startDate, HistoryFixture.anchor)
+    XCTAssertEqual(first!.endDate, HistoryFixture.date(10))
+    XCTAssertNil(whole!.currentPace)
+    XCTAssertNil(whole!.currentCadence)
+    // Average active pace: walking time over distance, s/m, for a walk at 1.8 steps/s.
+    let pace = whole!.averageActivePace!.doubleValue
+    XCTAssertGreaterThan(pace, 0.3)
+    XCTAssertLessThan(pace, 2)
+    // Before any observation: zero steps, no error.
+    let (before, error) = query(pedometer, HistoryFixture.date(-100), HistoryFixture.date(-50))
+    XCTAssertNil(error)
+    XCTAssertEqual(before?.numberOfSteps, 0)
+  }
+
+  func testQueryWithReversedRangeIsAnInvalidParameter() {
+    let clock = VirtualClock()
+    let pedometer = CMPedometer(
+      backend: HistoryFixture.history(HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock)))
+    let (data, error) = query(pedometer, HistoryFixture.date(10), HistoryFixture.date(0))
+    XCTAssertNil(data)
+    XCTAssertEqual(coreMotionCode(error), Int(CMErrorInvalidParameter.rawValue))
+  }
+
+  func testHandlersRunOnThePedometersSerialBackgroundQueue() {
+    let clock = VirtualClock()
+    let pedometer = CMPedometer(
+      backend: HistoryFixture.history(HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock)))
+    XCTAssertEqual(pedometer.handlerQueue.maxConcurrentOperationCount, 1)
+    let onQueue = Collector<Bool>()
+    pedometer.startUpdates(from: HistoryFixture.anchor) { _, _ in
+      onQueue.append(OperationQueue.current === pedometer.handlerQueue && !Thread.isMainThread)
+    }
+    clock.advance(by: 10)
+    let done = expectation(description: "query")
+    pedometer.queryPedometerData(from: HistoryFixture.anchor, to: HistoryFixture.date(10)) { _, _ in
+      onQueue.append(OperationQueue.current === pedometer.handlerQueue && !Thread.isMainThread)
+      done.fulfill()
+    }
+    wait(for: [done], timeout: 10)
+    drain(pedometer.handlerQueue)
+    pedometer.stopUpdates()
+    XCTAssertGreaterThan(onQueue.count, 1)
+    XCTAssertTrue(onQueue.all.allSatisfy { $0 })
+  }
+
+  func testNoHandlerRunsAfterStop() {
+    let clock = VirtualClock()
+    let pedometer = CMPedometer(
+      backend: HistoryFixture.history(HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock)))
+    let updates = Collector<Int>()
+    let events = Collector<CMPedometerEventType>()
+    pedometer.startUpdates(from: HistoryFixture.anchor) { data, _ in data.map { updates.append($0.numberOfSteps.intValue) } }
+    pedometer.startEventUpdates { event, _ in event.map { events.append($0.type) } }
+    clock.advance(by: 8)
+    // Stop while operations may still be queued: none of them may run after the stop returns.
+    pedometer.stopUpdates()
+    pedometer.stopEventUpdates()
+    let countsAtStop = (updates.count, events.count)
+    clock.advance(by: 30)
+    drain(pedometer.handlerQueue)
+    XCTAssertEqual(updates.count, countsAtStop.0)
+    XCTAssertEqual(events.count, countsAtStop.1)
+  }
+
+  func testSecondStartReplacesTheHandler() {
+    let clock = VirtualClock()
+    let pedometer = CMPedometer(
+      backend: HistoryFixture.history(HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock)))
+    let first = Collector<Int>()
+    let second = Collector<CMPedometerData>()
+    pedometer.startUpdates(from: HistoryFixture.anchor) { data, _ in data.map { first.append($0.numberOfSteps.intValue) } }
+    clock.advance(by: 8)
+    drain(pedometer.handlerQueue)
+    let firstCount = first.count
+    XCTAssertGreaterThan(firstCount, 0)
+    // A new start date: cumulative from there; the old steps come at once, then the live ones.
+    pedometer.startUpdates(from: HistoryFixture.date(5)) { data, _ in data.map(second.append) }
+    clock.advance(by: 30)
+    drain(pedometer.handlerQueue)
+    pedometer.stopUpdates()
+    XCTAssertEqual(first.count, firstCount)
+    XCTAssertGreaterThan(second.count, 1)
+    XCTAssertTrue(second.all.allSatisfy { $0.startDate == HistoryFixture.date(5) })
+    XCTAssertGreaterThan(second.all.first!.numberOfSteps.intValue, 0, "steps since 5 s are delivered at once")
+    XCTAssertLessThan(second.all.last!.numberOfSteps.intValue, 36 + 9)
+  }
+
+  func testPauseAndResumeEvents() {
+    let clock = VirtualClock()
+    let scenario = HistoryFixture.walkScenario(restBefore: 2, walk: 10, restAfter: 5)
+    let pedometer = CMPedometer(backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
+    let events = Collector<CMPedometerEvent>()
+    pedometer.startEventUpdates { event, error in
+      XCTAssertNil(error)
+      event.map(events.append)
+    }
+    clock.advance(by: scenario.segmentsDuration + 1)
+    drain(pedometer.handlerQueue)
+    pedometer.stopEventUpdates()
+    let all = events.all
+    XCTAssertEqual(all.map(\.type), [.resume, .pause])
+    guard all.count == 2 else { return }
+    // Resume at the first step (within the first 2 s of walking), pause about 2 s after the last
+    // step (the walk ends at 12 s; the detector may confirm the last step up to 2 s late).
+    XCTAssertEqual(all[0].date.timeIntervalSince(HistoryFixture.anchor), 2, accuracy: 2)
+    XCTAssertEqual(all[1].date.timeIntervalSince(HistoryFixture.anchor), 14, accuracy: 2.5)
+  }
+
+  func testAsyncSequenceDeliversTheSameUpdatesAndEndsWithTheSource() async {
+    let clock = VirtualClock()
+    let scenario = HistoryFixture.walkScenario(walk: 10)
+    let pedometer = CMPedometer(backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
+    let updates = pedometer.updates(from: HistoryFixture.anchor)
+    let events = pedometer.eventUpdates()
+    clock.advance(by: scenario.segmentsDuration + 1)
+    var steps: [Int] = []
+    for await data in updates { steps.append(data.numberOfSteps.intValue) }
+    var types: [CMPedometerEventType] = []
+    for await event in events { types.append(event.type) }
+    XCTAssertNil(updates.error)
+    XCTAssertGreaterThan(steps.count, 1)
+    XCTAssertEqual(steps, steps.sorted())
+    XCTAssertEqual(types, [.resume, .pause])
+  }
+
+  func testWithoutAnAccelerometerEverythingReportsNotAvailable() async {
+    let clock = VirtualClock()
+    let pedometer = CMPedometer(backend: HistoryFixture.history(HistoryFixture.gyroscopeOnly(clock: clock)))
+    XCTAssertFalse(CMPedometer.countsSteps(.gyroscope))
+    XCTAssertTrue(CMPedometer.countsSteps(.accelerometer))
+    let (data, error) = query(pedometer, HistoryFixture.anchor, HistoryFixture.date(1))
+    XCTAssertNil(data)
+    XCTAssertEqual(coreMotionCode(error), Int(CMErrorMotionActivityNotAvailable.rawValue))
+    let errors = Collector<Int?>()
+    pedometer.startUpdates(from: HistoryFixture.anchor) { data, error in
+      XCTAssertNil(data)
+      errors.append(coreMotionCode(error))
+    }
+    clock.advance(by: 5)
+    drain(pedometer.handlerQueue)
+    pedometer.stopUpdates()
+    XCTAssertEqual(errors.all, [Int(CMErrorMotionActivityNotAvailable.rawValue)])
+    let sequence = pedometer.updates(from: HistoryFixture.anchor)
+    for await _ in sequence { XCTFail("no data without an accelerometer") }
+    XCTAssertEqual(coreMotionCode(sequence.error), Int(CMErrorMotionActivityNotAvailable.rawValue))
+  }
+
+  func testClassAvailabilityFollowsTheDefaultSource() {
+    let sensors = SourceFactory.defaultSource.availableSensors
+    XCTAssertEqual(CMPedometer.isStepCountingAvailable(), sensors.contains(.accelerometer))
+    XCTAssertEqual(CMPedometer.isDistanceAvailable(), sensors.contains(.accelerometer))
+    XCTAssertEqual(CMPedometer.isPaceAvailable(), sensors.contains(.accelerometer))
+    XCTAssertEqual(CMPedometer.isCadenceAvailable(), sensors.contains(.accelerometer))
+    XCTAssertEqual(CMPedometer.isPedometerEventTrackingAvailable(), sensors.contains(.accelerometer))
+    XCTAssertEqual(
+      CMPedometer.isFloorCountingAvailable(), PressureAltitudeAdapter.countsFloors && sensors.contains(.barometer))
+    XCTAssertEqual(CMPedometer.authorizationStatus(), .authorized)
+  }
+}

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import XCTest
+
+@testable import OpenCoreMotion
+
+/// Raw values, handler shapes, copying and secure coding of the pedometer, activity, altitude and
+/// recorder data classes.
+final class HistoryDataCodingTests: XCTestCase {
+  private func roundTrip<T: NSObject & NSSecureCoding>(_ object: T) throws -> T {
+    let data = try NSKeyedArchiver.archivedData(withRootObject: object, requiringSecureCoding: true)
+    return try XCTUnwrap(NSKeyedUnarchiver.unarchivedObject(ofClass: T.self, from: data))
+  }
+
+  func testRawValuesMatchApple() {
+    XCTAssertEqual(CMAuthorizationStatus.notDetermined.rawValue, 0)
+    XCTAssertEqual(CMAuthorizationStatus.restricted.rawValue, 1)
+    XCTAssertEqual(CMAuthorizationStatus.denied.rawValue, 2)
+    XCTAssertEqual(CMAuthorizationStatus.authorized.rawValue, 3)
+    XCTAssertEqual(CMPedometerEventType.pause.rawValue, 0)
+    XCTAssertEqual(CMPedometerEventType.resume.rawValue, 1)
+    XCTAssertEqual(CMMotionActivityConfidence.low.rawValue, 0)
+    XCTAssertEqual(CMMotionActivityConfidence.medium.rawValue, 1)
+    XCTAssertEqual(CMMotionActivityConfidence.high.rawValue, 2)
+    XCTAssertEqual(CMAuthorizationStatus.fromEnvironment([:]), .authorized)
+    XCTAssertEqual(CMAuthorizationStatus.fromEnvironment(["COREMOTION_AUTHORIZATION": "Denied"]), .denied)
+    XCTAssertEqual(CMAuthorizationStatus.fromEnvironment(["COREMOTION_AUTHORIZATION": "restricted"]), .restricted)
+    XCTAssertEqual(CMAuthorizationStatus.fromEnvironment(["COREMOTION_AUTHORIZATION": "bogus"]), .authorized)
+  }
+
+  func testHandlerShapes() {
+    let _: CMPedometerHandler = { (_: CMPedometerData?, _: (any Error)?) in }
+    let _: CMPedometerEventHandler = { (_: CMPedometerEvent?, _: (any Error)?) in }
+    let _: CMMotionActivityHandler = { (_: CMMotionActivity?) in }
+    let _: CMMotionActivityQueryHandler = { (_: [CMMotionActivity]?, _: (any Error)?) in }
+    let _: CMAltitudeHandler = { (_: CMAltitudeData?, _: (any Error)?) in }
+    let _: CMAbsoluteAltitudeHandler = { (_: CMAbsoluteAltitudeData?, _: (any Error)?) in }
+  }
+
+  func testPedometerDataRoundTrip() throws {
+    let start = Date(timeIntervalSinceReferenceDate: 1000)
+    let data = CMPedometerData(
+      startDate: start, endDate: start.addingTimeInterval(60), numberOfSteps: 97, distance: 70.5,
+      floorsAscended: 2, floorsDescended: 0, currentPace: 0.8, currentCadence: 1.9, averageActivePace: 0.85)
+    XCTAssertTrue(CMPedometerData.supportsSecureCoding)
+    XCTAssertTrue(data.copy() as AnyObject === data)
+    let decoded = try roundTrip(data)
+    XCTAssertEqual(decoded.startDate, data.startDate)
+    XCTAssertEqual(decoded.endDate, data.endDate)
+    XCTAssertEqual(decoded.numberOfSteps, 97)
+    XCTAssertEqual(decoded.distance, 70.5)
+    XCTAssertEqual(decoded.floorsAscended, 2)
+    XCTAssertEqual(decoded.floorsDescended, 0)
+    XCTAssertEqual(decoded.currentPace, 0.8)
+    XCTAssertEqual(decoded.currentCadence, 1.9)
+    XCTAssertEqual(decoded.averageActivePace, 0.85)
+    // Absent values stay absent.
+    let sparse = try roundTrip(CMPedometerData(startDate: start, endDate: start, numberOfSteps: 0))
+    XCTAssertNil(sparse.distance)
+    XCTAssertNil(sparse.floorsAscended)
+    XCTAssertNil(sparse.currentPace)
+    XCTAssertEqual(CMPedometerData().numberOfSteps, 0)
+  }
+
+  func testEventActivityAltitudeAndRecordedDataRoundTrip() throws {
+    let date = Date(timeIntervalSinceReferenceDate: 5000)
+    let event = try roundTrip(CMPedometerEvent(date: date, type: .resume))
+    XCTAssertEqual(event.date, date)
+    XCTAssertEqual(event.type, .resume)
+
+    let activity = try roundTrip(
+      CMMotionActivity(stationary: true, automotive: true, confidence: .high, startDate: date, timestamp: 42))
+    XCTAssertTrue(activity.stationary && activity.automotive, "flags are not exclusive")
+    XCTAssertFalse(activity.walking || activity.running || activity.cycling || activity.unknown)
+    XCTAssertEqual(activity.confidence, .high)
+    XCTAssertEqual(activity.startDate, date)
+    XCTAssertEqual(activity.timestamp, 42)
+
+    let altitude = try roundTrip(CMAltitudeData(relativeAltitude: 3.25, pressure: 100.9, timestamp: 7))
+    XCTAssertEqual(altitude.relativeAltitude, 3.25)
+    XCTAssertEqual(altitude.pressure, 100.9)
+    XCTAssertEqual(altitude.timestamp, 7)
+
+    let absolute = try roundTrip(CMAbsoluteAltitudeData(altitude: 321, accuracy: 10, precision: 0.1, timestamp: 8))
+    XCTAssertEqual(absolute.altitude, 321)
+    XCTAssertEqual(absolute.accuracy, 10)
+    XCTAssertEqual(absolute.precision, 0.1)
+
+    let recorded = try roundTrip(
+      CMRecordedAccelerometerData(
+        acceleration: CMAcceleration(x: 0.1, y: 0, z: -1), timestamp: 9, startDate: date, identifier: .max - 1))
+    XCTAssertEqual(recorded.identifier, .max - 1)
+    XCTAssertEqual(recorded.startDate, date)
+    XCTAssertEqual(recorded.acceleration.z, -1)
+    XCTAssertEqual(recorded.timestamp, 9)
+  }
+}
