@@ -6,10 +6,13 @@ import MotionMath
 /// metres since the first reading (which is 0), from the standard atmosphere
 /// (``BarometricAltitude``), lightly smoothed.
 ///
-/// The smoothing is a first-order low-pass with a time constant in seconds (default 0.1 s), so its
-/// effect does not depend on the barometer's rate: at 100 Hz it averages about ten readings (1 Pa
-/// of white noise, ≈ 8 cm, drops to ≈ 2.5 cm); at the 1 Hz that phones deliver it changes nothing
-/// measurable. Readings that are not finite or not positive are skipped.
+/// The smoothing acts on the pressure (first-order low-pass, time constant in seconds, default
+/// 0.1 s), and the altitude is the standard-atmosphere difference of the *smoothed* pressure, so the
+/// pair reported to apps (``smoothedPressure``, altitude) obeys the formula exactly, as iPhones'
+/// pairs do. With a time constant in seconds the effect does not depend on the barometer's rate:
+/// at 100 Hz it averages about ten readings (1 Pa of white noise, ≈ 8 cm, drops to ≈ 2.5 cm); at
+/// the 1–25 Hz that phones deliver it changes nothing measurable. Readings that are not finite or
+/// not positive are skipped.
 public struct RelativeAltitudeFilter: Sendable {
   /// Tuning of the filter.
   public struct Parameters: Sendable, Equatable {
@@ -22,6 +25,8 @@ public struct RelativeAltitudeFilter: Sendable {
   public let parameters: Parameters
   /// The height of the first reading, m (standard atmosphere).
   public private(set) var referenceHeight: Double?
+  /// The smoothed pressure, kPa (the first reading until a second arrives).
+  public private(set) var smoothedPressure: Double?
   /// The latest relative altitude, m.
   public private(set) var relativeAltitude = 0.0
   private var lastTime: Double?
@@ -34,24 +39,21 @@ public struct RelativeAltitudeFilter: Sendable {
   /// `nil` when the reading was skipped as invalid.
   public mutating func process(time: Double, pressure: Double) -> Double? {
     guard pressure.isFinite, pressure > 0, time.isFinite else { return nil }
-    let height = BarometricAltitude.height(atPressure: pressure)
-    guard let reference = referenceHeight, let previous = lastTime else {
-      referenceHeight = height
+    guard let reference = referenceHeight, let previous = lastTime, let smoothed = smoothedPressure else {
+      referenceHeight = BarometricAltitude.height(atPressure: pressure)
+      smoothedPressure = pressure
       lastTime = time
       relativeAltitude = 0
       return 0
     }
-    let raw = height - reference
     let period = Swift.max(0, time - previous)
     lastTime = Swift.max(previous, time)
     let tau = parameters.smoothingTimeConstant
-    if tau > 0 {
-      // Exact discretisation of the first-order filter for this sample's period.
-      let blend = 1 - Double.exp(-period / tau)
-      relativeAltitude += (raw - relativeAltitude) * blend
-    } else {
-      relativeAltitude = raw
-    }
+    // Exact discretisation of the first-order filter for this reading's period.
+    let blend = tau > 0 ? 1 - Double.exp(-period / tau) : 1
+    let next = smoothed + (pressure - smoothed) * blend
+    smoothedPressure = next
+    relativeAltitude = BarometricAltitude.height(atPressure: next) - reference
     return relativeAltitude
   }
 

@@ -267,7 +267,7 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     }
     if let pressure = sample.pressure, let result = s.pressure.process(time: t, pressure: pressure) {
       let date = timeline.date(forTimestamp: t)
-      let record = AltitudeRecord(timestamp: t, date: date, pressure: pressure, altitude: result.altitude)
+      let record = AltitudeRecord(timestamp: t, date: date, pressure: result.pressure, altitude: result.altitude)
       if s.altitudeDecimator.accept(t, interval: parameters.altitudeHistoryInterval) {
         s.altitudes.append(record)
       }

@@ -64,9 +64,9 @@ struct AltitudeCommand: ParsableCommand {
           samples.append(
             String(
               format: "{\"t\": %.6f, \"pressure_kpa\": %.6f, \"relative_altitude_m\": %.4f}",
-              sample.timestamp, pressure, result.altitude))
+              sample.timestamp, result.pressure, result.altitude))
         } else {
-          lines.append(String(format: "%.6f %.6f %.4f", sample.timestamp, pressure, result.altitude))
+          lines.append(String(format: "%.6f %.6f %.4f", sample.timestamp, result.pressure, result.altitude))
         }
       }
       if json {
