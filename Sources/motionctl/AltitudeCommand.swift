@@ -54,27 +54,24 @@ struct AltitudeCommand: ParsableCommand {
       var stream = try RecordingReader.open(
         url, format: recordingFormat ?? (mapping != nil ? .columns : nil), options: options)
       var adapter = PressureAltitudeAdapter()
-      var lines: [String] = []
-      var samples: [String] = []
+      var rows: [AltitudeRow] = []
       while let sample = try stream.next() {
         guard let pressure = sample.pressure,
           let result = adapter.process(time: sample.timestamp, pressure: pressure)
         else { continue }
-        if json {
-          samples.append(
-            String(
-              format: "{\"t\": %.6f, \"pressure_kpa\": %.6f, \"relative_altitude_m\": %.4f}",
-              sample.timestamp, result.pressure, result.altitude))
-        } else {
-          lines.append(String(format: "%.6f %.6f %.4f", sample.timestamp, result.pressure, result.altitude))
-        }
+        rows.append(AltitudeRow(t: sample.timestamp, pressureKPa: result.pressure, relativeAltitudeM: result.altitude))
       }
       if json {
-        print("{\"file\": \(Self.jsonString(file)), \"samples\": [" + samples.joined(separator: ", ") + "]}")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(AltitudeFile(file: file, samples: rows))
+        print(String(decoding: data, as: UTF8.self))
       } else {
         if files.count > 1 { print("# \(file)") }
-        if lines.isEmpty { printToStandardError("\(file): no pressure samples") }
-        for line in lines { print(line) }
+        if rows.isEmpty { printToStandardError("\(file): no pressure samples") }
+        for row in rows {
+          print(String(format: "%.6f %.6f %.4f", row.t, row.pressureKPa, row.relativeAltitudeM))
+        }
       }
     }
   }
@@ -95,13 +92,24 @@ struct AltitudeCommand: ParsableCommand {
     if names.contains("pressure_kpa") { return try ColumnMapping(parsing: "t=t,p=pressure_kpa;units=kPa") }
     return nil
   }
+}
 
-  /// `text` as a JSON string literal.
-  static func jsonString(_ text: String) -> String {
-    let data =
-      (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes]))
-      ?? Data("[\"\"]".utf8)
-    let array = String(decoding: data, as: UTF8.self)
-    return String(array.dropFirst().dropLast())
+/// One pressure sample of `motionctl altitude --json` (finite by construction: the adapter skips
+/// readings that are not).
+private struct AltitudeRow: Encodable {
+  var t: Double
+  var pressureKPa: Double
+  var relativeAltitudeM: Double
+
+  enum CodingKeys: String, CodingKey {
+    case t
+    case pressureKPa = "pressure_kpa"
+    case relativeAltitudeM = "relative_altitude_m"
   }
+}
+
+/// One file of `motionctl altitude --json`.
+private struct AltitudeFile: Encodable {
+  var file: String
+  var samples: [AltitudeRow]
 }
