@@ -47,7 +47,7 @@ var targets: [Target] = [
   // Step, activity, floor and altitude detectors: value types, no source knowledge.
   .target(name: "MotionDetectors", dependencies: ["MotionMath"], swiftSettings: [.swiftLanguageMode(.v6)]),
   .target(
-    name: "MotionEvaluation", dependencies: ["MotionMath", "MotionFusion", "MotionSensors"],
+    name: "MotionEvaluation", dependencies: ["MotionMath", "MotionFusion", "MotionSensors", "MotionDetectors"],
     swiftSettings: swiftSettings),
   .target(
     name: "OpenCoreMotion",
@@ -63,7 +63,7 @@ var targets: [Target] = [
     name: "motionctl",
     dependencies: [
       "OpenCoreMotion", "OpenUIDevice", "MotionSensors", "MotionFusion", "MotionRecognition",
-      "LinuxIIO", "MotionEvaluation",
+      "LinuxIIO", "MotionEvaluation", "MotionDetectors",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ],
     swiftSettings: swiftSettings),
