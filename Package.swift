@@ -72,7 +72,7 @@ var targets: [Target] = [
     name: "MotionBenchmarks",
     dependencies: [
       "OpenCoreMotion", "MotionSensors", "MotionFusion", "MotionMath", "LinuxIIO", "MotionEvaluation",
-      "_AllocationCounter",
+      "_AllocationCounter", "MotionDetectors",
     ],
     path: "Benchmarks/MotionBenchmarks",
     swiftSettings: swiftSettings),
@@ -88,11 +88,14 @@ var targets: [Target] = [
   // MARK: - Unit test bundles
   .testTarget(name: "MotionMathTests", dependencies: ["MotionMath", "_MotionTestSupport"]),
   .testTarget(
+    name: "MotionDetectorsTests", dependencies: ["MotionDetectors", "_MotionTestSupport"],
+    swiftSettings: [.swiftLanguageMode(.v6)]),
+  .testTarget(
     name: "MotionFusionTests",
     dependencies: ["MotionFusion", "MotionSensors", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionEvaluationTests",
-    dependencies: ["MotionEvaluation", "MotionSensors", "MotionFusion", "_MotionTestSupport"]),
+    dependencies: ["MotionEvaluation", "MotionSensors", "MotionFusion", "MotionDetectors", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionSensorsTests",
     dependencies: ["MotionSensors", "_MotionTestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),

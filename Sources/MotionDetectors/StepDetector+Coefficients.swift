@@ -8,6 +8,7 @@ extension StepDetector {
     var gridPeriod: Double
     var highPass: Biquad
     var lowPass: Biquad
+    var fastHighPass: Biquad
     /// Per-grid-sample smoothing factors of the running mean square and autocorrelation.
     var energyFactor: Double
     var periodicityFactor: Double
@@ -21,6 +22,7 @@ extension StepDetector {
       gridPeriod = 1 / rate
       highPass = Biquad(highPassCutoff: parameters.bandLow, sampleRate: rate)
       lowPass = Biquad(lowPassCutoff: parameters.bandHigh, sampleRate: rate)
+      fastHighPass = Biquad(highPassCutoff: parameters.highFrequencyCutoff, sampleRate: rate)
       energyFactor = Self.factor(parameters.energyTimeConstant, rate)
       periodicityFactor = Self.factor(parameters.periodicityTimeConstant, rate)
       shortestLag = Self.lag(parameters.shortestStrideLag, rate, fallback: 20)

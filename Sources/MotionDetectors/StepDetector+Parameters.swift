@@ -13,9 +13,9 @@ extension StepDetector {
     /// Lower edge of the band-pass on |a| (second-order Butterworth high-pass), Hz: removes
     /// gravity and slow posture changes.
     public var bandLow: Double = 0.6
-    /// Upper edge of the band-pass on |a| (second-order Butterworth low-pass), Hz: keeps running
-    /// cadences (4 steps/s) and removes impact ringing and hand tremor.
-    public var bandHigh: Double = 4.0
+    /// Upper edge of the band-pass on |a| (second-order Butterworth low-pass, −3 dB), Hz: passes
+    /// running cadences (4 steps/s at −4.5 dB) and removes impact ringing and hand tremor.
+    public var bandHigh: Double = 3.5
     /// Time constant of the running mean square of the filtered signal, s.
     public var energyTimeConstant: Double = 2.0
     /// Time constant of the running autocorrelation that gives the step period, s.
@@ -35,7 +35,7 @@ extension StepDetector {
     /// signal is in anti-phase at half the lag) the lag is one step.
     public var strideHalfLagThreshold: Double = -0.1
     /// Least normalised autocorrelation at the period for a new walking bout to be confirmed.
-    public var minimumBoutPeriodicity: Double = 0.4
+    public var minimumBoutPeriodicity: Double = 0.5
     /// Least peak height, m/s², and least height relative to the running RMS, outside the rhythm.
     public var minimumPeakHeight: Double = 0.5
     public var relativePeakHeight: Double = 0.6
@@ -52,14 +52,23 @@ extension StepDetector {
     /// Intervals between consecutive steps of a bout, as fractions of the step period; an interval
     /// outside ends the bout.
     public var regularInterval: ClosedRange<Double> = 0.5...1.7
+    /// Shortest step period accepted as walking or running, s (4 steps/s): faster periodic motion
+    /// (shaking) is not counted.
+    public var shortestStepPeriod: Double = 0.25
     /// Steps with regular intervals needed to confirm a bout (then all of them count).
-    public var stepsToConfirmBout: Int = 4
+    public var stepsToConfirmBout: Int = 3
     /// When a bout is confirmed, leading peaks lower than this fraction of the bout's median peak
     /// are dropped (the push-off before the first heel strike).
     public var leadingPeakFraction: Double = 0.3
     /// Subtracted from a peak's time to give the reported step time, s: the delay of the causal
     /// band-pass and of the impact peak behind the heel strike (measured on IPOL's heel strikes).
     public var reportedTimeOffset: Double = 0.08
+    /// Cut-off of the high-pass on |a| whose energy measures motion faster than steps, Hz.
+    public var highFrequencyCutoff: Double = 6.0
+    /// Peaks count only while the energy above ``highFrequencyCutoff`` is below this multiple of the
+    /// step band's energy: fast shaking (≥ 4 Hz) and taps are mostly high-frequency, walking and
+    /// running are not (at most 1.8 on any shared recording, 99th percentile).
+    public var maximumHighFrequencyRatio: Double = 3.0
     /// A gap in the input longer than this ends the bout and restarts the grid, s.
     public var longestInputGap: Double = 1.0
 

@@ -13,7 +13,10 @@ extension StepDetector {
     // Signal chain on the grid.
     var highPass: Biquad
     var lowPass: Biquad
+    var fastHighPass: Biquad
     var energy = 1.0
+    /// Running mean square of |a| above the step band, (m/s²)².
+    var fastEnergy = 0.0
     /// The last three filtered values (oldest first) and the grid time of the middle one.
     var x0 = 0.0, x1 = 0.0, x2 = 0.0
     var gridIndex = 0
@@ -41,6 +44,7 @@ extension StepDetector {
     init(_ coefficients: Coefficients, boutLength: Int) {
       highPass = coefficients.highPass
       lowPass = coefficients.lowPass
+      fastHighPass = coefficients.fastHighPass
       history = Array(repeating: 0, count: coefficients.longestLag + 1)
       autocorrelation = Array(repeating: 0, count: coefficients.longestLag + 1)
       pendingTimes = Array(repeating: 0, count: boutLength)

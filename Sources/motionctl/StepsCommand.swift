@@ -71,7 +71,7 @@ struct StepsCommand: ParsableCommand {
       throw CLIError("--height must be in metres, between 0.5 and 2.8")
     }
     let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     for file in files {
       let recording = try StepRecording.load(URL(fileURLWithPath: file), format: recordingFormat, columns: mapping)
       let count = StepCount(times: recording.times, accelerations: recording.accelerations, userHeight: height)

@@ -11,7 +11,7 @@ enum StepsEvaluationOutput {
     if result.recordings.isEmpty { throw CLIError("no recording with step ground truth under \(paths.joined(separator: " "))") }
     if json {
       let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys]
+      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
       print(String(decoding: try encoder.encode(result), as: UTF8.self))
       return
     }

@@ -2,9 +2,9 @@
 import numpy as np, scipy.signal as ss
 import cache, data
 
-P = dict(rate=50.0, lo=0.6, hi=4.0, tau_e=2.0, tau_r=4.0, minlag=0.4, maxlag=2.5, near=0.9, rmin=0.2,
-         theta=-0.1, rho=0.4, hmin=0.5, k=0.6, hmin2=0.3, k2=0.25, rlo=0.7, rhi=1.4, tmin=0.2, c=0.55,
-         blo=0.5, bhi=1.7, nbout=4, trim=0.3, delay=0.08, cap=16)
+P = dict(rate=50.0, lo=0.6, hi=3.5, tau_e=2.0, tau_r=4.0, minlag=0.4, maxlag=2.5, near=0.9, rmin=0.2,
+         theta=-0.1, rho=0.5, hmin=0.5, k=0.6, hmin2=0.3, k2=0.25, rlo=0.7, rhi=1.4, tmin=0.2, c=0.55,
+         blo=0.5, bhi=1.7, nbout=3, trim=0.3, delay=0.08, cap=16, hfc=6.0, hfmax=3.0, fill=0.0, tfloor=0.25)
 
 def biquad(kind, fc, fs):
     k = np.tan(np.pi * fc / fs); n = 1 / (1 + np.sqrt(2) * k + k * k)
@@ -34,6 +34,8 @@ def detect(t, acc, p=P, debug=False):
     g, y = chain(t, acc, p)
     shortest = int(round(p['minlag'] * fs)); longest = max(shortest + 2, int(round(p['maxlag'] * fs)))
     R = acf(y, min(1, 1 / (p['tau_r'] * fs)), longest)
+    b6, a6 = biquad('hp', p['hfc'], fs); hfs = ss.lfilter(b6, a6, np.interp(g, t, np.linalg.norm(acc, axis=1)) - np.linalg.norm(acc[0]))
+    hf = 0.0
     fe = min(1, 1 / (p['tau_e'] * fs)); upd = max(1, int(round(fs / 5)))
     energy = 1.0; T = 0.55; rho = 0.0
     x0 = x1 = x2 = 0.0
@@ -42,14 +44,15 @@ def detect(t, acc, p=P, debug=False):
     for n in range(len(y)):
         yy = y[n]; tg = g[n]
         energy += (yy * yy - energy) * fe
+        hf += (hfs[n] ** 2 - hf) * fe
         if (n + 1) % upd == 0:
             r = R[n]; r0 = r[0]
             if r0 > 1e-9:
                 seg = r[shortest:longest + 1]; best = seg.max(); bl = shortest + int(np.argmax(seg))
                 if best >= p['rmin'] * r0:
                     L = bl
-                    for c in range(shortest + 1, longest):
-                        if r[c] >= r[c-1] and r[c] >= r[c+1] and r[c] >= p['near'] * best: L = c; break
+                    for c in range(shortest, longest):
+                        if (c == shortest or r[c] >= r[c-1]) and r[c] >= r[c+1] and r[c] >= p['near'] * best: L = c; break
                     h = L // 2
                     hv = r[max(1, h - 3):min(h + 3, longest) + 1].max()
                     T = L * dt / (2 if hv / r0 > p['theta'] else 1)
@@ -61,8 +64,10 @@ def detect(t, acc, p=P, debug=False):
         if cand is not None and tg - cand > minint:
             tt = cand; cand = None
             iv = tt - last; last = tt
-            regular = p['blo'] <= iv / T <= p['bhi']
+            regular = p['blo'] <= iv / T <= p['bhi'] and hf < p['hfmax'] * energy and T >= p['tfloor']
             if inbout and regular: out.append(tt)
+            elif inbout and hf < p['hfmax'] * energy and p['bhi'] < iv / T <= p['fill']:
+                out.append(tt - iv / 2); out.append(tt)
             else:
                 inbout = False
                 if not regular: pend = []
