@@ -41,8 +41,8 @@ extension StepDetector {
     public var relativePeakHeight: Double = 0.6
     /// Least peak height, m/s², and relative to the RMS, for a peak where the rhythm expects the
     /// next step (weak steps in turns and at the end of a walk).
-    public var minimumRhythmPeakHeight: Double = 0.3
-    public var relativeRhythmPeakHeight: Double = 0.25
+    public var minimumRhythmPeakHeight: Double = 0.2
+    public var relativeRhythmPeakHeight: Double = 0.15
     /// The window in which a peak is "in rhythm", as fractions of the step period.
     public var rhythmWindow: ClosedRange<Double> = 0.7...1.4
     /// Shortest interval between two steps, s, and as a fraction of the step period (the larger
@@ -59,7 +59,7 @@ extension StepDetector {
     public var stepsToConfirmBout: Int = 3
     /// When a bout is confirmed, leading peaks lower than this fraction of the bout's median peak
     /// are dropped (the push-off before the first heel strike).
-    public var leadingPeakFraction: Double = 0.3
+    public var leadingPeakFraction: Double = 0.2
     /// Subtracted from a peak's time to give the reported step time, s: the delay of the causal
     /// band-pass and of the impact peak behind the heel strike (measured on IPOL's heel strikes).
     public var reportedTimeOffset: Double = 0.08

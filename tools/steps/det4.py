@@ -3,8 +3,8 @@ import numpy as np, scipy.signal as ss
 import cache, data
 
 P = dict(rate=50.0, lo=0.6, hi=3.5, tau_e=2.0, tau_r=4.0, minlag=0.4, maxlag=2.5, near=0.9, rmin=0.2,
-         theta=-0.1, rho=0.5, hmin=0.5, k=0.6, hmin2=0.3, k2=0.25, rlo=0.7, rhi=1.4, tmin=0.2, c=0.55,
-         blo=0.5, bhi=1.7, nbout=3, trim=0.3, delay=0.08, cap=16, hfc=6.0, hfmax=3.0, fill=0.0, tfloor=0.25)
+         theta=-0.1, rho=0.5, hmin=0.5, k=0.6, hmin2=0.2, k2=0.15, rlo=0.7, rhi=1.4, tmin=0.2, c=0.55,
+         blo=0.5, bhi=1.7, nbout=3, trim=0.2, delay=0.08, cap=16, hfc=6.0, hfmax=3.0, fill=0.0, tfloor=0.25)
 
 def biquad(kind, fc, fs):
     k = np.tan(np.pi * fc / fs); n = 1 / (1 + np.sqrt(2) * k + k * k)
