@@ -47,7 +47,7 @@ var targets: [Target] = [
   // Step, activity, floor and altitude detectors: value types, no source knowledge.
   .target(name: "MotionDetectors", dependencies: ["MotionMath"], swiftSettings: [.swiftLanguageMode(.v6)]),
   .target(
-    name: "MotionEvaluation", dependencies: ["MotionMath", "MotionFusion", "MotionSensors"],
+    name: "MotionEvaluation", dependencies: ["MotionMath", "MotionFusion", "MotionSensors", "MotionDetectors"],
     swiftSettings: swiftSettings),
   .target(
     name: "OpenCoreMotion",
@@ -65,7 +65,7 @@ var targets: [Target] = [
     name: "motionctl",
     dependencies: [
       "OpenCoreMotion", "OpenUIDevice", "MotionSensors", "MotionFusion", "MotionRecognition",
-      "LinuxIIO", "MotionEvaluation",
+      "LinuxIIO", "MotionEvaluation", "MotionDetectors",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ],
     swiftSettings: swiftSettings),
@@ -74,7 +74,7 @@ var targets: [Target] = [
     name: "MotionBenchmarks",
     dependencies: [
       "OpenCoreMotion", "MotionSensors", "MotionFusion", "MotionMath", "LinuxIIO", "MotionEvaluation",
-      "_AllocationCounter",
+      "_AllocationCounter", "MotionDetectors",
     ],
     path: "Benchmarks/MotionBenchmarks",
     swiftSettings: swiftSettings),
@@ -97,7 +97,7 @@ var targets: [Target] = [
     dependencies: ["MotionFusion", "MotionSensors", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionEvaluationTests",
-    dependencies: ["MotionEvaluation", "MotionSensors", "MotionFusion", "_MotionTestSupport"]),
+    dependencies: ["MotionEvaluation", "MotionSensors", "MotionFusion", "MotionDetectors", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionSensorsTests",
     dependencies: ["MotionSensors", "_MotionTestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),

@@ -4,60 +4,287 @@
 ///
 /// CONTRACT (shared by the pedometer API, the daemon and `motionctl steps`; keep the signatures):
 /// - `init(parameters:)`, `process(time:acceleration:) -> Double?`, `reset()`.
-/// - Input: `time` in seconds, non-decreasing; `acceleration` in g, gravity included, any device
-///   orientation (Apple's sign at the API boundary: face up at rest reads (0, 0, −1); the detector
-///   works on magnitudes, so specific force in g works as well).
-/// - Output: the time (s) of one step confirmed by this sample, or `nil`. A step is confirmed at
-///   most 2 s after it happened.
+/// - Input: `time` in seconds, increasing (repeated or earlier times are skipped); `acceleration`
+///   in g, gravity included, any device orientation (the detector works on the magnitude, so
+///   Apple's sign and specific force give the same result).
+/// - Output: the time (s) of one step confirmed by this sample, or `nil`. Inside a bout a step is
+///   confirmed about 0.55 step periods after it (0.3 s at 1.8 steps/s); the first steps of a new
+///   bout wait for its confirmation (three regular steps: the first step is confirmed about 2.6
+///   step periods after it, 1.5 s at 1.8 steps/s, under 2 s from 1.3 steps/s up) and are then
+///   released one per sample. ``takeQueuedStep()`` drains what is left at the end of a stream.
 ///
-/// The implementation here is a placeholder (scaffolding): the step-counter work replaces it.
+/// How it works (all on a uniform grid, ``Parameters/gridRate``, whatever the sensor rate):
+/// 1. |a| is resampled by linear interpolation and band-passed (0.6–3.5 Hz, causal Butterworth).
+/// 2. A running autocorrelation of the filtered signal gives the step period: the shortest lag
+///    close to the best one is the period of the gait pattern; if the signal correlates at half
+///    that lag the pattern was a stride (left + right), else one step. This makes the detector
+///    indifferent to placements that show one strong peak per stride (back pocket) and to ones that
+///    show two peaks per step.
+/// 3. A step is the highest peak within a cadence-dependent minimum interval, above a threshold
+///    relative to the running RMS (lower where the rhythm expects the next step).
+/// 4. Walking gate: a bout is confirmed by ``Parameters/stepsToConfirmBout`` peaks at regular
+///    intervals while the signal is periodic and not dominated by motion faster than steps (energy
+///    above 6 Hz); its steps are then counted retroactively. An irregular interval ends the bout.
+///    Shaking at 4 Hz or faster, tapping and vehicle vibration fail this gate; shaking the phone
+///    up and down at 3 Hz looks like running to any |a|-based counter and is counted.
+///
+/// Parameters, derived coefficients and state are kept apart; buffers are allocated in `init`, and
+/// `process` never allocates.
 public struct StepDetector: Sendable {
-  /// Tuning of the detector.
-  public struct Parameters: Sendable, Equatable {
-    /// Smallest peak of the smoothed magnitude above its running mean, in g.
-    public var minimumPeakHeight: Double = 0.06
-    /// Shortest time between two steps, in s (4 steps/s at most).
-    public var minimumStepInterval: Double = 0.25
-    public init() {}
-    public static let `default` = Parameters()
-  }
-
   public let parameters: Parameters
-  private var smoothed = 1.0
-  private var mean = 1.0
-  private var previous = 1.0
-  private var rising = false
-  private var lastStepTime = -Double.infinity
-  private var lastTime: Double?
+  let coefficients: Coefficients
+  var state: State
+
+  /// Standard gravity, m/s² per g.
+  static let standardGravity = 9.80665
+  /// Most pending peaks kept before a bout is confirmed (older ones are dropped).
+  static let pendingCapacity = 16
 
   public init(parameters: Parameters = .default) {
     self.parameters = parameters
+    coefficients = Coefficients(parameters)
+    state = State(coefficients, boutLength: Self.pendingCapacity)
   }
+
+  /// The current estimate of the step period, s (from the autocorrelation).
+  public var stepPeriod: Double { state.stepPeriod }
+
+  /// Whether a walking bout is under way (confirmed and not ended by a gap or an irregular step).
+  public var isWalking: Bool { state.inBout }
 
   /// Feeds one sample; returns the time of a step this sample confirms, or `nil`.
   public mutating func process(time: Double, acceleration: SIMD3<Double>) -> Double? {
-    let magnitude = (acceleration * acceleration).sum().squareRoot()
-    guard magnitude.isFinite, time.isFinite else { return nil }
-    let period = lastTime.map { max(0, min(0.1, time - $0)) } ?? 0.01
-    lastTime = time
-    smoothed += (magnitude - smoothed) * min(1, period / 0.05)
-    mean += (smoothed - mean) * min(1, period / 1.0)
-    defer { previous = smoothed }
-    if smoothed > previous {
-      rising = true
-      return nil
+    let magnitude = (acceleration * acceleration).sum().squareRoot() * Self.standardGravity
+    if magnitude.isFinite, time.isFinite, time > state.previousTime {
+      ingest(time: time, magnitude: magnitude)
     }
-    guard rising else { return nil }
-    rising = false
-    guard previous - mean > parameters.minimumPeakHeight,
-      time - lastStepTime >= parameters.minimumStepInterval
-    else { return nil }
-    lastStepTime = time
-    return time
+    return takeQueuedStep()
+  }
+
+  /// The next confirmed step not returned yet, or `nil`. `process` returns one per call; call this
+  /// at the end of a recording to collect the rest.
+  public mutating func takeQueuedStep() -> Double? {
+    guard state.queueCount > 0 else { return nil }
+    let time = state.queue[state.queueStart]
+    state.queueStart = (state.queueStart + 1) % state.queue.count
+    state.queueCount -= 1
+    return time - parameters.reportedTimeOffset
   }
 
   /// Forgets everything seen so far.
   public mutating func reset() {
-    self = StepDetector(parameters: parameters)
+    state = State(coefficients, boutLength: Self.pendingCapacity)
+  }
+
+  // MARK: - Resampling
+
+  private mutating func ingest(time: Double, magnitude: Double) {
+    if !state.started {
+      state.started = true
+      state.highPass.settle(at: magnitude)
+      state.fastHighPass.settle(at: magnitude)
+      state.lowPass.settle(at: 0)
+      state.nextGridTime = time
+    } else if time - state.previousTime > parameters.longestInputGap {
+      // A hole in the data: do not invent a signal across it.
+      endBout()
+      state.nextGridTime = time
+    }
+    let previousTime = state.previousTime
+    let previousMagnitude = state.previousMagnitude
+    state.previousTime = time
+    state.previousMagnitude = magnitude
+    // At most longestInputGap × gridRate + 1 iterations (the gap check above bounds it).
+    while state.nextGridTime <= time {
+      let span = time - previousTime
+      let fraction = span > 0 && span.isFinite ? (state.nextGridTime - previousTime) / span : 1
+      let value = previousMagnitude + (magnitude - previousMagnitude) * min(max(fraction, 0), 1)
+      processGridSample(value, at: state.nextGridTime)
+      state.nextGridTime += coefficients.gridPeriod
+    }
+  }
+
+  // MARK: - Grid
+
+  private mutating func processGridSample(_ magnitude: Double, at time: Double) {
+    let y = state.lowPass.process(state.highPass.process(magnitude))
+    state.energy += (y * y - state.energy) * coefficients.energyFactor
+    let fast = state.fastHighPass.process(magnitude)
+    state.fastEnergy += (fast * fast - state.fastEnergy) * coefficients.energyFactor
+    updateAutocorrelation(y)
+    state.gridIndex &+= 1
+    if state.gridIndex % coefficients.periodUpdateInterval == 0 { estimatePeriod() }
+
+    let minimumInterval = max(
+      parameters.minimumStepInterval, parameters.relativeMinimumStepInterval * state.stepPeriod)
+    if let candidate = state.candidateTime, time - candidate > minimumInterval {
+      finalizePeak(at: candidate, height: state.candidateHeight)
+    }
+
+    state.x0 = state.x1
+    state.x1 = state.x2
+    state.x2 = y
+    guard state.x1 > state.x0, state.x1 >= state.x2 else { return }
+    considerPeak(at: time - coefficients.gridPeriod, height: state.x1, minimumInterval: minimumInterval)
+  }
+
+  private mutating func updateAutocorrelation(_ y: Double) {
+    let count = state.history.count
+    state.historyPosition = (state.historyPosition + 1) % count
+    state.history[state.historyPosition] = y
+    let factor = coefficients.periodicityFactor
+    var index = state.historyPosition
+    state.history.withUnsafeBufferPointer { history in
+      state.autocorrelation.withUnsafeMutableBufferPointer { r in
+        for lag in 0..<count {
+          r[lag] += (y * history[index] - r[lag]) * factor
+          index = index == 0 ? count - 1 : index - 1
+        }
+      }
+    }
+  }
+
+  /// Step period and periodicity from the running autocorrelation (see the type's overview).
+  private mutating func estimatePeriod() {
+    let r = state.autocorrelation
+    let r0 = r[0]
+    guard r0 > 1e-9 else {
+      state.periodicity = 0
+      return
+    }
+    let shortest = coefficients.shortestLag
+    let longest = coefficients.longestLag
+    var best = -Double.infinity
+    var bestLag = shortest
+    for lag in shortest...longest where r[lag] > best {
+      best = r[lag]
+      bestLag = lag
+    }
+    guard best >= parameters.minimumPeriodicity * r0 else {
+      state.periodicity = 0
+      return
+    }
+    var lag = bestLag
+    // The shortest lag counts as a peak when the correlation falls after it: a period shorter than
+    // the search range (fast shaking) must show up as such, not as its next multiple.
+    for candidate in shortest..<longest
+    where (candidate == shortest || r[candidate] >= r[candidate - 1]) && r[candidate] >= r[candidate + 1]
+      && r[candidate] >= parameters.periodPeakFraction * best
+    {
+      lag = candidate
+      break
+    }
+    let half = lag / 2
+    var halfLag = -Double.infinity
+    for index in max(1, half - 3)...min(half + 3, longest) { halfLag = max(halfLag, r[index]) }
+    let isStride = halfLag / r0 > parameters.strideHalfLagThreshold
+    state.stepPeriod = Double(lag) * coefficients.gridPeriod / (isStride ? 2 : 1)
+    state.periodicity = r[lag] / r0
+  }
+
+  // MARK: - Peaks and bouts
+
+  private mutating func considerPeak(at time: Double, height: Double, minimumInterval: Double) {
+    let rms = state.energy.squareRoot()
+    var threshold = max(parameters.minimumPeakHeight, parameters.relativePeakHeight * rms)
+    let sinceLast = time - state.lastPeakTime
+    let rhythm = parameters.rhythmWindow
+    if state.inBout, sinceLast >= rhythm.lowerBound * state.stepPeriod,
+      sinceLast <= rhythm.upperBound * state.stepPeriod
+    {
+      threshold = max(parameters.minimumRhythmPeakHeight, parameters.relativeRhythmPeakHeight * rms)
+    }
+    guard height > threshold else { return }
+    if state.candidateTime == nil {
+      if sinceLast >= minimumInterval {
+        state.candidateTime = time
+        state.candidateHeight = height
+      }
+    } else if height > state.candidateHeight {
+      state.candidateTime = time
+      state.candidateHeight = height
+    }
+  }
+
+  private mutating func finalizePeak(at time: Double, height: Double) {
+    state.candidateTime = nil
+    let interval = time - state.lastPeakTime
+    state.lastPeakTime = time
+    let regular =
+      parameters.regularInterval.contains(interval / state.stepPeriod)
+      && state.fastEnergy < parameters.maximumHighFrequencyRatio * state.energy
+      && state.stepPeriod >= parameters.shortestStepPeriod
+    if state.inBout && regular {
+      enqueue(time)
+      return
+    }
+    state.inBout = false
+    if !regular { state.pendingCount = 0 }
+    appendPending(time, height)
+    if state.pendingCount >= max(1, parameters.stepsToConfirmBout),
+      state.periodicity >= parameters.minimumBoutPeriodicity
+    {
+      confirmBout()
+    }
+  }
+
+  private mutating func appendPending(_ time: Double, _ height: Double) {
+    if state.pendingCount == Self.pendingCapacity {
+      for index in 1..<Self.pendingCapacity {
+        state.pendingTimes[index - 1] = state.pendingTimes[index]
+        state.pendingHeights[index - 1] = state.pendingHeights[index]
+      }
+      state.pendingCount -= 1
+    }
+    state.pendingTimes[state.pendingCount] = time
+    state.pendingHeights[state.pendingCount] = height
+    state.pendingCount += 1
+  }
+
+  /// Counts the pending peaks as steps, except leading ones much lower than the bout's median.
+  private mutating func confirmBout() {
+    state.inBout = true
+    let count = state.pendingCount
+    let median = Self.median(state.pendingHeights, count: count)
+    var first = 0
+    while first < count - 1, state.pendingHeights[first] < parameters.leadingPeakFraction * median {
+      first += 1
+    }
+    for index in first..<count { enqueue(state.pendingTimes[index]) }
+    state.pendingCount = 0
+  }
+
+  private mutating func endBout() {
+    state.inBout = false
+    state.pendingCount = 0
+    state.candidateTime = nil
+  }
+
+  private mutating func enqueue(_ time: Double) {
+    let capacity = state.queue.count
+    if state.queueCount == capacity {  // cannot happen at sane rates; drop the oldest rather than trap
+      state.queueStart = (state.queueStart + 1) % capacity
+      state.queueCount -= 1
+    }
+    state.queue[(state.queueStart + state.queueCount) % capacity] = time
+    state.queueCount += 1
+  }
+
+  /// The median of the first `count` values (count ≤ 16: a quadratic selection, no allocation).
+  static func median(_ values: [Double], count: Int) -> Double {
+    guard count > 0 else { return 0 }
+    var lower = 0.0
+    var upper = 0.0
+    for i in 0..<count {
+      var below = 0
+      var equal = 0
+      for j in 0..<count {
+        if values[j] < values[i] { below += 1 } else if values[j] == values[i] { equal += 1 }
+      }
+      // values[i] occupies sorted positions below ..< below + equal.
+      if below <= (count - 1) / 2, (count - 1) / 2 < below + equal { lower = values[i] }
+      if below <= count / 2, count / 2 < below + equal { upper = values[i] }
+    }
+    return (lower + upper) / 2
   }
 }

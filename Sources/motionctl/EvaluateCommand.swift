@@ -16,7 +16,7 @@ struct EvaluateCommand: ParsableCommand {
       at the first sample.
       """)
 
-  @Argument(help: "Trial files (.csv) or folders of them.")
+  @Argument(help: "Trial files (.csv) or folders of them; or `steps` followed by step-count data paths.")
   var paths: [String]
 
   @Option(help: "realtime9d, realtime6d, offline9d or offline6d.")
@@ -29,6 +29,11 @@ struct EvaluateCommand: ParsableCommand {
   var throughput = false
 
   func run() throws {
+    // `motionctl evaluate steps PATH...`: the step counter's sub-mode (attitude stays the default).
+    if paths.first == "steps" {
+      try StepsEvaluationOutput.run(paths: Array(paths.dropFirst()), json: json)
+      return
+    }
     let result = try FusionEvaluation.evaluate(paths: paths, mode: mode)
     var samplesPerSecond: Double?
     if throughput, let first = FusionEvaluation.trialFiles(in: paths).first {

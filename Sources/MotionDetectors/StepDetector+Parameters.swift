@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+
+extension StepDetector {
+  /// Tuning of the step detector: one set for every placement, cadence and device.
+  ///
+  /// Accelerations are in m/s² (the detector converts its input from g once); times in s;
+  /// frequencies in Hz. The defaults were chosen on the shared Oxford optimisation and IPOL
+  /// recordings (see `tools/steps/` and `docs/Steps.md`) and checked on Oxford validation.
+  public struct Parameters: Sendable, Equatable {
+    /// Rate of the uniform grid the magnitude is resampled onto (linear interpolation), Hz. The
+    /// filters and the periodicity estimate run at this rate whatever the sensor's rate is.
+    public var gridRate: Double = 50
+    /// Lower edge of the band-pass on |a| (second-order Butterworth high-pass), Hz: removes
+    /// gravity and slow posture changes.
+    public var bandLow: Double = 0.6
+    /// Upper edge of the band-pass on |a| (second-order Butterworth low-pass, −3 dB), Hz: passes
+    /// running cadences (4 steps/s at −4.5 dB) and removes impact ringing and hand tremor.
+    public var bandHigh: Double = 3.5
+    /// Time constant of the running mean square of the filtered signal, s.
+    public var energyTimeConstant: Double = 2.0
+    /// Time constant of the running autocorrelation that gives the step period, s.
+    public var periodicityTimeConstant: Double = 4.0
+    /// Shortest lag searched for the stride period, s.
+    public var shortestStrideLag: Double = 0.4
+    /// Longest lag searched for the stride period, s (2.5 s: 0.8 steps/s; slower walking falls back
+    /// to the shortest-interval rule alone).
+    public var longestStrideLag: Double = 2.5
+    /// A lag counts as the period when its autocorrelation is at least this fraction of the best one
+    /// (the shortest such lag wins, so multiples of the period are not taken).
+    public var periodPeakFraction: Double = 0.9
+    /// Least normalised autocorrelation for any period to be estimated at all.
+    public var minimumPeriodicity: Double = 0.2
+    /// When the normalised autocorrelation at half the found lag exceeds this, the lag was a stride
+    /// (two steps, left and right unlike) and the step period is half of it; when it is below (the
+    /// signal is in anti-phase at half the lag) the lag is one step.
+    public var strideHalfLagThreshold: Double = -0.1
+    /// Least normalised autocorrelation at the period for a new walking bout to be confirmed.
+    public var minimumBoutPeriodicity: Double = 0.5
+    /// Least peak height, m/s², and least height relative to the running RMS, outside the rhythm.
+    public var minimumPeakHeight: Double = 0.5
+    public var relativePeakHeight: Double = 0.6
+    /// Least peak height, m/s², and relative to the RMS, for a peak where the rhythm expects the
+    /// next step (weak steps in turns and at the end of a walk).
+    public var minimumRhythmPeakHeight: Double = 0.2
+    public var relativeRhythmPeakHeight: Double = 0.15
+    /// The window in which a peak is "in rhythm", as fractions of the step period.
+    public var rhythmWindow: ClosedRange<Double> = 0.7...1.4
+    /// Shortest interval between two steps, s, and as a fraction of the step period (the larger
+    /// applies): of the peaks closer than that, the highest is the step.
+    public var minimumStepInterval: Double = 0.2
+    public var relativeMinimumStepInterval: Double = 0.55
+    /// Intervals between consecutive steps of a bout, as fractions of the step period; an interval
+    /// outside ends the bout.
+    public var regularInterval: ClosedRange<Double> = 0.5...1.7
+    /// Shortest step period accepted as walking or running, s (4 steps/s): faster periodic motion
+    /// (shaking) is not counted.
+    public var shortestStepPeriod: Double = 0.25
+    /// Steps with regular intervals needed to confirm a bout (then all of them count).
+    public var stepsToConfirmBout: Int = 3
+    /// When a bout is confirmed, leading peaks lower than this fraction of the bout's median peak
+    /// are dropped (the push-off before the first heel strike).
+    public var leadingPeakFraction: Double = 0.2
+    /// Subtracted from a peak's time to give the reported step time, s: the delay of the causal
+    /// band-pass and of the impact peak behind the heel strike (measured on IPOL's heel strikes).
+    public var reportedTimeOffset: Double = 0.08
+    /// Cut-off of the high-pass on |a| whose energy measures motion faster than steps, Hz.
+    public var highFrequencyCutoff: Double = 6.0
+    /// Peaks count only while the energy above ``highFrequencyCutoff`` is below this multiple of the
+    /// step band's energy: fast shaking (≥ 4 Hz) and taps are mostly high-frequency, walking and
+    /// running are not (at most 1.8 on any shared recording, 99th percentile).
+    public var maximumHighFrequencyRatio: Double = 3.0
+    /// A gap in the input longer than this ends the bout and restarts the grid, s.
+    public var longestInputGap: Double = 1.0
+
+    public init() {}
+    public static let `default` = Parameters()
+  }
+}

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+
+extension StepDetector {
+  /// Everything the detector remembers. Buffers are sized once, from the coefficients, so
+  /// processing a sample never allocates.
+  struct State: Sendable {
+    // Input and resampling.
+    var previousTime = -Double.infinity
+    var previousMagnitude = 0.0
+    var nextGridTime = -Double.infinity
+    var started = false
+
+    // Signal chain on the grid.
+    var highPass: Biquad
+    var lowPass: Biquad
+    var fastHighPass: Biquad
+    var energy = 1.0
+    /// Running mean square of |a| above the step band, (m/s²)².
+    var fastEnergy = 0.0
+    /// The last three filtered values (oldest first) and the grid time of the middle one.
+    var x0 = 0.0, x1 = 0.0, x2 = 0.0
+    var gridIndex = 0
+
+    // Periodicity: ring buffer of filtered values and the running autocorrelation per lag (0...longest).
+    var history: [Double]
+    var historyPosition = 0
+    var autocorrelation: [Double]
+    var stepPeriod = 0.55
+    var periodicity = 0.0
+
+    // Peaks and bouts.
+    var candidateTime: Double?
+    var candidateHeight = 0.0
+    var lastPeakTime = -Double.infinity
+    var inBout = false
+    var pendingTimes: [Double]
+    var pendingHeights: [Double]
+    var pendingCount = 0
+    /// Confirmed steps not yet returned (a bout confirms several at once), first-in first-out.
+    var queue: [Double]
+    var queueStart = 0
+    var queueCount = 0
+
+    init(_ coefficients: Coefficients, boutLength: Int) {
+      highPass = coefficients.highPass
+      lowPass = coefficients.lowPass
+      fastHighPass = coefficients.fastHighPass
+      history = Array(repeating: 0, count: coefficients.longestLag + 1)
+      autocorrelation = Array(repeating: 0, count: coefficients.longestLag + 1)
+      pendingTimes = Array(repeating: 0, count: boutLength)
+      pendingHeights = Array(repeating: 0, count: boutLength)
+      queue = Array(repeating: 0, count: boutLength + 2)
+    }
+  }
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionDetectors
+
+/// Steps and distance counted in one recording by ``StepDetector`` and ``StrideModel``.
+package struct StepCount: Sendable, Equatable {
+  /// Times of the detected steps, s, in the recording's time base.
+  package var stepTimes: [Double]
+  /// Distance, m: each step's length from the stride model at the cadence of its bout.
+  package var distance: Double
+
+  /// Runs the detector over a whole recording, sample by sample as a live source would.
+  ///
+  /// - Parameters:
+  ///   - times: sample times, s.
+  ///   - accelerations: specific force, m/s² (converted here to g with Apple's sign).
+  ///   - userHeight: the walker's height, m, for the stride model.
+  package init(
+    times: [Double], accelerations: [SIMD3<Double>], parameters: StepDetector.Parameters = .default,
+    userHeight: Double? = nil
+  ) {
+    var detector = StepDetector(parameters: parameters)
+    var steps: [Double] = []
+    for (time, force) in zip(times, accelerations) {
+      if let step = detector.process(time: time, acceleration: -force / 9.80665) { steps.append(step) }
+    }
+    while let step = detector.takeQueuedStep() { steps.append(step) }
+    stepTimes = steps
+    distance = Self.distance(of: steps, model: StrideModel(userHeight: userHeight))
+  }
+
+  /// The steps counted inside `window` (both ends included), as the ground truth counts them.
+  package func steps(in window: ClosedRange<Double>) -> Int {
+    stepTimes.reduce(0) { $0 + (window.contains($1) ? 1 : 0) }
+  }
+
+  /// Distance of the steps inside `window`, m.
+  package func distance(in window: ClosedRange<Double>, userHeight: Double?) -> Double {
+    Self.distance(of: stepTimes.filter { window.contains($0) }, model: StrideModel(userHeight: userHeight))
+  }
+
+  /// Sum of step lengths; a step's cadence is the inverse of the mean of up to four preceding
+  /// intervals shorter than 2 s (a bout's first step uses the following interval).
+  package static func distance(of steps: [Double], model: StrideModel) -> Double {
+    var total = 0.0
+    for index in steps.indices {
+      var sum = 0.0
+      var count = 0
+      var back = index
+      while back > 0, count < 4, steps[back] - steps[back - 1] < 2 {
+        sum += steps[back] - steps[back - 1]
+        count += 1
+        back -= 1
+      }
+      if count == 0, index + 1 < steps.count, steps[index + 1] - steps[index] < 2 {
+        sum = steps[index + 1] - steps[index]
+        count = 1
+      }
+      let cadence = count > 0 && sum > 0 ? Double(count) / sum : 1.8
+      total += model.strideLength(cadence: cadence)
+    }
+    return total
+  }
+}

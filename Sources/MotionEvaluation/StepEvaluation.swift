@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionDetectors
+
+/// Scores ``StepDetector`` (and the ``StrideModel`` distance) against the shared step ground truth.
+///
+/// Error of a recording = (counted − truth) / truth, in %; counted = detected steps whose time lies
+/// in the truth window (see ``StepGroundTruth``). Groups report MAPE (mean |error|), median |error|,
+/// mean signed error, the error of the summed counts and the worst |error|, next to the same figures
+/// of the README's baseline (its per-recording counts) for the same recordings.
+package enum StepEvaluation {
+  /// One scored recording.
+  package struct Recording: Codable, Sendable, Equatable {
+    package var file: String
+    package var set: String
+    package var position: String
+    package var truth: Int
+    package var steps: Int
+    /// (steps − truth) / truth, %.
+    package var error: Double
+    package var baselineSteps: Int?
+    package var baselineError: Double?
+    /// Distance of the counted steps, m, and its error against the nominal distance, % (IPOL).
+    package var distance: Double
+    package var nominalDistance: Double?
+    package var distanceError: Double?
+  }
+
+  /// Error statistics of a group of recordings, %.
+  package struct Statistics: Codable, Sendable, Equatable {
+    package var recordings: Int
+    package var mape: Double
+    package var medianAPE: Double
+    package var meanSignedError: Double
+    package var totalCountError: Double
+    package var worst: Double
+
+    init?(errors: [Double], counted: [Int], truths: [Int]) {
+      guard !errors.isEmpty else { return nil }
+      let absolute = errors.map(abs).sorted()
+      recordings = errors.count
+      mape = absolute.reduce(0, +) / Double(absolute.count)
+      let middle = absolute.count / 2
+      medianAPE = absolute.count % 2 == 1 ? absolute[middle] : (absolute[middle - 1] + absolute[middle]) / 2
+      meanSignedError = errors.reduce(0, +) / Double(errors.count)
+      let truth = truths.reduce(0, +)
+      totalCountError = truth > 0 ? Double(counted.reduce(0, +) - truth) / Double(truth) * 100 : 0
+      worst = absolute.last ?? 0
+    }
+  }
+
+  /// Ours and the baseline's statistics for one set or placement.
+  package struct Group: Codable, Sendable, Equatable {
+    package var name: String
+    package var ours: Statistics
+    package var baseline: Statistics?
+    /// Mean |distance error| and mean signed distance error, %, where a nominal distance is known.
+    package var distanceMAPE: Double?
+    package var distanceMeanSignedError: Double?
+  }
+
+  package struct Result: Codable, Sendable, Equatable {
+    package var recordings: [Recording]
+    package var sets: [Group]
+    package var placements: [Group]
+  }
+
+  /// The recordings under `paths` (files, or folders searched recursively for `*.csv` other than
+  /// `index.csv` and `*.steps.csv`), sorted by path.
+  package static func recordingFiles(in paths: [String]) -> [URL] {
+    var files: [URL] = []
+    for path in paths {
+      let url = URL(fileURLWithPath: path)
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+        files.append(url)  // reported as missing by the loader
+        continue
+      }
+      if !isDirectory.boolValue {
+        files.append(url)
+        continue
+      }
+      let enumerator = FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil)
+      while let next = enumerator?.nextObject() as? URL {
+        let name = next.lastPathComponent
+        if name.hasSuffix(".csv"), !name.hasSuffix(".steps.csv"), name != "index.csv" { files.append(next) }
+      }
+    }
+    return files.sorted { $0.path < $1.path }
+  }
+
+  /// Scores every recording under `paths` that has ground truth (others are skipped).
+  package static func evaluate(
+    paths: [String], parameters: StepDetector.Parameters = .default
+  ) throws -> Result {
+    var recordings: [Recording] = []
+    for url in recordingFiles(in: paths) {
+      guard let truth = try StepGroundTruth.load(for: url) else { continue }
+      let data = try StepRecording.load(url)
+      let count = StepCount(
+        times: data.times, accelerations: data.accelerations, parameters: parameters, userHeight: truth.userHeight)
+      recordings.append(score(count, truth))
+    }
+    return Result(
+      recordings: recordings,
+      sets: groups(recordings, by: \.set),
+      placements: groups(recordings.filter { $0.set.hasPrefix("oxford") }, by: \.position))
+  }
+
+  static func score(_ count: StepCount, _ truth: StepGroundTruth) -> Recording {
+    let steps = count.steps(in: truth.window)
+    func error(_ n: Int) -> Double { Double(n - truth.steps) / Double(truth.steps) * 100 }
+    let distance = count.distance(in: truth.window, userHeight: truth.userHeight)
+    return Recording(
+      file: truth.name, set: truth.set, position: truth.position, truth: truth.steps, steps: steps,
+      error: error(steps), baselineSteps: truth.baselineSteps, baselineError: truth.baselineSteps.map(error),
+      distance: distance, nominalDistance: truth.nominalDistance,
+      distanceError: truth.nominalDistance.map { ($0 > 0) ? (distance - $0) / $0 * 100 : 0 })
+  }
+
+  static func groups(_ recordings: [Recording], by key: KeyPath<Recording, String>) -> [Group] {
+    var names: [String] = []
+    for recording in recordings where !names.contains(recording[keyPath: key]) { names.append(recording[keyPath: key]) }
+    return names.sorted().compactMap { name in
+      let members = recordings.filter { $0[keyPath: key] == name }
+      guard
+        let ours = Statistics(
+          errors: members.map(\.error), counted: members.map(\.steps), truths: members.map(\.truth))
+      else { return nil }
+      let withBaseline = members.filter { $0.baselineSteps != nil }
+      let baseline =
+        withBaseline.count == members.count
+        ? Statistics(
+          errors: withBaseline.compactMap(\.baselineError), counted: withBaseline.compactMap(\.baselineSteps),
+          truths: withBaseline.map(\.truth)) : nil
+      let distanceErrors = members.compactMap(\.distanceError)
+      return Group(
+        name: name, ours: ours, baseline: baseline,
+        distanceMAPE: distanceErrors.isEmpty ? nil : distanceErrors.map(abs).reduce(0, +) / Double(distanceErrors.count),
+        distanceMeanSignedError: distanceErrors.isEmpty ? nil : distanceErrors.reduce(0, +) / Double(distanceErrors.count))
+    }
+  }
+}

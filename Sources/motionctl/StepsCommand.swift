@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Foundation
+import MotionEvaluation
+import MotionSensors
+
+/// `motionctl steps FILE...`: steps and distance counted in recordings from the sensor data alone.
+struct StepsCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "steps",
+    abstract: "Count steps (and distance) in recordings from their accelerometer data.",
+    discussion: """
+      Reads every recording format motionctl knows, and the shared steps layout (header t,ax,ay,az: \
+      seconds and specific force in m/s²) directly. Distance uses the cadence-dependent stride model \
+      (--height refines it). Floors need a pressure column and the floor counter; they are null for now.
+      """)
+
+  @Argument(help: "Recording files.")
+  var files: [String]
+
+  @Option(help: "Recording format, when detection is not wanted (\(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))).")
+  var format: String?
+
+  @Option(help: "Column mapping for any CSV, e.g. 't=time,ax=accX,ay=accY,az=accZ;units=-g,s' (implies --format columns).")
+  var columns: String?
+
+  @Option(help: "The walker's height in metres, for the stride length.")
+  var height: Double?
+
+  @Flag(help: "Print one JSON object per file: {\"file\", \"steps\", \"step_times\", \"distance_m\", \"floors_ascended\", \"floors_descended\"}.")
+  var json = false
+
+  /// One file's result, as `--json` prints it.
+  struct Output: Codable {
+    var file: String
+    var steps: Int
+    var stepTimes: [Double]
+    var distance: Double
+    var floorsAscended: Int?
+    var floorsDescended: Int?
+
+    enum CodingKeys: String, CodingKey {
+      case file, steps
+      case stepTimes = "step_times"
+      case distance = "distance_m"
+      case floorsAscended = "floors_ascended"
+      case floorsDescended = "floors_descended"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(file, forKey: .file)
+      try container.encode(steps, forKey: .steps)
+      try container.encode(stepTimes, forKey: .stepTimes)
+      try container.encode(distance, forKey: .distance)
+      try container.encode(floorsAscended, forKey: .floorsAscended)  // null, not absent
+      try container.encode(floorsDescended, forKey: .floorsDescended)
+    }
+  }
+
+  func run() throws {
+    let recordingFormat = try format.map { name -> RecordingFormat in
+      guard let format = RecordingFormat(rawValue: name) else {
+        throw CLIError("unknown format '\(name)'; known: \(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+      }
+      return format
+    }
+    let mapping = try columns.map { try ColumnMapping(parsing: $0) }
+    if let height, !(height.isFinite && height > 0.5 && height < 2.8) {
+      throw CLIError("--height must be in metres, between 0.5 and 2.8")
+    }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    for file in files {
+      let recording = try StepRecording.load(URL(fileURLWithPath: file), format: recordingFormat, columns: mapping)
+      let count = StepCount(times: recording.times, accelerations: recording.accelerations, userHeight: height)
+      // Millisecond resolution is plenty for step times and keeps the output short.
+      let output = Output(
+        file: file, steps: count.stepTimes.count,
+        stepTimes: count.stepTimes.map { ($0 * 1000).rounded() / 1000 },
+        distance: (count.distance * 100).rounded() / 100, floorsAscended: nil, floorsDescended: nil)
+      if json {
+        print(String(decoding: try encoder.encode(output), as: UTF8.self))
+      } else {
+        print(String(format: "%@: %d steps, %.1f m", file, output.steps, output.distance))
+      }
+    }
+  }
+}

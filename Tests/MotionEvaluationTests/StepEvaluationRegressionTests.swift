@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionDetectors
+import MotionEvaluation
+import XCTest
+import _MotionTestSupport
+
+/// The step counter on the shared step data (Oxford Step Counter, CC BY 4.0; IPOL healthy gait,
+/// AGPL-3.0; see ../shared/data/steps/README.md), scored exactly as the README defines. Missing
+/// data skips locally and fails on CI.
+///
+/// Tolerances: where the issue's target is met, the bound IS the target (MAPE ≤ 1.5 % Oxford
+/// optimisation, ≤ 2.0 % Oxford validation); the others are regression bounds a little above the
+/// figure measured when they were set (docs/Steps.md), so that any worsening fails, with the target
+/// stated next to them.
+final class StepEvaluationRegressionTests: XCTestCase {
+  private func result() throws -> StepEvaluation.Result {
+    let folder = SharedData.root.appendingPathComponent("data/steps")
+    guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("index.csv").path) else {
+      if SharedData.isCI { XCTFail("missing ../shared/data/steps on CI") }
+      throw XCTSkip("step data not found under \(folder.path)")
+    }
+    return try StepEvaluation.evaluate(paths: [folder.path])
+  }
+
+  func testSharedStepDataAgainstTargets() throws {
+    let result = try result()
+    // Every recording of the index must have been found and scored (a missing file fails).
+    XCTAssertEqual(result.recordings.count, 105)
+    func group(_ name: String) -> StepEvaluation.Group? { result.sets.first { $0.name == name } }
+    let optimisation = try XCTUnwrap(group("oxford-optimisation"))
+    let validation = try XCTUnwrap(group("oxford-validation"))
+    let ipol = try XCTUnwrap(group("ipol"))
+    XCTAssertEqual(optimisation.ours.recordings, 31)
+    XCTAssertEqual(validation.ours.recordings, 6)
+    XCTAssertEqual(ipol.ours.recordings, 68)
+
+    // Targets (issue 8 §4) and regression bounds; the figures when set are in docs/Steps.md.
+    XCTAssertLessThanOrEqual(optimisation.ours.mape, StepTargets.optimisationMAPE, "\(optimisation.ours)")
+    XCTAssertLessThanOrEqual(validation.ours.mape, StepTargets.validationMAPE, "\(validation.ours)")
+    XCTAssertLessThanOrEqual(ipol.ours.mape, StepTargets.ipolMAPE, "\(ipol.ours)")
+    let worst = result.recordings.max { abs($0.error) < abs($1.error) }
+    XCTAssertLessThanOrEqual(abs(worst?.error ?? 0), StepTargets.worstRecording, "\(String(describing: worst))")
+    // Better than the README's baseline on every set.
+    for set in [optimisation, validation, ipol] {
+      let baseline = try XCTUnwrap(set.baseline, set.name)
+      XCTAssertLessThan(set.ours.mape, baseline.mape + StepTargets.baselineMargin, set.name)
+    }
+  }
+}
+
+/// Bounds of the shared-data regression test, % (see the test's documentation).
+enum StepTargets {
+  /// Target ≤ 1.5 %.
+  static let optimisationMAPE = 1.5
+  /// Target ≤ 2.0 %.
+  static let validationMAPE = 2.0
+  /// Target ≤ 1.5 %, not met: regression bound 0.2 % above the 2.57 % measured (one step on one
+  /// ≈ 33-step trial moves the MAPE by 0.04 %).
+  static let ipolMAPE = 2.8
+  /// Target: no recording off by more than 5 %, not met: regression bound above the 9.1 % measured
+  /// (IPOL 2-1: 3 of 33 steps).
+  static let worstRecording = 9.5
+  /// Ours must not be worse than the baseline by more than this (IPOL is close to it).
+  static let baselineMargin = 0.5
+}
+
+/// Real vehicle rides (QROWD transport-mode data, MIT; ../shared/data/activity/README.md): the
+/// counter must stay (almost) silent in a car. Bound: 2 steps per minute (car_user2 joins trips
+/// and gives 0.8/min when the bound was set; car_user1 gives 0).
+final class StepVehicleRejectionTests: XCTestCase {
+  func testCarRidesGiveAlmostNoSteps() throws {
+    let folder = SharedData.root.appendingPathComponent("data/activity/qrowd")
+    for name in ["car_user1.csv", "car_user2.csv"] {
+      let url = folder.appendingPathComponent(name)
+      guard FileManager.default.fileExists(atPath: url.path) else {
+        if SharedData.isCI { XCTFail("missing \(url.path) on CI") }
+        throw XCTSkip("QROWD data not found under \(folder.path)")
+      }
+      // QROWD: t, ax, ay, az in m/s², Android sign (the shared steps layout).
+      let recording = try StepRecording.load(url)
+      let count = StepCount(times: recording.times, accelerations: recording.accelerations)
+      let minutes = (recording.times.last ?? 0) / 60
+      XCTAssertGreaterThan(minutes, 5, name)
+      XCTAssertLessThanOrEqual(Double(count.stepTimes.count) / minutes, 2, "\(name): \(count.stepTimes.count) steps in \(minutes) min")
+    }
+  }
+}
