@@ -29,6 +29,22 @@ package struct StepCount: Sendable, Equatable {
     distance = Self.distance(of: steps, model: StrideModel(userHeight: userHeight))
   }
 
+  /// Floors walked up and down, from barometer readings (time s, pressure kPa) and the detected
+  /// steps (``FloorCounter``: only changes walked on foot count), or `nil` without readings.
+  package func floors(pressures: [(time: Double, pressure: Double)]) -> (ascended: Int, descended: Int)? {
+    guard !pressures.isEmpty else { return nil }
+    var counter = FloorCounter()
+    var nextStep = stepTimes.startIndex
+    for reading in pressures {
+      while nextStep < stepTimes.endIndex, stepTimes[nextStep] <= reading.time {
+        counter.noteStep(time: stepTimes[nextStep])
+        nextStep += 1
+      }
+      _ = counter.process(time: reading.time, pressure: reading.pressure)
+    }
+    return (counter.floorsAscended, counter.floorsDescended)
+  }
+
   /// The steps counted inside `window` (both ends included), as the ground truth counts them.
   package func steps(in window: ClosedRange<Double>) -> Int {
     stepTimes.reduce(0) { $0 + (window.contains($1) ? 1 : 0) }

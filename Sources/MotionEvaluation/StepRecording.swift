@@ -13,8 +13,10 @@ package struct StepRecording: Sendable {
   package var times: [Double] = []
   /// Specific force, m/s² (+9.81 up at rest), one per time.
   package var accelerations: [SIMD3<Double>] = []
+  /// Barometer readings (time s, pressure kPa), in the recording's order.
+  package var pressures: [(time: Double, pressure: Double)] = []
   /// Whether any sample carried a pressure reading.
-  package var hasPressure = false
+  package var hasPressure: Bool { !pressures.isEmpty }
 
   /// The column mapping for the shared steps layout.
   package static let sharedStepsMapping = "t=t,ax=ax,ay=ay,az=az;units=m/s^2,s"
@@ -33,7 +35,7 @@ package struct StepRecording: Sendable {
       options: RecordingReader.Options(columnMapping: mapping))
     var recording = StepRecording()
     while let sample = try stream.next() {
-      if sample.pressure != nil { recording.hasPressure = true }
+      if let pressure = sample.pressure { recording.pressures.append((sample.timestamp, pressure)) }
       guard let acceleration = sample.accelerometer else { continue }
       recording.times.append(sample.timestamp)
       recording.accelerations.append(acceleration)

@@ -13,7 +13,7 @@ struct StepsCommand: ParsableCommand {
     discussion: """
       Reads every recording format motionctl knows, and the shared steps layout (header t,ax,ay,az: \
       seconds and specific force in m/s²) directly. Distance uses the cadence-dependent stride model \
-      (--height refines it). Floors need a pressure column and the floor counter; they are null for now.
+      (--height refines it). Floors (walked, not ridden: FloorCounter) need a pressure column; they are null without one.
       """)
 
   @Argument(help: "Recording files.")
@@ -75,11 +75,12 @@ struct StepsCommand: ParsableCommand {
     for file in files {
       let recording = try StepRecording.load(URL(fileURLWithPath: file), format: recordingFormat, columns: mapping)
       let count = StepCount(times: recording.times, accelerations: recording.accelerations, userHeight: height)
+      let floors = count.floors(pressures: recording.pressures)
       // Millisecond resolution is plenty for step times and keeps the output short.
       let output = Output(
         file: file, steps: count.stepTimes.count,
         stepTimes: count.stepTimes.map { ($0 * 1000).rounded() / 1000 },
-        distance: (count.distance * 100).rounded() / 100, floorsAscended: nil, floorsDescended: nil)
+        distance: (count.distance * 100).rounded() / 100, floorsAscended: floors?.ascended, floorsDescended: floors?.descended)
       if json {
         print(String(decoding: try encoder.encode(output), as: UTF8.self))
       } else {

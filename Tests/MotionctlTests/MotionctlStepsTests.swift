@@ -34,6 +34,24 @@ final class MotionctlStepsTests: XCTestCase {
     XCTAssertTrue(object["floors_descended"] is NSNull)
   }
 
+  /// Floors from a recording's barometer and the detected steps: the simulated stairs (two floors
+  /// up, two down, walked) and the lift (three floors up, ridden) recorded by `motionctl simulate`.
+  func testStepsCountsWalkedFloorsFromThePressureColumn() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    for (scenario, ascended, descended) in [("stairs", 2, 2), ("lift", 0, 0)] {
+      let file = folder.appendingPathComponent(scenario + ".csv")
+      let simulated = try MotionctlRunner.run(["simulate", scenario, file.path])
+      XCTAssertEqual(simulated.status, 0, simulated.standardError)
+      let result = try MotionctlRunner.run(["steps", "--json", file.path])
+      XCTAssertEqual(result.status, 0, result.standardError)
+      let line = try XCTUnwrap(result.standardOutput.split(separator: "\n").first)
+      let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      XCTAssertEqual(object["floors_ascended"] as? Int, ascended, scenario)
+      XCTAssertEqual(object["floors_descended"] as? Int, descended, scenario)
+      XCTAssertGreaterThan(object["steps"] as? Int ?? 0, 30, scenario)
+    }
+  }
+
   /// `evaluate steps` on one shared recording: JSON with the recording and its set.
   func testEvaluateStepsOnASharedRecording() throws {
     let url = SharedData.root.appendingPathComponent("data/steps/ipol/1-1.csv")

@@ -182,7 +182,7 @@ struct TrajectorySegment: Sendable {
       if running { motion.stepPitch = 5 * degree }
     case .frontPocket:
       motion.swingAngle = (running ? 35 : 20) * degree
-      motion.strideSwing = running ? 0.2 : 0.12
+      motion.strideSwing = running ? 0.1 : 0.12
       motion.stepPitch = 1 * degree
     case .backPocket:
       motion.swingAngle = (running ? 25 : 14) * degree
