@@ -2,7 +2,7 @@
 
 // motion-benchmarks: throughput and CPU cost of OpenCoreMotion's moving parts.
 //
-//     swift run -c release motion-benchmarks [simulator|replay|device-motion|fusion|iio|all] [--broad FILE]
+//     cd Benchmarks && swift run -c release motion-benchmarks [simulator|replay|device-motion|fusion|iio|all] [--broad FILE]
 //
 // Machines here are shared and noisy, so every figure is printed next to a baseline measured in the
 // same process, and each measurement is the best of several runs.
@@ -12,6 +12,7 @@ import LinuxIIO
 import _AllocationCounter
 import MotionFusion
 import MotionSensors
+import _LinuxIIOTestSupport
 import OpenCoreMotion
 
 #if canImport(Glibc)

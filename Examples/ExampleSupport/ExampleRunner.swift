@@ -3,6 +3,7 @@
 import Foundation
 import MotionSensors
 import OpenCoreMotion
+import SourceComposition
 
 /// What the example programs share: `--duration SECONDS` parsing and a main loop that runs until
 /// that much sensor time has passed or the source has no more samples.

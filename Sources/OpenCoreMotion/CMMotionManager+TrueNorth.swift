@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import MotionFusion
+import Geomagnetism
 import MotionSensors
 
 // True north: `.xTrueNorthZVertical` turns the magnetic-north attitude by the magnetic declination

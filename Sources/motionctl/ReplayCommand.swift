@@ -2,7 +2,7 @@
 
 import ArgumentParser
 import Foundation
-import MotionFusion
+import Geomagnetism
 import MotionSensors
 import OpenCoreMotion
 

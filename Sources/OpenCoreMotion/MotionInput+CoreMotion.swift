@@ -2,7 +2,6 @@
 
 import MotionMath
 import MotionRecognition
-import OpenCoreMotion
 
 extension SIMD3 where Scalar == Double {
   /// The vector `(x, y, z)` of a Core Motion acceleration, in g.

@@ -6,7 +6,7 @@ import MotionSensors
 /// Creates sensor sources from ``SourceSpecification``s and owns the process's default source.
 /// An addition to Apple's API.
 ///
-/// The concrete readers (simulator, recordings, IIO hardware) live in other modules and are reached
+/// The concrete readers (simulator, recordings, IIO hardware, phone streams) live in other modules and are reached
 /// through `DefaultSourceFactory`.
 public enum SourceFactory {
   /// Creates a new source for `specification`.

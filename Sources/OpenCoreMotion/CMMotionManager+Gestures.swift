@@ -2,7 +2,6 @@
 
 import Foundation
 import MotionRecognition
-import OpenCoreMotion
 
 // Addition; not part of Apple's Core Motion.
 //

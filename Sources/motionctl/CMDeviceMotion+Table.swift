@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import OpenCoreMotion
 
 extension CMDeviceMotion {
   /// The columns of a device-motion table, in order (`motionctl replay` writes exactly these; the
   /// JSON Lines output uses them as keys). Values are in Core Motion units: seconds, the attitude
   /// quaternion, radians, g with Apple's sign, rad/s, and degrees for the heading.
-  public static let tableColumns = [
+  static let tableColumns = [
     "timestamp", "quat_w", "quat_x", "quat_y", "quat_z", "roll", "pitch", "yaw",
     "gravity_x", "gravity_y", "gravity_z", "user_accel_x", "user_accel_y", "user_accel_z",
     "rotation_rate_x", "rotation_rate_y", "rotation_rate_z", "heading",
   ]
 
   /// This update's values in the order of ``tableColumns``.
-  public var tableValues: [Double] {
+  var tableValues: [Double] {
     let q = attitude.quaternion
     return [
       timestamp, q.w, q.x, q.y, q.z, attitude.roll, attitude.pitch, attitude.yaw,
@@ -24,12 +25,12 @@ extension CMDeviceMotion {
 
   /// One CSV row (no line break) in the order of ``tableColumns``; numbers use Swift's shortest
   /// representation that reads back to the same value.
-  public var csvRow: String {
+  var csvRow: String {
     tableValues.map { "\($0)" }.joined(separator: ",")
   }
 
   /// One JSON object (no line break) with the ``tableColumns`` as keys.
-  public var jsonLine: String {
+  var jsonLine: String {
     let fields = zip(Self.tableColumns, tableValues).map { "\"\($0)\":\($1)" }
     return "{" + fields.joined(separator: ",") + "}"
   }
