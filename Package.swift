@@ -30,6 +30,7 @@
 //                           finite bias and heading); .ci/run runs the fusion and API tests with it.
 import PackageDescription
 
+// Swift 6 language mode (complete concurrency checking) for every target: `swiftLanguageModes` below.
 let swiftSettings: [SwiftSetting] = []
 
 var products: [Product] = [
@@ -56,7 +57,7 @@ var targets: [Target] = [
   .target(name: "MotionFusion", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
   .target(name: "MotionRecognition", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
   // Step, activity, floor and altitude detectors: value types, no source knowledge.
-  .target(name: "MotionDetectors", dependencies: ["MotionMath"], swiftSettings: [.swiftLanguageMode(.v6)]),
+  .target(name: "MotionDetectors", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
 
   // MARK: - Sources (backends) and their composition
   .target(
@@ -166,5 +167,5 @@ let package = Package(
     .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
   ],
   targets: targets,
-  swiftLanguageModes: [.v5]
+  swiftLanguageModes: [.v6]
 )

@@ -37,7 +37,8 @@ final class SourceSession: @unchecked Sendable {
   /// Prints a line (handlers run on one serial queue, so lines never interleave).
   func print(_ line: String) {
     Swift.print(line)
-    fflush(stdout)
+    // Every output stream: naming the C global `stdout` is not concurrency-safe in Swift 6.
+    fflush(nil)
   }
 
   /// Records `error` (if any) and ends the session; `nil` when there was no error.
