@@ -14,6 +14,7 @@
 //   SourceComposition     → MotionSensors, LinuxIIO (Linux only)       COREMOTION_SOURCE → a SensorSource
 //   MotionEvaluation      → MotionFusion, MotionRecognition, MotionSensors, MotionMath   accuracy metrics
 //   LinuxIIO              → MotionSensors                              Industrial I/O hardware backend
+//   (swift-log `Logging`: LinuxIIO, SourceComposition, OpenCoreMotion — library diagnostics)
 //   MotionSensors         → MotionMath, ZIPFoundation                  sources: simulator, recordings,
 //                                                                      phone streams
 //   MotionFusion          → MotionMath                                 attitude estimation
@@ -63,10 +64,15 @@ var targets: [Target] = [
   .target(
     name: "MotionSensors", dependencies: ["MotionMath", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
     swiftSettings: swiftSettings),
-  .target(name: "LinuxIIO", dependencies: ["MotionSensors"], swiftSettings: swiftSettings),
+  .target(
+    name: "LinuxIIO", dependencies: ["MotionSensors", .product(name: "Logging", package: "swift-log")],
+    swiftSettings: swiftSettings),
   .target(
     name: "SourceComposition",
-    dependencies: ["MotionSensors", .target(name: "LinuxIIO", condition: .when(platforms: [.linux]))],
+    dependencies: [
+      "MotionSensors", .target(name: "LinuxIIO", condition: .when(platforms: [.linux])),
+      .product(name: "Logging", package: "swift-log"),
+    ],
     swiftSettings: swiftSettings),
 
   // MARK: - Apple-compatible API
@@ -74,6 +80,7 @@ var targets: [Target] = [
     name: "OpenCoreMotion",
     dependencies: [
       "SourceComposition", "MotionFusion", "MotionRecognition", "Geomagnetism", "MotionSensors", "MotionMath",
+      .product(name: "Logging", package: "swift-log"),
     ],
     swiftSettings: swiftSettings),
   .target(name: "OpenUIDevice", dependencies: ["OpenCoreMotion", "MotionRecognition"], swiftSettings: swiftSettings),
@@ -165,6 +172,7 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
   ],
   targets: targets,
   swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Logging
 import MotionSensors
 
 /// A ``MotionSensors/SensorSource`` over the Linux IIO sensors of this machine (PinePhone,
@@ -46,7 +47,7 @@ public final class IIOSensorSource: SensorSource, @unchecked Sendable {
     var nextID: UInt64 = 0
     var isWorkerRunning = false
     var warnings: [String] = []
-    var warningHandler: (@Sendable (String) -> Void)? = IIOSensorSource.logToStandardError
+    var warningHandler: (@Sendable (String) -> Void)? = IIOSensorSource.logWarning
     var readModes: [String: IIOReadMode] = [:]
   }
 
@@ -154,8 +155,9 @@ public final class IIOSensorSource: SensorSource, @unchecked Sendable {
   /// first; the last 100 are kept.
   public var warnings: [String] { state.withLock { $0.warnings } }
 
-  /// Called with each new warning on the reader thread. Default: a line on standard error
-  /// (`OpenCoreMotion: iio: …`); nil keeps them in ``warnings`` only.
+  /// Called with each new warning on the reader thread. Default: ``logWarning`` (swift-log, label
+  /// `OpenCoreMotion.LinuxIIO`, which apps redirect or silence with `LoggingSystem.bootstrap`); nil
+  /// keeps them in ``warnings`` only.
   public var warningHandler: (@Sendable (String) -> Void)? {
     get { state.withLock { $0.warningHandler } }
     set { state.withLock { $0.warningHandler = newValue } }
@@ -216,10 +218,13 @@ public final class IIOSensorSource: SensorSource, @unchecked Sendable {
     }
   }
 
-  /// The default ``warningHandler``.
-  public static let logToStandardError: @Sendable (String) -> Void = { message in
-    FileHandle.standardError.write(Data("OpenCoreMotion: \(message)\n".utf8))
+  /// The default ``warningHandler``: a warning through swift-log (label `OpenCoreMotion.LinuxIIO`).
+  public static let logWarning: @Sendable (String) -> Void = { message in
+    logger.warning("\(message)")
   }
+
+  /// Where the backend's diagnostics go; apps choose the destination with `LoggingSystem`.
+  static let logger = Logger(label: "OpenCoreMotion.LinuxIIO")
 
   func warn(_ message: String) {
     let handler = state.withLock { s -> (@Sendable (String) -> Void)? in
