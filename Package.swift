@@ -8,7 +8,7 @@
 //
 //   motionctl ──────────────────────────────────────────────── executable (+ MotionEvaluation, ArgumentParser)
 //   CoreMotion            Linux-only shim: re-exports OpenCoreMotion + OpenUIDevice
-//   OpenUIDevice          → OpenCoreMotion, MotionRecognition         UIDevice orientation stand-in
+//   OpenUIDevice          → OpenCoreMotion, MotionRecognition, MotionSensors   UIDevice stand-in
 //   OpenCoreMotion        → SourceComposition, MotionFusion, MotionRecognition, Geomagnetism,
 //                           MotionSensors, MotionMath                  the CM* API (+ gesture bridge)
 //   SourceComposition     → MotionSensors, LinuxIIO (Linux only)       COREMOTION_SOURCE → a SensorSource
@@ -83,7 +83,9 @@ var targets: [Target] = [
       .product(name: "Logging", package: "swift-log"),
     ],
     swiftSettings: swiftSettings),
-  .target(name: "OpenUIDevice", dependencies: ["OpenCoreMotion", "MotionRecognition"], swiftSettings: swiftSettings),
+  .target(
+    name: "OpenUIDevice", dependencies: ["OpenCoreMotion", "MotionRecognition", "MotionSensors"],
+    swiftSettings: swiftSettings),
 
   // MARK: - Tooling
   .target(

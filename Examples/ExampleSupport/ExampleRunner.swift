@@ -114,6 +114,7 @@ public enum ExampleRunner {
 }
 
 /// The stop condition, shared between the source's delivery thread and the main thread.
+/// `@unchecked Sendable`: `firstTimestamp` and `done` are only touched with `lock` held.
 private final class RunState: @unchecked Sendable {
   private let lock = NSLock()
   private var firstTimestamp: Double?

@@ -3,6 +3,7 @@
 import Foundation
 
 /// A value guarded by a lock. Small and boring on purpose: every access goes through `withLock`.
+/// `@unchecked Sendable`: `value` is only reached through `withLock`, which holds `lock`.
 public final class Locked<Value>: @unchecked Sendable {
   private var value: Value
   private let lock = NSLock()
