@@ -30,5 +30,5 @@ let package = Package(
       ],
       path: "MotionBenchmarks"),
   ],
-  swiftLanguageModes: [.v5]
+  swiftLanguageModes: [.v6]
 )

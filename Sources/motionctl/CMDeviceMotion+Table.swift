@@ -29,9 +29,35 @@ extension CMDeviceMotion {
     tableValues.map { "\($0)" }.joined(separator: ",")
   }
 
-  /// One JSON object (no line break) with the ``tableColumns`` as keys.
-  var jsonLine: String {
-    let fields = zip(Self.tableColumns, tableValues).map { "\"\($0)\":\($1)" }
-    return "{" + fields.joined(separator: ",") + "}"
+  /// One JSON object (no line break) with the ``tableColumns`` as keys, made by `encoder`; a
+  /// non-finite value is `null` (JSON has no NaN or infinity).
+  func jsonLine(using encoder: JSONEncoder) throws -> String {
+    let row = DeviceMotionRow(columns: Self.tableColumns, values: tableValues)
+    return String(decoding: try encoder.encode(row), as: UTF8.self)
+  }
+}
+
+/// A device-motion update as a JSON object: column name → number, in the table's column order.
+struct DeviceMotionRow: Encodable {
+  var columns: [String]
+  var values: [Double]
+
+  private struct ColumnKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: ColumnKey.self)
+    for (column, value) in zip(columns, values) {
+      let key = ColumnKey(stringValue: column)
+      if value.isFinite {
+        try container.encode(value, forKey: key)
+      } else {
+        try container.encodeNil(forKey: key)
+      }
+    }
   }
 }

@@ -64,8 +64,9 @@ struct ReplayCommand: ParsableCommand {
     let out = try TextOutput(path: outputPath)
     do {
       if output == .csv { try out.writeLine(CMDeviceMotion.tableColumns.joined(separator: ",")) }
+      let encoder = JSONEncoder()
       let write = { (motion: CMDeviceMotion) throws in
-        try out.writeLine(output == .csv ? motion.csvRow : motion.jsonLine)
+        try out.writeLine(output == .csv ? motion.csvRow : try motion.jsonLine(using: encoder))
       }
       let summary =
         offline
