@@ -175,6 +175,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    // `swift package generate-documentation --target OpenCoreMotion` (DocC catalogs in each module).
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: targets,
   swiftLanguageModes: [.v6]

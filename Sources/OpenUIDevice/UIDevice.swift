@@ -43,7 +43,7 @@ open class UIDevice: NSObject, @unchecked Sendable {
   private var generationCount = 0
   private var currentOrientation = UIDeviceOrientation.unknown
   private var classifier: OrientationClassifier
-  private var smoother: LowPassFilter<SIMD3<Double>>?
+  private var smoother: FirstOrderLowPassFilter<SIMD3<Double>>?
   private var lastTimestamp: Double?
   /// The ``orientationUpdates()`` streams, in the order they were made.
   private let streams = SubscriberFanOut<UIDeviceOrientation>()
@@ -167,7 +167,7 @@ open class UIDevice: NSObject, @unchecked Sendable {
     if smoothing {
       let period = lastTimestamp.map { timestamp - $0 } ?? 0.01
       if smoother == nil {
-        smoother = LowPassFilter(cutoffFrequency: Self.accelerometerSmoothingCutoff, sampleRate: 100)
+        smoother = FirstOrderLowPassFilter(cutoffFrequency: Self.accelerometerSmoothingCutoff, sampleRate: 100)
       }
       reading = smoother!.update(gravity, samplePeriod: period > 0 ? period : 0.01)
     }

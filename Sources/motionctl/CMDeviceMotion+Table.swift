@@ -37,7 +37,7 @@ extension CMDeviceMotion {
   }
 }
 
-/// A device-motion update as a JSON object: column name → number, in the table's column order.
+/// A device-motion update as a JSON object: column name → number (`null` when not finite).
 struct DeviceMotionRow: Encodable {
   var columns: [String]
   var values: [Double]

@@ -65,6 +65,8 @@ struct ReplayCommand: ParsableCommand {
     do {
       if output == .csv { try out.writeLine(CMDeviceMotion.tableColumns.joined(separator: ",")) }
       let encoder = JSONEncoder()
+      // Stable output: Foundation's encoder does not keep the encoding order of keys.
+      encoder.outputFormatting = [.sortedKeys]
       let write = { (motion: CMDeviceMotion) throws in
         try out.writeLine(output == .csv ? motion.csvRow : try motion.jsonLine(using: encoder))
       }
