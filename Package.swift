@@ -136,7 +136,7 @@ var targets: [Target] = [
       "OpenCoreMotion", "SourceComposition", "MotionSensors", "LinuxIIO", "Geomagnetism", "MotionMath",
       "_LinuxIIOTestSupport", "_MotionTestSupport",
     ]),
-  .testTarget(name: "MotionctlTests", dependencies: ["motionctl"]),
+  .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "_MotionTestSupport"]),
 ]
 
 // `import CoreMotion` on Linux. On Apple platforms the system framework owns that name, so the shim
@@ -164,7 +164,9 @@ targets.append(
 targets.append(
   .testTarget(
     name: "ExamplesTests",
-    dependencies: ["OpenUIDevice", "OpenCoreMotion", "SourceComposition", "MotionSensors", "MotionRecognition"]
+    dependencies: [
+      "OpenUIDevice", "OpenCoreMotion", "SourceComposition", "MotionSensors", "MotionRecognition", "_MotionTestSupport",
+    ]
       + (exampleNames + ["QuickStart"]).map { .target(name: $0 + "Example") }))
 #endif
 
