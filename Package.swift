@@ -124,7 +124,8 @@ var targets: [Target] = [
     dependencies: [
       "MotionSensors", "MotionMath", "_MotionTestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
     ]),
-  .testTarget(name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionSensors", "_LinuxIIOTestSupport"]),
+  .testTarget(
+    name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionSensors", "_LinuxIIOTestSupport", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionRecognitionTests",
     dependencies: [
