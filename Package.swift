@@ -3,112 +3,142 @@
 //
 // OpenCoreMotion: Apple's Core Motion API on Linux.
 //
-// Module graph (dependencies point downwards only):
+// Module graph (every arrow is a declared dependency; all point downwards; checked in CI with
+// `swift build --build-tests --explicit-target-dependency-import-check=error`):
 //
-//   motionctl, MotionBenchmarks          executables
-//   CoreMotion                           Linux-only shim: re-exports OpenCoreMotion + OpenUIDevice
-//   OpenUIDevice                         UIDevice orientation stand-in
-//   OpenCoreMotion                       Apple-compatible API (CMMotionManager, CMDeviceMotion, ...)
-//   MotionRecognition  LinuxIIO          orientation/gestures/filters; IIO hardware backend
-//   MotionEvaluation                     accuracy metrics against ground truth (BROAD)
-//   MotionSensors      MotionFusion      sources (simulator, recordings); attitude estimation
-//   MotionMath                           quaternions, rotations, frames, units (stdlib only)
+//   motionctl ──────────────────────────────────────────────── executable (+ MotionEvaluation, ArgumentParser)
+//   CoreMotion            Linux-only shim: re-exports OpenCoreMotion + OpenUIDevice
+//   OpenUIDevice          → OpenCoreMotion, MotionRecognition, MotionSensors   UIDevice stand-in
+//   OpenCoreMotion        → SourceComposition, MotionFusion, MotionRecognition, MotionDetectors,
+//                           Geomagnetism, MotionSensors, MotionMath    the CM* API (+ gesture bridge)
+//   SourceComposition     → MotionSensors, LinuxIIO (Linux only)       COREMOTION_SOURCE → a SensorSource
+//   MotionEvaluation      → MotionFusion, MotionRecognition, MotionDetectors, MotionSensors, MotionMath
+//                                                                      accuracy metrics
+//   LinuxIIO              → MotionSensors                              Industrial I/O hardware backend
+//   (swift-log `Logging`: LinuxIIO, SourceComposition, OpenCoreMotion — library diagnostics)
+//   MotionSensors         → MotionMath, ZIPFoundation                  sources: simulator, recordings,
+//                                                                      phone streams
+//   MotionFusion          → MotionMath                                 attitude estimation
+//   MotionRecognition     → MotionMath                                 orientation, gestures, filters
+//   MotionDetectors       → MotionMath                                 steps, floors, activity, altitude
+//   Geomagnetism          (Foundation)                                 World Magnetic Model
+//   MotionMath            (stdlib only)                                quaternions, frames, units
+//
+//   Support (not API): _MotionTestSupport → MotionMath; _LinuxIIOTestSupport → LinuxIIO, MotionSensors
+//   (fake IIO sysfs tree, IIO benchmark hook). Benchmarks/ is its own package depending on this one.
 //
 // Custom compilation conditions (pass with `-Xswiftc -DNAME`):
 //   MOTION_INTERNAL_CHECKS  enables the attitude estimator's invariant checks (unit quaternions,
 //                           finite bias and heading); .ci/run runs the fusion and API tests with it.
 import PackageDescription
 
+// Swift 6 language mode (complete concurrency checking) for every target: `swiftLanguageModes` below.
 let swiftSettings: [SwiftSetting] = []
 
 var products: [Product] = [
   .library(name: "OpenCoreMotion", targets: ["OpenCoreMotion"]),
   .library(name: "OpenUIDevice", targets: ["OpenUIDevice"]),
+  .library(name: "SourceComposition", targets: ["SourceComposition"]),
   .library(name: "MotionMath", targets: ["MotionMath"]),
   .library(name: "MotionFusion", targets: ["MotionFusion"]),
+  .library(name: "Geomagnetism", targets: ["Geomagnetism"]),
   .library(name: "MotionSensors", targets: ["MotionSensors"]),
   .library(name: "MotionRecognition", targets: ["MotionRecognition"]),
   .library(name: "MotionDetectors", targets: ["MotionDetectors"]),
   .library(name: "LinuxIIO", targets: ["LinuxIIO"]),
   .library(name: "MotionEvaluation", targets: ["MotionEvaluation"]),
   .executable(name: "motionctl", targets: ["motionctl"]),
-  .executable(name: "motion-benchmarks", targets: ["MotionBenchmarks"]),
+  // For the Benchmarks package only (not API): the fake IIO device behind the IIO benchmark.
+  .library(name: "_LinuxIIOTestSupport", targets: ["_LinuxIIOTestSupport"]),
 ]
 
 var targets: [Target] = [
-  // MARK: - Public API
+  // MARK: - Foundations (no knowledge of sources or of the Core Motion API)
   .target(name: "MotionMath", swiftSettings: swiftSettings),
+  .target(name: "Geomagnetism", swiftSettings: swiftSettings),
   .target(name: "MotionFusion", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
+  .target(name: "MotionRecognition", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
+  // Step, activity, floor and altitude detectors: value types, no source knowledge.
+  .target(name: "MotionDetectors", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
+
+  // MARK: - Sources (backends) and their composition
   .target(
     name: "MotionSensors", dependencies: ["MotionMath", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
     swiftSettings: swiftSettings),
-  .target(name: "LinuxIIO", dependencies: ["MotionMath", "MotionSensors"], swiftSettings: swiftSettings),
-  .target(name: "MotionRecognition", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
-  // Step, activity, floor and altitude detectors: value types, no source knowledge.
-  .target(name: "MotionDetectors", dependencies: ["MotionMath"], swiftSettings: [.swiftLanguageMode(.v6)]),
   .target(
-    name: "MotionEvaluation", dependencies: ["MotionMath", "MotionFusion", "MotionSensors", "MotionDetectors"],
+    name: "LinuxIIO", dependencies: ["MotionSensors", .product(name: "Logging", package: "swift-log")],
     swiftSettings: swiftSettings),
+  .target(
+    name: "SourceComposition",
+    dependencies: [
+      "MotionSensors", .target(name: "LinuxIIO", condition: .when(platforms: [.linux])),
+      .product(name: "Logging", package: "swift-log"),
+    ],
+    swiftSettings: swiftSettings),
+
+  // MARK: - Apple-compatible API
   .target(
     name: "OpenCoreMotion",
     dependencies: [
-      "MotionMath", "MotionFusion", "MotionSensors", "LinuxIIO", "MotionRecognition", "MotionDetectors",
+      "SourceComposition", "MotionFusion", "MotionRecognition", "MotionDetectors", "Geomagnetism", "MotionSensors",
+      "MotionMath", .product(name: "Logging", package: "swift-log"),
     ],
     swiftSettings: swiftSettings),
   .target(
-    name: "OpenUIDevice",
-    dependencies: ["OpenCoreMotion", "MotionRecognition"],
+    name: "OpenUIDevice", dependencies: ["OpenCoreMotion", "MotionRecognition", "MotionSensors"],
     swiftSettings: swiftSettings),
 
-  // MARK: - Executables
+  // MARK: - Tooling
+  .target(
+    name: "MotionEvaluation",
+    dependencies: ["MotionMath", "MotionFusion", "MotionRecognition", "MotionDetectors", "MotionSensors"],
+    swiftSettings: swiftSettings),
   .executableTarget(
     name: "motionctl",
     dependencies: [
-      "OpenCoreMotion", "OpenUIDevice", "MotionSensors", "MotionFusion", "MotionRecognition",
-      "LinuxIIO", "MotionEvaluation", "MotionDetectors",
+      "OpenCoreMotion", "OpenUIDevice", "SourceComposition", "MotionSensors", "MotionRecognition", "MotionMath",
+      "Geomagnetism", "MotionEvaluation", "MotionDetectors",
+      .target(name: "LinuxIIO", condition: .when(platforms: [.linux])),
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ],
-    swiftSettings: swiftSettings),
-  .target(name: "_AllocationCounter", path: "Benchmarks/AllocationCounter"),
-  .executableTarget(
-    name: "MotionBenchmarks",
-    dependencies: [
-      "OpenCoreMotion", "MotionSensors", "MotionFusion", "MotionMath", "LinuxIIO", "MotionEvaluation",
-      "_AllocationCounter", "MotionDetectors",
-    ],
-    path: "Benchmarks/MotionBenchmarks",
     swiftSettings: swiftSettings),
 
   // MARK: - Examples (command-line ports of Core Motion sample apps)
   .target(
-    name: "ExampleSupport", dependencies: ["OpenCoreMotion", "MotionSensors"], path: "Examples/ExampleSupport",
-    swiftSettings: swiftSettings),
+    name: "ExampleSupport", dependencies: ["OpenCoreMotion", "SourceComposition", "MotionSensors"],
+    path: "Examples/ExampleSupport", swiftSettings: swiftSettings),
 
-  // MARK: - Implementation details (not API)
+  // MARK: - Test and benchmark support (not API)
   .target(name: "_MotionTestSupport", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
+  .target(name: "_LinuxIIOTestSupport", dependencies: ["LinuxIIO", "MotionSensors"], swiftSettings: swiftSettings),
 
   // MARK: - Unit test bundles
   .testTarget(name: "MotionMathTests", dependencies: ["MotionMath", "_MotionTestSupport"]),
-  .testTarget(
-    name: "MotionDetectorsTests", dependencies: ["MotionDetectors", "MotionSensors", "_MotionTestSupport"],
-    swiftSettings: [.swiftLanguageMode(.v6)]),
+  .testTarget(name: "GeomagnetismTests", dependencies: ["Geomagnetism"]),
+  .testTarget(name: "MotionDetectorsTests", dependencies: ["MotionDetectors", "MotionSensors", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionFusionTests",
-    dependencies: ["MotionFusion", "MotionSensors", "_MotionTestSupport"]),
+    dependencies: ["MotionFusion", "MotionMath", "MotionSensors", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionEvaluationTests",
-    dependencies: ["MotionEvaluation", "MotionSensors", "MotionFusion", "MotionDetectors", "_MotionTestSupport"]),
+    dependencies: ["MotionEvaluation", "MotionDetectors", "MotionSensors", "MotionMath", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionSensorsTests",
-    dependencies: ["MotionSensors", "_MotionTestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
-  .testTarget(name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionSensors", "_MotionTestSupport"]),
+    dependencies: [
+      "MotionSensors", "MotionMath", "_MotionTestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+    ]),
+  .testTarget(
+    name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionSensors", "_LinuxIIOTestSupport", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionRecognitionTests",
-    dependencies: ["MotionRecognition", "MotionSensors", "MotionFusion", "_MotionTestSupport"]),
+    dependencies: [
+      "MotionRecognition", "MotionEvaluation", "MotionSensors", "MotionFusion", "MotionMath", "_MotionTestSupport",
+    ]),
   .testTarget(
     name: "OpenCoreMotionTests",
     dependencies: [
-      "OpenCoreMotion", "OpenUIDevice", "MotionSensors", "LinuxIIO", "MotionFusion", "_MotionTestSupport",
+      "OpenCoreMotion", "SourceComposition", "MotionSensors", "LinuxIIO", "Geomagnetism", "MotionMath",
+      "_LinuxIIOTestSupport", "_MotionTestSupport",
     ]),
   .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "_MotionTestSupport"]),
 ]
@@ -138,7 +168,9 @@ targets.append(
 targets.append(
   .testTarget(
     name: "ExamplesTests",
-    dependencies: ["OpenUIDevice", "OpenCoreMotion", "MotionSensors", "MotionRecognition", "_MotionTestSupport"]
+    dependencies: [
+      "OpenUIDevice", "OpenCoreMotion", "SourceComposition", "MotionSensors", "MotionRecognition", "_MotionTestSupport",
+    ]
       + (exampleNames + ["QuickStart"]).map { .target(name: $0 + "Example") }))
 #endif
 
@@ -148,7 +180,10 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    // `swift package generate-documentation --target OpenCoreMotion` (DocC catalogs in each module).
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: targets,
-  swiftLanguageModes: [.v5]
+  swiftLanguageModes: [.v6]
 )

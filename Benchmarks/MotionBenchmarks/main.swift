@@ -2,16 +2,18 @@
 
 // motion-benchmarks: throughput and CPU cost of OpenCoreMotion's moving parts.
 //
-//     swift run -c release motion-benchmarks [simulator|replay|device-motion|fusion|iio|steps|all] [--broad FILE]
+//     cd Benchmarks && swift run -c release motion-benchmarks [simulator|replay|device-motion|fusion|iio|steps|all] [--broad FILE]
 //
 // Machines here are shared and noisy, so every figure is printed next to a baseline measured in the
 // same process, and each measurement is the best of several runs.
 
 import Foundation
+import Synchronization
 import LinuxIIO
 import _AllocationCounter
 import MotionFusion
 import MotionSensors
+import _LinuxIIOTestSupport
 import OpenCoreMotion
 
 #if canImport(Glibc)
@@ -92,6 +94,13 @@ func benchmarkReplay() throws {
   report("replay: read + fuse + CMDeviceMotion", Double(replayed) / replayTime, "samples/s")
 }
 
+/// A count shared with a handler running on another thread.
+final class Counter: Sendable {
+  private let count = Mutex(0)
+  func increment() { count.withLock { $0 += 1 } }
+  var value: Int { count.withLock { $0 } }
+}
+
 func benchmarkDeviceMotionCost() throws {
   // Baseline: producing the samples alone (simulation + player thread), same process.
   let seconds = 600.0  // 60 000 samples at 100 Hz
@@ -100,7 +109,7 @@ func benchmarkDeviceMotionCost() throws {
   func run(withManager: Bool, pacing: Pacing = .asFastAsPossible, scenario: Scenario = scenario) throws -> (cpu: Double, updates: Int) {
     let player = StreamPlayer(SimulatedSensorStream(scenario: scenario), pacing: pacing)
     let finished = DispatchSemaphore(value: 0)
-    let updates = Locked(0)
+    let updates = Counter()
     let cpuStart = processCPUTime()
     let watcher = player.subscribe(requestedSampleRate: 100) { event in
       if case .finished = event { finished.signal() }
@@ -112,14 +121,14 @@ func benchmarkDeviceMotionCost() throws {
       manager = CMMotionManager(source: player)
       manager!.deviceMotionUpdateInterval = 0.01
       manager!.startDeviceMotionUpdates(using: .xArbitraryZVertical, to: queue) { motion, _ in
-        if motion != nil { updates.withLock { $0 += 1 } }
+        if motion != nil { updates.increment() }
       }
     }
     finished.wait()
     queue.waitUntilAllOperationsAreFinished()
     manager?.stopDeviceMotionUpdates()
     watcher.cancel()
-    return (processCPUTime() - cpuStart, updates.withLock { $0 })
+    return (processCPUTime() - cpuStart, updates.value)
   }
 
   var baseline = Double.infinity

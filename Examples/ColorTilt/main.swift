@@ -17,8 +17,8 @@ final class ColorTiltViewController: ExampleViewController {
   private let palette = ["red", "orange", "yellow", "green", "blue", "purple"]
   private var colourIndex = 0
   private var alphaStep = -1
-  private var jolts: HighPassFilter<SIMD3<Double>>
-  private var gravity: LowPassFilter<SIMD3<Double>>
+  private var jolts: FirstOrderHighPassFilter<SIMD3<Double>>
+  private var gravity: FirstOrderLowPassFilter<SIMD3<Double>>
   private var limiter = RateLimiter(minimumInterval: 0.5)
   private var lastTimestamp: Double?
 
@@ -26,9 +26,9 @@ final class ColorTiltViewController: ExampleViewController {
     motionManager.accelerometerUpdateInterval = 1.0 / 60
     let rate = 1 / motionManager.accelerometerUpdateInterval
     // Jolts last tens of milliseconds; 5 Hz removes gravity and slow hand movement.
-    jolts = HighPassFilter(cutoffFrequency: 5, sampleRate: rate, adaptive: .default)
+    jolts = FirstOrderHighPassFilter(cutoffFrequency: 5, sampleRate: rate, adaptive: .default)
     // Tilt should follow a turn within a fraction of a second but ignore the jolts.
-    gravity = LowPassFilter(cutoffFrequency: 1.5, sampleRate: rate, adaptive: .default)
+    gravity = FirstOrderLowPassFilter(cutoffFrequency: 1.5, sampleRate: rate, adaptive: .default)
   }
 
   func viewDidLoad() {

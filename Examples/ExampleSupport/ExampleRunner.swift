@@ -3,6 +3,7 @@
 import Foundation
 import MotionSensors
 import OpenCoreMotion
+import SourceComposition
 
 /// What the example programs share: `--duration SECONDS` parsing and a main loop that runs until
 /// that much sensor time has passed or the source has no more samples.
@@ -113,6 +114,7 @@ public enum ExampleRunner {
 }
 
 /// The stop condition, shared between the source's delivery thread and the main thread.
+/// `@unchecked Sendable`: `firstTimestamp` and `done` are only touched with `lock` held.
 private final class RunState: @unchecked Sendable {
   private let lock = NSLock()
   private var firstTimestamp: Double?

@@ -23,7 +23,9 @@ func labelText(for orientation: UIDeviceOrientation) -> String {
   }
 }
 
-final class OrientationViewController: ExampleViewController {
+// Main-actor isolated, as UIKit's view controllers are; the runner calls it on the main thread.
+@MainActor
+final class OrientationViewController: @preconcurrency ExampleViewController {
   private var observer: (any NSObjectProtocol)?
   private var label = ""
 
@@ -32,7 +34,8 @@ final class OrientationViewController: ExampleViewController {
     observer = NotificationCenter.default.addObserver(
       forName: UIDevice.orientationDidChangeNotification, object: nil, queue: .main
     ) { [weak self] _ in
-      self?.orientationDidChange()
+      // Observers on `.main` run on the main thread, as on iOS.
+      MainActor.assumeIsolated { self?.orientationDidChange() }
     }
     orientationDidChange()
   }

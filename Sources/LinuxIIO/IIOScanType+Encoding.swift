@@ -22,7 +22,7 @@ extension IIOScanType {
 
 extension IIOScanLayout {
   /// Packs one record: each element's value from `values` by name (0 when missing).
-  func pack(_ values: [String: Int64], garbage: UInt64 = 0) -> [UInt8] {
+  package func pack(_ values: [String: Int64], garbage: UInt64 = 0) -> [UInt8] {
     var record = [UInt8](repeating: 0, count: recordSize)
     for element in elements {
       element.type.encode(

@@ -37,13 +37,13 @@ extension IIOSensorSource {
     var configuredRate: Double?
     while true {
       let (desired, isEmpty) = state.withLock { s in
-        (s.subscribers.values.map(\.rate).max() ?? 0, s.subscribers.isEmpty)
+        (s.rates.values.max() ?? 0, s.rates.isEmpty)
       }
       if isEmpty {
         stopAll(slots)
         configuredRate = nil
         let exit = state.withLock { s -> Bool in
-          guard s.subscribers.isEmpty else { return false }
+          guard s.rates.isEmpty else { return false }
           s.isWorkerRunning = false
           return true
         }

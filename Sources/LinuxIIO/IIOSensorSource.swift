@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Logging
 import MotionSensors
 
 /// A ``MotionSensors/SensorSource`` over the Linux IIO sensors of this machine (PinePhone,
@@ -20,7 +21,7 @@ import MotionSensors
 ///   rule (in automatic mode, a warning and polling);
 /// - a device that disappears sends `.failure(.disconnected)` and is looked for again by name
 ///   every ``IIOConfiguration/recoveryInterval``; samples resume when it is back.
-public final class IIOSensorSource: SensorSource, @unchecked Sendable {
+public final class IIOSensorSource: SensorSource, Sendable {
   /// `iio:` and the names of the devices read, e.g. `iio:mpu6050` or `iio:accel_3d+gyro_3d`.
   public let name: String
   public let availableSensors: SensorSet
@@ -36,24 +37,18 @@ public final class IIOSensorSource: SensorSource, @unchecked Sendable {
 
   let system: IIOSystem
 
-  struct Subscriber {
-    var handler: @Sendable (SourceEvent) -> Void
-    var rate: Double
-  }
-
   struct State {
-    var subscribers: [UInt64: Subscriber] = [:]
-    var nextID: UInt64 = 0
+    /// The requested rate of each subscriber (by its ``SubscriberFanOut`` id).
+    var rates: [UInt64: Double] = [:]
     var isWorkerRunning = false
     var warnings: [String] = []
-    var warningHandler: (@Sendable (String) -> Void)? = IIOSensorSource.logToStandardError
+    var warningHandler: (@Sendable (String) -> Void)? = IIOSensorSource.logWarning
     var readModes: [String: IIOReadMode] = [:]
   }
 
   let state = Locked(State())
-  /// Held while events are handed out, so a cancelled subscription is never called after
-  /// `cancel()` returns. Recursive: a handler may cancel its own subscription.
-  let deliveryLock = NSRecursiveLock()
+  /// The subscribers' handlers: in subscription order, never called after `cancel()` returns.
+  let subscribers = SubscriberFanOut<SourceEvent>()
   /// Wakes the reader thread when subscribers or rates change.
   let wakePipe: (read: Int32, write: Int32)?
 
@@ -154,8 +149,9 @@ public final class IIOSensorSource: SensorSource, @unchecked Sendable {
   /// first; the last 100 are kept.
   public var warnings: [String] { state.withLock { $0.warnings } }
 
-  /// Called with each new warning on the reader thread. Default: a line on standard error
-  /// (`OpenCoreMotion: iio: …`); nil keeps them in ``warnings`` only.
+  /// Called with each new warning on the reader thread. Default: ``logWarning`` (swift-log, label
+  /// `OpenCoreMotion.LinuxIIO`, which apps redirect or silence with `LoggingSystem.bootstrap`); nil
+  /// keeps them in ``warnings`` only.
   public var warningHandler: (@Sendable (String) -> Void)? {
     get { state.withLock { $0.warningHandler } }
     set { state.withLock { $0.warningHandler = newValue } }
@@ -174,10 +170,10 @@ public final class IIOSensorSource: SensorSource, @unchecked Sendable {
         requestedSampleRate.isFinite ? requestedSampleRate : 0, supportedSampleRates.lowerBound),
       supportedSampleRates.upperBound)
     let (id, launch) = state.withLock { s -> (UInt64, Bool) in
-      s.nextID += 1
-      s.subscribers[s.nextID] = Subscriber(handler: handler, rate: rate)
+      let id = subscribers.add(handler)
+      s.rates[id] = rate
       defer { s.isWorkerRunning = true }
-      return (s.nextID, !s.isWorkerRunning)
+      return (id, !s.isWorkerRunning)
     }
     if launch {
       let thread = Thread { [self] in runWorker() }
@@ -191,9 +187,8 @@ public final class IIOSensorSource: SensorSource, @unchecked Sendable {
   }
 
   private func unsubscribe(_ id: UInt64) {
-    deliveryLock.lock()
-    state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
-    deliveryLock.unlock()
+    subscribers.remove(id)
+    state.withLock { _ = $0.rates.removeValue(forKey: id) }
     wake()
   }
 
@@ -205,21 +200,16 @@ public final class IIOSensorSource: SensorSource, @unchecked Sendable {
 
   func deliver(_ events: [SourceEvent]) {
     guard !events.isEmpty else { return }
-    deliveryLock.lock()
-    defer { deliveryLock.unlock() }
-    for event in events {
-      // Re-read per event: a handler may cancel a subscription in between.
-      let handlers = state.withLock {
-        $0.subscribers.sorted { $0.key < $1.key }.map(\.value.handler)
-      }
-      for handler in handlers { handler(event) }
-    }
+    subscribers.deliver(events)
   }
 
-  /// The default ``warningHandler``.
-  public static let logToStandardError: @Sendable (String) -> Void = { message in
-    FileHandle.standardError.write(Data("OpenCoreMotion: \(message)\n".utf8))
+  /// The default ``warningHandler``: a warning through swift-log (label `OpenCoreMotion.LinuxIIO`).
+  public static let logWarning: @Sendable (String) -> Void = { message in
+    logger.warning("\(message)")
   }
+
+  /// Where the backend's diagnostics go; apps choose the destination with `LoggingSystem`.
+  static let logger = Logger(label: "OpenCoreMotion.LinuxIIO")
 
   func warn(_ message: String) {
     let handler = state.withLock { s -> (@Sendable (String) -> Void)? in

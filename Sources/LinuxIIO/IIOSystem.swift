@@ -41,6 +41,8 @@ enum IIOSystemError: Error, Equatable, Sendable {
 ///
 /// Everything here is plain POSIX; Linux-only facilities (clock ids) are behind `#if os(Linux)`.
 /// Subclasses (in tests) override single methods.
+/// `@unchecked Sendable`: it has no stored state (plain POSIX calls); not `final`, so the compiler
+/// cannot check that, and test subclasses must keep their own state behind a lock.
 class IIOSystem: @unchecked Sendable {
   init() {}
 

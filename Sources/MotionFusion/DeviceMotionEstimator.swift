@@ -14,7 +14,7 @@ import MotionMath
 /// - accelerometer: specific force, m/s² (+9.81 on the up axis at rest);
 /// - magnetometer: raw field in µT, or `nil` when there is none at this sample.
 ///
-/// Outputs use OpenCoreMotion's earth frame (NWU: x north, y west, z up; see `docs/Conventions.md`):
+/// Outputs use OpenCoreMotion's earth frame (NWU: x north, y west, z up; see the Conventions article in the OpenCoreMotion documentation):
 /// ``earthFromSensor6D`` has an arbitrary but steady heading, ``earthFromSensor9D`` has x pointing to
 /// magnetic north once magnetometer data has arrived.
 public struct DeviceMotionEstimator: Sendable {

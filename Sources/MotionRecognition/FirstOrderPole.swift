@@ -2,7 +2,7 @@
 
 /// The pole of a one-pole filter, kept matched to a cut-off in Hz as the sample interval varies.
 ///
-/// ``LowPassFilter`` and ``HighPassFilter`` differ only in their recursion. Both keep their cut-off
+/// ``FirstOrderLowPassFilter`` and ``FirstOrderHighPassFilter`` differ only in their recursion. Both keep their cut-off
 /// in Hz rather than as a bare smoothing factor, so both must recompute the pole when samples
 /// arrive at another interval; that bookkeeping lives here once.
 struct FirstOrderPole: Sendable {

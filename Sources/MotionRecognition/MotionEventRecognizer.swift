@@ -13,6 +13,9 @@ import Foundation
 ///       shakes.process(MotionInput(timestamp: motion.timestamp, ...))
 ///     }
 ///     for await event in shakes.events() { ... }
+/// `@unchecked Sendable`: the detector, handler and continuations are only touched with `lock`
+/// held. (It keeps its own continuation list rather than MotionSensors' `SubscriberFanOut`:
+/// MotionRecognition depends on MotionMath only.)
 public final class MotionEventRecognizer<Detector: MotionEventDetector>: @unchecked Sendable {
   // All mutable state is guarded by `lock`; the handler runs outside the lock so it may call back.
   private let lock = NSLock()

@@ -49,3 +49,5 @@ extension AsyncSequence where Element == MotionInput {
     MotionEventSequence(base: self, detector: detector)
   }
 }
+
+extension MotionEventSequence: Sendable where Base: Sendable {}

@@ -57,14 +57,14 @@ public struct TiltEstimator: Sendable {
   /// The gravity direction (device coordinates) that means "no tilt". Default face up (0, 0, −1).
   public private(set) var neutral = SIMD3<Double>(0, 0, -1)
   private var levelFromDevice = Quaternion.identity
-  private var smoother: LowPassFilter<SIMD3<Double>>?
+  private var smoother: FirstOrderLowPassFilter<SIMD3<Double>>?
   private var lastTimestamp: Double?
 
   /// Creates an estimator with the given parameters (default ``Parameters/default``).
   public init(parameters: Parameters = .default) {
     self.parameters = parameters
     if let cutoff = parameters.smoothingCutoff {
-      smoother = LowPassFilter(cutoffFrequency: cutoff, sampleRate: 100)
+      smoother = FirstOrderLowPassFilter(cutoffFrequency: cutoff, sampleRate: 100)
     }
   }
 

@@ -3,17 +3,18 @@
 import Foundation
 
 /// A value guarded by a lock. Small and boring on purpose: every access goes through `withLock`.
-public final class Locked<Value>: @unchecked Sendable {
+/// `@unchecked Sendable`: `value` is only reached through `withLock`, which holds `lock`.
+package final class Locked<Value>: @unchecked Sendable {
   private var value: Value
   private let lock = NSLock()
 
-  public init(_ value: Value) {
+  package init(_ value: Value) {
     self.value = value
   }
 
   /// Runs `body` with exclusive access to the value.
   @discardableResult
-  public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+  package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     lock.lock()
     defer { lock.unlock() }
     return try body(&value)

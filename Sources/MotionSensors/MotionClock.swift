@@ -38,7 +38,7 @@ public enum Pacing: Sendable {
 
 /// A clock that only moves when told to. Observers run synchronously, on the caller's thread, inside
 /// ``advance(by:)`` and ``advance(to:)``.
-public final class VirtualClock: @unchecked Sendable {
+public final class VirtualClock: Sendable {
   private struct State {
     var now: Double
     var observers: [UInt64: @Sendable (Double) -> Void] = [:]

@@ -68,7 +68,7 @@ public struct SourceFailure: Error, Sendable, Equatable, CustomStringConvertible
 
 /// A handle to a subscription; cancelling it stops delivery. Cancelling twice is harmless.
 /// When `cancel()` returns, the handler is not running and will not run again.
-public final class SourceSubscription: @unchecked Sendable {
+public final class SourceSubscription: Sendable {
   private let lock = Locked(false)
   private let onCancel: @Sendable () -> Void
 

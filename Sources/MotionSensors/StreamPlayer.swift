@@ -9,7 +9,7 @@ import Foundation
 /// a later subscriber continues where playback paused. At the end of the stream every subscriber
 /// receives ``SourceEvent/finished``; a stream error is delivered as ``SourceEvent/failure(_:)``
 /// followed by `finished`.
-public final class StreamPlayer: SensorSource, @unchecked Sendable {
+public final class StreamPlayer: SensorSource, Sendable {
   public let name: String
   public let availableSensors: SensorSet
   public let supportedSampleRates: ClosedRange<Double>
@@ -22,8 +22,6 @@ public final class StreamPlayer: SensorSource, @unchecked Sendable {
     var stream: any SampleStream
     var pending: MotionSample?
     var isFinished = false
-    var subscribers: [UInt64: @Sendable (SourceEvent) -> Void] = [:]
-    var nextSubscriberID: UInt64 = 0
     var isWorkerRunning = false
     /// Playback anchor: stream time `streamOrigin` plays at clock time `clockOrigin`.
     var streamOrigin: Double?
@@ -32,8 +30,10 @@ public final class StreamPlayer: SensorSource, @unchecked Sendable {
   }
 
   private let state: Locked<State>
-  /// Held while events are handed to subscribers, so that a cancelled subscription is never called
-  /// again once `cancel()` has returned. Recursive: a handler may cancel its own subscription.
+  /// The subscribers: in subscription order, never called after their `cancel()` returns.
+  private let subscribers = SubscriberFanOut<SourceEvent>()
+  /// Held while the stream is read and its samples handed out, so that one thread at a time moves
+  /// the stream forward. Recursive: a handler may cancel its own subscription.
   private let deliveryLock = NSRecursiveLock()
 
   /// Creates a player over `stream`.
@@ -51,12 +51,12 @@ public final class StreamPlayer: SensorSource, @unchecked Sendable {
   public func subscribe(
     requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
   ) -> SourceSubscription {
-    let (id, isFinished) = state.withLock { s -> (UInt64, Bool) in
-      s.nextSubscriberID += 1
-      if !s.isFinished { s.subscribers[s.nextSubscriberID] = handler }
-      return (s.nextSubscriberID, s.isFinished)
+    // Added under the state lock, so that `finish` (which sets `isFinished` first) either sees
+    // this subscriber or this call sees `isFinished`.
+    let id = state.withLock { s -> UInt64? in
+      s.isFinished ? nil : subscribers.add(handler)
     }
-    if isFinished {
+    guard let id else {
       handler(.finished)
       return SourceSubscription(onCancel: {})
     }
@@ -67,9 +67,9 @@ public final class StreamPlayer: SensorSource, @unchecked Sendable {
   private func unsubscribe(_ id: UInt64) {
     deliveryLock.lock()
     defer { deliveryLock.unlock() }
+    let isEmpty = subscribers.remove(id)
     let observerToRemove = state.withLock { s -> UInt64? in
-      s.subscribers.removeValue(forKey: id)
-      guard s.subscribers.isEmpty else { return nil }
+      guard isEmpty else { return nil }
       s.streamOrigin = nil
       defer { s.clockObserver = nil }
       return s.clockObserver
@@ -113,7 +113,7 @@ public final class StreamPlayer: SensorSource, @unchecked Sendable {
       }
       guard due else { return }
       deliverPending()
-      if state.withLock({ $0.subscribers.isEmpty }) { return }
+      if subscribers.isEmpty { return }
     }
   }
 
@@ -136,7 +136,7 @@ public final class StreamPlayer: SensorSource, @unchecked Sendable {
   private func runWorker(speed: Double) {
     while true {
       let shouldStop = state.withLock { s -> Bool in
-        if s.subscribers.isEmpty || s.isFinished {
+        if subscribers.isEmpty || s.isFinished {
           s.isWorkerRunning = false
           return true
         }
@@ -197,22 +197,21 @@ public final class StreamPlayer: SensorSource, @unchecked Sendable {
   }
 
   private func deliverPending() {
-    let (sample, handlers) = state.withLock { s -> (MotionSample?, [@Sendable (SourceEvent) -> Void]) in
+    let sample = state.withLock { s -> MotionSample? in
       defer { s.pending = nil }
-      return (s.pending, Array(s.subscribers.values))
+      return s.pending
     }
     guard let sample else { return }
-    for handler in handlers { handler(.sample(sample)) }
+    subscribers.deliver(.sample(sample))
   }
 
   private func finish(failure: SourceFailure?) {
-    let handlers = state.withLock { s -> [@Sendable (SourceEvent) -> Void] in
-      guard !s.isFinished else { return [] }
-      s.isFinished = true
-      defer { s.subscribers.removeAll() }
-      return Array(s.subscribers.values)
+    let isFirst = state.withLock { s -> Bool in
+      defer { s.isFinished = true }
+      return !s.isFinished
     }
-    for handler in handlers {
+    guard isFirst else { return }
+    for handler in subscribers.removeAll() {
       if let failure { handler(.failure(failure)) }
       handler(.finished)
     }

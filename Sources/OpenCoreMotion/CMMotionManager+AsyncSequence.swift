@@ -54,10 +54,10 @@ extension CMMotionManager {
     connect: (UpdateChannel<Item>, UpdateChannel<Item>.Sink) -> Bool
   ) -> MotionUpdateSequence<Item> {
     // Unbounded: the source must never block, and the consumer decides the pace by the interval.
-    let (stream, continuation) = AsyncStream<Item>.makeStream()
+    let (stream, continuation) = AsyncStream<ImmutableItem<Item>>.makeStream()
     let failure = Locked<(any Error)?>(nil)
     let sink = UpdateChannel<Item>.Sink.stream(
-      yield: { continuation.yield($0) },
+      yield: { continuation.yield(ImmutableItem($0)) },
       finish: { error in
         if let error { failure.withLock { $0 = $0 ?? error } }
         continuation.finish()
@@ -78,11 +78,11 @@ extension CMMotionManager {
 /// Iteration never throws: the sequence simply ends. Afterwards ``error`` says whether it ended
 /// because of a problem (source failure, sensor or reference frame not available) rather than the
 /// end of the source's data.
-public struct MotionUpdateSequence<Element>: AsyncSequence, @unchecked Sendable {
-  private let stream: AsyncStream<Element>
+public struct MotionUpdateSequence<Element>: AsyncSequence, Sendable {
+  private let stream: AsyncStream<ImmutableItem<Element>>
   private let failure: Locked<(any Error)?>
 
-  init(stream: AsyncStream<Element>, failure: Locked<(any Error)?>) {
+  init(stream: AsyncStream<ImmutableItem<Element>>, failure: Locked<(any Error)?>) {
     self.stream = stream
     self.failure = failure
   }
@@ -97,10 +97,20 @@ public struct MotionUpdateSequence<Element>: AsyncSequence, @unchecked Sendable 
 
   /// Iterates the updates in order.
   public struct Iterator: AsyncIteratorProtocol {
-    var base: AsyncStream<Element>.Iterator
+    var base: AsyncStream<ImmutableItem<Element>>.Iterator
 
     public mutating func next() async -> Element? {
-      await base.next()
+      await base.next()?.value
     }
   }
+}
+
+/// A Core Motion data object on its way from the source's thread to an async-sequence consumer.
+///
+/// `@unchecked Sendable`: the data objects are `open` `NSObject` subclasses that Apple's API does not
+/// declare `Sendable`, but ours are immutable after `init` (`let` storage; `CMDeviceMotion.attitude`
+/// hands out a copy), so sharing one between threads is safe.
+struct ImmutableItem<Value>: @unchecked Sendable {
+  let value: Value
+  init(_ value: Value) { self.value = value }
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import MotionFusion
+import Logging
+import Geomagnetism
 import MotionSensors
 
 // True north: `.xTrueNorthZVertical` turns the magnetic-north attitude by the magnetic declination
@@ -51,8 +52,7 @@ extension CMMotionManager {
       guard let parsed = try GeographicLocation.fromEnvironment(environment) else { return nil }
       location = parsed
     } catch {
-      FileHandle.standardError.write(
-        Data("OpenCoreMotion: \(error); true north is not available\n".utf8))
+      Logger.openCoreMotion.error("\(error); true north is not available")
       return nil
     }
     return { magneticDeclination(at: location, date: Date()) }

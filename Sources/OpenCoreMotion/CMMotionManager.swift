@@ -3,6 +3,7 @@
 import Foundation
 import MotionMath
 import MotionSensors
+import SourceComposition
 
 /// Starts and stops the accelerometer, gyroscope, magnetometer and fused device-motion services of
 /// one sensor source, delivering samples to handlers on an `OperationQueue` (push) or to properties

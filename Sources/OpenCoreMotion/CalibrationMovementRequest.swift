@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Logging
 import MotionSensors
 
 /// Asks for calibration motion once per device-motion run: when a north-referenced frame runs
@@ -9,9 +10,10 @@ import MotionSensors
 /// regardless. The corrected arbitrary frame does not ask: it simply leaves the yaw uncorrected
 /// until the calibration is good.
 ///
-/// With ``CMMotionManager/showsDeviceMovementDisplay`` set, the request is also written to standard
-/// error, our stand-in for the system's "move the device" display.
-final class CalibrationMovementRequest: @unchecked Sendable {
+/// With ``CMMotionManager/showsDeviceMovementDisplay`` set, the request is also logged (swift-log,
+/// label `OpenCoreMotion`, notice level; standard error by default), our stand-in for the system's
+/// "move the device" display.
+final class CalibrationMovementRequest: Sendable {
   private let isApplicable: Bool
   private let showsDisplay: Bool
   private let hasReported = Locked(false)
@@ -31,7 +33,7 @@ final class CalibrationMovementRequest: @unchecked Sendable {
     guard isFirst else { return nil }
     let message = "the magnetometer needs calibration: move the device in a figure 8"
     if showsDisplay {
-      FileHandle.standardError.write(Data("OpenCoreMotion: \(message)\n".utf8))
+      Logger.openCoreMotion.notice("\(message)")
     }
     return NSError(CMErrorDeviceRequiresMovement, description: message)
   }

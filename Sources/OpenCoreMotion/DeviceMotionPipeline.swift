@@ -12,7 +12,7 @@ import MotionSensors
 /// Sources whose sensors tick separately are handled by running the estimator on each gyroscope
 /// sample with the latest accelerometer and magnetometer values. The estimator starts afresh each
 /// time the first consumer arrives.
-final class DeviceMotionPipeline: @unchecked Sendable {
+final class DeviceMotionPipeline: Sendable {
   /// The estimator's state after one gyroscope sample, in library units (SI, NWU earth frame).
   struct Estimate: Sendable {
     /// Seconds on the source's clock.
@@ -47,8 +47,6 @@ final class DeviceMotionPipeline: @unchecked Sendable {
   typealias Consumer = @Sendable (Event) -> Void
 
   private struct State {
-    var consumers: [UInt64: Consumer] = [:]
-    var nextConsumerID: UInt64 = 0
     var subscription: SourceSubscription?
     /// Whether a source subscription exists or is being made (set before `subscribe` is called, so
     /// that two first consumers arriving together make only one).
@@ -62,9 +60,9 @@ final class DeviceMotionPipeline: @unchecked Sendable {
   let source: any SensorSource
   private let samplePeriod: Double
   private let state: Locked<State>
-  /// Held while estimates are handed to consumers, so that a removed consumer is never called
-  /// again once its subscription's `cancel()` has returned. Recursive for cancels from inside.
-  private let deliveryLock = NSRecursiveLock()
+  /// The consumers: in subscription order, never called after their subscription's `cancel()`
+  /// returns. Lock order: its delivery lock, then `state`, then its own state.
+  private let consumers = SubscriberFanOut<Event>()
 
   private init(source: any SensorSource) {
     self.source = source
@@ -98,8 +96,7 @@ final class DeviceMotionPipeline: @unchecked Sendable {
   /// Adds a consumer until the returned subscription is cancelled.
   func subscribe(_ consumer: @escaping Consumer) -> SourceSubscription {
     let (id, isFirst) = state.withLock { s -> (UInt64, Bool) in
-      s.nextConsumerID += 1
-      s.consumers[s.nextConsumerID] = consumer
+      let id = consumers.add(consumer)
       let isFirst = !s.isConnected
       if isFirst {
         s.isConnected = true
@@ -108,7 +105,7 @@ final class DeviceMotionPipeline: @unchecked Sendable {
         s.latestMagnetometer = nil
         s.lastEstimateTimestamp = -.infinity
       }
-      return (s.nextConsumerID, isFirst)
+      return (id, isFirst)
     }
     if isFirst {
       // The estimator wants every sample the source can give.
@@ -117,7 +114,7 @@ final class DeviceMotionPipeline: @unchecked Sendable {
       ) { [weak self] event in self?.handle(event) }
       let stillWanted = state.withLock { s -> Bool in
         // Everybody may have left while the subscription was being made.
-        guard s.isConnected, !s.consumers.isEmpty, s.subscription == nil else { return false }
+        guard s.isConnected, !consumers.isEmpty, s.subscription == nil else { return false }
         s.subscription = subscription
         return true
       }
@@ -128,15 +125,16 @@ final class DeviceMotionPipeline: @unchecked Sendable {
   }
 
   private func unsubscribe(_ id: UInt64) {
-    deliveryLock.lock()
-    let subscription = state.withLock { s -> SourceSubscription? in
-      s.consumers.removeValue(forKey: id)
-      guard s.consumers.isEmpty else { return nil }
-      s.isConnected = false
-      defer { s.subscription = nil }
-      return s.subscription
+    // Removal and disconnection in one step under `state`, so that a consumer arriving meanwhile
+    // either is counted here or finds the pipeline disconnected and connects it again.
+    let subscription = consumers.withDeliveryLock {
+      state.withLock { s -> SourceSubscription? in
+        guard consumers.remove(id) else { return nil }
+        s.isConnected = false
+        defer { s.subscription = nil }
+        return s.subscription
+      }
     }
-    deliveryLock.unlock()
     // Outside the delivery lock: the source may be waiting for it while holding its own.
     subscription?.cancel()
   }
@@ -154,9 +152,7 @@ final class DeviceMotionPipeline: @unchecked Sendable {
     case .finished:
       outgoing = .finished
     }
-    deliveryLock.lock()
-    defer { deliveryLock.unlock() }
-    for consumer in state.withLock({ Array($0.consumers.values) }) { consumer(outgoing) }
+    consumers.deliver(outgoing)
   }
 
   private static func update(_ s: inout State, with sample: MotionSample) -> Estimate? {

@@ -2,4 +2,4 @@
 
 // Types from lower modules that appear in OpenCoreMotion's own API, so that `import CoreMotion`
 // (or `import OpenCoreMotion`) is enough to use them.
-@_exported import struct MotionFusion.GeographicLocation
+@_exported import struct Geomagnetism.GeographicLocation

@@ -12,6 +12,8 @@ import MotionMath
 /// - `.xMagneticNorthZVertical`: the 9D attitude as is (NWU: x magnetic north).
 /// - `.xTrueNorthZVertical`: the 9D attitude turned by the declination D (degrees, east
 ///   positive): `trueFromMagnetic = Rz(−D)`, so true yaw = magnetic yaw − D and heading grows by D.
+/// `@unchecked Sendable`: `startHeadingRemoval` is set and read only by the one source thread that
+/// delivers a run's estimates (each run makes its own aligner).
 final class ReferenceFrameAligner: @unchecked Sendable {
   let frame: CMAttitudeReferenceFrame
   /// Magnetic declination in degrees, east positive; used by `.xTrueNorthZVertical` only.

@@ -10,6 +10,9 @@ import MotionSensors
 /// were made for and are dropped once it is over. Handlers run while `handlerLock` is held and
 /// ``end()`` takes that lock, so when `end()` returns no handler of this channel is running or will
 /// run again. The lock is recursive, so a handler may stop its own updates.
+///
+/// `@unchecked Sendable`: the mutable state is in `state` (a lock) and handler calls are serialised by
+/// `handlerLock`; the `Sink`'s closures are only called by the source's one delivery thread.
 final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
   typealias Handler = (Item?, (any Error)?) -> Void
 
@@ -89,7 +92,8 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     case .pull:
       break
     case .queue(let queue, let handler):
-      queue.addOperation { [self] in run(handler, item, nil, generation: generation) }
+      let call = PendingCall(handler: handler, item: item, error: nil)
+      queue.addOperation { [self] in run(call, generation: generation) }
     case .stream(let yield, _):
       yield(item)
     }
@@ -103,7 +107,8 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     }
     switch sink {
     case .queue(let queue, let handler):
-      queue.addOperation { [self] in run(handler, nil, error, generation: generation) }
+      let call = PendingCall(handler: handler, item: nil, error: error)
+      queue.addOperation { [self] in run(call, generation: generation) }
     case .stream(_, let finish):
       finish(error)
     case .pull, nil:
@@ -119,7 +124,8 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
       return s.sink
     }
     if case .queue(let queue, let handler) = sink {
-      queue.addOperation { [self] in run(handler, nil, error, generation: generation) }
+      let call = PendingCall(handler: handler, item: nil, error: error)
+      queue.addOperation { [self] in run(call, generation: generation) }
     }
   }
 
@@ -146,10 +152,21 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     subscription?.cancel()
   }
 
-  private func run(_ handler: Handler, _ item: Item?, _ error: (any Error)?, generation: UInt64) {
+  private func run(_ call: PendingCall, generation: UInt64) {
     handlerLock.lock()
     defer { handlerLock.unlock() }
     guard state.withLock({ $0.isActive && $0.generation == generation }) else { return }
-    handler(item, error)
+    call.handler(call.item, call.error)
+  }
+
+  /// One handler call handed to an `OperationQueue`.
+  ///
+  /// `@unchecked Sendable`: Apple's handler closures and data objects are not `Sendable`. The
+  /// handler runs only on the caller's queue (as with Core Motion), and the item is immutable after
+  /// `init` (see ``ImmutableItem``).
+  private struct PendingCall: @unchecked Sendable {
+    let handler: Handler
+    let item: Item?
+    let error: (any Error)?
   }
 }

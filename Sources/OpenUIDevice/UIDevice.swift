@@ -2,6 +2,7 @@
 
 import Foundation
 import MotionRecognition
+import MotionSensors
 import OpenCoreMotion
 
 /// A stand-in for UIKit's `UIDevice`, limited to the physical-orientation API that Core Motion
@@ -21,6 +22,8 @@ import OpenCoreMotion
 /// Threading: notifications are posted synchronously on the device's private serial queue, so an
 /// observer added with `queue: nil` runs there; observers that update UI state should pass
 /// `queue: .main`, as on iOS. ``orientation`` may be read from any thread.
+/// `@unchecked Sendable`: every `var` is read and written only while `lock` is held; the streams
+/// are a `SubscriberFanOut`; `open` (as UIKit's), so the compiler cannot check subclasses.
 open class UIDevice: NSObject, @unchecked Sendable {
   /// Posted when the physical orientation changes while notifications are being generated; read
   /// the new value from ``orientation``.
@@ -40,9 +43,10 @@ open class UIDevice: NSObject, @unchecked Sendable {
   private var generationCount = 0
   private var currentOrientation = UIDeviceOrientation.unknown
   private var classifier: OrientationClassifier
-  private var smoother: LowPassFilter<SIMD3<Double>>?
+  private var smoother: FirstOrderLowPassFilter<SIMD3<Double>>?
   private var lastTimestamp: Double?
-  private var continuations: [UUID: AsyncStream<UIDeviceOrientation>.Continuation] = [:]
+  /// The ``orientationUpdates()`` streams, in the order they were made.
+  private let streams = SubscriberFanOut<UIDeviceOrientation>()
   private let queue: OperationQueue = {
     let queue = OperationQueue()
     queue.maxConcurrentOperationCount = 1
@@ -110,15 +114,10 @@ open class UIDevice: NSObject, @unchecked Sendable {
   /// to UIKit's API.
   public func orientationUpdates() -> AsyncStream<UIDeviceOrientation> {
     let (stream, continuation) = AsyncStream<UIDeviceOrientation>.makeStream()
-    let id = UUID()
-    lock.lock()
-    continuations[id] = continuation
-    lock.unlock()
+    let id = streams.add { continuation.yield($0) }
     continuation.onTermination = { [weak self] _ in
       guard let self else { return }
-      self.lock.lock()
-      self.continuations[id] = nil
-      self.lock.unlock()
+      self.streams.remove(id)
       self.endGeneratingDeviceOrientationNotifications()
     }
     // The current orientation first, read before sensing starts: otherwise a fast source could
@@ -168,7 +167,7 @@ open class UIDevice: NSObject, @unchecked Sendable {
     if smoothing {
       let period = lastTimestamp.map { timestamp - $0 } ?? 0.01
       if smoother == nil {
-        smoother = LowPassFilter(cutoffFrequency: Self.accelerometerSmoothingCutoff, sampleRate: 100)
+        smoother = FirstOrderLowPassFilter(cutoffFrequency: Self.accelerometerSmoothingCutoff, sampleRate: 100)
       }
       reading = smoother!.update(gravity, samplePeriod: period > 0 ? period : 0.01)
     }
@@ -177,10 +176,9 @@ open class UIDevice: NSObject, @unchecked Sendable {
     let next = classifier.update(gravity: reading, timestamp: timestamp)
     let isGenerating = generationCount > 0
     if isGenerating { currentOrientation = next }
-    let streams = Array(continuations.values)
     lock.unlock()
     guard isGenerating, next != previous else { return }
     notificationCenter.post(name: Self.orientationDidChangeNotification, object: self)
-    for continuation in streams { continuation.yield(next) }
+    streams.deliver(next)
   }
 }

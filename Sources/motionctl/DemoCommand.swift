@@ -6,6 +6,7 @@ import MotionMath
 import MotionRecognition
 import MotionSensors
 import OpenCoreMotion
+import SourceComposition
 
 /// `motionctl demo`: the classic Core Motion sample app as a terminal readout.
 struct DemoCommand: ParsableCommand {

@@ -5,6 +5,7 @@ import Foundation
 import MotionRecognition
 import MotionSensors
 import OpenCoreMotion
+import SourceComposition
 import OpenUIDevice  // MotionInput from Core Motion values
 
 /// `motionctl monitor`: streams values or recognised events from a source, one line each.

@@ -4,6 +4,7 @@ import ArgumentParser
 import Foundation
 import MotionSensors
 import OpenCoreMotion
+import SourceComposition
 
 /// `motionctl record --source SPEC --duration S OUT`: records raw samples from any source.
 struct RecordCommand: ParsableCommand {

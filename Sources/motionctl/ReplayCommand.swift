@@ -2,7 +2,7 @@
 
 import ArgumentParser
 import Foundation
-import MotionFusion
+import Geomagnetism
 import MotionSensors
 import OpenCoreMotion
 
@@ -64,8 +64,11 @@ struct ReplayCommand: ParsableCommand {
     let out = try TextOutput(path: outputPath)
     do {
       if output == .csv { try out.writeLine(CMDeviceMotion.tableColumns.joined(separator: ",")) }
+      let encoder = JSONEncoder()
+      // Stable output: Foundation's encoder does not keep the encoding order of keys.
+      encoder.outputFormatting = [.sortedKeys]
       let write = { (motion: CMDeviceMotion) throws in
-        try out.writeLine(output == .csv ? motion.csvRow : motion.jsonLine)
+        try out.writeLine(output == .csv ? motion.csvRow : try motion.jsonLine(using: encoder))
       }
       let summary =
         offline

@@ -5,6 +5,7 @@ import Foundation
 import LinuxIIO
 import MotionSensors
 import OpenCoreMotion
+import SourceComposition
 
 /// `motionctl sensors`: what the configured source offers.
 struct SensorsCommand: ParsableCommand {

@@ -6,6 +6,8 @@ import OpenCoreMotion
 
 /// How a command that streams from a source ends, shared by `demo` and `monitor`: when the source
 /// finishes or fails, when a handler reports an error, or after a duration.
+/// `@unchecked Sendable`: `endWatcher` is set by `watchForEnd()` and cancelled by `wait(duration:)`, both on
+/// the command's thread; the source's handler only touches `state` (`Locked`) and the semaphore.
 final class SourceSession: @unchecked Sendable {
   private let done = DispatchSemaphore(value: 0)
   private let state = Locked<String?>(nil)
@@ -37,7 +39,8 @@ final class SourceSession: @unchecked Sendable {
   /// Prints a line (handlers run on one serial queue, so lines never interleave).
   func print(_ line: String) {
     Swift.print(line)
-    fflush(stdout)
+    // Every output stream: naming the C global `stdout` is not concurrency-safe in Swift 6.
+    fflush(nil)
   }
 
   /// Records `error` (if any) and ends the session; `nil` when there was no error.

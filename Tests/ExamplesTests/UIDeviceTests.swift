@@ -4,6 +4,7 @@ import Foundation
 import MotionRecognition
 import MotionSensors
 import OpenCoreMotion
+import SourceComposition
 import OpenUIDevice
 import XCTest
 

@@ -3,6 +3,7 @@
 import XCTest
 
 @testable import LinuxIIO
+import _LinuxIIOTestSupport
 
 final class IIOAttributeParsingTests: XCTestCase {
   func testMountMatrixIsRowMajorAndAppliedAsMTimesV() throws {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import MotionSensors
+import _LinuxIIOTestSupport
 import XCTest
 
 @testable import LinuxIIO

@@ -2,6 +2,7 @@
 
 import Foundation
 import MotionSensors
+import _LinuxIIOTestSupport
 import XCTest
 
 @testable import LinuxIIO

@@ -2,7 +2,9 @@
 
 import Foundation
 import MotionSensors
+import _LinuxIIOTestSupport
 import XCTest
+import _MotionTestSupport
 
 @testable import LinuxIIO
 
@@ -242,13 +244,10 @@ enum Fixtures {
   }
 }
 
-/// Asserts two vectors agree within `tolerance` per component.
+/// Asserts two vectors agree within `tolerance` per component (``assertComponentsClose``).
 func assertClose(
   _ a: SIMD3<Double>?, _ b: SIMD3<Double>, tolerance: Double = 1e-9, _ message: String = "",
   file: StaticString = #filePath, line: UInt = #line
 ) {
-  guard let a else { return XCTFail("missing vector \(message)", file: file, line: line) }
-  XCTAssertLessThanOrEqual(
-    Swift.max(abs(a.x - b.x), abs(a.y - b.y), abs(a.z - b.z)), tolerance,
-    "\(a) vs \(b) \(message)", file: file, line: line)
+  assertComponentsClose(a, b, tolerance: tolerance, message, file: file, line: line)
 }

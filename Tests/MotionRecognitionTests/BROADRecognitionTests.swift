@@ -2,6 +2,7 @@
 
 import Foundation
 import MotionFusion
+import MotionEvaluation
 import MotionMath
 import MotionSensors
 import XCTest
@@ -62,7 +63,7 @@ final class BROADRecognitionTests: XCTestCase {
     case .raw:
       return trial.acceleration
     case .butterworth3Hz:
-      var filter = ButterworthFilter<SIMD3<Double>>.lowPass(cutoffFrequency: 3, sampleRate: 1 / BROADTrial.samplePeriod)
+      var filter = SecondOrderButterworthFilter<SIMD3<Double>>.lowPass(cutoffFrequency: 3, sampleRate: 1 / BROADTrial.samplePeriod)
       return trial.acceleration.map { filter.update($0) }
     case .fused:
       return trial.fusedGravity

@@ -32,12 +32,12 @@ final class FilterTests: XCTestCase {
 
   func testLowPassHasUnitDCGainAndHalfPowerAtCutoff() {
     for (cutoff, rate) in [(1.0, 100.0), (5.0, 100.0), (20.0, 100.0), (2.0, 50.0)] {
-      var dc = LowPassFilter<Double>(cutoffFrequency: cutoff, sampleRate: rate)
+      var dc = FirstOrderLowPassFilter<Double>(cutoffFrequency: cutoff, sampleRate: rate)
       dc.update(0)
       var y = 0.0
       for _ in 0..<5000 { y = dc.update(1) }
       XCTAssertEqual(y, 1, accuracy: 1e-9, "DC gain at fc=\(cutoff)")
-      var filter = LowPassFilter<Double>(cutoffFrequency: cutoff, sampleRate: rate)
+      var filter = FirstOrderLowPassFilter<Double>(cutoffFrequency: cutoff, sampleRate: rate)
       filter.update(0)
       let g = gain(at: cutoff, sampleRate: rate) { filter.update($0) }
       XCTAssertEqual(g, 1 / 2.0.squareRoot(), accuracy: halfPowerTolerance, "fc=\(cutoff) fs=\(rate)")
@@ -46,12 +46,12 @@ final class FilterTests: XCTestCase {
 
   func testHighPassRemovesDCAndHasHalfPowerAtCutoff() {
     for (cutoff, rate) in [(0.5, 100.0), (5.0, 100.0), (20.0, 100.0)] {
-      var dc = HighPassFilter<Double>(cutoffFrequency: cutoff, sampleRate: rate)
+      var dc = FirstOrderHighPassFilter<Double>(cutoffFrequency: cutoff, sampleRate: rate)
       dc.update(0)
       var y = 1.0
       for _ in 0..<5000 { y = dc.update(1) }
       XCTAssertEqual(y, 0, accuracy: 1e-6, "DC leaks through at fc=\(cutoff)")
-      var filter = HighPassFilter<Double>(cutoffFrequency: cutoff, sampleRate: rate)
+      var filter = FirstOrderHighPassFilter<Double>(cutoffFrequency: cutoff, sampleRate: rate)
       filter.update(0)
       let g = gain(at: cutoff, sampleRate: rate) { filter.update($0) }
       XCTAssertEqual(g, 1 / 2.0.squareRoot(), accuracy: halfPowerTolerance, "fc=\(cutoff) fs=\(rate)")
@@ -60,19 +60,19 @@ final class FilterTests: XCTestCase {
 
   func testButterworthCoefficientsAndHalfPower() {
     for (cutoff, rate) in [(1.0, 100.0), (5.0, 100.0), (30.0, 100.0)] {
-      let lowCoefficients = ButterworthFilter<Double>.Coefficients(
+      let lowCoefficients = SecondOrderButterworthFilter<Double>.Coefficients(
         kind: .lowPass, cutoffFrequency: cutoff, sampleRate: rate)
       XCTAssertEqual(lowCoefficients.dcGain, 1, accuracy: 1e-12)
-      let highCoefficients = ButterworthFilter<Double>.Coefficients(
+      let highCoefficients = SecondOrderButterworthFilter<Double>.Coefficients(
         kind: .highPass, cutoffFrequency: cutoff, sampleRate: rate)
       XCTAssertEqual(highCoefficients.dcGain, 0, accuracy: 1e-12)
 
-      var low = ButterworthFilter<Double>.lowPass(cutoffFrequency: cutoff, sampleRate: rate)
+      var low = SecondOrderButterworthFilter<Double>.lowPass(cutoffFrequency: cutoff, sampleRate: rate)
       low.update(0)
       XCTAssertEqual(
         gain(at: cutoff, sampleRate: rate) { low.update($0) }, 1 / 2.0.squareRoot(),
         accuracy: halfPowerTolerance, "low-pass fc=\(cutoff)")
-      var high = ButterworthFilter<Double>.highPass(cutoffFrequency: cutoff, sampleRate: rate)
+      var high = SecondOrderButterworthFilter<Double>.highPass(cutoffFrequency: cutoff, sampleRate: rate)
       high.update(0)
       XCTAssertEqual(
         gain(at: cutoff, sampleRate: rate) { high.update($0) }, 1 / 2.0.squareRoot(),
@@ -80,7 +80,7 @@ final class FilterTests: XCTestCase {
       // Second order: a decade above the cut-off the low-pass is down ~40 dB (gain ≲ 0.012 ignoring
       // warping, which only makes it smaller), far below a first-order filter's ~0.1.
       if cutoff * 10 < rate / 2 {
-        var steep = ButterworthFilter<Double>.lowPass(cutoffFrequency: cutoff, sampleRate: rate)
+        var steep = SecondOrderButterworthFilter<Double>.lowPass(cutoffFrequency: cutoff, sampleRate: rate)
         steep.update(0)
         XCTAssertLessThan(gain(at: 10 * cutoff, sampleRate: rate) { steep.update($0) }, 0.012)
       }
@@ -88,9 +88,9 @@ final class FilterTests: XCTestCase {
   }
 
   func testStepResponsesConverge() {
-    var low = LowPassFilter<SIMD3<Double>>(cutoffFrequency: 2, sampleRate: 100)
-    var butter = ButterworthFilter<SIMD3<Double>>.lowPass(cutoffFrequency: 2, sampleRate: 100)
-    var high = ButterworthFilter<SIMD3<Double>>.highPass(cutoffFrequency: 2, sampleRate: 100)
+    var low = FirstOrderLowPassFilter<SIMD3<Double>>(cutoffFrequency: 2, sampleRate: 100)
+    var butter = SecondOrderButterworthFilter<SIMD3<Double>>.lowPass(cutoffFrequency: 2, sampleRate: 100)
+    var high = SecondOrderButterworthFilter<SIMD3<Double>>.highPass(cutoffFrequency: 2, sampleRate: 100)
     let target = SIMD3<Double>(0.3, -0.7, 0.2)
     _ = (low.update(.zero), butter.update(.zero), high.update(.zero))
     var outputs: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) = (.zero, .zero, .zero)
@@ -107,9 +107,9 @@ final class FilterTests: XCTestCase {
   }
 
   func testFirstSampleInitialisesWithoutTransient() {
-    var low = LowPassFilter<Double>(cutoffFrequency: 1, sampleRate: 100)
-    var butter = ButterworthFilter<Double>.lowPass(cutoffFrequency: 1, sampleRate: 100)
-    var high = HighPassFilter<Double>(cutoffFrequency: 1, sampleRate: 100)
+    var low = FirstOrderLowPassFilter<Double>(cutoffFrequency: 1, sampleRate: 100)
+    var butter = SecondOrderButterworthFilter<Double>.lowPass(cutoffFrequency: 1, sampleRate: 100)
+    var high = FirstOrderHighPassFilter<Double>(cutoffFrequency: 1, sampleRate: 100)
     for _ in 0..<10 {
       XCTAssertEqual(low.update(-1), -1, accuracy: 1e-12)
       XCTAssertEqual(butter.update(-1), -1, accuracy: 1e-12)
@@ -119,8 +119,8 @@ final class FilterTests: XCTestCase {
 
   func testVariableSamplePeriodKeepsTheCutoffInHertz() {
     // The same filter fed at 50 Hz through update(_:samplePeriod:) must match one built for 50 Hz.
-    var nominal = LowPassFilter<Double>(cutoffFrequency: 3, sampleRate: 50)
-    var retimed = LowPassFilter<Double>(cutoffFrequency: 3, sampleRate: 100)
+    var nominal = FirstOrderLowPassFilter<Double>(cutoffFrequency: 3, sampleRate: 50)
+    var retimed = FirstOrderLowPassFilter<Double>(cutoffFrequency: 3, sampleRate: 100)
     for n in 0..<200 {
       let x = Double.sin(Double(n) * 0.3)
       XCTAssertEqual(nominal.update(x), retimed.update(x, samplePeriod: 0.02), accuracy: 1e-12)
@@ -130,8 +130,8 @@ final class FilterTests: XCTestCase {
   func testAdaptiveLowPassSmoothsNoiseMoreAndStillFollowsSteps() {
     let seed = testSeed()
     var rng = SplitMix64(seed: seed)
-    var fixed = LowPassFilter<Double>(cutoffFrequency: 5, sampleRate: 100)
-    var adaptive = LowPassFilter<Double>(cutoffFrequency: 5, sampleRate: 100, adaptive: .default)
+    var fixed = FirstOrderLowPassFilter<Double>(cutoffFrequency: 5, sampleRate: 100)
+    var adaptive = FirstOrderLowPassFilter<Double>(cutoffFrequency: 5, sampleRate: 100, adaptive: .default)
     var fixedSquares = 0.0
     var adaptiveSquares = 0.0
     for n in 0..<2000 {
@@ -161,8 +161,8 @@ final class FilterTests: XCTestCase {
   func testAdaptiveHighPassSuppressesNoiseButPassesJolts() {
     let seed = testSeed()
     var rng = SplitMix64(seed: seed)
-    var fixed = HighPassFilter<SIMD3<Double>>(cutoffFrequency: 5, sampleRate: 100)
-    var adaptive = HighPassFilter<SIMD3<Double>>(cutoffFrequency: 5, sampleRate: 100, adaptive: .default)
+    var fixed = FirstOrderHighPassFilter<SIMD3<Double>>(cutoffFrequency: 5, sampleRate: 100)
+    var adaptive = FirstOrderHighPassFilter<SIMD3<Double>>(cutoffFrequency: 5, sampleRate: 100, adaptive: .default)
     let gravity = SIMD3<Double>(0, 0, -1)
     var fixedNoise = 0.0
     var adaptiveNoise = 0.0

@@ -2,6 +2,7 @@
 
 import Foundation
 import MotionFusion
+import MotionEvaluation
 import MotionMath
 import MotionSensors
 import XCTest

@@ -2,6 +2,7 @@
 
 import MotionMath
 import XCTest
+import _MotionTestSupport
 
 @testable import MotionSensors
 
@@ -19,16 +20,11 @@ func simulate(_ scenario: Scenario, seed: UInt64? = nil) throws -> [MotionSample
   return try stream.collect()
 }
 
+/// Asserts `actual` is within `accuracy` of `expected` in distance (``assertDistanceWithin``).
 func assertVectorsEqual(
   _ actual: SIMD3<Double>?, _ expected: SIMD3<Double>, accuracy: Double,
   _ message: @autoclosure () -> String = "",
   file: StaticString = #filePath, line: UInt = #line
 ) {
-  guard let actual else {
-    XCTFail("value is nil. \(message())", file: file, line: line)
-    return
-  }
-  let error = (actual - expected).length
-  XCTAssertLessThanOrEqual(
-    error, accuracy, "\(actual) differs from \(expected) by \(error). \(message())", file: file, line: line)
+  assertDistanceWithin(actual, expected, tolerance: accuracy, message(), file: file, line: line)
 }

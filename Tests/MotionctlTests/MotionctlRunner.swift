@@ -2,6 +2,7 @@
 
 import Foundation
 import XCTest
+import _MotionTestSupport
 
 /// Runs the built `motionctl` binary and captures what it prints.
 struct MotionctlRunner {
@@ -11,42 +12,21 @@ struct MotionctlRunner {
     var standardError: String
   }
 
-  /// The folder holding the built products (`.build/debug`): the test bundle's own folder.
-  static var productsDirectory: URL {
-    #if os(macOS)
-    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-      return bundle.bundleURL.deletingLastPathComponent()
+  static var executable: URL { ChildProcess.productsDirectory.appendingPathComponent("motionctl") }
+
+  /// Runs `motionctl arguments…` with `environment` added to this process's environment (without
+  /// `COREMOTION_SOURCE`, so that the caller's shell cannot change the result).
+  static func run(
+    _ arguments: [String], environment: [String: String] = [:], timeout: Double = 300,
+    file: StaticString = #filePath, line: UInt = #line
+  ) throws -> Result {
+    var changes: [String: String?] = ["COREMOTION_SOURCE": nil]
+    for (name, value) in environment { changes[name] = value }
+    let run = try ChildProcess.run(executable, arguments: arguments, environment: changes, timeout: timeout)
+    if run.timedOut {
+      XCTFail("motionctl \(arguments.joined(separator: " ")) did not finish within \(timeout) s", file: file, line: line)
     }
-    fatalError("no .xctest bundle found")
-    #else
-    return Bundle.main.bundleURL
-    #endif
-  }
-
-  static var executable: URL { productsDirectory.appendingPathComponent("motionctl") }
-
-  /// Runs `motionctl arguments…` with `environment` added to this process's environment.
-  static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    var merged = ProcessInfo.processInfo.environment
-    merged.removeValue(forKey: "COREMOTION_SOURCE")
-    merged.merge(environment) { $1 }
-    process.environment = merged
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    // Read before waiting so a large output cannot fill the pipe and stall the child.
-    let outData = output.fileHandleForReading.readDataToEndOfFile()
-    let errData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Result(
-      status: process.terminationStatus,
-      standardOutput: String(decoding: outData, as: UTF8.self),
-      standardError: String(decoding: errData, as: UTF8.self))
+    return Result(status: run.status, standardOutput: run.standardOutput, standardError: run.standardError)
   }
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import MotionFusion
+import Geomagnetism
 import MotionMath
 import MotionSensors
 import XCTest

@@ -3,6 +3,8 @@
 #if os(Linux)
 import Foundation
 import MotionSensors
+import SourceComposition
+import _LinuxIIOTestSupport
 import XCTest
 
 @testable import LinuxIIO

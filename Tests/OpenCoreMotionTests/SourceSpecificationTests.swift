@@ -2,6 +2,7 @@
 
 import Foundation
 import MotionSensors
+@testable import SourceComposition
 import XCTest
 
 @testable import OpenCoreMotion

@@ -4,6 +4,7 @@ import Foundation
 import MotionMath
 import MotionSensors
 import XCTest
+import _MotionTestSupport
 
 @testable import OpenCoreMotion
 
@@ -93,13 +94,12 @@ final class CountingSource: SensorSource, @unchecked Sendable {
   }
 }
 
+/// Asserts `actual` is within `accuracy` of `expected` in distance (``assertDistanceWithin``).
 func XCTAssertVector(
   _ actual: SIMD3<Double>, _ expected: SIMD3<Double>, accuracy: Double, _ message: String = "",
   file: StaticString = #filePath, line: UInt = #line
 ) {
-  XCTAssertLessThanOrEqual(
-    (actual - expected).length, accuracy, "\(actual) ≠ \(expected) \(message)", file: file,
-    line: line)
+  assertDistanceWithin(actual, expected, tolerance: accuracy, message, file: file, line: line)
 }
 
 /// A stream whose fourth read fails, like a recording with a malformed fourth row.

@@ -63,119 +63,22 @@ public struct ColumnMapping: Sendable, Equatable {
   ///
   /// - Throws: ``RecordingError`` `.malformedHeader` (file `"column mapping"`) naming the bad part.
   public init(parsing text: String) throws {
-    func fail(_ message: String) -> RecordingError {
-      RecordingError(.malformedHeader, file: "column mapping", "\(message) in \"\(text)\"")
-    }
     let sections = text.split(separator: ";", omittingEmptySubsequences: true).map {
       $0.trimmingCharacters(in: .whitespaces)
     }
-    guard let assignments = sections.first else { throw fail("empty mapping") }
-    var columns: [String: String] = [:]
-    for item in assignments.split(separator: ",") {
-      let pair = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-      guard pair.count == 2, !pair[1].isEmpty else { throw fail("expected key=column, found \"\(item)\"") }
-      let key = pair[0].lowercased()
-      guard ["t", "ax", "ay", "az", "gx", "gy", "gz", "mx", "my", "mz", "p", "temp"].contains(key) else {
-        throw fail("unknown key \"\(pair[0])\" (use t, ax..az, gx..gz, mx..mz, p, temp)")
-      }
-      columns[key] = pair[1]
+    guard let assignments = sections.first else { throw Self.error("empty mapping", in: text) }
+    let columns = try Self.parseAssignments(assignments, in: text)
+    guard let time = columns["t"] else {
+      throw Self.error("the time column t= is required", in: text)
     }
-    guard let time = columns["t"] else { throw fail("the time column t= is required") }
     self.time = time
-    func triple(_ prefix: String) throws -> [String]? {
-      let found = ["x", "y", "z"].map { columns[prefix + $0] }
-      if found.allSatisfy({ $0 == nil }) { return nil }
-      guard found.allSatisfy({ $0 != nil }) else {
-        throw fail("\(prefix)x, \(prefix)y and \(prefix)z go together")
-      }
-      return found.map { $0! }
-    }
-    accelerometer = try triple("a")
-    gyroscope = try triple("g")
-    magnetometer = try triple("m")
+    accelerometer = try Self.triple("a", in: columns, text: text)
+    gyroscope = try Self.triple("g", in: columns, text: text)
+    magnetometer = try Self.triple("m", in: columns, text: text)
     pressure = columns["p"]
     temperature = columns["temp"]
-
-    func setTime(_ unit: String) throws {
-      guard let scale = RecordingUnits.time(unit) else { throw fail("unknown time unit \"\(unit)\"") }
-      secondsPerTimeUnit = scale
-      timeIsInteger = scale < 1
-    }
-    func setAcceleration(_ unit: String) throws {
-      if unit.hasPrefix("-") {
-        guard let scale = RecordingUnits.acceleration(String(unit.dropFirst())) else {
-          throw fail("unknown acceleration unit \"\(unit)\"")
-        }
-        accelerationScale = -scale
-      } else {
-        guard let scale = RecordingUnits.acceleration(unit) else {
-          throw fail("unknown acceleration unit \"\(unit)\"")
-        }
-        accelerationScale = scale
-      }
-    }
     for option in sections.dropFirst() {
-      let pair = option.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-      guard pair.count == 2 else { throw fail("expected option=value, found \"\(option)\"") }
-      let value = pair[1]
-      switch pair[0].lowercased() {
-      case "units":
-        for unit in value.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-          if unit.hasPrefix("-") || RecordingUnits.acceleration(unit) != nil && unit.lowercased() != "mg" {
-            try setAcceleration(unit)
-          } else if let scale = RecordingUnits.angularRate(unit) {
-            angularRateScale = scale
-          } else if let scale = RecordingUnits.pressure(unit) {
-            pressureScale = scale
-          } else if RecordingUnits.time(unit) != nil {
-            try setTime(unit)
-          } else if let scale = RecordingUnits.magneticField(unit) {
-            magneticFieldScale = scale
-          } else {
-            throw fail("unknown unit \"\(unit)\"")
-          }
-        }
-      case "acc", "accelerometer": try setAcceleration(value)
-      case "gyro", "gyroscope":
-        guard let scale = RecordingUnits.angularRate(value) else {
-          throw fail("unknown angular-rate unit \"\(value)\"")
-        }
-        angularRateScale = scale
-      case "mag", "magnetometer":
-        guard let scale = RecordingUnits.magneticField(value) else {
-          throw fail("unknown magnetic-field unit \"\(value)\"")
-        }
-        magneticFieldScale = scale
-      case "pressure":
-        guard let scale = RecordingUnits.pressure(value) else {
-          throw fail("unknown pressure unit \"\(value)\"")
-        }
-        pressureScale = scale
-      case "time": try setTime(value)
-      case "sep", "separator":
-        switch value.lowercased() {
-        case "comma", ",": separator = ","
-        case "semicolon": separator = ";"
-        case "tab", "\\t": separator = "\t"
-        case "pipe", "|": separator = "|"
-        default: throw fail("unknown separator \"\(value)\" (comma, semicolon, tab, pipe)")
-        }
-      case "decimal":
-        guard ["comma", "point", "."].contains(value.lowercased()) else {
-          throw fail("decimal= takes comma or point")
-        }
-        decimalComma = value.lowercased() == "comma"
-      case "header":
-        guard ["none", "yes", "true", "no", "false"].contains(value.lowercased()) else {
-          throw fail("header= takes none")
-        }
-        hasHeader = !["none", "no", "false"].contains(value.lowercased())
-      case "skip":
-        guard let n = Int(value), n >= 0 else { throw fail("skip= takes a line count") }
-        skipLines = n
-      default:
-        throw fail("unknown option \"\(pair[0])\"")
-      }
+      try applyOption(option, in: text)
     }
   }
 

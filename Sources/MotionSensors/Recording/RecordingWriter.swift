@@ -22,6 +22,7 @@ import Foundation
 /// its temporary file; a crashed process leaves at most a `.partial` file, never a truncated file
 /// under the real name. Calls are serialised by a lock, so a writer may be fed from a
 /// ``SensorSource`` handler while another thread calls ``finish()``.
+/// `@unchecked Sendable`: every `var` is read and written only while `lock` is held.
 public final class RecordingWriter: @unchecked Sendable {
   /// Where the finished recording goes.
   public let url: URL

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import LinuxIIO
 import MotionSensors
 
-/// The one place where OpenCoreMotion reaches the concrete source implementations of other modules
+#if os(Linux)
+  import LinuxIIO
+#endif
+
+/// The one place where the composition layer reaches the concrete source implementations of other modules
 /// (simulator, recording readers, IIO hardware). ``SourceFactory`` calls only these.
 enum DefaultSourceFactory {
   /// The scenario `simulator` without a name plays: the built-in tour of every kind of motion.
@@ -31,6 +34,11 @@ enum DefaultSourceFactory {
   /// - Throws: the backend's error when the sensors exist but cannot be read, or its configuration
   ///   (`COREMOTION_IIO_*`) is invalid.
   static func discoverHardware() throws -> (any SensorSource)? {
-    try IIOSensorSource.discover()
+    #if os(Linux)
+      try IIOSensorSource.discover()
+    #else
+      // No hardware backend on other platforms yet.
+      nil
+    #endif
   }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import LinuxIIO
 
 #if canImport(Glibc)
   import Glibc
@@ -12,23 +13,30 @@ import Foundation
 
 /// A fake IIO sysfs tree and `/dev` directory in a temporary directory, with FIFOs standing in for
 /// `/dev/iio:deviceN`. Used by the tests and by ``IIOBenchmark``; removed on deinit.
-final class IIOFakeTree {
+package final class IIOFakeTree {
   /// The temporary directory holding everything.
-  let base: String
+  package let base: String
   /// The fake `/sys/bus/iio/devices`.
-  let sysfsRoot: String
+  package let sysfsRoot: String
   /// The fake `/dev`.
-  let devRoot: String
+  package let devRoot: String
 
   /// A scan element of a fake device: `name` without suffix, scan index, format.
-  struct ScanElement {
-    var name: String
-    var index: Int
-    var type: String
-    var enabled = false
+  package struct ScanElement {
+    package var name: String
+    package var index: Int
+    package var type: String
+    package var enabled = false
+
+    package init(name: String, index: Int, type: String, enabled: Bool = false) {
+      self.name = name
+      self.index = index
+      self.type = type
+      self.enabled = enabled
+    }
   }
 
-  init() throws {
+  package init() throws {
     var template = Array((NSTemporaryDirectory() + "/iio-fake-XXXXXX").utf8CString)
     guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
       throw IIOError.unreadable(path: NSTemporaryDirectory(), reason: "mkdtemp failed")
@@ -45,16 +53,16 @@ final class IIOFakeTree {
   }
 
   /// The sysfs directory of device `index`.
-  func devicePath(_ index: Int) -> String { "\(sysfsRoot)/iio:device\(index)" }
+  package func devicePath(_ index: Int) -> String { "\(sysfsRoot)/iio:device\(index)" }
 
   /// The character-device path of device `index`.
-  func nodePath(_ index: Int) -> String { "\(devRoot)/iio:device\(index)" }
+  package func nodePath(_ index: Int) -> String { "\(devRoot)/iio:device\(index)" }
 
   /// Creates `iio:device<index>` with `attributes` (relative path → content; a newline is added),
   /// and, when `scanElements` is non-empty, a legacy `buffer/` + `scan_elements/` pair, a
   /// `current_timestamp_clock` and a FIFO node.
   @discardableResult
-  func addDevice(
+  package func addDevice(
     index: Int, name: String, attributes: [String: String] = [:],
     scanElements: [ScanElement] = [], timestampClock: String = "realtime",
     currentTrigger: String? = nil
@@ -104,25 +112,25 @@ final class IIOFakeTree {
   }
 
   /// Creates `trigger<index>` named `name`.
-  func addTrigger(index: Int, name: String) throws {
+  package func addTrigger(index: Int, name: String) throws {
     let path = "\(sysfsRoot)/trigger\(index)"
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     try Self.writeFile(path + "/name", name)
   }
 
   /// Writes an attribute of device `index` (creating directories), newline-terminated.
-  func write(_ index: Int, _ relative: String, _ value: String) throws {
+  package func write(_ index: Int, _ relative: String, _ value: String) throws {
     try Self.writeFile("\(devicePath(index))/\(relative)", value)
   }
 
   /// Reads an attribute of device `index`, trimmed.
-  func read(_ index: Int, _ relative: String) -> String? {
+  package func read(_ index: Int, _ relative: String) -> String? {
     (try? String(contentsOfFile: "\(devicePath(index))/\(relative)", encoding: .utf8))?
       .trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
   /// Creates the FIFO standing in for `/dev/iio:device<index>`.
-  func makeFIFO(_ index: Int) throws {
+  package func makeFIFO(_ index: Int) throws {
     let path = nodePath(index)
     unlink(path)
     guard mkfifo(path, 0o600) == 0 else {
@@ -131,18 +139,18 @@ final class IIOFakeTree {
   }
 
   /// Removes device `index` (sysfs directory and node), as when a driver unbinds.
-  func removeDevice(_ index: Int) {
+  package func removeDevice(_ index: Int) {
     try? FileManager.default.removeItem(atPath: devicePath(index))
     unlink(nodePath(index))
   }
 }
 
 /// The writing end of a fake device FIFO.
-final class IIOFIFOWriter {
+package final class IIOFIFOWriter {
   private var fd: Int32 = -1
 
   /// Opens `path` for writing once a reader has it open; throws after `timeout` seconds.
-  init(path: String, timeout: Double = 2) throws {
+  package init(path: String, timeout: Double = 2) throws {
     // A write after the reader left must fail with EPIPE, not kill the process.
     signal(SIGPIPE, SIG_IGN)
     let deadline = Date().addingTimeInterval(timeout)
@@ -159,7 +167,7 @@ final class IIOFIFOWriter {
   }
 
   /// Writes all of `bytes`.
-  func write(_ bytes: [UInt8]) {
+  package func write(_ bytes: [UInt8]) {
     var done = 0
     while done < bytes.count {
       let count = bytes.withUnsafeBytes { raw in
@@ -174,7 +182,7 @@ final class IIOFIFOWriter {
   }
 
   /// Closes the writing end (the reader sees end of file).
-  func close() {
+  package func close() {
     if fd >= 0 { _ = closeDescriptor(fd) }
     fd = -1
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import LinuxIIO
 import MotionSensors
 
 #if canImport(Glibc)

@@ -10,7 +10,7 @@
 /// The first sample is taken as the signal's resting level, so the output starts at zero instead
 /// of with a jump. With ``adaptive`` set, noise-sized changes are attenuated more strongly while
 /// large changes pass at the nominal cut-off (see ``AdaptiveSmoothing``).
-public struct HighPassFilter<Value: FilterableValue>: Sendable {
+public struct FirstOrderHighPassFilter<Value: FilterableValue>: Sendable {
   /// The −3 dB frequency in Hz.
   public var cutoffFrequency: Double { pole.cutoffFrequency }
   /// The nominal sample rate in Hz.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import MotionRecognition
+
 /// Scores gesture detections against the times at which gestures really happened.
 public enum GestureEvaluation {
   /// The result of matching detections to expected events.

@@ -2,7 +2,7 @@
 
 import MotionMath
 
-/// A second-order Butterworth low-pass filter for three channels (one vector), in transposed direct
+/// A second-order Butterworth low-pass filter (``SecondOrderButterworth``) for three channels (one vector), in transposed direct
 /// form II, with a warm start: the first `warmUpCount` outputs are the running mean of the inputs,
 /// after which the filter continues from the steady state of that mean.
 ///
@@ -30,13 +30,8 @@ struct LowPassFilter3: Sendable {
     let cutoff = 2.0.squareRoot() / (2 * Double.pi * timeConstant)
     // Bilinear transform with pre-warping; clamp the cutoff below Nyquist.
     let k = Double.tan(Double.pi * Swift.min(cutoff * samplePeriod, 0.49))
-    let root2 = 2.0.squareRoot()
-    let norm = 1 / (1 + root2 * k + k * k)
-    b0 = k * k * norm
-    b1 = 2 * b0
-    b2 = b0
-    a1 = 2 * (k * k - 1) * norm
-    a2 = (1 - root2 * k + k * k) * norm
+    let design = SecondOrderButterworth.lowPass(prewarpedCutoff: k)
+    (b0, b1, b2, a1, a2) = (design.b0, design.b1, design.b2, design.a1, design.a2)
     warmUpCount = Swift.max(1, Int((timeConstant / samplePeriod).rounded()))
   }
 

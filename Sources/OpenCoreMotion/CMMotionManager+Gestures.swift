@@ -2,7 +2,6 @@
 
 import Foundation
 import MotionRecognition
-import OpenCoreMotion
 
 // Addition; not part of Apple's Core Motion.
 //
@@ -14,14 +13,16 @@ extension CMMotionManager {
   /// gyroscope (gravity and user acceleration separated by fusion), otherwise accelerometer
   /// updates. Ends when the source ends.
   public func motionInputs() -> AsyncStream<MotionInput> {
-    let useDeviceMotion = isDeviceMotionAvailable
-    let accelerometerOnly = !useDeviceMotion && isAccelerometerAvailable
+    // The update sequences are made here, before the task runs, so that the task captures only
+    // them (sendable) and not the manager, and the subscription starts at once.
+    let deviceMotion = isDeviceMotionAvailable ? deviceMotionUpdates() : nil
+    let accelerometer = deviceMotion == nil && isAccelerometerAvailable ? accelerometerUpdates() : nil
     return AsyncStream { continuation in
       let task = Task {
-        if useDeviceMotion {
-          for await motion in self.deviceMotionUpdates() { continuation.yield(MotionInput(motion)) }
-        } else if accelerometerOnly {
-          for await data in self.accelerometerUpdates() { continuation.yield(MotionInput(data)) }
+        if let deviceMotion {
+          for await motion in deviceMotion { continuation.yield(MotionInput(motion)) }
+        } else if let accelerometer {
+          for await data in accelerometer { continuation.yield(MotionInput(data)) }
         }
         continuation.finish()
       }
@@ -62,7 +63,8 @@ extension CMMotionManager {
 }
 
 /// Carries a non-Sendable handler into the operation queue, where it runs serially as the
-/// handler API's closures do.
+/// handler API's closures do. `@unchecked Sendable`: the handler is Apple's non-`@Sendable` closure
+/// type; only the operations on the caller's `queue` call it, so it runs where the caller asked.
 private struct UncheckedHandler<Event>: @unchecked Sendable {
   let handler: (Event) -> Void
   init(_ handler: @escaping (Event) -> Void) { self.handler = handler }

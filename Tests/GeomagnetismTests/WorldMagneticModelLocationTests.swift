@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import MotionFusion
+import Geomagnetism
 import XCTest
 
 /// `GeographicLocation` and the `COREMOTION_LOCATION=lat,lon[,altitude_m]` format.

@@ -5,14 +5,14 @@ import MotionMath
 /// A second-order Butterworth low-pass or high-pass filter, designed by the bilinear transform with
 /// pre-warping so that the gain is exactly −3 dB at the cut-off frequency in Hz.
 ///
-/// Compared with ``LowPassFilter`` it rolls off at 40 dB per decade instead of 20, which separates
+/// Compared with ``FirstOrderLowPassFilter`` it rolls off at 40 dB per decade instead of 20, which separates
 /// gravity (near DC) from hand movement (a few Hz) more cleanly, at the price of a step response
 /// that overshoots by about 4 % before settling. It runs as a transposed direct form II biquad; the
 /// coefficients are computed in `Double` (see ``Coefficients``).
 ///
 /// The first sample initialises the state to the steady state for that input (output equal to the
 /// input for a low-pass, zero for a high-pass), so there is no start-up transient.
-public struct ButterworthFilter<Value: FilterableValue>: Sendable {
+public struct SecondOrderButterworthFilter<Value: FilterableValue>: Sendable {
   /// Which band the filter passes.
   public enum Kind: Sendable, Hashable {
     /// Passes frequencies below the cut-off; DC gain 1.
@@ -38,20 +38,12 @@ public struct ButterworthFilter<Value: FilterableValue>: Sendable {
     public init(kind: Kind, cutoffFrequency: Double, sampleRate: Double) {
       let omega = FilterCoefficients.normalizedAngularFrequency(cutoffFrequency, sampleRate)
       let k = Double.tan(omega / 2)
-      let root2 = 2.0.squareRoot()
-      let norm = 1 / (1 + root2 * k + k * k)
-      switch kind {
-      case .lowPass:
-        b0 = k * k * norm
-        b1 = 2 * b0
-        b2 = b0
-      case .highPass:
-        b0 = norm
-        b1 = -2 * norm
-        b2 = norm
-      }
-      a1 = 2 * (k * k - 1) * norm
-      a2 = (1 - root2 * k + k * k) * norm
+      let design: SecondOrderButterworth =
+        switch kind {
+        case .lowPass: .lowPass(prewarpedCutoff: k)
+        case .highPass: .highPass(prewarpedCutoff: k)
+        }
+      (b0, b1, b2, a1, a2) = (design.b0, design.b1, design.b2, design.a1, design.a2)
     }
 
     /// The gain at DC, `(b0 + b1 + b2) / (1 + a1 + a2)`.
@@ -82,13 +74,13 @@ public struct ButterworthFilter<Value: FilterableValue>: Sendable {
   }
 
   /// A low-pass filter with a −3 dB cut-off of `cutoffFrequency` Hz at `sampleRate` Hz.
-  public static func lowPass(cutoffFrequency: Double, sampleRate: Double) -> ButterworthFilter {
-    ButterworthFilter(kind: .lowPass, cutoffFrequency: cutoffFrequency, sampleRate: sampleRate)
+  public static func lowPass(cutoffFrequency: Double, sampleRate: Double) -> SecondOrderButterworthFilter {
+    SecondOrderButterworthFilter(kind: .lowPass, cutoffFrequency: cutoffFrequency, sampleRate: sampleRate)
   }
 
   /// A high-pass filter with a −3 dB cut-off of `cutoffFrequency` Hz at `sampleRate` Hz.
-  public static func highPass(cutoffFrequency: Double, sampleRate: Double) -> ButterworthFilter {
-    ButterworthFilter(kind: .highPass, cutoffFrequency: cutoffFrequency, sampleRate: sampleRate)
+  public static func highPass(cutoffFrequency: Double, sampleRate: Double) -> SecondOrderButterworthFilter {
+    SecondOrderButterworthFilter(kind: .highPass, cutoffFrequency: cutoffFrequency, sampleRate: sampleRate)
   }
 
   /// Filters one sample and returns the new output.

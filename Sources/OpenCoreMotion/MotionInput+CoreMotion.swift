@@ -2,26 +2,22 @@
 
 import MotionMath
 import MotionRecognition
-import OpenCoreMotion
 
 extension SIMD3 where Scalar == Double {
   /// The vector `(x, y, z)` of a Core Motion acceleration, in g.
-  @inlinable
-  public init(_ acceleration: CMAcceleration) {
+  package init(_ acceleration: CMAcceleration) {
     self.init(acceleration.x, acceleration.y, acceleration.z)
   }
 
   /// The vector `(x, y, z)` of a Core Motion rotation rate, in rad/s.
-  @inlinable
-  public init(_ rotationRate: CMRotationRate) {
+  package init(_ rotationRate: CMRotationRate) {
     self.init(rotationRate.x, rotationRate.y, rotationRate.z)
   }
 }
 
 extension Quaternion {
   /// The rotation of a Core Motion quaternion (`referenceFromDevice`, i.e. `earthFromSensor`).
-  @inlinable
-  public init(_ quaternion: CMQuaternion) {
+  package init(_ quaternion: CMQuaternion) {
     self.init(w: quaternion.w, x: quaternion.x, y: quaternion.y, z: quaternion.z)
   }
 }

@@ -4,6 +4,7 @@ import Foundation
 
 /// A running ``CMMotionManager/startMotionEventUpdates(detectedBy:to:withHandler:)``; cancel it to
 /// stop. After ``cancel()`` returns, no further handler call starts.
+/// `@unchecked Sendable`: `cancelled` and `storedTask` are only touched with `lock` held.
 public final class MotionEventSubscription: @unchecked Sendable {
   private let lock = NSLock()
   private var cancelled = false

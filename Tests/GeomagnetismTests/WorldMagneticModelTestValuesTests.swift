@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import MotionFusion
+import Geomagnetism
 import XCTest
 
 /// WMM2025 against NOAA/NCEI's published test values.

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Logging
 import MotionSensors
 
 /// Creates sensor sources from ``SourceSpecification``s and owns the process's default source.
 /// An addition to Apple's API.
 ///
-/// The concrete readers (simulator, recordings, IIO hardware) live in other modules and are reached
+/// The concrete readers (simulator, recordings, IIO hardware, phone streams) live in other modules and are reached
 /// through `DefaultSourceFactory`.
 public enum SourceFactory {
   /// Creates a new source for `specification`.
@@ -49,19 +50,23 @@ public enum SourceFactory {
   /// The process's default source, made once from the `COREMOTION_SOURCE` environment variable and
   /// shared by every `CMMotionManager()`.
   ///
-  /// An invalid value is reported once on standard error and the process continues with no
-  /// sensors, so that a typo cannot crash an app.
+  /// An invalid value is reported once as an error through swift-log (label
+  /// `OpenCoreMotion.SourceComposition`) and the process continues with no sensors, so that a typo
+  /// cannot crash an app.
   public static var defaultSource: any SensorSource {
     defaultSourceCache.withLock { cached in
       if let cached { return cached }
       let (source, message) = resolveDefaultSource(environment: ProcessInfo.processInfo.environment)
-      if let message { FileHandle.standardError.write(Data(("OpenCoreMotion: " + message + "\n").utf8)) }
+      if let message { logger.error("\(message)") }
       cached = source
       return source
     }
   }
 
   private static let defaultSourceCache = Locked<(any SensorSource)?>(nil)
+
+  /// Where the composition layer's diagnostics go; apps choose the destination with `LoggingSystem`.
+  private static let logger = Logger(label: "OpenCoreMotion.SourceComposition")
 
   /// The source `environment` asks for, or no sensors and the reason when it cannot be had.
   static func resolveDefaultSource(

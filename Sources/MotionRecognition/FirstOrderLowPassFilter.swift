@@ -13,7 +13,7 @@
 ///
 /// With ``adaptive`` set, the filter smooths noise-sized changes more strongly and follows larger
 /// changes at the nominal cut-off (see ``AdaptiveSmoothing``).
-public struct LowPassFilter<Value: FilterableValue>: Sendable {
+public struct FirstOrderLowPassFilter<Value: FilterableValue>: Sendable {
   /// The −3 dB frequency in Hz.
   public var cutoffFrequency: Double { pole.cutoffFrequency }
   /// The nominal sample rate in Hz.

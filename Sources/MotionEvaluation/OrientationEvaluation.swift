@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import MotionMath
+import MotionRecognition
 
 /// Scores an orientation classifier against ground truth: agreement on clear-cut samples and the
 /// delay with which each real change is reported.

@@ -1,0 +1,35 @@
+// swift-tools-version: 6.0
+// SPDX-License-Identifier: Apache-2.0
+//
+// The benchmarks, a package of their own beside the library package (as swift-collections does),
+// so that `motion-benchmarks` and the allocation counter are not products of OpenCoreMotion.
+//
+//   cd Benchmarks && swift run -c release motion-benchmarks
+import PackageDescription
+
+let package = Package(
+  name: "OpenCoreMotionBenchmarks",
+  products: [
+    .executable(name: "motion-benchmarks", targets: ["MotionBenchmarks"])
+  ],
+  dependencies: [
+    .package(name: "OpenCoreMotion", path: "..")
+  ],
+  targets: [
+    // Counts malloc calls (C, so that counting does not itself allocate).
+    .target(name: "_AllocationCounter", path: "AllocationCounter"),
+    .executableTarget(
+      name: "MotionBenchmarks",
+      dependencies: [
+        "_AllocationCounter",
+        .product(name: "OpenCoreMotion", package: "OpenCoreMotion"),
+        .product(name: "MotionSensors", package: "OpenCoreMotion"),
+        .product(name: "MotionFusion", package: "OpenCoreMotion"),
+        .product(name: "MotionDetectors", package: "OpenCoreMotion"),
+        .product(name: "LinuxIIO", package: "OpenCoreMotion"),
+        .product(name: "_LinuxIIOTestSupport", package: "OpenCoreMotion"),
+      ],
+      path: "MotionBenchmarks"),
+  ],
+  swiftLanguageModes: [.v6]
+)
