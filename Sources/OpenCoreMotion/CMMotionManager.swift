@@ -10,7 +10,7 @@ import SourceComposition
 /// you poll (pull).
 ///
 /// `CMMotionManager()` uses the process's default source, chosen by the `COREMOTION_SOURCE`
-/// environment variable (see ``SourceSpecification``); ``init(source:)`` takes any source. Managers
+/// environment variable (see `SourceSpecification` (module SourceComposition)); ``init(source:)`` takes any source. Managers
 /// of the same source share one reader and one fusion filter.
 ///
 /// Push delivery is paced by the `…UpdateInterval` properties using the samples' timestamps, one

@@ -12,7 +12,7 @@ import MotionSensors
 public enum SourceFactory {
   /// Creates a new source for `specification`.
   ///
-  /// Simulations and recordings play through a ``StreamPlayer`` in real time, scaled by the
+  /// Simulations and recordings play through a `StreamPlayer` in real time, scaled by the
   /// specification's speed, on their own clock; `.automatic` gives a source with no sensors when no
   /// hardware is found.
   ///

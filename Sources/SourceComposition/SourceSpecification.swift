@@ -18,7 +18,7 @@ import MotionSensors
 /// | `replay:PATH?speed=N` | N times faster than recorded (N > 0, e.g. `0.5`, `4`) |
 /// | `replay:PATH?speed=max` | as fast as the consumers take samples |
 /// | `iio` | Linux Industrial I/O sensors (every motion sensor the backend finds) |
-/// | `sensorlogger:PORT`, `sensorserver:ws://PHONE:PORT`, `phyphox:http://PHONE:PORT` | a phone streaming its sensors (``PhoneStreamSpecification`` has every form and option) |
+/// | `sensorlogger:PORT`, `sensorserver:ws://PHONE:PORT`, `phyphox:http://PHONE:PORT` | a phone streaming its sensors (`PhoneStreamSpecification` has every form and option) |
 ///
 /// `?speed=` is also accepted after `simulator` and `simulator:SCENARIO`.
 public enum SourceSpecification: Equatable, Sendable, CustomStringConvertible {
