@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import MotionSensors
+import SourceComposition
 
 /// Chooses the ``MotionHistoryBackend`` of the process.
 package enum MotionHistoryBackends {

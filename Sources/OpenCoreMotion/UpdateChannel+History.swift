@@ -38,11 +38,12 @@ func makeUpdateSequence<Item: AnyObject>(
   _ connect: (UpdateChannel<Item>, UpdateChannel<Item>.Sink) -> Void
 ) -> MotionUpdateSequence<Item> {
   let channel = UpdateChannel<Item>(interval: 0)
-  // Unbounded: a backend must never block; these services deliver a few items per second at most.
-  let (stream, continuation) = AsyncStream<Item>.makeStream()
+  // These services deliver a few items per second at most, and a backend must never block: keep the
+  // newest 1024 (minutes of history updates) if the consumer stops reading, never grow beyond.
+  let (stream, continuation) = AsyncStream<ImmutableItem<Item>>.makeStream(bufferingPolicy: .bufferingNewest(1024))
   let failure = Locked<(any Error)?>(nil)
   let sink = UpdateChannel<Item>.Sink.stream(
-    yield: { continuation.yield($0) },
+    yield: { continuation.yield(ImmutableItem($0)) },
     finish: { error in
       if let error { failure.withLock { $0 = $0 ?? error } }
       continuation.finish()

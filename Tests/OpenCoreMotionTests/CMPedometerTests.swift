@@ -2,6 +2,7 @@
 
 import Foundation
 import MotionSensors
+import SourceComposition
 import XCTest
 
 @testable import OpenCoreMotion
