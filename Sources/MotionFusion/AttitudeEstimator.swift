@@ -55,7 +55,7 @@ public struct AttitudeEstimator: Sendable {
   // MARK: - Outputs
 
   /// Attitude without magnetometer (sensor to 6D earth frame; heading arbitrary but steady),
-  /// extrapolated over the gyroscope delay (``Parameters/gyroscopeDelayInSamples``).
+  /// extrapolated over the gyroscope delay (``Parameters/gyroscopeDelay``).
   @inlinable
   public var earthFromSensor6D: Quaternion {
     let q = filteredAttitude6D
@@ -112,6 +112,13 @@ public struct AttitudeEstimator: Sendable {
       state.diagnostics.zeroAccelerometerSamples += 1
       return
     }
+    // A finite but absurd value (1e200 rad/s) would overflow the integration into NaN for good.
+    guard !Self.reaches(gyroscope, parameters.gyroscopePlausibleLimit),
+      !Self.reaches(accelerometer, parameters.accelerometerPlausibleLimit)
+    else {
+      state.diagnostics.implausibleSamples += 1
+      return
+    }
     var dt = coefficients.samplePeriod
     if let last = state.lastTimestamp {
       guard timestamp > last else {
@@ -141,7 +148,7 @@ public struct AttitudeEstimator: Sendable {
                valid: !(gyroscopeSaturated || accelerometerSaturated))
     state.covarianceTime += dt
     state.covarianceCounter += 1
-    if state.covarianceCounter >= Self.biasUpdateInterval {
+    if state.covarianceCounter >= coefficients.biasUpdateInterval {
       propagateBiasCovariance(dt: state.covarianceTime)
       state.covarianceCounter = 0
       state.covarianceTime = 0
@@ -150,6 +157,8 @@ public struct AttitudeEstimator: Sendable {
     if let magnetometer {
       if !magnetometer.isFinite {
         state.diagnostics.nonFiniteSamples += 1
+      } else if Self.reaches(magnetometer, parameters.magnetometerPlausibleLimit) {
+        state.diagnostics.implausibleSamples += 1
       } else if magnetometer.lengthSquared > 1e-12 {
         state.lastMagneticField = magnetometer
         // The heading needs no more than a fraction of the inertial rate: process every
@@ -157,22 +166,32 @@ public struct AttitudeEstimator: Sendable {
         // once, so that a magnetic heading exists from the first field sample on).
         state.magnetometerTime += dt
         state.magnetometerCounter += 1
-        if state.magnetometerCounter >= Self.magnetometerInterval || !state.isHeadingInitialized {
+        if state.magnetometerCounter >= coefficients.magnetometerInterval || !state.isHeadingInitialized {
           correctHeading(magnetometer, gyroscope: gyroscope, dt: state.magnetometerTime)
           state.magnetometerCounter = 0
           state.magnetometerTime = 0
         }
       }
     }
+    restartIfNotFinite()
     checkInvariants()
   }
 
-  /// The bias Kalman updates run every this many samples, each carrying the information of the
-  /// samples in between (their measurement variance divided by this), to save time per sample.
-  static let biasUpdateInterval = 4
-
-  /// The heading and magnetic disturbance logic run every this many magnetometer samples.
-  static let magnetometerInterval = 2
+  /// Restarts everything (bias included) when the attitude, heading or bias stopped being
+  /// finite, counted in the diagnostics. Inputs are screened, so this is a safety net; one sum
+  /// per sample checks it (a NaN or infinity in any term makes the sum non-finite).
+  @inline(__always)
+  mutating func restartIfNotFinite() {
+    let q = state.inertialFromSensor, e = state.earthFromInertial, h = state.headingRotation
+    let sum = q.w + q.x + q.y + q.z + e.w + e.x + e.y + e.z + h.w + h.z + state.headingOffset
+      + state.gyroscopeBias.sum() + state.outputPrediction.w + state.outputPrediction.x
+      + state.outputPrediction.y + state.outputPrediction.z
+    guard !sum.isFinite else { return }
+    state.diagnostics.nonFiniteStateResets += 1
+    resetFilters(keepBias: false)
+    state.lastTimestamp = nil
+    state.isInitialized = false
+  }
 
   @inline(__always)
   static func reaches(_ v: SIMD3<Double>, _ limit: Double) -> Bool {
@@ -189,7 +208,7 @@ public struct AttitudeEstimator: Sendable {
     state.outputPrediction = .identity
     state.inertialAcceleration = LowPassFilter3(
       timeConstant: parameters.accelerometerTimeConstant, samplePeriod: T)
-    let biasPeriod = T * Double(Self.biasUpdateInterval)
+    let biasPeriod = T * Double(coefficients.biasUpdateInterval)
     state.attitudeRow1 = LowPassFilter3(timeConstant: parameters.accelerometerTimeConstant, samplePeriod: biasPeriod)
     state.attitudeRow2 = LowPassFilter3(timeConstant: parameters.accelerometerTimeConstant, samplePeriod: biasPeriod)
     state.attitudeTimesBias = LowPassFilter3(
@@ -362,7 +381,7 @@ public struct AttitudeEstimator: Sendable {
     state.correctionSum += correction
     state.correctionTime += dt
     state.motionBiasCounter += 1
-    guard state.motionBiasCounter >= Self.biasUpdateInterval else { return }
+    guard state.motionBiasCounter >= coefficients.biasUpdateInterval else { return }
     state.motionBiasCounter = 0
     let correction = state.correctionSum
     let dt = state.correctionTime
@@ -383,7 +402,7 @@ public struct AttitudeEstimator: Sendable {
     // PHᵀ (3×2) and S = HPHᵀ + R (2×2).
     let ph1 = p * h1
     let ph2 = p * h2
-    let r = coefficients.motionBiasVariance / Double(Self.biasUpdateInterval)
+    let r = coefficients.motionBiasVarianceTime / dt
       * (1 + state.meanSquaredRate * coefficients.motionBiasRateFactor
         + state.meanSquaredAccelerationDeviation * coefficients.motionBiasAccelerationFactor)
     let s11 = (h1 * ph1).sum() + r
@@ -427,7 +446,7 @@ public struct AttitudeEstimator: Sendable {
     state.isRestDetected = state.restDuration >= parameters.restMinimumDuration
     if state.isRestDetected {
       state.restBiasCounter += 1
-      if state.restBiasCounter >= Self.biasUpdateInterval {
+      if state.restBiasCounter >= coefficients.biasUpdateInterval {
         state.restBiasCounter = 0
         estimateBiasAtRest(gyroscopeMean)
       }
@@ -437,7 +456,7 @@ public struct AttitudeEstimator: Sendable {
   /// Kalman update with the low-pass filtered gyroscope as a direct measurement of the bias.
   mutating func estimateBiasAtRest(_ measurement: SIMD3<Double>) {
     let p = state.biasCovariance
-    let r = coefficients.restBiasVariance / Double(Self.biasUpdateInterval)
+    let r = coefficients.restBiasVariance
     guard let sInverse = (p + .diagonal(r)).inverse else { return }
     let k = p * sInverse
     let b = state.gyroscopeBias

@@ -25,14 +25,35 @@ struct EvaluateCommand: ParsableCommand {
   @Flag(help: "Print JSON: {\"mode\", \"trials\": [{\"name\", \"total\", \"heading\", \"inclination\"}], \"mean\"}.")
   var json = false
 
+  @Option(
+    help: """
+      Decimate each trial by K first: gyroscope, accelerometer and magnetometer averaged over \
+      each window of K samples; time, reference and movement flag from the window's last sample.
+      """)
+  var decimate = 1
+
+  @Option(
+    name: .customLong("set"),
+    help: "Override an estimator parameter for an experiment: NAME=VALUE (documented unit; repeatable).")
+  var overrides: [String] = []
+
   @Flag(help: "Also measure single-thread throughput (samples/s) of the real-time 9D estimator on the first trial.")
   var throughput = false
 
+  func validate() throws {
+    guard (1...10_000).contains(decimate) else {
+      throw ValidationError("--decimate must be between 1 and 10000")
+    }
+  }
+
   func run() throws {
-    let result = try FusionEvaluation.evaluate(paths: paths, mode: mode)
+    let parameters = try FusionEvaluation.parameters(with: overrides)
+    let result = try FusionEvaluation.evaluate(
+      paths: paths, mode: mode, parameters: parameters, decimation: decimate)
     var samplesPerSecond: Double?
     if throughput, let first = FusionEvaluation.trialFiles(in: paths).first {
-      samplesPerSecond = FusionEvaluation.throughput(try EvaluationTrial.load(path: first))
+      samplesPerSecond = FusionEvaluation.throughput(
+        try EvaluationTrial.load(path: first).decimated(by: decimate), parameters: parameters)
     }
     if json {
       var object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(result)) as! [String: Any]
