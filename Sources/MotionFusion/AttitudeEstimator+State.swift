@@ -22,6 +22,9 @@ extension AttitudeEstimator {
     /// Rotation over the gyroscope delay at the latest rate (sensor frame), applied to
     /// the outputs; identity when the delay is zero.
     public var outputPrediction = Quaternion.identity
+    /// The previous sample's bias-corrected rotation increment (rate × interval), rad, for the
+    /// coning correction.
+    public var previousIncrement = SIMD3<Double>.zero
     /// Gyroscope bias estimate, rad/s.
     public var gyroscopeBias = SIMD3<Double>.zero
     /// Covariance of the bias estimate, (rad/s)².
