@@ -48,9 +48,10 @@ public struct MagnetometerCalibrator: Sendable {
   public struct Parameters: Sendable, Equatable {
     /// Time constant of the exponential forgetting of old samples, s. Default: 20 s.
     public var forgettingTime = 20.0
-    /// Samples are accumulated every this many magnetometer updates (they are strongly
-    /// correlated at high rates). Default: 4.
-    public var decimation = 4
+    /// A sample is accumulated once at least this much time has passed since the previous one
+    /// (samples are strongly correlated at high rates; at low rates every sample counts), s.
+    /// Default: 0.025 s (every 4th heading update at BROAD's 286 Hz, every one at 20 Hz).
+    public var accumulationInterval = 0.025
     /// The fit is solved every this many accumulated samples. Default: 8.
     public var solveInterval = 8
     /// Smallest excitation (orientation spread, 0…1) for a usable (low accuracy) fit. Default: 0.25.
@@ -170,7 +171,7 @@ public struct MagnetometerCalibrator: Sendable {
   private var t1 = Matrix3.diagonal(0), t2 = Matrix3.diagonal(0), t3 = Matrix3.diagonal(0)
   private var p11 = Matrix3.diagonal(0), p22 = Matrix3.diagonal(0), p33 = Matrix3.diagonal(0)
   private var p12 = Matrix3.diagonal(0), p13 = Matrix3.diagonal(0), p23 = Matrix3.diagonal(0)
-  private var counter = 0
+  private var pendingTime = 0.0
   private var accumulated = 0
   private var forgetting = 1.0
   private var lastPeriod = 0.0
@@ -190,10 +191,11 @@ public struct MagnetometerCalibrator: Sendable {
   public mutating func update(
     field: SIMD3<Double>, earthFromSensor: Quaternion, samplePeriod: Double
   ) {
-    counter += 1
-    guard counter >= parameters.decimation else { return }
-    counter = 0
-    let period = samplePeriod * Double(parameters.decimation)
+    // Sample periods below 1 ns (hostile timestamps) still count, so accumulation cannot stall.
+    pendingTime += Swift.max(samplePeriod, 1e-9)
+    guard pendingTime >= parameters.accumulationInterval else { return }
+    let period = pendingTime
+    pendingTime = 0
     if period != lastPeriod {
       lastPeriod = period
       forgetting = parameters.forgettingTime > 0 ? Double.exp(-period / parameters.forgettingTime) : 0
