@@ -4,7 +4,8 @@ import MotionFusion
 
 extension FusionEvaluation {
   /// The numeric estimator parameters by name, for `motionctl evaluate --set NAME=VALUE`
-  /// experiments (values in the parameter's documented unit; angles in radians).
+  /// experiments (values in the parameter's documented unit; angles in radians). The flag
+  /// `usesCalibratedFieldForHeading` is set with 0 or 1.
   public static let parameterKeyPaths: [String: WritableKeyPath<AttitudeEstimator.Parameters, Double>] = [
     "accelerometerTimeConstant": \.accelerometerTimeConstant,
     "magnetometerTimeConstant": \.magnetometerTimeConstant,
@@ -36,6 +37,12 @@ extension FusionEvaluation {
     "gyroscopePlausibleLimit": \.gyroscopePlausibleLimit,
     "accelerometerPlausibleLimit": \.accelerometerPlausibleLimit,
     "magnetometerPlausibleLimit": \.magnetometerPlausibleLimit,
+    "magnetometerCalibration.forgettingTime": \.magnetometerCalibration.forgettingTime,
+    "magnetometerCalibration.accumulationInterval": \.magnetometerCalibration.accumulationInterval,
+    "magnetometerCalibration.lowResidual": \.magnetometerCalibration.lowResidual,
+    "magnetometerCalibration.mediumResidual": \.magnetometerCalibration.mediumResidual,
+    "magnetometerCalibration.highResidual": \.magnetometerCalibration.highResidual,
+    "magnetometerCalibration.minimumOffsetChange": \.magnetometerCalibration.minimumOffsetChange,
   ]
 
   /// Errors from ``parameters(overriding:with:)``.
@@ -61,6 +68,10 @@ extension FusionEvaluation {
       let parts = assignment.split(separator: "=", maxSplits: 1)
       guard parts.count == 2, let value = Double(parts[1]), value.isFinite else {
         throw OverrideError.malformed(assignment)
+      }
+      if parts[0] == "usesCalibratedFieldForHeading" {
+        result.usesCalibratedFieldForHeading = value != 0
+        continue
       }
       guard let keyPath = parameterKeyPaths[String(parts[0])] else {
         throw OverrideError.unknownParameter(String(parts[0]))

@@ -135,6 +135,9 @@ extension AttitudeEstimator {
     /// saturate near 5 000 µT; the earth's field is under 70 µT).
     public var magnetometerPlausibleLimit = 10_000.0
 
+    /// The online magnetometer calibration's tuning.
+    public var magnetometerCalibration = MagnetometerCalibrator.Parameters.default
+
     /// The default tuning.
     public init() {}
 

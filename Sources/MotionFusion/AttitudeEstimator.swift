@@ -49,6 +49,7 @@ public struct AttitudeEstimator: Sendable {
     self.parameters = parameters
     self.coefficients = Coefficients(parameters: parameters, samplePeriod: samplePeriod)
     state = State()
+    state.magnetometerCalibrator = MagnetometerCalibrator(parameters: parameters.magnetometerCalibration)
     resetFilters(keepBias: false)
   }
 
@@ -191,6 +192,14 @@ public struct AttitudeEstimator: Sendable {
     resetFilters(keepBias: false)
     state.lastTimestamp = nil
     state.isInitialized = false
+    state.meanSquaredRate = 0
+    state.meanSquaredAccelerationDeviation = 0
+    state.hasFieldReference = false
+    // The calibrator's sums may hold the broken attitude; its adopted calibration passed the
+    // fit checks before and is kept.
+    let calibrator = state.magnetometerCalibrator
+    state.magnetometerCalibrator = MagnetometerCalibrator(parameters: calibrator.parameters)
+    state.magnetometerCalibrator.adoptCalibration(of: calibrator)
   }
 
   @inline(__always)
@@ -328,14 +337,6 @@ public struct AttitudeEstimator: Sendable {
   static func renormalized(_ q: Quaternion) -> Quaternion {
     let s = 1.5 - 0.5 * q.lengthSquared
     return Quaternion(w: q.w * s, x: q.x * s, y: q.y * s, z: q.z * s)
-  }
-
-  @inline(__always)
-  static func fastNormalized(_ q: Quaternion) -> Quaternion {
-    let n2 = q.lengthSquared
-    guard n2 > 0, n2.isFinite else { return .identity }
-    let inv = 1 / n2.squareRoot()
-    return Quaternion(w: q.w * inv, x: q.x * inv, y: q.y * inv, z: q.z * inv)
   }
 
   // MARK: - Inclination
@@ -478,14 +479,32 @@ public struct AttitudeEstimator: Sendable {
 
   // MARK: - Heading
 
+  /// One heading update from the raw field `raw` (µT) over `dt` seconds: the calibration
+  /// hand-off, the disturbance check, a possible new reference field, then the heading step.
   mutating func correctHeading(_ raw: SIMD3<Double>, gyroscope: SIMD3<Double>, dt: Double) {
     let attitude = filteredAttitude6D
+    let field = fieldForHeading(raw, attitude: attitude, dt: dt)
+    let inEarth = Self.rotate(attitude, field)
+    let norm = inEarth.length
+    guard norm > 1e-9 else { return }
+    // The dip is tracked as its sine (no asin per sample); thresholds in angle are converted
+    // with the local slope d(sin)/d(dip) = cos(dip).
+    let dip = Swift.max(-1, Swift.min(1, -inEarth.z / norm))
+    var gain = trackFieldDisturbance(norm: norm, dip: dip, dt: dt)
+    if acceptsNewField(gyroscope: gyroscope, dt: dt) { gain = 1 }
+    guard gain > 0 else { return }
+    stepHeading(toward: inEarth, norm: norm, gain: gain)
+  }
+
+  /// Feeds the calibrator and returns the field the heading uses (µT, sensor frame).
+  ///
+  /// The heading uses the calibrated field once the calibration is trusted (fitted from enough
+  /// orientations) or horizontal-only (fitted from turning about the vertical, which leaves the
+  /// heading unbiased); before, the raw field (the disturbance rejection copes with mild iron).
+  /// When the calibration in use changes, the disturbance reference restarts from it.
+  mutating func fieldForHeading(_ raw: SIMD3<Double>, attitude: Quaternion, dt: Double) -> SIMD3<Double> {
     let calibrationChanges = state.magnetometerCalibrator.trustedCalibrationChangeCount
-    state.magnetometerCalibrator.update(
-      field: raw, earthFromSensor: attitude, samplePeriod: dt)
-    // The heading uses the calibrated field once the calibration is trusted (fitted from enough
-    // orientations) or horizontal-only (fitted from turning about the vertical, which leaves the
-    // heading unbiased); before, the raw field (the disturbance rejection copes with mild iron).
+    state.magnetometerCalibrator.update(field: raw, earthFromSensor: attitude, samplePeriod: dt)
     let isCalibrated = parameters.usesCalibratedFieldForHeading
       && state.magnetometerCalibrator.isUsableForHeading
     if parameters.usesCalibratedFieldForHeading
@@ -494,14 +513,13 @@ public struct AttitudeEstimator: Sendable {
       restartFieldReference(
         earthField: isCalibrated ? state.magnetometerCalibrator.adoptedEarthField : nil)
     }
-    let field = isCalibrated ? state.magnetometerCalibrator.calibrate(raw) : raw
-    let inEarth = Self.rotate(attitude, field)
-    let norm = inEarth.length
-    guard norm > 1e-9 else { return }
-    // The dip is tracked as its sine (no asin per sample); thresholds in angle are converted
-    // with the local slope d(sin)/d(dip) = cos(dip).
-    let dip = Swift.max(-1, Swift.min(1, -inEarth.z / norm))
+    return isCalibrated ? state.magnetometerCalibrator.calibrate(raw) : raw
+  }
 
+  /// Filters the field's norm (µT) and dip sine, compares them with the reference and returns
+  /// the heading gain: 1 when undisturbed long enough, a reduced gain after the longest
+  /// rejection, 0 otherwise. Updates ``State/isMagneticDisturbanceDetected``.
+  mutating func trackFieldDisturbance(norm: Double, dip: Double, dt: Double) -> Double {
     let kc = coefficients.magneticCurrentGain
     if !state.hasFieldReference {
       state.currentFieldNorm = norm
@@ -517,11 +535,9 @@ public struct AttitudeEstimator: Sendable {
     }
     let curNorm = state.currentFieldNorm
     let curDip = state.currentFieldDip
-    let normTol = parameters.magneticNormTolerance
-    let dipTol = parameters.magneticDipTolerance
-
-    let disturbed = Swift.abs(curNorm - state.referenceFieldNorm) > normTol * state.referenceFieldNorm
-      || Self.dipDiffers(curDip, state.referenceFieldDip, tolerance: dipTol)
+    let disturbed = Swift.abs(curNorm - state.referenceFieldNorm)
+      > parameters.magneticNormTolerance * state.referenceFieldNorm
+      || Self.dipDiffers(curDip, state.referenceFieldDip, tolerance: parameters.magneticDipTolerance)
     var gain = 0.0
     if !disturbed {
       state.undisturbedTime += dt
@@ -540,8 +556,17 @@ public struct AttitudeEstimator: Sendable {
       }
     }
     state.isMagneticDisturbanceDetected = disturbed
+    return gain
+  }
 
-    // A new steady field seen during motion replaces the reference (the environment changed).
+  /// Tracks a candidate field; returns true when a steady new field seen during motion
+  /// replaced a disturbed reference (the environment changed), so the heading corrects in full.
+  mutating func acceptsNewField(gyroscope: SIMD3<Double>, dt: Double) -> Bool {
+    let curNorm = state.currentFieldNorm
+    let curDip = state.currentFieldDip
+    let normTol = parameters.magneticNormTolerance
+    let dipTol = parameters.magneticDipTolerance
+    var accepted = false
     if Swift.abs(curNorm - state.candidateFieldNorm) > normTol * state.candidateFieldNorm
       || Self.dipDiffers(curDip, state.candidateFieldDip, tolerance: dipTol)
     {
@@ -559,21 +584,25 @@ public struct AttitudeEstimator: Sendable {
       }
       let needed = state.isFieldReferenceConfirmed
         ? parameters.magneticNewFieldTime : parameters.magneticFirstFieldTime
-      if disturbed && state.candidateFieldTime >= needed {
+      if state.isMagneticDisturbanceDetected && state.candidateFieldTime >= needed {
         state.referenceFieldNorm = state.candidateFieldNorm
         state.referenceFieldDip = state.candidateFieldDip
         state.isFieldReferenceConfirmed = true
         state.isMagneticDisturbanceDetected = false
         state.undisturbedTime = parameters.magneticMinimumUndisturbedTime
         state.rejectionTime = 0
-        gain = 1
+        accepted = true
       }
     }
     if !state.isFieldReferenceConfirmed && state.candidateFieldTime >= parameters.magneticFirstFieldTime {
       state.isFieldReferenceConfirmed = true
     }
+    return accepted
+  }
 
-    guard gain > 0 else { return }
+  /// Turns the heading offset toward the horizontal part of `inEarth` (the field in the 6D earth
+  /// frame, µT, of length `norm`) by `gain` times the heading gain.
+  mutating func stepHeading(toward inEarth: SIMD3<Double>, norm: Double, gain: Double) {
     let horizontal2 = inEarth.x * inEarth.x + inEarth.y * inEarth.y
     guard horizontal2 > 1e-6 * norm * norm else { return }
     // Heading error: the angle of the horizontal field after the current offset rotation
