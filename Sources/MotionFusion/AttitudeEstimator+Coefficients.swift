@@ -7,9 +7,12 @@ extension AttitudeEstimator {
   public struct Coefficients: Sendable, Equatable {
     /// The nominal sample period, s.
     public var samplePeriod: Double
-    /// The bias Kalman updates run every this many samples, each carrying the information of
-    /// the samples in between, to save time per sample at high rates (about every 14 ms: 4 at
-    /// 286 Hz, 1 at 100 Hz and below).
+    /// The bias Kalman updates run every this many samples (4), each carrying the information
+    /// of the samples in between (its measurement variance scales with the summed time, so the
+    /// information per second is the same at any rate). Updating every sample at 100 Hz made the
+    /// bias follow the strongly correlated inclination corrections too eagerly (a flat phone
+    /// turning about the vertical lost its magnetic heading calibration), so the interval is a
+    /// sample count, not a time.
     public var biasUpdateInterval: Int
     /// The heading and magnetic disturbance logic run every this many magnetometer samples
     /// (about every 7 ms: 2 at 286 Hz, 1 at 100 Hz and below).
@@ -46,7 +49,7 @@ extension AttitudeEstimator {
       let samplePeriod = requestedPeriod.isFinite
         ? Swift.min(Swift.max(requestedPeriod, 1e-6), 10) : 0.01
       self.samplePeriod = samplePeriod
-      biasUpdateInterval = Self.interval(0.014, samplePeriod: samplePeriod)
+      biasUpdateInterval = 4
       magnetometerInterval = Self.interval(0.007, samplePeriod: samplePeriod)
       let headingPeriod = samplePeriod * Double(magnetometerInterval)
       magnetometerGain = Self.gain(timeConstant: p.magnetometerTimeConstant, samplePeriod: headingPeriod)
