@@ -17,6 +17,8 @@ extension AttitudeEstimator {
     /// The heading and magnetic disturbance logic run every this many magnetometer samples
     /// (about every 7 ms: 2 at 286 Hz, 1 at 100 Hz and below).
     public var magnetometerInterval: Int
+    /// The nominal time between heading updates, s (``magnetometerInterval`` sample periods).
+    public var headingPeriod: Double
     /// Fraction of the heading error removed per heading update (every
     /// ``magnetometerInterval`` magnetometer samples).
     public var magnetometerGain: Double
@@ -51,7 +53,7 @@ extension AttitudeEstimator {
       self.samplePeriod = samplePeriod
       biasUpdateInterval = 4
       magnetometerInterval = Self.interval(0.007, samplePeriod: samplePeriod)
-      let headingPeriod = samplePeriod * Double(magnetometerInterval)
+      headingPeriod = samplePeriod * Double(magnetometerInterval)
       magnetometerGain = Self.gain(timeConstant: p.magnetometerTimeConstant, samplePeriod: headingPeriod)
       magneticCurrentGain = Self.gain(
         timeConstant: p.magneticCurrentTimeConstant, samplePeriod: headingPeriod)

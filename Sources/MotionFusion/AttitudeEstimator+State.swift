@@ -77,6 +77,8 @@ extension AttitudeEstimator {
     var covarianceTime = 0.0
     var magnetometerCounter = 0
     var magnetometerTime = 0.0
+    /// The latest heading update's time over the nominal heading period.
+    var headingPeriodRatio = 1.0
     /// Inclination corrections (rad) and time (s) summed since the last motion bias update.
     var correctionSum = SIMD3<Double>.zero
     var correctionTime = 0.0

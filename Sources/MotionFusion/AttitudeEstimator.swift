@@ -163,17 +163,26 @@ public struct AttitudeEstimator: Sendable {
       } else if magnetometer.lengthSquared > 1e-12 {
         state.lastMagneticField = magnetometer
         // The heading needs no more than a fraction of the inertial rate: process every
-        // `magnetometerInterval`-th field sample over the summed time (but the very first one at
-        // once, so that a magnetic heading exists from the first field sample on).
-        state.magnetometerTime += dt
+        // `magnetometerInterval`-th field sample over the time since the last one processed (but
+        // the very first one at once, so that a magnetic heading exists from the first field
+        // sample on). The time counts every sample, with or without a field, so a magnetometer
+        // slower than the gyroscope keeps the heading's time constants in seconds.
         state.magnetometerCounter += 1
         if state.magnetometerCounter >= coefficients.magnetometerInterval || !state.isHeadingInitialized {
-          correctHeading(magnetometer, gyroscope: gyroscope, dt: state.magnetometerTime)
+          let elapsed = Swift.min(state.magnetometerTime + dt, parameters.reinitializationGap)
+          correctHeading(magnetometer, gyroscope: gyroscope, dt: elapsed)
           state.magnetometerCounter = 0
           state.magnetometerTime = 0
+          return restartIfNotFiniteAndCheck()
         }
       }
     }
+    state.magnetometerTime += dt
+    restartIfNotFiniteAndCheck()
+  }
+
+  @inline(__always)
+  mutating func restartIfNotFiniteAndCheck() {
     restartIfNotFinite()
     checkInvariants()
   }
@@ -490,10 +499,21 @@ public struct AttitudeEstimator: Sendable {
     // The dip is tracked as its sine (no asin per sample); thresholds in angle are converted
     // with the local slope d(sin)/d(dip) = cos(dip).
     let dip = Swift.max(-1, Swift.min(1, -inEarth.z / norm))
+    state.headingPeriodRatio = dt / coefficients.headingPeriod
     var gain = trackFieldDisturbance(norm: norm, dip: dip, dt: dt)
     if acceptsNewField(gyroscope: gyroscope, dt: dt) { gain = 1 }
     guard gain > 0 else { return }
     stepHeading(toward: inEarth, norm: norm, gain: gain)
+  }
+
+  /// A first-order gain `g` designed for the nominal heading period, for the latest heading
+  /// update's actual time (``State/headingPeriodRatio`` periods): `1 − (1 − g)^ratio`; `g` itself
+  /// when the ratio is within 1 % of one (regular samples: no power per update).
+  @inline(__always)
+  func scaledGain(_ g: Double) -> Double {
+    let ratio = state.headingPeriodRatio
+    guard Swift.abs(ratio - 1) > 0.01 else { return g }
+    return 1 - Double.pow(1 - g, ratio)
   }
 
   /// Feeds the calibrator and returns the field the heading uses (µT, sensor frame).
@@ -520,7 +540,7 @@ public struct AttitudeEstimator: Sendable {
   /// the heading gain: 1 when undisturbed long enough, a reduced gain after the longest
   /// rejection, 0 otherwise. Updates ``State/isMagneticDisturbanceDetected``.
   mutating func trackFieldDisturbance(norm: Double, dip: Double, dt: Double) -> Double {
-    let kc = coefficients.magneticCurrentGain
+    let kc = scaledGain(coefficients.magneticCurrentGain)
     if !state.hasFieldReference {
       state.currentFieldNorm = norm
       state.currentFieldDip = dip
@@ -543,7 +563,7 @@ public struct AttitudeEstimator: Sendable {
       state.undisturbedTime += dt
       if state.undisturbedTime >= parameters.magneticMinimumUndisturbedTime || !state.isHeadingInitialized {
         gain = 1
-        let kr = coefficients.magneticReferenceGain
+        let kr = scaledGain(coefficients.magneticReferenceGain)
         state.referenceFieldNorm += kr * (curNorm - state.referenceFieldNorm)
         state.referenceFieldDip += kr * (curDip - state.referenceFieldDip)
       }
@@ -574,7 +594,7 @@ public struct AttitudeEstimator: Sendable {
       state.candidateFieldDip = curDip
       state.candidateFieldTime = 0
     } else {
-      let kr = coefficients.magneticReferenceGain
+      let kr = scaledGain(coefficients.magneticReferenceGain)
       state.candidateFieldNorm += kr * (curNorm - state.candidateFieldNorm)
       state.candidateFieldDip += kr * (curDip - state.candidateFieldDip)
       if (gyroscope - state.gyroscopeBias).lengthSquared
@@ -615,7 +635,7 @@ public struct AttitudeEstimator: Sendable {
     let error = -Self.fastAtan2(y, x)
     state.headingSampleCount += 1
     // Converge at once from the first samples, then settle to the nominal time constant.
-    let k = Swift.max(coefficients.magnetometerGain, 1 / Double(state.headingSampleCount))
+    let k = Swift.max(scaledGain(coefficients.magnetometerGain), 1 / Double(state.headingSampleCount))
     let step = gain * k * error
     var offset = state.headingOffset + step
     // |step| ≤ π, so one wrap suffices (cheaper than a general fmod-based wrap).
