@@ -2,13 +2,17 @@
 # SPDX-License-Identifier: Apache-2.0
 """Compare OpenCoreMotion's attitude estimator with VQF, Fusion and Madgwick on BROAD trials.
 
-Usage: python3 Benchmarks/fusion-comparison/compare.py [TRIAL_DIR_OR_FILES...] [--skip-madgwick]
-       [--ours motionctl|scratch] [--rounds N]
+Usage: python3 Benchmarks/fusion-comparison/compare.py [TRIAL_DIR_OR_FILES...] [--rates K,K,...]
+       [--per-trial] [--others] [--rounds N] [--no-throughput]
 
 Creates Benchmarks/.venv (gitignored) with vqf, imufusion, ahrs and numpy on first use and re-runs
-itself there. Prints one table: per trial and mean RMS errors in degrees (BROAD metrics), ours vs
-VQF (real-time 9D/6D and offline 9D), Fusion and Madgwick, then single-thread throughput of our
-release build next to VQF's C++ core (updateBatch) measured in the same run.
+itself there. For each decimation factor K (default 1,3,6,14: 286, 95, 48 and 20 Hz on BROAD) the
+trials are decimated (gyroscope, accelerometer and magnetometer averaged over each window of K
+samples; time, reference and movement flag from the window's last sample), ours is run through
+`motionctl evaluate --decimate K` (the same decimation in Swift) and VQF on the decimated arrays
+here; RMS errors in degrees (BROAD metrics), ours next to VQF (real-time 9D/6D and offline 9D), and
+with --others Fusion and Madgwick. Then single-thread throughput of our release build next to VQF's
+C++ core (updateBatch) at the native rate, measured interleaved in the same run.
 
 BROAD: D. Laidig, M. Caruso, A. Cereatti, T. Seel, "BROAD - A Benchmark for Robust Inertial
 Orientation Estimation", Data 6(7), 2021, doi:10.3390/data6070072 (CC BY 4.0).
@@ -91,6 +95,20 @@ def load(path):
                 mag=c(7, 10), ref=c(10, 14), movement=d[:, 14] > 0.5)
 
 
+def decimate(trial, k):
+    """Averages gyroscope, accelerometer and magnetometer over each window of k samples (windows
+    from the first sample, an incomplete last window dropped); time, reference and movement flag
+    from the window's last sample. Matches EvaluationTrial.decimated(by:) in MotionEvaluation."""
+    if k <= 1:
+        return trial
+    n = len(trial["t"]) // k
+    mean = lambda x: np.ascontiguousarray(x[:n * k].reshape(n, k, -1).mean(axis=1))
+    last = slice(k - 1, n * k, k)
+    return dict(name=trial["name"], t=trial["t"][last], gyr=mean(trial["gyr"]), acc=mean(trial["acc"]),
+                mag=mean(trial["mag"]), ref=np.ascontiguousarray(trial["ref"][last]),
+                movement=trial["movement"][last])
+
+
 # ---------------------------------------------------------------- the other estimators
 def run_vqf(trial, Ts):
     import vqf
@@ -157,54 +175,30 @@ def apply_frame(q, key):
 
 
 # ---------------------------------------------------------------- ours
-def ours_command(kind):
-    """The command that runs our evaluation: `motionctl evaluate` when it exists, otherwise a
-    scratch executable (Benchmarks/.work/fusion-cli) calling MotionEvaluation's command line."""
-    if kind in ("auto", "motionctl"):
-        try:
-            subprocess.run(["swift", "build", "-c", "release", "--product", "motionctl"], cwd=REPO,
-                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            exe = os.path.join(REPO, ".build", "release", "motionctl")
-            probe = subprocess.run([exe, "evaluate", "--help"], capture_output=True)
-            if probe.returncode == 0:
-                return [exe]
-        except subprocess.CalledProcessError:
-            pass
-        if kind == "motionctl":
-            sys.exit("motionctl evaluate is not available")
-    pkg = os.path.join(WORK, "fusion-cli")
-    os.makedirs(os.path.join(pkg, "Sources", "fusion-cli"), exist_ok=True)
-    with open(os.path.join(pkg, "Package.swift"), "w") as f:
-        f.write('''// swift-tools-version: 6.0
-import PackageDescription
-let package = Package(name: "fusion-cli",
-  dependencies: [.package(name: "OpenCoreMotion", path: "%s")],
-  targets: [.executableTarget(name: "fusion-cli",
-    dependencies: [.product(name: "MotionEvaluation", package: "OpenCoreMotion")])],
-  swiftLanguageModes: [.v5])
-''' % REPO)
-    with open(os.path.join(pkg, "Sources", "fusion-cli", "main.swift"), "w") as f:
-        f.write('import Foundation\nimport MotionEvaluation\n'
-                'exit(FusionEvaluation.runCommandLine(Array(CommandLine.arguments.dropFirst())))\n')
-    subprocess.run(["swift", "build", "-c", "release"], cwd=pkg, check=True, stdout=subprocess.DEVNULL)
-    return [os.path.join(pkg, ".build", "release", "fusion-cli")]
+def ours_command():
+    """Our evaluation: `motionctl evaluate` from a release build of this checkout."""
+    subprocess.run(["swift", "build", "-c", "release", "--product", "motionctl"], cwd=REPO, check=True,
+                   stdout=subprocess.DEVNULL)
+    return [os.path.join(REPO, ".build", "release", "motionctl")]
 
 
-def ours_evaluate(cmd, mode, paths):
-    out = subprocess.run(cmd + ["evaluate", "--mode", mode, "--json"] + paths, check=True,
-                         capture_output=True, text=True).stdout
-    result = json.loads(out)
-    return {t["name"]: (t["total"], t["heading"], t["inclination"]) for t in result["trials"]}
+def ours_start(cmd, mode, paths, k):
+    """Starts `motionctl evaluate` in the background (it runs while VQF runs here)."""
+    return subprocess.Popen(cmd + ["evaluate", "--mode", mode, "--json", "--decimate", str(k)] + paths,
+                            stdout=subprocess.PIPE, text=True)
+
+
+def ours_result(process):
+    out, _ = process.communicate()
+    if process.returncode != 0:
+        sys.exit("motionctl evaluate failed")
+    return {t["name"]: (t["total"], t["heading"], t["inclination"]) for t in json.loads(out)["trials"]}
 
 
 def ours_throughput(cmd, path):
-    if os.path.basename(cmd[0]) == "motionctl":
-        out = subprocess.run(cmd + ["evaluate", "--mode", "realtime9d", "--json", "--throughput", path],
-                             check=True, capture_output=True, text=True).stdout
-        return json.loads(out)["throughput"]
-    out = subprocess.run(cmd + ["throughput", "--json", "--repetitions", "5", path], check=True,
-                         capture_output=True, text=True).stdout
-    return json.loads(out)["samplesPerSecond"]
+    out = subprocess.run(cmd + ["evaluate", "--mode", "realtime9d", "--json", "--throughput", path],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["throughput"]
 
 
 def vqf_throughput(trial, Ts, repetitions=5):
@@ -218,16 +212,51 @@ def vqf_throughput(trial, Ts, repetitions=5):
     return len(trial["gyr"]) / best
 
 
+COLUMNS = ["ours9", "ours9i", "vqf9", "vqf9i", "ours6", "vqf6", "oursoff9", "vqfoff9"]
+HEADER = ["ours 9D", "incl", "VQF 9D", "incl", "ours 6D*", "VQF 6D*", "ours off 9D", "VQF off 9D"]
+# The four columns where ours must be below VQF's: (ours, VQF).
+PAIRS = [("ours9", "vqf9"), ("ours9i", "vqf9i"), ("ours6", "vqf6"), ("oursoff9", "vqfoff9")]
+
+
+def run_rate(cmd, files, trials, k, others, madgwick_frame):
+    processes = {m: ours_start(cmd, m, files, k) for m in ["realtime9d", "realtime6d", "offline9d"]}
+    rows = {}
+    for full in trials:
+        trial = decimate(full, k)
+        Ts = float(np.median(np.diff(trial["t"][:1000])))
+        ref, mv = trial["ref"], trial["movement"]
+        v = run_vqf(trial, Ts)
+        row = {}
+        row["vqf9"], _, row["vqf9i"] = metrics(v["vqf9"], ref, mv, False)
+        row["vqf6"] = metrics(v["vqf6"], ref, mv, True)[0]
+        row["vqfoff9"] = metrics(v["vqfoff9"], ref, mv, False)[0]
+        if others:
+            row["fusion9"] = metrics(run_fusion(trial, Ts), ref, mv, False)[0]
+            q = run_madgwick(trial, Ts)
+            if madgwick_frame[0] is None:
+                madgwick_frame[0] = best_frame(q, trial)
+            row["madg9"] = metrics(apply_frame(q, madgwick_frame[0]), ref, mv, False)[0]
+        rows[trial["name"]] = row
+    ours = {m: ours_result(p) for m, p in processes.items()}
+    for name, row in rows.items():
+        row["ours9"], _, row["ours9i"] = ours["realtime9d"][name]
+        row["ours6"] = ours["realtime6d"][name][0]
+        row["oursoff9"] = ours["offline9d"][name][0]
+    return rows
+
+
 def main():
-    args = [a for a in sys.argv[1:]]
-    skip_madgwick = "--skip-madgwick" in args
-    ours_kind = "auto"
-    rounds = 3
-    if "--ours" in args:
-        ours_kind = args[args.index("--ours") + 1]
+    args = sys.argv[1:]
+    per_trial = "--per-trial" in args
+    others = "--others" in args
+    throughput = "--no-throughput" not in args
+    rounds, rates = 3, [1, 3, 6, 14]
+    valued = ("--rounds", "--rates")
     if "--rounds" in args:
         rounds = int(args[args.index("--rounds") + 1])
-    paths = [a for i, a in enumerate(args) if not a.startswith("--") and (i == 0 or args[i - 1] not in ("--ours", "--rounds"))]
+    if "--rates" in args:
+        rates = [int(k) for k in args[args.index("--rates") + 1].split(",")]
+    paths = [a for i, a in enumerate(args) if not a.startswith("--") and (i == 0 or args[i - 1] not in valued)]
     if not paths:
         paths = [os.path.join(REPO, "..", "shared", "data", "broad")]
     files = []
@@ -236,58 +265,49 @@ def main():
             files += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".csv"))
         else:
             files.append(p)
-    cmd = ours_command(ours_kind)
-    ours = {m: ours_evaluate(cmd, m, files) for m in ["realtime9d", "realtime6d", "offline9d"]}
+    cmd = ours_command()
+    trials = [load(f) for f in files]
+    native = float(np.median(np.diff(trials[0]["t"][:1000])))
+    columns = COLUMNS + (["fusion9", "madg9"] if others else [])
+    header = HEADER + (["Fusion 9D", "Madgwick 9D"] if others else [])
+    madgwick_frame = [None]
+    summary = []
+    print(f"RMS errors in degrees on BROAD (Laidig et al. 2021, CC BY 4.0), {len(files)} trials; "
+          "* = heading offset removed")
+    for k in rates:
+        rows = run_rate(cmd, files, trials, k, others, madgwick_frame)
+        rate = 1 / (native * k)
+        means = {c: float(np.mean([r[c] for r in rows.values()])) for c in columns}
+        summary.append((k, rate, means))
+        if per_trial:
+            width = max(len(n) for n in rows) + 2
+            print(f"\n{rate:.0f} Hz (k = {k})")
+            print("trial".ljust(width) + "".join(h.rjust(12) for h in header))
+            for name, row in rows.items():
+                print(name.ljust(width) + "".join(f"{row[c]:12.2f}" for c in columns))
+            print("mean".ljust(width) + "".join(f"{means[c]:12.2f}" for c in columns))
+            excess = max(r["ours9"] - r["vqf9"] for r in rows.values())
+            print(f"largest real-time 9D excess over VQF on one trial: {excess:+.2f} deg")
+        print(f"done {rate:.0f} Hz", file=sys.stderr)
 
-    columns = ["ours9", "ours9i", "vqf9", "vqf9i", "ours6", "vqf6", "oursoff9", "vqfoff9", "fusion9", "madg9"]
-    rows = {}
-    madgwick_frame = None
-    for path in files:
-        trial = load(path)
-        Ts = float(np.median(np.diff(trial["t"][:1000])))
-        ref = trial["ref"]
-        mv = trial["movement"]
-        name = trial["name"]
-        v = run_vqf(trial, Ts)
-        row = {}
-        row["ours9"], _, row["ours9i"] = ours["realtime9d"][name]
-        row["ours6"] = ours["realtime6d"][name][0]
-        row["oursoff9"] = ours["offline9d"][name][0]
-        row["vqf9"], _, row["vqf9i"] = metrics(v["vqf9"], ref, mv, False)
-        row["vqf6"] = metrics(v["vqf6"], ref, mv, True)[0]
-        row["vqfoff9"] = metrics(v["vqfoff9"], ref, mv, False)[0]
-        row["fusion9"] = metrics(run_fusion(trial, Ts), ref, mv, False)[0]
-        if skip_madgwick:
-            row["madg9"] = float("nan")
-        else:
-            q = run_madgwick(trial, Ts)
-            if madgwick_frame is None:
-                madgwick_frame = best_frame(q, trial)
-            row["madg9"] = metrics(apply_frame(q, madgwick_frame), ref, mv, False)[0]
-        rows[name] = row
-        print("done", name, file=sys.stderr)
+    print("\nmean of the trials per rate")
+    print("rate".ljust(16) + "".join(h.rjust(12) for h in header) + "  below VQF")
+    for k, rate, means in summary:
+        wins = sum(means[a] < means[b] for a, b in PAIRS)
+        label = f"{rate:.0f} Hz (k={k})"
+        print(label.ljust(16) + "".join(f"{means[c]:12.2f}" for c in columns) + f"  {wins}/{len(PAIRS)}")
+    if madgwick_frame[0] is not None:
+        f = madgwick_frame[0]
+        print(f"(Madgwick output read as sensor-to-{f[0]}{' conjugated' if f[1] else ''})")
 
-    header = ("trial", "ours 9D", "incl", "VQF 9D", "incl", "ours 6D*", "VQF 6D*", "ours off 9D",
-              "VQF off 9D", "Fusion 9D", "Madgwick 9D")
-    width = max(len(n) for n in rows) + 2
-    print("RMS errors in degrees on BROAD (Laidig et al. 2021, CC BY 4.0); * = heading offset removed")
-    print(header[0].ljust(width) + "".join(h.rjust(12) for h in header[1:]))
-    for name, row in rows.items():
-        print(name.ljust(width) + "".join(f"{row[c]:12.2f}" for c in columns))
-    means = {c: float(np.nanmean([r[c] for r in rows.values()])) for c in columns}
-    print("mean".ljust(width) + "".join(f"{means[c]:12.2f}" for c in columns))
-    worst = max(rows.values(), key=lambda r: r["ours9"] - r["vqf9"])
-    print(f"largest real-time 9D excess over VQF on one trial: {max(r['ours9'] - r['vqf9'] for r in rows.values()):+.2f} deg")
-    if madgwick_frame is not None:
-        print(f"(Madgwick output read as sensor-to-{madgwick_frame[0]}{' conjugated' if madgwick_frame[1] else ''})")
-
-    # Throughput: interleave ours and VQF, best of `rounds` each, on the first trial.
-    trial = load(files[0])
-    Ts = float(np.median(np.diff(trial["t"][:1000])))
+    if not throughput:
+        return
+    # Throughput: interleave ours and VQF, best of `rounds` each, on the first trial (native rate).
+    trial = trials[0]
     ours_rate, vqf_rate = 0.0, 0.0
     for _ in range(rounds):
         ours_rate = max(ours_rate, ours_throughput(cmd, files[0]))
-        vqf_rate = max(vqf_rate, vqf_throughput(trial, Ts))
+        vqf_rate = max(vqf_rate, vqf_throughput(trial, native))
     print(f"throughput (single thread, {trial['name']}, best of {rounds} rounds x 5 runs):")
     print(f"  ours (release, real-time 9D, attitude read every sample): {ours_rate:,.0f} samples/s")
     print(f"  VQF C++ updateBatch (9D):                                 {vqf_rate:,.0f} samples/s")

@@ -42,15 +42,17 @@ public enum FusionEvaluation {
   }
 
   /// Evaluates every trial named by `paths` (files or directories) in `mode` and returns the
-  /// per-trial and mean RMS errors in degrees.
+  /// per-trial and mean RMS errors in degrees. With `decimation` k > 1 each trial is first
+  /// reduced to 1/k of its rate (``EvaluationTrial/decimated(by:)``).
   public static func evaluate(
-    paths: [String], mode: EvaluationMode, parameters: AttitudeEstimator.Parameters = .default
+    paths: [String], mode: EvaluationMode, parameters: AttitudeEstimator.Parameters = .default,
+    decimation: Int = 1
   ) throws -> EvaluationResult {
     let files = trialFiles(in: paths)
     guard !files.isEmpty else { throw Failure.noTrials(paths) }
     var trials: [EvaluationResult.Trial] = []
     for file in files {
-      let trial = try EvaluationTrial.load(path: file)
+      let trial = try EvaluationTrial.load(path: file).decimated(by: decimation)
       trials.append(try evaluate(trial, mode: mode, parameters: parameters))
     }
     return EvaluationResult(mode: mode, trials: trials)

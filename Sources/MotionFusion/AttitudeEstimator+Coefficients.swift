@@ -7,21 +7,33 @@ extension AttitudeEstimator {
   public struct Coefficients: Sendable, Equatable {
     /// The nominal sample period, s.
     public var samplePeriod: Double
+    /// The bias Kalman updates run every this many samples (4), each carrying the information
+    /// of the samples in between (its measurement variance scales with the summed time, so the
+    /// information per second is the same at any rate). Updating every sample at 100 Hz made the
+    /// bias follow the strongly correlated inclination corrections too eagerly (a flat phone
+    /// turning about the vertical lost its magnetic heading calibration), so the interval is a
+    /// sample count, not a time.
+    public var biasUpdateInterval: Int
+    /// The heading and magnetic disturbance logic run every this many magnetometer samples
+    /// (about every 7 ms: 2 at 286 Hz, 1 at 100 Hz and below).
+    public var magnetometerInterval: Int
+    /// The nominal time between heading updates, s (``magnetometerInterval`` sample periods).
+    public var headingPeriod: Double
     /// Fraction of the heading error removed per heading update (every
-    /// `AttitudeEstimator.magnetometerInterval` magnetometer samples).
+    /// ``magnetometerInterval`` magnetometer samples).
     public var magnetometerGain: Double
     /// First-order gain of the current field norm/dip filter.
     public var magneticCurrentGain: Double
     /// First-order gain of the reference field norm/dip filter.
     public var magneticReferenceGain: Double
-    /// The gyroscope delay, s (``Parameters/gyroscopeDelayInSamples`` sample periods).
+    /// The gyroscope delay, s (``Parameters/gyroscopeDelay``).
     public var gyroscopeDelay: Double
     /// Bias variance added per sample, (rad/s)².
     public var biasProcessVariance: Double
     /// Initial (and largest) bias variance, (rad/s)².
     public var biasInitialVariance: Double
-    /// Measurement variance of the motion bias update, (rad/s)².
-    public var motionBiasVariance: Double
+    /// Measurement variance of the motion bias update times its time span, (rad/s)²·s.
+    public var motionBiasVarianceTime: Double
     /// `1/ω₀²` of the rate-dependent motion bias noise, (s/rad)².
     public var motionBiasRateFactor: Double
     /// `1/a₀²` of the acceleration-dependent motion bias noise, (s²/m)².
@@ -29,30 +41,43 @@ extension AttitudeEstimator {
     /// First-order gain of the mean squared angular rate filter (time constant of the
     /// accelerometer filter).
     public var rateGain: Double
-    /// Measurement variance of the rest bias update, (rad/s)².
+    /// Measurement variance of the rest bias update, (rad/s)² (one update per
+    /// ``biasUpdateInterval`` samples).
     public var restBiasVariance: Double
 
     /// Derives the coefficients for samples `samplePeriod` seconds apart.
-    public init(parameters p: Parameters, samplePeriod: Double) {
+    public init(parameters p: Parameters, samplePeriod requestedPeriod: Double) {
+      // The nominal period may come from a file header: keep it finite and within 1 µs … 10 s.
+      let samplePeriod = requestedPeriod.isFinite
+        ? Swift.min(Swift.max(requestedPeriod, 1e-6), 10) : 0.01
       self.samplePeriod = samplePeriod
-      let headingPeriod = samplePeriod * Double(AttitudeEstimator.magnetometerInterval)
+      biasUpdateInterval = 4
+      magnetometerInterval = Self.interval(0.007, samplePeriod: samplePeriod)
+      headingPeriod = samplePeriod * Double(magnetometerInterval)
       magnetometerGain = Self.gain(timeConstant: p.magnetometerTimeConstant, samplePeriod: headingPeriod)
       magneticCurrentGain = Self.gain(
         timeConstant: p.magneticCurrentTimeConstant, samplePeriod: headingPeriod)
       magneticReferenceGain = Self.gain(
         timeConstant: p.magneticReferenceTimeConstant, samplePeriod: headingPeriod)
       biasInitialVariance = p.biasInitialSigma * p.biasInitialSigma
-      gyroscopeDelay = p.gyroscopeDelayInSamples * samplePeriod
+      gyroscopeDelay = p.gyroscopeDelay
       // The variance regrows by the initial variance over the forgetting time.
       biasProcessVariance = p.biasForgettingTime > 0
         ? biasInitialVariance * samplePeriod / p.biasForgettingTime : 0
-      motionBiasVariance = p.motionBiasSigma * p.motionBiasSigma
-      restBiasVariance = p.restBiasSigma * p.restBiasSigma
+      motionBiasVarianceTime = p.motionBiasNoiseDensity * p.motionBiasNoiseDensity
+      restBiasVariance = p.restBiasNoiseDensity * p.restBiasNoiseDensity
+        / (samplePeriod * Double(biasUpdateInterval))
       motionBiasRateFactor = p.motionBiasRateScale > 0
         ? 1 / (p.motionBiasRateScale * p.motionBiasRateScale) : 0
       motionBiasAccelerationFactor = p.motionBiasAccelerationScale > 0
         ? 1 / (p.motionBiasAccelerationScale * p.motionBiasAccelerationScale) : 0
       rateGain = Self.gain(timeConstant: p.accelerometerTimeConstant, samplePeriod: samplePeriod)
+    }
+
+    /// How many samples `samplePeriod` (s, clamped above) apart make up about `time` seconds:
+    /// at least 1, at most 64.
+    static func interval(_ time: Double, samplePeriod: Double) -> Int {
+      Int(Swift.min(Swift.max((time / samplePeriod).rounded(), 1), 64))
     }
 
     /// The gain of a first-order low-pass with time constant `timeConstant` (s) sampled every

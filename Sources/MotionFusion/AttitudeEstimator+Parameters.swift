@@ -27,10 +27,13 @@ extension AttitudeEstimator {
     public var biasForgettingTime = 100.0
     /// Largest bias magnitude the estimate may reach, per axis, rad/s. Default: 2°/s.
     public var biasLimit = 2.0 * Units.radiansPerDegree
-    /// Measurement noise of the bias information gained from the inclination correction during
-    /// motion, rad/s; per sample, so it also absorbs the residual user acceleration that the
-    /// low-pass filter lets through. Default: 1°/s.
-    public var motionBiasSigma = 1.0 * Units.radiansPerDegree
+    /// Noise density of the bias information gained from the inclination correction during
+    /// motion, rad/s·√s: an update summing the corrections over Δt seconds has measurement
+    /// standard deviation `density/√Δt`, so the information gathered per second does not depend
+    /// on the sample rate. It also absorbs the residual user acceleration that the low-pass
+    /// filter lets through. Default: 1°/s·√(1/286 s) ≈ 0.059°/s·√s (1°/s per sample at BROAD's
+    /// 286 Hz, the value this was first tuned at).
+    public var motionBiasNoiseDensity = 1.0 * Units.radiansPerDegree * (1.0 / 286).squareRoot()
     /// The motion bias noise grows with the recent angular rate as `σ·√(1 + (ω/ω₀)²)`, because
     /// gyroscope scale and misalignment errors look like bias during fast rotation; this is ω₀,
     /// rad/s. Default: 30°/s.
@@ -39,9 +42,10 @@ extension AttitudeEstimator {
     /// deviation from its low-pass filtered value) as `σ·√(1 + … + (a/a₀)²)`; this is a₀, m/s².
     /// Default: 0.3 m/s².
     public var motionBiasAccelerationScale = 0.3
-    /// Measurement noise of the low-pass filtered gyroscope at rest, rad/s (per sample).
-    /// Default: 0.1°/s.
-    public var restBiasSigma = 0.1 * Units.radiansPerDegree
+    /// Noise density of the low-pass filtered gyroscope as a bias measurement at rest,
+    /// rad/s·√s (as ``motionBiasNoiseDensity``: rate-independent information per second).
+    /// Default: 0.1°/s·√(1/286 s).
+    public var restBiasNoiseDensity = 0.1 * Units.radiansPerDegree * (1.0 / 286).squareRoot()
 
     // MARK: Rest detection
 
@@ -98,12 +102,14 @@ extension AttitudeEstimator {
     public var usesCalibratedFieldForHeading = true
 
     /// Delay of the gyroscope relative to the other sensors and to the instant the outputs
-    /// should describe, in sample periods. The outputs (not the filter) are extrapolated over it
-    /// at the latest angular rate. MEMS gyroscopes deliver a digitally filtered rate whose group
-    /// delay is a fraction of the output period or more; half a period is the delay of a rate
-    /// averaged over the preceding interval and reported at its end. Set 0 for a gyroscope known
-    /// to be sampled in step with the accelerometer. Default: 0.5.
-    public var gyroscopeDelayInSamples = 0.5
+    /// should describe, s. The outputs (not the filter) are extrapolated over it at the latest
+    /// angular rate. A MEMS gyroscope's digital filter delays its rate by a few milliseconds
+    /// whatever rate the samples are read at; a rate averaged over a longer reading interval
+    /// (a slower output rate) integrates to the right rotation at the interval's end and adds no
+    /// further delay, so this is a time, not a number of samples. Set 0 for a gyroscope known to
+    /// be sampled in step with the accelerometer. Default: 1.75 ms (half a period of BROAD's
+    /// 286 Hz sensor, where it was measured against the optical reference).
+    public var gyroscopeDelay = 0.5 / 286
 
     // MARK: Robustness
 
@@ -116,6 +122,21 @@ extension AttitudeEstimator {
     /// Accelerometer readings at or beyond this magnitude on any axis count as saturated, m/s².
     /// Default: 16 g.
     public var accelerometerSaturation = 16 * Units.standardGravity
+
+    /// Gyroscope readings beyond this magnitude on any axis are physically impossible for a
+    /// MEMS gyroscope (the widest ranges end at 4000°/s): the whole sample is rejected before it
+    /// reaches the state, rad/s. Default: 100 rad/s (≈ 5700°/s).
+    public var gyroscopePlausibleLimit = 100.0
+    /// Accelerometer readings beyond this magnitude on any axis are rejected with their sample,
+    /// m/s². Default: 1000 m/s² (≈ 100 g; phone and IMU accelerometers end at 8–32 g).
+    public var accelerometerPlausibleLimit = 1000.0
+    /// Magnetometer readings beyond this magnitude on any axis are ignored (the gyroscope and
+    /// accelerometer of the sample are still used), µT. Default: 10 000 µT (phone magnetometers
+    /// saturate near 5 000 µT; the earth's field is under 70 µT).
+    public var magnetometerPlausibleLimit = 10_000.0
+
+    /// The online magnetometer calibration's tuning.
+    public var magnetometerCalibration = MagnetometerCalibrator.Parameters.default
 
     /// The default tuning.
     public init() {}

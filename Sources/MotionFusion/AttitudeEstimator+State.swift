@@ -22,6 +22,9 @@ extension AttitudeEstimator {
     /// Rotation over the gyroscope delay at the latest rate (sensor frame), applied to
     /// the outputs; identity when the delay is zero.
     public var outputPrediction = Quaternion.identity
+    /// The previous sample's bias-corrected rotation increment (rate × interval), rad, for the
+    /// coning correction.
+    public var previousIncrement = SIMD3<Double>.zero
     /// Gyroscope bias estimate, rad/s.
     public var gyroscopeBias = SIMD3<Double>.zero
     /// Covariance of the bias estimate, (rad/s)².
@@ -74,6 +77,8 @@ extension AttitudeEstimator {
     var covarianceTime = 0.0
     var magnetometerCounter = 0
     var magnetometerTime = 0.0
+    /// The latest heading update's time over the nominal heading period.
+    var headingPeriodRatio = 1.0
     /// Inclination corrections (rad) and time (s) summed since the last motion bias update.
     var correctionSum = SIMD3<Double>.zero
     var correctionTime = 0.0

@@ -49,13 +49,14 @@ public struct AttitudeEstimator: Sendable {
     self.parameters = parameters
     self.coefficients = Coefficients(parameters: parameters, samplePeriod: samplePeriod)
     state = State()
+    state.magnetometerCalibrator = MagnetometerCalibrator(parameters: parameters.magnetometerCalibration)
     resetFilters(keepBias: false)
   }
 
   // MARK: - Outputs
 
   /// Attitude without magnetometer (sensor to 6D earth frame; heading arbitrary but steady),
-  /// extrapolated over the gyroscope delay (``Parameters/gyroscopeDelayInSamples``).
+  /// extrapolated over the gyroscope delay (``Parameters/gyroscopeDelay``).
   @inlinable
   public var earthFromSensor6D: Quaternion {
     let q = filteredAttitude6D
@@ -112,6 +113,13 @@ public struct AttitudeEstimator: Sendable {
       state.diagnostics.zeroAccelerometerSamples += 1
       return
     }
+    // A finite but absurd value (1e200 rad/s) would overflow the integration into NaN for good.
+    guard !Self.reaches(gyroscope, parameters.gyroscopePlausibleLimit),
+      !Self.reaches(accelerometer, parameters.accelerometerPlausibleLimit)
+    else {
+      state.diagnostics.implausibleSamples += 1
+      return
+    }
     var dt = coefficients.samplePeriod
     if let last = state.lastTimestamp {
       guard timestamp > last else {
@@ -141,7 +149,7 @@ public struct AttitudeEstimator: Sendable {
                valid: !(gyroscopeSaturated || accelerometerSaturated))
     state.covarianceTime += dt
     state.covarianceCounter += 1
-    if state.covarianceCounter >= Self.biasUpdateInterval {
+    if state.covarianceCounter >= coefficients.biasUpdateInterval {
       propagateBiasCovariance(dt: state.covarianceTime)
       state.covarianceCounter = 0
       state.covarianceTime = 0
@@ -150,29 +158,58 @@ public struct AttitudeEstimator: Sendable {
     if let magnetometer {
       if !magnetometer.isFinite {
         state.diagnostics.nonFiniteSamples += 1
+      } else if Self.reaches(magnetometer, parameters.magnetometerPlausibleLimit) {
+        state.diagnostics.implausibleSamples += 1
       } else if magnetometer.lengthSquared > 1e-12 {
         state.lastMagneticField = magnetometer
         // The heading needs no more than a fraction of the inertial rate: process every
-        // `magnetometerInterval`-th field sample over the summed time (but the very first one at
-        // once, so that a magnetic heading exists from the first field sample on).
-        state.magnetometerTime += dt
+        // `magnetometerInterval`-th field sample over the time since the last one processed (but
+        // the very first one at once, so that a magnetic heading exists from the first field
+        // sample on). The time counts every sample, with or without a field, so a magnetometer
+        // slower than the gyroscope keeps the heading's time constants in seconds.
         state.magnetometerCounter += 1
-        if state.magnetometerCounter >= Self.magnetometerInterval || !state.isHeadingInitialized {
-          correctHeading(magnetometer, gyroscope: gyroscope, dt: state.magnetometerTime)
+        if state.magnetometerCounter >= coefficients.magnetometerInterval || !state.isHeadingInitialized {
+          let elapsed = Swift.min(state.magnetometerTime + dt, parameters.reinitializationGap)
+          correctHeading(magnetometer, gyroscope: gyroscope, dt: elapsed)
           state.magnetometerCounter = 0
           state.magnetometerTime = 0
+          return restartIfNotFiniteAndCheck()
         }
       }
     }
+    state.magnetometerTime += dt
+    restartIfNotFiniteAndCheck()
+  }
+
+  @inline(__always)
+  mutating func restartIfNotFiniteAndCheck() {
+    restartIfNotFinite()
     checkInvariants()
   }
 
-  /// The bias Kalman updates run every this many samples, each carrying the information of the
-  /// samples in between (their measurement variance divided by this), to save time per sample.
-  static let biasUpdateInterval = 4
-
-  /// The heading and magnetic disturbance logic run every this many magnetometer samples.
-  static let magnetometerInterval = 2
+  /// Restarts everything (bias included) when the attitude, heading or bias stopped being
+  /// finite, counted in the diagnostics. Inputs are screened, so this is a safety net; one sum
+  /// per sample checks it (a NaN or infinity in any term makes the sum non-finite).
+  @inline(__always)
+  mutating func restartIfNotFinite() {
+    let q = state.inertialFromSensor, e = state.earthFromInertial, h = state.headingRotation
+    let sum = q.w + q.x + q.y + q.z + e.w + e.x + e.y + e.z + h.w + h.z + state.headingOffset
+      + state.gyroscopeBias.sum() + state.outputPrediction.w + state.outputPrediction.x
+      + state.outputPrediction.y + state.outputPrediction.z
+    guard !sum.isFinite else { return }
+    state.diagnostics.nonFiniteStateResets += 1
+    resetFilters(keepBias: false)
+    state.lastTimestamp = nil
+    state.isInitialized = false
+    state.meanSquaredRate = 0
+    state.meanSquaredAccelerationDeviation = 0
+    state.hasFieldReference = false
+    // The calibrator's sums may hold the broken attitude; its adopted calibration passed the
+    // fit checks before and is kept.
+    let calibrator = state.magnetometerCalibrator
+    state.magnetometerCalibrator = MagnetometerCalibrator(parameters: calibrator.parameters)
+    state.magnetometerCalibrator.adoptCalibration(of: calibrator)
+  }
 
   @inline(__always)
   static func reaches(_ v: SIMD3<Double>, _ limit: Double) -> Bool {
@@ -187,9 +224,10 @@ public struct AttitudeEstimator: Sendable {
     state.headingOffset = 0
     state.headingRotation = .identity
     state.outputPrediction = .identity
+    state.previousIncrement = .zero
     state.inertialAcceleration = LowPassFilter3(
       timeConstant: parameters.accelerometerTimeConstant, samplePeriod: T)
-    let biasPeriod = T * Double(Self.biasUpdateInterval)
+    let biasPeriod = T * Double(coefficients.biasUpdateInterval)
     state.attitudeRow1 = LowPassFilter3(timeConstant: parameters.accelerometerTimeConstant, samplePeriod: biasPeriod)
     state.attitudeRow2 = LowPassFilter3(timeConstant: parameters.accelerometerTimeConstant, samplePeriod: biasPeriod)
     state.attitudeTimesBias = LowPassFilter3(
@@ -228,9 +266,20 @@ public struct AttitudeEstimator: Sendable {
       state.outputPrediction = Self.exponential(rate * coefficients.gyroscopeDelay)
     }
     state.meanSquaredRate += coefficients.rateGain * (rate.lengthSquared - state.meanSquaredRate)
-    let v = rate * dt
+    let increment = rate * dt
+    // A rate sample is the mean over its interval; when the axis turns within the interval the
+    // rotation is not exp(mean·dt). The two-sample coning term (Bortz; Savage 1998) restores the
+    // second-order part from the previous interval's increment: negligible at high rates, a
+    // clear gain at 20–50 Hz during fast tumbling.
+    let v = increment + Self.cross(state.previousIncrement, increment) * (1.0 / 12)
+    state.previousIncrement = increment
     let q = Self.multiply(state.inertialFromSensor, Self.exponential(v))
     state.inertialFromSensor = Self.renormalized(q)
+  }
+
+  @inline(__always)
+  static func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
+    SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
   }
 
   /// The unit quaternion of rotation vector `v` (rad); a short series for the small angles of
@@ -299,14 +348,6 @@ public struct AttitudeEstimator: Sendable {
     return Quaternion(w: q.w * s, x: q.x * s, y: q.y * s, z: q.z * s)
   }
 
-  @inline(__always)
-  static func fastNormalized(_ q: Quaternion) -> Quaternion {
-    let n2 = q.lengthSquared
-    guard n2 > 0, n2.isFinite else { return .identity }
-    let inv = 1 / n2.squareRoot()
-    return Quaternion(w: q.w * inv, x: q.x * inv, y: q.y * inv, z: q.z * inv)
-  }
-
   // MARK: - Inclination
 
   @inline(__always)
@@ -362,7 +403,7 @@ public struct AttitudeEstimator: Sendable {
     state.correctionSum += correction
     state.correctionTime += dt
     state.motionBiasCounter += 1
-    guard state.motionBiasCounter >= Self.biasUpdateInterval else { return }
+    guard state.motionBiasCounter >= coefficients.biasUpdateInterval else { return }
     state.motionBiasCounter = 0
     let correction = state.correctionSum
     let dt = state.correctionTime
@@ -383,7 +424,7 @@ public struct AttitudeEstimator: Sendable {
     // PHᵀ (3×2) and S = HPHᵀ + R (2×2).
     let ph1 = p * h1
     let ph2 = p * h2
-    let r = coefficients.motionBiasVariance / Double(Self.biasUpdateInterval)
+    let r = coefficients.motionBiasVarianceTime / dt
       * (1 + state.meanSquaredRate * coefficients.motionBiasRateFactor
         + state.meanSquaredAccelerationDeviation * coefficients.motionBiasAccelerationFactor)
     let s11 = (h1 * ph1).sum() + r
@@ -427,7 +468,7 @@ public struct AttitudeEstimator: Sendable {
     state.isRestDetected = state.restDuration >= parameters.restMinimumDuration
     if state.isRestDetected {
       state.restBiasCounter += 1
-      if state.restBiasCounter >= Self.biasUpdateInterval {
+      if state.restBiasCounter >= coefficients.biasUpdateInterval {
         state.restBiasCounter = 0
         estimateBiasAtRest(gyroscopeMean)
       }
@@ -437,7 +478,7 @@ public struct AttitudeEstimator: Sendable {
   /// Kalman update with the low-pass filtered gyroscope as a direct measurement of the bias.
   mutating func estimateBiasAtRest(_ measurement: SIMD3<Double>) {
     let p = state.biasCovariance
-    let r = coefficients.restBiasVariance / Double(Self.biasUpdateInterval)
+    let r = coefficients.restBiasVariance
     guard let sInverse = (p + .diagonal(r)).inverse else { return }
     let k = p * sInverse
     let b = state.gyroscopeBias
@@ -447,14 +488,43 @@ public struct AttitudeEstimator: Sendable {
 
   // MARK: - Heading
 
+  /// One heading update from the raw field `raw` (µT) over `dt` seconds: the calibration
+  /// hand-off, the disturbance check, a possible new reference field, then the heading step.
   mutating func correctHeading(_ raw: SIMD3<Double>, gyroscope: SIMD3<Double>, dt: Double) {
     let attitude = filteredAttitude6D
+    let field = fieldForHeading(raw, attitude: attitude, dt: dt)
+    let inEarth = Self.rotate(attitude, field)
+    let norm = inEarth.length
+    guard norm > 1e-9 else { return }
+    // The dip is tracked as its sine (no asin per sample); thresholds in angle are converted
+    // with the local slope d(sin)/d(dip) = cos(dip).
+    let dip = Swift.max(-1, Swift.min(1, -inEarth.z / norm))
+    state.headingPeriodRatio = dt / coefficients.headingPeriod
+    var gain = trackFieldDisturbance(norm: norm, dip: dip, dt: dt)
+    if acceptsNewField(gyroscope: gyroscope, dt: dt) { gain = 1 }
+    guard gain > 0 else { return }
+    stepHeading(toward: inEarth, norm: norm, gain: gain)
+  }
+
+  /// A first-order gain `g` designed for the nominal heading period, for the latest heading
+  /// update's actual time (``State/headingPeriodRatio`` periods): `1 − (1 − g)^ratio`; `g` itself
+  /// when the ratio is within 1 % of one (regular samples: no power per update).
+  @inline(__always)
+  func scaledGain(_ g: Double) -> Double {
+    let ratio = state.headingPeriodRatio
+    guard Swift.abs(ratio - 1) > 0.01 else { return g }
+    return 1 - Double.pow(1 - g, ratio)
+  }
+
+  /// Feeds the calibrator and returns the field the heading uses (µT, sensor frame).
+  ///
+  /// The heading uses the calibrated field once the calibration is trusted (fitted from enough
+  /// orientations) or horizontal-only (fitted from turning about the vertical, which leaves the
+  /// heading unbiased); before, the raw field (the disturbance rejection copes with mild iron).
+  /// When the calibration in use changes, the disturbance reference restarts from it.
+  mutating func fieldForHeading(_ raw: SIMD3<Double>, attitude: Quaternion, dt: Double) -> SIMD3<Double> {
     let calibrationChanges = state.magnetometerCalibrator.trustedCalibrationChangeCount
-    state.magnetometerCalibrator.update(
-      field: raw, earthFromSensor: attitude, samplePeriod: dt)
-    // The heading uses the calibrated field once the calibration is trusted (fitted from enough
-    // orientations) or horizontal-only (fitted from turning about the vertical, which leaves the
-    // heading unbiased); before, the raw field (the disturbance rejection copes with mild iron).
+    state.magnetometerCalibrator.update(field: raw, earthFromSensor: attitude, samplePeriod: dt)
     let isCalibrated = parameters.usesCalibratedFieldForHeading
       && state.magnetometerCalibrator.isUsableForHeading
     if parameters.usesCalibratedFieldForHeading
@@ -463,15 +533,14 @@ public struct AttitudeEstimator: Sendable {
       restartFieldReference(
         earthField: isCalibrated ? state.magnetometerCalibrator.adoptedEarthField : nil)
     }
-    let field = isCalibrated ? state.magnetometerCalibrator.calibrate(raw) : raw
-    let inEarth = Self.rotate(attitude, field)
-    let norm = inEarth.length
-    guard norm > 1e-9 else { return }
-    // The dip is tracked as its sine (no asin per sample); thresholds in angle are converted
-    // with the local slope d(sin)/d(dip) = cos(dip).
-    let dip = Swift.max(-1, Swift.min(1, -inEarth.z / norm))
+    return isCalibrated ? state.magnetometerCalibrator.calibrate(raw) : raw
+  }
 
-    let kc = coefficients.magneticCurrentGain
+  /// Filters the field's norm (µT) and dip sine, compares them with the reference and returns
+  /// the heading gain: 1 when undisturbed long enough, a reduced gain after the longest
+  /// rejection, 0 otherwise. Updates ``State/isMagneticDisturbanceDetected``.
+  mutating func trackFieldDisturbance(norm: Double, dip: Double, dt: Double) -> Double {
+    let kc = scaledGain(coefficients.magneticCurrentGain)
     if !state.hasFieldReference {
       state.currentFieldNorm = norm
       state.currentFieldDip = dip
@@ -486,17 +555,15 @@ public struct AttitudeEstimator: Sendable {
     }
     let curNorm = state.currentFieldNorm
     let curDip = state.currentFieldDip
-    let normTol = parameters.magneticNormTolerance
-    let dipTol = parameters.magneticDipTolerance
-
-    let disturbed = Swift.abs(curNorm - state.referenceFieldNorm) > normTol * state.referenceFieldNorm
-      || Self.dipDiffers(curDip, state.referenceFieldDip, tolerance: dipTol)
+    let disturbed = Swift.abs(curNorm - state.referenceFieldNorm)
+      > parameters.magneticNormTolerance * state.referenceFieldNorm
+      || Self.dipDiffers(curDip, state.referenceFieldDip, tolerance: parameters.magneticDipTolerance)
     var gain = 0.0
     if !disturbed {
       state.undisturbedTime += dt
       if state.undisturbedTime >= parameters.magneticMinimumUndisturbedTime || !state.isHeadingInitialized {
         gain = 1
-        let kr = coefficients.magneticReferenceGain
+        let kr = scaledGain(coefficients.magneticReferenceGain)
         state.referenceFieldNorm += kr * (curNorm - state.referenceFieldNorm)
         state.referenceFieldDip += kr * (curDip - state.referenceFieldDip)
       }
@@ -509,8 +576,17 @@ public struct AttitudeEstimator: Sendable {
       }
     }
     state.isMagneticDisturbanceDetected = disturbed
+    return gain
+  }
 
-    // A new steady field seen during motion replaces the reference (the environment changed).
+  /// Tracks a candidate field; returns true when a steady new field seen during motion
+  /// replaced a disturbed reference (the environment changed), so the heading corrects in full.
+  mutating func acceptsNewField(gyroscope: SIMD3<Double>, dt: Double) -> Bool {
+    let curNorm = state.currentFieldNorm
+    let curDip = state.currentFieldDip
+    let normTol = parameters.magneticNormTolerance
+    let dipTol = parameters.magneticDipTolerance
+    var accepted = false
     if Swift.abs(curNorm - state.candidateFieldNorm) > normTol * state.candidateFieldNorm
       || Self.dipDiffers(curDip, state.candidateFieldDip, tolerance: dipTol)
     {
@@ -518,7 +594,7 @@ public struct AttitudeEstimator: Sendable {
       state.candidateFieldDip = curDip
       state.candidateFieldTime = 0
     } else {
-      let kr = coefficients.magneticReferenceGain
+      let kr = scaledGain(coefficients.magneticReferenceGain)
       state.candidateFieldNorm += kr * (curNorm - state.candidateFieldNorm)
       state.candidateFieldDip += kr * (curDip - state.candidateFieldDip)
       if (gyroscope - state.gyroscopeBias).lengthSquared
@@ -528,21 +604,25 @@ public struct AttitudeEstimator: Sendable {
       }
       let needed = state.isFieldReferenceConfirmed
         ? parameters.magneticNewFieldTime : parameters.magneticFirstFieldTime
-      if disturbed && state.candidateFieldTime >= needed {
+      if state.isMagneticDisturbanceDetected && state.candidateFieldTime >= needed {
         state.referenceFieldNorm = state.candidateFieldNorm
         state.referenceFieldDip = state.candidateFieldDip
         state.isFieldReferenceConfirmed = true
         state.isMagneticDisturbanceDetected = false
         state.undisturbedTime = parameters.magneticMinimumUndisturbedTime
         state.rejectionTime = 0
-        gain = 1
+        accepted = true
       }
     }
     if !state.isFieldReferenceConfirmed && state.candidateFieldTime >= parameters.magneticFirstFieldTime {
       state.isFieldReferenceConfirmed = true
     }
+    return accepted
+  }
 
-    guard gain > 0 else { return }
+  /// Turns the heading offset toward the horizontal part of `inEarth` (the field in the 6D earth
+  /// frame, µT, of length `norm`) by `gain` times the heading gain.
+  mutating func stepHeading(toward inEarth: SIMD3<Double>, norm: Double, gain: Double) {
     let horizontal2 = inEarth.x * inEarth.x + inEarth.y * inEarth.y
     guard horizontal2 > 1e-6 * norm * norm else { return }
     // Heading error: the angle of the horizontal field after the current offset rotation
@@ -555,7 +635,7 @@ public struct AttitudeEstimator: Sendable {
     let error = -Self.fastAtan2(y, x)
     state.headingSampleCount += 1
     // Converge at once from the first samples, then settle to the nominal time constant.
-    let k = Swift.max(coefficients.magnetometerGain, 1 / Double(state.headingSampleCount))
+    let k = Swift.max(scaledGain(coefficients.magnetometerGain), 1 / Double(state.headingSampleCount))
     let step = gain * k * error
     var offset = state.headingOffset + step
     // |step| ≤ π, so one wrap suffices (cheaper than a general fmod-based wrap).

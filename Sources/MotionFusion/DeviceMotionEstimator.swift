@@ -114,6 +114,13 @@ public struct FusionDiagnostics: Sendable, Equatable {
   public var saturatedSamples = 0
   /// Samples accepted into the state.
   public var acceptedSamples = 0
+  /// Samples (or magnetometer readings) rejected because a value was finite but beyond the
+  /// sensor's physical range (``AttitudeEstimator/Parameters/gyroscopePlausibleLimit`` and
+  /// its accelerometer and magnetometer counterparts).
+  public var implausibleSamples = 0
+  /// Restarts because the state stopped being finite (a safety net: rejected inputs should make
+  /// this impossible).
+  public var nonFiniteStateResets = 0
 
   public init() {}
 }

@@ -65,7 +65,7 @@ public enum OfflineAttitudeEstimator {
     var backwardParameters = parameters
     // The gyroscope delay is physical: extrapolate forward in real time, i.e. backward in the
     // reversed pass's time.
-    backwardParameters.gyroscopeDelayInSamples = -parameters.gyroscopeDelayInSamples
+    backwardParameters.gyroscopeDelay = -parameters.gyroscopeDelay
     var reversed = AttitudeEstimator(parameters: backwardParameters, samplePeriod: samplePeriod)
     reversed.seedGyroscopeBias(-first.gyroscopeBias, sigma: first.gyroscopeBiasSigma)
     for i in stride(from: n - 1, through: 0, by: -1) {

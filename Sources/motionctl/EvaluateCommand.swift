@@ -3,6 +3,7 @@
 import ArgumentParser
 import Foundation
 import MotionEvaluation
+import MotionFusion
 
 /// `motionctl evaluate PATH...`: attitude accuracy against ground truth (BROAD metrics).
 struct EvaluateCommand: ParsableCommand {
@@ -25,8 +26,34 @@ struct EvaluateCommand: ParsableCommand {
   @Flag(help: "Print JSON: {\"mode\", \"trials\": [{\"name\", \"total\", \"heading\", \"inclination\"}], \"mean\"}.")
   var json = false
 
+  @Option(
+    help: """
+      Decimate each trial by K first: gyroscope, accelerometer and magnetometer averaged over \
+      each window of K samples; time, reference and movement flag from the window's last sample.
+      """)
+  var decimate = 1
+
+  @Option(
+    name: .customLong("set"),
+    help: "Override an estimator parameter for an experiment: NAME=VALUE (documented unit; repeatable).")
+  var overrides: [String] = []
+
+  @Flag(
+    help: """
+      Instead of ground truth, compare our real-time 6D gravity with Apple's CMDeviceMotion.gravity \
+      on iPhone recordings in the MotionSense layout (t, ax…az in g, gx…gz in rad/s, \
+      apple_gravity_x…z): median and 95th percentile angle per file, degrees.
+      """)
+  var appleAgreement = false
+
   @Flag(help: "Also measure single-thread throughput (samples/s) of the real-time 9D estimator on the first trial.")
   var throughput = false
+
+  func validate() throws {
+    guard (1...10_000).contains(decimate) else {
+      throw ValidationError("--decimate must be between 1 and 10000")
+    }
+  }
 
   func run() throws {
     // `motionctl evaluate steps PATH...`: the step counter's sub-mode (attitude stays the default).
@@ -34,10 +61,17 @@ struct EvaluateCommand: ParsableCommand {
       try StepsEvaluationOutput.run(paths: Array(paths.dropFirst()), json: json)
       return
     }
-    let result = try FusionEvaluation.evaluate(paths: paths, mode: mode)
+    let parameters = try FusionEvaluation.parameters(with: overrides)
+    if appleAgreement {
+      try runAppleAgreement(parameters: parameters)
+      return
+    }
+    let result = try FusionEvaluation.evaluate(
+      paths: paths, mode: mode, parameters: parameters, decimation: decimate)
     var samplesPerSecond: Double?
     if throughput, let first = FusionEvaluation.trialFiles(in: paths).first {
-      samplesPerSecond = FusionEvaluation.throughput(try EvaluationTrial.load(path: first))
+      samplesPerSecond = FusionEvaluation.throughput(
+        try EvaluationTrial.load(path: first).decimated(by: decimate), parameters: parameters)
     }
     if json {
       var object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(result)) as! [String: Any]
@@ -58,6 +92,29 @@ struct EvaluateCommand: ParsableCommand {
     print(row("mean (\(result.trials.count) trials)", result.mean.total, result.mean.heading, result.mean.inclination))
     if let samplesPerSecond {
       print(String(format: "throughput: %.0f samples/s (real-time 9D, one thread)", samplesPerSecond))
+    }
+  }
+}
+
+extension EvaluateCommand {
+  func runAppleAgreement(parameters: AttitudeEstimator.Parameters) throws {
+    var trials: [FusionAppleAgreement.Trial] = []
+    for file in FusionEvaluation.trialFiles(in: paths) {
+      trials.append(
+        try FusionAppleAgreement.evaluate(path: file, decimation: decimate, parameters: parameters))
+    }
+    if json {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys]
+      print(String(decoding: try encoder.encode(["trials": trials]), as: UTF8.self))
+      return
+    }
+    print("angle between our gravity and Apple's, degrees")
+    print("trial".padding(toLength: 32, withPad: " ", startingAt: 0) + "  median     p95  samples")
+    for trial in trials {
+      print(
+        trial.name.padding(toLength: 32, withPad: " ", startingAt: 0)
+          + String(format: " %7.2f %7.2f %8d", trial.median, trial.p95, trial.count))
     }
   }
 }

@@ -181,9 +181,9 @@ final class AttitudeEstimatorTests: XCTestCase {
     var imu = SyntheticIMU()
     let samples = imu.samples(duration: 3, rate: 100, attitude: { t in Quaternion(angle: 0.8 * t, axis: SIMD3(1, 2, 2)) })
     var parameters = AttitudeEstimator.Parameters.default
-    parameters.gyroscopeDelayInSamples = 0
+    parameters.gyroscopeDelay = 0
     var plain = AttitudeEstimator(parameters: parameters, samplePeriod: 0.01)
-    parameters.gyroscopeDelayInSamples = 0.5
+    parameters.gyroscopeDelay = 0.005
     var delayed = AttitudeEstimator(parameters: parameters, samplePeriod: 0.01)
     for s in samples {
       plain.update(timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer, magnetometer: s.magnetometer)

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Agreement with Apple's own device motion on iPhone recordings (MotionSense layout).
+
+Usage: python3 Benchmarks/fusion-comparison/apple_agreement.py [DIR_OR_FILES...] [--decimate K]
+       [--per-trial]
+
+For each recording (default: ../shared/data/activity/motionsense): the angle between the gravity
+direction of a real-time 6D filter and Apple's `CMDeviceMotion.gravity` recorded beside it, at
+every sample from the first on (both filters start from their own state); median and 95th
+percentile per trial, then per activity the median over its trials of those figures. Ours runs
+through `motionctl evaluate --apple-agreement` (release build), VQF (`vqf` package, 6D) here on
+the same inputs (acceleration converted from Apple's g to specific force in m/s²). There is no
+magnetometer in these files. Apple's filter is not ground truth (both differ from it by degrees
+while walking): this catches regressions and pocket-motion failures.
+
+MotionSense: M. Malekzadeh, R. G. Clegg, A. Cavallaro, H. Haddadi, "Mobile Sensor Data
+Anonymization", IoTDI 2019 (MIT licence).
+"""
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import compare  # noqa: E402  (creates/uses Benchmarks/.venv)
+import numpy as np  # noqa: E402
+
+ACTIVITIES = {"wlk": "walk", "jog": "jog", "ups": "upstairs", "dws": "downstairs", "sit": "sit",
+              "std": "stand"}
+
+
+def load(path):
+    with open(path) as f:
+        names = f.readline().strip().split(",")
+    d = np.genfromtxt(path, delimiter=",", skip_header=1)
+    d = d[np.all(np.isfinite(d), axis=1)]
+    col = lambda *c: np.ascontiguousarray(d[:, [names.index(x) for x in c]])
+    return dict(t=d[:, 0], acc=col("ax", "ay", "az") * -9.80665, gyr=col("gx", "gy", "gz"),
+                apple=col("apple_gravity_x", "apple_gravity_y", "apple_gravity_z"))
+
+
+def vqf_angles(r, k):
+    import vqf
+    n = len(r["t"]) // k
+    mean = lambda x: np.ascontiguousarray(x[:n * k].reshape(n, k, 3).mean(axis=1))
+    gyr, acc = mean(r["gyr"]), mean(r["acc"])
+    apple = r["apple"][k - 1:n * k:k]
+    Ts = float(np.median(np.diff(r["t"][k - 1:n * k:k])))
+    q = vqf.VQF(Ts).updateBatch(gyr, acc)["quat6D"]  # sensor to earth (z up)
+    w, x, y, z = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
+    # Third row of R(q): the earth's up axis in the sensor frame; gravity points the other way.
+    down = -np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=1)
+    cos = np.sum(down * apple, axis=1) / np.linalg.norm(down, axis=1) / np.linalg.norm(apple, axis=1)
+    return np.degrees(np.arccos(np.clip(cos, -1, 1)))
+
+
+def main():
+    args = sys.argv[1:]
+    k = int(args[args.index("--decimate") + 1]) if "--decimate" in args else 1
+    per_trial = "--per-trial" in args
+    paths = [a for i, a in enumerate(args) if not a.startswith("--") and (i == 0 or args[i - 1] != "--decimate")]
+    if not paths:
+        paths = [os.path.join(compare.REPO, "..", "shared", "data", "activity", "motionsense")]
+    files = []
+    for p in paths:
+        if os.path.isdir(p):
+            files += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".csv"))
+        else:
+            files.append(p)
+    cmd = compare.ours_command()
+    ours_process = subprocess.Popen(cmd + ["evaluate", "--apple-agreement", "--json", "--decimate", str(k)] + files,
+                                    stdout=subprocess.PIPE, text=True)
+    vqf = {}
+    for f in files:
+        a = vqf_angles(load(f), k)
+        vqf[os.path.splitext(os.path.basename(f))[0]] = (float(np.median(a)), float(np.percentile(a, 95)))
+    out, _ = ours_process.communicate()
+    if ours_process.returncode != 0:
+        sys.exit("motionctl evaluate --apple-agreement failed")
+    ours = {t["name"]: (t["median"], t["p95"]) for t in json.loads(out)["trials"]}
+
+    rate = 50 / k
+    print(f"Angle between each filter's gravity and Apple's CMDeviceMotion.gravity, degrees "
+          f"(MotionSense, {len(files)} recordings, {rate:.0f} Hz)")
+    if per_trial:
+        print(f"{'trial':24}{'ours med':>10}{'VQF med':>10}{'ours p95':>10}{'VQF p95':>10}")
+        for name in ours:
+            o, v = ours[name], vqf[name]
+            print(f"{name:24}{o[0]:10.2f}{v[0]:10.2f}{o[1]:10.2f}{v[1]:10.2f}")
+    print(f"{'activity':12}{'trials':>7}{'ours med':>10}{'VQF med':>10}{'ours p95':>10}{'VQF p95':>10}  ours <= VQF")
+    for code, label in ACTIVITIES.items():
+        names = [n for n in ours if f"_{code}_" in n]
+        if not names:
+            continue
+        om = float(np.median([ours[n][0] for n in names]))
+        vm = float(np.median([vqf[n][0] for n in names]))
+        op = float(np.median([ours[n][1] for n in names]))
+        vp = float(np.median([vqf[n][1] for n in names]))
+        print(f"{label:12}{len(names):7d}{om:10.2f}{vm:10.2f}{op:10.2f}{vp:10.2f}  {'yes' if om <= vm else 'NO'}")
+
+
+if __name__ == "__main__":
+    main()

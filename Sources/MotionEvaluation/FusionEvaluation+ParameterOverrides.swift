@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionFusion
+
+extension FusionEvaluation {
+  /// The numeric estimator parameters by name, for `motionctl evaluate --set NAME=VALUE`
+  /// experiments (values in the parameter's documented unit; angles in radians). The flag
+  /// `usesCalibratedFieldForHeading` is set with 0 or 1.
+  public static let parameterKeyPaths: [String: WritableKeyPath<AttitudeEstimator.Parameters, Double>] = [
+    "accelerometerTimeConstant": \.accelerometerTimeConstant,
+    "magnetometerTimeConstant": \.magnetometerTimeConstant,
+    "biasInitialSigma": \.biasInitialSigma,
+    "biasForgettingTime": \.biasForgettingTime,
+    "biasLimit": \.biasLimit,
+    "motionBiasNoiseDensity": \.motionBiasNoiseDensity,
+    "motionBiasRateScale": \.motionBiasRateScale,
+    "motionBiasAccelerationScale": \.motionBiasAccelerationScale,
+    "restBiasNoiseDensity": \.restBiasNoiseDensity,
+    "restFilterTimeConstant": \.restFilterTimeConstant,
+    "restGyroscopeThreshold": \.restGyroscopeThreshold,
+    "restAccelerometerThreshold": \.restAccelerometerThreshold,
+    "restMinimumDuration": \.restMinimumDuration,
+    "magneticCurrentTimeConstant": \.magneticCurrentTimeConstant,
+    "magneticReferenceTimeConstant": \.magneticReferenceTimeConstant,
+    "magneticNormTolerance": \.magneticNormTolerance,
+    "magneticDipTolerance": \.magneticDipTolerance,
+    "magneticNewFieldTime": \.magneticNewFieldTime,
+    "magneticFirstFieldTime": \.magneticFirstFieldTime,
+    "magneticNewFieldMinimumRate": \.magneticNewFieldMinimumRate,
+    "magneticMinimumUndisturbedTime": \.magneticMinimumUndisturbedTime,
+    "magneticMaximumRejectionTime": \.magneticMaximumRejectionTime,
+    "magneticRejectionFactor": \.magneticRejectionFactor,
+    "gyroscopeDelay": \.gyroscopeDelay,
+    "reinitializationGap": \.reinitializationGap,
+    "gyroscopeSaturation": \.gyroscopeSaturation,
+    "accelerometerSaturation": \.accelerometerSaturation,
+    "gyroscopePlausibleLimit": \.gyroscopePlausibleLimit,
+    "accelerometerPlausibleLimit": \.accelerometerPlausibleLimit,
+    "magnetometerPlausibleLimit": \.magnetometerPlausibleLimit,
+    "magnetometerCalibration.forgettingTime": \.magnetometerCalibration.forgettingTime,
+    "magnetometerCalibration.accumulationInterval": \.magnetometerCalibration.accumulationInterval,
+    "magnetometerCalibration.lowResidual": \.magnetometerCalibration.lowResidual,
+    "magnetometerCalibration.mediumResidual": \.magnetometerCalibration.mediumResidual,
+    "magnetometerCalibration.highResidual": \.magnetometerCalibration.highResidual,
+    "magnetometerCalibration.minimumOffsetChange": \.magnetometerCalibration.minimumOffsetChange,
+  ]
+
+  /// Errors from ``parameters(overriding:with:)``.
+  public enum OverrideError: Error, CustomStringConvertible {
+    case malformed(String)
+    case unknownParameter(String)
+    public var description: String {
+      switch self {
+      case .malformed(let text): return "expected NAME=VALUE with a finite number, got \"\(text)\""
+      case .unknownParameter(let name):
+        return "unknown parameter \"\(name)\"; known: "
+          + parameterKeyPaths.keys.sorted().joined(separator: ", ")
+      }
+    }
+  }
+
+  /// `base` with each `NAME=VALUE` of `assignments` applied.
+  public static func parameters(
+    overriding base: AttitudeEstimator.Parameters = .default, with assignments: [String]
+  ) throws -> AttitudeEstimator.Parameters {
+    var result = base
+    for assignment in assignments {
+      let parts = assignment.split(separator: "=", maxSplits: 1)
+      guard parts.count == 2, let value = Double(parts[1]), value.isFinite else {
+        throw OverrideError.malformed(assignment)
+      }
+      if parts[0] == "usesCalibratedFieldForHeading" {
+        result.usesCalibratedFieldForHeading = value != 0
+        continue
+      }
+      guard let keyPath = parameterKeyPaths[String(parts[0])] else {
+        throw OverrideError.unknownParameter(String(parts[0]))
+      }
+      result[keyPath: keyPath] = value
+    }
+    return result
+  }
+}
