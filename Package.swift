@@ -47,7 +47,7 @@ var targets: [Target] = [
   // Step, activity, floor and altitude detectors: value types, no source knowledge.
   .target(name: "MotionDetectors", dependencies: ["MotionMath"], swiftSettings: [.swiftLanguageMode(.v6)]),
   .target(
-    name: "MotionEvaluation", dependencies: ["MotionMath", "MotionFusion", "MotionSensors"],
+    name: "MotionEvaluation", dependencies: ["MotionMath", "MotionFusion", "MotionSensors", "MotionDetectors"],
     swiftSettings: swiftSettings),
   .target(
     name: "OpenCoreMotion",
@@ -63,7 +63,7 @@ var targets: [Target] = [
     name: "motionctl",
     dependencies: [
       "OpenCoreMotion", "OpenUIDevice", "MotionSensors", "MotionFusion", "MotionRecognition",
-      "LinuxIIO", "MotionEvaluation",
+      "LinuxIIO", "MotionEvaluation", "MotionDetectors",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ],
     swiftSettings: swiftSettings),
@@ -72,7 +72,7 @@ var targets: [Target] = [
     name: "MotionBenchmarks",
     dependencies: [
       "OpenCoreMotion", "MotionSensors", "MotionFusion", "MotionMath", "LinuxIIO", "MotionEvaluation",
-      "_AllocationCounter",
+      "_AllocationCounter", "MotionDetectors",
     ],
     path: "Benchmarks/MotionBenchmarks",
     swiftSettings: swiftSettings),
@@ -105,6 +105,9 @@ var targets: [Target] = [
     dependencies: [
       "OpenCoreMotion", "OpenUIDevice", "MotionSensors", "LinuxIIO", "MotionFusion", "_MotionTestSupport",
     ]),
+  .testTarget(
+    name: "ActivityTests", dependencies: ["MotionDetectors", "MotionEvaluation", "_MotionTestSupport"],
+    swiftSettings: [.swiftLanguageMode(.v6)]),
   .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "_MotionTestSupport"]),
 ]
 
