@@ -26,7 +26,7 @@ public struct ActivityClassifier: Sendable {
     /// Probability per window (1 s) that the activity stays the same.
     public var stayProbability = 0.95
     /// Probability per window of going straight from automotive to stationary.
-    public var automotiveToStationary = 0.002
+    public var automotiveToStationary = 0.004
     /// Posterior a class needs to become the reported one.
     public var enterThreshold = 0.6
     /// Posterior under which the reported class is dropped (to `unknown` if none enters).
@@ -41,6 +41,9 @@ public struct ActivityClassifier: Sendable {
     public var outlierLimit = 12.0
     /// Share of the posterior pulled to uniform per window of untrusted input.
     public var outlierDecay = 0.3
+    /// Share of the generic change probability that goes to a moving vehicle (entering one is rarer
+    /// than changing gait, and sitting still can look like a smooth ride for a while).
+    public var vehicleEntryShare = 0.05
     /// Probability per window that a vehicle stops, or starts again.
     public var vehicleStopChange = 0.03
     /// Largest log-likelihood ratio (natural log) one window can contribute between two classes.
@@ -73,7 +76,9 @@ public struct ActivityClassifier: Sendable {
     self.parameters = parameters
     posterior = .init(repeating: 1 / Double(ActivityClass.count), count: ActivityClass.count)
     evidence = .init(repeating: 0, count: ActivityClass.count)
-    state = .init(repeating: 1 / Double(Self.stateCount), count: Self.stateCount)
+    // Start on the five classes alike; a stopped vehicle is only reached through a vehicle.
+    state = .init(repeating: 1 / Double(ActivityClass.count), count: Self.stateCount)
+    state[Self.stoppedVehicle] = 0
     predicted = state
     transition = Self.transitions(parameters)
   }
@@ -146,8 +151,10 @@ public struct ActivityClassifier: Sendable {
           t[from * n + to] = p.automotiveToStationary
         } else if from == stationary && to == stopped {
           t[from * n + to] = 0  // a vehicle is entered moving, or on foot
-        } else if toVehicle {
-          t[from * n + to] = move / 2
+        } else if to == stopped {
+          t[from * n + to] = move / 10  // on foot into a vehicle that is standing still
+        } else if to == moving {
+          t[from * n + to] = move * p.vehicleEntryShare
         } else {
           t[from * n + to] = move
         }
@@ -180,13 +187,14 @@ public struct ActivityClassifier: Sendable {
         let e = max(evidence[Self.emittingClass(s)] - top, -parameters.evidenceLimit)
         state[s] = predicted[s] * Double.exp(e)
       } else {
-        state[s] = predicted[s] + parameters.outlierDecay * (1 / Double(n) - predicted[s])
+        let uniform = s == Self.stoppedVehicle ? 0 : 1 / Double(k)
+        state[s] = predicted[s] + parameters.outlierDecay * (uniform - predicted[s])
       }
     }
     var sum = 0.0
     for s in 0..<n { sum += state[s] }
     if !(sum > 0) || !sum.isFinite {
-      for s in 0..<n { state[s] = 1 / Double(n) }
+      for s in 0..<n { state[s] = s == Self.stoppedVehicle ? 0 : 1 / Double(k) }
     } else {
       for s in 0..<n { state[s] /= sum }
     }

@@ -16,6 +16,10 @@ public enum ActivityTrainer {
     public var learningRate = 0.5
     public var momentum = 0.8
     public var l2 = 1e-3
+    /// Features the model ignores (weights kept at zero). Feature 0, the mean of |a|, is left out
+    /// by default: it mostly tells devices' accelerometer calibrations apart (each source is one
+    /// kind of phone), which would let the model learn the source instead of the activity.
+    public var excludedFeatures: Set<Int> = [0]
     public init() {}
   }
 
@@ -101,6 +105,7 @@ public enum ActivityTrainer {
             for j in 0..<d { gradW[c * d + j] += g * z[row + j] }
           }
         }
+        for c in 0..<k { for j in settings.excludedFeatures where j < d { gradW[c * d + j] = 0 } }
         for i in 0..<(k * d) {
           velocityW[i] = settings.momentum * velocityW[i] - settings.learningRate * gradW[i]
           w[i] += velocityW[i]
