@@ -44,6 +44,8 @@ public struct ActivityClassifier: Sendable {
     /// Share of the generic change probability that goes to a moving vehicle (entering one is rarer
     /// than changing gait, and sitting still can look like a smooth ride for a while).
     public var vehicleEntryShare = 0.05
+    /// Factor on ``vehicleEntryShare`` when coming from `stationary` rather than on foot or a bicycle.
+    public var vehicleEntryFromRest = 0.1
     /// Probability per window that a vehicle stops, or starts again.
     public var vehicleStopChange = 0.03
     /// Largest log-likelihood ratio (natural log) one window can contribute between two classes.
@@ -154,7 +156,8 @@ public struct ActivityClassifier: Sendable {
         } else if to == stopped {
           t[from * n + to] = move / 10  // on foot into a vehicle that is standing still
         } else if to == moving {
-          t[from * n + to] = move * p.vehicleEntryShare
+          // People walk to vehicles; straight from sitting still is rarer still.
+          t[from * n + to] = move * p.vehicleEntryShare * (from == stationary ? p.vehicleEntryFromRest : 1)
         } else {
           t[from * n + to] = move
         }
