@@ -29,6 +29,11 @@ public struct ActivityClassifier: Sendable {
     public var automotiveToStationary = 0.004
     /// Posterior a class needs to become the reported one.
     public var enterThreshold = 0.6
+    /// Consecutive windows a new class must reach ``enterThreshold`` before it replaces another.
+    public var confirmWindows = 2
+    /// Prior weight of a vehicle at the start, relative to each other class (sitting down and
+    /// handling the phone can look like a ride for a few seconds).
+    public var initialVehicleWeight = 0.1
     /// Posterior under which the reported class is dropped (to `unknown` if none enters).
     public var exitThreshold = 0.35
     /// Posterior for `high` confidence (kept down to `highThreshold - confidenceMargin`).
@@ -71,6 +76,9 @@ public struct ActivityClassifier: Sendable {
   private var predicted: [Double]
   private let transition: [Double]
   private var stillInVehicle = false
+  /// A class waiting to be confirmed, and for how many windows it has led.
+  private var candidate: Int?
+  private var candidateCount = 0
   /// The class behind ``current`` (`nil` for unknown).
   private var currentClass: ActivityClass?
 
@@ -79,7 +87,9 @@ public struct ActivityClassifier: Sendable {
     posterior = .init(repeating: 1 / Double(ActivityClass.count), count: ActivityClass.count)
     evidence = .init(repeating: 0, count: ActivityClass.count)
     // Start on the five classes alike; a stopped vehicle is only reached through a vehicle.
-    state = .init(repeating: 1 / Double(ActivityClass.count), count: Self.stateCount)
+    let weight = max(parameters.initialVehicleWeight, 0)
+    state = .init(repeating: 1 / (Double(ActivityClass.count - 1) + weight), count: Self.stateCount)
+    state[ActivityClass.automotive.rawValue] *= weight
     state[Self.stoppedVehicle] = 0
     predicted = state
     transition = Self.transitions(parameters)
@@ -206,9 +216,26 @@ public struct ActivityClassifier: Sendable {
     // Hysteresis on the reported class.
     var best = 0
     for c in 1..<k where posterior[c] > posterior[best] { best = c }
-    if posterior[best] >= parameters.enterThreshold {
-      reported = ActivityClass(rawValue: best)
-    } else if let reported, posterior[reported.rawValue] < parameters.exitThreshold {
+    // A new class must lead above the entry threshold for `confirmWindows` windows in a row, so
+    // evidence that alternates between two classes cannot make the report flip back and forth.
+    if posterior[best] >= parameters.enterThreshold && best != reported?.rawValue {
+      if candidate == best {
+        candidateCount += 1
+      } else {
+        candidate = best
+        candidateCount = 1
+      }
+      // From unknown, the first class is taken at once (nothing to flicker against).
+      if candidateCount >= (reported == nil ? 1 : parameters.confirmWindows) {
+        reported = ActivityClass(rawValue: best)
+        candidate = nil
+      }
+    } else {
+      candidate = nil
+    }
+    if let reported, best != reported.rawValue, posterior[reported.rawValue] < parameters.exitThreshold,
+      posterior[best] < parameters.enterThreshold
+    {
       self.reported = nil
     }
     if !trusted && posterior[best] < parameters.enterThreshold { reported = nil }
