@@ -213,16 +213,25 @@ public struct ActivityFeatureExtractor: Sendable {
     let n = Self.windowLength
     let tables = Self.tables
     var total = 0.0
-    for k in 0..<power.count {
-      var re = 0.0
-      var im = 0.0
-      let base = k * n
-      for i in 0..<n {
-        re += tables.cosine[base + i] * signal[i]
-        im += tables.sine[base + i] * signal[i]
+    // The DFT is most of the per-window cost: unchecked buffers let it vectorise.
+    tables.cosine.withUnsafeBufferPointer { cosine in
+      tables.sine.withUnsafeBufferPointer { sine in
+        signal.withUnsafeBufferPointer { x in
+          power.withUnsafeMutableBufferPointer { power in
+            for k in 0..<power.count {
+              var re = 0.0
+              var im = 0.0
+              let base = k * n
+              for i in 0..<n {
+                re += cosine[base + i] * x[i]
+                im += sine[base + i] * x[i]
+              }
+              power[k] = re * re + im * im
+              total += power[k]
+            }
+          }
+        }
       }
-      power[k] = re * re + im * im
-      total += power[k]
     }
     total += 1e-12
     for (b, band) in Self.bands.enumerated() {
