@@ -140,6 +140,7 @@ var targets: [Target] = [
       "OpenCoreMotion", "SourceComposition", "MotionSensors", "LinuxIIO", "Geomagnetism", "MotionMath",
       "_LinuxIIOTestSupport", "_MotionTestSupport",
     ]),
+  .testTarget(name: "ActivityTests", dependencies: ["MotionDetectors", "MotionEvaluation", "_MotionTestSupport"]),
   .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "_MotionTestSupport"]),
 ]
 

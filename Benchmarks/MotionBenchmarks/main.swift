@@ -2,7 +2,7 @@
 
 // motion-benchmarks: throughput and CPU cost of OpenCoreMotion's moving parts.
 //
-//     cd Benchmarks && swift run -c release motion-benchmarks [simulator|replay|device-motion|fusion|iio|steps|all] [--broad FILE]
+//     cd Benchmarks && swift run -c release motion-benchmarks [simulator|replay|device-motion|fusion|iio|steps|activity|all] [--broad FILE]
 //
 // Machines here are shared and noisy, so every figure is printed next to a baseline measured in the
 // same process, and each measurement is the best of several runs.
@@ -228,7 +228,7 @@ if let index = arguments.firstIndex(of: "--broad"), index + 1 < arguments.count 
   arguments.removeSubrange(index...(index + 1))
 }
 let selection = Set(arguments.isEmpty ? ["all"] : arguments)
-let known: Set = ["all", "simulator", "replay", "device-motion", "fusion", "iio", "steps"]
+let known: Set = ["all", "simulator", "replay", "device-motion", "fusion", "iio", "steps", "activity"]
 guard selection.isSubset(of: known) else {
   FileHandle.standardError.write(Data("usage: motion-benchmarks [\(known.sorted().joined(separator: "|"))]... [--broad FILE]\n".utf8))
   exit(2)
@@ -242,6 +242,7 @@ do {
   if selection.contains("all") || selection.contains("device-motion") { try benchmarkDeviceMotionCost() }
   if selection.contains("all") || selection.contains("fusion") { try benchmarkFusion(broadFile: broadFile) }
   if selection.contains("all") || selection.contains("steps") { StepDetectorBenchmark.run(report: report) }
+  if selection.contains("all") || selection.contains("activity") { benchmarkActivity() }
   #if os(Linux)
   if selection.contains("all") || selection.contains("iio") { try benchmarkIIO() }
   #endif

@@ -6,59 +6,257 @@
 /// CONTRACT (shared by the activity API, the daemon and `motionctl activity`; keep the signatures):
 /// - `init(parameters:)`, `process(time:acceleration:) -> ActivityEstimate?`, `current`, `reset()`.
 /// - Input: `time` in seconds, non-decreasing; `acceleration` in g, gravity included (Apple's sign
-///   at the API boundary).
+///   at the API boundary; only magnitudes and directions relative to the mean matter, so either
+///   sign works). Any rate from about 15 Hz up.
 /// - Output: a new estimate when the reported activity changes, else `nil`; `current` is the latest.
 ///
-/// The implementation here is a placeholder (scaffolding): the activity work replaces it.
+/// How: ``ActivityFeatureExtractor`` yields a feature vector of the last 5 s every second;
+/// ``ActivityModel`` turns it into class log-probabilities; a hidden-Markov forward filter
+/// (``Parameters/stayProbability`` per second, and leaving a vehicle for `stationary` made rare,
+/// because people walk out of vehicles and vehicles stop often) accumulates them into a posterior.
+/// Hidden states: the five classes and a stopped vehicle (see ``stateCount``).
+/// The reported class changes only when another class's posterior reaches
+/// ``Parameters/enterThreshold``; it falls back to `unknown` when its own posterior drops under
+/// ``Parameters/exitThreshold`` with no successor, or when the input lies far outside the training
+/// data (the evidence is then ignored and the posterior drifts to uniform). While `automotive`, the
+/// `stationary` flag is set when the stopped-vehicle state holds ``Parameters/enterThreshold`` of
+/// the vehicle's probability (a vehicle waiting at a light), and cleared under its complement.
 public struct ActivityClassifier: Sendable {
   public struct Parameters: Sendable, Equatable {
-    /// Window length in s.
-    public var window: Double = 2.56
+    /// Probability per window (1 s) that the activity stays the same.
+    public var stayProbability = 0.95
+    /// Probability per window of going straight from automotive to stationary.
+    public var automotiveToStationary = 0.004
+    /// Posterior a class needs to become the reported one.
+    public var enterThreshold = 0.6
+    /// Consecutive windows a new class must reach ``enterThreshold`` before it replaces another.
+    public var confirmWindows = 2
+    /// Prior weight of a vehicle at the start, relative to each other class (sitting down and
+    /// handling the phone can look like a ride for a few seconds).
+    public var initialVehicleWeight = 0.1
+    /// Posterior under which the reported class is dropped (to `unknown` if none enters).
+    public var exitThreshold = 0.35
+    /// Posterior for `high` confidence (kept down to `highThreshold - confidenceMargin`).
+    public var highThreshold = 0.9
+    /// Posterior for `medium` confidence (kept down to `mediumThreshold - confidenceMargin`).
+    public var mediumThreshold = 0.7
+    /// Hysteresis on the confidence levels.
+    public var confidenceMargin = 0.1
+    /// Largest standardised feature (in training standard deviations) still trusted as evidence.
+    public var outlierLimit = 12.0
+    /// Share of the posterior pulled to uniform per window of untrusted input.
+    public var outlierDecay = 0.3
+    /// Share of the generic change probability that goes to a moving vehicle (entering one is rarer
+    /// than changing gait, and sitting still can look like a smooth ride for a while).
+    public var vehicleEntryShare = 0.05
+    /// Factor on ``vehicleEntryShare`` when coming from `stationary` rather than on foot or a bicycle.
+    public var vehicleEntryFromRest = 0.1
+    /// Probability per window that a vehicle stops, or starts again.
+    public var vehicleStopChange = 0.03
+    /// Largest log-likelihood ratio (natural log) one window can contribute between two classes.
+    public var evidenceLimit = 3.0
+    /// The model (coefficients).
+    public var model: ActivityModel = .trained
+
     public init() {}
     public static let `default` = Parameters()
   }
 
   public let parameters: Parameters
   public private(set) var current = ActivityEstimate(unknown: true)
-  private var windowStart: Double?
-  private var count = 0.0
-  private var sum = 0.0
-  private var sumOfSquares = 0.0
+  /// Posterior probability of each ``ActivityClass`` after the latest window (uniform at first).
+  public private(set) var posterior: [Double]
+  /// The class reported now, `nil` while unknown.
+  public private(set) var reported: ActivityClass?
+
+  private var extractor = ActivityFeatureExtractor()
+  private var evidence: [Double]
+  /// Posterior of the hidden states (see ``stateCount``) and the prediction scratch.
+  private var state: [Double]
+  private var predicted: [Double]
+  private let transition: [Double]
+  private var stillInVehicle = false
+  /// A class waiting to be confirmed, and for how many windows it has led.
+  private var candidate: Int?
+  private var candidateCount = 0
+  /// The class behind ``current`` (`nil` for unknown).
+  private var currentClass: ActivityClass?
 
   public init(parameters: Parameters = .default) {
     self.parameters = parameters
+    posterior = .init(repeating: 1 / Double(ActivityClass.count), count: ActivityClass.count)
+    evidence = .init(repeating: 0, count: ActivityClass.count)
+    // Start on the five classes alike; a stopped vehicle is only reached through a vehicle.
+    let weight = max(parameters.initialVehicleWeight, 0)
+    state = .init(repeating: 1 / (Double(ActivityClass.count - 1) + weight), count: Self.stateCount)
+    state[ActivityClass.automotive.rawValue] *= weight
+    state[Self.stoppedVehicle] = 0
+    predicted = state
+    transition = Self.transitions(parameters)
   }
 
   /// Feeds one sample; returns the new estimate when the activity changed.
   public mutating func process(time: Double, acceleration: SIMD3<Double>) -> ActivityEstimate? {
-    let magnitude = (acceleration * acceleration).sum().squareRoot()
-    guard magnitude.isFinite, time.isFinite else { return nil }
-    if windowStart == nil { windowStart = time }
-    count += 1
-    sum += magnitude
-    sumOfSquares += magnitude * magnitude
-    guard let start = windowStart, time - start >= parameters.window else { return nil }
-    let mean = sum / count
-    let deviation = max(0, sumOfSquares / count - mean * mean).squareRoot()
-    windowStart = time
-    count = 0
-    sum = 0
-    sumOfSquares = 0
-    var next = ActivityEstimate(confidence: .medium, startTime: time)
-    if deviation < 0.05 {
-      next.stationary = true
-    } else if deviation < 0.8 {
-      next.walking = true
+    guard extractor.process(time: time, acceleration: acceleration) else { return nil }
+    return decide(features: extractor.features, time: time)
+  }
+
+  /// Feeds one precomputed feature vector (what ``ActivityFeatureExtractor`` yields at `time`);
+  /// evaluation replays cached features through it instead of re-reading the samples per model.
+  package mutating func process(features: [Double], time: Double) -> ActivityEstimate? {
+    decide(features: features, time: time)
+  }
+
+  private mutating func decide(features: [Double], time: Double) -> ActivityEstimate? {
+    update(features)
+    var next = ActivityEstimate(startTime: time)
+    if let reported {
+      switch reported {
+      case .stationary: next.stationary = true
+      case .walking: next.walking = true
+      case .running: next.running = true
+      case .cycling: next.cycling = true
+      case .automotive:
+        next.automotive = true
+        next.stationary = stillInVehicle
+      }
+      next.confidence = confidence(for: posterior[reported.rawValue])
     } else {
-      next.running = true
+      next.unknown = true
+      next.confidence = .low
     }
     guard !next.sameActivity(as: current) else { return nil }
     current = next
+    currentClass = reported
     return next
   }
 
   /// Forgets everything seen so far.
   public mutating func reset() {
     self = ActivityClassifier(parameters: parameters)
+  }
+
+  /// Hidden states of the forward filter: the five classes, and a vehicle standing still (which
+  /// emits like `stationary` but is reached only from a vehicle or on foot, and is left for
+  /// `stationary` only rarely: that is what keeps a red light `automotive`).
+  static let stateCount = 6
+  static let stoppedVehicle = 5
+
+  /// The class whose evidence a hidden state emits.
+  static func emittingClass(_ state: Int) -> Int { state == stoppedVehicle ? ActivityClass.stationary.rawValue : state }
+
+  /// The 6 × 6 transition matrix per window, row-major `[from * 6 + to]`.
+  static func transitions(_ p: Parameters) -> [Double] {
+    let n = stateCount
+    let stationary = 0
+    let moving = ActivityClass.automotive.rawValue
+    let stopped = stoppedVehicle
+    var t = [Double](repeating: 0, count: n * n)
+    let move = (1 - p.stayProbability) / 4
+    for from in 0..<n {
+      for to in 0..<n where to != from {
+        let fromVehicle = from == moving || from == stopped
+        let toVehicle = to == moving || to == stopped
+        if fromVehicle && toVehicle {
+          t[from * n + to] = p.vehicleStopChange
+        } else if fromVehicle && to == stationary {
+          t[from * n + to] = p.automotiveToStationary
+        } else if from == stationary && to == stopped {
+          t[from * n + to] = 0  // a vehicle is entered moving, or on foot
+        } else if to == stopped {
+          t[from * n + to] = move / 10  // on foot into a vehicle that is standing still
+        } else if to == moving {
+          // People walk to vehicles; straight from sitting still is rarer still.
+          t[from * n + to] = move * p.vehicleEntryShare * (from == stationary ? p.vehicleEntryFromRest : 1)
+        } else {
+          t[from * n + to] = move
+        }
+      }
+      var off = 0.0
+      for to in 0..<n where to != from { off += t[from * n + to] }
+      t[from * n + from] = 1 - off
+    }
+    return t
+  }
+
+  /// One window: forward filter, then the hysteresis on the reported class.
+  private mutating func update(_ features: [Double]) {
+    let n = Self.stateCount
+    let k = ActivityClass.count
+    let largest = parameters.model.logProbabilities(features, into: &evidence)
+    let trusted = largest.isFinite && largest <= parameters.outlierLimit
+    // Prediction step.
+    for to in 0..<n {
+      var sum = 0.0
+      for from in 0..<n { sum += state[from] * transition[from * n + to] }
+      predicted[to] = sum
+    }
+    // Update step: each window's evidence is limited to `evidenceLimit` (natural log) between
+    // classes, so that no single window decides and two or three consistent ones are needed.
+    var top = -Double.infinity
+    for c in 0..<k { top = max(top, evidence[c]) }
+    for s in 0..<n {
+      if trusted {
+        let e = max(evidence[Self.emittingClass(s)] - top, -parameters.evidenceLimit)
+        state[s] = predicted[s] * Double.exp(e)
+      } else {
+        let uniform = s == Self.stoppedVehicle ? 0 : 1 / Double(k)
+        state[s] = predicted[s] + parameters.outlierDecay * (uniform - predicted[s])
+      }
+    }
+    var sum = 0.0
+    for s in 0..<n { sum += state[s] }
+    if !(sum > 0) || !sum.isFinite {
+      for s in 0..<n { state[s] = s == Self.stoppedVehicle ? 0 : 1 / Double(k) }
+    } else {
+      for s in 0..<n { state[s] /= sum }
+    }
+    for c in 0..<k { posterior[c] = state[c] }
+    posterior[ActivityClass.automotive.rawValue] += state[Self.stoppedVehicle]
+    // Hysteresis on the reported class.
+    var best = 0
+    for c in 1..<k where posterior[c] > posterior[best] { best = c }
+    // A new class must lead above the entry threshold for `confirmWindows` windows in a row, so
+    // evidence that alternates between two classes cannot make the report flip back and forth.
+    if posterior[best] >= parameters.enterThreshold && best != reported?.rawValue {
+      if candidate == best {
+        candidateCount += 1
+      } else {
+        candidate = best
+        candidateCount = 1
+      }
+      // From unknown, the first class is taken at once (nothing to flicker against).
+      if candidateCount >= (reported == nil ? 1 : parameters.confirmWindows) {
+        reported = ActivityClass(rawValue: best)
+        candidate = nil
+      }
+    } else {
+      candidate = nil
+    }
+    if let reported, best != reported.rawValue, posterior[reported.rawValue] < parameters.exitThreshold,
+      posterior[best] < parameters.enterThreshold
+    {
+      self.reported = nil
+    }
+    if !trusted && posterior[best] < parameters.enterThreshold { reported = nil }
+    // Stationary inside a vehicle, with its own hysteresis.
+    if reported == .automotive {
+      let share = state[Self.stoppedVehicle] / max(posterior[ActivityClass.automotive.rawValue], 1e-300)
+      if share >= parameters.enterThreshold { stillInVehicle = true }
+      if share < 1 - parameters.enterThreshold { stillInVehicle = false }
+    } else {
+      stillInVehicle = false
+    }
+  }
+
+  private func confidence(for probability: Double) -> ActivityEstimate.Confidence {
+    // A level already reported for this class is kept down to its threshold minus the margin.
+    let held = currentClass == reported ? current.confidence : .low
+    func reaches(_ threshold: Double, _ level: ActivityEstimate.Confidence) -> Bool {
+      probability >= (held >= level ? threshold - parameters.confidenceMargin : threshold)
+    }
+    if reaches(parameters.highThreshold, .high) { return .high }
+    if reaches(parameters.mediumThreshold, .medium) { return .medium }
+    return .low
   }
 }

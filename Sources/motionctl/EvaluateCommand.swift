@@ -5,16 +5,22 @@ import Foundation
 import MotionEvaluation
 import MotionFusion
 
-/// `motionctl evaluate PATH...`: attitude accuracy against ground truth (BROAD metrics).
+/// `motionctl evaluate PATH...`: attitude accuracy against ground truth (BROAD metrics);
+/// `motionctl evaluate activity PATH...`: activity classification, leave subjects out.
 struct EvaluateCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "evaluate",
-    abstract: "Score the attitude estimator against ground truth (BROAD-layout CSV files or folders of them).",
+    abstract:
+      "Score the attitude estimator against ground truth (BROAD-layout CSV files or folders of them), or with `activity` first, the activity classifier.",
     discussion: """
       Prints per-trial total, heading and inclination RMSE in degrees over the movement phase, and \
       their mean over trials, as defined in the BROAD benchmark (6D modes first remove the one \
       constant heading offset that best aligns the estimate). Estimators start from their own state \
       at the first sample.
+
+      `evaluate activity PATH...` (PATH: the shared activity folder with its index.csv, or files \
+      listed in one) scores the activity classifier leave-subjects-out: per-class recall and the \
+      confusion matrix per source next to the README baselines, and switching delays.
       """)
 
   @Argument(help: "Trial files (.csv) or folders of them; or `steps` followed by step-count data paths.")
@@ -55,7 +61,17 @@ struct EvaluateCommand: ParsableCommand {
     }
   }
 
+  @Option(
+    help: ArgumentHelp(
+      "With `evaluate activity`: also train on every given file and write the model as Swift source here.",
+      valueName: "swift-file"))
+  var writeModel: String?
+
   func run() throws {
+    if paths.first == "activity" {
+      try ActivityEvaluationReport.run(paths: Array(paths.dropFirst()), json: json, writeModel: writeModel)
+      return
+    }
     // `motionctl evaluate steps PATH...`: the step counter's sub-mode (attitude stays the default).
     if paths.first == "steps" {
       try StepsEvaluationOutput.run(paths: Array(paths.dropFirst()), json: json)

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Foundation
+import MotionEvaluation
+
+/// `motionctl activity FILE...`: motion activity segments of recordings.
+struct ActivityCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "activity",
+    abstract: "Classify motion activity (stationary, walking, running, cycling, automotive) in recordings.",
+    discussion: """
+      Reads CSV files with columns t, ax, ay, az (extra columns ignored; g with Apple's sign or m/s² \
+      with Android's sign, told apart by the magnitude) or any recording format motionctl replays, \
+      and runs the causal classifier over the accelerometer. Prints one segment per reported change.
+      """)
+
+  @Argument(help: "Recordings.")
+  var files: [String]
+
+  @Flag(help: "Print JSON, one object per file per line: {\"file\", \"segments\": [{\"start\", \"end\", \"stationary\", \"walking\", \"running\", \"cycling\", \"automotive\", \"unknown\", \"confidence\"}]}.")
+  var json = false
+
+  struct FileResult: Codable {
+    var file: String
+    var segments: [ActivitySegment]
+  }
+
+  func run() throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    for file in files {
+      let recording: ActivityRecording
+      do {
+        recording = try ActivityRecording.load(URL(fileURLWithPath: file))
+      } catch {
+        throw CLIError("\(file): \(error)")
+      }
+      let segments = ActivitySegment.segments(of: recording)
+      if json {
+        print(String(decoding: try encoder.encode(FileResult(file: file, segments: segments)), as: UTF8.self))
+        continue
+      }
+      print("\(file)  (\(recording.times.count) samples, \(recording.units.rawValue))")
+      for segment in segments {
+        print(
+          String(format: "  %9.2f – %9.2f s  ", segment.start, segment.end)
+            + segment.activityDescription.padding(toLength: 24, withPad: " ", startingAt: 0) + segment.confidence)
+      }
+    }
+  }
+}

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionDetectors
+import XCTest
+
+/// The classifier's mechanics (warm-up, switching delay, hysteresis, unknown, sample-rate
+/// independence, automotive + stationary) with hand-made models, so the figures do not depend on
+/// the trained coefficients.
+final class ActivityClassifierTests: XCTestCase {
+  private var handParameters: ActivityClassifier.Parameters {
+    var p = ActivityClassifier.Parameters()
+    p.model = ActivityTestSignals.restOrWalkModel
+    return p
+  }
+
+  /// Rest, walking, rest (60 s each, 50 Hz): unknown until the first 5 s window, then exactly two
+  /// changes of class, each reported within 10 s of the change in the signal (the target).
+  func testSwitchesWithinTenSecondsWithoutFlicker() {
+    let (timeline, estimates) = ActivityTestSignals.run(
+      [(60, 0.002, 0), (60, 0.3, 1.9), (60, 0.002, 0)], rate: 50, parameters: handParameters)
+    XCTAssertNil(timeline.first { $0.time < 4.9 }?.reported, "nothing is known before the first window")
+    let firstStationary = timeline.first { $0.reported == .stationary }?.time ?? .infinity
+    XCTAssertLessThanOrEqual(firstStationary, 10)
+    let walkingAt = timeline.first { $0.time >= 60 && $0.reported == .walking }?.time ?? .infinity
+    let restAt = timeline.first { $0.time >= 120 && $0.reported == .stationary }?.time ?? .infinity
+    XCTAssertLessThanOrEqual(walkingAt - 60, 10)
+    XCTAssertLessThanOrEqual(restAt - 120, 10)
+    // Class changes (ignoring confidence changes): unknown → stationary → walking → stationary.
+    var classes: [String] = []
+    for e in estimates {
+      let name = e.stationary ? "stationary" : e.walking ? "walking" : e.unknown ? "unknown" : "other"
+      if classes.last != name { classes.append(name) }
+    }
+    XCTAssertEqual(classes, ["stationary", "walking", "stationary"])
+    XCTAssertEqual(estimates.last?.confidence, .high, "a minute of clear rest is reported with high confidence")
+  }
+
+  /// Windows whose evidence alternates between two classes do not make the report flip back and
+  /// forth: it may settle on either once, then holds.
+  func testAlternatingEvidenceDoesNotFlicker() {
+    var p = ActivityClassifier.Parameters()
+    p.model = ActivityTestSignals.oneHotModel
+    var classifier = ActivityClassifier(parameters: p)
+    for i in 0..<30 { _ = classifier.process(features: ActivityTestSignals.oneHot(.walking), time: Double(i)) }
+    XCTAssertEqual(classifier.reported, .walking)
+    var classChanges = 0
+    var last = classifier.reported
+    for i in 30..<330 {
+      let activity: ActivityClass = i % 2 == 0 ? .running : .walking
+      _ = classifier.process(features: ActivityTestSignals.oneHot(activity), time: Double(i))
+      if classifier.reported != last { classChanges += 1 }
+      last = classifier.reported
+    }
+    XCTAssertLessThanOrEqual(classChanges, 1, "the class flickered on alternating evidence")
+  }
+
+  /// One window of contrary evidence is not enough to switch (the evidence limit): two or more are.
+  func testOneContraryWindowDoesNotSwitch() {
+    var p = ActivityClassifier.Parameters()
+    p.model = ActivityTestSignals.oneHotModel
+    var classifier = ActivityClassifier(parameters: p)
+    for i in 0..<30 { _ = classifier.process(features: ActivityTestSignals.oneHot(.stationary), time: Double(i)) }
+    _ = classifier.process(features: ActivityTestSignals.oneHot(.walking), time: 30)
+    XCTAssertEqual(classifier.reported, .stationary)
+    var switchedAfter = 1
+    while classifier.reported != .walking && switchedAfter < 20 {
+      _ = classifier.process(features: ActivityTestSignals.oneHot(.walking), time: Double(30 + switchedAfter))
+      switchedAfter += 1
+    }
+    XCTAssertEqual(classifier.reported, .walking)
+    XCTAssertLessThanOrEqual(switchedAfter, 4, "clear evidence switches within a few windows")
+  }
+
+  /// A vehicle that stops for 40 s stays automotive and adds the stationary flag; moving again
+  /// clears it. Stationary evidence from the start is plain stationary (no vehicle).
+  func testAutomotiveAndStationaryAtARedLight() {
+    var p = ActivityClassifier.Parameters()
+    p.model = ActivityTestSignals.oneHotModel
+    var classifier = ActivityClassifier(parameters: p)
+    var time = 0.0
+    func feed(_ activity: ActivityClass, _ windows: Int) {
+      for _ in 0..<windows {
+        _ = classifier.process(features: ActivityTestSignals.oneHot(activity), time: time)
+        time += 1
+      }
+    }
+    feed(.automotive, 60)
+    XCTAssertTrue(classifier.current.automotive)
+    XCTAssertFalse(classifier.current.stationary)
+    feed(.stationary, 40)
+    XCTAssertTrue(classifier.current.automotive, "a stop does not end the drive")
+    XCTAssertTrue(classifier.current.stationary, "a stopped vehicle is also stationary")
+    feed(.automotive, 10)
+    XCTAssertTrue(classifier.current.automotive)
+    XCTAssertFalse(classifier.current.stationary)
+    // Leaving on foot, then resting: stationary without automotive.
+    feed(.walking, 30)
+    XCTAssertTrue(classifier.current.walking)
+    feed(.stationary, 30)
+    XCTAssertTrue(classifier.current.stationary)
+    XCTAssertFalse(classifier.current.automotive)
+
+    var fresh = ActivityClassifier(parameters: p)
+    for i in 0..<30 { _ = fresh.process(features: ActivityTestSignals.oneHot(.stationary), time: Double(i)) }
+    XCTAssertTrue(fresh.current.stationary)
+    XCTAssertFalse(fresh.current.automotive)
+  }
+
+  /// Input far outside the training data (8 g shaking, mean |a| far from 1 g) turns the report to
+  /// unknown within 10 s; rest afterwards brings a class back.
+  func testOutlierInputBecomesUnknown() {
+    var classifier = ActivityClassifier(parameters: handParameters)
+    var t = 0.0
+    while t < 30 {
+      _ = classifier.process(time: t, acceleration: ActivityTestSignals.sample(time: t, amplitude: 0.002, frequency: 0))
+      t += 0.02
+    }
+    XCTAssertEqual(classifier.reported, .stationary)
+    var unknownAt: Double?
+    while t < 60 {
+      _ = classifier.process(time: t, acceleration: SIMD3(8 * sin(2 * Double.pi * 4 * t), 6, 0))
+      if unknownAt == nil, classifier.current.unknown { unknownAt = t }
+      t += 0.02
+    }
+    XCTAssertNotNil(unknownAt)
+    XCTAssertLessThanOrEqual((unknownAt ?? .infinity) - 30, 10)
+    XCTAssertEqual(classifier.current.confidence, .low)
+  }
+
+  /// The same signal at 15, 50 and 100 Hz gives the same classes, switching at times within 2 s of
+  /// each other (the filter and grid make the features rate-independent; 2 s allows the grid's
+  /// phase and the filter's discretisation).
+  func testSampleRateIndependence() {
+    let pieces: [(Double, Double, Double)] = [(40, 0.002, 0), (40, 0.3, 1.9), (40, 0.002, 0)]
+    var switchTimes: [[Double]] = []
+    for rate in [15.0, 50.0, 100.0] {
+      let (timeline, _) = ActivityTestSignals.run(pieces, rate: rate, parameters: handParameters)
+      var times: [Double] = []
+      var last: ActivityClass?
+      for mark in timeline where mark.reported != last {
+        times.append(mark.time)
+        last = mark.reported
+      }
+      switchTimes.append(times)
+    }
+    XCTAssertEqual(switchTimes[0].count, 3, "\(switchTimes)")
+    for other in switchTimes.dropFirst() {
+      XCTAssertEqual(other.count, switchTimes[0].count, "\(switchTimes)")
+      for (a, b) in zip(switchTimes[0], other) { XCTAssertEqual(a, b, accuracy: 2, "\(switchTimes)") }
+    }
+  }
+
+  /// Gaps, time going backwards and non-finite values restart the window instead of trapping or
+  /// producing garbage; `reset()` returns to unknown.
+  func testHostileInputRestartsTheWindow() {
+    var classifier = ActivityClassifier(parameters: handParameters)
+    for i in 0..<1000 {
+      _ = classifier.process(time: Double(i) * 0.02, acceleration: SIMD3(0, -1, 0))
+    }
+    XCTAssertEqual(classifier.reported, .stationary)
+    XCTAssertNil(classifier.process(time: 5, acceleration: SIMD3(0, -1, 0)), "time going back restarts")
+    XCTAssertNil(classifier.process(time: 30, acceleration: SIMD3(.nan, -1, 0)))
+    XCTAssertNil(classifier.process(time: .infinity, acceleration: SIMD3(0, -1, 0)))
+    XCTAssertEqual(classifier.reported, .stationary, "the report holds while the window refills")
+    classifier.reset()
+    XCTAssertTrue(classifier.current.unknown)
+    XCTAssertNil(classifier.reported)
+  }
+
+  /// The feature extractor yields one vector per second once 5 s are in, whatever the rate.
+  func testFeatureCadence() {
+    for rate in [15.0, 50.0, 200.0] {
+      var extractor = ActivityFeatureExtractor()
+      var times: [Double] = []
+      for i in 0..<Int(20 * rate) {
+        let t = Double(i) / rate
+        if extractor.process(time: t, acceleration: ActivityTestSignals.sample(time: t, amplitude: 0.3, frequency: 2)) {
+          times.append(t)
+          XCTAssertTrue(extractor.features.allSatisfy(\.isFinite))
+          // Dominant frequency of |a| (feature 10): the 2 Hz bounce, within one 0.2 Hz bin.
+          XCTAssertEqual(extractor.features[10], 2, accuracy: 0.21)
+        }
+      }
+      // 15 or 16 windows in 20 s, depending on where the 20 Hz grid falls between samples.
+      XCTAssertTrue((15...16).contains(times.count), "rate \(rate): \(times)")
+      XCTAssertEqual(times.first ?? 0, 4.95, accuracy: 1 / rate + 0.06)
+    }
+  }
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionDetectors
+
+/// Synthetic accelerometer signals and hand-made models for the classifier's mechanics.
+enum ActivityTestSignals {
+  /// g, Apple's sign, the phone upright in a pocket: gravity along −y, plus a vertical bounce of
+  /// `amplitude` g at `frequency` Hz and a little deterministic jitter.
+  static func sample(time t: Double, amplitude: Double, frequency: Double) -> SIMD3<Double> {
+    let bounce = amplitude * sin(2 * Double.pi * frequency * t) + 0.002 * sin(2 * Double.pi * 7.3 * t)
+    return SIMD3(0.2 * bounce + 0.01, -1 - bounce, 0.05)
+  }
+
+  /// A model that only looks at feature 1 (log10 std of |a|): stationary below 0.03 g, walking
+  /// above, the other classes never. Feature 0 (mean |a|) is standardised around 1 g with a 0.1 g
+  /// scale, so accelerations far from 1 g on average are outliers for the classifier.
+  static var restOrWalkModel: ActivityModel {
+    let d = ActivityFeatureExtractor.featureCount
+    var mean = [Double](repeating: 0, count: d)
+    var scale = [Double](repeating: 1, count: d)
+    mean[0] = 1
+    scale[0] = 0.1
+    var weights = [Double](repeating: 0, count: d * ActivityClass.count)
+    var bias = [Double](repeating: -30, count: ActivityClass.count)
+    let threshold = log10(0.03)
+    weights[ActivityClass.stationary.rawValue * d + 1] = -8
+    bias[ActivityClass.stationary.rawValue] = 8 * threshold
+    weights[ActivityClass.walking.rawValue * d + 1] = 8
+    bias[ActivityClass.walking.rawValue] = -8 * threshold
+    return ActivityModel(featureMean: mean, featureScale: scale, weights: weights, bias: bias)
+  }
+
+  /// A model where feature c (0…4) votes for class c with log-odds 6 (fed through
+  /// `process(features:time:)` with one-hot vectors).
+  static var oneHotModel: ActivityModel {
+    let d = ActivityFeatureExtractor.featureCount
+    var weights = [Double](repeating: 0, count: d * ActivityClass.count)
+    for c in 0..<ActivityClass.count { weights[c * d + c] = 6 }
+    return ActivityModel(
+      featureMean: .init(repeating: 0, count: d), featureScale: .init(repeating: 1, count: d), weights: weights,
+      bias: .init(repeating: 0, count: ActivityClass.count))
+  }
+
+  static func oneHot(_ activity: ActivityClass) -> [Double] {
+    var f = [Double](repeating: 0, count: ActivityFeatureExtractor.featureCount)
+    f[activity.rawValue] = 1
+    return f
+  }
+
+  /// Runs a classifier over a piecewise signal at `rate` Hz; returns the reported class after each
+  /// sample's time (sampled once per second) and the estimates.
+  static func run(
+    _ pieces: [(duration: Double, amplitude: Double, frequency: Double)], rate: Double,
+    parameters: ActivityClassifier.Parameters
+  ) -> (timeline: [(time: Double, reported: ActivityClass?)], estimates: [ActivityEstimate]) {
+    var classifier = ActivityClassifier(parameters: parameters)
+    var timeline: [(Double, ActivityClass?)] = []
+    var estimates: [ActivityEstimate] = []
+    var start = 0.0
+    var nextMark = 0.0
+    for piece in pieces {
+      let count = Int((piece.duration * rate).rounded())
+      for i in 0..<count {
+        let t = start + Double(i) / rate
+        if let e = classifier.process(
+          time: t, acceleration: sample(time: t, amplitude: piece.amplitude, frequency: piece.frequency))
+        {
+          estimates.append(e)
+        }
+        if t >= nextMark {
+          timeline.append((t, classifier.reported))
+          nextMark += 1
+        }
+      }
+      start += piece.duration
+    }
+    return (timeline, estimates)
+  }
+}
