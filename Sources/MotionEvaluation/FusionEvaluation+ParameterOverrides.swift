@@ -5,8 +5,10 @@ import MotionFusion
 extension FusionEvaluation {
   /// The numeric estimator parameters by name, for `motionctl evaluate --set NAME=VALUE`
   /// experiments (values in the parameter's documented unit; angles in radians). The flag
-  /// `usesCalibratedFieldForHeading` is set with 0 or 1.
-  public static let parameterKeyPaths: [String: WritableKeyPath<AttitudeEstimator.Parameters, Double>] = [
+  /// `usesCalibratedFieldForHeading` is set with 0 or 1. (Computed: key paths are not `Sendable`,
+  /// so a stored static table would be shared mutable state to the compiler.)
+  package static var parameterKeyPaths: [String: WritableKeyPath<AttitudeEstimator.Parameters, Double>] {
+    [
     "accelerometerTimeConstant": \.accelerometerTimeConstant,
     "magnetometerTimeConstant": \.magnetometerTimeConstant,
     "biasInitialSigma": \.biasInitialSigma,
@@ -43,7 +45,8 @@ extension FusionEvaluation {
     "magnetometerCalibration.mediumResidual": \.magnetometerCalibration.mediumResidual,
     "magnetometerCalibration.highResidual": \.magnetometerCalibration.highResidual,
     "magnetometerCalibration.minimumOffsetChange": \.magnetometerCalibration.minimumOffsetChange,
-  ]
+    ]
+  }
 
   /// Errors from ``parameters(overriding:with:)``.
   public enum OverrideError: Error, CustomStringConvertible {
