@@ -29,7 +29,8 @@
 //
 // Custom compilation conditions (pass with `-Xswiftc -DNAME`):
 //   MOTION_INTERNAL_CHECKS  enables the attitude estimator's invariant checks (unit quaternions,
-//                           finite bias and heading); .ci/run runs the fusion and API tests with it.
+//                           finite bias and heading) in release builds; debug builds (and so
+//                           `swift test`) always have them.
 import PackageDescription
 
 // Swift 6 language mode (complete concurrency checking) for every target: `swiftLanguageModes` below.

@@ -2,10 +2,12 @@
 
 import MotionMath
 
-// Invariant checks, compiled in only with `-Xswiftc -DMOTION_INTERNAL_CHECKS` (swift-collections'
-// pattern): free in normal builds, a trap naming the broken invariant in checked ones.
+// Invariant checks, compiled into debug builds (so every `swift test` run checks them, without a
+// second build in CI) and into any build with `-Xswiftc -DMOTION_INTERNAL_CHECKS`
+// (swift-collections' pattern): free in release builds, a trap naming the broken invariant in
+// checked ones.
 extension AttitudeEstimator {
-  #if MOTION_INTERNAL_CHECKS
+  #if MOTION_INTERNAL_CHECKS || DEBUG
   /// Traps when the state breaks an invariant: unit-norm attitude quaternions, a finite bias and
   /// heading, and a bias covariance with a non-negative diagonal.
   func checkInvariants() {
