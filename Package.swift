@@ -33,6 +33,7 @@ var products: [Product] = [
   .library(name: "MotionEvaluation", targets: ["MotionEvaluation"]),
   .executable(name: "motionctl", targets: ["motionctl"]),
   .executable(name: "motion-benchmarks", targets: ["MotionBenchmarks"]),
+  .library(name: "MotionDashboard", targets: ["MotionDashboard"]),
 ]
 
 var targets: [Target] = [
@@ -58,12 +59,24 @@ var targets: [Target] = [
     dependencies: ["OpenCoreMotion", "MotionRecognition"],
     swiftSettings: swiftSettings),
 
+  // Live dashboard: a Hummingbird server pushing Core Motion values to a static page over a WebSocket.
+  .target(
+    name: "MotionDashboard",
+    dependencies: [
+      "OpenCoreMotion", "OpenUIDevice", "MotionSensors", "MotionRecognition", "MotionDetectors", "MotionMath",
+      .product(name: "Hummingbird", package: "hummingbird"),
+      .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+      .product(name: "Logging", package: "swift-log"),
+    ],
+    resources: [.copy("Resources")],
+    swiftSettings: [.swiftLanguageMode(.v6)]),
+
   // MARK: - Executables
   .executableTarget(
     name: "motionctl",
     dependencies: [
       "OpenCoreMotion", "OpenUIDevice", "MotionSensors", "MotionFusion", "MotionRecognition",
-      "LinuxIIO", "MotionEvaluation",
+      "LinuxIIO", "MotionEvaluation", "MotionDashboard",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ],
     swiftSettings: swiftSettings),
@@ -106,6 +119,12 @@ var targets: [Target] = [
       "OpenCoreMotion", "OpenUIDevice", "MotionSensors", "LinuxIIO", "MotionFusion", "_MotionTestSupport",
     ]),
   .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "_MotionTestSupport"]),
+  .testTarget(
+    name: "MotionDashboardTests",
+    dependencies: [
+      "MotionDashboard", "MotionSensors", "OpenCoreMotion", "MotionMath", "_MotionTestSupport", "motionctl",
+    ],
+    swiftSettings: [.swiftLanguageMode(.v6)]),
 ]
 
 // `import CoreMotion` on Linux. On Apple platforms the system framework owns that name, so the shim
@@ -143,6 +162,9 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
   ],
   targets: targets,
   swiftLanguageModes: [.v5]

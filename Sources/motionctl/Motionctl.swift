@@ -15,7 +15,7 @@ struct Motionctl: ParsableCommand {
       """,
     subcommands: [
       DemoCommand.self, ReplayCommand.self, RecordCommand.self, SimulateCommand.self, EvaluateCommand.self,
-      SensorsCommand.self, MonitorCommand.self,
+      SensorsCommand.self, MonitorCommand.self, DashboardCommand.self,
     ],
     defaultSubcommand: nil)
 }
