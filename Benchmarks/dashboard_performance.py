@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Dashboard performance: the server's CPU cost and the page's frame rate at 100 Hz, one tab.
 
-Starts `motionctl dashboard --source simulator:tour --rate 100` (the simulator samples at 100 Hz,
-the page gets every sample), opens one headless Chromium tab, waits for the warm-up, then for
+Starts `motionctl dashboard --rate 100` on the simulator playing the tour's motions in a loop for
+longer than the measurement (a scenario file written here; the simulator samples at 100 Hz and the
+page gets every sample), opens one headless Chromium tab, waits for the warm-up, then for
 DURATION seconds measures:
   - server CPU: user + system time of the motionctl process from /proc/PID/stat, as % of one core;
   - page frame rate: requestAnimationFrame callbacks counted by the page (window.dashboardStats);
@@ -16,6 +17,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Tests", "Browser"))
@@ -31,11 +33,25 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
+def looping_tour(seconds):
+    """A scenario file with the built-in tour's segments, repeated for `seconds`."""
+    segments = [{"type": "rest", "duration": 3}]
+    for name in ["portrait", "landscapeLeft", "portraitUpsideDown", "landscapeRight", "faceDown", "faceUp"]:
+        segments += [{"type": "moveTo", "attitude": name, "duration": 1.5}, {"type": "rest", "duration": 5}]
+    segments += [{"type": "shake", "axis": [1, 0, 0], "amplitude": 0.035, "frequency": 4.5, "duration": 2},
+                 {"type": "rest", "duration": 5}]
+    scenario = {"name": "tour-loop", "sampleRate": 100, "duration": seconds, "repeats": True, "segments": segments}
+    handle = tempfile.NamedTemporaryFile("w", suffix=".json", prefix="dashboard-bench-", delete=False)
+    json.dump(scenario, handle)
+    handle.close()
+    return handle.name
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--duration", type=float, default=60)
     parser.add_argument("--warmup", type=float, default=5)
-    parser.add_argument("--source", default="simulator:tour")
+    parser.add_argument("--source", default=None, help="default: the tour in a loop at 100 Hz")
     parser.add_argument("--rate", default="100")
     parser.add_argument("--no-browser", action="store_true", help="server only, no tab")
     arguments = parser.parse_args()
@@ -43,7 +59,8 @@ def main():
     if use_browser and browser_available():
         print(browser_available())
         return 2
-    with DashboardProcess(arguments.source, extra=("--rate", arguments.rate)) as server:
+    source = arguments.source or "simulator:" + looping_tour(arguments.duration + arguments.warmup + 60)
+    with DashboardProcess(source, extra=("--rate", arguments.rate)) as server:
         driver = None
         try:
             if use_browser:
@@ -61,7 +78,7 @@ def main():
             if driver:
                 driver.quit()
     cpu_percent = 100 * (cpu1 - cpu0) / (wall1 - wall0)
-    result = {"source": arguments.source, "rate_hz": float(arguments.rate), "duration_s": round(wall1 - wall0, 1),
+    result = {"source": source, "rate_hz": float(arguments.rate), "duration_s": round(wall1 - wall0, 1),
               "server_cpu_percent_of_core": round(cpu_percent, 2)}
     if page0 and page1:
         elapsed = (page1[2] - page0[2]) / 1000

@@ -4,8 +4,10 @@
 ///
 /// Frames go out 30 times a second to every tab, so they are written straight into one string
 /// instead of through `JSONEncoder` (which on Linux costs more than the rest of the server at
-/// 100 Hz). Numbers are written as `Float` (about 7 significant digits, more than any sensor
-/// resolves) and non-finite numbers as `null`, so the output is always valid JSON.
+/// 100 Hz). Numbers below 1000 in magnitude are written as `Float` (about 7 significant digits, more
+/// than any sensor resolves); larger ones (timestamps in seconds since boot, wall-clock
+/// milliseconds) in full `Double` precision, so 100 Hz times stay distinct. Non-finite numbers
+/// are written as `null`, so the output is always valid JSON.
 package struct JSONWriter {
   package private(set) var text = ""
   /// Whether the next value at this nesting level needs a comma before it.
@@ -107,14 +109,12 @@ package struct JSONWriter {
       text.append("null")
       return
     }
-    let single = Float(value)
-    // Whole numbers in Int range print without a fraction; Float's description would add ".0".
-    if single == single.rounded(), abs(single) < 1e9 {
-      text.append(String(Int(single)))
-    } else if single.isFinite {
-      text.append(single.description)
+    // Whole numbers print without a fraction (the descriptions would add ".0").
+    if value == value.rounded(), abs(value) < 1e15 {
+      text.append(String(Int64(value)))
+    } else if abs(value) < 1000 {
+      text.append(Float(value).description)
     } else {
-      // Outside Float's range (not a sensor value, but input is hostile).
       text.append(value.description)
     }
   }

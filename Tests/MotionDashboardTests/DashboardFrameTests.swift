@@ -19,6 +19,7 @@ final class DashboardFrameTests: XCTestCase {
     json.field("nan", Double.nan)
     json.field("whole", 3.0)
     json.field("small", 1e-5)
+    json.field("bootTime", 123_456.789_012)
     json.key("row")
     json.numbers([1.5, -.infinity, 2])
     json.endObject()
@@ -29,6 +30,8 @@ final class DashboardFrameTests: XCTestCase {
     // Written through Float: 1e-5 survives to Float precision (relative 1e-7).
     XCTAssertEqual(try XCTUnwrap(object["small"] as? Double), 1e-5, accuracy: 1e-11)
     XCTAssertEqual((object["row"] as? [Any])?.count, 3)
+    // Large numbers (times since boot) keep Double precision: 1 µs is still resolved.
+    XCTAssertEqual(try XCTUnwrap(object["bootTime"] as? Double), 123_456.789_012, accuracy: 1e-6)
   }
 
   func testDataFrameHasTheDocumentedFieldsAndPerClientCounters() throws {

@@ -37,7 +37,8 @@ const marks = [];  // {t, kind, detail}
 const state = {
   socket: null, hello: null, paused: false, latestTime: null, pausedAt: null, attitude: null, dirty3D: false,
   heading: null, frame: null, fps: 0, frames: 0, messages: 0, rafCount: 0, rafStart: performance.now(),
-  lastLatency: null, retry: 500, fieldAccuracy: null, hasMotion: false,
+  lastLatency: null, retry: 500, fieldAccuracy: null, hasMotion: false, dataVersion: 0, drawnVersion: -1,
+  drawnAutoscale: true,
 };
 window.dashboardStats = state;  // read by the browser tests and the frame-rate benchmark
 
@@ -123,6 +124,7 @@ function onHello(hello) {
 
 function onData(frame) {
   const now = Date.now();
+  state.dataVersion++;
   for (const row of frame.accelerometer) series.acceleration.push(row[0], row[1], row[2], row[3]);
   for (const row of frame.motion) {
     state.hasMotion = true;
@@ -302,11 +304,16 @@ function drawPlot(plot, end) {
     g.strokeStyle = axisColors[a];
     g.beginPath();
     let started = false;
+    let lastX = -Infinity;
     for (let k = 0; k < s.count; k++) {
       const i = (s.start + k) % CAPACITY;
       const t = s.t[i];
       if (t < start) continue;
-      if (started) g.lineTo(x(t), y(s.v[i * 3 + a])); else { g.moveTo(x(t), y(s.v[i * 3 + a])); started = true; }
+      const px = x(t);
+      // Less than half a pixel from the previous point: nothing visible to add.
+      if (px - lastX < 0.5 && k !== s.count - 1) continue;
+      lastX = px;
+      if (started) g.lineTo(px, y(s.v[i * 3 + a])); else { g.moveTo(px, y(s.v[i * 3 + a])); started = true; }
     }
     g.stroke();
   }
@@ -334,8 +341,18 @@ function animate(time) {
     $("heading").textContent = "–";
   }
   $("field-accuracy").textContent = state.fieldAccuracy === null ? "–" : ACCURACY_NAMES[String(state.fieldAccuracy)] || "–";
+  // Plots are redrawn only when something changed: frames arrive ~30 times a second, the
+  // animation runs at the display's rate.
   const end = state.paused ? state.pausedAt : state.latestTime;
-  if (end !== null) for (const plot of plots) drawPlot(plot, end);
+  const autoscale = $("autoscale").checked;
+  const changed = (!state.paused && state.dataVersion !== state.drawnVersion) || autoscale !== state.drawnAutoscale
+    || state.redraw;
+  if (end !== null && changed) {
+    for (const plot of plots) drawPlot(plot, end);
+    state.drawnVersion = state.dataVersion;
+    state.drawnAutoscale = autoscale;
+    state.redraw = false;
+  }
   requestAnimationFrame(animate);
 }
 
@@ -385,7 +402,8 @@ function drawHistory(history) {
 
 function setUp() {
   palette = colors();
-  window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => { palette = colors(); });
+  window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => { palette = colors(); state.redraw = true; });
+  window.addEventListener("resize", () => { state.redraw = true; });
   $("frame-select").addEventListener("change", (e) => send({ op: "setFrame", frame: e.target.value }));
   $("rate-select").addEventListener("change", (e) => send({ op: "setRate", rate: Number(e.target.value) }));
   $("scenario-select").addEventListener("change", (e) => send({ op: "setScenario", scenario: e.target.value }));
