@@ -291,12 +291,14 @@ function drawPlot(plot, end) {
   g.fillStyle = palette.muted;
   g.font = (10 * ratio) + "px sans-serif";
   g.fillText("±" + (limit < 10 ? limit.toFixed(2) : limit.toFixed(0)), 3, 11 * ratio);
+  let shown = 0;
   for (const mark of marks) {
     if (mark.t < start || mark.t > end) continue;
     g.strokeStyle = palette.accent;
     g.beginPath(); g.moveTo(x(mark.t), 0); g.lineTo(x(mark.t), height); g.stroke();
     g.fillStyle = palette.accent;
-    g.fillText(mark.kind + " " + mark.detail, x(mark.t) + 2, height - 3);
+    // Labels of nearby marks on three staggered lines so that they stay readable.
+    g.fillText(mark.kind + " " + mark.detail, x(mark.t) + 2, height - 3 * ratio - (shown++ % 3) * 11 * ratio);
   }
   const axisColors = [palette.x, palette.y, palette.z];
   g.lineWidth = 1.5 * ratio;
