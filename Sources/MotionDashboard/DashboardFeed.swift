@@ -31,6 +31,9 @@ package final class DashboardFeed: @unchecked Sendable {
   private var rate: Double
   private let state = LockedState(DashboardFeedState())
 
+  /// The highest rate of the raw magnetometer rows, Hz.
+  package static let maximumMagnetometerRate = 25.0
+
   /// `Locked` from MotionSensors, named for this file's readers.
   private typealias LockedState = Locked<DashboardFeedState>
 
@@ -219,7 +222,8 @@ package final class DashboardFeed: @unchecked Sendable {
       }
     }
     if displayManager.isMagnetometerAvailable {
-      displayManager.magnetometerUpdateInterval = interval
+      // The field changes slowly and device motion carries the calibrated one: at most 25 Hz.
+      displayManager.magnetometerUpdateInterval = max(interval, 1 / Self.maximumMagnetometerRate)
       displayManager.startMagnetometerUpdates(to: queue) { data, _ in
         guard let data else { return }
         let m = data.magneticField
