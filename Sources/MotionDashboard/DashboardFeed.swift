@@ -67,8 +67,14 @@ package final class DashboardFeed: @unchecked Sendable {
 
   // MARK: Starting and stopping
 
+  /// Whether ``start()`` was called.
+  package var isStarted: Bool { control.withLock { started } }
+  private var started = false
+
   package func start() {
     control.withLock {
+      guard !started else { return }
+      started = true
       startRaw()
       startRecognizers()
       startDisplay()

@@ -35,8 +35,10 @@ package actor DashboardHub {
   /// The number of connected clients.
   package var clientCount: Int { clients.count }
 
-  /// Adds a client; it gets the `hello` message first.
+  /// Adds a client; it gets the `hello` message first. The first client starts the source, so a
+  /// simulation or a recording plays from its beginning when the page opens.
   package func connect() -> (id: UInt64, queue: DashboardClientQueue) {
+    feed.start()
     nextClient += 1
     let queue = DashboardClientQueue()
     clients[nextClient] = queue
@@ -118,7 +120,7 @@ package actor DashboardHub {
     feed.stop()
     let next = DashboardFeed(specification: specification, source: source, frame: frame, rate: rate, recorder: recorder)
     feed = next
-    next.start()
+    if !clients.isEmpty { next.start() }
     logger.info("dashboard source switched to \(specification)")
   }
 

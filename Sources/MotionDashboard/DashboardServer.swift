@@ -48,7 +48,7 @@ public struct DashboardServer: Sendable {
       recorder: recorder)
     let hub = DashboardHub(
       feed: feed, recorder: recorder, hasHistory: configuration.history != nil, makeSource: makeSource)
-    feed.start()
+    // The feed starts with the first page (DashboardHub.connect()).
 
     let router = Router(context: BasicWebSocketRequestContext.self)
     router.middlewares.add(DashboardAccessMiddleware(token: configuration.token))

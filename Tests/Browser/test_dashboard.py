@@ -31,14 +31,28 @@ def screenshot(driver, name):
     log(f"  screenshot {path}")
 
 
-def settled_names(polls, repeats=3):
-    """The names shown for at least `repeats` polls in a row, consecutive duplicates merged: the
-    classifier may pass through another orientation for a moment while the phone turns."""
-    names, run, previous = [], 0, None
-    for name in polls:
-        run = run + 1 if name == previous else 1
-        previous = name
-        if run == repeats and name not in ("unknown", "") and (not names or names[-1] != name):
+OBSERVER = """
+window.__changes = {orientation: [], transform: []};
+const name = document.querySelector('[data-testid=orientation-name]');
+const phone = document.querySelector('[data-testid=phone-3d]');
+window.__changes.orientation.push([performance.now(), name.textContent]);
+new MutationObserver(() => window.__changes.orientation.push([performance.now(), name.textContent]))
+  .observe(name, {childList: true, characterData: true, subtree: true});
+new MutationObserver(() => window.__changes.transform.push([performance.now(), phone.style.transform]))
+  .observe(phone, {attributes: true, attributeFilter: ['style']});
+"""
+
+
+def settled_names(changes, hold_ms=300):
+    """The names shown for at least `hold_ms`, consecutive duplicates merged: the classifier may
+    pass through another orientation for a moment while the phone turns."""
+    runs = []  # [start, name] of each run of one name
+    for when, name in changes:
+        if not runs or runs[-1][1] != name:
+            runs.append([when, name])
+    names = []
+    for (when, name), (until, _) in zip(runs, runs[1:] + [[float("inf"), None]]):
+        if until - when >= hold_ms and name not in ("unknown", "") and (not names or names[-1] != name):
             names.append(name)
     return names
 
@@ -58,18 +72,18 @@ def test_tour_orientation_and_attitude(driver):
     with DashboardProcess("simulator:tour?speed=4") as server:
         driver.get(server.url)
         assert wait_until(lambda: text_of(driver, "connection-status") == "live", 20), "the socket did not open"
-        polls, transforms, by_orientation = [], set(), {}
-        deadline = time.monotonic() + 16
-        while time.monotonic() < deadline:
-            name = text_of(driver, "orientation-name")
-            transform = driver.execute_script(
-                "return document.querySelector('[data-testid=phone-3d]').style.transform")
-            if transform:
-                transforms.add(transform)
-                by_orientation.setdefault(name, transform)
-            polls.append(name)
-            time.sleep(0.1)
-        names = settled_names(polls)
+        # A MutationObserver records every change of the orientation name and of the 3D view's
+        # transform as the page makes it, so slow polling from the test cannot miss one.
+        driver.execute_script(OBSERVER)
+        time.sleep(16)
+        changes = driver.execute_script("return window.__changes")
+        names = settled_names(changes["orientation"])
+        transforms = {value for _, value in changes["transform"]}
+        by_orientation = {}
+        for when, name in changes["orientation"]:
+            later = [value for t, value in changes["transform"] if t >= when + 300]
+            if later:
+                by_orientation.setdefault(name, later[0])
         log(f"  orientations seen: {names}; distinct transforms: {len(transforms)}")
         assert len(set(names)) >= 2, f"the orientation name did not change: {names}"
         assert follows_tour(names), f"the orientation names do not follow the tour order {TOUR}: {names}"

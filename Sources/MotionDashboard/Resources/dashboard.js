@@ -139,19 +139,25 @@ function onData(frame) {
   // The raw field when the calibrated one is not available.
   if (state.fieldAccuracy === null || state.fieldAccuracy < 0) {
     for (const row of frame.magnetometer) series.field.push(row[0], row[1], row[2], row[3]);
-    $("field-kind").textContent = frame.magnetometer.length || series.field.count ? "(raw)" : "";
+    setText("field-kind", frame.magnetometer.length || series.field.count ? "(raw)" : "");
   } else {
-    $("field-kind").textContent = "(calibrated)";
+    setText("field-kind", "(calibrated)");
   }
   const lastMotion = frame.motion[frame.motion.length - 1];
   if (lastMotion) { state.attitude = lastMotion.slice(1, 5); state.dirty3D = true; }
   const times = [series.acceleration.last(), series.gravity.last()].filter((t) => t !== null);
   if (times.length) state.latestTime = Math.max(...times);
   for (const event of frame.events) addEvent(event);
-  $("orientation-name").textContent = frame.orientation;
+  setText("orientation-name", frame.orientation);
   showPedometer(frame.pedometer);
   showHealth(frame, now);
   showRecording(frame.recording);
+}
+
+// Sets an element's text only when it changes (no layout work, no DOM mutation otherwise).
+function setText(id, text) {
+  const element = $(id);
+  if (element.textContent !== text) element.textContent = text;
 }
 
 function addEvent(event) {
@@ -171,17 +177,31 @@ function addEvent(event) {
 function fixed(value, digits, unit) { return value === null || value === undefined ? "–" : value.toFixed(digits) + (unit || ""); }
 
 function showPedometer(p) {
-  $("step-count").textContent = String(p.steps);
-  $("cadence").textContent = fixed(p.cadence, 2, " steps/s");
-  $("pace").textContent = fixed(p.pace, 2, " s/m");
-  $("distance").textContent = fixed(p.distance, 1, " m");
-  $("floors").textContent = p.floorsAscended + " / " + p.floorsDescended;
-  $("activity").textContent = p.activity + " (" + p.confidence + ")";
-  $("relative-altitude").textContent = fixed(p.relativeAltitude, 2, " m");
+  setText("step-count", String(p.steps));
+  setText("cadence", fixed(p.cadence, 2, " steps/s"));
+  setText("pace", fixed(p.pace, 2, " s/m"));
+  setText("distance", fixed(p.distance, 1, " m"));
+  setText("floors", p.floorsAscended + " / " + p.floorsDescended);
+  setText("activity", p.activity + " (" + p.confidence + ")");
+  setText("relative-altitude", fixed(p.relativeAltitude, 2, " m"));
 }
 
 function showHealth(frame, now) {
-  const rows = Object.entries(frame.health.sensors).map(([name, meter]) => {
+  const entries = Object.entries(frame.health.sensors);
+  const signature = entries.map(([name, meter]) => name + fixed(meter.rate, 1) + meter.missed).join();
+  if (signature !== state.healthSignature) {
+    state.healthSignature = signature;
+    showHealthRows(entries);
+  }
+  const network = now - frame.serverTime;
+  state.lastLatency = network;
+  setText("latency", (frame.health.latency * 1000).toFixed(1) + " ms / " + Math.max(0, network).toFixed(1) + " ms");
+  setText("dropped-frames", String(frame.client.droppedFrames));
+  setText("source-state", frame.health.problem || (frame.health.finished ? "finished" : "running"));
+}
+
+function showHealthRows(entries) {
+  const rows = entries.map(([name, meter]) => {
     const row = document.createElement("tr");
     for (const text of [name, fixed(meter.rate, 1, " Hz"), String(meter.missed)]) {
       const cell = document.createElement("td");
@@ -191,11 +211,6 @@ function showHealth(frame, now) {
     return row;
   });
   $("health-rows").replaceChildren(...rows);
-  const network = now - frame.serverTime;
-  state.lastLatency = network;
-  $("latency").textContent = (frame.health.latency * 1000).toFixed(1) + " ms / " + Math.max(0, network).toFixed(1) + " ms";
-  $("dropped-frames").textContent = String(frame.client.droppedFrames);
-  $("source-state").textContent = frame.health.problem || (frame.health.finished ? "finished" : "running");
 }
 
 function showRecording(recording) {
@@ -332,17 +347,17 @@ function animate(time) {
   state.frames++;
   if (state.dirty3D && state.attitude) {
     $("phone").style.transform = cssTransform(state.attitude);
-    $("euler").textContent = eulerText(state.attitude);
+    setText("euler", eulerText(state.attitude));
     state.dirty3D = false;
   }
   const north = NORTH_FRAMES.has(state.frame);
   if (north && state.heading !== null && state.heading >= 0) {
     $("rose").style.transform = "rotate(" + (-state.heading).toFixed(1) + "deg)";
-    $("heading").textContent = state.heading.toFixed(1) + "°";
+    setText("heading", state.heading.toFixed(1) + "°");
   } else {
-    $("heading").textContent = "–";
+    setText("heading", "–");
   }
-  $("field-accuracy").textContent = state.fieldAccuracy === null ? "–" : ACCURACY_NAMES[String(state.fieldAccuracy)] || "–";
+  setText("field-accuracy", state.fieldAccuracy === null ? "–" : ACCURACY_NAMES[String(state.fieldAccuracy)] || "–");
   // Plots are redrawn only when something changed: frames arrive ~30 times a second, the
   // animation runs at the display's rate.
   const end = state.paused ? state.pausedAt : state.latestTime;
