@@ -69,7 +69,9 @@ struct DashboardCommand: ParsableCommand {
       done.signal()
     }
     done.wait()
-    if let error = outcome.withLock({ $0 }) { throw CLIError("\(error)") }
+    guard let error = outcome.withLock({ $0 }) else { return }
+    if error is SourceSpecificationError || error is DashboardError { throw CLIError("\(error)") }
+    throw CLIError("cannot serve the dashboard on \(host):\(port): \(error)")
   }
 }
 
