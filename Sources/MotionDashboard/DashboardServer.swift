@@ -73,7 +73,9 @@ public struct DashboardServer: Sendable {
 
     let broadcaster = Task {
       while !Task.isCancelled {
-        try? await Task.sleep(for: .milliseconds(Int(DashboardHub.framePeriod * 1000)))
+        // Without a page there is nothing to send: wake up less often (batches stay bounded).
+        let idle = await hub.clientCount == 0
+        try? await Task.sleep(for: .milliseconds(idle ? 250 : Int(DashboardHub.framePeriod * 1000)))
         await hub.broadcast()
       }
     }
