@@ -17,7 +17,6 @@ package struct DashboardStaticFiles: Sendable {
     ("index.html", "text/html; charset=utf-8"),
     ("dashboard.css", "text/css; charset=utf-8"),
     ("dashboard.js", "text/javascript; charset=utf-8"),
-    ("phone.svg", "image/svg+xml"),
   ]
 
   /// Reads the files from `Bundle.module`.
@@ -31,10 +30,7 @@ package struct DashboardStaticFiles: Sendable {
       guard
         let url = Bundle.module.url(forResource: base, withExtension: ext, subdirectory: "Resources")
           ?? Bundle.module.url(forResource: base, withExtension: ext)
-      else {
-        if name == "phone.svg" { continue }  // optional decoration
-        throw DashboardError.missingResource(name)
-      }
+      else { throw DashboardError.missingResource(name) }
       files["/" + name] = File(contents: try Data(contentsOf: url), contentType: contentType)
     }
     files["/"] = files["/index.html"]
