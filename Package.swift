@@ -6,6 +6,8 @@
 // Module graph (every arrow is a declared dependency; all point downwards; checked in CI with
 // `swift build --build-tests --explicit-target-dependency-import-check=error`):
 //
+//   MotionDashboard       → OpenCoreMotion, OpenUIDevice, SourceComposition, MotionDetectors,
+//                           Hummingbird(+WebSocket)                    browser dashboard server
 //   motionctl ──────────────────────────────────────────────── executable (+ MotionEvaluation, ArgumentParser)
 //   CoreMotion            Linux-only shim: re-exports OpenCoreMotion + OpenUIDevice
 //   OpenUIDevice          → OpenCoreMotion, MotionRecognition, MotionSensors   UIDevice stand-in
@@ -51,6 +53,7 @@ var products: [Product] = [
   .executable(name: "motionctl", targets: ["motionctl"]),
   // For the Benchmarks package only (not API): the fake IIO device behind the IIO benchmark.
   .library(name: "_LinuxIIOTestSupport", targets: ["_LinuxIIOTestSupport"]),
+  .library(name: "MotionDashboard", targets: ["MotionDashboard"]),
 ]
 
 var targets: [Target] = [
@@ -89,6 +92,19 @@ var targets: [Target] = [
     name: "OpenUIDevice", dependencies: ["OpenCoreMotion", "MotionRecognition", "MotionSensors"],
     swiftSettings: swiftSettings),
 
+  // Live dashboard: a Hummingbird server pushing Core Motion values to a static page over a WebSocket.
+  .target(
+    name: "MotionDashboard",
+    dependencies: [
+      "OpenCoreMotion", "OpenUIDevice", "SourceComposition", "MotionSensors", "MotionRecognition", "MotionDetectors",
+      "MotionMath",
+      .product(name: "Hummingbird", package: "hummingbird"),
+      .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+      .product(name: "Logging", package: "swift-log"),
+    ],
+    resources: [.copy("Resources")],
+    swiftSettings: swiftSettings),
+
   // MARK: - Tooling
   .target(
     name: "MotionEvaluation",
@@ -98,7 +114,7 @@ var targets: [Target] = [
     name: "motionctl",
     dependencies: [
       "OpenCoreMotion", "OpenUIDevice", "SourceComposition", "MotionSensors", "MotionRecognition", "MotionMath",
-      "Geomagnetism", "MotionEvaluation", "MotionDetectors",
+      "Geomagnetism", "MotionEvaluation", "MotionDetectors", "MotionDashboard",
       .target(name: "LinuxIIO", condition: .when(platforms: [.linux])),
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ],
@@ -143,6 +159,11 @@ var targets: [Target] = [
     ]),
   .testTarget(name: "ActivityTests", dependencies: ["MotionDetectors", "MotionEvaluation", "_MotionTestSupport"]),
   .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "_MotionTestSupport"]),
+  .testTarget(
+    name: "MotionDashboardTests",
+    dependencies: [
+      "MotionDashboard", "MotionSensors", "OpenCoreMotion", "MotionMath", "_MotionTestSupport", "motionctl",
+    ]),
 ]
 
 // `import CoreMotion` on Linux. On Apple platforms the system framework owns that name, so the shim
@@ -183,6 +204,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     // `swift package generate-documentation --target OpenCoreMotion` (DocC catalogs in each module).
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],

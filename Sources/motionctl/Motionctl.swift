@@ -16,6 +16,7 @@ struct Motionctl: ParsableCommand {
     subcommands: [
       DemoCommand.self, ReplayCommand.self, RecordCommand.self, SimulateCommand.self, EvaluateCommand.self,
       SensorsCommand.self, MonitorCommand.self, AltitudeCommand.self, StepsCommand.self, ActivityCommand.self,
+      DashboardCommand.self,
     ],
     defaultSubcommand: nil)
 }

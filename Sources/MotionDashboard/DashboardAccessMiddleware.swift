@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Hummingbird
+
+/// Lets a request through only with the access token, when there is one: as `?token=` (then the
+/// response sets a same-site, HTTP-only cookie so the page's own requests carry it) or as that
+/// cookie.
+struct DashboardAccessMiddleware<Context: RequestContext>: RouterMiddleware {
+  let token: String?
+
+  func handle(
+    _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+  ) async throws -> Response {
+    guard let token else { return try await next(request, context) }
+    let fromQuery = request.uri.queryParameters["token"].map(String.init)
+    let given = fromQuery ?? request.cookies[DashboardServer.tokenCookie]?.value
+    guard let given, Self.constantTimeEqual(given, token) else {
+      return Response(
+        status: .unauthorized, headers: [.contentType: "text/plain; charset=utf-8"],
+        body: ResponseBody(byteBuffer: ByteBuffer(string: "the dashboard needs its access token (?token=…)\n")))
+    }
+    var response = try await next(request, context)
+    if fromQuery != nil {
+      response.setCookie(Cookie(name: DashboardServer.tokenCookie, value: token, path: "/", httpOnly: true, sameSite: .strict))
+    }
+    return response
+  }
+
+  /// Compares without stopping at the first difference, so timing tells nothing about the token.
+  static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+    let x = Array(a.utf8)
+    let y = Array(b.utf8)
+    guard x.count == y.count else { return false }
+    var difference: UInt8 = 0
+    for index in x.indices { difference |= x[index] ^ y[index] }
+    return difference == 0
+  }
+}

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Everything the feed collected since the last frame went out: the rows of each stream, the
+/// events, and the latest state values. The broadcaster takes it, writes one JSON frame, and starts
+/// a new one.
+///
+/// Rows are bounded (``maximumRows`` per stream): a source far faster than the frame rate cannot
+/// grow a batch without limit; rows beyond it are counted in ``droppedRows``.
+package struct DashboardBatch: Sendable {
+  /// The most rows of one stream kept per batch (2 s at 1 kHz between two 33 ms frames is far below).
+  package static let maximumRows = 256
+
+  /// Device motion rows: `[t, qw, qx, qy, qz, gravity x y z, user x y z, rotation x y z, field x y z,
+  /// accuracy, heading]` (see docs/Dashboard.md).
+  package var motion: [[Double]] = []
+  /// Accelerometer rows `[t, x, y, z]` in g.
+  package var accelerometer: [[Double]] = []
+  /// Gyroscope rows `[t, x, y, z]` in rad/s.
+  package var gyroscope: [[Double]] = []
+  /// Magnetometer rows `[t, x, y, z]` in µT.
+  package var magnetometer: [[Double]] = []
+  /// Barometer rows `[t, pressure kPa, relative altitude m]`.
+  package var pressure: [[Double]] = []
+  /// Events in arrival order.
+  package var events: [DashboardEvent] = []
+  /// Rows that did not fit.
+  package var droppedRows = 0
+
+  package init() {}
+
+  package var isEmpty: Bool {
+    motion.isEmpty && accelerometer.isEmpty && gyroscope.isEmpty && magnetometer.isEmpty
+      && pressure.isEmpty && events.isEmpty
+  }
+
+  package mutating func append(_ row: [Double], to keyPath: WritableKeyPath<DashboardBatch, [[Double]]>) {
+    if self[keyPath: keyPath].count < Self.maximumRows {
+      self[keyPath: keyPath].append(row)
+    } else {
+      droppedRows += 1
+    }
+  }
+
+  package mutating func append(_ event: DashboardEvent) {
+    if events.count < Self.maximumRows { events.append(event) } else { droppedRows += 1 }
+  }
+}
+
+/// One recognised event for the timeline.
+package struct DashboardEvent: Sendable, Equatable {
+  /// Seconds on the source's clock.
+  package var time: Double
+  /// `orientation`, `shake`, `tap`, `movement`, `step`, `activity`, `floor`, `source`.
+  package var kind: String
+  /// A short human-readable detail (`began`, `left side`, `up`, `portrait`, …).
+  package var detail: String
+
+  package init(time: Double, kind: String, detail: String) {
+    self.time = time
+    self.kind = kind
+    self.detail = detail
+  }
+}

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import MotionSensors
+import OpenCoreMotion
+import SourceComposition
+
+/// Serves the live motion dashboard: the page on `/`, live frames on the WebSocket `/ws`, the
+/// daemon's history on `/api/history` (docs/Dashboard.md describes all three).
+public struct DashboardServer: Sendable {
+  /// The cookie that carries the access token after the page was opened with `?token=`.
+  public static let tokenCookie = "motiondashboard_token"
+
+  public let configuration: DashboardConfiguration
+  private let logger: Logger
+
+  public init(configuration: DashboardConfiguration, logger: Logger = Logger(label: "MotionDashboard")) {
+    self.configuration = configuration
+    self.logger = logger
+  }
+
+  /// Runs until the task is cancelled or the process gets SIGINT/SIGTERM.
+  ///
+  /// - Parameters:
+  ///   - makeSource: opens a source (the default is ``SourceFactory/makeSource(_:)``).
+  ///   - onRunning: called once with the page's URL (including the token, if any) when listening.
+  /// - Throws: ``SourceSpecificationError`` when the source cannot be opened, ``DashboardError``.
+  public func run(
+    makeSource: @escaping @Sendable (SourceSpecification) throws -> any SensorSource = SourceFactory.makeSource,
+    onRunning: @escaping @Sendable (URL) -> Void = { _ in }
+  ) async throws {
+    let configuration = self.configuration
+    if !DashboardConfiguration.isLoopback(configuration.host), configuration.token == nil {
+      throw DashboardError.tokenRequired(host: configuration.host)
+    }
+    let files = try DashboardStaticFiles()
+    let source = try makeSource(configuration.source)
+    let recorder = DashboardRecorder(directory: configuration.recordingDirectory)
+    var frame = configuration.referenceFrame
+    if !CMMotionManager(source: source).supportedAttitudeReferenceFrames.contains(frame) {
+      logger.warning("\(configuration.source) does not support the requested frame; using xArbitraryZVertical")
+      frame = .xArbitraryZVertical
+    }
+    let feed = DashboardFeed(
+      specification: configuration.source, source: source, frame: frame, rate: configuration.updateRate,
+      recorder: recorder)
+    let hub = DashboardHub(
+      feed: feed, recorder: recorder, hasHistory: configuration.history != nil, makeSource: makeSource)
+    // The feed starts with the first page (DashboardHub.connect()).
+
+    let router = Router(context: BasicWebSocketRequestContext.self)
+    router.middlewares.add(DashboardAccessMiddleware(token: configuration.token))
+    Self.addPageRoutes(to: router, files: files, history: configuration.history)
+    Self.addWebSocketRoute(to: router, hub: hub)
+
+    let token = configuration.token
+    let host = configuration.host
+    let app = Application(
+      router: router,
+      server: .http1WebSocketUpgrade(
+        webSocketRouter: router, configuration: .init(maxFrameSize: DashboardControlMessage.maximumSize)),
+      configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
+      onServerRunning: { channel in
+        let port = channel.localAddress?.port ?? configuration.port
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        var text = "http://\(shownHost):\(port)/"
+        if let token { text += "?token=\(token)" }
+        if let url = URL(string: text) { onRunning(url) }
+      },
+      logger: logger)
+
+    let broadcaster = Task {
+      while !Task.isCancelled {
+        // Without a page there is nothing to send: wake up less often (batches stay bounded).
+        let idle = await hub.clientCount == 0
+        try? await Task.sleep(for: .milliseconds(idle ? 250 : Int(DashboardHub.framePeriod * 1000)))
+        await hub.broadcast()
+      }
+    }
+    defer { broadcaster.cancel() }
+    do {
+      try await app.runService()
+    } catch {
+      await hub.shutDown()
+      throw error
+    }
+    await hub.shutDown()
+  }
+
+  private static func addPageRoutes(
+    to router: Router<BasicWebSocketRequestContext>, files: DashboardStaticFiles,
+    history: (any DashboardHistoryProvider)?
+  ) {
+    for (path, file) in files.files {
+      router.get(RouterPath(stringLiteral: path)) { _, _ in
+        Response(
+          status: .ok,
+          headers: [
+            .contentType: file.contentType, .cacheControl: "no-cache",
+            HeaderName("Content-Security-Policy")!:
+              "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self'",
+            HeaderName("X-Content-Type-Options")!: "nosniff",
+          ],
+          body: ResponseBody(byteBuffer: ByteBuffer(bytes: file.contents)))
+      }
+    }
+    router.get("/api/history") { _, _ -> Response in
+      guard let history else {
+        return Response(status: .notFound, body: ResponseBody(byteBuffer: ByteBuffer(string: "no history here\n")))
+      }
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys]
+      let data = try encoder.encode(try await history.history())
+      return Response(
+        status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+  }
+
+  private static func addWebSocketRoute(to router: Router<BasicWebSocketRequestContext>, hub: DashboardHub) {
+    router.ws("/ws") { request, _ in
+      // A page on another site must not read the sensors through the visitor's browser: a
+      // browser always sends Origin, and it must name this server.
+      if let origin = request.headers[HeaderName("Origin")!] {
+        let host = request.head.authority ?? request.headers[HeaderName("Host")!] ?? ""
+        guard let url = URL(string: origin), let originHost = url.host,
+          Self.authority(originHost, url.port) == host.lowercased()
+        else { return .dontUpgrade }
+      }
+      return .upgrade([:])
+    } onUpgrade: { inbound, outbound, _ in
+      let (id, queue) = await hub.connect()
+      await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask {
+          for await frame in queue.frames {
+            try await outbound.write(.text(frame))
+            queue.noteSent()
+          }
+        }
+        group.addTask {
+          for try await message in inbound.messages(maxSize: DashboardControlMessage.maximumSize) {
+            guard case .text(let text) = message else { continue }
+            if let notice = await hub.handle(text) { queue.offer(notice) }
+          }
+        }
+        // When either side ends (the page closed, or the write failed), end the other.
+        _ = try? await group.next()
+        await hub.disconnect(id)
+        group.cancelAll()
+      }
+    }
+  }
+
+  private static func authority(_ host: String, _ port: Int?) -> String {
+    let shown = host.contains(":") ? "[\(host)]" : host
+    return (port.map { "\(shown):\($0)" } ?? shown).lowercased()
+  }
+}
+
+/// An HTTP header name (HTTPTypes' `HTTPField.Name`, reached through Hummingbird's re-exported
+/// `HTTPFields` so this module needs no direct dependency on swift-http-types).
+typealias HeaderName = HTTPFields.Element.Name

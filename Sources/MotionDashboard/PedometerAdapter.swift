@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionDetectors
+import MotionSensors
+
+/// Steps, cadence, pace, floors, activity and relative altitude for the dashboard, computed here
+/// from the `MotionDetectors` types on the accelerometer and barometer streams.
+///
+/// This is the one place that knows where these values come from: when `CMPedometer`,
+/// `CMMotionActivityManager` and `CMAltimeter` exist, this type is replaced by one that
+/// subscribes to them and fills the same ``PedometerSnapshot``; nothing else changes.
+package struct PedometerAdapter: Sendable {
+  /// Recent steps kept for the cadence, s.
+  package static let cadenceWindow = 4.0
+  /// Without a step for this long the user is not walking: cadence and pace become `nil`, s.
+  package static let walkingTimeout = 2.0
+  /// Height of one floor, m (Apple documents about 3 m per floor).
+  package static let floorHeight = 3.0
+
+  private var stepDetector = StepDetector()
+  private var activityClassifier = ActivityClassifier()
+  private let strideModel = StrideModel(userHeight: nil)
+  private var recentSteps: [Double] = []
+  private var floorReferenceAltitude: Double?
+  private var firstAltitude: Double?
+  private var lastStepTime = -Double.infinity
+  package private(set) var snapshot = PedometerSnapshot()
+
+  package init() {}
+
+  /// Feeds one accelerometer reading (g, gravity included, Apple's sign) at `time` (s) and returns
+  /// the events it produced (a step, an activity change).
+  package mutating func process(time: Double, acceleration: SIMD3<Double>) -> [DashboardEvent] {
+    var events: [DashboardEvent] = []
+    if let stepTime = stepDetector.process(time: time, acceleration: acceleration) {
+      noteStep(at: stepTime)
+      events.append(DashboardEvent(time: stepTime, kind: "step", detail: String(snapshot.steps)))
+    }
+    if let estimate = activityClassifier.process(time: time, acceleration: acceleration) {
+      snapshot.activity = Self.name(of: estimate)
+      snapshot.confidence = Self.name(of: estimate.confidence)
+      events.append(DashboardEvent(time: time, kind: "activity", detail: snapshot.activity))
+    }
+    if time - lastStepTime > Self.walkingTimeout {
+      snapshot.cadence = nil
+      snapshot.pace = nil
+    }
+    return events
+  }
+
+  /// Feeds one pressure reading (kPa) and returns a floor event when a floor was climbed or
+  /// descended while walking.
+  package mutating func process(time: Double, pressure: Double) -> DashboardEvent? {
+    guard pressure.isFinite, pressure > 0 else { return nil }
+    let altitude = StandardAtmosphere.altitude(atPressure: pressure)
+    guard altitude.isFinite else { return nil }
+    let origin = firstAltitude ?? altitude
+    firstAltitude = origin
+    snapshot.pressure = pressure
+    snapshot.relativeAltitude = altitude - origin
+    let reference = floorReferenceAltitude ?? altitude
+    floorReferenceAltitude = reference
+    // Floors count only while walking: a lift or a weather front changes pressure too.
+    guard time - lastStepTime <= Self.walkingTimeout else {
+      floorReferenceAltitude = altitude
+      return nil
+    }
+    let change = altitude - reference
+    guard abs(change) >= Self.floorHeight else { return nil }
+    floorReferenceAltitude = reference + (change > 0 ? Self.floorHeight : -Self.floorHeight)
+    if change > 0 {
+      snapshot.floorsAscended += 1
+      return DashboardEvent(time: time, kind: "floor", detail: "up")
+    }
+    snapshot.floorsDescended += 1
+    return DashboardEvent(time: time, kind: "floor", detail: "down")
+  }
+
+  private mutating func noteStep(at time: Double) {
+    lastStepTime = time
+    snapshot.steps += 1
+    recentSteps.append(time)
+    recentSteps.removeAll { time - $0 > Self.cadenceWindow }
+    guard recentSteps.count >= 2, let first = recentSteps.first, time > first else {
+      snapshot.distance += strideModel.strideLength(cadence: .nan)
+      return
+    }
+    let cadence = Double(recentSteps.count - 1) / (time - first)
+    let stride = strideModel.strideLength(cadence: cadence)
+    snapshot.distance += stride
+    snapshot.cadence = cadence
+    snapshot.pace = stride > 0 && cadence > 0 ? 1 / (stride * cadence) : nil
+  }
+
+  private static func name(of estimate: ActivityEstimate) -> String {
+    if estimate.automotive { return "automotive" }
+    if estimate.cycling { return "cycling" }
+    if estimate.running { return "running" }
+    if estimate.walking { return "walking" }
+    if estimate.stationary { return "stationary" }
+    return "unknown"
+  }
+
+  private static func name(of confidence: ActivityEstimate.Confidence) -> String {
+    switch confidence {
+    case .low: return "low"
+    case .medium: return "medium"
+    case .high: return "high"
+    }
+  }
+}

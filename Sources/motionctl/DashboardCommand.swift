@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Foundation
+import MotionDashboard
+import MotionSensors
+import OpenCoreMotion
+import SourceComposition
+
+/// `motionctl dashboard`: serves the live dashboard for a source in this process.
+struct DashboardCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "dashboard",
+    abstract: "Serve a live motion dashboard in the browser (3D attitude, streams, steps, events).",
+    discussion: """
+      Listens on http://127.0.0.1:PORT/ (loopback only). --listen ADDR exposes it on another \
+      address; then every request needs the random token printed at start-up. The source is \
+      --source, else COREMOTION_SOURCE, else the simulator's tour. docs/Dashboard.md describes \
+      the WebSocket frames for other tools.
+      """)
+
+  @Option(help: "The source, as in COREMOTION_SOURCE (default: COREMOTION_SOURCE, else simulator:tour).")
+  var source: String?
+
+  @Option(help: "The TCP port (0 picks a free one).")
+  var port: Int = 8787
+
+  @Option(help: "Listen on this address instead of 127.0.0.1 (requires the printed token).")
+  var listen: String?
+
+  @Option(help: "The reference frame device motion starts in.")
+  var frame: ReferenceFrameOption = .arbitrary
+
+  @Option(help: "The display rate the page starts with, Hz.")
+  var rate: Double = 50
+
+  @Option(help: "Where recordings started from the page go (default: ~/.local/share/opencoremotion/recordings).")
+  var recordingDirectory: String?
+
+  func validate() throws {
+    guard (0...65535).contains(port) else { throw ValidationError("--port must be in 0...65535") }
+    guard rate.isFinite, rate >= 1, rate <= 1000 else { throw ValidationError("--rate must be in [1, 1000] Hz") }
+    if let listen, listen.isEmpty { throw ValidationError("--listen needs an address") }
+  }
+
+  func run() throws {
+    let specification = try dashboardSourceSpecification(source)
+    let host = listen ?? "127.0.0.1"
+    var configuration = DashboardConfiguration(
+      host: host, port: port, token: listen == nil ? nil : DashboardConfiguration.makeToken(),
+      source: specification, referenceFrame: frame.frame, updateRate: rate)
+    if let recordingDirectory {
+      configuration.recordingDirectory = URL(
+        fileURLWithPath: (recordingDirectory as NSString).expandingTildeInPath, isDirectory: true)
+    }
+    let server = DashboardServer(configuration: configuration)
+    let hasToken = configuration.token != nil
+    let outcome = Locked<Error?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+      do {
+        try await server.run(onRunning: { url in
+          print("Dashboard for \(specification) at \(url.absoluteString)")
+          if hasToken { print("Open it with the token above; other requests are refused.") }
+          fflush(stdout)
+        })
+      } catch {
+        outcome.withLock { $0 = error }
+      }
+      done.signal()
+    }
+    done.wait()
+    guard let error = outcome.withLock({ $0 }) else { return }
+    if error is SourceSpecificationError || error is DashboardError { throw CLIError("\(error)") }
+    throw CLIError("cannot serve the dashboard on \(host):\(port): \(error)")
+  }
+}
+
+/// `--source`, else `COREMOTION_SOURCE`, else the simulator's tour when no hardware is found.
+func dashboardSourceSpecification(_ text: String?) throws -> SourceSpecification {
+  if let text { return try SourceSpecification(parsing: text) }
+  let fromEnvironment = try SourceSpecification.fromEnvironment()
+  if case .automatic = fromEnvironment {
+    let automatic = try SourceFactory.makeSource(.automatic)
+    return automatic.availableSensors.isEmpty ? .simulator(scenario: nil) : .automatic
+  }
+  return fromEnvironment
+}

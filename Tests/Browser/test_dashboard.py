@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Browser tests of `motionctl dashboard`: headless Chromium loads the page against the simulator
+and the assertions read the DOM (data-testid attributes), as a person would read the page.
+
+Run: python3 Tests/Browser/test_dashboard.py  (after `swift build --product motionctl` and
+.ci/install-browser). Screenshots go to .build/dashboard-artifacts/. Exit status 0 when all pass;
+the last line reads `N passed, N failed`.
+"""
+
+import os
+import stat
+import sys
+import tempfile
+import time
+import traceback
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(__file__))
+from dashboard_harness import (ARTIFACTS, DashboardProcess, browser_available, log, make_driver,  # noqa: E402
+                               text_of, wait_until)
+
+# The tour's orientations in order (Scenario+BuiltIn.swift); it repeats.
+TOUR = ["portrait", "landscapeLeft", "portraitUpsideDown", "landscapeRight", "faceDown", "faceUp"]
+
+
+def screenshot(driver, name):
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    path = os.path.join(ARTIFACTS, name)
+    driver.save_screenshot(path)
+    log(f"  screenshot {path}")
+
+
+OBSERVER = """
+window.__changes = {orientation: [], transform: []};
+const name = document.querySelector('[data-testid=orientation-name]');
+const phone = document.querySelector('[data-testid=phone-3d]');
+window.__changes.orientation.push([performance.now(), name.textContent]);
+new MutationObserver(() => window.__changes.orientation.push([performance.now(), name.textContent]))
+  .observe(name, {childList: true, characterData: true, subtree: true});
+new MutationObserver(() => window.__changes.transform.push([performance.now(), phone.style.transform]))
+  .observe(phone, {attributes: true, attributeFilter: ['style']});
+"""
+
+
+def settled_names(changes, hold_ms=300):
+    """The names shown for at least `hold_ms`, consecutive duplicates merged: the classifier may
+    pass through another orientation for a moment while the phone turns."""
+    runs = []  # [start, name] of each run of one name
+    for when, name in changes:
+        if not runs or runs[-1][1] != name:
+            runs.append([when, name])
+    names = []
+    for (when, name), (until, _) in zip(runs, runs[1:] + [[float("inf"), None]]):
+        if until - when >= hold_ms and name not in ("unknown", "") and (not names or names[-1] != name):
+            names.append(name)
+    return names
+
+
+def follows_tour(names):
+    """Whether consecutive distinct names are consecutive steps of the tour (cyclically)."""
+    for previous, current in zip(names, names[1:]):
+        if current not in TOUR or previous not in TOUR:
+            return False
+        if TOUR.index(current) != (TOUR.index(previous) + 1) % len(TOUR):
+            return False
+    return True
+
+
+def test_tour_orientation_and_attitude(driver):
+    # 46 s of tour at 4x: one cycle in about 12 s.
+    with DashboardProcess("simulator:tour?speed=4") as server:
+        driver.get(server.url)
+        assert wait_until(lambda: text_of(driver, "connection-status") == "live", 20), "the socket did not open"
+        # A MutationObserver records every change of the orientation name and of the 3D view's
+        # transform as the page makes it, so slow polling from the test cannot miss one.
+        driver.execute_script(OBSERVER)
+        time.sleep(16)
+        changes = driver.execute_script("return window.__changes")
+        names = settled_names(changes["orientation"])
+        transforms = {value for _, value in changes["transform"]}
+        by_orientation = {}
+        for when, name in changes["orientation"]:
+            later = [value for t, value in changes["transform"] if t >= when + 300]
+            if later:
+                by_orientation.setdefault(name, later[0])
+        log(f"  orientations seen: {names}; distinct transforms: {len(transforms)}")
+        assert len(set(names)) >= 2, f"the orientation name did not change: {names}"
+        assert follows_tour(names), f"the orientation names do not follow the tour order {TOUR}: {names}"
+        assert len(transforms) >= 5, f"the 3D view's transform did not follow the attitude: {transforms}"
+        seen = [by_orientation[n] for n in by_orientation if n in TOUR]
+        assert len(set(seen)) >= 2, "the 3D view showed the same transform in different orientations"
+        assert text_of(driver, "source-name") == "simulator:tour?speed=4"
+        rates = driver.execute_script(
+            "return [...document.querySelectorAll('#health-rows tr')].map(r => r.textContent)")
+        assert any("accelerometer" in row and "Hz" in row for row in rates), f"no stream health: {rates}"
+        assert driver.find_element("css selector", "[data-testid=history-panel]").get_attribute("hidden") is not None, \
+            "the history panel must stay hidden without the daemon"
+        screenshot(driver, "dashboard-tour.png")
+
+
+def test_walk_step_count_rises(driver):
+    with DashboardProcess("simulator:walk?speed=2", extra=("--rate", "25")) as server:
+        driver.get(server.url)
+        assert wait_until(lambda: text_of(driver, "connection-status") == "live", 20)
+        readings = []
+        deadline = time.monotonic() + 11
+        while time.monotonic() < deadline:
+            readings.append(int(text_of(driver, "step-count")))
+            time.sleep(0.5)
+        log(f"  step counts: {readings}")
+        assert all(b >= a for a, b in zip(readings, readings[1:])), f"the step count went down: {readings}"
+        assert readings[-1] > readings[0], f"the step count did not rise: {readings}"
+        # 20 s at 1.8 steps/s = 36 steps; most of it must have been counted by now.
+        assert readings[-1] >= 15, f"too few steps for the walk: {readings[-1]}"
+        assert text_of(driver, "cadence") != "–" or readings[-1] >= 30
+        screenshot(driver, "dashboard-walk.png")
+
+
+def test_scenario_switch_and_phone_layout(driver):
+    from selenium.webdriver.support.ui import Select
+    with DashboardProcess("simulator:tour?speed=2") as server:
+        driver.set_window_size(390, 844)
+        driver.get(server.url)
+        assert wait_until(lambda: text_of(driver, "connection-status") == "live", 20)
+        Select(driver.find_element("css selector", "[data-testid=scenario-select]")).select_by_value("shake")
+        assert wait_until(lambda: text_of(driver, "source-name") == "simulator:shake?speed=2", 10), \
+            text_of(driver, "source-name")
+        assert wait_until(
+            lambda: "shake" in text_of(driver, "event-log"), 10), f"no shake event: {text_of(driver, 'event-log')}"
+        width = driver.execute_script("return document.documentElement.scrollWidth")
+        assert width <= 400, f"the page is wider than a phone screen: {width}px"
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                               {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+        background = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+        assert background == "rgb(17, 19, 21)", f"dark mode not followed: {background}"
+        screenshot(driver, "dashboard-phone-dark.png")
+        driver.set_window_size(1280, 1700)
+
+
+def test_recording_to_private_file(driver):
+    directory = tempfile.mkdtemp(prefix="dashboard-recordings-")
+    with DashboardProcess("simulator:tour", extra=("--recording-directory", directory)) as server:
+        driver.get(server.url)
+        assert wait_until(lambda: text_of(driver, "connection-status") == "live", 20)
+        driver.find_element("css selector", "[data-testid=record-name]").send_keys("../../escape me.csv")
+        driver.find_element("css selector", "[data-testid=record-button]").click()
+        assert wait_until(lambda: "●" in text_of(driver, "record-status"), 5), text_of(driver, "record-status")
+        time.sleep(1.5)
+        driver.find_element("css selector", "[data-testid=record-button]").click()
+        assert wait_until(lambda: "saved" in text_of(driver, "record-status"), 5), text_of(driver, "record-status")
+    files = [name for name in os.listdir(directory) if not name.startswith(".")]
+    # "../../escape me.csv" is reduced to a plain name inside the directory.
+    assert files == ["escapeme.csv"], files
+    path = os.path.join(directory, files[0])
+    assert os.path.dirname(os.path.realpath(path)) == os.path.realpath(directory)
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    assert mode == 0o600, f"recording mode {oct(mode)}"
+    with open(path) as handle:
+        lines = handle.read().splitlines()
+    data = [line for line in lines if line and not line.startswith("#")]
+    assert len(data) > 50, f"the recording holds {len(data)} lines"
+
+
+def test_token_when_exposed(driver):
+    with DashboardProcess("simulator:tour", extra=("--listen", "127.0.0.1")) as server:
+        assert "token=" in server.url, server.url
+        try:
+            urllib.request.urlopen(server.base, timeout=5)
+            raise AssertionError("the page was served without the token")
+        except urllib.error.HTTPError as error:
+            assert error.code == 401, error.code
+        with urllib.request.urlopen(server.url, timeout=5) as response:
+            assert response.status == 200
+        driver.get(server.url)
+        assert wait_until(lambda: text_of(driver, "connection-status") == "live", 20), "no live data with the token"
+        assert wait_until(lambda: text_of(driver, "orientation-name") != "", 5)
+
+
+def main():
+    reason = browser_available()
+    if reason:
+        print(f"SKIP: {reason}")
+        if os.environ.get("CI") == "true":
+            print("0 passed, 1 failed")
+            return 1
+        print("0 passed, 0 failed, 1 skipped")
+        return 0
+    tests = [test_tour_orientation_and_attitude, test_walk_step_count_rises, test_scenario_switch_and_phone_layout,
+             test_recording_to_private_file, test_token_when_exposed]
+    selected = [t for t in tests if len(sys.argv) < 2 or any(a in t.__name__ for a in sys.argv[1:])]
+    driver = make_driver()
+    passed = failed = 0
+    try:
+        for test in selected:
+            log(f"{test.__name__} ...")
+            try:
+                test(driver)
+                passed += 1
+                log("  ok")
+            except Exception:  # report every failure, then go on
+                failed += 1
+                traceback.print_exc()
+                try:
+                    screenshot(driver, f"failure-{test.__name__}.png")
+                except Exception:
+                    pass
+    finally:
+        driver.quit()
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import XCTest
+
+@testable import MotionDashboard
+
+/// The frame format of docs/Dashboard.md: valid JSON with the documented fields.
+final class DashboardFrameTests: XCTestCase {
+  private func parse(_ text: String) throws -> [String: Any] {
+    let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
+    return try XCTUnwrap(object as? [String: Any], "not a JSON object: \(text)")
+  }
+
+  func testJSONWriterEscapesAndWritesNonFiniteAsNull() throws {
+    var json = JSONWriter()
+    json.beginObject()
+    json.field("text", "quote \" backslash \\ newline \n control \u{01}")
+    json.field("nan", Double.nan)
+    json.field("whole", 3.0)
+    json.field("small", 1e-5)
+    json.field("bootTime", 123_456.789_012)
+    json.key("row")
+    json.numbers([1.5, -.infinity, 2])
+    json.endObject()
+    let object = try parse(json.text)
+    XCTAssertEqual(object["text"] as? String, "quote \" backslash \\ newline \n control \u{01}")
+    XCTAssertTrue(object["nan"] is NSNull)
+    XCTAssertEqual(object["whole"] as? Int, 3)
+    // Written through Float: 1e-5 survives to Float precision (relative 1e-7).
+    XCTAssertEqual(try XCTUnwrap(object["small"] as? Double), 1e-5, accuracy: 1e-11)
+    XCTAssertEqual((object["row"] as? [Any])?.count, 3)
+    // Large numbers (times since boot) keep Double precision: 1 µs is still resolved.
+    XCTAssertEqual(try XCTUnwrap(object["bootTime"] as? Double), 123_456.789_012, accuracy: 1e-6)
+  }
+
+  func testDataFrameHasTheDocumentedFieldsAndPerClientCounters() throws {
+    var batch = DashboardBatch()
+    batch.append(Array(repeating: 0.5, count: DashboardFrameEncoder.motionFields.count), to: \.motion)
+    batch.append([1, 0, 0, -1], to: \.accelerometer)
+    batch.append(DashboardEvent(time: 1, kind: "shake", detail: "began"))
+    var state = DashboardFeedState()
+    state.orientation = "portrait"
+    state.health["accelerometer", default: .init()].note(time: 0)
+    let recording = DashboardRecorder.Status(isRecording: false, file: nil, samples: 0, message: nil)
+    let body = DashboardFrameEncoder.dataFrameBody(sequence: 7, batch: batch, state: state, recording: recording)
+    let frame = try parse(DashboardFrameEncoder.finish(body, droppedFrames: 3, sentFrames: 9))
+    XCTAssertEqual(frame["type"] as? String, "data")
+    XCTAssertEqual(frame["seq"] as? Int, 7)
+    XCTAssertEqual(frame["orientation"] as? String, "portrait")
+    XCTAssertEqual((frame["motion"] as? [[Any]])?.first?.count, DashboardFrameEncoder.motionFields.count)
+    XCTAssertEqual((frame["accelerometer"] as? [[Double]])?.first, [1, 0, 0, -1])
+    XCTAssertEqual((frame["events"] as? [[String: Any]])?.first?["kind"] as? String, "shake")
+    XCTAssertNotNil(frame["pedometer"] as? [String: Any])
+    XCTAssertNotNil((frame["health"] as? [String: Any])?["sensors"] as? [String: Any])
+    XCTAssertEqual((frame["client"] as? [String: Any])?["droppedFrames"] as? Int, 3)
+  }
+
+  func testBatchIsBoundedAndCountsWhatDidNotFit() {
+    var batch = DashboardBatch()
+    for index in 0..<(DashboardBatch.maximumRows + 10) { batch.append([Double(index), 0, 0, 0], to: \.accelerometer) }
+    XCTAssertEqual(batch.accelerometer.count, DashboardBatch.maximumRows)
+    XCTAssertEqual(batch.droppedRows, 10)
+  }
+
+  func testClientQueueKeepsTheNewestFramesAndCountsDrops() async {
+    let queue = DashboardClientQueue(capacity: 4)
+    for index in 0..<10 { queue.offer(String(index)) }
+    queue.finish()
+    var received: [String] = []
+    for await frame in queue.frames { received.append(frame) }
+    XCTAssertEqual(received, ["6", "7", "8", "9"])
+    XCTAssertEqual(queue.droppedFrames, 6)
+  }
+
+  func testHealthMeterMeasuresRateAndGaps() {
+    var meter = StreamHealthMeter()
+    // 100 Hz for 2 s, then a 0.1 s gap (9 samples missing), then 100 Hz again.
+    var time = 0.0
+    for _ in 0..<200 { meter.note(time: time); time += 0.01 }
+    time += 0.09
+    // Long enough after the gap for a whole window without it (the window holding the gap reads lower).
+    for _ in 0..<250 { meter.note(time: time); time += 0.01 }
+    // Rate from a window of whole periods: exact up to rounding of the sums (1e-6 Hz).
+    XCTAssertEqual(meter.rate ?? 0, 100, accuracy: 1e-6)
+    XCTAssertEqual(meter.missed, 9)
+    XCTAssertEqual(meter.total, 450)
+  }
+
+  func testRecorderFileNamesStayInsideTheDirectory() {
+    XCTAssertEqual(DashboardRecorder.safeFileName("../../etc/passwd"), "etcpasswd.csv")
+    XCTAssertEqual(DashboardRecorder.safeFileName("walk 1.csv"), "walk1.csv")
+    XCTAssertEqual(DashboardRecorder.safeFileName(".hidden"), "hidden.csv")
+    XCTAssertTrue(DashboardRecorder.safeFileName(nil).hasPrefix("dashboard-"))
+    XCTAssertLessThanOrEqual(DashboardRecorder.safeFileName(String(repeating: "a", count: 500)).count, 68)
+    XCTAssertFalse(DashboardRecorder.safeFileName("a/b\\c\u{0}").contains("/"))
+  }
+
+  func testControlMessagesAreParsedAndOversizedOnesRefused() {
+    XCTAssertEqual(DashboardControlMessage.parse(#"{"op":"setRate","rate":25}"#)?.rate, 25)
+    XCTAssertNil(DashboardControlMessage.parse("not json"))
+    XCTAssertNil(DashboardControlMessage.parse(#"{"rate":25}"#))
+    XCTAssertNil(DashboardControlMessage.parse(String(repeating: " ", count: 5000) + #"{"op":"x"}"#))
+  }
+
+  func testTokensAreRandomAndLongEnough() {
+    let a = DashboardConfiguration.makeToken()
+    let b = DashboardConfiguration.makeToken()
+    XCTAssertEqual(a.count, 32)
+    XCTAssertNotEqual(a, b)
+    XCTAssertTrue(DashboardConfiguration.isLoopback("127.0.0.1"))
+    XCTAssertFalse(DashboardConfiguration.isLoopback("0.0.0.0"))
+  }
+}
