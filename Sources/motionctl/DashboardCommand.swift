@@ -62,7 +62,7 @@ struct DashboardCommand: ParsableCommand {
         try await server.run(onRunning: { url in
           print("Dashboard for \(specification) at \(url.absoluteString)")
           if hasToken { print("Open it with the token above; other requests are refused.") }
-          fflush(stdout)
+          fflush(nil)  // every output stream (Swift 6: the global `stdout` is shared mutable state)
         })
       } catch {
         outcome.withLock { $0 = error }
