@@ -182,7 +182,11 @@ public final class IIOSensorSource: SensorSource, @unchecked Sendable {
       return (s.nextID, !s.isWorkerRunning)
     }
     if launch {
-      let thread = Thread { [self] in runWorker() }
+      IIOSensorSource.runningReaders.withLock { $0 += 1 }
+      let thread = Thread { [self] in
+        runWorker()
+        IIOSensorSource.runningReaders.withLock { $0 -= 1 }
+      }
       thread.name = "OpenCoreMotion.IIO(\(name))"
       thread.qualityOfService = .userInteractive
       thread.start()

@@ -64,6 +64,7 @@ struct DemoCommand: ParsableCommand {
     queue.waitUntilAllOperationsAreFinished()
     manager.stopDeviceMotionUpdates()
     queue.waitUntilAllOperationsAreFinished()
+    session.end()
     if let failure = session.failure { throw CLIError(failure) }
   }
 }
