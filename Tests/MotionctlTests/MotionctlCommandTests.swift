@@ -308,3 +308,39 @@ final class MotionctlHostileInputTests: XCTestCase {
     XCTAssertEqual(leftovers, [])
   }
 }
+
+/// `record` keeps what it recorded when stopped by a signal.
+final class MotionctlRecordSignalTests: XCTestCase {
+  func testSIGTERMFinishesTheRecording() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let output = folder.appendingPathComponent("stopped.csv").path
+    let process = Process()
+    process.executableURL = MotionctlRunner.executable
+    process.arguments = ["record", "--source", "simulator:tour", "--duration", "600", output]
+    let error = Pipe()
+    process.standardError = error
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    // Real-time simulator: wait until samples have been written (the temporary file grows).
+    let deadline = Date().addingTimeInterval(20)
+    while Date() < deadline {
+      let partial = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("partial") }
+      if let name = partial.first,
+        let size = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)[.size]
+          as? Int, size > 2000
+      {
+        break
+      }
+      Thread.sleep(forTimeInterval: 0.1)
+    }
+    process.terminate()  // SIGTERM
+    let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    XCTAssertEqual(process.terminationStatus, 0, message)
+    XCTAssertTrue(message.contains("stopped by a signal"), message)
+    let text = try String(contentsOfFile: output, encoding: .utf8)
+    XCTAssertGreaterThan(text.split(separator: "\n").count, 10, "the samples before the signal are kept")
+    let mode = try FileManager.default.attributesOfItem(atPath: output)[.posixPermissions] as? Int
+    XCTAssertEqual(mode.map { $0 & 0o777 }, 0o600)
+  }
+}
