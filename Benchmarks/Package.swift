@@ -10,7 +10,8 @@ import PackageDescription
 let package = Package(
   name: "OpenCoreMotionBenchmarks",
   products: [
-    .executable(name: "motion-benchmarks", targets: ["MotionBenchmarks"])
+    .executable(name: "motion-benchmarks", targets: ["MotionBenchmarks"]),
+    .executable(name: "motion-soak", targets: ["MotionSoak"]),
   ],
   dependencies: [
     .package(name: "OpenCoreMotion", path: "..")
@@ -30,6 +31,14 @@ let package = Package(
         .product(name: "_LinuxIIOTestSupport", package: "OpenCoreMotion"),
       ],
       path: "MotionBenchmarks"),
+    // An hour of 100 Hz streams through the API with slow consumers; RSS over time (must be flat).
+    .executableTarget(
+      name: "MotionSoak",
+      dependencies: [
+        .product(name: "OpenCoreMotion", package: "OpenCoreMotion"),
+        .product(name: "MotionSensors", package: "OpenCoreMotion"),
+      ],
+      path: "MotionSoak"),
   ],
   swiftLanguageModes: [.v6]
 )

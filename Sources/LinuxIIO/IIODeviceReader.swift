@@ -166,7 +166,8 @@ final class IIODeviceReader {
 
   private func readNumber(_ path: String) -> Double? {
     guard case .success(let text) = system.readAttribute(path) else { return nil }
-    return Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    // "nan" and "inf" parse as Doubles; an attribute holding them has no usable value.
+    return Double(text.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap { $0.isFinite ? $0 : nil }
   }
 
   private func write(_ path: String, _ value: String) throws(IIOReaderFailure) {
@@ -243,8 +244,11 @@ final class IIODeviceReader {
 
     // Length and watermark: wake about every 10 ms (one record per wake-up up to 100 Hz) and keep a
     // second of headroom so a late reader loses nothing.
-    let watermark = Swift.max(1, Int(rate / 100))
-    let length = Swift.max(128, Int(rate.rounded(.up)), 4 * watermark)
+    // The rate comes from sysfs (`sampling_frequency`, `sampling_frequency_available`): clamp it to
+    // 1 Hz…1 MHz in floating point before sizing anything from it (NaN sizes for 1 Hz).
+    let sizingRate = rate.isNaN ? 1 : Swift.min(Swift.max(rate, 1), 1_000_000)
+    let watermark = Swift.max(1, Int(sizingRate / 100))
+    let length = Swift.max(128, Int(sizingRate.rounded(.up)), 4 * watermark)
     let lengthPath = "\(bufferDirectory)/length"
     if system.exists(lengthPath) { try write(lengthPath, String(length)) }
     let watermarkPath = "\(bufferDirectory)/watermark"
@@ -389,7 +393,7 @@ final class IIODeviceReader {
       let path = "\(device.sysfsPath)/\(attribute)"
       switch system.readAttribute(path) {
       case .success(let text):
-        guard let value = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let value = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)), value.isFinite else {
           throw .other("\(device.displayName): unparsable \(attribute) \"\(text)\"")
         }
         values[slot] = value

@@ -176,7 +176,11 @@ public final class IIOSensorSource: SensorSource, Sendable {
       return (id, !s.isWorkerRunning)
     }
     if launch {
-      let thread = Thread { [self] in runWorker() }
+      IIOSensorSource.runningReaders.withLock { $0 += 1 }
+      let thread = Thread { [self] in
+        runWorker()
+        IIOSensorSource.runningReaders.withLock { $0 -= 1 }
+      }
       thread.name = "OpenCoreMotion.IIO(\(name))"
       thread.qualityOfService = .userInteractive
       thread.start()

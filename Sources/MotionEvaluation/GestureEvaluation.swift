@@ -35,10 +35,14 @@ public enum GestureEvaluation {
     }
 
     public var description: String {
-      let recallPercent = Double(Int((recall * 10000).rounded())) / 100
-      let rate = Double(Int((falsePositivesPerTenMinutes * 100).rounded())) / 100
+      // Rounded in floating point: the duration (and so the rate) comes from a recording's
+      // timestamps, and `Int(...)` of a huge or NaN value would trap.
+      let recallPercent = (recall * 10000).rounded() / 100
+      let rate = (falsePositivesPerTenMinutes * 100).rounded() / 100
+      let seconds = duration.rounded()
+      let secondsText = seconds.isFinite && Swift.abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)
       return "recall \(recallPercent) % (\(matchedCount)/\(expectedCount)), "
-        + "\(falsePositiveCount) false in \(Int(duration.rounded())) s (\(rate) per 10 min)"
+        + "\(falsePositiveCount) false in \(secondsText) s (\(rate) per 10 min)"
     }
   }
 

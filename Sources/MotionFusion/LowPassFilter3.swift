@@ -32,8 +32,14 @@ struct LowPassFilter3: Sendable {
     let k = Double.tan(Double.pi * Swift.min(cutoff * samplePeriod, 0.49))
     let design = SecondOrderButterworth.lowPass(prewarpedCutoff: k)
     (b0, b1, b2, a1, a2) = (design.b0, design.b1, design.b2, design.a1, design.a2)
-    warmUpCount = Swift.max(1, Int((timeConstant / samplePeriod).rounded()))
+    // The sample period comes from a file header or from timestamps: an absurd rate (1e20 Hz, or
+    // timestamps 1e-20 s apart) must not trap, so the ratio is clamped in floating point (NaN → 1).
+    let ratio = (timeConstant / samplePeriod).rounded()
+    warmUpCount = ratio.isNaN ? 1 : Int(Swift.min(Swift.max(ratio, 1), Self.maximumWarmUpCount))
   }
+
+  /// The longest warm-up in samples (a minute at 100 kHz); longer warm-ups only come from absurd rates.
+  static let maximumWarmUpCount: Double = 6_000_000
 
   /// Whether the warm-up averaging is over.
   var isWarm: Bool { count >= warmUpCount }

@@ -171,6 +171,25 @@ public final class StreamPlayer: SensorSource, Sendable {
 
   // MARK: Stream access (called with `deliveryLock` held)
 
+  /// Runs `body` holding the delivery lock (for extensions that read the stream).
+  func withDeliveryLock<Result>(_ body: () -> Result) -> Result {
+    deliveryLock.lock()
+    defer { deliveryLock.unlock() }
+    return body()
+  }
+
+  /// The next sample without consuming it (see ``peek()``); call with the delivery lock held.
+  func peekNextSample() -> MotionSample? { peek() }
+
+  /// The clock reading at which `sample` is due at `speed`, anchoring playback to it if it is the first.
+  func dueClockTime(of sample: MotionSample, speed: Double) -> Double {
+    state.withLock { s -> Double in
+      let origin = s.streamOrigin ?? sample.timestamp
+      s.streamOrigin = origin
+      return s.clockOrigin + (sample.timestamp - origin) / speed
+    }
+  }
+
   /// The next sample without consuming it; finishes the stream (and tells subscribers) at its end
   /// or on an error.
   private func peek() -> MotionSample? {

@@ -60,8 +60,21 @@ extension NSError {
     self.init(domain: CMErrorDomain, code: Int(code.rawValue), userInfo: userInfo)
   }
 
-  /// A source failure as handlers receive it: `CMErrorUnknown` with the source's message.
+  /// A source failure as handlers receive it: `CMErrorUnknown` with the source's message; an
+  /// advisory (non-fatal) failure carries ``sourceFailureIsAdvisoryKey`` = `true`.
   convenience init(_ failure: SourceFailure) {
-    self.init(CMErrorUnknown, description: failure.message)
+    var userInfo: [String: Any] = [NSLocalizedDescriptionKey: failure.message]
+    if !failure.isFatal { userInfo[sourceFailureIsAdvisoryKey] = true }
+    self.init(domain: CMErrorDomain, code: Int(CMErrorUnknown.rawValue), userInfo: userInfo)
   }
+
+  /// Whether this error reports an advisory source failure: updates continue after it.
+  public var isAdvisorySourceFailure: Bool { userInfo[sourceFailureIsAdvisoryKey] as? Bool == true }
+}
+
+/// The `userInfo` key marking an error delivered for an advisory ``SourceFailure`` (one bad message,
+/// samples dropped for arriving late): updates continue after it. An addition to Apple's API.
+public let sourceFailureIsAdvisoryKey = "OpenCoreMotionSourceFailureIsAdvisory"
+
+extension NSError {
 }

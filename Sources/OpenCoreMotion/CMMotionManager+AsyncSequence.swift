@@ -53,11 +53,17 @@ extension CMMotionManager {
     _ channel: UpdateChannel<Item>, sensorName: String,
     connect: (UpdateChannel<Item>, UpdateChannel<Item>.Sink) -> Bool
   ) -> MotionUpdateSequence<Item> {
-    // Unbounded: the source must never block, and the consumer decides the pace by the interval.
-    let (stream, continuation) = AsyncStream<ImmutableItem<Item>>.makeStream()
+    // Bounded: the source must never block, and a consumer that falls behind must not grow memory
+    // without limit. The newest `maximumBufferedUpdates` updates are kept; older ones are dropped
+    // and counted (``MotionUpdateSequence/droppedCount``).
+    let (stream, continuation) = AsyncStream<ImmutableItem<Item>>.makeStream(
+      bufferingPolicy: .bufferingNewest(MotionUpdateSequence<Item>.maximumBufferedUpdates))
     let failure = Locked<(any Error)?>(nil)
+    let dropped = Locked(0)
     let sink = UpdateChannel<Item>.Sink.stream(
-      yield: { continuation.yield(ImmutableItem($0)) },
+      yield: {
+        if case .dropped = continuation.yield(ImmutableItem($0)) { dropped.withLock { $0 += 1 } }
+      },
       finish: { error in
         if let error { failure.withLock { $0 = $0 ?? error } }
         continuation.finish()
@@ -69,7 +75,7 @@ extension CMMotionManager {
       }
       continuation.finish()
     }
-    return MotionUpdateSequence(stream: stream, failure: failure)
+    return MotionUpdateSequence(stream: stream, failure: failure, dropped: dropped)
   }
 }
 
@@ -81,11 +87,20 @@ extension CMMotionManager {
 public struct MotionUpdateSequence<Element>: AsyncSequence, Sendable {
   private let stream: AsyncStream<ImmutableItem<Element>>
   private let failure: Locked<(any Error)?>
+  private let dropped: Locked<Int>
 
-  init(stream: AsyncStream<ImmutableItem<Element>>, failure: Locked<(any Error)?>) {
+  /// How many updates wait for a consumer that falls behind (at 100 Hz, 10 s); beyond that the
+  /// oldest are dropped and counted in ``droppedCount``.
+  public static var maximumBufferedUpdates: Int { 1000 }
+
+  init(stream: AsyncStream<ImmutableItem<Element>>, failure: Locked<(any Error)?>, dropped: Locked<Int>) {
     self.stream = stream
     self.failure = failure
+    self.dropped = dropped
   }
+
+  /// Updates dropped so far because the consumer fell more than ``maximumBufferedUpdates`` behind.
+  public var droppedCount: Int { dropped.withLock { $0 } }
 
   /// Why the sequence ended early (an `NSError` in `CMErrorDomain`), or `nil` while it runs and
   /// when the source simply ran out of samples.

@@ -304,7 +304,12 @@ extension CMMotionManager {
         guard sample.sensors.contains(sensor) else { return }
         channel.offer(timestamp: sample.timestamp, generation: generation) { make(sample) }
       case .failure(let failure):
-        channel.fail(NSError(failure), generation: generation)
+        // Only a fatal failure ends the run; an advisory one reaches a handler and updates go on.
+        if failure.isFatal {
+          channel.fail(NSError(failure), generation: generation)
+        } else {
+          channel.advise(NSError(failure), generation: generation)
+        }
       case .finished:
         channel.finish(generation: generation)
       }
@@ -359,7 +364,12 @@ extension CMMotionManager {
           aligner.deviceMotion(from: estimate)
         }
       case .failure(let failure):
-        channel.fail(NSError(failure), generation: generation)
+        // Only a fatal failure ends the run; an advisory one reaches a handler and updates go on.
+        if failure.isFatal {
+          channel.fail(NSError(failure), generation: generation)
+        } else {
+          channel.advise(NSError(failure), generation: generation)
+        }
       case .finished:
         channel.finish(generation: generation)
       }

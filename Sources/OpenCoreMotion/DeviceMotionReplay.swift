@@ -12,6 +12,8 @@ public enum DeviceMotionReplay {
   public struct Summary: Sendable, Equatable {
     /// Device-motion values produced (one per gyroscope sample the estimator accepted).
     public var deviceMotionCount = 0
+    /// Advisory (non-fatal) source failures met and passed over.
+    public var advisoryFailureCount = 0
   }
 
   /// An error that ended a replay: the stream's own error message, or the frame being unavailable.
@@ -42,14 +44,17 @@ public enum DeviceMotionReplay {
     let player = StreamPlayer(stream, pacing: .virtual(clock))
     let pipeline = DeviceMotionPipeline.shared(for: player)
     let aligner = ReferenceFrameAligner(frame: frame, declination: declination ?? 0)
-    let collected = Locked<(updates: [CMDeviceMotion], failure: String?, finished: Bool)>(([], nil, false))
+    let collected = Locked<(updates: [CMDeviceMotion], failure: String?, finished: Bool, advisoryFailureCount: Int)>(
+      ([], nil, false, 0))
     let subscription = pipeline.subscribe { event in
       collected.withLock { c in
         switch event {
         case .estimate(let estimate):
           if let motion = aligner.deviceMotion(from: estimate) { c.updates.append(motion) }
-        case .failure(let failure):
+        case .failure(let failure) where failure.isFatal:
           c.failure = c.failure ?? failure.message
+        case .failure:
+          c.advisoryFailureCount += 1
         case .finished:
           c.finished = true
         }
@@ -59,15 +64,19 @@ public enum DeviceMotionReplay {
 
     var summary = Summary()
     // Advance in slices so that updates are handed to `body` while the file is being read, keeping
-    // memory flat for long recordings.
+    // memory flat for long recordings. A time gap is jumped in one step to the next sample's due
+    // time (slicing through a 10⁹ s gap took 10⁸ steps, and at 10¹⁸ s `horizon + 10` stops moving);
+    // each step therefore delivers at least one sample or ends the stream.
     var horizon = 0.0
     while true {
       horizon += 10
+      if let due = player.nextDueClockTime(), due > horizon { horizon = due }
       clock.advance(to: horizon)
-      let (updates, failure, finished) = collected.withLock { c -> ([CMDeviceMotion], String?, Bool) in
+      let (updates, failure, finished, advisory) = collected.withLock { c -> ([CMDeviceMotion], String?, Bool, Int) in
         defer { c.updates.removeAll(keepingCapacity: true) }
-        return (c.updates, c.failure, c.finished)
+        return (c.updates, c.failure, c.finished, c.advisoryFailureCount)
       }
+      summary.advisoryFailureCount = advisory
       for motion in updates {
         try body(motion)
         summary.deviceMotionCount += 1

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Logging
 import MotionSensors
 
 /// One stream of updates of one kind (accelerometer, gyroscope, magnetometer or device motion) from
@@ -38,6 +39,17 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
 
   private let state: Locked<State>
   private let handlerLock = NSRecursiveLock()
+  /// Operations queued for a handler and not yet run, and updates dropped because too many were.
+  private let backlog = Locked<(pending: Int, dropped: Int)>((0, 0))
+
+  /// The most updates queued for a handler at once. A handler queue that is blocked or slower than
+  /// the source used to collect one `Operation` per sample without limit (1 GB behind a blocked
+  /// consumer); now, while this many are waiting, newer updates are dropped and counted
+  /// (``droppedUpdateCount``, and one warning in the log). Errors are always queued.
+  static var maximumQueuedUpdates: Int { 1000 }
+
+  /// Updates dropped because the handler's queue had ``maximumQueuedUpdates`` waiting.
+  var droppedUpdateCount: Int { backlog.withLock { $0.dropped } }
 
   init(interval: Double) {
     state = Locked(State(interval: interval))
@@ -92,8 +104,26 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     case .pull:
       break
     case .queue(let queue, let handler):
+      let firstDrop = backlog.withLock { b -> Bool? in
+        guard b.pending >= Self.maximumQueuedUpdates else {
+          b.pending += 1
+          return nil
+        }
+        b.dropped += 1
+        return b.dropped == 1
+      }
+      if let firstDrop {
+        if firstDrop {
+          Logger.openCoreMotion.warning(
+            "a motion update handler's queue has \(Self.maximumQueuedUpdates) updates waiting; newer updates are dropped until it catches up")
+        }
+        return
+      }
       let call = PendingCall(handler: handler, item: item, error: nil)
-      queue.addOperation { [self] in run(call, generation: generation) }
+      queue.addOperation { [self] in
+        backlog.withLock { $0.pending -= 1 }
+        run(call, generation: generation)
+      }
     case .stream(let yield, _):
       yield(item)
     }

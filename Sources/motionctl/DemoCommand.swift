@@ -78,6 +78,7 @@ struct DemoCommand: ParsableCommand {
     pedometer.stopUpdates()
     activityManager.stopActivityUpdates()
     queue.waitUntilAllOperationsAreFinished()
+    session.end()
     if let failure = session.failure { throw CLIError(failure) }
   }
 }

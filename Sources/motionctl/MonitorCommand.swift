@@ -104,6 +104,7 @@ struct MonitorCommand: ParsableCommand {
     manager.stopMagnetometerUpdates()
     manager.stopDeviceMotionUpdates()
     queue.waitUntilAllOperationsAreFinished()
+    session.end()
     if let failure = session.failure { throw CLIError(failure) }
   }
 }

@@ -14,7 +14,9 @@ struct RecordCommand: ParsableCommand {
     discussion: """
       SPEC takes the forms of COREMOTION_SOURCE (simulator:SCENARIO, replay:PATH[?speed=N|max], \
       iio, …); the default is COREMOTION_SOURCE. The duration counts on the source's clock. The file \
-      appears only when recording ends normally.
+      (mode 0600) appears when recording ends: after the duration, at the end of the source, at \
+      SIGINT/SIGTERM, or at a fatal source failure (what was recorded is kept; the exit status is \
+      then non-zero). Advisory failures are printed and counted.
       """)
 
   @Option(help: "The source, as in COREMOTION_SOURCE.")
@@ -49,6 +51,9 @@ struct RecordCommand: ParsableCommand {
     struct Progress {
       var firstTimestamp: Double?
       var error: String?
+      /// A fatal source failure: recording stops, but the samples so far are kept.
+      var sourceFailure: String?
+      var advisoryFailureCount = 0
       var isDone = false
     }
     let progress = Locked(Progress())
@@ -72,8 +77,11 @@ struct RecordCommand: ParsableCommand {
             p.isDone = true
             done.signal()
           }
+        case .failure(let failure) where !failure.isFatal:
+          p.advisoryFailureCount += 1
+          printToStandardError("warning: \(failure.message)")
         case .failure(let failure):
-          p.error = failure.message
+          p.sourceFailure = failure.message
           p.isDone = true
           done.signal()
         case .finished:
@@ -82,20 +90,36 @@ struct RecordCommand: ParsableCommand {
         }
       }
     }
+    // SIGINT/SIGTERM end the recording like its duration does: the file is finished, not lost.
+    let signals = TerminationSignals {
+      progress.withLock { $0.isDone = true }
+      done.signal()
+    }
+    defer { signals.cancel() }
     // A source that never delivers is an error, not a hang.
     while done.wait(timeout: .now() + 5) == .timedOut {
       if progress.withLock({ $0.firstTimestamp == nil }) {
         subscription.cancel()
+        waitForDevicesToBeRestored()
         writer.cancel()
         throw CLIError("\(sensorSource.name) delivered no samples within 5 s")
       }
     }
     subscription.cancel()
-    if let error = progress.withLock({ $0.error }) {
+    waitForDevicesToBeRestored()
+    let outcome = progress.withLock { $0 }
+    if let error = outcome.error {
+      // The writer itself failed: what it has cannot be trusted to be complete.
       writer.cancel()
       throw CLIError(error)
     }
     try writer.finish()
-    printToStandardError("recorded \(writer.sampleCount) samples from \(sensorSource.name) to \(output)")
+    var summary = "recorded \(writer.sampleCount) samples from \(sensorSource.name) to \(output)"
+    if outcome.advisoryFailureCount > 0 { summary += " (\(outcome.advisoryFailureCount) warnings)" }
+    if signals.wasReceived { summary += " (stopped by a signal)" }
+    printToStandardError(summary)
+    if let failure = outcome.sourceFailure {
+      throw CLIError("\(failure) (the \(writer.sampleCount) samples before it are kept in \(output))")
+    }
   }
 }

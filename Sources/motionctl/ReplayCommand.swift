@@ -57,8 +57,10 @@ struct ReplayCommand: ParsableCommand {
     }
     let mapping = try columns.map { try ColumnMapping(parsing: $0) }
     let options = RecordingReader.Options(invalidRows: skipInvalid ? .skip : .fail, columnMapping: mapping)
-    let stream = try RecordingReader.open(
-      URL(fileURLWithPath: file), format: recordingFormat ?? (mapping != nil ? .columns : nil), options: options)
+    let stream = CountingSampleStream(
+      try RecordingReader.open(
+        URL(fileURLWithPath: file), format: recordingFormat ?? (mapping != nil ? .columns : nil), options: options))
+    let tally = stream.tally
     let declination = try frame == .trueNorth ? declinationForTrueNorth(location) : nil
 
     let out = try TextOutput(path: outputPath)
@@ -74,7 +76,16 @@ struct ReplayCommand: ParsableCommand {
         offline
         ? try DeviceMotionReplay.runOffline(stream, frame: frame.frame, declination: declination, body: write)
         : try DeviceMotionReplay.run(stream, frame: frame.frame, declination: declination, body: write)
+      // A header with no rows (or only invalid ones) is an error, not an empty success.
+      guard tally.sampleCount > 0 else {
+        let skipped = tally.skippedRowCount
+        throw CLIError(
+          "\(file): no data rows" + (skipped > 0 ? " (all \(skipped) rows were invalid and skipped)" : ""))
+      }
       try out.finish()
+      if tally.skippedRowCount > 0 {
+        printToStandardError("skipped \(tally.skippedRowCount) invalid rows of \(file)")
+      }
       if outputPath != nil {
         printToStandardError("replayed \(summary.deviceMotionCount) updates to \(outputPath!)")
       }

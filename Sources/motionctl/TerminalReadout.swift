@@ -29,7 +29,8 @@ struct TerminalReadout {
     guard value.isFinite, fullScale > 0 else {
       return "[" + String(repeating: " ", count: half) + "|" + String(repeating: " ", count: half) + "]"
     }
-    let filled = min(half, Int((abs(value) / fullScale * Double(half)).rounded()))
+    // Clamp in floating point first: a value of 1e20 from a phone stream must draw a full bar, not trap.
+    let filled = Int(min(Double(half), (abs(value) / fullScale * Double(half)).rounded()))
     let blank = String(repeating: " ", count: half - filled)
     let fill = String(repeating: "#", count: filled)
     let left = value < 0 ? blank + fill : String(repeating: " ", count: half)

@@ -1,36 +1,42 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionSensors
 
-/// Buffered text output to standard output or to a file. A file is written under a temporary name
-/// and renamed into place by ``finish()``, so a failed run never leaves a half-written file that
-/// looks complete.
+/// Buffered text output to standard output or to a file.
+///
+/// A file goes through ``FileReplacement``: a unique 0600 temporary file in the target's folder, synced
+/// and renamed over the target by ``finish()``, so a failed run never leaves a half-written file that
+/// looks complete. Only a missing path or a regular file is replaced: a folder, a device
+/// (`/dev/null`), a pipe or a socket at the path is refused and left as it is.
 final class TextOutput {
   private let handle: FileHandle
-  private let temporaryURL: URL?
-  private let finalURL: URL?
+  private let temporaryPath: String?
+  private let finalPath: String?
   private var buffer = Data()
 
   /// Output to `path`, or to standard output when `path` is `nil` or `-`.
   init(path: String?) throws {
     guard let path, path != "-" else {
       handle = .standardOutput
-      temporaryURL = nil
-      finalURL = nil
+      temporaryPath = nil
+      finalPath = nil
       return
     }
-    let url = URL(fileURLWithPath: path)
-    let directory = url.deletingLastPathComponent()
-    guard FileManager.default.fileExists(atPath: directory.path) else {
-      throw CLIError("cannot write \(path): folder \(directory.path) does not exist")
+    if let refusal = FileReplacement.refusal(for: path) { throw CLIError("cannot write \(path): \(refusal)") }
+    let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+      throw CLIError("cannot write \(path): folder \(directory) does not exist")
     }
-    let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).partial-\(getpid())")
-    guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-      throw CLIError("cannot write \(path): permission denied or read-only location")
+    switch FileReplacement.createTemporary(near: path) {
+    case .success(let created):
+      handle = FileHandle(fileDescriptor: created.descriptor, closeOnDealloc: true)
+      temporaryPath = created.path
+    case .failure(let error):
+      throw CLIError("cannot write \(path): \(error.reason)")
     }
-    handle = try FileHandle(forWritingTo: temporary)
-    temporaryURL = temporary
-    finalURL = url
+    finalPath = path
   }
 
   /// Appends a line.
@@ -46,21 +52,21 @@ final class TextOutput {
     buffer.removeAll(keepingCapacity: true)
   }
 
-  /// Flushes and, for a file, moves it into place.
+  /// Flushes and, for a file, syncs it and renames it into place.
   func finish() throws {
     try flush()
-    guard let temporaryURL, let finalURL else { return }
+    guard let temporaryPath, let finalPath else { return }
+    try handle.synchronize()
     try handle.close()
-    if FileManager.default.fileExists(atPath: finalURL.path) {
-      try FileManager.default.removeItem(at: finalURL)
+    if case .failure(let error) = FileReplacement.commit(temporary: temporaryPath, to: finalPath) {
+      throw CLIError("cannot write \(finalPath): \(error.reason)")
     }
-    try FileManager.default.moveItem(at: temporaryURL, to: finalURL)
   }
 
   /// Drops a partly written file.
   func abandon() {
-    guard let temporaryURL else { return }
+    guard let temporaryPath else { return }
     try? handle.close()
-    try? FileManager.default.removeItem(at: temporaryURL)
+    unlink(temporaryPath)
   }
 }

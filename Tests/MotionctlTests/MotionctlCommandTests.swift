@@ -251,3 +251,112 @@ final class MotionctlCommandTests: XCTestCase {
     XCTAssertLessThan(offline, 2, "phone-grade noise, figure-8 motion")
   }
 }
+
+/// Hostile input to `motionctl`: clean errors, counted skips, files never clobbered.
+final class MotionctlHostileInputTests: XCTestCase {
+  private let header =
+    "# OpenCoreMotion CSV\n# version: 1\n# nominal-sample-rate-hz: 100\nt,acc_x,acc_y,acc_z,gyr_x,gyr_y,gyr_z\n"
+
+  func testHeaderOnlyFileIsAnError() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let path = folder.appendingPathComponent("empty.csv").path
+    try header.write(toFile: path, atomically: true, encoding: .utf8)
+    let result = try MotionctlRunner.run(["replay", path])
+    XCTAssertNotEqual(result.status, 0)
+    XCTAssertTrue(result.standardError.contains("no data rows"), result.standardError)
+  }
+
+  func testSkippedRowsAreCounted() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let path = folder.appendingPathComponent("absurd.csv").path
+    var text = header
+    for i in 0..<300 {
+      // 1e309 overflows to infinity and "nan" is NaN: both rows are invalid.
+      let z = i == 150 ? "1e309" : i == 151 ? "nan" : "9.81"
+      text += "\(Double(i) / 100),0,0,\(z),0,0,0\n"
+    }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    let result = try MotionctlRunner.run(["replay", path, "--skip-invalid"])
+    XCTAssertEqual(result.status, 0, result.standardError)
+    XCTAssertTrue(result.standardError.contains("skipped 2 invalid rows"), result.standardError)
+  }
+
+  func testOutRefusesFoldersAndSpecialFilesAndWrites0600() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let recording = folder.appendingPathComponent("faceUp.csv").path
+    XCTAssertEqual(try MotionctlRunner.run(["simulate", "faceUp", recording, "--duration", "1"]).status, 0)
+    let directory = folder.appendingPathComponent("keep")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    try "x".write(to: directory.appendingPathComponent("inside"), atomically: true, encoding: .utf8)
+    let refused = try MotionctlRunner.run(["replay", recording, "--out", directory.path])
+    XCTAssertNotEqual(refused.status, 0)
+    XCTAssertTrue(FileManager.default.fileExists(atPath: directory.appendingPathComponent("inside").path))
+    let fifo = folder.appendingPathComponent("pipe").path
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+    let refusedFifo = try MotionctlRunner.run(["replay", recording, "--out", fifo])
+    XCTAssertNotEqual(refusedFifo.status, 0)
+    XCTAssertTrue(refusedFifo.standardError.contains("not a regular file"), refusedFifo.standardError)
+
+    let out = folder.appendingPathComponent("out.csv").path
+    try "old".write(toFile: out, atomically: true, encoding: .utf8)
+    let written = try MotionctlRunner.run(["replay", recording, "--out", out])
+    XCTAssertEqual(written.status, 0, written.standardError)
+    let attributes = try FileManager.default.attributesOfItem(atPath: out)
+    XCTAssertEqual((attributes[.posixPermissions] as? Int).map { $0 & 0o777 }, 0o600)
+    XCTAssertGreaterThan(try String(contentsOfFile: out, encoding: .utf8).count, 100)
+    let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("partial") }
+    XCTAssertEqual(leftovers, [])
+  }
+}
+
+/// `record` keeps what it recorded when stopped by a signal.
+final class MotionctlRecordSignalTests: XCTestCase {
+  func testSIGTERMFinishesTheRecording() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let output = folder.appendingPathComponent("stopped.csv").path
+    let process = Process()
+    process.executableURL = MotionctlRunner.executable
+    process.arguments = ["record", "--source", "simulator:tour", "--duration", "600", output]
+    let error = Pipe()
+    process.standardError = error
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    // Real-time simulator: wait until samples have been written (the temporary file grows).
+    let deadline = Date().addingTimeInterval(20)
+    while Date() < deadline {
+      let partial = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("partial") }
+      if let name = partial.first,
+        let size = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)[.size]
+          as? Int, size > 2000
+      {
+        break
+      }
+      Thread.sleep(forTimeInterval: 0.1)
+    }
+    process.terminate()  // SIGTERM
+    let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    XCTAssertEqual(process.terminationStatus, 0, message)
+    XCTAssertTrue(message.contains("stopped by a signal"), message)
+    let text = try String(contentsOfFile: output, encoding: .utf8)
+    XCTAssertGreaterThan(text.split(separator: "\n").count, 10, "the samples before the signal are kept")
+    let mode = try FileManager.default.attributesOfItem(atPath: output)[.posixPermissions] as? Int
+    XCTAssertEqual(mode.map { $0 & 0o777 }, 0o600)
+  }
+}
+
+/// The terminal bars take any double: 1e20 rad/s from a phone stream used to trap in `Int(...)`.
+final class MotionctlReadoutBarTests: XCTestCase {
+  func testBarsOfAbsurdValuesAreFullOrEmpty() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let path = folder.appendingPathComponent("absurd.csv").path
+    var text = "# OpenCoreMotion CSV\n# version: 1\n# nominal-sample-rate-hz: 1e20\nt,acc_x,acc_y,acc_z,gyr_x,gyr_y,gyr_z\n"
+    for i in 0..<200 { text += "\(Double(i) / 100),0,0,9.81,\(i == 100 ? "1e20" : "0"),0,0\n" }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    // demo draws bars for every update; with an absurd rate header and a 1e20 rad/s sample it must
+    // end normally (the estimator may reject the sample; the bars must not trap either way).
+    let result = try MotionctlRunner.run(["demo", "--source", "replay:\(path)?speed=max"])
+    XCTAssertNotEqual(result.status, 132, "no runtime trap: \(result.standardError)")
+    XCTAssertEqual(result.status, 0, result.standardError)
+  }
+}

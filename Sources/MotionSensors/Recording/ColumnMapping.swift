@@ -116,8 +116,10 @@ public struct ColumnMapping: Sendable, Equatable {
         scale: SIMD3(repeating: scale))
     }
     var layout = ColumnLayout(time: try column(time), columnNames: names)
-    if timeIsInteger {
-      layout.timeEncoding = .integer(unitsPerSecond: Int64((1 / secondsPerTimeUnit).rounded()))
+    // Integer time only for a unit whose count per second fits an Int64 (the unit is a public property).
+    let unitsPerSecond = (1 / secondsPerTimeUnit).rounded()
+    if timeIsInteger, unitsPerSecond >= 1, unitsPerSecond < 1e18 {
+      layout.timeEncoding = .integer(unitsPerSecond: Int64(unitsPerSecond))
     } else {
       layout.timeEncoding = .decimal(scale: secondsPerTimeUnit)
     }

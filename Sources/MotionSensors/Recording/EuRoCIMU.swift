@@ -81,7 +81,8 @@ enum EuRoCIMU {
       let parts = line.split(separator: ":", maxSplits: 1)
       if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == "rate_hz" {
         let value = parts[1].split(separator: "#").first?.trimmingCharacters(in: .whitespaces) ?? ""
-        if let rate = Double(value), rate > 0 { return rate }
+        // "inf", "nan" and rates beyond 1 MHz are not rates a recording can have.
+        if let rate = Double(value), rate > 0, rate <= 1e6 { return rate }
       }
     }
     return nil

@@ -98,9 +98,17 @@ struct RecordingContainer {
         atPath: url.appendingPathComponent(path).path)
       return (attributes?[.size] as? Int) ?? 0
     case .archive(let archive):
-      return archive[path].map { Int($0.uncompressedSize) } ?? 0
+      // The size comes from the archive's (zip64) header: clamp instead of converting unchecked.
+      return archive[path].map { Int(clamping: UInt64($0.uncompressedSize)) } ?? 0
     }
   }
+
+  /// The most bytes one archive member may inflate to (512 MiB): a recording member larger than
+  /// that does not fit the boards we target, and a zip bomb stops here.
+  static let maximumInflatedSize = 512 << 20
+  /// The highest compression ratio accepted once a member has inflated past 1 MiB. Real CSV exports
+  /// compress about 3–10:1; a zip bomb compresses about 1000:1.
+  static let maximumCompressionRatio = 200
 
   /// Reads one file whole.
   func bytes(_ path: String) throws -> CSVBytes {
@@ -112,9 +120,24 @@ struct RecordingContainer {
         throw RecordingError(.fileNotFound, file: displayName(path), "no such file in the archive")
       }
       var data = Data()
-      data.reserveCapacity(Int(entry.uncompressedSize))
+      // The declared sizes are untrusted: reserve at most 64 MiB from them, and cap what inflation
+      // actually produces by size and by ratio to the compressed size.
+      let declared = Int(clamping: UInt64(entry.uncompressedSize))
+      data.reserveCapacity(Swift.min(declared, 64 << 20))
+      let compressed = Int(clamping: UInt64(entry.compressedSize))
+      let limit = Swift.min(
+        Self.maximumInflatedSize,
+        Swift.max(1 << 20, compressed.multipliedReportingOverflow(by: Self.maximumCompressionRatio).overflow
+          ? Int.max : compressed * Self.maximumCompressionRatio))
       do {
-        _ = try archive.extract(entry, skipCRC32: false) { chunk in data.append(chunk) }
+        _ = try archive.extract(entry, skipCRC32: false) { chunk in
+          guard chunk.count <= limit - data.count else { throw InflationLimitExceeded() }
+          data.append(chunk)
+        }
+      } catch is InflationLimitExceeded {
+        throw RecordingError(
+          .unreadable, file: displayName(path),
+          "inflates to more than \(limit) bytes (from \(compressed) compressed): refused as a likely zip bomb")
       } catch {
         throw RecordingError(
           .unreadable, file: displayName(path), "cannot extract from the archive (\(error))")
@@ -129,3 +152,6 @@ struct RecordingContainer {
     return CSVCursor(bytes).peekLine() ?? ""
   }
 }
+
+/// Thrown from the extraction consumer to stop inflating a member past its cap.
+private struct InflationLimitExceeded: Error {}

@@ -38,7 +38,7 @@ public final class RecordingWriter: @unchecked Sendable {
   }
   private var appendedCount = 0
 
-  private let temporaryURL: URL
+  private let temporaryPath: String
   private var handle: FileHandle?
   private var buffer: [UInt8] = []
   private var lastTimestamp = -Double.infinity
@@ -61,14 +61,17 @@ public final class RecordingWriter: @unchecked Sendable {
     self.includesGroundTruth = includeGroundTruth
     self.sensors = descriptor.sensors
     let folder = url.deletingLastPathComponent()
-    temporaryURL = folder.appendingPathComponent(
-      ".\(url.lastPathComponent).partial-\(UUID().uuidString.prefix(8))")
-    guard FileManager.default.createFile(atPath: temporaryURL.path, contents: nil),
-      let handle = FileHandle(forWritingAtPath: temporaryURL.path)
-    else {
-      throw RecordingError(.writeFailed, file: url.path, "cannot create a file in \(folder.path)")
+    // Only a missing path or a regular file is replaced; the temporary file is created 0600.
+    if let refusal = FileReplacement.refusal(for: url.path) {
+      throw RecordingError(.writeFailed, file: url.path, "cannot write here: \(refusal)")
     }
-    self.handle = handle
+    switch FileReplacement.createTemporary(near: url.path) {
+    case .success(let created):
+      temporaryPath = created.path
+      handle = FileHandle(fileDescriptor: created.descriptor, closeOnDealloc: true)
+    case .failure(let error):
+      throw RecordingError(.writeFailed, file: url.path, "cannot create a file in \(folder.path) (\(error.reason))")
+    }
     buffer.reserveCapacity(1 << 17)
     writeHeader()
   }
@@ -187,7 +190,8 @@ public final class RecordingWriter: @unchecked Sendable {
     return count
   }
 
-  /// Flushes, closes and renames the temporary file to ``url`` (replacing any file there).
+  /// Flushes, syncs, closes and renames the temporary file to ``url`` (replacing a regular file
+  /// there; a folder or special file is refused), then syncs the folder.
   ///
   /// - Throws: ``RecordingError`` `.writeFailed` when writing or renaming fails; the temporary file
   ///   is then removed and nothing appears at ``url``.
@@ -200,11 +204,10 @@ public final class RecordingWriter: @unchecked Sendable {
       try handle?.synchronize()
       try handle?.close()
       handle = nil
-      // rename(2) replaces an existing destination atomically.
-      guard rename(temporaryURL.path, url.path) == 0 else {
-        let reason = String(cString: strerror(errno))
+      // rename(2) replaces an existing regular file atomically; the folder is synced afterwards.
+      if case .failure(let error) = FileReplacement.commit(temporary: temporaryPath, to: url.path) {
         throw RecordingError(
-          .writeFailed, file: url.path, "cannot rename the finished recording into place (\(reason))")
+          .writeFailed, file: url.path, "cannot rename the finished recording into place (\(error.reason))")
       }
       isFinished = true
     } catch let error as RecordingError {
@@ -228,7 +231,7 @@ public final class RecordingWriter: @unchecked Sendable {
     try? handle?.close()
     handle = nil
     isFinished = true
-    try? FileManager.default.removeItem(at: temporaryURL)
+    unlink(temporaryPath)
   }
 
   private func flush() throws {

@@ -147,7 +147,8 @@ enum SensorLoggerExport {
     }
     let rate = meta["sampleRateMs"].flatMap { text -> Double? in
       // `sampleRateMs` lists periods in ms, `|`-separated; the smallest positive one is the fastest.
-      let periods = text.split(separator: "|").compactMap { Double($0) }.filter { $0 > 0 }
+      // "nan", "inf" and absurdly small periods are not rates: keep finite periods of at least 1 µs.
+      let periods = text.split(separator: "|").compactMap { Double($0) }.filter { $0.isFinite && $0 >= 1e-3 }
       return periods.min().map { 1000 / $0 }
     }
     let descriptor = StreamDescriptor(

@@ -2,7 +2,8 @@
 
 /// Adds the accelerometer vectors of two streams at equal timestamps (user acceleration plus
 /// gravity, for exports without a raw accelerometer file); instants present in only one stream are
-/// left out.
+/// left out. An instant where either row has no value is skipped and counted (it used to end the
+/// stream).
 struct SummedAccelerometerStream: RecordingRowStream {
   let descriptor: StreamDescriptor
   private var first: any RecordingRowStream
@@ -14,7 +15,10 @@ struct SummedAccelerometerStream: RecordingRowStream {
     self.descriptor = descriptor
   }
 
-  var skippedRowCount: Int { first.skippedRowCount + second.skippedRowCount }
+  /// Instants skipped here because a row had no accelerometer value.
+  private var incompleteInstantCount = 0
+
+  var skippedRowCount: Int { first.skippedRowCount + second.skippedRowCount + incompleteInstantCount }
 
   mutating func next() throws -> MotionSample? {
     guard var a = try first.next(), var b = try second.next() else { return nil }
@@ -26,8 +30,13 @@ struct SummedAccelerometerStream: RecordingRowStream {
         guard let next = try second.next() else { return nil }
         b = next
       } else {
-        guard let x = a.accelerometer, let y = b.accelerometer else { return nil }
-        return MotionSample(timestamp: a.timestamp, accelerometer: x + y)
+        if let x = a.accelerometer, let y = b.accelerometer {
+          return MotionSample(timestamp: a.timestamp, accelerometer: x + y)
+        }
+        incompleteInstantCount += 1
+        guard let nextA = try first.next(), let nextB = try second.next() else { return nil }
+        a = nextA
+        b = nextB
       }
     }
   }

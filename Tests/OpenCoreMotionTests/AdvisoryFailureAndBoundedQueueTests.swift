@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+import XCTest
+
+@testable import OpenCoreMotion
+
+/// A source that sends an advisory failure between samples, like a phone receiver that got one
+/// malformed POST. Delivery is synchronous in `emit`, on the caller's thread.
+final class ScriptedSource: SensorSource, @unchecked Sendable {
+  let name = "scripted"
+  let availableSensors: SensorSet = .nineAxis
+  let supportedSampleRates: ClosedRange<Double> = 1...100
+  // Protected by its lock.
+  private let handlers = Locked<[UInt64: @Sendable (SourceEvent) -> Void]>([:])
+  private let nextID = Locked<UInt64>(0)
+
+  func subscribe(
+    requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
+  ) -> SourceSubscription {
+    let id = nextID.withLock { $0 += 1; return $0 }
+    handlers.withLock { $0[id] = handler }
+    return SourceSubscription { [handlers] in _ = handlers.withLock { $0.removeValue(forKey: id) } }
+  }
+
+  func emit(_ event: SourceEvent) {
+    for handler in handlers.withLock({ Array($0.values) }) { handler(event) }
+  }
+}
+
+final class AdvisoryFailureAndBoundedQueueTests: XCTestCase {
+  func testAdvisoryFailureReachesTheHandlerAndUpdatesGoOn() throws {
+    let source = ScriptedSource()
+    let manager = CMMotionManager(source: source)
+    manager.accelerometerUpdateInterval = 0.01
+    let queue = makeSerialQueue()
+    let updates = Collector<Double>()
+    let errors = Collector<NSError>()
+    manager.startAccelerometerUpdates(to: queue) { data, error in
+      if let data { updates.append(data.timestamp) }
+      if let error { errors.append(error as NSError) }
+    }
+    let sequence = manager.accelerometerUpdates()
+    for i in 0..<10 {
+      if i == 5 { source.emit(.failure(SourceFailure(.malformedData, "one bad POST", isFatal: false))) }
+      source.emit(.sample(Synthetic.sample(at: Double(i) / 100, earthFromSensor: .identity)))
+    }
+    queue.waitUntilAllOperationsAreFinished()
+    XCTAssertEqual(updates.count, 10, "updates continue after an advisory failure")
+    XCTAssertEqual(errors.count, 1)
+    XCTAssertTrue(errors.all.first?.isAdvisorySourceFailure ?? false)
+    XCTAssertTrue(manager.isAccelerometerActive)
+    XCTAssertNil(sequence.error, "an advisory failure does not end an async sequence")
+
+    // A fatal failure still ends the run.
+    source.emit(.failure(SourceFailure(.disconnected, "gone")))
+    queue.waitUntilAllOperationsAreFinished()
+    XCTAssertEqual(errors.count, 2)
+    XCTAssertFalse(errors.all.last?.isAdvisorySourceFailure ?? true)
+    manager.stopAccelerometerUpdates()
+  }
+
+  /// A blocked handler queue keeps at most `maximumQueuedUpdates` operations; the rest are dropped
+  /// and counted (it used to grow by one Operation per sample without limit).
+  func testBlockedHandlerQueueIsBounded() throws {
+    let source = ScriptedSource()
+    let manager = CMMotionManager(source: source)
+    manager.accelerometerUpdateInterval = 0.01
+    let queue = makeSerialQueue()
+    queue.isSuspended = true
+    let handled = Locked(0)
+    manager.startAccelerometerUpdates(to: queue) { _, _ in handled.withLock { $0 += 1 } }
+    let sent = 3 * UpdateChannel<CMAccelerometerData>.maximumQueuedUpdates
+    for i in 0..<sent { source.emit(.sample(Synthetic.sample(at: Double(i) / 100, earthFromSensor: .identity))) }
+    XCTAssertEqual(queue.operationCount, UpdateChannel<CMAccelerometerData>.maximumQueuedUpdates)
+    queue.isSuspended = false
+    queue.waitUntilAllOperationsAreFinished()
+    XCTAssertEqual(handled.withLock { $0 }, UpdateChannel<CMAccelerometerData>.maximumQueuedUpdates)
+    // Once drained, updates flow again.
+    source.emit(.sample(Synthetic.sample(at: Double(sent) / 100, earthFromSensor: .identity)))
+    queue.waitUntilAllOperationsAreFinished()
+    XCTAssertEqual(handled.withLock { $0 }, UpdateChannel<CMAccelerometerData>.maximumQueuedUpdates + 1)
+    manager.stopAccelerometerUpdates()
+  }
+
+  /// An async sequence nobody reads keeps the newest `maximumBufferedUpdates` and counts the rest.
+  func testUnreadAsyncSequenceIsBounded() async throws {
+    let source = ScriptedSource()
+    let manager = CMMotionManager(source: source)
+    manager.accelerometerUpdateInterval = 0.01
+    let sequence = manager.accelerometerUpdates()
+    let limit = MotionUpdateSequence<CMAccelerometerData>.maximumBufferedUpdates
+    for i in 0..<(limit + 500) {
+      source.emit(.sample(Synthetic.sample(at: Double(i) / 100, earthFromSensor: .identity)))
+    }
+    XCTAssertEqual(sequence.droppedCount, 500)
+    var iterator = sequence.makeAsyncIterator()
+    let first = await iterator.next()
+    XCTAssertEqual(try XCTUnwrap(first).timestamp, 5, accuracy: 1e-9, "the oldest 500 were dropped")
+    manager.stopAccelerometerUpdates()
+  }
+}
