@@ -38,19 +38,23 @@ func makeUpdateSequence<Item: AnyObject>(
   _ connect: (UpdateChannel<Item>, UpdateChannel<Item>.Sink) -> Void
 ) -> MotionUpdateSequence<Item> {
   let channel = UpdateChannel<Item>(interval: 0)
-  // These services deliver a few items per second at most, and a backend must never block: keep the
-  // newest 1024 (minutes of history updates) if the consumer stops reading, never grow beyond.
-  let (stream, continuation) = AsyncStream<ImmutableItem<Item>>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+  // These services deliver a few items per second at most, and a backend must never block: as for
+  // the motion manager's sequences, the newest updates are kept and older ones dropped and counted.
+  let (stream, continuation) = AsyncStream<ImmutableItem<Item>>.makeStream(
+    bufferingPolicy: .bufferingNewest(MotionUpdateSequence<Item>.maximumBufferedUpdates))
   let failure = Locked<(any Error)?>(nil)
+  let dropped = Locked(0)
   let sink = UpdateChannel<Item>.Sink.stream(
-    yield: { continuation.yield(ImmutableItem($0)) },
+    yield: {
+      if case .dropped = continuation.yield(ImmutableItem($0)) { dropped.withLock { $0 += 1 } }
+    },
     finish: { error in
       if let error { failure.withLock { $0 = $0 ?? error } }
       continuation.finish()
     })
   continuation.onTermination = { _ in channel.end() }
   connect(channel, sink)
-  return MotionUpdateSequence(stream: stream, failure: failure)
+  return MotionUpdateSequence(stream: stream, failure: failure, dropped: dropped)
 }
 
 /// The error of a motion-and-fitness service that cannot serve: not authorized, or (when
