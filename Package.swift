@@ -33,6 +33,8 @@ var products: [Product] = [
   .library(name: "MotionEvaluation", targets: ["MotionEvaluation"]),
   .executable(name: "motionctl", targets: ["motionctl"]),
   .executable(name: "motion-benchmarks", targets: ["MotionBenchmarks"]),
+  .executable(name: "motiond", targets: ["motiond"]),
+  .library(name: "MotionDaemonClient", targets: ["MotionDaemonClient"]),
 ]
 
 var targets: [Target] = [
@@ -51,7 +53,7 @@ var targets: [Target] = [
     swiftSettings: swiftSettings),
   .target(
     name: "OpenCoreMotion",
-    dependencies: ["MotionMath", "MotionFusion", "MotionSensors", "LinuxIIO", "MotionRecognition"],
+    dependencies: ["MotionMath", "MotionFusion", "MotionSensors", "LinuxIIO", "MotionRecognition", "MotionDaemonClient"],
     swiftSettings: swiftSettings),
   .target(
     name: "OpenUIDevice",
@@ -63,8 +65,9 @@ var targets: [Target] = [
     name: "motionctl",
     dependencies: [
       "OpenCoreMotion", "OpenUIDevice", "MotionSensors", "MotionFusion", "MotionRecognition",
-      "LinuxIIO", "MotionEvaluation",
+      "LinuxIIO", "MotionEvaluation", "MotionDaemon", "MotionDaemonClient",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      .product(name: "Logging", package: "swift-log"),
     ],
     swiftSettings: swiftSettings),
   .target(name: "_AllocationCounter", path: "Benchmarks/AllocationCounter"),
@@ -76,6 +79,43 @@ var targets: [Target] = [
     ],
     path: "Benchmarks/MotionBenchmarks",
     swiftSettings: swiftSettings),
+
+  // MARK: - Motion daemon (motiond): shared sensors, history, protocol and client
+  .target(
+    name: "MotionDaemonProtocol",
+    dependencies: ["MotionSensors", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+    exclude: ["regenerate.sh"],
+    swiftSettings: [.swiftLanguageMode(.v6)]),
+  .target(
+    name: "MotionDaemonClient",
+    dependencies: [
+      "MotionDaemonProtocol", "MotionSensors", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+      .product(name: "Logging", package: "swift-log"),
+    ],
+    swiftSettings: [.swiftLanguageMode(.v6)]),
+  .target(
+    name: "MotionDaemon",
+    dependencies: [
+      "MotionDaemonProtocol", "MotionSensors", "MotionDetectors", "MotionMath", "OpenCoreMotion",
+      .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+      .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+    ],
+    swiftSettings: [.swiftLanguageMode(.v6)]),
+  .executableTarget(
+    name: "motiond",
+    dependencies: [
+      "MotionDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      .product(name: "Logging", package: "swift-log"),
+    ],
+    swiftSettings: [.swiftLanguageMode(.v6)]),
+  .executableTarget(
+    name: "DaemonBenchmarks",
+    dependencies: [
+      "MotionDaemon", "MotionDaemonClient", "MotionSensors", "OpenCoreMotion",
+      .product(name: "Logging", package: "swift-log"),
+    ],
+    path: "Benchmarks/DaemonBenchmarks",
+    swiftSettings: [.swiftLanguageMode(.v6)]),
 
   // MARK: - Examples (command-line ports of Core Motion sample apps)
   .target(
@@ -105,6 +145,14 @@ var targets: [Target] = [
     dependencies: [
       "OpenCoreMotion", "OpenUIDevice", "MotionSensors", "LinuxIIO", "MotionFusion", "_MotionTestSupport",
     ]),
+  .testTarget(
+    name: "MotionDaemonTests",
+    dependencies: [
+      "MotionDaemon", "MotionDaemonClient", "MotionDaemonProtocol", "MotionSensors", "MotionMath", "OpenCoreMotion",
+      .product(name: "SwiftProtobuf", package: "swift-protobuf"), .product(name: "GRDB", package: "GRDB.swift"),
+      .product(name: "Logging", package: "swift-log"),
+    ],
+    swiftSettings: [.swiftLanguageMode(.v6)]),
   .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "_MotionTestSupport"]),
 ]
 
@@ -125,6 +173,11 @@ for name in exampleNames {
       name: name + "Example", dependencies: ["CoreMotion", "MotionRecognition", "ExampleSupport"],
       path: "Examples/" + name, swiftSettings: swiftSettings))
 }
+// An iOS-style client of the motion daemon, run by MotionDaemonTests.
+targets.append(
+  .executableTarget(
+    name: "DaemonClientExample", dependencies: ["CoreMotion"], path: "Examples/DaemonClient",
+    swiftSettings: [.swiftLanguageMode(.v6)]))
 // The README's program, verbatim: compiled and run by ExamplesTests.
 targets.append(
   .executableTarget(
@@ -143,6 +196,9 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+    .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
   ],
   targets: targets,
   swiftLanguageModes: [.v5]

@@ -2,6 +2,7 @@
 
 import Foundation
 import LinuxIIO
+import MotionDaemonClient
 import MotionSensors
 
 /// The one place where OpenCoreMotion reaches the concrete source implementations of other modules
@@ -32,5 +33,19 @@ enum DefaultSourceFactory {
   ///   (`COREMOTION_IIO_*`) is invalid.
   static func discoverHardware() throws -> (any SensorSource)? {
     try IIOSensorSource.discover()
+  }
+
+  /// A source reading from the motion daemon at `socketPath` (`nil`: the default socket).
+  ///
+  /// - Throws: when no daemon answers there.
+  static func daemonSource(socketPath: String?) throws -> any SensorSource {
+    try DaemonSource(socketPath: socketPath ?? DaemonClient.defaultSocketPath())
+  }
+
+  /// The daemon's source when its default socket exists and a daemon answers, else `nil`.
+  static func runningDaemonSource(environment: [String: String]) -> (any SensorSource)? {
+    let path = DaemonClient.defaultSocketPath(environment: environment)
+    guard FileManager.default.fileExists(atPath: path) else { return nil }
+    return try? DaemonSource(socketPath: path)
   }
 }

@@ -11,11 +11,11 @@ struct Motionctl: ParsableCommand {
     abstract: "Core Motion on Linux: run the demo, replay, record, simulate and evaluate motion data.",
     discussion: """
       Sources are chosen with COREMOTION_SOURCE (simulator[:SCENARIO], replay:PATH[?speed=N|max], \
-      iio, none) or with a command's --source option.
+      iio, none, daemon) or with a command's --source option.
       """,
     subcommands: [
       DemoCommand.self, ReplayCommand.self, RecordCommand.self, SimulateCommand.self, EvaluateCommand.self,
-      SensorsCommand.self, MonitorCommand.self,
+      SensorsCommand.self, MonitorCommand.self, DaemonCommand.self, StatusCommand.self, PrivacyCommand.self,
     ],
     defaultSubcommand: nil)
 }
