@@ -177,7 +177,7 @@ for name in exampleNames {
 targets.append(
   .executableTarget(
     name: "DaemonClientExample", dependencies: ["CoreMotion"], path: "Examples/DaemonClient",
-    swiftSettings: [.swiftLanguageMode(.v6)]))
+    swiftSettings: swiftSettings))
 // The README's program, verbatim: compiled and run by ExamplesTests.
 targets.append(
   .executableTarget(

@@ -17,28 +17,32 @@ let arguments = CommandLine.arguments
 let interval = arguments.count > 1 ? Double(arguments[1]) ?? 0.01 : 0.01
 let count = arguments.count > 2 ? Int(arguments[2]) ?? 100 : 100
 
-setvbuf(stdout, nil, _IOLBF, 0)
+/// Writes one line straight to standard output (unbuffered, so a killed program loses nothing).
+func emit(_ line: String) {
+  FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 let manager = CMMotionManager()
 guard manager.isAccelerometerAvailable else {
-  print("error no accelerometer")
+  emit("error no accelerometer")
   exit(1)
 }
 let queue = OperationQueue()
 queue.maxConcurrentOperationCount = 1
 let finished = DispatchSemaphore(value: 0)
-nonisolated(unsafe) var received = 0  // touched only on `queue`, which is serial
+var received = 0  // touched only on `queue`, which is serial
 manager.accelerometerUpdateInterval = interval
 manager.startAccelerometerUpdates(to: queue) { data, error in
   if let error {
-    print("error \(error)")
+    emit("error \(error)")
     return
   }
   guard let data else { return }
   let a = data.acceleration
-  print(String(format: "acc %.17g %.17g %.17g %.17g", data.timestamp, a.x, a.y, a.z))
+  emit(String(format: "acc %.17g %.17g %.17g %.17g", data.timestamp, a.x, a.y, a.z))
   received += 1
   if received == count { finished.signal() }
 }
 finished.wait()
 manager.stopAccelerometerUpdates()
-print("done")
+emit("done")
