@@ -24,7 +24,7 @@ let measureSeconds = CommandLine.arguments.count > 1 ? Double(CommandLine.argume
 
 func processCPUSeconds() -> Double {
   var usage = rusage()
-  getrusage(RUSAGE_SELF, &usage)
+  getrusage(RUSAGE_SELF.rawValue, &usage)
   return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) * 1e-6 + Double(usage.ru_stime.tv_sec)
     + Double(usage.ru_stime.tv_usec) * 1e-6
 }
