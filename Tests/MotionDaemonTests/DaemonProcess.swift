@@ -36,9 +36,10 @@ final class DaemonProcess: @unchecked Sendable {
   }
 
   init(source: String, extraArguments: [String] = [], directory: URL? = nil) throws {
-    self.directory = try directory ?? FileManager.default.url(
-      for: .itemReplacementDirectory, in: .userDomainMask,
-      appropriateFor: URL(fileURLWithPath: NSTemporaryDirectory()), create: true)
+    // A short path: a Unix socket path must fit in 107 bytes.
+    let fresh = URL(fileURLWithPath: "/tmp/motiond-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+    self.directory = directory ?? fresh
+    try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
     self.source = source
     self.extraArguments = extraArguments
     process = Process()
