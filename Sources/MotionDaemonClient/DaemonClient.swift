@@ -27,14 +27,35 @@ public final class DaemonClient: @unchecked Sendable {
   public var reconnectInterval: Double { 0.1 }
   private let logger = Logger(label: "opencoremotion.daemon-client")
 
+  /// A request waiting for its reply (or replies). Completes exactly once: by its last reply or
+  /// by a failure (disconnection, close), whichever comes first.
   private final class Pending: @unchecked Sendable {
-    // Sendable because it is only touched on the reader thread or under the client's state lock.
+    // Sendable because `isDone` is guarded by `lock`, and the callbacks run under it.
     /// Returns true when the request is complete.
-    let onMessage: (WireServerMessage) -> Bool
-    let onFailure: (DaemonError) -> Void
+    private let onMessage: (WireServerMessage) -> Bool
+    private let onFailure: (DaemonError) -> Void
+    private let lock = NSLock()
+    private var isDone = false
     init(onMessage: @escaping (WireServerMessage) -> Bool, onFailure: @escaping (DaemonError) -> Void) {
       self.onMessage = onMessage
       self.onFailure = onFailure
+    }
+
+    /// Hands over one reply; returns true when the request is complete.
+    func deliver(_ message: WireServerMessage) -> Bool {
+      lock.withLock {
+        guard !isDone else { return true }
+        isDone = onMessage(message)
+        return isDone
+      }
+    }
+
+    func fail(_ error: DaemonError) {
+      lock.withLock {
+        guard !isDone else { return }
+        isDone = true
+        onFailure(error)
+      }
     }
   }
 
@@ -108,7 +129,7 @@ public final class DaemonClient: @unchecked Sendable {
       return (s.socket, Array(s.pending.values))
     }
     socket?.close()
-    for request in pending { request.onFailure(DaemonError(.disconnected, "the client was closed")) }
+    for request in pending { request.fail(DaemonError(.disconnected, "the client was closed")) }
   }
 
   // MARK: Connection
@@ -200,7 +221,7 @@ public final class DaemonClient: @unchecked Sendable {
       // A Subscribe's own acknowledgement comes as `.ack`; stream messages go to the stream.
       guard let stream = state.withLock({ s in s.wireToStream[id].flatMap { s.streams[$0] } }) else {
         if case .sourceEvent = message.body, let pending = state.withLock({ $0.pending[id] }) {
-          _ = pending.onMessage(message)
+          _ = pending.deliver(message)
         }
         return
       }
@@ -235,7 +256,7 @@ public final class DaemonClient: @unchecked Sendable {
       }
     default:
       guard let pending = state.withLock({ $0.pending[id] }) else { return }
-      if pending.onMessage(message) { state.withLock { _ = $0.pending.removeValue(forKey: id) } }
+      if pending.deliver(message) { state.withLock { _ = $0.pending.removeValue(forKey: id) } }
     }
   }
 
@@ -258,7 +279,7 @@ public final class DaemonClient: @unchecked Sendable {
       return (pending, Array(s.streams.values), reconnect)
     }
     socket.close()
-    for request in pending { request.onFailure(DaemonError(.disconnected, "the motion daemon went away")) }
+    for request in pending { request.fail(DaemonError(.disconnected, "the motion daemon went away")) }
     for stream in streams { stream.deliver(.disconnected("the motion daemon went away")) }
     if shouldReconnect { startReconnecting() }
   }
@@ -316,7 +337,7 @@ public final class DaemonClient: @unchecked Sendable {
     }
     do { try socket.write(Wire.frame(message)) } catch {
       if let pending = state.withLock({ $0.pending.removeValue(forKey: message.requestID) }) {
-        pending.onFailure(DaemonError(.disconnected, "the motion daemon went away: \(error)"))
+        pending.fail(DaemonError(.disconnected, "the motion daemon went away: \(error)"))
       }
     }
   }

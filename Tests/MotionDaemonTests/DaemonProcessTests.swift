@@ -118,7 +118,7 @@ import Glibc
 
   @Test func aClientThatNeverReadsIsBoundedAndOthersAreUnaffected() throws {
     // 20× real time: ≈ 2000 samples/s fill the stalled client's socket buffer within seconds.
-    let daemon = try DaemonProcess(source: "simulator:tour?speed=20", extraArguments: ["--client-queue", "64"])
+    let daemon = try DaemonProcess(source: "simulator:tour?speed=20", extraArguments: ["--client-queue", "256"])
     // The stalled client: subscribes and never reads.
     let stalled = try UnixSocket.connect(path: daemon.socketPath)
     var hello = WireClientMessage()
@@ -134,20 +134,25 @@ import Glibc
 
     let healthy = DaemonClient(socketPath: daemon.socketPath, clientName: "healthy")
     let collector = Collector()
-    let subscription = try healthy.subscribe(DaemonStreamRequest(sensors: .nineAxis, rate: 100)) { collector.handle($0) }
+    // 10 Hz by sample timestamps = 200 messages/s at 20× real time.
+    let subscription = try healthy.subscribe(DaemonStreamRequest(sensors: .nineAxis, rate: 10)) { collector.handle($0) }
     try waitUntil(seconds: 30, "the stalled client's drops to be counted") {
-      try blocking { try await healthy.status() }.clients.contains { $0.dropped > 0 && $0.queued <= 64 }
+      try blocking { try await healthy.status() }.clients.contains { $0.dropped > 0 }
     }
     let status = try blocking { try await healthy.status() }
     let stalledStatus = try #require(status.clients.first { $0.dropped > 0 })
-    #expect(stalledStatus.queued <= 64)
-    // The healthy client lost nothing and its samples are evenly spaced: 100 Hz by timestamps.
+    #expect(stalledStatus.queued <= 256)
+    // The healthy client lost nothing and gets 10 Hz by timestamps on average (the decimator
+    // picks the sample nearest each due time from a simulator whose timestamps jitter, so single
+    // gaps vary; none may be a lost sample's double).
     let before = collector.sampleCount
-    try waitUntil(seconds: 20, "the healthy client to keep receiving") { collector.sampleCount >= before + 200 }
+    try waitUntil(seconds: 20, "the healthy client to keep receiving") { collector.sampleCount >= before + 100 }
     #expect(collector.droppedCount == 0)
     let times = collector.allSamples.map(\.timestamp)
     let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
-    #expect(gaps.allSatisfy { $0 > 0.005 && $0 < 0.015 }, "largest gap \(gaps.max() ?? 0) s")
+    let mean = (times.last! - times.first!) / Double(times.count - 1)
+    #expect(abs(mean - 0.1) < 0.005, "mean gap \(mean) s")
+    #expect(gaps.allSatisfy { $0 > 0.05 && $0 < 0.15 }, "gaps \(gaps.min() ?? 0)…\(gaps.max() ?? 0) s")
     subscription.cancel()
     healthy.close()
     stalled.close()
