@@ -148,7 +148,7 @@ final class ChildProgram: @unchecked Sendable {
   private let lock = NSLock()
   private var output = ""
 
-  init(_ name: String, arguments: [String], environment extra: [String: String]) throws {
+  init(_ name: String, arguments: [String], environment extra: [String: String], removing: [String] = []) throws {
     let url = DaemonProcess.productsDirectory.appendingPathComponent(name)
     guard FileManager.default.isExecutableFile(atPath: url.path) else {
       throw DaemonProcess.Failure(description: "\(name) was not built at \(url.path)")
@@ -157,6 +157,7 @@ final class ChildProgram: @unchecked Sendable {
     process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment
     for (key, value) in extra { environment[key] = value }
+    for key in removing { environment.removeValue(forKey: key) }
     process.environment = environment
     let pipe = Pipe()
     process.standardOutput = pipe

@@ -73,6 +73,60 @@ import Glibc
     #expect(daemon.log.contains("motiond stopped"))
   }
 
+  /// Runs `motionctl ARGUMENTS` to completion (30 s at most); returns its status and output.
+  func motionctl(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = DaemonProcess.productsDirectory.appendingPathComponent("motionctl")
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    try waitUntil(seconds: 30, "motionctl to exit") { !process.isRunning }
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+  }
+
+  @Test func motionctlShowsStatusAndSetsPrivacy() throws {
+    let daemon = try DaemonProcess(source: "simulator:tour")
+    let client = DaemonClient(socketPath: daemon.socketPath, clientName: "listener")
+    let subscription = try client.subscribe(DaemonStreamRequest(sensors: .accelerometer, rate: 25, pedometer: true)) { _ in }
+    try waitUntil(seconds: 10, "the subscription to register") {
+      try blocking { try await client.status() }.clients.contains { !$0.subscriptions.isEmpty }
+    }
+    let status = try motionctl(["status", "--socket", daemon.socketPath])
+    #expect(status.status == 0)
+    #expect(status.output.contains("source:      simulator:tour"))
+    #expect(status.output.contains("listener"))
+    #expect(status.output.contains("accelerometer @ 25 Hz, pedometer"))
+    #expect(status.output.contains("history:     recording"))
+    let deny = try motionctl(["privacy", "deny", "--socket", daemon.socketPath])
+    #expect(deny.status == 0)
+    #expect(try blocking { try await client.status() }.historyState == "denied")
+    let allow = try motionctl(["privacy", "allow", "--socket", daemon.socketPath])
+    #expect(allow.status == 0)
+    #expect(try blocking { try await client.status() }.historyState == "recording")
+    subscription.cancel()
+    client.close()
+    try daemon.terminate()
+    // No daemon: a clear message and a failing status, not a hang.
+    let absent = try motionctl(["status", "--socket", daemon.socketPath])
+    #expect(absent.status != 0)
+    #expect(absent.output.contains("not running"))
+  }
+
+  @Test func appsUseTheDaemonByDefaultWhenItsSocketExists() throws {
+    let daemon = try DaemonProcess(source: "simulator:tour")
+    // COREMOTION_SOURCE unset, the socket found through MOTIOND_SOCKET (as through XDG_RUNTIME_DIR).
+    let app = try ChildProgram(
+      "DaemonClientExample", arguments: ["0.02", "10"], environment: ["MOTIOND_SOCKET": daemon.socketPath],
+      removing: ["COREMOTION_SOURCE"])
+    try app.waitForExit(seconds: 30)
+    #expect(app.lines.filter { $0.hasPrefix("acc ") }.count == 10)
+    #expect(daemon.log.contains("client"))
+    try daemon.terminate()
+  }
+
   @Test func socketAndStoreArePrivate() throws {
     let daemon = try DaemonProcess(source: "simulator:tour")
     let client = DaemonClient(socketPath: daemon.socketPath)
