@@ -158,10 +158,13 @@ import Glibc
     let victim = try ChildProgram(
       "DaemonClientExample", arguments: ["0.01", "100000"], environment: ["COREMOTION_SOURCE": "daemon:" + daemon.socketPath])
     try waitUntil(seconds: 20, "the victim to receive samples") { victim.lines.count >= 10 }
-    try waitUntil(seconds: 10, "two clients") { try blocking { try await observer.status() }.clients.count == 2 }
+    let victimID = Int(victim.process.processIdentifier)
+    try waitUntil(seconds: 10, "the victim in the client list") {
+      try blocking { try await observer.status() }.clients.contains { $0.processID == victimID }
+    }
     kill(victim.process.processIdentifier, SIGKILL)
     try waitUntil(seconds: 10, "the daemon to drop the killed client") {
-      try blocking { try await observer.status() }.clients.count == 1
+      try !blocking { try await observer.status() }.clients.contains { $0.processID == victimID }
     }
     let before = collector.sampleCount
     try waitUntil(seconds: 10, "the observer to keep receiving") { collector.sampleCount >= before + 25 }
