@@ -29,12 +29,14 @@ func processCPUSeconds() -> Double {
     + Double(usage.ru_stime.tv_usec) * 1e-6
 }
 
-/// CPU time of another process, s (/proc/PID/schedstat: nanoseconds on the CPU).
+/// CPU time of another process, s (/proc/PID/stat utime + stime, in clock ticks of 1/100 s).
 func cpuSeconds(pid: Int32) -> Double {
-  guard let text = try? String(contentsOfFile: "/proc/\(pid)/schedstat", encoding: .utf8),
-    let first = text.split(separator: " ").first, let nanoseconds = Double(first)
+  guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+    let close = text.lastIndex(of: ")")
   else { return .nan }
-  return nanoseconds * 1e-9
+  let fields = text[text.index(after: close)...].split(separator: " ")
+  guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
+  return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
