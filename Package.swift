@@ -13,7 +13,11 @@
 //   OpenUIDevice          → OpenCoreMotion, MotionRecognition, MotionSensors   UIDevice stand-in
 //   OpenCoreMotion        → SourceComposition, MotionFusion, MotionRecognition, MotionDetectors,
 //                           Geomagnetism, MotionSensors, MotionMath    the CM* API (+ gesture bridge)
-//   SourceComposition     → MotionSensors, LinuxIIO (Linux only)       COREMOTION_SOURCE → a SensorSource
+//   motiond, MotionDaemon → OpenCoreMotion, SourceComposition, MotionDetectors, MotionDaemonProtocol,
+//                           GRDB                                       the daemon: shared sensors, history
+//   SourceComposition     → MotionSensors, MotionDaemonClient, LinuxIIO (Linux only)
+//                                                                      COREMOTION_SOURCE → a SensorSource
+//   MotionDaemonClient    → MotionDaemonProtocol (SwiftProtobuf)       client of motiond's Unix socket
 //   MotionEvaluation      → MotionFusion, MotionRecognition, MotionDetectors, MotionSensors, MotionMath
 //                                                                      accuracy metrics
 //   LinuxIIO              → MotionSensors                              Industrial I/O hardware backend
@@ -54,6 +58,9 @@ var products: [Product] = [
   // For the Benchmarks package only (not API): the fake IIO device behind the IIO benchmark.
   .library(name: "_LinuxIIOTestSupport", targets: ["_LinuxIIOTestSupport"]),
   .library(name: "MotionDashboard", targets: ["MotionDashboard"]),
+  .library(name: "MotionDaemonClient", targets: ["MotionDaemonClient"]),
+  .library(name: "MotionDaemon", targets: ["MotionDaemon"]),
+  .executable(name: "motiond", targets: ["motiond"]),
 ]
 
 var targets: [Target] = [
@@ -75,7 +82,21 @@ var targets: [Target] = [
   .target(
     name: "SourceComposition",
     dependencies: [
-      "MotionSensors", .target(name: "LinuxIIO", condition: .when(platforms: [.linux])),
+      "MotionSensors", "MotionDaemonClient", .target(name: "LinuxIIO", condition: .when(platforms: [.linux])),
+      .product(name: "Logging", package: "swift-log"),
+    ],
+    swiftSettings: swiftSettings),
+
+  // MARK: - Motion daemon protocol and client (below the API: `COREMOTION_SOURCE=daemon`)
+  .target(
+    name: "MotionDaemonProtocol",
+    dependencies: ["MotionSensors", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+    exclude: ["regenerate.sh"],
+    swiftSettings: swiftSettings),
+  .target(
+    name: "MotionDaemonClient",
+    dependencies: [
+      "MotionDaemonProtocol", "MotionSensors", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
       .product(name: "Logging", package: "swift-log"),
     ],
     swiftSettings: swiftSettings),
@@ -105,6 +126,23 @@ var targets: [Target] = [
     resources: [.copy("Resources")],
     swiftSettings: swiftSettings),
 
+  // MARK: - Motion daemon (motiond): shared sensors and history
+  .target(
+    name: "MotionDaemon",
+    dependencies: [
+      "MotionDaemonProtocol", "MotionSensors", "MotionDetectors", "MotionMath", "OpenCoreMotion", "SourceComposition",
+      .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+      .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+    ],
+    swiftSettings: swiftSettings),
+  .executableTarget(
+    name: "motiond",
+    dependencies: [
+      "MotionDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      .product(name: "Logging", package: "swift-log"),
+    ],
+    swiftSettings: swiftSettings),
+
   // MARK: - Tooling
   .target(
     name: "MotionEvaluation",
@@ -114,7 +152,7 @@ var targets: [Target] = [
     name: "motionctl",
     dependencies: [
       "OpenCoreMotion", "OpenUIDevice", "SourceComposition", "MotionSensors", "MotionRecognition", "MotionMath",
-      "Geomagnetism", "MotionEvaluation", "MotionDetectors", "MotionDashboard",
+      "Geomagnetism", "MotionEvaluation", "MotionDetectors", "MotionDashboard", "MotionDaemon", "MotionDaemonClient",
       .target(name: "LinuxIIO", condition: .when(platforms: [.linux])),
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ],
@@ -158,6 +196,13 @@ var targets: [Target] = [
       "_LinuxIIOTestSupport", "_MotionTestSupport",
     ]),
   .testTarget(name: "ActivityTests", dependencies: ["MotionDetectors", "MotionEvaluation", "_MotionTestSupport"]),
+  .testTarget(
+    name: "MotionDaemonTests",
+    dependencies: [
+      "MotionDaemon", "MotionDaemonClient", "MotionDaemonProtocol", "MotionSensors", "MotionMath", "OpenCoreMotion",
+      .product(name: "SwiftProtobuf", package: "swift-protobuf"), .product(name: "GRDB", package: "GRDB.swift"),
+      .product(name: "Logging", package: "swift-log"),
+    ]),
   .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionDashboardTests",
@@ -183,6 +228,11 @@ for name in exampleNames {
       name: name + "Example", dependencies: ["CoreMotion", "MotionRecognition", "ExampleSupport"],
       path: "Examples/" + name, swiftSettings: swiftSettings))
 }
+// An iOS-style client of the motion daemon, run by MotionDaemonTests.
+targets.append(
+  .executableTarget(
+    name: "DaemonClientExample", dependencies: ["CoreMotion"], path: "Examples/DaemonClient",
+    swiftSettings: swiftSettings))
 // The README's program, verbatim: compiled and run by ExamplesTests.
 targets.append(
   .executableTarget(
@@ -206,6 +256,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+    .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     // `swift package generate-documentation --target OpenCoreMotion` (DocC catalogs in each module).
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],

@@ -12,9 +12,11 @@ let package = Package(
   products: [
     .executable(name: "motion-benchmarks", targets: ["MotionBenchmarks"]),
     .executable(name: "motion-soak", targets: ["MotionSoak"]),
+    .executable(name: "DaemonBenchmarks", targets: ["DaemonBenchmarks"]),
   ],
   dependencies: [
-    .package(name: "OpenCoreMotion", path: "..")
+    .package(name: "OpenCoreMotion", path: ".."),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
   ],
   targets: [
     // Counts malloc calls (C, so that counting does not itself allocate).
@@ -39,6 +41,17 @@ let package = Package(
         .product(name: "MotionSensors", package: "OpenCoreMotion"),
       ],
       path: "MotionSoak"),
+    // Delivery latency and CPU through motiond against the same stream in-process; history costs.
+    .executableTarget(
+      name: "DaemonBenchmarks",
+      dependencies: [
+        .product(name: "MotionDaemon", package: "OpenCoreMotion"),
+        .product(name: "MotionDaemonClient", package: "OpenCoreMotion"),
+        .product(name: "OpenCoreMotion", package: "OpenCoreMotion"),
+        .product(name: "MotionSensors", package: "OpenCoreMotion"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "DaemonBenchmarks"),
   ],
   swiftLanguageModes: [.v6]
 )

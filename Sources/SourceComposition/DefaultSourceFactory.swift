@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionDaemonClient
 import MotionSensors
 
 #if os(Linux)
@@ -40,5 +41,19 @@ enum DefaultSourceFactory {
       // No hardware backend on other platforms yet.
       nil
     #endif
+  }
+
+  /// A source reading from the motion daemon at `socketPath` (`nil`: the default socket).
+  ///
+  /// - Throws: when no daemon answers there.
+  static func daemonSource(socketPath: String?) throws -> any SensorSource {
+    try DaemonSource(socketPath: socketPath ?? DaemonClient.defaultSocketPath())
+  }
+
+  /// The daemon's source when its default socket exists and a daemon answers, else `nil`.
+  static func runningDaemonSource(environment: [String: String]) -> (any SensorSource)? {
+    let path = DaemonClient.defaultSocketPath(environment: environment)
+    guard FileManager.default.fileExists(atPath: path) else { return nil }
+    return try? DaemonSource(socketPath: path)
   }
 }

@@ -40,6 +40,8 @@ public enum SourceFactory {
       return StreamPlayer(stream, pacing: pacing(speed), name: specification.description)
     case .phoneStream(let phone):
       return phone.makeSource()
+    case .daemon(let socketPath):
+      return try wrapping(specification) { try DefaultSourceFactory.daemonSource(socketPath: socketPath) }
     case .replay(let path, let speed):
       let url = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
       let stream = try wrapping(specification) { try DefaultSourceFactory.recordingStream(url: url) }
@@ -73,7 +75,14 @@ public enum SourceFactory {
     environment: [String: String]
   ) -> (source: any SensorSource, message: String?) {
     do {
-      return (try makeSource(SourceSpecification.fromEnvironment(environment)), nil)
+      let specification = try SourceSpecification.fromEnvironment(environment)
+      // Unset: the daemon when it runs, else in-process as before.
+      if environment[SourceSpecification.environmentVariable] == nil,
+        let daemon = DefaultSourceFactory.runningDaemonSource(environment: environment)
+      {
+        return (daemon, nil)
+      }
+      return (try makeSource(specification), nil)
     } catch {
       return (EmptySensorSource(), "\(error); continuing with no sensors")
     }

@@ -19,6 +19,9 @@ import MotionSensors
 /// | `replay:PATH?speed=max` | as fast as the consumers take samples |
 /// | `iio` | Linux Industrial I/O sensors (every motion sensor the backend finds) |
 /// | `sensorlogger:PORT`, `sensorserver:ws://PHONE:PORT`, `phyphox:http://PHONE:PORT` | a phone streaming its sensors (`PhoneStreamSpecification` has every form and option) |
+/// | `daemon`, `daemon:SOCKET` | the motion daemon `motiond` (default socket `$XDG_RUNTIME_DIR/opencoremotion/motiond.sock`) |
+///
+/// When `COREMOTION_SOURCE` is unset and the daemon's socket exists, apps use the daemon.
 ///
 /// `?speed=` is also accepted after `simulator` and `simulator:SCENARIO`.
 public enum SourceSpecification: Equatable, Sendable, CustomStringConvertible {
@@ -34,6 +37,8 @@ public enum SourceSpecification: Equatable, Sendable, CustomStringConvertible {
   case iio
   /// A phone streaming to this machine (Sensor Logger, SensorServer, phyphox).
   case phoneStream(PhoneStreamSpecification)
+  /// The motion daemon, at its default socket (`nil`) or at a given socket path.
+  case daemon(socketPath: String?)
 
   /// How fast a simulation or recording plays.
   public enum PlaybackSpeed: Hashable, Sendable, CustomStringConvertible {
@@ -97,6 +102,9 @@ public enum SourceSpecification: Equatable, Sendable, CustomStringConvertible {
       // The backend picks and combines the devices itself (see LinuxIIO's configuration).
       guard argument == nil else { throw Self.error(text, "`iio` takes no argument") }
       self = .iio
+    case "daemon":
+      if let argument, argument.isEmpty { throw Self.error(text, "the socket path after `daemon:` is empty") }
+      self = .daemon(socketPath: argument)
     default:
       throw Self.error(text, "unknown source kind `\(kind)`")
     }
@@ -130,6 +138,8 @@ public enum SourceSpecification: Equatable, Sendable, CustomStringConvertible {
       return "iio"
     case .phoneStream(let phone):
       return phone.description
+    case .daemon(let socketPath):
+      return "daemon" + (socketPath.map { ":" + $0 } ?? "")
     }
   }
 
@@ -202,7 +212,7 @@ public struct SourceSpecificationError: Error, Equatable, Sendable, CustomString
   public static let acceptedForms =
     "none, auto, simulator, simulator:SCENARIO, replay:PATH, replay:PATH?speed=N, "
     + "replay:PATH?speed=max, iio, sensorlogger:PORT, sensorserver:ws://PHONE:PORT, "
-    + "phyphox:http://PHONE:PORT"
+    + "phyphox:http://PHONE:PORT, daemon, daemon:SOCKET"
 
   public var description: String {
     switch kind {

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// DaemonClient: an iOS-style program (plain CMMotionManager, nothing daemon-specific) used by the
+// daemon's multi-process tests. Run it next to a daemon with `COREMOTION_SOURCE=daemon` (or with
+// COREMOTION_SOURCE unset while motiond runs):
+//
+//   DaemonClientExample INTERVAL COUNT
+//
+// prints one line per accelerometer update, `acc TIMESTAMP X Y Z` (g, 17 significant digits so the
+// values can be compared exactly), then `done` after COUNT updates. Errors print `error …` and the
+// program keeps waiting (the daemon may come back).
+
+import CoreMotion
+import Foundation
+
+let arguments = CommandLine.arguments
+let interval = arguments.count > 1 ? Double(arguments[1]) ?? 0.01 : 0.01
+let count = arguments.count > 2 ? Int(arguments[2]) ?? 100 : 100
+
+/// Writes one line straight to standard output (unbuffered, so a killed program loses nothing).
+func emit(_ line: String) {
+  FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+let manager = CMMotionManager()
+guard manager.isAccelerometerAvailable else {
+  emit("error no accelerometer")
+  exit(1)
+}
+let queue = OperationQueue()
+queue.maxConcurrentOperationCount = 1
+let finished = DispatchSemaphore(value: 0)
+var received = 0  // touched only on `queue`, which is serial
+manager.accelerometerUpdateInterval = interval
+manager.startAccelerometerUpdates(to: queue) { data, error in
+  if let error {
+    emit("error \(error)")
+    return
+  }
+  guard let data else { return }
+  let a = data.acceleration
+  emit(String(format: "acc %.17g %.17g %.17g %.17g", data.timestamp, a.x, a.y, a.z))
+  received += 1
+  if received == count { finished.signal() }
+}
+finished.wait()
+manager.stopAccelerometerUpdates()
+emit("done")

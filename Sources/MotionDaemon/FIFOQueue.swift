@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// A first-in first-out queue with O(1) amortised `append` and `popFirst` (an array with a moving
+/// head, compacted when half of it is consumed).
+struct FIFOQueue<Element> {
+  private var storage: [Element] = []
+  private var head = 0
+
+  init() {}
+
+  var count: Int { storage.count - head }
+  var isEmpty: Bool { head >= storage.count }
+
+  mutating func append(_ element: Element) {
+    storage.append(element)
+  }
+
+  mutating func popFirst() -> Element? {
+    guard head < storage.count else { return nil }
+    let element = storage[head]
+    head += 1
+    if head == storage.count {
+      storage.removeAll(keepingCapacity: true)
+      head = 0
+    } else if head >= 1024, head * 2 >= storage.count {
+      storage.removeFirst(head)
+      head = 0
+    }
+    return element
+  }
+}
+
+extension FIFOQueue: Sendable where Element: Sendable {}

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// What the history service has gathered since the last write: step counts per minute, activity
+/// changes and recorded accelerometer samples. Written in one transaction.
+package struct HistoryBatch: Sendable {
+  /// Additions to one minute's pedometer row.
+  package struct StepDelta: Sendable, Equatable {
+    package var steps: Int64 = 0
+    package var distance = 0.0
+    package var floorsAscended: Int64 = 0
+    package var floorsDescended: Int64 = 0
+    package var activeSeconds = 0.0
+    package init() {}
+  }
+
+  /// One activity change (a row of `activity_change`).
+  package struct ActivityChange: Sendable, Equatable {
+    package var startDate: Double
+    package var timestamp: Double
+    /// Bit 0 stationary, 1 walking, 2 running, 3 cycling, 4 automotive, 5 unknown.
+    package var flags: Int64
+    package var confidence: Int64
+    package init(startDate: Double, timestamp: Double, flags: Int64, confidence: Int64) {
+      self.startDate = startDate
+      self.timestamp = timestamp
+      self.flags = flags
+      self.confidence = confidence
+    }
+  }
+
+  /// One recorded accelerometer sample.
+  package struct RecordedSample: Sendable, Equatable {
+    package var timestamp: Double
+    package var date: Double
+    /// Specific force, m/s².
+    package var acceleration: SIMD3<Double>
+    package init(timestamp: Double, date: Double, acceleration: SIMD3<Double>) {
+      self.timestamp = timestamp
+      self.date = date
+      self.acceleration = acceleration
+    }
+  }
+
+  /// Minute start (s since 1970, a multiple of 60) → additions.
+  package var steps: [Int64: StepDelta] = [:]
+  package var activities: [ActivityChange] = []
+  package var recorded: [RecordedSample] = []
+
+  package init() {}
+
+  package var isEmpty: Bool { steps.isEmpty && activities.isEmpty && recorded.isEmpty }
+
+  /// Adds `other` (a later batch) to this one.
+  package mutating func merge(_ other: HistoryBatch) {
+    for (minute, delta) in other.steps {
+      var sum = steps[minute] ?? StepDelta()
+      sum.steps += delta.steps
+      sum.distance += delta.distance
+      sum.floorsAscended += delta.floorsAscended
+      sum.floorsDescended += delta.floorsDescended
+      sum.activeSeconds += delta.activeSeconds
+      steps[minute] = sum
+    }
+    activities += other.activities
+    recorded += other.recorded
+  }
+}

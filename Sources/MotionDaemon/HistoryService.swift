@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Logging
+import MotionDaemonProtocol
+import MotionDetectors
+import MotionMath
+import MotionSensors
+
+/// Runs the step detector, activity classifier and altitude estimator on every source sample,
+/// keeps the live pedometer/activity/altitude state, and writes the history: per-minute step rows,
+/// activity changes and (while a recording is requested) the accelerometer at 50 Hz.
+///
+/// Samples arrive on the source's delivery thread and only touch memory; a writer thread commits
+/// the gathered batch every ``flushInterval`` (so a `kill -9` loses at most that much) and prunes
+/// every ``pruneInterval``. When a write fails with `SQLITE_FULL` history pauses (live updates go
+/// on), the batch is kept up to ``maximumPendingSamples`` recorded samples, and the write is retried
+/// every ``retryInterval``.
+final class HistoryService: @unchecked Sendable {
+  // Sendable because every mutable property is in `state` (a Locked) or `storeLock`-guarded.
+  enum Condition: Sendable, Equatable {
+    case recording
+    case paused(String)
+    case denied
+    case unavailable(String)
+
+    var text: String {
+      switch self {
+      case .recording: return "recording"
+      case .paused(let reason): return "paused: " + reason
+      case .denied: return "denied"
+      case .unavailable(let reason): return "unavailable: " + reason
+      }
+    }
+  }
+
+  struct Settings: Sendable {
+    var directory: String
+    var flushInterval = 1.0
+    var pruneInterval = 3600.0
+    var retryInterval = 5.0
+    var recordingRate = 50.0
+    var maximumPendingSamples = 50 * 600
+    var maximumPageCount: Int?
+  }
+
+  private struct State {
+    var stepDetector = StepDetector()
+    var activityClassifier = ActivityClassifier()
+    var altitude = AltitudeEstimator()
+    var strideModel = StrideModel(userHeight: nil)
+    var anchor = WallClockAnchor()
+    var recorderDecimator = RateDecimator(interval: 0.02)
+    var lastStepTime: Double?
+    var cadence = 0.0
+    var steps: UInt64 = 0
+    var distance = 0.0
+    var lastFloorsAscended: UInt64 = 0
+    var lastFloorsDescended: UInt64 = 0
+    var lastAltitudeUpdate = -Double.infinity
+    var pending = HistoryBatch()
+    var droppedSamples: UInt64 = 0
+    var recordingUntil = 0.0
+    var nextIdentifier: UInt64 = 0
+    var condition = Condition.unavailable("not opened")
+    var isStopping = false
+    var store: HistoryStore?
+  }
+
+  let settings: Settings
+  private let logger: Logger
+  private let state = Locked(State())
+  /// Serialises store writes, prunes, privacy changes and closing (never taken on the delivery path).
+  private let storeLock = NSLock()
+  private let wakeUp = NSCondition()
+  private var writerThread: Thread?
+
+  /// The file whose presence means the user denied motion history.
+  var denialMarkerPath: String { settings.directory + "/history-denied" }
+
+  init(settings: Settings, logger: Logger) {
+    self.settings = settings
+    self.logger = logger
+  }
+
+  // MARK: Life cycle
+
+  /// Opens the store (unless history is denied) and starts the writer thread.
+  func start() {
+    storeLock.withLock {
+      if FileManager.default.fileExists(atPath: denialMarkerPath) {
+        state.withLock { $0.condition = .denied }
+        logger.info("motion history is denied by the user; not recording")
+      } else {
+        openStoreLocked()
+      }
+    }
+    let thread = Thread { [self] in writerLoop() }
+    thread.name = "motiond-history"
+    writerThread = thread
+    thread.start()
+  }
+
+  private func openStoreLocked() {
+    do {
+      let store = try HistoryStore.open(
+        directory: settings.directory, maximumPageCount: settings.maximumPageCount, logger: logger)
+      let identifier = (try? store.nextIdentifier()) ?? 0
+      let until = (try? store.recordingUntil()) ?? 0
+      state.withLock {
+        $0.store = store
+        $0.nextIdentifier = identifier
+        $0.recordingUntil = until
+        $0.condition = .recording
+      }
+      logger.info("motion history at \(store.path)")
+    } catch {
+      state.withLock { $0.condition = .unavailable("\(error)") }
+      logger.error("cannot open the motion history in \(settings.directory): \(error)")
+    }
+  }
+
+  /// Writes what is pending and closes the store.
+  func stop() {
+    state.withLock { $0.isStopping = true }
+    wakeUp.withLock { wakeUp.broadcast() }
+    storeLock.withLock {
+      flushLocked()
+      let store = state.withLock { s -> HistoryStore? in
+        defer { s.store = nil }
+        return s.store
+      }
+      store?.close()
+    }
+  }
+
+  // MARK: Sample path (source delivery thread)
+
+  /// Whether the service needs samples now (history allowed), and at which rate (Hz).
+  var demandedRate: Double {
+    state.withLock { $0.condition == .denied ? 0 : settings.recordingRate }
+  }
+
+  /// Feeds one sample; returns the live updates it caused.
+  func process(_ sample: MotionSample, now: Double) -> [LiveUpdate] {
+    state.withLock { s -> [LiveUpdate] in
+      guard s.condition != .denied, !s.isStopping else { return [] }
+      var updates: [LiveUpdate] = []
+      let date = s.anchor.date(forTimestamp: sample.timestamp, now: now)
+      let minute = Int64((date / 60).rounded(.down)) * 60
+      if let specificForce = sample.accelerometer, specificForce.isFinite {
+        let acceleration = Units.coreMotionAcceleration(fromSpecificForce: specificForce)
+        if let stepTime = s.stepDetector.process(time: sample.timestamp, acceleration: acceleration) {
+          if let last = s.lastStepTime, stepTime > last, stepTime - last < 2 {
+            let instant = 1 / (stepTime - last)
+            s.cadence = s.cadence == 0 ? instant : 0.8 * s.cadence + 0.2 * instant
+          }
+          s.lastStepTime = stepTime
+          s.altitude.noteStep(time: stepTime)
+          let stride = s.strideModel.strideLength(cadence: s.cadence > 0 ? s.cadence : 1.8)
+          s.steps += 1
+          s.distance += stride
+          s.pending.steps[minute, default: HistoryBatch.StepDelta()].steps += 1
+          s.pending.steps[minute, default: HistoryBatch.StepDelta()].distance += stride
+          s.pending.steps[minute, default: HistoryBatch.StepDelta()].activeSeconds +=
+            s.cadence > 0 ? 1 / s.cadence : 0.5
+          updates.append(pedometerUpdate(s, timestamp: sample.timestamp, date: date))
+        }
+        if let estimate = s.activityClassifier.process(time: sample.timestamp, acceleration: acceleration) {
+          let change = HistoryBatch.ActivityChange(
+            startDate: date - (sample.timestamp - estimate.startTime), timestamp: estimate.startTime,
+            flags: Self.flags(estimate), confidence: Int64(estimate.confidence.rawValue))
+          s.pending.activities.append(change)
+          var live = Opencoremotion_Daemon_V1_LiveUpdate()
+          live.activity = Self.wireSegment(change)
+          updates.append(LiveUpdate(kind: .activity, wire: live))
+        }
+        if s.store != nil, date <= s.recordingUntil, s.recorderDecimator.accept(sample.timestamp) {
+          if s.pending.recorded.count < settings.maximumPendingSamples {
+            s.pending.recorded.append(
+              HistoryBatch.RecordedSample(timestamp: sample.timestamp, date: date, acceleration: specificForce))
+          } else {
+            s.droppedSamples += 1
+          }
+        }
+      }
+      if let pressure = sample.pressure, let relative = s.altitude.process(time: sample.timestamp, pressure: pressure) {
+        let ascended = s.altitude.floorsAscended
+        let descended = s.altitude.floorsDescended
+        if ascended != s.lastFloorsAscended || descended != s.lastFloorsDescended {
+          s.pending.steps[minute, default: HistoryBatch.StepDelta()].floorsAscended +=
+            Int64(ascended - s.lastFloorsAscended)
+          s.pending.steps[minute, default: HistoryBatch.StepDelta()].floorsDescended +=
+            Int64(descended - s.lastFloorsDescended)
+          s.lastFloorsAscended = ascended
+          s.lastFloorsDescended = descended
+          updates.append(pedometerUpdate(s, timestamp: sample.timestamp, date: date))
+        }
+        // Altitude updates at most every second, like CMAltimeter.
+        if sample.timestamp - s.lastAltitudeUpdate >= 1 {
+          s.lastAltitudeUpdate = sample.timestamp
+          var altitude = Opencoremotion_Daemon_V1_AltitudeLive()
+          altitude.timestamp = sample.timestamp
+          altitude.relativeAltitude = relative
+          altitude.pressure = pressure
+          var live = Opencoremotion_Daemon_V1_LiveUpdate()
+          live.altitude = altitude
+          updates.append(LiveUpdate(kind: .altitude, wire: live))
+        }
+      }
+      return updates
+    }
+  }
+
+  private func pedometerUpdate(_ s: State, timestamp: Double, date: Double) -> LiveUpdate {
+    var pedometer = Opencoremotion_Daemon_V1_PedometerLive()
+    pedometer.timestamp = timestamp
+    pedometer.date = date
+    pedometer.steps = s.steps
+    pedometer.distance = s.distance
+    pedometer.floorsAscended = s.altitude.floorsAscended
+    pedometer.floorsDescended = s.altitude.floorsDescended
+    pedometer.cadence = s.cadence
+    var live = Opencoremotion_Daemon_V1_LiveUpdate()
+    live.pedometer = pedometer
+    return LiveUpdate(kind: .pedometer, wire: live)
+  }
+
+  static func flags(_ estimate: ActivityEstimate) -> Int64 {
+    var flags: Int64 = 0
+    if estimate.stationary { flags |= 1 }
+    if estimate.walking { flags |= 2 }
+    if estimate.running { flags |= 4 }
+    if estimate.cycling { flags |= 8 }
+    if estimate.automotive { flags |= 16 }
+    if estimate.unknown { flags |= 32 }
+    return flags
+  }
+
+  static func wireSegment(_ change: HistoryBatch.ActivityChange) -> WireActivitySegment {
+    var segment = WireActivitySegment()
+    segment.startDate = change.startDate
+    segment.timestamp = change.timestamp
+    segment.stationary = change.flags & 1 != 0
+    segment.walking = change.flags & 2 != 0
+    segment.running = change.flags & 4 != 0
+    segment.cycling = change.flags & 8 != 0
+    segment.automotive = change.flags & 16 != 0
+    segment.unknown = change.flags & 32 != 0
+    segment.confidence = UInt32(clamping: change.confidence)
+    return segment
+  }
+
+  // MARK: Writer thread
+
+  private func writerLoop() {
+    var lastPrune = -Double.infinity
+    var nextRetry = 0.0
+    while true {
+      wakeUp.lock()
+      if !state.withLock({ $0.isStopping }) {
+        _ = wakeUp.wait(until: Date(timeIntervalSinceNow: settings.flushInterval))
+      }
+      wakeUp.unlock()
+      if state.withLock({ $0.isStopping }) { return }
+      let now = Date().timeIntervalSince1970
+      storeLock.withLock {
+        if case .paused = state.withLock({ $0.condition }), now < nextRetry { return }
+        flushLocked()
+        if case .paused = state.withLock({ $0.condition }) { nextRetry = now + settings.retryInterval }
+        if now - lastPrune >= settings.pruneInterval, let store = state.withLock({ $0.store }) {
+          lastPrune = now
+          do { try store.prune(now: now) } catch { logger.warning("pruning the motion history failed: \(error)") }
+        }
+      }
+    }
+  }
+
+  /// Commits the pending batch (caller holds `storeLock`).
+  private func flushLocked() {
+    let (batch, store, identifier) = state.withLock { s -> (HistoryBatch, HistoryStore?, UInt64) in
+      let batch = s.pending
+      s.pending = HistoryBatch()
+      return (batch, s.store, s.nextIdentifier)
+    }
+    guard let store, !batch.isEmpty else { return }
+    do {
+      try store.write(batch, firstIdentifier: identifier)
+      state.withLock { s in
+        s.nextIdentifier &+= UInt64(batch.recorded.count)
+        if case .paused = s.condition {
+          s.condition = .recording
+          logger.notice("motion history resumed")
+        }
+      }
+    } catch {
+      let isFull = "\(error)".contains("SQLITE_FULL") || "\(error)".contains("database or disk is full")
+      state.withLock { s in
+        // Put the batch back in front of what arrived meanwhile, within the pending bound.
+        var restored = batch
+        restored.merge(s.pending)
+        if restored.recorded.count > settings.maximumPendingSamples {
+          let excess = restored.recorded.count - settings.maximumPendingSamples
+          restored.recorded.removeFirst(excess)
+          s.droppedSamples += UInt64(excess)
+        }
+        s.pending = restored
+        let reason = isFull ? "disk full" : "write failed: \(error)"
+        if s.condition != .paused(reason) {
+          logger.error("motion history paused (\(reason)); live streams continue, retrying every \(settings.retryInterval) s")
+        }
+        s.condition = .paused(reason)
+      }
+    }
+  }
+
+  // MARK: Requests
+
+  var condition: Condition { state.withLock { $0.condition } }
+  var recordingUntil: Double { state.withLock { $0.recordingUntil } }
+  var droppedSamples: UInt64 { state.withLock { $0.droppedSamples } }
+
+  /// The open store, or the error code and message a query gets instead.
+  func storeForQuery() -> Result<HistoryStore, QueryError> {
+    state.withLock { s in
+      if s.condition == .denied { return .failure(QueryError(code: .notAuthorized, message: "motion history is denied")) }
+      guard let store = s.store else {
+        return .failure(QueryError(code: .notAvailable, message: "motion history is \(s.condition.text)"))
+      }
+      return .success(store)
+    }
+  }
+
+  struct QueryError: Error, Sendable {
+    var code: WireError.Code
+    var message: String
+  }
+
+  /// Extends the recording to at least `now + duration`; returns the new end (s since 1970).
+  func recordAccelerometer(duration: Double, now: Double) -> Result<Double, QueryError> {
+    guard duration.isFinite, duration > 0, duration <= 43_200 else {
+      return .failure(QueryError(code: .invalidParameter, message: "duration must be in (0, 43200] s"))
+    }
+    switch storeForQuery() {
+    case .failure(let error): return .failure(error)
+    case .success(let store):
+      let until = now + duration
+      do { try storeLock.withLock { try store.addRecordingRequest(requestedDate: now, untilDate: until) } } catch {
+        return .failure(QueryError(code: .notAvailable, message: "cannot store the request: \(error)"))
+      }
+      return .success(state.withLock { s in
+        s.recordingUntil = max(s.recordingUntil, until)
+        return s.recordingUntil
+      })
+    }
+  }
+
+  /// Allows or denies motion history. Denying stops recording and deletes the store's files.
+  func setAllowed(_ allowed: Bool) {
+    storeLock.withLock {
+      if allowed {
+        guard state.withLock({ $0.condition == .denied }) else { return }
+        try? FileManager.default.removeItem(atPath: denialMarkerPath)
+        openStoreLocked()
+        logger.notice("motion history allowed by the user")
+      } else {
+        let store = state.withLock { s -> HistoryStore? in
+          defer {
+            s.store = nil
+            s.pending = HistoryBatch()
+            s.recordingUntil = 0
+            s.condition = .denied
+          }
+          return s.store
+        }
+        store?.close()
+        HistoryStore.deleteFiles(directory: settings.directory)
+        try? FileManager.default.createDirectory(
+          atPath: settings.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        FileManager.default.createFile(
+          atPath: denialMarkerPath, contents: Data("denied\n".utf8), attributes: [.posixPermissions: 0o600])
+        logger.notice("motion history denied by the user: recording stopped, history deleted")
+      }
+    }
+  }
+}

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import GRDB
+import Logging
+
+/// The per-user motion history: one SQLite file in WAL mode (GRDB `DatabasePool`).
+///
+/// Tables: `step_minute` (one row per minute with steps, distance, floors), `activity_change`
+/// (Apple-style state-change rows), `accel_block` (recorded 50 Hz accelerometer in packed blocks,
+/// see ``AccelerometerBlock``) and `recording_request`. Retention follows Apple: 7 days of pedometer
+/// and activity, 3 days of recorded accelerometer.
+package final class HistoryStore: @unchecked Sendable {
+  // Sendable because GRDB's DatabasePool serialises writes and isolates reads itself; the other
+  // properties are immutable.
+  package let path: String
+  private let pool: DatabasePool
+
+  static let fileName = "history.sqlite"
+  /// Pedometer and activity retention, s.
+  static let motionRetention = 7 * 86_400.0
+  /// Recorded accelerometer retention, s.
+  static let accelerometerRetention = 3 * 86_400.0
+
+  private init(path: String, pool: DatabasePool) {
+    self.path = path
+    self.pool = pool
+  }
+
+  /// Opens (or creates) the store in `directory` (created 0700). A file SQLite reports as corrupt
+  /// or not a database is renamed to `history.sqlite.corrupt-DATE` with an error log line, and a
+  /// new store is started.
+  ///
+  /// - Parameter maximumPageCount: limits the file to this many pages (tests use it to simulate a
+  ///   full disk: SQLite then fails writes with `SQLITE_FULL`).
+  package static func open(directory: String, maximumPageCount: Int? = nil, logger: Logger) throws -> HistoryStore {
+    try makePrivateDirectory(directory)
+    let path = directory + "/" + fileName
+    do {
+      return try openChecked(path: path, maximumPageCount: maximumPageCount)
+    } catch let error as DatabaseError
+      where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB
+    {
+      let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+      let aside = path + ".corrupt-" + stamp
+      try? FileManager.default.moveItem(atPath: path, toPath: aside)
+      for suffix in ["-wal", "-shm"] {
+        try? FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix)
+      }
+      logger.error(
+        "motion history \(path) is corrupt (\(error.resultCode)); moved it to \(aside) and started a new one")
+      return try openChecked(path: path, maximumPageCount: maximumPageCount)
+    }
+  }
+
+  private static func makePrivateDirectory(_ path: String) throws {
+    try FileManager.default.createDirectory(
+      atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    _ = chmod(path, 0o700)
+  }
+
+  private static func openChecked(path: String, maximumPageCount: Int?) throws -> HistoryStore {
+    // Create the file 0600 first: SQLite gives its -wal and -shm files the database file's mode.
+    if !FileManager.default.fileExists(atPath: path) {
+      let fd = Foundation.open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
+      if fd >= 0 { _ = Foundation.close(fd) }
+    }
+    _ = chmod(path, 0o600)
+    var configuration = Configuration()
+    configuration.label = "motiond.history"
+    configuration.prepareDatabase { db in
+      // WAL + NORMAL: commits survive a crash of the daemon (kill -9); only a power loss may undo
+      // the last transactions.
+      try db.execute(sql: "PRAGMA synchronous = NORMAL")
+      if let maximumPageCount {
+        _ = try Int.fetchOne(db, sql: "PRAGMA max_page_count = \(max(1, maximumPageCount))")
+      }
+    }
+    let pool = try DatabasePool(path: path, configuration: configuration)
+    let result = try pool.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") }
+    guard result == "ok" else {
+      try? pool.close()
+      throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "quick_check: \(result ?? "no answer")")
+    }
+    try migrator.migrate(pool)
+    return HistoryStore(path: path, pool: pool)
+  }
+
+  private static var migrator: DatabaseMigrator {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE step_minute(
+            start INTEGER PRIMARY KEY NOT NULL,
+            steps INTEGER NOT NULL,
+            distance REAL NOT NULL,
+            floors_up INTEGER NOT NULL,
+            floors_down INTEGER NOT NULL,
+            active_seconds REAL NOT NULL);
+          CREATE TABLE activity_change(
+            start_date REAL PRIMARY KEY NOT NULL,
+            timestamp REAL NOT NULL,
+            flags INTEGER NOT NULL,
+            confidence INTEGER NOT NULL);
+          CREATE TABLE accel_block(
+            start_date REAL PRIMARY KEY NOT NULL,
+            end_date REAL NOT NULL,
+            start_timestamp REAL NOT NULL,
+            first_identifier INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            payload BLOB NOT NULL);
+          CREATE INDEX accel_block_end ON accel_block(end_date);
+          CREATE TABLE recording_request(
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            requested_date REAL NOT NULL,
+            until_date REAL NOT NULL);
+          """)
+    }
+    return migrator
+  }
+
+  package func close() {
+    try? pool.close()
+  }
+
+  // MARK: Writing
+
+  /// Writes `batch` in one transaction. Throws GRDB's `DatabaseError` (`SQLITE_FULL` when the disk
+  /// or the page limit is full), in which case nothing of the batch was written.
+  package func write(_ batch: HistoryBatch, firstIdentifier: UInt64) throws {
+    guard !batch.isEmpty else { return }
+    try pool.write { db in
+      for (minute, delta) in batch.steps {
+        try db.execute(
+          sql: """
+            INSERT INTO step_minute(start, steps, distance, floors_up, floors_down, active_seconds)
+            VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT(start) DO UPDATE SET steps = steps + excluded.steps,
+              distance = distance + excluded.distance, floors_up = floors_up + excluded.floors_up,
+              floors_down = floors_down + excluded.floors_down,
+              active_seconds = active_seconds + excluded.active_seconds
+            """,
+          arguments: [minute, delta.steps, delta.distance, delta.floorsAscended, delta.floorsDescended, delta.activeSeconds])
+      }
+      for change in batch.activities {
+        try db.execute(
+          sql: "INSERT OR REPLACE INTO activity_change(start_date, timestamp, flags, confidence) VALUES (?, ?, ?, ?)",
+          arguments: [change.startDate, change.timestamp, change.flags, change.confidence])
+      }
+      // Blocks of consecutive samples, each spanning at most AccelerometerBlock.maximumSpan.
+      var identifier = firstIdentifier
+      var start = batch.recorded.startIndex
+      while start < batch.recorded.endIndex {
+        var end = start + 1
+        while end < batch.recorded.endIndex,
+          batch.recorded[end].timestamp - batch.recorded[start].timestamp < AccelerometerBlock.maximumSpan,
+          batch.recorded[end].timestamp >= batch.recorded[end - 1].timestamp
+        {
+          end += 1
+        }
+        let slice = batch.recorded[start..<end]
+        let first = slice.first!
+        let last = slice.last!
+        try db.execute(
+          sql: """
+            INSERT OR REPLACE INTO accel_block(start_date, end_date, start_timestamp, first_identifier, count, payload)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """,
+          arguments: [
+            first.date, first.date + (last.timestamp - first.timestamp), first.timestamp,
+            Int64(bitPattern: identifier), slice.count, AccelerometerBlock.encode(slice),
+          ])
+        identifier &+= UInt64(slice.count)
+        start = end
+      }
+    }
+  }
+
+  /// Records a `recordAccelerometer` request.
+  func addRecordingRequest(requestedDate: Double, untilDate: Double) throws {
+    try pool.write { db in
+      try db.execute(
+        sql: "INSERT INTO recording_request(requested_date, until_date) VALUES (?, ?)",
+        arguments: [requestedDate, untilDate])
+    }
+  }
+
+  /// The end of the latest recording request, s since 1970 (0: none).
+  func recordingUntil() throws -> Double {
+    try pool.read { db in try Double.fetchOne(db, sql: "SELECT MAX(until_date) FROM recording_request") ?? 0 }
+  }
+
+  /// The identifier the next recorded sample gets (continues across restarts).
+  func nextIdentifier() throws -> UInt64 {
+    try pool.read { db in
+      let next = try Int64.fetchOne(db, sql: "SELECT MAX(first_identifier + count) FROM accel_block") ?? 0
+      return UInt64(max(0, next))
+    }
+  }
+
+  /// Deletes rows past their retention (pedometer/activity 7 days, accelerometer 3 days, requests
+  /// that ended 3 days ago), then truncates the WAL.
+  package func prune(now: Double) throws {
+    try pool.write { db in
+      try db.execute(sql: "DELETE FROM step_minute WHERE start < ?", arguments: [now - Self.motionRetention])
+      // Keep the newest change before the cut: it is the activity in force at the window's start.
+      try db.execute(
+        sql: """
+          DELETE FROM activity_change WHERE start_date < ?
+            AND start_date < (SELECT MAX(start_date) FROM activity_change WHERE start_date < ?)
+          """,
+        arguments: [now - Self.motionRetention, now - Self.motionRetention])
+      try db.execute(sql: "DELETE FROM accel_block WHERE end_date < ?", arguments: [now - Self.accelerometerRetention])
+      try db.execute(
+        sql: "DELETE FROM recording_request WHERE until_date < ?", arguments: [now - Self.accelerometerRetention])
+    }
+    try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+  }
+
+  // MARK: Queries
+
+  /// Pedometer totals over [from, to] from the minute rows; a partly covered minute counts pro rata.
+  package func pedometerTotals(from: Double, to: Double) throws -> HistoryBatch.StepDelta {
+    try pool.read { db in
+      let rows = try Row.fetchAll(
+        db,
+        sql: "SELECT * FROM step_minute WHERE start < ? AND start + 60 > ? ORDER BY start",
+        arguments: [to, from])
+      var total = HistoryBatch.StepDelta()
+      var steps = 0.0
+      var ascended = 0.0
+      var descended = 0.0
+      for row in rows {
+        let start = Double(row["start"] as Int64)
+        let overlap = max(0, min(to, start + 60) - max(from, start)) / 60
+        steps += Double(row["steps"] as Int64) * overlap
+        total.distance += (row["distance"] as Double) * overlap
+        ascended += Double(row["floors_up"] as Int64) * overlap
+        descended += Double(row["floors_down"] as Int64) * overlap
+        total.activeSeconds += (row["active_seconds"] as Double) * overlap
+      }
+      total.steps = Int64(steps.rounded())
+      total.floorsAscended = Int64(ascended.rounded())
+      total.floorsDescended = Int64(descended.rounded())
+      return total
+    }
+  }
+
+  /// Activity changes in [from, to], preceded by the one in force at `from`.
+  package func activities(from: Double, to: Double) throws -> [HistoryBatch.ActivityChange] {
+    try pool.read { db in
+      let rows = try Row.fetchAll(
+        db,
+        sql: """
+          SELECT * FROM activity_change
+          WHERE start_date >= (SELECT COALESCE(MAX(start_date), ?) FROM activity_change WHERE start_date <= ?)
+            AND start_date <= ?
+          ORDER BY start_date
+          """,
+        arguments: [from, from, to])
+      return rows.map {
+        HistoryBatch.ActivityChange(
+          startDate: $0["start_date"], timestamp: $0["timestamp"], flags: $0["flags"], confidence: $0["confidence"])
+      }
+    }
+  }
+
+  /// Recorded samples with `from ≤ date ≤ to`, in order, in chunks of at most `chunkSize`.
+  package func accelerometer(
+    from: Double, to: Double, chunkSize: Int = 20_000,
+    _ body: ([(identifier: UInt64, timestamp: Double, date: Double, acceleration: SIMD3<Double>)]) -> Void
+  ) throws {
+    try pool.read { db in
+      let cursor = try Row.fetchCursor(
+        db,
+        sql: "SELECT * FROM accel_block WHERE end_date >= ? AND start_date <= ? ORDER BY start_date",
+        arguments: [from, to])
+      var chunk: [(identifier: UInt64, timestamp: Double, date: Double, acceleration: SIMD3<Double>)] = []
+      chunk.reserveCapacity(chunkSize)
+      while let row = try cursor.next() {
+        let payload: Data = row["payload"]
+        let firstIdentifier = UInt64(bitPattern: row["first_identifier"] as Int64)
+        AccelerometerBlock.decode(
+          payload, startTimestamp: row["start_timestamp"], startDate: row["start_date"],
+          firstIdentifier: firstIdentifier
+        ) { identifier, timestamp, date, acceleration in
+          guard date >= from, date <= to else { return }
+          chunk.append((identifier, timestamp, date, acceleration))
+        }
+        if chunk.count >= chunkSize {
+          body(chunk)
+          chunk.removeAll(keepingCapacity: true)
+        }
+      }
+      body(chunk)
+    }
+  }
+
+  /// The oldest and newest dates in the history, or `nil` when it is empty.
+  func extent() throws -> (oldest: Double, newest: Double)? {
+    try pool.read { db in
+      let row = try Row.fetchOne(
+        db,
+        sql: """
+          SELECT MIN(o) AS oldest, MAX(n) AS newest FROM (
+            SELECT MIN(start) AS o, MAX(start) + 60 AS n FROM step_minute
+            UNION ALL SELECT MIN(start_date), MAX(start_date) FROM activity_change
+            UNION ALL SELECT MIN(start_date), MAX(end_date) FROM accel_block)
+          """)
+      guard let row, let oldest = row["oldest"] as Double?, let newest = row["newest"] as Double? else { return nil }
+      return (oldest, newest)
+    }
+  }
+
+  /// Bytes on disk (database, WAL and shared-memory files).
+  package var sizeInBytes: UInt64 {
+    ["", "-wal", "-shm"].reduce(0) { sum, suffix in
+      let size = (try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size] as? NSNumber)??.uint64Value
+      return sum + (size ?? 0)
+    }
+  }
+
+  /// Deletes the store's files (privacy: deny). The store must be closed first.
+  static func deleteFiles(directory: String) {
+    let path = directory + "/" + fileName
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+  }
+}

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Logging
+import MotionDaemonProtocol
+import MotionSensors
+
+/// The motion daemon: owns one sensor source, shares it among any number of client processes over
+/// a Unix socket (each at its own rate), and keeps the motion history.
+///
+/// The source is subscribed at the highest rate any client or the history needs and unsubscribed
+/// when nobody needs it. Samples are fanned out on the source's delivery thread into each client's
+/// bounded queue; each client has its own writer thread, so a slow or dead client delays nobody.
+public final class MotionDaemon: @unchecked Sendable {
+  // Sendable because mutable state lives in `hub` (a Locked) and the services are thread-safe.
+  private struct Hub {
+    var sessions: [UInt64: ClientSession] = [:]
+    /// The sessions as an array, rebuilt on change, so delivery does not allocate per sample.
+    var sessionList: [ClientSession] = []
+    var nextSessionID: UInt64 = 0
+    var subscription: SourceSubscription?
+    var subscribedRate = 0.0
+    var generation: UInt64 = 0
+    var samplesReceived: UInt64 = 0
+    var isStopped = false
+  }
+
+  public let configuration: DaemonConfiguration
+  public let source: any SensorSource
+  private let logger: Logger
+  private let history: HistoryService
+  private let hub = Locked(Hub())
+  private var listener: UnixSocket?
+  private let stoppedCondition = NSCondition()
+  private var isFinished = false
+
+  public init(source: any SensorSource, configuration: DaemonConfiguration, logger: Logger) {
+    self.source = source
+    self.configuration = configuration
+    self.logger = logger
+    var settings = HistoryService.Settings(directory: configuration.stateDirectory)
+    settings.flushInterval = configuration.flushInterval
+    settings.pruneInterval = configuration.pruneInterval
+    settings.retryInterval = configuration.retryInterval
+    settings.maximumPageCount = configuration.historyMaximumPageCount
+    history = HistoryService(settings: settings, logger: logger)
+  }
+
+  /// Opens the history, listens on the socket and starts serving.
+  public func start() throws {
+    let directory = (configuration.socketPath as NSString).deletingLastPathComponent
+    try DaemonPaths.makePrivateDirectory(directory)
+    let listener = try UnixSocket.listen(path: configuration.socketPath)
+    self.listener = listener
+    history.start()
+    updateSourceSubscription()
+    let thread = Thread { [self] in acceptLoop(listener) }
+    thread.name = "motiond-accept"
+    thread.start()
+    logger.info(
+      "motiond serving \(source.name) on \(configuration.socketPath) (sensors \(source.availableSensors))")
+  }
+
+  /// Stops serving: closes the socket and every client, unsubscribes the source, commits the history.
+  public func stop() {
+    let (sessions, subscription) = hub.withLock { h -> ([ClientSession], SourceSubscription?) in
+      h.isStopped = true
+      defer {
+        h.subscription = nil
+        h.subscribedRate = 0
+      }
+      return (h.sessionList, h.subscription)
+    }
+    listener?.close()
+    unlink(configuration.socketPath)
+    for session in sessions { session.close() }
+    subscription?.cancel()
+    history.stop()
+    logger.info("motiond stopped")
+    stoppedCondition.withLock {
+      isFinished = true
+      stoppedCondition.broadcast()
+    }
+  }
+
+  /// Blocks until ``stop()`` has run.
+  public func waitUntilStopped() {
+    stoppedCondition.withLock {
+      while !isFinished { stoppedCondition.wait() }
+    }
+  }
+
+  // MARK: Connections
+
+  private func acceptLoop(_ listener: UnixSocket) {
+    while let socket = listener.accept() {
+      let session = hub.withLock { h -> ClientSession? in
+        guard !h.isStopped else { return nil }
+        h.nextSessionID += 1
+        let session = ClientSession(
+          id: h.nextSessionID, socket: socket, streamCapacity: configuration.clientQueueCapacity, logger: logger,
+          onRequest: { [weak self] session, request in self?.handle(request, from: session) ?? [] },
+          onClose: { [weak self] session in self?.remove(session) })
+        h.sessions[session.id] = session
+        h.sessionList = Array(h.sessions.values)
+        return session
+      }
+      guard let session else {
+        socket.close()
+        return
+      }
+      logger.info("client \(session.id) connected (pid \(session.processID))")
+      session.start()
+    }
+  }
+
+  private func remove(_ session: ClientSession) {
+    hub.withLock { h in
+      h.sessions.removeValue(forKey: session.id)
+      h.sessionList = Array(h.sessions.values)
+    }
+    updateSourceSubscription()
+  }
+
+  // MARK: Source
+
+  /// Subscribes the source at the highest demanded rate, resubscribes when that rate changes, and
+  /// unsubscribes when nobody needs samples.
+  private func updateSourceSubscription() {
+    let sessions = hub.withLock { $0.sessionList }
+    let clientRate = sessions.map(\.demandedRate).max() ?? 0
+    let wantsLive = sessions.contains { $0.snapshot.subscriptions.contains { $0.pedometer || $0.activity || $0.altitude } }
+    var rate = max(clientRate, history.demandedRate)
+    if rate == 0, wantsLive { rate = 50 }
+    if rate > 0 { rate = min(max(rate, source.supportedSampleRates.lowerBound), source.supportedSampleRates.upperBound) }
+    let (old, generation) = hub.withLock { h -> (SourceSubscription?, UInt64?) in
+      guard !h.isStopped, rate != h.subscribedRate else { return (nil, nil) }
+      h.generation += 1
+      h.subscribedRate = rate
+      let old = h.subscription
+      h.subscription = nil
+      return (old, rate > 0 ? h.generation : nil)
+    }
+    if let generation {
+      // Subscribe before cancelling the old subscription so a player does not pause in between;
+      // the generation check drops the old one's last deliveries.
+      let subscription = source.subscribe(requestedSampleRate: rate) { [weak self] event in
+        self?.receive(event, generation: generation)
+      }
+      let stale = hub.withLock { h -> SourceSubscription? in
+        guard h.generation == generation, !h.isStopped else { return subscription }
+        h.subscription = subscription
+        return nil
+      }
+      stale?.cancel()
+      logger.info("source \(source.name) subscribed at \(rate) Hz")
+    } else if old != nil, rate == 0 {
+      logger.info("source \(source.name) unsubscribed: no client or history needs it")
+    }
+    old?.cancel()
+  }
+
+  private func receive(_ event: SourceEvent, generation: UInt64) {
+    let receivedNanoseconds = UInt64(max(0, BootClock.now * 1e9))
+    guard let sessions = hub.withLock({ h -> [ClientSession]? in
+      guard h.generation == generation, !h.isStopped else { return nil }
+      h.samplesReceived &+= 1
+      return h.sessionList
+    }) else { return }
+    switch event {
+    case .sample(let sample):
+      for session in sessions { session.deliver(sample, receivedBootNanoseconds: receivedNanoseconds) }
+      let updates = history.process(sample, now: Date().timeIntervalSince1970)
+      for update in updates {
+        for session in sessions { session.deliver(update) }
+      }
+    case .failure(let failure):
+      var wire = Opencoremotion_Daemon_V1_SourceEvent()
+      wire.kind = .failure
+      wire.failureKind = failure.kind.rawValue
+      wire.message = failure.message
+      logger.warning("source \(source.name) failed: \(failure.message)")
+      for session in sessions { session.deliver(sourceEvent: wire) }
+    case .finished:
+      var wire = Opencoremotion_Daemon_V1_SourceEvent()
+      wire.kind = .finished
+      logger.notice("source \(source.name) finished")
+      for session in sessions { session.deliver(sourceEvent: wire) }
+    }
+  }
+
+  // MARK: Requests
+
+  private func handle(_ request: WireClientMessage, from session: ClientSession) -> [WireServerMessage] {
+    let id = request.requestID
+    var reply = WireServerMessage()
+    reply.requestID = id
+    switch request.body {
+    case .hello(let hello):
+      session.name = hello.clientName.isEmpty ? "pid \(session.processID)" : String(hello.clientName.prefix(200))
+      var answer = Opencoremotion_Daemon_V1_HelloReply()
+      answer.protocolVersion = Wire.protocolVersion
+      answer.sourceName = source.name
+      answer.availableSensors = Wire.sensorBits(source.availableSensors)
+      answer.minRateHz = source.supportedSampleRates.lowerBound
+      answer.maxRateHz = source.supportedSampleRates.upperBound
+      answer.historyAuthorized = history.condition != .denied
+      reply.hello = answer
+      return [reply]
+    case .subscribe(let subscribe):
+      let range = source.supportedSampleRates
+      guard subscribe.rateHz.isFinite, subscribe.rateHz >= 0 else {
+        return [Wire.error(.invalidParameter, "rate_hz must be a finite number ≥ 0", requestID: id)]
+      }
+      let rate = min(max(subscribe.rateHz, range.lowerBound), range.upperBound)
+      let sensors = Wire.sensorSet(subscribe.sensors).intersection(source.availableSensors)
+      session.addSubscription(
+        ClientSubscription(
+          id: id, sensors: sensors, rate: rate, pedometer: subscribe.pedometer, activity: subscribe.activity,
+          altitude: subscribe.altitude, decimator: RateDecimator(interval: 1 / rate)))
+      updateSourceSubscription()
+      reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
+      return [reply]
+    case .unsubscribe(let unsubscribe):
+      session.removeSubscription(unsubscribe.subscriptionID)
+      updateSourceSubscription()
+      reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
+      return [reply]
+    case .status:
+      reply.status = status()
+      return [reply]
+    case .pedometerQuery(let query):
+      return answerPedometer(query, id: id)
+    case .activityQuery(let query):
+      return answerActivity(query, id: id)
+    case .accelerometerQuery(let query):
+      return answerAccelerometer(query, id: id)
+    case .recordAccelerometer(let record):
+      switch history.recordAccelerometer(duration: record.duration, now: Date().timeIntervalSince1970) {
+      case .success(let until):
+        var ack = Opencoremotion_Daemon_V1_Acknowledgement()
+        ack.untilDate = until
+        reply.ack = ack
+        return [reply]
+      case .failure(let error):
+        return [Wire.error(error.code, error.message, requestID: id)]
+      }
+    case .setPrivacy(let privacy):
+      history.setAllowed(privacy.allow)
+      updateSourceSubscription()
+      reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
+      return [reply]
+    case nil:
+      return [Wire.error(.protocol, "empty or unknown request", requestID: id)]
+    }
+  }
+
+  private static func validRange(_ from: Double, _ to: Double) -> Bool {
+    from.isFinite && to.isFinite && from <= to
+  }
+
+  private func answerPedometer(_ query: Opencoremotion_Daemon_V1_PedometerQuery, id: UInt64) -> [WireServerMessage] {
+    guard Self.validRange(query.fromDate, query.toDate) else {
+      return [Wire.error(.invalidParameter, "from_date must not be after to_date", requestID: id)]
+    }
+    switch history.storeForQuery() {
+    case .failure(let error): return [Wire.error(error.code, error.message, requestID: id)]
+    case .success(let store):
+      do {
+        let totals = try store.pedometerTotals(from: query.fromDate, to: query.toDate)
+        var answer = Opencoremotion_Daemon_V1_PedometerTotals()
+        answer.fromDate = query.fromDate
+        answer.toDate = query.toDate
+        answer.steps = Double(totals.steps)
+        answer.distance = totals.distance
+        answer.floorsAscended = Double(totals.floorsAscended)
+        answer.floorsDescended = Double(totals.floorsDescended)
+        answer.activeSeconds = totals.activeSeconds
+        var reply = WireServerMessage()
+        reply.requestID = id
+        reply.pedometer = answer
+        return [reply]
+      } catch {
+        return [Wire.error(.notAvailable, "history query failed: \(error)", requestID: id)]
+      }
+    }
+  }
+
+  private func answerActivity(_ query: Opencoremotion_Daemon_V1_ActivityQuery, id: UInt64) -> [WireServerMessage] {
+    guard Self.validRange(query.fromDate, query.toDate) else {
+      return [Wire.error(.invalidParameter, "from_date must not be after to_date", requestID: id)]
+    }
+    switch history.storeForQuery() {
+    case .failure(let error): return [Wire.error(error.code, error.message, requestID: id)]
+    case .success(let store):
+      do {
+        let changes = try store.activities(from: query.fromDate, to: query.toDate)
+        guard !changes.isEmpty else {
+          return [Wire.error(.noData, "no activity recorded in that range", requestID: id)]
+        }
+        var answer = Opencoremotion_Daemon_V1_ActivitySegments()
+        answer.segments = changes.map(HistoryService.wireSegment)
+        var reply = WireServerMessage()
+        reply.requestID = id
+        reply.activities = answer
+        return [reply]
+      } catch {
+        return [Wire.error(.notAvailable, "history query failed: \(error)", requestID: id)]
+      }
+    }
+  }
+
+  private func answerAccelerometer(_ query: Opencoremotion_Daemon_V1_AccelerometerQuery, id: UInt64)
+    -> [WireServerMessage]
+  {
+    guard Self.validRange(query.fromDate, query.toDate), query.toDate - query.fromDate <= 43_200 else {
+      return [Wire.error(.invalidParameter, "the range must be ordered and at most 12 h long", requestID: id)]
+    }
+    switch history.storeForQuery() {
+    case .failure(let error): return [Wire.error(error.code, error.message, requestID: id)]
+    case .success(let store):
+      var replies: [WireServerMessage] = []
+      do {
+        try store.accelerometer(from: query.fromDate, to: query.toDate) { chunk in
+          var answer = Opencoremotion_Daemon_V1_RecordedAccelerometer()
+          answer.samples = chunk.map { item in
+            var sample = Opencoremotion_Daemon_V1_RecordedSample()
+            sample.identifier = item.identifier
+            sample.timestamp = item.timestamp
+            sample.date = item.date
+            sample.acceleration = Wire.vector(item.acceleration)
+            return sample
+          }
+          var reply = WireServerMessage()
+          reply.requestID = id
+          reply.recorded = answer
+          replies.append(reply)
+        }
+      } catch {
+        return [Wire.error(.notAvailable, "history query failed: \(error)", requestID: id)]
+      }
+      replies[replies.count - 1].recorded.complete = true
+      return replies
+    }
+  }
+
+  /// The daemon's state for `motionctl status`.
+  func status() -> WireStatus {
+    var status = WireStatus()
+    status.sourceName = source.name
+    status.availableSensors = Wire.sensorBits(source.availableSensors)
+    let (sessions, rate, subscribed, received) = hub.withLock {
+      ($0.sessionList.sorted { $0.id < $1.id }, $0.subscribedRate, $0.subscription != nil, $0.samplesReceived)
+    }
+    status.sourceRateHz = rate
+    status.sourceSubscribed = subscribed
+    status.samplesReceived = received
+    status.clients = sessions.map { session in
+      let snapshot = session.snapshot
+      var client = Opencoremotion_Daemon_V1_ClientStatus()
+      client.name = snapshot.name
+      client.pid = UInt32(clamping: session.processID)
+      client.dropped = snapshot.dropped
+      client.queued = UInt32(clamping: snapshot.queued)
+      client.subscriptions = snapshot.subscriptions.map { subscription in
+        var wire = Opencoremotion_Daemon_V1_SubscriptionStatus()
+        wire.id = subscription.id
+        wire.sensors = Wire.sensorBits(subscription.sensors)
+        wire.rateHz = subscription.sensors.isEmpty ? 0 : subscription.rate
+        wire.pedometer = subscription.pedometer
+        wire.activity = subscription.activity
+        wire.altitude = subscription.altitude
+        return wire
+      }
+      return client
+    }
+    let condition = history.condition
+    status.historyAuthorized = condition != .denied
+    status.historyState = condition.text
+    status.recordingUntilDate = history.recordingUntil
+    if case .success(let store) = history.storeForQuery() {
+      status.storePath = store.path
+      status.historyBytes = store.sizeInBytes
+      if let extent = try? store.extent() {
+        status.historyOldestDate = extent.oldest
+        status.historyNewestDate = extent.newest
+      }
+    }
+    return status
+  }
+}

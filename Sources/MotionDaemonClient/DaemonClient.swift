@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Logging
+import MotionDaemonProtocol
+import MotionSensors
+
+/// A connection to the motion daemon: live streams, history queries, recording and privacy.
+///
+/// One connection (a Unix socket) carries every request and subscription of the client. Replies
+/// and stream messages are handled on the connection's reader thread; stream handlers run there,
+/// serially per subscription, and must not block. When the daemon goes away, pending requests
+/// fail with ``DaemonError/Code/disconnected``, every subscription gets
+/// ``DaemonStreamEvent/disconnected(_:)``, and the client reconnects in the background (every
+/// ``reconnectInterval``) and resubscribes, then sends ``DaemonStreamEvent/reconnected``.
+public final class DaemonClient: @unchecked Sendable {
+  // Sendable because all mutable state is in `state` (a Locked); socket I/O is thread-safe.
+
+  /// The daemon's default socket: `$MOTIOND_SOCKET`, else `$XDG_RUNTIME_DIR/opencoremotion/motiond.sock`.
+  public static func defaultSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    DaemonPaths.socketPath(environment: environment)
+  }
+
+  public let socketPath: String
+  public let clientName: String
+  /// Seconds between reconnection attempts.
+  public var reconnectInterval: Double { 0.1 }
+  private let logger = Logger(label: "opencoremotion.daemon-client")
+
+  /// A request waiting for its reply (or replies). Completes exactly once: by its last reply or
+  /// by a failure (disconnection, close), whichever comes first.
+  private final class Pending: @unchecked Sendable {
+    // Sendable because `isDone` is guarded by `lock`, and the callbacks run under it.
+    /// Returns true when the request is complete.
+    private let onMessage: (WireServerMessage) -> Bool
+    private let onFailure: (DaemonError) -> Void
+    private let lock = NSLock()
+    private var isDone = false
+    init(onMessage: @escaping (WireServerMessage) -> Bool, onFailure: @escaping (DaemonError) -> Void) {
+      self.onMessage = onMessage
+      self.onFailure = onFailure
+    }
+
+    /// Hands over one reply; returns true when the request is complete.
+    func deliver(_ message: WireServerMessage) -> Bool {
+      lock.withLock {
+        guard !isDone else { return true }
+        isDone = onMessage(message)
+        return isDone
+      }
+    }
+
+    func fail(_ error: DaemonError) {
+      lock.withLock {
+        guard !isDone else { return }
+        isDone = true
+        onFailure(error)
+      }
+    }
+  }
+
+  /// One subscription; `deliveryLock` makes `cancel()` wait for a running handler.
+  final class Stream: @unchecked Sendable {
+    // Sendable because `isCancelled` and `wireID` are guarded by `deliveryLock`.
+    let request: DaemonStreamRequest
+    let handler: @Sendable (DaemonStreamEvent) -> Void
+    let deliveryLock = NSRecursiveLock()
+    var isCancelled = false
+    var wireID: UInt64 = 0
+    init(request: DaemonStreamRequest, handler: @escaping @Sendable (DaemonStreamEvent) -> Void) {
+      self.request = request
+      self.handler = handler
+    }
+
+    func deliver(_ event: DaemonStreamEvent) {
+      deliveryLock.lock()
+      defer { deliveryLock.unlock() }
+      guard !isCancelled else { return }
+      handler(event)
+    }
+  }
+
+  private struct State {
+    var socket: UnixSocket?
+    var info: DaemonServerInfo?
+    var nextRequestID: UInt64 = 0
+    var pending: [UInt64: Pending] = [:]
+    /// Streams by local id.
+    var streams: [UInt64: Stream] = [:]
+    /// Wire (request) id → local stream id, for the current connection.
+    var wireToStream: [UInt64: UInt64] = [:]
+    var nextStreamID: UInt64 = 0
+    var isClosed = false
+    var isReconnecting = false
+  }
+
+  private let state = Locked(State())
+
+  public init(socketPath: String = DaemonClient.defaultSocketPath(), clientName: String? = nil) {
+    self.socketPath = socketPath
+    self.clientName = clientName ?? "\(ProcessInfo.processInfo.processName) (pid \(getpid()))"
+  }
+
+  deinit {
+    state.withLock { $0.socket }?.close()
+  }
+
+  /// Connects (if not connected) and returns what the daemon serves. Blocks up to `timeout` s.
+  @discardableResult
+  public func connect(timeout: Double = 2) throws -> DaemonServerInfo {
+    if let info = state.withLock({ $0.socket != nil ? $0.info : nil }) { return info }
+    return try establish(timeout: timeout)
+  }
+
+  /// Whether a connection is up now.
+  public var isConnected: Bool { state.withLock { $0.socket != nil && $0.info != nil } }
+
+  /// The daemon's answer to the last handshake.
+  public var serverInfo: DaemonServerInfo? { state.withLock { $0.info } }
+
+  /// Closes the connection and stops reconnecting.
+  public func close() {
+    let (socket, pending) = state.withLock { s -> (UnixSocket?, [Pending]) in
+      s.isClosed = true
+      defer {
+        s.socket = nil
+        s.pending = [:]
+      }
+      return (s.socket, Array(s.pending.values))
+    }
+    socket?.close()
+    for request in pending { request.fail(DaemonError(.disconnected, "the client was closed")) }
+  }
+
+  // MARK: Connection
+
+  private func establish(timeout: Double) throws -> DaemonServerInfo {
+    let socket: UnixSocket
+    do { socket = try UnixSocket.connect(path: socketPath) } catch {
+      throw DaemonError(.disconnected, "the motion daemon is not running (\(socketPath): \(error))")
+    }
+    // Handshake synchronously on this thread before the reader starts.
+    var hello = WireClientMessage()
+    hello.requestID = 0
+    var body = Opencoremotion_Daemon_V1_Hello()
+    body.clientName = clientName
+    body.protocolVersion = Wire.protocolVersion
+    hello.hello = body
+    socket.setReceiveTimeout(seconds: timeout)
+    var decoder = FrameDecoder()
+    let reply: WireServerMessage
+    do {
+      try socket.write(Wire.frame(hello))
+      reply = try Self.readOne(socket, &decoder)
+    } catch {
+      socket.close()
+      throw (error as? DaemonError) ?? DaemonError(.disconnected, "handshake with the motion daemon failed: \(error)")
+    }
+    socket.setReceiveTimeout(seconds: 0)
+    guard case .hello(let answer) = reply.body else {
+      socket.close()
+      throw DaemonError(.protocolError, "the motion daemon did not answer the handshake")
+    }
+    let low = answer.minRateHz.isFinite && answer.minRateHz > 0 ? answer.minRateHz : 1
+    let high = answer.maxRateHz.isFinite && answer.maxRateHz >= low ? answer.maxRateHz : low
+    let info = DaemonServerInfo(
+      sourceName: answer.sourceName, availableSensors: Wire.sensorSet(answer.availableSensors),
+      supportedSampleRates: low...high, historyAuthorized: answer.historyAuthorized)
+    let streams = state.withLock { s -> [Stream]? in
+      guard !s.isClosed else { return nil }
+      s.socket = socket
+      s.info = info
+      s.wireToStream = [:]
+      return Array(s.streams.values)
+    }
+    guard let streams else {
+      socket.close()
+      throw DaemonError(.disconnected, "the client was closed")
+    }
+    let handshakeDecoder = decoder
+    let thread = Thread { [weak self] in self?.readLoop(socket, decoder: handshakeDecoder) }
+    thread.name = "motiond-client-read"
+    thread.start()
+    for stream in streams { sendSubscribe(stream) }
+    return info
+  }
+
+  private static func readOne(_ socket: UnixSocket, _ decoder: inout FrameDecoder) throws -> WireServerMessage {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+      if let frame = try decoder.nextFrame() { return try WireServerMessage(serializedBytes: Array(frame)) }
+      let count = try socket.read(into: &buffer)
+      guard count > 0 else { throw DaemonError(.disconnected, "the motion daemon closed the connection") }
+      decoder.append(buffer[0..<count])
+    }
+  }
+
+  private func readLoop(_ socket: UnixSocket, decoder initial: FrameDecoder) {
+    var decoder = initial
+    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    reading: while true {
+      while true {
+        let frame: ArraySlice<UInt8>?
+        do { frame = try decoder.nextFrame() } catch { break reading }
+        guard let frame else { break }
+        guard let message = try? WireServerMessage(serializedBytes: Array(frame)) else { break reading }
+        dispatch(message)
+      }
+      let count: Int
+      do { count = try socket.read(into: &buffer) } catch { break }
+      if count == 0 { break }
+      decoder.append(buffer[0..<count])
+    }
+    connectionLost(socket)
+  }
+
+  private func dispatch(_ message: WireServerMessage) {
+    let id = message.requestID
+    switch message.body {
+    case .samples, .live, .sourceEvent:
+      // A Subscribe's own acknowledgement comes as `.ack`; stream messages go to the stream.
+      guard let stream = state.withLock({ s in s.wireToStream[id].flatMap { s.streams[$0] } }) else {
+        if case .sourceEvent = message.body, let pending = state.withLock({ $0.pending[id] }) {
+          _ = pending.deliver(message)
+        }
+        return
+      }
+      switch message.body {
+      case .samples(let batch):
+        if batch.droppedBefore > 0 { stream.deliver(.dropped(batch.droppedBefore)) }
+        for sample in batch.samples {
+          stream.deliver(.sample(Wire.motionSample(sample), receivedBootNanoseconds: sample.receivedBootNs))
+        }
+      case .live(let live):
+        switch live.update {
+        case .pedometer(let p):
+          stream.deliver(
+            .pedometer(
+              DaemonPedometerReading(
+                timestamp: p.timestamp, date: Date(timeIntervalSince1970: p.date), steps: p.steps, distance: p.distance,
+                floorsAscended: p.floorsAscended, floorsDescended: p.floorsDescended, cadence: p.cadence)))
+        case .activity(let a):
+          stream.deliver(.activity(Self.segment(a)))
+        case .altitude(let a):
+          stream.deliver(
+            .altitude(DaemonAltitudeReading(timestamp: a.timestamp, relativeAltitude: a.relativeAltitude, pressure: a.pressure)))
+        case nil:
+          break
+        }
+      case .sourceEvent(let event):
+        if event.kind == .finished { stream.deliver(.sourceFinished) } else {
+          stream.deliver(.sourceFailure(kind: event.failureKind, message: event.message))
+        }
+      default:
+        break
+      }
+    default:
+      guard let pending = state.withLock({ $0.pending[id] }) else { return }
+      if pending.deliver(message) { state.withLock { _ = $0.pending.removeValue(forKey: id) } }
+    }
+  }
+
+  static func segment(_ a: WireActivitySegment) -> DaemonActivitySegment {
+    DaemonActivitySegment(
+      startDate: Date(timeIntervalSince1970: a.startDate), timestamp: a.timestamp, stationary: a.stationary,
+      walking: a.walking, running: a.running, cycling: a.cycling, automotive: a.automotive, unknown: a.unknown,
+      confidence: Int(a.confidence))
+  }
+
+  private func connectionLost(_ socket: UnixSocket) {
+    let (pending, streams, shouldReconnect) = state.withLock { s -> ([Pending], [Stream], Bool) in
+      guard s.socket === socket else { return ([], [], false) }
+      s.socket = nil
+      let pending = Array(s.pending.values)
+      s.pending = [:]
+      s.wireToStream = [:]
+      let reconnect = !s.isClosed && !s.streams.isEmpty && !s.isReconnecting
+      if reconnect { s.isReconnecting = true }
+      return (pending, Array(s.streams.values), reconnect)
+    }
+    socket.close()
+    for request in pending { request.fail(DaemonError(.disconnected, "the motion daemon went away")) }
+    for stream in streams { stream.deliver(.disconnected("the motion daemon went away")) }
+    if shouldReconnect { startReconnecting() }
+  }
+
+  private func startReconnecting() {
+    let thread = Thread { [weak self] in
+      while let self {
+        let (closed, streamsLeft) = self.state.withLock { ($0.isClosed, !$0.streams.isEmpty) }
+        if closed || !streamsLeft {
+          self.state.withLock { $0.isReconnecting = false }
+          return
+        }
+        if (try? self.establish(timeout: 2)) != nil {
+          self.logger.info("reconnected to the motion daemon at \(self.socketPath)")
+          let streams = self.state.withLock { s -> [Stream] in
+            s.isReconnecting = false
+            return Array(s.streams.values)
+          }
+          for stream in streams { stream.deliver(.reconnected) }
+          return
+        }
+        Thread.sleep(forTimeInterval: self.reconnectInterval)
+      }
+    }
+    thread.name = "motiond-client-reconnect"
+    thread.start()
+  }
+
+  // MARK: Requests
+
+  /// Sends `body` and calls `onMessage` with each reply until it returns true.
+  private func send(
+    _ fill: (inout WireClientMessage) -> Void, stream: Stream? = nil,
+    onMessage: @escaping (WireServerMessage) -> Bool, onFailure: @escaping (DaemonError) -> Void
+  ) {
+    var message = WireClientMessage()
+    fill(&message)
+    let socket = state.withLock { s -> UnixSocket? in
+      guard let socket = s.socket else { return nil }
+      s.nextRequestID += 1
+      message.requestID = s.nextRequestID
+      s.pending[s.nextRequestID] = Pending(onMessage: onMessage, onFailure: onFailure)
+      // A stream's id on this connection is its Subscribe's request id; map it before the daemon
+      // can answer.
+      if let stream, let localID = s.streams.first(where: { $0.value === stream })?.key {
+        s.wireToStream[s.nextRequestID] = localID
+        let id = s.nextRequestID
+        stream.deliveryLock.withLock { stream.wireID = id }
+      }
+      return socket
+    }
+    guard let socket else {
+      onFailure(DaemonError(.disconnected, "not connected to the motion daemon"))
+      return
+    }
+    do { try socket.write(Wire.frame(message)) } catch {
+      if let pending = state.withLock({ $0.pending.removeValue(forKey: message.requestID) }) {
+        pending.fail(DaemonError(.disconnected, "the motion daemon went away: \(error)"))
+      }
+    }
+  }
+
+  /// One request with a single reply, as an async call.
+  private func request<T: Sendable>(
+    _ fill: (inout WireClientMessage) -> Void, decode: @escaping @Sendable (WireServerMessage) throws -> T
+  ) async throws -> T {
+    if !isConnected { try connect() }
+    return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+      send(
+        fill,
+        onMessage: { message in
+          if case .error(let error) = message.body {
+            continuation.resume(throwing: Self.error(error))
+          } else {
+            continuation.resume(with: Result { try decode(message) })
+          }
+          return true
+        },
+        onFailure: { continuation.resume(throwing: $0) })
+    }
+  }
+
+  static func error(_ wire: WireError) -> DaemonError {
+    switch wire.code {
+    case .invalidParameter: return DaemonError(.invalidParameter, wire.message)
+    case .notAuthorized: return DaemonError(.notAuthorized, wire.message)
+    case .notAvailable: return DaemonError(.notAvailable, wire.message)
+    case .noData: return DaemonError(.noData, wire.message)
+    default: return DaemonError(.protocolError, wire.message)
+    }
+  }
+
+  private static func unexpected(_ message: WireServerMessage) -> DaemonError {
+    DaemonError(.protocolError, "unexpected reply from the motion daemon: \(String(describing: message.body))")
+  }
+
+  /// The daemon's state.
+  public func status() async throws -> DaemonStatus {
+    try await request({ $0.status = Opencoremotion_Daemon_V1_StatusRequest() }) { message in
+      guard case .status(let s) = message.body else { throw Self.unexpected(message) }
+      return DaemonStatus(
+        sourceName: s.sourceName, availableSensors: Wire.sensorSet(s.availableSensors), sourceRate: s.sourceRateHz,
+        sourceSubscribed: s.sourceSubscribed,
+        clients: s.clients.map { c in
+          DaemonStatus.Client(
+            name: c.name, processID: Int(c.pid),
+            subscriptions: c.subscriptions.map {
+              DaemonStreamRequest(
+                sensors: Wire.sensorSet($0.sensors), rate: $0.rateHz, pedometer: $0.pedometer, activity: $0.activity,
+                altitude: $0.altitude)
+            }, dropped: c.dropped, queued: Int(c.queued))
+        },
+        historyAuthorized: s.historyAuthorized, historyState: s.historyState,
+        historyOldest: s.historyOldestDate > 0 ? Date(timeIntervalSince1970: s.historyOldestDate) : nil,
+        historyNewest: s.historyNewestDate > 0 ? Date(timeIntervalSince1970: s.historyNewestDate) : nil,
+        historyBytes: s.historyBytes,
+        recordingUntil: s.recordingUntilDate > 0 ? Date(timeIntervalSince1970: s.recordingUntilDate) : nil,
+        samplesReceived: s.samplesReceived, storePath: s.storePath)
+    }
+  }
+
+  /// Pedometer totals between two dates (`CMPedometer.queryPedometerData`).
+  public func pedometerTotals(from start: Date, to end: Date) async throws -> DaemonPedometerTotals {
+    try await request({
+      var query = Opencoremotion_Daemon_V1_PedometerQuery()
+      query.fromDate = start.timeIntervalSince1970
+      query.toDate = end.timeIntervalSince1970
+      $0.pedometerQuery = query
+    }) { message in
+      guard case .pedometer(let p) = message.body else { throw Self.unexpected(message) }
+      return DaemonPedometerTotals(
+        startDate: Date(timeIntervalSince1970: p.fromDate), endDate: Date(timeIntervalSince1970: p.toDate),
+        steps: p.steps, distance: p.distance, floorsAscended: p.floorsAscended, floorsDescended: p.floorsDescended,
+        activeTime: p.activeSeconds)
+    }
+  }
+
+  /// Activity segments between two dates, starting with the one in force at `start`
+  /// (`CMMotionActivityManager.queryActivityStarting`).
+  public func activities(from start: Date, to end: Date) async throws -> [DaemonActivitySegment] {
+    try await request({
+      var query = Opencoremotion_Daemon_V1_ActivityQuery()
+      query.fromDate = start.timeIntervalSince1970
+      query.toDate = end.timeIntervalSince1970
+      $0.activityQuery = query
+    }) { message in
+      guard case .activities(let a) = message.body else { throw Self.unexpected(message) }
+      return a.segments.map(Self.segment)
+    }
+  }
+
+  /// Recorded accelerometer samples with `start ≤ date ≤ end` (≤ 12 h; `CMSensorRecorder`).
+  public func recordedAccelerometer(from start: Date, to end: Date) async throws -> [DaemonRecordedSample] {
+    if !isConnected { try connect() }
+    let collected = Locked<[DaemonRecordedSample]>([])
+    return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[DaemonRecordedSample], any Error>) in
+      send(
+        {
+          var query = Opencoremotion_Daemon_V1_AccelerometerQuery()
+          query.fromDate = start.timeIntervalSince1970
+          query.toDate = end.timeIntervalSince1970
+          $0.accelerometerQuery = query
+        },
+        onMessage: { message in
+          switch message.body {
+          case .error(let error):
+            continuation.resume(throwing: Self.error(error))
+            return true
+          case .recorded(let chunk):
+            collected.withLock { samples in
+              samples.reserveCapacity(samples.count + chunk.samples.count)
+              for s in chunk.samples {
+                samples.append(
+                  DaemonRecordedSample(
+                    identifier: s.identifier, timestamp: s.timestamp, startDate: Date(timeIntervalSince1970: s.date),
+                    specificForce: Wire.simd(s.acceleration)))
+              }
+            }
+            if chunk.complete { continuation.resume(returning: collected.withLock { $0 }) }
+            return chunk.complete
+          default:
+            continuation.resume(throwing: Self.unexpected(message))
+            return true
+          }
+        },
+        onFailure: { continuation.resume(throwing: $0) })
+    }
+  }
+
+  /// Asks the daemon to record the accelerometer for `duration` s (≤ 43 200); returns when the
+  /// recording now ends.
+  public func recordAccelerometer(duration: Double) async throws -> Date {
+    try await request({
+      var record = Opencoremotion_Daemon_V1_RecordAccelerometer()
+      record.duration = duration
+      $0.recordAccelerometer = record
+    }) { message in
+      guard case .ack(let ack) = message.body else { throw Self.unexpected(message) }
+      return Date(timeIntervalSince1970: ack.untilDate)
+    }
+  }
+
+  /// Allows or denies motion history (deny stops recording and deletes the history).
+  public func setHistoryAllowed(_ allowed: Bool) async throws {
+    try await request({
+      var privacy = Opencoremotion_Daemon_V1_SetPrivacy()
+      privacy.allow = allowed
+      $0.setPrivacy = privacy
+    }) { message in
+      guard case .ack = message.body else { throw Self.unexpected(message) }
+      return ()
+    }
+  }
+
+  // MARK: Streams
+
+  /// Starts a stream; `handler` runs on the connection's reader thread until the returned
+  /// subscription is cancelled. Survives daemon restarts (see the type's discussion).
+  ///
+  /// - Throws: when the daemon is not reachable now.
+  public func subscribe(
+    _ request: DaemonStreamRequest, handler: @escaping @Sendable (DaemonStreamEvent) -> Void
+  ) throws -> SourceSubscription {
+    if !isConnected { try connect() }
+    let stream = Stream(request: request, handler: handler)
+    let localID = state.withLock { s -> UInt64 in
+      s.nextStreamID += 1
+      s.streams[s.nextStreamID] = stream
+      return s.nextStreamID
+    }
+    sendSubscribe(stream)
+    return SourceSubscription { [weak self] in self?.unsubscribe(localID) }
+  }
+
+  private func sendSubscribe(_ stream: Stream) {
+    send(
+      { message in
+        var subscribe = Opencoremotion_Daemon_V1_Subscribe()
+        subscribe.sensors = Wire.sensorBits(stream.request.sensors)
+        subscribe.rateHz = stream.request.rate
+        subscribe.pedometer = stream.request.pedometer
+        subscribe.activity = stream.request.activity
+        subscribe.altitude = stream.request.altitude
+        message.subscribe = subscribe
+      }, stream: stream,
+      onMessage: { _ in true }, onFailure: { _ in })
+  }
+
+  private func unsubscribe(_ localID: UInt64) {
+    guard let stream = state.withLock({ s -> Stream? in
+      guard let stream = s.streams.removeValue(forKey: localID) else { return nil }
+      s.wireToStream = s.wireToStream.filter { $0.value != localID }
+      return stream
+    }) else { return }
+    stream.deliveryLock.lock()
+    stream.isCancelled = true
+    let wireID = stream.wireID
+    stream.deliveryLock.unlock()
+    send(
+      { message in
+        var unsubscribe = Opencoremotion_Daemon_V1_Unsubscribe()
+        unsubscribe.subscriptionID = wireID
+        message.unsubscribe = unsubscribe
+      }, onMessage: { _ in true }, onFailure: { _ in })
+  }
+}

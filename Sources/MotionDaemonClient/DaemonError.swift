@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// A failed daemon request, with the `CMError` code Core Motion would report for it.
+public struct DaemonError: Error, Sendable, Equatable, CustomStringConvertible {
+  public enum Code: Sendable, Equatable {
+    /// A parameter was out of range (`CMErrorInvalidParameter`, 107).
+    case invalidParameter
+    /// The user denied motion history (`CMErrorMotionActivityNotAuthorized`, 105).
+    case notAuthorized
+    /// History or the sensor is not available now (`CMErrorNotAvailable`, 109).
+    case notAvailable
+    /// Nothing was recorded in the range (`CMErrorUnknown`, 103, as Apple reports it).
+    case noData
+    /// The daemon is not running or went away (`CMErrorUnknown`, 103).
+    case disconnected
+    /// The daemon did not answer in time (`CMErrorUnknown`, 103).
+    case timeout
+    /// The daemon sent something this client does not understand (`CMErrorUnknown`, 103).
+    case protocolError
+  }
+
+  public var code: Code
+  public var message: String
+
+  public init(_ code: Code, _ message: String) {
+    self.code = code
+    self.message = message
+  }
+
+  /// The `CMError` raw value for this failure (Apple's numbering).
+  public var coreMotionErrorCode: UInt32 {
+    switch code {
+    case .invalidParameter: return 107
+    case .notAuthorized: return 105
+    case .notAvailable: return 109
+    case .noData, .disconnected, .timeout, .protocolError: return 103
+    }
+  }
+
+  public var description: String { message }
+}

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+
+/// What the daemon reports about itself when a client connects.
+public struct DaemonServerInfo: Sendable, Equatable {
+  public var sourceName: String
+  public var availableSensors: SensorSet
+  public var supportedSampleRates: ClosedRange<Double>
+  public var historyAuthorized: Bool
+}
+
+/// Pedometer totals over a date range (from the daemon's per-minute history).
+public struct DaemonPedometerTotals: Sendable, Equatable {
+  public var startDate: Date
+  public var endDate: Date
+  public var steps: Double
+  /// m
+  public var distance: Double
+  public var floorsAscended: Double
+  public var floorsDescended: Double
+  /// s spent stepping
+  public var activeTime: Double
+}
+
+/// One activity segment (the activity in force from `startDate` until the next segment).
+public struct DaemonActivitySegment: Sendable, Equatable {
+  public var startDate: Date
+  /// Source clock, s.
+  public var timestamp: Double
+  public var stationary: Bool
+  public var walking: Bool
+  public var running: Bool
+  public var cycling: Bool
+  public var automotive: Bool
+  public var unknown: Bool
+  /// 0 low, 1 medium, 2 high (`CMMotionActivityConfidence`).
+  public var confidence: Int
+}
+
+/// One recorded accelerometer sample (`CMRecordedAccelerometerData`).
+public struct DaemonRecordedSample: Sendable, Equatable {
+  public var identifier: UInt64
+  /// Source clock, s.
+  public var timestamp: Double
+  public var startDate: Date
+  /// Specific force, m/s² (+9.81 up at rest); Core Motion's g is its negation / 9.80665.
+  public var specificForce: SIMD3<Double>
+}
+
+/// A live pedometer reading: cumulative counts since the daemon started counting.
+public struct DaemonPedometerReading: Sendable, Equatable {
+  public var timestamp: Double
+  public var date: Date
+  public var steps: UInt64
+  public var distance: Double
+  public var floorsAscended: UInt64
+  public var floorsDescended: UInt64
+  /// steps/s, 0 when unknown
+  public var cadence: Double
+}
+
+/// A live altitude reading.
+public struct DaemonAltitudeReading: Sendable, Equatable {
+  public var timestamp: Double
+  /// m since the daemon's first pressure sample
+  public var relativeAltitude: Double
+  /// kPa
+  public var pressure: Double
+}
+
+/// What a stream subscription delivers.
+public enum DaemonStreamEvent: Sendable {
+  /// A raw sample, with the boot-clock time (ns) at which the daemon received it from its source.
+  case sample(MotionSample, receivedBootNanoseconds: UInt64)
+  case pedometer(DaemonPedometerReading)
+  case activity(DaemonActivitySegment)
+  case altitude(DaemonAltitudeReading)
+  /// Stream messages the daemon dropped because this client read too slowly.
+  case dropped(UInt64)
+  /// The daemon's source failed (`kind` is a `SourceFailure.Kind` raw value) or finished.
+  case sourceFailure(kind: String, message: String)
+  case sourceFinished
+  /// The connection to the daemon was lost; the client reconnects and resubscribes by itself.
+  case disconnected(String)
+  /// The connection is back and the subscription is active again.
+  case reconnected
+}
+
+/// What a stream subscription asks for.
+public struct DaemonStreamRequest: Sendable, Equatable {
+  public var sensors: SensorSet
+  /// Hz
+  public var rate: Double
+  public var pedometer: Bool
+  public var activity: Bool
+  public var altitude: Bool
+
+  public init(sensors: SensorSet = [], rate: Double = 0, pedometer: Bool = false, activity: Bool = false, altitude: Bool = false) {
+    self.sensors = sensors
+    self.rate = rate
+    self.pedometer = pedometer
+    self.activity = activity
+    self.altitude = altitude
+  }
+}
+
+/// The daemon's state (`motionctl status`).
+public struct DaemonStatus: Sendable, Equatable {
+  public struct Client: Sendable, Equatable {
+    public var name: String
+    public var processID: Int
+    /// (sensors, rate Hz, pedometer, activity, altitude) per subscription
+    public var subscriptions: [DaemonStreamRequest]
+    public var dropped: UInt64
+    public var queued: Int
+  }
+
+  public var sourceName: String
+  public var availableSensors: SensorSet
+  public var sourceRate: Double
+  public var sourceSubscribed: Bool
+  public var clients: [Client]
+  public var historyAuthorized: Bool
+  public var historyState: String
+  public var historyOldest: Date?
+  public var historyNewest: Date?
+  public var historyBytes: UInt64
+  public var recordingUntil: Date?
+  public var samplesReceived: UInt64
+  public var storePath: String
+}

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Foundation
+import MotionDaemonClient
+
+/// `motionctl status`: the motion daemon's source, rates, clients and history.
+struct StatusCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "status", abstract: "Show the motion daemon's source, sensors, clients and history.")
+
+  @Option(help: "The daemon's socket (default: $MOTIOND_SOCKET, else $XDG_RUNTIME_DIR/opencoremotion/motiond.sock).")
+  var socket: String?
+
+  func run() throws {
+    let status = try DaemonRequest.run(socket: socket) { try await $0.status() }
+    for line in Self.lines(status) { print(line) }
+  }
+
+  static func lines(_ status: DaemonStatus) -> [String] {
+    func date(_ value: Date?) -> String { value.map { ISO8601DateFormatter().string(from: $0) } ?? "-" }
+    var lines = [
+      "source:      \(status.sourceName)",
+      "sensors:     \(status.availableSensors.isEmpty ? "none" : status.availableSensors.names.joined(separator: ", "))",
+      "source rate: " + (status.sourceSubscribed ? "\(format(status.sourceRate)) Hz" : "off (nobody needs it)"),
+      "samples:     \(status.samplesReceived) received",
+      "clients:     \(status.clients.count)",
+    ]
+    for client in status.clients {
+      let streams = client.subscriptions.map { s -> String in
+        var parts: [String] = []
+        if !s.sensors.isEmpty { parts.append(s.sensors.names.joined(separator: "+") + " @ \(format(s.rate)) Hz") }
+        if s.pedometer { parts.append("pedometer") }
+        if s.activity { parts.append("activity") }
+        if s.altitude { parts.append("altitude") }
+        return parts.isEmpty ? "(nothing)" : parts.joined(separator: ", ")
+      }
+      lines.append(
+        "  - \(client.name) pid \(client.processID): "
+          + (streams.isEmpty ? "no streams" : streams.joined(separator: "; "))
+          + "; dropped \(client.dropped), queued \(client.queued)")
+    }
+    lines.append("history:     \(status.historyState)" + (status.historyAuthorized ? "" : " (motionctl privacy allow)"))
+    if !status.storePath.isEmpty {
+      lines.append("store:       \(status.storePath), \(status.historyBytes) bytes")
+      lines.append("extent:      \(date(status.historyOldest)) … \(date(status.historyNewest))")
+    }
+    if let until = status.recordingUntil, until > Date() {
+      lines.append("recording:   accelerometer at 50 Hz until \(date(until))")
+    }
+    return lines
+  }
+
+  private static func format(_ value: Double) -> String {
+    value == value.rounded() ? String(Int(value)) : String(format: "%.2f", value)
+  }
+}

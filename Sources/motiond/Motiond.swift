@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Foundation
+import Logging
+import MotionDaemon
+
+/// `motiond`: the motion daemon. Shares the configured sensor source with every client process and
+/// keeps seven days of motion history (docs/Daemon.md).
+@main
+struct Motiond: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "motiond",
+    abstract: "Share motion sensors among processes and keep the motion history.",
+    discussion: """
+      The source is COREMOTION_SOURCE's (or --source): simulator[:SCENARIO], replay:PATH, iio, a phone \
+      stream; unset means real hardware if any. Clients connect to $XDG_RUNTIME_DIR/opencoremotion/motiond.sock \
+      (MOTIOND_SOCKET overrides); history lives in $XDG_STATE_HOME/opencoremotion/.
+      """)
+
+  @Option(help: "The sensor source (a COREMOTION_SOURCE value).")
+  var source: String?
+
+  @Option(help: "The Unix socket to listen on.")
+  var socket: String?
+
+  @Option(help: "The directory of the motion history.")
+  var stateDirectory: String?
+
+  @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+  var logLevel: String = "info"
+
+  @Option(help: ArgumentHelp("Limit the history file to N pages (simulates a full disk).", visibility: .hidden))
+  var historyMaxPages: Int?
+
+  @Option(help: ArgumentHelp("Seconds between history commits.", visibility: .hidden))
+  var flushInterval: Double = 1
+
+  @Option(help: ArgumentHelp("Seconds between retries of a paused history.", visibility: .hidden))
+  var retryInterval: Double = 5
+
+  @Option(help: ArgumentHelp("Stream messages queued per client.", visibility: .hidden))
+  var clientQueue: Int = 512
+
+  func run() throws {
+    var configuration = DaemonConfiguration.fromEnvironment()
+    if let socket { configuration.socketPath = socket }
+    if let stateDirectory { configuration.stateDirectory = stateDirectory }
+    configuration.historyMaximumPageCount = historyMaxPages
+    configuration.flushInterval = max(0.05, min(flushInterval, 60))
+    configuration.retryInterval = max(0.05, min(retryInterval, 3600))
+    configuration.clientQueueCapacity = max(1, min(clientQueue, 1 << 20))
+    let level = Logger.Level(rawValue: logLevel) ?? .info
+    LoggingSystem.bootstrap { label in
+      var handler = StreamLogHandler.standardError(label: label)
+      handler.logLevel = level
+      return handler
+    }
+    let logger = Logger(label: "motiond")
+    do {
+      try MotionDaemon.runUntilSignalled(sourceText: source, configuration: configuration, logger: logger)
+    } catch let error as MotionDaemon.StartError {
+      logger.critical("\(error.description)")
+      throw ExitCode(1)
+    }
+  }
+}
