@@ -200,6 +200,7 @@ var targets: [Target] = [
     name: "MotionDaemonTests",
     dependencies: [
       "MotionDaemon", "MotionDaemonClient", "MotionDaemonProtocol", "MotionSensors", "MotionMath", "OpenCoreMotion",
+      "SourceComposition",
       .product(name: "SwiftProtobuf", package: "swift-protobuf"), .product(name: "GRDB", package: "GRDB.swift"),
       .product(name: "Logging", package: "swift-log"),
     ]),

@@ -48,6 +48,7 @@ let package = Package(
         .product(name: "MotionDaemon", package: "OpenCoreMotion"),
         .product(name: "MotionDaemonClient", package: "OpenCoreMotion"),
         .product(name: "OpenCoreMotion", package: "OpenCoreMotion"),
+        .product(name: "SourceComposition", package: "OpenCoreMotion"),
         .product(name: "MotionSensors", package: "OpenCoreMotion"),
         .product(name: "Logging", package: "swift-log"),
       ],

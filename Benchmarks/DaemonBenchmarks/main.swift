@@ -12,6 +12,7 @@ import MotionDaemon
 import MotionDaemonClient
 import MotionSensors
 import OpenCoreMotion
+import SourceComposition
 import Logging
 
 #if canImport(Glibc)

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import MotionSensors
 import OpenCoreMotion
+import SourceComposition
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import OpenCoreMotion
+import SourceComposition
 import Testing
 
 @Suite struct DaemonSpecificationTests {
