@@ -11,6 +11,8 @@
 //   OpenCoreMotion                       Apple-compatible API (CMMotionManager, CMDeviceMotion, ...)
 //   MotionRecognition  LinuxIIO          orientation/gestures/filters; IIO hardware backend
 //   MotionEvaluation                     accuracy metrics against ground truth (BROAD)
+//   PhoneStreams                         phone apps' live streams (Hummingbird, WebSocket, AsyncHTTPClient)
+//   PhoneStreamDecoding                  untrusted phone input → MotionSample (Foundation only, fuzzable)
 //   MotionSensors      MotionFusion      sources (simulator, recordings); attitude estimation
 //   MotionMath                           quaternions, rotations, frames, units (stdlib only)
 //
@@ -27,6 +29,8 @@ var products: [Product] = [
   .library(name: "MotionMath", targets: ["MotionMath"]),
   .library(name: "MotionFusion", targets: ["MotionFusion"]),
   .library(name: "MotionSensors", targets: ["MotionSensors"]),
+  .library(name: "PhoneStreamDecoding", targets: ["PhoneStreamDecoding"]),
+  .library(name: "PhoneStreams", targets: ["PhoneStreams"]),
   .library(name: "MotionRecognition", targets: ["MotionRecognition"]),
   .library(name: "MotionDetectors", targets: ["MotionDetectors"]),
   .library(name: "LinuxIIO", targets: ["LinuxIIO"]),
@@ -43,6 +47,24 @@ var targets: [Target] = [
     name: "MotionSensors", dependencies: ["MotionMath", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
     swiftSettings: swiftSettings),
   .target(name: "LinuxIIO", dependencies: ["MotionMath", "MotionSensors"], swiftSettings: swiftSettings),
+  // Phone streams: decoding of untrusted phone input (no SwiftNIO, fuzzable) and the transports
+  // (Hummingbird, HummingbirdWebSocket, AsyncHTTPClient). Only phone-stream users pay for NIO.
+  .target(
+    name: "PhoneStreamDecoding", dependencies: ["MotionSensors"],
+    swiftSettings: [.swiftLanguageMode(.v6)]),
+  .target(
+    name: "PhoneStreams",
+    dependencies: [
+      "MotionSensors", "PhoneStreamDecoding",
+      .product(name: "Hummingbird", package: "hummingbird"),
+      .product(name: "HummingbirdCore", package: "hummingbird"),
+      .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+      .product(name: "AsyncHTTPClient", package: "async-http-client"),
+      .product(name: "NIOCore", package: "swift-nio"),
+      .product(name: "NIOWebSocket", package: "swift-nio"),
+      .product(name: "Logging", package: "swift-log"),
+    ],
+    swiftSettings: [.swiftLanguageMode(.v6)]),
   .target(name: "MotionRecognition", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
   // Step, activity, floor and altitude detectors: value types, no source knowledge.
   .target(name: "MotionDetectors", dependencies: ["MotionMath"], swiftSettings: [.swiftLanguageMode(.v6)]),
@@ -51,7 +73,9 @@ var targets: [Target] = [
     swiftSettings: swiftSettings),
   .target(
     name: "OpenCoreMotion",
-    dependencies: ["MotionMath", "MotionFusion", "MotionSensors", "LinuxIIO", "MotionRecognition"],
+    dependencies: [
+      "MotionMath", "MotionFusion", "MotionSensors", "LinuxIIO", "MotionRecognition", "PhoneStreams",
+    ],
     swiftSettings: swiftSettings),
   .target(
     name: "OpenUIDevice",
@@ -96,6 +120,14 @@ var targets: [Target] = [
   .testTarget(
     name: "MotionSensorsTests",
     dependencies: ["MotionSensors", "_MotionTestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+  .testTarget(
+    name: "PhoneStreamsTests",
+    dependencies: [
+      "PhoneStreams", "PhoneStreamDecoding", "MotionSensors",
+      .product(name: "Hummingbird", package: "hummingbird"),
+      .product(name: "NIOCore", package: "swift-nio"),
+      .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+    ]),
   .testTarget(name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionSensors", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionRecognitionTests",
@@ -104,6 +136,7 @@ var targets: [Target] = [
     name: "OpenCoreMotionTests",
     dependencies: [
       "OpenCoreMotion", "OpenUIDevice", "MotionSensors", "LinuxIIO", "MotionFusion", "_MotionTestSupport",
+      "PhoneStreams",
     ]),
   .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "_MotionTestSupport"]),
 ]
@@ -143,6 +176,11 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
   ],
   targets: targets,
   swiftLanguageModes: [.v5]

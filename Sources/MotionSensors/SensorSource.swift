@@ -57,10 +57,16 @@ public struct SourceFailure: Error, Sendable, Equatable, CustomStringConvertible
 
   public var kind: Kind
   public var message: String
+  /// Whether the source cannot go on after this failure (default `true`). Advisory failures
+  /// (`false`) report something a person should know while samples keep flowing: samples dropped
+  /// for arriving late, a phone platform that cannot be told yet, one malformed message from the
+  /// network. A session should end only on a fatal failure or the end of the source.
+  public var isFatal: Bool
 
-  public init(_ kind: Kind, _ message: String) {
+  public init(_ kind: Kind, _ message: String, isFatal: Bool = true) {
     self.kind = kind
     self.message = message
+    self.isFatal = isFatal
   }
 
   public var description: String { message }

@@ -2,6 +2,7 @@
 
 import Foundation
 import MotionSensors
+import PhoneStreams
 
 /// Creates sensor sources from ``SourceSpecification``s and owns the process's default source.
 /// An addition to Apple's API.

@@ -2,6 +2,7 @@
 
 import Foundation
 import MotionSensors
+import PhoneStreams
 import XCTest
 
 @testable import OpenCoreMotion
