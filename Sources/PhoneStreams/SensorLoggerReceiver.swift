@@ -81,6 +81,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     public var idleTimeout: Double
     /// The most connections served at once; more wait in the listen queue; default 16.
     public var maximumConnections: Int
+    /// Seconds a request body may take to arrive (408 beyond); default 10.
+    public var requestBodyTimeout: Double
 
     /// Creates a configuration; every parameter has the default stated on its property.
     public init(
@@ -88,7 +90,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       messageReorderWindow: Double = 0.5, sampleHoldTime: Double = 0.1,
       maximumSampleDelay: Double = 0.3,
       maximumBodySize: Int = 1 << 20, clock: PhoneStreamClock = .receiverBoot,
-      token: String? = nil, idleTimeout: Double = 10, maximumConnections: Int = 16
+      token: String? = nil, idleTimeout: Double = 10, maximumConnections: Int = 16,
+      requestBodyTimeout: Double = 10
     ) {
       self.bindAddress = bindAddress
       self.port = port
@@ -101,6 +104,7 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       self.token = token
       self.idleTimeout = idleTimeout
       self.maximumConnections = maximumConnections
+      self.requestBodyTimeout = requestBodyTimeout
     }
   }
 
@@ -158,6 +162,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
         group.addTask { [self] in
           do {
             try await makeApplication(started: started).run()
+            // Ignored when it had started: the server ended because it was stopped.
+            started.fail(SourceFailure(.other, "Sensor Logger receiver: the server ended at once"))
           } catch {
             started.fail(error)
           }
@@ -205,8 +211,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   }
 
   private func makeApplication(started: StartSignal) -> some ApplicationProtocol {
-    let responder = CallbackResponder<BasicRequestContext> { [self] request, _ in
-      await respond(to: request)
+    let responder = CallbackResponder<SensorLoggerRequestContext> { [self] request, context in
+      await respond(to: request, context: context)
     }
     let idle = TimeAmount.nanoseconds(Int64(max(0.05, min(configuration.idleTimeout, 3_600)) * 1e9))
     var quietLogger = logger
@@ -227,7 +233,7 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
 
   // MARK: - Requests
 
-  private func respond(to request: Request) async -> Response {
+  private func respond(to request: Request, context: SensorLoggerRequestContext) async -> Response {
     if let token = configuration.token, !Self.path(request.uri.path, startsWithToken: token) {
       return Self.response(.notFound, "unknown path\n")
     }
@@ -241,17 +247,27 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       if let type = request.headers[.contentType], !Self.isJSON(type) {
         return Self.response(.unsupportedMediaType, "POST application/json here\n")
       }
-      var request = request
       let body: ByteBuffer
       do {
-        body = try await request.collectBody(upTo: configuration.maximumBodySize)
+        body = try await Self.collectBody(
+          of: request, upTo: configuration.maximumBodySize,
+          timeout: configuration.requestBodyTimeout)
+      } catch is BodyTimeout {
+        context.closeAfterAnswer()
+        return Self.response(.requestTimeout, "the request body took too long\n", close: true)
       } catch {
+        guard let refusal = error as? any HTTPResponseError, refusal.status == .contentTooLarge
+        else {
+          context.closeAfterAnswer()
+          return Self.response(.badRequest, "the request body could not be read\n", close: true)
+        }
         let failure = SourceFailure(
           .malformedData,
           "Sensor Logger receiver: a request body exceeded \(configuration.maximumBodySize) bytes "
             + "and was refused (turn off camera and audio streams in the app)", isFatal: false)
         hub.deliver(.failure(failure))
-        return Self.response(.contentTooLarge, failure.message + "\n")
+        context.closeAfterAnswer()
+        return Self.response(.contentTooLarge, failure.message + "\n", close: true)
       }
       let now = phoneStreamUptime()
       let bytes = Array(body.readableBytesView)
@@ -271,9 +287,36 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     }
   }
 
-  private static func response(_ status: HTTPResponse.Status, _ text: String) -> Response {
+  /// The request body did not arrive in time.
+  private struct BodyTimeout: Error {}
+
+  /// Reads the whole body, at most `limit` bytes and `timeout` seconds (a peer that trickles a
+  /// body must not hold a connection for ever).
+  private static func collectBody(of request: Request, upTo limit: Int, timeout: Double)
+    async throws -> ByteBuffer
+  {
+    try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+      group.addTask {
+        var request = request
+        return try await request.collectBody(upTo: limit)
+      }
+      group.addTask {
+        _ = await phoneStreamPause(timeout)
+        return nil
+      }
+      defer { group.cancelAll() }
+      guard let body = try await group.next() ?? nil else { throw BodyTimeout() }
+      return body
+    }
+  }
+
+  /// A plain-text answer; `close` ends the connection after it (when the body was not read).
+  private static func response(_ status: HTTPResponse.Status, _ text: String, close: Bool = false)
+    -> Response
+  {
     var headers = HTTPFields()
     headers[.contentType] = "text/plain; charset=utf-8"
+    if close { headers[.connection] = "close" }
     return Response(
       status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
   }

@@ -16,14 +16,14 @@ final class NetworkHostilePeerTests: XCTestCase {
 
   private func makeReceiver(
     maximumBodySize: Int = 64 << 10, idleTimeout: Double = 10, maximumConnections: Int = 16,
-    token: String? = nil
+    token: String? = nil, requestBodyTimeout: Double = 10
   ) -> SensorLoggerReceiver {
     SensorLoggerReceiver(
       configuration: .init(
         bindAddress: "127.0.0.1", port: 0, platform: .android, messageReorderWindow: 0.2,
         sampleHoldTime: 0.02, maximumSampleDelay: 0.05, maximumBodySize: maximumBodySize,
         clock: .phone, token: token, idleTimeout: idleTimeout,
-        maximumConnections: maximumConnections))
+        maximumConnections: maximumConnections, requestBodyTimeout: requestBodyTimeout))
   }
 
   /// Posts one genuine message on a new connection and waits until its sample is delivered.
@@ -52,7 +52,9 @@ final class NetworkHostilePeerTests: XCTestCase {
     // A declared length beyond the limit.
     let big = try NetworkTestHTTPClient(port: port)
     let head = "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200000\r\n\r\n"
-    try big.socket.send(Array(head.utf8) + [UInt8](repeating: 0x20, count: 100_000))
+    // Only a little more than the limit is sent, so the receiver has read everything when it
+    // answers (closing with unread data would reset the connection before the answer is read).
+    try big.socket.send(Array(head.utf8) + [UInt8](repeating: 0x20, count: 70_000))
     XCTAssertEqual(try big.readResponse().status, 413)
 
     // A chunked upload that grows past the limit.
@@ -60,7 +62,7 @@ final class NetworkHostilePeerTests: XCTestCase {
     try chunked.socket.send(
       Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
     let chunk = Array("2000\r\n".utf8) + [UInt8](repeating: 0x20, count: 0x2000) + [13, 10]
-    for _ in 0..<12 { try chunked.socket.send(chunk, timeout: 0.5) }
+    for _ in 0..<9 { try chunked.socket.send(chunk) }  // 72 KiB
     XCTAssertEqual(try chunked.readResponse().status, 413)
 
     // A chunk size that overflows any integer is a parse error, not a crash.
@@ -114,16 +116,21 @@ final class NetworkHostilePeerTests: XCTestCase {
   }
 
   func testIdleConnectionFloodDoesNotLockThePhoneOut() throws {
-    let receiver = makeReceiver(idleTimeout: 0.3, maximumConnections: 4)
+    let receiver = makeReceiver(idleTimeout: 0.2, maximumConnections: 16, requestBodyTimeout: 0.3)
     let collector = NetworkEventCollector()
     let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
     defer { subscription.cancel() }
     let port = try XCTUnwrap(receiver.listeningPort)
     // Far more idle connections than the receiver serves at once, one of them mid-request.
+    // Far more idle connections than the receiver serves at once (16), one stuck in its headers
+    // and one trickling a body it never finishes.
     var idle = try (0..<64).map { _ in try NetworkTestSocket.connect(port: port) }
     try idle[0].send(Array("POST / HTTP/1.1\r\nHost: x\r\nContent-Le".utf8))
+    try idle[1].send(
+      Array("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{".utf8))
     try assertPhoneGetsThrough(receiver, collector, messageID: 0)
     XCTAssertTrue(idle[0].waitForClose(timeout: 3), "an idle connection is closed by the receiver")
+    XCTAssertTrue(idle[1].waitForClose(timeout: 3), "a body that never ends times out")
     idle.removeAll()
   }
 
