@@ -63,6 +63,7 @@ var targets: [Target] = [
       .product(name: "NIOCore", package: "swift-nio"),
       .product(name: "NIOWebSocket", package: "swift-nio"),
       .product(name: "Logging", package: "swift-log"),
+      .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
     ],
     swiftSettings: [.swiftLanguageMode(.v6)]),
   .target(name: "MotionRecognition", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
@@ -127,6 +128,8 @@ var targets: [Target] = [
       .product(name: "Hummingbird", package: "hummingbird"),
       .product(name: "NIOCore", package: "swift-nio"),
       .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+      .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      .product(name: "Logging", package: "swift-log"),
     ]),
   .testTarget(name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionSensors", "_MotionTestSupport"]),
   .testTarget(
@@ -181,6 +184,7 @@ let package = Package(
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
   ],
   targets: targets,
   swiftLanguageModes: [.v5]

@@ -7,6 +7,7 @@ import Logging
 import MotionSensors
 import NIOCore
 import PhoneStreamDecoding
+import ServiceLifecycle
 
 /// A live source fed by the Sensor Logger app's HTTP push: we run a small HTTP server and the
 /// phone POSTs batches of JSON readings to it.
@@ -121,7 +122,13 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   private let boundPort = Locked<UInt16?>(nil)
   /// The decoding state of the current listening session (`nil` while not listening).
   private let stream = Locked<SensorLoggerStream?>(nil)
-  private let logger = Logger(label: "OpenCoreMotion.SensorLoggerReceiver")
+  /// The server's own diagnostics: only what is critical (a stop logs expected cancellations as
+  /// errors, and every refused request is already answered and reported).
+  private let quietLogger: Logger = {
+    var logger = Logger(label: "OpenCoreMotion.SensorLoggerReceiver")
+    logger.logLevel = .critical
+    return logger
+  }()
 
   /// Creates a receiver; nothing listens until the first subscription.
   public init(configuration: Configuration = Configuration()) {
@@ -157,11 +164,17 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
         maximumSampleDelay: configuration.maximumSampleDelay, clock: configuration.clock)
     }
     let started = StartSignal()
-    let worker = PhoneStreamWorker { [self] in
+    // Stopped by graceful shutdown (cancelling a Hummingbird server that is accepting a connection
+    // can trap in NIO); cancellation is only the fallback after the grace period.
+    let services = ServiceGroup(
+      configuration: ServiceGroupConfiguration(
+        services: [makeApplication(started: started)], logger: quietLogger))
+    let worker = PhoneStreamWorker(gracefulStop: { await services.triggerGracefulShutdown() }) {
+      [self] in
       await withTaskGroup(of: Void.self) { group in
-        group.addTask { [self] in
+        group.addTask {
           do {
-            try await makeApplication(started: started).run()
+            try await services.run()
             // Ignored when it had started: the server ended because it was stopped.
             started.fail(SourceFailure(.other, "Sensor Logger receiver: the server ended at once"))
           } catch {
@@ -215,8 +228,6 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       await respond(to: request, context: context)
     }
     let idle = TimeAmount.nanoseconds(Int64(max(0.05, min(configuration.idleTimeout, 3_600)) * 1e9))
-    var quietLogger = logger
-    quietLogger.logLevel = .warning
     return Application(
       responder: responder,
       server: .http1(configuration: .init(idleTimeout: idle)),

@@ -71,7 +71,8 @@ final class NetworkHostilePeerTests: XCTestCase {
       Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\nab".utf8))
     XCTAssertTrue(overflow.waitForClose(timeout: 3), "the connection is closed")
 
-    XCTAssertTrue(collector.failures.contains { $0.message.contains("exceeded") && !$0.isFatal })
+    XCTAssertTrue(
+      collector.wait(timeout: 3) { $0.failures.contains { $0.message.contains("exceeded") && !$0.isFatal } })
     try assertPhoneGetsThrough(receiver, collector, messageID: 0)
   }
 

@@ -41,7 +41,7 @@ final class NetworkPhyphoxStubServer: @unchecked Sendable {
     application = try NetworkTestApplication { onRunning in
       Application(
         responder: responder, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: onRunning)
+        onServerRunning: onRunning, logger: NetworkTestApplication.quietLogger)
     }
   }
 

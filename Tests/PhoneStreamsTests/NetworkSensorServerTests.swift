@@ -105,7 +105,7 @@ final class NetworkSensorServerTests: XCTestCase {
     let server = try NetworkTestApplication { onRunning in
       Application(
         responder: responder, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: onRunning)
+        onServerRunning: onRunning, logger: NetworkTestApplication.quietLogger)
     }
     defer { server.stop() }
     let client = SensorServerClient(

@@ -3,13 +3,23 @@
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
+import Logging
 import NIOCore
+import ServiceLifecycle
 import MotionSensors
 
 /// Runs a Hummingbird application on an ephemeral loopback port for the duration of a test.
 final class NetworkTestApplication: @unchecked Sendable {
+  /// A logger for test servers that only reports critical problems.
+  static let quietLogger: Logger = {
+    var logger = Logger(label: "PhoneStreamsTests.server")
+    logger.logLevel = .critical
+    return logger
+  }()
+
   // @unchecked Sendable: `task` is set once in init and only cancelled afterwards.
   private var task: Task<Void, Never>?
+  private var services: ServiceGroup?
   private let finished = DispatchSemaphore(value: 0)
   /// The port listened on.
   private(set) var port: UInt16 = 0
@@ -25,10 +35,14 @@ final class NetworkTestApplication: @unchecked Sendable {
       boundPort.withLock { $0 = UInt16(channel.localAddress?.port ?? 0) }
       started.signal()
     }
-    let box = UncheckedApplication(application: application)
+    var logger = Logger(label: "PhoneStreamsTests.server")
+    logger.logLevel = .critical
+    let services = ServiceGroup(
+      configuration: ServiceGroupConfiguration(services: [application], logger: logger))
+    self.services = services
     let finished = self.finished
     task = Task.detached {
-      try? await box.application.run()
+      try? await services.run()
       finished.signal()
       started.signal()
     }
@@ -39,16 +53,14 @@ final class NetworkTestApplication: @unchecked Sendable {
     port = boundPort.withLock { $0 }
   }
 
-  /// Stops the server and waits (bounded) until it has closed.
+  /// Stops the server (gracefully, then by cancellation) and waits (bounded) until it has closed.
   func stop() {
+    guard let services else { return }
+    Task.detached { await services.triggerGracefulShutdown() }
+    if finished.wait(timeout: .now() + 2) == .success { return }
     task?.cancel()
-    _ = finished.wait(timeout: .now() + 5)
+    _ = finished.wait(timeout: .now() + 2)
   }
-}
-
-/// Carries an application into the server task (it is only used there).
-private struct UncheckedApplication: @unchecked Sendable {
-  var application: any ApplicationProtocol
 }
 
 /// A fake SensorServer phone: a WebSocket server at `/sensors/connect` whose behaviour for each
@@ -86,7 +98,7 @@ final class NetworkTestPhone: @unchecked Sendable {
         router: Router(),
         server: .http1WebSocketUpgrade(webSocketRouter: router),
         configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: onRunning)
+        onServerRunning: onRunning, logger: NetworkTestApplication.quietLogger)
     }
   }
 
