@@ -15,15 +15,17 @@
 //                           Geomagnetism, MotionSensors, MotionMath    the CM* API (+ gesture bridge)
 //   motiond, MotionDaemon → OpenCoreMotion, SourceComposition, MotionDetectors, MotionDaemonProtocol,
 //                           GRDB                                       the daemon: shared sensors, history
-//   SourceComposition     → MotionSensors, MotionDaemonClient, LinuxIIO (Linux only)
+//   SourceComposition     → MotionSensors, MotionDaemonClient, PhoneStreams, LinuxIIO (Linux only)
 //                                                                      COREMOTION_SOURCE → a SensorSource
 //   MotionDaemonClient    → MotionDaemonProtocol (SwiftProtobuf)       client of motiond's Unix socket
+//   PhoneStreams          → PhoneStreamDecoding, Hummingbird, HummingbirdWSClient, AsyncHTTPClient
+//                                                                      phone apps' live streams
+//   PhoneStreamDecoding   → MotionSensors (Foundation only, fuzzable)  untrusted phone input → samples
 //   MotionEvaluation      → MotionFusion, MotionRecognition, MotionDetectors, MotionSensors, MotionMath
 //                                                                      accuracy metrics
 //   LinuxIIO              → MotionSensors                              Industrial I/O hardware backend
 //   (swift-log `Logging`: LinuxIIO, SourceComposition, OpenCoreMotion — library diagnostics)
-//   MotionSensors         → MotionMath, ZIPFoundation                  sources: simulator, recordings,
-//                                                                      phone streams
+//   MotionSensors         → MotionMath, ZIPFoundation                  sources: simulator, recordings
 //   MotionFusion          → MotionMath                                 attitude estimation
 //   MotionRecognition     → MotionMath                                 orientation, gestures, filters
 //   MotionDetectors       → MotionMath                                 steps, floors, activity, altitude
@@ -50,6 +52,8 @@ var products: [Product] = [
   .library(name: "MotionFusion", targets: ["MotionFusion"]),
   .library(name: "Geomagnetism", targets: ["Geomagnetism"]),
   .library(name: "MotionSensors", targets: ["MotionSensors"]),
+  .library(name: "PhoneStreamDecoding", targets: ["PhoneStreamDecoding"]),
+  .library(name: "PhoneStreams", targets: ["PhoneStreams"]),
   .library(name: "MotionRecognition", targets: ["MotionRecognition"]),
   .library(name: "MotionDetectors", targets: ["MotionDetectors"]),
   .library(name: "LinuxIIO", targets: ["LinuxIIO"]),
@@ -79,10 +83,27 @@ var targets: [Target] = [
   .target(
     name: "LinuxIIO", dependencies: ["MotionSensors", .product(name: "Logging", package: "swift-log")],
     swiftSettings: swiftSettings),
+  // Phone streams: decoding of untrusted phone input (Foundation only, fuzzable) and the transports
+  // (Hummingbird, HummingbirdWebSocket, AsyncHTTPClient).
+  .target(name: "PhoneStreamDecoding", dependencies: ["MotionSensors"], swiftSettings: swiftSettings),
+  .target(
+    name: "PhoneStreams",
+    dependencies: [
+      "MotionSensors", "PhoneStreamDecoding",
+      .product(name: "Hummingbird", package: "hummingbird"),
+      .product(name: "HummingbirdCore", package: "hummingbird"),
+      .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+      .product(name: "AsyncHTTPClient", package: "async-http-client"),
+      .product(name: "NIOCore", package: "swift-nio"),
+      .product(name: "NIOWebSocket", package: "swift-nio"),
+      .product(name: "Logging", package: "swift-log"),
+      .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+    ],
+    swiftSettings: swiftSettings),
   .target(
     name: "SourceComposition",
     dependencies: [
-      "MotionSensors", "MotionDaemonClient", .target(name: "LinuxIIO", condition: .when(platforms: [.linux])),
+      "MotionSensors", "MotionDaemonClient", "PhoneStreams", .target(name: "LinuxIIO", condition: .when(platforms: [.linux])),
       .product(name: "Logging", package: "swift-log"),
     ],
     swiftSettings: swiftSettings),
@@ -183,6 +204,16 @@ var targets: [Target] = [
       "MotionSensors", "MotionMath", "_MotionTestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
     ]),
   .testTarget(
+    name: "PhoneStreamsTests",
+    dependencies: [
+      "PhoneStreams", "PhoneStreamDecoding", "MotionSensors",
+      .product(name: "Hummingbird", package: "hummingbird"),
+      .product(name: "NIOCore", package: "swift-nio"),
+      .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+      .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      .product(name: "Logging", package: "swift-log"),
+    ]),
+  .testTarget(
     name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionSensors", "_LinuxIIOTestSupport", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionRecognitionTests",
@@ -192,7 +223,7 @@ var targets: [Target] = [
   .testTarget(
     name: "OpenCoreMotionTests",
     dependencies: [
-      "OpenCoreMotion", "SourceComposition", "MotionSensors", "LinuxIIO", "Geomagnetism", "MotionMath",
+      "OpenCoreMotion", "SourceComposition", "PhoneStreams", "MotionSensors", "LinuxIIO", "Geomagnetism", "MotionMath",
       "_LinuxIIOTestSupport", "_MotionTestSupport",
     ]),
   .testTarget(name: "ActivityTests", dependencies: ["MotionDetectors", "MotionEvaluation", "_MotionTestSupport"]),
@@ -257,6 +288,9 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     // `swift package generate-documentation --target OpenCoreMotion` (DocC catalogs in each module).

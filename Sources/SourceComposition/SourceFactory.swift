@@ -3,6 +3,7 @@
 import Foundation
 import Logging
 import MotionSensors
+import PhoneStreams
 
 /// Creates sensor sources from ``SourceSpecification``s and owns the process's default source.
 /// An addition to Apple's API.

@@ -2,6 +2,7 @@
 
 import Foundation
 import MotionSensors
+import PhoneStreams
 
 /// Which sensor source a process uses, as written in the `COREMOTION_SOURCE` environment variable
 /// or on a command line. An addition to Apple's API.

@@ -2,6 +2,7 @@
 
 import Foundation
 import MotionSensors
+import PhoneStreams
 @testable import SourceComposition
 import XCTest
 

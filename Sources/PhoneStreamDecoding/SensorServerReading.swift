@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import MotionSensors
+
 /// One message from the SensorServer Android app: one `SensorEvent` as JSON.
 ///
 /// `{"type":"android.sensor.accelerometer","accuracy":2,"timestamp":3925657519043709,
@@ -7,18 +9,18 @@
 /// (`/sensors/connect`). Values are Android's raw `SensorEvent.values`: m/s² with gravity included
 /// (Android's accelerometer is already specific force), rad/s, µT, hPa. `timestamp` is
 /// `SensorEvent.timestamp`: nanoseconds since the phone booted, not epoch time.
-struct SensorServerReading: Sendable, Equatable {
+package struct SensorServerReading: Sendable, Equatable {
   /// The Android sensor type string.
-  var type: String
+  package var type: String
   /// Nanoseconds on the phone's boot clock.
-  var timestamp: Int64
+  package var timestamp: Int64
   /// The raw values.
-  var values: [Double]
+  package var values: [Double]
 
   /// Parses one text message; `defaultType` is used when the message has no `type` field.
   ///
   /// - Throws: ``SourceFailure`` (`.malformedData`) describing what is missing.
-  init(text: String, defaultType: String? = nil) throws {
+  package init(text: String, defaultType: String? = nil) throws {
     let preview = text.prefix(80)
     guard let document = try? PhoneJSON.parse(Array(text.utf8)),
       case .object(let members) = document
@@ -50,7 +52,7 @@ struct SensorServerReading: Sendable, Equatable {
   /// The sample this reading makes, or `nil` for sensor types that are not motion sensors.
   ///
   /// - Throws: ``SourceFailure`` when a motion sensor has too few values.
-  func sample() throws -> MotionSample? {
+  package func sample() throws -> MotionSample? {
     let seconds = phoneStreamSeconds(nanoseconds: timestamp)
     let needed = Self.valueCount(for: type)
     guard let needed else { return nil }
@@ -74,7 +76,7 @@ struct SensorServerReading: Sendable, Equatable {
   }
 
   /// How many values a motion sensor type needs; `nil` for types that are not turned into samples.
-  static func valueCount(for type: String) -> Int? {
+  package static func valueCount(for type: String) -> Int? {
     switch type {
     case "android.sensor.accelerometer", "android.sensor.accelerometer_uncalibrated",
       "android.sensor.gyroscope", "android.sensor.gyroscope_uncalibrated",
@@ -88,7 +90,7 @@ struct SensorServerReading: Sendable, Equatable {
   }
 
   /// The sensor a type feeds.
-  static func sensor(for type: String) -> SensorSet {
+  package static func sensor(for type: String) -> SensorSet {
     switch type {
     case "android.sensor.accelerometer", "android.sensor.accelerometer_uncalibrated":
       return .accelerometer
@@ -101,7 +103,7 @@ struct SensorServerReading: Sendable, Equatable {
   }
 
   /// The full Android type for a short name (`gyroscope` → `android.sensor.gyroscope`).
-  static func fullType(_ name: String) -> String {
+  package static func fullType(_ name: String) -> String {
     name.contains(".") ? name : "android.sensor." + name
   }
 }

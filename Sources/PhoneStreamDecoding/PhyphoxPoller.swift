@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionSensors
 
 /// The request/response logic of phyphox remote-access polling, without any I/O.
 ///
@@ -13,27 +14,27 @@ import Foundation
 /// When a clear restarts experiment time (detected by a probe after an empty poll) or the user
 /// switches experiments (`status.session` changes), later samples are shifted by ``timeOffset`` so
 /// that timestamps keep increasing.
-struct PhyphoxPoller {
-  private enum Position: Equatable {
+package struct PhyphoxPoller: Sendable {
+  private enum Position: Equatable, Sendable {
     case latest
     case full
     case after(Double)
   }
 
   /// The groups polled.
-  let groups: [PhyphoxBufferGroup]
+  package let groups: [PhyphoxBufferGroup]
   /// Seconds added to experiment time to make sample timestamps.
-  private(set) var timeOffset: Double
+  package private(set) var timeOffset: Double
   /// The newest timestamp produced.
-  private(set) var lastTimestamp: Double
+  package private(set) var lastTimestamp: Double
   /// The session seen in the last answer.
-  private(set) var session: String?
+  package private(set) var session: String?
   private var positions: [Position]
   /// The next request only asks for each time buffer's last value, to detect a clear. Sent after a
   /// poll that brought nothing new for any group, so it never delays one group behind another.
   private var isProbing = false
 
-  init(groups: [PhyphoxBufferGroup], timeOffset: Double = 0, lastTimestamp: Double = -.infinity) {
+  package init(groups: [PhyphoxBufferGroup], timeOffset: Double = 0, lastTimestamp: Double = -.infinity) {
     self.groups = groups
     self.timeOffset = timeOffset
     self.lastTimestamp = lastTimestamp
@@ -41,7 +42,7 @@ struct PhyphoxPoller {
   }
 
   /// The `/get` path for the next poll.
-  func requestPath() -> String {
+  package func requestPath() -> String {
     var parameters: [String] = []
     for (index, group) in groups.enumerated() {
       let time = Self.encode(group.time)
@@ -66,17 +67,17 @@ struct PhyphoxPoller {
   }
 
   /// What one answer meant.
-  struct Outcome {
+  package struct Outcome: Sendable {
     /// New samples, each group's in time order (groups are interleaved by the caller's buffer).
-    var samples: [MotionSample] = []
+    package var samples: [MotionSample] = []
     /// Whether the session changed (the caller should rediscover the buffers).
-    var sessionChanged = false
+    package var sessionChanged = false
   }
 
   /// Consumes the JSON answer to the request from ``requestPath()``.
   ///
   /// - Throws: ``SourceFailure`` (`.malformedData`) if the answer is not the documented shape.
-  mutating func consume(_ document: PhoneJSON) throws -> Outcome {
+  package mutating func consume(_ document: PhoneJSON) throws -> Outcome {
     guard let buffers = document["buffer"]?.objectValue else {
       throw SourceFailure(.malformedData, "phyphox /get answer has no \"buffer\" object")
     }
@@ -118,6 +119,7 @@ struct PhyphoxPoller {
         newest = time
         let values = columns.map { $0[row].doubleValue ?? .nan }
         guard values.allSatisfy(\.isFinite) else { continue }  // `null`: no valid measurement
+        guard values.count >= (group.sensor == .pressure ? 1 : 3) else { continue }
         let timestamp = time + timeOffset
         lastTimestamp = max(lastTimestamp, timestamp)
         outcome.samples.append(Self.sample(group.sensor, timestamp: timestamp, values: values))
@@ -159,12 +161,12 @@ struct PhyphoxPoller {
   }
 
   /// A threshold with every digit a `Double` needs (phyphox compares against its own value).
-  static func format(_ value: Double) -> String {
+  package static func format(_ value: Double) -> String {
     "\(value)"
   }
 
   /// Percent-encodes a buffer name for a query string.
-  static func encode(_ name: String) -> String {
+  package static func encode(_ name: String) -> String {
     var allowed = CharacterSet.alphanumerics
     allowed.insert(charactersIn: "-._~")
     return name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name

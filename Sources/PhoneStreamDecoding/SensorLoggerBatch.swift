@@ -1,39 +1,41 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import MotionSensors
+
 /// One HTTP push message from the Sensor Logger app: a batch of readings from several sensors.
 ///
 /// The body is `{"messageId": n, "sessionId": …, "deviceId": …, "payload": [reading, …]}`, each
 /// reading `{"name": "accelerometer", "time": <UTC epoch ns>, "values": {"x": …, "y": …, "z": …}}`
 /// (Android adds `"accuracy"` to some). `messageId` counts up within a recording, but messages may
 /// arrive out of order.
-struct SensorLoggerBatch: Sendable, Equatable {
+package struct SensorLoggerBatch: Sendable, Equatable {
   /// One reading of one sensor.
-  struct Reading: Sendable, Equatable {
+  package struct Reading: Sendable, Equatable {
     /// The stream name, lower-cased (`accelerometer`, `gyroscopeuncalibrated`, …).
-    var name: String
+    package var name: String
     /// UTC epoch nanoseconds.
-    var time: Int64
+    package var time: Int64
     /// The numeric fields of `values` (non-numeric fields are left out).
-    var values: [String: Double]
+    package var values: [String: Double]
     /// Whether the reading carried an `accuracy` field (only Android sends it).
-    var hasAccuracy: Bool
+    package var hasAccuracy: Bool
 
     /// The `x`, `y`, `z` fields as a vector, if all three are present.
-    var vector: SIMD3<Double>? {
+    package var vector: SIMD3<Double>? {
       guard let x = values["x"], let y = values["y"], let z = values["z"] else { return nil }
       return SIMD3(x, y, z)
     }
   }
 
   /// The message counter, if present.
-  var messageID: Int64?
+  package var messageID: Int64?
   /// The recording's identifier, if present (a new one means a new recording).
-  var sessionID: String?
+  package var sessionID: String?
   /// The readings in the order they were sent.
-  var readings: [Reading]
+  package var readings: [Reading]
 
   /// The stream names this library turns into samples; other readings are skipped unread.
-  static let motionStreamNames: Set<String> = [
+  package static let motionStreamNames: Set<String> = [
     "accelerometer", "accelerometeruncalibrated", "totalacceleration", "gravity", "gyroscope",
     "gyroscopeuncalibrated", "magnetometer", "magnetometeruncalibrated", "barometer", "orientation",
   ]
@@ -42,7 +44,7 @@ struct SensorLoggerBatch: Sendable, Equatable {
   ///
   /// - Throws: ``SourceFailure`` (`.malformedData`) naming what is wrong: not JSON, no `payload`
   ///   array, or a motion reading without a usable `time` or values.
-  init(body: [UInt8]) throws {
+  package init(body: [UInt8]) throws {
     let document: PhoneJSON
     do {
       document = try PhoneJSON.parse(body)

@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Dispatch
 import Foundation
+import MotionSensors
 
 /// The subscriber bookkeeping, worker lifecycle and serial delivery shared by the phone-stream
 /// sources.
 ///
-/// A hub starts its owner's network worker when the first subscriber arrives and stops it (and
-/// waits for it) when the last one cancels, so one socket serves every subscriber. Events are
-/// handed over on a private serial queue: the network thread never waits for a subscriber, and a
-/// subscriber never runs concurrently with itself.
+/// A hub starts its owner's network worker when the first subscriber arrives and stops it when the
+/// last one cancels, so one connection or listener serves every subscriber. Events are handed over
+/// on a private serial queue: the network tasks never wait for a subscriber, and a subscriber never
+/// runs concurrently with itself. Stopping waits for the worker at most ``stopTimeout`` seconds, so
+/// a peer that never reads or never answers cannot hang `cancel()`.
+///
+/// `@unchecked Sendable`: `subscribers` is guarded by `state` (a lock), `isRunning` and `worker` by
+/// `lifecycleLock`; handlers run only on `queue` while `deliveryLock` is held.
 final class LiveSourceHub: @unchecked Sendable {
   typealias Handler = @Sendable (SourceEvent) -> Void
 
@@ -17,6 +23,9 @@ final class LiveSourceHub: @unchecked Sendable {
     var nextID: UInt64 = 0
   }
 
+  /// The longest `cancel()` of the last subscriber waits for the network worker to finish.
+  static let stopTimeout = 3.0
+
   private let state = Locked(State())
   /// Held while handlers run, so that a cancelled subscription is never called once `cancel()` has
   /// returned. Recursive: a handler may cancel its own subscription.
@@ -24,21 +33,21 @@ final class LiveSourceHub: @unchecked Sendable {
   /// Serialises start and stop of the network worker, and guards `isRunning` and `worker`.
   private let lifecycleLock = NSLock()
   private var isRunning = false
-  private var worker: NetworkThread?
+  private var worker: PhoneStreamWorker?
   private let queue: DispatchQueue
   private let failureLabel: String
-  private let startWorker: @Sendable () throws -> NetworkThread?
+  private let startWorker: @Sendable () throws -> PhoneStreamWorker?
   private let didStop: @Sendable () -> Void
 
   /// Creates a hub for the source called `failureLabel` in failure messages.
   ///
   /// `startWorker` opens the owner's connection and returns its running worker (or `nil` when the
-  /// owner is gone); if it throws, subscribers get the error as a failure (`.busy` for an address
-  /// already in use, otherwise `.other`) and no worker runs until the last subscriber has left.
-  /// `didStop` (default: nothing) runs after the worker has been stopped and has finished.
+  /// owner is gone); if it throws, subscribers get the error as a failure (a ``SourceFailure`` as
+  /// is, anything else as `.other`) and no worker runs until the last subscriber has left.
+  /// `didStop` (default: nothing) runs after the worker has been stopped.
   init(
     name: String, failureLabel: String,
-    startWorker: @escaping @Sendable () throws -> NetworkThread?,
+    startWorker: @escaping @Sendable () throws -> PhoneStreamWorker?,
     didStop: @escaping @Sendable () -> Void = {}
   ) {
     self.queue = DispatchQueue(label: "OpenCoreMotion.\(name).delivery")
@@ -76,14 +85,15 @@ final class LiveSourceHub: @unchecked Sendable {
       isRunning = true
       do {
         worker = try startWorker()
+      } catch let failure as SourceFailure {
+        deliver(.failure(failure))
       } catch {
-        let kind: SourceFailure.Kind = (error as? SocketError)?.isAddressInUse == true ? .busy : .other
-        deliver(.failure(SourceFailure(kind, "\(failureLabel): \(error)")))
+        deliver(.failure(SourceFailure(.other, "\(failureLabel): \(error)")))
       }
     } else if !wanted && isRunning {
       isRunning = false
-      // The worker only hands events to `queue`, so waiting for it here cannot deadlock.
-      worker?.stopAndWait()
+      // Bounded: the worker's tasks only hand events to `queue`, and the wait has a deadline.
+      worker?.stop(timeout: Self.stopTimeout)
       worker = nil
       didStop()
     }
@@ -115,45 +125,4 @@ final class LiveSourceHub: @unchecked Sendable {
   func waitUntilDelivered() {
     queue.sync {}
   }
-}
-
-/// A dedicated thread for one network worker, with a prompt, joinable stop.
-final class NetworkThread: @unchecked Sendable {
-  /// Wakes the thread from `poll(2)`; include ``WakeSignal/readDescriptor`` in every wait.
-  let wake: WakeSignal
-  private let stopRequested = Locked(false)
-  private let finished = DispatchSemaphore(value: 0)
-
-  /// Starts `body` on a new thread; `body` should return soon after ``isStopRequested`` turns true.
-  init(name: String, _ body: @escaping @Sendable (NetworkThread) -> Void) throws {
-    wake = try WakeSignal()
-    let thread = Thread { [self] in
-      body(self)
-      finished.signal()
-    }
-    thread.name = name
-    thread.start()
-  }
-
-  /// Whether ``stopAndWait()`` has been called.
-  var isStopRequested: Bool { stopRequested.withLock { $0 } }
-
-  /// Asks the thread to stop and waits until its body has returned.
-  func stopAndWait() {
-    stopRequested.withLock { $0 = true }
-    wake.signal()
-    finished.wait()
-  }
-
-  /// Waits up to `seconds`, returning early (with `false`) when a stop is requested.
-  func pause(_ seconds: Double) -> Bool {
-    if isStopRequested { return false }
-    _ = pollForInput([wake.readDescriptor], timeout: seconds)
-    return !isStopRequested
-  }
-}
-
-/// A monotonic wall clock in seconds, for timeouts and jitter windows (never for sample times).
-func phoneStreamUptime() -> Double {
-  ProcessInfo.processInfo.systemUptime
 }

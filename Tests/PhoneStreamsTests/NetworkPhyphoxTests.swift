@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Hummingbird
+import MotionSensors
 import XCTest
 
-@testable import MotionSensors
+@testable import PhoneStreamDecoding
+@testable import PhoneStreams
 
 /// A loopback stand-in for phyphox's remote-access server, following the documented `/get`
 /// semantics (empty → last value, `full`, `T` → from the first value above T, `T|ref`).
@@ -17,31 +20,35 @@ final class NetworkPhyphoxStubServer: @unchecked Sendable {
   }
 
   let state = Locked(State())
-  private let listener: TCPSocket
-  private let stopFlag = Locked(false)
-  private let finished = DispatchSemaphore(value: 0)
+  private var application: NetworkTestApplication!
 
   init(config: String) throws {
-    listener = try TCPSocket.listen(host: "127.0.0.1", port: 0)
     state.withLock { $0.config = config }
-    let thread = Thread { [self] in
-      while !stopFlag.withLock({ $0 }) {
-        guard listener.wait(for: Int16(POLLIN), timeout: 0.01),
-          let connection = try? listener.accept()
-        else { continue }
-        serve(connection)
+    let responder = CallbackResponder<BasicRequestContext> { [state] request, _ in
+      let target = request.uri.description
+      let body = state.withLock { s -> String in
+        s.requests.append(target)
+        if request.uri.path == "/config" { return s.config }  // empty: answered 404 below
+        if let override = s.getAnswerOverride { return override }
+        return Self.answer(to: target, state: s)
       }
-      finished.signal()
+      var headers = HTTPFields()
+      headers[.contentType] = "application/json"
+      return Response(
+        status: body.isEmpty ? .notFound : .ok, headers: headers,
+        body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
-    thread.start()
+    application = try NetworkTestApplication { onRunning in
+      Application(
+        responder: responder, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        onServerRunning: onRunning, logger: NetworkTestApplication.quietLogger)
+    }
   }
 
-  var port: UInt16 { listener.localPort }
+  var port: UInt16 { application.port }
 
   func stop() {
-    stopFlag.withLock { $0 = true }
-    finished.wait()
-    listener.close()
+    application.stop()
   }
 
   /// Appends rows to buffers atomically.
@@ -52,30 +59,6 @@ final class NetworkPhyphoxStubServer: @unchecked Sendable {
   }
 
   var requests: [String] { state.withLock { $0.requests } }
-
-  private func serve(_ connection: TCPSocket) {
-    defer { connection.close() }
-    var buffer: [UInt8] = []
-    while HTTPMessage.find([13, 10, 13, 10], in: buffer, from: 0) == nil {
-      guard let bytes = try? connection.receive(timeout: 1), !bytes.isEmpty else { return }
-      buffer += bytes
-    }
-    guard
-      case .complete(let request, _) = HTTPMessage.parse(
-        buffer, isResponse: false, maximumBodySize: 0)
-    else { return }
-    let body = state.withLock { s -> String in
-      s.requests.append(request.target)
-      if request.target == "/config" { return s.config }  // empty: answered 404 below
-      if let override = s.getAnswerOverride { return override }
-      return Self.answer(to: request.target, state: s)
-    }
-    let status = body.isEmpty ? 404 : 200
-    try? connection.send(
-      HTTPMessage.response(
-        status: status, reason: status == 200 ? "OK" : "Not Found", contentType: "application/json",
-        body: body, close: true))
-  }
 
   private static func answer(to target: String, state: State) -> String {
     let query = target.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
@@ -294,8 +277,7 @@ final class NetworkPhyphoxTests: XCTestCase {
   }
 
   func testUnreachablePhoneIsReportedOnce() throws {
-    let probe = try TCPSocket.listen(host: "127.0.0.1", port: 0)
-    let port = probe.localPort
+    let (probe, port) = try NetworkTestSocket.listen()
     probe.close()
     let client = makeClient(port: port)
     let collector = NetworkEventCollector()

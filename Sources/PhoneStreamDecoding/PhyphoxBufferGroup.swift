@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import MotionSensors
+
 /// The phyphox buffers that hold one sensor's readings: a time buffer and its value buffers.
 ///
 /// phyphox experiments write each sensor into named buffers (the "Acceleration with g" experiment:
@@ -49,7 +51,7 @@ public struct PhyphoxBufferGroup: Sendable, Equatable {
   ///
   /// Returns the groups and notes for people (an experiment that only measures acceleration
   /// *without* g, which is not specific force).
-  static func discover(in config: PhoneJSON) -> (groups: [PhyphoxBufferGroup], notes: [String]) {
+  package static func discover(in config: PhoneJSON) -> (groups: [PhyphoxBufferGroup], notes: [String]) {
     var groups: [PhyphoxBufferGroup] = []
     var notes: [String] = []
     var sawLinearAcceleration = false

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import MotionSensors
 import XCTest
 
-@testable import MotionSensors
+@testable import PhoneStreamDecoding
+@testable import PhoneStreams
 
 /// Parsing `COREMOTION_SOURCE` values for phone streams.
 final class NetworkPhoneStreamSpecificationTests: XCTestCase {
@@ -14,8 +16,13 @@ final class NetworkPhoneStreamSpecificationTests: XCTestCase {
     XCTAssertEqual(
       try PhoneStreamSpecification(parsing: "sensorlogger:9000"), .sensorLogger(custom))
     XCTAssertEqual(
-      try PhoneStreamSpecification(parsing: "SensorLogger://0.0.0.0:9000/"), .sensorLogger(custom))
-    custom.bindAddress = "127.0.0.1"
+      try PhoneStreamSpecification(parsing: "SensorLogger://127.0.0.1:9000/"), .sensorLogger(custom))
+    // The default listens on loopback only; the LAN (or every interface) must be asked for.
+    XCTAssertEqual(defaults.bindAddress, "127.0.0.1")
+    var everywhere = custom
+    everywhere.bindAddress = "0.0.0.0"
+    XCTAssertEqual(
+      try PhoneStreamSpecification(parsing: "sensorlogger://0.0.0.0:9000"), .sensorLogger(everywhere))
     custom.platform = .iOS
     XCTAssertEqual(
       try PhoneStreamSpecification(parsing: "sensorlogger:127.0.0.1:9000?platform=ios"),
@@ -69,7 +76,7 @@ final class NetworkPhoneStreamSpecificationTests: XCTestCase {
       try PhoneStreamSpecification(parsing: "phyphox:10.0.0.2").makeSource() is PhyphoxClient)
     XCTAssertEqual(
       try PhoneStreamSpecification(parsing: "sensorlogger").makeSource().name,
-      "sensorlogger:0.0.0.0:8000")
+      "sensorlogger:127.0.0.1:8000")
   }
 
   func testClockOption() throws {
@@ -78,7 +85,7 @@ final class NetworkPhoneStreamSpecificationTests: XCTestCase {
     XCTAssertEqual(phone.description, "phyphox:http://10.0.0.2:8080?interval=0.2&clock=phone")
     XCTAssertEqual(try PhoneStreamSpecification(parsing: phone.description), phone)
     let logger = try PhoneStreamSpecification(parsing: "sensorlogger:8000?clock=PHONE&platform=ios")
-    XCTAssertEqual(logger.description, "sensorlogger://0.0.0.0:8000?platform=ios&clock=phone")
+    XCTAssertEqual(logger.description, "sensorlogger://127.0.0.1:8000?platform=ios&clock=phone")
     XCTAssertEqual(
       try PhoneStreamSpecification(parsing: "sensorserver:phone?clock=boot"),
       .sensorServer(.init(host: "phone", clock: .receiverBoot)))
@@ -109,6 +116,17 @@ final class NetworkPhoneStreamSpecificationTests: XCTestCase {
         XCTAssertTrue(message.contains(expected), "\(text): \(message)")
         XCTAssertTrue(message.contains("COREMOTION_SOURCE=\(text)"), message)
       }
+    }
+  }
+
+  func testSensorLoggerToken() throws {
+    let spec = try PhoneStreamSpecification(parsing: "sensorlogger:192.168.1.5:8000?token=s3cret-Token")
+    guard case .sensorLogger(let configuration) = spec else { return XCTFail("\(spec)") }
+    XCTAssertEqual(configuration.token, "s3cret-Token")
+    XCTAssertEqual(configuration.bindAddress, "192.168.1.5")
+    XCTAssertEqual(try PhoneStreamSpecification(parsing: spec.description), spec)
+    XCTAssertThrowsError(try PhoneStreamSpecification(parsing: "sensorlogger:8000?token=a/b")) {
+      XCTAssertTrue("\($0)".contains("token must be"), "\($0)")
     }
   }
 }

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import AsyncHTTPClient
 import Foundation
+import MotionSensors
+import NIOCore
+import PhoneStreamDecoding
 
 /// A live source polling a phone running phyphox with remote access enabled.
 ///
@@ -16,7 +20,10 @@ import Foundation
 /// ``Configuration/clock`` `.phone` keeps experiment time.
 ///
 /// Requests are made one at a time on fresh connections, as phyphox's single-threaded server needs.
-/// An unreachable phone is reported once as `.disconnected` and polling continues.
+/// An unreachable phone is reported once as `.disconnected` and polling continues. Requests go
+/// through AsyncHTTPClient with a deadline and a bounded answer size.
+///
+/// `@unchecked Sendable`: `hub` is set once in `init`; the mutable state is in `Locked` boxes.
 public final class PhyphoxClient: SensorSource, @unchecked Sendable {
   /// Where to poll and how often.
   public struct Configuration: Sendable, Equatable {
@@ -81,7 +88,8 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
   public init(configuration: Configuration) {
     self.configuration = configuration
     hub = LiveSourceHub(name: "phyphox", failureLabel: "phyphox client") { [weak self] in
-      try self?.startWorker()
+      guard let self else { return nil }
+      return PhoneStreamWorker { [self] in await run() }
     }
   }
 
@@ -94,19 +102,31 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
     hub.subscribe(handler)
   }
 
-  private func startWorker() throws -> NetworkThread {
-    try NetworkThread(name: "OpenCoreMotion.phyphox") { [self] thread in run(thread) }
+  /// The largest answer read from the phone (a `/get` for 0.1 s of four sensors is a few kB).
+  static let maximumAnswerSize = 16 << 20
+
+  /// An answer from the phone.
+  struct Answer {
+    var status: Int
+    var body: [UInt8]
   }
 
-  // MARK: - Polling loop (on the network thread)
+  // MARK: - Polling loop
 
-  private func get(_ path: String) throws -> HTTPMessage {
-    try TCPSocket.httpGet(
-      host: configuration.host, port: configuration.port, path: path,
-      timeout: configuration.requestTimeout)
+  private func get(_ path: String) async throws -> Answer {
+    let address = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+    var request = HTTPClientRequest(url: "http://\(address):\(configuration.port)\(path)")
+    request.headers.add(name: "Accept", value: "application/json")
+    // phyphox's server is single-threaded and mishandles keep-alive: one request per connection.
+    request.headers.add(name: "Connection", value: "close")
+    let timeout = TimeAmount.nanoseconds(
+      Int64(max(0.01, min(configuration.requestTimeout, 3_600)) * 1e9))
+    let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+    let body = try await response.body.collect(upTo: Self.maximumAnswerSize)
+    return Answer(status: Int(response.status.code), body: Array(body.readableBytesView))
   }
 
-  private func run(_ thread: NetworkThread) {
+  private func run() async {
     let address = "http://\(configuration.host):\(configuration.port)"
     var poller: PhyphoxPoller?
     var timeOffset = 0.0
@@ -123,24 +143,26 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
       hub.deliver(.failure(failure))
     }
 
-    while !thread.isStopRequested {
+    while !Task.isCancelled {
       var events: [SourceEvent] = []
       do {
         if poller == nil {
-          let groups = try discoverGroups(report: report)
+          let (groups, notes) = try await discoverGroups()
+          for note in notes { report(SourceFailure(.other, "phyphox: \(note)", isFatal: false)) }
           guard !groups.isEmpty else {
             report(
               SourceFailure(
                 .other,
                 "phyphox at \(address): the running experiment has no accelerometer, gyroscope, "
-                  + "magnetometer or pressure input; start e.g. \"Acceleration with g\""))
-            _ = thread.pause(max(configuration.pollInterval, 1))
+                  + "magnetometer or pressure input; start e.g. \"Acceleration with g\"",
+                isFatal: false))
+            guard await phoneStreamPause(max(configuration.pollInterval, 1)) else { return }
             continue
           }
           poller = PhyphoxPoller(
             groups: groups, timeOffset: timeOffset, lastTimestamp: lastTimestamp)
         }
-        let response = try get(poller!.requestPath())
+        let response = try await get(poller!.requestPath())
         guard response.status == 200 else {
           throw SourceFailure(.other, "phyphox /get answered HTTP \(response.status)")
         }
@@ -158,9 +180,10 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
         if outcome.sessionChanged { poller = nil }  // The user switched experiments: rediscover.
         reorder.insert(outcome.samples, now: phoneStreamUptime())
       } catch {
+        if Task.isCancelled { return }
         let failure =
           (error as? SourceFailure).map {
-            SourceFailure($0.kind, "phyphox at \(address): \($0.message)")
+            SourceFailure($0.kind, "phyphox at \(address): \($0.message)", isFatal: false)
           }
           ?? SourceFailure(.disconnected, "phyphox at \(address): \(error)")
         if failure.message != lastFailure { events.append(.failure(failure)) }
@@ -168,21 +191,20 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
       }
       events += reorder.releaseEvents(now: phoneStreamUptime(), source: "phyphox client")
       hub.deliver(events)
-      _ = thread.pause(configuration.pollInterval)
+      guard await phoneStreamPause(configuration.pollInterval) else { return }
     }
   }
 
-  /// The configured groups, or those `/config` describes, or the standard names for old phyphox.
-  private func discoverGroups(report: (SourceFailure) -> Void) throws -> [PhyphoxBufferGroup] {
-    if let buffers = configuration.buffers { return buffers }
-    let response = try get("/config")
+  /// The configured groups, or those `/config` describes, or the standard names for old phyphox;
+  /// with notes for people.
+  private func discoverGroups() async throws -> ([PhyphoxBufferGroup], [String]) {
+    if let buffers = configuration.buffers { return (buffers, []) }
+    let response = try await get("/config")
     guard response.status == 200, let config = try? PhoneJSON.parse(response.body),
       config["inputs"] != nil
     else {
-      return PhyphoxBufferGroup.standard  // phyphox before 1.1.6 has no /config.
+      return (PhyphoxBufferGroup.standard, [])  // phyphox before 1.1.6 has no /config.
     }
-    let (groups, notes) = PhyphoxBufferGroup.discover(in: config)
-    for note in notes { report(SourceFailure(.other, "phyphox: \(note)")) }
-    return groups
+    return PhyphoxBufferGroup.discover(in: config)
   }
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import MotionSensors
+
 /// Turns Sensor Logger readings into ``MotionSample``s: units, signs and the choice of streams.
 ///
 /// What Sensor Logger sends depends on the platform (awesome-sensor-logger UNITS.md,
@@ -19,9 +21,9 @@
 ///
 /// One accelerometer source is used: `totalacceleration`, else `accelerometeruncalibrated`, else
 /// `accelerometer` + `gravity` (paired within 0.1 s), so that the sample rate is not doubled.
-struct SensorLoggerConverter {
+package struct SensorLoggerConverter: Sendable {
   /// The sign and unit convention of a stream.
-  enum Convention: String, Sendable {
+  package enum Convention: String, Sendable {
     /// Core Motion's sign, g for the uncalibrated accelerometer (iOS without standardisation).
     case iOS
     /// Android's sign, m/s² everywhere (Android, and iOS with "Standardise Units & Frames").
@@ -29,30 +31,30 @@ struct SensorLoggerConverter {
   }
 
   /// Standard gravity in m/s², the factor Sensor Logger uses between g and m/s².
-  static let standardGravity = 9.80665
+  package static let standardGravity = 9.80665
   /// How far apart (ns) an `accelerometer` and a `gravity` reading may be to be added together.
-  static let gravityPairingTolerance: Int64 = 100_000_000
+  package static let gravityPairingTolerance: Int64 = 100_000_000
 
   /// The convention in use: given, or detected from the stream (`nil` until evidence arrives).
-  private(set) var convention: Convention?
+  package private(set) var convention: Convention?
   private var seenStreams: Set<String> = []
   private var lastGravity: (time: Int64, value: SIMD3<Double>)?
   private var hasReportedUndecided = false
   private var hasReportedMissingGravity = false
 
   /// Creates a converter; `convention` `nil` means "detect from the stream".
-  init(convention: Convention?) {
+  package init(convention: Convention?) {
     self.convention = convention
   }
 
   /// Forgets per-recording state (a new `sessionId` arrived); a detected convention is re-detected.
-  mutating func reset(keepingConvention given: Convention?) {
+  package mutating func reset(keepingConvention given: Convention?) {
     self = SensorLoggerConverter(convention: given)
   }
 
   /// Converts one batch. Returns samples (one sensor each, in batch order sorted by time) and any
   /// failures to report (at most one "cannot tell the platform" notice per recording).
-  mutating func convert(_ batch: SensorLoggerBatch) -> (
+  package mutating func convert(_ batch: SensorLoggerBatch) -> (
     samples: [MotionSample], failures: [SourceFailure]
   ) {
     if convention == nil { convention = Self.detectConvention(in: batch) }
@@ -112,8 +114,8 @@ struct SensorLoggerConverter {
           .other,
           "Sensor Logger: cannot tell whether the phone uses the iOS or the Android sign convention, so "
             + "accelerometer samples are withheld. Also stream Orientation and Gravity (or "
-            + "AccelerometerUncalibrated), or add ?platform=ios or ?platform=android to COREMOTION_SOURCE."
-        ))
+            + "AccelerometerUncalibrated), or add ?platform=ios or ?platform=android to COREMOTION_SOURCE.",
+          isFatal: false))
     }
     if accelerometerStream == "accelerometer" && seenStreams.contains("accelerometer")
       && !seenStreams.contains("gravity") && !hasReportedMissingGravity
@@ -123,8 +125,8 @@ struct SensorLoggerConverter {
         SourceFailure(
           .other,
           "Sensor Logger streams acceleration without gravity; enable the Gravity (or "
-            + "TotalAcceleration / AccelerometerUncalibrated) sensor in the app to get accelerometer samples."
-        ))
+            + "TotalAcceleration / AccelerometerUncalibrated) sensor in the app to get accelerometer samples.",
+          isFatal: false))
     }
     return (samples, failures)
   }
@@ -139,13 +141,20 @@ struct SensorLoggerConverter {
       return -Self.standardGravity * value
     default:
       // User acceleration: add the gravity reading taken at (nearly) the same time.
-      guard let gravity = lastGravity, abs(gravity.time - time) <= Self.gravityPairingTolerance
+      guard let gravity = lastGravity,
+        Self.distance(gravity.time, time) <= UInt64(Self.gravityPairingTolerance)
       else {
         return nil
       }
       let total = value + gravity.value
       return convention == .android ? total : -total
     }
+  }
+
+  /// How far apart two phone times are in nanoseconds. Times come from the network, so the
+  /// difference of two attacker-chosen `Int64`s is taken without overflow (as a magnitude).
+  package static func distance(_ a: Int64, _ b: Int64) -> UInt64 {
+    a >= b ? UInt64(bitPattern: a &- b) : UInt64(bitPattern: b &- a)
   }
 
   /// Looks for evidence of the platform's convention in one batch; `nil` if there is none.
@@ -155,7 +164,7 @@ struct SensorLoggerConverter {
   /// gravity's z component has the sign of the orientation's "device z is up" component
   /// `R_zz = 1 − 2(qx² + qy²)` on Android and the opposite sign on iOS (both platforms report the
   /// attitude against a z-up reference, and `R_zz` does not depend on heading conventions).
-  static func detectConvention(in batch: SensorLoggerBatch) -> Convention? {
+  package static func detectConvention(in batch: SensorLoggerBatch) -> Convention? {
     if batch.readings.contains(where: { $0.hasAccuracy || $0.name == "totalacceleration" }) {
       return .android
     }
@@ -176,9 +185,9 @@ struct SensorLoggerConverter {
       let zUp = (qw * qw + qz * qz - qx * qx - qy * qy) / normSquared
       guard abs(zUp) > 0.5,
         let gravity = gravities.min(by: {
-          abs($0.time - orientation.time) < abs($1.time - orientation.time)
+          distance($0.time, orientation.time) < distance($1.time, orientation.time)
         }),
-        abs(gravity.time - orientation.time) <= gravityPairingTolerance,
+        distance(gravity.time, orientation.time) <= UInt64(gravityPairingTolerance),
         let gravityZ = gravity.vector?.z, abs(gravityZ) > 3
       else { continue }
       return gravityZ * zUp > 0 ? .android : .iOS

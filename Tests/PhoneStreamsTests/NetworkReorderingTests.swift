@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import MotionSensors
 import XCTest
 
-@testable import MotionSensors
+@testable import PhoneStreamDecoding
+@testable import PhoneStreams
 
 /// The jitter buffer and the Sensor Logger message sequencer, driven with explicit wall times.
 final class NetworkReorderingTests: XCTestCase {

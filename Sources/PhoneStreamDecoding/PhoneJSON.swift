@@ -7,7 +7,7 @@ import Foundation
 /// Sensor Logger sends epoch nanoseconds (about 1.7 × 10¹⁸, beyond 2⁵³) as bare JSON numbers, so a
 /// parser that turns every number into a `Double` would lose up to a few hundred nanoseconds.
 /// Integers that fit in `Int64` are kept as such; everything else becomes a `Double`.
-enum PhoneJSON: Decodable, Equatable, Sendable {
+package enum PhoneJSON: Decodable, Equatable, Sendable {
   case null
   case bool(Bool)
   case integer(Int64)
@@ -16,7 +16,7 @@ enum PhoneJSON: Decodable, Equatable, Sendable {
   case array([PhoneJSON])
   case object([String: PhoneJSON])
 
-  init(from decoder: Decoder) throws {
+  package init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
     if container.decodeNil() {
       self = .null
@@ -40,30 +40,30 @@ enum PhoneJSON: Decodable, Equatable, Sendable {
   }
 
   /// Parses a UTF-8 JSON document.
-  static func parse(_ bytes: [UInt8]) throws -> PhoneJSON {
+  package static func parse(_ bytes: [UInt8]) throws -> PhoneJSON {
     try JSONDecoder().decode(PhoneJSON.self, from: Data(bytes))
   }
 
   /// The member named `key` of an object.
-  subscript(key: String) -> PhoneJSON? {
+  package subscript(key: String) -> PhoneJSON? {
     if case .object(let members) = self { return members[key] }
     return nil
   }
 
   /// The members of an object.
-  var objectValue: [String: PhoneJSON]? {
+  package var objectValue: [String: PhoneJSON]? {
     if case .object(let members) = self { return members }
     return nil
   }
 
   /// The elements of an array.
-  var arrayValue: [PhoneJSON]? {
+  package var arrayValue: [PhoneJSON]? {
     if case .array(let elements) = self { return elements }
     return nil
   }
 
   /// A number (or a string holding one, as Sensor Logger's file export writes them).
-  var doubleValue: Double? {
+  package var doubleValue: Double? {
     switch self {
     case .integer(let value): return Double(value)
     case .number(let value): return value
@@ -73,7 +73,7 @@ enum PhoneJSON: Decodable, Equatable, Sendable {
   }
 
   /// An exact integer (or a string holding one); `nil` for fractions.
-  var int64Value: Int64? {
+  package var int64Value: Int64? {
     switch self {
     case .integer(let value): return value
     case .number(let value):
@@ -85,13 +85,13 @@ enum PhoneJSON: Decodable, Equatable, Sendable {
   }
 
   /// A string.
-  var stringValue: String? {
+  package var stringValue: String? {
     if case .string(let text) = self { return text }
     return nil
   }
 
   /// A boolean.
-  var boolValue: Bool? {
+  package var boolValue: Bool? {
     if case .bool(let value) = self { return value }
     return nil
   }
@@ -99,7 +99,7 @@ enum PhoneJSON: Decodable, Equatable, Sendable {
 
 /// Converts integer nanoseconds to seconds without routing the whole count through a `Double`
 /// first (whole seconds and the fraction are converted separately).
-func phoneStreamSeconds(nanoseconds: Int64) -> Double {
+package func phoneStreamSeconds(nanoseconds: Int64) -> Double {
   let (whole, fraction) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
   return Double(whole) + Double(fraction) * 1e-9
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionSensors
 import XCTest
 
-@testable import MotionSensors
+@testable import PhoneStreamDecoding
+@testable import PhoneStreams
 
 /// The Sensor Logger HTTP push receiver, over loopback.
 final class NetworkSensorLoggerTests: XCTestCase {
@@ -232,6 +234,7 @@ final class NetworkSensorLoggerTests: XCTestCase {
     XCTAssertTrue(messages[1].contains("no \"payload\""), messages[1])
     XCTAssertTrue(messages[2].contains("x, y and z"), messages[2])
     XCTAssertTrue(collector.failures.allSatisfy { $0.kind == .malformedData })
+    XCTAssertTrue(collector.failures.allSatisfy { !$0.isFatal }, "one bad POST is advisory")
   }
 
   func testTestPushAndChunkedBodiesAreAccepted() throws {
@@ -261,18 +264,18 @@ final class NetworkSensorLoggerTests: XCTestCase {
       collector.samples.first?.accelerometer, SIMD3(0, 9.8, 0), tolerance: 0)
   }
 
-  func testExpectContinueAndKeepAliveRequests() throws {
+  func testExpectHeaderAndKeepAliveRequests() throws {
     let receiver = makeReceiver(platform: .android)
     let collector = NetworkEventCollector()
     let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
     defer { subscription.cancel() }
     let client = try NetworkTestHTTPClient(port: try XCTUnwrap(receiver.listeningPort))
     let body = Array(Self.body(messageID: 0, readings: [("gyroscope", 0, Self.xyz(1, 2, 3))]).utf8)
+    // No interim 100 is sent (Hummingbird does not); a client that asked for one sends the body
+    // after a short wait, as curl does, and gets the final answer.
     let head =
       "POST /push HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\nExpect: 100-continue\r\n\r\n"
-    let interim = try client.exchange(Array(head.utf8))
-    XCTAssertEqual(interim.status, 100)
-    XCTAssertEqual(try client.exchange(body).status, 200)
+    XCTAssertEqual(try client.exchange(Array(head.utf8) + body).status, 200)
     // The same connection serves the next message, and a GET explains what the port is.
     let next = Self.body(messageID: 1, readings: [("gyroscope", 10, Self.xyz(4, 5, 6))])
     XCTAssertEqual(try client.post(next).status, 200)
@@ -293,7 +296,7 @@ final class NetworkSensorLoggerTests: XCTestCase {
     XCTAssertNoThrow(try NetworkTestHTTPClient(port: port))
     second.cancel()
     XCTAssertNil(receiver.listeningPort)
-    XCTAssertThrowsError(try TCPSocket.connect(host: "127.0.0.1", port: port, timeout: 0.5))
+    XCTAssertThrowsError(try NetworkTestSocket.connect(port: port))
     // Another receiver can take the same port at once.
     let again = SensorLoggerReceiver(
       configuration: .init(bindAddress: "127.0.0.1", port: port, platform: .android))
@@ -305,10 +308,10 @@ final class NetworkSensorLoggerTests: XCTestCase {
   }
 
   func testBusyPortIsReportedAsBusy() throws {
-    let holder = try TCPSocket.listen(host: "127.0.0.1", port: 0)
+    let (holder, port) = try NetworkTestSocket.listen()
     defer { holder.close() }
     let receiver = SensorLoggerReceiver(
-      configuration: .init(bindAddress: "127.0.0.1", port: holder.localPort))
+      configuration: .init(bindAddress: "127.0.0.1", port: port))
     let collector = NetworkEventCollector()
     let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
     defer { subscription.cancel() }

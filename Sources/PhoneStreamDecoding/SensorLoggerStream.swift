@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionSensors
+
+/// Everything the Sensor Logger receiver does with a push body, without any I/O: decoding
+/// (``SensorLoggerBatch``), message order (``SensorLoggerMessageSequencer``), units and signs
+/// (``SensorLoggerConverter``) and sample order (``SampleReorderBuffer``).
+///
+/// The transport hands each POST body to ``receive(body:now:)`` and calls ``tick(now:)`` every few
+/// milliseconds; both return the events to deliver, in order. Every input is untrusted: a body that
+/// is not a Sensor Logger message is answered with an advisory failure (the stream goes on).
+package struct SensorLoggerStream: Sendable {
+  /// The convention given by the user, `nil` to detect it from the stream.
+  package let givenConvention: SensorLoggerConverter.Convention?
+  /// The name used in failure messages.
+  package let source: String
+
+  private var sequencer: SensorLoggerMessageSequencer
+  private var converter: SensorLoggerConverter
+  private var reorder: SampleReorderBuffer
+  private var reportedSkippedMessages = 0
+
+  /// Creates a stream; the parameters are those of ``SensorLoggerMessageSequencer`` and
+  /// ``SampleReorderBuffer``.
+  package init(
+    convention: SensorLoggerConverter.Convention?, messageReorderWindow: Double,
+    sampleHoldTime: Double, maximumSampleDelay: Double, clock: PhoneStreamClock,
+    source: String = "Sensor Logger receiver"
+  ) {
+    givenConvention = convention
+    self.source = source
+    sequencer = SensorLoggerMessageSequencer(window: messageReorderWindow)
+    converter = SensorLoggerConverter(convention: convention)
+    reorder = SampleReorderBuffer(
+      holdTime: sampleHoldTime, maximumDelay: maximumSampleDelay, clock: clock)
+  }
+
+  /// The reorder buffer's state (for diagnostics and tests).
+  package var reorderBuffer: SampleReorderBuffer { reorder }
+
+  /// How many messages were skipped for an id that cannot be sequenced.
+  package var skippedMessageCount: Int { sequencer.skippedMessageCount }
+
+  /// Takes one push body that arrived at wall time `now` (seconds, monotonic).
+  ///
+  /// - Returns: the events now due, and the failure that made the body unusable (`nil` when it
+  ///   was a Sensor Logger message); the failure is also among the events, as advisory.
+  package mutating func receive(body: [UInt8], now: Double) -> (
+    events: [SourceEvent], rejection: SourceFailure?
+  ) {
+    let batch: SensorLoggerBatch
+    do {
+      batch = try SensorLoggerBatch(body: body)
+    } catch {
+      let reason = (error as? SourceFailure)?.message ?? "\(error)"
+      let failure = SourceFailure(.malformedData, reason, isFatal: false)
+      return ([.failure(failure)] + tick(now: now), failure)
+    }
+    var events: [SourceEvent] = []
+    let (inOrder, sessionChanged) = sequencer.accept(batch, now: now)
+    if sessionChanged {
+      // A new recording: finish the old one and forget its clock and convention.
+      events += reorder.release(now: now, flushAll: true).map(SourceEvent.sample)
+      reorder.reset()
+      converter.reset(keepingConvention: givenConvention)
+    }
+    events += process(inOrder, now: now)
+    return (events + tick(now: now), nil)
+  }
+
+  /// The events due at wall time `now`: messages whose gap was given up on, samples whose hold
+  /// time has passed, and notices.
+  package mutating func tick(now: Double) -> [SourceEvent] {
+    var events = process(sequencer.release(now: now), now: now)
+    events += reorder.releaseEvents(now: now, source: source)
+    if sequencer.skippedMessageCount > reportedSkippedMessages {
+      reportedSkippedMessages = sequencer.skippedMessageCount
+      events.append(
+        .failure(
+          SourceFailure(
+            .malformedData,
+            "\(source): \(reportedSkippedMessages) message(s) so far had a messageId that cannot be "
+              + "sequenced (negative or too large) and were skipped", isFatal: false)))
+    }
+    return events
+  }
+
+  /// Everything still held, in order (when the receiver stops).
+  package mutating func flush(now: Double) -> [SourceEvent] {
+    var events = process(sequencer.release(now: now, flushAll: true), now: now)
+    events += reorder.release(now: now, flushAll: true).map(SourceEvent.sample)
+    return events
+  }
+
+  private mutating func process(_ batches: [SensorLoggerBatch], now: Double) -> [SourceEvent] {
+    var events: [SourceEvent] = []
+    for batch in batches {
+      let (samples, failures) = converter.convert(batch)
+      events += failures.map(SourceEvent.failure)
+      reorder.insert(samples, now: now)
+    }
+    return events
+  }
+}

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import Logging
+import MotionSensors
+import NIOCore
+import PhoneStreamDecoding
+import ServiceLifecycle
+
+/// A live source fed by the Sensor Logger app's HTTP push: we run a small HTTP server and the
+/// phone POSTs batches of JSON readings to it.
+///
+/// In the app, enable HTTP Push in the data-streaming settings with the URL
+/// `http://<this machine>:<port>/<token>` (any path when no ``Configuration/token`` is set), then
+/// start a recording. Every message is answered 200 at once. Messages are put back in
+/// `messageId` order and samples in timestamp order (see ``Configuration``) before delivery;
+/// units and signs are converted to ``MotionSample``'s (specific force in m/s², rad/s, µT, kPa).
+///
+/// The phone's clock is its UTC epoch time (Sensor Logger's `time`, epoch nanoseconds, ÷ 10⁹).
+/// Samples are ordered on it and, by default, delivered on this machine's boot clock (see
+/// ``PhoneStreamClock``); ``Configuration/clock`` `.phone` keeps the epoch seconds.
+///
+/// The listening socket is opened when the first subscriber arrives and closed (port free again)
+/// when the last one cancels. A port that cannot be opened is reported as a `.busy` failure.
+///
+/// The server is Hummingbird (SwiftNIO). Anything on the network may connect, so: bodies are
+/// limited (``Configuration/maximumBodySize``, 413 beyond), idle connections are closed
+/// (``Configuration/idleTimeout``), at most ``Configuration/maximumConnections`` are served at
+/// once, requests carrying an `Origin` header (sent by browsers, so a web page cannot post to it)
+/// or a content type other than JSON are refused, and no CORS header is ever sent. A malformed
+/// body is answered 400 and reported as an advisory failure (``SourceFailure/isFatal`` false).
+///
+/// `@unchecked Sendable`: `hub` is set once in `init`; the mutable state is in `Locked` boxes.
+public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
+  /// Which sign and unit convention the phone's readings follow.
+  public enum Platform: String, Sendable, Equatable, CaseIterable {
+    /// Detect from the stream (an `accuracy` field, the uncalibrated accelerometer's magnitude, or
+    /// gravity against the orientation); accelerometer samples wait until it is known.
+    case automatic = "auto"
+    /// iOS without "Standardise Units & Frames": Core Motion's sign, uncalibrated accelerometer in g.
+    case iOS = "ios"
+    /// Android, or iOS with "Standardise Units & Frames" on: Android's sign, m/s².
+    case android = "android"
+
+    var convention: SensorLoggerConverter.Convention? {
+      switch self {
+      case .automatic: return nil
+      case .iOS: return .iOS
+      case .android: return .android
+      }
+    }
+  }
+
+  /// Where to listen and how to reorder.
+  public struct Configuration: Sendable, Equatable {
+    /// The address to bind; default `127.0.0.1` (this machine only). A phone on the LAN needs the
+    /// machine's LAN address (`192.168.1.5`) or `0.0.0.0` (every interface), given explicitly.
+    public var bindAddress: String
+    /// The TCP port; default 8000. Port 0 picks a free one (see ``SensorLoggerReceiver/listeningPort``).
+    public var port: UInt16
+    /// The phone's convention; default ``Platform/automatic``.
+    public var platform: Platform
+    /// How long (wall seconds) an early message waits for the messages before it; default 0.5 s.
+    public var messageReorderWindow: Double
+    /// How far (stream seconds) a sample must lag the newest before delivery; default 0.1 s.
+    public var sampleHoldTime: Double
+    /// The longest a sample waits (wall seconds) when nothing newer arrives; default 0.3 s.
+    public var maximumSampleDelay: Double
+    /// The largest accepted request body in bytes; default 1 MiB (a one-second batch of the motion
+    /// sensors at 100 Hz is about 100 kB; turn off camera and audio streams in the app).
+    public var maximumBodySize: Int
+    /// The clock of sample timestamps; default ``PhoneStreamClock/receiverBoot`` (this machine's
+    /// boot clock, as ``BootClock``).
+    public var clock: PhoneStreamClock
+    /// A secret the push URL's path must start with (`http://host:port/<token>`), or `nil` (any
+    /// path). Sensor Logger accepts any URL, so this keeps other devices on the network from
+    /// posting readings unless they know the token (it travels in plain HTTP, see the docs).
+    public var token: String?
+    /// Seconds a connection may stay idle (no request in progress) before it is closed; default 10.
+    public var idleTimeout: Double
+    /// The most connections served at once; more wait in the listen queue; default 16.
+    public var maximumConnections: Int
+    /// Seconds a request body may take to arrive (408 beyond); default 10.
+    public var requestBodyTimeout: Double
+
+    /// Creates a configuration; every parameter has the default stated on its property.
+    public init(
+      bindAddress: String = "127.0.0.1", port: UInt16 = 8000, platform: Platform = .automatic,
+      messageReorderWindow: Double = 0.5, sampleHoldTime: Double = 0.1,
+      maximumSampleDelay: Double = 0.3,
+      maximumBodySize: Int = 1 << 20, clock: PhoneStreamClock = .receiverBoot,
+      token: String? = nil, idleTimeout: Double = 10, maximumConnections: Int = 16,
+      requestBodyTimeout: Double = 10
+    ) {
+      self.bindAddress = bindAddress
+      self.port = port
+      self.platform = platform
+      self.messageReorderWindow = messageReorderWindow
+      self.sampleHoldTime = sampleHoldTime
+      self.maximumSampleDelay = maximumSampleDelay
+      self.maximumBodySize = maximumBodySize
+      self.clock = clock
+      self.token = token
+      self.idleTimeout = idleTimeout
+      self.maximumConnections = maximumConnections
+      self.requestBodyTimeout = requestBodyTimeout
+    }
+  }
+
+  /// The configuration the receiver was created with.
+  public let configuration: Configuration
+  public var name: String { "sensorlogger:\(configuration.bindAddress):\(configuration.port)" }
+  public var availableSensors: SensorSet {
+    [.accelerometer, .gyroscope, .magnetometer, .barometer]
+  }
+  /// The phone decides the rate (Sensor Logger offers up to 100 Hz and more on some phones).
+  public var supportedSampleRates: ClosedRange<Double> { 1...200 }
+
+  private var hub: LiveSourceHub!
+  private let boundPort = Locked<UInt16?>(nil)
+  /// The decoding state of the current listening session (`nil` while not listening).
+  private let stream = Locked<SensorLoggerStream?>(nil)
+  /// The server's own diagnostics: only what is critical (a stop logs expected cancellations as
+  /// errors, and every refused request is already answered and reported).
+  private let quietLogger: Logger = {
+    var logger = Logger(label: "OpenCoreMotion.SensorLoggerReceiver")
+    logger.logLevel = .critical
+    return logger
+  }()
+
+  /// Creates a receiver; nothing listens until the first subscription.
+  public init(configuration: Configuration = Configuration()) {
+    self.configuration = configuration
+    hub = LiveSourceHub(
+      name: "SensorLogger", failureLabel: "Sensor Logger receiver",
+      startWorker: { [weak self] in try self?.startWorker() },
+      didStop: { [weak self] in self?.boundPort.withLock { $0 = nil } })
+  }
+
+  /// The port actually listened on while subscribed (useful with port 0), `nil` when not listening.
+  public var listeningPort: UInt16? { boundPort.withLock { $0 } }
+
+  public func subscribe(
+    requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
+  ) -> SourceSubscription {
+    hub.subscribe(handler)
+  }
+
+  /// How long `subscribe` waits for the listener to be bound before reporting a failure.
+  private static let startTimeout = 5.0
+  /// How often held messages and samples are checked for release (seconds).
+  private static let tickInterval = 0.02
+
+  /// Starts the server and waits (bounded) until it listens; a port in use becomes a `.busy`
+  /// failure, see ``LiveSourceHub``.
+  private func startWorker() throws -> PhoneStreamWorker {
+    stream.withLock {
+      $0 = SensorLoggerStream(
+        convention: configuration.platform.convention,
+        messageReorderWindow: configuration.messageReorderWindow,
+        sampleHoldTime: configuration.sampleHoldTime,
+        maximumSampleDelay: configuration.maximumSampleDelay, clock: configuration.clock)
+    }
+    let started = StartSignal()
+    // Stopped by graceful shutdown (cancelling a Hummingbird server that is accepting a connection
+    // can trap in NIO); cancellation is only the fallback after the grace period.
+    let services = ServiceGroup(
+      configuration: ServiceGroupConfiguration(
+        services: [makeApplication(started: started)], logger: quietLogger))
+    let worker = PhoneStreamWorker(gracefulStop: { await services.triggerGracefulShutdown() }) {
+      [self] in
+      await withTaskGroup(of: Void.self) { group in
+        group.addTask {
+          do {
+            try await services.run()
+            // Ignored when it had started: the server ended because it was stopped.
+            started.fail(SourceFailure(.other, "Sensor Logger receiver: the server ended at once"))
+          } catch {
+            started.fail(error)
+          }
+        }
+        group.addTask { [self] in
+          while await phoneStreamPause(Self.tickInterval) {
+            let now = phoneStreamUptime()
+            hub.deliver(stream.withLock { $0?.tick(now: now) ?? [] })
+          }
+        }
+        await group.next()
+        group.cancelAll()
+      }
+      let now = phoneStreamUptime()
+      hub.deliver(stream.withLock { state in
+        defer { state = nil }
+        return state?.flush(now: now) ?? []
+      })
+    }
+    switch started.wait(timeout: Self.startTimeout) {
+    case .listening(let port):
+      boundPort.withLock { $0 = port }
+      return worker
+    case .failed(let error):
+      worker.stop(timeout: LiveSourceHub.stopTimeout)
+      throw Self.describeStartFailure(error, address: configuration.bindAddress, port: configuration.port)
+    case nil:
+      worker.stop(timeout: LiveSourceHub.stopTimeout)
+      throw SourceFailure(
+        .other, "Sensor Logger receiver: the server did not start within \(Self.startTimeout) s")
+    }
+  }
+
+  private static func describeStartFailure(_ error: any Error, address: String, port: UInt16)
+    -> SourceFailure
+  {
+    let where_ = "\(address):\(port)"
+    if let io = error as? IOError, io.errnoCode == EADDRINUSE {
+      return SourceFailure(.busy, "Sensor Logger receiver: \(where_) is already in use")
+    }
+    if "\(error)".contains("Address already in use") {
+      return SourceFailure(.busy, "Sensor Logger receiver: \(where_) is already in use")
+    }
+    return SourceFailure(.other, "Sensor Logger receiver: cannot listen on \(where_): \(error)")
+  }
+
+  private func makeApplication(started: StartSignal) -> some ApplicationProtocol {
+    let responder = CallbackResponder<SensorLoggerRequestContext> { [self] request, context in
+      await respond(to: request, context: context)
+    }
+    let idle = TimeAmount.nanoseconds(Int64(max(0.05, min(configuration.idleTimeout, 3_600)) * 1e9))
+    return Application(
+      responder: responder,
+      server: .http1(configuration: .init(idleTimeout: idle)),
+      configuration: ApplicationConfiguration(
+        address: .hostname(configuration.bindAddress, port: Int(configuration.port)),
+        serverName: nil,
+        availableConnectionsDelegate: MaximumAvailableConnections(
+          max(1, configuration.maximumConnections), logger: quietLogger)),
+      onServerRunning: { channel in
+        started.listening(UInt16(clamping: channel.localAddress?.port ?? 0))
+      },
+      logger: quietLogger)
+  }
+
+  // MARK: - Requests
+
+  private func respond(to request: Request, context: SensorLoggerRequestContext) async -> Response {
+    if let token = configuration.token, !Self.path(request.uri.path, startsWithToken: token) {
+      return Self.response(.notFound, "unknown path\n")
+    }
+    // Browsers send Origin with every cross-site POST; Sensor Logger does not. Refusing them keeps
+    // web pages the user visits from posting readings to this machine.
+    if request.headers[.origin] != nil {
+      return Self.response(.forbidden, "cross-origin requests are refused\n")
+    }
+    switch request.method {
+    case .post, .put:
+      if let type = request.headers[.contentType], !Self.isJSON(type) {
+        return Self.response(.unsupportedMediaType, "POST application/json here\n")
+      }
+      let body: ByteBuffer
+      do {
+        body = try await Self.collectBody(
+          of: request, upTo: configuration.maximumBodySize,
+          timeout: configuration.requestBodyTimeout)
+      } catch is BodyTimeout {
+        context.closeAfterAnswer()
+        return Self.response(.requestTimeout, "the request body took too long\n", close: true)
+      } catch {
+        guard let refusal = error as? any HTTPResponseError, refusal.status == .contentTooLarge
+        else {
+          context.closeAfterAnswer()
+          return Self.response(.badRequest, "the request body could not be read\n", close: true)
+        }
+        let failure = SourceFailure(
+          .malformedData,
+          "Sensor Logger receiver: a request body exceeded \(configuration.maximumBodySize) bytes "
+            + "and was refused (turn off camera and audio streams in the app)", isFatal: false)
+        hub.deliver(.failure(failure))
+        context.closeAfterAnswer()
+        return Self.response(.contentTooLarge, failure.message + "\n", close: true)
+      }
+      let now = phoneStreamUptime()
+      let bytes = Array(body.readableBytesView)
+      let outcome = stream.withLock { $0?.receive(body: bytes, now: now) }
+      guard let outcome else { return Self.response(.serviceUnavailable, "stopping\n") }
+      hub.deliver(outcome.events)
+      if let rejection = outcome.rejection {
+        return Self.response(.badRequest, rejection.message + "\n")
+      }
+      return Self.response(.ok, "ok\n")
+    case .get, .head:
+      return Self.response(
+        .ok,
+        "OpenCoreMotion Sensor Logger receiver: set this URL as the HTTP Push URL in Sensor Logger.\n")
+    default:
+      return Self.response(.methodNotAllowed, "POST JSON here\n")
+    }
+  }
+
+  /// The request body did not arrive in time.
+  private struct BodyTimeout: Error {}
+
+  /// Reads the whole body, at most `limit` bytes and `timeout` seconds (a peer that trickles a
+  /// body must not hold a connection for ever).
+  private static func collectBody(of request: Request, upTo limit: Int, timeout: Double)
+    async throws -> ByteBuffer
+  {
+    try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+      group.addTask {
+        var request = request
+        return try await request.collectBody(upTo: limit)
+      }
+      group.addTask {
+        _ = await phoneStreamPause(timeout)
+        return nil
+      }
+      defer { group.cancelAll() }
+      guard let body = try await group.next() ?? nil else { throw BodyTimeout() }
+      return body
+    }
+  }
+
+  /// A plain-text answer; `close` ends the connection after it (when the body was not read).
+  private static func response(_ status: HTTPResponse.Status, _ text: String, close: Bool = false)
+    -> Response
+  {
+    var headers = HTTPFields()
+    headers[.contentType] = "text/plain; charset=utf-8"
+    if close { headers[.connection] = "close" }
+    return Response(
+      status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+  }
+
+  /// Whether a `Content-Type` value is JSON (`application/json`, `…+json`, any parameters).
+  static func isJSON(_ contentType: String) -> Bool {
+    let type = contentType.split(separator: ";").first.map {
+      $0.trimmingCharacters(in: .whitespaces).lowercased()
+    } ?? ""
+    return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+  }
+
+  /// Whether `path` is `/<token>` or lies below it.
+  static func path(_ path: String, startsWithToken token: String) -> Bool {
+    let components = path.split(separator: "/", omittingEmptySubsequences: true)
+    guard let first = components.first else { return false }
+    // Compared in full every time, so the answer time does not tell how much of a guess matched.
+    let a = Array(first.utf8)
+    let b = Array(token.utf8)
+    var difference = a.count ^ b.count
+    for index in 0..<max(a.count, b.count) {
+      let x = index < a.count ? a[index] : 0
+      let y = index < b.count ? b[index] : 0
+      difference |= Int(x ^ y)
+    }
+    return difference == 0
+  }
+}
+
+/// The outcome of starting the server, handed from the server task to `subscribe`.
+private final class StartSignal: Sendable {
+  enum Outcome: Sendable {
+    case listening(UInt16)
+    case failed(any Error)
+  }
+
+  private let outcome = Locked<Outcome?>(nil)
+  private let semaphore = DispatchSemaphore(value: 0)
+
+  func listening(_ port: UInt16) { settle(.listening(port)) }
+  func fail(_ error: any Error) { settle(.failed(error)) }
+
+  private func settle(_ value: Outcome) {
+    let first = outcome.withLock { current -> Bool in
+      guard current == nil else { return false }
+      current = value
+      return true
+    }
+    if first { semaphore.signal() }
+  }
+
+  /// Waits up to `timeout` seconds for the outcome.
+  func wait(timeout: Double) -> Outcome? {
+    _ = semaphore.wait(timeout: .now() + timeout)
+    return outcome.withLock { $0 }
+  }
+}

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HummingbirdWSClient
+import Logging
+import MotionSensors
+import NIOWebSocket
+import PhoneStreamDecoding
+
+/// A live source reading the SensorServer Android app's WebSocket stream (the phone is the server).
+///
+/// Connects to `ws://<host>:<port>/sensors/connect?types=[…]` and turns each JSON `SensorEvent`
+/// into a sample: Android's accelerometer already reads specific force in m/s² (+9.81 up at rest),
+/// gyroscope rad/s, magnetometer µT, pressure hPa → kPa. Samples from the different sensors are put
+/// in timestamp order by a short jitter buffer.
+///
+/// The phone's clock is its boot clock (`SensorEvent.timestamp`, ns since the phone booted).
+/// Samples are ordered on it and, by default, delivered on this machine's boot clock (see
+/// ``PhoneStreamClock``); ``Configuration/clock`` `.phone` keeps the phone's seconds since boot
+/// (shifted forward if a reconnection finds that the phone rebooted).
+///
+/// The connection opens with the first subscriber and closes when the last one cancels. If it
+/// drops (or cannot be made) subscribers get a `.disconnected` failure and the client retries every
+/// ``Configuration/reconnectDelay`` seconds. A phone that leaves the network is noticed: the client
+/// pings every ``Configuration/pingInterval`` seconds (no pong by the next ping closes the
+/// connection) and gives up on a connection that brought nothing for ``Configuration/idleTimeout``
+/// seconds, then reconnects.
+///
+/// The WebSocket is HummingbirdWebSocket's client (SwiftNIO).
+///
+/// `@unchecked Sendable`: `hub` is set once in `init`; the mutable state is in `Locked` boxes.
+public final class SensorServerClient: SensorSource, @unchecked Sendable {
+  /// Where to connect and what to ask for.
+  public struct Configuration: Sendable, Equatable {
+    /// The phone's address (shown in the app).
+    public var host: String
+    /// The WebSocket port; default 8080 (the app's default).
+    public var port: UInt16
+    /// Android sensor types to request; default accelerometer, gyroscope, magnetic field.
+    public var types: [String]
+    /// Seconds to wait for the connection and handshake; default 3.
+    public var connectTimeout: Double
+    /// Seconds between reconnection attempts; default 2.
+    public var reconnectDelay: Double
+    /// Seconds between pings; a missing pong by the next ping ends the connection; default 5.
+    public var pingInterval: Double
+    /// Seconds without any message after which the connection is given up on; default 10.
+    public var idleTimeout: Double
+    /// How far (stream seconds) a sample must lag the newest before delivery; default 0.05 s.
+    public var sampleHoldTime: Double
+    /// The longest a sample waits (wall seconds) when nothing newer arrives; default 0.2 s.
+    public var maximumSampleDelay: Double
+    /// The clock of sample timestamps; default ``PhoneStreamClock/receiverBoot`` (this machine's
+    /// boot clock, as ``BootClock``).
+    public var clock: PhoneStreamClock
+
+    /// The sensor types requested by default.
+    public static let defaultTypes = [
+      "android.sensor.accelerometer", "android.sensor.gyroscope", "android.sensor.magnetic_field",
+    ]
+
+    /// Creates a configuration; every parameter but `host` has the default stated on its property.
+    /// Short type names (`gyroscope_uncalibrated`) are expanded to `android.sensor.…`.
+    public init(
+      host: String, port: UInt16 = 8080, types: [String] = Configuration.defaultTypes,
+      connectTimeout: Double = 3, reconnectDelay: Double = 2, sampleHoldTime: Double = 0.05,
+      maximumSampleDelay: Double = 0.2, clock: PhoneStreamClock = .receiverBoot,
+      pingInterval: Double = 5, idleTimeout: Double = 10
+    ) {
+      self.host = host
+      self.port = port
+      self.types = types.map(SensorServerReading.fullType)
+      self.connectTimeout = connectTimeout
+      self.reconnectDelay = reconnectDelay
+      self.sampleHoldTime = sampleHoldTime
+      self.maximumSampleDelay = maximumSampleDelay
+      self.clock = clock
+      self.pingInterval = pingInterval
+      self.idleTimeout = idleTimeout
+    }
+
+    /// The WebSocket URL (IPv6 addresses in brackets).
+    var url: String {
+      let address = host.contains(":") ? "[\(host)]" : host
+      return "ws://\(address):\(port)\(path)"
+    }
+
+    /// The request path with the percent-encoded JSON array of types.
+    var path: String {
+      let array = "[" + types.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+      var allowed = CharacterSet.alphanumerics
+      allowed.insert(charactersIn: "-._~")
+      return "/sensors/connect?types="
+        + (array.addingPercentEncoding(withAllowedCharacters: allowed) ?? array)
+    }
+  }
+
+  /// The configuration the client was created with.
+  public let configuration: Configuration
+  public var name: String { "sensorserver:ws://\(configuration.host):\(configuration.port)" }
+  public let availableSensors: SensorSet
+  /// The phone decides the rate (the app's sampling-period setting; default 200 ms, i.e. 5 Hz).
+  public var supportedSampleRates: ClosedRange<Double> { 1...500 }
+
+  private var hub: LiveSourceHub!
+  private let connected = Locked(false)
+  private let logger: Logger = {
+    var logger = Logger(label: "OpenCoreMotion.SensorServerClient")
+    logger.logLevel = .warning
+    return logger
+  }()
+
+  /// The largest message accepted from the phone (one sensor event is about 150 bytes).
+  static let maximumMessageSize = 1 << 16
+
+  /// Creates a client; nothing connects until the first subscription.
+  public init(configuration: Configuration) {
+    self.configuration = configuration
+    availableSensors = configuration.types.reduce(into: []) {
+      $0.formUnion(SensorServerReading.sensor(for: $1))
+    }
+    hub = LiveSourceHub(name: "SensorServer", failureLabel: "SensorServer client") { [weak self] in
+      guard let self else { return nil }
+      return PhoneStreamWorker { [self] in await run() }
+    }
+  }
+
+  /// Whether the WebSocket is currently open.
+  public var isConnected: Bool { connected.withLock { $0 } }
+
+  public func subscribe(
+    requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
+  ) -> SourceSubscription {
+    hub.subscribe(handler)
+  }
+
+  // MARK: - Connection loop
+
+  /// What one connection attempt's state is, shared by its message and watchdog tasks.
+  private struct Session: Sendable {
+    var reorder: SampleReorderBuffer
+    var clock: SensorServerClockContinuity
+    var isOpen = false
+    var lastActivity: Double
+  }
+
+  /// Why a connection ended.
+  private enum Ending: Error {
+    case connectTimeout
+    case idle
+  }
+
+  private func run() async {
+    let address = "ws://\(configuration.host):\(configuration.port)"
+    var clockOffset = 0.0
+    var reorder = SampleReorderBuffer(
+      holdTime: configuration.sampleHoldTime, maximumDelay: configuration.maximumSampleDelay,
+      clock: configuration.clock)
+    var reportedOutage = false
+    while !Task.isCancelled {
+      let session = Locked(
+        Session(
+          reorder: reorder, clock: SensorServerClockContinuity(offset: clockOffset, needsCheck: true),
+          lastActivity: phoneStreamUptime()))
+      let ending = await connect(session)
+      connected.withLock { $0 = false }
+      let (wasOpen, finalState) = session.withLock { ($0.isOpen, $0) }
+      reorder = finalState.reorder
+      clockOffset = finalState.clock.offset
+      hub.deliver(reorder.release(now: phoneStreamUptime(), flushAll: true).map(SourceEvent.sample))
+      if Task.isCancelled { return }
+      // A dropped connection is always reported; failed attempts once per outage.
+      if wasOpen || !reportedOutage {
+        reportedOutage = true
+        hub.deliver(.failure(SourceFailure(.disconnected, "SensorServer at \(address): \(ending)")))
+      }
+      guard await phoneStreamPause(configuration.reconnectDelay) else { return }
+    }
+  }
+
+  /// Makes one connection and serves it until it ends; returns why it ended.
+  private func connect(_ session: Locked<Session>) async -> String {
+    let ping = Duration.nanoseconds(Int64(max(0.05, min(configuration.pingInterval, 3_600)) * 1e9))
+    let webSocketConfiguration = WebSocketClientConfiguration(
+      maxFrameSize: Self.maximumMessageSize, closeTimeout: .seconds(1),
+      autoPing: .enabled(timePeriod: ping))
+    let url = configuration.url
+    do {
+      let closeFrame = try await withThrowingTaskGroup(of: WebSocketCloseFrame?.self) { group in
+        group.addTask { [self] in
+          try await WebSocketClient.connect(
+            url: url, configuration: webSocketConfiguration, logger: logger
+          ) { [self] inbound, _, _ in
+            session.withLock {
+              $0.isOpen = true
+              $0.lastActivity = phoneStreamUptime()
+            }
+            connected.withLock { $0 = true }
+            try await serve(inbound, session: session)
+          }
+        }
+        group.addTask { [self] in
+          try await watch(session)
+          return nil
+        }
+        let first = try await group.next() ?? nil
+        group.cancelAll()
+        return first
+      }
+      guard let closeFrame else { return "connection closed" }
+      return Self.describeClose(
+        code: UInt16(webSocketErrorCode: closeFrame.closeCode), reason: closeFrame.reason ?? "")
+    } catch Ending.connectTimeout {
+      return "no connection within \(configuration.connectTimeout) s"
+    } catch Ending.idle {
+      return "nothing received for \(configuration.idleTimeout) s (phone gone?)"
+    } catch {
+      return "connection lost (\(error))"
+    }
+  }
+
+  /// Reads messages until the connection ends.
+  private func serve(_ inbound: WebSocketInboundStream, session: Locked<Session>) async throws {
+    let defaultType = configuration.types.count == 1 ? configuration.types[0] : nil
+    for try await message in inbound.messages(maxSize: Self.maximumMessageSize) {
+      let now = phoneStreamUptime()
+      var events: [SourceEvent] = []
+      switch message {
+      case .text(let text):
+        do {
+          let reading = try SensorServerReading(text: text, defaultType: defaultType)
+          let sample = try reading.sample()
+          session.withLock { state in
+            state.lastActivity = now
+            if var sample {
+              sample.timestamp = state.clock.adjust(
+                sample.timestamp, after: state.reorder.lastReleasedTimestamp)
+              state.reorder.insert([sample], now: now)
+            }
+          }
+        } catch {
+          session.withLock { $0.lastActivity = now }
+          let failure = (error as? SourceFailure) ?? SourceFailure(.malformedData, "\(error)")
+          events.append(.failure(SourceFailure(failure.kind, failure.message, isFatal: false)))
+        }
+      case .binary:
+        session.withLock { $0.lastActivity = now }
+        events.append(
+          .failure(
+            SourceFailure(
+              .malformedData, "SensorServer sent a binary message; expected JSON text",
+              isFatal: false)))
+      }
+      events += session.withLock {
+        $0.reorder.releaseEvents(now: now, source: "SensorServer client")
+      }
+      hub.deliver(events)
+    }
+  }
+
+  /// Releases due samples every few milliseconds and ends the connection when it does not open in
+  /// time or goes silent.
+  private func watch(_ session: Locked<Session>) async throws {
+    let start = phoneStreamUptime()
+    while await phoneStreamPause(0.02) {
+      let now = phoneStreamUptime()
+      let (isOpen, last, events) = session.withLock { state in
+        (state.isOpen, state.lastActivity,
+          state.reorder.releaseEvents(now: now, source: "SensorServer client"))
+      }
+      hub.deliver(events)
+      if !isOpen && now - start > configuration.connectTimeout { throw Ending.connectTimeout }
+      if isOpen && now - last > configuration.idleTimeout { throw Ending.idle }
+    }
+  }
+
+  /// A readable explanation of a close frame, using SensorServer's documented codes.
+  static func describeClose(code: UInt16?, reason: String) -> String {
+    let meaning: String
+    switch code {
+    case nil: meaning = "connection closed"
+    case 1000?: meaning = "closed normally"
+    case 1001?: meaning = "server going away"
+    case 4001?: meaning = "sensor not found on the phone"
+    case 4002?: meaning = "unsupported request"
+    case 4003?: meaning = "request parameter missing"
+    case 4004?: meaning = "server stopped"
+    case 4005?: meaning = "closed by the user"
+    case 4006?: meaning = "invalid JSON array of sensor types"
+    case 4007?: meaning = "too few sensors requested"
+    case 4008?: meaning = "no sensor specified"
+    case 4009?: meaning = "permission denied on the phone"
+    case let other?: meaning = "closed with code \(other)"
+    }
+    let detail = reason.isEmpty ? "" : " (\(reason))"
+    return "\(meaning)\(code.map { " [\($0)]" } ?? "")\(detail)"
+  }
+}

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+import XCTest
+
+@testable import PhoneStreamDecoding
+@testable import PhoneStreams
+
+/// Peers that misbehave on loopback: after each, a legitimate phone must still get through.
+///
+/// Timeouts here are generous upper bounds (seconds) on things that take milliseconds when the
+/// receiver works; none of the tests passes by waiting for "nothing to happen".
+final class NetworkHostilePeerTests: XCTestCase {
+  typealias Logger = NetworkSensorLoggerTests
+
+  private func makeReceiver(
+    maximumBodySize: Int = 64 << 10, idleTimeout: Double = 10, maximumConnections: Int = 16,
+    token: String? = nil, requestBodyTimeout: Double = 10
+  ) -> SensorLoggerReceiver {
+    SensorLoggerReceiver(
+      configuration: .init(
+        bindAddress: "127.0.0.1", port: 0, platform: .android, messageReorderWindow: 0.2,
+        sampleHoldTime: 0.02, maximumSampleDelay: 0.05, maximumBodySize: maximumBodySize,
+        clock: .phone, token: token, idleTimeout: idleTimeout,
+        maximumConnections: maximumConnections, requestBodyTimeout: requestBodyTimeout))
+  }
+
+  /// Posts one genuine message on a new connection and waits until its sample is delivered.
+  private func assertPhoneGetsThrough(
+    _ receiver: SensorLoggerReceiver, _ collector: NetworkEventCollector, messageID: Int,
+    path: String = "/data", file: StaticString = #filePath, line: UInt = #line
+  ) throws {
+    let port = try XCTUnwrap(receiver.listeningPort, file: file, line: line)
+    let client = try NetworkTestHTTPClient(port: port)
+    let before = collector.samples.count
+    let body = Logger.body(
+      messageID: messageID, readings: [("gyroscope", messageID * 10, Logger.xyz(1, 2, 3))])
+    XCTAssertEqual(try client.post(body, path: path).status, 200, file: file, line: line)
+    XCTAssertTrue(
+      collector.wait(timeout: 3) { $0.samples.count > before }, "no sample after \(collector.all)",
+      file: file, line: line)
+  }
+
+  func testOversizedBodiesAreRefusedWith413() throws {
+    let receiver = makeReceiver(maximumBodySize: 64 << 10)
+    let collector = NetworkEventCollector()
+    let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let port = try XCTUnwrap(receiver.listeningPort)
+
+    // A declared length beyond the limit.
+    let big = try NetworkTestHTTPClient(port: port)
+    let head = "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200000\r\n\r\n"
+    // Only a little more than the limit is sent, so the receiver has read everything when it
+    // answers (closing with unread data would reset the connection before the answer is read).
+    try big.socket.send(Array(head.utf8) + [UInt8](repeating: 0x20, count: 70_000))
+    XCTAssertEqual(try big.readResponse().status, 413)
+
+    // A chunked upload that grows past the limit.
+    let chunked = try NetworkTestHTTPClient(port: port)
+    try chunked.socket.send(
+      Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
+    let chunk = Array("2000\r\n".utf8) + [UInt8](repeating: 0x20, count: 0x2000) + [13, 10]
+    for _ in 0..<9 { try chunked.socket.send(chunk) }  // 72 KiB
+    XCTAssertEqual(try chunked.readResponse().status, 413)
+
+    // A chunk size that overflows any integer is a parse error, not a crash.
+    let overflow = try NetworkTestSocket.connect(port: port)
+    try overflow.send(
+      Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\nab".utf8))
+    XCTAssertTrue(overflow.waitForClose(timeout: 3), "the connection is closed")
+
+    XCTAssertTrue(
+      collector.wait(timeout: 3) { $0.failures.contains { $0.message.contains("exceeded") && !$0.isFatal } })
+    try assertPhoneGetsThrough(receiver, collector, messageID: 0)
+  }
+
+  func testMalformedRequestsAreAnsweredAndTheReceiverStaysUp() throws {
+    let receiver = makeReceiver()
+    let collector = NetworkEventCollector()
+    let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let port = try XCTUnwrap(receiver.listeningPort)
+
+    let garbage = try NetworkTestSocket.connect(port: port)
+    try garbage.send(Array("\u{1}\u{2}GARBAGE \u{7f}\r\n\r\n".utf8))
+    XCTAssertTrue(garbage.waitForClose(timeout: 3))
+
+    // Headers far beyond the parser's limit (80 KiB).
+    let huge = try NetworkTestSocket.connect(port: port)
+    let header = "POST / HTTP/1.1\r\nX-Filler: " + String(repeating: "a", count: 200_000) + "\r\n\r\n"
+    try huge.send(Array(header.utf8), timeout: 1)
+    XCTAssertTrue(huge.waitForClose(timeout: 3))
+
+    // Hostile numbers in an otherwise valid message: extreme ids and times.
+    let client = try NetworkTestHTTPClient(port: port)
+    let extremes =
+      "{\"messageId\":9223372036854775807,\"payload\":[{\"name\":\"gyroscope\",\"time\":9223372036854775807,"
+      + "\"values\":{\"x\":1,\"y\":2,\"z\":3}}]}"
+    XCTAssertEqual(try client.post(extremes).status, 200)
+    let negative =
+      "{\"messageId\":-1,\"payload\":[{\"name\":\"gravity\",\"time\":-9223372036854775808,"
+      + "\"values\":{\"x\":0,\"y\":0,\"z\":9.8}},{\"name\":\"accelerometer\",\"time\":9223372036854775807,"
+      + "\"values\":{\"x\":0,\"y\":0,\"z\":1}}]}"
+    XCTAssertEqual(try client.post(negative).status, 200)
+    let farApart =
+      "{\"payload\":[{\"name\":\"gravity\",\"time\":-9223372036854775808,"
+      + "\"values\":{\"x\":0,\"y\":0,\"z\":9.8}},{\"name\":\"accelerometer\",\"time\":9223372036854775807,"
+      + "\"values\":{\"x\":0,\"y\":0,\"z\":1}}]}"
+    XCTAssertEqual(try client.post(farApart).status, 200)
+    XCTAssertTrue(
+      collector.wait(timeout: 3) { $0.failures.contains { $0.message.contains("messageId") } },
+      "\(collector.all)")
+    XCTAssertTrue(collector.failures.allSatisfy { !$0.isFatal }, "\(collector.failures)")
+    try assertPhoneGetsThrough(receiver, collector, messageID: 0)
+  }
+
+  func testIdleConnectionFloodDoesNotLockThePhoneOut() throws {
+    let receiver = makeReceiver(idleTimeout: 0.2, maximumConnections: 16, requestBodyTimeout: 0.3)
+    let collector = NetworkEventCollector()
+    let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let port = try XCTUnwrap(receiver.listeningPort)
+    // Far more idle connections than the receiver serves at once, one of them mid-request.
+    // Far more idle connections than the receiver serves at once (16), one stuck in its headers
+    // and one trickling a body it never finishes.
+    var idle = try (0..<64).map { _ in try NetworkTestSocket.connect(port: port) }
+    try idle[0].send(Array("POST / HTTP/1.1\r\nHost: x\r\nContent-Le".utf8))
+    try idle[1].send(
+      Array("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{".utf8))
+    try assertPhoneGetsThrough(receiver, collector, messageID: 0)
+    XCTAssertTrue(idle[0].waitForClose(timeout: 3), "an idle connection is closed by the receiver")
+    XCTAssertTrue(idle[1].waitForClose(timeout: 3), "a body that never ends times out")
+    idle.removeAll()
+  }
+
+  func testSlowReaderCannotStallTheReceiverOrStop() throws {
+    let receiver = makeReceiver()
+    let collector = NetworkEventCollector()
+    let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
+    let port = try XCTUnwrap(receiver.listeningPort)
+    // Pipelines requests and never reads the answers.
+    let slow = try NetworkTestSocket.connect(port: port)
+    slow.setReceiveBufferSize(1_024)
+    let request = Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+    try slow.send(Array([[UInt8]](repeating: request, count: 2_000).joined()), timeout: 1)
+    try assertPhoneGetsThrough(receiver, collector, messageID: 0)
+    let start = Date()
+    subscription.cancel()
+    let elapsed = Date().timeIntervalSince(start)
+    XCTAssertLessThan(elapsed, LiveSourceHub.stopTimeout + 1, "stop is bounded")
+    XCTAssertNil(receiver.listeningPort)
+    XCTAssertThrowsError(try NetworkTestSocket.connect(port: port), "the port is closed")
+    _ = slow
+  }
+
+  func testBrowserRequestsAndOtherContentTypesAreRefused() throws {
+    let receiver = makeReceiver()
+    let collector = NetworkEventCollector()
+    let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let client = try NetworkTestHTTPClient(port: try XCTUnwrap(receiver.listeningPort))
+    let body = Logger.body(messageID: 0, readings: [("gyroscope", 0, Logger.xyz(9, 9, 9))])
+    // What a web page's fetch() sends: an Origin header (and text/plain to avoid a preflight).
+    let fromPage = try client.post(
+      body, extraHeaders: "Origin: http://evil.example\r\n", contentType: "text/plain;charset=UTF-8")
+    XCTAssertEqual(fromPage.status, 403)
+    XCTAssertEqual(try client.post(body, contentType: "text/plain").status, 415)
+    let preflight = try client.exchange(
+      Array("OPTIONS / HTTP/1.1\r\nHost: x\r\nOrigin: http://evil.example\r\n\r\n".utf8))
+    XCTAssertGreaterThanOrEqual(preflight.status, 400)
+    for response in [fromPage, preflight] {
+      XCTAssertNil(response.header("Access-Control-Allow-Origin"))
+    }
+    try assertPhoneGetsThrough(receiver, collector, messageID: 1)
+    XCTAssertFalse(collector.samples.contains { $0.gyroscope?.x == 9 }, "refused bodies are unread")
+  }
+
+  func testTokenIsRequiredWhenConfigured() throws {
+    let receiver = makeReceiver(token: "k3y")
+    let collector = NetworkEventCollector()
+    let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let client = try NetworkTestHTTPClient(port: try XCTUnwrap(receiver.listeningPort))
+    let body = Logger.body(messageID: 0, readings: [("gyroscope", 0, Logger.xyz(9, 9, 9))])
+    XCTAssertEqual(try client.post(body, path: "/").status, 404)
+    XCTAssertEqual(try client.post(body, path: "/k3").status, 404)
+    XCTAssertEqual(try client.post(body, path: "/k3yy").status, 404)
+    try assertPhoneGetsThrough(receiver, collector, messageID: 0, path: "/k3y")
+    try assertPhoneGetsThrough(receiver, collector, messageID: 1, path: "/k3y/push")
+    XCTAssertFalse(collector.samples.contains { $0.gyroscope?.x == 9 })
+  }
+
+  func testFarFutureTimestampDoesNotBlockGenuineSamples() throws {
+    let receiver = makeReceiver()
+    let collector = NetworkEventCollector()
+    let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let client = try NetworkTestHTTPClient(port: try XCTUnwrap(receiver.listeningPort))
+    let yearMs = 365 * 86_400 * 1_000
+    let messages = [
+      Logger.body(messageID: 0, readings: [("gyroscope", 0, Logger.xyz(0, 0, 0))]),
+      // One forged reading a year ahead among genuine ones.
+      Logger.body(
+        messageID: 1,
+        readings: [("gyroscope", 10, Logger.xyz(1, 0, 0)), ("gyroscope", yearMs, Logger.xyz(99, 0, 0))]),
+      Logger.body(messageID: 2, readings: [("gyroscope", 20, Logger.xyz(2, 0, 0))]),
+      Logger.body(messageID: 3, readings: [("gyroscope", 30, Logger.xyz(3, 0, 0))]),
+    ]
+    for message in messages { XCTAssertEqual(try client.post(message).status, 200) }
+    XCTAssertTrue(collector.wait(timeout: 3) { $0.samples.count >= 4 }, "\(collector.all)")
+    XCTAssertEqual(collector.samples.compactMap(\.gyroscope?.x), [0, 1, 2, 3])
+    XCTAssertTrue(
+      collector.wait(timeout: 3) { $0.failures.contains { $0.message.contains("far ahead") } })
+    XCTAssertTrue(collector.failures.allSatisfy { !$0.isFatal })
+  }
+
+  func testSilentWebSocketPeerIsNoticedAndReconnected() throws {
+    // Sends one reading, then neither reads (so never answers a ping) nor sends.
+    let phone = try NetworkTestPhone(answersPings: false) { outbound, index in
+      try await outbound.write(
+        .text(NetworkSensorServerTests.message("gyroscope", Int64(index + 1) * 1_000_000_000, [1, 0, 0])))
+      try await Task.sleep(nanoseconds: 30_000_000_000)
+    }
+    defer { phone.stop() }
+    let client = SensorServerClient(
+      configuration: .init(
+        host: "127.0.0.1", port: phone.port, reconnectDelay: 0.05, maximumSampleDelay: 0.05,
+        clock: .phone, pingInterval: 0.2, idleTimeout: 0.5))
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
+    XCTAssertTrue(
+      collector.wait(timeout: 6) { $0.samples.count >= 2 }, "reconnected: \(collector.all)")
+    XCTAssertGreaterThanOrEqual(phone.connectionCount, 2)
+    XCTAssertEqual(collector.failures.first?.kind, .disconnected)
+    let start = Date()
+    subscription.cancel()
+    XCTAssertLessThan(Date().timeIntervalSince(start), LiveSourceHub.stopTimeout + 1)
+  }
+}

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import MotionSensors
+import XCTest
+
+@testable import PhoneStreamDecoding
+@testable import PhoneStreams
+
+/// The SensorServer WebSocket client against a loopback server.
+final class NetworkSensorServerTests: XCTestCase {
+  static func message(_ type: String, _ timestamp: Int64, _ values: [Double]) -> String {
+    "{\"type\":\"android.sensor.\(type)\",\"accuracy\":3,\"timestamp\":\(timestamp),\"values\":["
+      + values.map { "\($0)" }.joined(separator: ",") + "]}"
+  }
+
+  /// Waits (cancellably, up to 10 s) until `gate` opens.
+  static func wait(for gate: Locked<Bool>) async throws {
+    for _ in 0..<1_000 where !gate.withLock({ $0 }) {
+      try await Task.sleep(nanoseconds: 10_000_000)
+    }
+  }
+
+  func testFramesBecomeOrderedSamplesAndCloseCodesAreExplained() throws {
+    let base: Int64 = 3_925_657_519_043_709  // boot-relative ns (~45 days of uptime)
+    let closeGate = Locked(false)
+    let phone = try NetworkTestPhone { outbound, _ in
+      try await outbound.write(
+        .text(Self.message("accelerometer", base + 20_000_000, [0.31892395, -0.97802734, 10.049896])))
+      // Earlier than the accelerometer event: must come out first.
+      try await outbound.write(.text(Self.message("gyroscope", base, [0.01, -0.02, 0.03])))
+      try await outbound.write(
+        .text(Self.message("magnetic_field", base + 10_000_000, [22.5, -3.25, -41])))
+      // A pressure reading the client did not ask for by default: it is still mapped.
+      try await outbound.write(.text(Self.message("pressure", base + 30_000_000, [1013.25])))
+      try await Self.wait(for: closeGate)
+      try await outbound.close(.unknown(4005), reason: "bye")
+    }
+    defer { phone.stop() }
+    let client = SensorServerClient(
+      configuration: .init(
+        host: "127.0.0.1", port: phone.port, reconnectDelay: 5, sampleHoldTime: 0.05,
+        maximumSampleDelay: 0.1, clock: .phone))
+    XCTAssertEqual(client.availableSensors, .nineAxis)
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
+    defer { subscription.cancel() }
+
+    XCTAssertTrue(collector.wait(timeout: 5) { $0.samples.count >= 4 }, "got \(collector.all)")
+    XCTAssertEqual(
+      phone.requestTargets.first,
+      "/sensors/connect?types=%5B%22android.sensor.accelerometer%22%2C%22android.sensor.gyroscope%22%2C%22android.sensor.magnetic_field%22%5D"
+    )
+    let samples = collector.samples
+    XCTAssertEqual(samples.map(\.timestamp), samples.map(\.timestamp).sorted())
+    XCTAssertEqual(samples[0].timestamp, 3_925_657.519_043_709, accuracy: 1e-9)
+    assertNetworkVectorsClose(samples[0].gyroscope, SIMD3(0.01, -0.02, 0.03), tolerance: 0)
+    assertNetworkVectorsClose(samples[1].magnetometer, SIMD3(22.5, -3.25, -41), tolerance: 0)
+    assertNetworkVectorsClose(
+      samples[2].accelerometer, SIMD3(0.31892395, -0.97802734, 10.049896), tolerance: 0)
+    XCTAssertEqual(try XCTUnwrap(samples[3].pressure), 101.325, accuracy: 1e-12)
+    XCTAssertTrue(client.isConnected)
+
+    closeGate.withLock { $0 = true }
+    XCTAssertTrue(collector.wait(timeout: 5) { !$0.failures.isEmpty })
+    let failure = try XCTUnwrap(collector.failures.first)
+    XCTAssertEqual(failure.kind, .disconnected)
+    XCTAssertTrue(failure.message.contains("closed by the user [4005] (bye)"), failure.message)
+  }
+
+  func testMalformedMessagesAreReportedAndTheStreamContinues() throws {
+    let phone = try NetworkTestPhone { outbound, _ in
+      try await outbound.write(.text("not json"))
+      try await outbound.write(
+        .text("{\"type\":\"android.sensor.gyroscope\",\"timestamp\":5,\"values\":[1,2]}"))
+      try await outbound.write(
+        .text("{\"type\":\"android.sensor.gyroscope\",\"values\":[1,2,3]}"))
+      try await outbound.write(
+        .text("{\"type\":\"android.sensor.light\",\"timestamp\":7,\"values\":[300]}"))  // ignored
+      try await outbound.write(.text(Self.message("gyroscope", 9, [1, 2, 3])))
+      try await Task.sleep(nanoseconds: 10_000_000_000)
+    }
+    defer { phone.stop() }
+    let client = SensorServerClient(
+      configuration: .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 5))
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(
+      collector.wait(timeout: 5) { $0.samples.count >= 1 && $0.failures.count >= 3 },
+      "\(collector.all)")
+    XCTAssertEqual(collector.samples.count, 1)
+    let messages = collector.failures.map(\.message)
+    XCTAssertTrue(messages[0].contains("not a JSON object"), messages[0])
+    XCTAssertTrue(messages[1].contains("2 values, expected 3"), messages[1])
+    XCTAssertTrue(messages[2].contains("no integer \"timestamp\""), messages[2])
+    XCTAssertTrue(collector.failures.allSatisfy { !$0.isFatal }, "one bad message is advisory")
+  }
+
+  func testBadHandshakeIsAFailureNotACrash() throws {
+    // An HTTP server that answers the upgrade request with a plain 200.
+    let responder = CallbackResponder<BasicRequestContext> { _, _ in Response(status: .ok) }
+    let server = try NetworkTestApplication { onRunning in
+      Application(
+        responder: responder, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        onServerRunning: onRunning, logger: NetworkTestApplication.quietLogger)
+    }
+    defer { server.stop() }
+    let client = SensorServerClient(
+      configuration: .init(host: "127.0.0.1", port: server.port, reconnectDelay: 5))
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(collector.wait(timeout: 5) { !$0.failures.isEmpty })
+    XCTAssertEqual(collector.failures[0].kind, .disconnected)
+    XCTAssertFalse(client.isConnected)
+  }
+
+  func testCancelClosesTheConnection() throws {
+    let ended = Locked(false)
+    let phone = try NetworkTestPhone { _, _ in
+      // Runs until the client closes (the phone reads, so it sees the close).
+      do { try await Task.sleep(nanoseconds: 10_000_000_000) } catch { ended.withLock { $0 = true } }
+    }
+    defer { phone.stop() }
+    let client = SensorServerClient(configuration: .init(host: "127.0.0.1", port: phone.port))
+    let subscription = client.subscribe(requestedSampleRate: 50) { _ in }
+    XCTAssertTrue(networkEventually(timeout: 5) { client.isConnected })
+    subscription.cancel()
+    XCTAssertFalse(client.isConnected)
+    XCTAssertTrue(networkEventually(timeout: 5) { ended.withLock { $0 } }, "the phone saw the close")
+  }
+
+  func testReconnectsAfterTheServerGoesAway() throws {
+    let phone = try NetworkTestPhone { outbound, index in
+      switch index {
+      case 0: try await outbound.write(.text(Self.message("gyroscope", 1_000_000_000, [1, 0, 0])))
+      case 1: try await outbound.write(.text(Self.message("gyroscope", 2_000_000_000, [2, 0, 0])))
+      default:
+        // The phone rebooted: its boot clock starts again near zero.
+        try await outbound.write(.text(Self.message("gyroscope", 500_000_000, [3, 0, 0])))
+        try await outbound.write(.text(Self.message("gyroscope", 600_000_000, [4, 0, 0])))
+        try await Task.sleep(nanoseconds: 10_000_000_000)
+      }
+      try await Task.sleep(nanoseconds: 200_000_000)  // then the app stops
+    }
+    defer { phone.stop() }
+    let client = SensorServerClient(
+      configuration: .init(
+        host: "127.0.0.1", port: phone.port, reconnectDelay: 0.05, maximumSampleDelay: 0.05,
+        clock: .phone))
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(collector.wait(timeout: 8) { $0.samples.count >= 4 }, "\(collector.all)")
+    XCTAssertGreaterThanOrEqual(collector.failures.count, 2)
+    XCTAssertEqual(collector.failures.first?.kind, .disconnected)
+    let times = collector.samples.map(\.timestamp)
+    XCTAssertEqual(times[0], 1, accuracy: 1e-12)
+    XCTAssertEqual(times[1], 2, accuracy: 1e-12)
+    // Timestamps keep increasing across the reboot.
+    XCTAssertEqual(times[2], 2, accuracy: 1e-12)
+    XCTAssertEqual(times[3], 2.1, accuracy: 1e-12)
+  }
+
+  func testUnreachablePhoneIsReportedAsDisconnected() throws {
+    // A port that nobody listens on: bind one, note it, close it.
+    let (probe, port) = try NetworkTestSocket.listen()
+    probe.close()
+    let client = SensorServerClient(
+      configuration: .init(host: "127.0.0.1", port: port, connectTimeout: 0.5, reconnectDelay: 5))
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(collector.wait { !$0.failures.isEmpty })
+    XCTAssertEqual(collector.failures.first?.kind, .disconnected)
+    XCTAssertTrue(collector.failures.first?.message.contains("127.0.0.1") ?? false)
+  }
+}
