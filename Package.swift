@@ -12,7 +12,8 @@
 //   CoreMotion            Linux-only shim: re-exports OpenCoreMotion + OpenUIDevice
 //   OpenUIDevice          → OpenCoreMotion, MotionRecognition, MotionSensors   UIDevice stand-in
 //   OpenCoreMotion        → SourceComposition, MotionFusion, MotionRecognition, MotionDetectors,
-//                           Geomagnetism, MotionSensors, MotionMath    the CM* API (+ gesture bridge)
+//                           Geomagnetism, MotionDaemonClient, MotionSensors, MotionMath
+//                                                                      the CM* API (+ gesture bridge)
 //   motiond, MotionDaemon → OpenCoreMotion, SourceComposition, MotionDetectors, MotionDaemonProtocol,
 //                           GRDB                                       the daemon: shared sensors, history
 //   SourceComposition     → MotionSensors, MotionDaemonClient, PhoneStreams, LinuxIIO (Linux only)
@@ -127,7 +128,7 @@ var targets: [Target] = [
     name: "OpenCoreMotion",
     dependencies: [
       "SourceComposition", "MotionFusion", "MotionRecognition", "MotionDetectors", "Geomagnetism", "MotionSensors",
-      "MotionMath", .product(name: "Logging", package: "swift-log"),
+      "MotionMath", "MotionDaemonClient", .product(name: "Logging", package: "swift-log"),
     ],
     swiftSettings: swiftSettings),
   .target(

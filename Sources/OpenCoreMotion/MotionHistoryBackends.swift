@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import MotionDaemonClient
 import MotionSensors
 import SourceComposition
 
 /// Chooses the ``MotionHistoryBackend`` of the process.
 package enum MotionHistoryBackends {
   private static let factory = Locked<@Sendable () -> any MotionHistoryBackend>({
-    InProcessMotionHistory.shared(for: SourceFactory.defaultSource)
+    let source = SourceFactory.defaultSource
+    let live = InProcessMotionHistory.shared(for: source)
+    // On the daemon, queries and recordings go to its store (history kept while no app ran).
+    if let daemon = source as? DaemonSource { return DaemonMotionHistory(client: daemon.client, live: live) }
+    return live
   })
   private static let cache = Locked<(any MotionHistoryBackend)?>(nil)
 
@@ -18,7 +23,8 @@ package enum MotionHistoryBackends {
 
   /// The backend of `CMPedometer()`, `CMMotionActivityManager()`, `CMAltimeter()` and
   /// `CMSensorRecorder()`: by default the in-process history of the default source
-  /// (`COREMOTION_SOURCE`), made on first use.
+  /// (`COREMOTION_SOURCE`), made on first use, backed by the daemon's store when that source is
+  /// the motion daemon.
   package static var `default`: any MotionHistoryBackend {
     if let existing = cache.withLock({ $0 }) { return existing }
     let made = factory.withLock { $0 }()

@@ -62,12 +62,15 @@ package enum PhoneJSON: Decodable, Equatable, Sendable {
     return nil
   }
 
-  /// A number (or a string holding one, as Sensor Logger's file export writes them).
+  /// A number (or a string holding one, as Sensor Logger's file export writes them). Strings such
+  /// as `"nan"`, `"inf"` or `"1e999"` parse as non-finite doubles: they are not numbers here.
   package var doubleValue: Double? {
     switch self {
     case .integer(let value): return Double(value)
-    case .number(let value): return value
-    case .string(let text): return Double(text.trimmingCharacters(in: .whitespaces))
+    case .number(let value): return value.isFinite ? value : nil
+    case .string(let text):
+      guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite else { return nil }
+      return value
     default: return nil
     }
   }

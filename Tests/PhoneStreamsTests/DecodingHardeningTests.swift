@@ -11,6 +11,15 @@ final class DecodingHardeningTests: XCTestCase {
     try SensorLoggerBatch(body: Array(json.utf8))
   }
 
+  /// `"nan"`, `"inf"` and out-of-range strings are not numbers (they used to parse as NaN/∞).
+  func testNonFiniteNumberStringsAreRejected() {
+    for text in ["nan", "NaN", "inf", "-infinity", "1e999", " nan "] {
+      XCTAssertNil(PhoneJSON.string(text).doubleValue, text)
+    }
+    XCTAssertEqual(PhoneJSON.string(" 1.5 ").doubleValue, 1.5)
+    XCTAssertEqual(PhoneJSON.integer(3).doubleValue, 3)
+  }
+
   func testExtremeTimesDoNotOverflowInTheConverter() throws {
     let body =
       "{\"payload\":[{\"name\":\"gravity\",\"time\":-9223372036854775808,\"values\":{\"x\":0,\"y\":0,\"z\":9.8}},"
