@@ -6,8 +6,9 @@ import OpenCoreMotion
 import Testing
 
 /// `CMPedometer`, `CMMotionActivityManager` and `CMSensorRecorder` on the daemon: their queries
-/// answer from the daemon's store, which kept what happened before the app started.
-@Suite(.serialized) struct DaemonMotionHistoryTests {
+/// answer from the daemon's store, which kept what happened before the app started. (Part of the
+/// serialized daemon-process suite: one daemon at a time on a loaded machine.)
+extension DaemonProcessTests {
   @Test func queriesAnswerFromTheDaemonsStoreNotOnlyFromWhatTheProcessSaw() throws {
     let daemon = try DaemonProcess(source: "simulator:walk?speed=4")
     let client = DaemonClient(socketPath: daemon.socketPath)
