@@ -1,57 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import MotionDetectors
 
-/// Relative altitude from barometric pressure (international standard atmosphere) and a simple
-/// floor counter: a floor is counted when the altitude has moved ``floorHeight`` from the last
-/// floor level while steps are being taken.
-///
-/// Interim: the shared `RelativeAltitudeFilter`/`FloorCounter` detectors (MotionDetectors) replace
-/// this once they exist; the daemon only needs `process(time:pressure:)` and the counts.
+/// The daemon's relative altitude and walked floors: the same `RelativeAltitudeFilter` and
+/// `FloorCounter` that `CMAltimeter` and `CMPedometer` run in process, so an app gets the same
+/// figures whether it reads the daemon or its own sensors.
 struct AltitudeEstimator: Sendable {
-  /// Height of one floor, m (Apple documents ≈ 3 m per flight).
-  var floorHeight = 3.0
-  /// How long after a step the person still counts as walking, s.
-  var walkingWindow = 5.0
-
-  private var referenceAltitude: Double?
-  private var floorLevel = 0.0
-  private var lastStepTime = -Double.infinity
-  private(set) var relativeAltitude = 0.0
-  private(set) var floorsAscended: UInt64 = 0
-  private(set) var floorsDescended: UInt64 = 0
+  private var filter = RelativeAltitudeFilter()
+  private var floors = FloorCounter()
 
   init() {}
 
-  /// Standard-atmosphere altitude of `pressure` (kPa), m.
-  static func altitude(pressure: Double) -> Double {
-    44_330.77 * (1 - pow(pressure / 101.325, 0.190_263))
-  }
+  /// The latest relative altitude, m since the first reading.
+  var relativeAltitude: Double { filter.relativeAltitude }
+  var floorsAscended: UInt64 { UInt64(floors.floorsAscended) }
+  var floorsDescended: UInt64 { UInt64(floors.floorsDescended) }
 
-  mutating func noteStep(time: Double) { lastStepTime = time }
+  mutating func noteStep(time: Double) { floors.noteStep(time: time) }
 
-  /// Feeds one pressure reading (kPa); returns the relative altitude (m since the first reading).
+  /// Feeds one pressure reading (kPa); returns the relative altitude (m since the first reading),
+  /// or `nil` for a reading that is not finite and positive.
   mutating func process(time: Double, pressure: Double) -> Double? {
-    guard pressure.isFinite, pressure > 0, time.isFinite else { return nil }
-    let altitude = Self.altitude(pressure: pressure)
-    guard let reference = referenceAltitude else {
-      referenceAltitude = altitude
-      return 0
-    }
-    relativeAltitude = altitude - reference
-    if time - lastStepTime <= walkingWindow {
-      while relativeAltitude - floorLevel >= floorHeight {
-        floorLevel += floorHeight
-        floorsAscended += 1
-      }
-      while floorLevel - relativeAltitude >= floorHeight {
-        floorLevel -= floorHeight
-        floorsDescended += 1
-      }
-    } else {
-      // Lifts and weather drift move the altitude without steps: follow them without counting.
-      floorLevel = relativeAltitude
-    }
-    return relativeAltitude
+    guard let altitude = filter.process(time: time, pressure: pressure) else { return nil }
+    _ = floors.process(time: time, pressure: pressure)
+    return altitude
   }
 }
