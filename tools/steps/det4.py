@@ -13,10 +13,23 @@ def biquad(kind, fc, fs):
     a = [1, 2*(k*k-1)*n, (1-np.sqrt(2)*k+k*k)*n]
     return np.array(b), np.array(a)
 
+def signal(t, acc, p):
+    """|a| (the Swift code), or variants: 'vert' = projection on a first-order low-pass gravity
+    estimate (cut-off `gfc` Hz), 'hv' = vertical + `hw` x horizontal magnitude."""
+    mode = p.get('mode', 'mag')
+    if mode == 'mag': return np.linalg.norm(acc, axis=1)
+    tau = 1 / (2 * np.pi * p.get('gfc', 0.3)); gr = np.zeros_like(acc); s = acc[0].copy()
+    alpha = 1 - np.exp(-np.clip(np.diff(t, prepend=t[0]), 0, 1) / tau)
+    for i in range(len(t)):
+        s += (acc[i] - s) * alpha[i]; gr[i] = s
+    v = (acc * (gr / np.linalg.norm(gr, axis=1)[:, None])).sum(1)
+    if mode == 'vert': return v
+    return v + p.get('hw', 0) * np.sqrt(np.maximum((acc * acc).sum(1) - v * v, 0))
+
 def chain(t, acc, p):
     fs = p['rate']
     g = np.arange(t[0], t[-1] + 1e-12, 1 / fs)
-    m = np.interp(g, t, np.linalg.norm(acc, axis=1))
+    m = np.interp(g, t, signal(t, acc, p))
     bh, ah = biquad('hp', p['lo'], fs); bl, al = biquad('lp', p['hi'], fs)
     y = ss.lfilter(bh, ah, m - m[0])   # settled at the first magnitude: same as filtering m - m0 from rest
     y = ss.lfilter(bl, al, y)
@@ -40,7 +53,7 @@ def detect(t, acc, p=P, debug=False):
     energy = 1.0; T = 0.55; rho = 0.0
     x0 = x1 = x2 = 0.0
     cand = None; candh = 0; last = -np.inf; inbout = False
-    pend = []; out = []; Ts = []
+    pend = []; out = []; Ts = []; lasth = 0.0; lead = None
     for n in range(len(y)):
         yy = y[n]; tg = g[n]
         energy += (yy * yy - energy) * fe
@@ -63,20 +76,30 @@ def detect(t, acc, p=P, debug=False):
         minint = max(p['tmin'], p['c'] * T)
         if cand is not None and tg - cand > minint:
             tt = cand; cand = None
-            iv = tt - last; last = tt
+            prevt, prevh = last, lasth
+            iv = tt - last; last = tt; lasth = candh
             regular = p['blo'] <= iv / T <= p['bhi'] and hf < p['hfmax'] * energy and T >= p['tfloor']
             if inbout and regular: out.append(tt)
             elif inbout and hf < p['hfmax'] * energy and p['bhi'] < iv / T <= p['fill']:
                 out.append(tt - iv / 2); out.append(tt)
             else:
                 inbout = False
-                if not regular: pend = []
+                if not regular:
+                    pend = []; lead = (prevt, prevh) if np.isfinite(prevt) else None
                 pend.append((tt, candh))
                 if len(pend) > p['cap']: pend.pop(0)
                 if len(pend) >= p['nbout'] and rho >= p['rho']:
                     inbout = True
                     med = np.median([h for _, h in pend]); k0 = 0
                     while k0 < len(pend) - 1 and pend[k0][1] < p['trim'] * med: k0 += 1
+                    if k0 == 0 and lead is not None and p.get('lead', 0) > 0:
+                        # Variant (not in the Swift code): also count the peak just before the run
+                        # when its interval fits the run's own cadence (the stale period rejected it).
+                        m = np.median(np.diff([x for x, _ in pend])); gap = pend[0][0] - lead[0]
+                        if (p['lead_lo'] * m <= gap <= p['lead_hi'] * m and lead[1] >= p['lead'] * med
+                                and tg - lead[0] + p['delay'] <= p.get('maxlat', np.inf)):
+                            out.append(lead[0])
+                    lead = None
                     out.extend(x for x, _ in pend[k0:]); pend = []
         x0, x1, x2 = x1, x2, yy
         if x1 > x0 and x1 >= x2:
