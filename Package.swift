@@ -6,16 +6,16 @@
 // Module graph (every arrow is a declared dependency; all point downwards; checked in CI with
 // `swift build --build-tests --explicit-target-dependency-import-check=error`):
 //
+//   motionctl ──────────────────────────────────────────────── executable (+ MotionEvaluation, ArgumentParser)
+//   motiond, MotionDaemon → MotionDashboard, OpenCoreMotion, SourceComposition, MotionDetectors,
+//                           MotionDaemonProtocol, GRDB       the daemon: shared sensors, history, its dashboard
 //   MotionDashboard       → OpenCoreMotion, OpenUIDevice, SourceComposition, MotionDetectors,
 //                           Hummingbird(+WebSocket)                    browser dashboard server
-//   motionctl ──────────────────────────────────────────────── executable (+ MotionEvaluation, ArgumentParser)
 //   CoreMotion            Linux-only shim: re-exports OpenCoreMotion + OpenUIDevice
 //   OpenUIDevice          → OpenCoreMotion, MotionRecognition, MotionSensors   UIDevice stand-in
 //   OpenCoreMotion        → SourceComposition, MotionFusion, MotionRecognition, MotionDetectors,
 //                           Geomagnetism, MotionDaemonClient, MotionSensors, MotionMath
 //                                                                      the CM* API (+ gesture bridge)
-//   motiond, MotionDaemon → OpenCoreMotion, SourceComposition, MotionDetectors, MotionDaemonProtocol,
-//                           GRDB                                       the daemon: shared sensors, history
 //   SourceComposition     → MotionSensors, MotionDaemonClient, PhoneStreams, LinuxIIO (Linux only)
 //                                                                      COREMOTION_SOURCE → a SensorSource
 //   MotionDaemonClient    → MotionDaemonProtocol (SwiftProtobuf)       client of motiond's Unix socket
@@ -153,6 +153,7 @@ var targets: [Target] = [
     name: "MotionDaemon",
     dependencies: [
       "MotionDaemonProtocol", "MotionSensors", "MotionDetectors", "MotionMath", "OpenCoreMotion", "SourceComposition",
+      "MotionDashboard",
       .product(name: "SwiftProtobuf", package: "swift-protobuf"),
       .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
     ],
@@ -232,7 +233,7 @@ var targets: [Target] = [
     name: "MotionDaemonTests",
     dependencies: [
       "MotionDaemon", "MotionDaemonClient", "MotionDaemonProtocol", "MotionSensors", "MotionMath", "OpenCoreMotion",
-      "SourceComposition",
+      "SourceComposition", "_MotionTestSupport",
       .product(name: "SwiftProtobuf", package: "swift-protobuf"), .product(name: "GRDB", package: "GRDB.swift"),
       .product(name: "Logging", package: "swift-log"),
     ]),

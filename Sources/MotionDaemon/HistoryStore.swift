@@ -313,6 +313,15 @@ package final class HistoryStore: @unchecked Sendable {
     }
   }
 
+  /// The dates of the oldest and newest recorded accelerometer samples, or `nil` without any.
+  func recordedExtent() throws -> (start: Double, end: Double)? {
+    try pool.read { db in
+      let row = try Row.fetchOne(db, sql: "SELECT MIN(start_date) AS start, MAX(end_date) AS end FROM accel_block")
+      guard let row, let start = row["start"] as Double?, let end = row["end"] as Double? else { return nil }
+      return (start, end)
+    }
+  }
+
   /// Bytes on disk (database, WAL and shared-memory files).
   package var sizeInBytes: UInt64 {
     ["", "-wal", "-shm"].reduce(0) { sum, suffix in

@@ -21,9 +21,11 @@ extension MotionDaemon {
   /// environment, and unset means real hardware if any, as for apps), starts a daemon and serves
   /// until SIGTERM or SIGINT, then shuts down cleanly.
   ///
-  /// The daemon never uses itself as its source: `daemon` is refused.
+  /// The daemon never uses itself as its source: `daemon` is refused. With `dashboard` it also
+  /// serves the live dashboard (with the history panel) until it stops.
   public static func runUntilSignalled(
-    sourceText: String?, configuration: DaemonConfiguration, logger: Logger
+    sourceText: String?, configuration: DaemonConfiguration, dashboard: DaemonDashboardSettings? = nil,
+    logger: Logger
   ) throws {
     let specification: SourceSpecification
     do {
@@ -47,10 +49,13 @@ extension MotionDaemon {
     signal(SIGINT, SIG_IGN)
     signal(SIGPIPE, SIG_IGN)
     let queue = DispatchQueue(label: "motiond.signals")
+    let server = Locked<DaemonDashboard?>(nil)
     let sources = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
       let signalSource = DispatchSource.makeSignalSource(signal: number, queue: queue)
       signalSource.setEventHandler {
         logger.notice("received signal \(number); shutting down")
+        // The dashboard first: it is a client of the daemon and would otherwise try to reconnect.
+        server.withLock { $0 }?.stop()
         daemon.stop()
       }
       signalSource.resume()
@@ -59,7 +64,15 @@ extension MotionDaemon {
     do { try daemon.start() } catch {
       throw StartError(description: "cannot listen on \(configuration.socketPath): \(error)")
     }
+    if let dashboard {
+      let started = DaemonDashboard(settings: dashboard, daemon: daemon, logger: logger)
+      server.withLock { $0 = started }
+    } else {
+      // A file left by an earlier daemon with a dashboard would point at nothing.
+      unlink(DaemonDashboard.urlFilePath(socketPath: configuration.socketPath))
+    }
     daemon.waitUntilStopped()
+    server.withLock { $0 }?.stop()
     for signalSource in sources { signalSource.cancel() }
   }
 }

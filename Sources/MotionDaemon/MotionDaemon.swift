@@ -28,7 +28,7 @@ public final class MotionDaemon: @unchecked Sendable {
   public let configuration: DaemonConfiguration
   public let source: any SensorSource
   private let logger: Logger
-  private let history: HistoryService
+  let history: HistoryService
   private let hub = Locked(Hub())
   private var listener: UnixSocket?
   private let stoppedCondition = NSCondition()

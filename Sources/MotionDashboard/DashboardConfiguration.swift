@@ -23,6 +23,10 @@ public struct DashboardConfiguration: Sendable {
   public var recordingDirectory: URL
   /// The daemon's history, or `nil` (the page hides the history panel).
   public var history: (any DashboardHistoryProvider)?
+  /// Whether the source is unsubscribed while no page is open (and subscribed again, from where
+  /// it is then, when one opens). The daemon sets it so a closed tab costs it nothing; off by
+  /// default, so a simulation or a recording keeps playing from where the first page started it.
+  public var stopsSourceWhenIdle = false
 
   public init(
     host: String = "127.0.0.1", port: Int = 8787, token: String? = nil, source: SourceSpecification,

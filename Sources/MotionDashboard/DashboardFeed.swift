@@ -82,8 +82,10 @@ package final class DashboardFeed: @unchecked Sendable {
     }
   }
 
+  /// Stops every subscription; a later ``start()`` subscribes again.
   package func stop() {
     control.withLock {
+      started = false
       rawSubscription?.cancel()
       rawSubscription = nil
       recognizerManager.stopDeviceMotionUpdates()

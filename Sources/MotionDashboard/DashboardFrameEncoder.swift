@@ -66,9 +66,14 @@ package enum DashboardFrameEncoder {
     return json.text
   }
 
-  /// Completes a data frame for one client with its own counters.
-  package static func finish(_ body: String, droppedFrames: Int, sentFrames: Int) -> String {
-    body + ",\"client\":{\"droppedFrames\":\(droppedFrames),\"sentFrames\":\(sentFrames)}}"
+  /// Completes a data frame for one client with its own counters and the server's totals
+  /// (connections open, frames dropped for all of them since start), so any page or tool can see
+  /// that a stalled connection is being held to its bound.
+  package static func finish(
+    _ body: String, droppedFrames: Int, sentFrames: Int, serverClients: Int = 1, serverDroppedFrames: Int? = nil
+  ) -> String {
+    body + ",\"client\":{\"droppedFrames\":\(droppedFrames),\"sentFrames\":\(sentFrames)}"
+      + ",\"server\":{\"clients\":\(serverClients),\"droppedFrames\":\(serverDroppedFrames ?? droppedFrames)}}"
   }
 
   /// The `hello` message: what the source offers and the current settings.

@@ -18,16 +18,20 @@ package actor DashboardHub {
   private var clients: [UInt64: DashboardClientQueue] = [:]
   private var nextClient: UInt64 = 0
   private var sequence = 0
+  /// Frames dropped for connections that have closed (the open ones count their own).
+  private var droppedByClosedClients = 0
   private let recorder: DashboardRecorder
   private let hasHistory: Bool
+  private let stopsSourceWhenIdle: Bool
   private let logger = Logger(label: "MotionDashboard.hub")
   private let makeSource: @Sendable (SourceSpecification) throws -> any SensorSource
 
   package init(
-    feed: DashboardFeed, recorder: DashboardRecorder, hasHistory: Bool,
+    feed: DashboardFeed, recorder: DashboardRecorder, hasHistory: Bool, stopsSourceWhenIdle: Bool = false,
     makeSource: @escaping @Sendable (SourceSpecification) throws -> any SensorSource
   ) {
     self.feed = feed
+    self.stopsSourceWhenIdle = stopsSourceWhenIdle
     self.recorder = recorder
     self.hasHistory = hasHistory
     self.makeSource = makeSource
@@ -48,7 +52,19 @@ package actor DashboardHub {
   }
 
   package func disconnect(_ id: UInt64) {
-    clients.removeValue(forKey: id)?.finish()
+    guard let queue = clients.removeValue(forKey: id) else { return }
+    droppedByClosedClients += queue.droppedFrames
+    queue.finish()
+    // A recording in progress keeps the source even without a page.
+    if clients.isEmpty, stopsSourceWhenIdle, !recorder.status.isRecording {
+      feed.stop()
+      logger.info("last page closed: source unsubscribed until the next one")
+    }
+  }
+
+  /// Frames dropped since start, over every connection (open or closed).
+  package var droppedFrames: Int {
+    clients.values.reduce(droppedByClosedClients) { $0 + $1.droppedFrames }
   }
 
   /// Takes what the feed collected and offers one frame to every client. Without clients the
@@ -62,9 +78,12 @@ package actor DashboardHub {
     sequence += 1
     let body = DashboardFrameEncoder.dataFrameBody(
       sequence: sequence, batch: batch, state: state, recording: recorder.status)
+    let serverDropped = droppedFrames
     for queue in clients.values {
       queue.offer(
-        DashboardFrameEncoder.finish(body, droppedFrames: queue.droppedFrames, sentFrames: queue.sentFrames))
+        DashboardFrameEncoder.finish(
+          body, droppedFrames: queue.droppedFrames, sentFrames: queue.sentFrames, serverClients: clients.count,
+          serverDroppedFrames: serverDropped))
     }
   }
 

@@ -48,7 +48,8 @@ public struct DashboardServer: Sendable {
       specification: configuration.source, source: source, frame: frame, rate: configuration.updateRate,
       recorder: recorder)
     let hub = DashboardHub(
-      feed: feed, recorder: recorder, hasHistory: configuration.history != nil, makeSource: makeSource)
+      feed: feed, recorder: recorder, hasHistory: configuration.history != nil,
+      stopsSourceWhenIdle: configuration.stopsSourceWhenIdle, makeSource: makeSource)
     // The feed starts with the first page (DashboardHub.connect()).
 
     let router = Router(context: BasicWebSocketRequestContext.self)

@@ -20,6 +20,18 @@ struct DaemonCommand: ParsableCommand {
   @Option(help: "The history directory (default: $XDG_STATE_HOME/opencoremotion).")
   var stateDirectory: String?
 
+  @Option(help: "Serve the live dashboard on this TCP port (0 picks a free one; default: not served).")
+  var dashboardPort: Int?
+
+  @Option(help: "Serve the dashboard on this address instead of 127.0.0.1.")
+  var dashboardListen: String?
+
+  func validate() throws {
+    do { _ = try DaemonDashboardSettings.fromOptions(port: dashboardPort, listen: dashboardListen) } catch {
+      throw ValidationError("\(error)")
+    }
+  }
+
   func run() throws {
     var configuration = DaemonConfiguration.fromEnvironment()
     if let socket { configuration.socketPath = socket }
@@ -27,7 +39,9 @@ struct DaemonCommand: ParsableCommand {
     LoggingSystem.bootstrap(StreamLogHandler.standardError)
     do {
       try MotionDaemon.runUntilSignalled(
-        sourceText: source, configuration: configuration, logger: Logger(label: "motiond"))
+        sourceText: source, configuration: configuration,
+        dashboard: try DaemonDashboardSettings.fromOptions(port: dashboardPort, listen: dashboardListen),
+        logger: Logger(label: "motiond"))
     } catch let error as MotionDaemon.StartError {
       throw CLIError(error.description)
     }

@@ -2,6 +2,8 @@
 
 import ArgumentParser
 import Foundation
+import MotionDaemon
+import MotionDaemonClient
 import MotionDashboard
 import MotionSensors
 import OpenCoreMotion
@@ -16,7 +18,8 @@ struct DashboardCommand: ParsableCommand {
       Listens on http://127.0.0.1:PORT/ (loopback only). --listen ADDR exposes it on another \
       address; then every request needs the random token printed at start-up. The source is \
       --source, else COREMOTION_SOURCE, else the simulator's tour. docs/Dashboard.md describes \
-      the WebSocket frames for other tools.
+      the WebSocket frames for other tools. When motiond runs with --dashboard-port and no source \
+      is chosen, this prints the daemon's dashboard URL (its page also shows the history) instead.
       """)
 
   @Option(help: "The source, as in COREMOTION_SOURCE (default: COREMOTION_SOURCE, else simulator:tour).")
@@ -44,6 +47,16 @@ struct DashboardCommand: ParsableCommand {
   }
 
   func run() throws {
+    let daemonDashboard = runningDaemonDashboard()
+    if let daemonDashboard, source == nil, ProcessInfo.processInfo.environment["COREMOTION_SOURCE"] == nil {
+      // What a user running the daemon wants: its page, which also shows the history and clients.
+      print("motiond serves the dashboard (with the history panel) at \(daemonDashboard.absoluteString)")
+      print("Pass --source to serve another one from this process.")
+      return
+    }
+    if let daemonDashboard {
+      print("(motiond also serves a dashboard, with the history panel, at \(daemonDashboard.absoluteString))")
+    }
     let specification = try dashboardSourceSpecification(source)
     let host = listen ?? "127.0.0.1"
     var configuration = DashboardConfiguration(
@@ -74,6 +87,16 @@ struct DashboardCommand: ParsableCommand {
     if error is SourceSpecificationError || error is DashboardError { throw CLIError("\(error)") }
     throw CLIError("cannot serve the dashboard on \(host):\(port): \(error)")
   }
+}
+
+/// The URL of the dashboard of the daemon on the default socket, when one answers there and serves
+/// a dashboard.
+func runningDaemonDashboard() -> URL? {
+  let socketPath = DaemonClient.defaultSocketPath()
+  guard let url = MotionDaemon.dashboardURL(socketPath: socketPath) else { return nil }
+  let client = DaemonClient(socketPath: socketPath, clientName: "motionctl dashboard")
+  defer { client.close() }
+  return (try? client.connect(timeout: 1)) != nil ? url : nil
 }
 
 /// `--source`, else `COREMOTION_SOURCE`, else the simulator's tour when no hardware is found.

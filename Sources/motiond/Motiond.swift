@@ -15,8 +15,16 @@ struct Motiond: ParsableCommand {
     discussion: """
       The source is COREMOTION_SOURCE's (or --source): simulator[:SCENARIO], replay:PATH, iio, a phone \
       stream; unset means real hardware if any. Clients connect to $XDG_RUNTIME_DIR/opencoremotion/motiond.sock \
-      (MOTIOND_SOCKET overrides); history lives in $XDG_STATE_HOME/opencoremotion/.
+      (MOTIOND_SOCKET overrides); history lives in $XDG_STATE_HOME/opencoremotion/. \
+      --dashboard-port N also serves the live dashboard with the history panel; its URL (with the \
+      access token it always needs) is logged and shown by `motionctl dashboard`.
       """)
+
+  func validate() throws {
+    do { _ = try DaemonDashboardSettings.fromOptions(port: dashboardPort, listen: dashboardListen) } catch {
+      throw ValidationError("\(error)")
+    }
+  }
 
   @Option(help: "The sensor source (a COREMOTION_SOURCE value).")
   var source: String?
@@ -29,6 +37,12 @@ struct Motiond: ParsableCommand {
 
   @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
   var logLevel: String = "info"
+
+  @Option(help: "Serve the live dashboard on this TCP port (0 picks a free one; default: not served).")
+  var dashboardPort: Int?
+
+  @Option(help: "Serve the dashboard on this address instead of 127.0.0.1.")
+  var dashboardListen: String?
 
   @Option(help: ArgumentHelp("Limit the history file to N pages (simulates a full disk).", visibility: .hidden))
   var historyMaxPages: Int?
@@ -58,10 +72,14 @@ struct Motiond: ParsableCommand {
     }
     let logger = Logger(label: "motiond")
     do {
-      try MotionDaemon.runUntilSignalled(sourceText: source, configuration: configuration, logger: logger)
+      try MotionDaemon.runUntilSignalled(
+        sourceText: source, configuration: configuration,
+        dashboard: try DaemonDashboardSettings.fromOptions(port: dashboardPort, listen: dashboardListen),
+        logger: logger)
     } catch let error as MotionDaemon.StartError {
       logger.critical("\(error.description)")
       throw ExitCode(1)
     }
   }
 }
+

@@ -44,7 +44,8 @@ final class DashboardFrameTests: XCTestCase {
     state.health["accelerometer", default: .init()].note(time: 0)
     let recording = DashboardRecorder.Status(isRecording: false, file: nil, samples: 0, message: nil)
     let body = DashboardFrameEncoder.dataFrameBody(sequence: 7, batch: batch, state: state, recording: recording)
-    let frame = try parse(DashboardFrameEncoder.finish(body, droppedFrames: 3, sentFrames: 9))
+    let frame = try parse(
+      DashboardFrameEncoder.finish(body, droppedFrames: 3, sentFrames: 9, serverClients: 2, serverDroppedFrames: 40))
     XCTAssertEqual(frame["type"] as? String, "data")
     XCTAssertEqual(frame["seq"] as? Int, 7)
     XCTAssertEqual(frame["orientation"] as? String, "portrait")
@@ -54,6 +55,8 @@ final class DashboardFrameTests: XCTestCase {
     XCTAssertNotNil(frame["pedometer"] as? [String: Any])
     XCTAssertNotNil((frame["health"] as? [String: Any])?["sensors"] as? [String: Any])
     XCTAssertEqual((frame["client"] as? [String: Any])?["droppedFrames"] as? Int, 3)
+    XCTAssertEqual((frame["server"] as? [String: Any])?["clients"] as? Int, 2)
+    XCTAssertEqual((frame["server"] as? [String: Any])?["droppedFrames"] as? Int, 40)
   }
 
   func testBatchIsBoundedAndCountsWhatDidNotFit() {

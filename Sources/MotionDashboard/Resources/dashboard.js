@@ -199,6 +199,7 @@ function showHealth(frame, now) {
   state.lastLatency = network;
   setText("latency", (frame.health.latency * 1000).toFixed(1) + " ms / " + Math.max(0, network).toFixed(1) + " ms");
   setText("dropped-frames", String(frame.client.droppedFrames));
+  if (frame.server) setText("server-frames", frame.server.clients + " / " + frame.server.droppedFrames);
   setText("source-state", frame.health.problem || (frame.health.finished ? "finished" : "running"));
 }
 

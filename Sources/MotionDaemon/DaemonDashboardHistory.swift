@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionDashboard
+
+/// The dashboard's history panel from the daemon: steps and time per activity for each of the last
+/// 7 local days, the recorded accelerometer's extent, and the connected client processes.
+///
+/// While history is denied or unavailable the days and the extent are empty; the clients are
+/// still listed.
+struct DaemonDashboardHistory: DashboardHistoryProvider {
+  let daemon: MotionDaemon
+
+  /// Activity names by bit of `activity_change.flags` (``HistoryService/flags(_:)``).
+  static let activityNames = ["stationary", "walking", "running", "cycling", "automotive", "unknown"]
+
+  func history() async throws -> DashboardHistory {
+    let status = daemon.status()
+    let clients = status.clients.map { client in
+      let rates = client.subscriptions.map(\.rateHz).filter { $0 > 0 }
+      return DashboardHistory.Client(
+        name: client.name, processIdentifier: Int32(clamping: client.pid), rate: rates.max())
+    }
+    guard case .success(let store) = daemon.history.storeForQuery() else {
+      return DashboardHistory(days: [], recorderStart: nil, recorderEnd: nil, clients: clients)
+    }
+    let now = Date()
+    let days = try Self.days(store: store, now: now, calendar: Calendar.current)
+    let extent = try store.recordedExtent()
+    return DashboardHistory(days: days, recorderStart: extent?.start, recorderEnd: extent?.end, clients: clients)
+  }
+
+  /// The last 7 local days, oldest first, today up to `now`.
+  static func days(store: HistoryStore, now: Date, calendar: Calendar) throws -> [DashboardHistory.Day] {
+    let today = calendar.startOfDay(for: now)
+    let starts = (0..<7).reversed().compactMap { calendar.date(byAdding: .day, value: -$0, to: today) }
+    guard let first = starts.first else { return [] }
+    let end = now.timeIntervalSince1970
+    let changes = try store.activities(from: first.timeIntervalSince1970, to: end)
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.calendar = calendar
+    formatter.timeZone = calendar.timeZone
+    formatter.dateFormat = "yyyy-MM-dd"
+    return try starts.enumerated().map { index, start in
+      let from = start.timeIntervalSince1970
+      let to = index + 1 < starts.count ? starts[index + 1].timeIntervalSince1970 : end
+      let totals = try store.pedometerTotals(from: from, to: to)
+      return DashboardHistory.Day(
+        date: formatter.string(from: start), steps: Int(totals.steps),
+        activitySeconds: activitySeconds(changes, from: from, to: to, now: end))
+    }
+  }
+
+  /// Seconds in [from, to] spent in each activity: a change lasts until the next one (the last
+  /// until `now`). A change with several activities set (stationary in a car) counts for each.
+  static func activitySeconds(
+    _ changes: [HistoryBatch.ActivityChange], from: Double, to: Double, now: Double
+  ) -> [String: Double] {
+    var seconds: [String: Double] = [:]
+    for (index, change) in changes.enumerated() {
+      let changeEnd = index + 1 < changes.count ? changes[index + 1].startDate : now
+      let overlap = min(changeEnd, to) - max(change.startDate, from)
+      guard overlap > 0 else { continue }
+      for (bit, name) in activityNames.enumerated() where change.flags & (1 << Int64(bit)) != 0 {
+        seconds[name, default: 0] += overlap
+      }
+    }
+    return seconds
+  }
+}
