@@ -143,6 +143,7 @@ var targets: [Target] = [
       "MotionMath",
       .product(name: "Hummingbird", package: "hummingbird"),
       .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+      .product(name: "NIOCore", package: "swift-nio"),
       .product(name: "Logging", package: "swift-log"),
     ],
     resources: [.copy("Resources")],

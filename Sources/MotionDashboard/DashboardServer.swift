@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import MotionSensors
+import NIOCore
 import OpenCoreMotion
 import SourceComposition
 
@@ -13,6 +14,12 @@ import SourceComposition
 public struct DashboardServer: Sendable {
   /// The cookie that carries the access token after the page was opened with `?token=`.
   public static let tokenCookie = "motiondashboard_token"
+  /// The kernel send buffer of each WebSocket connection, bytes (Linux doubles it). Without a
+  /// bound the kernel grows it to `tcp_wmem`'s maximum (4 MiB by default) for a tab that stopped
+  /// reading; with it, the connection's writer waits after a few frames and the bounded queue
+  /// (``DashboardClientQueue``) drops and counts the rest. 128 KiB holds several frames at 100 Hz,
+  /// enough for a network's round trip.
+  static let socketSendBufferBytes: Int32 = 128 * 1024
 
   public let configuration: DashboardConfiguration
   private let logger: Logger
@@ -52,7 +59,7 @@ public struct DashboardServer: Sendable {
       stopsSourceWhenIdle: configuration.stopsSourceWhenIdle, makeSource: makeSource)
     // The feed starts with the first page (DashboardHub.connect()).
 
-    let router = Router(context: BasicWebSocketRequestContext.self)
+    let router = Router(context: DashboardRequestContext.self)
     router.middlewares.add(DashboardAccessMiddleware(token: configuration.token))
     Self.addPageRoutes(to: router, files: files, history: configuration.history)
     Self.addWebSocketRoute(to: router, hub: hub)
@@ -92,7 +99,7 @@ public struct DashboardServer: Sendable {
   }
 
   private static func addPageRoutes(
-    to router: Router<BasicWebSocketRequestContext>, files: DashboardStaticFiles,
+    to router: Router<DashboardRequestContext>, files: DashboardStaticFiles,
     history: (any DashboardHistoryProvider)?
   ) {
     for (path, file) in files.files {
@@ -121,8 +128,8 @@ public struct DashboardServer: Sendable {
     }
   }
 
-  private static func addWebSocketRoute(to router: Router<BasicWebSocketRequestContext>, hub: DashboardHub) {
-    router.ws("/ws") { request, _ in
+  private static func addWebSocketRoute(to router: Router<DashboardRequestContext>, hub: DashboardHub) {
+    router.ws("/ws") { request, context in
       // A page on another site must not read the sensors through the visitor's browser: a
       // browser always sends Origin, and it must name this server.
       if let origin = request.headers[HeaderName("Origin")!] {
@@ -131,6 +138,9 @@ public struct DashboardServer: Sendable {
           Self.authority(originHost, url.port) == host.lowercased()
         else { return .dontUpgrade }
       }
+      try? await context.channel.setOption(
+        ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(Self.socketSendBufferBytes)
+      ).get()
       return .upgrade([:])
     } onUpgrade: { inbound, outbound, _ in
       let (id, queue) = await hub.connect()

@@ -87,7 +87,7 @@ package final class WebSocketTestClient {
     if descriptor >= 0 { close(descriptor) }
   }
 
-  /// The next text message (continuation frames joined; pings and binary messages skipped).
+  /// The next text message (continuation frames joined, pings answered, binary messages skipped).
   package func readText() throws -> String {
     var message: [UInt8] = []
     var isText = false
@@ -104,11 +104,27 @@ package final class WebSocketTestClient {
         message = payload
       case 0x8:
         throw Failure(description: "the server closed the connection")
+      case 0x9:
+        // The server closes a connection that does not answer its pings.
+        try sendControl(opcode: 0xA, payload: payload)
+        continue
       default:
-        continue  // ping, pong
+        continue  // pong
       }
       guard message.count <= Self.maximumMessageSize else { throw Failure(description: "message too large") }
       if isFinal, isText { return String(decoding: message, as: UTF8.self) }
+    }
+  }
+
+  /// Sends a control frame (at most 125 bytes); a client's frames are masked (RFC 6455 5.3).
+  private func sendControl(opcode: UInt8, payload: [UInt8]) throws {
+    guard payload.count <= 125 else { throw Failure(description: "control frame too long") }
+    let mask = (0..<4).map { _ in UInt8.random(in: 0...255) }
+    let frame =
+      [0x80 | opcode, 0x80 | UInt8(payload.count)] + mask
+      + payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+    guard frame.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, 0) }) == frame.count else {
+      throw Failure(description: "cannot send a control frame: errno \(errno)")
     }
   }
 

@@ -34,14 +34,15 @@ extension DaemonProcessTests {
     #expect(pageBody.contains("data-testid=\"phone-3d\""))
 
     // Live frames, read through the daemon's own socket.
-    let socket = try WebSocketTestClient(url: try #require(URL(string: "ws://127.0.0.1:\(port)/ws?token=\(token)")))
-    let hello = try Self.object(try socket.readText())
+    var socket: WebSocketTestClient? = try WebSocketTestClient(
+      url: try #require(URL(string: "ws://127.0.0.1:\(port)/ws?token=\(token)")))
+    let hello = try Self.object(try #require(socket).readText())
     #expect(hello["type"] as? String == "hello")
     #expect(hello["history"] as? Bool == true)
     #expect((hello["source"] as? String)?.hasPrefix("daemon") == true)
     var motionFrames = 0
     try waitUntil(seconds: 60, "data frames with device motion") {
-      let frame = try Self.object(try socket.readText())
+      let frame = try Self.object(try #require(socket).readText())
       if frame["type"] as? String == "data", let motion = frame["motion"] as? [[Any]], !motion.isEmpty {
         motionFrames += 1
       }
@@ -66,6 +67,25 @@ extension DaemonProcessTests {
         $0["processIdentifier"] as? Int == Int(daemon.process.processIdentifier) && ($0["rate"] as? Double ?? 0) > 0
       }, "\(clients)")
 
+    // The last page closed: the dashboard unsubscribes (its connection stays, without a rate) ...
+    socket = nil
+    try waitUntil(seconds: 30, "the dashboard to unsubscribe after its last page closed") {
+      let clients = try Self.object(try Self.get(base + "/api/history?token=\(token)").body)["clients"]
+      return (clients as? [[String: Any]] ?? []).contains {
+        $0["processIdentifier"] as? Int == Int(daemon.process.processIdentifier) && $0["rate"] == nil
+      }
+    }
+    // ... and the next page gets live frames again.
+    let again = try WebSocketTestClient(url: try #require(URL(string: "ws://127.0.0.1:\(port)/ws?token=\(token)")))
+    var framesAgain = 0
+    try waitUntil(seconds: 60, "data frames with device motion after reopening") {
+      let frame = try Self.object(try again.readText())
+      if frame["type"] as? String == "data", let motion = frame["motion"] as? [[Any]], !motion.isEmpty {
+        framesAgain += 1
+      }
+      return framesAgain >= 3
+    }
+
     // `motionctl dashboard` without a source points at the daemon's page instead of serving one.
     let motionctl = try ChildProcess.run(
       DaemonProcess.productsDirectory.appendingPathComponent("motionctl"), arguments: ["dashboard"],
@@ -78,7 +98,7 @@ extension DaemonProcessTests {
     #expect(motionctl.standardOutput.contains(text), "\(motionctl.standardOutput)")
 
     // SIGTERM stops both cleanly and removes the URL file.
-    withExtendedLifetime(socket) {}
+    withExtendedLifetime(again) {}
     #expect(try daemon.terminate() == 0)
     #expect(!FileManager.default.fileExists(atPath: urlFile))
   }

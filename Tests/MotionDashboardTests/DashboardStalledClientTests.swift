@@ -15,11 +15,10 @@ import _MotionTestSupport
 final class DashboardStalledClientTests: XCTestCase {
   func testAStalledConnectionIsBoundedAndAnotherPageStaysFresh() throws {
     let motionctl = try XCTUnwrap(DashboardBrowserTests.motionctlPath(), "the motionctl binary was not built")
-    // 20× real time at the highest display rate: a few hundred kilobytes of frames per second,
-    // so a queue that grew with the stalled connection would show in the server's memory.
+    // 4× real time at 100 Hz: frames of about 5 kB, 30 per second (less on a loaded machine).
     let server = try DashboardProcess(
       motionctl: motionctl,
-      arguments: ["dashboard", "--source", "simulator:tour?speed=20", "--port", "0", "--rate", "100"])
+      arguments: ["dashboard", "--source", "simulator:tour?speed=4", "--port", "0", "--rate", "100"])
     defer { server.stop() }
     let page = try server.waitForURL(seconds: 120)
     let port = try XCTUnwrap(page.port)
@@ -48,12 +47,12 @@ final class DashboardStalledClientTests: XCTestCase {
     frames = 0
     bytes = 0
 
-    // Stall: wait until the stalled connection has lost at least 10 s of frames (30 per second).
+    // Stall for 15 s (the server closes a connection that leaves its pings unanswered for 60 s).
     let start = Date()
     var peak = baseline
     var lastSequence = (latest["seq"] as? Int) ?? 0
     var sequenceWentBack = false
-    let deadline = Date(timeIntervalSinceNow: 120)
+    let deadline = Date(timeIntervalSinceNow: 15)
     var serverDropped = 0
     while Date() < deadline {
       try readData()
@@ -62,7 +61,6 @@ final class DashboardStalledClientTests: XCTestCase {
       lastSequence = sequence
       if frames % 15 == 0, let resident = residentKilobytes(server.processIdentifier) { peak = max(peak, resident) }
       serverDropped = ((latest["server"] as? [String: Any])?["droppedFrames"] as? Int) ?? 0
-      if serverDropped >= 300 { break }
     }
     let elapsed = Date().timeIntervalSince(start)
     let client = try XCTUnwrap(latest["client"] as? [String: Any])
@@ -76,9 +74,16 @@ final class DashboardStalledClientTests: XCTestCase {
       "stalled-tab test: \(serverDropped) frames dropped for the stalled tab in \(String(format: "%.1f", elapsed)) s"
         + " (≈ \(serverDropped * averageFrame / 1024) KiB not queued); server RSS \(baseline) → peak \(peak) KiB"
         + " (+\(growth) KiB); healthy tab: \(frames) frames of \(averageFrame) B, dropped \(ownDropped) of"
-        + " \(ownSent + ownDropped), last frame \(String(format: "%.3f", age)) s old")
+        + " \(ownSent + ownDropped) (frames held for the stalled tab: \(ownSent + ownDropped - serverDropped + ownDropped)), last frame \(String(format: "%.3f", age)) s old")
 
-    XCTAssertGreaterThanOrEqual(serverDropped, 300, "the stalled connection's frames were not dropped in \(elapsed) s")
+    XCTAssertGreaterThanOrEqual(serverDropped, 60, "the stalled connection's frames were not dropped in \(elapsed) s")
+    // Both tabs were offered the same frames. What the stalled one was offered and not dropped
+    // sits in its queue (8) or its socket (the bounded send buffer, 256 KiB after Linux doubles
+    // it, plus the 4 KiB receive window): it must not grow with the stall.
+    let offered = ownSent + ownDropped
+    let held = offered - (serverDropped - ownDropped)
+    let allowance = 20 + 300_000 / max(averageFrame, 1)
+    XCTAssertLessThanOrEqual(held, allowance, "\(held) of \(offered) frames held for the stalled tab")
     XCTAssertEqual((latest["server"] as? [String: Any])?["clients"] as? Int, 2)
     // The healthy tab reads as fast as frames come: it may lose a frame in a scheduling hiccup of
     // this loaded machine, never a steady share.
@@ -87,9 +92,9 @@ final class DashboardStalledClientTests: XCTestCase {
     // Fresh: the newest frame left the server moments ago (2 s: generous for a loaded machine;
     // a backlog behind the stalled connection would grow without bound instead).
     XCTAssertLessThan(age, 2, "the healthy tab's frames are \(age) s old")
-    // Memory: the frames withheld from the stalled tab are not kept. Allow 16 MiB for allocator
-    // and buffer noise; what was dropped is printed above (several times that at this rate).
-    XCTAssertLessThan(growth, 16 * 1024, "server RSS grew by \(growth) KiB while a tab stalled")
+    // Memory: the frames withheld from the stalled tab are not kept. Allow 8 MiB for allocator
+    // and buffer noise (the figures are printed above).
+    XCTAssertLessThan(growth, 8 * 1024, "server RSS grew by \(growth) KiB while a tab stalled")
     withExtendedLifetime(stalled) {}
   }
 
