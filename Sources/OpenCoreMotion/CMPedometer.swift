@@ -136,9 +136,12 @@ open class CMPedometer: NSObject {
     let totals = backend.pedometerUpdates(from: start)
     // Source time of the last delivery, and whether steps arrived since.
     let pacing = Locked<(lastDelivery: Double?, pending: (date: Date, timestamp: Double)?)>((nil, nil))
+    // What the last update carried, so that a pause can tell whether the totals grew since.
+    let delivered = Locked<(date: Date, timestamp: Double, steps: Int)?>(nil)
     let deliver: @Sendable (Date, Double, UInt64) -> Void = { date, timestamp, generation in
       guard date >= start else { return }
       let summary = totals(date)
+      delivered.withLock { $0 = (date, timestamp, summary.numberOfSteps) }
       channel.deliver(Self.data(summary, live: true), timestamp: timestamp, generation: generation)
     }
     let generation = channel.connect(to: backend, sink: sink) { event, generation in
@@ -163,6 +166,11 @@ open class CMPedometer: NSObject {
       case .pedestrian(let change) where change.isPause:
         if let pending = pacing.withLock({ p in defer { p.pending = nil }; return p.pending }) {
           deliver(pending.date, pending.timestamp, generation)
+        } else if let last = delivered.withLock({ $0 }), totals(last.date).numberOfSteps != last.steps {
+          // The totals grew after the last update without a step event of this process: on the
+          // daemon, its counter for the last steps arrived after the update the step triggered.
+          // The pause brings the final count.
+          deliver(last.date, last.timestamp, generation)
         }
       case .finished:
         if let pending = pacing.withLock({ p in defer { p.pending = nil }; return p.pending }) {
