@@ -5,6 +5,7 @@
 // COREMOTION_SOURCE unset while motiond runs):
 //
 //   DaemonClientExample INTERVAL COUNT
+//   DaemonClientExample authorization
 //
 // prints one line per accelerometer update, `acc TIMESTAMP X Y Z` (g, 17 significant digits so the
 // values can be compared exactly), then `done` after COUNT updates. Errors print `error …` and the
@@ -14,6 +15,17 @@ import CoreMotion
 import Foundation
 
 let arguments = CommandLine.arguments
+
+// `DaemonClientExample authorization`: prints what each motion-and-fitness class reports,
+// `authorization PEDOMETER ACTIVITY RECORDER ALTIMETER` (raw values: 2 denied, 3 authorized).
+if arguments.count > 1, arguments[1] == "authorization" {
+  let statuses = [
+    CMPedometer.authorizationStatus(), CMMotionActivityManager.authorizationStatus(),
+    CMSensorRecorder.authorizationStatus(), CMAltimeter.authorizationStatus(),
+  ]
+  FileHandle.standardOutput.write(Data(("authorization " + statuses.map { String($0.rawValue) }.joined(separator: " ") + "\ndone\n").utf8))
+  exit(0)
+}
 let interval = arguments.count > 1 ? Double(arguments[1]) ?? 0.01 : 0.01
 let count = arguments.count > 2 ? Int(arguments[2]) ?? 100 : 100
 

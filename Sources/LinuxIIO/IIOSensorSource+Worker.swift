@@ -25,6 +25,16 @@ extension IIOSensorSource {
     var nextPresenceCheck = 0.0
     /// Whether a busy spell has been reported already (one message per spell).
     var busyReported = false
+    /// The sensors subscribers need now; the slot reads only its channels of these.
+    var wantedSensors: SensorSet = []
+
+    /// The assigned channel kinds of the wanted sensors (with the timestamp channel, which
+    /// belongs to no sensor); empty when none is wanted.
+    var activeKinds: [IIOChannelKind] {
+      let isWanted = { (kind: IIOChannelKind) in !kind.sensor.isEmpty && !kind.sensor.isDisjoint(with: self.wantedSensors) }
+      guard assignment.kinds.contains(where: isWanted) else { return [] }
+      return assignment.kinds.filter { $0.sensor.isEmpty || isWanted($0) }
+    }
 
     init(_ assignment: IIOAssignment) { self.assignment = assignment }
 
@@ -35,9 +45,10 @@ extension IIOSensorSource {
   func runWorker() {
     let slots = assignments.map(Slot.init)
     var configuredRate: Double?
+    var configuredSensors: SensorSet = []
     while true {
-      let (desired, isEmpty) = state.withLock { s in
-        (s.rates.values.max() ?? 0, s.rates.isEmpty)
+      let (desired, wanted, isEmpty) = state.withLock { s in
+        (s.rates.values.max() ?? 0, s.sensors.values.reduce(into: SensorSet()) { $0.formUnion($1) }, s.rates.isEmpty)
       }
       if isEmpty {
         stopAll(slots)
@@ -50,10 +61,19 @@ extension IIOSensorSource {
         if exit { return }
         continue
       }
-      if configuredRate != desired {
+      if configuredRate != desired || configuredSensors != wanted {
         stopAll(slots)
         configuredRate = desired
-        for slot in slots { start(slot, rate: desired) }
+        configuredSensors = wanted
+        for slot in slots {
+          slot.wantedSensors = wanted
+          start(slot, rate: desired)
+        }
+        state.withLock { s in
+          s.activeSensors = slots.reduce(into: SensorSet()) { set, slot in
+            for kind in slot.activeKinds { set.formUnion(kind.sensor) }
+          }
+        }
       }
       step(slots, rate: desired)
     }
@@ -66,14 +86,22 @@ extension IIOSensorSource {
       slot.retryAt = nil
       slot.busyReported = false
     }
-    state.withLock { $0.readModes = [:] }
+    state.withLock {
+      $0.readModes = [:]
+      $0.activeSensors = []
+    }
   }
 
   /// Starts `slot`'s reader; failures become events, warnings and retries.
   private func start(_ slot: Slot, rate: Double) {
+    // A device with none of the wanted sensors is left off (never opened, buffer disabled).
+    let kinds = slot.activeKinds
+    guard !kinds.isEmpty else {
+      slot.retryAt = nil
+      return
+    }
     let reader = IIODeviceReader(
-      device: slot.assignment.device, kinds: slot.assignment.kinds, configuration: configuration,
-      system: system)
+      device: slot.assignment.device, kinds: kinds, configuration: configuration, system: system)
     let now = system.bootTime()
     do {
       try reader.start(rate: rate, preference: configuration.mode)

@@ -21,6 +21,10 @@ import MotionSensors
 ///   rule (in automatic mode, a warning and polling);
 /// - a device that disappears sends `.failure(.disconnected)` and is looked for again by name
 ///   every ``IIOConfiguration/recoveryInterval``; samples resume when it is back.
+///
+/// Only the sensors some subscriber needs are read: a device none of whose channels is needed is
+/// not started (its buffer stays disabled, so the driver can power it down), and a device with
+/// several sensors enables only the needed channels.
 public final class IIOSensorSource: SensorSource, Sendable {
   /// `iio:` and the names of the devices read, e.g. `iio:mpu6050` or `iio:accel_3d+gyro_3d`.
   public let name: String
@@ -40,6 +44,10 @@ public final class IIOSensorSource: SensorSource, Sendable {
   struct State {
     /// The requested rate of each subscriber (by its ``SubscriberFanOut`` id).
     var rates: [UInt64: Double] = [:]
+    /// The sensors each subscriber needs (same ids).
+    var sensors: [UInt64: SensorSet] = [:]
+    /// The sensors of the devices (or channels) being read now.
+    var activeSensors: SensorSet = []
     var isWorkerRunning = false
     var warnings: [String] = []
     var warningHandler: (@Sendable (String) -> Void)? = IIOSensorSource.logWarning
@@ -157,6 +165,10 @@ public final class IIOSensorSource: SensorSource, Sendable {
     set { state.withLock { $0.warningHandler = newValue } }
   }
 
+  /// The sensors read now: those of the devices (channels) some subscriber needs; empty while
+  /// stopped.
+  public var activeSensors: SensorSet { state.withLock { $0.activeSensors } }
+
   /// How each device (by name) is currently read; empty while stopped.
   public var readModes: [String: IIOReadMode] { state.withLock { $0.readModes } }
 
@@ -165,6 +177,12 @@ public final class IIOSensorSource: SensorSource, Sendable {
   public func subscribe(
     requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
   ) -> SourceSubscription {
+    subscribe(requestedSampleRate: requestedSampleRate, sensors: availableSensors, handler)
+  }
+
+  public func subscribe(
+    requestedSampleRate: Double, sensors: SensorSet, _ handler: @escaping @Sendable (SourceEvent) -> Void
+  ) -> SourceSubscription {
     let rate = Swift.min(
       Swift.max(
         requestedSampleRate.isFinite ? requestedSampleRate : 0, supportedSampleRates.lowerBound),
@@ -172,6 +190,7 @@ public final class IIOSensorSource: SensorSource, Sendable {
     let (id, launch) = state.withLock { s -> (UInt64, Bool) in
       let id = subscribers.add(handler)
       s.rates[id] = rate
+      s.sensors[id] = sensors.intersection(availableSensors)
       defer { s.isWorkerRunning = true }
       return (id, !s.isWorkerRunning)
     }
@@ -192,7 +211,10 @@ public final class IIOSensorSource: SensorSource, Sendable {
 
   private func unsubscribe(_ id: UInt64) {
     subscribers.remove(id)
-    state.withLock { _ = $0.rates.removeValue(forKey: id) }
+    state.withLock {
+      _ = $0.rates.removeValue(forKey: id)
+      _ = $0.sensors.removeValue(forKey: id)
+    }
     wake()
   }
 

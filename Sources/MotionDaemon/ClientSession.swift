@@ -77,6 +77,11 @@ final class ClientSession: @unchecked Sendable {
     condition.withLock { state.subscriptions.values.filter { !$0.sensors.isEmpty }.map(\.rate).max() ?? 0 }
   }
 
+  /// The raw sensors this client's subscriptions want (empty: none).
+  var demandedSensors: SensorSet {
+    condition.withLock { state.subscriptions.values.reduce(into: SensorSet()) { $0.formUnion($1.sensors) } }
+  }
+
   func addSubscription(_ subscription: ClientSubscription) {
     condition.withLock { state.subscriptions[subscription.id] = subscription }
   }

@@ -55,6 +55,8 @@ final class HistoryService: @unchecked Sendable {
     var cadence = 0.0
     var steps: UInt64 = 0
     var distance = 0.0
+    /// s spent stepping since the daemon started counting.
+    var activeSeconds = 0.0
     var lastFloorsAscended: UInt64 = 0
     var lastFloorsDescended: UInt64 = 0
     var lastAltitudeUpdate = -Double.infinity
@@ -162,8 +164,9 @@ final class HistoryService: @unchecked Sendable {
           s.distance += stride
           s.pending.steps[minute, default: HistoryBatch.StepDelta()].steps += 1
           s.pending.steps[minute, default: HistoryBatch.StepDelta()].distance += stride
-          s.pending.steps[minute, default: HistoryBatch.StepDelta()].activeSeconds +=
-            s.cadence > 0 ? 1 / s.cadence : 0.5
+          let active = s.cadence > 0 ? 1 / s.cadence : 0.5
+          s.activeSeconds += active
+          s.pending.steps[minute, default: HistoryBatch.StepDelta()].activeSeconds += active
           updates.append(pedometerUpdate(s, timestamp: sample.timestamp, date: date))
         }
         if let estimate = s.activityClassifier.process(time: sample.timestamp, acceleration: acceleration) {
@@ -213,6 +216,13 @@ final class HistoryService: @unchecked Sendable {
   }
 
   private func pedometerUpdate(_ s: State, timestamp: Double, date: Double) -> LiveUpdate {
+    var live = Opencoremotion_Daemon_V1_LiveUpdate()
+    live.pedometer = Self.counters(s, timestamp: timestamp, date: date)
+    return LiveUpdate(kind: .pedometer, wire: live)
+  }
+
+  /// The cumulative live counters in `s`.
+  private static func counters(_ s: State, timestamp: Double, date: Double) -> Opencoremotion_Daemon_V1_PedometerLive {
     var pedometer = Opencoremotion_Daemon_V1_PedometerLive()
     pedometer.timestamp = timestamp
     pedometer.date = date
@@ -221,9 +231,8 @@ final class HistoryService: @unchecked Sendable {
     pedometer.floorsAscended = s.altitude.floorsAscended
     pedometer.floorsDescended = s.altitude.floorsDescended
     pedometer.cadence = s.cadence
-    var live = Opencoremotion_Daemon_V1_LiveUpdate()
-    live.pedometer = pedometer
-    return LiveUpdate(kind: .pedometer, wire: live)
+    pedometer.activeSeconds = s.activeSeconds
+    return pedometer
   }
 
   static func flags(_ estimate: ActivityEstimate) -> Int64 {
@@ -328,6 +337,39 @@ final class HistoryService: @unchecked Sendable {
         return .failure(QueryError(code: .notAvailable, message: "motion history is \(s.condition.text)"))
       }
       return .success(store)
+    }
+  }
+
+  /// Pedometer totals over `[from, to]` (s since 1970) from the store and the steps not yet
+  /// written, with the live counters at the same instant: the totals include exactly the steps
+  /// the counters count, so a client can go on from them with later live updates.
+  func pedometerTotals(from: Double, to: Double, now: Double)
+    -> Result<(totals: HistoryBatch.StepDelta, counters: Opencoremotion_Daemon_V1_PedometerLive), QueryError>
+  {
+    // Under `storeLock` no flush moves pending steps into the store between the two reads.
+    storeLock.withLock {
+      let store: HistoryStore
+      switch storeForQuery() {
+      case .failure(let error): return .failure(error)
+      case .success(let open): store = open
+      }
+      var minutes: [Int64: HistoryBatch.StepDelta]
+      do { minutes = try store.stepMinutes(from: from, to: to) } catch {
+        return .failure(QueryError(code: .notAvailable, message: "history query failed: \(error)"))
+      }
+      let counters = state.withLock { s -> Opencoremotion_Daemon_V1_PedometerLive in
+        for (minute, delta) in s.pending.steps where Double(minute) < to && Double(minute) + 60 > from {
+          var sum = minutes[minute] ?? HistoryBatch.StepDelta()
+          sum.steps += delta.steps
+          sum.distance += delta.distance
+          sum.floorsAscended += delta.floorsAscended
+          sum.floorsDescended += delta.floorsDescended
+          sum.activeSeconds += delta.activeSeconds
+          minutes[minute] = sum
+        }
+        return Self.counters(s, timestamp: s.lastStepTime ?? 0, date: now)
+      }
+      return .success((HistoryBatch.totals(of: minutes, from: from, to: to, now: now), counters))
     }
   }
 

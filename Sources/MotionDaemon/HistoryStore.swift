@@ -247,6 +247,25 @@ package final class HistoryStore: @unchecked Sendable {
     }
   }
 
+  /// The per-minute pedometer rows overlapping [from, to] (minute start → counts).
+  package func stepMinutes(from: Double, to: Double) throws -> [Int64: HistoryBatch.StepDelta] {
+    try pool.read { db in
+      let rows = try Row.fetchAll(
+        db, sql: "SELECT * FROM step_minute WHERE start < ? AND start + 60 > ?", arguments: [to, from])
+      var minutes: [Int64: HistoryBatch.StepDelta] = [:]
+      for row in rows {
+        var delta = HistoryBatch.StepDelta()
+        delta.steps = row["steps"]
+        delta.distance = row["distance"]
+        delta.floorsAscended = row["floors_up"]
+        delta.floorsDescended = row["floors_down"]
+        delta.activeSeconds = row["active_seconds"]
+        minutes[row["start"]] = delta
+      }
+      return minutes
+    }
+  }
+
   /// Activity changes in [from, to], preceded by the one in force at `from`.
   package func activities(from: Double, to: Double) throws -> [HistoryBatch.ActivityChange] {
     try pool.read { db in

@@ -8,8 +8,9 @@ import MotionSensors
 /// The motion daemon: owns one sensor source, shares it among any number of client processes over
 /// a Unix socket (each at its own rate), and keeps the motion history.
 ///
-/// The source is subscribed at the highest rate any client or the history needs and unsubscribed
-/// when nobody needs it. Samples are fanned out on the source's delivery thread into each client's
+/// The source is subscribed at the highest rate any client or the history needs, for the sensors
+/// some client or the history needs (the others are switched off where the source allows it), and
+/// unsubscribed when nobody needs it. Samples are fanned out on the source's delivery thread into each client's
 /// bounded queue; each client has its own writer thread, so a slow or dead client delays nobody.
 public final class MotionDaemon: @unchecked Sendable {
   // Sendable because mutable state lives in `hub` (a Locked) and the services are thread-safe.
@@ -20,6 +21,8 @@ public final class MotionDaemon: @unchecked Sendable {
     var nextSessionID: UInt64 = 0
     var subscription: SourceSubscription?
     var subscribedRate = 0.0
+    /// The sensors the source is subscribed for (the others are switched off where it can).
+    var subscribedSensors: SensorSet = []
     var generation: UInt64 = 0
     var samplesReceived: UInt64 = 0
     var isStopped = false
@@ -68,6 +71,7 @@ public final class MotionDaemon: @unchecked Sendable {
       defer {
         h.subscription = nil
         h.subscribedRate = 0
+        h.subscribedSensors = []
       }
       return (h.sessionList, h.subscription)
     }
@@ -124,19 +128,27 @@ public final class MotionDaemon: @unchecked Sendable {
 
   // MARK: Source
 
-  /// Subscribes the source at the highest demanded rate, resubscribes when that rate changes, and
-  /// unsubscribes when nobody needs samples.
+  /// Subscribes the source at the highest demanded rate for the demanded sensors, resubscribes
+  /// when either changes, and unsubscribes when nobody needs samples.
   private func updateSourceSubscription() {
     let sessions = hub.withLock { $0.sessionList }
     let clientRate = sessions.map(\.demandedRate).max() ?? 0
     let wantsLive = sessions.contains { $0.snapshot.subscriptions.contains { $0.pedometer || $0.activity || $0.altitude } }
-    var rate = max(clientRate, history.demandedRate)
+    let historyRate = history.demandedRate
+    var rate = max(clientRate, historyRate)
     if rate == 0, wantsLive { rate = 50 }
     if rate > 0 { rate = min(max(rate, source.supportedSampleRates.lowerBound), source.supportedSampleRates.upperBound) }
+    // The detectors behind the history and the live updates read the accelerometer (steps,
+    // activity, recording) and the barometer (floors, altitude); clients add what they stream.
+    var sensors = sessions.reduce(into: SensorSet()) { $0.formUnion($1.demandedSensors) }
+    if historyRate > 0 || wantsLive { sensors.formUnion([.accelerometer, .barometer]) }
+    sensors.formIntersection(source.availableSensors)
+    if rate == 0 { sensors = [] }
     let (old, generation) = hub.withLock { h -> (SourceSubscription?, UInt64?) in
-      guard !h.isStopped, rate != h.subscribedRate else { return (nil, nil) }
+      guard !h.isStopped, rate != h.subscribedRate || sensors != h.subscribedSensors else { return (nil, nil) }
       h.generation += 1
       h.subscribedRate = rate
+      h.subscribedSensors = sensors
       let old = h.subscription
       h.subscription = nil
       return (old, rate > 0 ? h.generation : nil)
@@ -144,7 +156,7 @@ public final class MotionDaemon: @unchecked Sendable {
     if let generation {
       // Subscribe before cancelling the old subscription so a player does not pause in between;
       // the generation check drops the old one's last deliveries.
-      let subscription = source.subscribe(requestedSampleRate: rate) { [weak self] event in
+      let subscription = source.subscribe(requestedSampleRate: rate, sensors: sensors) { [weak self] event in
         self?.receive(event, generation: generation)
       }
       let stale = hub.withLock { h -> SourceSubscription? in
@@ -153,7 +165,7 @@ public final class MotionDaemon: @unchecked Sendable {
         return nil
       }
       stale?.cancel()
-      logger.info("source \(source.name) subscribed at \(rate) Hz")
+      logger.info("source \(source.name) subscribed at \(rate) Hz for \(sensors)")
     } else if old != nil, rate == 0 {
       logger.info("source \(source.name) unsubscribed: no client or history needs it")
     }
@@ -248,11 +260,26 @@ public final class MotionDaemon: @unchecked Sendable {
     case .setPrivacy(let privacy):
       history.setAllowed(privacy.allow)
       updateSourceSubscription()
+      // Every client learns the new choice at once (request_id 0), so their cached
+      // authorization status never lags behind the user's decision.
+      var change = WireServerMessage()
+      change.authorization = authorization()
+      for other in hub.withLock({ $0.sessionList }) where other !== session { other.send([change]) }
       reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
+      // The requester too, before its acknowledgement.
+      return [change, reply]
+    case .authorizationQuery:
+      reply.authorization = authorization()
       return [reply]
     case nil:
       return [Wire.error(.protocol, "empty or unknown request", requestID: id)]
     }
+  }
+
+  private func authorization() -> Opencoremotion_Daemon_V1_Authorization {
+    var answer = Opencoremotion_Daemon_V1_Authorization()
+    answer.historyAuthorized = history.condition != .denied
+    return answer
   }
 
   private static func validRange(_ from: Double, _ to: Double) -> Bool {
@@ -263,26 +290,22 @@ public final class MotionDaemon: @unchecked Sendable {
     guard Self.validRange(query.fromDate, query.toDate) else {
       return [Wire.error(.invalidParameter, "from_date must not be after to_date", requestID: id)]
     }
-    switch history.storeForQuery() {
+    switch history.pedometerTotals(from: query.fromDate, to: query.toDate, now: Date().timeIntervalSince1970) {
     case .failure(let error): return [Wire.error(error.code, error.message, requestID: id)]
-    case .success(let store):
-      do {
-        let totals = try store.pedometerTotals(from: query.fromDate, to: query.toDate)
-        var answer = Opencoremotion_Daemon_V1_PedometerTotals()
-        answer.fromDate = query.fromDate
-        answer.toDate = query.toDate
-        answer.steps = Double(totals.steps)
-        answer.distance = totals.distance
-        answer.floorsAscended = Double(totals.floorsAscended)
-        answer.floorsDescended = Double(totals.floorsDescended)
-        answer.activeSeconds = totals.activeSeconds
-        var reply = WireServerMessage()
-        reply.requestID = id
-        reply.pedometer = answer
-        return [reply]
-      } catch {
-        return [Wire.error(.notAvailable, "history query failed: \(error)", requestID: id)]
-      }
+    case .success(let (totals, counters)):
+      var answer = Opencoremotion_Daemon_V1_PedometerTotals()
+      answer.fromDate = query.fromDate
+      answer.toDate = query.toDate
+      answer.steps = Double(totals.steps)
+      answer.distance = totals.distance
+      answer.floorsAscended = Double(totals.floorsAscended)
+      answer.floorsDescended = Double(totals.floorsDescended)
+      answer.activeSeconds = totals.activeSeconds
+      answer.counters = counters
+      var reply = WireServerMessage()
+      reply.requestID = id
+      reply.pedometer = answer
+      return [reply]
     }
   }
 
@@ -349,10 +372,14 @@ public final class MotionDaemon: @unchecked Sendable {
     var status = WireStatus()
     status.sourceName = source.name
     status.availableSensors = Wire.sensorBits(source.availableSensors)
-    let (sessions, rate, subscribed, received) = hub.withLock {
-      ($0.sessionList.sorted { $0.id < $1.id }, $0.subscribedRate, $0.subscription != nil, $0.samplesReceived)
+    let (sessions, rate, sensors, subscribed, received) = hub.withLock {
+      (
+        $0.sessionList.sorted { $0.id < $1.id }, $0.subscribedRate, $0.subscribedSensors, $0.subscription != nil,
+        $0.samplesReceived
+      )
     }
     status.sourceRateHz = rate
+    status.sourceSensors = Wire.sensorBits(sensors)
     status.sourceSubscribed = subscribed
     status.samplesReceived = received
     status.clients = sessions.map { session in

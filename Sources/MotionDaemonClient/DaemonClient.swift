@@ -92,6 +92,11 @@ public final class DaemonClient: @unchecked Sendable {
     var nextStreamID: UInt64 = 0
     var isClosed = false
     var isReconnecting = false
+    /// The daemon's last word on motion history authorization (handshake, query, change notice,
+    /// or a refusal); `nil` before any.
+    var historyAuthorized: Bool?
+    /// When ``isHistoryAuthorized`` last tried to connect (boot clock, s).
+    var lastAuthorizationConnect = -Double.infinity
   }
 
   private let state = Locked(State())
@@ -170,6 +175,7 @@ public final class DaemonClient: @unchecked Sendable {
       guard !s.isClosed else { return nil }
       s.socket = socket
       s.info = info
+      s.historyAuthorized = info.historyAuthorized
       s.wireToStream = [:]
       return Array(s.streams.values)
     }
@@ -217,6 +223,11 @@ public final class DaemonClient: @unchecked Sendable {
   private func dispatch(_ message: WireServerMessage) {
     let id = message.requestID
     switch message.body {
+    case .authorization(let answer):
+      state.withLock { $0.historyAuthorized = answer.historyAuthorized }
+      // request_id 0: the daemon's notice of a change, answering nobody.
+      guard id != 0, let pending = state.withLock({ $0.pending[id] }) else { return }
+      if pending.deliver(message) { state.withLock { _ = $0.pending.removeValue(forKey: id) } }
     case .samples, .live, .sourceEvent:
       // A Subscribe's own acknowledgement comes as `.ack`; stream messages go to the stream.
       guard let stream = state.withLock({ s in s.wireToStream[id].flatMap { s.streams[$0] } }) else {
@@ -238,7 +249,8 @@ public final class DaemonClient: @unchecked Sendable {
             .pedometer(
               DaemonPedometerReading(
                 timestamp: p.timestamp, date: Date(timeIntervalSince1970: p.date), steps: p.steps, distance: p.distance,
-                floorsAscended: p.floorsAscended, floorsDescended: p.floorsDescended, cadence: p.cadence)))
+                floorsAscended: p.floorsAscended, floorsDescended: p.floorsDescended, cadence: p.cadence,
+                activeTime: p.activeSeconds)))
         case .activity(let a):
           stream.deliver(.activity(Self.segment(a)))
         case .altitude(let a):
@@ -255,6 +267,9 @@ public final class DaemonClient: @unchecked Sendable {
         break
       }
     default:
+      if case .error(let error) = message.body, error.code == .notAuthorized {
+        state.withLock { $0.historyAuthorized = false }
+      }
       guard let pending = state.withLock({ $0.pending[id] }) else { return }
       if pending.deliver(message) { state.withLock { _ = $0.pending.removeValue(forKey: id) } }
     }
@@ -382,7 +397,7 @@ public final class DaemonClient: @unchecked Sendable {
       guard case .status(let s) = message.body else { throw Self.unexpected(message) }
       return DaemonStatus(
         sourceName: s.sourceName, availableSensors: Wire.sensorSet(s.availableSensors), sourceRate: s.sourceRateHz,
-        sourceSubscribed: s.sourceSubscribed,
+        sourceSensors: Wire.sensorSet(s.sourceSensors), sourceSubscribed: s.sourceSubscribed,
         clients: s.clients.map { c in
           DaemonStatus.Client(
             name: c.name, processID: Int(c.pid),
@@ -410,10 +425,16 @@ public final class DaemonClient: @unchecked Sendable {
       $0.pedometerQuery = query
     }) { message in
       guard case .pedometer(let p) = message.body else { throw Self.unexpected(message) }
+      let c = p.counters
       return DaemonPedometerTotals(
         startDate: Date(timeIntervalSince1970: p.fromDate), endDate: Date(timeIntervalSince1970: p.toDate),
         steps: p.steps, distance: p.distance, floorsAscended: p.floorsAscended, floorsDescended: p.floorsDescended,
-        activeTime: p.activeSeconds)
+        activeTime: p.activeSeconds,
+        counters: p.hasCounters
+          ? DaemonPedometerReading(
+            timestamp: c.timestamp, date: Date(timeIntervalSince1970: c.date), steps: c.steps, distance: c.distance,
+            floorsAscended: c.floorsAscended, floorsDescended: c.floorsDescended, cadence: c.cadence,
+            activeTime: c.activeSeconds) : nil)
     }
   }
 
@@ -480,6 +501,32 @@ public final class DaemonClient: @unchecked Sendable {
       guard case .ack(let ack) = message.body else { throw Self.unexpected(message) }
       return Date(timeIntervalSince1970: ack.untilDate)
     }
+  }
+
+  /// Whether the user allows motion history (`motionctl privacy`), asked of the daemon now.
+  public func historyAuthorization() async throws -> Bool {
+    try await request({ $0.authorizationQuery = Opencoremotion_Daemon_V1_AuthorizationQuery() }) { message in
+      guard case .authorization(let answer) = message.body else { throw Self.unexpected(message) }
+      return answer.historyAuthorized
+    }
+  }
+
+  /// Whether the user allows motion history, without a round trip: the daemon's answer at the
+  /// handshake, kept current by the notice the daemon sends every client when the user changes it.
+  /// While disconnected, one connection attempt (at most every second, 0.5 s at most) refreshes
+  /// it; failing that, the last answer stands (`true` if the daemon never answered).
+  public var isHistoryAuthorized: Bool {
+    let (known, tryConnect) = state.withLock { s -> (Bool?, Bool) in
+      let now = ProcessInfo.processInfo.systemUptime
+      let connected = s.socket != nil && s.info != nil
+      let attempt = !connected && !s.isClosed && now - s.lastAuthorizationConnect >= 1
+      if attempt { s.lastAuthorizationConnect = now }
+      return (s.historyAuthorized, attempt)
+    }
+    if tryConnect, (try? connect(timeout: 0.5)) != nil {
+      return state.withLock { $0.historyAuthorized } ?? true
+    }
+    return known ?? true
   }
 
   /// Allows or denies motion history (deny stops recording and deletes the history).

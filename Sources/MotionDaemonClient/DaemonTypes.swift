@@ -22,6 +22,9 @@ public struct DaemonPedometerTotals: Sendable, Equatable {
   public var floorsDescended: Double
   /// s spent stepping
   public var activeTime: Double
+  /// The daemon's live counters when it answered (the totals include every step they count);
+  /// `nil` from a daemon that does not send them.
+  public var counters: DaemonPedometerReading?
 }
 
 /// One activity segment (the activity in force from `startDate` until the next segment).
@@ -59,6 +62,8 @@ public struct DaemonPedometerReading: Sendable, Equatable {
   public var floorsDescended: UInt64
   /// steps/s, 0 when unknown
   public var cadence: Double
+  /// s spent stepping
+  public var activeTime: Double
 }
 
 /// A live altitude reading.
@@ -120,6 +125,8 @@ public struct DaemonStatus: Sendable, Equatable {
   public var sourceName: String
   public var availableSensors: SensorSet
   public var sourceRate: Double
+  /// The sensors the source is asked to deliver (the others are switched off where it can).
+  public var sourceSensors: SensorSet
   public var sourceSubscribed: Bool
   public var clients: [Client]
   public var historyAuthorized: Bool

@@ -28,8 +28,10 @@
 //      daemon then sends `SampleBatch`/`LiveUpdate` messages whose `subscription_id` is the request's
 //      `request_id`. A client may hold several subscriptions, each at its own rate.
 //   3. Queries (`StatusRequest`, `PedometerQuery`, `ActivityQuery`, `AccelerometerQuery`,
-//      `RecordAccelerometer`, `SetPrivacy`) are answered by exactly one reply with the same
-//      `request_id`, or by `ErrorReply`.
+//      `RecordAccelerometer`, `SetPrivacy`, `AuthorizationQuery`) are answered by exactly one reply
+//      with the same `request_id`, or by `ErrorReply`.
+//   4. When the user allows or denies motion history, every connected client receives an
+//      unrequested `Authorization` message with `request_id` 0, so clients can cache the answer.
 //
 // UNITS (the daemon's internal sample convention, not Core Motion's; clients convert at their API)
 //   accelerometer: specific force in m/s², sensor frame (+9.81 on the up axis at rest);
@@ -202,6 +204,14 @@ public nonisolated struct Opencoremotion_Daemon_V1_ClientMessage: Sendable {
     set {body = .setPrivacy(newValue)}
   }
 
+  public var authorizationQuery: Opencoremotion_Daemon_V1_AuthorizationQuery {
+    get {
+      if case .authorizationQuery(let v)? = body {return v}
+      return Opencoremotion_Daemon_V1_AuthorizationQuery()
+    }
+    set {body = .authorizationQuery(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -214,6 +224,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ClientMessage: Sendable {
     case accelerometerQuery(Opencoremotion_Daemon_V1_AccelerometerQuery)
     case recordAccelerometer(Opencoremotion_Daemon_V1_RecordAccelerometer)
     case setPrivacy(Opencoremotion_Daemon_V1_SetPrivacy)
+    case authorizationQuery(Opencoremotion_Daemon_V1_AuthorizationQuery)
 
   }
 
@@ -283,7 +294,8 @@ public nonisolated struct Opencoremotion_Daemon_V1_StatusRequest: Sendable {
   public init() {}
 }
 
-/// Totals over [from_date, to_date] from the per-minute history (partial minutes pro rata).
+/// Totals over [from_date, to_date] from the per-minute history, including the steps counted since
+/// the last write (partial minutes pro rata over the part of the minute that has passed).
 public nonisolated struct Opencoremotion_Daemon_V1_PedometerQuery: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -350,6 +362,17 @@ public nonisolated struct Opencoremotion_Daemon_V1_SetPrivacy: Sendable {
   // methods supported on all messages.
 
   public var allow: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Whether motion history is authorized (`CMAuthorizationStatus`); answered by `Authorization`.
+public nonisolated struct Opencoremotion_Daemon_V1_AuthorizationQuery: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -446,6 +469,14 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     set {body = .error(newValue)}
   }
 
+  public var authorization: Opencoremotion_Daemon_V1_Authorization {
+    get {
+      if case .authorization(let v)? = body {return v}
+      return Opencoremotion_Daemon_V1_Authorization()
+    }
+    set {body = .authorization(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -459,8 +490,22 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     case recorded(Opencoremotion_Daemon_V1_RecordedAccelerometer)
     case ack(Opencoremotion_Daemon_V1_Acknowledgement)
     case error(Opencoremotion_Daemon_V1_ErrorReply)
+    case authorization(Opencoremotion_Daemon_V1_Authorization)
 
   }
+
+  public init() {}
+}
+
+/// The answer to `AuthorizationQuery`, and sent with request_id 0 to every client when it changes.
+public nonisolated struct Opencoremotion_Daemon_V1_Authorization: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var historyAuthorized: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 }
@@ -636,6 +681,9 @@ public nonisolated struct Opencoremotion_Daemon_V1_PedometerLive: Sendable {
   /// steps/s, 0 when unknown
   public var cadence: Double = 0
 
+  /// s spent stepping
+  public var activeSeconds: Double = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -790,6 +838,10 @@ public nonisolated struct Opencoremotion_Daemon_V1_DaemonStatus: Sendable {
 
   public var storePath: String = String()
 
+  /// Sensors the source is asked to deliver (`Sensor` bits): those some client or the history
+  /// needs; the others are switched off where the source allows it.
+  public var sourceSensors: UInt32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -814,9 +866,23 @@ public nonisolated struct Opencoremotion_Daemon_V1_PedometerTotals: Sendable {
 
   public var activeSeconds: Double = 0
 
+  /// The daemon's cumulative live counters (as in `PedometerLive`) at the moment of this answer:
+  /// the totals include every step they count. A client continues live counting from the answer
+  /// by adding later counters minus these (`CMPedometer.startUpdates(from:)` with a past date).
+  public var counters: Opencoremotion_Daemon_V1_PedometerLive {
+    get {_counters ?? Opencoremotion_Daemon_V1_PedometerLive()}
+    set {_counters = newValue}
+  }
+  /// Returns true if `counters` has been explicitly set.
+  public var hasCounters: Bool {self._counters != nil}
+  /// Clears the value of `counters`. Subsequent reads from it will return its default value.
+  public mutating func clearCounters() {self._counters = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _counters: Opencoremotion_Daemon_V1_PedometerLive? = nil
 }
 
 public nonisolated struct Opencoremotion_Daemon_V1_ActivitySegment: Sendable {
@@ -1043,7 +1109,7 @@ nonisolated extension Opencoremotion_Daemon_V1_Vector3: SwiftProtobuf.Message, S
 
 nonisolated extension Opencoremotion_Daemon_V1_ClientMessage: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ClientMessage"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}hello\0\u{1}subscribe\0\u{1}unsubscribe\0\u{1}status\0\u{3}pedometer_query\0\u{3}activity_query\0\u{3}accelerometer_query\0\u{3}record_accelerometer\0\u{3}set_privacy\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}hello\0\u{1}subscribe\0\u{1}unsubscribe\0\u{1}status\0\u{3}pedometer_query\0\u{3}activity_query\0\u{3}accelerometer_query\0\u{3}record_accelerometer\0\u{3}set_privacy\0\u{3}authorization_query\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1169,6 +1235,19 @@ nonisolated extension Opencoremotion_Daemon_V1_ClientMessage: SwiftProtobuf.Mess
           self.body = .setPrivacy(v)
         }
       }()
+      case 11: try {
+        var v: Opencoremotion_Daemon_V1_AuthorizationQuery?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .authorizationQuery(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .authorizationQuery(v)
+        }
+      }()
       default: break
       }
     }
@@ -1218,6 +1297,10 @@ nonisolated extension Opencoremotion_Daemon_V1_ClientMessage: SwiftProtobuf.Mess
     case .setPrivacy?: try {
       guard case .setPrivacy(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
+    }()
+    case .authorizationQuery?: try {
+      guard case .authorizationQuery(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
     }()
     case nil: break
     }
@@ -1531,9 +1614,28 @@ nonisolated extension Opencoremotion_Daemon_V1_SetPrivacy: SwiftProtobuf.Message
   }
 }
 
+nonisolated extension Opencoremotion_Daemon_V1_AuthorizationQuery: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".AuthorizationQuery"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    // Load everything into unknown fields
+    while try decoder.nextFieldNumber() != nil {}
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Opencoremotion_Daemon_V1_AuthorizationQuery, rhs: Opencoremotion_Daemon_V1_AuthorizationQuery) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Opencoremotion_Daemon_V1_ServerMessage: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ServerMessage"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}hello\0\u{1}samples\0\u{1}live\0\u{3}source_event\0\u{1}status\0\u{1}pedometer\0\u{1}activities\0\u{1}recorded\0\u{1}ack\0\u{1}error\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}hello\0\u{1}samples\0\u{1}live\0\u{3}source_event\0\u{1}status\0\u{1}pedometer\0\u{1}activities\0\u{1}recorded\0\u{1}ack\0\u{1}error\0\u{1}authorization\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1672,6 +1774,19 @@ nonisolated extension Opencoremotion_Daemon_V1_ServerMessage: SwiftProtobuf.Mess
           self.body = .error(v)
         }
       }()
+      case 12: try {
+        var v: Opencoremotion_Daemon_V1_Authorization?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .authorization(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .authorization(v)
+        }
+      }()
       default: break
       }
     }
@@ -1726,6 +1841,10 @@ nonisolated extension Opencoremotion_Daemon_V1_ServerMessage: SwiftProtobuf.Mess
       guard case .error(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
     }()
+    case .authorization?: try {
+      guard case .authorization(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 12)
+    }()
     case nil: break
     }
     try unknownFields.traverse(visitor: &visitor)
@@ -1734,6 +1853,36 @@ nonisolated extension Opencoremotion_Daemon_V1_ServerMessage: SwiftProtobuf.Mess
   public static func ==(lhs: Opencoremotion_Daemon_V1_ServerMessage, rhs: Opencoremotion_Daemon_V1_ServerMessage) -> Bool {
     if lhs.requestID != rhs.requestID {return false}
     if lhs.body != rhs.body {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Opencoremotion_Daemon_V1_Authorization: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".Authorization"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}history_authorized\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBoolField(value: &self.historyAuthorized) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.historyAuthorized != false {
+      try visitor.visitSingularBoolField(value: self.historyAuthorized, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Opencoremotion_Daemon_V1_Authorization, rhs: Opencoremotion_Daemon_V1_Authorization) -> Bool {
+    if lhs.historyAuthorized != rhs.historyAuthorized {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1979,7 +2128,7 @@ nonisolated extension Opencoremotion_Daemon_V1_LiveUpdate: SwiftProtobuf.Message
 
 nonisolated extension Opencoremotion_Daemon_V1_PedometerLive: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PedometerLive"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}timestamp\0\u{1}date\0\u{1}steps\0\u{1}distance\0\u{3}floors_ascended\0\u{3}floors_descended\0\u{1}cadence\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}timestamp\0\u{1}date\0\u{1}steps\0\u{1}distance\0\u{3}floors_ascended\0\u{3}floors_descended\0\u{1}cadence\0\u{3}active_seconds\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1994,6 +2143,7 @@ nonisolated extension Opencoremotion_Daemon_V1_PedometerLive: SwiftProtobuf.Mess
       case 5: try { try decoder.decodeSingularUInt64Field(value: &self.floorsAscended) }()
       case 6: try { try decoder.decodeSingularUInt64Field(value: &self.floorsDescended) }()
       case 7: try { try decoder.decodeSingularDoubleField(value: &self.cadence) }()
+      case 8: try { try decoder.decodeSingularDoubleField(value: &self.activeSeconds) }()
       default: break
       }
     }
@@ -2021,6 +2171,9 @@ nonisolated extension Opencoremotion_Daemon_V1_PedometerLive: SwiftProtobuf.Mess
     if self.cadence.bitPattern != 0 {
       try visitor.visitSingularDoubleField(value: self.cadence, fieldNumber: 7)
     }
+    if self.activeSeconds.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.activeSeconds, fieldNumber: 8)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2032,6 +2185,7 @@ nonisolated extension Opencoremotion_Daemon_V1_PedometerLive: SwiftProtobuf.Mess
     if lhs.floorsAscended != rhs.floorsAscended {return false}
     if lhs.floorsDescended != rhs.floorsDescended {return false}
     if lhs.cadence != rhs.cadence {return false}
+    if lhs.activeSeconds != rhs.activeSeconds {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2228,7 +2382,7 @@ nonisolated extension Opencoremotion_Daemon_V1_SubscriptionStatus: SwiftProtobuf
 
 nonisolated extension Opencoremotion_Daemon_V1_DaemonStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".DaemonStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}source_name\0\u{3}available_sensors\0\u{3}source_rate_hz\0\u{3}source_subscribed\0\u{1}clients\0\u{3}history_authorized\0\u{3}history_state\0\u{3}history_oldest_date\0\u{3}history_newest_date\0\u{3}history_bytes\0\u{3}recording_until_date\0\u{3}samples_received\0\u{3}store_path\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}source_name\0\u{3}available_sensors\0\u{3}source_rate_hz\0\u{3}source_subscribed\0\u{1}clients\0\u{3}history_authorized\0\u{3}history_state\0\u{3}history_oldest_date\0\u{3}history_newest_date\0\u{3}history_bytes\0\u{3}recording_until_date\0\u{3}samples_received\0\u{3}store_path\0\u{3}source_sensors\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2249,6 +2403,7 @@ nonisolated extension Opencoremotion_Daemon_V1_DaemonStatus: SwiftProtobuf.Messa
       case 11: try { try decoder.decodeSingularDoubleField(value: &self.recordingUntilDate) }()
       case 12: try { try decoder.decodeSingularUInt64Field(value: &self.samplesReceived) }()
       case 13: try { try decoder.decodeSingularStringField(value: &self.storePath) }()
+      case 14: try { try decoder.decodeSingularUInt32Field(value: &self.sourceSensors) }()
       default: break
       }
     }
@@ -2294,6 +2449,9 @@ nonisolated extension Opencoremotion_Daemon_V1_DaemonStatus: SwiftProtobuf.Messa
     if !self.storePath.isEmpty {
       try visitor.visitSingularStringField(value: self.storePath, fieldNumber: 13)
     }
+    if self.sourceSensors != 0 {
+      try visitor.visitSingularUInt32Field(value: self.sourceSensors, fieldNumber: 14)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2311,6 +2469,7 @@ nonisolated extension Opencoremotion_Daemon_V1_DaemonStatus: SwiftProtobuf.Messa
     if lhs.recordingUntilDate != rhs.recordingUntilDate {return false}
     if lhs.samplesReceived != rhs.samplesReceived {return false}
     if lhs.storePath != rhs.storePath {return false}
+    if lhs.sourceSensors != rhs.sourceSensors {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2318,7 +2477,7 @@ nonisolated extension Opencoremotion_Daemon_V1_DaemonStatus: SwiftProtobuf.Messa
 
 nonisolated extension Opencoremotion_Daemon_V1_PedometerTotals: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PedometerTotals"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}from_date\0\u{3}to_date\0\u{1}steps\0\u{1}distance\0\u{3}floors_ascended\0\u{3}floors_descended\0\u{3}active_seconds\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}from_date\0\u{3}to_date\0\u{1}steps\0\u{1}distance\0\u{3}floors_ascended\0\u{3}floors_descended\0\u{3}active_seconds\0\u{1}counters\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2333,12 +2492,17 @@ nonisolated extension Opencoremotion_Daemon_V1_PedometerTotals: SwiftProtobuf.Me
       case 5: try { try decoder.decodeSingularDoubleField(value: &self.floorsAscended) }()
       case 6: try { try decoder.decodeSingularDoubleField(value: &self.floorsDescended) }()
       case 7: try { try decoder.decodeSingularDoubleField(value: &self.activeSeconds) }()
+      case 8: try { try decoder.decodeSingularMessageField(value: &self._counters) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if self.fromDate.bitPattern != 0 {
       try visitor.visitSingularDoubleField(value: self.fromDate, fieldNumber: 1)
     }
@@ -2360,6 +2524,9 @@ nonisolated extension Opencoremotion_Daemon_V1_PedometerTotals: SwiftProtobuf.Me
     if self.activeSeconds.bitPattern != 0 {
       try visitor.visitSingularDoubleField(value: self.activeSeconds, fieldNumber: 7)
     }
+    try { if let v = self._counters {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 8)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2371,6 +2538,7 @@ nonisolated extension Opencoremotion_Daemon_V1_PedometerTotals: SwiftProtobuf.Me
     if lhs.floorsAscended != rhs.floorsAscended {return false}
     if lhs.floorsDescended != rhs.floorsDescended {return false}
     if lhs.activeSeconds != rhs.activeSeconds {return false}
+    if lhs._counters != rhs._counters {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -57,6 +57,18 @@ public struct MotionSample: Sendable, Equatable {
       pressure: pressure != nil, temperature: temperature != nil)
   }
 
+  /// The sample with only the readings of `sensors` (the others `nil`); timestamp and ground
+  /// truth are kept.
+  public func keeping(_ sensors: SensorSet) -> MotionSample {
+    var copy = self
+    if !sensors.contains(.accelerometer) { copy.accelerometer = nil }
+    if !sensors.contains(.gyroscope) { copy.gyroscope = nil }
+    if !sensors.contains(.magnetometer) { copy.magnetometer = nil }
+    if !sensors.contains(.barometer) { copy.pressure = nil }
+    if !sensors.contains(.thermometer) { copy.temperature = nil }
+    return copy
+  }
+
   /// Whether the timestamp and every present value are finite.
   public var isFinite: Bool {
     timestamp.isFinite && (accelerometer?.isFinite ?? true) && (gyroscope?.isFinite ?? true)

@@ -26,6 +26,27 @@ public protocol SensorSource: AnyObject, Sendable {
   func subscribe(
     requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
   ) -> SourceSubscription
+
+  /// Starts delivering events to `handler`, saying which sensors the subscriber needs.
+  ///
+  /// A source that can switch sensors on and off keeps on only the sensors some subscriber needs
+  /// (a pedometer needs the accelerometer, not the gyroscope), and delivers samples with only
+  /// those readings. The default implementation (sources that cannot) subscribes to everything,
+  /// so a subscriber must still ignore readings it did not ask for.
+  ///
+  /// - Parameter sensors: the sensors this subscriber reads (intersected with
+  ///   ``availableSensors``).
+  func subscribe(
+    requestedSampleRate: Double, sensors: SensorSet, _ handler: @escaping @Sendable (SourceEvent) -> Void
+  ) -> SourceSubscription
+}
+
+extension SensorSource {
+  public func subscribe(
+    requestedSampleRate: Double, sensors: SensorSet, _ handler: @escaping @Sendable (SourceEvent) -> Void
+  ) -> SourceSubscription {
+    subscribe(requestedSampleRate: requestedSampleRate, handler)
+  }
 }
 
 /// What a source delivers to its subscribers.

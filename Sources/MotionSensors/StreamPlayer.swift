@@ -9,6 +9,11 @@ import Foundation
 /// a later subscriber continues where playback paused. At the end of the stream every subscriber
 /// receives ``SourceEvent/finished``; a stream error is delivered as ``SourceEvent/failure(_:)``
 /// followed by `finished`.
+///
+/// Sensors no subscriber needs (see ``SensorSource/subscribe(requestedSampleRate:sensors:_:)``)
+/// are switched off: their readings are left out of the delivered samples. The stream itself still
+/// produces them, because the simulator draws every sensor's noise from one seeded generator (a
+/// sensor skipped would change the others' values) and a recording holds them anyway.
 public final class StreamPlayer: SensorSource, Sendable {
   public let name: String
   public let availableSensors: SensorSet
@@ -27,6 +32,14 @@ public final class StreamPlayer: SensorSource, Sendable {
     var streamOrigin: Double?
     var clockOrigin = 0.0
     var clockObserver: UInt64?
+    /// The sensors each subscriber needs (by its ``SubscriberFanOut`` id).
+    var sensorsBySubscriber: [UInt64: SensorSet] = [:]
+    /// The union of `sensorsBySubscriber`: the sensors delivered.
+    var activeSensors: SensorSet = []
+
+    mutating func updateActiveSensors() {
+      activeSensors = sensorsBySubscriber.values.reduce(into: []) { $0.formUnion($1) }
+    }
   }
 
   private let state: Locked<State>
@@ -51,10 +64,20 @@ public final class StreamPlayer: SensorSource, Sendable {
   public func subscribe(
     requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
   ) -> SourceSubscription {
+    subscribe(requestedSampleRate: requestedSampleRate, sensors: availableSensors, handler)
+  }
+
+  public func subscribe(
+    requestedSampleRate: Double, sensors: SensorSet, _ handler: @escaping @Sendable (SourceEvent) -> Void
+  ) -> SourceSubscription {
     // Added under the state lock, so that `finish` (which sets `isFinished` first) either sees
     // this subscriber or this call sees `isFinished`.
     let id = state.withLock { s -> UInt64? in
-      s.isFinished ? nil : subscribers.add(handler)
+      guard !s.isFinished else { return nil }
+      let id = subscribers.add(handler)
+      s.sensorsBySubscriber[id] = sensors.intersection(availableSensors)
+      s.updateActiveSensors()
+      return id
     }
     guard let id else {
       handler(.finished)
@@ -64,11 +87,16 @@ public final class StreamPlayer: SensorSource, Sendable {
     return SourceSubscription { [weak self] in self?.unsubscribe(id) }
   }
 
+  /// The sensors currently delivered: those some subscriber needs (empty without subscribers).
+  public var activeSensors: SensorSet { state.withLock { $0.activeSensors } }
+
   private func unsubscribe(_ id: UInt64) {
     deliveryLock.lock()
     defer { deliveryLock.unlock() }
     let isEmpty = subscribers.remove(id)
     let observerToRemove = state.withLock { s -> UInt64? in
+      s.sensorsBySubscriber.removeValue(forKey: id)
+      s.updateActiveSensors()
       guard isEmpty else { return nil }
       s.streamOrigin = nil
       defer { s.clockObserver = nil }
@@ -216,12 +244,13 @@ public final class StreamPlayer: SensorSource, Sendable {
   }
 
   private func deliverPending() {
-    let sample = state.withLock { s -> MotionSample? in
+    let (sample, sensors) = state.withLock { s -> (MotionSample?, SensorSet) in
       defer { s.pending = nil }
-      return s.pending
+      return (s.pending, s.activeSensors)
     }
     guard let sample else { return }
-    subscribers.deliver(.sample(sample))
+    // Switched-off sensors are left out (the common case, everything needed, copies nothing).
+    subscribers.deliver(.sample(sensors == availableSensors ? sample : sample.keeping(sensors)))
   }
 
   private func finish(failure: SourceFailure?) {
@@ -230,6 +259,10 @@ public final class StreamPlayer: SensorSource, Sendable {
       return !s.isFinished
     }
     guard isFirst else { return }
+    state.withLock { s in
+      s.sensorsBySubscriber = [:]
+      s.updateActiveSensors()
+    }
     for handler in subscribers.removeAll() {
       if let failure { handler(.failure(failure)) }
       handler(.finished)

@@ -51,7 +51,7 @@ open class CMAltimeter: NSObject {
   }
 
   /// Whether the app may use the altimeter (see ``CMAuthorizationStatus``).
-  open class func authorizationStatus() -> CMAuthorizationStatus { .current }
+  open class func authorizationStatus() -> CMAuthorizationStatus { .processDefault }
 
   /// Starts relative-altitude updates on `queue`. Does nothing without a barometer, as on Apple
   /// devices; delivers `CMErrorMotionActivityNotAuthorized` when not authorized.
@@ -85,7 +85,7 @@ open class CMAltimeter: NSObject {
   @discardableResult
   func connectRelative(_ channel: UpdateChannel<CMAltitudeData>, sink: UpdateChannel<CMAltitudeData>.Sink) -> Bool {
     guard hasBarometer else { return false }
-    if CMAuthorizationStatus.current != .authorized {
+    if CMAuthorizationStatus.status(for: backend) != .authorized {
       channel.refuse(
         NSError(CMErrorMotionActivityNotAuthorized, description: "the altimeter is not authorized"), sink: sink)
       return true
@@ -129,7 +129,7 @@ open class CMAltimeter: NSObject {
       return channel.refuse(
         NSError(CMErrorNotAvailable, description: "absolute altitude is not available: " + reason), sink: sink)
     }
-    if CMAuthorizationStatus.current != .authorized {
+    if CMAuthorizationStatus.status(for: backend) != .authorized {
       return channel.refuse(
         NSError(CMErrorMotionActivityNotAuthorized, description: "the altimeter is not authorized"), sink: sink)
     }

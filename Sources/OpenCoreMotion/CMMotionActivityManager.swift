@@ -39,7 +39,7 @@ open class CMMotionActivityManager: NSObject {
   open class func isActivityAvailable() -> Bool { classifies(MotionHistoryBackends.defaultSensors) }
 
   /// Whether the app may use motion activity (see ``CMAuthorizationStatus``).
-  open class func authorizationStatus() -> CMAuthorizationStatus { .current }
+  open class func authorizationStatus() -> CMAuthorizationStatus { .processDefault }
 
   static func classifies(_ sensors: SensorSet) -> Bool { sensors.contains(.accelerometer) }
 

@@ -68,7 +68,7 @@ open class CMPedometer: NSObject {
   }
 
   /// Whether the app may use the pedometer (see ``CMAuthorizationStatus``).
-  open class func authorizationStatus() -> CMAuthorizationStatus { .current }
+  open class func authorizationStatus() -> CMAuthorizationStatus { .processDefault }
 
   static func countsSteps(_ sensors: SensorSet) -> Bool { sensors.contains(.accelerometer) }
 
@@ -103,7 +103,9 @@ open class CMPedometer: NSObject {
   /// Starts live updates: each carries the totals from `start` to the latest step (cumulative),
   /// delivered on the pedometer's queue when steps or floors are counted (at most one per second
   /// while walking, and one at each pause). When the history already holds steps since `start`,
-  /// their totals come at once. A second call replaces the first.
+  /// their totals come at once. On the motion daemon a past `start` counts from the daemon's
+  /// stored history (steps taken while no app ran included), then adds the steps counted live.
+  /// A second call replaces the first.
   open func startUpdates(from start: Date, withHandler handler: @escaping CMPedometerHandler) {
     connectUpdates(updateChannel, from: start, sink: .queue(handlerQueue, handler))
   }
@@ -130,12 +132,16 @@ open class CMPedometer: NSObject {
     _ channel: UpdateChannel<CMPedometerData>, from start: Date, sink: UpdateChannel<CMPedometerData>.Sink
   ) {
     if let error = serviceError { return channel.refuse(error, sink: sink) }
-    let backend = backend
+    // The totals of each update (on the daemon: its stored count from `start`, then its counter).
+    let totals = backend.pedometerUpdates(from: start)
     // Source time of the last delivery, and whether steps arrived since.
     let pacing = Locked<(lastDelivery: Double?, pending: (date: Date, timestamp: Double)?)>((nil, nil))
+    // What the last update carried, so that a pause can tell whether the totals grew since.
+    let delivered = Locked<(date: Date, timestamp: Double, steps: Int)?>(nil)
     let deliver: @Sendable (Date, Double, UInt64) -> Void = { date, timestamp, generation in
       guard date >= start else { return }
-      let summary = backend.pedometerSummary(from: start, to: date)
+      let summary = totals(date)
+      delivered.withLock { $0 = (date, timestamp, summary.numberOfSteps) }
       channel.deliver(Self.data(summary, live: true), timestamp: timestamp, generation: generation)
     }
     let generation = channel.connect(to: backend, sink: sink) { event, generation in
@@ -160,6 +166,11 @@ open class CMPedometer: NSObject {
       case .pedestrian(let change) where change.isPause:
         if let pending = pacing.withLock({ p in defer { p.pending = nil }; return p.pending }) {
           deliver(pending.date, pending.timestamp, generation)
+        } else if let last = delivered.withLock({ $0 }), totals(last.date).numberOfSteps != last.steps {
+          // The totals grew after the last update without a step event of this process: on the
+          // daemon, its counter for the last steps arrived after the update the step triggered.
+          // The pause brings the final count.
+          deliver(last.date, last.timestamp, generation)
         }
       case .finished:
         if let pending = pacing.withLock({ p in defer { p.pending = nil }; return p.pending }) {
@@ -172,9 +183,10 @@ open class CMPedometer: NSObject {
         break
       }
     }
-    // Steps already in the history since `start`. Offered with the earliest timestamp, so that
-    // the channel drops it if a live update (which includes them) went out first.
-    let past = backend.pedometerSummary(from: start, to: Date())
+    // Steps already in the history since `start` (on the daemon, also those taken while no app
+    // ran). Offered with the earliest timestamp, so that the channel drops it if a live update
+    // (which includes them) went out first.
+    let past = totals(Date())
     if past.numberOfSteps > 0 {
       channel.deliver(Self.data(past, live: false), timestamp: -.greatestFiniteMagnitude, generation: generation)
     }

@@ -12,15 +12,22 @@ import MotionSensors
 /// daemon kept while no app ran, and recording requests go to the daemon, which records while this
 /// process is gone.
 ///
-/// Live updates (pedometer, activity, altitude as they happen) come from the same detectors run in
-/// this process on the daemon's samples (`live`), so they start at once and need no second
-/// protocol. When a query to the daemon fails (the daemon went away), the live history answers
-/// for what this process observed, as without a daemon.
+/// Live events (steps, pauses, activity, altitude as they happen) come from the same detectors run
+/// in this process on the daemon's samples (`live`), so they start at once. The totals of live
+/// pedometer updates from a past date are the daemon's: its stored count from that date (steps
+/// taken while no app ran included) plus its live step counter since (see
+/// ``pedometerUpdates(from:)``). When a query to the daemon fails (the daemon went away), the live
+/// history answers for what this process observed, as without a daemon.
 package final class DaemonMotionHistory: MotionHistoryBackend {
   private let client: DaemonClient
   private let live: InProcessMotionHistory
   /// The longest a query waits for the daemon, s.
   private let queryTimeout: Double
+
+  /// The daemon's live pedometer counter: the latest reading, and a connection epoch that changes
+  /// whenever the connection drops (a restarted daemon counts from zero again).
+  private let counter = Locked<(epoch: UInt64, reading: DaemonPedometerReading?)>((0, nil))
+  private let counterSubscription = Locked<SourceSubscription?>(nil)
 
   package init(client: DaemonClient, live: InProcessMotionHistory, queryTimeout: Double = 5) {
     self.client = client
@@ -32,6 +39,7 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
   package var availableSensors: SensorSet { live.availableSensors }
   package var countsFloors: Bool { live.countsFloors }
   package var currentActivity: ActivityRecord? { live.currentActivity }
+  package var isHistoryAuthorized: Bool { client.isHistoryAuthorized }
 
   package func pedometerSummary(from start: Date, to end: Date) -> PedometerSummary {
     let liveSummary = live.pedometerSummary(from: start, to: end)
@@ -49,6 +57,83 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
     }
     if totals.activeTime.isFinite { summary.activeDuration = Swift.max(totals.activeTime, liveSummary.activeDuration) }
     return summary
+  }
+
+  /// Live totals from `start`: the daemon's totals from `start` to now, taken together with its
+  /// live counter at that instant, plus what the counter has counted since. Both come from the
+  /// daemon's one step detector, so no step is counted twice or lost at the junction, and steps
+  /// taken before this process started (while no app ran) are in. After a reconnection (the
+  /// counter restarts with the daemon) the totals are asked again. Without the daemon, the
+  /// process's own history answers.
+  package func pedometerUpdates(from start: Date) -> @Sendable (Date) -> PedometerSummary {
+    startCounting()
+    struct Baseline {
+      var epoch: UInt64
+      var totals: DaemonPedometerTotals
+      var counters: DaemonPedometerReading
+    }
+    let baseline = Locked<Baseline?>(nil)
+    let fetch: @Sendable () -> Baseline? = { [self] in
+      let epoch = counter.withLock { $0.epoch }
+      guard let totals = wait({ try await self.client.pedometerTotals(from: start, to: Date()) }),
+        let counters = totals.counters, totals.steps.isFinite, totals.distance.isFinite
+      else { return nil }
+      return Baseline(epoch: epoch, totals: totals, counters: counters)
+    }
+    baseline.withLock { $0 = fetch() }
+    return { [self] end in
+      let (epoch, latest) = counter.withLock { ($0.epoch, $0.reading) }
+      var current = baseline.withLock { $0 }
+      if current?.epoch != epoch {
+        current = fetch()
+        baseline.withLock { $0 = current }
+      }
+      let liveSummary = live.pedometerSummary(from: start, to: end)
+      guard let current else { return liveSummary }
+      return Self.summary(current.totals, counters: current.counters, latest: latest, live: liveSummary, countsFloors: countsFloors)
+    }
+  }
+
+  /// `totals` (with `counters` at the same instant) advanced by the counter's `latest` reading.
+  package static func summary(
+    _ totals: DaemonPedometerTotals, counters: DaemonPedometerReading, latest: DaemonPedometerReading?,
+    live: PedometerSummary, countsFloors: Bool
+  ) -> PedometerSummary {
+    func count(_ value: Double) -> Int { value.isFinite ? Int(Swift.min(Swift.max(value.rounded(), 0), 1e12)) : 0 }
+    // A reading older than the answer (stream and replies travel separately) adds nothing.
+    func since(_ now: UInt64?, _ then: UInt64) -> Int { count(Double(now.map { $0 > then ? $0 - then : 0 } ?? 0)) }
+    // The daemon's numbers are outside input: a non-finite or negative one counts as nothing.
+    func amount(_ value: Double) -> Double { value.isFinite ? Swift.max(0, value) : 0 }
+    var summary = live
+    summary.numberOfSteps = count(totals.steps) + since(latest?.steps, counters.steps)
+    summary.distance = amount(totals.distance) + (latest.map { amount($0.distance - counters.distance) } ?? 0)
+    summary.activeDuration =
+      amount(totals.activeTime) + (latest.map { amount($0.activeTime - counters.activeTime) } ?? 0)
+    if countsFloors {
+      summary.floorsAscended = count(totals.floorsAscended) + since(latest?.floorsAscended, counters.floorsAscended)
+      summary.floorsDescended = count(totals.floorsDescended) + since(latest?.floorsDescended, counters.floorsDescended)
+    }
+    return summary
+  }
+
+  /// Subscribes (once) to the daemon's live pedometer counter.
+  private func startCounting() {
+    counterSubscription.withLock { subscription in
+      guard subscription == nil else { return }
+      subscription = try? client.subscribe(DaemonStreamRequest(pedometer: true)) { [counter] event in
+        switch event {
+        case .pedometer(let reading):
+          counter.withLock { $0.reading = reading }
+        case .disconnected:
+          counter.withLock {
+            $0.epoch &+= 1
+            $0.reading = nil
+          }
+        default:
+          break
+        }
+      }
+    }
   }
 
   package func activities(from start: Date, to end: Date) -> [ActivityRecord] {
@@ -94,6 +179,10 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
 
   /// Runs `query` against the daemon and waits for it (the history API is synchronous and is called
   /// off the main thread by the `CM*` classes), at most ``queryTimeout`` seconds; `nil` on failure.
+  deinit {
+    counterSubscription.withLock { $0 }?.cancel()
+  }
+
   private func wait<Value: Sendable>(_ query: @escaping @Sendable () async throws -> Value) -> Value? {
     let result = Locked<Value?>(nil)
     let done = DispatchSemaphore(value: 0)

@@ -115,12 +115,17 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
       return s == nil
     }
     guard isFirst else { return }
-    // The detectors want every sample; 100 Hz is enough for steps and activity.
+    // The detectors want every sample; 100 Hz is enough for steps and activity. Steps, activity
+    // and recording read the accelerometer, floors and altitude the barometer: a source that can
+    // switch sensors off keeps the gyroscope and magnetometer off for the history's sake.
     let subscription = source.subscribe(
-      requestedSampleRate: Swift.min(100, source.supportedSampleRates.upperBound)
+      requestedSampleRate: Swift.min(100, source.supportedSampleRates.upperBound), sensors: Self.sensorsRead
     ) { [weak self] event in self?.handle(event) }
     sourceSubscription.withLock { $0 = subscription }
   }
+
+  /// The sensors the history reads.
+  package static let sensorsRead: SensorSet = [.accelerometer, .barometer]
 
   deinit {
     sourceSubscription.withLock { $0 }?.cancel()

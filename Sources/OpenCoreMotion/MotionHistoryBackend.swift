@@ -37,4 +37,23 @@ package protocol MotionHistoryBackend: AnyObject, Sendable {
 
   /// Delivers live events until the subscription is cancelled.
   func subscribe(_ handler: @escaping @Sendable (MotionHistoryEvent) -> Void) -> SourceSubscription
+
+  /// Whether the user allows motion history (the daemon's `motionctl privacy` setting); when not,
+  /// the API classes report ``CMAuthorizationStatus/denied`` and refuse queries and updates.
+  var isHistoryAuthorized: Bool { get }
+
+  /// The totals for live pedometer updates from `start`: called once when updates start; the
+  /// returned function gives the totals from `start` to each update's date (the latest step).
+  func pedometerUpdates(from start: Date) -> @Sendable (Date) -> PedometerSummary
+}
+
+extension MotionHistoryBackend {
+  /// A history kept in the process is the process's own: always authorized (the environment's
+  /// override aside, see ``CMAuthorizationStatus``).
+  package var isHistoryAuthorized: Bool { true }
+
+  /// The history's totals of each window (what the process observed since `start`).
+  package func pedometerUpdates(from start: Date) -> @Sendable (Date) -> PedometerSummary {
+    { [self] end in pedometerSummary(from: start, to: end) }
+  }
 }

@@ -41,6 +41,13 @@ package enum MotionHistoryBackends {
     cache.withLock { $0 }?.availableSensors ?? SourceFactory.defaultSource.availableSensors
   }
 
+  /// Whether the default backend's history is authorized (see ``defaultSensors``): on the motion
+  /// daemon, its privacy setting (cached by the client, see `DaemonClient.isHistoryAuthorized`).
+  package static var defaultHistoryAuthorized: Bool {
+    if let backend = cache.withLock({ $0 }) { return backend.isHistoryAuthorized }
+    return (SourceFactory.defaultSource as? DaemonSource)?.client.isHistoryAuthorized ?? true
+  }
+
   /// Whether the default backend counts floors (see ``defaultSensors``).
   package static var defaultCountsFloors: Bool {
     cache.withLock { $0 }?.countsFloors

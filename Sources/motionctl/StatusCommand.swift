@@ -3,6 +3,7 @@
 import ArgumentParser
 import Foundation
 import MotionDaemonClient
+import MotionSensors
 
 /// `motionctl status`: the motion daemon's source, rates, clients and history.
 struct StatusCommand: ParsableCommand {
@@ -23,6 +24,7 @@ struct StatusCommand: ParsableCommand {
       "source:      \(status.sourceName)",
       "sensors:     \(status.availableSensors.isEmpty ? "none" : status.availableSensors.names.joined(separator: ", "))",
       "source rate: " + (status.sourceSubscribed ? "\(format(status.sourceRate)) Hz" : "off (nobody needs it)"),
+      "sensors on:  " + sensorsOn(status),
       "samples:     \(status.samplesReceived) received",
       "clients:     \(status.clients.count)",
     ]
@@ -49,6 +51,13 @@ struct StatusCommand: ParsableCommand {
       lines.append("recording:   accelerometer at 50 Hz until \(date(until))")
     }
     return lines
+  }
+
+  /// The sensors the source delivers, and those switched off because nobody needs them.
+  private static func sensorsOn(_ status: DaemonStatus) -> String {
+    let on: String = status.sourceSensors.isEmpty ? "none" : status.sourceSensors.names.joined(separator: ", ")
+    let off: SensorSet = status.availableSensors.subtracting(status.sourceSensors)
+    return off.isEmpty ? on : on + " (off: " + off.names.joined(separator: ", ") + ")"
   }
 
   private static func format(_ value: Double) -> String {
