@@ -7,12 +7,12 @@ extension AttitudeEstimator {
   public struct Coefficients: Sendable, Equatable {
     /// The nominal sample period, s.
     public var samplePeriod: Double
-    /// The bias Kalman updates run every this many samples (4), each carrying the information
-    /// of the samples in between (its measurement variance scales with the summed time, so the
-    /// information per second is the same at any rate). Updating every sample at 100 Hz made the
-    /// bias follow the strongly correlated inclination corrections too eagerly (a flat phone
-    /// turning about the vertical lost its magnetic heading calibration), so the interval is a
-    /// sample count, not a time.
+    /// The bias Kalman updates run every this many samples (``Parameters/biasUpdatePeriod`` in
+    /// samples, 1…64), each carrying the information of the samples in between (its measurement
+    /// variance scales with the summed time, so the information per second is the same at any
+    /// rate). A time, not a sample count: with a fixed count of 4 the bias filter ran every 14 ms
+    /// at 286 Hz but every 200 ms at 20 Hz, and updating about every sample at 100 Hz made the
+    /// bias follow the strongly correlated inclination corrections too eagerly.
     public var biasUpdateInterval: Int
     /// The heading and magnetic disturbance logic run every this many magnetometer samples
     /// (about every 7 ms: 2 at 286 Hz, 1 at 100 Hz and below).
@@ -28,6 +28,9 @@ extension AttitudeEstimator {
     public var magneticReferenceGain: Double
     /// The gyroscope delay, s (``Parameters/gyroscopeDelay``).
     public var gyroscopeDelay: Double
+    /// Accelerometer readings with any axis at or beyond this magnitude are clipped, m/s²
+    /// (``Parameters/accelerometerRange`` less its margin).
+    public var accelerometerClippingLevel: Double
     /// Bias variance added per sample, (rad/s)².
     public var biasProcessVariance: Double
     /// Initial (and largest) bias variance, (rad/s)².
@@ -51,7 +54,7 @@ extension AttitudeEstimator {
       let samplePeriod = requestedPeriod.isFinite
         ? Swift.min(Swift.max(requestedPeriod, 1e-6), 10) : 0.01
       self.samplePeriod = samplePeriod
-      biasUpdateInterval = 4
+      biasUpdateInterval = Self.interval(p.biasUpdatePeriod, samplePeriod: samplePeriod)
       magnetometerInterval = Self.interval(0.007, samplePeriod: samplePeriod)
       headingPeriod = samplePeriod * Double(magnetometerInterval)
       magnetometerGain = Self.gain(timeConstant: p.magnetometerTimeConstant, samplePeriod: headingPeriod)
@@ -60,6 +63,9 @@ extension AttitudeEstimator {
       magneticReferenceGain = Self.gain(
         timeConstant: p.magneticReferenceTimeConstant, samplePeriod: headingPeriod)
       biasInitialVariance = p.biasInitialSigma * p.biasInitialSigma
+      let margin = p.accelerometerClippingMargin.isFinite
+        ? Swift.min(Swift.max(p.accelerometerClippingMargin, 0), 1) : 0
+      accelerometerClippingLevel = p.accelerometerRange * (1 - margin)
       gyroscopeDelay = p.gyroscopeDelay
       // The variance regrows by the initial variance over the forgetting time.
       biasProcessVariance = p.biasForgettingTime > 0
@@ -77,7 +83,10 @@ extension AttitudeEstimator {
     /// How many samples `samplePeriod` (s, clamped above) apart make up about `time` seconds:
     /// at least 1, at most 64.
     static func interval(_ time: Double, samplePeriod: Double) -> Int {
-      Int(Swift.min(Swift.max((time / samplePeriod).rounded(), 1), 64))
+      let ratio = (time / samplePeriod).rounded()
+      // A NaN time (a parameter set to NaN) must not trap in the conversion: every sample.
+      guard !ratio.isNaN else { return 1 }
+      return Int(Swift.min(Swift.max(ratio, 1), 64))
     }
 
     /// The gain of a first-order low-pass with time constant `timeConstant` (s) sampled every

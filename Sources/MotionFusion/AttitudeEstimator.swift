@@ -25,11 +25,12 @@ import MotionMath
 /// - the motion bias measurement noise grows with the recent angular rate and user acceleration
 ///   (gyroscope scale errors and residual accelerations look like bias), which keeps the bias
 ///   steady through fast motion;
-/// - the outputs are extrapolated over the gyroscope's delay (``Parameters/gyroscopeDelayInSamples``);
+/// - the outputs are extrapolated over the gyroscope's delay (``Parameters/gyroscopeDelay``);
 /// - ``MagnetometerCalibrator``, an attitude-aided online hard/soft-iron calibration, supplies the
 ///   calibrated field and its accuracy (and, once the calibration is trusted and
 ///   ``Parameters/usesCalibratedFieldForHeading`` is on, the field used for the heading);
-/// - for speed, the bias Kalman updates and their model filters run every 4th sample and the
+/// - for speed, the bias Kalman updates and their model filters run about every 0.2 s
+///   (``Parameters/biasUpdatePeriod``) and the
 ///   heading logic every 2nd magnetometer sample, each carrying the information of the samples
 ///   in between.
 ///
@@ -138,8 +139,11 @@ public struct AttitudeEstimator: Sendable {
     state.isInitialized = true
 
     let gyroscopeSaturated = Self.reaches(gyroscope, parameters.gyroscopeSaturation)
-    let accelerometerSaturated = Self.reaches(accelerometer, parameters.accelerometerSaturation)
+    // A clipped accelerometer sample is left out of the inclination (and its bias information):
+    // the attitude follows the gyroscope alone for that step.
+    let accelerometerSaturated = Self.reaches(accelerometer, coefficients.accelerometerClippingLevel)
     if gyroscopeSaturated || accelerometerSaturated { state.diagnostics.saturatedSamples += 1 }
+    if accelerometerSaturated { state.diagnostics.clippedAccelerometerSamples += 1 }
 
     integrateGyroscope(gyroscope, dt: dt)
     if !accelerometerSaturated {

@@ -112,6 +112,10 @@ public struct FusionDiagnostics: Sendable, Equatable {
   public var gaps = 0
   /// Samples with a gyroscope or accelerometer axis at its saturation limit.
   public var saturatedSamples = 0
+  /// Samples whose accelerometer was clipped (an axis at its range,
+  /// ``AttitudeEstimator/Parameters/accelerometerRange`` less the margin): the attitude used the
+  /// gyroscope alone for them (also counted in ``saturatedSamples``).
+  public var clippedAccelerometerSamples = 0
   /// Samples accepted into the state.
   public var acceptedSamples = 0
   /// Samples (or magnetometer readings) rejected because a value was finite but beyond the
