@@ -229,7 +229,8 @@ var targets: [Target] = [
       "OpenCoreMotion", "SourceComposition", "PhoneStreams", "MotionSensors", "LinuxIIO", "Geomagnetism", "MotionMath",
       "_LinuxIIOTestSupport", "_MotionTestSupport",
     ]),
-  .testTarget(name: "ActivityTests", dependencies: ["MotionDetectors", "MotionEvaluation", "_MotionTestSupport"]),
+  .testTarget(
+    name: "ActivityTests", dependencies: ["MotionDetectors", "MotionEvaluation", "MotionSensors", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionDaemonTests",
     dependencies: [

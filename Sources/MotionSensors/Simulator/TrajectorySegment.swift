@@ -354,13 +354,9 @@ struct TrajectorySegment: Sendable {
       let horizontal =
         d.knots[k] + Self.gaussIntegral(d, from: Double(k) * d.knotSpacing, to: t, duration: duration)
       let acceleration = (d.speed * w.rate) * direction + (speed * heading.rate) * across
-      // Road and engine vibration: two incommensurate tones, scaled by speed so they stop with the car.
-      let vibration = d.vibration * w
-      let f1 = 11.0
-      let f2 = 17.3
-      let bounce =
-        (0.7 / Self.squared(2 * .pi * f1)) * (vibration * Jet.sinusoid(t, frequency: f1))
-        + (0.5 / Self.squared(2 * .pi * f2)) * (vibration * Jet.sinusoid(t, frequency: f2, phase: 1))
+      // Road vibration: broadband (suspension and wheel resonances), scaled by speed so that it
+      // stops with the car.
+      let bounce = RoadVibration.car.displacement(t, level: d.vibration * w)
       offset =
         VectorJet(value: horizontal, rate: speed * direction, acceleration: acceleration)
         + VectorJet(direction: Self.up, -1 * bounce)
@@ -393,15 +389,18 @@ struct TrajectorySegment: Sendable {
     case .ride(let r):
       switch r.kind {
       case .lift:
-        let hum = 0.0005 * (SmoothProfile.window(t, duration: duration, ramp: r.ramp) * Jet.sinusoid(t, frequency: 19))
+        // Guide-rail hum: lift ride-quality figures are a few hundredths of a m/s² (3.5 µm at 19 Hz
+        // is 0.05 m/s²).
+        let hum = 3.5e-6 * (SmoothProfile.window(t, duration: duration, ramp: r.ramp) * Jet.sinusoid(t, frequency: 19))
         offset = VectorJet(direction: Self.up, r.climb * SmoothProfile.smoothstep(t, duration: duration) + hum)
       case .escalator:
         let progress = Self.progress(t, duration: duration, ramp: r.ramp)
         // 0.5 m/s along the incline: the horizontal part is what the climb leaves of it.
         let along = 0.5 * (duration - r.ramp)
         let horizontal = (Swift.max(along * along - r.climb * r.climb, 0)).squareRoot()
+        // Step-chain rumble of about 0.1 m/s² (31 µm at 9 Hz).
         let rumble =
-          0.0004 * (SmoothProfile.window(t, duration: duration, ramp: r.ramp) * Jet.sinusoid(t, frequency: 9))
+          3.1e-5 * (SmoothProfile.window(t, duration: duration, ramp: r.ramp) * Jet.sinusoid(t, frequency: 9))
         offset =
           VectorJet(direction: r.forward, horizontal * progress.fraction)
           + VectorJet(direction: Self.up, r.climb * progress.fraction + rumble)
@@ -410,10 +409,8 @@ struct TrajectorySegment: Sendable {
       let w = SmoothProfile.window(t, duration: duration, ramp: c.ramp)
       let progress = Self.progress(t, duration: duration, ramp: c.ramp)
       let pedal = Jet.sinusoid(t, frequency: c.cadence)
-      // Road roughness: two tones scaled by speed, as for driving but stronger (no suspension).
-      let bumps =
-        (1.5 / Self.squared(2 * .pi * 13)) * (w * Jet.sinusoid(t, frequency: 13))
-        + (1.0 / Self.squared(2 * .pi * 21.7)) * (w * Jet.sinusoid(t, frequency: 21.7, phase: 2))
+      // Road roughness: broadband as for driving, but stronger and stiffer (no suspension).
+      let bumps = RoadVibration.bicycle.displacement(t, level: w)
       offset =
         VectorJet(direction: c.forward, c.speed * progress.distance + 0.06 * (w * pedal))
         + VectorJet(direction: Self.up, 0.03 * (w * Jet.sinusoid(t, frequency: c.cadence, phase: .pi / 2)) + bumps)
@@ -424,9 +421,6 @@ struct TrajectorySegment: Sendable {
       time: time, earthFromSensor: q, angularVelocity: omega, position: startPosition + offset.value,
       velocity: offset.rate, acceleration: offset.acceleration)
   }
-
-  @inline(__always)
-  private static func squared(_ x: Double) -> Double { x * x }
 
   /// Travel along an eased plateau: `distance` is the window's integral (seconds at full speed, as
   /// a jet) and `fraction` the share of the segment's travel done by `t` (a jet, 0 → 1).
