@@ -180,7 +180,9 @@ public final class StreamPlayer: SensorSource, Sendable {
           }
           return s.clockOrigin + (sample.timestamp - s.streamOrigin!) / speed
         }
-        let wait = Swift.max(due, batchEnd) - now
+        // A sample that is due goes out now; one that is not waits for its time, and at least
+        // until the batch interval since the last wake-up has passed.
+        let wait = due > now ? Swift.max(due, batchEnd) - now : 0
         if wait > 0 {
           deliveryLock.unlock()
           // Sleep in short slices so that a stop is noticed promptly.
