@@ -6,7 +6,7 @@ import OpenCoreMotion
 import _AllocationCounter
 
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #endif
 
 /// The cost of a live Core Motion stream in this process: the simulator paced in real time at
@@ -61,7 +61,9 @@ enum LiveStreamBenchmark {
     var scenario = try Scenario.named("tour")
     scenario.repeats = true
     scenario.duration = seconds + 60
-    let player = StreamPlayer(SimulatedSensorStream(scenario: scenario), pacing: .realTime(speed: 1), batchInterval: batchInterval)
+    let player = StreamPlayer(
+      SimulatedSensorStream(scenario: scenario), pacing: .realTime(speed: 1),
+      batchInterval: batchInterval)
     let updates = Counter()
     let queue = OperationQueue()
     queue.maxConcurrentOperationCount = 1
@@ -122,7 +124,8 @@ enum LiveStreamBenchmark {
       }
     }
     for batch in batchIntervals {
-      let label = batch == 0 ? "a wake-up per sample" : String(format: "batches of %.0f ms", batch * 1e3)
+      let label =
+        batch == 0 ? "a wake-up per sample" : String(format: "batches of %.0f ms", batch * 1e3)
       print("live 100 Hz simulator, player \(label):")
       let baseline = best[key(.source, batch)]!
       for stream in Stream.allCases {
@@ -131,17 +134,23 @@ enum LiveStreamBenchmark {
         report(
           "  \(stream.rawValue): CPU per update", figures.cpuPerUpdate * 1e6, "µs",
           String(
-            format: "(%.2f %% of a core; %d updates in %.1f s; %.2f context switches, %.1f allocations per update)",
+            format:
+              "(%.2f %% of a core; %d updates in %.1f s; %.2f context switches, %.1f allocations per update)",
             figures.coreShare * 100, figures.updates, figures.wallSeconds,
             Double(figures.contextSwitches) / perUpdate, Double(figures.allocations) / perUpdate))
         if stream != .source {
           report(
-            "  \(stream.rawValue): over the source alone", (figures.cpuPerUpdate - baseline.cpuPerUpdate) * 1e6,
-            "µs", String(format: "(ratio to the source alone: %.2f)", figures.cpuPerUpdate / baseline.cpuPerUpdate))
+            "  \(stream.rawValue): over the source alone",
+            (figures.cpuPerUpdate - baseline.cpuPerUpdate) * 1e6,
+            "µs",
+            String(
+              format: "(ratio to the source alone: %.2f)",
+              figures.cpuPerUpdate / baseline.cpuPerUpdate))
         }
         if batch != 0, let unbatched = best[key(stream, 0)] {
           report(
-            "  \(stream.rawValue): batched / a wake-up per sample", figures.cpuPerUpdate / unbatched.cpuPerUpdate, "",
+            "  \(stream.rawValue): batched / a wake-up per sample",
+            figures.cpuPerUpdate / unbatched.cpuPerUpdate, "",
             "(CPU per update, same run)")
         }
       }
@@ -154,7 +163,8 @@ enum LiveStreamBenchmark {
     let figures = try measure(stream, seconds: seconds, batchInterval: batchInterval)
     print(
       "\(stream.rawValue), batch \(batchInterval) s: \(figures.updates) updates, "
-        + String(format: "%.1f µs CPU and %.2f context switches per update", figures.cpuPerUpdate * 1e6,
+        + String(
+          format: "%.1f µs CPU and %.2f context switches per update", figures.cpuPerUpdate * 1e6,
           Double(figures.contextSwitches) / Double(max(figures.updates, 1))))
   }
 }

@@ -18,7 +18,9 @@ final class StreamPlayerBatchingTests: XCTestCase {
         MotionSample(timestamp: 7 + Double(index) * 0.01, accelerometer: SIMD3(0, 0, 9.8))
       }
       let stream = ArraySampleStream(
-        samples, descriptor: StreamDescriptor(name: "array", sensors: .accelerometer, nominalSampleRate: 100))
+        samples,
+        descriptor: StreamDescriptor(name: "array", sensors: .accelerometer, nominalSampleRate: 100)
+      )
       let player = StreamPlayer(stream, pacing: .realTime(speed: 100), batchInterval: batchInterval)
       XCTAssertEqual(player.batchInterval, batchInterval)
       let received = Locked<[Double]>([])
@@ -31,18 +33,26 @@ final class StreamPlayerBatchingTests: XCTestCase {
         }
       }
       // 100 times the expected 0.2 s: the machines that run the tests are loaded.
-      XCTAssertEqual(finished.wait(timeout: .now() + 20), .success, "batch interval \(batchInterval) s")
+      XCTAssertEqual(
+        finished.wait(timeout: .now() + 20), .success, "batch interval \(batchInterval) s")
       subscription.cancel()
-      XCTAssertEqual(received.withLock { $0 }, samples.map(\.timestamp), "batch interval \(batchInterval) s")
+      XCTAssertEqual(
+        received.withLock { $0 }, samples.map(\.timestamp), "batch interval \(batchInterval) s")
     }
   }
 
   func testBatchIntervalIsClamped() {
     let stream = ArraySampleStream(
-      [], descriptor: StreamDescriptor(name: "empty", sensors: .accelerometer, nominalSampleRate: 100))
-    XCTAssertEqual(StreamPlayer(stream, pacing: .realTime(speed: 1), batchInterval: -1).batchInterval, 0)
-    XCTAssertEqual(StreamPlayer(stream, pacing: .realTime(speed: 1), batchInterval: .nan).batchInterval, 0)
-    XCTAssertEqual(StreamPlayer(stream, pacing: .realTime(speed: 1), batchInterval: 9).batchInterval, 1)
-    XCTAssertEqual(StreamPlayer(stream, pacing: .realTime(speed: 1)).batchInterval, StreamPlayer.defaultBatchInterval)
+      [],
+      descriptor: StreamDescriptor(name: "empty", sensors: .accelerometer, nominalSampleRate: 100))
+    XCTAssertEqual(
+      StreamPlayer(stream, pacing: .realTime(speed: 1), batchInterval: -1).batchInterval, 0)
+    XCTAssertEqual(
+      StreamPlayer(stream, pacing: .realTime(speed: 1), batchInterval: .nan).batchInterval, 0)
+    XCTAssertEqual(
+      StreamPlayer(stream, pacing: .realTime(speed: 1), batchInterval: 9).batchInterval, 1)
+    XCTAssertEqual(
+      StreamPlayer(stream, pacing: .realTime(speed: 1)).batchInterval,
+      StreamPlayer.defaultBatchInterval)
   }
 }
