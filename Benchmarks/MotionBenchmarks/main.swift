@@ -2,7 +2,8 @@
 
 // motion-benchmarks: throughput and CPU cost of OpenCoreMotion's moving parts.
 //
-//     cd Benchmarks && swift run -c release motion-benchmarks [simulator|replay|device-motion|fusion|iio|steps|activity|all] [--broad FILE]
+//     cd Benchmarks && swift run -c release motion-benchmarks [simulator|replay|device-motion|live|fusion|iio|steps|activity|all] [--broad FILE]
+//     motion-benchmarks live-profile source|accelerometer|device-motion SECONDS [BATCH_S]   (one live stream, for valgrind/perf)
 //
 // Machines here are shared and noisy, so every figure is printed next to a baseline measured in the
 // same process, and each measurement is the best of several runs.
@@ -222,15 +223,34 @@ func benchmarkIIO() throws {
 // MARK: - Main
 
 var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "live-profile" {
+  let batch = arguments.count > 3 ? Double(arguments[3]) : StreamPlayer.defaultBatchInterval
+  guard arguments.count == 3 || arguments.count == 4, let stream = LiveStreamBenchmark.Stream(rawValue: arguments[1]),
+    let seconds = Double(arguments[2]), seconds > 0, seconds <= 3600, let batch, batch >= 0, batch <= 1
+  else {
+    FileHandle.standardError.write(Data("usage: motion-benchmarks live-profile source|accelerometer|device-motion SECONDS [BATCH_S]\n".utf8))
+    exit(2)
+  }
+  do { try LiveStreamBenchmark.profile(stream, seconds: seconds, batchInterval: batch) } catch {
+    FileHandle.standardError.write(Data("motion-benchmarks: \(error)\n".utf8))
+    exit(1)
+  }
+  exit(0)
+}
+var liveSeconds = 10.0
+if let index = arguments.firstIndex(of: "--live-seconds"), index + 1 < arguments.count {
+  liveSeconds = min(max(Double(arguments[index + 1]) ?? 10, 1), 600)
+  arguments.removeSubrange(index...(index + 1))
+}
 var broadFile: String?
 if let index = arguments.firstIndex(of: "--broad"), index + 1 < arguments.count {
   broadFile = arguments[index + 1]
   arguments.removeSubrange(index...(index + 1))
 }
 let selection = Set(arguments.isEmpty ? ["all"] : arguments)
-let known: Set = ["all", "simulator", "replay", "device-motion", "fusion", "iio", "steps", "activity"]
+let known: Set = ["all", "simulator", "replay", "device-motion", "live", "fusion", "iio", "steps", "activity"]
 guard selection.isSubset(of: known) else {
-  FileHandle.standardError.write(Data("usage: motion-benchmarks [\(known.sorted().joined(separator: "|"))]... [--broad FILE]\n".utf8))
+  FileHandle.standardError.write(Data("usage: motion-benchmarks [\(known.sorted().joined(separator: "|"))]... [--broad FILE] [--live-seconds S]\n".utf8))
   exit(2)
 }
 #if DEBUG
@@ -240,6 +260,7 @@ do {
   if selection.contains("all") || selection.contains("simulator") { try benchmarkSimulator() }
   if selection.contains("all") || selection.contains("replay") { try benchmarkReplay() }
   if selection.contains("all") || selection.contains("device-motion") { try benchmarkDeviceMotionCost() }
+  if selection.contains("all") || selection.contains("live") { try LiveStreamBenchmark.run(seconds: liveSeconds) }
   if selection.contains("all") || selection.contains("fusion") { try benchmarkFusion(broadFile: broadFile) }
   if selection.contains("all") || selection.contains("steps") { StepDetectorBenchmark.run(report: report) }
   if selection.contains("all") || selection.contains("activity") { benchmarkActivity() }

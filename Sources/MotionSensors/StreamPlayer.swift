@@ -14,6 +14,13 @@ import Foundation
 /// are switched off: their readings are left out of the delivered samples. The stream itself still
 /// produces them, because the simulator draws every sensor's noise from one seeded generator (a
 /// sensor skipped would change the others' values) and a recording holds them anyway.
+///
+/// Under wall-clock pacing the player's thread wakes at most once per ``batchInterval`` and then
+/// hands out every sample that is due, each with its own timestamp: a sample is late by at most
+/// that interval, and the number of samples per second is unchanged. A wake-up costs more than the
+/// sample it delivers (a context switch in and out of the player, and one of the consumer's queue
+/// thread when it was idle), so waking for two samples at a time instead of one cuts the CPU a
+/// 100 Hz stream costs by about a third (docs/Daemon.md has the figures).
 public final class StreamPlayer: SensorSource, Sendable {
   public let name: String
   public let availableSensors: SensorSet
@@ -22,6 +29,13 @@ public final class StreamPlayer: SensorSource, Sendable {
   public let descriptor: StreamDescriptor
   /// How playback is paced.
   public let pacing: Pacing
+  /// Under wall-clock pacing, the shortest time between two wake-ups of the player's thread, s:
+  /// samples that fall due meanwhile are handed out together when it wakes (each at most this
+  /// late). 0 wakes for every sample. Virtual and as-fast-as-possible pacing do not wait at all.
+  public let batchInterval: Double
+
+  /// The default ``batchInterval``, s: two samples per wake-up at 100 Hz, one at 50 Hz or less.
+  public static let defaultBatchInterval = 0.02
 
   private struct State {
     var stream: any SampleStream
@@ -49,8 +63,12 @@ public final class StreamPlayer: SensorSource, Sendable {
   /// the stream forward. Recursive: a handler may cancel its own subscription.
   private let deliveryLock = NSRecursiveLock()
 
-  /// Creates a player over `stream`.
-  public init(_ stream: some SampleStream, pacing: Pacing, name: String? = nil) {
+  /// Creates a player over `stream`; `batchInterval` (s, clamped to [0, 1]) is described at
+  /// ``batchInterval``.
+  public init(
+    _ stream: some SampleStream, pacing: Pacing, name: String? = nil,
+    batchInterval: Double = StreamPlayer.defaultBatchInterval
+  ) {
     let descriptor = stream.descriptor
     self.descriptor = descriptor
     self.name = name ?? descriptor.name
@@ -58,6 +76,7 @@ public final class StreamPlayer: SensorSource, Sendable {
     let rate = descriptor.nominalSampleRate ?? 100
     self.supportedSampleRates = Swift.min(1, rate)...rate
     self.pacing = pacing
+    self.batchInterval = batchInterval.isFinite ? Swift.min(Swift.max(batchInterval, 0), 1) : 0
     self.state = Locked(State(stream: stream))
   }
 
@@ -162,6 +181,10 @@ public final class StreamPlayer: SensorSource, Sendable {
   }
 
   private func runWorker(speed: Double) {
+    // The clock reading before which the worker does not wake again, and whether it has slept since
+    // it last handed out a sample (the first sample after a sleep starts a new batch).
+    var batchEnd = -Double.infinity
+    var hasSlept = true
     while true {
       let shouldStop = state.withLock { s -> Bool in
         if subscribers.isEmpty || s.isFinished {
@@ -178,18 +201,26 @@ public final class StreamPlayer: SensorSource, Sendable {
       }
       if speed.isFinite {
         let now = ProcessInfo.processInfo.systemUptime
-        let wait = state.withLock { s -> Double in
+        let due = state.withLock { s -> Double in
           if s.streamOrigin == nil {
             s.streamOrigin = sample.timestamp
             s.clockOrigin = now
           }
-          return s.clockOrigin + (sample.timestamp - s.streamOrigin!) / speed - now
+          return s.clockOrigin + (sample.timestamp - s.streamOrigin!) / speed
         }
+        // A sample that is due goes out now; one that is not waits for its time, and at least
+        // until the batch interval since the last wake-up has passed.
+        let wait = due > now ? Swift.max(due, batchEnd) - now : 0
         if wait > 0 {
           deliveryLock.unlock()
           // Sleep in short slices so that a stop is noticed promptly.
           Thread.sleep(forTimeInterval: Swift.min(wait, 0.02))
+          hasSlept = true
           continue
+        }
+        if hasSlept {
+          batchEnd = now + batchInterval
+          hasSlept = false
         }
       }
       deliverPending()

@@ -73,12 +73,18 @@ package final class SubscriberFanOut<Event>: Sendable {
   package func deliver(_ event: Event) {
     deliveryLock.lock()
     defer { deliveryLock.unlock() }
-    let ids = state.withLock { $0.subscribers.map(\.id) }
-    for id in ids {
-      // Looked up per subscriber: an earlier handler may have removed this one.
-      guard let handler = state.withLock({ s in s.subscribers.first { $0.id == id }?.handler })
-      else { continue }
-      handler(event)
+    // The array itself, not a copy of its ids: taking it only retains its storage, so a delivery
+    // allocates nothing (a handler that adds or removes a subscriber makes the copy, rarely).
+    let snapshot = state.withLock { $0.subscribers }
+    for index in snapshot.indices {
+      let subscriber = snapshot[index]
+      // Only a handler of this very delivery can have removed a later subscriber: a removal on
+      // another thread waits for the delivery lock. So the first one needs no look-up.
+      if index > 0 {
+        let isSubscribed = state.withLock { s in s.subscribers.contains { $0.id == subscriber.id } }
+        guard isSubscribed else { continue }
+      }
+      subscriber.handler(event)
     }
   }
 
