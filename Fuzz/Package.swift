@@ -38,5 +38,11 @@ let package = Package(
       name: "FuzzIIOAttributes",
       dependencies: [.product(name: "LinuxIIO", package: "OpenCoreMotion")],
       path: "Targets/FuzzIIOAttributes", swiftSettings: fuzzSettings),
+    // Sensor Logger push bodies, SensorServer messages and phyphox answers through the decoders,
+    // sequencing and reordering (PhoneStreamDecoding: no NIO, so the fuzz build stays small).
+    .executableTarget(
+      name: "FuzzPhoneStreams",
+      dependencies: [.product(name: "PhoneStreamDecoding", package: "OpenCoreMotion")],
+      path: "Targets/FuzzPhoneStreams", swiftSettings: fuzzSettings),
   ]
 )

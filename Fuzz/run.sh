@@ -17,7 +17,7 @@ scratch="${FUZZ_SCRATCH_PATH:-$here/.build-fuzz}"
 # FuzzSourceSpecification links SourceComposition and with it the phone-stream transports (SwiftNIO,
 # Hummingbird, AsyncHTTPClient, BoringSSL) and the daemon client: instrumenting all of that costs
 # many minutes, so it runs only when asked for (FUZZ_TARGETS="... FuzzSourceSpecification").
-read -r -a targets <<< "${FUZZ_TARGETS:-FuzzRecording FuzzColumnMapping FuzzIIOAttributes}"
+read -r -a targets <<< "${FUZZ_TARGETS:-FuzzRecording FuzzColumnMapping FuzzIIOAttributes FuzzPhoneStreams}"
 for product in "${targets[@]}"; do
   swift build -c debug --scratch-path "$scratch" --product "$product" \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library

@@ -33,6 +33,23 @@ struct EndlessStream: SampleStream {
   }
 }
 
+/// A counter shared between the handler queues and the sampling loop (MotionSensors' `Locked` is
+/// `package`, not visible from this package).
+final class Counter: @unchecked Sendable {  // `value` is only touched under `lock`
+  private let lock = NSLock()
+  private var value = 0
+  func increment() {
+    lock.lock()
+    value += 1
+    lock.unlock()
+  }
+  var current: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return value
+  }
+}
+
 /// Resident set size in MiB (Linux `/proc/self/statm`; 0 elsewhere).
 func residentMiB() -> Double {
   guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
@@ -60,9 +77,9 @@ manager.accelerometerUpdateInterval = 0.01
 
 let slowQueue = OperationQueue()
 slowQueue.maxConcurrentOperationCount = 1
-let handled = Locked(0)
+let handled = Counter()
 manager.startDeviceMotionUpdates(using: .xArbitraryZVertical, to: slowQueue) { motion, _ in
-  if motion != nil { handled.withLock { $0 += 1 } }
+  if motion != nil { handled.increment() }
   Thread.sleep(forTimeInterval: 0.015)
 }
 let blockedQueue = OperationQueue()
@@ -71,10 +88,10 @@ blockedQueue.isSuspended = true
 manager.startAccelerometerUpdates(to: blockedQueue) { _, _ in }
 
 let sequence = manager.deviceMotionUpdates()
-let sequenceRead = Locked(0)
+let sequenceRead = Counter()
 let reader = Task.detached {
   for await _ in sequence {
-    sequenceRead.withLock { $0 += 1 }
+    sequenceRead.increment()
     try? await Task.sleep(nanoseconds: 50_000_000)
   }
 }
@@ -89,7 +106,7 @@ while true {
   let rss = residentMiB()
   samples.append((elapsed, rss))
   print(
-    String(format: "%.0f,%.1f,%d,%d,%d", elapsed, rss, handled.withLock { $0 }, sequenceRead.withLock { $0 },
+    String(format: "%.0f,%.1f,%d,%d,%d", elapsed, rss, handled.current, sequenceRead.current,
       sequence.droppedCount))
   fflush(stdout)
   if elapsed >= wallSeconds { break }

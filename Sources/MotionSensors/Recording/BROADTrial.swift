@@ -37,10 +37,10 @@ public enum BROADTrial {
   static func open(_ bytes: CSVBytes, url: URL, options: RecordingReader.Options) throws -> CSVTableStream {
     var cursor = CSVCursor(bytes)
     var fields: [CSVField] = []
-    guard cursor.nextRow(into: &fields) else {
+    guard try cursor.nextRow(into: &fields) else {
       throw RecordingError(.malformedHeader, file: bytes.fileName, line: 1, "the file is empty")
     }
-    let names = fields.map(bytes.string)
+    let names = fields.map(cursor.bytes.string)
     let index = ColumnIndex(names)
     let missing = requiredColumns.filter { index($0) == nil }
     guard missing.isEmpty, let time = index("t") else {

@@ -10,44 +10,133 @@ import Foundation
   import Darwin
 #endif
 
-/// A whole text file held as bytes with a terminating zero, parsed in place.
+/// A window onto a text file: a bounded buffer of its bytes followed by a terminating zero, parsed
+/// in place and refilled from the file as a ``CSVCursor`` advances.
 ///
-/// Recordings are read whole (a BROAD trial is 8 MB) because parsing bytes in one buffer is several
-/// times faster than line-by-line `String` handling; the zero terminator lets `strtod` run directly
-/// on the buffer. Rows are still decoded lazily, one per `next()`.
+/// Parsing bytes in one buffer is several times faster than line-by-line `String` handling, and the
+/// zero after the last byte lets `strtod` run directly on the buffer. Memory is bounded: the window
+/// holds at most ``windowSize`` bytes (1 MiB), however large the file, growing only while one line
+/// is longer than that, up to ``maximumLineLength``. Byte offsets (``CSVField``) are relative to the
+/// window's start and stay valid until the cursor reads the next line.
+///
+/// Windows are shared between copies of a cursor and copied on refill when shared (copy on write),
+/// so every copy reads the file on its own.
 final class CSVBytes {
   /// The bytes, followed by one zero byte that is not counted in ``count``.
-  let base: UnsafeMutablePointer<UInt8>
-  /// The number of bytes of text.
-  let count: Int
-  /// The file name used in error messages.
-  let fileName: String
+  private(set) var base: UnsafeMutablePointer<UInt8>
+  /// The number of bytes in the window.
+  private(set) var count: Int
+  /// The bytes the window can hold (the zero terminator not included).
+  private var capacity: Int
+  /// The offset in the file of ``base``'s first byte.
+  private(set) var start: Int
+  /// Whether the window reaches the end of the file.
+  private(set) var isComplete: Bool
+  /// Where the bytes come from.
+  let source: CSVByteSource
+  /// The size of a window when the file is larger.
+  let windowSize: Int
 
-  /// Reads a file; missing files and read errors become ``RecordingError``s.
-  convenience init(contentsOf url: URL, displayName: String? = nil) throws {
-    let name = displayName ?? url.path
-    guard FileManager.default.fileExists(atPath: url.path) else {
-      throw RecordingError(.fileNotFound, file: name, "no such file")
-    }
-    let data: Data
-    do {
-      data = try Data(contentsOf: url)
-    } catch {
-      throw RecordingError(.unreadable, file: name, "cannot read the file (\(error.localizedDescription))")
-    }
-    self.init(data: data, fileName: name)
+  /// The default window: 1 MiB, about ten thousand rows of a typical recording.
+  static let defaultWindowSize = 1 << 20
+  /// The longest line the window grows to hold (16 MiB); a longer line is an error.
+  static let maximumLineLength = 16 << 20
+
+  /// The file name used in error messages.
+  var fileName: String { source.fileName }
+
+  /// Opens a file and reads its first window; missing files and read errors become
+  /// ``RecordingError``s.
+  convenience init(contentsOf url: URL, displayName: String? = nil, windowSize: Int = defaultWindowSize) throws {
+    try self.init(source: CSVByteSource(contentsOf: url, displayName: displayName), windowSize: windowSize)
   }
 
-  /// Copies bytes already in memory (an archive member, a test fixture).
-  init(data: Data, fileName: String) {
-    count = data.count
-    base = .allocate(capacity: count + 1)
-    data.copyBytes(to: base, count: count)
+  /// Bytes already in memory (an archive member, a test fixture), read in windows without a copy of
+  /// the whole.
+  convenience init(data: Data, fileName: String, windowSize: Int = defaultWindowSize) {
+    // Reading from memory cannot fail.
+    try! self.init(source: CSVByteSource(data: data, fileName: fileName), windowSize: windowSize)
+  }
+
+  /// A window at the start of `source`.
+  init(source: CSVByteSource, windowSize: Int = defaultWindowSize) throws {
+    self.source = source
+    // At least four bytes, so that a byte-order mark is seen whole in the first window.
+    self.windowSize = Swift.max(windowSize, 4)
+    // Small files get a window just large enough (plus one byte to see the end without a second read).
+    capacity = Swift.min(self.windowSize, Swift.max(source.sizeHint, 4095) + 1)
+    base = .allocate(capacity: capacity + 1)
+    count = 0
+    start = 0
+    isComplete = false
+    base[0] = 0
+    try fill()
+  }
+
+  /// A copy of `other`'s bytes from `offset` on, for a cursor that must not move a shared window.
+  private init(copying other: CSVBytes, from offset: Int) {
+    source = other.source
+    windowSize = other.windowSize
+    capacity = other.capacity
+    base = .allocate(capacity: capacity + 1)
+    count = other.count - offset
+    base.update(from: other.base + offset, count: count)
     base[count] = 0
-    self.fileName = fileName
+    start = other.start + offset
+    isComplete = other.isComplete
   }
 
   deinit { base.deallocate() }
+
+  /// A new window holding this one's bytes from `offset` on (then refilled by the caller).
+  func copy(from offset: Int) -> CSVBytes {
+    CSVBytes(copying: self, from: offset)
+  }
+
+  /// Drops the bytes before `offset` and reads more of the file after the ones kept, growing the
+  /// window when the kept bytes (one unfinished line) fill it. Offsets into the window move down by
+  /// `offset`.
+  ///
+  /// - Throws: ``RecordingError`` when a line is longer than ``maximumLineLength`` or the file
+  ///   cannot be read.
+  func refill(keepingFrom offset: Int, lineNumber: Int) throws {
+    precondition(offset >= 0 && offset <= count)
+    if offset > 0 {
+      count -= offset
+      base.update(from: base + offset, count: count)
+      start += offset
+    }
+    if count == capacity {
+      guard capacity < CSVBytes.maximumLineLength else {
+        throw RecordingError(
+          .malformedRow, file: fileName, line: lineNumber,
+          "the line is longer than \(CSVBytes.maximumLineLength >> 20) MiB")
+      }
+      let larger = Swift.min(capacity * 2, CSVBytes.maximumLineLength)
+      let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: larger + 1)
+      grown.update(from: base, count: count)
+      base.deallocate()
+      base = grown
+      capacity = larger
+    }
+    try fill()
+  }
+
+  /// Reads into the free part of the window (one read: a regular file gives all that was asked).
+  private func fill() throws {
+    defer { base[count] = 0 }
+    guard !isComplete, count < capacity else { return }
+    let n = try source.read(at: start + count, into: base + count, count: capacity - count)
+    if n == 0 { isComplete = true }
+    count += n
+  }
+
+  /// The first line of the file (for format detection; empty for an empty file), without its line
+  /// break; cut at the window's end when longer than the window.
+  func firstLine() throws -> String {
+    var cursor = CSVCursor(self)
+    return try cursor.peekLine() ?? ""
+  }
 
   /// The text of a byte range (for header cells and messages), with surrounding quotes removed.
   func string(_ field: CSVField) -> String {
@@ -61,9 +150,10 @@ final class CSVBytes {
     return text.replacingOccurrences(of: "\"\"", with: "\"")
   }
 
-  /// Whether the file starts with a UTF-8 byte-order mark (skipped by the cursor).
+  /// Whether the window is at the start of a file that starts with a UTF-8 byte-order mark
+  /// (skipped by the cursor).
   var byteOrderMarkLength: Int {
-    count >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF ? 3 : 0
+    start == 0 && count >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF ? 3 : 0
   }
 }
 

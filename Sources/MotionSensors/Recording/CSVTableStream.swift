@@ -42,7 +42,7 @@ struct CSVTableStream: RecordingRowStream {
   mutating func next() throws -> MotionSample? {
     guard !isFinished else { return nil }
     do {
-      while cursor.nextRow(into: &fields) {
+      while try cursor.nextRow(into: &fields) {
         if skipsCommentLines, let first = fields.first, first.end > first.start,
           cursor.bytes.base[first.start] == UInt8(ascii: "#")
         {
@@ -247,7 +247,7 @@ extension CSVTableStream {
   /// Reads the column header row; an empty file is a header error.
   static func readHeader(_ cursor: inout CSVCursor) throws -> [String] {
     var fields: [CSVField] = []
-    guard cursor.nextRow(into: &fields) else {
+    guard try cursor.nextRow(into: &fields) else {
       throw RecordingError(
         .malformedHeader, file: cursor.bytes.fileName, line: cursor.lineNumber + 1,
         "the column header row is missing (empty file)")

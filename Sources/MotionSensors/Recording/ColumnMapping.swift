@@ -85,7 +85,7 @@ public struct ColumnMapping: Sendable, Equatable {
   func open(_ url: URL, options: RecordingReader.Options) throws -> CSVTableStream {
     let bytes = try CSVBytes(contentsOf: url)
     var cursor = CSVCursor(bytes, separator: separator.asciiValue ?? UInt8(ascii: ","))
-    for _ in 0..<skipLines { _ = cursor.nextLine() }
+    for _ in 0..<skipLines { _ = try cursor.nextLine() }
     var names: [String]
     var columnCount: Int
     if hasHeader {
@@ -94,7 +94,7 @@ public struct ColumnMapping: Sendable, Equatable {
     } else {
       var probe = cursor
       var fields: [CSVField] = []
-      guard probe.nextRow(into: &fields) else {
+      guard try probe.nextRow(into: &fields) else {
         throw RecordingError(.malformedRow, file: bytes.fileName, line: cursor.lineNumber + 1, "no data rows")
       }
       columnCount = fields.count

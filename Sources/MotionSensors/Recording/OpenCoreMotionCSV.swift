@@ -86,13 +86,13 @@ public enum OpenCoreMotionCSV {
   static func open(_ bytes: CSVBytes, url: URL, options: RecordingReader.Options) throws -> CSVTableStream {
     var cursor = CSVCursor(bytes)
     let file = bytes.fileName
-    guard let first = cursor.nextLine(), first.hasPrefix(magic) else {
+    guard let first = try cursor.nextLine(), first.hasPrefix(magic) else {
       throw RecordingError(.malformedHeader, file: file, line: 1, "the first line must be \"\(magic)\"")
     }
     var header: [String: String] = [:]
     var metadata: [String: String] = [:]
-    while let line = cursor.peekLine(), line.hasPrefix("#") {
-      _ = cursor.nextLine()
+    while let line = try cursor.peekLine(), line.hasPrefix("#") {
+      _ = try cursor.nextLine()
       let body = line.dropFirst().drop { $0 == " " }
       guard let colon = body.firstIndex(of: ":") else { continue }  // a free comment
       let key = body[..<colon].trimmingCharacters(in: .whitespaces)
@@ -115,11 +115,11 @@ public enum OpenCoreMotionCSV {
       }
     }
     var fields: [CSVField] = []
-    guard cursor.nextRow(into: &fields) else {
+    guard try cursor.nextRow(into: &fields) else {
       throw RecordingError(
         .malformedHeader, file: file, line: cursor.lineNumber + 1, "the column header row is missing")
     }
-    let names = fields.map(bytes.string)
+    let names = fields.map(cursor.bytes.string)
     let index = ColumnIndex(names)
     guard let time = index(Column.time) else {
       throw RecordingError(

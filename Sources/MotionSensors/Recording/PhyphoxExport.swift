@@ -52,12 +52,12 @@ enum PhyphoxExport {
       try readTimeEvents(try container.bytes(path), into: &notes)
     }
     if let path = container.path(named: "device.csv", under: "meta") {
-      readProperties(try container.bytes(path), into: &notes)
+      try readProperties(try container.bytes(path), into: &notes)
     }
     var parts: [any RecordingRowStream] = []
     for path in tables(container) where container.size(path) > 0 {
       let bytes = try container.bytes(path)
-      guard matches(headerLine: CSVCursor(bytes).peekLine() ?? "") else { continue }
+      guard matches(headerLine: try bytes.firstLine()) else { continue }
       let stream = try table(bytes, name: path, notes: &notes, options: options, allowsNoSensors: true)
       if !stream.descriptor.sensors.isEmpty { parts.append(stream) }
     }
@@ -70,9 +70,9 @@ enum PhyphoxExport {
   }
 
   /// The separator and decimal mark of a phyphox table, from its header and first data line.
-  static func dialect(_ bytes: CSVBytes) -> (separator: UInt8, decimalComma: Bool) {
+  static func dialect(_ bytes: CSVBytes) throws -> (separator: UInt8, decimalComma: Bool) {
     var cursor = CSVCursor(bytes)
-    let header = cursor.nextLine() ?? ""
+    let header = try cursor.nextLine() ?? ""
     let separator: UInt8
     if header.contains("\"\t\"") || (header.contains("\t") && !header.contains(",")) {
       separator = 0x09
@@ -81,7 +81,7 @@ enum PhyphoxExport {
     } else {
       separator = UInt8(ascii: ",")
     }
-    let data = cursor.nextLine() ?? ""
+    let data = try cursor.nextLine() ?? ""
     return (separator, separator != UInt8(ascii: ",") && data.contains(","))
   }
 
@@ -89,7 +89,7 @@ enum PhyphoxExport {
     _ bytes: CSVBytes, name: String, notes: inout [String: String], options: RecordingReader.Options,
     allowsNoSensors: Bool = false
   ) throws -> CSVTableStream {
-    let (separator, decimalComma) = dialect(bytes)
+    let (separator, decimalComma) = try dialect(bytes)
     var cursor = CSVCursor(bytes, separator: separator)
     let names = try CSVTableStream.readHeader(&cursor)
     let split = names.map(RecordingUnits.split)
@@ -133,25 +133,25 @@ enum PhyphoxExport {
 
   /// Reads `meta/time.csv`: `"event","experiment time","system time","system time text"`.
   private static func readTimeEvents(_ bytes: CSVBytes, into notes: inout [String: String]) throws {
-    let (separator, decimalComma) = dialect(bytes)
+    let (separator, decimalComma) = try dialect(bytes)
     var cursor = CSVCursor(bytes, separator: separator)
     var fields: [CSVField] = []
-    guard cursor.nextRow(into: &fields) else { return }
-    let index = ColumnIndex(fields.map(bytes.string))
+    guard try cursor.nextRow(into: &fields) else { return }
+    let index = ColumnIndex(fields.map(cursor.bytes.string))
     guard let event = index("event"), let experiment = index("experiment time"),
       let system = index("system time")
     else {
       return
     }
     var events: [String] = []
-    while cursor.nextRow(into: &fields) {
+    while try cursor.nextRow(into: &fields) {
       guard fields.count > Swift.max(event, experiment, system) else { continue }
-      let name = bytes.string(fields[event])
-      guard let t = try? bytes.double(fields[experiment], decimalComma: decimalComma),
-        let s = try? bytes.double(fields[system], decimalComma: decimalComma)
+      let name = cursor.bytes.string(fields[event])
+      guard let t = try? cursor.bytes.double(fields[experiment], decimalComma: decimalComma),
+        let s = try? cursor.bytes.double(fields[system], decimalComma: decimalComma)
       else {
         throw RecordingError(
-          .malformedRow, file: bytes.fileName, line: cursor.lineNumber, "expected experiment and system times"
+          .malformedRow, file: cursor.bytes.fileName, line: cursor.lineNumber, "expected experiment and system times"
         )
       }
       events.append("\(name) \(t)=\(s)")
@@ -163,14 +163,14 @@ enum PhyphoxExport {
   }
 
   /// Reads `meta/device.csv`: `"property","value"` rows.
-  private static func readProperties(_ bytes: CSVBytes, into notes: inout [String: String]) {
-    let (separator, _) = dialect(bytes)
+  private static func readProperties(_ bytes: CSVBytes, into notes: inout [String: String]) throws {
+    let (separator, _) = try dialect(bytes)
     var cursor = CSVCursor(bytes, separator: separator)
     var fields: [CSVField] = []
-    guard cursor.nextRow(into: &fields) else { return }
-    while cursor.nextRow(into: &fields) {
+    guard try cursor.nextRow(into: &fields) else { return }
+    while try cursor.nextRow(into: &fields) {
       guard fields.count >= 2 else { continue }
-      notes["phyphox.device." + bytes.string(fields[0])] = bytes.string(fields[1])
+      notes["phyphox.device." + cursor.bytes.string(fields[0])] = cursor.bytes.string(fields[1])
     }
   }
 }

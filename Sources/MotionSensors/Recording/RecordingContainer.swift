@@ -110,7 +110,8 @@ struct RecordingContainer {
   /// compress about 3–10:1; a zip bomb compresses about 1000:1.
   static let maximumCompressionRatio = 200
 
-  /// Reads one file whole.
+  /// Opens one file for reading in windows (an archive member is inflated whole first, within the
+  /// caps below, and then read in place).
   func bytes(_ path: String) throws -> CSVBytes {
     switch storage {
     case .folder:
@@ -148,8 +149,7 @@ struct RecordingContainer {
 
   /// The first line of a file, for format detection (empty for an empty file).
   func firstLine(_ path: String) throws -> String {
-    let bytes = try self.bytes(path)
-    return CSVCursor(bytes).peekLine() ?? ""
+    try self.bytes(path).firstLine()
   }
 }
 

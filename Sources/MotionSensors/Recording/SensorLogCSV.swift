@@ -45,7 +45,7 @@ enum SensorLogCSV {
     } else {
       bytes = try CSVBytes(contentsOf: url)
     }
-    let headerLine = CSVCursor(bytes).peekLine() ?? ""
+    let headerLine = try bytes.firstLine()
     let separator: UInt8 =
       headerLine.contains(",")
       ? UInt8(ascii: ",") : (headerLine.contains("|") ? UInt8(ascii: "|") : UInt8(ascii: ";"))
@@ -128,8 +128,8 @@ enum SensorLogCSV {
       if let frame = index("motionAttitudeReferenceFrame") {
         var probe = cursor
         var fields: [CSVField] = []
-        if probe.nextRow(into: &fields), fields.count > frame {
-          notes["sensorlog.referenceFrame"] = bytes.string(fields[frame])
+        if try probe.nextRow(into: &fields), fields.count > frame {
+          notes["sensorlog.referenceFrame"] = probe.bytes.string(fields[frame])
         }
       }
     }

@@ -62,12 +62,12 @@ enum SensorLoggerExport {
     let bytes = try container.bytes(path)
     var cursor = CSVCursor(bytes)
     var fields: [CSVField] = []
-    guard cursor.nextRow(into: &fields) else { return [:] }
-    let names = fields.map(bytes.string)
-    guard cursor.nextRow(into: &fields) else { return [:] }
+    guard try cursor.nextRow(into: &fields) else { return [:] }
+    let names = fields.map(cursor.bytes.string)
+    guard try cursor.nextRow(into: &fields) else { return [:] }
     var result: [String: String] = [:]
     for (name, field) in zip(names, fields) {
-      result[name.trimmingCharacters(in: .whitespaces)] = bytes.string(field)
+      result[name.trimmingCharacters(in: .whitespaces)] = cursor.bytes.string(field)
     }
     return result
   }
