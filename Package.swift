@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 // SPDX-License-Identifier: Apache-2.0
 //
 // OpenCoreMotion: Apple's Core Motion API on Linux.
@@ -16,8 +16,8 @@
 //   OpenCoreMotion        → SourceComposition, MotionFusion, MotionRecognition, MotionDetectors,
 //                           Geomagnetism, MotionDaemonClient, MotionSensors, MotionMath
 //                                                                      the CM* API (+ gesture bridge)
-//   SourceComposition     → MotionSensors, MotionDaemonClient, PhoneStreams, LinuxIIO (Linux only)
-//                                                                      COREMOTION_SOURCE → a SensorSource
+//   SourceComposition     → MotionSensors, MotionDaemonClient, LinuxIIO (Linux only),
+//                           PhoneStreams (trait PhoneStreams only)     COREMOTION_SOURCE → a SensorSource
 //   MotionDaemonClient    → MotionDaemonProtocol (SwiftProtobuf)       client of motiond's Unix socket
 //   PhoneStreams          → PhoneStreamDecoding, Hummingbird, HummingbirdWSClient, AsyncHTTPClient
 //                                                                      phone apps' live streams
@@ -26,15 +26,24 @@
 //                                                                      accuracy metrics
 //   LinuxIIO              → MotionSensors                              Industrial I/O hardware backend
 //   (swift-log `Logging`: LinuxIIO, SourceComposition, OpenCoreMotion — library diagnostics)
-//   MotionSensors         → MotionMath, ZIPFoundation                  sources: simulator, recordings
+//   MotionSensors         → MotionMath, MotionConcurrency, ZIPFoundation
+//                                                                      sources: simulator, recordings
 //   MotionFusion          → MotionMath                                 attitude estimation
-//   MotionRecognition     → MotionMath                                 orientation, gestures, filters
+//   MotionRecognition     → MotionMath, MotionConcurrency              orientation, gestures, filters
 //   MotionDetectors       → MotionMath                                 steps, floors, activity, altitude
 //   Geomagnetism          (Foundation)                                 World Magnetic Model
 //   MotionMath            (stdlib only)                                quaternions, frames, units
+//   MotionConcurrency     (Foundation)                                 Locked, SubscriberFanOut
 //
 //   Support (not API): _MotionTestSupport → MotionMath; _LinuxIIOTestSupport → LinuxIIO, MotionSensors
 //   (fake IIO sysfs tree, IIO benchmark hook). Benchmarks/ is its own package depending on this one.
+//
+// Package traits (swift-tools 6.1; `#if TRAIT` in code):
+//   PhoneStreams  (default) the phone-stream sources (`sensorlogger:`, `sensorserver:`, `phyphox:`),
+//                 i.e. SourceComposition → PhoneStreams and with it SwiftNIO, Hummingbird and
+//                 AsyncHTTPClient. An app that does not stream from a phone turns it off with
+//                 `.package(url: …, from: …, traits: [])`, and its build compiles no NIO
+//                 (docs/PhoneStreaming.md); `swift build --disable-default-traits` does so here.
 //
 // Custom compilation conditions (pass with `-Xswiftc -DNAME`):
 //   MOTION_INTERNAL_CHECKS  enables the attitude estimator's invariant checks (unit quaternions,
@@ -73,13 +82,18 @@ var targets: [Target] = [
   .target(name: "MotionMath", swiftSettings: swiftSettings),
   .target(name: "Geomagnetism", swiftSettings: swiftSettings),
   .target(name: "MotionFusion", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
-  .target(name: "MotionRecognition", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
+  // `Locked` and the one subscriber fan-out, shared by the sources and the gesture recognisers
+  // (MotionSensors re-exposes both names to the modules above it).
+  .target(name: "MotionConcurrency", swiftSettings: swiftSettings),
+  .target(
+    name: "MotionRecognition", dependencies: ["MotionMath", "MotionConcurrency"], swiftSettings: swiftSettings),
   // Step, activity, floor and altitude detectors: value types, no source knowledge.
   .target(name: "MotionDetectors", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
 
   // MARK: - Sources (backends) and their composition
   .target(
-    name: "MotionSensors", dependencies: ["MotionMath", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+    name: "MotionSensors",
+    dependencies: ["MotionMath", "MotionConcurrency", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
     swiftSettings: swiftSettings),
   .target(
     name: "LinuxIIO", dependencies: ["MotionSensors", .product(name: "Logging", package: "swift-log")],
@@ -104,7 +118,9 @@ var targets: [Target] = [
   .target(
     name: "SourceComposition",
     dependencies: [
-      "MotionSensors", "MotionDaemonClient", "PhoneStreams", .target(name: "LinuxIIO", condition: .when(platforms: [.linux])),
+      "MotionSensors", "MotionDaemonClient", .target(name: "LinuxIIO", condition: .when(platforms: [.linux])),
+      // Only with the `PhoneStreams` trait: the one edge from the Core Motion API to SwiftNIO.
+      .target(name: "PhoneStreams", condition: .when(traits: ["PhoneStreams"])),
       .product(name: "Logging", package: "swift-log"),
     ],
     swiftSettings: swiftSettings),
@@ -286,6 +302,14 @@ targets.append(
 let package = Package(
   name: "OpenCoreMotion",
   products: products,
+  traits: [
+    .trait(
+      name: "PhoneStreams",
+      description: "Phone-stream sources (Sensor Logger, SensorServer, phyphox) over SwiftNIO, "
+        + "Hummingbird and AsyncHTTPClient; without it, `COREMOTION_SOURCE=sensorlogger:…` and the "
+        + "other phone forms report that they were not built in."),
+    .default(enabledTraits: ["PhoneStreams"]),
+  ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),

@@ -18,17 +18,14 @@ package struct StepRecording: Sendable {
   /// Whether any sample carried a pressure reading.
   package var hasPressure: Bool { !pressures.isEmpty }
 
-  /// The column mapping for the shared steps layout.
-  package static let sharedStepsMapping = "t=t,ax=ax,ay=ay,az=az;units=m/s^2,s"
-
   /// Loads `url`, with an explicit format or column mapping when given (else detection, the
   /// shared steps layout first). Samples without an accelerometer reading are skipped.
   package static func load(
     _ url: URL, format: RecordingFormat? = nil, columns: ColumnMapping? = nil
   ) throws -> StepRecording {
     var mapping = columns
-    if format == nil, mapping == nil, try isSharedStepsLayout(url) {
-      mapping = try ColumnMapping(parsing: sharedStepsMapping)
+    if format == nil, mapping == nil, SharedTableLayout.layouts(of: url).contains(.steps) {
+      mapping = try ColumnMapping(parsing: SharedTableLayout.steps.columnMapping)
     }
     var stream = try RecordingReader.open(
       url, format: format ?? (mapping != nil ? .columns : nil),
@@ -41,18 +38,5 @@ package struct StepRecording: Sendable {
       recording.accelerations.append(acceleration)
     }
     return recording
-  }
-
-  /// Whether the file's first line is a `t,ax,ay,az[,...]` header.
-  package static func isSharedStepsLayout(_ url: URL) throws -> Bool {
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue
-    else { return false }
-    let handle = try FileHandle(forReadingFrom: url)
-    defer { try? handle.close() }
-    let head = try handle.read(upToCount: 256) ?? Data()
-    let line = String(decoding: head.prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
-    let names = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-    return names.count >= 4 && Array(names.prefix(4)) == ["t", "ax", "ay", "az"]
   }
 }

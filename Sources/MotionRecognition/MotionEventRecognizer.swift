@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionConcurrency
 
 /// A thread-safe box around a ``MotionEventDetector`` that delivers its events to a handler
 /// closure and to any number of `AsyncStream`s.
@@ -13,15 +14,23 @@ import Foundation
 ///       shakes.process(MotionInput(timestamp: motion.timestamp, ...))
 ///     }
 ///     for await event in shakes.events() { ... }
-/// `@unchecked Sendable`: the detector, handler and continuations are only touched with `lock`
-/// held. (It keeps its own continuation list rather than MotionSensors' `SubscriberFanOut`:
-/// MotionRecognition depends on MotionMath only.)
+///
+/// `@unchecked Sendable`: the detector and handler are only touched with `lock` held; the streams are
+/// subscribers of a `SubscriberFanOut` (thread-safe itself), so a stream cancelled on another thread
+/// is not yielded to once its termination has been handled.
 public final class MotionEventRecognizer<Detector: MotionEventDetector>: @unchecked Sendable {
-  // All mutable state is guarded by `lock`; the handler runs outside the lock so it may call back.
+  /// What the streams' fan-out carries: an event, or the end of every stream (``finish()``).
+  private enum StreamMessage: Sendable {
+    case event(Detector.Event)
+    case finish
+  }
+
+  // The detector and handler are guarded by `lock`; the handler runs outside it so it may call back.
   private let lock = NSLock()
   private var detector: Detector
   private var handler: (@Sendable (Detector.Event) -> Void)?
-  private var continuations: [UUID: AsyncStream<Detector.Event>.Continuation] = [:]
+  /// The streams handed out by ``events(bufferingPolicy:)``, in the order they were asked for.
+  private let streams = SubscriberFanOut<StreamMessage>()
 
   /// Creates a recogniser around `detector`, with an optional handler called for each event on the
   /// thread that called ``process(_:)``.
@@ -43,11 +52,10 @@ public final class MotionEventRecognizer<Detector: MotionEventDetector>: @unchec
     lock.lock()
     let event = detector.update(input)
     let handler = self.handler
-    let streams = Array(continuations.values)
     lock.unlock()
     guard let event else { return nil }
     handler?(event)
-    for continuation in streams { continuation.yield(event) }
+    streams.deliver(.event(event))
     return event
   }
 
@@ -56,26 +64,22 @@ public final class MotionEventRecognizer<Detector: MotionEventDetector>: @unchec
     bufferingPolicy: AsyncStream<Detector.Event>.Continuation.BufferingPolicy = .unbounded
   ) -> AsyncStream<Detector.Event> {
     let (stream, continuation) = AsyncStream<Detector.Event>.makeStream(bufferingPolicy: bufferingPolicy)
-    let id = UUID()
-    lock.lock()
-    continuations[id] = continuation
-    lock.unlock()
+    let id = streams.add { message in
+      switch message {
+      case .event(let event): continuation.yield(event)
+      case .finish: continuation.finish()
+      }
+    }
     continuation.onTermination = { [weak self] _ in
-      guard let self else { return }
-      self.lock.lock()
-      self.continuations[id] = nil
-      self.lock.unlock()
+      // Already removed when ``finish()`` ended it; removing twice is harmless.
+      self?.streams.remove(id)
     }
     return stream
   }
 
   /// Ends every stream handed out by ``events(bufferingPolicy:)``.
   public func finish() {
-    lock.lock()
-    let streams = Array(continuations.values)
-    continuations.removeAll()
-    lock.unlock()
-    for continuation in streams { continuation.finish() }
+    for end in streams.removeAll() { end(.finish) }
   }
 
   /// Resets the detector's state.

@@ -53,29 +53,10 @@ extension CMMotionManager {
     _ channel: UpdateChannel<Item>, sensorName: String,
     connect: (UpdateChannel<Item>, UpdateChannel<Item>.Sink) -> Bool
   ) -> MotionUpdateSequence<Item> {
-    // Bounded: the source must never block, and a consumer that falls behind must not grow memory
-    // without limit. The newest `maximumBufferedUpdates` updates are kept; older ones are dropped
-    // and counted (``MotionUpdateSequence/droppedCount``).
-    let (stream, continuation) = AsyncStream<ImmutableItem<Item>>.makeStream(
-      bufferingPolicy: .bufferingNewest(MotionUpdateSequence<Item>.maximumBufferedUpdates))
-    let failure = Locked<(any Error)?>(nil)
-    let dropped = Locked(0)
-    let sink = UpdateChannel<Item>.Sink.stream(
-      yield: {
-        if case .dropped = continuation.yield(ImmutableItem($0)) { dropped.withLock { $0 += 1 } }
-      },
-      finish: { error in
-        if let error { failure.withLock { $0 = $0 ?? error } }
-        continuation.finish()
-      })
-    continuation.onTermination = { _ in channel.end() }
-    if !connect(channel, sink) {
-      failure.withLock {
-        $0 = NSError(CMErrorNotAvailable, description: "\(source.name) has no \(sensorName)")
-      }
-      continuation.finish()
+    channel.makeSequence { sink in
+      connect(channel, sink)
+        ? nil : NSError(CMErrorNotAvailable, description: "\(source.name) has no \(sensorName)")
     }
-    return MotionUpdateSequence(stream: stream, failure: failure, dropped: dropped)
   }
 }
 

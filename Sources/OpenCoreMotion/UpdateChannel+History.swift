@@ -37,24 +37,12 @@ extension UpdateChannel {
 func makeUpdateSequence<Item: AnyObject>(
   _ connect: (UpdateChannel<Item>, UpdateChannel<Item>.Sink) -> Void
 ) -> MotionUpdateSequence<Item> {
+  // Interval 0: these services pace themselves (a few items per second at most).
   let channel = UpdateChannel<Item>(interval: 0)
-  // These services deliver a few items per second at most, and a backend must never block: as for
-  // the motion manager's sequences, the newest updates are kept and older ones dropped and counted.
-  let (stream, continuation) = AsyncStream<ImmutableItem<Item>>.makeStream(
-    bufferingPolicy: .bufferingNewest(MotionUpdateSequence<Item>.maximumBufferedUpdates))
-  let failure = Locked<(any Error)?>(nil)
-  let dropped = Locked(0)
-  let sink = UpdateChannel<Item>.Sink.stream(
-    yield: {
-      if case .dropped = continuation.yield(ImmutableItem($0)) { dropped.withLock { $0 += 1 } }
-    },
-    finish: { error in
-      if let error { failure.withLock { $0 = $0 ?? error } }
-      continuation.finish()
-    })
-  continuation.onTermination = { _ in channel.end() }
-  connect(channel, sink)
-  return MotionUpdateSequence(stream: stream, failure: failure, dropped: dropped)
+  return channel.makeSequence { sink in
+    connect(channel, sink)
+    return nil
+  }
 }
 
 /// The error of a motion-and-fitness service that cannot serve: not authorized, or (when

@@ -3,7 +3,10 @@
 import Foundation
 import Logging
 import MotionSensors
-import PhoneStreams
+
+#if PhoneStreams
+  import PhoneStreams
+#endif
 
 /// Creates sensor sources from ``SourceSpecification``s and owns the process's default source.
 /// An addition to Apple's API.
@@ -39,8 +42,10 @@ public enum SourceFactory {
         try DefaultSourceFactory.simulatorStream(scenario: scenario)
       }
       return StreamPlayer(stream, pacing: pacing(speed), name: specification.description)
-    case .phoneStream(let phone):
-      return phone.makeSource()
+    #if PhoneStreams
+      case .phoneStream(let phone):
+        return phone.makeSource()
+    #endif
     case .daemon(let socketPath):
       return try wrapping(specification) { try DefaultSourceFactory.daemonSource(socketPath: socketPath) }
     case .replay(let path, let speed):

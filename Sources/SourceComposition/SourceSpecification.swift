@@ -2,7 +2,10 @@
 
 import Foundation
 import MotionSensors
-import PhoneStreams
+
+#if PhoneStreams
+  import PhoneStreams
+#endif
 
 /// Which sensor source a process uses, as written in the `COREMOTION_SOURCE` environment variable
 /// or on a command line. An addition to Apple's API.
@@ -19,7 +22,7 @@ import PhoneStreams
 /// | `replay:PATH?speed=N` | N times faster than recorded (N > 0, e.g. `0.5`, `4`) |
 /// | `replay:PATH?speed=max` | as fast as the consumers take samples |
 /// | `iio` | Linux Industrial I/O sensors (every motion sensor the backend finds) |
-/// | `sensorlogger:PORT`, `sensorserver:ws://PHONE:PORT`, `phyphox:http://PHONE:PORT` | a phone streaming its sensors (`PhoneStreamSpecification` has every form and option) |
+/// | `sensorlogger:PORT`, `sensorserver:ws://PHONE:PORT`, `phyphox:http://PHONE:PORT` | a phone streaming its sensors (`PhoneStreamSpecification` has every form and option); only with the package's `PhoneStreams` trait (on by default), otherwise an `.unavailable` error |
 /// | `daemon`, `daemon:SOCKET` | the motion daemon `motiond` (default socket `$XDG_RUNTIME_DIR/opencoremotion/motiond.sock`) |
 ///
 /// When `COREMOTION_SOURCE` is unset and the daemon's socket exists, apps use the daemon.
@@ -36,8 +39,11 @@ public enum SourceSpecification: Equatable, Sendable, CustomStringConvertible {
   case replay(path: String, speed: PlaybackSpeed = .realTime)
   /// Linux IIO hardware.
   case iio
-  /// A phone streaming to this machine (Sensor Logger, SensorServer, phyphox).
-  case phoneStream(PhoneStreamSpecification)
+  #if PhoneStreams
+    /// A phone streaming to this machine (Sensor Logger, SensorServer, phyphox). Only with the
+    /// package's `PhoneStreams` trait (on by default), which brings SwiftNIO into the build.
+    case phoneStream(PhoneStreamSpecification)
+  #endif
   /// The motion daemon, at its default socket (`nil`) or at a given socket path.
   case daemon(socketPath: String?)
 
@@ -71,14 +77,21 @@ public enum SourceSpecification: Equatable, Sendable, CustomStringConvertible {
   /// - Throws: ``SourceSpecificationError`` naming what is wrong and listing the accepted forms.
   public init(parsing text: String) throws {
     let trimmed = text.trimmingCharacters(in: .whitespaces)
-    if PhoneStreamSpecification.isPhoneStream(trimmed) {
-      do {
-        self = .phoneStream(try PhoneStreamSpecification(parsing: trimmed))
-      } catch let error as PhoneStreamSpecification.ParseError {
-        throw Self.error(text, error.reason)
+    #if PhoneStreams
+      if PhoneStreamSpecification.isPhoneStream(trimmed) {
+        do {
+          self = .phoneStream(try PhoneStreamSpecification(parsing: trimmed))
+        } catch let error as PhoneStreamSpecification.ParseError {
+          throw Self.error(text, error.reason)
+        }
+        return
       }
-      return
-    }
+    #else
+      // Recognised, so that the message says what to change instead of "unknown source kind".
+      if Self.phoneStreamSchemes.contains(Self.split(trimmed).kind) {
+        throw SourceSpecificationError(text: text, problem: Self.phoneStreamsNotBuiltIn, kind: .unavailable)
+      }
+    #endif
     let (kind, argument) = Self.split(trimmed)
     switch kind {
     case "", "auto":
@@ -137,12 +150,23 @@ public enum SourceSpecification: Equatable, Sendable, CustomStringConvertible {
       return "replay:" + path + Self.speedSuffix(speed)
     case .iio:
       return "iio"
-    case .phoneStream(let phone):
-      return phone.description
+    #if PhoneStreams
+      case .phoneStream(let phone):
+        return phone.description
+    #endif
     case .daemon(let socketPath):
       return "daemon" + (socketPath.map { ":" + $0 } ?? "")
     }
   }
+
+  /// The schemes of the phone-stream forms (`PhoneStreamSpecification.schemes`, which a test keeps
+  /// equal), known here also when the `PhoneStreams` trait, and so that module, is not built.
+  static let phoneStreamSchemes = ["sensorlogger", "sensorserver", "phyphox"]
+
+  /// Why a phone-stream form fails when the package was built without the `PhoneStreams` trait.
+  static let phoneStreamsNotBuiltIn =
+    "phone streams were not built in: enable the PhoneStreams trait of the OpenCoreMotion package "
+    + "(on by default; an app that set `traits: []` turned it off)"
 
   // MARK: Parsing helpers
 

@@ -79,18 +79,8 @@ struct AltitudeCommand: ParsableCommand {
   /// A mapping for the shared altitude tables (`t` and `pressure_hpa` or `pressure_kpa`), or `nil`
   /// when the header is not one of them.
   static func pressureTableMapping(_ url: URL) throws -> ColumnMapping? {
-    guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
-    defer { try? handle.close() }
-    // The header is the first line; 4 KiB is plenty and bounds what is read.
-    let head = (try? handle.read(upToCount: 4096)) ?? Data()
-    guard let firstLine = String(decoding: head, as: UTF8.self).split(whereSeparator: \.isNewline).first else {
-      return nil
-    }
-    let names = firstLine.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-    guard names.contains("t") else { return nil }
-    if names.contains("pressure_hpa") { return try ColumnMapping(parsing: "t=t,p=pressure_hpa;units=hPa") }
-    if names.contains("pressure_kpa") { return try ColumnMapping(parsing: "t=t,p=pressure_kpa;units=kPa") }
-    return nil
+    guard let layout = SharedTableLayout.layouts(of: url).first(where: \.hasPressure) else { return nil }
+    return try ColumnMapping(parsing: layout.columnMapping)
   }
 }
 

@@ -5,6 +5,8 @@ import MotionSensors
 import XCTest
 
 final class RelativeAltitudeFilterTests: XCTestCase {
+  /// 1 mm: far below a phone barometer's resolution (about 1 Pa, 8 cm), so "equal" to the formula.
+  let belowBarometerResolution = 1e-3  // m
   /// The first reading is 0 and later ones are the standard-atmosphere height difference: exactly
   /// (to 1 mm, far below a barometer's resolution) when unsmoothed, as iPhones report it.
   func testMatchesTheStandardAtmosphereDifference() {
@@ -16,12 +18,14 @@ final class RelativeAltitudeFilterTests: XCTestCase {
       let expected =
         BarometricAltitude.height(atPressure: pressure) - BarometricAltitude.height(atPressure: 97.0)
       let altitude = filter.process(time: Double(index + 1), pressure: pressure)
-      XCTAssertEqual(altitude ?? .nan, expected, accuracy: 1e-3)
+      XCTAssertEqual(altitude ?? .nan, expected, accuracy: belowBarometerResolution)
     }
-    // 0.1 kPa near sea level is about 8.3 m (RT/(gp) = 8.32 m/hPa).
+    // 0.1 kPa near sea level is about 8.3 m (RT/(gp) = 8.32 m/hPa): a rule of thumb, good to the
+    // 2 cm its rounding and the change of scale height over 8 m leave.
+    let ruleOfThumbTolerance = 0.02  // m
     var check = RelativeAltitudeFilter(parameters: parameters)
     _ = check.process(time: 0, pressure: 101.325)
-    XCTAssertEqual(check.process(time: 1, pressure: 101.225) ?? .nan, 8.33, accuracy: 0.02)
+    XCTAssertEqual(check.process(time: 1, pressure: 101.225) ?? .nan, 8.33, accuracy: ruleOfThumbTolerance)
   }
 
   /// At 1 Hz (what phones deliver) the light smoothing changes nothing measurable (< 1 mm).
@@ -30,7 +34,7 @@ final class RelativeAltitudeFilterTests: XCTestCase {
     _ = smoothed.process(time: 0, pressure: 100)
     let altitude = smoothed.process(time: 1, pressure: 99.9) ?? .nan
     let exact = BarometricAltitude.height(atPressure: 99.9) - BarometricAltitude.height(atPressure: 100)
-    XCTAssertEqual(altitude, exact, accuracy: 1e-3)
+    XCTAssertEqual(altitude, exact, accuracy: belowBarometerResolution)
   }
 
   /// The simulated lift ride (9 m up) ends 9 m higher, within the barometer's noise and bias drift
@@ -44,7 +48,9 @@ final class RelativeAltitudeFilterTests: XCTestCase {
         last = altitude
       }
     }
-    XCTAssertEqual(last, 9, accuracy: 0.4)
+    // The simulated barometer's noise and bias drift over the ride.
+    let barometerNoiseAndDrift = 0.4  // m
+    XCTAssertEqual(last, 9, accuracy: barometerNoiseAndDrift)
   }
 
   func testInvalidReadingsAreSkipped() {

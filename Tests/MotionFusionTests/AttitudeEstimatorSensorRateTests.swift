@@ -29,11 +29,15 @@ final class AttitudeEstimatorSensorRateTests: XCTestCase {
   func testHeadingTimeConstantDoesNotDependOnTheMagnetometerRate() {
     let full = headingResponse(magnetometerEvery: 1)
     let quarter = headingResponse(magnetometerEvery: 4)
-    // One time constant: 1 − e⁻¹ of the 10° step, 6.3°; the bound 0.6° allows the first-order
-    // gain's discretisation and the 0.5 s the disturbance check waits after any change.
-    XCTAssertEqual(abs(full), 6.32, accuracy: 0.6)
-    // The same response from a 25 Hz magnetometer: within 0.3° (a quarter of the samples, so
-    // the discrete steps land at slightly different instants).
-    XCTAssertEqual(quarter, full, accuracy: 0.3)
+    // One time constant: 1 − e⁻¹ of the 10° step, 6.3°.
+    let oneTimeConstantResponse = 6.32  // degrees
+    // The first-order gain's discretisation and the 0.5 s the disturbance check waits after any
+    // change.
+    let discretisationAndWaitTolerance = 0.6  // degrees
+    XCTAssertEqual(abs(full), oneTimeConstantResponse, accuracy: discretisationAndWaitTolerance)
+    // The same response from a 25 Hz magnetometer: a quarter of the samples, so the discrete steps
+    // land at slightly different instants.
+    let samplingInstantsTolerance = 0.3  // degrees
+    XCTAssertEqual(quarter, full, accuracy: samplingInstantsTolerance)
   }
 }

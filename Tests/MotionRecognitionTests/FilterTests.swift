@@ -29,6 +29,19 @@ final class FilterTests: XCTestCase {
   // Tolerance for −3 dB: the designs place it exactly at the cut-off; 1 % leaves room for the
   // finite measurement window (20 periods, not an integer number of samples per period).
   private let halfPowerTolerance = 0.01
+  /// Identities that hold exactly in real arithmetic (coefficient relations, a first sample that
+  /// initialises the state, the same recursion computed twice): only a few roundings apart.
+  private let roundingTolerance = 1e-12
+  /// After 5000 samples (at least 25 time constants) the start-up transient is gone; what is left
+  /// must be the DC gain itself, 1 for a low-pass and 0 for a high-pass. The bounds only catch a
+  /// wrong gain (a high-pass that leaks DC).
+  private let settledGainTolerance = 1e-9
+  private let settledLeakTolerance = 1e-6
+  /// The step has settled after 3 s (6 periods of the 2 Hz cut-off; the step is 0.79 long): the
+  /// bounds only catch a filter that does not converge, looser for the second-order filters, whose
+  /// response rings before it settles.
+  private let firstOrderSettled = 1e-6
+  private let secondOrderSettled = 1e-4
 
   func testLowPassHasUnitDCGainAndHalfPowerAtCutoff() {
     for (cutoff, rate) in [(1.0, 100.0), (5.0, 100.0), (20.0, 100.0), (2.0, 50.0)] {
@@ -36,7 +49,7 @@ final class FilterTests: XCTestCase {
       dc.update(0)
       var y = 0.0
       for _ in 0..<5000 { y = dc.update(1) }
-      XCTAssertEqual(y, 1, accuracy: 1e-9, "DC gain at fc=\(cutoff)")
+      XCTAssertEqual(y, 1, accuracy: settledGainTolerance, "DC gain at fc=\(cutoff)")
       var filter = FirstOrderLowPassFilter<Double>(cutoffFrequency: cutoff, sampleRate: rate)
       filter.update(0)
       let g = gain(at: cutoff, sampleRate: rate) { filter.update($0) }
@@ -50,7 +63,7 @@ final class FilterTests: XCTestCase {
       dc.update(0)
       var y = 1.0
       for _ in 0..<5000 { y = dc.update(1) }
-      XCTAssertEqual(y, 0, accuracy: 1e-6, "DC leaks through at fc=\(cutoff)")
+      XCTAssertEqual(y, 0, accuracy: settledLeakTolerance, "DC leaks through at fc=\(cutoff)")
       var filter = FirstOrderHighPassFilter<Double>(cutoffFrequency: cutoff, sampleRate: rate)
       filter.update(0)
       let g = gain(at: cutoff, sampleRate: rate) { filter.update($0) }
@@ -62,10 +75,10 @@ final class FilterTests: XCTestCase {
     for (cutoff, rate) in [(1.0, 100.0), (5.0, 100.0), (30.0, 100.0)] {
       let lowCoefficients = SecondOrderButterworthFilter<Double>.Coefficients(
         kind: .lowPass, cutoffFrequency: cutoff, sampleRate: rate)
-      XCTAssertEqual(lowCoefficients.dcGain, 1, accuracy: 1e-12)
+      XCTAssertEqual(lowCoefficients.dcGain, 1, accuracy: roundingTolerance)
       let highCoefficients = SecondOrderButterworthFilter<Double>.Coefficients(
         kind: .highPass, cutoffFrequency: cutoff, sampleRate: rate)
-      XCTAssertEqual(highCoefficients.dcGain, 0, accuracy: 1e-12)
+      XCTAssertEqual(highCoefficients.dcGain, 0, accuracy: roundingTolerance)
 
       var low = SecondOrderButterworthFilter<Double>.lowPass(cutoffFrequency: cutoff, sampleRate: rate)
       low.update(0)
@@ -99,11 +112,13 @@ final class FilterTests: XCTestCase {
       outputs = (low.update(target), butter.update(target), high.update(target))
       overshoot = max(overshoot, outputs.1.y / target.y - 1)
     }
-    XCTAssertLessThan((outputs.0 - target).length, 1e-6)
-    XCTAssertLessThan((outputs.1 - target).length, 1e-4)
-    XCTAssertLessThan(outputs.2.length, 1e-4)
-    // A second-order Butterworth overshoots a step by about 4.3 %.
-    XCTAssertEqual(overshoot, 0.043, accuracy: 0.01)
+    XCTAssertLessThan((outputs.0 - target).length, firstOrderSettled)
+    XCTAssertLessThan((outputs.1 - target).length, secondOrderSettled)
+    XCTAssertLessThan(outputs.2.length, secondOrderSettled)
+    // A second-order Butterworth overshoots a step by about 4.3 % (the analog prototype's figure);
+    // the bilinear transform and a peak seen only at 10 ms steps move it by under a point.
+    let discretisedOvershootTolerance = 0.01
+    XCTAssertEqual(overshoot, 0.043, accuracy: discretisedOvershootTolerance)
   }
 
   func testFirstSampleInitialisesWithoutTransient() {
@@ -111,9 +126,9 @@ final class FilterTests: XCTestCase {
     var butter = SecondOrderButterworthFilter<Double>.lowPass(cutoffFrequency: 1, sampleRate: 100)
     var high = FirstOrderHighPassFilter<Double>(cutoffFrequency: 1, sampleRate: 100)
     for _ in 0..<10 {
-      XCTAssertEqual(low.update(-1), -1, accuracy: 1e-12)
-      XCTAssertEqual(butter.update(-1), -1, accuracy: 1e-12)
-      XCTAssertEqual(high.update(-1), 0, accuracy: 1e-12)
+      XCTAssertEqual(low.update(-1), -1, accuracy: roundingTolerance)
+      XCTAssertEqual(butter.update(-1), -1, accuracy: roundingTolerance)
+      XCTAssertEqual(high.update(-1), 0, accuracy: roundingTolerance)
     }
   }
 
@@ -123,7 +138,7 @@ final class FilterTests: XCTestCase {
     var retimed = FirstOrderLowPassFilter<Double>(cutoffFrequency: 3, sampleRate: 100)
     for n in 0..<200 {
       let x = Double.sin(Double(n) * 0.3)
-      XCTAssertEqual(nominal.update(x), retimed.update(x, samplePeriod: 0.02), accuracy: 1e-12)
+      XCTAssertEqual(nominal.update(x), retimed.update(x, samplePeriod: 0.02), accuracy: roundingTolerance)
     }
   }
 
@@ -153,9 +168,13 @@ final class FilterTests: XCTestCase {
       lagFixed = 1 - fixedStep.update(1)
       lagAdaptive = 1 - adaptiveStep.update(1)
     }
-    XCTAssertEqual(lagAdaptive, lagFixed, accuracy: 0.05)
+    // "Follows at the nominal rate": within 5 % of the step of the fixed filter's lag after 5
+    // samples, while the adaptive gain opens; settled to 0.1 % of the step after 2 s.
+    let followsNominalRate = 0.05
+    let settledStepTolerance = 1e-3
+    XCTAssertEqual(lagAdaptive, lagFixed, accuracy: followsNominalRate)
     for _ in 0..<200 { lagAdaptive = 1 - adaptiveStep.update(1) }
-    XCTAssertEqual(lagAdaptive, 0, accuracy: 1e-3)
+    XCTAssertEqual(lagAdaptive, 0, accuracy: settledStepTolerance)
   }
 
   func testAdaptiveHighPassSuppressesNoiseButPassesJolts() {
@@ -174,7 +193,9 @@ final class FilterTests: XCTestCase {
     XCTAssertLessThan(adaptiveNoise, 0.2 * fixedNoise, "seed \(seed)")
     let jolt = gravity + SIMD3(1, 0, 0)
     let adaptiveJolt = adaptive.update(jolt).x
-    XCTAssertEqual(adaptiveJolt, fixed.update(jolt).x, accuracy: 0.05)
+    // A 1 g jolt passes as through the fixed filter, to 5 % of the jolt.
+    let passesJoltTolerance = 0.05
+    XCTAssertEqual(adaptiveJolt, fixed.update(jolt).x, accuracy: passesJoltTolerance)
     XCTAssertGreaterThan(adaptiveJolt, 0.5)
   }
 
@@ -183,9 +204,9 @@ final class FilterTests: XCTestCase {
     for f in [0.5, 3.0, 12.0, 30.0] {
       let c = Double.cos(2 * .pi * f / 100)
       let beta = FilterCoefficients.highPassPole(cutoffFrequency: f, sampleRate: 100)
-      XCTAssertEqual((3 - 4 * c) * beta * beta + 2 * c * beta - 1, 0, accuracy: 1e-12)
+      XCTAssertEqual((3 - 4 * c) * beta * beta + 2 * c * beta - 1, 0, accuracy: roundingTolerance)
       let alpha = FilterCoefficients.lowPassPole(cutoffFrequency: f, sampleRate: 100)
-      XCTAssertEqual(alpha * alpha + (2 * c - 4) * alpha + 1, 0, accuracy: 1e-12)
+      XCTAssertEqual(alpha * alpha + (2 * c - 4) * alpha + 1, 0, accuracy: roundingTolerance)
       XCTAssert((0..<1).contains(alpha) && (0..<1).contains(beta))
     }
   }

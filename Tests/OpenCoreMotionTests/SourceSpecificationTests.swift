@@ -11,7 +11,7 @@ import XCTest
 /// `COREMOTION_SOURCE` parsing and the default source.
 final class SourceSpecificationTests: XCTestCase {
   func testValidForms() throws {
-    let cases: [(String, SourceSpecification)] = [
+    var cases: [(String, SourceSpecification)] = [
       ("none", .none),
       ("NONE", .none),
       ("", .automatic),
@@ -29,35 +29,63 @@ final class SourceSpecificationTests: XCTestCase {
       ("iio", .iio),
       ("IIO", .iio),
       (" none ", .none),
-      (
-        "sensorlogger:8000",
-        .phoneStream(try PhoneStreamSpecification(parsing: "sensorlogger:8000"))
-      ),
-      (
-        "phyphox:http://192.168.1.20:8080",
-        .phoneStream(try PhoneStreamSpecification(parsing: "phyphox:http://192.168.1.20:8080"))
-      ),
     ]
+    #if PhoneStreams
+      cases += [
+        (
+          "sensorlogger:8000",
+          .phoneStream(try PhoneStreamSpecification(parsing: "sensorlogger:8000"))
+        ),
+        (
+          "phyphox:http://192.168.1.20:8080",
+          .phoneStream(try PhoneStreamSpecification(parsing: "phyphox:http://192.168.1.20:8080"))
+        ),
+      ]
+    #endif
     for (text, expected) in cases {
       XCTAssertEqual(try SourceSpecification(parsing: text), expected, "“\(text)”")
     }
   }
 
   func testDescriptionRoundTrips() throws {
-    let specifications: [SourceSpecification] = [
+    var specifications: [SourceSpecification] = [
       .none, .automatic, .simulator(scenario: nil), .simulator(scenario: "walk", speed: .multiplier(3)),
       .replay(path: "/tmp/x.csv"), .replay(path: "a.csv", speed: .multiplier(0.25)),
       .replay(path: "a.csv", speed: .asFastAsPossible), .iio,
-      .phoneStream(try PhoneStreamSpecification(parsing: "sensorserver:ws://10.0.0.2:8080")),
     ]
+    #if PhoneStreams
+      specifications.append(
+        .phoneStream(try PhoneStreamSpecification(parsing: "sensorserver:ws://10.0.0.2:8080")))
+    #endif
     for specification in specifications {
       XCTAssertEqual(try SourceSpecification(parsing: specification.description), specification)
     }
     XCTAssertEqual(SourceSpecification.replay(path: "a.csv", speed: .multiplier(2)).description, "replay:a.csv?speed=2")
   }
 
+  /// The phone-stream schemes SourceComposition recognises without the `PhoneStreams` trait are the
+  /// ones `PhoneStreamSpecification` parses, so that a build without the trait names the trait
+  /// instead of calling the form unknown.
+  func testPhoneStreamSchemesMatchThePhoneStreamsModule() {
+    XCTAssertEqual(SourceSpecification.phoneStreamSchemes, PhoneStreamSpecification.schemes)
+  }
+
+  #if !PhoneStreams
+    /// Built with `--disable-default-traits`: a phone-stream form is recognised and says which trait
+    /// is missing.
+    func testPhoneStreamFormsNameTheMissingTrait() {
+      for text in ["sensorlogger:8000", "SensorServer:ws://10.0.0.2:8080", "phyphox:http://10.0.0.3"] {
+        XCTAssertThrowsError(try SourceSpecification(parsing: text), text) { error in
+          let error = error as? SourceSpecificationError
+          XCTAssertEqual(error?.kind, .unavailable, text)
+          XCTAssertEqual(error?.problem.contains("enable the PhoneStreams trait"), true, text)
+        }
+      }
+    }
+  #endif
+
   func testInvalidFormsExplainThemselves() {
-    let cases: [(String, String)] = [
+    var cases: [(String, String)] = [
       ("bogus", "unknown source kind `bogus`"),
       ("replay:", "needs a file path"),
       ("replay", "needs a file path"),
@@ -70,9 +98,10 @@ final class SourceSpecificationTests: XCTestCase {
       ("none:x", "takes no argument"),
       ("iio:", "takes no argument"),
       ("iio:iio:device0", "takes no argument"),
-      ("sensorlogger:99999", "port"),
-      ("sensorserver:", "address is missing"),
     ]
+    #if PhoneStreams
+      cases += [("sensorlogger:99999", "port"), ("sensorserver:", "address is missing")]
+    #endif
     for (text, fragment) in cases {
       XCTAssertThrowsError(try SourceSpecification(parsing: text), "“\(text)”") { error in
         let message = "\(error)"
@@ -109,11 +138,13 @@ final class SourceSpecificationTests: XCTestCase {
     XCTAssertEqual(source.availableSensors, [])
   }
 
-  func testFactoryMakesPhoneStreamSources() throws {
-    // Nothing listens or connects until the first subscription.
-    let source = try SourceFactory.makeSource(SourceSpecification(parsing: "sensorlogger:0"))
-    XCTAssertTrue(source.name.hasPrefix("sensorlogger"), source.name)
-  }
+  #if PhoneStreams
+    func testFactoryMakesPhoneStreamSources() throws {
+      // Nothing listens or connects until the first subscription.
+      let source = try SourceFactory.makeSource(SourceSpecification(parsing: "sensorlogger:0"))
+      XCTAssertTrue(source.name.hasPrefix("sensorlogger"), source.name)
+    }
+  #endif
 
   func testMissingRecordingIsAnError() {
     XCTAssertThrowsError(

@@ -6,10 +6,12 @@ import Foundation
 /// never to a subscriber after its removal has returned.
 ///
 /// The one implementation of that promise for the sources, the device-motion pipeline, the event
-/// recognisers and `UIDevice`. Delivery holds a recursive lock, and ``remove(_:)`` takes it too, so
-/// a removal from another thread waits for the event being delivered, and a handler may remove
-/// itself (or another subscriber) while it runs: the removed subscriber is skipped for the rest of
-/// that delivery.
+/// recognisers and `UIDevice`; it lives in MotionConcurrency, the lowest module that needs it
+/// (MotionRecognition, which depends on MotionMath only, shares it with the sources).
+///
+/// Delivery holds a recursive lock, and ``remove(_:)`` takes it too, so a removal from another
+/// thread waits for the event being delivered, and a handler may remove itself (or another
+/// subscriber) while it runs: the removed subscriber is skipped for the rest of that delivery.
 ///
 /// Handlers run on the thread that calls ``deliver(_:)``, with the lock held: a handler that blocks
 /// on another thread removing a subscriber would deadlock, as with any synchronous callback.

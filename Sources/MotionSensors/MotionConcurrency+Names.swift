@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionConcurrency
+
+// `Locked` and `SubscriberFanOut` live in MotionConcurrency, below both MotionSensors and
+// MotionRecognition (whose `MotionEventRecognizer` shares the fan-out but must not depend on the
+// sources). These names keep them reachable as before from every module that imports MotionSensors,
+// so only the two modules at the bottom import MotionConcurrency itself.
+
+/// A value guarded by a lock (``MotionConcurrency/Locked``).
+package typealias Locked<Value> = MotionConcurrency.Locked<Value>
+
+/// Ordered delivery to subscribers that stops when a removal returns
+/// (``MotionConcurrency/SubscriberFanOut``).
+package typealias SubscriberFanOut<Event> = MotionConcurrency.SubscriberFanOut<Event>

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// The plain CSV layouts of the shared data sets (`../shared/data/`), recognised from the header
+/// line so that a tool can read them without a `--columns` mapping.
+///
+/// The one header sniffer for the step counter's evaluation and `motionctl altitude`: both read at
+/// most ``headerByteLimit`` bytes of the first line, so a file without line breaks costs no more.
+package enum SharedTableLayout: Sendable, Equatable, CaseIterable {
+  /// `t,ax,ay,az[,…]`: seconds and specific force in m/s² (+9.81 up at rest); the Oxford and IPOL
+  /// step files.
+  case steps
+  /// `t` and `pressure_hpa` anywhere in the header: seconds and pressure in hPa.
+  case pressureHectopascals
+  /// `t` and `pressure_kpa` anywhere in the header: seconds and pressure in kPa.
+  case pressureKilopascals
+
+  /// The most of a file read to find its header line.
+  package static let headerByteLimit = 4096
+
+  /// The column mapping that reads this layout (other columns are ignored).
+  package var columnMapping: String {
+    switch self {
+    case .steps: return "t=t,ax=ax,ay=ay,az=az;units=m/s^2,s"
+    case .pressureHectopascals: return "t=t,p=pressure_hpa;units=hPa"
+    case .pressureKilopascals: return "t=t,p=pressure_kpa;units=kPa"
+    }
+  }
+
+  /// Whether the layout carries a barometer column.
+  package var hasPressure: Bool { self != .steps }
+
+  /// Every layout the header of the file at `url` matches, in declaration order; empty when the
+  /// file cannot be read (the recording reader then reports why) or matches none.
+  package static func layouts(of url: URL) -> [SharedTableLayout] {
+    guard let names = headerNames(of: url) else { return [] }
+    return allCases.filter { $0.matches(names) }
+  }
+
+  /// Whether a header with the (lower-cased, trimmed) column `names` has this layout.
+  package func matches(_ names: [String]) -> Bool {
+    switch self {
+    case .steps: return names.count >= 4 && Array(names.prefix(4)) == ["t", "ax", "ay", "az"]
+    case .pressureHectopascals: return names.contains("t") && names.contains("pressure_hpa")
+    case .pressureKilopascals: return names.contains("t") && names.contains("pressure_kpa")
+    }
+  }
+
+  /// The lower-cased, trimmed comma-separated names of the file's first line, or `nil` when it is
+  /// not a readable regular file.
+  static func headerNames(of url: URL) -> [String]? {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+      let handle = try? FileHandle(forReadingFrom: url)
+    else { return nil }
+    defer { try? handle.close() }
+    guard let head = try? handle.read(upToCount: headerByteLimit) else { return nil }
+    let line = String(decoding: head.prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
+    return line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+  }
+}
