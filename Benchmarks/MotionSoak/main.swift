@@ -108,7 +108,7 @@ while true {
   print(
     String(format: "%.0f,%.1f,%d,%d,%d", elapsed, rss, handled.current, sequenceRead.current,
       sequence.droppedCount))
-  fflush(stdout)
+  fflush(nil)  // every output stream (naming `stdout` is not concurrency-safe in Swift 6)
   if elapsed >= wallSeconds { break }
   Thread.sleep(forTimeInterval: min(every, wallSeconds - elapsed + 0.001))
 }
