@@ -31,6 +31,8 @@ extension AttitudeEstimator {
     /// Accelerometer readings with any axis at or beyond this magnitude are clipped, m/s²
     /// (``Parameters/accelerometerRange`` less its margin).
     public var accelerometerClippingLevel: Double
+    /// The fraction of a range at which a reading counts as clipped (1 − the margin).
+    public var accelerometerClippingFraction: Double
     /// Bias variance added per sample, (rad/s)².
     public var biasProcessVariance: Double
     /// Initial (and largest) bias variance, (rad/s)².
@@ -65,6 +67,7 @@ extension AttitudeEstimator {
       biasInitialVariance = p.biasInitialSigma * p.biasInitialSigma
       let margin = p.accelerometerClippingMargin.isFinite
         ? Swift.min(Swift.max(p.accelerometerClippingMargin, 0), 1) : 0
+      accelerometerClippingFraction = 1 - margin
       accelerometerClippingLevel = p.accelerometerRange * (1 - margin)
       gyroscopeDelay = p.gyroscopeDelay
       // The variance regrows by the initial variance over the forgetting time.

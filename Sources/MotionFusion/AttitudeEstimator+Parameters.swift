@@ -141,6 +141,25 @@ extension AttitudeEstimator {
     /// ``accelerometerRange`` × (1 − this): sensors rarely report exactly their nominal range
     /// after their factory scale calibration (a few per cent). Default: 0.02.
     public var accelerometerClippingMargin = 0.02
+    /// Whether the accelerometer's range is also learned from the data: a saturated axis
+    /// reports exactly its limit, so a magnitude (at least ``accelerometerRailFloor``) that
+    /// equals the largest magnitude seen so far ``accelerometerRailRepeats`` times is taken as
+    /// the range (the smaller of it and ``accelerometerRange``) until a larger reading proves it
+    /// was not one. Sources seldom declare their range, and a phone saturating at ±8 g under the
+    /// 16 g default would otherwise go unnoticed. Default: true.
+    public var learnsAccelerometerRail = true
+    /// Smallest magnitude that can be a learned range, m/s²: no phone or IMU accelerometer
+    /// saturates below ±2 g, and repeated values near 1 g are common at rest. Default: 3 g.
+    public var accelerometerRailFloor = 3 * Units.standardGravity
+    /// How many readings at the largest magnitude seen so far make it the learned range (a
+    /// count of readings at the rail, not of samples over time: readings off the rail do not
+    /// reset it). Continuous peaks essentially never repeat the running maximum exactly, a
+    /// sensor stuck at its limit does on every clipped sample. Default: 3.
+    public var accelerometerRailRepeats = 3
+    /// Relative tolerance for a reading to equal the running maximum: allows for float
+    /// conversions and unit scaling on the way from the sensor, far below any sensor's
+    /// resolution at several g. Default: 1e-6.
+    public var accelerometerRailTolerance = 1e-6
 
     /// Gyroscope readings beyond this magnitude on any axis are physically impossible for a
     /// MEMS gyroscope (the widest ranges end at 4000°/s): the whole sample is rejected before it

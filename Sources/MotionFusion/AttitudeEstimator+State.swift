@@ -89,6 +89,17 @@ extension AttitudeEstimator {
 
     public var diagnostics = FusionDiagnostics()
 
+    /// The largest accelerometer axis magnitude seen at or above the rail floor, m/s², and how
+    /// many readings have equalled it (the range learned from the data). Kept across restarts:
+    /// it belongs to the sensor, not to the attitude.
+    var railCandidate = 0.0
+    var railHits = 0
+    /// The accelerometer range learned from repeated readings at the same largest magnitude,
+    /// m/s² (``AttitudeEstimator/Parameters/learnsAccelerometerRail``); nil until learned.
+    public var learnedAccelerometerRail: Double? = nil
+    /// The clipping level in use: the declared range's, or the learned rail's when lower, m/s².
+    var accelerometerClippingLevel = Double.infinity
+
     init() {}
   }
 }

@@ -51,6 +51,7 @@ public struct AttitudeEstimator: Sendable {
     self.coefficients = Coefficients(parameters: parameters, samplePeriod: samplePeriod)
     state = State()
     state.magnetometerCalibrator = MagnetometerCalibrator(parameters: parameters.magnetometerCalibration)
+    state.accelerometerClippingLevel = coefficients.accelerometerClippingLevel
     resetFilters(keepBias: false)
   }
 
@@ -141,7 +142,11 @@ public struct AttitudeEstimator: Sendable {
     let gyroscopeSaturated = Self.reaches(gyroscope, parameters.gyroscopeSaturation)
     // A clipped accelerometer sample is left out of the inclination (and its bias information):
     // the attitude follows the gyroscope alone for that step.
-    let accelerometerSaturated = Self.reaches(accelerometer, coefficients.accelerometerClippingLevel)
+    // The range is the declared one or, when lower, the one learned from repeated readings at
+    // the same largest magnitude (learned before the test, so the reading that confirms it counts).
+    let clippingLevel = Self.learnAccelerometerRail(
+      accelerometer, parameters: parameters, coefficients: coefficients, state: &state)
+    let accelerometerSaturated = Self.reaches(accelerometer, clippingLevel)
     if gyroscopeSaturated || accelerometerSaturated { state.diagnostics.saturatedSamples += 1 }
     if accelerometerSaturated { state.diagnostics.clippedAccelerometerSamples += 1 }
 

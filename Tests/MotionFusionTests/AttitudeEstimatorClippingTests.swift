@@ -17,7 +17,11 @@ final class AttitudeEstimatorClippingTests: XCTestCase {
   /// stance peaks of 12 g lasting 4.7 % … 13 % of a 0.37 s stride, scaled so the stride mean is
   /// exactly 1 g (the body neither rises nor sinks on average). Earth frame (z up), m/s².
   private func runningAcceleration(_ t: Double) -> SIMD3<Double> {
-    let peak = 12.0
+    runningAcceleration(t, peak: 12)
+  }
+
+  /// The same stride with a stance peak of `peak` g.
+  private func runningAcceleration(_ t: Double, peak: Double) -> SIMD3<Double> {
     let stride = 0.37
     let duty = Double.pi / (2 * peak)
     let phase = t.truncatingRemainder(dividingBy: stride) / stride
@@ -34,26 +38,41 @@ final class AttitudeEstimatorClippingTests: XCTestCase {
     var inclinationError: Double
     var clippedCount: Int
     var diagnostics: FusionDiagnostics
+    /// How many clipped readings had been fed when the rail was learned (nil: never).
+    var clippedReadingsBeforeRail: Int?
+    var learnedRail: Double?
+    /// The 6D attitude after every sample.
+    var attitudes: [Quaternion]
   }
 
   /// Runs 60 s of running at 100 Hz through an estimator whose accelerometer range is
   /// `declaredRange` (m/s²), with the readings clipped at ±8 g when `clip` is set.
-  private func run(declaredRange: Double, clip: Bool, seed: UInt64) -> Run {
+  /// `learnRail` sets ``AttitudeEstimator/Parameters/learnsAccelerometerRail``; `acceleration`
+  /// replaces the 12 g running profile.
+  private func run(
+    declaredRange: Double, clip: Bool, seed: UInt64, learnRail: Bool = true,
+    acceleration: ((Double) -> SIMD3<Double>)? = nil
+  ) -> Run {
     var imu = SyntheticIMU()
     imu.accelerometerNoise = 0.05
     imu.gyroscopeNoise = 0.002
     imu.magnetometerNoise = 0.2
     imu.rng = SplitMix64(seed: seed)
     let samples = imu.samples(
-      duration: 60, rate: 100, attitude: { [truth] _ in truth }, acceleration: runningAcceleration)
+      duration: 60, rate: 100, attitude: { [truth] _ in truth },
+      acceleration: acceleration ?? { self.runningAcceleration($0) })
     var parameters = AttitudeEstimator.Parameters.default
     parameters.accelerometerRange = declaredRange
+    parameters.learnsAccelerometerRail = learnRail
     var estimator = AttitudeEstimator(parameters: parameters, samplePeriod: 0.01)
     let up = SIMD3<Double>(0, 0, 1)
     let trueUp = truth.conjugate.act(on: up)
     var squaredSum = 0.0
     var count = 0
     var clipped = 0
+    var clippedReadingsBeforeRail: Int?
+    var attitudes: [Quaternion] = []
+    attitudes.reserveCapacity(samples.count)
     for sample in samples {
       var accelerometer = sample.accelerometer
       if clip {
@@ -64,6 +83,10 @@ final class AttitudeEstimatorClippingTests: XCTestCase {
       estimator.update(
         timestamp: sample.timestamp, gyroscope: sample.gyroscope, accelerometer: accelerometer,
         magnetometer: sample.magnetometer)
+      attitudes.append(estimator.earthFromSensor6D)
+      if clippedReadingsBeforeRail == nil, estimator.state.learnedAccelerometerRail != nil {
+        clippedReadingsBeforeRail = clipped
+      }
       guard sample.timestamp >= 20 else { continue }
       let estimatedUp = estimator.earthFromSensor6D.conjugate.act(on: up)
       let angle = Double.acos(Swift.min(1, Swift.max(-1, (estimatedUp * trueUp).sum())))
@@ -72,13 +95,14 @@ final class AttitudeEstimatorClippingTests: XCTestCase {
     }
     return Run(
       inclinationError: (squaredSum / Double(count)).squareRoot() / degree, clippedCount: clipped,
-      diagnostics: estimator.state.diagnostics)
+      diagnostics: estimator.state.diagnostics, clippedReadingsBeforeRail: clippedReadingsBeforeRail,
+      learnedRail: estimator.state.learnedAccelerometerRail, attitudes: attitudes)
   }
 
   func testClippedSamplesAreLeftOutOfTheInclination() {
     let seed = testSeed()
     let handled = run(declaredRange: range, clip: true, seed: seed)
-    let unhandled = run(declaredRange: .infinity, clip: true, seed: seed)
+    let unhandled = run(declaredRange: .infinity, clip: true, seed: seed, learnRail: false)
     let unclipped = run(declaredRange: range, clip: false, seed: seed)
 
     // About one sample in twenty reaches the range on the z axis, and each is counted.
@@ -101,6 +125,89 @@ final class AttitudeEstimatorClippingTests: XCTestCase {
       String(
         format: "clipping: inclination RMS %.2f° handled, %.2f° unhandled, %.2f° unclipped (seed %llu)",
         handled.inclinationError, unhandled.inclinationError, unclipped.inclinationError, seed))
+  }
+
+  /// Nothing declares the ±8 g range (the 16 g default stays): the rail is learned from the
+  /// repeated 8 g readings within the first clipped samples, and the run is handled as well as
+  /// with the declared range.
+  func testClippingIsHandledWithoutADeclaredRange() {
+    let seed = testSeed()
+    let defaultRange = AttitudeEstimator.Parameters.default.accelerometerRange
+    let learned = run(declaredRange: defaultRange, clip: true, seed: seed)
+    let declared = run(declaredRange: range, clip: true, seed: seed, learnRail: false)
+    let unhandled = run(declaredRange: defaultRange, clip: true, seed: seed, learnRail: false)
+    let unclipped = run(declaredRange: defaultRange, clip: false, seed: seed)
+
+    // The rail is the clamp value itself, learned at the third clipped reading (the default
+    // `accelerometerRailRepeats`); from then on every clipped reading is counted.
+    XCTAssertEqual(learned.learnedRail, range, "seed \(seed)")
+    XCTAssertEqual(learned.clippedReadingsBeforeRail, 3, "seed \(seed)")
+    XCTAssertEqual(
+      learned.diagnostics.clippedAccelerometerSamples, declared.diagnostics.clippedAccelerometerSamples - 2,
+      "seed \(seed)")
+    XCTAssertNil(unclipped.learnedRail, "seed \(seed)")
+
+    // Without the rail the 16 g default misses the clipping (the 3.4° tilt of the first test).
+    let visibleTilt = 2.5
+    XCTAssertGreaterThan(unhandled.inclinationError, visibleTilt, "seed \(seed)")
+    // With it, the two clipped readings used before the rail is known fall in the first 20 s
+    // (outside the RMS) and are forgotten by then: within 0.05° of the declared-range run, and
+    // within the first test's bound that the unclipped run meets too.
+    let sameAsDeclared = 0.05
+    XCTAssertEqual(learned.inclinationError, declared.inclinationError, accuracy: sameAsDeclared, "seed \(seed)")
+    let handledBound = 0.6
+    XCTAssertLessThan(learned.inclinationError, handledBound, "seed \(seed)")
+    print(
+      String(
+        format: "rail: inclination RMS %.3f° learned, %.3f° declared 8 g, %.2f° unhandled, %.3f° unclipped (seed %llu)",
+        learned.inclinationError, declared.inclinationError, unhandled.inclinationError,
+        unclipped.inclinationError, seed))
+  }
+
+  /// High peaks that vary from stride to stride (12–15 g, as in BROAD's running trials) never
+  /// repeat the running maximum exactly: no rail is learned and the attitude is bit-identical to
+  /// a run with the detection off.
+  func testVaryingPeaksLearnNoRail() {
+    let seed = testSeed()
+    let varying: (Double) -> SIMD3<Double> = { t in
+      // An irrational ratio between the peak modulation and the stride: no two strides alike.
+      let peak = 13.5 + 1.5 * Double.sin(2 * Double.pi * t / (0.37 * Double.pi * 2.3))
+      return self.runningAcceleration(t, peak: peak)
+    }
+    let learning = run(declaredRange: .infinity, clip: false, seed: seed, acceleration: varying)
+    let off = run(declaredRange: .infinity, clip: false, seed: seed, learnRail: false, acceleration: varying)
+    XCTAssertNil(learning.learnedRail, "seed \(seed)")
+    XCTAssertEqual(learning.diagnostics.clippedAccelerometerSamples, 0, "seed \(seed)")
+    XCTAssertEqual(learning.attitudes, off.attitudes, "seed \(seed)")
+  }
+
+  /// A reading beyond a learned rail proves it was none: the rail is dropped.
+  func testLargerReadingDropsTheRail() {
+    var estimator = AttitudeEstimator(samplePeriod: 0.01)
+    let g = Units.standardGravity
+    for step in 0..<3 {
+      estimator.update(
+        timestamp: Double(step) * 0.01, gyroscope: .zero, accelerometer: SIMD3(0, 5 * g, g),
+        magnetometer: nil)
+    }
+    XCTAssertEqual(estimator.state.learnedAccelerometerRail, 5 * g)
+    XCTAssertEqual(estimator.state.diagnostics.clippedAccelerometerSamples, 1)
+    estimator.update(timestamp: 0.03, gyroscope: .zero, accelerometer: SIMD3(0, 0, 6 * g), magnetometer: nil)
+    XCTAssertNil(estimator.state.learnedAccelerometerRail)
+    XCTAssertEqual(estimator.state.diagnostics.clippedAccelerometerSamples, 1)
+  }
+
+  /// Below the floor nothing is learned however often a reading repeats (2 g here; 1 g at rest).
+  func testRepeatsBelowTheFloorLearnNothing() {
+    var estimator = AttitudeEstimator(samplePeriod: 0.01)
+    let g = Units.standardGravity
+    for step in 0..<10 {
+      estimator.update(
+        timestamp: Double(step) * 0.01, gyroscope: .zero, accelerometer: SIMD3(0, 2 * g, g),
+        magnetometer: nil)
+    }
+    XCTAssertNil(estimator.state.learnedAccelerometerRail)
+    XCTAssertEqual(estimator.state.diagnostics.clippedAccelerometerSamples, 0)
   }
 
   /// The clipping level is the range less the margin: a reading a little below a ±8 g range
