@@ -8,7 +8,7 @@
 //   .build/release/DaemonBenchmarks [SECONDS]      (default 10 s per delivery configuration)
 
 import Foundation
-import MotionDaemon
+@_spi(Benchmarks) import MotionDaemon  // HistoryStore and HistoryBatch, for the history figures
 import MotionDaemonClient
 import MotionSensors
 import OpenCoreMotion

@@ -4,15 +4,15 @@ import Foundation
 
 /// What the history service has gathered since the last write: step counts per minute, activity
 /// changes and recorded accelerometer samples. Written in one transaction.
-package struct HistoryBatch: Sendable {
+@_spi(Benchmarks) public struct HistoryBatch: Sendable {
   /// Additions to one minute's pedometer row.
-  package struct StepDelta: Sendable, Equatable {
-    package var steps: Int64 = 0
-    package var distance = 0.0
+  @_spi(Benchmarks) public struct StepDelta: Sendable, Equatable {
+    @_spi(Benchmarks) public var steps: Int64 = 0
+    @_spi(Benchmarks) public var distance = 0.0
     package var floorsAscended: Int64 = 0
     package var floorsDescended: Int64 = 0
     package var activeSeconds = 0.0
-    package init() {}
+    @_spi(Benchmarks) public init() {}
   }
 
   /// One activity change (a row of `activity_change`).
@@ -31,12 +31,12 @@ package struct HistoryBatch: Sendable {
   }
 
   /// One recorded accelerometer sample.
-  package struct RecordedSample: Sendable, Equatable {
+  @_spi(Benchmarks) public struct RecordedSample: Sendable, Equatable {
     package var timestamp: Double
     package var date: Double
     /// Specific force, m/s².
     package var acceleration: SIMD3<Double>
-    package init(timestamp: Double, date: Double, acceleration: SIMD3<Double>) {
+    @_spi(Benchmarks) public init(timestamp: Double, date: Double, acceleration: SIMD3<Double>) {
       self.timestamp = timestamp
       self.date = date
       self.acceleration = acceleration
@@ -44,11 +44,11 @@ package struct HistoryBatch: Sendable {
   }
 
   /// Minute start (s since 1970, a multiple of 60) → additions.
-  package var steps: [Int64: StepDelta] = [:]
+  @_spi(Benchmarks) public var steps: [Int64: StepDelta] = [:]
   package var activities: [ActivityChange] = []
-  package var recorded: [RecordedSample] = []
+  @_spi(Benchmarks) public var recorded: [RecordedSample] = []
 
-  package init() {}
+  @_spi(Benchmarks) public init() {}
 
   package var isEmpty: Bool { steps.isEmpty && activities.isEmpty && recorded.isEmpty }
 

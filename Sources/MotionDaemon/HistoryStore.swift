@@ -10,7 +10,7 @@ import Logging
 /// (Apple-style state-change rows), `accel_block` (recorded 50 Hz accelerometer in packed blocks,
 /// see ``AccelerometerBlock``) and `recording_request`. Retention follows Apple: 7 days of pedometer
 /// and activity, 3 days of recorded accelerometer.
-package final class HistoryStore: @unchecked Sendable {
+@_spi(Benchmarks) public final class HistoryStore: @unchecked Sendable {
   // Sendable because GRDB's DatabasePool serialises writes and isolates reads itself; the other
   // properties are immutable.
   package let path: String
@@ -33,7 +33,7 @@ package final class HistoryStore: @unchecked Sendable {
   ///
   /// - Parameter maximumPageCount: limits the file to this many pages (tests use it to simulate a
   ///   full disk: SQLite then fails writes with `SQLITE_FULL`).
-  package static func open(directory: String, maximumPageCount: Int? = nil, logger: Logger) throws -> HistoryStore {
+  @_spi(Benchmarks) public static func open(directory: String, maximumPageCount: Int? = nil, logger: Logger) throws -> HistoryStore {
     try makePrivateDirectory(directory)
     let path = directory + "/" + fileName
     do {
@@ -120,7 +120,7 @@ package final class HistoryStore: @unchecked Sendable {
     return migrator
   }
 
-  package func close() {
+  @_spi(Benchmarks) public func close() {
     try? pool.close()
   }
 
@@ -128,7 +128,7 @@ package final class HistoryStore: @unchecked Sendable {
 
   /// Writes `batch` in one transaction. Throws GRDB's `DatabaseError` (`SQLITE_FULL` when the disk
   /// or the page limit is full), in which case nothing of the batch was written.
-  package func write(_ batch: HistoryBatch, firstIdentifier: UInt64) throws {
+  @_spi(Benchmarks) public func write(_ batch: HistoryBatch, firstIdentifier: UInt64) throws {
     guard !batch.isEmpty else { return }
     try pool.write { db in
       for (minute, delta) in batch.steps {
@@ -221,7 +221,7 @@ package final class HistoryStore: @unchecked Sendable {
   // MARK: Queries
 
   /// Pedometer totals over [from, to] from the minute rows; a partly covered minute counts pro rata.
-  package func pedometerTotals(from: Double, to: Double) throws -> HistoryBatch.StepDelta {
+  @_spi(Benchmarks) public func pedometerTotals(from: Double, to: Double) throws -> HistoryBatch.StepDelta {
     try pool.read { db in
       let rows = try Row.fetchAll(
         db,
@@ -286,7 +286,7 @@ package final class HistoryStore: @unchecked Sendable {
   }
 
   /// Recorded samples with `from ≤ date ≤ to`, in order, in chunks of at most `chunkSize`.
-  package func accelerometer(
+  @_spi(Benchmarks) public func accelerometer(
     from: Double, to: Double, chunkSize: Int = 20_000,
     _ body: ([(identifier: UInt64, timestamp: Double, date: Double, acceleration: SIMD3<Double>)]) -> Void
   ) throws {
@@ -342,7 +342,7 @@ package final class HistoryStore: @unchecked Sendable {
   }
 
   /// Bytes on disk (database, WAL and shared-memory files).
-  package var sizeInBytes: UInt64 {
+  @_spi(Benchmarks) public var sizeInBytes: UInt64 {
     ["", "-wal", "-shm"].reduce(0) { sum, suffix in
       let size = (try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size] as? NSNumber)??.uint64Value
       return sum + (size ?? 0)

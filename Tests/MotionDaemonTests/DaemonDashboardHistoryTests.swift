@@ -4,7 +4,7 @@ import Foundation
 import Logging
 import Testing
 
-@testable import MotionDaemon
+@_spi(Benchmarks) @testable import MotionDaemon
 
 /// The dashboard's history panel computed from a store written by hand.
 @Suite struct DaemonDashboardHistoryTests {

@@ -4,7 +4,7 @@ import Foundation
 import Logging
 import Testing
 
-@testable import MotionDaemon
+@_spi(Benchmarks) @testable import MotionDaemon
 
 @Suite struct HistoryStoreTests {
   let directory = "/tmp/motiond-store-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"

@@ -2,7 +2,7 @@
 
 import Testing
 
-@testable import MotionDaemon
+@_spi(Benchmarks) @testable import MotionDaemon
 
 /// The per-minute pro-rata rule of the daemon's pedometer answers.
 @Suite struct PedometerTotalsTests {
