@@ -13,6 +13,15 @@ import Foundation
     package var floorsDescended: Int64 = 0
     package var activeSeconds = 0.0
     @_spi(Benchmarks) public init() {}
+
+    /// Adds a later delta of the same minute to this one.
+    package mutating func add(_ other: StepDelta) {
+      steps += other.steps
+      distance += other.distance
+      floorsAscended += other.floorsAscended
+      floorsDescended += other.floorsDescended
+      activeSeconds += other.activeSeconds
+    }
   }
 
   /// One activity change (a row of `activity_change`).
@@ -55,13 +64,7 @@ import Foundation
   /// Adds `other` (a later batch) to this one.
   package mutating func merge(_ other: HistoryBatch) {
     for (minute, delta) in other.steps {
-      var sum = steps[minute] ?? StepDelta()
-      sum.steps += delta.steps
-      sum.distance += delta.distance
-      sum.floorsAscended += delta.floorsAscended
-      sum.floorsDescended += delta.floorsDescended
-      sum.activeSeconds += delta.activeSeconds
-      steps[minute] = sum
+      steps[minute, default: StepDelta()].add(delta)
     }
     activities += other.activities
     recorded += other.recorded

@@ -359,13 +359,7 @@ final class HistoryService: @unchecked Sendable {
       }
       let counters = state.withLock { s -> Opencoremotion_Daemon_V1_PedometerLive in
         for (minute, delta) in s.pending.steps where Double(minute) < to && Double(minute) + 60 > from {
-          var sum = minutes[minute] ?? HistoryBatch.StepDelta()
-          sum.steps += delta.steps
-          sum.distance += delta.distance
-          sum.floorsAscended += delta.floorsAscended
-          sum.floorsDescended += delta.floorsDescended
-          sum.activeSeconds += delta.activeSeconds
-          minutes[minute] = sum
+          minutes[minute, default: HistoryBatch.StepDelta()].add(delta)
         }
         return Self.counters(s, timestamp: s.lastStepTime ?? 0, date: now)
       }
