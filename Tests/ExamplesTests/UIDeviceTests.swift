@@ -7,6 +7,7 @@ import OpenCoreMotion
 import SourceComposition
 import OpenUIDevice
 import XCTest
+import _MotionTestSupport
 
 /// The UIDevice stand-in: nesting, notifications and the async monitor, on simulated sources.
 final class UIDeviceTests: XCTestCase {
@@ -47,23 +48,32 @@ final class UIDeviceTests: XCTestCase {
 
   func testOrientationUpdatesStream() async throws {
     let device = try device("faceDown")
-    var seen: [UIDeviceOrientation] = []
-    for await orientation in device.orientationUpdates() {
-      seen.append(orientation)
-      if orientation == .faceDown { break }
+    // The sequence lives in the closure only, so that it is gone when the loop is left.
+    let seen = try await withDeadline(seconds: 60, "the face-down orientation") { [updates = device.orientationUpdates()] in
+      var seen: [UIDeviceOrientation] = []
+      for await orientation in updates {
+        seen.append(orientation)
+        if orientation == .faceDown { break }
+      }
+      return seen
     }
     XCTAssertEqual(seen, [.unknown, .faceDown])
-    // Leaving the loop ended the stream, which ends the notifications it began.
-    for _ in 0..<100 where device.isGeneratingDeviceOrientationNotifications { await Task.yield() }
+    // Leaving the loop and dropping the sequence ended the stream, which ends the notifications it
+    // began (once the task that ran the loop has been released: allow 5 s).
+    for _ in 0..<500 where device.isGeneratingDeviceOrientationNotifications {
+      try await Task.sleep(for: .milliseconds(10))
+    }
     XCTAssertFalse(device.isGeneratingDeviceOrientationNotifications)
   }
 
   func testShakeEventsFromAManager() async throws {
     let source = try SourceFactory.makeSource(.simulator(scenario: "shake", speed: .multiplier(10)))
     let manager = CMMotionManager(source: source)
-    var phases: [ShakeDetector.Phase] = []
-    for try await event in manager.motionEvents(detectedBy: ShakeDetector()) {
-      phases.append(event.phase)
+    let events = manager.motionEvents(detectedBy: ShakeDetector())
+    let phases = try await withDeadline(seconds: 60, "the end of the shake scenario") {
+      var phases: [ShakeDetector.Phase] = []
+      for try await event in events { phases.append(event.phase) }
+      return phases
     }
     // The scenario (1 s rest, 2 s shake at 4.5 Hz, 3 s rest) ends, and so does the sequence.
     XCTAssertEqual(phases, [.began, .ended])

@@ -2,6 +2,7 @@
 
 import Foundation
 import MotionDaemonClient
+import _MotionTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -9,11 +10,11 @@ import Glibc
 
 /// A `motiond` started for one test in its own temporary XDG directories.
 final class DaemonProcess: @unchecked Sendable {
-  // Sendable: `process` is replaced only by the test thread (restart); Process itself is thread-safe.
+  // Sendable: `process` is replaced only by the test thread (restart); ChildProcess is Sendable.
   let directory: URL
   let source: String
   let extraArguments: [String]
-  private(set) var process: Process
+  private(set) var process: ChildProcess!
 
   var socketPath: String { directory.appendingPathComponent("run/opencoremotion/motiond.sock").path }
   var stateDirectory: String { directory.appendingPathComponent("state/opencoremotion").path }
@@ -42,7 +43,6 @@ final class DaemonProcess: @unchecked Sendable {
     try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
     self.source = source
     self.extraArguments = extraArguments
-    process = Process()
     try launch()
   }
 
@@ -51,22 +51,17 @@ final class DaemonProcess: @unchecked Sendable {
     guard FileManager.default.isExecutableFile(atPath: binary.path) else {
       throw Failure(description: "motiond was not built at \(binary.path)")
     }
-    let process = Process()
-    process.executableURL = binary
-    process.arguments =
-      ["--source", source, "--socket", socketPath, "--state-directory", stateDirectory, "--log-level", "debug"]
-      + extraArguments
-    var environment = ProcessInfo.processInfo.environment
-    environment["XDG_RUNTIME_DIR"] = directory.appendingPathComponent("run").path
-    environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
-    environment.removeValue(forKey: "COREMOTION_SOURCE")
-    process.environment = environment
     FileManager.default.createFile(atPath: logPath, contents: nil)
-    let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-    log.seekToEndOfFile()
-    process.standardError = log
-    process.standardOutput = log
-    try process.run()
+    let process = try ChildProcess(
+      binary,
+      arguments: ["--source", source, "--socket", socketPath, "--state-directory", stateDirectory, "--log-level", "debug"]
+        + extraArguments,
+      environment: [
+        "XDG_RUNTIME_DIR": directory.appendingPathComponent("run").path,
+        "XDG_STATE_HOME": directory.appendingPathComponent("state").path,
+        "COREMOTION_SOURCE": nil,
+      ],
+      standardOutput: .appendToFile(logPath), standardError: .appendToFile(logPath))
     self.process = process
     // Ready when a client can complete the handshake.
     try waitUntil(seconds: 30, "motiond to listen on \(socketPath)") {
@@ -82,25 +77,29 @@ final class DaemonProcess: @unchecked Sendable {
   /// SIGTERM, then waits for the exit (at most `seconds`); returns the exit status.
   @discardableResult
   func terminate(seconds: Double = 20) throws -> Int32 {
-    guard process.isRunning else { return process.terminationStatus }
-    kill(process.processIdentifier, SIGTERM)
-    try waitUntil(seconds: seconds, "motiond to exit after SIGTERM") { !process.isRunning }
-    return process.terminationStatus
+    if let status = process.terminationStatus { return status }
+    process.send(SIGTERM)
+    guard process.waitForExit(seconds: seconds), let status = process.terminationStatus else {
+      throw Failure(description: "timed out after \(seconds) s waiting for motiond to exit after SIGTERM")
+    }
+    return status
   }
 
   /// SIGKILL, as in a crash; returns the wall time of the kill.
   @discardableResult
   func killHard() throws -> Date {
     let now = Date()
-    kill(process.processIdentifier, SIGKILL)
-    try waitUntil(seconds: 10, "motiond to die after SIGKILL") { !process.isRunning }
+    process.send(SIGKILL)
+    guard process.waitForExit(seconds: 10) else {
+      throw Failure(description: "motiond did not die within 10 s of SIGKILL")
+    }
     return now
   }
 
   var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
   deinit {
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    process?.stop(grace: 0)
     try? FileManager.default.removeItem(at: directory)
   }
 }
@@ -142,44 +141,29 @@ final class Box<T>: @unchecked Sendable {
 }
 
 /// A child program whose standard output is collected line by line while it runs.
-final class ChildProgram: @unchecked Sendable {
-  // Sendable because `output` is only touched under `lock`.
-  let process = Process()
-  private let lock = NSLock()
-  private var output = ""
+final class ChildProgram: Sendable {
+  let process: ChildProcess
 
   init(_ name: String, arguments: [String], environment extra: [String: String], removing: [String] = []) throws {
     let url = DaemonProcess.productsDirectory.appendingPathComponent(name)
     guard FileManager.default.isExecutableFile(atPath: url.path) else {
       throw DaemonProcess.Failure(description: "\(name) was not built at \(url.path)")
     }
-    process.executableURL = url
-    process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
-    for (key, value) in extra { environment[key] = value }
-    for key in removing { environment.removeValue(forKey: key) }
-    process.environment = environment
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-      let data = handle.availableData
-      guard let self, !data.isEmpty else { return }
-      let text = String(decoding: data, as: UTF8.self)
-      self.lock.withLock { self.output += text }
-    }
-    try process.run()
+    var environment: [String: String?] = extra
+    for key in removing { environment[key] = .some(nil) }
+    process = try ChildProcess(url, arguments: arguments, environment: environment, standardError: .discard)
   }
 
-  var lines: [String] { lock.withLock { output.split(separator: "\n").map(String.init) } }
+  var lines: [String] { process.standardOutput.split(separator: "\n").map(String.init) }
 
   func waitForExit(seconds: Double) throws {
-    try waitUntil(seconds: seconds, "\(process.executableURL?.lastPathComponent ?? "child") to exit") { !process.isRunning }
-    // Let the readability handler drain the pipe.
-    try waitUntil(seconds: 5, "the child's output") { lines.last == "done" || lines.contains { $0.hasPrefix("error") } }
+    guard process.waitForExit(seconds: seconds) else {
+      throw DaemonProcess.Failure(description: "timed out after \(seconds) s waiting for \(process.name) to exit")
+    }
+    guard process.waitForOutputEnd(seconds: 5) else {
+      throw DaemonProcess.Failure(description: "\(process.name) exited but its output did not end within 5 s")
+    }
   }
 
-  deinit {
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-  }
+  deinit { process.stop(grace: 0) }
 }

@@ -6,6 +6,7 @@ import MotionDaemonProtocol
 import MotionMath
 import MotionSensors
 import Testing
+import _MotionTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -75,16 +76,10 @@ import Glibc
 
   /// Runs `motionctl ARGUMENTS` to completion (30 s at most); returns its status and output.
   func motionctl(_ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = DaemonProcess.productsDirectory.appendingPathComponent("motionctl")
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    try waitUntil(seconds: 30, "motionctl to exit") { !process.isRunning }
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    let run = try ChildProcess.run(
+      DaemonProcess.productsDirectory.appendingPathComponent("motionctl"), arguments: arguments, timeout: 30)
+    if run.timedOut { throw DaemonProcess.Failure(description: "motionctl \(arguments) did not exit within 30 s") }
+    return (run.status, run.standardOutput + run.standardError)
   }
 
   @Test func motionctlShowsStatusAndSetsPrivacy() throws {

@@ -16,21 +16,16 @@ final class DashboardBrowserTests: XCTestCase {
       throw XCTSkip(message)
     }
     let motionctl = try XCTUnwrap(Self.motionctlPath(), "the motionctl binary was not built next to the tests")
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", SharedData.repositoryRoot.appendingPathComponent("Tests/Browser/test_dashboard.py").path]
-    var environment = ProcessInfo.processInfo.environment
-    environment["MOTIONCTL"] = motionctl
-    process.environment = environment
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let text = String(decoding: data, as: UTF8.self)
+    // Selenium's own waits are short; ten minutes is a hang, and stopping the process group ends
+    // chromedriver and Chromium too.
+    let run = try ChildProcess.run(
+      URL(fileURLWithPath: "/usr/bin/env"),
+      arguments: ["python3", SharedData.repositoryRoot.appendingPathComponent("Tests/Browser/test_dashboard.py").path],
+      environment: ["MOTIONCTL": motionctl], timeout: 600)
+    let text = run.standardOutput + run.standardError
     print(text)
-    XCTAssertEqual(process.terminationStatus, 0, "browser tests failed:\n\(text)")
+    XCTAssertFalse(run.timedOut, "the browser tests did not finish within 10 min:\n\(text)")
+    XCTAssertEqual(run.status, 0, "browser tests failed:\n\(text)")
     XCTAssertTrue(text.contains(" passed, 0 failed"), "the browser tests did not report a result:\n\(text)")
   }
 
@@ -57,13 +52,9 @@ final class DashboardBrowserTests: XCTestCase {
   }
 
   private static func run(_ arguments: [String]) -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return -1 }
-    process.waitUntilExit()
-    return process.terminationStatus
+    guard let run = try? ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), arguments: arguments, timeout: 60) else {
+      return -1
+    }
+    return run.status
   }
 }

@@ -4,10 +4,6 @@ import Foundation
 import XCTest
 import _MotionTestSupport
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// End to end with a stalled tab: `motionctl dashboard` in its own process, one WebSocket that
 /// never reads (a tiny receive window, so the server's socket fills within seconds) and one that
 /// reads normally. The server must hold the stalled one to its bounded queue (drops counted in
@@ -111,25 +107,11 @@ final class DashboardStalledClientTests: XCTestCase {
 }
 
 /// `motionctl dashboard` running for a test; its standard output is collected to learn the URL.
-final class DashboardProcess: @unchecked Sendable {
-  // Sendable because `output` is only touched under `lock`; Process is thread-safe.
-  private let process = Process()
-  private let lock = NSLock()
-  private var output = ""
+final class DashboardProcess: Sendable {
+  private let process: ChildProcess
 
   init(motionctl: String, arguments: [String]) throws {
-    process.executableURL = URL(fileURLWithPath: motionctl)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-      let data = handle.availableData
-      guard let self, !data.isEmpty else { return }
-      let text = String(decoding: data, as: UTF8.self)
-      self.lock.withLock { self.output += text }
-    }
-    try process.run()
+    process = try ChildProcess(URL(fileURLWithPath: motionctl), arguments: arguments, standardError: .discard)
   }
 
   var processIdentifier: Int32 { process.processIdentifier }
@@ -138,7 +120,7 @@ final class DashboardProcess: @unchecked Sendable {
   func waitForURL(seconds: Double) throws -> URL {
     let deadline = Date(timeIntervalSinceNow: seconds)
     while Date() < deadline {
-      let text = lock.withLock { output }
+      let text = process.standardOutput
       if let range = text.range(of: "http://"),
         let url = URL(string: String(text[range.lowerBound...].prefix { !$0.isWhitespace }))
       {
@@ -147,21 +129,16 @@ final class DashboardProcess: @unchecked Sendable {
       guard process.isRunning else { break }
       usleep(50_000)
     }
-    let text = lock.withLock { output }
-    throw Failure(description: "motionctl dashboard printed no URL in \(seconds) s; its output: \(text)")
+    throw Failure(
+      description: "motionctl dashboard printed no URL in \(seconds) s; its output: \(process.standardOutput)")
   }
 
   struct Failure: Error, CustomStringConvertible {
     var description: String
   }
 
-  func stop() {
-    guard process.isRunning else { return }
-    kill(process.processIdentifier, SIGTERM)
-    let deadline = Date(timeIntervalSinceNow: 10)
-    while process.isRunning, Date() < deadline { usleep(50_000) }
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-  }
+  /// SIGTERM, then SIGKILL after 10 s.
+  func stop() { process.stop(grace: 10) }
 
   deinit { stop() }
 }

@@ -2,6 +2,11 @@
 
 import Foundation
 import XCTest
+import _MotionTestSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// End-to-end tests of `motionctl`: the real binary, its output and its exit status.
 final class MotionctlCommandTests: XCTestCase {
@@ -314,13 +319,9 @@ final class MotionctlRecordSignalTests: XCTestCase {
   func testSIGTERMFinishesTheRecording() throws {
     let folder = try makeTemporaryDirectory(for: self)
     let output = folder.appendingPathComponent("stopped.csv").path
-    let process = Process()
-    process.executableURL = MotionctlRunner.executable
-    process.arguments = ["record", "--source", "simulator:tour", "--duration", "600", output]
-    let error = Pipe()
-    process.standardError = error
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
+    let process = try ChildProcess(
+      MotionctlRunner.executable, arguments: ["record", "--source", "simulator:tour", "--duration", "600", output],
+      standardOutput: .discard)
     // Real-time simulator: wait until samples have been written (the temporary file grows).
     let deadline = Date().addingTimeInterval(20)
     while Date() < deadline {
@@ -333,9 +334,10 @@ final class MotionctlRecordSignalTests: XCTestCase {
       }
       Thread.sleep(forTimeInterval: 0.1)
     }
-    process.terminate()  // SIGTERM
-    let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
+    process.send(SIGTERM)
+    XCTAssertTrue(process.waitForExit(seconds: 30), "motionctl record did not stop within 30 s of SIGTERM")
+    process.waitForOutputEnd(seconds: 5)
+    let message = process.standardError
     XCTAssertEqual(process.terminationStatus, 0, message)
     XCTAssertTrue(message.contains("stopped by a signal"), message)
     let text = try String(contentsOfFile: output, encoding: .utf8)

@@ -5,6 +5,7 @@ import MotionSensors
 import PhoneStreams
 @testable import SourceComposition
 import XCTest
+import _MotionTestSupport
 
 @testable import OpenCoreMotion
 
@@ -191,11 +192,14 @@ final class ReplaySourceTests: XCTestCase {
       SourceSpecification(parsing: "replay:\(url.path)?speed=max"))
     XCTAssertTrue(source.availableSensors.isSuperset(of: .nineAxis), "\(source.availableSensors)")
     let manager = CMMotionManager(source: source)
-    var stamps: [Double] = []
-    for await data in manager.accelerometerUpdates() {
-      XCTAssertVector(data.acceleration.vector, SIMD3(0, 0, -1), accuracy: 1e-6)
-      stamps.append(data.timestamp)
+    let updates = manager.accelerometerUpdates()
+    let readings = try await withDeadline(seconds: 60, "the end of the replay") {
+      var readings: [(timestamp: Double, acceleration: SIMD3<Double>)] = []
+      for await data in updates { readings.append((data.timestamp, data.acceleration.vector)) }
+      return readings
     }
+    for reading in readings { XCTAssertVector(reading.acceleration, SIMD3(0, 0, -1), accuracy: 1e-6) }
+    let stamps = readings.map(\.timestamp)
     XCTAssertEqual(stamps.count, 200)
     XCTAssertEqual(stamps.first ?? 0, 1000, accuracy: 1e-6, "the recording's own clock")
   }
@@ -216,16 +220,19 @@ final class SimulatorSourceTests: XCTestCase {
     let manager = CMMotionManager(source: source)
     manager.deviceMotionUpdateInterval = 0.1
     let updates = manager.deviceMotionUpdates()
-    var last: CMDeviceMotion?
-    var count = 0
-    for await motion in updates {
-      last = motion
-      count += 1
+    let (count, lastGravity) = try await withDeadline(seconds: 60, "the end of the simulation") {
+      var last: SIMD3<Double>?
+      var count = 0
+      for await motion in updates {
+        last = motion.gravity.vector
+        count += 1
+      }
+      return (count, last)
     }
     XCTAssertNil(updates.error)
     XCTAssertGreaterThan(count, 50)
     // Simulated noise: the fused gravity is within 0.02 g of straight down after 10 s at rest.
-    XCTAssertVector(try XCTUnwrap(last).gravity.vector, SIMD3(0, 0, -1), accuracy: 0.02)
+    XCTAssertVector(try XCTUnwrap(lastGravity), SIMD3(0, 0, -1), accuracy: 0.02)
   }
 
   func testUnknownScenarioNamesTheValidOnes() {
