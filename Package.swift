@@ -243,7 +243,7 @@ var targets: [Target] = [
     name: "OpenCoreMotionTests",
     dependencies: [
       "OpenCoreMotion", "SourceComposition", "PhoneStreams", "MotionSensors", "LinuxIIO", "Geomagnetism", "MotionMath",
-      "_LinuxIIOTestSupport", "_MotionTestSupport",
+      "MotionRecognition", "_LinuxIIOTestSupport", "_MotionTestSupport",
     ]),
   .testTarget(
     name: "ActivityTests", dependencies: ["MotionDetectors", "MotionEvaluation", "MotionSensors", "_MotionTestSupport"]),

@@ -10,27 +10,37 @@ import OpenUIDevice
 
 /// Reads one sensor source through the public Core Motion API and collects what the page shows.
 ///
-/// Two `CMMotionManager`s share the source (and its fusion filter): one delivers every sample to the
-/// recognisers (orientation, shake, tap, movement) and the pedometer adapter, which need the full
-/// rate; the other delivers device motion in the chosen reference frame and the raw streams at the
-/// display rate. A plain source subscription measures each sensor's rate and gaps, feeds the
-/// barometer (no `CMAltimeter` yet) and the recorder.
+/// Two subscriptions per source, whatever the page shows:
+/// - one `CMMotionManager` device-motion stream at the source's full rate, in the page's reference
+///   frame. Every update feeds the recognisers (orientation, shake, tap, movement) and the pedometer
+///   adapter, which need the full rate; the updates due at the display rate also become the page's
+///   device-motion rows.
+/// - a plain source subscription on the source's own thread: each sensor's rate and gaps, the
+///   barometer, the recorder, and the raw accelerometer, gyroscope and magnetometer rows at the
+///   display rate (converted to Core Motion's units and signs here, as `CMMotionManager` does).
 ///
-/// `@unchecked Sendable`: the managers and the queue are only touched by ``start()``,
-/// ``stop()`` and the setters, which hold `control`; everything the handlers write is in `state`.
+/// Each update that goes through an `OperationQueue` costs a thread hop (about 70 µs of CPU on a
+/// loaded 2-core machine), so the display does not open streams of its own: the page's rate only
+/// picks which updates become rows (by the samples' own timestamps, as the motion manager's
+/// update intervals do), and changing it restarts nothing.
+///
+/// `@unchecked Sendable`: the manager and the queue are only touched by ``start()``, ``stop()``
+/// and the setters, which hold `control`; everything the handlers write is in `state`; the
+/// recognisers are touched only on the serial `queue`.
 package final class DashboardFeed: @unchecked Sendable {
   package let specification: SourceSpecification
   package let source: any SensorSource
   package let recorder: DashboardRecorder
 
-  private let recognizerManager: CMMotionManager
-  private let displayManager: CMMotionManager
+  private let manager: CMMotionManager
   private let queue: OperationQueue
   private let control = NSLock()
   private var rawSubscription: SourceSubscription?
   private var frame: CMAttitudeReferenceFrame
   private var rate: Double
   private let state = LockedState(DashboardFeedState())
+  /// The recognisers' state, kept across reference-frame changes; used on `queue` only.
+  private let recognizers = DashboardRecognizers()
 
   /// The highest rate of the raw magnetometer rows, Hz.
   package static let maximumMagnetometerRate = 25.0
@@ -47,16 +57,24 @@ package final class DashboardFeed: @unchecked Sendable {
     self.recorder = recorder
     self.frame = frame
     self.rate = rate
-    recognizerManager = CMMotionManager(source: source)
-    displayManager = CMMotionManager(source: source)
+    manager = CMMotionManager(source: source)
     queue = OperationQueue()
     queue.name = "MotionDashboard.feed"
     queue.maxConcurrentOperationCount = 1
+    let period = source.shortestSamplePeriod
+    state.withLock { current in
+      current.displayInterval = 1 / rate
+      for keyPath in [
+        \DashboardFeedState.accelerometerRows, \.gyroscopeRows, \.magnetometerRows, \.motionRows,
+      ] {
+        current[keyPath: keyPath] = UpdateDecimator(nominalSourcePeriod: period)
+      }
+    }
   }
 
   /// The reference frames the source supports, by Apple's names.
   package var supportedFrames: [String] {
-    let frames = displayManager.supportedAttitudeReferenceFrames
+    let frames = manager.supportedAttitudeReferenceFrames
     return DashboardReferenceFrame.allCases.filter { frames.contains($0.frame) }.map(\.rawValue)
   }
 
@@ -77,8 +95,7 @@ package final class DashboardFeed: @unchecked Sendable {
       guard !started else { return }
       started = true
       startRaw()
-      startRecognizers()
-      startDisplay()
+      startMotion()
     }
   }
 
@@ -88,19 +105,20 @@ package final class DashboardFeed: @unchecked Sendable {
       started = false
       rawSubscription?.cancel()
       rawSubscription = nil
-      recognizerManager.stopDeviceMotionUpdates()
-      recognizerManager.stopAccelerometerUpdates()
-      stopDisplay()
+      manager.stopDeviceMotionUpdates()
+      manager.stopAccelerometerUpdates()
     }
   }
 
-  /// Restarts device motion in `frame`.
+  /// Restarts device motion in `frame` (the recognisers keep their state).
   package func setFrame(_ newFrame: CMAttitudeReferenceFrame) {
     control.withLock {
       frame = newFrame
       state.withLock { $0.problem = nil }
-      displayManager.stopDeviceMotionUpdates()
-      startDeviceMotion()
+      guard started else { return }
+      manager.stopDeviceMotionUpdates()
+      manager.stopAccelerometerUpdates()
+      startMotion()
     }
   }
 
@@ -108,8 +126,7 @@ package final class DashboardFeed: @unchecked Sendable {
   package func setRate(_ newRate: Double) {
     control.withLock {
       rate = newRate
-      stopDisplay()
-      startDisplay()
+      state.withLock { $0.displayInterval = 1 / newRate }
     }
   }
 
@@ -125,27 +142,20 @@ package final class DashboardFeed: @unchecked Sendable {
     }
   }
 
-  // MARK: Raw subscription: health, barometer, recorder
+  // MARK: Raw subscription: health, barometer, recorder, raw rows
 
   private func startRaw() {
     let state = self.state
     let recorder = self.recorder
+    // Device motion carries the bias-corrected rotation rate; raw gyroscope rows only without it.
+    let gyroscopeRowsWanted = !manager.isDeviceMotionAvailable
     rawSubscription = source.subscribe(requestedSampleRate: source.supportedSampleRates.upperBound) { event in
       switch event {
       case .sample(let sample):
         recorder.append(sample)
+        let now = monotonicSeconds()
         state.withLock { current in
-          if sample.accelerometer != nil { current.health["accelerometer", default: StreamHealthMeter()].note(time: sample.timestamp) }
-          if sample.gyroscope != nil { current.health["gyroscope", default: StreamHealthMeter()].note(time: sample.timestamp) }
-          if sample.magnetometer != nil { current.health["magnetometer", default: StreamHealthMeter()].note(time: sample.timestamp) }
-          if let pressure = sample.pressure {
-            current.health["barometer", default: StreamHealthMeter()].note(time: sample.timestamp)
-            if let event = current.pedometer.process(time: sample.timestamp, pressure: pressure) {
-              current.batch.append(event)
-            }
-            current.batch.append(
-              [sample.timestamp, pressure, current.pedometer.snapshot.relativeAltitude ?? 0], to: \DashboardBatch.pressure)
-          }
+          current.noteRawSample(sample, gyroscopeRowsWanted: gyroscopeRowsWanted, now: now)
         }
       case .failure(let failure):
         state.withLock { $0.problem = failure.message }
@@ -158,120 +168,128 @@ package final class DashboardFeed: @unchecked Sendable {
     }
   }
 
-  // MARK: Recognisers and pedometer at the full rate
+  // MARK: Device motion at the full rate: recognisers, pedometer, display rows
 
-  private func startRecognizers() {
+  private func startMotion() {
     let state = self.state
-    var orientation = OrientationClassifier()
-    var shake = ShakeDetector()
-    var tap = TapDetector()
-    var movement = MovementDirectionDetector()
-    // Called on the feed's serial queue only.
-    let recognize: (MotionInput) -> Void = { input in
-      var events: [DashboardEvent] = []
-      if let change = orientation.update(input) {
-        events.append(DashboardEvent(time: change.timestamp, kind: "orientation", detail: "\(change.orientation)"))
-      }
-      if let event = shake.update(input) {
-        events.append(DashboardEvent(time: event.timestamp, kind: "shake", detail: "\(event.phase)"))
-      }
-      if let event = tap.update(input) {
-        events.append(DashboardEvent(time: event.timestamp, kind: "tap", detail: "\(event.struckSide)"))
-      }
-      if let event = movement.update(input) {
-        events.append(DashboardEvent(time: event.timestamp, kind: "movement", detail: event.direction.rawValue))
-      }
-      let currentOrientation = "\(orientation.orientation)"
-      state.withLock { current in
-        current.orientation = currentOrientation
-        events += current.pedometer.process(time: input.timestamp, acceleration: input.acceleration)
-        for event in events { current.batch.append(event) }
-      }
-    }
-    if recognizerManager.isDeviceMotionAvailable {
-      recognizerManager.deviceMotionUpdateInterval = 0
-      recognizerManager.startDeviceMotionUpdates(to: queue) { motion, error in
-        if let error { state.withLock { $0.problem = "\(error)" } }
-        if let motion { recognize(MotionInput(motion)) }
-      }
-    } else if recognizerManager.isAccelerometerAvailable {
-      recognizerManager.accelerometerUpdateInterval = 0
-      recognizerManager.startAccelerometerUpdates(to: queue) { data, error in
-        if let error { state.withLock { $0.problem = "\(error)" } }
-        if let data { recognize(MotionInput(data)) }
-      }
-    }
-  }
-
-  // MARK: Display streams at the chosen rate
-
-  private func startDisplay() {
-    let state = self.state
-    let interval = 1 / rate
-    if displayManager.isAccelerometerAvailable {
-      displayManager.accelerometerUpdateInterval = interval
-      displayManager.startAccelerometerUpdates(to: queue) { data, _ in
-        guard let data else { return }
-        let a = data.acceleration
+    let recognizers = self.recognizers
+    if manager.isDeviceMotionAvailable {
+      manager.deviceMotionUpdateInterval = 0
+      manager.startDeviceMotionUpdates(using: frame, to: queue) { motion, error in
+        if let error { state.withLock { $0.problem = (error as NSError).localizedDescription } }
+        guard let motion else { return }
+        let events = recognizers.update(MotionInput(motion))
+        let row = DashboardBatch.motionRow(motion)
         let now = monotonicSeconds()
-        state.withLock {
-          $0.noteArrival(now)
-          $0.batch.append([data.timestamp, a.x, a.y, a.z], to: \DashboardBatch.accelerometer)
+        state.withLock { current in
+          current.noteRecognition(events, orientation: recognizers.orientationName, input: MotionInput(motion))
+          if current.motionRows.accept(motion.timestamp, interval: current.displayInterval) {
+            current.noteArrival(now)
+            current.batch.append(row, to: \DashboardBatch.motion)
+          }
+        }
+      }
+    } else if manager.isAccelerometerAvailable {
+      manager.accelerometerUpdateInterval = 0
+      manager.startAccelerometerUpdates(to: queue) { data, error in
+        if let error { state.withLock { $0.problem = "\(error)" } }
+        guard let data else { return }
+        let input = MotionInput(data)
+        let events = recognizers.update(input)
+        state.withLock { current in
+          current.noteRecognition(events, orientation: recognizers.orientationName, input: input)
         }
       }
     }
-    // Device motion carries the bias-corrected rotation rate; the raw gyroscope only when there
-    // is no device motion.
-    if displayManager.isGyroAvailable, !displayManager.isDeviceMotionAvailable {
-      displayManager.gyroUpdateInterval = interval
-      displayManager.startGyroUpdates(to: queue) { data, _ in
-        guard let data else { return }
-        let r = data.rotationRate
-        state.withLock { $0.batch.append([data.timestamp, r.x, r.y, r.z], to: \DashboardBatch.gyroscope) }
+  }
+}
+
+/// The recognisers the page shows events of, fed at the full rate.
+///
+/// Not `Sendable`: used only on the feed's serial queue.
+private final class DashboardRecognizers {
+  private var orientation = OrientationClassifier()
+  private var shake = ShakeDetector()
+  private var tap = TapDetector()
+  private var movement = MovementDirectionDetector()
+
+  var orientationName: String { "\(orientation.orientation)" }
+
+  /// The events `input` completes.
+  func update(_ input: MotionInput) -> [DashboardEvent] {
+    var events: [DashboardEvent] = []
+    if let change = orientation.update(input) {
+      events.append(DashboardEvent(time: change.timestamp, kind: "orientation", detail: "\(change.orientation)"))
+    }
+    if let event = shake.update(input) {
+      events.append(DashboardEvent(time: event.timestamp, kind: "shake", detail: "\(event.phase)"))
+    }
+    if let event = tap.update(input) {
+      events.append(DashboardEvent(time: event.timestamp, kind: "tap", detail: "\(event.struckSide)"))
+    }
+    if let event = movement.update(input) {
+      events.append(DashboardEvent(time: event.timestamp, kind: "movement", detail: event.direction.rawValue))
+    }
+    return events
+  }
+}
+
+extension DashboardFeedState {
+  /// Notes one source sample: stream health, barometer rows and altitude events, and the raw rows
+  /// due at the display rate (acceleration in g with Core Motion's sign, rad/s, µT).
+  mutating func noteRawSample(_ sample: MotionSample, gyroscopeRowsWanted: Bool, now: Double) {
+    let time = sample.timestamp
+    if let force = sample.accelerometer {
+      health["accelerometer", default: StreamHealthMeter()].note(time: time)
+      if force.isFinite, accelerometerRows.accept(time, interval: displayInterval) {
+        let a = Units.coreMotionAcceleration(fromSpecificForce: force)
+        noteArrival(now)
+        batch.append([time, a.x, a.y, a.z], to: \DashboardBatch.accelerometer)
       }
     }
-    if displayManager.isMagnetometerAvailable {
+    if let rate = sample.gyroscope {
+      health["gyroscope", default: StreamHealthMeter()].note(time: time)
+      if gyroscopeRowsWanted, rate.isFinite, gyroscopeRows.accept(time, interval: displayInterval) {
+        batch.append([time, rate.x, rate.y, rate.z], to: \DashboardBatch.gyroscope)
+      }
+    }
+    if let field = sample.magnetometer {
+      health["magnetometer", default: StreamHealthMeter()].note(time: time)
       // The field changes slowly and device motion carries the calibrated one: at most 25 Hz.
-      displayManager.magnetometerUpdateInterval = max(interval, 1 / Self.maximumMagnetometerRate)
-      displayManager.startMagnetometerUpdates(to: queue) { data, _ in
-        guard let data else { return }
-        let m = data.magneticField
-        state.withLock { $0.batch.append([data.timestamp, m.x, m.y, m.z], to: \DashboardBatch.magnetometer) }
+      let interval = max(displayInterval, 1 / DashboardFeed.maximumMagnetometerRate)
+      if field.isFinite, magnetometerRows.accept(time, interval: interval) {
+        batch.append([time, field.x, field.y, field.z], to: \DashboardBatch.magnetometer)
       }
     }
-    startDeviceMotion()
-  }
-
-  private func startDeviceMotion() {
-    guard displayManager.isDeviceMotionAvailable else { return }
-    let state = self.state
-    displayManager.deviceMotionUpdateInterval = 1 / rate
-    displayManager.startDeviceMotionUpdates(using: frame, to: queue) { motion, error in
-      if let error {
-        state.withLock { $0.problem = (error as NSError).localizedDescription }
-      }
-      guard let motion else { return }
-      let q = motion.attitude.quaternion
-      let g = motion.gravity
-      let u = motion.userAcceleration
-      let r = motion.rotationRate
-      let field = motion.magneticField
-      let now = monotonicSeconds()
-      let row = [
-        motion.timestamp, q.w, q.x, q.y, q.z, g.x, g.y, g.z, u.x, u.y, u.z, r.x, r.y, r.z,
-        field.field.x, field.field.y, field.field.z, Double(field.accuracy.rawValue), motion.heading,
-      ]
-      state.withLock {
-        $0.noteArrival(now)
-        $0.batch.append(row, to: \DashboardBatch.motion)
-      }
+    if let pressure = sample.pressure {
+      health["barometer", default: StreamHealthMeter()].note(time: time)
+      if let event = pedometer.process(time: time, pressure: pressure) { batch.append(event) }
+      batch.append([time, pressure, pedometer.snapshot.relativeAltitude ?? 0], to: \DashboardBatch.pressure)
     }
   }
 
-  private func stopDisplay() {
-    displayManager.stopAccelerometerUpdates()
-    displayManager.stopGyroUpdates()
-    displayManager.stopMagnetometerUpdates()
-    displayManager.stopDeviceMotionUpdates()
+  /// Notes the recognisers' events and orientation and feeds the pedometer adapter.
+  mutating func noteRecognition(_ events: [DashboardEvent], orientation name: String, input: MotionInput) {
+    orientation = name
+    var all = events
+    all += pedometer.process(time: input.timestamp, acceleration: input.acceleration)
+    for event in all { batch.append(event) }
+  }
+}
+
+extension DashboardBatch {
+  /// A device-motion row as the page reads it: timestamp, attitude quaternion (w, x, y, z), gravity,
+  /// user acceleration (g), bias-corrected rotation rate (rad/s), calibrated field (µT), its
+  /// accuracy and the heading (degrees).
+  static func motionRow(_ motion: CMDeviceMotion) -> [Double] {
+    let q = motion.attitude.quaternion
+    let g = motion.gravity
+    let u = motion.userAcceleration
+    let r = motion.rotationRate
+    let field = motion.magneticField
+    return [
+      motion.timestamp, q.w, q.x, q.y, q.z, g.x, g.y, g.z, u.x, u.y, u.z, r.x, r.y, r.z,
+      field.field.x, field.field.y, field.field.z, Double(field.accuracy.rawValue), motion.heading,
+    ]
   }
 }

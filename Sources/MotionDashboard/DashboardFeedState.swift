@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import OpenCoreMotion
 
 /// What a ``DashboardFeed`` has collected and measured; guarded by the feed's lock.
 package struct DashboardFeedState: Sendable {
@@ -16,6 +17,13 @@ package struct DashboardFeedState: Sendable {
   package var finished = false
   /// The latest failure or error message from the source or the motion manager.
   package var problem: String?
+  /// Seconds between display rows (1 / the page's rate).
+  package var displayInterval = 0.01
+  /// Which samples become display rows, per stream (by the samples' own timestamps).
+  package var accelerometerRows = UpdateDecimator(nominalSourcePeriod: 0.01)
+  package var gyroscopeRows = UpdateDecimator(nominalSourcePeriod: 0.01)
+  package var magnetometerRows = UpdateDecimator(nominalSourcePeriod: 0.01)
+  package var motionRows = UpdateDecimator(nominalSourcePeriod: 0.01)
 
   package init() {}
 

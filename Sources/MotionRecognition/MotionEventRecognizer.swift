@@ -71,8 +71,10 @@ public final class MotionEventRecognizer<Detector: MotionEventDetector>: @unchec
       }
     }
     continuation.onTermination = { [weak self] _ in
-      // Already removed when ``finish()`` ended it; removing twice is harmless.
-      self?.streams.remove(id)
+      // Already removed when ``finish()`` ended it; removing twice is harmless. Off this thread:
+      // removal waits for a delivery in progress, which may be resuming the cancelled task.
+      guard let self else { return }
+      StreamTermination.run { self.streams.remove(id) }
     }
     return stream
   }

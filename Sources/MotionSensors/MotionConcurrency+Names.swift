@@ -13,3 +13,7 @@ package typealias Locked<Value> = MotionConcurrency.Locked<Value>
 /// Ordered delivery to subscribers that stops when a removal returns
 /// (``MotionConcurrency/SubscriberFanOut``).
 package typealias SubscriberFanOut<Event> = MotionConcurrency.SubscriberFanOut<Event>
+
+/// Runs an `AsyncStream` termination's blocking work off the terminating task
+/// (``MotionConcurrency/StreamTermination``).
+package typealias StreamTermination = MotionConcurrency.StreamTermination

@@ -406,7 +406,7 @@ extension CMMotionManager {
 extension SensorSource {
   /// One over the source's highest sample rate, s (0.01 s for a source that reports no usable
   /// rate): the shortest update interval and the sample spacing assumed until samples show it.
-  var shortestSamplePeriod: Double {
+  package var shortestSamplePeriod: Double {
     let rate = supportedSampleRates.upperBound
     return rate > 0 && rate.isFinite ? 1 / rate : 0.01
   }

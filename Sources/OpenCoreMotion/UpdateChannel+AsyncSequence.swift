@@ -27,7 +27,9 @@ extension UpdateChannel {
         if let error { failure.withLock { $0 = $0 ?? error } }
         continuation.finish()
       })
-    continuation.onTermination = { _ in self.end() }
+    // Not `end()` here: it waits for a delivery in progress, which may be resuming the very task
+    // being cancelled (see StreamTermination).
+    continuation.onTermination = { _ in StreamTermination.run { self.end() } }
     if let refusal = connect(sink) {
       failure.withLock { $0 = refusal }
       continuation.finish()

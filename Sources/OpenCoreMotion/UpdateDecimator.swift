@@ -8,18 +8,18 @@
 /// advancing `nextDue` by exactly `interval` (not from the delivered sample's time) keeps the average
 /// spacing exact when the interval is not a multiple of the source period. After a gap longer than
 /// an interval the schedule restarts at the next sample instead of bursting to catch up.
-struct UpdateDecimator: Sendable {
+package struct UpdateDecimator: Sendable {
   /// The nominal time between source samples, s; used until two samples have been seen.
-  var nominalSourcePeriod: Double
+  package var nominalSourcePeriod: Double
   private var nextDue: Double?
   private var lastTimestamp: Double?
 
-  init(nominalSourcePeriod: Double) {
+  package init(nominalSourcePeriod: Double) {
     self.nominalSourcePeriod = nominalSourcePeriod
   }
 
   /// Whether the sample at `timestamp` (seconds) is due for delivery at `interval` seconds.
-  mutating func accept(_ timestamp: Double, interval: Double) -> Bool {
+  package mutating func accept(_ timestamp: Double, interval: Double) -> Bool {
     var sourcePeriod = nominalSourcePeriod
     if let last = lastTimestamp, timestamp > last { sourcePeriod = timestamp - last }
     lastTimestamp = timestamp

@@ -117,8 +117,12 @@ open class UIDevice: NSObject, @unchecked Sendable {
     let id = streams.add { continuation.yield($0) }
     continuation.onTermination = { [weak self] _ in
       guard let self else { return }
-      self.streams.remove(id)
-      self.endGeneratingDeviceOrientationNotifications()
+      // Off this thread: both wait for a delivery in progress, which may be resuming the cancelled
+      // task (see StreamTermination).
+      StreamTermination.run {
+        self.streams.remove(id)
+        self.endGeneratingDeviceOrientationNotifications()
+      }
     }
     // The current orientation first, read before sensing starts: otherwise a fast source could
     // classify (and yield) the new orientation before this first value.

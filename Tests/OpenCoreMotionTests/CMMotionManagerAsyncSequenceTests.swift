@@ -2,8 +2,10 @@
 
 import Foundation
 import MotionMath
+import MotionRecognition
 import MotionSensors
 import XCTest
+import _MotionTestSupport
 
 @testable import OpenCoreMotion
 
@@ -150,7 +152,38 @@ final class CMMotionManagerAsyncSequenceTests: XCTestCase {
 /// Wall-clock players run on their own thread; no virtual clock, no sleeping: the recording plays as
 /// fast as possible and the sequence ends with it.
 final class CMMotionManagerThreadedPlaybackTests: XCTestCase {
-  private func fastPlayer(count: Int) -> StreamPlayer {
+  /// Cancelling a consumer while the player thread is delivering to it must not deadlock: the
+  /// stream's termination used to wait for the delivery under the runtime's lock on the cancelled
+  /// task, while the delivery waited for that lock to resume the task (a CI run hung there). Each
+  /// round cancels mid-playback, once on a plain sequence and once on a gesture sequence (a task
+  /// whose cancellation cancels an inner one). A deadlock would hold the rounds past the deadline.
+  func testCancellingWhileSamplesArriveNeverDeadlocks() async throws {
+    let rounds = 150
+    let finished = try await withDeadline(seconds: 120, "\(rounds) cancellations during playback") {
+      var finished = 0
+      for round in 0..<rounds {
+        let manager = CMMotionManager(source: Self.fastPlayer(count: 20_000))
+        let consumer: Task<Void, Never>
+        if round.isMultiple(of: 2) {
+          let updates = manager.accelerometerUpdates()
+          consumer = Task { for await _ in updates {} }
+        } else {
+          let taps = manager.motionEvents(detectedBy: TapDetector())
+          consumer = Task { do { for try await _ in taps {} } catch {} }
+        }
+        try await Task.sleep(for: .microseconds(UInt64(round % 7) * 300))
+        consumer.cancel()
+        await consumer.value
+        finished += 1
+      }
+      return finished
+    }
+    XCTAssertEqual(finished, rounds)
+  }
+
+  private func fastPlayer(count: Int) -> StreamPlayer { Self.fastPlayer(count: count) }
+
+  private static func fastPlayer(count: Int) -> StreamPlayer {
     let samples = Synthetic.still(Synthetic.portrait, count: count)
     let descriptor = StreamDescriptor(name: "fast", sensors: .nineAxis, nominalSampleRate: 100)
     return StreamPlayer(ArraySampleStream(samples, descriptor: descriptor), pacing: .asFastAsPossible)
