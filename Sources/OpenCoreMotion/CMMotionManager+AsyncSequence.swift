@@ -15,7 +15,9 @@ import MotionSensors
 // the sensor or reference frame is not available; the sequence's `error` then tells why (the
 // `NSError` in `CMErrorDomain` a handler would have received). Iteration never throws, so both
 // `for await` and `for try await` work. When the consumer stops iterating (the task is cancelled or
-// the sequence is dropped), the subscription is cancelled.
+// the sequence is dropped), the subscription is cancelled soon after, on a background queue: the
+// cancellation waits for a delivery in progress, which must not happen on the cancelled task's own
+// termination path (see StreamTermination).
 extension CMMotionManager {
   /// Accelerometer samples, every ``accelerometerUpdateInterval`` seconds. An addition.
   public func accelerometerUpdates() -> MotionUpdateSequence<CMAccelerometerData> {

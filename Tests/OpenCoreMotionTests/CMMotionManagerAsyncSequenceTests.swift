@@ -41,6 +41,7 @@ final class CMMotionManagerAsyncSequenceTests: XCTestCase {
       clock.advance(by: 0.5)
     }
     XCTAssertEqual(gyroCount.count, 5)
+    await waitForNoSubscriptions(source)
     XCTAssertEqual(source.activeSubscriptions, 0)
 
     let motions = await firstUpdates(
@@ -48,6 +49,7 @@ final class CMMotionManagerAsyncSequenceTests: XCTestCase {
     ) { clock.advance(by: 0.5) }
     XCTAssertEqual(motions.count, 3)
     XCTAssertTrue(motions.allSatisfy { abs($0.heading - 270) < 1e-6 })
+    await waitForNoSubscriptions(source)
     XCTAssertEqual(source.activeSubscriptions, 0)
   }
 
@@ -65,7 +67,16 @@ final class CMMotionManagerAsyncSequenceTests: XCTestCase {
     XCTAssertEqual(source.activeSubscriptions, 1)
     task.cancel()
     _ = await task.value
+    await waitForNoSubscriptions(source)
     XCTAssertEqual(source.activeSubscriptions, 0)
+  }
+
+  /// The subscription ends on a background queue soon after the consumer stops (see
+  /// StreamTermination: not on the cancelling thread); allow 5 s on a loaded machine.
+  private func waitForNoSubscriptions(_ source: CountingSource) async {
+    for _ in 0..<500 where source.activeSubscriptions > 0 {
+      try? await Task.sleep(for: .milliseconds(10))
+    }
   }
 
   /// Collects the first `count` elements of `sequence` after running `produce`, then drops it.
