@@ -35,7 +35,7 @@
 //   MotionMath            (stdlib only)                                quaternions, frames, units
 //   MotionConcurrency     (Foundation)                                 Locked, SubscriberFanOut
 //
-//   Support (not API): _MotionTestSupport → MotionMath; _LinuxIIOTestSupport → LinuxIIO, MotionSensors
+//   Support (not API): _MotionTestSupport → MotionMath, MotionConcurrency; _LinuxIIOTestSupport → LinuxIIO, MotionSensors
 //   (fake IIO sysfs tree, IIO benchmark hook). Benchmarks/ is its own package depending on this one.
 //
 // Package traits (swift-tools 6.1; `#if TRAIT` in code):
@@ -204,7 +204,7 @@ var targets: [Target] = [
     path: "Examples/ExampleSupport", swiftSettings: swiftSettings),
 
   // MARK: - Test and benchmark support (not API)
-  .target(name: "_MotionTestSupport", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
+  .target(name: "_MotionTestSupport", dependencies: ["MotionMath", "MotionConcurrency"], swiftSettings: swiftSettings),
   .target(name: "_LinuxIIOTestSupport", dependencies: ["LinuxIIO", "MotionSensors"], swiftSettings: swiftSettings),
 
   // MARK: - Unit test bundles

@@ -38,7 +38,7 @@ package final class DashboardFeed: @unchecked Sendable {
   private var rawSubscription: SourceSubscription?
   private var frame: CMAttitudeReferenceFrame
   private var rate: Double
-  private let state = LockedState(DashboardFeedState())
+  private let state: LockedState
   /// The recognisers' state, kept across reference-frame changes; used on `queue` only.
   private let recognizers = DashboardRecognizers()
 
@@ -61,15 +61,7 @@ package final class DashboardFeed: @unchecked Sendable {
     queue = OperationQueue()
     queue.name = "MotionDashboard.feed"
     queue.maxConcurrentOperationCount = 1
-    let period = source.shortestSamplePeriod
-    state.withLock { current in
-      current.displayInterval = 1 / rate
-      for keyPath in [
-        \DashboardFeedState.accelerometerRows, \.gyroscopeRows, \.magnetometerRows, \.motionRows,
-      ] {
-        current[keyPath: keyPath] = UpdateDecimator(nominalSourcePeriod: period)
-      }
-    }
+    state = LockedState(DashboardFeedState(displayInterval: 1 / rate, sourcePeriod: source.shortestSamplePeriod))
   }
 
   /// The reference frames the source supports, by Apple's names.
@@ -178,14 +170,15 @@ package final class DashboardFeed: @unchecked Sendable {
       manager.startDeviceMotionUpdates(using: frame, to: queue) { motion, error in
         if let error { state.withLock { $0.problem = (error as NSError).localizedDescription } }
         guard let motion else { return }
-        let events = recognizers.update(MotionInput(motion))
-        let row = DashboardBatch.motionRow(motion)
+        let input = MotionInput(motion)
+        let events = recognizers.update(input)
         let now = monotonicSeconds()
         state.withLock { current in
-          current.noteRecognition(events, orientation: recognizers.orientationName, input: MotionInput(motion))
+          current.noteRecognition(events, orientation: recognizers.orientationName, input: input)
+          // The row (and the attitude copy it reads) only for the updates due at the display rate.
           if current.motionRows.accept(motion.timestamp, interval: current.displayInterval) {
             current.noteArrival(now)
-            current.batch.append(row, to: \DashboardBatch.motion)
+            current.batch.append(DashboardBatch.motionRow(motion), to: \DashboardBatch.motion)
           }
         }
       }

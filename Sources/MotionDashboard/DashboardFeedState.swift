@@ -18,14 +18,22 @@ package struct DashboardFeedState: Sendable {
   /// The latest failure or error message from the source or the motion manager.
   package var problem: String?
   /// Seconds between display rows (1 / the page's rate).
-  package var displayInterval = 0.01
+  package var displayInterval: Double
   /// Which samples become display rows, per stream (by the samples' own timestamps).
-  package var accelerometerRows = UpdateDecimator(nominalSourcePeriod: 0.01)
-  package var gyroscopeRows = UpdateDecimator(nominalSourcePeriod: 0.01)
-  package var magnetometerRows = UpdateDecimator(nominalSourcePeriod: 0.01)
-  package var motionRows = UpdateDecimator(nominalSourcePeriod: 0.01)
+  package var accelerometerRows: UpdateDecimator
+  package var gyroscopeRows: UpdateDecimator
+  package var magnetometerRows: UpdateDecimator
+  package var motionRows: UpdateDecimator
 
-  package init() {}
+  /// A state for rows every `displayInterval` seconds from a source whose samples come every
+  /// `sourcePeriod` seconds (until the samples show their real spacing).
+  package init(displayInterval: Double = 0.01, sourcePeriod: Double = 0.01) {
+    self.displayInterval = displayInterval
+    accelerometerRows = UpdateDecimator(nominalSourcePeriod: sourcePeriod)
+    gyroscopeRows = UpdateDecimator(nominalSourcePeriod: sourcePeriod)
+    magnetometerRows = UpdateDecimator(nominalSourcePeriod: sourcePeriod)
+    motionRows = UpdateDecimator(nominalSourcePeriod: sourcePeriod)
+  }
 
   /// Records that a row arrived now (monotonic s), for the latency figure.
   package mutating func noteArrival(_ now: Double) {

@@ -219,14 +219,7 @@ package final class ChildProcess: @unchecked Sendable {
     }
   }
 
-  deinit {
-    if poll() == nil {
-      kill(-processIdentifier, SIGKILL)
-      kill(processIdentifier, SIGKILL)
-      var status: Int32 = 0
-      _ = waitpid(processIdentifier, &status, 0)
-    }
-  }
+  deinit { stop(grace: 0) }
 }
 
 extension ChildProcess {

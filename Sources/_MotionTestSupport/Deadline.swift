@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionConcurrency
 
 /// An async test step that did not finish in time.
 package struct DeadlineExceeded: Error, CustomStringConvertible {
@@ -17,44 +18,33 @@ package struct DeadlineExceeded: Error, CustomStringConvertible {
 package func withDeadline<T: Sendable>(
   seconds: Double, _ what: String, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-  let outcome = FirstOutcome()
+  // Whether the work or the timer has resumed the caller; the first to claim it does.
+  let claimed = Locked(false)
+  let claim: @Sendable () -> Bool = {
+    claimed.withLock { isClaimed in
+      defer { isClaimed = true }
+      return !isClaimed
+    }
+  }
   let deadline = ContinuousClock.now + .milliseconds(Int64(max(0, min(seconds, 86_400)) * 1000))
   return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
     let work = Task {
       do {
         let value = try await body()
-        if outcome.claim() { continuation.resume(returning: value) }
+        if claim() { continuation.resume(returning: value) }
       } catch {
-        if outcome.claim() { continuation.resume(throwing: error) }
+        if claim() { continuation.resume(throwing: error) }
       }
     }
     Task {
       // Checked in slices so that this timer ends soon after the work does.
-      while !outcome.isClaimed, ContinuousClock.now < deadline {
+      while !claimed.withLock({ $0 }), ContinuousClock.now < deadline {
         try? await Task.sleep(for: .milliseconds(50))
       }
-      if outcome.claim() {
+      if claim() {
         work.cancel()
         continuation.resume(throwing: DeadlineExceeded(description: "\(what) did not finish within \(seconds) s"))
       }
-    }
-  }
-}
-
-/// Which of the work and the timer finished first: the first to claim resumes the caller.
-///
-/// `@unchecked Sendable`: `claimed` is only read and written with `lock` held.
-private final class FirstOutcome: @unchecked Sendable {
-  private let lock = NSLock()
-  private var claimed = false
-
-  var isClaimed: Bool { lock.withLock { claimed } }
-
-  /// True for the first caller only.
-  func claim() -> Bool {
-    lock.withLock {
-      defer { claimed = true }
-      return !claimed
     }
   }
 }
