@@ -86,21 +86,26 @@ var targets: [Target] = [
   // (MotionSensors re-exposes both names to the modules above it).
   .target(name: "MotionConcurrency", swiftSettings: swiftSettings),
   .target(
-    name: "MotionRecognition", dependencies: ["MotionMath", "MotionConcurrency"], swiftSettings: swiftSettings),
+    name: "MotionRecognition", dependencies: ["MotionMath", "MotionConcurrency"],
+    swiftSettings: swiftSettings),
   // Step, activity, floor and altitude detectors: value types, no source knowledge.
   .target(name: "MotionDetectors", dependencies: ["MotionMath"], swiftSettings: swiftSettings),
 
   // MARK: - Sources (backends) and their composition
   .target(
     name: "MotionSensors",
-    dependencies: ["MotionMath", "MotionConcurrency", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+    dependencies: [
+      "MotionMath", "MotionConcurrency", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+    ],
     swiftSettings: swiftSettings),
   .target(
-    name: "LinuxIIO", dependencies: ["MotionSensors", .product(name: "Logging", package: "swift-log")],
+    name: "LinuxIIO",
+    dependencies: ["MotionSensors", .product(name: "Logging", package: "swift-log")],
     swiftSettings: swiftSettings),
   // Phone streams: decoding of untrusted phone input (Foundation only, fuzzable) and the transports
   // (Hummingbird, HummingbirdWebSocket, AsyncHTTPClient).
-  .target(name: "PhoneStreamDecoding", dependencies: ["MotionSensors"], swiftSettings: swiftSettings),
+  .target(
+    name: "PhoneStreamDecoding", dependencies: ["MotionSensors"], swiftSettings: swiftSettings),
   .target(
     name: "PhoneStreams",
     dependencies: [
@@ -118,7 +123,8 @@ var targets: [Target] = [
   .target(
     name: "SourceComposition",
     dependencies: [
-      "MotionSensors", "MotionDaemonClient", .target(name: "LinuxIIO", condition: .when(platforms: [.linux])),
+      "MotionSensors", "MotionDaemonClient",
+      .target(name: "LinuxIIO", condition: .when(platforms: [.linux])),
       // Only with the `PhoneStreams` trait: the one edge from the Core Motion API to SwiftNIO.
       .target(name: "PhoneStreams", condition: .when(traits: ["PhoneStreams"])),
       .product(name: "Logging", package: "swift-log"),
@@ -134,7 +140,8 @@ var targets: [Target] = [
   .target(
     name: "MotionDaemonClient",
     dependencies: [
-      "MotionDaemonProtocol", "MotionSensors", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+      "MotionDaemonProtocol", "MotionSensors",
+      .product(name: "SwiftProtobuf", package: "swift-protobuf"),
       .product(name: "Logging", package: "swift-log"),
     ],
     swiftSettings: swiftSettings),
@@ -143,7 +150,8 @@ var targets: [Target] = [
   .target(
     name: "OpenCoreMotion",
     dependencies: [
-      "SourceComposition", "MotionFusion", "MotionRecognition", "MotionDetectors", "Geomagnetism", "MotionSensors",
+      "SourceComposition", "MotionFusion", "MotionRecognition", "MotionDetectors", "Geomagnetism",
+      "MotionSensors",
       "MotionMath", "MotionDaemonClient", .product(name: "Logging", package: "swift-log"),
     ],
     swiftSettings: swiftSettings),
@@ -155,7 +163,8 @@ var targets: [Target] = [
   .target(
     name: "MotionDashboard",
     dependencies: [
-      "OpenCoreMotion", "OpenUIDevice", "SourceComposition", "MotionSensors", "MotionRecognition", "MotionDetectors",
+      "OpenCoreMotion", "OpenUIDevice", "SourceComposition", "MotionSensors", "MotionRecognition",
+      "MotionDetectors",
       "MotionMath",
       .product(name: "Hummingbird", package: "hummingbird"),
       .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -169,10 +178,12 @@ var targets: [Target] = [
   .target(
     name: "MotionDaemon",
     dependencies: [
-      "MotionDaemonProtocol", "MotionSensors", "MotionDetectors", "MotionMath", "OpenCoreMotion", "SourceComposition",
+      "MotionDaemonProtocol", "MotionSensors", "MotionDetectors", "MotionMath", "OpenCoreMotion",
+      "SourceComposition",
       "MotionDashboard",
       .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-      .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+      .product(name: "GRDB", package: "GRDB.swift"),
+      .product(name: "Logging", package: "swift-log"),
     ],
     swiftSettings: swiftSettings),
   .executableTarget(
@@ -186,13 +197,17 @@ var targets: [Target] = [
   // MARK: - Tooling
   .target(
     name: "MotionEvaluation",
-    dependencies: ["MotionMath", "MotionFusion", "MotionRecognition", "MotionDetectors", "MotionSensors"],
+    dependencies: [
+      "MotionMath", "MotionFusion", "MotionRecognition", "MotionDetectors", "MotionSensors",
+    ],
     swiftSettings: swiftSettings),
   .executableTarget(
     name: "motionctl",
     dependencies: [
-      "OpenCoreMotion", "OpenUIDevice", "SourceComposition", "MotionSensors", "MotionRecognition", "MotionMath",
-      "Geomagnetism", "MotionEvaluation", "MotionDetectors", "MotionDashboard", "MotionDaemon", "MotionDaemonClient",
+      "OpenCoreMotion", "OpenUIDevice", "SourceComposition", "MotionSensors", "MotionRecognition",
+      "MotionMath",
+      "Geomagnetism", "MotionEvaluation", "MotionDetectors", "MotionDashboard", "MotionDaemon",
+      "MotionDaemonClient",
       .target(name: "LinuxIIO", condition: .when(platforms: [.linux])),
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ],
@@ -204,23 +219,32 @@ var targets: [Target] = [
     path: "Examples/ExampleSupport", swiftSettings: swiftSettings),
 
   // MARK: - Test and benchmark support (not API)
-  .target(name: "_MotionTestSupport", dependencies: ["MotionMath", "MotionConcurrency"], swiftSettings: swiftSettings),
-  .target(name: "_LinuxIIOTestSupport", dependencies: ["LinuxIIO", "MotionSensors"], swiftSettings: swiftSettings),
+  .target(
+    name: "_MotionTestSupport", dependencies: ["MotionMath", "MotionConcurrency"],
+    swiftSettings: swiftSettings),
+  .target(
+    name: "_LinuxIIOTestSupport", dependencies: ["LinuxIIO", "MotionSensors"],
+    swiftSettings: swiftSettings),
 
   // MARK: - Unit test bundles
   .testTarget(name: "MotionMathTests", dependencies: ["MotionMath", "_MotionTestSupport"]),
   .testTarget(name: "GeomagnetismTests", dependencies: ["Geomagnetism"]),
-  .testTarget(name: "MotionDetectorsTests", dependencies: ["MotionDetectors", "MotionSensors", "_MotionTestSupport"]),
+  .testTarget(
+    name: "MotionDetectorsTests",
+    dependencies: ["MotionDetectors", "MotionSensors", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionFusionTests",
     dependencies: ["MotionFusion", "MotionMath", "MotionSensors", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionEvaluationTests",
-    dependencies: ["MotionEvaluation", "MotionDetectors", "MotionSensors", "MotionMath", "_MotionTestSupport"]),
+    dependencies: [
+      "MotionEvaluation", "MotionDetectors", "MotionSensors", "MotionMath", "_MotionTestSupport",
+    ]),
   .testTarget(
     name: "MotionSensorsTests",
     dependencies: [
-      "MotionSensors", "MotionMath", "_MotionTestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+      "MotionSensors", "MotionMath", "_MotionTestSupport",
+      .product(name: "ZIPFoundation", package: "ZIPFoundation"),
     ]),
   .testTarget(
     name: "PhoneStreamsTests",
@@ -233,70 +257,84 @@ var targets: [Target] = [
       .product(name: "Logging", package: "swift-log"),
     ]),
   .testTarget(
-    name: "LinuxIIOTests", dependencies: ["LinuxIIO", "MotionSensors", "_LinuxIIOTestSupport", "_MotionTestSupport"]),
+    name: "LinuxIIOTests",
+    dependencies: ["LinuxIIO", "MotionSensors", "_LinuxIIOTestSupport", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionRecognitionTests",
     dependencies: [
-      "MotionRecognition", "MotionEvaluation", "MotionSensors", "MotionFusion", "MotionMath", "_MotionTestSupport",
+      "MotionRecognition", "MotionEvaluation", "MotionSensors", "MotionFusion", "MotionMath",
+      "_MotionTestSupport",
     ]),
   .testTarget(
     name: "OpenCoreMotionTests",
     dependencies: [
-      "OpenCoreMotion", "SourceComposition", "PhoneStreams", "MotionSensors", "LinuxIIO", "Geomagnetism", "MotionMath",
+      "OpenCoreMotion", "SourceComposition", "PhoneStreams", "MotionSensors", "LinuxIIO",
+      "Geomagnetism", "MotionMath",
       "MotionRecognition", "_LinuxIIOTestSupport", "_MotionTestSupport",
     ]),
   .testTarget(
-    name: "ActivityTests", dependencies: ["MotionDetectors", "MotionEvaluation", "MotionSensors", "_MotionTestSupport"]),
+    name: "ActivityTests",
+    dependencies: ["MotionDetectors", "MotionEvaluation", "MotionSensors", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionDaemonTests",
     dependencies: [
-      "MotionDaemon", "MotionDaemonClient", "MotionDaemonProtocol", "MotionSensors", "MotionMath", "OpenCoreMotion",
-      "SourceComposition", "_MotionTestSupport",
-      .product(name: "SwiftProtobuf", package: "swift-protobuf"), .product(name: "GRDB", package: "GRDB.swift"),
+      "MotionConcurrency", "MotionDaemon", "MotionDaemonClient", "MotionDaemonProtocol",
+      "MotionSensors",
+      "MotionMath", "OpenCoreMotion", "SourceComposition", "_MotionTestSupport",
+      .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+      .product(name: "GRDB", package: "GRDB.swift"),
       .product(name: "Logging", package: "swift-log"),
     ]),
   .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "_MotionTestSupport"]),
   .testTarget(
     name: "MotionDashboardTests",
     dependencies: [
-      "MotionDashboard", "MotionSensors", "OpenCoreMotion", "MotionMath", "_MotionTestSupport", "motionctl",
+      "MotionDashboard", "MotionSensors", "OpenCoreMotion", "MotionMath", "_MotionTestSupport",
+      "motionctl",
     ]),
 ]
 
 // `import CoreMotion` on Linux. On Apple platforms the system framework owns that name, so the shim
 // is not built there and our modules never shadow it.
 #if os(Linux)
-products.append(.library(name: "CoreMotion", targets: ["CoreMotion"]))
-targets.append(
-  .target(name: "CoreMotion", dependencies: ["OpenCoreMotion", "OpenUIDevice"], swiftSettings: swiftSettings))
+  products.append(.library(name: "CoreMotion", targets: ["CoreMotion"]))
+  targets.append(
+    .target(
+      name: "CoreMotion", dependencies: ["OpenCoreMotion", "OpenUIDevice"],
+      swiftSettings: swiftSettings))
 #endif
 
 // The example apps use `import CoreMotion`, which is the Linux shim above.
-let exampleNames = ["Orientation", "ColorTilt", "Gyroscope", "Motion", "Clunk", "Facing", "Horizon", "MovementReporter"]
+let exampleNames = [
+  "Orientation", "ColorTilt", "Gyroscope", "Motion", "Clunk", "Facing", "Horizon",
+  "MovementReporter",
+]
 #if os(Linux)
-for name in exampleNames {
+  for name in exampleNames {
+    targets.append(
+      .executableTarget(
+        name: name + "Example",
+        dependencies: ["CoreMotion", "MotionRecognition", "ExampleSupport"],
+        path: "Examples/" + name, swiftSettings: swiftSettings))
+  }
+  // An iOS-style client of the motion daemon, run by MotionDaemonTests.
   targets.append(
     .executableTarget(
-      name: name + "Example", dependencies: ["CoreMotion", "MotionRecognition", "ExampleSupport"],
-      path: "Examples/" + name, swiftSettings: swiftSettings))
-}
-// An iOS-style client of the motion daemon, run by MotionDaemonTests.
-targets.append(
-  .executableTarget(
-    name: "DaemonClientExample", dependencies: ["CoreMotion"], path: "Examples/DaemonClient",
-    swiftSettings: swiftSettings))
-// The README's program, verbatim: compiled and run by ExamplesTests.
-targets.append(
-  .executableTarget(
-    name: "QuickStartExample", dependencies: ["CoreMotion"], path: "Examples/QuickStart",
-    swiftSettings: swiftSettings))
-targets.append(
-  .testTarget(
-    name: "ExamplesTests",
-    dependencies: [
-      "OpenUIDevice", "OpenCoreMotion", "SourceComposition", "MotionSensors", "MotionRecognition", "_MotionTestSupport",
-    ]
-      + (exampleNames + ["QuickStart"]).map { .target(name: $0 + "Example") }))
+      name: "DaemonClientExample", dependencies: ["CoreMotion"], path: "Examples/DaemonClient",
+      swiftSettings: swiftSettings))
+  // The README's program, verbatim: compiled and run by ExamplesTests.
+  targets.append(
+    .executableTarget(
+      name: "QuickStartExample", dependencies: ["CoreMotion"], path: "Examples/QuickStart",
+      swiftSettings: swiftSettings))
+  targets.append(
+    .testTarget(
+      name: "ExamplesTests",
+      dependencies: [
+        "OpenUIDevice", "OpenCoreMotion", "SourceComposition", "MotionSensors", "MotionRecognition",
+        "_MotionTestSupport",
+      ]
+        + (exampleNames + ["QuickStart"]).map { .target(name: $0 + "Example") }))
 #endif
 
 let package = Package(

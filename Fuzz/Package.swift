@@ -18,31 +18,37 @@ let package = Package(
     .package(name: "OpenCoreMotion", path: "..")
   ],
   targets: [
+    // The libFuzzer driver hand-off and the scratch file every target shares.
+    .target(name: "FuzzSupport", path: "Targets/FuzzSupport", swiftSettings: fuzzSettings),
     // Recording formats and their detection (input written to a file under /dev/shm).
     .executableTarget(
       name: "FuzzRecording",
-      dependencies: [.product(name: "MotionSensors", package: "OpenCoreMotion")],
+      dependencies: ["FuzzSupport", .product(name: "MotionSensors", package: "OpenCoreMotion")],
       path: "Targets/FuzzRecording", swiftSettings: fuzzSettings),
     // `--columns` mapping strings, and the mapping applied to a CSV.
     .executableTarget(
       name: "FuzzColumnMapping",
-      dependencies: [.product(name: "MotionSensors", package: "OpenCoreMotion")],
+      dependencies: ["FuzzSupport", .product(name: "MotionSensors", package: "OpenCoreMotion")],
       path: "Targets/FuzzColumnMapping", swiftSettings: fuzzSettings),
     // COREMOTION_SOURCE strings.
     .executableTarget(
       name: "FuzzSourceSpecification",
-      dependencies: [.product(name: "SourceComposition", package: "OpenCoreMotion")],
+      dependencies: [
+        "FuzzSupport", .product(name: "SourceComposition", package: "OpenCoreMotion"),
+      ],
       path: "Targets/FuzzSourceSpecification", swiftSettings: fuzzSettings),
     // IIO scan-element types (and decoding with them), sampling-frequency lists, mount matrices.
     .executableTarget(
       name: "FuzzIIOAttributes",
-      dependencies: [.product(name: "LinuxIIO", package: "OpenCoreMotion")],
+      dependencies: ["FuzzSupport", .product(name: "LinuxIIO", package: "OpenCoreMotion")],
       path: "Targets/FuzzIIOAttributes", swiftSettings: fuzzSettings),
     // Sensor Logger push bodies, SensorServer messages and phyphox answers through the decoders,
     // sequencing and reordering (PhoneStreamDecoding: no NIO, so the fuzz build stays small).
     .executableTarget(
       name: "FuzzPhoneStreams",
-      dependencies: [.product(name: "PhoneStreamDecoding", package: "OpenCoreMotion")],
+      dependencies: [
+        "FuzzSupport", .product(name: "PhoneStreamDecoding", package: "OpenCoreMotion"),
+      ],
       path: "Targets/FuzzPhoneStreams", swiftSettings: fuzzSettings),
   ]
 )

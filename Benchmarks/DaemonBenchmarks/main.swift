@@ -8,15 +8,15 @@
 //   .build/release/DaemonBenchmarks [SECONDS]      (default 10 s per delivery configuration)
 
 import Foundation
+import Logging
 @_spi(Benchmarks) import MotionDaemon  // HistoryStore and HistoryBatch, for the history figures
 import MotionDaemonClient
 import MotionSensors
 import OpenCoreMotion
 import SourceComposition
-import Logging
 
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #endif
 
 let measureSeconds = CommandLine.arguments.count > 1 ? Double(CommandLine.arguments[1]) ?? 10 : 10
@@ -26,7 +26,8 @@ let measureSeconds = CommandLine.arguments.count > 1 ? Double(CommandLine.argume
 func processCPUSeconds() -> Double {
   var usage = rusage()
   getrusage(RUSAGE_SELF.rawValue, &usage)
-  return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) * 1e-6 + Double(usage.ru_stime.tv_sec)
+  return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) * 1e-6
+    + Double(usage.ru_stime.tv_sec)
     + Double(usage.ru_stime.tv_usec) * 1e-6
 }
 
@@ -36,7 +37,9 @@ func cpuSeconds(pid: Int32) -> Double {
     let close = text.lastIndex(of: ")")
   else { return .nan }
   let fields = text[text.index(after: close)...].split(separator: " ")
-  guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
+  guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else {
+    return .nan
+  }
   return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
@@ -51,7 +54,9 @@ final class ProductionTimes: @unchecked Sendable {
   // Sendable because `times` is only touched under `lock`.
   private let lock = NSLock()
   private var times: [Double: Double] = [:]
-  func record(_ timestamp: Double, _ produced: Double) { lock.withLock { times[timestamp] = produced } }
+  func record(_ timestamp: Double, _ produced: Double) {
+    lock.withLock { times[timestamp] = produced }
+  }
   func produced(_ timestamp: Double) -> Double? { lock.withLock { times[timestamp] } }
 }
 
@@ -60,7 +65,9 @@ final class Arrivals: @unchecked Sendable {
   // Sendable because `items` is only touched under `lock`.
   private let lock = NSLock()
   private var items: [(timestamp: Double, arrived: Double)] = []
-  func add(_ timestamp: Double, _ arrived: Double) { lock.withLock { items.append((timestamp, arrived)) } }
+  func add(_ timestamp: Double, _ arrived: Double) {
+    lock.withLock { items.append((timestamp, arrived)) }
+  }
   var all: [(timestamp: Double, arrived: Double)] { lock.withLock { items } }
 }
 
@@ -76,7 +83,9 @@ final class TimedSource: SensorSource, @unchecked Sendable {
   var name: String { inner.name }
   var availableSensors: SensorSet { inner.availableSensors }
   var supportedSampleRates: ClosedRange<Double> { inner.supportedSampleRates }
-  func subscribe(requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void)
+  func subscribe(
+    requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
+  )
     -> SourceSubscription
   {
     inner.subscribe(requestedSampleRate: requestedSampleRate) { [times] event in
@@ -97,7 +106,9 @@ struct DeliveryResult {
   var daemonCPUPerUpdate: Double?
 }
 
-func runManagers(sources: [any SensorSource], times: ProductionTimes, seconds: Double) -> (Arrivals, Double, Int) {
+func runManagers(
+  sources: [any SensorSource], times: ProductionTimes, seconds: Double
+) -> (Arrivals, Double, Int) {
   let arrivals = Arrivals()
   let queue = OperationQueue()
   queue.maxConcurrentOperationCount = 1
@@ -117,7 +128,10 @@ func runManagers(sources: [any SensorSource], times: ProductionTimes, seconds: D
   return (arrivals, cpu, arrivals.all.count)
 }
 
-func summarize(_ label: String, arrivals: Arrivals, times: ProductionTimes, cpu: Double, daemonCPU: Double?, seconds: Double)
+func summarize(
+  _ label: String, arrivals: Arrivals, times: ProductionTimes, cpu: Double, daemonCPU: Double?,
+  seconds: Double
+)
   -> DeliveryResult
 {
   // Skip the first second (start-up, filter warm-up).
@@ -128,23 +142,29 @@ func summarize(_ label: String, arrivals: Arrivals, times: ProductionTimes, cpu:
   }.sorted()
   let updates = all.count
   return DeliveryResult(
-    label: label, updates: updates, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99),
+    label: label, updates: updates, p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
     maximum: latencies.last ?? .nan, clientCPUPerUpdate: cpu / Double(max(1, updates)),
-    daemonCPUPercent: daemonCPU.map { 100 * $0 / seconds }, daemonCPUPerUpdate: daemonCPU.map { $0 / Double(max(1, updates)) })
+    daemonCPUPercent: daemonCPU.map { 100 * $0 / seconds },
+    daemonCPUPerUpdate: daemonCPU.map { $0 / Double(max(1, updates)) })
 }
 
 func startDaemon(directory: String) throws -> (Process, String) {
-  let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("motiond")
+  let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent("motiond")
   let socket = directory + "/run/motiond.sock"
   let process = Process()
   process.executableURL = binary
   process.arguments = [
-    "--source", "simulator:tour", "--socket", socket, "--state-directory", directory + "/state", "--log-level", "warning",
+    "--source", "simulator:tour", "--socket", socket, "--state-directory", directory + "/state",
+    "--log-level", "warning",
   ]
   try process.run()
   let deadline = Date(timeIntervalSinceNow: 30)
   while Date() < deadline {
-    if (try? DaemonClient(socketPath: socket, clientName: "probe").connect(timeout: 1)) != nil { return (process, socket) }
+    if (try? DaemonClient(socketPath: socket, clientName: "probe").connect(timeout: 1)) != nil {
+      return (process, socket)
+    }
     usleep(50_000)
   }
   throw DaemonBenchmarkError(description: "motiond did not start")
@@ -159,9 +179,13 @@ func deliveryBenchmarks() throws -> [DeliveryResult] {
   // In-process baseline: one manager on the simulator in this process.
   do {
     let times = ProductionTimes()
-    let source = TimedSource(try SourceFactory.makeSource(.simulator(scenario: "tour")), times: times)
+    let source = TimedSource(
+      try SourceFactory.makeSource(.simulator(scenario: "tour")), times: times)
     let (arrivals, cpu, _) = runManagers(sources: [source], times: times, seconds: measureSeconds)
-    results.append(summarize("in-process, 1 manager", arrivals: arrivals, times: times, cpu: cpu, daemonCPU: nil, seconds: measureSeconds))
+    results.append(
+      summarize(
+        "in-process, 1 manager", arrivals: arrivals, times: times, cpu: cpu, daemonCPU: nil,
+        seconds: measureSeconds))
   }
   for clients in [1, 10] {
     let directory = NSTemporaryDirectory() + "motiond-bench-\(getpid())-\(clients)"
@@ -175,8 +199,12 @@ func deliveryBenchmarks() throws -> [DeliveryResult] {
     // Production time = when the daemon received the sample from its source (sent with each sample).
     let times = ProductionTimes()
     let timing = DaemonClient(socketPath: socket, clientName: "timing")
-    let timingSubscription = try timing.subscribe(DaemonStreamRequest(sensors: .accelerometer, rate: 100)) { event in
-      if case .sample(let sample, let received) = event { times.record(sample.timestamp, Double(received) * 1e-9) }
+    let timingSubscription = try timing.subscribe(
+      DaemonStreamRequest(sensors: .accelerometer, rate: 100)
+    ) { event in
+      if case .sample(let sample, let received) = event {
+        times.record(sample.timestamp, Double(received) * 1e-9)
+      }
     }
     let sources = try (0..<clients).map { _ in try DaemonSource(socketPath: socket) }
     Thread.sleep(forTimeInterval: 0.5)
@@ -188,7 +216,8 @@ func deliveryBenchmarks() throws -> [DeliveryResult] {
     for source in sources { source.client.close() }
     results.append(
       summarize(
-        "daemon, \(clients) client\(clients == 1 ? "" : "s")", arrivals: arrivals, times: times, cpu: cpu,
+        "daemon, \(clients) client\(clients == 1 ? "" : "s")", arrivals: arrivals, times: times,
+        cpu: cpu,
         daemonCPU: daemonCPU, seconds: measureSeconds))
   }
   return results
@@ -217,7 +246,8 @@ func historyBenchmarks() throws {
     for k in 0..<50 {
       let t = base + Double(k) * 0.02
       batch.recorded.append(
-        HistoryBatch.RecordedSample(timestamp: t - start, date: t, acceleration: SIMD3(0.1 * sin(t), 0.2, 9.81)))
+        HistoryBatch.RecordedSample(
+          timestamp: t - start, date: t, acceleration: SIMD3(0.1 * sin(t), 0.2, 9.81)))
     }
     var delta = HistoryBatch.StepDelta()
     delta.steps = 2
@@ -229,13 +259,23 @@ func historyBenchmarks() throws {
   let cpu = processCPUSeconds() - cpuStart
   let wall = Date().timeIntervalSince(wallStart)
   let size = Double(store.sizeInBytes)
-  print(String(format: "history write, 50 Hz recording + steps, 1 commit/s: %.1f s CPU and %.1f s wall per day (%.0f µs CPU per commit)", cpu * 24 / hours, wall * 24 / hours, cpu / Double(seconds) * 1e6))
-  print(String(format: "history size: %.1f MB per day of 50 Hz recording (%.1f MB for %.0f h)", size * 24 / hours / 1e6, size / 1e6, hours))
+  print(
+    String(
+      format:
+        "history write, 50 Hz recording + steps, 1 commit/s: %.1f s CPU and %.1f s wall per day (%.0f µs CPU per commit)",
+      cpu * 24 / hours, wall * 24 / hours, cpu / Double(seconds) * 1e6))
+  print(
+    String(
+      format: "history size: %.1f MB per day of 50 Hz recording (%.1f MB for %.0f h)",
+      size * 24 / hours / 1e6, size / 1e6, hours))
   // 12 h accelerometer query.
   var count = 0
   let queryStart = Date()
   try store.accelerometer(from: start, to: start + 43_200) { count += $0.count }
-  print(String(format: "12 h accelerometer query: %.3f s for %d samples", Date().timeIntervalSince(queryStart), count))
+  print(
+    String(
+      format: "12 h accelerometer query: %.3f s for %d samples",
+      Date().timeIntervalSince(queryStart), count))
   // 7 days of steps: fill 7 × 1440 minute rows, then one query.
   var week = HistoryBatch()
   let weekStart = (Date().timeIntervalSince1970 / 60).rounded(.down) * 60 - 7 * 86_400
@@ -248,19 +288,29 @@ func historyBenchmarks() throws {
   try store.write(week, firstIdentifier: identifier)
   let stepsStart = Date()
   let totals = try store.pedometerTotals(from: weekStart, to: weekStart + 7 * 86_400)
-  print(String(format: "7 days steps query: %.4f s (%lld steps)", Date().timeIntervalSince(stepsStart), totals.steps))
+  print(
+    String(
+      format: "7 days steps query: %.4f s (%lld steps)", Date().timeIntervalSince(stepsStart),
+      totals.steps))
 }
 
 // MARK: - Main
 
-print("delivery: device motion at 100 Hz from simulator:tour, \(measureSeconds) s per configuration")
-print("configuration            updates   p50 ms   p99 ms   max ms   client CPU µs/update   daemon CPU % / µs per update")
+print(
+  "delivery: device motion at 100 Hz from simulator:tour, \(measureSeconds) s per configuration")
+print(
+  "configuration            updates   p50 ms   p99 ms   max ms   client CPU µs/update   daemon CPU % / µs per update"
+)
 for result in try deliveryBenchmarks() {
-  let daemon = result.daemonCPUPercent.map { String(format: "%.2f %% / %.1f", $0, result.daemonCPUPerUpdate! * 1e6) } ?? "-"
+  let daemon =
+    result.daemonCPUPercent.map {
+      String(format: "%.2f %% / %.1f", $0, result.daemonCPUPerUpdate! * 1e6)
+    } ?? "-"
   print(
     result.label.padding(toLength: 24, withPad: " ", startingAt: 0)
       + String(
-        format: "%7d  %7.3f  %7.3f  %7.3f   %20.1f   %@", result.updates, result.p50 * 1e3, result.p99 * 1e3,
+        format: "%7d  %7.3f  %7.3f  %7.3f   %20.1f   %@", result.updates, result.p50 * 1e3,
+        result.p99 * 1e3,
         result.maximum * 1e3, result.clientCPUPerUpdate * 1e6, daemon))
 }
 try historyBenchmarks()

@@ -20,7 +20,8 @@ func benchmarkActivity() {
     var checksum = 0
     let time = bestWallTime {
       var classifier = ActivityClassifier()
-      for i in 0..<count where classifier.process(time: Double(i) / rate, acceleration: samples[i]) != nil {
+      for i in 0..<count
+      where classifier.process(time: Double(i) / rate, acceleration: samples[i]) != nil {
         checksum += 1
       }
     }
@@ -44,7 +45,8 @@ func benchmarkActivity() {
     }
     let allocations = motion_allocation_count() - before
     report(
-      "activity: heap allocations per sample (\(Int(rate)) Hz)", Double(allocations) / Double(count - warmUp), "",
+      "activity: heap allocations per sample (\(Int(rate)) Hz)",
+      Double(allocations) / Double(count - warmUp), "",
       "(\(allocations) allocations over \(count - warmUp) samples after a 10 s warm-up)")
   }
 }

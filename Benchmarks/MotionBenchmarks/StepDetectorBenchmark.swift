@@ -32,7 +32,8 @@ enum StepDetectorBenchmark {
         var detector = StepDetector()
         steps = 0
         let start = DispatchTime.now().uptimeNanoseconds
-        for (time, acceleration) in samples where detector.process(time: time, acceleration: acceleration) != nil {
+        for (time, acceleration) in samples
+        where detector.process(time: time, acceleration: acceleration) != nil {
           steps += 1
         }
         best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) * 1e-9)
@@ -60,7 +61,8 @@ enum StepDetectorBenchmark {
     }
     let allocations = motion_allocation_count() - before
     report(
-      "steps: heap allocations per sample (steady state)", Double(allocations) / Double(samples.count - warmUp), "",
+      "steps: heap allocations per sample (steady state)",
+      Double(allocations) / Double(samples.count - warmUp), "",
       "(\(allocations) over \(samples.count - warmUp) samples; \(steps) steps)")
   }
 }

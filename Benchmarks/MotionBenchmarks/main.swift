@@ -9,16 +9,16 @@
 // same process, and each measurement is the best of several runs.
 
 import Foundation
-import Synchronization
 import LinuxIIO
-import _AllocationCounter
 import MotionFusion
 import MotionSensors
-import _LinuxIIOTestSupport
 import OpenCoreMotion
+import Synchronization
+import _AllocationCounter
+import _LinuxIIOTestSupport
 
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #endif
 
 /// CPU time (user + system) this process has used, in seconds.
@@ -49,7 +49,9 @@ func longTour(seconds: Double) throws -> Scenario {
 
 func report(_ name: String, _ value: Double, _ unit: String, _ note: String = "") {
   let number = value >= 100 ? String(format: "%12.0f", value) : String(format: "%12.3f", value)
-  print(name.padding(toLength: 44, withPad: " ", startingAt: 0) + number + " " + unit + (note.isEmpty ? "" : "   " + note))
+  print(
+    name.padding(toLength: 44, withPad: " ", startingAt: 0) + number + " " + unit
+      + (note.isEmpty ? "" : "   " + note))
 }
 
 // MARK: - Benchmarks
@@ -67,10 +69,12 @@ func benchmarkSimulator() throws {
 
 func benchmarkReplay() throws {
   let scenario = try longTour(seconds: 2000)
-  let url = FileManager.default.temporaryDirectory.appendingPathComponent("motion-benchmarks-\(getpid()).csv")
+  let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "motion-benchmarks-\(getpid()).csv")
   defer { try? FileManager.default.removeItem(at: url) }
   var stream = SimulatedSensorStream(scenario: scenario)
-  let writer = try RecordingWriter(url: url, descriptor: stream.descriptor, includeGroundTruth: false)
+  let writer = try RecordingWriter(
+    url: url, descriptor: stream.descriptor, includeGroundTruth: false)
   var written = 0
   let writeTime = try bestWallTime(repetitions: 1) {
     written = try writer.writeAll(from: &stream)
@@ -107,7 +111,9 @@ func benchmarkDeviceMotionCost() throws {
   let seconds = 600.0  // 60 000 samples at 100 Hz
   let scenario = try longTour(seconds: seconds)
 
-  func run(withManager: Bool, pacing: Pacing = .asFastAsPossible, scenario: Scenario = scenario) throws -> (cpu: Double, updates: Int) {
+  func run(
+    withManager: Bool, pacing: Pacing = .asFastAsPossible, scenario: Scenario = scenario
+  ) throws -> (cpu: Double, updates: Int) {
     let player = StreamPlayer(SimulatedSensorStream(scenario: scenario), pacing: pacing)
     let finished = DispatchSemaphore(value: 0)
     let updates = Counter()
@@ -142,9 +148,13 @@ func benchmarkDeviceMotionCost() throws {
     updates = measured.updates
   }
   let perUpdate = (withManager - baseline) / Double(max(updates, 1))
-  report("device motion: CPU per delivered update", perUpdate * 1e6, "µs",
-    "(\(updates) updates at 100 Hz; baseline sample production \(String(format: "%.1f", baseline / Double(max(updates, 1)) * 1e6)) µs/sample subtracted)")
-  report("device motion at 100 Hz: CPU load", perUpdate * 100 * 100, "% of one core", "(updates as fast as possible)")
+  report(
+    "device motion: CPU per delivered update", perUpdate * 1e6, "µs",
+    "(\(updates) updates at 100 Hz; baseline sample production \(String(format: "%.1f", baseline / Double(max(updates, 1)) * 1e6)) µs/sample subtracted)"
+  )
+  report(
+    "device motion at 100 Hz: CPU load", perUpdate * 100 * 100, "% of one core",
+    "(updates as fast as possible)")
 
   // The same in real time: 10 s at 100 Hz, so that thread wake-ups and queue hand-offs of a live
   // stream are counted too.
@@ -152,7 +162,8 @@ func benchmarkDeviceMotionCost() throws {
   let pacedBaseline = try run(withManager: false, pacing: .realTime(speed: 1), scenario: live).cpu
   let paced = try run(withManager: true, pacing: .realTime(speed: 1), scenario: live)
   let pacedPerUpdate = (paced.cpu - pacedBaseline) / Double(max(paced.updates, 1))
-  report("device motion, live 100 Hz: CPU per update", pacedPerUpdate * 1e6, "µs",
+  report(
+    "device motion, live 100 Hz: CPU per update", pacedPerUpdate * 1e6, "µs",
     "(\(paced.updates) updates in 10 s; baseline: the paced source alone)")
   report("device motion, live 100 Hz: CPU load", pacedPerUpdate * 100 * 100, "% of one core")
 }
@@ -168,19 +179,24 @@ func benchmarkFusion(broadFile: String?) throws {
     samples = try stream.collect()
     label = "simulator tour"
   }
-  let period = samples.count > 1 ? (samples.last!.timestamp - samples.first!.timestamp) / Double(samples.count - 1) : 0.01
+  let period =
+    samples.count > 1
+    ? (samples.last!.timestamp - samples.first!.timestamp) / Double(samples.count - 1) : 0.01
   var checksum = 0.0
   let time = bestWallTime(repetitions: 5) {
     var estimator = DeviceMotionEstimator(samplePeriod: period)
     for sample in samples {
-      guard let gyroscope = sample.gyroscope, let accelerometer = sample.accelerometer else { continue }
+      guard let gyroscope = sample.gyroscope, let accelerometer = sample.accelerometer else {
+        continue
+      }
       estimator.update(
         timestamp: sample.timestamp, gyroscope: gyroscope, accelerometer: accelerometer,
         magnetometer: sample.magnetometer)
     }
     checksum += estimator.earthFromSensor9D.w
   }
-  report("fusion: DeviceMotionEstimator 9D (\(label))", Double(samples.count) / time, "samples/s",
+  report(
+    "fusion: DeviceMotionEstimator 9D (\(label))", Double(samples.count) / time, "samples/s",
     checksum.isFinite ? "" : "(non-finite output!)")
 
   // Steady state: after the first second, the estimator must not touch the heap per sample.
@@ -197,26 +213,32 @@ func benchmarkFusion(broadFile: String?) throws {
   var before: UInt64 = 0
   for (index, sample) in samples.enumerated() {
     if index == warmUp { before = motion_allocation_count() }
-    guard let gyroscope = sample.gyroscope, let accelerometer = sample.accelerometer else { continue }
+    guard let gyroscope = sample.gyroscope, let accelerometer = sample.accelerometer else {
+      continue
+    }
     estimator.update(
       timestamp: sample.timestamp, gyroscope: gyroscope, accelerometer: accelerometer,
       magnetometer: sample.magnetometer)
     checksum += estimator.earthFromSensor9D.x
   }
   let allocations = motion_allocation_count() - before
-  report("fusion: heap allocations per sample (steady state)",
+  report(
+    "fusion: heap allocations per sample (steady state)",
     Double(allocations) / Double(samples.count - warmUp), "",
-    "(\(allocations) allocations over \(samples.count - warmUp) samples after a \(warmUp)-sample warm-up)")
+    "(\(allocations) allocations over \(samples.count - warmUp) samples after a \(warmUp)-sample warm-up)"
+  )
 }
 
 func benchmarkIIO() throws {
   // A fake mpu6050-like buffered device (FIFO node) paced at 100 Hz for 5 s: the whole process's
   // CPU time, which includes the fake device's writer thread, so the figure is an upper bound.
   let paced = try IIOBenchmark.replayBufferedStream(records: 500, rate: 100)
-  report("IIO buffered stream at 100 Hz: CPU load", paced.coreShare(atRate: 100) * 100, "% of one core",
+  report(
+    "IIO buffered stream at 100 Hz: CPU load", paced.coreShare(atRate: 100) * 100, "% of one core",
     String(format: "(%.1f µs per record incl. the fake writer)", paced.cpuSecondsPerRecord * 1e6))
   let unpaced = try IIOBenchmark.replayBufferedStream(records: 20_000)
-  report("IIO buffered stream, unpaced", Double(unpaced.records) / unpaced.wallSeconds, "records/s",
+  report(
+    "IIO buffered stream, unpaced", Double(unpaced.records) / unpaced.wallSeconds, "records/s",
     String(format: "(%.1f µs CPU per record)", unpaced.cpuSecondsPerRecord * 1e6))
 }
 
@@ -225,10 +247,15 @@ func benchmarkIIO() throws {
 var arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "live-profile" {
   let batch = arguments.count > 3 ? Double(arguments[3]) : StreamPlayer.defaultBatchInterval
-  guard arguments.count == 3 || arguments.count == 4, let stream = LiveStreamBenchmark.Stream(rawValue: arguments[1]),
-    let seconds = Double(arguments[2]), seconds > 0, seconds <= 3600, let batch, batch >= 0, batch <= 1
+  guard arguments.count == 3 || arguments.count == 4,
+    let stream = LiveStreamBenchmark.Stream(rawValue: arguments[1]),
+    let seconds = Double(arguments[2]), seconds > 0, seconds <= 3600, let batch, batch >= 0,
+    batch <= 1
   else {
-    FileHandle.standardError.write(Data("usage: motion-benchmarks live-profile source|accelerometer|device-motion SECONDS [BATCH_S]\n".utf8))
+    FileHandle.standardError.write(
+      Data(
+        "usage: motion-benchmarks live-profile source|accelerometer|device-motion SECONDS [BATCH_S]\n"
+          .utf8))
     exit(2)
   }
   do { try LiveStreamBenchmark.profile(stream, seconds: seconds, batchInterval: batch) } catch {
@@ -248,24 +275,38 @@ if let index = arguments.firstIndex(of: "--broad"), index + 1 < arguments.count 
   arguments.removeSubrange(index...(index + 1))
 }
 let selection = Set(arguments.isEmpty ? ["all"] : arguments)
-let known: Set = ["all", "simulator", "replay", "device-motion", "live", "fusion", "iio", "steps", "activity"]
+let known: Set = [
+  "all", "simulator", "replay", "device-motion", "live", "fusion", "iio", "steps", "activity",
+]
 guard selection.isSubset(of: known) else {
-  FileHandle.standardError.write(Data("usage: motion-benchmarks [\(known.sorted().joined(separator: "|"))]... [--broad FILE] [--live-seconds S]\n".utf8))
+  FileHandle.standardError.write(
+    Data(
+      "usage: motion-benchmarks [\(known.sorted().joined(separator: "|"))]... [--broad FILE] [--live-seconds S]\n"
+        .utf8))
   exit(2)
 }
 #if DEBUG
-print("warning: a debug build; run with `swift run -c release motion-benchmarks` for real figures")
+  print(
+    "warning: a debug build; run with `swift run -c release motion-benchmarks` for real figures")
 #endif
 do {
   if selection.contains("all") || selection.contains("simulator") { try benchmarkSimulator() }
   if selection.contains("all") || selection.contains("replay") { try benchmarkReplay() }
-  if selection.contains("all") || selection.contains("device-motion") { try benchmarkDeviceMotionCost() }
-  if selection.contains("all") || selection.contains("live") { try LiveStreamBenchmark.run(seconds: liveSeconds) }
-  if selection.contains("all") || selection.contains("fusion") { try benchmarkFusion(broadFile: broadFile) }
-  if selection.contains("all") || selection.contains("steps") { StepDetectorBenchmark.run(report: report) }
+  if selection.contains("all") || selection.contains("device-motion") {
+    try benchmarkDeviceMotionCost()
+  }
+  if selection.contains("all") || selection.contains("live") {
+    try LiveStreamBenchmark.run(seconds: liveSeconds)
+  }
+  if selection.contains("all") || selection.contains("fusion") {
+    try benchmarkFusion(broadFile: broadFile)
+  }
+  if selection.contains("all") || selection.contains("steps") {
+    StepDetectorBenchmark.run(report: report)
+  }
   if selection.contains("all") || selection.contains("activity") { benchmarkActivity() }
   #if os(Linux)
-  if selection.contains("all") || selection.contains("iio") { try benchmarkIIO() }
+    if selection.contains("all") || selection.contains("iio") { try benchmarkIIO() }
   #endif
 } catch {
   FileHandle.standardError.write(Data("motion-benchmarks: \(error)\n".utf8))

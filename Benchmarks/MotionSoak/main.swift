@@ -52,7 +52,9 @@ final class Counter: @unchecked Sendable {  // `value` is only touched under `lo
 
 /// Resident set size in MiB (Linux `/proc/self/statm`; 0 elsewhere).
 func residentMiB() -> Double {
-  guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+  guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else {
+    return 0
+  }
   let fields = text.split(separator: " ")
   guard fields.count > 1, let pages = Double(fields[1]) else { return 0 }
   return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
@@ -60,7 +62,8 @@ func residentMiB() -> Double {
 
 func option(_ name: String, _ fallback: Double) -> Double {
   let arguments = CommandLine.arguments
-  guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count, let value = Double(arguments[i + 1]),
+  guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count,
+    let value = Double(arguments[i + 1]),
     value.isFinite, value > 0
   else { return fallback }
   return value
@@ -97,7 +100,9 @@ let reader = Task.detached {
 }
 
 let wallSeconds = streamSeconds / speed
-print("motion-soak: \(streamSeconds) s of 100 Hz stream at \(speed)x (\(wallSeconds) s), RSS every \(every) s")
+print(
+  "motion-soak: \(streamSeconds) s of 100 Hz stream at \(speed)x (\(wallSeconds) s), RSS every \(every) s"
+)
 print("wall_s,rss_mib,handled,sequence_read,sequence_dropped")
 let start = ProcessInfo.processInfo.systemUptime
 var samples: [(Double, Double)] = []
@@ -106,7 +111,8 @@ while true {
   let rss = residentMiB()
   samples.append((elapsed, rss))
   print(
-    String(format: "%.0f,%.1f,%d,%d,%d", elapsed, rss, handled.current, sequenceRead.current,
+    String(
+      format: "%.0f,%.1f,%d,%d,%d", elapsed, rss, handled.current, sequenceRead.current,
       sequence.droppedCount))
   fflush(nil)  // every output stream (naming `stdout` is not concurrency-safe in Swift 6)
   if elapsed >= wallSeconds { break }
@@ -121,7 +127,10 @@ reader.cancel()
 let warm = samples.first { $0.0 >= wallSeconds / 10 } ?? samples[0]
 let last = samples[samples.count - 1]
 let growth = last.1 - warm.1
-print(String(format: "rss_mib: after warm-up %.1f, end %.1f, growth %.1f (peak %.1f)", warm.1, last.1, growth,
-  samples.map(\.1).max() ?? 0))
+print(
+  String(
+    format: "rss_mib: after warm-up %.1f, end %.1f, growth %.1f (peak %.1f)", warm.1, last.1,
+    growth,
+    samples.map(\.1).max() ?? 0))
 print("dropped by the bounded async sequence: \(sequence.droppedCount)")
 exit(growth > 32 ? 1 : 0)

@@ -45,7 +45,8 @@ final class ColorTiltViewController: ExampleViewController {
 
   private func accelerometerDidUpdate(_ data: CMAccelerometerData) {
     let a = SIMD3(data.acceleration)
-    let period = lastTimestamp.map { data.timestamp - $0 } ?? motionManager.accelerometerUpdateInterval
+    let period =
+      lastTimestamp.map { data.timestamp - $0 } ?? motionManager.accelerometerUpdateInterval
     lastTimestamp = data.timestamp
     let jolt = jolts.update(a, samplePeriod: period)
     let g = gravity.update(a, samplePeriod: period)
@@ -65,6 +66,7 @@ final class ColorTiltViewController: ExampleViewController {
 }
 
 ExampleRunner.show(
-  ColorTiltViewController(), usage: "ColorTilt: jolts change the colour, tilt sets the transparency.",
+  ColorTiltViewController(),
+  usage: "ColorTilt: jolts change the colour, tilt sets the transparency.",
   requiring: \.motionManager.isAccelerometerAvailable,
   ifUnavailable: "this source has no accelerometer; set COREMOTION_SOURCE (e.g. simulator:tour)")

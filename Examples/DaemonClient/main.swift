@@ -23,7 +23,10 @@ if arguments.count > 1, arguments[1] == "authorization" {
     CMPedometer.authorizationStatus(), CMMotionActivityManager.authorizationStatus(),
     CMSensorRecorder.authorizationStatus(), CMAltimeter.authorizationStatus(),
   ]
-  FileHandle.standardOutput.write(Data(("authorization " + statuses.map { String($0.rawValue) }.joined(separator: " ") + "\ndone\n").utf8))
+  FileHandle.standardOutput.write(
+    Data(
+      ("authorization " + statuses.map { String($0.rawValue) }.joined(separator: " ") + "\ndone\n")
+        .utf8))
   exit(0)
 }
 let interval = arguments.count > 1 ? Double(arguments[1]) ?? 0.01 : 0.01

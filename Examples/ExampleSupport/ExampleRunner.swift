@@ -24,8 +24,12 @@ public enum ExampleRunner {
       while let argument = iterator.next() {
         if argument == "--help" || argument == "-h" {
           print(usage)
-          print("\nOptions:\n  --duration SECONDS   stop after this much sensor time (default: end of source)")
-          print("Environment:\n  COREMOTION_SOURCE    simulator[:SCENARIO], replay:FILE, iio, ... (see motionctl)")
+          print(
+            "\nOptions:\n  --duration SECONDS   stop after this much sensor time (default: end of source)"
+          )
+          print(
+            "Environment:\n  COREMOTION_SOURCE    simulator[:SCENARIO], replay:FILE, iio, ... (see motionctl)"
+          )
           exit(0)
         }
         var value: String?
@@ -71,9 +75,11 @@ public enum ExampleRunner {
 
   /// Runs the main run loop until `duration` seconds of `source`'s clock have passed (counted from
   /// its first sample) or the source has finished, then returns.
-  public static func run(source: any SensorSource = SourceFactory.defaultSource, duration: Double?) {
+  public static func run(source: any SensorSource = SourceFactory.defaultSource, duration: Double?)
+  {
     let state = RunState()
-    let subscription = source.subscribe(requestedSampleRate: source.supportedSampleRates.lowerBound) { event in
+    let subscription = source.subscribe(requestedSampleRate: source.supportedSampleRates.lowerBound)
+    { event in
       switch event {
       case .sample(let sample):
         state.observe(sample.timestamp, duration: duration)

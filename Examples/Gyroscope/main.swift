@@ -35,6 +35,7 @@ final class GyroscopeViewController: ExampleViewController {
 }
 
 ExampleRunner.show(
-  GyroscopeViewController(), usage: "Gyroscope: prints the rotation rate about x, y and z with bars.",
+  GyroscopeViewController(),
+  usage: "Gyroscope: prints the rotation rate about x, y and z with bars.",
   requiring: \.motionManager.isGyroAvailable,
   ifUnavailable: "this source has no gyroscope; set COREMOTION_SOURCE (e.g. simulator:rotateZ)")

@@ -12,7 +12,8 @@ import Foundation
 
 /// `(x, y, z)` with signs and two decimals.
 func triple(_ x: Double, _ y: Double, _ z: Double) -> String {
-  "(" + ExampleRunner.format(x) + "," + ExampleRunner.format(y) + "," + ExampleRunner.format(z) + ")"
+  "(" + ExampleRunner.format(x) + "," + ExampleRunner.format(y) + "," + ExampleRunner.format(z)
+    + ")"
 }
 
 final class MotionViewController: ExampleViewController {
@@ -44,7 +45,9 @@ final class MotionViewController: ExampleViewController {
   }
 
   private func deviceMotionDidUpdate(_ motion: CMDeviceMotion) {
-    guard motion.timestamp - lastPrinted >= 0.5, let raw = latestAccelerometer, let gyro = latestGyro else { return }
+    guard motion.timestamp - lastPrinted >= 0.5, let raw = latestAccelerometer,
+      let gyro = latestGyro
+    else { return }
     lastPrinted = motion.timestamp
     let g = motion.gravity
     let u = motion.userAcceleration
@@ -61,9 +64,12 @@ final class MotionViewController: ExampleViewController {
     line += "  gravity+user " + triple(fused.x, fused.y, fused.z) + " g"
     line += String(format: "  |diff| %.3f g", difference)
     line += "  raw gyro " + triple(gyro.rotationRate.x, gyro.rotationRate.y, gyro.rotationRate.z)
-    line += "  rate " + triple(motion.rotationRate.x, motion.rotationRate.y, motion.rotationRate.z) + " rad/s"
+    line +=
+      "  rate " + triple(motion.rotationRate.x, motion.rotationRate.y, motion.rotationRate.z)
+      + " rad/s"
     line += String(
-      format: "  roll %+.1f pitch %+.1f yaw %+.1f deg", attitude.roll * degrees, attitude.pitch * degrees,
+      format: "  roll %+.1f pitch %+.1f yaw %+.1f deg", attitude.roll * degrees,
+      attitude.pitch * degrees,
       attitude.yaw * degrees)
     print(line)
   }
@@ -72,4 +78,5 @@ final class MotionViewController: ExampleViewController {
 ExampleRunner.show(
   MotionViewController(), usage: "Motion: raw sensor readings next to fused device motion.",
   requiring: \.motionManager.isDeviceMotionAvailable,
-  ifUnavailable: "this source has no device motion (needs accelerometer and gyroscope); set COREMOTION_SOURCE")
+  ifUnavailable:
+    "this source has no device motion (needs accelerometer and gyroscope); set COREMOTION_SOURCE")

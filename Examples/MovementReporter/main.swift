@@ -41,12 +41,14 @@ final class MovementReporterViewController: ExampleViewController {
     guard let move = moves.update(input) else { return }
     print(
       String(
-        format: "Moved %@ (start %.2f g, stop %.2f g, peak speed %.2f m/s)", move.direction.rawValue,
+        format: "Moved %@ (start %.2f g, stop %.2f g, peak speed %.2f m/s)",
+        move.direction.rawValue,
         move.startPeak.length, move.stopPeak.length, move.peakSpeed * 9.80665))
   }
 }
 
 ExampleRunner.show(
-  MovementReporterViewController(), usage: "MovementReporter: prints the direction of each sharp move.",
+  MovementReporterViewController(),
+  usage: "MovementReporter: prints the direction of each sharp move.",
   requiring: \.motionManager.isAccelerometerAvailable,
   ifUnavailable: "this source has no accelerometer; set COREMOTION_SOURCE")

@@ -55,6 +55,7 @@ final class OrientationViewController: @preconcurrency ExampleViewController {
 
 // UIDevice reads the accelerometer; the controller itself has no motion manager to ask.
 ExampleRunner.show(
-  OrientationViewController(), usage: "Orientation: prints the device's physical orientation as it changes.",
+  OrientationViewController(),
+  usage: "Orientation: prints the device's physical orientation as it changes.",
   requiring: { _ in CMMotionManager().isAccelerometerAvailable },
   ifUnavailable: "this source has no accelerometer; set COREMOTION_SOURCE (e.g. simulator:tour)")

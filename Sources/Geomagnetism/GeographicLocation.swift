@@ -80,7 +80,9 @@ public struct GeographicLocation: Sendable, Equatable, Hashable, CustomStringCon
     }
     func number(_ index: Int, _ name: String) throws(ParseError) -> Double {
       // Double("nan")/"inf" parse; the range checks in init reject them as out of range.
-      guard let value = Double(fields[index]) else { throw .notANumber(field: name, text: fields[index]) }
+      guard let value = Double(fields[index]) else {
+        throw .notANumber(field: name, text: fields[index])
+      }
       return value
     }
     let latitude = try number(0, "latitude")
@@ -95,7 +97,9 @@ public struct GeographicLocation: Sendable, Equatable, Hashable, CustomStringCon
   /// - Parameter environment: Variables to read, e.g. `ProcessInfo.processInfo.environment`.
   /// - Throws: ``ParseError`` when the variable is set but malformed, so a typo is reported rather
   ///   than silently disabling true north.
-  public static func fromEnvironment(_ environment: [String: String]) throws(ParseError)
+  public static func fromEnvironment(
+    _ environment: [String: String]
+  ) throws(ParseError)
     -> GeographicLocation?
   {
     guard let value = environment[environmentVariable],

@@ -43,7 +43,9 @@ public struct GeomagneticField: Sendable, Equatable {
   public var down: Double { vector.z }
 
   /// The horizontal intensity H = √(X² + Y²) in nT.
-  public var horizontalIntensity: Double { (vector.x * vector.x + vector.y * vector.y).squareRoot() }
+  public var horizontalIntensity: Double {
+    (vector.x * vector.x + vector.y * vector.y).squareRoot()
+  }
   /// The total intensity F = √(X² + Y² + Z²) in nT.
   public var totalIntensity: Double {
     (vector.x * vector.x + vector.y * vector.y + vector.z * vector.z).squareRoot()
@@ -108,7 +110,8 @@ public struct GeomagneticField: Sendable, Equatable {
   }
   /// The annual change of F in nT per year: Ḟ = (X Ẋ + Y Ẏ + Z Ż)/F.
   public var totalIntensityAnnualChange: Double {
-    (vector.x * annualChange.x + vector.y * annualChange.y + vector.z * annualChange.z) / totalIntensity
+    (vector.x * annualChange.x + vector.y * annualChange.y + vector.z * annualChange.z)
+      / totalIntensity
   }
   /// The annual change of the declination in degrees per year: Ḋ = (X Ẏ − Y Ẋ)/H².
   public var declinationAnnualChange: Double {
@@ -118,7 +121,8 @@ public struct GeomagneticField: Sendable, Equatable {
   /// The annual change of the inclination in degrees per year: İ = (H Ż − Z Ḣ)/F².
   public var inclinationAnnualChange: Double {
     let f = totalIntensity
-    return (horizontalIntensity * annualChange.z - vector.z * horizontalIntensityAnnualChange) / (f * f)
+    return (horizontalIntensity * annualChange.z - vector.z * horizontalIntensityAnnualChange)
+      / (f * f)
       * 180 / .pi
   }
 }

@@ -39,7 +39,9 @@ public struct WorldMagneticModel: Sendable {
     public var hRate: Double
 
     /// Creates a coefficient row in the column order of a `WMM.COF` file.
-    public init(_ degree: Int, _ order: Int, _ g: Double, _ h: Double, _ gRate: Double, _ hRate: Double) {
+    public init(
+      _ degree: Int, _ order: Int, _ g: Double, _ h: Double, _ gRate: Double, _ hRate: Double
+    ) {
       self.degree = degree
       self.order = order
       self.g = g
@@ -77,7 +79,8 @@ public struct WorldMagneticModel: Sendable {
   ///
   /// - Precondition: every row has 1 ≤ degree and 0 ≤ order ≤ degree.
   public init(
-    name: String, epoch: Double, validityPeriod: ClosedRange<Double>, coefficients: [GaussCoefficient]
+    name: String, epoch: Double, validityPeriod: ClosedRange<Double>,
+    coefficients: [GaussCoefficient]
   ) {
     let maximumDegree = coefficients.map(\.degree).max() ?? 0
     let count = (maximumDegree + 1) * (maximumDegree + 2) / 2
@@ -86,7 +89,8 @@ public struct WorldMagneticModel: Sendable {
     var gRate = g
     var hRate = g
     for row in coefficients {
-      precondition(row.degree >= 1 && row.order >= 0 && row.order <= row.degree, "bad (n, m) in \(row)")
+      precondition(
+        row.degree >= 1 && row.order >= 0 && row.order <= row.degree, "bad (n, m) in \(row)")
       let index = Self.index(row.degree, row.order)
       g[index] = row.g
       h[index] = row.h
@@ -186,7 +190,8 @@ public struct WorldMagneticModel: Sendable {
   /// Sums the spherical-harmonic series in the geocentric frame (X′ north, Y′ east, Z′ inward), for
   /// both the time-adjusted coefficients and their rates.
   private func synthesize(
-    radiusKilometers r: Double, geocentricLatitude: Double, longitude: Double, yearsSinceEpoch: Double
+    radiusKilometers r: Double, geocentricLatitude: Double, longitude: Double,
+    yearsSinceEpoch: Double
   ) -> (field: SIMD3<Double>, annualChange: SIMD3<Double>) {
     let maximumDegree = self.maximumDegree
     let count = (maximumDegree + 1) * (maximumDegree + 2) / 2

@@ -167,7 +167,9 @@ final class IIODeviceReader {
   private func readNumber(_ path: String) -> Double? {
     guard case .success(let text) = system.readAttribute(path) else { return nil }
     // "nan" and "inf" parse as Doubles; an attribute holding them has no usable value.
-    return Double(text.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap { $0.isFinite ? $0 : nil }
+    return Double(text.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap {
+      $0.isFinite ? $0 : nil
+    }
   }
 
   private func write(_ path: String, _ value: String) throws(IIOReaderFailure) {
@@ -393,7 +395,9 @@ final class IIODeviceReader {
       let path = "\(device.sysfsPath)/\(attribute)"
       switch system.readAttribute(path) {
       case .success(let text):
-        guard let value = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)), value.isFinite else {
+        guard let value = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)),
+          value.isFinite
+        else {
           throw .other("\(device.displayName): unparsable \(attribute) \"\(text)\"")
         }
         values[slot] = value

@@ -17,7 +17,9 @@ public enum IIOFrequencySet: Hashable, Sendable, CustomStringConvertible {
       let numbers = trimmed.dropFirst().dropLast().split(whereSeparator: { $0 == " " || $0 == "\t" }
       )
       .compactMap { Double($0) }
-      guard numbers.count == 3, numbers.allSatisfy(\.isFinite), numbers[0] <= numbers[2], numbers[1] >= 0 else {
+      guard numbers.count == 3, numbers.allSatisfy(\.isFinite), numbers[0] <= numbers[2],
+        numbers[1] >= 0
+      else {
         return nil
       }
       self = .range(minimum: numbers[0], step: numbers[1], maximum: numbers[2])

@@ -31,7 +31,9 @@ extension IIOSensorSource {
     /// The assigned channel kinds of the wanted sensors (with the timestamp channel, which
     /// belongs to no sensor); empty when none is wanted.
     var activeKinds: [IIOChannelKind] {
-      let isWanted = { (kind: IIOChannelKind) in !kind.sensor.isEmpty && !kind.sensor.isDisjoint(with: self.wantedSensors) }
+      let isWanted = { (kind: IIOChannelKind) in
+        !kind.sensor.isEmpty && !kind.sensor.isDisjoint(with: self.wantedSensors)
+      }
       guard assignment.kinds.contains(where: isWanted) else { return [] }
       return assignment.kinds.filter { $0.sensor.isEmpty || isWanted($0) }
     }
@@ -48,7 +50,10 @@ extension IIOSensorSource {
     var configuredSensors: SensorSet = []
     while true {
       let (desired, wanted, isEmpty) = state.withLock { s in
-        (s.rates.values.max() ?? 0, s.sensors.values.reduce(into: SensorSet()) { $0.formUnion($1) }, s.rates.isEmpty)
+        (
+          s.rates.values.max() ?? 0,
+          s.sensors.values.reduce(into: SensorSet()) { $0.formUnion($1) }, s.rates.isEmpty
+        )
       }
       if isEmpty {
         stopAll(slots)

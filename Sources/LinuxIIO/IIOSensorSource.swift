@@ -133,7 +133,9 @@ public final class IIOSensorSource: SensorSource, Sendable {
 
   /// Every IIO device with motion channels, for listings (`motionctl sensors`); same roots as
   /// ``discover(sysfsRoot:devRoot:configuration:)``.
-  public static func listDevices(sysfsRoot: String? = nil, devRoot: String? = nil) throws
+  public static func listDevices(
+    sysfsRoot: String? = nil, devRoot: String? = nil
+  ) throws
     -> [IIODeviceInfo]
   {
     let (root, dev) = resolveRoots(sysfsRoot, devRoot)
@@ -181,7 +183,8 @@ public final class IIOSensorSource: SensorSource, Sendable {
   }
 
   public func subscribe(
-    requestedSampleRate: Double, sensors: SensorSet, _ handler: @escaping @Sendable (SourceEvent) -> Void
+    requestedSampleRate: Double, sensors: SensorSet,
+    _ handler: @escaping @Sendable (SourceEvent) -> Void
   ) -> SourceSubscription {
     let rate = Swift.min(
       Swift.max(

@@ -106,7 +106,9 @@ class IIOSystem: @unchecked Sendable {
   }
 
   /// Reads up to `count` bytes into `buffer`; `.success(0)` is end of file.
-  func readDevice(_ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int) -> Result<
+  func readDevice(
+    _ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int
+  ) -> Result<
     Int, IIOSystemError
   > {
     while true {

@@ -16,7 +16,8 @@ enum AccelerometerBlock {
     var data = Data(capacity: samples.count * bytesPerSample)
     guard let first = samples.first else { return data }
     for sample in samples {
-      let offset = max(0, min((sample.timestamp - first.timestamp) * 1e6, Double(UInt32.max))).rounded()
+      let offset = max(0, min((sample.timestamp - first.timestamp) * 1e6, Double(UInt32.max)))
+        .rounded()
       append(UInt32(offset), to: &data)
       append(Float(sample.acceleration.x).bitPattern, to: &data)
       append(Float(sample.acceleration.y).bitPattern, to: &data)
@@ -39,10 +40,18 @@ enum AccelerometerBlock {
     payload.withUnsafeBytes { raw in
       for index in 0..<count {
         let base = index * bytesPerSample
-        let offset = Double(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: base, as: UInt32.self))) * 1e-6
-        let x = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: base + 4, as: UInt32.self)))
-        let y = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: base + 8, as: UInt32.self)))
-        let z = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: base + 12, as: UInt32.self)))
+        let offset =
+          Double(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: base, as: UInt32.self)))
+          * 1e-6
+        let x = Float(
+          bitPattern: UInt32(
+            littleEndian: raw.loadUnaligned(fromByteOffset: base + 4, as: UInt32.self)))
+        let y = Float(
+          bitPattern: UInt32(
+            littleEndian: raw.loadUnaligned(fromByteOffset: base + 8, as: UInt32.self)))
+        let z = Float(
+          bitPattern: UInt32(
+            littleEndian: raw.loadUnaligned(fromByteOffset: base + 12, as: UInt32.self)))
         body(
           firstIdentifier &+ UInt64(index), startTimestamp + offset, startDate + offset,
           SIMD3(Double(x), Double(y), Double(z)))

@@ -68,18 +68,25 @@ final class ClientSession: @unchecked Sendable {
   /// The subscriptions, dropped count and queue length, for `status`.
   var snapshot: (name: String, subscriptions: [ClientSubscription], dropped: UInt64, queued: Int) {
     condition.withLock {
-      (state.name, state.subscriptions.values.sorted { $0.id < $1.id }, state.dropped, state.stream.count)
+      (
+        state.name, state.subscriptions.values.sorted { $0.id < $1.id }, state.dropped,
+        state.stream.count
+      )
     }
   }
 
   /// The highest raw-sample rate any of this client's subscriptions wants, Hz (0: none).
   var demandedRate: Double {
-    condition.withLock { state.subscriptions.values.filter { !$0.sensors.isEmpty }.map(\.rate).max() ?? 0 }
+    condition.withLock {
+      state.subscriptions.values.filter { !$0.sensors.isEmpty }.map(\.rate).max() ?? 0
+    }
   }
 
   /// The raw sensors this client's subscriptions want (empty: none).
   var demandedSensors: SensorSet {
-    condition.withLock { state.subscriptions.values.reduce(into: SensorSet()) { $0.formUnion($1.sensors) } }
+    condition.withLock {
+      state.subscriptions.values.reduce(into: SensorSet()) { $0.formUnion($1.sensors) }
+    }
   }
 
   func addSubscription(_ subscription: ClientSubscription) {
@@ -107,7 +114,8 @@ final class ClientSession: @unchecked Sendable {
       else { continue }
       var batch = Opencoremotion_Daemon_V1_SampleBatch()
       batch.samples = [
-        Wire.sample(sample, sensors: subscription.sensors, receivedBootNanoseconds: receivedBootNanoseconds)
+        Wire.sample(
+          sample, sensors: subscription.sensors, receivedBootNanoseconds: receivedBootNanoseconds)
       ]
       batch.droppedBefore = subscription.unreportedDrops
       subscription.unreportedDrops = 0

@@ -26,7 +26,9 @@ public struct DaemonConfiguration: Sendable {
   }
 
   /// The defaults from the environment (XDG directories, `MOTIOND_SOCKET`).
-  public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+  public static func fromEnvironment(
+    _ environment: [String: String] = ProcessInfo.processInfo.environment
+  )
     -> DaemonConfiguration
   {
     DaemonConfiguration(

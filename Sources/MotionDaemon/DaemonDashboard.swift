@@ -6,7 +6,7 @@ import Logging
 import MotionDashboard
 
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #endif
 
 /// The live dashboard served by a running daemon: the same page as `motionctl dashboard`, fed
@@ -39,7 +39,8 @@ final class DaemonDashboard: Sendable {
       do {
         try await server.run(onRunning: { url in
           let written = FileManager.default.createFile(
-            atPath: urlFile, contents: Data((url.absoluteString + "\n").utf8), attributes: [.posixPermissions: 0o600])
+            atPath: urlFile, contents: Data((url.absoluteString + "\n").utf8),
+            attributes: [.posixPermissions: 0o600])
           if !written { logger.warning("cannot write \(urlFile)") }
           logger.notice("dashboard at \(url.absoluteString)")
         })

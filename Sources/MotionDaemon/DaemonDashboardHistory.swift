@@ -12,7 +12,9 @@ struct DaemonDashboardHistory: DashboardHistoryProvider {
   let daemon: MotionDaemon
 
   /// Activity names by bit of `activity_change.flags` (``HistoryService/flags(_:)``).
-  static let activityNames = ["stationary", "walking", "running", "cycling", "automotive", "unknown"]
+  static let activityNames = [
+    "stationary", "walking", "running", "cycling", "automotive", "unknown",
+  ]
 
   func history() async throws -> DashboardHistory {
     let status = daemon.status()
@@ -27,13 +29,18 @@ struct DaemonDashboardHistory: DashboardHistoryProvider {
     let now = Date()
     let days = try Self.days(store: store, now: now, calendar: Calendar.current)
     let extent = try store.recordedExtent()
-    return DashboardHistory(days: days, recorderStart: extent?.start, recorderEnd: extent?.end, clients: clients)
+    return DashboardHistory(
+      days: days, recorderStart: extent?.start, recorderEnd: extent?.end, clients: clients)
   }
 
   /// The last 7 local days, oldest first, today up to `now`.
-  static func days(store: HistoryStore, now: Date, calendar: Calendar) throws -> [DashboardHistory.Day] {
+  static func days(
+    store: HistoryStore, now: Date, calendar: Calendar
+  ) throws -> [DashboardHistory.Day] {
     let today = calendar.startOfDay(for: now)
-    let starts = (0..<7).reversed().compactMap { calendar.date(byAdding: .day, value: -$0, to: today) }
+    let starts = (0..<7).reversed().compactMap {
+      calendar.date(byAdding: .day, value: -$0, to: today)
+    }
     guard let first = starts.first else { return [] }
     let end = now.timeIntervalSince1970
     let changes = try store.activities(from: first.timeIntervalSince1970, to: end)

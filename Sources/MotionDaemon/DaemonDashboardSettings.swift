@@ -28,7 +28,9 @@ public struct DaemonDashboardSettings: Sendable {
       if port == nil { throw OptionError(description: "--dashboard-listen needs --dashboard-port") }
     }
     guard let port else { return nil }
-    guard (0...65535).contains(port) else { throw OptionError(description: "--dashboard-port must be in 0...65535") }
+    guard (0...65535).contains(port) else {
+      throw OptionError(description: "--dashboard-port must be in 0...65535")
+    }
     return DaemonDashboardSettings(host: listen ?? "127.0.0.1", port: port)
   }
 

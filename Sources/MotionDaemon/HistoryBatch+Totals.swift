@@ -7,7 +7,9 @@ extension HistoryBatch {
   /// A minute only partly inside the range counts pro rata, over the part of the minute that had
   /// passed at `now`: the steps of the current minute all happened before `now`, so a range
   /// ending at `now` counts them all, not the elapsed fraction of 60 s.
-  package static func totals(of minutes: [Int64: StepDelta], from: Double, to: Double, now: Double) -> StepDelta {
+  package static func totals(
+    of minutes: [Int64: StepDelta], from: Double, to: Double, now: Double
+  ) -> StepDelta {
     var total = StepDelta()
     var steps = 0.0
     var ascended = 0.0

@@ -152,7 +152,8 @@ final class HistoryService: @unchecked Sendable {
       let minute = Int64((date / 60).rounded(.down)) * 60
       if let specificForce = sample.accelerometer, specificForce.isFinite {
         let acceleration = Units.coreMotionAcceleration(fromSpecificForce: specificForce)
-        if let stepTime = s.stepDetector.process(time: sample.timestamp, acceleration: acceleration) {
+        if let stepTime = s.stepDetector.process(time: sample.timestamp, acceleration: acceleration)
+        {
           if let last = s.lastStepTime, stepTime > last, stepTime - last < 2 {
             let instant = 1 / (stepTime - last)
             s.cadence = s.cadence == 0 ? instant : 0.8 * s.cadence + 0.2 * instant
@@ -169,9 +170,12 @@ final class HistoryService: @unchecked Sendable {
           s.pending.steps[minute, default: HistoryBatch.StepDelta()].activeSeconds += active
           updates.append(pedometerUpdate(s, timestamp: sample.timestamp, date: date))
         }
-        if let estimate = s.activityClassifier.process(time: sample.timestamp, acceleration: acceleration) {
+        if let estimate = s.activityClassifier.process(
+          time: sample.timestamp, acceleration: acceleration)
+        {
           let change = HistoryBatch.ActivityChange(
-            startDate: date - (sample.timestamp - estimate.startTime), timestamp: estimate.startTime,
+            startDate: date - (sample.timestamp - estimate.startTime),
+            timestamp: estimate.startTime,
             flags: Self.flags(estimate), confidence: Int64(estimate.confidence.rawValue))
           s.pending.activities.append(change)
           var live = Opencoremotion_Daemon_V1_LiveUpdate()
@@ -181,13 +185,16 @@ final class HistoryService: @unchecked Sendable {
         if s.store != nil, date <= s.recordingUntil, s.recorderDecimator.accept(sample.timestamp) {
           if s.pending.recorded.count < settings.maximumPendingSamples {
             s.pending.recorded.append(
-              HistoryBatch.RecordedSample(timestamp: sample.timestamp, date: date, acceleration: specificForce))
+              HistoryBatch.RecordedSample(
+                timestamp: sample.timestamp, date: date, acceleration: specificForce))
           } else {
             s.droppedSamples += 1
           }
         }
       }
-      if let pressure = sample.pressure, let relative = s.altitude.process(time: sample.timestamp, pressure: pressure) {
+      if let pressure = sample.pressure,
+        let relative = s.altitude.process(time: sample.timestamp, pressure: pressure)
+      {
         let ascended = s.altitude.floorsAscended
         let descended = s.altitude.floorsDescended
         if ascended != s.lastFloorsAscended || descended != s.lastFloorsDescended {
@@ -222,7 +229,9 @@ final class HistoryService: @unchecked Sendable {
   }
 
   /// The cumulative live counters in `s`.
-  private static func counters(_ s: State, timestamp: Double, date: Double) -> Opencoremotion_Daemon_V1_PedometerLive {
+  private static func counters(
+    _ s: State, timestamp: Double, date: Double
+  ) -> Opencoremotion_Daemon_V1_PedometerLive {
     var pedometer = Opencoremotion_Daemon_V1_PedometerLive()
     pedometer.timestamp = timestamp
     pedometer.date = date
@@ -276,10 +285,14 @@ final class HistoryService: @unchecked Sendable {
       storeLock.withLock {
         if case .paused = state.withLock({ $0.condition }), now < nextRetry { return }
         flushLocked()
-        if case .paused = state.withLock({ $0.condition }) { nextRetry = now + settings.retryInterval }
+        if case .paused = state.withLock({ $0.condition }) {
+          nextRetry = now + settings.retryInterval
+        }
         if now - lastPrune >= settings.pruneInterval, let store = state.withLock({ $0.store }) {
           lastPrune = now
-          do { try store.prune(now: now) } catch { logger.warning("pruning the motion history failed: \(error)") }
+          do { try store.prune(now: now) } catch {
+            logger.warning("pruning the motion history failed: \(error)")
+          }
         }
       }
     }
@@ -303,7 +316,8 @@ final class HistoryService: @unchecked Sendable {
         }
       }
     } catch {
-      let isFull = "\(error)".contains("SQLITE_FULL") || "\(error)".contains("database or disk is full")
+      let isFull =
+        "\(error)".contains("SQLITE_FULL") || "\(error)".contains("database or disk is full")
       state.withLock { s in
         // Put the batch back in front of what arrived meanwhile, within the pending bound.
         var restored = batch
@@ -316,7 +330,9 @@ final class HistoryService: @unchecked Sendable {
         s.pending = restored
         let reason = isFull ? "disk full" : "write failed: \(error)"
         if s.condition != .paused(reason) {
-          logger.error("motion history paused (\(reason)); live streams continue, retrying every \(settings.retryInterval) s")
+          logger.error(
+            "motion history paused (\(reason)); live streams continue, retrying every \(settings.retryInterval) s"
+          )
         }
         s.condition = .paused(reason)
       }
@@ -332,9 +348,12 @@ final class HistoryService: @unchecked Sendable {
   /// The open store, or the error code and message a query gets instead.
   func storeForQuery() -> Result<HistoryStore, QueryError> {
     state.withLock { s in
-      if s.condition == .denied { return .failure(QueryError(code: .notAuthorized, message: "motion history is denied")) }
+      if s.condition == .denied {
+        return .failure(QueryError(code: .notAuthorized, message: "motion history is denied"))
+      }
       guard let store = s.store else {
-        return .failure(QueryError(code: .notAvailable, message: "motion history is \(s.condition.text)"))
+        return .failure(
+          QueryError(code: .notAvailable, message: "motion history is \(s.condition.text)"))
       }
       return .success(store)
     }
@@ -343,8 +362,12 @@ final class HistoryService: @unchecked Sendable {
   /// Pedometer totals over `[from, to]` (s since 1970) from the store and the steps not yet
   /// written, with the live counters at the same instant: the totals include exactly the steps
   /// the counters count, so a client can go on from them with later live updates.
-  func pedometerTotals(from: Double, to: Double, now: Double)
-    -> Result<(totals: HistoryBatch.StepDelta, counters: Opencoremotion_Daemon_V1_PedometerLive), QueryError>
+  func pedometerTotals(
+    from: Double, to: Double, now: Double
+  )
+    -> Result<
+      (totals: HistoryBatch.StepDelta, counters: Opencoremotion_Daemon_V1_PedometerLive), QueryError
+    >
   {
     // Under `storeLock` no flush moves pending steps into the store between the two reads.
     storeLock.withLock {
@@ -358,7 +381,8 @@ final class HistoryService: @unchecked Sendable {
         return .failure(QueryError(code: .notAvailable, message: "history query failed: \(error)"))
       }
       let counters = state.withLock { s -> Opencoremotion_Daemon_V1_PedometerLive in
-        for (minute, delta) in s.pending.steps where Double(minute) < to && Double(minute) + 60 > from {
+        for (minute, delta) in s.pending.steps
+        where Double(minute) < to && Double(minute) + 60 > from {
           minutes[minute, default: HistoryBatch.StepDelta()].add(delta)
         }
         return Self.counters(s, timestamp: s.lastStepTime ?? 0, date: now)
@@ -375,19 +399,26 @@ final class HistoryService: @unchecked Sendable {
   /// Extends the recording to at least `now + duration`; returns the new end (s since 1970).
   func recordAccelerometer(duration: Double, now: Double) -> Result<Double, QueryError> {
     guard duration.isFinite, duration > 0, duration <= 43_200 else {
-      return .failure(QueryError(code: .invalidParameter, message: "duration must be in (0, 43200] s"))
+      return .failure(
+        QueryError(code: .invalidParameter, message: "duration must be in (0, 43200] s"))
     }
     switch storeForQuery() {
     case .failure(let error): return .failure(error)
     case .success(let store):
       let until = now + duration
-      do { try storeLock.withLock { try store.addRecordingRequest(requestedDate: now, untilDate: until) } } catch {
-        return .failure(QueryError(code: .notAvailable, message: "cannot store the request: \(error)"))
+      do {
+        try storeLock.withLock {
+          try store.addRecordingRequest(requestedDate: now, untilDate: until)
+        }
+      } catch {
+        return .failure(
+          QueryError(code: .notAvailable, message: "cannot store the request: \(error)"))
       }
-      return .success(state.withLock { s in
-        s.recordingUntil = max(s.recordingUntil, until)
-        return s.recordingUntil
-      })
+      return .success(
+        state.withLock { s in
+          s.recordingUntil = max(s.recordingUntil, until)
+          return s.recordingUntil
+        })
     }
   }
 
@@ -412,9 +443,11 @@ final class HistoryService: @unchecked Sendable {
         store?.close()
         HistoryStore.deleteFiles(directory: settings.directory)
         try? FileManager.default.createDirectory(
-          atPath: settings.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+          atPath: settings.directory, withIntermediateDirectories: true,
+          attributes: [.posixPermissions: 0o700])
         FileManager.default.createFile(
-          atPath: denialMarkerPath, contents: Data("denied\n".utf8), attributes: [.posixPermissions: 0o600])
+          atPath: denialMarkerPath, contents: Data("denied\n".utf8),
+          attributes: [.posixPermissions: 0o600])
         logger.notice("motion history denied by the user: recording stopped, history deleted")
       }
     }

@@ -33,7 +33,9 @@ import Logging
   ///
   /// - Parameter maximumPageCount: limits the file to this many pages (tests use it to simulate a
   ///   full disk: SQLite then fails writes with `SQLITE_FULL`).
-  @_spi(Benchmarks) public static func open(directory: String, maximumPageCount: Int? = nil, logger: Logger) throws -> HistoryStore {
+  @_spi(Benchmarks) public static func open(
+    directory: String, maximumPageCount: Int? = nil, logger: Logger
+  ) throws -> HistoryStore {
     try makePrivateDirectory(directory)
     let path = directory + "/" + fileName
     do {
@@ -41,14 +43,16 @@ import Logging
     } catch let error as DatabaseError
       where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB
     {
-      let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+      let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(
+        of: ":", with: "")
       let aside = path + ".corrupt-" + stamp
       try? FileManager.default.moveItem(atPath: path, toPath: aside)
       for suffix in ["-wal", "-shm"] {
         try? FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix)
       }
       logger.error(
-        "motion history \(path) is corrupt (\(error.resultCode)); moved it to \(aside) and started a new one")
+        "motion history \(path) is corrupt (\(error.resultCode)); moved it to \(aside) and started a new one"
+      )
       return try openChecked(path: path, maximumPageCount: maximumPageCount)
     }
   }
@@ -80,7 +84,8 @@ import Logging
     let result = try pool.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") }
     guard result == "ok" else {
       try? pool.close()
-      throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "quick_check: \(result ?? "no answer")")
+      throw DatabaseError(
+        resultCode: .SQLITE_CORRUPT, message: "quick_check: \(result ?? "no answer")")
     }
     try migrator.migrate(pool)
     return HistoryStore(path: path, pool: pool)
@@ -141,11 +146,15 @@ import Logging
               floors_down = floors_down + excluded.floors_down,
               active_seconds = active_seconds + excluded.active_seconds
             """,
-          arguments: [minute, delta.steps, delta.distance, delta.floorsAscended, delta.floorsDescended, delta.activeSeconds])
+          arguments: [
+            minute, delta.steps, delta.distance, delta.floorsAscended, delta.floorsDescended,
+            delta.activeSeconds,
+          ])
       }
       for change in batch.activities {
         try db.execute(
-          sql: "INSERT OR REPLACE INTO activity_change(start_date, timestamp, flags, confidence) VALUES (?, ?, ?, ?)",
+          sql:
+            "INSERT OR REPLACE INTO activity_change(start_date, timestamp, flags, confidence) VALUES (?, ?, ?, ?)",
           arguments: [change.startDate, change.timestamp, change.flags, change.confidence])
       }
       // Blocks of consecutive samples, each spanning at most AccelerometerBlock.maximumSpan.
@@ -154,7 +163,8 @@ import Logging
       while start < batch.recorded.endIndex {
         var end = start + 1
         while end < batch.recorded.endIndex,
-          batch.recorded[end].timestamp - batch.recorded[start].timestamp < AccelerometerBlock.maximumSpan,
+          batch.recorded[end].timestamp - batch.recorded[start].timestamp
+            < AccelerometerBlock.maximumSpan,
           batch.recorded[end].timestamp >= batch.recorded[end - 1].timestamp
         {
           end += 1
@@ -188,13 +198,16 @@ import Logging
 
   /// The end of the latest recording request, s since 1970 (0: none).
   func recordingUntil() throws -> Double {
-    try pool.read { db in try Double.fetchOne(db, sql: "SELECT MAX(until_date) FROM recording_request") ?? 0 }
+    try pool.read { db in
+      try Double.fetchOne(db, sql: "SELECT MAX(until_date) FROM recording_request") ?? 0
+    }
   }
 
   /// The identifier the next recorded sample gets (continues across restarts).
   func nextIdentifier() throws -> UInt64 {
     try pool.read { db in
-      let next = try Int64.fetchOne(db, sql: "SELECT MAX(first_identifier + count) FROM accel_block") ?? 0
+      let next =
+        try Int64.fetchOne(db, sql: "SELECT MAX(first_identifier + count) FROM accel_block") ?? 0
       return UInt64(max(0, next))
     }
   }
@@ -203,7 +216,8 @@ import Logging
   /// that ended 3 days ago), then truncates the WAL.
   package func prune(now: Double) throws {
     try pool.write { db in
-      try db.execute(sql: "DELETE FROM step_minute WHERE start < ?", arguments: [now - Self.motionRetention])
+      try db.execute(
+        sql: "DELETE FROM step_minute WHERE start < ?", arguments: [now - Self.motionRetention])
       // Keep the newest change before the cut: it is the activity in force at the window's start.
       try db.execute(
         sql: """
@@ -211,17 +225,23 @@ import Logging
             AND start_date < (SELECT MAX(start_date) FROM activity_change WHERE start_date < ?)
           """,
         arguments: [now - Self.motionRetention, now - Self.motionRetention])
-      try db.execute(sql: "DELETE FROM accel_block WHERE end_date < ?", arguments: [now - Self.accelerometerRetention])
       try db.execute(
-        sql: "DELETE FROM recording_request WHERE until_date < ?", arguments: [now - Self.accelerometerRetention])
+        sql: "DELETE FROM accel_block WHERE end_date < ?",
+        arguments: [now - Self.accelerometerRetention])
+      try db.execute(
+        sql: "DELETE FROM recording_request WHERE until_date < ?",
+        arguments: [now - Self.accelerometerRetention])
     }
-    try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+    try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+    }
   }
 
   // MARK: Queries
 
   /// Pedometer totals over [from, to] from the minute rows; a partly covered minute counts pro rata.
-  @_spi(Benchmarks) public func pedometerTotals(from: Double, to: Double) throws -> HistoryBatch.StepDelta {
+  @_spi(Benchmarks) public func pedometerTotals(
+    from: Double, to: Double
+  ) throws -> HistoryBatch.StepDelta {
     try pool.read { db in
       let rows = try Row.fetchAll(
         db,
@@ -251,7 +271,8 @@ import Logging
   package func stepMinutes(from: Double, to: Double) throws -> [Int64: HistoryBatch.StepDelta] {
     try pool.read { db in
       let rows = try Row.fetchAll(
-        db, sql: "SELECT * FROM step_minute WHERE start < ? AND start + 60 > ?", arguments: [to, from])
+        db, sql: "SELECT * FROM step_minute WHERE start < ? AND start + 60 > ?",
+        arguments: [to, from])
       var minutes: [Int64: HistoryBatch.StepDelta] = [:]
       for row in rows {
         var delta = HistoryBatch.StepDelta()
@@ -280,7 +301,8 @@ import Logging
         arguments: [from, from, to])
       return rows.map {
         HistoryBatch.ActivityChange(
-          startDate: $0["start_date"], timestamp: $0["timestamp"], flags: $0["flags"], confidence: $0["confidence"])
+          startDate: $0["start_date"], timestamp: $0["timestamp"], flags: $0["flags"],
+          confidence: $0["confidence"])
       }
     }
   }
@@ -288,14 +310,17 @@ import Logging
   /// Recorded samples with `from ≤ date ≤ to`, in order, in chunks of at most `chunkSize`.
   @_spi(Benchmarks) public func accelerometer(
     from: Double, to: Double, chunkSize: Int = 20_000,
-    _ body: ([(identifier: UInt64, timestamp: Double, date: Double, acceleration: SIMD3<Double>)]) -> Void
+    _ body: ([(identifier: UInt64, timestamp: Double, date: Double, acceleration: SIMD3<Double>)])
+      -> Void
   ) throws {
     try pool.read { db in
       let cursor = try Row.fetchCursor(
         db,
-        sql: "SELECT * FROM accel_block WHERE end_date >= ? AND start_date <= ? ORDER BY start_date",
+        sql:
+          "SELECT * FROM accel_block WHERE end_date >= ? AND start_date <= ? ORDER BY start_date",
         arguments: [from, to])
-      var chunk: [(identifier: UInt64, timestamp: Double, date: Double, acceleration: SIMD3<Double>)] = []
+      var chunk:
+        [(identifier: UInt64, timestamp: Double, date: Double, acceleration: SIMD3<Double>)] = []
       chunk.reserveCapacity(chunkSize)
       while let row = try cursor.next() {
         let payload: Data = row["payload"]
@@ -327,7 +352,8 @@ import Logging
             UNION ALL SELECT MIN(start_date), MAX(start_date) FROM activity_change
             UNION ALL SELECT MIN(start_date), MAX(end_date) FROM accel_block)
           """)
-      guard let row, let oldest = row["oldest"] as Double?, let newest = row["newest"] as Double? else { return nil }
+      guard let row, let oldest = row["oldest"] as Double?, let newest = row["newest"] as Double?
+      else { return nil }
       return (oldest, newest)
     }
   }
@@ -335,8 +361,11 @@ import Logging
   /// The dates of the oldest and newest recorded accelerometer samples, or `nil` without any.
   func recordedExtent() throws -> (start: Double, end: Double)? {
     try pool.read { db in
-      let row = try Row.fetchOne(db, sql: "SELECT MIN(start_date) AS start, MAX(end_date) AS end FROM accel_block")
-      guard let row, let start = row["start"] as Double?, let end = row["end"] as Double? else { return nil }
+      let row = try Row.fetchOne(
+        db, sql: "SELECT MIN(start_date) AS start, MAX(end_date) AS end FROM accel_block")
+      guard let row, let start = row["start"] as Double?, let end = row["end"] as Double? else {
+        return nil
+      }
       return (start, end)
     }
   }
@@ -344,7 +373,9 @@ import Logging
   /// Bytes on disk (database, WAL and shared-memory files).
   @_spi(Benchmarks) public var sizeInBytes: UInt64 {
     ["", "-wal", "-shm"].reduce(0) { sum, suffix in
-      let size = (try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size] as? NSNumber)??.uint64Value
+      let size =
+        (try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size] as? NSNumber)??
+        .uint64Value
       return sum + (size ?? 0)
     }
   }
@@ -352,6 +383,8 @@ import Logging
   /// Deletes the store's files (privacy: deny). The store must be closed first.
   static func deleteFiles(directory: String) {
     let path = directory + "/" + fileName
-    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    for suffix in ["", "-wal", "-shm"] {
+      try? FileManager.default.removeItem(atPath: path + suffix)
+    }
   }
 }

@@ -8,7 +8,7 @@ import OpenCoreMotion
 import SourceComposition
 
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #endif
 
 extension MotionDaemon {
@@ -24,19 +24,24 @@ extension MotionDaemon {
   /// The daemon never uses itself as its source: `daemon` is refused. With `dashboard` it also
   /// serves the live dashboard (with the history panel) until it stops.
   public static func runUntilSignalled(
-    sourceText: String?, configuration: DaemonConfiguration, dashboard: DaemonDashboardSettings? = nil,
+    sourceText: String?, configuration: DaemonConfiguration,
+    dashboard: DaemonDashboardSettings? = nil,
     logger: Logger
   ) throws {
     let specification: SourceSpecification
     do {
-      if let sourceText { specification = try SourceSpecification(parsing: sourceText) } else {
+      if let sourceText {
+        specification = try SourceSpecification(parsing: sourceText)
+      } else {
         specification = try SourceSpecification.fromEnvironment()
       }
     } catch {
       throw StartError(description: "\(error)")
     }
     if case .daemon = specification {
-      throw StartError(description: "motiond cannot use the daemon as its own source; choose simulator, replay:…, iio, …")
+      throw StartError(
+        description:
+          "motiond cannot use the daemon as its own source; choose simulator, replay:…, iio, …")
     }
     let source: any SensorSource
     do { source = try SourceFactory.makeSource(specification) } catch {

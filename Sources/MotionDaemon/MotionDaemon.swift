@@ -61,7 +61,8 @@ public final class MotionDaemon: @unchecked Sendable {
     thread.name = "motiond-accept"
     thread.start()
     logger.info(
-      "motiond serving \(source.name) on \(configuration.socketPath) (sensors \(source.availableSensors))")
+      "motiond serving \(source.name) on \(configuration.socketPath) (sensors \(source.availableSensors))"
+    )
   }
 
   /// Stops serving: closes the socket and every client, unsubscribes the source, commits the history.
@@ -102,7 +103,8 @@ public final class MotionDaemon: @unchecked Sendable {
         guard !h.isStopped else { return nil }
         h.nextSessionID += 1
         let session = ClientSession(
-          id: h.nextSessionID, socket: socket, streamCapacity: configuration.clientQueueCapacity, logger: logger,
+          id: h.nextSessionID, socket: socket, streamCapacity: configuration.clientQueueCapacity,
+          logger: logger,
           onRequest: { [weak self] session, request in self?.handle(request, from: session) ?? [] },
           onClose: { [weak self] session in self?.remove(session) })
         h.sessions[session.id] = session
@@ -133,11 +135,16 @@ public final class MotionDaemon: @unchecked Sendable {
   private func updateSourceSubscription() {
     let sessions = hub.withLock { $0.sessionList }
     let clientRate = sessions.map(\.demandedRate).max() ?? 0
-    let wantsLive = sessions.contains { $0.snapshot.subscriptions.contains { $0.pedometer || $0.activity || $0.altitude } }
+    let wantsLive = sessions.contains {
+      $0.snapshot.subscriptions.contains { $0.pedometer || $0.activity || $0.altitude }
+    }
     let historyRate = history.demandedRate
     var rate = max(clientRate, historyRate)
     if rate == 0, wantsLive { rate = 50 }
-    if rate > 0 { rate = min(max(rate, source.supportedSampleRates.lowerBound), source.supportedSampleRates.upperBound) }
+    if rate > 0 {
+      rate = min(
+        max(rate, source.supportedSampleRates.lowerBound), source.supportedSampleRates.upperBound)
+    }
     // The detectors behind the history and the live updates read the accelerometer (steps,
     // activity, recording) and the barometer (floors, altitude); clients add what they stream.
     var sensors = sessions.reduce(into: SensorSet()) { $0.formUnion($1.demandedSensors) }
@@ -145,7 +152,9 @@ public final class MotionDaemon: @unchecked Sendable {
     sensors.formIntersection(source.availableSensors)
     if rate == 0 { sensors = [] }
     let (old, generation) = hub.withLock { h -> (SourceSubscription?, UInt64?) in
-      guard !h.isStopped, rate != h.subscribedRate || sensors != h.subscribedSensors else { return (nil, nil) }
+      guard !h.isStopped, rate != h.subscribedRate || sensors != h.subscribedSensors else {
+        return (nil, nil)
+      }
       h.generation += 1
       h.subscribedRate = rate
       h.subscribedSensors = sensors
@@ -156,7 +165,8 @@ public final class MotionDaemon: @unchecked Sendable {
     if let generation {
       // Subscribe before cancelling the old subscription so a player does not pause in between;
       // the generation check drops the old one's last deliveries.
-      let subscription = source.subscribe(requestedSampleRate: rate, sensors: sensors) { [weak self] event in
+      let subscription = source.subscribe(requestedSampleRate: rate, sensors: sensors) {
+        [weak self] event in
         self?.receive(event, generation: generation)
       }
       let stale = hub.withLock { h -> SourceSubscription? in
@@ -174,14 +184,18 @@ public final class MotionDaemon: @unchecked Sendable {
 
   private func receive(_ event: SourceEvent, generation: UInt64) {
     let receivedNanoseconds = UInt64(max(0, BootClock.now * 1e9))
-    guard let sessions = hub.withLock({ h -> [ClientSession]? in
-      guard h.generation == generation, !h.isStopped else { return nil }
-      h.samplesReceived &+= 1
-      return h.sessionList
-    }) else { return }
+    guard
+      let sessions = hub.withLock({ h -> [ClientSession]? in
+        guard h.generation == generation, !h.isStopped else { return nil }
+        h.samplesReceived &+= 1
+        return h.sessionList
+      })
+    else { return }
     switch event {
     case .sample(let sample):
-      for session in sessions { session.deliver(sample, receivedBootNanoseconds: receivedNanoseconds) }
+      for session in sessions {
+        session.deliver(sample, receivedBootNanoseconds: receivedNanoseconds)
+      }
       let updates = history.process(sample, now: Date().timeIntervalSince1970)
       for update in updates {
         for session in sessions { session.deliver(update) }
@@ -203,13 +217,16 @@ public final class MotionDaemon: @unchecked Sendable {
 
   // MARK: Requests
 
-  private func handle(_ request: WireClientMessage, from session: ClientSession) -> [WireServerMessage] {
+  private func handle(
+    _ request: WireClientMessage, from session: ClientSession
+  ) -> [WireServerMessage] {
     let id = request.requestID
     var reply = WireServerMessage()
     reply.requestID = id
     switch request.body {
     case .hello(let hello):
-      session.name = hello.clientName.isEmpty ? "pid \(session.processID)" : String(hello.clientName.prefix(200))
+      session.name =
+        hello.clientName.isEmpty ? "pid \(session.processID)" : String(hello.clientName.prefix(200))
       var answer = Opencoremotion_Daemon_V1_HelloReply()
       answer.protocolVersion = Wire.protocolVersion
       answer.sourceName = source.name
@@ -228,7 +245,8 @@ public final class MotionDaemon: @unchecked Sendable {
       let sensors = Wire.sensorSet(subscribe.sensors).intersection(source.availableSensors)
       session.addSubscription(
         ClientSubscription(
-          id: id, sensors: sensors, rate: rate, pedometer: subscribe.pedometer, activity: subscribe.activity,
+          id: id, sensors: sensors, rate: rate, pedometer: subscribe.pedometer,
+          activity: subscribe.activity,
           altitude: subscribe.altitude, decimator: RateDecimator(interval: 1 / rate)))
       updateSourceSubscription()
       reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
@@ -248,7 +266,9 @@ public final class MotionDaemon: @unchecked Sendable {
     case .accelerometerQuery(let query):
       return answerAccelerometer(query, id: id)
     case .recordAccelerometer(let record):
-      switch history.recordAccelerometer(duration: record.duration, now: Date().timeIntervalSince1970) {
+      switch history.recordAccelerometer(
+        duration: record.duration, now: Date().timeIntervalSince1970)
+      {
       case .success(let until):
         var ack = Opencoremotion_Daemon_V1_Acknowledgement()
         ack.untilDate = until
@@ -286,11 +306,15 @@ public final class MotionDaemon: @unchecked Sendable {
     from.isFinite && to.isFinite && from <= to
   }
 
-  private func answerPedometer(_ query: Opencoremotion_Daemon_V1_PedometerQuery, id: UInt64) -> [WireServerMessage] {
+  private func answerPedometer(
+    _ query: Opencoremotion_Daemon_V1_PedometerQuery, id: UInt64
+  ) -> [WireServerMessage] {
     guard Self.validRange(query.fromDate, query.toDate) else {
       return [Wire.error(.invalidParameter, "from_date must not be after to_date", requestID: id)]
     }
-    switch history.pedometerTotals(from: query.fromDate, to: query.toDate, now: Date().timeIntervalSince1970) {
+    switch history.pedometerTotals(
+      from: query.fromDate, to: query.toDate, now: Date().timeIntervalSince1970)
+    {
     case .failure(let error): return [Wire.error(error.code, error.message, requestID: id)]
     case .success(let (totals, counters)):
       var answer = Opencoremotion_Daemon_V1_PedometerTotals()
@@ -309,7 +333,9 @@ public final class MotionDaemon: @unchecked Sendable {
     }
   }
 
-  private func answerActivity(_ query: Opencoremotion_Daemon_V1_ActivityQuery, id: UInt64) -> [WireServerMessage] {
+  private func answerActivity(
+    _ query: Opencoremotion_Daemon_V1_ActivityQuery, id: UInt64
+  ) -> [WireServerMessage] {
     guard Self.validRange(query.fromDate, query.toDate) else {
       return [Wire.error(.invalidParameter, "from_date must not be after to_date", requestID: id)]
     }
@@ -333,11 +359,17 @@ public final class MotionDaemon: @unchecked Sendable {
     }
   }
 
-  private func answerAccelerometer(_ query: Opencoremotion_Daemon_V1_AccelerometerQuery, id: UInt64)
+  private func answerAccelerometer(
+    _ query: Opencoremotion_Daemon_V1_AccelerometerQuery, id: UInt64
+  )
     -> [WireServerMessage]
   {
-    guard Self.validRange(query.fromDate, query.toDate), query.toDate - query.fromDate <= 43_200 else {
-      return [Wire.error(.invalidParameter, "the range must be ordered and at most 12 h long", requestID: id)]
+    guard Self.validRange(query.fromDate, query.toDate), query.toDate - query.fromDate <= 43_200
+    else {
+      return [
+        Wire.error(
+          .invalidParameter, "the range must be ordered and at most 12 h long", requestID: id)
+      ]
     }
     switch history.storeForQuery() {
     case .failure(let error): return [Wire.error(error.code, error.message, requestID: id)]
@@ -374,7 +406,8 @@ public final class MotionDaemon: @unchecked Sendable {
     status.availableSensors = Wire.sensorBits(source.availableSensors)
     let (sessions, rate, sensors, subscribed, received) = hub.withLock {
       (
-        $0.sessionList.sorted { $0.id < $1.id }, $0.subscribedRate, $0.subscribedSensors, $0.subscription != nil,
+        $0.sessionList.sorted { $0.id < $1.id }, $0.subscribedRate, $0.subscribedSensors,
+        $0.subscription != nil,
         $0.samplesReceived
       )
     }

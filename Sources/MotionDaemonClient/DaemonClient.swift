@@ -17,7 +17,9 @@ public final class DaemonClient: @unchecked Sendable {
   // Sendable because all mutable state is in `state` (a Locked); socket I/O is thread-safe.
 
   /// The daemon's default socket: `$MOTIOND_SOCKET`, else `$XDG_RUNTIME_DIR/opencoremotion/motiond.sock`.
-  public static func defaultSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+  public static func defaultSocketPath(
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> String {
     DaemonPaths.socketPath(environment: environment)
   }
 
@@ -36,7 +38,9 @@ public final class DaemonClient: @unchecked Sendable {
     private let onFailure: (DaemonError) -> Void
     private let lock = NSLock()
     private var isDone = false
-    init(onMessage: @escaping (WireServerMessage) -> Bool, onFailure: @escaping (DaemonError) -> Void) {
+    init(
+      onMessage: @escaping (WireServerMessage) -> Bool, onFailure: @escaping (DaemonError) -> Void
+    ) {
       self.onMessage = onMessage
       self.onFailure = onFailure
     }
@@ -159,7 +163,8 @@ public final class DaemonClient: @unchecked Sendable {
       reply = try Self.readOne(socket, &decoder)
     } catch {
       socket.close()
-      throw (error as? DaemonError) ?? DaemonError(.disconnected, "handshake with the motion daemon failed: \(error)")
+      throw (error as? DaemonError)
+        ?? DaemonError(.disconnected, "handshake with the motion daemon failed: \(error)")
     }
     socket.setReceiveTimeout(seconds: 0)
     guard case .hello(let answer) = reply.body else {
@@ -191,12 +196,18 @@ public final class DaemonClient: @unchecked Sendable {
     return info
   }
 
-  private static func readOne(_ socket: UnixSocket, _ decoder: inout FrameDecoder) throws -> WireServerMessage {
+  private static func readOne(
+    _ socket: UnixSocket, _ decoder: inout FrameDecoder
+  ) throws -> WireServerMessage {
     var buffer = [UInt8](repeating: 0, count: 4096)
     while true {
-      if let frame = try decoder.nextFrame() { return try WireServerMessage(serializedBytes: Array(frame)) }
+      if let frame = try decoder.nextFrame() {
+        return try WireServerMessage(serializedBytes: Array(frame))
+      }
       let count = try socket.read(into: &buffer)
-      guard count > 0 else { throw DaemonError(.disconnected, "the motion daemon closed the connection") }
+      guard count > 0 else {
+        throw DaemonError(.disconnected, "the motion daemon closed the connection")
+      }
       decoder.append(buffer[0..<count])
     }
   }
@@ -209,7 +220,9 @@ public final class DaemonClient: @unchecked Sendable {
         let frame: ArraySlice<UInt8>?
         do { frame = try decoder.nextFrame() } catch { break reading }
         guard let frame else { break }
-        guard let message = try? WireServerMessage(serializedBytes: Array(frame)) else { break reading }
+        guard let message = try? WireServerMessage(serializedBytes: Array(frame)) else {
+          break reading
+        }
         dispatch(message)
       }
       let count: Int
@@ -230,7 +243,8 @@ public final class DaemonClient: @unchecked Sendable {
       if pending.deliver(message) { state.withLock { _ = $0.pending.removeValue(forKey: id) } }
     case .samples, .live, .sourceEvent:
       // A Subscribe's own acknowledgement comes as `.ack`; stream messages go to the stream.
-      guard let stream = state.withLock({ s in s.wireToStream[id].flatMap { s.streams[$0] } }) else {
+      guard let stream = state.withLock({ s in s.wireToStream[id].flatMap { s.streams[$0] } })
+      else {
         if case .sourceEvent = message.body, let pending = state.withLock({ $0.pending[id] }) {
           _ = pending.deliver(message)
         }
@@ -240,7 +254,8 @@ public final class DaemonClient: @unchecked Sendable {
       case .samples(let batch):
         if batch.droppedBefore > 0 { stream.deliver(.dropped(batch.droppedBefore)) }
         for sample in batch.samples {
-          stream.deliver(.sample(Wire.motionSample(sample), receivedBootNanoseconds: sample.receivedBootNs))
+          stream.deliver(
+            .sample(Wire.motionSample(sample), receivedBootNanoseconds: sample.receivedBootNs))
         }
       case .live(let live):
         switch live.update {
@@ -248,19 +263,26 @@ public final class DaemonClient: @unchecked Sendable {
           stream.deliver(
             .pedometer(
               DaemonPedometerReading(
-                timestamp: p.timestamp, date: Date(timeIntervalSince1970: p.date), steps: p.steps, distance: p.distance,
-                floorsAscended: p.floorsAscended, floorsDescended: p.floorsDescended, cadence: p.cadence,
+                timestamp: p.timestamp, date: Date(timeIntervalSince1970: p.date), steps: p.steps,
+                distance: p.distance,
+                floorsAscended: p.floorsAscended, floorsDescended: p.floorsDescended,
+                cadence: p.cadence,
                 activeTime: p.activeSeconds)))
         case .activity(let a):
           stream.deliver(.activity(Self.segment(a)))
         case .altitude(let a):
           stream.deliver(
-            .altitude(DaemonAltitudeReading(timestamp: a.timestamp, relativeAltitude: a.relativeAltitude, pressure: a.pressure)))
+            .altitude(
+              DaemonAltitudeReading(
+                timestamp: a.timestamp, relativeAltitude: a.relativeAltitude, pressure: a.pressure))
+          )
         case nil:
           break
         }
       case .sourceEvent(let event):
-        if event.kind == .finished { stream.deliver(.sourceFinished) } else {
+        if event.kind == .finished {
+          stream.deliver(.sourceFinished)
+        } else {
           stream.deliver(.sourceFailure(kind: event.failureKind, message: event.message))
         }
       default:
@@ -277,8 +299,10 @@ public final class DaemonClient: @unchecked Sendable {
 
   static func segment(_ a: WireActivitySegment) -> DaemonActivitySegment {
     DaemonActivitySegment(
-      startDate: Date(timeIntervalSince1970: a.startDate), timestamp: a.timestamp, stationary: a.stationary,
-      walking: a.walking, running: a.running, cycling: a.cycling, automotive: a.automotive, unknown: a.unknown,
+      startDate: Date(timeIntervalSince1970: a.startDate), timestamp: a.timestamp,
+      stationary: a.stationary,
+      walking: a.walking, running: a.running, cycling: a.cycling, automotive: a.automotive,
+      unknown: a.unknown,
       confidence: Int(a.confidence))
   }
 
@@ -294,7 +318,9 @@ public final class DaemonClient: @unchecked Sendable {
       return (pending, Array(s.streams.values), reconnect)
     }
     socket.close()
-    for request in pending { request.fail(DaemonError(.disconnected, "the motion daemon went away")) }
+    for request in pending {
+      request.fail(DaemonError(.disconnected, "the motion daemon went away"))
+    }
     for stream in streams { stream.deliver(.disconnected("the motion daemon went away")) }
     if shouldReconnect { startReconnecting() }
   }
@@ -359,10 +385,12 @@ public final class DaemonClient: @unchecked Sendable {
 
   /// One request with a single reply, as an async call.
   private func request<T: Sendable>(
-    _ fill: (inout WireClientMessage) -> Void, decode: @escaping @Sendable (WireServerMessage) throws -> T
+    _ fill: (inout WireClientMessage) -> Void,
+    decode: @escaping @Sendable (WireServerMessage) throws -> T
   ) async throws -> T {
     if !isConnected { try connect() }
-    return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+    return try await withCheckedThrowingContinuation {
+      (continuation: CheckedContinuation<T, any Error>) in
       send(
         fill,
         onMessage: { message in
@@ -388,7 +416,9 @@ public final class DaemonClient: @unchecked Sendable {
   }
 
   private static func unexpected(_ message: WireServerMessage) -> DaemonError {
-    DaemonError(.protocolError, "unexpected reply from the motion daemon: \(String(describing: message.body))")
+    DaemonError(
+      .protocolError, "unexpected reply from the motion daemon: \(String(describing: message.body))"
+    )
   }
 
   /// The daemon's state.
@@ -396,28 +426,34 @@ public final class DaemonClient: @unchecked Sendable {
     try await request({ $0.status = Opencoremotion_Daemon_V1_StatusRequest() }) { message in
       guard case .status(let s) = message.body else { throw Self.unexpected(message) }
       return DaemonStatus(
-        sourceName: s.sourceName, availableSensors: Wire.sensorSet(s.availableSensors), sourceRate: s.sourceRateHz,
+        sourceName: s.sourceName, availableSensors: Wire.sensorSet(s.availableSensors),
+        sourceRate: s.sourceRateHz,
         sourceSensors: Wire.sensorSet(s.sourceSensors), sourceSubscribed: s.sourceSubscribed,
         clients: s.clients.map { c in
           DaemonStatus.Client(
             name: c.name, processID: Int(c.pid),
             subscriptions: c.subscriptions.map {
               DaemonStreamRequest(
-                sensors: Wire.sensorSet($0.sensors), rate: $0.rateHz, pedometer: $0.pedometer, activity: $0.activity,
+                sensors: Wire.sensorSet($0.sensors), rate: $0.rateHz, pedometer: $0.pedometer,
+                activity: $0.activity,
                 altitude: $0.altitude)
             }, dropped: c.dropped, queued: Int(c.queued))
         },
         historyAuthorized: s.historyAuthorized, historyState: s.historyState,
-        historyOldest: s.historyOldestDate > 0 ? Date(timeIntervalSince1970: s.historyOldestDate) : nil,
-        historyNewest: s.historyNewestDate > 0 ? Date(timeIntervalSince1970: s.historyNewestDate) : nil,
+        historyOldest: s.historyOldestDate > 0
+          ? Date(timeIntervalSince1970: s.historyOldestDate) : nil,
+        historyNewest: s.historyNewestDate > 0
+          ? Date(timeIntervalSince1970: s.historyNewestDate) : nil,
         historyBytes: s.historyBytes,
-        recordingUntil: s.recordingUntilDate > 0 ? Date(timeIntervalSince1970: s.recordingUntilDate) : nil,
+        recordingUntil: s.recordingUntilDate > 0
+          ? Date(timeIntervalSince1970: s.recordingUntilDate) : nil,
         samplesReceived: s.samplesReceived, storePath: s.storePath)
     }
   }
 
   /// Pedometer totals between two dates (`CMPedometer.queryPedometerData`).
-  public func pedometerTotals(from start: Date, to end: Date) async throws -> DaemonPedometerTotals {
+  public func pedometerTotals(from start: Date, to end: Date) async throws -> DaemonPedometerTotals
+  {
     try await request({
       var query = Opencoremotion_Daemon_V1_PedometerQuery()
       query.fromDate = start.timeIntervalSince1970
@@ -427,13 +463,17 @@ public final class DaemonClient: @unchecked Sendable {
       guard case .pedometer(let p) = message.body else { throw Self.unexpected(message) }
       let c = p.counters
       return DaemonPedometerTotals(
-        startDate: Date(timeIntervalSince1970: p.fromDate), endDate: Date(timeIntervalSince1970: p.toDate),
-        steps: p.steps, distance: p.distance, floorsAscended: p.floorsAscended, floorsDescended: p.floorsDescended,
+        startDate: Date(timeIntervalSince1970: p.fromDate),
+        endDate: Date(timeIntervalSince1970: p.toDate),
+        steps: p.steps, distance: p.distance, floorsAscended: p.floorsAscended,
+        floorsDescended: p.floorsDescended,
         activeTime: p.activeSeconds,
         counters: p.hasCounters
           ? DaemonPedometerReading(
-            timestamp: c.timestamp, date: Date(timeIntervalSince1970: c.date), steps: c.steps, distance: c.distance,
-            floorsAscended: c.floorsAscended, floorsDescended: c.floorsDescended, cadence: c.cadence,
+            timestamp: c.timestamp, date: Date(timeIntervalSince1970: c.date), steps: c.steps,
+            distance: c.distance,
+            floorsAscended: c.floorsAscended, floorsDescended: c.floorsDescended,
+            cadence: c.cadence,
             activeTime: c.activeSeconds) : nil)
     }
   }
@@ -453,10 +493,13 @@ public final class DaemonClient: @unchecked Sendable {
   }
 
   /// Recorded accelerometer samples with `start ≤ date ≤ end` (≤ 12 h; `CMSensorRecorder`).
-  public func recordedAccelerometer(from start: Date, to end: Date) async throws -> [DaemonRecordedSample] {
+  public func recordedAccelerometer(
+    from start: Date, to end: Date
+  ) async throws -> [DaemonRecordedSample] {
     if !isConnected { try connect() }
     let collected = Locked<[DaemonRecordedSample]>([])
-    return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[DaemonRecordedSample], any Error>) in
+    return try await withCheckedThrowingContinuation {
+      (continuation: CheckedContinuation<[DaemonRecordedSample], any Error>) in
       send(
         {
           var query = Opencoremotion_Daemon_V1_AccelerometerQuery()
@@ -475,7 +518,8 @@ public final class DaemonClient: @unchecked Sendable {
               for s in chunk.samples {
                 samples.append(
                   DaemonRecordedSample(
-                    identifier: s.identifier, timestamp: s.timestamp, startDate: Date(timeIntervalSince1970: s.date),
+                    identifier: s.identifier, timestamp: s.timestamp,
+                    startDate: Date(timeIntervalSince1970: s.date),
                     specificForce: Wire.simd(s.acceleration)))
               }
             }
@@ -505,7 +549,8 @@ public final class DaemonClient: @unchecked Sendable {
 
   /// Whether the user allows motion history (`motionctl privacy`), asked of the daemon now.
   public func historyAuthorization() async throws -> Bool {
-    try await request({ $0.authorizationQuery = Opencoremotion_Daemon_V1_AuthorizationQuery() }) { message in
+    try await request({ $0.authorizationQuery = Opencoremotion_Daemon_V1_AuthorizationQuery() }) {
+      message in
       guard case .authorization(let answer) = message.body else { throw Self.unexpected(message) }
       return answer.historyAuthorized
     }
@@ -576,11 +621,13 @@ public final class DaemonClient: @unchecked Sendable {
   }
 
   private func unsubscribe(_ localID: UInt64) {
-    guard let stream = state.withLock({ s -> Stream? in
-      guard let stream = s.streams.removeValue(forKey: localID) else { return nil }
-      s.wireToStream = s.wireToStream.filter { $0.value != localID }
-      return stream
-    }) else { return }
+    guard
+      let stream = state.withLock({ s -> Stream? in
+        guard let stream = s.streams.removeValue(forKey: localID) else { return nil }
+        s.wireToStream = s.wireToStream.filter { $0.value != localID }
+        return stream
+      })
+    else { return }
     stream.deliveryLock.lock()
     stream.isCancelled = true
     let wireID = stream.wireID

@@ -38,9 +38,11 @@ public final class DaemonSource: SensorSource, @unchecked Sendable {
   /// Subscribes to the daemon for `sensors` only, so that the daemon can switch off the sensors
   /// no client needs (a pedometer's samples keep the gyroscope off).
   public func subscribe(
-    requestedSampleRate: Double, sensors: SensorSet, _ handler: @escaping @Sendable (SourceEvent) -> Void
+    requestedSampleRate: Double, sensors: SensorSet,
+    _ handler: @escaping @Sendable (SourceEvent) -> Void
   ) -> SourceSubscription {
-    let rate = min(max(requestedSampleRate, supportedSampleRates.lowerBound), supportedSampleRates.upperBound)
+    let rate = min(
+      max(requestedSampleRate, supportedSampleRates.lowerBound), supportedSampleRates.upperBound)
     let request = DaemonStreamRequest(sensors: sensors.intersection(availableSensors), rate: rate)
     do {
       return try client.subscribe(request) { event in

@@ -102,7 +102,10 @@ public struct DaemonStreamRequest: Sendable, Equatable {
   public var activity: Bool
   public var altitude: Bool
 
-  public init(sensors: SensorSet = [], rate: Double = 0, pedometer: Bool = false, activity: Bool = false, altitude: Bool = false) {
+  public init(
+    sensors: SensorSet = [], rate: Double = 0, pedometer: Bool = false, activity: Bool = false,
+    altitude: Bool = false
+  ) {
     self.sensors = sensors
     self.rate = rate
     self.pedometer = pedometer

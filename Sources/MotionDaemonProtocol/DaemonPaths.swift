@@ -11,12 +11,16 @@ package enum DaemonPaths {
   /// The environment variable that overrides the socket path (tests, several daemons).
   package static let socketVariable = "MOTIOND_SOCKET"
 
-  package static func socketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+  package static func socketPath(
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> String {
     if let explicit = environment[socketVariable], !explicit.isEmpty { return explicit }
     return runtimeDirectory(environment: environment) + "/motiond.sock"
   }
 
-  package static func runtimeDirectory(environment: [String: String] = ProcessInfo.processInfo.environment)
+  package static func runtimeDirectory(
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  )
     -> String
   {
     if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
@@ -25,7 +29,9 @@ package enum DaemonPaths {
     return "/tmp/opencoremotion-\(getuid())"
   }
 
-  package static func stateDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+  package static func stateDirectory(
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> String {
     if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
       return state + "/opencoremotion"
     }

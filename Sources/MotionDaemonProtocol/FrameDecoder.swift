@@ -41,7 +41,9 @@ package struct FrameDecoder: Sendable {
       if byte & 0x80 == 0 { break }
       shift += 7
     }
-    guard length <= UInt64(Self.maximumFrameLength) else { throw DecodingError.frameTooLong(length) }
+    guard length <= UInt64(Self.maximumFrameLength) else {
+      throw DecodingError.frameTooLong(length)
+    }
     let count = Int(length)
     guard buffer.count - index >= count else { return nil }
     start = index + count

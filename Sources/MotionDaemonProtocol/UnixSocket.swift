@@ -3,9 +3,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #elseif canImport(Musl)
-import Musl
+  import Musl
 #endif
 
 /// A Unix domain stream socket: the daemon's listening socket or one end of a connection.
@@ -42,7 +42,8 @@ package final class UnixSocket: @unchecked Sendable {
     address.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
     guard !bytes.isEmpty, bytes.count <= maximumPathLength else {
-      throw SocketError(operation: "socket path too long (\(bytes.count) bytes): \(path)", code: ENAMETOOLONG)
+      throw SocketError(
+        operation: "socket path too long (\(bytes.count) bytes): \(path)", code: ENAMETOOLONG)
     }
     withUnsafeMutableBytes(of: &address.sun_path) { buffer in
       for (index, byte) in bytes.enumerated() { buffer[index] = byte }
@@ -130,7 +131,9 @@ package final class UnixSocket: @unchecked Sendable {
     var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
     let fd = closeLock.withLock { descriptor }
     let peerCredentialsOption: Int32 = 17  // SO_PEERCRED on Linux
-    guard getsockopt(fd, SOL_SOCKET, peerCredentialsOption, &credentials, &length) == 0 else { return 0 }
+    guard getsockopt(fd, SOL_SOCKET, peerCredentialsOption, &credentials, &length) == 0 else {
+      return 0
+    }
     return credentials.0
   }
 
@@ -140,7 +143,8 @@ package final class UnixSocket: @unchecked Sendable {
     var offset = 0
     try bytes.withUnsafeBytes { buffer in
       while offset < buffer.count {
-        let written = send(fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+        let written = send(
+          fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
         if written < 0 {
           if errno == EINTR { continue }
           throw SocketError(operation: "send", code: errno)
@@ -165,7 +169,8 @@ package final class UnixSocket: @unchecked Sendable {
   package func setReceiveTimeout(seconds: Double) {
     let fd = closeLock.withLock { descriptor }
     let clamped = max(0, min(seconds, 3600))
-    var value = timeval(tv_sec: Int(clamped), tv_usec: Int((clamped - clamped.rounded(.down)) * 1e6))
+    var value = timeval(
+      tv_sec: Int(clamped), tv_usec: Int((clamped - clamped.rounded(.down)) * 1e6))
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
   }
 

@@ -21,7 +21,9 @@ package enum Wire {
   /// magnetometer 4, barometer 8, thermometer 16).
   package static func sensorBits(_ set: SensorSet) -> UInt32 { UInt32(set.rawValue) }
 
-  package static func sensorSet(_ bits: UInt32) -> SensorSet { SensorSet(rawValue: UInt8(truncatingIfNeeded: bits & 0x1f)) }
+  package static func sensorSet(_ bits: UInt32) -> SensorSet {
+    SensorSet(rawValue: UInt8(truncatingIfNeeded: bits & 0x1f))
+  }
 
   package static func vector(_ value: SIMD3<Double>) -> WireVector {
     var vector = WireVector()
@@ -31,15 +33,23 @@ package enum Wire {
     return vector
   }
 
-  package static func simd(_ vector: WireVector) -> SIMD3<Double> { SIMD3(vector.x, vector.y, vector.z) }
+  package static func simd(_ vector: WireVector) -> SIMD3<Double> {
+    SIMD3(vector.x, vector.y, vector.z)
+  }
 
   /// The wire sample holding the readings of `sample` that `sensors` asks for.
-  package static func sample(_ sample: MotionSample, sensors: SensorSet, receivedBootNanoseconds: UInt64) -> WireSample {
+  package static func sample(
+    _ sample: MotionSample, sensors: SensorSet, receivedBootNanoseconds: UInt64
+  ) -> WireSample {
     var wire = WireSample()
     wire.timestamp = sample.timestamp
-    if sensors.contains(.accelerometer), let value = sample.accelerometer { wire.accelerometer = vector(value) }
+    if sensors.contains(.accelerometer), let value = sample.accelerometer {
+      wire.accelerometer = vector(value)
+    }
     if sensors.contains(.gyroscope), let value = sample.gyroscope { wire.gyroscope = vector(value) }
-    if sensors.contains(.magnetometer), let value = sample.magnetometer { wire.magnetometer = vector(value) }
+    if sensors.contains(.magnetometer), let value = sample.magnetometer {
+      wire.magnetometer = vector(value)
+    }
     if sensors.contains(.barometer), let value = sample.pressure { wire.pressure = value }
     if sensors.contains(.thermometer), let value = sample.temperature { wire.temperature = value }
     wire.receivedBootNs = receivedBootNanoseconds
@@ -69,7 +79,9 @@ package enum Wire {
   }
 
   /// An error reply.
-  package static func error(_ code: WireError.Code, _ message: String, requestID: UInt64) -> WireServerMessage {
+  package static func error(
+    _ code: WireError.Code, _ message: String, requestID: UInt64
+  ) -> WireServerMessage {
     var reply = WireServerMessage()
     reply.requestID = requestID
     var error = WireError()

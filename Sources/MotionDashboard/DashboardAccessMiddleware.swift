@@ -17,11 +17,15 @@ struct DashboardAccessMiddleware<Context: RequestContext>: RouterMiddleware {
     guard let given, Self.constantTimeEqual(given, token) else {
       return Response(
         status: .unauthorized, headers: [.contentType: "text/plain; charset=utf-8"],
-        body: ResponseBody(byteBuffer: ByteBuffer(string: "the dashboard needs its access token (?token=…)\n")))
+        body: ResponseBody(
+          byteBuffer: ByteBuffer(string: "the dashboard needs its access token (?token=…)\n")))
     }
     var response = try await next(request, context)
     if fromQuery != nil {
-      response.setCookie(Cookie(name: DashboardServer.tokenCookie, value: token, path: "/", httpOnly: true, sameSite: .strict))
+      response.setCookie(
+        Cookie(
+          name: DashboardServer.tokenCookie, value: token, path: "/", httpOnly: true,
+          sameSite: .strict))
     }
     return response
   }

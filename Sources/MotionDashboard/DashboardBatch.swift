@@ -33,7 +33,9 @@ package struct DashboardBatch: Sendable {
       && pressure.isEmpty && events.isEmpty
   }
 
-  package mutating func append(_ row: [Double], to keyPath: WritableKeyPath<DashboardBatch, [[Double]]>) {
+  package mutating func append(
+    _ row: [Double], to keyPath: WritableKeyPath<DashboardBatch, [[Double]]>
+  ) {
     if self[keyPath: keyPath].count < Self.maximumRows {
       self[keyPath: keyPath].append(row)
     } else {

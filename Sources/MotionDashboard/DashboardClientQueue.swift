@@ -21,7 +21,8 @@ package final class DashboardClientQueue: Sendable {
   }
 
   package init(capacity: Int = DashboardClientQueue.capacity) {
-    (frames, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(capacity))
+    (frames, continuation) = AsyncStream.makeStream(
+      of: String.self, bufferingPolicy: .bufferingNewest(capacity))
   }
 
   /// Queues `frame`; when the buffer is full the oldest frame is dropped and counted.

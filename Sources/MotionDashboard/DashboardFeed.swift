@@ -5,8 +5,8 @@ import MotionMath
 import MotionRecognition
 import MotionSensors
 import OpenCoreMotion
-import SourceComposition
 import OpenUIDevice
+import SourceComposition
 
 /// Reads one sensor source through the public Core Motion API and collects what the page shows.
 ///
@@ -49,7 +49,8 @@ package final class DashboardFeed: @unchecked Sendable {
   private typealias LockedState = Locked<DashboardFeedState>
 
   package init(
-    specification: SourceSpecification, source: any SensorSource, frame: CMAttitudeReferenceFrame, rate: Double,
+    specification: SourceSpecification, source: any SensorSource, frame: CMAttitudeReferenceFrame,
+    rate: Double,
     recorder: DashboardRecorder
   ) {
     self.specification = specification
@@ -61,7 +62,8 @@ package final class DashboardFeed: @unchecked Sendable {
     queue = OperationQueue()
     queue.name = "MotionDashboard.feed"
     queue.maxConcurrentOperationCount = 1
-    state = LockedState(DashboardFeedState(displayInterval: 1 / rate, sourcePeriod: source.shortestSamplePeriod))
+    state = LockedState(
+      DashboardFeedState(displayInterval: 1 / rate, sourcePeriod: source.shortestSamplePeriod))
   }
 
   /// The reference frames the source supports, by Apple's names.
@@ -141,7 +143,8 @@ package final class DashboardFeed: @unchecked Sendable {
     let recorder = self.recorder
     // Device motion carries the bias-corrected rotation rate; raw gyroscope rows only without it.
     let gyroscopeRowsWanted = !manager.isDeviceMotionAvailable
-    rawSubscription = source.subscribe(requestedSampleRate: source.supportedSampleRates.upperBound) { event in
+    rawSubscription = source.subscribe(requestedSampleRate: source.supportedSampleRates.upperBound)
+    { event in
       switch event {
       case .sample(let sample):
         recorder.append(sample)
@@ -212,16 +215,20 @@ private final class DashboardRecognizers {
   func update(_ input: MotionInput) -> [DashboardEvent] {
     var events: [DashboardEvent] = []
     if let change = orientation.update(input) {
-      events.append(DashboardEvent(time: change.timestamp, kind: "orientation", detail: "\(change.orientation)"))
+      events.append(
+        DashboardEvent(time: change.timestamp, kind: "orientation", detail: "\(change.orientation)")
+      )
     }
     if let event = shake.update(input) {
       events.append(DashboardEvent(time: event.timestamp, kind: "shake", detail: "\(event.phase)"))
     }
     if let event = tap.update(input) {
-      events.append(DashboardEvent(time: event.timestamp, kind: "tap", detail: "\(event.struckSide)"))
+      events.append(
+        DashboardEvent(time: event.timestamp, kind: "tap", detail: "\(event.struckSide)"))
     }
     if let event = movement.update(input) {
-      events.append(DashboardEvent(time: event.timestamp, kind: "movement", detail: event.direction.rawValue))
+      events.append(
+        DashboardEvent(time: event.timestamp, kind: "movement", detail: event.direction.rawValue))
     }
     return events
   }
@@ -257,12 +264,15 @@ extension DashboardFeedState {
     if let pressure = sample.pressure {
       health["barometer", default: StreamHealthMeter()].note(time: time)
       if let event = pedometer.process(time: time, pressure: pressure) { batch.append(event) }
-      batch.append([time, pressure, pedometer.snapshot.relativeAltitude ?? 0], to: \DashboardBatch.pressure)
+      batch.append(
+        [time, pressure, pedometer.snapshot.relativeAltitude ?? 0], to: \DashboardBatch.pressure)
     }
   }
 
   /// Notes the recognisers' events and orientation and feeds the pedometer adapter.
-  mutating func noteRecognition(_ events: [DashboardEvent], orientation name: String, input: MotionInput) {
+  mutating func noteRecognition(
+    _ events: [DashboardEvent], orientation name: String, input: MotionInput
+  ) {
     orientation = name
     var all = events
     all += pedometer.process(time: input.timestamp, acceleration: input.acceleration)

@@ -16,7 +16,8 @@ package enum DashboardFrameEncoder {
   /// The start of a `data` frame, shared by every client: everything but the per-client counters
   /// and the closing brace (``finish(_:droppedFrames:sentFrames:)`` adds them).
   package static func dataFrameBody(
-    sequence: Int, batch: DashboardBatch, state: DashboardFeedState, recording: DashboardRecorder.Status,
+    sequence: Int, batch: DashboardBatch, state: DashboardFeedState,
+    recording: DashboardRecorder.Status,
     serverTime: Double = Date().timeIntervalSince1970
   ) -> String {
     var json = JSONWriter(capacity: 512 + 160 * batch.motion.count + 64 * batch.accelerometer.count)
@@ -70,7 +71,8 @@ package enum DashboardFrameEncoder {
   /// (connections open, frames dropped for all of them since start), so any page or tool can see
   /// that a stalled connection is being held to its bound.
   package static func finish(
-    _ body: String, droppedFrames: Int, sentFrames: Int, serverClients: Int = 1, serverDroppedFrames: Int? = nil
+    _ body: String, droppedFrames: Int, sentFrames: Int, serverClients: Int = 1,
+    serverDroppedFrames: Int? = nil
   ) -> String {
     body + ",\"client\":{\"droppedFrames\":\(droppedFrames),\"sentFrames\":\(sentFrames)}"
       + ",\"server\":{\"clients\":\(serverClients),\"droppedFrames\":\(serverDroppedFrames ?? droppedFrames)}}"
@@ -78,7 +80,8 @@ package enum DashboardFrameEncoder {
 
   /// The `hello` message: what the source offers and the current settings.
   package static func hello(
-    source: String, sensors: [String], frames: [String], frame: String, rate: Double, rates: [Double],
+    source: String, sensors: [String], frames: [String], frame: String, rate: Double,
+    rates: [Double],
     scenarios: [String], scenario: String?, hasHistory: Bool, recording: DashboardRecorder.Status
   ) -> String {
     var json = JSONWriter()
@@ -152,7 +155,9 @@ package enum DashboardFrameEncoder {
     json.endObject()
   }
 
-  private static func recordingStatus(_ status: DashboardRecorder.Status, into json: inout JSONWriter) {
+  private static func recordingStatus(
+    _ status: DashboardRecorder.Status, into json: inout JSONWriter
+  ) {
     json.key("recording")
     json.beginObject()
     json.field("active", status.isRecording)

@@ -27,7 +27,8 @@ package actor DashboardHub {
   private let makeSource: @Sendable (SourceSpecification) throws -> any SensorSource
 
   package init(
-    feed: DashboardFeed, recorder: DashboardRecorder, hasHistory: Bool, stopsSourceWhenIdle: Bool = false,
+    feed: DashboardFeed, recorder: DashboardRecorder, hasHistory: Bool,
+    stopsSourceWhenIdle: Bool = false,
     makeSource: @escaping @Sendable (SourceSpecification) throws -> any SensorSource
   ) {
     self.feed = feed
@@ -82,7 +83,8 @@ package actor DashboardHub {
     for queue in clients.values {
       queue.offer(
         DashboardFrameEncoder.finish(
-          body, droppedFrames: queue.droppedFrames, sentFrames: queue.sentFrames, serverClients: clients.count,
+          body, droppedFrames: queue.droppedFrames, sentFrames: queue.sentFrames,
+          serverClients: clients.count,
           serverDroppedFrames: serverDropped))
     }
   }
@@ -96,7 +98,9 @@ package actor DashboardHub {
     case "setFrame":
       guard let name = message.frame, let frame = DashboardReferenceFrame(rawValue: name),
         feed.supportedFrames.contains(name)
-      else { return DashboardFrameEncoder.notice("the source does not support that reference frame") }
+      else {
+        return DashboardFrameEncoder.notice("the source does not support that reference frame")
+      }
       feed.setFrame(frame.frame)
     case "setRate":
       guard let rate = message.rate, rate.isFinite, rate >= 1, rate <= maximumRate else {
@@ -109,7 +113,8 @@ package actor DashboardHub {
       _ = recorder.stop()
     case "setScenario":
       guard case .simulator(_, let speed) = feed.specification else {
-        return DashboardFrameEncoder.notice("scenarios can be switched only when the source is the simulator")
+        return DashboardFrameEncoder.notice(
+          "scenarios can be switched only when the source is the simulator")
       }
       guard let requested = message.scenario,
         let name = Scenario.builtInNames.first(where: { $0.lowercased() == requested.lowercased() })
@@ -138,7 +143,8 @@ package actor DashboardHub {
     }
     let rate = feed.currentRate
     feed.stop()
-    let next = DashboardFeed(specification: specification, source: source, frame: frame, rate: rate, recorder: recorder)
+    let next = DashboardFeed(
+      specification: specification, source: source, frame: frame, rate: rate, recorder: recorder)
     feed = next
     if !clients.isEmpty { next.start() }
     logger.info("dashboard source switched to \(specification)")
@@ -172,9 +178,11 @@ package actor DashboardHub {
     ]
     let available = feed.source.availableSensors
     return DashboardFrameEncoder.hello(
-      source: feed.specification.description, sensors: sensors.filter { available.contains($0.0) }.map(\.1),
+      source: feed.specification.description,
+      sensors: sensors.filter { available.contains($0.0) }.map(\.1),
       frames: feed.supportedFrames, frame: feed.currentFrame, rate: feed.currentRate,
-      rates: Self.offeredRates.filter { $0 <= maximumRate }, scenarios: scenarios, scenario: scenario,
+      rates: Self.offeredRates.filter { $0 <= maximumRate }, scenarios: scenarios,
+      scenario: scenario,
       hasHistory: hasHistory, recording: recorder.status)
   }
 }

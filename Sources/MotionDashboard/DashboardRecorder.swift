@@ -65,7 +65,9 @@ package final class DashboardRecorder: Sendable {
         try FileManager.default.createDirectory(
           at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let url = directory.appendingPathComponent(Self.safeFileName(suggestedName))
-        if FileManager.default.fileExists(atPath: url.path) { return "\(url.lastPathComponent) exists already" }
+        if FileManager.default.fileExists(atPath: url.path) {
+          return "\(url.lastPathComponent) exists already"
+        }
         let descriptor = StreamDescriptor(
           name: source.name, sensors: source.availableSensors,
           nominalSampleRate: source.supportedSampleRates.upperBound,
@@ -89,8 +91,10 @@ package final class DashboardRecorder: Sendable {
       recording = nil
       do {
         try active.writer.finish()
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: active.writer.url.path)
-        return active.failure ?? "saved \(active.writer.url.lastPathComponent) (\(active.writer.sampleCount) samples)"
+        try FileManager.default.setAttributes(
+          [.posixPermissions: 0o600], ofItemAtPath: active.writer.url.path)
+        return active.failure
+          ?? "saved \(active.writer.url.lastPathComponent) (\(active.writer.sampleCount) samples)"
       } catch {
         logger.error("cannot finish the recording: \(error)")
         return "cannot finish the recording: \(error)"
@@ -118,6 +122,7 @@ package final class DashboardRecorder: Sendable {
   package var status: Status {
     let (isRecording, samples) = current.withLock { ($0 != nil, $0?.writer.sampleCount ?? 0) }
     return Status(
-      isRecording: isRecording, file: lastFile.withLock { $0 }, samples: samples, message: lastMessage.withLock { $0 })
+      isRecording: isRecording, file: lastFile.withLock { $0 }, samples: samples,
+      message: lastMessage.withLock { $0 })
   }
 }

@@ -24,7 +24,9 @@ public struct DashboardServer: Sendable {
   public let configuration: DashboardConfiguration
   private let logger: Logger
 
-  public init(configuration: DashboardConfiguration, logger: Logger = Logger(label: "MotionDashboard")) {
+  public init(
+    configuration: DashboardConfiguration, logger: Logger = Logger(label: "MotionDashboard")
+  ) {
     self.configuration = configuration
     self.logger = logger
   }
@@ -36,7 +38,8 @@ public struct DashboardServer: Sendable {
   ///   - onRunning: called once with the page's URL (including the token, if any) when listening.
   /// - Throws: ``SourceSpecificationError`` when the source cannot be opened, ``DashboardError``.
   public func run(
-    makeSource: @escaping @Sendable (SourceSpecification) throws -> any SensorSource = SourceFactory.makeSource,
+    makeSource: @escaping @Sendable (SourceSpecification) throws -> any SensorSource = SourceFactory
+      .makeSource,
     onRunning: @escaping @Sendable (URL) -> Void = { _ in }
   ) async throws {
     let configuration = self.configuration
@@ -48,11 +51,13 @@ public struct DashboardServer: Sendable {
     let recorder = DashboardRecorder(directory: configuration.recordingDirectory)
     var frame = configuration.referenceFrame
     if !CMMotionManager(source: source).supportedAttitudeReferenceFrames.contains(frame) {
-      logger.warning("\(configuration.source) does not support the requested frame; using xArbitraryZVertical")
+      logger.warning(
+        "\(configuration.source) does not support the requested frame; using xArbitraryZVertical")
       frame = .xArbitraryZVertical
     }
     let feed = DashboardFeed(
-      specification: configuration.source, source: source, frame: frame, rate: configuration.updateRate,
+      specification: configuration.source, source: source, frame: frame,
+      rate: configuration.updateRate,
       recorder: recorder)
     let hub = DashboardHub(
       feed: feed, recorder: recorder, hasHistory: configuration.history != nil,
@@ -69,7 +74,8 @@ public struct DashboardServer: Sendable {
     let app = Application(
       router: router,
       server: .http1WebSocketUpgrade(
-        webSocketRouter: router, configuration: .init(maxFrameSize: DashboardControlMessage.maximumSize)),
+        webSocketRouter: router,
+        configuration: .init(maxFrameSize: DashboardControlMessage.maximumSize)),
       configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
       onServerRunning: { channel in
         let port = channel.localAddress?.port ?? configuration.port
@@ -117,7 +123,9 @@ public struct DashboardServer: Sendable {
     }
     router.get("/api/history") { _, _ -> Response in
       guard let history else {
-        return Response(status: .notFound, body: ResponseBody(byteBuffer: ByteBuffer(string: "no history here\n")))
+        return Response(
+          status: .notFound, body: ResponseBody(byteBuffer: ByteBuffer(string: "no history here\n"))
+        )
       }
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys]
@@ -128,7 +136,9 @@ public struct DashboardServer: Sendable {
     }
   }
 
-  private static func addWebSocketRoute(to router: Router<DashboardRequestContext>, hub: DashboardHub) {
+  private static func addWebSocketRoute(
+    to router: Router<DashboardRequestContext>, hub: DashboardHub
+  ) {
     router.ws("/ws") { request, context in
       // A page on another site must not read the sensors through the visitor's browser: a
       // browser always sends Origin, and it must name this server.
@@ -139,7 +149,8 @@ public struct DashboardServer: Sendable {
         else { return .dontUpgrade }
       }
       try? await context.channel.setOption(
-        ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(Self.socketSendBufferBytes)
+        ChannelOptions.socketOption(.so_sndbuf),
+        value: SocketOptionValue(Self.socketSendBufferBytes)
       ).get()
       return .upgrade([:])
     } onUpgrade: { inbound, outbound, _ in

@@ -28,7 +28,8 @@ package struct DashboardStaticFiles: Sendable {
       let base = (name as NSString).deletingPathExtension
       let ext = (name as NSString).pathExtension
       guard
-        let url = Bundle.module.url(forResource: base, withExtension: ext, subdirectory: "Resources")
+        let url = Bundle.module.url(
+          forResource: base, withExtension: ext, subdirectory: "Resources")
           ?? Bundle.module.url(forResource: base, withExtension: ext)
       else { throw DashboardError.missingResource(name) }
       files["/" + name] = File(contents: try Data(contentsOf: url), contentType: contentType)
@@ -45,8 +46,10 @@ public enum DashboardError: Error, CustomStringConvertible, Sendable {
 
   public var description: String {
     switch self {
-    case .missingResource(let name): return "the dashboard's resource \(name) is missing from the package"
-    case .tokenRequired(let host): return "listening on \(host) (not loopback) requires an access token"
+    case .missingResource(let name):
+      return "the dashboard's resource \(name) is missing from the package"
+    case .tokenRequired(let host):
+      return "listening on \(host) (not loopback) requires an access token"
     }
   }
 }

@@ -143,7 +143,9 @@ public struct ActivityClassifier: Sendable {
   static let stoppedVehicle = 5
 
   /// The class whose evidence a hidden state emits.
-  static func emittingClass(_ state: Int) -> Int { state == stoppedVehicle ? ActivityClass.stationary.rawValue : state }
+  static func emittingClass(_ state: Int) -> Int {
+    state == stoppedVehicle ? ActivityClass.stationary.rawValue : state
+  }
 
   /// The 6 × 6 transition matrix per window, row-major `[from * 6 + to]`.
   static func transitions(_ p: Parameters) -> [Double] {
@@ -167,7 +169,8 @@ public struct ActivityClassifier: Sendable {
           t[from * n + to] = move / 10  // on foot into a vehicle that is standing still
         } else if to == moving {
           // People walk to vehicles; straight from sitting still is rarer still.
-          t[from * n + to] = move * p.vehicleEntryShare * (from == stationary ? p.vehicleEntryFromRest : 1)
+          t[from * n + to] =
+            move * p.vehicleEntryShare * (from == stationary ? p.vehicleEntryFromRest : 1)
         } else {
           t[from * n + to] = move
         }
@@ -233,7 +236,8 @@ public struct ActivityClassifier: Sendable {
     } else {
       candidate = nil
     }
-    if let reported, best != reported.rawValue, posterior[reported.rawValue] < parameters.exitThreshold,
+    if let reported, best != reported.rawValue,
+      posterior[reported.rawValue] < parameters.exitThreshold,
       posterior[best] < parameters.enterThreshold
     {
       self.reported = nil
@@ -241,7 +245,8 @@ public struct ActivityClassifier: Sendable {
     if !trusted && posterior[best] < parameters.enterThreshold { reported = nil }
     // Stationary inside a vehicle, with its own hysteresis.
     if reported == .automotive {
-      let share = state[Self.stoppedVehicle] / max(posterior[ActivityClass.automotive.rawValue], 1e-300)
+      let share =
+        state[Self.stoppedVehicle] / max(posterior[ActivityClass.automotive.rawValue], 1e-300)
       if share >= parameters.enterThreshold { stillInVehicle = true }
       if share < 1 - parameters.enterThreshold { stillInVehicle = false }
     } else {

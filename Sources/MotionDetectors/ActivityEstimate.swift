@@ -25,7 +25,8 @@ public struct ActivityEstimate: Sendable, Equatable {
 
   public init(
     stationary: Bool = false, walking: Bool = false, running: Bool = false, cycling: Bool = false,
-    automotive: Bool = false, unknown: Bool = false, confidence: Confidence = .low, startTime: Double = 0
+    automotive: Bool = false, unknown: Bool = false, confidence: Confidence = .low,
+    startTime: Double = 0
   ) {
     self.stationary = stationary
     self.walking = walking

@@ -49,9 +49,13 @@ public struct ActivityFeatureExtractor: Sendable {
     0.5 - 0.5 * Double.cos(2 * Double.pi * (Double($0) + 0.5) / Double(windowLength))
   }
   /// Goertzel coefficients 2 cos(2π f / gridRate) of each bin, in groups of ``lanes`` bins.
-  static let goertzelCoefficients: [SIMD4<Double>] = stride(from: 0, to: frequencies.count, by: lanes).map { first in
+  static let goertzelCoefficients: [SIMD4<Double>] = stride(
+    from: 0, to: frequencies.count, by: lanes
+  ).map { first in
     var c = SIMD4<Double>()
-    for lane in 0..<lanes { c[lane] = 2 * Double.cos(2 * Double.pi * frequencies[first + lane] / gridRate) }
+    for lane in 0..<lanes {
+      c[lane] = 2 * Double.cos(2 * Double.pi * frequencies[first + lane] / gridRate)
+    }
     return c
   }
 
@@ -108,7 +112,8 @@ public struct ActivityFeatureExtractor: Sendable {
   /// directions relative to the mean are used). Returns true when a new feature vector is ready in
   /// ``features``.
   public mutating func process(time: Double, acceleration: SIMD3<Double>) -> Bool {
-    guard time.isFinite, acceleration.x.isFinite, acceleration.y.isFinite, acceleration.z.isFinite else {
+    guard time.isFinite, acceleration.x.isFinite, acceleration.y.isFinite, acceleration.z.isFinite
+    else {
       reset()
       return false
     }
@@ -283,4 +288,6 @@ public struct ActivityFeatureExtractor: Sendable {
 }
 
 /// Base-10 logarithm through MotionMath's elementary functions.
-@inline(__always) private func logarithm10(_ x: Double) -> Double { Double.log(x) * 0.4342944819032518 }
+@inline(__always) private func logarithm10(_ x: Double) -> Double {
+  Double.log(x) * 0.4342944819032518
+}

@@ -24,7 +24,9 @@ public struct ActivityModel: Sendable, Equatable {
   public init(featureMean: [Double], featureScale: [Double], weights: [Double], bias: [Double]) {
     let d = ActivityFeatureExtractor.featureCount
     precondition(featureMean.count == d && featureScale.count == d, "feature count mismatch")
-    precondition(weights.count == d * ActivityClass.count && bias.count == ActivityClass.count, "class count mismatch")
+    precondition(
+      weights.count == d * ActivityClass.count && bias.count == ActivityClass.count,
+      "class count mismatch")
     self.featureMean = featureMean
     self.featureScale = featureScale
     self.weights = weights

@@ -114,7 +114,8 @@ public struct FloorCounter: Sendable {
     // The slope spans whole bins; the ring holds 16, and the oldest median needs three of them.
     let binsPerSlope = Swift.min(
       BinRing.capacity - 3,
-      Swift.max(1, Int((parameters.slopeWindow / Swift.max(parameters.binDuration, 1e-3)).rounded())))
+      Swift.max(
+        1, Int((parameters.slopeWindow / Swift.max(parameters.binDuration, 1e-3)).rounded())))
     guard bins.count >= 3 else {
       if referenceHeight == nil, bins.count == 1 { referenceHeight = mean }
       lastBinTime = time
@@ -187,7 +188,9 @@ public struct FloorCounter: Sendable {
 
 /// The last few level-track bins, in a fixed-size ring (no heap allocation).
 private struct BinRing: Sendable {
-  private var storage = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+  private var storage = (
+    0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+  )
   private var next = 0
   private(set) var count = 0
   static let capacity = 16

@@ -39,7 +39,8 @@ public struct RelativeAltitudeFilter: Sendable {
   /// `nil` when the reading was skipped as invalid.
   public mutating func process(time: Double, pressure: Double) -> Double? {
     guard pressure.isFinite, pressure > 0, time.isFinite else { return nil }
-    guard let reference = referenceHeight, let previous = lastTime, let smoothed = smoothedPressure else {
+    guard let reference = referenceHeight, let previous = lastTime, let smoothed = smoothedPressure
+    else {
       referenceHeight = BarometricAltitude.height(atPressure: pressure)
       smoothedPressure = pressure
       lastTime = time

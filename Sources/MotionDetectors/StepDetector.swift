@@ -125,7 +125,8 @@ public struct StepDetector: Sendable {
     state.x1 = state.x2
     state.x2 = y
     guard state.x1 > state.x0, state.x1 >= state.x2 else { return }
-    considerPeak(at: time - coefficients.gridPeriod, height: state.x1, minimumInterval: minimumInterval)
+    considerPeak(
+      at: time - coefficients.gridPeriod, height: state.x1, minimumInterval: minimumInterval)
   }
 
   private mutating func updateAutocorrelation(_ y: Double) {
@@ -168,7 +169,8 @@ public struct StepDetector: Sendable {
     // The shortest lag counts as a peak when the correlation falls after it: a period shorter than
     // the search range (fast shaking) must show up as such, not as its next multiple.
     for candidate in shortest..<longest
-    where (candidate == shortest || r[candidate] >= r[candidate - 1]) && r[candidate] >= r[candidate + 1]
+    where (candidate == shortest || r[candidate] >= r[candidate - 1])
+      && r[candidate] >= r[candidate + 1]
       && r[candidate] >= parameters.periodPeakFraction * best
     {
       lag = candidate
@@ -262,7 +264,8 @@ public struct StepDetector: Sendable {
 
   private mutating func enqueue(_ time: Double) {
     let capacity = state.queue.count
-    if state.queueCount == capacity {  // cannot happen at sane rates; drop the oldest rather than trap
+    // Cannot happen at sane rates; drop the oldest rather than trap.
+    if state.queueCount == capacity {
       state.queueStart = (state.queueStart + 1) % capacity
       state.queueCount -= 1
     }

@@ -32,7 +32,9 @@ public struct StrideModel: Sendable, Equatable {
   /// Metres per step at `cadence` steps per second.
   public func strideLength(cadence: Double) -> Double {
     var height = Self.defaultHeight
-    if let userHeight, userHeight.isFinite, userHeight >= 0.5, userHeight <= 2.8 { height = userHeight }
+    if let userHeight, userHeight.isFinite, userHeight >= 0.5, userHeight <= 2.8 {
+      height = userHeight
+    }
     let c = cadence.isFinite ? min(max(cadence, 0.5), 4) : 1.8
     let ratio = c <= 2.2 ? 0.41 + 0.08 * (c - 1.8) : 0.442 + 0.30 * (c - 2.2)
     return height * ratio

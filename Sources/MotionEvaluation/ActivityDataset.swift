@@ -41,7 +41,9 @@ public struct ActivityDataset: Sendable {
         guard FileManager.default.fileExists(atPath: index.path) else {
           throw ActivityEvaluationError("\(path): no index.csv in this folder")
         }
-        for entry in try readIndex(index) where seen.insert(entry.url.path).inserted { entries.append(entry) }
+        for entry in try readIndex(index) where seen.insert(entry.url.path).inserted {
+          entries.append(entry)
+        }
       } else {
         var folder = url.deletingLastPathComponent()
         var found: Entry?
@@ -53,7 +55,9 @@ public struct ActivityDataset: Sendable {
           }
           folder.deleteLastPathComponent()
         }
-        guard let found else { throw ActivityEvaluationError("\(path): not listed in an index.csv next to it") }
+        guard let found else {
+          throw ActivityEvaluationError("\(path): not listed in an index.csv next to it")
+        }
         if seen.insert(found.url.path).inserted { entries.append(found) }
       }
     }
@@ -62,18 +66,26 @@ public struct ActivityDataset: Sendable {
 
   static func readIndex(_ url: URL) throws -> [Entry] {
     let text = try String(contentsOf: url, encoding: .utf8)
-    var lines = text.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+    var lines = text.split(whereSeparator: \.isNewline).map {
+      $0.split(separator: ",", omittingEmptySubsequences: false)
+    }
     guard !lines.isEmpty else { throw ActivityEvaluationError("\(url.path): empty index") }
     let header = lines.removeFirst().map { $0.trimmingCharacters(in: .whitespaces) }
     guard let file = header.firstIndex(of: "file"), let source = header.firstIndex(of: "source"),
       let subject = header.firstIndex(of: "subject"), let label = header.firstIndex(of: "label")
-    else { throw ActivityEvaluationError("\(url.path): index needs the columns file, source, subject, label") }
+    else {
+      throw ActivityEvaluationError(
+        "\(url.path): index needs the columns file, source, subject, label")
+    }
     let folder = url.deletingLastPathComponent()
     let width = max(file, source, subject, label)
     return lines.compactMap { row in
-      guard row.count > width, let activity = ActivityClass(label: String(row[label])) else { return nil }
+      guard row.count > width, let activity = ActivityClass(label: String(row[label])) else {
+        return nil
+      }
       return Entry(
-        url: folder.appendingPathComponent(String(row[file])).standardizedFileURL, name: String(row[file]),
+        url: folder.appendingPathComponent(String(row[file])).standardizedFileURL,
+        name: String(row[file]),
         source: String(row[source]), subject: String(row[subject]), label: activity)
     }
   }

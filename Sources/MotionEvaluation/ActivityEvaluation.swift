@@ -20,7 +20,9 @@ public enum ActivityEvaluation {
   ]
 
   /// The folds: lists of subjects held out together, with a description per source.
-  public static func folds(_ sets: [ActivityFeatureSet]) -> (folds: [[String]], descriptions: [String: String]) {
+  public static func folds(
+    _ sets: [ActivityFeatureSet]
+  ) -> (folds: [[String]], descriptions: [String: String]) {
     var subjectsBySource: [String: Set<String>] = [:]
     for set in sets { subjectsBySource[set.entry.source, default: []].insert(set.entry.subject) }
     var folds: [[String]] = []
@@ -28,9 +30,12 @@ public enum ActivityEvaluation {
     for source in subjectsBySource.keys.sorted() {
       let subjects = subjectsBySource[source]!.sorted()
       let size = subjects.count > 4 ? 2 : 1
-      let sourceFolds = stride(from: 0, to: subjects.count, by: size).map { Array(subjects[$0..<min($0 + size, subjects.count)]) }
+      let sourceFolds = stride(from: 0, to: subjects.count, by: size).map {
+        Array(subjects[$0..<min($0 + size, subjects.count)])
+      }
       folds += sourceFolds
-      descriptions[source] = "leave-\(size)-subject\(size > 1 ? "s" : "")-out, \(sourceFolds.count) folds"
+      descriptions[source] =
+        "leave-\(size)-subject\(size > 1 ? "s" : "")-out, \(sourceFolds.count) folds"
     }
     return (folds, descriptions)
   }
@@ -54,13 +59,17 @@ public enum ActivityEvaluation {
       var f = worker
       while f < folds.count {
         let held = Set(folds[f])
-        let model = ActivityTrainer.train(ActivityTrainer.examples(sets.filter { !held.contains($0.entry.subject) }), settings: settings)
+        let model = ActivityTrainer.train(
+          ActivityTrainer.examples(sets.filter { !held.contains($0.entry.subject) }),
+          settings: settings)
         var classifierParameters = parameters
         classifierParameters.model = model
         var confusion: [String: [[Int]]] = [:]
         for set in sets where held.contains(set.entry.subject) {
           var classifier = ActivityClassifier(parameters: classifierParameters)
-          var matrix = confusion[set.entry.source] ?? .init(repeating: .init(repeating: 0, count: k + 1), count: k)
+          var matrix =
+            confusion[set.entry.source]
+            ?? .init(repeating: .init(repeating: 0, count: k + 1), count: k)
           for (features, time) in zip(set.features, set.times) {
             _ = classifier.process(features: features, time: time)
             matrix[set.entry.label.rawValue][classifier.reported?.rawValue ?? k] += 1
@@ -71,12 +80,17 @@ public enum ActivityEvaluation {
         var failure: (any Error)?
         if switching {
           do {
-            for (source, subject, sequence) in try switchSequences(sets.filter { held.contains($0.entry.subject) }) {
-              switches += measureSwitches(sequence, parameters: classifierParameters, source: source, subject: subject)
+            for (source, subject, sequence) in try switchSequences(
+              sets.filter { held.contains($0.entry.subject) })
+            {
+              switches += measureSwitches(
+                sequence, parameters: classifierParameters, source: source, subject: subject)
             }
           } catch { failure = error }
         }
-        outcomes.set(f, FoldOutcome(confusion: confusion, switches: switches, failure: failure.map { "\($0)" }))
+        outcomes.set(
+          f, FoldOutcome(confusion: confusion, switches: switches, failure: failure.map { "\($0)" })
+        )
         f += max(1, concurrency)
       }
     }
@@ -86,7 +100,8 @@ public enum ActivityEvaluation {
       guard let outcome else { continue }
       if let failure = outcome.failure { throw ActivityEvaluationError(failure) }
       for (source, matrix) in outcome.confusion {
-        var total = confusion[source] ?? .init(repeating: .init(repeating: 0, count: k + 1), count: k)
+        var total =
+          confusion[source] ?? .init(repeating: .init(repeating: 0, count: k + 1), count: k)
         for r in 0..<k { for c in 0...k { total[r][c] += matrix[r][c] } }
         confusion[source] = total
       }
@@ -102,7 +117,9 @@ public enum ActivityEvaluation {
       maximumSwitchDelay: delays.max(), missedSwitches: switches.count - delays.count)
   }
 
-  static func score(source: String, matrix: [[Int]], folds: String) -> ActivityEvaluationResult.SourceScore {
+  static func score(
+    source: String, matrix: [[Int]], folds: String
+  ) -> ActivityEvaluationResult.SourceScore {
     let baseline = baselines[source]
     var classes: [ActivityEvaluationResult.ClassScore] = []
     var right = 0
@@ -115,18 +132,22 @@ public enum ActivityEvaluation {
       guard windows > 0 else { continue }
       classes.append(
         .init(
-          label: activity.description, windows: windows, recall: Double(row[activity.rawValue]) / Double(windows),
+          label: activity.description, windows: windows,
+          recall: Double(row[activity.rawValue]) / Double(windows),
           baselineRecall: baseline?.classes[activity]))
     }
     let mean = classes.isEmpty ? 0 : classes.map(\.recall).reduce(0, +) / Double(classes.count)
     return .init(
-      source: source, folds: folds, classes: classes, meanRecall: mean, baselineMeanRecall: baseline?.mean,
+      source: source, folds: folds, classes: classes, meanRecall: mean,
+      baselineMeanRecall: baseline?.mean,
       windowAccuracy: all > 0 ? Double(right) / Double(all) : 0,
       predictedLabels: ActivityClass.allCases.map(\.description) + ["unknown"], confusion: matrix)
   }
 
   /// A concatenation: (label, times, accelerations) segments laid end to end.
-  public typealias Sequence = [(label: ActivityClass, times: [Double], acceleration: [SIMD3<Double>])]
+  public typealias Sequence = [(
+    label: ActivityClass, times: [Double], acceleration: [SIMD3<Double>]
+  )]
 
   /// The label order of a concatenation per source (classes a subject lacks are skipped).
   static let orders: [String: [ActivityClass]] = [
@@ -137,7 +158,9 @@ public enum ActivityEvaluation {
   /// Builds, per held-out subject, a concatenation of segments of its files in a fixed label order
   /// (MotionSense: 40 s pieces; QROWD: 120 s pieces from the middle of each file, which may join
   /// several trips). Pieces skip each file's first and last 5 s, where the phone is handled.
-  public static func switchSequences(_ sets: [ActivityFeatureSet]) throws -> [(String, String, Sequence)] {
+  public static func switchSequences(
+    _ sets: [ActivityFeatureSet]
+  ) throws -> [(String, String, Sequence)] {
     var result: [(String, String, Sequence)] = []
     let groups = Dictionary(grouping: sets) { "\($0.entry.source)|\($0.entry.subject)" }
     for key in groups.keys.sorted() {
@@ -154,14 +177,16 @@ public enum ActivityEvaluation {
         let pick = candidates[used[label, default: 0] % candidates.count]
         used[label, default: 0] += 1
         let recording = try ActivityRecording.load(pick.entry.url)
-        guard let first = recording.times.first, let last = recording.times.last, last - first > 20 else { continue }
+        guard let first = recording.times.first, let last = recording.times.last, last - first > 20
+        else { continue }
         let usable = (last - first) - 10
         let start = first + 5 + max(0, (usable - length) / 2)
         let end = start + min(length, usable)
         var times: [Double] = []
         var acceleration: [SIMD3<Double>] = []
         var period = 0.02
-        for i in recording.times.indices where recording.times[i] >= start && recording.times[i] < end {
+        for i in recording.times.indices
+        where recording.times[i] >= start && recording.times[i] < end {
           if i > 0 { period = recording.times[i] - recording.times[i - 1] }
           times.append(clock + recording.times[i] - start)
           acceleration.append(recording.acceleration[i])
@@ -192,7 +217,9 @@ public enum ActivityEvaluation {
       }
       if let previous, previous != segment.label {
         switches.append(
-          .init(source: source, subject: subject, from: previous.description, to: segment.label.description, delay: delay))
+          .init(
+            source: source, subject: subject, from: previous.description,
+            to: segment.label.description, delay: delay))
       }
       previous = segment.label
     }
@@ -200,7 +227,9 @@ public enum ActivityEvaluation {
   }
 
   /// Trains the shipped model on every given file.
-  public static func trainFinal(_ sets: [ActivityFeatureSet], settings: ActivityTrainer.Settings = .init()) -> ActivityModel {
+  public static func trainFinal(
+    _ sets: [ActivityFeatureSet], settings: ActivityTrainer.Settings = .init()
+  ) -> ActivityModel {
     ActivityTrainer.train(ActivityTrainer.examples(sets), settings: settings)
   }
 }

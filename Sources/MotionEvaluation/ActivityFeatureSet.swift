@@ -12,7 +12,9 @@ public struct ActivityFeatureSet: Sendable {
   public var times: [Double]
 
   /// Runs the extractor over a recording.
-  public static func extract(_ recording: ActivityRecording) -> (features: [[Double]], times: [Double]) {
+  public static func extract(
+    _ recording: ActivityRecording
+  ) -> (features: [[Double]], times: [Double]) {
     var extractor = ActivityFeatureExtractor()
     var features: [[Double]] = []
     var times: [Double] = []
@@ -25,17 +27,21 @@ public struct ActivityFeatureSet: Sendable {
   }
 
   /// Loads and extracts every entry, using up to `concurrency` threads.
-  public static func load(_ dataset: ActivityDataset, concurrency: Int = 2) throws -> [ActivityFeatureSet] {
+  public static func load(
+    _ dataset: ActivityDataset, concurrency: Int = 2
+  ) throws -> [ActivityFeatureSet] {
     let entries = dataset.entries
     let results = ResultSlots(count: entries.count)
     DispatchQueue.concurrentPerform(iterations: max(1, concurrency)) { worker in
       var i = worker
       while i < entries.count {
-        results.set(i, Result { () throws -> ActivityFeatureSet in
-          let recording = try ActivityRecording.load(entries[i].url)
-          let (features, times) = extract(recording)
-          return ActivityFeatureSet(entry: entries[i], features: features, times: times)
-        })
+        results.set(
+          i,
+          Result { () throws -> ActivityFeatureSet in
+            let recording = try ActivityRecording.load(entries[i].url)
+            let (features, times) = extract(recording)
+            return ActivityFeatureSet(entry: entries[i], features: features, times: times)
+          })
         i += max(1, concurrency)
       }
     }

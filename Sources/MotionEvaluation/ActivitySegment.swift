@@ -25,11 +25,12 @@ public struct ActivitySegment: Codable, Sendable, Equatable {
     cycling = estimate.cycling
     automotive = estimate.automotive
     unknown = estimate.unknown
-    confidence = switch estimate.confidence {
-    case .low: "low"
-    case .medium: "medium"
-    case .high: "high"
-    }
+    confidence =
+      switch estimate.confidence {
+      case .low: "low"
+      case .medium: "medium"
+      case .high: "high"
+      }
   }
 
   /// Runs a classifier over a recording: one segment per reported estimate, the first (unknown)
@@ -41,10 +42,14 @@ public struct ActivitySegment: Codable, Sendable, Equatable {
     var classifier = ActivityClassifier(parameters: parameters)
     var estimates = [(classifier.current, first)]
     for (time, a) in zip(recording.times, recording.acceleration) {
-      if let estimate = classifier.process(time: time, acceleration: a) { estimates.append((estimate, time)) }
+      if let estimate = classifier.process(time: time, acceleration: a) {
+        estimates.append((estimate, time))
+      }
     }
     return estimates.indices.map { i in
-      ActivitySegment(estimates[i].0, start: estimates[i].1, end: i + 1 < estimates.count ? estimates[i + 1].1 : last)
+      ActivitySegment(
+        estimates[i].0, start: estimates[i].1,
+        end: i + 1 < estimates.count ? estimates[i + 1].1 : last)
     }
   }
 

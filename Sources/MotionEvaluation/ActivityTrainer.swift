@@ -37,11 +37,14 @@ public enum ActivityTrainer {
 
   /// The examples of a set of files (every window of each).
   public static func examples(_ sets: [ActivityFeatureSet]) -> [Example] {
-    sets.flatMap { set in set.features.map { Example(features: $0, label: set.entry.label, source: set.entry.source) } }
+    sets.flatMap { set in
+      set.features.map { Example(features: $0, label: set.entry.label, source: set.entry.source) }
+    }
   }
 
   /// Fits a model; an empty training set gives the zero model (uniform probabilities).
-  public static func train(_ examples: [Example], settings: Settings = Settings()) -> ActivityModel {
+  public static func train(_ examples: [Example], settings: Settings = Settings()) -> ActivityModel
+  {
     let d = ActivityFeatureExtractor.featureCount
     let k = ActivityClass.count
     let n = examples.count
@@ -55,11 +58,15 @@ public enum ActivityTrainer {
     for e in examples { for j in 0..<d { mean[j] += e.features[j] } }
     for j in 0..<d { mean[j] /= Double(n) }
     var variance = [Double](repeating: 0, count: d)
-    for e in examples { for j in 0..<d { variance[j] += (e.features[j] - mean[j]) * (e.features[j] - mean[j]) } }
+    for e in examples {
+      for j in 0..<d { variance[j] += (e.features[j] - mean[j]) * (e.features[j] - mean[j]) }
+    }
     for j in 0..<d { scale[j] = max((variance[j] / Double(n)).squareRoot(), 1e-9) }
 
     var z = [Double](repeating: 0, count: n * d)
-    for (i, e) in examples.enumerated() { for j in 0..<d { z[i * d + j] = (e.features[j] - mean[j]) / scale[j] } }
+    for (i, e) in examples.enumerated() {
+      for j in 0..<d { z[i * d + j] = (e.features[j] - mean[j]) / scale[j] }
+    }
     // Weights: each (source, class) group shares its source's weight equally; sources weigh alike.
     var groupCounts: [String: Int] = [:]
     var classesPerSource: [String: Set<Int>] = [:]
@@ -68,7 +75,8 @@ public enum ActivityTrainer {
       classesPerSource[e.source, default: []].insert(e.label.rawValue)
     }
     var weight = examples.map { e in
-      1 / Double(groupCounts["\(e.source)|\(e.label.rawValue)"]!) / Double(classesPerSource[e.source]!.count)
+      1 / Double(groupCounts["\(e.source)|\(e.label.rawValue)"]!)
+        / Double(classesPerSource[e.source]!.count)
     }
     let totalWeight = weight.reduce(0, +)
     for i in 0..<n { weight[i] /= totalWeight }
@@ -123,7 +131,8 @@ public enum ActivityTrainer {
   public static func swiftSource(_ model: ActivityModel, note: String) -> String {
     func list(_ values: [Double]) -> String {
       stride(from: 0, to: values.count, by: 4).map { start in
-        "      " + values[start..<min(start + 4, values.count)].map { "\($0)," }.joined(separator: " ")
+        "      "
+          + values[start..<min(start + 4, values.count)].map { "\($0)," }.joined(separator: " ")
       }.joined(separator: "\n")
     }
     return """

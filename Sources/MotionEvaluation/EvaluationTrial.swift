@@ -2,7 +2,6 @@
 
 import Foundation
 import MotionMath
-
 import MotionSensors
 
 /// One recording with ground truth, held in flat arrays for fast evaluation runs.
@@ -94,6 +93,7 @@ public struct EvaluationTrial: Sendable {
   public static func load(path: String) throws -> EvaluationTrial {
     let url = URL(fileURLWithPath: path)
     let samples = try RecordingReader.readSamples(url)
-    return try EvaluationTrial(name: url.deletingPathExtension().lastPathComponent, samples: samples)
+    return try EvaluationTrial(
+      name: url.deletingPathExtension().lastPathComponent, samples: samples)
   }
 }

@@ -62,7 +62,11 @@ public enum FusionAppleAgreement {
     var indices: [Int] = []
     var missing: [String] = []
     for column in columns {
-      if let index = names.firstIndex(of: column) { indices.append(index) } else { missing.append(column) }
+      if let index = names.firstIndex(of: column) {
+        indices.append(index)
+      } else {
+        missing.append(column)
+      }
     }
     guard missing.isEmpty else { throw Failure.missingColumns(path, missing) }
 

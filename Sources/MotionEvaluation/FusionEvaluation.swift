@@ -116,7 +116,8 @@ public enum FusionEvaluation {
           trial.accelerometer.withUnsafeBufferPointer { a in
             trial.magnetometer.withUnsafeBufferPointer { m in
               for i in 0..<t.count {
-                estimator.update(timestamp: t[i], gyroscope: g[i], accelerometer: a[i], magnetometer: m[i])
+                estimator.update(
+                  timestamp: t[i], gyroscope: g[i], accelerometer: a[i], magnetometer: m[i])
                 // Read the output every sample, as a batch API that returns attitudes would.
                 sink += estimator.earthFromSensor9D.z
               }

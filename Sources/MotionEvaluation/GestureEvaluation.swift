@@ -19,7 +19,9 @@ public enum GestureEvaluation {
     public init() {}
 
     /// Matched / expected, 0…1 (1 when nothing was expected).
-    public var recall: Double { expectedCount == 0 ? 1 : Double(matchedCount) / Double(expectedCount) }
+    public var recall: Double {
+      expectedCount == 0 ? 1 : Double(matchedCount) / Double(expectedCount)
+    }
 
     /// False positives per ten minutes of input.
     public var falsePositivesPerTenMinutes: Double {
@@ -40,7 +42,8 @@ public enum GestureEvaluation {
       let recallPercent = (recall * 10000).rounded() / 100
       let rate = (falsePositivesPerTenMinutes * 100).rounded() / 100
       let seconds = duration.rounded()
-      let secondsText = seconds.isFinite && Swift.abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)
+      let secondsText =
+        seconds.isFinite && Swift.abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)
       return "recall \(recallPercent) % (\(matchedCount)/\(expectedCount)), "
         + "\(falsePositiveCount) false in \(secondsText) s (\(rate) per 10 min)"
     }
@@ -65,7 +68,8 @@ public enum GestureEvaluation {
     var used = [Bool](repeating: false, count: truth.count)
     for detection in detections.sorted() {
       if let index = truth.indices.first(where: {
-        !used[$0] && detection >= truth[$0] + window.lowerBound && detection <= truth[$0] + window.upperBound
+        !used[$0] && detection >= truth[$0] + window.lowerBound
+          && detection <= truth[$0] + window.upperBound
       }) {
         used[index] = true
         report.matchedCount += 1
@@ -78,8 +82,11 @@ public enum GestureEvaluation {
 
   /// Runs `detector` over `inputs` and reports how many shakes began (each a false positive when
   /// no shake was performed), over the inputs' duration.
-  public static func countShakes(_ inputs: [MotionInput], detector: ShakeDetector = ShakeDetector()) -> Report {
-    let began = inputs.motionEvents(detectedBy: detector).filter { $0.phase == .began }.map(\.timestamp)
+  public static func countShakes(
+    _ inputs: [MotionInput], detector: ShakeDetector = ShakeDetector()
+  ) -> Report {
+    let began = inputs.motionEvents(detectedBy: detector).filter { $0.phase == .began }.map(
+      \.timestamp)
     let duration = (inputs.last?.timestamp ?? 0) - (inputs.first?.timestamp ?? 0)
     return match(detections: began, expected: [], window: 0...0, duration: duration)
   }

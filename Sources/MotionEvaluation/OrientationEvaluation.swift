@@ -98,8 +98,12 @@ public enum OrientationEvaluation {
     }
 
     public var description: String {
-      func percent(_ x: Double) -> String { String(Double(Int((x * 10000).rounded())) / 100) + " %" }
-      func ms(_ x: Double) -> String { x.isFinite ? String(Int((x * 1000).rounded())) + " ms" : "never" }
+      func percent(_ x: Double) -> String {
+        String(Double(Int((x * 10000).rounded())) / 100) + " %"
+      }
+      func ms(_ x: Double) -> String {
+        x.isFinite ? String(Int((x * 1000).rounded())) + " ms" : "never"
+      }
       return "agreement \(percent(agreement)) of \(scoredSampleCount) clear samples "
         + "(\(unknownSampleCount) unknown); changes on time \(onTimeChangeCount)/\(changeCount), "
         + "median latency \(ms(medianLatency)), max \(ms(maximumLatency))"
@@ -119,7 +123,8 @@ public enum OrientationEvaluation {
     timestamps: [Double], predicted: [DeviceOrientation], referenceClasses: [DeviceOrientation?],
     referenceMargins: [Double?], criteria: Criteria = .default
   ) -> Report {
-    let count = Swift.min(timestamps.count, predicted.count, referenceClasses.count, referenceMargins.count)
+    let count = Swift.min(
+      timestamps.count, predicted.count, referenceClasses.count, referenceMargins.count)
     var report = Report()
     report.sampleCount = count
     guard count > 0 else { return report }

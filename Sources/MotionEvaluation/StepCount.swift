@@ -22,7 +22,9 @@ package struct StepCount: Sendable, Equatable {
     var detector = StepDetector(parameters: parameters)
     var steps: [Double] = []
     for (time, force) in zip(times, accelerations) {
-      if let step = detector.process(time: time, acceleration: -force / 9.80665) { steps.append(step) }
+      if let step = detector.process(time: time, acceleration: -force / 9.80665) {
+        steps.append(step)
+      }
     }
     while let step = detector.takeQueuedStep() { steps.append(step) }
     stepTimes = steps
@@ -31,7 +33,9 @@ package struct StepCount: Sendable, Equatable {
 
   /// Floors walked up and down, from barometer readings (time s, pressure kPa) and the detected
   /// steps (``FloorCounter``: only changes walked on foot count), or `nil` without readings.
-  package func floors(pressures: [(time: Double, pressure: Double)]) -> (ascended: Int, descended: Int)? {
+  package func floors(
+    pressures: [(time: Double, pressure: Double)]
+  ) -> (ascended: Int, descended: Int)? {
     guard !pressures.isEmpty else { return nil }
     var counter = FloorCounter()
     var nextStep = stepTimes.startIndex
@@ -52,7 +56,8 @@ package struct StepCount: Sendable, Equatable {
 
   /// Distance of the steps inside `window`, m.
   package func distance(in window: ClosedRange<Double>, userHeight: Double?) -> Double {
-    Self.distance(of: stepTimes.filter { window.contains($0) }, model: StrideModel(userHeight: userHeight))
+    Self.distance(
+      of: stepTimes.filter { window.contains($0) }, model: StrideModel(userHeight: userHeight))
   }
 
   /// Sum of step lengths; a step's cadence is the inverse of the mean of up to four preceding

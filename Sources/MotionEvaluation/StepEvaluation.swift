@@ -42,7 +42,8 @@ package enum StepEvaluation {
       recordings = errors.count
       mape = absolute.reduce(0, +) / Double(absolute.count)
       let middle = absolute.count / 2
-      medianAPE = absolute.count % 2 == 1 ? absolute[middle] : (absolute[middle - 1] + absolute[middle]) / 2
+      medianAPE =
+        absolute.count % 2 == 1 ? absolute[middle] : (absolute[middle - 1] + absolute[middle]) / 2
       meanSignedError = errors.reduce(0, +) / Double(errors.count)
       let truth = truths.reduce(0, +)
       totalCountError = truth > 0 ? Double(counted.reduce(0, +) - truth) / Double(truth) * 100 : 0
@@ -84,7 +85,9 @@ package enum StepEvaluation {
       let enumerator = FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil)
       while let next = enumerator?.nextObject() as? URL {
         let name = next.lastPathComponent
-        if name.hasSuffix(".csv"), !name.hasSuffix(".steps.csv"), name != "index.csv" { files.append(next) }
+        if name.hasSuffix(".csv"), !name.hasSuffix(".steps.csv"), name != "index.csv" {
+          files.append(next)
+        }
       }
     }
     return files.sorted { $0.path < $1.path }
@@ -99,7 +102,8 @@ package enum StepEvaluation {
       guard let truth = try StepGroundTruth.load(for: url) else { continue }
       let data = try StepRecording.load(url)
       let count = StepCount(
-        times: data.times, accelerations: data.accelerations, parameters: parameters, userHeight: truth.userHeight)
+        times: data.times, accelerations: data.accelerations, parameters: parameters,
+        userHeight: truth.userHeight)
       recordings.append(score(count, truth))
     }
     return Result(
@@ -114,14 +118,17 @@ package enum StepEvaluation {
     let distance = count.distance(in: truth.window, userHeight: truth.userHeight)
     return Recording(
       file: truth.name, set: truth.set, position: truth.position, truth: truth.steps, steps: steps,
-      error: error(steps), baselineSteps: truth.baselineSteps, baselineError: truth.baselineSteps.map(error),
+      error: error(steps), baselineSteps: truth.baselineSteps,
+      baselineError: truth.baselineSteps.map(error),
       distance: distance, nominalDistance: truth.nominalDistance,
       distanceError: truth.nominalDistance.map { ($0 > 0) ? (distance - $0) / $0 * 100 : 0 })
   }
 
   static func groups(_ recordings: [Recording], by key: KeyPath<Recording, String>) -> [Group] {
     var names: [String] = []
-    for recording in recordings where !names.contains(recording[keyPath: key]) { names.append(recording[keyPath: key]) }
+    for recording in recordings where !names.contains(recording[keyPath: key]) {
+      names.append(recording[keyPath: key])
+    }
     return names.sorted().compactMap { name in
       let members = recordings.filter { $0[keyPath: key] == name }
       guard
@@ -132,13 +139,16 @@ package enum StepEvaluation {
       let baseline =
         withBaseline.count == members.count
         ? Statistics(
-          errors: withBaseline.compactMap(\.baselineError), counted: withBaseline.compactMap(\.baselineSteps),
+          errors: withBaseline.compactMap(\.baselineError),
+          counted: withBaseline.compactMap(\.baselineSteps),
           truths: withBaseline.map(\.truth)) : nil
       let distanceErrors = members.compactMap(\.distanceError)
       return Group(
         name: name, ours: ours, baseline: baseline,
-        distanceMAPE: distanceErrors.isEmpty ? nil : distanceErrors.map(abs).reduce(0, +) / Double(distanceErrors.count),
-        distanceMeanSignedError: distanceErrors.isEmpty ? nil : distanceErrors.reduce(0, +) / Double(distanceErrors.count))
+        distanceMAPE: distanceErrors.isEmpty
+          ? nil : distanceErrors.map(abs).reduce(0, +) / Double(distanceErrors.count),
+        distanceMeanSignedError: distanceErrors.isEmpty
+          ? nil : distanceErrors.reduce(0, +) / Double(distanceErrors.count))
     }
   }
 }

@@ -64,17 +64,22 @@ package struct StepGroundTruth: Sendable, Equatable {
 
   private static func load(name: String, indexURL: URL) throws -> StepGroundTruth? {
     let table = try CSVTable(contentsOf: indexURL)
-    guard let file = table.column("file"), let row = table.rows.first(where: { $0.indices.contains(file) && $0[file] == name })
+    guard let file = table.column("file"),
+      let row = table.rows.first(where: { $0.indices.contains(file) && $0[file] == name })
     else { return nil }
     func value(_ column: String) -> String? {
-      guard let index = table.column(column), row.indices.contains(index), !row[index].isEmpty else { return nil }
+      guard let index = table.column(column), row.indices.contains(index), !row[index].isEmpty
+      else { return nil }
       return row[index]
     }
-    func number(_ column: String) -> Double? { value(column).flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil } }
+    func number(_ column: String) -> Double? {
+      value(column).flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
+    }
     guard let steps = value("gt_steps").flatMap(Int.init), steps > 0,
       let start = number("gt_window_start_s"), let end = number("gt_window_end_s"), start <= end
     else { return nil }
-    let baseline = try baselineCounts(readmeURL: indexURL.deletingLastPathComponent().appendingPathComponent("README.md"))
+    let baseline = try baselineCounts(
+      readmeURL: indexURL.deletingLastPathComponent().appendingPathComponent("README.md"))
     return StepGroundTruth(
       name: name, set: value("source") ?? "other", position: value("position") ?? "", steps: steps,
       window: start...end, userHeight: number("subject_height_cm").map { $0 / 100 },
@@ -86,7 +91,8 @@ package struct StepGroundTruth: Sendable, Equatable {
     guard let text = try? String(contentsOf: readmeURL, encoding: .utf8) else { return [:] }
     var header: [String]?
     var counts: [String: Int] = [:]
-    for line in text.split(separator: "\n", omittingEmptySubsequences: false) where line.hasPrefix("|") {
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false)
+    where line.hasPrefix("|") {
       let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
         $0.trimmingCharacters(in: .whitespaces)
       }
@@ -94,7 +100,8 @@ package struct StepGroundTruth: Sendable, Equatable {
         header = cells
         continue
       }
-      guard let header, let baseline = header.firstIndex(of: "baseline"), cells.count == header.count,
+      guard let header, let baseline = header.firstIndex(of: "baseline"),
+        cells.count == header.count,
         let count = Int(cells[baseline])
       else { continue }
       counts[cells[1]] = count
@@ -110,8 +117,11 @@ struct CSVTable {
 
   init(contentsOf url: URL) throws {
     let text = try String(contentsOf: url, encoding: .utf8)
-    var lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }).map { line in
-      line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+    var lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }).map {
+      line in
+      line.split(separator: ",", omittingEmptySubsequences: false).map {
+        $0.trimmingCharacters(in: .whitespaces)
+      }
     }
     header = lines.isEmpty ? [] : lines.removeFirst()
     rows = lines

@@ -21,7 +21,9 @@ extension AttitudeEstimator {
     guard parameters.learnsAccelerometerRail else { return coefficients.accelerometerClippingLevel }
     let magnitude = Swift.max(
       Swift.abs(accelerometer.x), Swift.max(Swift.abs(accelerometer.y), Swift.abs(accelerometer.z)))
-    guard magnitude >= parameters.accelerometerRailFloor else { return state.accelerometerClippingLevel }
+    guard magnitude >= parameters.accelerometerRailFloor else {
+      return state.accelerometerClippingLevel
+    }
     let tolerance = parameters.accelerometerRailTolerance * state.railCandidate
     if magnitude > state.railCandidate + tolerance {
       // A new largest magnitude: whatever was learned below it was no rail.
@@ -34,9 +36,11 @@ extension AttitudeEstimator {
     }
     let learned = state.railHits >= Swift.max(parameters.accelerometerRailRepeats, 1)
     state.learnedAccelerometerRail = learned ? state.railCandidate : nil
-    state.accelerometerClippingLevel = learned
-      ? Swift.min(coefficients.accelerometerClippingLevel,
-                  state.railCandidate * coefficients.accelerometerClippingFraction)
+    state.accelerometerClippingLevel =
+      learned
+      ? Swift.min(
+        coefficients.accelerometerClippingLevel,
+        state.railCandidate * coefficients.accelerometerClippingFraction)
       : coefficients.accelerometerClippingLevel
     return state.accelerometerClippingLevel
   }

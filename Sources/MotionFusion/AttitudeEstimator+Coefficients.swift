@@ -53,32 +53,39 @@ extension AttitudeEstimator {
     /// Derives the coefficients for samples `samplePeriod` seconds apart.
     public init(parameters p: Parameters, samplePeriod requestedPeriod: Double) {
       // The nominal period may come from a file header: keep it finite and within 1 µs … 10 s.
-      let samplePeriod = requestedPeriod.isFinite
+      let samplePeriod =
+        requestedPeriod.isFinite
         ? Swift.min(Swift.max(requestedPeriod, 1e-6), 10) : 0.01
       self.samplePeriod = samplePeriod
       biasUpdateInterval = Self.interval(p.biasUpdatePeriod, samplePeriod: samplePeriod)
       magnetometerInterval = Self.interval(0.007, samplePeriod: samplePeriod)
       headingPeriod = samplePeriod * Double(magnetometerInterval)
-      magnetometerGain = Self.gain(timeConstant: p.magnetometerTimeConstant, samplePeriod: headingPeriod)
+      magnetometerGain = Self.gain(
+        timeConstant: p.magnetometerTimeConstant, samplePeriod: headingPeriod)
       magneticCurrentGain = Self.gain(
         timeConstant: p.magneticCurrentTimeConstant, samplePeriod: headingPeriod)
       magneticReferenceGain = Self.gain(
         timeConstant: p.magneticReferenceTimeConstant, samplePeriod: headingPeriod)
       biasInitialVariance = p.biasInitialSigma * p.biasInitialSigma
-      let margin = p.accelerometerClippingMargin.isFinite
+      let margin =
+        p.accelerometerClippingMargin.isFinite
         ? Swift.min(Swift.max(p.accelerometerClippingMargin, 0), 1) : 0
       accelerometerClippingFraction = 1 - margin
       accelerometerClippingLevel = p.accelerometerRange * (1 - margin)
       gyroscopeDelay = p.gyroscopeDelay
       // The variance regrows by the initial variance over the forgetting time.
-      biasProcessVariance = p.biasForgettingTime > 0
+      biasProcessVariance =
+        p.biasForgettingTime > 0
         ? biasInitialVariance * samplePeriod / p.biasForgettingTime : 0
       motionBiasVarianceTime = p.motionBiasNoiseDensity * p.motionBiasNoiseDensity
-      restBiasVariance = p.restBiasNoiseDensity * p.restBiasNoiseDensity
+      restBiasVariance =
+        p.restBiasNoiseDensity * p.restBiasNoiseDensity
         / (samplePeriod * Double(biasUpdateInterval))
-      motionBiasRateFactor = p.motionBiasRateScale > 0
+      motionBiasRateFactor =
+        p.motionBiasRateScale > 0
         ? 1 / (p.motionBiasRateScale * p.motionBiasRateScale) : 0
-      motionBiasAccelerationFactor = p.motionBiasAccelerationScale > 0
+      motionBiasAccelerationFactor =
+        p.motionBiasAccelerationScale > 0
         ? 1 / (p.motionBiasAccelerationScale * p.motionBiasAccelerationScale) : 0
       rateGain = Self.gain(timeConstant: p.accelerometerTimeConstant, samplePeriod: samplePeriod)
     }

@@ -50,7 +50,8 @@ public struct AttitudeEstimator: Sendable {
     self.parameters = parameters
     self.coefficients = Coefficients(parameters: parameters, samplePeriod: samplePeriod)
     state = State()
-    state.magnetometerCalibrator = MagnetometerCalibrator(parameters: parameters.magnetometerCalibration)
+    state.magnetometerCalibrator = MagnetometerCalibrator(
+      parameters: parameters.magnetometerCalibration)
     state.accelerometerClippingLevel = coefficients.accelerometerClippingLevel
     resetFilters(keepBias: false)
   }
@@ -154,8 +155,9 @@ public struct AttitudeEstimator: Sendable {
     if !accelerometerSaturated {
       correctInclination(accelerometer, dt: dt, useForBias: !gyroscopeSaturated)
     }
-    detectRest(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt,
-               valid: !(gyroscopeSaturated || accelerometerSaturated))
+    detectRest(
+      gyroscope: gyroscope, accelerometer: accelerometer, dt: dt,
+      valid: !(gyroscopeSaturated || accelerometerSaturated))
     state.covarianceTime += dt
     state.covarianceCounter += 1
     if state.covarianceCounter >= coefficients.biasUpdateInterval {
@@ -177,7 +179,9 @@ public struct AttitudeEstimator: Sendable {
         // sample on). The time counts every sample, with or without a field, so a magnetometer
         // slower than the gyroscope keeps the heading's time constants in seconds.
         state.magnetometerCounter += 1
-        if state.magnetometerCounter >= coefficients.magnetometerInterval || !state.isHeadingInitialized {
+        if state.magnetometerCounter >= coefficients.magnetometerInterval
+          || !state.isHeadingInitialized
+        {
           let elapsed = Swift.min(state.magnetometerTime + dt, parameters.reinitializationGap)
           correctHeading(magnetometer, gyroscope: gyroscope, dt: elapsed)
           state.magnetometerCounter = 0
@@ -202,7 +206,8 @@ public struct AttitudeEstimator: Sendable {
   @inline(__always)
   mutating func restartIfNotFinite() {
     let q = state.inertialFromSensor, e = state.earthFromInertial, h = state.headingRotation
-    let sum = q.w + q.x + q.y + q.z + e.w + e.x + e.y + e.z + h.w + h.z + state.headingOffset
+    let sum =
+      q.w + q.x + q.y + q.z + e.w + e.x + e.y + e.z + h.w + h.z + state.headingOffset
       + state.gyroscopeBias.sum() + state.outputPrediction.w + state.outputPrediction.x
       + state.outputPrediction.y + state.outputPrediction.z
     guard !sum.isFinite else { return }
@@ -227,7 +232,7 @@ public struct AttitudeEstimator: Sendable {
 
   /// Restarts the attitude; the bias (and its uncertainty) survive when `keepBias` is true.
   mutating func resetFilters(keepBias: Bool) {
-    let T = coefficients.samplePeriod
+    let samplePeriod = coefficients.samplePeriod
     state.inertialFromSensor = .identity
     state.earthFromInertial = .identity
     state.headingOffset = 0
@@ -235,10 +240,12 @@ public struct AttitudeEstimator: Sendable {
     state.outputPrediction = .identity
     state.previousIncrement = .zero
     state.inertialAcceleration = LowPassFilter3(
-      timeConstant: parameters.accelerometerTimeConstant, samplePeriod: T)
-    let biasPeriod = T * Double(coefficients.biasUpdateInterval)
-    state.attitudeRow1 = LowPassFilter3(timeConstant: parameters.accelerometerTimeConstant, samplePeriod: biasPeriod)
-    state.attitudeRow2 = LowPassFilter3(timeConstant: parameters.accelerometerTimeConstant, samplePeriod: biasPeriod)
+      timeConstant: parameters.accelerometerTimeConstant, samplePeriod: samplePeriod)
+    let biasPeriod = samplePeriod * Double(coefficients.biasUpdateInterval)
+    state.attitudeRow1 = LowPassFilter3(
+      timeConstant: parameters.accelerometerTimeConstant, samplePeriod: biasPeriod)
+    state.attitudeRow2 = LowPassFilter3(
+      timeConstant: parameters.accelerometerTimeConstant, samplePeriod: biasPeriod)
     state.attitudeTimesBias = LowPassFilter3(
       timeConstant: parameters.accelerometerTimeConstant, samplePeriod: biasPeriod)
     state.correctionSum = .zero
@@ -248,9 +255,10 @@ public struct AttitudeEstimator: Sendable {
     state.magnetometerTime = 0
     state.covarianceCounter = 0
     state.covarianceTime = 0
-    state.restGyroscope = LowPassFilter3(timeConstant: parameters.restFilterTimeConstant, samplePeriod: T)
+    state.restGyroscope = LowPassFilter3(
+      timeConstant: parameters.restFilterTimeConstant, samplePeriod: samplePeriod)
     state.restAccelerometer = LowPassFilter3(
-      timeConstant: parameters.restFilterTimeConstant, samplePeriod: T)
+      timeConstant: parameters.restFilterTimeConstant, samplePeriod: samplePeriod)
     state.restDuration = 0
     state.isRestDetected = false
     state.isHeadingInitialized = false
@@ -363,7 +371,8 @@ public struct AttitudeEstimator: Sendable {
   mutating func correctInclination(_ accelerometer: SIMD3<Double>, dt: Double, useForBias: Bool) {
     let inInertial = Self.rotate(state.inertialFromSensor, accelerometer)
     let filtered = state.inertialAcceleration.update(inInertial)
-    state.meanSquaredAccelerationDeviation += coefficients.rateGain
+    state.meanSquaredAccelerationDeviation +=
+      coefficients.rateGain
       * ((inInertial - filtered).lengthSquared - state.meanSquaredAccelerationDeviation)
     let inEarth = Self.rotate(state.earthFromInertial, filtered)
     let norm2 = inEarth.lengthSquared
@@ -406,7 +415,8 @@ public struct AttitudeEstimator: Sendable {
   /// same low-pass filter as the accelerometer, `−correction/dt ≈ LP(R)·b − LP(R·b̂)` for the
   /// horizontal rows of the 6D attitude matrix `R`. A two-row Kalman update on the bias.
   @inline(__always)
-  mutating func estimateBiasInMotion(correction: SIMD3<Double>, dt: Double, attitude q: Quaternion) {
+  mutating func estimateBiasInMotion(correction: SIMD3<Double>, dt: Double, attitude q: Quaternion)
+  {
     // The bias changes slowly, and the model's filters have a 3 s time constant: everything
     // below runs every few samples on the summed corrections (filters designed for that rate).
     state.correctionSum += correction
@@ -433,7 +443,8 @@ public struct AttitudeEstimator: Sendable {
     // PHᵀ (3×2) and S = HPHᵀ + R (2×2).
     let ph1 = p * h1
     let ph2 = p * h2
-    let r = coefficients.motionBiasVarianceTime / dt
+    let r =
+      coefficients.motionBiasVarianceTime / dt
       * (1 + state.meanSquaredRate * coefficients.motionBiasRateFactor
         + state.meanSquaredAccelerationDeviation * coefficients.motionBiasAccelerationFactor)
     let s11 = (h1 * ph1).sum() + r
@@ -471,7 +482,8 @@ public struct AttitudeEstimator: Sendable {
     let accelerometerMean = state.restAccelerometer.update(accelerometer)
     let thG = parameters.restGyroscopeThreshold
     let thA = parameters.restAccelerometerThreshold
-    let still = valid && gyroscopeMean.lengthSquared < thG * thG
+    let still =
+      valid && gyroscopeMean.lengthSquared < thG * thG
       && (accelerometer - accelerometerMean).lengthSquared < thA * thA
     state.restDuration = still ? state.restDuration + dt : 0
     state.isRestDetected = state.restDuration >= parameters.restMinimumDuration
@@ -531,10 +543,13 @@ public struct AttitudeEstimator: Sendable {
   /// orientations) or horizontal-only (fitted from turning about the vertical, which leaves the
   /// heading unbiased); before, the raw field (the disturbance rejection copes with mild iron).
   /// When the calibration in use changes, the disturbance reference restarts from it.
-  mutating func fieldForHeading(_ raw: SIMD3<Double>, attitude: Quaternion, dt: Double) -> SIMD3<Double> {
+  mutating func fieldForHeading(
+    _ raw: SIMD3<Double>, attitude: Quaternion, dt: Double
+  ) -> SIMD3<Double> {
     let calibrationChanges = state.magnetometerCalibrator.trustedCalibrationChangeCount
     state.magnetometerCalibrator.update(field: raw, earthFromSensor: attitude, samplePeriod: dt)
-    let isCalibrated = parameters.usesCalibratedFieldForHeading
+    let isCalibrated =
+      parameters.usesCalibratedFieldForHeading
       && state.magnetometerCalibrator.isUsableForHeading
     if parameters.usesCalibratedFieldForHeading
       && state.magnetometerCalibrator.trustedCalibrationChangeCount != calibrationChanges
@@ -564,19 +579,24 @@ public struct AttitudeEstimator: Sendable {
     }
     let curNorm = state.currentFieldNorm
     let curDip = state.currentFieldDip
-    let disturbed = Swift.abs(curNorm - state.referenceFieldNorm)
+    let disturbed =
+      Swift.abs(curNorm - state.referenceFieldNorm)
       > parameters.magneticNormTolerance * state.referenceFieldNorm
-      || Self.dipDiffers(curDip, state.referenceFieldDip, tolerance: parameters.magneticDipTolerance)
+      || Self.dipDiffers(
+        curDip, state.referenceFieldDip, tolerance: parameters.magneticDipTolerance)
     var gain = 0.0
     if !disturbed {
       state.undisturbedTime += dt
-      if state.undisturbedTime >= parameters.magneticMinimumUndisturbedTime || !state.isHeadingInitialized {
+      if state.undisturbedTime >= parameters.magneticMinimumUndisturbedTime
+        || !state.isHeadingInitialized
+      {
         gain = 1
         let kr = scaledGain(coefficients.magneticReferenceGain)
         state.referenceFieldNorm += kr * (curNorm - state.referenceFieldNorm)
         state.referenceFieldDip += kr * (curDip - state.referenceFieldDip)
       }
-      state.rejectionTime = Swift.max(state.rejectionTime - dt * parameters.magneticRejectionFactor, 0)
+      state.rejectionTime = Swift.max(
+        state.rejectionTime - dt * parameters.magneticRejectionFactor, 0)
     } else {
       state.undisturbedTime = 0
       state.rejectionTime += dt
@@ -611,7 +631,8 @@ public struct AttitudeEstimator: Sendable {
       {
         state.candidateFieldTime += dt
       }
-      let needed = state.isFieldReferenceConfirmed
+      let needed =
+        state.isFieldReferenceConfirmed
         ? parameters.magneticNewFieldTime : parameters.magneticFirstFieldTime
       if state.isMagneticDisturbanceDetected && state.candidateFieldTime >= needed {
         state.referenceFieldNorm = state.candidateFieldNorm
@@ -623,7 +644,9 @@ public struct AttitudeEstimator: Sendable {
         accepted = true
       }
     }
-    if !state.isFieldReferenceConfirmed && state.candidateFieldTime >= parameters.magneticFirstFieldTime {
+    if !state.isFieldReferenceConfirmed
+      && state.candidateFieldTime >= parameters.magneticFirstFieldTime
+    {
       state.isFieldReferenceConfirmed = true
     }
     return accepted
@@ -644,7 +667,8 @@ public struct AttitudeEstimator: Sendable {
     let error = -Self.fastAtan2(y, x)
     state.headingSampleCount += 1
     // Converge at once from the first samples, then settle to the nominal time constant.
-    let k = Swift.max(scaledGain(coefficients.magnetometerGain), 1 / Double(state.headingSampleCount))
+    let k = Swift.max(
+      scaledGain(coefficients.magnetometerGain), 1 / Double(state.headingSampleCount))
     let step = gain * k * error
     var offset = state.headingOffset + step
     // |step| ≤ π, so one wrap suffices (cheaper than a general fmod-based wrap).

@@ -43,12 +43,14 @@ extension MagnetometerCalibrator {
     let g = sumM - (sumRTransposed * sumRm) / n
     let kept = (hardIronOffset * weak).sum() * weak
     let rightHandSide = g - (information * kept) * n
-    let offset = kept
+    let offset =
+      kept
       + ((first * rightHandSide).sum() / (n * values.1)) * first
       + ((second * rightHandSide).sum() / (n * values.2)) * second
     let h = (sumRm - sumR * offset) / n
     // Residual at the best h for this offset: Σ|m − b|² − n|h|² (|Rᵀh| = |h|).
-    let rss = Swift.max(0, sumMM - 2 * (offset * sumM).sum() + n * offset.lengthSquared - n * h.lengthSquared)
+    let rss = Swift.max(
+      0, sumMM - 2 * (offset * sumM).sum() + n * offset.lengthSquared - n * h.lengthSquared)
     let hNorm = h.length
     guard hNorm > 0, offset.isFinite else { return }
     let residual = (rss / (3 * n)).squareRoot() / hNorm

@@ -199,7 +199,8 @@ public struct MagnetometerCalibrator: Sendable {
     pendingTime = 0
     if period != lastPeriod {
       lastPeriod = period
-      forgetting = parameters.forgettingTime > 0 ? Double.exp(-period / parameters.forgettingTime) : 0
+      forgetting =
+        parameters.forgettingTime > 0 ? Double.exp(-period / parameters.forgettingTime) : 0
     }
     let f = forgetting
     let q = earthFromSensor
@@ -284,7 +285,9 @@ public struct MagnetometerCalibrator: Sendable {
     let fitAccuracy: MagneticCalibrationAccuracy
     if excitation >= parameters.highExcitation && relativeResidual <= parameters.highResidual {
       fitAccuracy = .high
-    } else if excitation >= parameters.mediumExcitation && relativeResidual <= parameters.mediumResidual {
+    } else if excitation >= parameters.mediumExcitation
+      && relativeResidual <= parameters.mediumResidual
+    {
       fitAccuracy = .medium
     } else {
       fitAccuracy = .low
@@ -323,7 +326,9 @@ public struct MagnetometerCalibrator: Sendable {
     // The trusted calibration changed when the trust did (unless the calibration in use is the
     // identity either way) or when a trusted calibration was replaced.
     let isIdentity = hardIronOffset == .zero && softIronMatrix == .diagonal(1)
-    if (wasTrusted != isTrustedForHeading && !isIdentity) || (changed && (wasTrusted || isTrustedForHeading)) {
+    if (wasTrusted != isTrustedForHeading && !isIdentity)
+      || (changed && (wasTrusted || isTrustedForHeading))
+    {
       trustedCalibrationChangeCount &+= 1
     }
     accuracy = fitAccuracy
@@ -357,14 +362,18 @@ public struct MagnetometerCalibrator: Sendable {
     let offsetChanged = (offset - hardIronOffset).length > parameters.minimumOffsetChange
     let keepsTrust = fitAccuracy >= parameters.headingAccuracy || !isTrustedForHeading
     let refines = fitAccuracy > adoptedAccuracy && hardIronOffset != .zero
-    if refines || (keepsTrust && (softIron != nil || offsetChanged || softIronMatrix != .diagonal(1))) {
+    if refines
+      || (keepsTrust && (softIron != nil || offsetChanged || softIronMatrix != .diagonal(1)))
+    {
       // Soft-iron fits are refreshed at every solve; only a clear change counts as a jump.
       var isJump = refines || offsetChanged
       if let matrix = softIron {
         let deviation = matrix - softIronMatrix
-        isJump = isJump || Swift.max(
-          deviation.row1.magnitudeMax, deviation.row2.magnitudeMax, deviation.row3.magnitudeMax)
-          > parameters.minimumSoftIronDeviation / 3
+        isJump =
+          isJump
+          || Swift.max(
+            deviation.row1.magnitudeMax, deviation.row2.magnitudeMax, deviation.row3.magnitudeMax)
+            > parameters.minimumSoftIronDeviation / 3
       } else {
         isJump = isJump || softIronMatrix != .diagonal(1)
       }
@@ -375,7 +384,9 @@ public struct MagnetometerCalibrator: Sendable {
 
   /// `f·m + u vᵀ`.
   @inline(__always)
-  private static func accumulate(_ m: Matrix3, _ f: Double, _ u: SIMD3<Double>, _ v: SIMD3<Double>) -> Matrix3 {
+  private static func accumulate(
+    _ m: Matrix3, _ f: Double, _ u: SIMD3<Double>, _ v: SIMD3<Double>
+  ) -> Matrix3 {
     Matrix3(row1: f * m.row1 + u.x * v, row2: f * m.row2 + u.y * v, row3: f * m.row3 + u.z * v)
   }
 
@@ -384,7 +395,9 @@ public struct MagnetometerCalibrator: Sendable {
   /// unit determinant (its scale is not separable from |h|). Returns A, A⁻¹, b and the relative
   /// RMS residual; `nil` when ill-conditioned, implausible or within
   /// ``Parameters/minimumSoftIronDeviation`` of the identity.
-  private func solveSoftIron(initialField: SIMD3<Double>)
+  private func solveSoftIron(
+    initialField: SIMD3<Double>
+  )
     -> (matrix: Matrix3, inverse: Matrix3, offset: SIMD3<Double>, residual: Double)?
   {
     let n = weight
@@ -402,25 +415,35 @@ public struct MagnetometerCalibrator: Sendable {
         h = (SIMD3(contract(t1), contract(t2), contract(t3)) - sumR * (c * offset)) / n
       }
       // Sums of v = Rᵀh: Σvvᵀ = Σᵢⱼ hᵢhⱼ Pᵢⱼ, Σv = ΣRᵀh, Σ m vᵀ = Σᵢ hᵢ Tᵢᵀ.
-      let cross = (p12 + p12.transposed).scaled(by: h.x * h.y)
-        + (p13 + p13.transposed).scaled(by: h.x * h.z) + (p23 + p23.transposed).scaled(by: h.y * h.z)
-      sumVV = p11.scaled(by: h.x * h.x) + p22.scaled(by: h.y * h.y) + p33.scaled(by: h.z * h.z) + cross
+      let cross =
+        (p12 + p12.transposed).scaled(by: h.x * h.y)
+        + (p13 + p13.transposed).scaled(by: h.x * h.z)
+        + (p23 + p23.transposed).scaled(by: h.y * h.z)
+      sumVV =
+        p11.scaled(by: h.x * h.x) + p22.scaled(by: h.y * h.y) + p33.scaled(by: h.z * h.z) + cross
       sumV = sumR.transposed * h
       sumMV = (t1.scaled(by: h.x) + t2.scaled(by: h.y) + t3.scaled(by: h.z)).transposed
       // A, b for fixed h; eliminate b: A·C = Σ m vᵀ − Σm Σvᵀ/n with C = Σ v vᵀ − Σv Σvᵀ/n.
-      let centred = sumVV - Matrix3(row1: sumV.x * sumV, row2: sumV.y * sumV, row3: sumV.z * sumV).scaled(by: 1 / n)
+      let centred =
+        sumVV
+        - Matrix3(row1: sumV.x * sumV, row2: sumV.y * sumV, row3: sumV.z * sumV).scaled(by: 1 / n)
       guard let cInverse = centred.inverse else { return nil }
-      let mv = sumMV - Matrix3(row1: sumM.x * sumV, row2: sumM.y * sumV, row3: sumM.z * sumV).scaled(by: 1 / n)
+      let mv =
+        sumMV
+        - Matrix3(row1: sumM.x * sumV, row2: sumM.y * sumV, row3: sumM.z * sumV).scaled(by: 1 / n)
       a = mv * cInverse
       offset = (sumM - a * sumV) / n
     }
     // Residual: Σ|m|² − 2·Σ mᵀA v − 2 b·Σm + tr(A Σvvᵀ Aᵀ) + 2 bᵀA Σv + n|b|².
     let aT = a.transposed
-    let crossTerm = (aT.row1 * sumMV.column1).sum() + (aT.row2 * sumMV.column2).sum()
+    let crossTerm =
+      (aT.row1 * sumMV.column1).sum() + (aT.row2 * sumMV.column2).sum()
       + (aT.row3 * sumMV.column3).sum()
     let avv = a * sumVV
-    let quadratic = (avv.row1 * a.row1).sum() + (avv.row2 * a.row2).sum() + (avv.row3 * a.row3).sum()
-    let rss = sumMM - 2 * crossTerm - 2 * (offset * sumM).sum() + quadratic
+    let quadratic =
+      (avv.row1 * a.row1).sum() + (avv.row2 * a.row2).sum() + (avv.row3 * a.row3).sum()
+    let rss =
+      sumMM - 2 * crossTerm - 2 * (offset * sumM).sum() + quadratic
       + 2 * (offset * (a * sumV)).sum() + n * offset.lengthSquared
     let det = (a.row1 * a.row2.cross3(a.row3)).sum()
     let hNorm = h.length * Double.pow(Swift.max(det, 1e-12), 1.0 / 3)

@@ -73,7 +73,8 @@ public enum OfflineAttitudeEstimator {
       // backward from t[i+1] to t[i] must use the same rate, that of sample i+1, or the two
       // passes differ by one sample of rotation (over 1° at fast motion).
       reversed.update(
-        timestamp: -timestamps[i], gyroscope: -gyroscope[Swift.min(i + 1, n - 1)], accelerometer: accelerometer[i],
+        timestamp: -timestamps[i], gyroscope: -gyroscope[Swift.min(i + 1, n - 1)],
+        accelerometer: accelerometer[i],
         magnetometer: magnetometer?[i])
       backward[i] = useMagnetometer ? reversed.earthFromSensor9D : reversed.earthFromSensor6D
     }
@@ -96,7 +97,10 @@ public enum OfflineAttitudeEstimator {
     let end = timestamps[n - 1]
     let ramp = Swift.max(convergenceTime, 1e-9)
     func weights(_ t: Double) -> (Double, Double) {
-      (Swift.min(1, Swift.max(1e-3, (t - start) / ramp)), Swift.min(1, Swift.max(1e-3, (end - t) / ramp)))
+      (
+        Swift.min(1, Swift.max(1e-3, (t - start) / ramp)),
+        Swift.min(1, Swift.max(1e-3, (end - t) / ramp))
+      )
     }
 
     // Without a magnetometer the two passes have unrelated headings: align the backward one to

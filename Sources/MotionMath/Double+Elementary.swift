@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #elseif canImport(Musl)
-import Musl
+  import Musl
 #elseif canImport(Darwin)
-import Darwin
+  import Darwin
 #elseif canImport(ucrt)
-import ucrt
+  import ucrt
 #endif
 
 // The C library's elementary functions under `Double.` names, so that formula-heavy code reads the

@@ -24,7 +24,8 @@ public struct RotationMatrix: Hashable, Sendable {
   /// Creates a matrix from its columns.
   @inlinable
   public init(column1 c1: SIMD3<Double>, column2 c2: SIMD3<Double>, column3 c3: SIMD3<Double>) {
-    self.init(row1: SIMD3(c1.x, c2.x, c3.x), row2: SIMD3(c1.y, c2.y, c3.y), row3: SIMD3(c1.z, c2.z, c3.z))
+    self.init(
+      row1: SIMD3(c1.x, c2.x, c3.x), row2: SIMD3(c1.y, c2.y, c3.y), row3: SIMD3(c1.z, c2.z, c3.z))
   }
 
   /// The identity matrix.

@@ -46,10 +46,14 @@ struct FirstOrderPole: Sendable {
     return value
   }
 
-  private static func pole(_ response: Response, cutoffFrequency: Double, sampleRate: Double) -> Double {
+  private static func pole(
+    _ response: Response, cutoffFrequency: Double, sampleRate: Double
+  ) -> Double {
     switch response {
-    case .lowPass: FilterCoefficients.lowPassPole(cutoffFrequency: cutoffFrequency, sampleRate: sampleRate)
-    case .highPass: FilterCoefficients.highPassPole(cutoffFrequency: cutoffFrequency, sampleRate: sampleRate)
+    case .lowPass:
+      FilterCoefficients.lowPassPole(cutoffFrequency: cutoffFrequency, sampleRate: sampleRate)
+    case .highPass:
+      FilterCoefficients.highPassPole(cutoffFrequency: cutoffFrequency, sampleRate: sampleRate)
     }
   }
 }

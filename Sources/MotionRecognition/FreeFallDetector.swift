@@ -41,7 +41,8 @@ public struct FreeFallDetector: MotionEventDetector {
     public var minimumDuration: Double
 
     /// Creates parameters; see the properties for units and defaults.
-    public init(threshold: Double = 0.3, endThreshold: Double = 0.6, minimumDuration: Double = 0.08) {
+    public init(threshold: Double = 0.3, endThreshold: Double = 0.6, minimumDuration: Double = 0.08)
+    {
       self.threshold = threshold
       self.endThreshold = endThreshold
       self.minimumDuration = minimumDuration

@@ -28,7 +28,9 @@ public struct GravitySeparator: Sendable {
   }
 
   /// Returns `(gravity, user)` acceleration in g for `input`.
-  public mutating func separate(_ input: MotionInput) -> (gravity: SIMD3<Double>, user: SIMD3<Double>) {
+  public mutating func separate(
+    _ input: MotionInput
+  ) -> (gravity: SIMD3<Double>, user: SIMD3<Double>) {
     let period = lastTimestamp.map { input.timestamp - $0 } ?? 0
     lastTimestamp = input.timestamp
     if let known = input.gravity {
@@ -39,7 +41,8 @@ public struct GravitySeparator: Sendable {
       gravity = input.acceleration
       return (input.acceleration, .zero)
     }
-    let pole = FilterCoefficients.lowPassPole(cutoffFrequency: cutoffFrequency, sampleRate: 1 / period)
+    let pole = FilterCoefficients.lowPassPole(
+      cutoffFrequency: cutoffFrequency, sampleRate: 1 / period)
     let deviation = Swift.abs(input.acceleration.length - 1)
     let stillness = Swift.min(1, Swift.max(0.1, 1 - (deviation - 0.05) / 0.15))
     let estimate = previous + (1 - pole) * stillness * (input.acceleration - previous)

@@ -63,7 +63,8 @@ public final class MotionEventRecognizer<Detector: MotionEventDetector>: @unchec
   public func events(
     bufferingPolicy: AsyncStream<Detector.Event>.Continuation.BufferingPolicy = .unbounded
   ) -> AsyncStream<Detector.Event> {
-    let (stream, continuation) = AsyncStream<Detector.Event>.makeStream(bufferingPolicy: bufferingPolicy)
+    let (stream, continuation) = AsyncStream<Detector.Event>.makeStream(
+      bufferingPolicy: bufferingPolicy)
     let id = streams.add { message in
       switch message {
       case .event(let event): continuation.yield(event)

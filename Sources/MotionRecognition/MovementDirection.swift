@@ -22,7 +22,9 @@ public enum MovementDirection: String, Sendable, Hashable, CaseIterable {
 
   /// The direction closest to `vector` (device coordinates), or `nil` for a zero vector.
   public init?(closestTo vector: SIMD3<Double>) {
-    guard vector != .zero, vector.x.isFinite, vector.y.isFinite, vector.z.isFinite else { return nil }
+    guard vector != .zero, vector.x.isFinite, vector.y.isFinite, vector.z.isFinite else {
+      return nil
+    }
     switch vector.dominantAxisIndex {
     case 0: self = vector.x < 0 ? .left : .right
     case 1: self = vector.y < 0 ? .down : .up

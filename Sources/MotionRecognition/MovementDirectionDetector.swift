@@ -115,9 +115,12 @@ public struct MovementDirectionDetector: MotionEventDetector {
     let wasActive = lastActive
     if magnitude > parameters.onsetThreshold { lastActive = t }
     guard var current = move else {
-      if t >= quietUntil, magnitude > parameters.onsetThreshold, t - wasActive > parameters.quietTime {
-        move = Move(startTime: t, lastActive: t, lastTime: t, lastAcceleration: acceleration,
-                    largest: magnitude, startPeak: acceleration)
+      if t >= quietUntil, magnitude > parameters.onsetThreshold,
+        t - wasActive > parameters.quietTime
+      {
+        move = Move(
+          startTime: t, lastActive: t, lastTime: t, lastAcceleration: acceleration,
+          largest: magnitude, startPeak: acceleration)
       }
       return nil
     }
@@ -135,7 +138,9 @@ public struct MovementDirectionDetector: MotionEventDetector {
         current.stopPeak = acceleration
       } else {
         // Speeding up: every force so far belongs to the start.
-        if current.velocity.length > current.peakVelocity.length { current.peakVelocity = current.velocity }
+        if current.velocity.length > current.peakVelocity.length {
+          current.peakVelocity = current.velocity
+        }
         if magnitude > current.startPeak.length { current.startPeak = acceleration }
       }
     } else if magnitude > current.stopPeak.length, acceleration.dot(current.peakVelocity) < 0 {

@@ -70,17 +70,24 @@ public struct SecondOrderButterworthFilter<Value: FilterableValue>: Sendable {
     self.kind = kind
     self.cutoffFrequency = cutoffFrequency
     self.sampleRate = sampleRate
-    self.coefficients = Coefficients(kind: kind, cutoffFrequency: cutoffFrequency, sampleRate: sampleRate)
+    self.coefficients = Coefficients(
+      kind: kind, cutoffFrequency: cutoffFrequency, sampleRate: sampleRate)
   }
 
   /// A low-pass filter with a −3 dB cut-off of `cutoffFrequency` Hz at `sampleRate` Hz.
-  public static func lowPass(cutoffFrequency: Double, sampleRate: Double) -> SecondOrderButterworthFilter {
-    SecondOrderButterworthFilter(kind: .lowPass, cutoffFrequency: cutoffFrequency, sampleRate: sampleRate)
+  public static func lowPass(
+    cutoffFrequency: Double, sampleRate: Double
+  ) -> SecondOrderButterworthFilter {
+    SecondOrderButterworthFilter(
+      kind: .lowPass, cutoffFrequency: cutoffFrequency, sampleRate: sampleRate)
   }
 
   /// A high-pass filter with a −3 dB cut-off of `cutoffFrequency` Hz at `sampleRate` Hz.
-  public static func highPass(cutoffFrequency: Double, sampleRate: Double) -> SecondOrderButterworthFilter {
-    SecondOrderButterworthFilter(kind: .highPass, cutoffFrequency: cutoffFrequency, sampleRate: sampleRate)
+  public static func highPass(
+    cutoffFrequency: Double, sampleRate: Double
+  ) -> SecondOrderButterworthFilter {
+    SecondOrderButterworthFilter(
+      kind: .highPass, cutoffFrequency: cutoffFrequency, sampleRate: sampleRate)
   }
 
   /// Filters one sample and returns the new output.

@@ -87,7 +87,8 @@ public struct TapDetector: MotionEventDetector {
     public init(
       threshold: Double = 1, maximumDuration: Double = 0.06, maximumHalfPeakWidth: Double = 0.035,
       minimumDominance: Double = 0.7,
-      refractoryPeriod: Double = 0.25, isolationTime: Double = 0.1, axes: Set<Axis> = Set(Axis.allCases)
+      refractoryPeriod: Double = 0.25, isolationTime: Double = 0.1,
+      axes: Set<Axis> = Set(Axis.allCases)
     ) {
       self.isolationTime = isolationTime
       self.threshold = threshold
@@ -162,7 +163,8 @@ public struct TapDetector: MotionEventDetector {
       let axis = Axis(rawValue: index), parameters.axes.contains(axis)
     else { return nil }
     lastTap = lobePeakTime
-    return Event(timestamp: lobePeakTime, axis: axis, sign: lobePeak[index] < 0 ? -1 : 1, peak: lobePeak)
+    return Event(
+      timestamp: lobePeakTime, axis: axis, sign: lobePeak[index] < 0 ? -1 : 1, peak: lobePeak)
   }
 
   /// The time the finished lobe spent at or above half its peak, seconds: from the first to the

@@ -40,7 +40,8 @@ public struct TiltEstimator: Sendable {
 
     /// Creates parameters; see the properties for units and defaults.
     public init(
-      maximumAngle: Double = 30 * Units.radiansPerDegree, deadZone: Double = 2 * Units.radiansPerDegree,
+      maximumAngle: Double = 30 * Units.radiansPerDegree,
+      deadZone: Double = 2 * Units.radiansPerDegree,
       smoothingCutoff: Double? = 5
     ) {
       self.maximumAngle = maximumAngle

@@ -3,9 +3,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #elseif canImport(Musl)
-import Musl
+  import Musl
 #endif
 
 /// Seconds since the machine booted, the clock of `CMLogItem.timestamp` for live sources.
@@ -16,11 +16,11 @@ public enum BootClock {
   /// The current time in seconds since boot.
   public static var now: Double {
     #if os(Linux)
-    var ts = timespec()
-    clock_gettime(CLOCK_BOOTTIME, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+      var ts = timespec()
+      clock_gettime(CLOCK_BOOTTIME, &ts)
+      return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
     #else
-    return ProcessInfo.processInfo.systemUptime
+      return ProcessInfo.processInfo.systemUptime
     #endif
   }
 }

@@ -53,7 +53,8 @@ public struct MotionSample: Sendable, Equatable {
   /// The sensors that have a value in this sample.
   public var sensors: SensorSet {
     SensorSet(
-      accelerometer: accelerometer != nil, gyroscope: gyroscope != nil, magnetometer: magnetometer != nil,
+      accelerometer: accelerometer != nil, gyroscope: gyroscope != nil,
+      magnetometer: magnetometer != nil,
       pressure: pressure != nil, temperature: temperature != nil)
   }
 
@@ -138,7 +139,8 @@ public struct SensorSet: OptionSet, Hashable, Sendable, CustomStringConvertible 
 
   /// The sensors behind the reading fields that are present, named as in ``MotionSample``
   /// (`pressure` comes from the barometer, `temperature` from the thermometer).
-  init(accelerometer: Bool, gyroscope: Bool, magnetometer: Bool, pressure: Bool, temperature: Bool) {
+  init(accelerometer: Bool, gyroscope: Bool, magnetometer: Bool, pressure: Bool, temperature: Bool)
+  {
     self = []
     if accelerometer { insert(.accelerometer) }
     if gyroscope { insert(.gyroscope) }

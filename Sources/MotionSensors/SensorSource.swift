@@ -37,13 +37,15 @@ public protocol SensorSource: AnyObject, Sendable {
   /// - Parameter sensors: the sensors this subscriber reads (intersected with
   ///   ``availableSensors``).
   func subscribe(
-    requestedSampleRate: Double, sensors: SensorSet, _ handler: @escaping @Sendable (SourceEvent) -> Void
+    requestedSampleRate: Double, sensors: SensorSet,
+    _ handler: @escaping @Sendable (SourceEvent) -> Void
   ) -> SourceSubscription
 }
 
 extension SensorSource {
   public func subscribe(
-    requestedSampleRate: Double, sensors: SensorSet, _ handler: @escaping @Sendable (SourceEvent) -> Void
+    requestedSampleRate: Double, sensors: SensorSet,
+    _ handler: @escaping @Sendable (SourceEvent) -> Void
   ) -> SourceSubscription {
     subscribe(requestedSampleRate: requestedSampleRate, handler)
   }

@@ -87,7 +87,8 @@ public final class StreamPlayer: SensorSource, Sendable {
   }
 
   public func subscribe(
-    requestedSampleRate: Double, sensors: SensorSet, _ handler: @escaping @Sendable (SourceEvent) -> Void
+    requestedSampleRate: Double, sensors: SensorSet,
+    _ handler: @escaping @Sendable (SourceEvent) -> Void
   ) -> SourceSubscription {
     // Added under the state lock, so that `finish` (which sets `isFinished` first) either sees
     // this subscriber or this call sees `isFinished`.

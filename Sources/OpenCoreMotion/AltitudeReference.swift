@@ -30,13 +30,18 @@ enum AltitudeReference: Equatable, Sendable {
   static let precision: Double = 0.1
 
   /// The reference `environment` (and the app's device location) gives, or `nil`.
-  static func current(environment: [String: String] = ProcessInfo.processInfo.environment) -> AltitudeReference? {
-    if let text = environment[seaLevelPressureVariable], let value = Double(text.trimmingCharacters(in: .whitespaces)),
+  static func current(
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> AltitudeReference? {
+    if let text = environment[seaLevelPressureVariable],
+      let value = Double(text.trimmingCharacters(in: .whitespaces)),
       seaLevelPressureRange.contains(value)
     {
       return .seaLevelPressure(value)
     }
-    if let location = CMMotionManager.deviceLocation ?? (try? GeographicLocation.fromEnvironment(environment)) {
+    if let location = CMMotionManager.deviceLocation
+      ?? (try? GeographicLocation.fromEnvironment(environment))
+    {
       return .startAltitude(location.altitude)
     }
     return nil

@@ -17,7 +17,8 @@ extension CMAltimeter {
   public func relativeAltitudeUpdates() -> MotionUpdateSequence<CMAltitudeData> {
     makeUpdateSequence { channel, sink in
       if !connectRelative(channel, sink: sink) {
-        channel.refuse(NSError(CMErrorNotAvailable, description: "\(backend.name) has no barometer"), sink: sink)
+        channel.refuse(
+          NSError(CMErrorNotAvailable, description: "\(backend.name) has no barometer"), sink: sink)
       }
     }
   }

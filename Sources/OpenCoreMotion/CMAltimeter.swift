@@ -14,7 +14,8 @@ import MotionSensors
 open class CMAltimeter: NSObject {
   package let backend: any MotionHistoryBackend
   private let relativeChannel = UpdateChannel<CMAltitudeData>(interval: CMAltimeter.updateInterval)
-  private let absoluteChannel = UpdateChannel<CMAbsoluteAltitudeData>(interval: CMAltimeter.updateInterval)
+  private let absoluteChannel = UpdateChannel<CMAbsoluteAltitudeData>(
+    interval: CMAltimeter.updateInterval)
 
   /// Seconds of source time between events.
   static let updateInterval: Double = 1
@@ -55,7 +56,9 @@ open class CMAltimeter: NSObject {
 
   /// Starts relative-altitude updates on `queue`. Does nothing without a barometer, as on Apple
   /// devices; delivers `CMErrorMotionActivityNotAuthorized` when not authorized.
-  open func startRelativeAltitudeUpdates(to queue: OperationQueue, withHandler handler: @escaping CMAltitudeHandler) {
+  open func startRelativeAltitudeUpdates(
+    to queue: OperationQueue, withHandler handler: @escaping CMAltitudeHandler
+  ) {
     connectRelative(relativeChannel, sink: .queue(queue, handler))
   }
 
@@ -69,7 +72,8 @@ open class CMAltimeter: NSObject {
   open func startAbsoluteAltitudeUpdates(
     to queue: OperationQueue, withHandler handler: @escaping CMAbsoluteAltitudeHandler
   ) {
-    connectAbsolute(absoluteChannel, reference: AltitudeReference.current(), sink: .queue(queue, handler))
+    connectAbsolute(
+      absoluteChannel, reference: AltitudeReference.current(), sink: .queue(queue, handler))
   }
 
   /// Stops absolute-altitude updates; no handler runs after this returns.
@@ -83,11 +87,14 @@ open class CMAltimeter: NSObject {
 
   /// Starts `channel`; returns `false` (doing nothing) without a barometer.
   @discardableResult
-  func connectRelative(_ channel: UpdateChannel<CMAltitudeData>, sink: UpdateChannel<CMAltitudeData>.Sink) -> Bool {
+  func connectRelative(
+    _ channel: UpdateChannel<CMAltitudeData>, sink: UpdateChannel<CMAltitudeData>.Sink
+  ) -> Bool {
     guard hasBarometer else { return false }
     if CMAuthorizationStatus.status(for: backend) != .authorized {
       channel.refuse(
-        NSError(CMErrorMotionActivityNotAuthorized, description: "the altimeter is not authorized"), sink: sink)
+        NSError(CMErrorMotionActivityNotAuthorized, description: "the altimeter is not authorized"),
+        sink: sink)
       return true
     }
     channel.interval = Self.updateInterval
@@ -102,7 +109,8 @@ open class CMAltimeter: NSObject {
             return o ?? record.altitude
           }
           return CMAltitudeData(
-            relativeAltitude: record.altitude - reference, pressure: record.pressure, timestamp: record.timestamp)
+            relativeAltitude: record.altitude - reference, pressure: record.pressure,
+            timestamp: record.timestamp)
         }
       case .finished:
         channel.finish(generation: generation)
@@ -127,11 +135,13 @@ open class CMAltimeter: NSObject {
           + "or COREMOTION_LOCATION=lat,lon,altitude_m"
         : "\(backend.name) has no barometer"
       return channel.refuse(
-        NSError(CMErrorNotAvailable, description: "absolute altitude is not available: " + reason), sink: sink)
+        NSError(CMErrorNotAvailable, description: "absolute altitude is not available: " + reason),
+        sink: sink)
     }
     if CMAuthorizationStatus.status(for: backend) != .authorized {
       return channel.refuse(
-        NSError(CMErrorMotionActivityNotAuthorized, description: "the altimeter is not authorized"), sink: sink)
+        NSError(CMErrorMotionActivityNotAuthorized, description: "the altimeter is not authorized"),
+        sink: sink)
     }
     channel.interval = Self.updateInterval
     // For a start altitude: the offset from the standard-atmosphere height to the altitude, m.
@@ -143,7 +153,8 @@ open class CMAltimeter: NSObject {
           let altitude: Double
           switch reference {
           case .seaLevelPressure(let seaLevel):
-            altitude = PressureAltitudeAdapter.standardHeight(pressure: record.pressure, seaLevelPressure: seaLevel)
+            altitude = PressureAltitudeAdapter.standardHeight(
+              pressure: record.pressure, seaLevelPressure: seaLevel)
           case .startAltitude(let start):
             let height = PressureAltitudeAdapter.standardHeight(pressure: record.pressure)
             let shift = offset.withLock { o in
@@ -153,7 +164,8 @@ open class CMAltimeter: NSObject {
             altitude = height + shift
           }
           return CMAbsoluteAltitudeData(
-            altitude: altitude, accuracy: AltitudeReference.accuracy, precision: AltitudeReference.precision,
+            altitude: altitude, accuracy: AltitudeReference.accuracy,
+            precision: AltitudeReference.precision,
             timestamp: record.timestamp)
         }
       case .finished:

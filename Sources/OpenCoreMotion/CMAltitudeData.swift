@@ -38,6 +38,8 @@ open class CMAltitudeData: CMLogItem {
   }
 
   open override var description: String {
-    String(format: "relative altitude %.2f m, pressure %.4f kPa @ %.3f", storedRelativeAltitude, storedPressure, timestamp)
+    String(
+      format: "relative altitude %.2f m, pressure %.4f kPa @ %.3f", storedRelativeAltitude,
+      storedPressure, timestamp)
   }
 }

@@ -62,4 +62,3 @@ public enum CMAuthorizationStatus: Int, Sendable {
     }
   }
 }
-

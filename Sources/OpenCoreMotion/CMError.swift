@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+// swift-format-ignore-file: AlwaysUseLowerCamelCase
 
 import Foundation
 import MotionSensors

@@ -43,7 +43,8 @@ open class CMMotionActivity: CMLogItem {
 
   /// Creates an activity. An addition to Apple's API, for tests and mocks.
   public init(
-    stationary: Bool = false, walking: Bool = false, running: Bool = false, automotive: Bool = false,
+    stationary: Bool = false, walking: Bool = false, running: Bool = false,
+    automotive: Bool = false,
     cycling: Bool = false, unknown: Bool = false, confidence: CMMotionActivityConfidence = .low,
     startDate: Date, timestamp: TimeInterval
   ) {
@@ -70,7 +71,8 @@ open class CMMotionActivity: CMLogItem {
   public required init?(coder: NSCoder) {
     let rawFlags = coder.decodeInteger(forKey: "flags")
     guard (0...0x3F).contains(rawFlags),
-      let confidence = CMMotionActivityConfidence(rawValue: coder.decodeInteger(forKey: "confidence"))
+      let confidence = CMMotionActivityConfidence(
+        rawValue: coder.decodeInteger(forKey: "confidence"))
     else { return nil }
     flags = UInt8(rawFlags)
     storedStartDate = coder.decodeDate(forKey: "startDate")
@@ -92,6 +94,7 @@ open class CMMotionActivity: CMLogItem {
 
   open override var description: String {
     let confidenceName = ["low", "medium", "high"][storedConfidence.rawValue]
-    return "<CMMotionActivity \(activityNames.joined(separator: "+")) (\(confidenceName)) since \(storedStartDate)>"
+    return
+      "<CMMotionActivity \(activityNames.joined(separator: "+")) (\(confidenceName)) since \(storedStartDate)>"
   }
 }

@@ -45,13 +45,16 @@ open class CMMotionActivityManager: NSObject {
 
   private var serviceError: NSError? {
     motionServiceError(
-      isAvailable: Self.classifies(backend.availableSensors), service: "motion activity", backend: backend)
+      isAvailable: Self.classifies(backend.availableSensors), service: "motion activity",
+      backend: backend)
   }
 
   /// Starts activity updates on `queue`: the current activity at once (once one has been
   /// observed), then each change. A second call replaces the first. Without an accelerometer, or
   /// when not authorized, nothing is delivered (the handler has no error parameter).
-  open func startActivityUpdates(to queue: OperationQueue, withHandler handler: @escaping CMMotionActivityHandler) {
+  open func startActivityUpdates(
+    to queue: OperationQueue, withHandler handler: @escaping CMMotionActivityHandler
+  ) {
     connect(channel, sink: .queue(queue, { activity, _ in if let activity { handler(activity) } }))
   }
 
@@ -75,11 +78,15 @@ open class CMMotionActivityManager: NSObject {
       let handler = box.handler
       if let error { return handler(nil, error) }
       guard start <= end else {
-        return handler(nil, NSError(CMErrorInvalidParameter, description: "the start date is after the end date"))
+        return handler(
+          nil, NSError(CMErrorInvalidParameter, description: "the start date is after the end date")
+        )
       }
       let records = backend.activities(from: start, to: end)
       guard !records.isEmpty else {
-        return handler(nil, NSError(CMErrorUnknown, description: "no motion activity was observed in the window"))
+        return handler(
+          nil, NSError(CMErrorUnknown, description: "no motion activity was observed in the window")
+        )
       }
       handler(records.map(Self.activity), nil)
     }
@@ -87,7 +94,9 @@ open class CMMotionActivityManager: NSObject {
 
   // MARK: Plumbing shared with the async sequence
 
-  func connect(_ channel: UpdateChannel<CMMotionActivity>, sink: UpdateChannel<CMMotionActivity>.Sink) {
+  func connect(
+    _ channel: UpdateChannel<CMMotionActivity>, sink: UpdateChannel<CMMotionActivity>.Sink
+  ) {
     if let error = serviceError { return channel.refuse(error, sink: sink) }
     let backend = backend
     let generation = channel.connect(to: backend, sink: sink) { event, generation in
@@ -104,7 +113,8 @@ open class CMMotionActivityManager: NSObject {
     }
     // The activity in force now; dropped by the channel if a change went out first.
     if let current = backend.currentActivity {
-      channel.deliver(Self.activity(current), timestamp: -.greatestFiniteMagnitude, generation: generation)
+      channel.deliver(
+        Self.activity(current), timestamp: -.greatestFiniteMagnitude, generation: generation)
     }
   }
 

@@ -76,7 +76,9 @@ public struct MotionUpdateSequence<Element>: AsyncSequence, Sendable {
   /// oldest are dropped and counted in ``droppedCount``.
   public static var maximumBufferedUpdates: Int { 1000 }
 
-  init(stream: AsyncStream<ImmutableItem<Element>>, failure: Locked<(any Error)?>, dropped: Locked<Int>) {
+  init(
+    stream: AsyncStream<ImmutableItem<Element>>, failure: Locked<(any Error)?>, dropped: Locked<Int>
+  ) {
     self.stream = stream
     self.failure = failure
     self.dropped = dropped

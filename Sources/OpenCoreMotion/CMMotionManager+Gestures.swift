@@ -16,7 +16,8 @@ extension CMMotionManager {
     // The update sequences are made here, before the task runs, so that the task captures only
     // them (sendable) and not the manager, and the subscription starts at once.
     let deviceMotion = isDeviceMotionAvailable ? deviceMotionUpdates() : nil
-    let accelerometer = deviceMotion == nil && isAccelerometerAvailable ? accelerometerUpdates() : nil
+    let accelerometer =
+      deviceMotion == nil && isAccelerometerAvailable ? accelerometerUpdates() : nil
     return AsyncStream { continuation in
       let task = Task {
         if let deviceMotion {
@@ -48,16 +49,17 @@ extension CMMotionManager {
     let subscription = MotionEventSubscription()
     let events = motionEvents(detectedBy: detector)
     let box = UncheckedHandler(handler)
-    subscription.attach(Task {
-      do {
-        for try await event in events {
-          queue.addOperation {
-            guard !subscription.isCancelled else { return }
-            box.handler(event)
+    subscription.attach(
+      Task {
+        do {
+          for try await event in events {
+            queue.addOperation {
+              guard !subscription.isCancelled else { return }
+              box.handler(event)
+            }
           }
-        }
-      } catch {}
-    })
+        } catch {}
+      })
     return subscription
   }
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import Logging
 import Geomagnetism
+import Logging
 import MotionSensors
 
 // True north: `.xTrueNorthZVertical` turns the magnetic-north attitude by the magnetic declination

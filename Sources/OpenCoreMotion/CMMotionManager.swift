@@ -159,7 +159,8 @@ open class CMMotionManager: NSObject {
   }
 
   /// Starts raw gyroscope updates, one operation on `queue` per update.
-  open func startGyroUpdates(to queue: OperationQueue, withHandler handler: @escaping CMGyroHandler) {
+  open func startGyroUpdates(to queue: OperationQueue, withHandler handler: @escaping CMGyroHandler)
+  {
     connectGyro(gyroChannel, sink: .queue(queue, handler))
   }
 
@@ -274,7 +275,9 @@ extension CMMotionManager {
 
   /// Starts `channel` on the gyroscope; returns `false` (doing nothing) without one.
   @discardableResult
-  func connectGyro(_ channel: UpdateChannel<CMGyroData>, sink: UpdateChannel<CMGyroData>.Sink) -> Bool {
+  func connectGyro(
+    _ channel: UpdateChannel<CMGyroData>, sink: UpdateChannel<CMGyroData>.Sink
+  ) -> Bool {
     connectRaw(channel, sensor: .gyroscope, sink: sink) { sample in
       guard let rate = sample.gyroscope, rate.isFinite else { return nil }
       return CMGyroData(rotationRate: CMRotationRate(rate), timestamp: sample.timestamp)
@@ -331,10 +334,12 @@ extension CMMotionManager {
     }
     let generation = channel.begin(sink: sink, nominalSourcePeriod: minimumUpdateInterval)
     let declination = frame == .xTrueNorthZVertical ? Self.currentDeclination() : nil
-    let frames = Self.attitudeReferenceFrames(sensors: source.availableSensors, declination: declination)
+    let frames = Self.attitudeReferenceFrames(
+      sensors: source.availableSensors, declination: declination)
     guard frame.isSingleFrame else {
       channel.fail(
-        NSError(CMErrorInvalidParameter, description: "\(frame.name) is not a single reference frame"),
+        NSError(
+          CMErrorInvalidParameter, description: "\(frame.name) is not a single reference frame"),
         generation: generation)
       return true
     }
@@ -345,7 +350,8 @@ extension CMMotionManager {
         ? "\(source.name) has no magnetometer, which \(frame.name) needs"
         : "true north needs the location: set COREMOTION_LOCATION=lat,lon[,altitude_m]"
       channel.fail(
-        NSError(isTrueNorth ? CMErrorTrueNorthNotAvailable : CMErrorNotAvailable, description: reason),
+        NSError(
+          isTrueNorth ? CMErrorTrueNorthNotAvailable : CMErrorNotAvailable, description: reason),
         generation: generation)
       return true
     }

@@ -53,9 +53,13 @@ open class CMPedometer: NSObject {
   // MARK: Availability
 
   /// Whether steps can be counted: the default source has an accelerometer.
-  open class func isStepCountingAvailable() -> Bool { countsSteps(MotionHistoryBackends.defaultSensors) }
+  open class func isStepCountingAvailable() -> Bool {
+    countsSteps(MotionHistoryBackends.defaultSensors)
+  }
   /// Whether distance is estimated (from steps and the stride model).
-  open class func isDistanceAvailable() -> Bool { countsSteps(MotionHistoryBackends.defaultSensors) }
+  open class func isDistanceAvailable() -> Bool {
+    countsSteps(MotionHistoryBackends.defaultSensors)
+  }
   /// Whether floors are counted: the default source has a barometer and floor counting is built in.
   open class func isFloorCountingAvailable() -> Bool { MotionHistoryBackends.defaultCountsFloors }
   /// Whether the current pace is reported.
@@ -75,7 +79,8 @@ open class CMPedometer: NSObject {
   /// Why this pedometer cannot serve, or `nil`.
   private var serviceError: NSError? {
     motionServiceError(
-      isAvailable: Self.countsSteps(backend.availableSensors), service: "step counting", backend: backend)
+      isAvailable: Self.countsSteps(backend.availableSensors), service: "step counting",
+      backend: backend)
   }
 
   // MARK: Queries
@@ -83,7 +88,9 @@ open class CMPedometer: NSObject {
   /// Reports the totals of `start ... end` once, on the pedometer's queue. Only what the history
   /// holds is counted (at most the last 7 days). `currentPace` and `currentCadence` are `nil`.
   /// A start after the end delivers `CMErrorInvalidParameter`.
-  open func queryPedometerData(from start: Date, to end: Date, withHandler handler: @escaping CMPedometerHandler) {
+  open func queryPedometerData(
+    from start: Date, to end: Date, withHandler handler: @escaping CMPedometerHandler
+  ) {
     let backend = backend
     let error = serviceError
     let box = HandlerBox(handler)
@@ -91,7 +98,9 @@ open class CMPedometer: NSObject {
       let handler = box.handler
       if let error { return handler(nil, error) }
       guard start <= end else {
-        return handler(nil, NSError(CMErrorInvalidParameter, description: "the start date is after the end date"))
+        return handler(
+          nil, NSError(CMErrorInvalidParameter, description: "the start date is after the end date")
+        )
       }
       let summary = backend.pedometerSummary(from: start, to: end)
       handler(Self.data(summary, live: false), nil)
@@ -129,13 +138,15 @@ open class CMPedometer: NSObject {
   // MARK: Plumbing shared with the async sequences
 
   func connectUpdates(
-    _ channel: UpdateChannel<CMPedometerData>, from start: Date, sink: UpdateChannel<CMPedometerData>.Sink
+    _ channel: UpdateChannel<CMPedometerData>, from start: Date,
+    sink: UpdateChannel<CMPedometerData>.Sink
   ) {
     if let error = serviceError { return channel.refuse(error, sink: sink) }
     // The totals of each update (on the daemon: its stored count from `start`, then its counter).
     let totals = backend.pedometerUpdates(from: start)
     // Source time of the last delivery, and whether steps arrived since.
-    let pacing = Locked<(lastDelivery: Double?, pending: (date: Date, timestamp: Double)?)>((nil, nil))
+    let pacing = Locked<(lastDelivery: Double?, pending: (date: Date, timestamp: Double)?)>(
+      (nil, nil))
     // What the last update carried, so that a pause can tell whether the totals grew since.
     let delivered = Locked<(date: Date, timestamp: Double, steps: Int)?>(nil)
     let deliver: @Sendable (Date, Double, UInt64) -> Void = { date, timestamp, generation in
@@ -164,16 +175,22 @@ open class CMPedometer: NSObject {
         }
         deliver(floors.date, timestamp, generation)
       case .pedestrian(let change) where change.isPause:
-        if let pending = pacing.withLock({ p in defer { p.pending = nil }; return p.pending }) {
+        if let pending = pacing.withLock({ p in
+          defer { p.pending = nil }; return p.pending
+        }) {
           deliver(pending.date, pending.timestamp, generation)
-        } else if let last = delivered.withLock({ $0 }), totals(last.date).numberOfSteps != last.steps {
+        } else if let last = delivered.withLock({ $0 }),
+          totals(last.date).numberOfSteps != last.steps
+        {
           // The totals grew after the last update without a step event of this process: on the
           // daemon, its counter for the last steps arrived after the update the step triggered.
           // The pause brings the final count.
           deliver(last.date, last.timestamp, generation)
         }
       case .finished:
-        if let pending = pacing.withLock({ p in defer { p.pending = nil }; return p.pending }) {
+        if let pending = pacing.withLock({ p in
+          defer { p.pending = nil }; return p.pending
+        }) {
           deliver(pending.date, pending.timestamp, generation)
         }
         channel.finish(generation: generation)
@@ -188,11 +205,14 @@ open class CMPedometer: NSObject {
     // (which includes them) went out first.
     let past = totals(Date())
     if past.numberOfSteps > 0 {
-      channel.deliver(Self.data(past, live: false), timestamp: -.greatestFiniteMagnitude, generation: generation)
+      channel.deliver(
+        Self.data(past, live: false), timestamp: -.greatestFiniteMagnitude, generation: generation)
     }
   }
 
-  func connectEvents(_ channel: UpdateChannel<CMPedometerEvent>, sink: UpdateChannel<CMPedometerEvent>.Sink) {
+  func connectEvents(
+    _ channel: UpdateChannel<CMPedometerEvent>, sink: UpdateChannel<CMPedometerEvent>.Sink
+  ) {
     if let error = serviceError { return channel.refuse(error, sink: sink) }
     channel.connect(to: backend, sink: sink) { event, generation in
       switch event {
@@ -214,16 +234,20 @@ open class CMPedometer: NSObject {
   static func data(_ summary: PedometerSummary, live: Bool) -> CMPedometerData {
     var currentCadence: Double?
     var currentPace: Double?
-    if live, let cadence = summary.recentCadence, let stride = summary.recentStride, cadence > 0, stride > 0 {
+    if live, let cadence = summary.recentCadence, let stride = summary.recentStride, cadence > 0,
+      stride > 0
+    {
       currentCadence = cadence
       currentPace = 1 / (cadence * stride)
     }
     let averageActivePace =
-      summary.distance > 0 && summary.activeDuration > 0 ? summary.activeDuration / summary.distance : nil
+      summary.distance > 0 && summary.activeDuration > 0
+      ? summary.activeDuration / summary.distance : nil
     return CMPedometerData(
       startDate: summary.startDate, endDate: summary.endDate, numberOfSteps: summary.numberOfSteps,
       distance: summary.distance, floorsAscended: summary.floorsAscended,
-      floorsDescended: summary.floorsDescended, currentPace: currentPace, currentCadence: currentCadence,
+      floorsDescended: summary.floorsDescended, currentPace: currentPace,
+      currentCadence: currentCadence,
       averageActivePace: averageActivePace)
   }
 }

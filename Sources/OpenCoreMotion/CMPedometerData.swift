@@ -41,7 +41,8 @@ open class CMPedometerData: NSObject, NSCopying, NSSecureCoding {
   /// An empty window at the reference date. Apps normally receive these from ``CMPedometer``.
   public override convenience init() {
     self.init(
-      startDate: Date(timeIntervalSinceReferenceDate: 0), endDate: Date(timeIntervalSinceReferenceDate: 0),
+      startDate: Date(timeIntervalSinceReferenceDate: 0),
+      endDate: Date(timeIntervalSinceReferenceDate: 0),
       numberOfSteps: 0)
   }
 
@@ -104,14 +105,19 @@ open class CMPedometerData: NSObject, NSCopying, NSSecureCoding {
 
   open override var description: String {
     var parts = ["steps \(storedNumberOfSteps)"]
-    if let storedDistance { parts.append(String(format: "distance %.1f m", storedDistance.doubleValue)) }
+    if let storedDistance {
+      parts.append(String(format: "distance %.1f m", storedDistance.doubleValue))
+    }
     if let up = storedFloorsAscended, let down = storedFloorsDescended {
       parts.append("floors +\(up.intValue) -\(down.intValue)")
     }
     if let storedCurrentCadence {
       parts.append(String(format: "cadence %.2f steps/s", storedCurrentCadence.doubleValue))
     }
-    if let storedCurrentPace { parts.append(String(format: "pace %.2f s/m", storedCurrentPace.doubleValue)) }
-    return "<CMPedometerData \(storedStartDate) – \(storedEndDate): " + parts.joined(separator: ", ") + ">"
+    if let storedCurrentPace {
+      parts.append(String(format: "pace %.2f s/m", storedCurrentPace.doubleValue))
+    }
+    return "<CMPedometerData \(storedStartDate) – \(storedEndDate): "
+      + parts.joined(separator: ", ") + ">"
   }
 }

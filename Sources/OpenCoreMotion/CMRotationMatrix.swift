@@ -52,6 +52,7 @@ extension CMRotationMatrix {
 
   /// The MotionMath matrix with the same elements.
   var matrix: RotationMatrix {
-    RotationMatrix(row1: SIMD3(m11, m12, m13), row2: SIMD3(m21, m22, m23), row3: SIMD3(m31, m32, m33))
+    RotationMatrix(
+      row1: SIMD3(m11, m12, m13), row2: SIMD3(m21, m22, m23), row3: SIMD3(m31, m32, m33))
   }
 }

@@ -46,7 +46,8 @@ open class CMSensorRecorder: NSObject {
   /// request records 12 h). Requests overlap: recording lasts until the latest end. Does nothing
   /// without an accelerometer, when not authorized, or for a duration that is not positive.
   open func recordAccelerometer(forDuration duration: TimeInterval) {
-    guard backend.availableSensors.contains(.accelerometer), CMAuthorizationStatus.status(for: backend) == .authorized,
+    guard backend.availableSensors.contains(.accelerometer),
+      CMAuthorizationStatus.status(for: backend) == .authorized,
       duration.isFinite, duration > 0
     else { return }
     backend.recordAccelerometer(forDuration: Swift.min(duration, Self.longestWindow))
@@ -56,12 +57,14 @@ open class CMSensorRecorder: NSObject {
   /// when the window is longer than 12 h or reversed, or recording is not available. Samples that
   /// were not recorded (gaps) are simply absent.
   open func accelerometerData(from fromDate: Date, to toDate: Date) -> CMSensorDataList? {
-    guard backend.availableSensors.contains(.accelerometer), CMAuthorizationStatus.status(for: backend) == .authorized,
+    guard backend.availableSensors.contains(.accelerometer),
+      CMAuthorizationStatus.status(for: backend) == .authorized,
       fromDate <= toDate, toDate.timeIntervalSince(fromDate) <= Self.longestWindow
     else { return nil }
     let items = backend.recordedAccelerometer(from: fromDate, to: toDate).map { record in
       CMRecordedAccelerometerData(
-        acceleration: CMAcceleration(record.acceleration), timestamp: record.timestamp, startDate: record.date,
+        acceleration: CMAcceleration(record.acceleration), timestamp: record.timestamp,
+        startDate: record.date,
         identifier: record.identifier)
     }
     return CMSensorDataList(items: items)

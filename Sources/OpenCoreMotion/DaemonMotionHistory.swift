@@ -47,15 +47,21 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
       totals.steps.isFinite, totals.distance.isFinite
     else { return liveSummary }
     // The daemon keeps per-minute buckets (partial minutes pro rata): whole steps and floors.
-    func count(_ value: Double) -> Int { value.isFinite ? Int(Swift.min(Swift.max(value.rounded(), 0), 1e12)) : 0 }
+    func count(_ value: Double) -> Int {
+      value.isFinite ? Int(Swift.min(Swift.max(value.rounded(), 0), 1e12)) : 0
+    }
     var summary = liveSummary
     summary.numberOfSteps = Swift.max(count(totals.steps), liveSummary.numberOfSteps)
     summary.distance = Swift.max(totals.distance, liveSummary.distance)
     if countsFloors {
-      summary.floorsAscended = Swift.max(count(totals.floorsAscended), liveSummary.floorsAscended ?? 0)
-      summary.floorsDescended = Swift.max(count(totals.floorsDescended), liveSummary.floorsDescended ?? 0)
+      summary.floorsAscended = Swift.max(
+        count(totals.floorsAscended), liveSummary.floorsAscended ?? 0)
+      summary.floorsDescended = Swift.max(
+        count(totals.floorsDescended), liveSummary.floorsDescended ?? 0)
     }
-    if totals.activeTime.isFinite { summary.activeDuration = Swift.max(totals.activeTime, liveSummary.activeDuration) }
+    if totals.activeTime.isFinite {
+      summary.activeDuration = Swift.max(totals.activeTime, liveSummary.activeDuration)
+    }
     return summary
   }
 
@@ -90,28 +96,38 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
       }
       let liveSummary = live.pedometerSummary(from: start, to: end)
       guard let current else { return liveSummary }
-      return Self.summary(current.totals, counters: current.counters, latest: latest, live: liveSummary, countsFloors: countsFloors)
+      return Self.summary(
+        current.totals, counters: current.counters, latest: latest, live: liveSummary,
+        countsFloors: countsFloors)
     }
   }
 
   /// `totals` (with `counters` at the same instant) advanced by the counter's `latest` reading.
   package static func summary(
-    _ totals: DaemonPedometerTotals, counters: DaemonPedometerReading, latest: DaemonPedometerReading?,
+    _ totals: DaemonPedometerTotals, counters: DaemonPedometerReading,
+    latest: DaemonPedometerReading?,
     live: PedometerSummary, countsFloors: Bool
   ) -> PedometerSummary {
-    func count(_ value: Double) -> Int { value.isFinite ? Int(Swift.min(Swift.max(value.rounded(), 0), 1e12)) : 0 }
+    func count(_ value: Double) -> Int {
+      value.isFinite ? Int(Swift.min(Swift.max(value.rounded(), 0), 1e12)) : 0
+    }
     // A reading older than the answer (stream and replies travel separately) adds nothing.
-    func since(_ now: UInt64?, _ then: UInt64) -> Int { count(Double(now.map { $0 > then ? $0 - then : 0 } ?? 0)) }
+    func since(_ now: UInt64?, _ then: UInt64) -> Int {
+      count(Double(now.map { $0 > then ? $0 - then : 0 } ?? 0))
+    }
     // The daemon's numbers are outside input: a non-finite or negative one counts as nothing.
     func amount(_ value: Double) -> Double { value.isFinite ? Swift.max(0, value) : 0 }
     var summary = live
     summary.numberOfSteps = count(totals.steps) + since(latest?.steps, counters.steps)
-    summary.distance = amount(totals.distance) + (latest.map { amount($0.distance - counters.distance) } ?? 0)
+    summary.distance =
+      amount(totals.distance) + (latest.map { amount($0.distance - counters.distance) } ?? 0)
     summary.activeDuration =
       amount(totals.activeTime) + (latest.map { amount($0.activeTime - counters.activeTime) } ?? 0)
     if countsFloors {
-      summary.floorsAscended = count(totals.floorsAscended) + since(latest?.floorsAscended, counters.floorsAscended)
-      summary.floorsDescended = count(totals.floorsDescended) + since(latest?.floorsDescended, counters.floorsDescended)
+      summary.floorsAscended =
+        count(totals.floorsAscended) + since(latest?.floorsAscended, counters.floorsAscended)
+      summary.floorsDescended =
+        count(totals.floorsDescended) + since(latest?.floorsDescended, counters.floorsDescended)
     }
     return summary
   }
@@ -120,7 +136,8 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
   private func startCounting() {
     counterSubscription.withLock { subscription in
       guard subscription == nil else { return }
-      subscription = try? client.subscribe(DaemonStreamRequest(pedometer: true)) { [counter] event in
+      subscription = try? client.subscribe(DaemonStreamRequest(pedometer: true)) {
+        [counter] event in
         switch event {
         case .pedometer(let reading):
           counter.withLock { $0.reading = reading }
@@ -137,16 +154,21 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
   }
 
   package func activities(from start: Date, to end: Date) -> [ActivityRecord] {
-    guard let segments = wait({ try await self.client.activities(from: start, to: end) }), !segments.isEmpty else {
+    guard let segments = wait({ try await self.client.activities(from: start, to: end) }),
+      !segments.isEmpty
+    else {
       return live.activities(from: start, to: end)
     }
     return segments.map { segment in
-      let confidence = ActivityEstimate.Confidence(rawValue: Swift.min(Swift.max(segment.confidence, 0), 2)) ?? .low
+      let confidence =
+        ActivityEstimate.Confidence(rawValue: Swift.min(Swift.max(segment.confidence, 0), 2))
+        ?? .low
       let estimate = ActivityEstimate(
         stationary: segment.stationary, walking: segment.walking, running: segment.running,
         cycling: segment.cycling, automotive: segment.automotive, unknown: segment.unknown,
         confidence: confidence, startTime: segment.timestamp)
-      return ActivityRecord(estimate: estimate, date: segment.startDate, timestamp: segment.timestamp)
+      return ActivityRecord(
+        estimate: estimate, date: segment.startDate, timestamp: segment.timestamp)
     }
   }
 
@@ -164,7 +186,8 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
   }
 
   package func recordedAccelerometer(from start: Date, to end: Date) -> [AccelerometerRecord] {
-    guard let samples = wait({ try await self.client.recordedAccelerometer(from: start, to: end) }), !samples.isEmpty
+    guard let samples = wait({ try await self.client.recordedAccelerometer(from: start, to: end) }),
+      !samples.isEmpty
     else { return live.recordedAccelerometer(from: start, to: end) }
     return samples.map { sample in
       AccelerometerRecord(
@@ -173,7 +196,9 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
     }
   }
 
-  package func subscribe(_ handler: @escaping @Sendable (MotionHistoryEvent) -> Void) -> SourceSubscription {
+  package func subscribe(
+    _ handler: @escaping @Sendable (MotionHistoryEvent) -> Void
+  ) -> SourceSubscription {
     live.subscribe(handler)
   }
 
@@ -183,7 +208,9 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
     counterSubscription.withLock { $0 }?.cancel()
   }
 
-  private func wait<Value: Sendable>(_ query: @escaping @Sendable () async throws -> Value) -> Value? {
+  private func wait<Value: Sendable>(
+    _ query: @escaping @Sendable () async throws -> Value
+  ) -> Value? {
     let result = Locked<Value?>(nil)
     let done = DispatchSemaphore(value: 0)
     let task = Task {

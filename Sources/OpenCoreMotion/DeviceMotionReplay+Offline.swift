@@ -52,7 +52,9 @@ extension DeviceMotionReplay {
       throw Failure(description: "\(stream.descriptor.name): \(error)")
     }
     guard timestamps.count >= 2 else {
-      throw Failure(description: "\(stream.descriptor.name) has too few samples with both accelerometer and gyroscope")
+      throw Failure(
+        description:
+          "\(stream.descriptor.name) has too few samples with both accelerometer and gyroscope")
     }
     let samplePeriod = (timestamps.last! - timestamps.first!) / Double(timestamps.count - 1)
 
@@ -70,7 +72,9 @@ extension DeviceMotionReplay {
         hasMagneticHeading: usesMagnetometer, gyroscope: gyroscope[i], gyroscopeBias: bias,
         accelerometer: accelerometer[i], calibratedMagneticField: nil,
         magneticCalibrationAccuracy: .uncalibrated, needsCalibrationMotion: false)
-      guard aligner.accepts(estimate), let motion = aligner.deviceMotion(from: estimate) else { continue }
+      guard aligner.accepts(estimate), let motion = aligner.deviceMotion(from: estimate) else {
+        continue
+      }
       try body(motion)
       summary.deviceMotionCount += 1
     }

@@ -44,7 +44,9 @@ public enum DeviceMotionReplay {
     let player = StreamPlayer(stream, pacing: .virtual(clock))
     let pipeline = DeviceMotionPipeline.shared(for: player)
     let aligner = ReferenceFrameAligner(frame: frame, declination: declination ?? 0)
-    let collected = Locked<(updates: [CMDeviceMotion], failure: String?, finished: Bool, advisoryFailureCount: Int)>(
+    let collected = Locked<
+      (updates: [CMDeviceMotion], failure: String?, finished: Bool, advisoryFailureCount: Int)
+    >(
       ([], nil, false, 0))
     let subscription = pipeline.subscribe { event in
       collected.withLock { c in
@@ -72,7 +74,8 @@ public enum DeviceMotionReplay {
       horizon += 10
       if let due = player.nextDueClockTime(), due > horizon { horizon = due }
       clock.advance(to: horizon)
-      let (updates, failure, finished, advisory) = collected.withLock { c -> ([CMDeviceMotion], String?, Bool, Int) in
+      let (updates, failure, finished, advisory) = collected.withLock {
+        c -> ([CMDeviceMotion], String?, Bool, Int) in
         defer { c.updates.removeAll(keepingCapacity: true) }
         return (c.updates, c.failure, c.finished, c.advisoryFailureCount)
       }
@@ -96,12 +99,18 @@ extension DeviceMotionReplay {
       throw Failure(description: "\(frame.rawValue) is not a single reference frame")
     }
     let sensors = descriptor.sensors
-    guard CMMotionManager.attitudeReferenceFrames(sensors: sensors, declination: declination).contains(frame) else {
+    guard
+      CMMotionManager.attitudeReferenceFrames(sensors: sensors, declination: declination).contains(
+        frame)
+    else {
       if !sensors.isSuperset(of: .inertial) {
-        throw Failure(description: "\(descriptor.name) lacks the accelerometer and gyroscope device motion needs")
+        throw Failure(
+          description:
+            "\(descriptor.name) lacks the accelerometer and gyroscope device motion needs")
       }
       if frame.needsMagnetometer, !sensors.contains(.magnetometer) {
-        throw Failure(description: "\(descriptor.name) has no magnetometer, which frame \(frame.name) needs")
+        throw Failure(
+          description: "\(descriptor.name) has no magnetometer, which frame \(frame.name) needs")
       }
       throw Failure(description: "true north needs a location for the magnetic declination")
     }

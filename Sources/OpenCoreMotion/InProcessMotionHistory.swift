@@ -92,7 +92,8 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
   /// fast as possible would otherwise run ahead of them). `timeline` fixes the dates of the
   /// source's timestamps (tests); `nil` anchors them at the first sample.
   package init(
-    source: any SensorSource, parameters: Parameters = Parameters(), timeline: MotionTimeline? = nil,
+    source: any SensorSource, parameters: Parameters = Parameters(),
+    timeline: MotionTimeline? = nil,
     startsObserving: Bool = true
   ) {
     self.source = source
@@ -119,7 +120,8 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     // and recording read the accelerometer, floors and altitude the barometer: a source that can
     // switch sensors off keeps the gyroscope and magnetometer off for the history's sake.
     let subscription = source.subscribe(
-      requestedSampleRate: Swift.min(100, source.supportedSampleRates.upperBound), sensors: Self.sensorsRead
+      requestedSampleRate: Swift.min(100, source.supportedSampleRates.upperBound),
+      sensors: Self.sensorsRead
     ) { [weak self] event in self?.handle(event) }
     sourceSubscription.withLock { $0 = subscription }
   }
@@ -205,7 +207,9 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
 
   // MARK: Live events
 
-  package func subscribe(_ handler: @escaping @Sendable (MotionHistoryEvent) -> Void) -> SourceSubscription {
+  package func subscribe(
+    _ handler: @escaping @Sendable (MotionHistoryEvent) -> Void
+  ) -> SourceSubscription {
     let (id, isFinished) = state.withLock { s -> (UInt64, Bool) in
       s.nextSubscriberID &+= 1
       if !s.isFinished { s.subscribers[s.nextSubscriberID] = handler }
@@ -240,15 +244,19 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     defer { deliveryLock.unlock() }
     for event in events {
       // Read per event: a subscriber may cancel another from its handler.
-      let subscribers = state.withLock { s in s.subscribers.sorted { $0.key < $1.key }.map(\.value) }
+      let subscribers = state.withLock { s in s.subscribers.sorted { $0.key < $1.key }.map(\.value)
+      }
       for subscriber in subscribers { subscriber(event) }
       if case .finished = event { state.withLock { $0.subscribers.removeAll() } }
     }
   }
 
-  private func observe(_ sample: MotionSample, in s: inout State, events: inout [MotionHistoryEvent]) {
+  private func observe(
+    _ sample: MotionSample, in s: inout State, events: inout [MotionHistoryEvent]
+  ) {
     let t = sample.timestamp
-    if let latest = s.latestTimestamp, t < latest { return }  // out of order: skip, keep time monotonic
+    // Out of order: skip it and keep time monotonic.
+    if let latest = s.latestTimestamp, t < latest { return }
     let timeline = s.timeline ?? MotionTimeline(referenceDate: Date(), referenceTimestamp: t)
     s.timeline = timeline
     s.latestTimestamp = t
@@ -268,11 +276,14 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     if s.isWalking, let report = s.lastStepReport, t - report >= parameters.pauseDelay {
       s.isWalking = false
       s.boutStepTimes.removeAll(keepingCapacity: true)
-      events.append(.pedestrian(PedestrianEventRecord(date: timeline.date(forTimestamp: t), isPause: true)))
+      events.append(
+        .pedestrian(PedestrianEventRecord(date: timeline.date(forTimestamp: t), isPause: true)))
     }
-    if let pressure = sample.pressure, let result = s.pressure.process(time: t, pressure: pressure) {
+    if let pressure = sample.pressure, let result = s.pressure.process(time: t, pressure: pressure)
+    {
       let date = timeline.date(forTimestamp: t)
-      let record = AltitudeRecord(timestamp: t, date: date, pressure: result.pressure, altitude: result.altitude)
+      let record = AltitudeRecord(
+        timestamp: t, date: date, pressure: result.pressure, altitude: result.altitude)
       if s.altitudeDecimator.accept(t, interval: parameters.altitudeHistoryInterval) {
         s.altitudes.append(record)
       }
@@ -289,7 +300,9 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     t: Double, acceleration: SIMD3<Double>, timeline: MotionTimeline, in s: inout State,
     events: inout [MotionHistoryEvent]
   ) {
-    guard let reported = s.stepDetector.process(time: t, acceleration: acceleration), reported.isFinite else {
+    guard let reported = s.stepDetector.process(time: t, acceleration: acceleration),
+      reported.isFinite
+    else {
       return
     }
     // Keep the step times in order and never in the future.
@@ -306,7 +319,8 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
       cadence = Double(s.boutStepTimes.count - 1) / (stepTime - first)
     }
     let length = stride.strideLength(cadence: cadence ?? parameters.nominalCadence)
-    let record = StepRecord(date: stepDate, timestamp: stepTime, distance: length.isFinite ? Swift.max(0, length) : 0)
+    let record = StepRecord(
+      date: stepDate, timestamp: stepTime, distance: length.isFinite ? Swift.max(0, length) : 0)
     s.ledger.append(record, cadence: cadence)
     s.pressure.noteStep(time: stepTime)
     s.lastStepTime = stepTime
@@ -330,9 +344,14 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     }
     guard var estimate else { return }
     // Activities start in order and not in the future.
-    let start = Swift.min(t, Swift.max(estimate.startTime.isFinite ? estimate.startTime : t, s.activities.last?.timestamp ?? -.infinity))
+    let start = Swift.min(
+      t,
+      Swift.max(
+        estimate.startTime.isFinite ? estimate.startTime : t,
+        s.activities.last?.timestamp ?? -.infinity))
     estimate.startTime = start
-    let record = ActivityRecord(estimate: estimate, date: timeline.date(forTimestamp: start), timestamp: start)
+    let record = ActivityRecord(
+      estimate: estimate, date: timeline.date(forTimestamp: start), timestamp: start)
     s.activities.append(record)
     let limit = record.date.addingTimeInterval(-parameters.retention)
     if s.activities.count > 1, s.activities[0].date < limit.addingTimeInterval(-3600) {
@@ -343,7 +362,9 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     events.append(.activity(record))
   }
 
-  private func record(t: Double, acceleration: SIMD3<Double>, timeline: MotionTimeline, in s: inout State) {
+  private func record(
+    t: Double, acceleration: SIMD3<Double>, timeline: MotionTimeline, in s: inout State
+  ) {
     guard let until = s.recordUntil else { return }
     let date = timeline.date(forTimestamp: t)
     guard date <= until else {
@@ -352,7 +373,8 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     }
     guard s.recordingDecimator.accept(t, interval: 1 / parameters.recordingRate) else { return }
     s.recorded.append(
-      AccelerometerRecord(identifier: s.nextRecordIdentifier, timestamp: t, date: date, acceleration: acceleration))
+      AccelerometerRecord(
+        identifier: s.nextRecordIdentifier, timestamp: t, date: date, acceleration: acceleration))
     s.nextRecordIdentifier &+= 1
     let retentionLimit = date.addingTimeInterval(-parameters.recordingRetention)
     if let oldest = s.recorded.oldestDate, oldest < retentionLimit.addingTimeInterval(-3600) {

@@ -10,14 +10,17 @@ package enum MotionHistoryBackends {
     let source = SourceFactory.defaultSource
     let live = InProcessMotionHistory.shared(for: source)
     // On the daemon, queries and recordings go to its store (history kept while no app ran).
-    if let daemon = source as? DaemonSource { return DaemonMotionHistory(client: daemon.client, live: live) }
+    if let daemon = source as? DaemonSource {
+      return DaemonMotionHistory(client: daemon.client, live: live)
+    }
     return live
   })
   private static let cache = Locked<(any MotionHistoryBackend)?>(nil)
 
   /// Replaces how the default backend is made (the daemon-backed backend installs itself here);
   /// takes effect if the default has not been made yet.
-  package static func setDefaultFactory(_ make: @escaping @Sendable () -> any MotionHistoryBackend) {
+  package static func setDefaultFactory(_ make: @escaping @Sendable () -> any MotionHistoryBackend)
+  {
     factory.withLock { $0 = make }
   }
 
@@ -51,6 +54,7 @@ package enum MotionHistoryBackends {
   /// Whether the default backend counts floors (see ``defaultSensors``).
   package static var defaultCountsFloors: Bool {
     cache.withLock { $0 }?.countsFloors
-      ?? (PressureAltitudeAdapter.countsFloors && SourceFactory.defaultSource.availableSensors.contains(.barometer))
+      ?? (PressureAltitudeAdapter.countsFloors
+        && SourceFactory.defaultSource.availableSensors.contains(.barometer))
   }
 }

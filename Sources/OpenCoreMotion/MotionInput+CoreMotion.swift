@@ -28,7 +28,8 @@ extension MotionInput {
   public init(_ motion: CMDeviceMotion) {
     self.init(
       timestamp: motion.timestamp, gravity: SIMD3(motion.gravity),
-      userAcceleration: SIMD3(motion.userAcceleration), attitude: Quaternion(motion.attitude.quaternion),
+      userAcceleration: SIMD3(motion.userAcceleration),
+      attitude: Quaternion(motion.attitude.quaternion),
       rotationRate: SIMD3(motion.rotationRate))
   }
 

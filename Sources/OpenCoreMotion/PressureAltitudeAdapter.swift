@@ -15,8 +15,11 @@ package struct PressureAltitudeAdapter: Sendable {
   /// Height in metres at `pressure` kPa in the standard atmosphere, for sea-level pressure
   /// `seaLevelPressure` kPa: h = 44330.77 · (1 − (p/p₀)^0.190263). This is the formula whose
   /// differences match the relative altitude Apple's devices report from their own pressure readings.
-  package static func standardHeight(pressure: Double, seaLevelPressure: Double = standardSeaLevelPressure) -> Double {
-    BarometricAltitude.height(atPressure: pressure * (BarometricAltitude.standardSeaLevelPressure / seaLevelPressure))
+  package static func standardHeight(
+    pressure: Double, seaLevelPressure: Double = standardSeaLevelPressure
+  ) -> Double {
+    BarometricAltitude.height(
+      atPressure: pressure * (BarometricAltitude.standardSeaLevelPressure / seaLevelPressure))
   }
 
   private var altitudeFilter = RelativeAltitudeFilter()
@@ -36,7 +39,10 @@ package struct PressureAltitudeAdapter: Sendable {
   ) -> (altitude: Double, pressure: Double, floors: (ascended: Int, descended: Int)?)? {
     guard let altitude = altitudeFilter.process(time: time, pressure: pressure) else { return nil }
     let change = floorCounter.process(time: time, pressure: pressure)
-    return (altitude, altitudeFilter.smoothedPressure ?? pressure, change.map { ($0.ascended, $0.descended) })
+    return (
+      altitude, altitudeFilter.smoothedPressure ?? pressure,
+      change.map { ($0.ascended, $0.descended) }
+    )
   }
 
   /// Tells the floor counter that a step happened at `time` s (floors count only while walking).

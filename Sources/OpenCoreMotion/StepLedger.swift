@@ -96,8 +96,10 @@ struct StepLedger: Sendable {
       if lower < upper {
         let first = floors[lower]
         let last = floors[upper - 1]
-        result.floorsAscended = last.cumulativeAscended &- first.cumulativeAscended &+ first.ascended
-        result.floorsDescended = last.cumulativeDescended &- first.cumulativeDescended &+ first.descended
+        result.floorsAscended =
+          last.cumulativeAscended &- first.cumulativeAscended &+ first.ascended
+        result.floorsDescended =
+          last.cumulativeDescended &- first.cumulativeDescended &+ first.descended
       }
     }
     return result

@@ -47,10 +47,14 @@ func makeUpdateSequence<Item: AnyObject>(
 
 /// The error of a motion-and-fitness service that cannot serve: not authorized, or (when
 /// `isAvailable` is false) not available, with `service` named in the description.
-func motionServiceError(isAvailable: Bool, service: String, backend: any MotionHistoryBackend) -> NSError? {
+func motionServiceError(
+  isAvailable: Bool, service: String, backend: any MotionHistoryBackend
+) -> NSError? {
   let status = CMAuthorizationStatus.status(for: backend)
   if status != .authorized {
-    return NSError(CMErrorMotionActivityNotAuthorized, description: "\(service) is not authorized: \(status.refusalReason)")
+    return NSError(
+      CMErrorMotionActivityNotAuthorized,
+      description: "\(service) is not authorized: \(status.refusalReason)")
   }
   if !isAvailable {
     return NSError(

@@ -115,7 +115,8 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
       if let firstDrop {
         if firstDrop {
           Logger.openCoreMotion.warning(
-            "a motion update handler's queue has \(Self.maximumQueuedUpdates) updates waiting; newer updates are dropped until it catches up")
+            "a motion update handler's queue has \(Self.maximumQueuedUpdates) updates waiting; newer updates are dropped until it catches up"
+          )
         }
         return
       }

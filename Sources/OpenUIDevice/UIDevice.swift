@@ -27,7 +27,8 @@ import OpenCoreMotion
 open class UIDevice: NSObject, @unchecked Sendable {
   /// Posted when the physical orientation changes while notifications are being generated; read
   /// the new value from ``orientation``.
-  public static let orientationDidChangeNotification = NSNotification.Name("UIDeviceOrientationDidChangeNotification")
+  public static let orientationDidChangeNotification = NSNotification.Name(
+    "UIDeviceOrientationDidChangeNotification")
 
   /// The device the process runs on, reading the default source (`COREMOTION_SOURCE`).
   open class var current: UIDevice { shared }
@@ -171,7 +172,8 @@ open class UIDevice: NSObject, @unchecked Sendable {
     if smoothing {
       let period = lastTimestamp.map { timestamp - $0 } ?? 0.01
       if smoother == nil {
-        smoother = FirstOrderLowPassFilter(cutoffFrequency: Self.accelerometerSmoothingCutoff, sampleRate: 100)
+        smoother = FirstOrderLowPassFilter(
+          cutoffFrequency: Self.accelerometerSmoothingCutoff, sampleRate: 100)
       }
       reading = smoother!.update(gravity, samplePeriod: period > 0 ? period : 0.01)
     }

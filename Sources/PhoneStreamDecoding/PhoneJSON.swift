@@ -69,7 +69,9 @@ package enum PhoneJSON: Decodable, Equatable, Sendable {
     case .integer(let value): return Double(value)
     case .number(let value): return value.isFinite ? value : nil
     case .string(let text):
-      guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite else { return nil }
+      guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite else {
+        return nil
+      }
       return value
     default: return nil
     }

@@ -85,11 +85,13 @@ import MotionSensors
     for answer in answers {
       now += messageInterval
       requestBytes &+= poller.requestPath().utf8.count
-      guard let document = try? PhoneJSON.parse(answer), let outcome = try? poller.consume(document) else {
+      guard let document = try? PhoneJSON.parse(answer), let outcome = try? poller.consume(document)
+      else {
         continue
       }
       if outcome.sessionChanged {
-        poller = PhyphoxPoller(groups: groups, timeOffset: poller.timeOffset, lastTimestamp: poller.lastTimestamp)
+        poller = PhyphoxPoller(
+          groups: groups, timeOffset: poller.timeOffset, lastTimestamp: poller.lastTimestamp)
       }
       reorder.insert(outcome.samples, now: now)
       for case .sample in reorder.releaseEvents(now: now, source: "fuzz") { delivered += 1 }

@@ -51,7 +51,9 @@ public struct PhyphoxBufferGroup: Sendable, Equatable {
   ///
   /// Returns the groups and notes for people (an experiment that only measures acceleration
   /// *without* g, which is not specific force).
-  package static func discover(in config: PhoneJSON) -> (groups: [PhyphoxBufferGroup], notes: [String]) {
+  package static func discover(
+    in config: PhoneJSON
+  ) -> (groups: [PhyphoxBufferGroup], notes: [String]) {
     var groups: [PhyphoxBufferGroup] = []
     var notes: [String] = []
     var sawLinearAcceleration = false

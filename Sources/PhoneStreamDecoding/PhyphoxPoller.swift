@@ -34,7 +34,9 @@ package struct PhyphoxPoller: Sendable {
   /// poll that brought nothing new for any group, so it never delays one group behind another.
   private var isProbing = false
 
-  package init(groups: [PhyphoxBufferGroup], timeOffset: Double = 0, lastTimestamp: Double = -.infinity) {
+  package init(
+    groups: [PhyphoxBufferGroup], timeOffset: Double = 0, lastTimestamp: Double = -.infinity
+  ) {
     self.groups = groups
     self.timeOffset = timeOffset
     self.lastTimestamp = lastTimestamp

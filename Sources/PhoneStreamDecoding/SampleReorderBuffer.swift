@@ -53,7 +53,8 @@ package struct SampleReorderBuffer: Sendable {
 
   /// Creates a buffer; `clock` chooses the clock of released samples (ordering always uses the
   /// phone's own times).
-  package init(holdTime: Double = 0.1, maximumDelay: Double = 0.3, clock: PhoneStreamClock = .phone) {
+  package init(holdTime: Double = 0.1, maximumDelay: Double = 0.3, clock: PhoneStreamClock = .phone)
+  {
     self.holdTime = holdTime
     self.maximumDelay = maximumDelay
     self.clockMapping = StreamClockMapping(clock: clock)
@@ -137,7 +138,9 @@ package struct SampleReorderBuffer: Sendable {
   /// persistently disordered stream is visible without flooding subscribers.
   package mutating func lateDropNotice(source: String) -> SourceFailure? {
     guard droppedLateCount >= nextDropReport else { return nil }
-    while nextDropReport <= droppedLateCount { nextDropReport = nextDropReport.multipliedReportingOverflow(by: 10).partialValue }
+    while nextDropReport <= droppedLateCount {
+      nextDropReport = nextDropReport.multipliedReportingOverflow(by: 10).partialValue
+    }
     return SourceFailure(
       .other,
       "\(source): \(droppedLateCount) sample(s) so far arrived after newer ones had been delivered and were "
@@ -148,7 +151,9 @@ package struct SampleReorderBuffer: Sendable {
   /// not finite), or `nil`; reported at the same powers of ten as ``lateDropNotice(source:)``.
   package mutating func implausibleDropNotice(source: String) -> SourceFailure? {
     guard droppedImplausibleCount >= nextImplausibleReport else { return nil }
-    while nextImplausibleReport <= droppedImplausibleCount { nextImplausibleReport = nextImplausibleReport.multipliedReportingOverflow(by: 10).partialValue }
+    while nextImplausibleReport <= droppedImplausibleCount {
+      nextImplausibleReport = nextImplausibleReport.multipliedReportingOverflow(by: 10).partialValue
+    }
     return SourceFailure(
       .malformedData,
       "\(source): \(droppedImplausibleCount) sample(s) so far had a timestamp far ahead of the stream "

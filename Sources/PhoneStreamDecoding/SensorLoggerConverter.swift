@@ -54,7 +54,9 @@ package struct SensorLoggerConverter: Sendable {
 
   /// Converts one batch. Returns samples (one sensor each, in batch order sorted by time) and any
   /// failures to report (at most one "cannot tell the platform" notice per recording).
-  package mutating func convert(_ batch: SensorLoggerBatch) -> (
+  package mutating func convert(
+    _ batch: SensorLoggerBatch
+  ) -> (
     samples: [MotionSample], failures: [SourceFailure]
   ) {
     if convention == nil { convention = Self.detectConvention(in: batch) }

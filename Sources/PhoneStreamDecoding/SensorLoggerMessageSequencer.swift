@@ -34,7 +34,9 @@ package struct SensorLoggerMessageSequencer: Sendable {
 
   /// Takes a message that arrived at wall time `now`; returns the messages now ready, in order.
   /// `sessionChanged` is set when the message starts a new recording.
-  package mutating func accept(_ batch: SensorLoggerBatch, now: Double) -> (
+  package mutating func accept(
+    _ batch: SensorLoggerBatch, now: Double
+  ) -> (
     ready: [SensorLoggerBatch], sessionChanged: Bool
   ) {
     var ready: [SensorLoggerBatch] = []

@@ -45,7 +45,9 @@ package struct SensorLoggerStream: Sendable {
   ///
   /// - Returns: the events now due, and the failure that made the body unusable (`nil` when it
   ///   was a Sensor Logger message); the failure is also among the events, as advisory.
-  package mutating func receive(body: [UInt8], now: Double) -> (
+  package mutating func receive(
+    body: [UInt8], now: Double
+  ) -> (
     events: [SourceEvent], rejection: SourceFailure?
   ) {
     let batch: SensorLoggerBatch

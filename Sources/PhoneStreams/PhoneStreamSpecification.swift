@@ -125,7 +125,9 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
     }
   }
 
-  private static func sensorLogger(_ parts: Parts, fail: (String) -> ParseError) throws
+  private static func sensorLogger(
+    _ parts: Parts, fail: (String) -> ParseError
+  ) throws
     -> SensorLoggerReceiver.Configuration
   {
     if let urlScheme = parts.urlScheme, urlScheme != "http" {
@@ -166,7 +168,9 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
     return configuration
   }
 
-  private static func sensorServer(_ parts: Parts, fail: (String) -> ParseError) throws
+  private static func sensorServer(
+    _ parts: Parts, fail: (String) -> ParseError
+  ) throws
     -> SensorServerClient.Configuration
   {
     if let urlScheme = parts.urlScheme, urlScheme != "ws" {
@@ -196,7 +200,9 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
     return configuration
   }
 
-  private static func phyphox(_ parts: Parts, fail: (String) -> ParseError) throws
+  private static func phyphox(
+    _ parts: Parts, fail: (String) -> ParseError
+  ) throws
     -> PhyphoxClient.Configuration
   {
     if let urlScheme = parts.urlScheme, urlScheme != "http" {

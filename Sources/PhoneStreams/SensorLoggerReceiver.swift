@@ -191,10 +191,11 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
         group.cancelAll()
       }
       let now = phoneStreamUptime()
-      hub.deliver(stream.withLock { state in
-        defer { state = nil }
-        return state?.flush(now: now) ?? []
-      })
+      hub.deliver(
+        stream.withLock { state in
+          defer { state = nil }
+          return state?.flush(now: now) ?? []
+        })
     }
     switch started.wait(timeout: Self.startTimeout) {
     case .listening(let port):
@@ -202,7 +203,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       return worker
     case .failed(let error):
       worker.stop(timeout: LiveSourceHub.stopTimeout)
-      throw Self.describeStartFailure(error, address: configuration.bindAddress, port: configuration.port)
+      throw Self.describeStartFailure(
+        error, address: configuration.bindAddress, port: configuration.port)
     case nil:
       worker.stop(timeout: LiveSourceHub.stopTimeout)
       throw SourceFailure(
@@ -210,17 +212,17 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     }
   }
 
-  private static func describeStartFailure(_ error: any Error, address: String, port: UInt16)
-    -> SourceFailure
-  {
-    let where_ = "\(address):\(port)"
+  private static func describeStartFailure(
+    _ error: any Error, address: String, port: UInt16
+  ) -> SourceFailure {
+    let endpoint = "\(address):\(port)"
     if let io = error as? IOError, io.errnoCode == EADDRINUSE {
-      return SourceFailure(.busy, "Sensor Logger receiver: \(where_) is already in use")
+      return SourceFailure(.busy, "Sensor Logger receiver: \(endpoint) is already in use")
     }
     if "\(error)".contains("Address already in use") {
-      return SourceFailure(.busy, "Sensor Logger receiver: \(where_) is already in use")
+      return SourceFailure(.busy, "Sensor Logger receiver: \(endpoint) is already in use")
     }
-    return SourceFailure(.other, "Sensor Logger receiver: cannot listen on \(where_): \(error)")
+    return SourceFailure(.other, "Sensor Logger receiver: cannot listen on \(endpoint): \(error)")
   }
 
   private func makeApplication(started: StartSignal) -> some ApplicationProtocol {
@@ -292,7 +294,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     case .get, .head:
       return Self.response(
         .ok,
-        "OpenCoreMotion Sensor Logger receiver: set this URL as the HTTP Push URL in Sensor Logger.\n")
+        "OpenCoreMotion Sensor Logger receiver: set this URL as the HTTP Push URL in Sensor Logger.\n"
+      )
     default:
       return Self.response(.methodNotAllowed, "POST JSON here\n")
     }
@@ -303,7 +306,9 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
 
   /// Reads the whole body, at most `limit` bytes and `timeout` seconds (a peer that trickles a
   /// body must not hold a connection for ever).
-  private static func collectBody(of request: Request, upTo limit: Int, timeout: Double)
+  private static func collectBody(
+    of request: Request, upTo limit: Int, timeout: Double
+  )
     async throws -> ByteBuffer
   {
     try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
@@ -322,7 +327,9 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   }
 
   /// A plain-text answer; `close` ends the connection after it (when the body was not read).
-  private static func response(_ status: HTTPResponse.Status, _ text: String, close: Bool = false)
+  private static func response(
+    _ status: HTTPResponse.Status, _ text: String, close: Bool = false
+  )
     -> Response
   {
     var headers = HTTPFields()
@@ -334,9 +341,10 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
 
   /// Whether a `Content-Type` value is JSON (`application/json`, `…+json`, any parameters).
   static func isJSON(_ contentType: String) -> Bool {
-    let type = contentType.split(separator: ";").first.map {
-      $0.trimmingCharacters(in: .whitespaces).lowercased()
-    } ?? ""
+    let type =
+      contentType.split(separator: ";").first.map {
+        $0.trimmingCharacters(in: .whitespaces).lowercased()
+      } ?? ""
     return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
   }
 

@@ -160,7 +160,8 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     while !Task.isCancelled {
       let session = Locked(
         Session(
-          reorder: reorder, clock: SensorServerClockContinuity(offset: clockOffset, needsCheck: true),
+          reorder: reorder,
+          clock: SensorServerClockContinuity(offset: clockOffset, needsCheck: true),
           lastActivity: phoneStreamUptime()))
       let ending = await connect(session)
       connected.withLock { $0 = false }
@@ -265,8 +266,10 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     while await phoneStreamPause(0.02) {
       let now = phoneStreamUptime()
       let (isOpen, last, events) = session.withLock { state in
-        (state.isOpen, state.lastActivity,
-          state.reorder.releaseEvents(now: now, source: "SensorServer client"))
+        (
+          state.isOpen, state.lastActivity,
+          state.reorder.releaseEvents(now: now, source: "SensorServer client")
+        )
       }
       hub.deliver(events)
       if !isOpen && now - start > configuration.connectTimeout { throw Ending.connectTimeout }

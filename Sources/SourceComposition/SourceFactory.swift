@@ -47,10 +47,14 @@ public enum SourceFactory {
         return phone.makeSource()
     #endif
     case .daemon(let socketPath):
-      return try wrapping(specification) { try DefaultSourceFactory.daemonSource(socketPath: socketPath) }
+      return try wrapping(specification) {
+        try DefaultSourceFactory.daemonSource(socketPath: socketPath)
+      }
     case .replay(let path, let speed):
       let url = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
-      let stream = try wrapping(specification) { try DefaultSourceFactory.recordingStream(url: url) }
+      let stream = try wrapping(specification) {
+        try DefaultSourceFactory.recordingStream(url: url)
+      }
       return StreamPlayer(stream, pacing: pacing(speed), name: specification.description)
     }
   }

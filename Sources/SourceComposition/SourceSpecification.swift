@@ -89,7 +89,8 @@ public enum SourceSpecification: Equatable, Sendable, CustomStringConvertible {
     #else
       // Recognised, so that the message says what to change instead of "unknown source kind".
       if Self.phoneStreamSchemes.contains(Self.split(trimmed).kind) {
-        throw SourceSpecificationError(text: text, problem: Self.phoneStreamsNotBuiltIn, kind: .unavailable)
+        throw SourceSpecificationError(
+          text: text, problem: Self.phoneStreamsNotBuiltIn, kind: .unavailable)
       }
     #endif
     let (kind, argument) = Self.split(trimmed)
@@ -117,7 +118,9 @@ public enum SourceSpecification: Equatable, Sendable, CustomStringConvertible {
       guard argument == nil else { throw Self.error(text, "`iio` takes no argument") }
       self = .iio
     case "daemon":
-      if let argument, argument.isEmpty { throw Self.error(text, "the socket path after `daemon:` is empty") }
+      if let argument, argument.isEmpty {
+        throw Self.error(text, "the socket path after `daemon:` is empty")
+      }
       self = .daemon(socketPath: argument)
     default:
       throw Self.error(text, "unknown source kind `\(kind)`")

@@ -78,7 +78,8 @@ package final class ChildProcess: @unchecked Sendable {
         var ends: [Int32] = [-1, -1]
         // pipe2(O_CLOEXEC) is not in the Glibc module; the short window before fcntl only matters
         // to another thread spawning at that very moment.
-        guard pipe(&ends) == 0, fcntl(ends[0], F_SETFD, FD_CLOEXEC) == 0, fcntl(ends[1], F_SETFD, FD_CLOEXEC) == 0
+        guard pipe(&ends) == 0, fcntl(ends[0], F_SETFD, FD_CLOEXEC) == 0,
+          fcntl(ends[1], F_SETFD, FD_CLOEXEC) == 0
         else {
           for (descriptor, _) in readEnds { close(descriptor) }
           throw Failure(description: "pipe for \(name): \(String(cString: strerror(errno)))")
@@ -88,7 +89,8 @@ package final class ChildProcess: @unchecked Sendable {
         // dup2 onto 1 or 2 clears close-on-exec on the copy the program keeps.
         posix_spawn_file_actions_adddup2(&actions, ends[1], target)
       case .appendToFile(let path):
-        posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_addopen(
+          &actions, target, path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
       case .discard:
         posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
       }
@@ -124,7 +126,8 @@ package final class ChildProcess: @unchecked Sendable {
     let result = posix_spawn(&pid, executable.path, &actions, &attributes, &argv, &envp)
     guard result == 0 else {
       for (descriptor, _) in readEnds { close(descriptor) }
-      throw Failure(description: "cannot start \(executable.path): \(String(cString: strerror(result)))")
+      throw Failure(
+        description: "cannot start \(executable.path): \(String(cString: strerror(result)))")
     }
     processIdentifier = pid
 
@@ -151,15 +154,23 @@ package final class ChildProcess: @unchecked Sendable {
         let room = Self.collectionLimit - (isOutput ? collectedOutput.count : collectedError.count)
         guard room > 0 else { return }
         let chunk = buffer[0..<min(count, room)]
-        if isOutput { collectedOutput.append(contentsOf: chunk) } else { collectedError.append(contentsOf: chunk) }
+        if isOutput {
+          collectedOutput.append(contentsOf: chunk)
+        } else {
+          collectedError.append(contentsOf: chunk)
+        }
       }
     }
   }
 
   /// What the child has written to standard output so far (`.collect` only).
-  package var standardOutput: String { lock.withLock { String(decoding: collectedOutput, as: UTF8.self) } }
+  package var standardOutput: String {
+    lock.withLock { String(decoding: collectedOutput, as: UTF8.self) }
+  }
   /// What the child has written to standard error so far (`.collect` only).
-  package var standardError: String { lock.withLock { String(decoding: collectedError, as: UTF8.self) } }
+  package var standardError: String {
+    lock.withLock { String(decoding: collectedError, as: UTF8.self) }
+  }
 
   /// Reaps the child if it has exited; returns its status (see ``terminationStatus``) or `nil`.
   private func poll() -> Int32? {
@@ -167,7 +178,9 @@ package final class ChildProcess: @unchecked Sendable {
       if let exitStatus { return exitStatus }
       var status: Int32 = 0
       var result: pid_t
-      repeat { result = waitpid(processIdentifier, &status, WNOHANG) } while result < 0 && errno == EINTR
+      repeat {
+        result = waitpid(processIdentifier, &status, WNOHANG)
+      } while result < 0 && errno == EINTR
       guard result == processIdentifier else { return nil }
       // WIFEXITED / WEXITSTATUS / WTERMSIG, spelled out (they are macros in C).
       let signal = status & 0x7f

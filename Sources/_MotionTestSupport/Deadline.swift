@@ -27,7 +27,8 @@ package func withDeadline<T: Sendable>(
     }
   }
   let deadline = ContinuousClock.now + .milliseconds(Int64(max(0, min(seconds, 86_400)) * 1000))
-  return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+  return try await withCheckedThrowingContinuation {
+    (continuation: CheckedContinuation<T, any Error>) in
     let work = Task {
       do {
         let value = try await body()
@@ -43,7 +44,8 @@ package func withDeadline<T: Sendable>(
       }
       if claim() {
         work.cancel()
-        continuation.resume(throwing: DeadlineExceeded(description: "\(what) did not finish within \(seconds) s"))
+        continuation.resume(
+          throwing: DeadlineExceeded(description: "\(what) did not finish within \(seconds) s"))
       }
     }
   }

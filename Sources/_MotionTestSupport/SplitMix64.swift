@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import MotionMath
+
 /// A small, fast, seedable random number generator (Steele, Lea & Flood's SplitMix64) for
 /// reproducible tests. Never use `SystemRandomNumberGenerator` in tests: print the seed instead.
 public struct SplitMix64: RandomNumberGenerator, Sendable {
@@ -26,12 +28,11 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
   }
 }
 
-import MotionMath
-
 extension SplitMix64 {
   /// A uniformly distributed unit quaternion (a normalised Gaussian 4-vector).
   public mutating func nextUnitQuaternion() -> Quaternion {
-    Quaternion(w: nextGaussian(), x: nextGaussian(), y: nextGaussian(), z: nextGaussian()).normalized
+    Quaternion(w: nextGaussian(), x: nextGaussian(), y: nextGaussian(), z: nextGaussian())
+      .normalized
   }
 
   /// A uniformly distributed unit vector.

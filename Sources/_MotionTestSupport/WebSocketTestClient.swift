@@ -33,7 +33,9 @@ package final class WebSocketTestClient {
     }
     // inet_addr answers all ones (INADDR_NONE) for text that is not a dotted IPv4 address.
     let address = inet_addr(host)
-    guard address != in_addr_t.max else { throw Failure(description: "not an IPv4 address: \(host)") }
+    guard address != in_addr_t.max else {
+      throw Failure(description: "not an IPv4 address: \(host)")
+    }
     #if canImport(Glibc)
       descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
@@ -57,14 +59,17 @@ package final class WebSocketTestClient {
       }
     }
     // (On a throw from here on, deinit closes the socket.)
-    guard connected == 0 else { throw Failure(description: "cannot connect to \(host):\(port): errno \(errno)") }
+    guard connected == 0 else {
+      throw Failure(description: "cannot connect to \(host):\(port): errno \(errno)")
+    }
     let target = url.path.isEmpty ? "/" : url.path
     let request =
       "GET \(target)\(url.query.map { "?" + $0 } ?? "") HTTP/1.1\r\nHost: \(host):\(port)\r\n"
       + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
       + "Sec-WebSocket-Version: 13\r\n\r\n"
     let bytes = Array(request.utf8)
-    guard bytes.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, 0) }) == bytes.count else {
+    guard bytes.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, 0) }) == bytes.count
+    else {
       throw Failure(description: "cannot send the upgrade request")
     }
     // The response head ends with an empty line; frames may follow in the same read.
@@ -74,7 +79,8 @@ package final class WebSocketTestClient {
         let head = String(decoding: buffer[..<end], as: UTF8.self)
         buffer.removeFirst(end + terminator.count)
         guard head.hasPrefix("HTTP/1.1 101") else {
-          throw Failure(description: "upgrade refused: \(head.split(separator: "\r\n").first ?? "")")
+          throw Failure(
+            description: "upgrade refused: \(head.split(separator: "\r\n").first ?? "")")
         }
         return
       }
@@ -111,7 +117,9 @@ package final class WebSocketTestClient {
       default:
         continue  // pong
       }
-      guard message.count <= Self.maximumMessageSize else { throw Failure(description: "message too large") }
+      guard message.count <= Self.maximumMessageSize else {
+        throw Failure(description: "message too large")
+      }
       if isFinal, isText { return String(decoding: message, as: UTF8.self) }
     }
   }
@@ -123,7 +131,8 @@ package final class WebSocketTestClient {
     let frame =
       [0x80 | opcode, 0x80 | UInt8(payload.count)] + mask
       + payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
-    guard frame.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, 0) }) == frame.count else {
+    guard frame.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, 0) }) == frame.count
+    else {
       throw Failure(description: "cannot send a control frame: errno \(errno)")
     }
   }
@@ -142,7 +151,9 @@ package final class WebSocketTestClient {
     } else if length == 127 {
       try need(10)
       let value = buffer[2..<10].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-      guard value <= UInt64(Self.maximumMessageSize) else { throw Failure(description: "frame too large") }
+      guard value <= UInt64(Self.maximumMessageSize) else {
+        throw Failure(description: "frame too large")
+      }
       length = Int(value)
       offset = 10
     }
@@ -161,14 +172,17 @@ package final class WebSocketTestClient {
     var chunk = [UInt8](repeating: 0, count: 65536)
     let received = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
     guard received > 0 else {
-      throw Failure(description: received == 0 ? "connection closed" : "read failed or timed out: errno \(errno)")
+      throw Failure(
+        description: received == 0
+          ? "connection closed" : "read failed or timed out: errno \(errno)")
     }
     buffer += chunk[..<received]
   }
 
   private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
     guard haystack.count >= needle.count else { return nil }
-    for start in 0...(haystack.count - needle.count) where haystack[start..<(start + needle.count)].elementsEqual(needle) {
+    for start in 0...(haystack.count - needle.count)
+    where haystack[start..<(start + needle.count)].elementsEqual(needle) {
       return start
     }
     return nil

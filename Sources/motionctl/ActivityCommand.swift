@@ -8,7 +8,8 @@ import MotionEvaluation
 struct ActivityCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "activity",
-    abstract: "Classify motion activity (stationary, walking, running, cycling, automotive) in recordings.",
+    abstract:
+      "Classify motion activity (stationary, walking, running, cycling, automotive) in recordings.",
     discussion: """
       Reads CSV files with columns t, ax, ay, az (extra columns ignored; g with Apple's sign or m/s² \
       with Android's sign, told apart by the magnitude) or any recording format motionctl replays, \
@@ -18,7 +19,10 @@ struct ActivityCommand: ParsableCommand {
   @Argument(help: "Recordings.")
   var files: [String]
 
-  @Flag(help: "Print JSON, one object per file per line: {\"file\", \"segments\": [{\"start\", \"end\", \"stationary\", \"walking\", \"running\", \"cycling\", \"automotive\", \"unknown\", \"confidence\"}]}.")
+  @Flag(
+    help:
+      "Print JSON, one object per file per line: {\"file\", \"segments\": [{\"start\", \"end\", \"stationary\", \"walking\", \"running\", \"cycling\", \"automotive\", \"unknown\", \"confidence\"}]}."
+  )
   var json = false
 
   struct FileResult: Codable {
@@ -38,14 +42,18 @@ struct ActivityCommand: ParsableCommand {
       }
       let segments = ActivitySegment.segments(of: recording)
       if json {
-        print(String(decoding: try encoder.encode(FileResult(file: file, segments: segments)), as: UTF8.self))
+        print(
+          String(
+            decoding: try encoder.encode(FileResult(file: file, segments: segments)), as: UTF8.self)
+        )
         continue
       }
       print("\(file)  (\(recording.times.count) samples, \(recording.units.rawValue))")
       for segment in segments {
         print(
           String(format: "  %9.2f – %9.2f s  ", segment.start, segment.end)
-            + segment.activityDescription.padding(toLength: 24, withPad: " ", startingAt: 0) + segment.confidence)
+            + segment.activityDescription.padding(toLength: 24, withPad: " ", startingAt: 0)
+            + segment.confidence)
       }
     }
   }

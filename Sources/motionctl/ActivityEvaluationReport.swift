@@ -6,7 +6,9 @@ import MotionEvaluation
 /// `motionctl evaluate activity PATH...`: the tables (or JSON) of ``ActivityEvaluation``.
 enum ActivityEvaluationReport {
   static func run(paths: [String], json: Bool, writeModel: String?) throws {
-    guard !paths.isEmpty else { throw CLIError("evaluate activity: give the activity folder or files") }
+    guard !paths.isEmpty else {
+      throw CLIError("evaluate activity: give the activity folder or files")
+    }
     let dataset: ActivityDataset
     do {
       dataset = try ActivityDataset.load(paths: paths)
@@ -19,8 +21,10 @@ enum ActivityEvaluationReport {
     if let writeModel {
       let model = ActivityEvaluation.trainFinal(sets)
       let sources = Set(sets.map(\.entry.source)).sorted().joined(separator: ", ")
-      let note = "Trained on \(sets.count) files (\(sources)), \(sets.map(\.features.count).reduce(0, +)) windows."
-      try Data(ActivityTrainer.swiftSource(model, note: note).utf8).write(to: URL(fileURLWithPath: writeModel))
+      let note =
+        "Trained on \(sets.count) files (\(sources)), \(sets.map(\.features.count).reduce(0, +)) windows."
+      try Data(ActivityTrainer.swiftSource(model, note: note).utf8).write(
+        to: URL(fileURLWithPath: writeModel))
     }
     if json {
       let encoder = JSONEncoder()
@@ -28,26 +32,37 @@ enum ActivityEvaluationReport {
       print(String(decoding: try encoder.encode(result), as: UTF8.self))
       return
     }
-    func percent(_ x: Double?) -> String { x.map { String(format: "%5.1f %%", $0 * 100) } ?? "     —" }
+    func percent(_ x: Double?) -> String {
+      x.map { String(format: "%5.1f %%", $0 * 100) } ?? "     —"
+    }
     for source in result.sources {
-      print("\(source.source) (\(source.folds)); recall = share of a class's windows predicted as that class")
+      print(
+        "\(source.source) (\(source.folds)); recall = share of a class's windows predicted as that class"
+      )
       print("  class        windows   recall   baseline (README softmax)")
       for c in source.classes {
         print(
-          "  " + c.label.padding(toLength: 12, withPad: " ", startingAt: 0) + String(format: " %7d", c.windows)
+          "  " + c.label.padding(toLength: 12, withPad: " ", startingAt: 0)
+            + String(format: " %7d", c.windows)
             + "  " + percent(c.recall) + "   " + percent(c.baselineRecall))
       }
       print(
-        "  mean recall          " + percent(source.meanRecall) + "   " + percent(source.baselineMeanRecall)
+        "  mean recall          " + percent(source.meanRecall) + "   "
+          + percent(source.baselineMeanRecall)
           + "   window accuracy " + percent(source.windowAccuracy))
-      print("  confusion (rows: true; columns: " + source.predictedLabels.joined(separator: ", ") + ")")
+      print(
+        "  confusion (rows: true; columns: " + source.predictedLabels.joined(separator: ", ") + ")")
       for (label, row) in zip(source.predictedLabels, source.confusion) where row.reduce(0, +) > 0 {
-        print("  " + label.padding(toLength: 12, withPad: " ", startingAt: 0) + row.map { String(format: " %6d", $0) }.joined())
+        print(
+          "  " + label.padding(toLength: 12, withPad: " ", startingAt: 0)
+            + row.map { String(format: " %6d", $0) }.joined())
       }
       print("")
     }
     if !result.switches.isEmpty {
-      print("switching delay (concatenated held-out files; s from the change to the first report of the new class)")
+      print(
+        "switching delay (concatenated held-out files; s from the change to the first report of the new class)"
+      )
       for s in result.switches {
         print(
           "  " + "\(s.source) \(s.subject)".padding(toLength: 18, withPad: " ", startingAt: 0)

@@ -10,7 +10,8 @@ import OpenCoreMotion
 struct AltitudeCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "altitude",
-    abstract: "Print the relative altitude (m) and pressure (kPa) of every pressure sample in recordings.",
+    abstract:
+      "Print the relative altitude (m) and pressure (kPa) of every pressure sample in recordings.",
     discussion: """
       Relative altitude is the standard-atmosphere height difference from the first pressure \
       sample, as CMAltimeter reports it. Reads every recording format motionctl knows, plus CSVs \
@@ -25,10 +26,14 @@ struct AltitudeCommand: ParsableCommand {
   @Flag(help: "Print one JSON object per file.")
   var json = false
 
-  @Option(help: "Recording format, when detection is not wanted (\(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))).")
+  @Option(
+    help:
+      "Recording format, when detection is not wanted (\(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", ")))."
+  )
   var format: String?
 
-  @Option(help: "Column mapping for any CSV, e.g. 't=time,p=baro;units=hPa' (implies --format columns).")
+  @Option(
+    help: "Column mapping for any CSV, e.g. 't=time,p=baro;units=hPa' (implies --format columns).")
   var columns: String?
 
   @Flag(help: "Skip rows with NaN/infinite values or backwards timestamps instead of failing.")
@@ -41,7 +46,9 @@ struct AltitudeCommand: ParsableCommand {
   func run() throws {
     let recordingFormat = try format.map { name -> RecordingFormat in
       guard let format = RecordingFormat(rawValue: name) else {
-        throw CLIError("unknown format '\(name)'; known: \(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        throw CLIError(
+          "unknown format '\(name)'; known: \(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))"
+        )
       }
       return format
     }
@@ -50,7 +57,8 @@ struct AltitudeCommand: ParsableCommand {
       let mapping =
         try columns.map { try ColumnMapping(parsing: $0) }
         ?? (recordingFormat == nil ? Self.pressureTableMapping(url) : nil)
-      let options = RecordingReader.Options(invalidRows: skipInvalid ? .skip : .fail, columnMapping: mapping)
+      let options = RecordingReader.Options(
+        invalidRows: skipInvalid ? .skip : .fail, columnMapping: mapping)
       var stream = try RecordingReader.open(
         url, format: recordingFormat ?? (mapping != nil ? .columns : nil), options: options)
       var adapter = PressureAltitudeAdapter()
@@ -59,7 +67,9 @@ struct AltitudeCommand: ParsableCommand {
         guard let pressure = sample.pressure,
           let result = adapter.process(time: sample.timestamp, pressure: pressure)
         else { continue }
-        rows.append(AltitudeRow(t: sample.timestamp, pressureKPa: result.pressure, relativeAltitudeM: result.altitude))
+        rows.append(
+          AltitudeRow(
+            t: sample.timestamp, pressureKPa: result.pressure, relativeAltitudeM: result.altitude))
       }
       if json {
         let encoder = JSONEncoder()
@@ -79,7 +89,9 @@ struct AltitudeCommand: ParsableCommand {
   /// A mapping for the shared altitude tables (`t` and `pressure_hpa` or `pressure_kpa`), or `nil`
   /// when the header is not one of them.
   static func pressureTableMapping(_ url: URL) throws -> ColumnMapping? {
-    guard let layout = SharedTableLayout.layouts(of: url).first(where: \.hasPressure) else { return nil }
+    guard let layout = SharedTableLayout.layouts(of: url).first(where: \.hasPressure) else {
+      return nil
+    }
     return try ColumnMapping(parsing: layout.columnMapping)
   }
 }

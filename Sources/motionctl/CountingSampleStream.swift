@@ -12,7 +12,9 @@ struct CountingSampleStream: SampleStream {
     var sampleCount: Int { counts.withLock { $0.samples } }
     /// Rows the reader skipped so far (``RecordingReader/InvalidRowPolicy/skip``).
     var skippedRowCount: Int { counts.withLock { $0.skipped } }
-    fileprivate func update(samples: Int, skipped: Int) { counts.withLock { $0 = (samples, skipped) } }
+    fileprivate func update(samples: Int, skipped: Int) {
+      counts.withLock { $0 = (samples, skipped) }
+    }
   }
 
   private var base: RecordingStream

@@ -11,23 +11,29 @@ struct DaemonCommand: ParsableCommand {
     commandName: "daemon",
     abstract: "Run the motion daemon in the foreground (share sensors, keep motion history).")
 
-  @Option(help: "The sensor source (a COREMOTION_SOURCE value; default: COREMOTION_SOURCE, else hardware).")
+  @Option(
+    help:
+      "The sensor source (a COREMOTION_SOURCE value; default: COREMOTION_SOURCE, else hardware).")
   var source: String?
 
-  @Option(help: "The Unix socket to listen on (default: $XDG_RUNTIME_DIR/opencoremotion/motiond.sock).")
+  @Option(
+    help: "The Unix socket to listen on (default: $XDG_RUNTIME_DIR/opencoremotion/motiond.sock).")
   var socket: String?
 
   @Option(help: "The history directory (default: $XDG_STATE_HOME/opencoremotion).")
   var stateDirectory: String?
 
-  @Option(help: "Serve the live dashboard on this TCP port (0 picks a free one; default: not served).")
+  @Option(
+    help: "Serve the live dashboard on this TCP port (0 picks a free one; default: not served).")
   var dashboardPort: Int?
 
   @Option(help: "Serve the dashboard on this address instead of 127.0.0.1.")
   var dashboardListen: String?
 
   func validate() throws {
-    do { _ = try DaemonDashboardSettings.fromOptions(port: dashboardPort, listen: dashboardListen) } catch {
+    do {
+      _ = try DaemonDashboardSettings.fromOptions(port: dashboardPort, listen: dashboardListen)
+    } catch {
       throw ValidationError("\(error)")
     }
   }
@@ -40,7 +46,8 @@ struct DaemonCommand: ParsableCommand {
     do {
       try MotionDaemon.runUntilSignalled(
         sourceText: source, configuration: configuration,
-        dashboard: try DaemonDashboardSettings.fromOptions(port: dashboardPort, listen: dashboardListen),
+        dashboard: try DaemonDashboardSettings.fromOptions(
+          port: dashboardPort, listen: dashboardListen),
         logger: Logger(label: "motiond"))
     } catch let error as MotionDaemon.StartError {
       throw CLIError(error.description)

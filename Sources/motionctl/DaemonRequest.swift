@@ -5,8 +5,11 @@ import MotionDaemonClient
 
 /// Runs one async daemon request from a synchronous command and returns its result.
 enum DaemonRequest {
-  static func run<T: Sendable>(socket: String?, _ body: @escaping @Sendable (DaemonClient) async throws -> T) throws -> T {
-    let client = DaemonClient(socketPath: socket ?? DaemonClient.defaultSocketPath(), clientName: "motionctl")
+  static func run<T: Sendable>(
+    socket: String?, _ body: @escaping @Sendable (DaemonClient) async throws -> T
+  ) throws -> T {
+    let client = DaemonClient(
+      socketPath: socket ?? DaemonClient.defaultSocketPath(), clientName: "motionctl")
     defer { client.close() }
     do { try client.connect() } catch let error as DaemonError { throw CLIError(error.message) }
     let result = ResultBox<T>()

@@ -22,7 +22,8 @@ struct DashboardCommand: ParsableCommand {
       is chosen, this prints the daemon's dashboard URL (its page also shows the history) instead.
       """)
 
-  @Option(help: "The source, as in COREMOTION_SOURCE (default: COREMOTION_SOURCE, else simulator:tour).")
+  @Option(
+    help: "The source, as in COREMOTION_SOURCE (default: COREMOTION_SOURCE, else simulator:tour).")
   var source: String?
 
   @Option(help: "The TCP port (0 picks a free one).")
@@ -37,25 +38,36 @@ struct DashboardCommand: ParsableCommand {
   @Option(help: "The display rate the page starts with, Hz.")
   var rate: Double = 50
 
-  @Option(help: "Where recordings started from the page go (default: ~/.local/share/opencoremotion/recordings).")
+  @Option(
+    help:
+      "Where recordings started from the page go (default: ~/.local/share/opencoremotion/recordings)."
+  )
   var recordingDirectory: String?
 
   func validate() throws {
     guard (0...65535).contains(port) else { throw ValidationError("--port must be in 0...65535") }
-    guard rate.isFinite, rate >= 1, rate <= 1000 else { throw ValidationError("--rate must be in [1, 1000] Hz") }
+    guard rate.isFinite, rate >= 1, rate <= 1000 else {
+      throw ValidationError("--rate must be in [1, 1000] Hz")
+    }
     if let listen, listen.isEmpty { throw ValidationError("--listen needs an address") }
   }
 
   func run() throws {
     let daemonDashboard = runningDaemonDashboard()
-    if let daemonDashboard, source == nil, ProcessInfo.processInfo.environment["COREMOTION_SOURCE"] == nil {
+    if let daemonDashboard, source == nil,
+      ProcessInfo.processInfo.environment["COREMOTION_SOURCE"] == nil
+    {
       // What a user running the daemon wants: its page, which also shows the history and clients.
-      print("motiond serves the dashboard (with the history panel) at \(daemonDashboard.absoluteString)")
+      print(
+        "motiond serves the dashboard (with the history panel) at \(daemonDashboard.absoluteString)"
+      )
       print("Pass --source to serve another one from this process.")
       return
     }
     if let daemonDashboard {
-      print("(motiond also serves a dashboard, with the history panel, at \(daemonDashboard.absoluteString))")
+      print(
+        "(motiond also serves a dashboard, with the history panel, at \(daemonDashboard.absoluteString))"
+      )
     }
     let specification = try dashboardSourceSpecification(source)
     let host = listen ?? "127.0.0.1"

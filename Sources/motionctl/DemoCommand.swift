@@ -12,17 +12,20 @@ import SourceComposition
 struct DemoCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "demo",
-    abstract: "Live device-motion readout: attitude, gravity, user acceleration, rotation rate, orientation.",
+    abstract:
+      "Live device-motion readout: attitude, gravity, user acceleration, rotation rate, orientation.",
     discussion: """
       With no options it runs the built-in simulator's `tour` scenario in real time (all six \
       orientations, then a shake). On a terminal the readout is redrawn in place; when the output \
       is piped, each update is one plain line.
       """)
 
-  @Option(help: "Simulator scenario to run (see `motionctl simulate --list`), or a scenario JSON file.")
+  @Option(
+    help: "Simulator scenario to run (see `motionctl simulate --list`), or a scenario JSON file.")
   var scenario: String = "tour"
 
-  @Option(help: "Source instead of the simulator, as in COREMOTION_SOURCE (e.g. replay:walk.csv, iio).")
+  @Option(
+    help: "Source instead of the simulator, as in COREMOTION_SOURCE (e.g. replay:walk.csv, iio).")
   var source: String?
 
   @Option(help: "Updates per second.")
@@ -31,28 +34,36 @@ struct DemoCommand: ParsableCommand {
   @Option(help: "Stop after this many seconds (default: when the source ends).")
   var duration: Double?
 
-  @Option(help: "Reference frame: arbitrary, arbitrary-corrected, magnetic-north, true-north (or Apple's names).")
+  @Option(
+    help:
+      "Reference frame: arbitrary, arbitrary-corrected, magnetic-north, true-north (or Apple's names)."
+  )
   var frame: ReferenceFrameOption = .arbitrary
 
   func validate() throws {
-    guard rate.isFinite, rate > 0, rate <= 1000 else { throw ValidationError("--rate must be in (0, 1000] Hz") }
+    guard rate.isFinite, rate > 0, rate <= 1000 else {
+      throw ValidationError("--rate must be in (0, 1000] Hz")
+    }
     if let duration, !(duration.isFinite && duration > 0) {
       throw ValidationError("--duration must be a positive number of seconds")
     }
   }
 
   func run() throws {
-    let specification = try source.map { try SourceSpecification(parsing: $0) }
+    let specification =
+      try source.map { try SourceSpecification(parsing: $0) }
       ?? .simulator(scenario: scenario)
     let sensorSource = try SourceFactory.makeSource(specification)
     let manager = CMMotionManager(source: sensorSource)
     guard manager.isDeviceMotionAvailable else {
-      throw CLIError("\(sensorSource.name) has no accelerometer and gyroscope: device motion is not available")
+      throw CLIError(
+        "\(sensorSource.name) has no accelerometer and gyroscope: device motion is not available")
     }
     let queue = OperationQueue()
     queue.maxConcurrentOperationCount = 1
     let session = SourceSession(source: sensorSource)
-    let state = Locked(DemoState(readout: TerminalReadout(), title: "OpenCoreMotion demo: \(sensorSource.name)"))
+    let state = Locked(
+      DemoState(readout: TerminalReadout(), title: "OpenCoreMotion demo: \(sensorSource.name)"))
 
     // Steps and activity from the same source, shown in the footer.
     let pedometer = CMPedometer(source: sensorSource)
@@ -105,7 +116,10 @@ struct DemoState {
     let rows: [TerminalReadout.Row] = [
       .init(
         label: "Attitude (°)",
-        values: [("roll", attitude.roll * degrees), ("pitch", attitude.pitch * degrees), ("yaw", attitude.yaw * degrees)],
+        values: [
+          ("roll", attitude.roll * degrees), ("pitch", attitude.pitch * degrees),
+          ("yaw", attitude.yaw * degrees),
+        ],
         fullScale: 180, unit: ""),
       .init(
         label: "Gravity (g)",
@@ -113,15 +127,23 @@ struct DemoState {
         fullScale: 1, unit: ""),
       .init(
         label: "User accel (g)",
-        values: [("x", motion.userAcceleration.x), ("y", motion.userAcceleration.y), ("z", motion.userAcceleration.z)],
+        values: [
+          ("x", motion.userAcceleration.x), ("y", motion.userAcceleration.y),
+          ("z", motion.userAcceleration.z),
+        ],
         fullScale: 1, unit: ""),
       .init(
         label: "Rotation (rad/s)",
-        values: [("x", motion.rotationRate.x), ("y", motion.rotationRate.y), ("z", motion.rotationRate.z)],
+        values: [
+          ("x", motion.rotationRate.x), ("y", motion.rotationRate.y), ("z", motion.rotationRate.z),
+        ],
         fullScale: 3, unit: ""),
     ]
-    let heading = motion.heading >= 0 ? String(format: "heading %5.1f°", motion.heading) : "heading n/a"
-    let device = orientation.update(gravity: SIMD3(motion.gravity.x, motion.gravity.y, motion.gravity.z), timestamp: motion.timestamp)
+    let heading =
+      motion.heading >= 0 ? String(format: "heading %5.1f°", motion.heading) : "heading n/a"
+    let device = orientation.update(
+      gravity: SIMD3(motion.gravity.x, motion.gravity.y, motion.gravity.z),
+      timestamp: motion.timestamp)
     let footer = "Orientation: \(device)   \(heading)   \(steps)   activity \(activity)"
     let header = title + String(format: "   t = %.2f s", motion.timestamp)
     readout.draw(header: header, rows: rows, footer: footer)

@@ -23,13 +23,17 @@ struct EvaluateCommand: ParsableCommand {
       confusion matrix per source next to the README baselines, and switching delays.
       """)
 
-  @Argument(help: "Trial files (.csv) or folders of them; or `steps` followed by step-count data paths.")
+  @Argument(
+    help: "Trial files (.csv) or folders of them; or `steps` followed by step-count data paths.")
   var paths: [String]
 
   @Option(help: "realtime9d, realtime6d, offline9d or offline6d.")
   var mode: EvaluationMode = .realtime9d
 
-  @Flag(help: "Print JSON: {\"mode\", \"trials\": [{\"name\", \"total\", \"heading\", \"inclination\"}], \"mean\"}.")
+  @Flag(
+    help:
+      "Print JSON: {\"mode\", \"trials\": [{\"name\", \"total\", \"heading\", \"inclination\"}], \"mean\"}."
+  )
   var json = false
 
   @Option(
@@ -41,7 +45,9 @@ struct EvaluateCommand: ParsableCommand {
 
   @Option(
     name: .customLong("set"),
-    help: "Override an estimator parameter for an experiment: NAME=VALUE (documented unit; repeatable).")
+    help:
+      "Override an estimator parameter for an experiment: NAME=VALUE (documented unit; repeatable)."
+  )
   var overrides: [String] = []
 
   @Flag(
@@ -52,7 +58,10 @@ struct EvaluateCommand: ParsableCommand {
       """)
   var appleAgreement = false
 
-  @Flag(help: "Also measure single-thread throughput (samples/s) of the real-time 9D estimator on the first trial.")
+  @Flag(
+    help:
+      "Also measure single-thread throughput (samples/s) of the real-time 9D estimator on the first trial."
+  )
   var throughput = false
 
   func validate() throws {
@@ -69,7 +78,8 @@ struct EvaluateCommand: ParsableCommand {
 
   func run() throws {
     if paths.first == "activity" {
-      try ActivityEvaluationReport.run(paths: Array(paths.dropFirst()), json: json, writeModel: writeModel)
+      try ActivityEvaluationReport.run(
+        paths: Array(paths.dropFirst()), json: json, writeModel: writeModel)
       return
     }
     // `motionctl evaluate steps PATH...`: the step counter's sub-mode (attitude stays the default).
@@ -90,14 +100,16 @@ struct EvaluateCommand: ParsableCommand {
         try EvaluationTrial.load(path: first).decimated(by: decimate), parameters: parameters)
     }
     if json {
-      var object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(result)) as! [String: Any]
+      var object =
+        try JSONSerialization.jsonObject(with: JSONEncoder().encode(result)) as! [String: Any]
       if let samplesPerSecond { object["throughput"] = samplesPerSecond }
       let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
       print(String(decoding: data, as: UTF8.self))
       return
     }
     print("mode: \(result.mode.rawValue)   (RMSE in degrees)")
-    print("trial".padding(toLength: 48, withPad: " ", startingAt: 0) + "   total  heading  inclination")
+    print(
+      "trial".padding(toLength: 48, withPad: " ", startingAt: 0) + "   total  heading  inclination")
     func row(_ name: String, _ total: Double, _ heading: Double, _ inclination: Double) -> String {
       name.padding(toLength: 48, withPad: " ", startingAt: 0)
         + String(format: " %7.2f  %7.2f  %11.2f", total, heading, inclination)
@@ -105,9 +117,13 @@ struct EvaluateCommand: ParsableCommand {
     for trial in result.trials {
       print(row(trial.name, trial.total, trial.heading, trial.inclination))
     }
-    print(row("mean (\(result.trials.count) trials)", result.mean.total, result.mean.heading, result.mean.inclination))
+    print(
+      row(
+        "mean (\(result.trials.count) trials)", result.mean.total, result.mean.heading,
+        result.mean.inclination))
     if let samplesPerSecond {
-      print(String(format: "throughput: %.0f samples/s (real-time 9D, one thread)", samplesPerSecond))
+      print(
+        String(format: "throughput: %.0f samples/s (real-time 9D, one thread)", samplesPerSecond))
     }
   }
 }

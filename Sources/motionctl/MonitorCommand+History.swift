@@ -22,12 +22,17 @@ func startHistoryMonitor(
     }
     let pedometer = CMPedometer(backend: history)
     pedometer.startUpdates(from: .distantPast) { data, error in
-      session.emit(error) ?? data.map { session.print(String(format: "%10.3f %@", seconds($0.endDate), pedometerLine($0))) }
+      session.emit(error)
+        ?? data.map {
+          session.print(String(format: "%10.3f %@", seconds($0.endDate), pedometerLine($0)))
+        }
     }
     pedometer.startEventUpdates { event, error in
-      session.emit(error) ?? event.map {
-        session.print(String(format: "%10.3f %@", seconds($0.date), $0.type == .pause ? "pause" : "resume"))
-      }
+      session.emit(error)
+        ?? event.map {
+          session.print(
+            String(format: "%10.3f %@", seconds($0.date), $0.type == .pause ? "pause" : "resume"))
+        }
     }
     history.startObserving()
     return {
@@ -41,7 +46,9 @@ func startHistoryMonitor(
     }
     let manager = CMMotionActivityManager(backend: history)
     manager.startActivityUpdates(to: queue) { activity in
-      activity.map { session.print(String(format: "%10.3f activity %@", $0.timestamp, activityLine($0))) }
+      activity.map {
+        session.print(String(format: "%10.3f activity %@", $0.timestamp, activityLine($0)))
+      }
     }
     history.startObserving()
     return {
@@ -54,11 +61,13 @@ func startHistoryMonitor(
     }
     let altimeter = CMAltimeter(backend: history)
     altimeter.startRelativeAltitudeUpdates(to: queue) { data, error in
-      session.emit(error) ?? data.map {
-        session.print(
-          String(format: "%10.3f relative altitude %+8.2f m  pressure %9.4f kPa", $0.timestamp,
-            $0.relativeAltitude.doubleValue, $0.pressure.doubleValue))
-      }
+      session.emit(error)
+        ?? data.map {
+          session.print(
+            String(
+              format: "%10.3f relative altitude %+8.2f m  pressure %9.4f kPa", $0.timestamp,
+              $0.relativeAltitude.doubleValue, $0.pressure.doubleValue))
+        }
     }
     history.startObserving()
     return {
@@ -73,8 +82,12 @@ func startHistoryMonitor(
 /// `steps N  distance D m  …` for a pedometer update.
 func pedometerLine(_ data: CMPedometerData) -> String {
   var line = "steps \(data.numberOfSteps.intValue)"
-  if let distance = data.distance { line += String(format: "  distance %.1f m", distance.doubleValue) }
-  if let cadence = data.currentCadence { line += String(format: "  cadence %.2f steps/s", cadence.doubleValue) }
+  if let distance = data.distance {
+    line += String(format: "  distance %.1f m", distance.doubleValue)
+  }
+  if let cadence = data.currentCadence {
+    line += String(format: "  cadence %.2f steps/s", cadence.doubleValue)
+  }
   if let pace = data.currentPace { line += String(format: "  pace %.2f s/m", pace.doubleValue) }
   if let up = data.floorsAscended, let down = data.floorsDescended {
     line += "  floors +\(up.intValue) -\(down.intValue)"

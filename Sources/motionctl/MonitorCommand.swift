@@ -5,8 +5,8 @@ import Foundation
 import MotionRecognition
 import MotionSensors
 import OpenCoreMotion
-import SourceComposition
 import OpenUIDevice  // MotionInput from Core Motion values
+import SourceComposition
 
 /// `motionctl monitor`: streams values or recognised events from a source, one line each.
 struct MonitorCommand: ParsableCommand {
@@ -24,7 +24,8 @@ struct MonitorCommand: ParsableCommand {
   @Argument(help: "What to monitor.")
   var what: MonitorTarget = .raw
 
-  @Option(help: "The source, as in COREMOTION_SOURCE (default: COREMOTION_SOURCE, else simulator:tour).")
+  @Option(
+    help: "The source, as in COREMOTION_SOURCE (default: COREMOTION_SOURCE, else simulator:tour).")
   var source: String?
 
   @Option(help: "Updates per second for value streams.")
@@ -34,7 +35,9 @@ struct MonitorCommand: ParsableCommand {
   var duration: Double?
 
   func validate() throws {
-    guard rate.isFinite, rate > 0, rate <= 1000 else { throw ValidationError("--rate must be in (0, 1000] Hz") }
+    guard rate.isFinite, rate > 0, rate <= 1000 else {
+      throw ValidationError("--rate must be in (0, 1000] Hz")
+    }
     if let duration, !(duration.isFinite && duration > 0) {
       throw ValidationError("--duration must be a positive number of seconds")
     }
@@ -55,38 +58,65 @@ struct MonitorCommand: ParsableCommand {
       if all || what == .accelerometer, manager.isAccelerometerAvailable {
         manager.accelerometerUpdateInterval = interval
         manager.startAccelerometerUpdates(to: queue) { data, error in
-          session.emit(error) ?? data.map { session.print(String(format: "%10.3f accelerometer  x %+7.3f  y %+7.3f  z %+7.3f g", $0.timestamp, $0.acceleration.x, $0.acceleration.y, $0.acceleration.z)) }
+          session.emit(error)
+            ?? data.map {
+              session.print(
+                String(
+                  format: "%10.3f accelerometer  x %+7.3f  y %+7.3f  z %+7.3f g", $0.timestamp,
+                  $0.acceleration.x, $0.acceleration.y, $0.acceleration.z))
+            }
         }
       }
       if all || what == .gyroscope, manager.isGyroAvailable {
         manager.gyroUpdateInterval = interval
         manager.startGyroUpdates(to: queue) { data, error in
-          session.emit(error) ?? data.map { session.print(String(format: "%10.3f gyroscope      x %+7.3f  y %+7.3f  z %+7.3f rad/s", $0.timestamp, $0.rotationRate.x, $0.rotationRate.y, $0.rotationRate.z)) }
+          session.emit(error)
+            ?? data.map {
+              session.print(
+                String(
+                  format: "%10.3f gyroscope      x %+7.3f  y %+7.3f  z %+7.3f rad/s", $0.timestamp,
+                  $0.rotationRate.x, $0.rotationRate.y, $0.rotationRate.z))
+            }
         }
       }
       if all || what == .magnetometer, manager.isMagnetometerAvailable {
         manager.magnetometerUpdateInterval = interval
         manager.startMagnetometerUpdates(to: queue) { data, error in
-          session.emit(error) ?? data.map { session.print(String(format: "%10.3f magnetometer   x %+7.2f  y %+7.2f  z %+7.2f µT", $0.timestamp, $0.magneticField.x, $0.magneticField.y, $0.magneticField.z)) }
+          session.emit(error)
+            ?? data.map {
+              session.print(
+                String(
+                  format: "%10.3f magnetometer   x %+7.2f  y %+7.2f  z %+7.2f µT", $0.timestamp,
+                  $0.magneticField.x, $0.magneticField.y, $0.magneticField.z))
+            }
         }
       }
-      guard manager.isAccelerometerActive || manager.isGyroActive || manager.isMagnetometerActive else {
+      guard manager.isAccelerometerActive || manager.isGyroActive || manager.isMagnetometerActive
+      else {
         throw CLIError("\(sensorSource.name) has no \(all ? "sensors" : what.rawValue)")
       }
     case .deviceMotion:
       guard manager.isDeviceMotionAvailable else {
-        throw CLIError("\(sensorSource.name) has no accelerometer and gyroscope: device motion is not available")
+        throw CLIError(
+          "\(sensorSource.name) has no accelerometer and gyroscope: device motion is not available")
       }
       manager.deviceMotionUpdateInterval = interval
       manager.startDeviceMotionUpdates(using: .xArbitraryZVertical, to: queue) { motion, error in
-        session.emit(error) ?? motion.map {
-          session.print(String(format: "%10.3f attitude r %+7.1f° p %+7.1f° y %+7.1f°  gravity %+6.3f %+6.3f %+6.3f g  user %+6.3f %+6.3f %+6.3f g",
-            $0.timestamp, $0.attitude.roll * 180 / .pi, $0.attitude.pitch * 180 / .pi, $0.attitude.yaw * 180 / .pi,
-            $0.gravity.x, $0.gravity.y, $0.gravity.z, $0.userAcceleration.x, $0.userAcceleration.y, $0.userAcceleration.z))
-        }
+        session.emit(error)
+          ?? motion.map {
+            session.print(
+              String(
+                format:
+                  "%10.3f attitude r %+7.1f° p %+7.1f° y %+7.1f°  gravity %+6.3f %+6.3f %+6.3f g  user %+6.3f %+6.3f %+6.3f g",
+                $0.timestamp, $0.attitude.roll * 180 / .pi, $0.attitude.pitch * 180 / .pi,
+                $0.attitude.yaw * 180 / .pi,
+                $0.gravity.x, $0.gravity.y, $0.gravity.z, $0.userAcceleration.x,
+                $0.userAcceleration.y, $0.userAcceleration.z))
+          }
       }
     case .pedometer, .activity, .altitude:
-      stopHistory = try startHistoryMonitor(what, source: sensorSource, queue: queue, session: session)
+      stopHistory = try startHistoryMonitor(
+        what, source: sensorSource, queue: queue, session: session)
     default:
       try startEventMonitor(what, manager: manager, queue: queue, session: session)
     }
@@ -123,11 +153,11 @@ func monitoredSource(_ text: String?) throws -> any SensorSource {
   let fromEnvironment = try SourceSpecification.fromEnvironment()
   if case .automatic = fromEnvironment {
     let automatic = try SourceFactory.makeSource(.automatic)
-    return automatic.availableSensors.isEmpty ? try SourceFactory.makeSource(.simulator(scenario: nil)) : automatic
+    return automatic.availableSensors.isEmpty
+      ? try SourceFactory.makeSource(.simulator(scenario: nil)) : automatic
   }
   return try SourceFactory.makeSource(fromEnvironment)
 }
-
 
 /// Starts the recogniser for an event target and prints one line per event.
 ///
@@ -138,7 +168,8 @@ func startEventMonitor(
   _ what: MonitorTarget, manager: CMMotionManager, queue: OperationQueue, session: SourceSession
 ) throws {
   guard manager.isAccelerometerAvailable else {
-    throw CLIError("\(manager.source.name) has no accelerometer: no motion events can be recognised")
+    throw CLIError(
+      "\(manager.source.name) has no accelerometer: no motion events can be recognised")
   }
   let describe: (MotionInput) -> String?
   switch what {
@@ -146,7 +177,9 @@ func startEventMonitor(
     var classifier = OrientationClassifier()
     describe = { input in
       classifier.update(input).map {
-        String(format: "%10.3f orientation %@ (was %@)", $0.timestamp, "\($0.orientation)", "\($0.previous)")
+        String(
+          format: "%10.3f orientation %@ (was %@)", $0.timestamp, "\($0.orientation)",
+          "\($0.previous)")
       }
     }
   case .shake:
@@ -158,7 +191,8 @@ func startEventMonitor(
     var detector = TapDetector()
     describe = { input in
       detector.update(input).map {
-        String(format: "%10.3f tap on the %@ side (peak %.2f g along %@)", $0.timestamp,
+        String(
+          format: "%10.3f tap on the %@ side (peak %.2f g along %@)", $0.timestamp,
           "\($0.struckSide)", abs($0.peak[$0.axis.rawValue]), "\($0.axis)")
       }
     }
@@ -166,7 +200,9 @@ func startEventMonitor(
     var detector = MovementDirectionDetector()
     describe = { input in
       detector.update(input).map {
-        String(format: "%10.3f moved %@ (from %.3f s)", $0.timestamp, $0.direction.rawValue, $0.startTime)
+        String(
+          format: "%10.3f moved %@ (from %.3f s)", $0.timestamp, $0.direction.rawValue, $0.startTime
+        )
       }
     }
   default:
@@ -176,12 +212,14 @@ func startEventMonitor(
   if manager.isDeviceMotionAvailable {
     manager.deviceMotionUpdateInterval = 0
     manager.startDeviceMotionUpdates(to: queue) { motion, error in
-      session.emit(error) ?? motion.map { if let line = describe(MotionInput($0)) { session.print(line) } }
+      session.emit(error)
+        ?? motion.map { if let line = describe(MotionInput($0)) { session.print(line) } }
     }
   } else {
     manager.accelerometerUpdateInterval = 0
     manager.startAccelerometerUpdates(to: queue) { data, error in
-      session.emit(error) ?? data.map { if let line = describe(MotionInput($0)) { session.print(line) } }
+      session.emit(error)
+        ?? data.map { if let line = describe(MotionInput($0)) { session.print(line) } }
     }
   }
 }

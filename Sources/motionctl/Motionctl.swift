@@ -8,14 +8,17 @@ import ArgumentParser
 struct Motionctl: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "motionctl",
-    abstract: "Core Motion on Linux: run the demo, replay, record, simulate and evaluate motion data.",
+    abstract:
+      "Core Motion on Linux: run the demo, replay, record, simulate and evaluate motion data.",
     discussion: """
       Sources are chosen with COREMOTION_SOURCE (simulator[:SCENARIO], replay:PATH[?speed=N|max], \
       iio, none, daemon) or with a command's --source option.
       """,
     subcommands: [
-      DemoCommand.self, ReplayCommand.self, RecordCommand.self, SimulateCommand.self, EvaluateCommand.self,
-      SensorsCommand.self, MonitorCommand.self, AltitudeCommand.self, StepsCommand.self, ActivityCommand.self,
+      DemoCommand.self, ReplayCommand.self, RecordCommand.self, SimulateCommand.self,
+      EvaluateCommand.self,
+      SensorsCommand.self, MonitorCommand.self, AltitudeCommand.self, StepsCommand.self,
+      ActivityCommand.self,
       DashboardCommand.self,
       DaemonCommand.self, StatusCommand.self, PrivacyCommand.self,
     ],

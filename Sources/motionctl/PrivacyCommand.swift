@@ -25,6 +25,7 @@ struct PrivacyCommand: ParsableCommand {
     print(
       allow
         ? "motion history allowed: the daemon records pedometer and activity history again"
-        : "motion history denied: recording stopped and the history deleted; queries now fail with CMErrorMotionActivityNotAuthorized")
+        : "motion history denied: recording stopped and the history deleted; queries now fail with CMErrorMotionActivityNotAuthorized"
+    )
   }
 }

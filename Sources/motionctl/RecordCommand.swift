@@ -32,11 +32,14 @@ struct RecordCommand: ParsableCommand {
   var groundTruth = false
 
   func validate() throws {
-    guard duration.isFinite, duration > 0 else { throw ValidationError("--duration must be a positive number of seconds") }
+    guard duration.isFinite, duration > 0 else {
+      throw ValidationError("--duration must be a positive number of seconds")
+    }
   }
 
   func run() throws {
-    let specification = try source.map { try SourceSpecification(parsing: $0) }
+    let specification =
+      try source.map { try SourceSpecification(parsing: $0) }
       ?? SourceSpecification.fromEnvironment()
     let sensorSource = try SourceFactory.makeSource(specification)
     guard !sensorSource.availableSensors.isEmpty else {
@@ -119,7 +122,8 @@ struct RecordCommand: ParsableCommand {
     if signals.wasReceived { summary += " (stopped by a signal)" }
     printToStandardError(summary)
     if let failure = outcome.sourceFailure {
-      throw CLIError("\(failure) (the \(writer.sampleCount) samples before it are kept in \(output))")
+      throw CLIError(
+        "\(failure) (the \(writer.sampleCount) samples before it are kept in \(output))")
     }
   }
 }

@@ -21,8 +21,10 @@ enum ReferenceFrameOption: String, ExpressibleByArgument, CaseIterable {
   }
 
   static var allValueStrings: [String] {
-    allCases.map(\.rawValue) + ["xArbitraryZVertical", "xArbitraryCorrectedZVertical",
-      "xMagneticNorthZVertical", "xTrueNorthZVertical"]
+    allCases.map(\.rawValue) + [
+      "xArbitraryZVertical", "xArbitraryCorrectedZVertical",
+      "xMagneticNorthZVertical", "xTrueNorthZVertical",
+    ]
   }
 
   var frame: CMAttitudeReferenceFrame {

@@ -20,7 +20,10 @@ struct ReplayCommand: ParsableCommand {
   @Argument(help: "The recording (OpenCoreMotion CSV, BROAD CSV, … — detected from its header).")
   var file: String
 
-  @Option(help: "Reference frame: arbitrary, arbitrary-corrected, magnetic-north, true-north (or Apple's names).")
+  @Option(
+    help:
+      "Reference frame: arbitrary, arbitrary-corrected, magnetic-north, true-north (or Apple's names)."
+  )
   var frame: ReferenceFrameOption = .arbitrary
 
   @Option(help: "Output format: csv or jsonl.")
@@ -29,19 +32,31 @@ struct ReplayCommand: ParsableCommand {
   @Option(name: .customLong("out"), help: "Write to this file instead of standard output.")
   var outputPath: String?
 
-  @Option(help: "Recording format, when detection is not wanted (\(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))).")
+  @Option(
+    help:
+      "Recording format, when detection is not wanted (\(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", ")))."
+  )
   var format: String?
 
-  @Option(help: "Column mapping for any CSV, e.g. 't=time,ax=accX,ay=accY,az=accZ,gx=gyrX,gy=gyrY,gz=gyrZ;units=-g,rad/s,s' (implies --format columns).")
+  @Option(
+    help:
+      "Column mapping for any CSV, e.g. 't=time,ax=accX,ay=accY,az=accZ,gx=gyrX,gy=gyrY,gz=gyrZ;units=-g,rad/s,s' (implies --format columns)."
+  )
   var columns: String?
 
   @Option(help: "Location for true north as lat,lon[,altitude_m] (default: $COREMOTION_LOCATION).")
   var location: String?
 
-  @Flag(help: "Estimate non-causally with the whole recording in view (forward-backward; more accurate, after the fact).")
+  @Flag(
+    help:
+      "Estimate non-causally with the whole recording in view (forward-backward; more accurate, after the fact)."
+  )
   var offline = false
 
-  @Flag(help: "Skip rows with NaN/infinite values or backwards timestamps (counted on stderr) instead of failing.")
+  @Flag(
+    help:
+      "Skip rows with NaN/infinite values or backwards timestamps (counted on stderr) instead of failing."
+  )
   var skipInvalid = false
 
   enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
@@ -51,15 +66,19 @@ struct ReplayCommand: ParsableCommand {
   func run() throws {
     let recordingFormat = try format.map { name -> RecordingFormat in
       guard let format = RecordingFormat(rawValue: name) else {
-        throw CLIError("unknown format '\(name)'; known: \(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        throw CLIError(
+          "unknown format '\(name)'; known: \(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))"
+        )
       }
       return format
     }
     let mapping = try columns.map { try ColumnMapping(parsing: $0) }
-    let options = RecordingReader.Options(invalidRows: skipInvalid ? .skip : .fail, columnMapping: mapping)
+    let options = RecordingReader.Options(
+      invalidRows: skipInvalid ? .skip : .fail, columnMapping: mapping)
     let stream = CountingSampleStream(
       try RecordingReader.open(
-        URL(fileURLWithPath: file), format: recordingFormat ?? (mapping != nil ? .columns : nil), options: options))
+        URL(fileURLWithPath: file), format: recordingFormat ?? (mapping != nil ? .columns : nil),
+        options: options))
     let tally = stream.tally
     let declination = try frame == .trueNorth ? declinationForTrueNorth(location) : nil
 
@@ -74,13 +93,16 @@ struct ReplayCommand: ParsableCommand {
       }
       let summary =
         offline
-        ? try DeviceMotionReplay.runOffline(stream, frame: frame.frame, declination: declination, body: write)
-        : try DeviceMotionReplay.run(stream, frame: frame.frame, declination: declination, body: write)
+        ? try DeviceMotionReplay.runOffline(
+          stream, frame: frame.frame, declination: declination, body: write)
+        : try DeviceMotionReplay.run(
+          stream, frame: frame.frame, declination: declination, body: write)
       // A header with no rows (or only invalid ones) is an error, not an empty success.
       guard tally.sampleCount > 0 else {
         let skipped = tally.skippedRowCount
         throw CLIError(
-          "\(file): no data rows" + (skipped > 0 ? " (all \(skipped) rows were invalid and skipped)" : ""))
+          "\(file): no data rows"
+            + (skipped > 0 ? " (all \(skipped) rows were invalid and skipped)" : ""))
       }
       try out.finish()
       if tally.skippedRowCount > 0 {
@@ -101,10 +123,13 @@ func declinationForTrueNorth(_ locationText: String?) throws -> Double {
   let location: GeographicLocation
   if let locationText {
     location = try GeographicLocation(parsing: locationText)
-  } else if let fromEnvironment = try GeographicLocation.fromEnvironment(ProcessInfo.processInfo.environment) {
+  } else if let fromEnvironment = try GeographicLocation.fromEnvironment(
+    ProcessInfo.processInfo.environment)
+  {
     location = fromEnvironment
   } else {
-    throw CLIError("true north needs a location: pass --location lat,lon or set COREMOTION_LOCATION")
+    throw CLIError(
+      "true north needs a location: pass --location lat,lon or set COREMOTION_LOCATION")
   }
   return magneticDeclination(at: location, date: Date())
 }

@@ -16,16 +16,20 @@ struct SensorsCommand: ParsableCommand {
   @Option(help: "The source, as in COREMOTION_SOURCE.")
   var source: String?
 
-  @Flag(help: "List the Linux IIO devices found (name, channels, rates, scale, mount matrix) and exit.")
+  @Flag(
+    help: "List the Linux IIO devices found (name, channels, rates, scale, mount matrix) and exit.")
   var iio = false
 
   func run() throws {
-    let specification = try source.map { try SourceSpecification(parsing: $0) }
+    let specification =
+      try source.map { try SourceSpecification(parsing: $0) }
       ?? SourceSpecification.fromEnvironment()
     if iio || specification == .automatic || specification == .iio {
       let devices = try IIOSensorSource.listDevices()
       if devices.isEmpty {
-        print("IIO: no devices under \(ProcessInfo.processInfo.environment["COREMOTION_IIO_ROOT"] ?? "/sys/bus/iio/devices")")
+        print(
+          "IIO: no devices under \(ProcessInfo.processInfo.environment["COREMOTION_IIO_ROOT"] ?? "/sys/bus/iio/devices")"
+        )
       }
       for device in devices { print(device.description) }
       if iio { return }
@@ -42,8 +46,10 @@ struct SensorsCommand: ParsableCommand {
       }
     }
     let frames = CMMotionManager(source: sensorSource).supportedAttitudeReferenceFrames
-    let frameNames = [CMAttitudeReferenceFrame.xArbitraryZVertical, .xArbitraryCorrectedZVertical,
-      .xMagneticNorthZVertical, .xTrueNorthZVertical].filter { frames.contains($0) }.map(\.name)
+    let frameNames = [
+      CMAttitudeReferenceFrame.xArbitraryZVertical, .xArbitraryCorrectedZVertical,
+      .xMagneticNorthZVertical, .xTrueNorthZVertical,
+    ].filter { frames.contains($0) }.map(\.name)
     print("frames:      \(frameNames.isEmpty ? "none" : frameNames.joined(separator: ", "))")
   }
 }

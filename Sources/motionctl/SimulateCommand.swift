@@ -8,7 +8,8 @@ import MotionSensors
 struct SimulateCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "simulate",
-    abstract: "Write a simulated recording (with ground-truth columns) in OpenCoreMotion's CSV format.",
+    abstract:
+      "Write a simulated recording (with ground-truth columns) in OpenCoreMotion's CSV format.",
     discussion: "SCENARIO is a built-in name (see --list) or the path of a scenario JSON file.")
 
   @Argument(help: "A built-in scenario name or a scenario JSON file.")
@@ -37,7 +38,9 @@ struct SimulateCommand: ParsableCommand {
     guard scenario != nil, output != nil else {
       throw ValidationError("give a SCENARIO and an output file, or --list")
     }
-    if let rate, !(rate.isFinite && rate > 0) { throw ValidationError("--rate must be a positive number of Hz") }
+    if let rate, !(rate.isFinite && rate > 0) {
+      throw ValidationError("--rate must be a positive number of Hz")
+    }
     if let duration, !(duration.isFinite && duration > 0) {
       throw ValidationError("--duration must be a positive number of seconds")
     }
@@ -54,11 +57,13 @@ struct SimulateCommand: ParsableCommand {
     try scenario.validate()
     var stream = SimulatedSensorStream(scenario: scenario, seed: seed)
     let url = URL(fileURLWithPath: output!)
-    let writer = try RecordingWriter(url: url, descriptor: stream.descriptor, includeGroundTruth: !noGroundTruth)
+    let writer = try RecordingWriter(
+      url: url, descriptor: stream.descriptor, includeGroundTruth: !noGroundTruth)
     do {
       let count = try writer.writeAll(from: &stream)
       try writer.finish()
-      FileHandle.standardError.write(Data("wrote \(count) samples of \(stream.descriptor.name) to \(url.path)\n".utf8))
+      FileHandle.standardError.write(
+        Data("wrote \(count) samples of \(stream.descriptor.name) to \(url.path)\n".utf8))
     } catch {
       writer.cancel()
       throw error

@@ -5,7 +5,7 @@ import MotionSensors
 import OpenCoreMotion
 
 #if os(Linux)
-import LinuxIIO
+  import LinuxIIO
 #endif
 
 /// How a command that streams from a source ends, shared by `demo` and `monitor`: when the source
@@ -61,7 +61,8 @@ final class SourceSession: @unchecked Sendable {
   func emit(_ error: (any Error)?) -> Void? {
     guard let error else { return nil }
     let nsError = error as NSError
-    if nsError.domain == CMErrorDomain, nsError.code == Int(CMErrorDeviceRequiresMovement.rawValue) {
+    if nsError.domain == CMErrorDomain, nsError.code == Int(CMErrorDeviceRequiresMovement.rawValue)
+    {
       print("note: \(nsError.localizedDescription)")
       return ()
     }
@@ -96,8 +97,9 @@ final class SourceSession: @unchecked Sendable {
 /// does not find the device busy. Call after every update has been stopped.
 func waitForDevicesToBeRestored() {
   #if os(Linux)
-  if !IIOSensorSource.waitForReadersToStop(timeout: 2) {
-    printToStandardError("warning: an IIO reader did not stop within 2 s; the device may still be busy")
-  }
+    if !IIOSensorSource.waitForReadersToStop(timeout: 2) {
+      printToStandardError(
+        "warning: an IIO reader did not stop within 2 s; the device may still be busy")
+    }
   #endif
 }

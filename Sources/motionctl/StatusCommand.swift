@@ -8,9 +8,13 @@ import MotionSensors
 /// `motionctl status`: the motion daemon's source, rates, clients and history.
 struct StatusCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "status", abstract: "Show the motion daemon's source, sensors, clients and history.")
+    commandName: "status",
+    abstract: "Show the motion daemon's source, sensors, clients and history.")
 
-  @Option(help: "The daemon's socket (default: $MOTIOND_SOCKET, else $XDG_RUNTIME_DIR/opencoremotion/motiond.sock).")
+  @Option(
+    help:
+      "The daemon's socket (default: $MOTIOND_SOCKET, else $XDG_RUNTIME_DIR/opencoremotion/motiond.sock)."
+  )
   var socket: String?
 
   func run() throws {
@@ -19,11 +23,14 @@ struct StatusCommand: ParsableCommand {
   }
 
   static func lines(_ status: DaemonStatus) -> [String] {
-    func date(_ value: Date?) -> String { value.map { ISO8601DateFormatter().string(from: $0) } ?? "-" }
+    func date(_ value: Date?) -> String {
+      value.map { ISO8601DateFormatter().string(from: $0) } ?? "-"
+    }
     var lines = [
       "source:      \(status.sourceName)",
       "sensors:     \(status.availableSensors.isEmpty ? "none" : status.availableSensors.names.joined(separator: ", "))",
-      "source rate: " + (status.sourceSubscribed ? "\(format(status.sourceRate)) Hz" : "off (nobody needs it)"),
+      "source rate: "
+        + (status.sourceSubscribed ? "\(format(status.sourceRate)) Hz" : "off (nobody needs it)"),
       "sensors on:  " + sensorsOn(status),
       "samples:     \(status.samplesReceived) received",
       "clients:     \(status.clients.count)",
@@ -31,7 +38,9 @@ struct StatusCommand: ParsableCommand {
     for client in status.clients {
       let streams = client.subscriptions.map { s -> String in
         var parts: [String] = []
-        if !s.sensors.isEmpty { parts.append(s.sensors.names.joined(separator: "+") + " @ \(format(s.rate)) Hz") }
+        if !s.sensors.isEmpty {
+          parts.append(s.sensors.names.joined(separator: "+") + " @ \(format(s.rate)) Hz")
+        }
         if s.pedometer { parts.append("pedometer") }
         if s.activity { parts.append("activity") }
         if s.altitude { parts.append("altitude") }
@@ -42,7 +51,9 @@ struct StatusCommand: ParsableCommand {
           + (streams.isEmpty ? "no streams" : streams.joined(separator: "; "))
           + "; dropped \(client.dropped), queued \(client.queued)")
     }
-    lines.append("history:     \(status.historyState)" + (status.historyAuthorized ? "" : " (motionctl privacy allow)"))
+    lines.append(
+      "history:     \(status.historyState)"
+        + (status.historyAuthorized ? "" : " (motionctl privacy allow)"))
     if !status.storePath.isEmpty {
       lines.append("store:       \(status.storePath), \(status.historyBytes) bytes")
       lines.append("extent:      \(date(status.historyOldest)) … \(date(status.historyNewest))")
@@ -55,7 +66,8 @@ struct StatusCommand: ParsableCommand {
 
   /// The sensors the source delivers, and those switched off because nobody needs them.
   private static func sensorsOn(_ status: DaemonStatus) -> String {
-    let on: String = status.sourceSensors.isEmpty ? "none" : status.sourceSensors.names.joined(separator: ", ")
+    let on: String =
+      status.sourceSensors.isEmpty ? "none" : status.sourceSensors.names.joined(separator: ", ")
     let off: SensorSet = status.availableSensors.subtracting(status.sourceSensors)
     return off.isEmpty ? on : on + " (off: " + off.names.joined(separator: ", ") + ")"
   }

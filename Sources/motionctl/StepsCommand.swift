@@ -19,16 +19,25 @@ struct StepsCommand: ParsableCommand {
   @Argument(help: "Recording files.")
   var files: [String]
 
-  @Option(help: "Recording format, when detection is not wanted (\(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))).")
+  @Option(
+    help:
+      "Recording format, when detection is not wanted (\(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", ")))."
+  )
   var format: String?
 
-  @Option(help: "Column mapping for any CSV, e.g. 't=time,ax=accX,ay=accY,az=accZ;units=-g,s' (implies --format columns).")
+  @Option(
+    help:
+      "Column mapping for any CSV, e.g. 't=time,ax=accX,ay=accY,az=accZ;units=-g,s' (implies --format columns)."
+  )
   var columns: String?
 
   @Option(help: "The walker's height in metres, for the stride length.")
   var height: Double?
 
-  @Flag(help: "Print one JSON object per file: {\"file\", \"steps\", \"step_times\", \"distance_m\", \"floors_ascended\", \"floors_descended\"}.")
+  @Flag(
+    help:
+      "Print one JSON object per file: {\"file\", \"steps\", \"step_times\", \"distance_m\", \"floors_ascended\", \"floors_descended\"}."
+  )
   var json = false
 
   /// One file's result, as `--json` prints it.
@@ -62,7 +71,9 @@ struct StepsCommand: ParsableCommand {
   func run() throws {
     let recordingFormat = try format.map { name -> RecordingFormat in
       guard let format = RecordingFormat(rawValue: name) else {
-        throw CLIError("unknown format '\(name)'; known: \(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        throw CLIError(
+          "unknown format '\(name)'; known: \(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))"
+        )
       }
       return format
     }
@@ -73,14 +84,17 @@ struct StepsCommand: ParsableCommand {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     for file in files {
-      let recording = try StepRecording.load(URL(fileURLWithPath: file), format: recordingFormat, columns: mapping)
-      let count = StepCount(times: recording.times, accelerations: recording.accelerations, userHeight: height)
+      let recording = try StepRecording.load(
+        URL(fileURLWithPath: file), format: recordingFormat, columns: mapping)
+      let count = StepCount(
+        times: recording.times, accelerations: recording.accelerations, userHeight: height)
       let floors = count.floors(pressures: recording.pressures)
       // Millisecond resolution is plenty for step times and keeps the output short.
       let output = Output(
         file: file, steps: count.stepTimes.count,
         stepTimes: count.stepTimes.map { ($0 * 1000).rounded() / 1000 },
-        distance: (count.distance * 100).rounded() / 100, floorsAscended: floors?.ascended, floorsDescended: floors?.descended)
+        distance: (count.distance * 100).rounded() / 100, floorsAscended: floors?.ascended,
+        floorsDescended: floors?.descended)
       if json {
         print(String(decoding: try encoder.encode(output), as: UTF8.self))
       } else {

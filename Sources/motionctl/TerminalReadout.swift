@@ -27,7 +27,8 @@ struct TerminalReadout {
   static func bar(_ value: Double, fullScale: Double, width: Int = 21) -> String {
     let half = width / 2
     guard value.isFinite, fullScale > 0 else {
-      return "[" + String(repeating: " ", count: half) + "|" + String(repeating: " ", count: half) + "]"
+      return "[" + String(repeating: " ", count: half) + "|" + String(repeating: " ", count: half)
+        + "]"
     }
     // Clamp in floating point first: a value of 1e20 from a phone stream must draw a full bar, not trap.
     let filled = Int(min(Double(half), (abs(value) / fullScale * Double(half)).rounded()))

@@ -23,10 +23,14 @@ final class TextOutput {
       finalPath = nil
       return
     }
-    if let refusal = FileReplacement.refusal(for: path) { throw CLIError("cannot write \(path): \(refusal)") }
+    if let refusal = FileReplacement.refusal(for: path) {
+      throw CLIError("cannot write \(path): \(refusal)")
+    }
     let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
     var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory),
+      isDirectory.boolValue
+    else {
       throw CLIError("cannot write \(path): folder \(directory) does not exist")
     }
     switch FileReplacement.createTemporary(near: path) {

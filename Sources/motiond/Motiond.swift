@@ -21,7 +21,9 @@ struct Motiond: ParsableCommand {
       """)
 
   func validate() throws {
-    do { _ = try DaemonDashboardSettings.fromOptions(port: dashboardPort, listen: dashboardListen) } catch {
+    do {
+      _ = try DaemonDashboardSettings.fromOptions(port: dashboardPort, listen: dashboardListen)
+    } catch {
       throw ValidationError("\(error)")
     }
   }
@@ -38,13 +40,16 @@ struct Motiond: ParsableCommand {
   @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
   var logLevel: String = "info"
 
-  @Option(help: "Serve the live dashboard on this TCP port (0 picks a free one; default: not served).")
+  @Option(
+    help: "Serve the live dashboard on this TCP port (0 picks a free one; default: not served).")
   var dashboardPort: Int?
 
   @Option(help: "Serve the dashboard on this address instead of 127.0.0.1.")
   var dashboardListen: String?
 
-  @Option(help: ArgumentHelp("Limit the history file to N pages (simulates a full disk).", visibility: .hidden))
+  @Option(
+    help: ArgumentHelp(
+      "Limit the history file to N pages (simulates a full disk).", visibility: .hidden))
   var historyMaxPages: Int?
 
   @Option(help: ArgumentHelp("Seconds between history commits.", visibility: .hidden))
@@ -74,7 +79,8 @@ struct Motiond: ParsableCommand {
     do {
       try MotionDaemon.runUntilSignalled(
         sourceText: source, configuration: configuration,
-        dashboard: try DaemonDashboardSettings.fromOptions(port: dashboardPort, listen: dashboardListen),
+        dashboard: try DaemonDashboardSettings.fromOptions(
+          port: dashboardPort, listen: dashboardListen),
         logger: logger)
     } catch let error as MotionDaemon.StartError {
       logger.critical("\(error.description)")
@@ -82,4 +88,3 @@ struct Motiond: ParsableCommand {
     }
   }
 }
-

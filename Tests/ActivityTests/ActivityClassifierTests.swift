@@ -18,7 +18,8 @@ final class ActivityClassifierTests: XCTestCase {
   func testSwitchesWithinTenSecondsWithoutFlicker() {
     let (timeline, estimates) = ActivityTestSignals.run(
       [(60, 0.002, 0), (60, 0.3, 1.9), (60, 0.002, 0)], rate: 50, parameters: handParameters)
-    XCTAssertNil(timeline.first { $0.time < 4.9 }?.reported, "nothing is known before the first window")
+    XCTAssertNil(
+      timeline.first { $0.time < 4.9 }?.reported, "nothing is known before the first window")
     let firstStationary = timeline.first { $0.reported == .stationary }?.time ?? .infinity
     XCTAssertLessThanOrEqual(firstStationary, 10)
     let walkingAt = timeline.first { $0.time >= 60 && $0.reported == .walking }?.time ?? .infinity
@@ -28,11 +29,13 @@ final class ActivityClassifierTests: XCTestCase {
     // Class changes (ignoring confidence changes): unknown → stationary → walking → stationary.
     var classes: [String] = []
     for e in estimates {
-      let name = e.stationary ? "stationary" : e.walking ? "walking" : e.unknown ? "unknown" : "other"
+      let name =
+        e.stationary ? "stationary" : e.walking ? "walking" : e.unknown ? "unknown" : "other"
       if classes.last != name { classes.append(name) }
     }
     XCTAssertEqual(classes, ["stationary", "walking", "stationary"])
-    XCTAssertEqual(estimates.last?.confidence, .high, "a minute of clear rest is reported with high confidence")
+    XCTAssertEqual(
+      estimates.last?.confidence, .high, "a minute of clear rest is reported with high confidence")
   }
 
   /// Windows whose evidence alternates between two classes do not make the report flip back and
@@ -41,7 +44,9 @@ final class ActivityClassifierTests: XCTestCase {
     var p = ActivityClassifier.Parameters()
     p.model = ActivityTestSignals.oneHotModel
     var classifier = ActivityClassifier(parameters: p)
-    for i in 0..<30 { _ = classifier.process(features: ActivityTestSignals.oneHot(.walking), time: Double(i)) }
+    for i in 0..<30 {
+      _ = classifier.process(features: ActivityTestSignals.oneHot(.walking), time: Double(i))
+    }
     XCTAssertEqual(classifier.reported, .walking)
     var classChanges = 0
     var last = classifier.reported
@@ -59,12 +64,15 @@ final class ActivityClassifierTests: XCTestCase {
     var p = ActivityClassifier.Parameters()
     p.model = ActivityTestSignals.oneHotModel
     var classifier = ActivityClassifier(parameters: p)
-    for i in 0..<30 { _ = classifier.process(features: ActivityTestSignals.oneHot(.stationary), time: Double(i)) }
+    for i in 0..<30 {
+      _ = classifier.process(features: ActivityTestSignals.oneHot(.stationary), time: Double(i))
+    }
     _ = classifier.process(features: ActivityTestSignals.oneHot(.walking), time: 30)
     XCTAssertEqual(classifier.reported, .stationary)
     var switchedAfter = 1
     while classifier.reported != .walking && switchedAfter < 20 {
-      _ = classifier.process(features: ActivityTestSignals.oneHot(.walking), time: Double(30 + switchedAfter))
+      _ = classifier.process(
+        features: ActivityTestSignals.oneHot(.walking), time: Double(30 + switchedAfter))
       switchedAfter += 1
     }
     XCTAssertEqual(classifier.reported, .walking)
@@ -101,7 +109,9 @@ final class ActivityClassifierTests: XCTestCase {
     XCTAssertFalse(classifier.current.automotive)
 
     var fresh = ActivityClassifier(parameters: p)
-    for i in 0..<30 { _ = fresh.process(features: ActivityTestSignals.oneHot(.stationary), time: Double(i)) }
+    for i in 0..<30 {
+      _ = fresh.process(features: ActivityTestSignals.oneHot(.stationary), time: Double(i))
+    }
     XCTAssertTrue(fresh.current.stationary)
     XCTAssertFalse(fresh.current.automotive)
   }
@@ -112,7 +122,8 @@ final class ActivityClassifierTests: XCTestCase {
     var classifier = ActivityClassifier(parameters: handParameters)
     var t = 0.0
     while t < 30 {
-      _ = classifier.process(time: t, acceleration: ActivityTestSignals.sample(time: t, amplitude: 0.002, frequency: 0))
+      _ = classifier.process(
+        time: t, acceleration: ActivityTestSignals.sample(time: t, amplitude: 0.002, frequency: 0))
       t += 0.02
     }
     XCTAssertEqual(classifier.reported, .stationary)
@@ -146,7 +157,9 @@ final class ActivityClassifierTests: XCTestCase {
     XCTAssertEqual(switchTimes[0].count, 3, "\(switchTimes)")
     for other in switchTimes.dropFirst() {
       XCTAssertEqual(other.count, switchTimes[0].count, "\(switchTimes)")
-      for (a, b) in zip(switchTimes[0], other) { XCTAssertEqual(a, b, accuracy: 2, "\(switchTimes)") }
+      for (a, b) in zip(switchTimes[0], other) {
+        XCTAssertEqual(a, b, accuracy: 2, "\(switchTimes)")
+      }
     }
   }
 
@@ -158,7 +171,8 @@ final class ActivityClassifierTests: XCTestCase {
       _ = classifier.process(time: Double(i) * 0.02, acceleration: SIMD3(0, -1, 0))
     }
     XCTAssertEqual(classifier.reported, .stationary)
-    XCTAssertNil(classifier.process(time: 5, acceleration: SIMD3(0, -1, 0)), "time going back restarts")
+    XCTAssertNil(
+      classifier.process(time: 5, acceleration: SIMD3(0, -1, 0)), "time going back restarts")
     XCTAssertNil(classifier.process(time: 30, acceleration: SIMD3(.nan, -1, 0)))
     XCTAssertNil(classifier.process(time: .infinity, acceleration: SIMD3(0, -1, 0)))
     XCTAssertEqual(classifier.reported, .stationary, "the report holds while the window refills")
@@ -174,7 +188,9 @@ final class ActivityClassifierTests: XCTestCase {
       var times: [Double] = []
       for i in 0..<Int(20 * rate) {
         let t = Double(i) / rate
-        if extractor.process(time: t, acceleration: ActivityTestSignals.sample(time: t, amplitude: 0.3, frequency: 2)) {
+        if extractor.process(
+          time: t, acceleration: ActivityTestSignals.sample(time: t, amplitude: 0.3, frequency: 2))
+        {
           times.append(t)
           XCTAssertTrue(extractor.features.allSatisfy(\.isFinite))
           // Dominant frequency of |a| (feature 10): the 2 Hz bounce, within one 0.2 Hz bin.

@@ -8,7 +8,8 @@ import XCTest
 /// Apple's sign (face up at rest reads (0, 0, −1)).
 final class ActivityRecordingTests: XCTestCase {
   private func write(_ text: String) throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("activity-\(UUID().uuidString).csv")
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "activity-\(UUID().uuidString).csv")
     try Data(text.utf8).write(to: url)
     addTeardownBlock { try? FileManager.default.removeItem(at: url) }
     return url
@@ -37,6 +38,7 @@ final class ActivityRecordingTests: XCTestCase {
     let recording = try ActivityRecording.load(url)
     XCTAssertEqual(recording.times.count, 2)
     XCTAssertEqual(recording.skippedRows, 1)
-    XCTAssertThrowsError(try ActivityRecording.load(URL(fileURLWithPath: "/nonexistent/activity.csv")))
+    XCTAssertThrowsError(
+      try ActivityRecording.load(URL(fileURLWithPath: "/nonexistent/activity.csv")))
   }
 }

@@ -30,9 +30,12 @@ final class ActivitySharedDataTests: XCTestCase {
   /// leave about 3 points for numerical and platform differences.
   func testShippedModelOnSubset() throws {
     let dataset = try subset([
-      "motionsense/sub03_std_06.csv", "motionsense/sub03_wlk_08.csv", "motionsense/sub03_jog_09.csv",
-      "motionsense/sub11_sit_13.csv", "motionsense/sub11_dws_02.csv", "motionsense/sub11_jog_16.csv",
-      "qrowd/still_user1.csv", "qrowd/walk_user1.csv", "qrowd/bike_user1.csv", "qrowd/car_user1.csv",
+      "motionsense/sub03_std_06.csv", "motionsense/sub03_wlk_08.csv",
+      "motionsense/sub03_jog_09.csv",
+      "motionsense/sub11_sit_13.csv", "motionsense/sub11_dws_02.csv",
+      "motionsense/sub11_jog_16.csv",
+      "qrowd/still_user1.csv", "qrowd/walk_user1.csv", "qrowd/bike_user1.csv",
+      "qrowd/car_user1.csv",
     ])
     let sets = try ActivityFeatureSet.load(dataset)
     var right: [ActivityClass: Int] = [:]
@@ -69,8 +72,11 @@ final class ActivitySharedDataTests: XCTestCase {
     let result = try ActivityEvaluation.evaluate(sets, settings: settings, switching: false)
     XCTAssertEqual(Set(result.sources.map(\.source)), ["motionsense", "qrowd"])
     for source in result.sources {
-      XCTAssertGreaterThanOrEqual(source.meanRecall, 0.85, "\(source.source): \(source.classes.map { ($0.label, $0.recall) })")
-      XCTAssertEqual(source.confusion.flatMap { $0 }.reduce(0, +), source.classes.map(\.windows).reduce(0, +))
+      XCTAssertGreaterThanOrEqual(
+        source.meanRecall, 0.85, "\(source.source): \(source.classes.map { ($0.label, $0.recall) })"
+      )
+      XCTAssertEqual(
+        source.confusion.flatMap { $0 }.reduce(0, +), source.classes.map(\.windows).reduce(0, +))
     }
     XCTAssertTrue(result.switches.isEmpty, "switching was not asked for")
   }

@@ -20,7 +20,9 @@ final class ActivitySimulatorTests: XCTestCase {
   private let minimumAgreement = 0.8
 
   /// The reported activity once per second of scenario time, from the accelerometer (g).
-  private func timeline(_ name: String) throws -> (times: [Double], activities: [ActivityEstimate], events: [ScenarioEvent]) {
+  private func timeline(
+    _ name: String
+  ) throws -> (times: [Double], activities: [ActivityEstimate], events: [ScenarioEvent]) {
     var stream = try SimulatedSensorStream(named: name)
     var classifier = ActivityClassifier()
     var times: [Double] = []
@@ -40,12 +42,14 @@ final class ActivitySimulatorTests: XCTestCase {
 
   /// Share of the seconds in [start + settleTime, end] where `matches` holds.
   private func agreement(
-    _ run: (times: [Double], activities: [ActivityEstimate], events: [ScenarioEvent]), from start: Double, to end: Double,
+    _ run: (times: [Double], activities: [ActivityEstimate], events: [ScenarioEvent]),
+    from start: Double, to end: Double,
     _ matches: (ActivityEstimate) -> Bool
   ) -> (share: Double, count: Int) {
     var scored = 0
     var right = 0
-    for (time, activity) in zip(run.times, run.activities) where time >= start + settleTime && time <= end {
+    for (time, activity) in zip(run.times, run.activities)
+    where time >= start + settleTime && time <= end {
       scored += 1
       if matches(activity) { right += 1 }
     }
@@ -55,7 +59,9 @@ final class ActivitySimulatorTests: XCTestCase {
   private func letters(_ activities: [ActivityEstimate]) -> String {
     String(
       activities.map { a -> Character in
-        a.automotive ? (a.stationary ? "A" : "a") : a.stationary ? "s" : a.walking ? "w" : a.running ? "r" : a.cycling ? "c" : "?"
+        a.automotive
+          ? (a.stationary ? "A" : "a")
+          : a.stationary ? "s" : a.walking ? "w" : a.running ? "r" : a.cycling ? "c" : "?"
       })
   }
 
@@ -67,7 +73,8 @@ final class ActivitySimulatorTests: XCTestCase {
     let end = try XCTUnwrap(drives.last?.end)
     let result = agreement(run, from: start, to: end) { $0.automotive }
     XCTAssertGreaterThan(result.count, 100)
-    XCTAssertGreaterThanOrEqual(result.share, minimumAgreement, "commute: \(letters(run.activities))")
+    XCTAssertGreaterThanOrEqual(
+      result.share, minimumAgreement, "commute: \(letters(run.activities))")
   }
 
   /// `drive`: one drive, automotive.
@@ -85,7 +92,8 @@ final class ActivitySimulatorTests: XCTestCase {
     let ride = try XCTUnwrap(run.events.first { $0.kind == .escalator })
     let result = agreement(run, from: ride.start, to: ride.end) { $0.stationary && !$0.automotive }
     XCTAssertGreaterThan(result.count, 5)
-    XCTAssertGreaterThanOrEqual(result.share, minimumAgreement, "escalator: \(letters(run.activities))")
+    XCTAssertGreaterThanOrEqual(
+      result.share, minimumAgreement, "escalator: \(letters(run.activities))")
   }
 
   /// `desk`: ten minutes on a desk are stationary.
@@ -98,14 +106,18 @@ final class ActivitySimulatorTests: XCTestCase {
   /// The walking and running scenarios: their bouts are walking or running.
   func testGaitScenariosMatchTheirBouts() throws {
     for (name, kind) in [
-      ("walkPocket", ScenarioEvent.Kind.walk), ("walkBackPocket", .walk), ("walkBag", .walk), ("walk", .walk),
+      ("walkPocket", ScenarioEvent.Kind.walk), ("walkBackPocket", .walk), ("walkBag", .walk),
+      ("walk", .walk),
       ("run", .run),
     ] {
       let run = try timeline(name)
       let bout = try XCTUnwrap(run.events.first { $0.kind == kind }, name)
-      let result = agreement(run, from: bout.start, to: bout.end) { kind == .run ? $0.running : $0.walking }
+      let result = agreement(run, from: bout.start, to: bout.end) {
+        kind == .run ? $0.running : $0.walking
+      }
       XCTAssertGreaterThan(result.count, 5, name)
-      XCTAssertGreaterThanOrEqual(result.share, minimumAgreement, "\(name): \(letters(run.activities))")
+      XCTAssertGreaterThanOrEqual(
+        result.share, minimumAgreement, "\(name): \(letters(run.activities))")
     }
   }
 }

@@ -8,7 +8,8 @@ enum ActivityTestSignals {
   /// g, Apple's sign, the phone upright in a pocket: gravity along −y, plus a vertical bounce of
   /// `amplitude` g at `frequency` Hz and a little deterministic jitter.
   static func sample(time t: Double, amplitude: Double, frequency: Double) -> SIMD3<Double> {
-    let bounce = amplitude * sin(2 * Double.pi * frequency * t) + 0.002 * sin(2 * Double.pi * 7.3 * t)
+    let bounce =
+      amplitude * sin(2 * Double.pi * frequency * t) + 0.002 * sin(2 * Double.pi * 7.3 * t)
     return SIMD3(0.2 * bounce + 0.01, -1 - bounce, 0.05)
   }
 
@@ -38,7 +39,8 @@ enum ActivityTestSignals {
     var weights = [Double](repeating: 0, count: d * ActivityClass.count)
     for c in 0..<ActivityClass.count { weights[c * d + c] = 6 }
     return ActivityModel(
-      featureMean: .init(repeating: 0, count: d), featureScale: .init(repeating: 1, count: d), weights: weights,
+      featureMean: .init(repeating: 0, count: d), featureScale: .init(repeating: 1, count: d),
+      weights: weights,
       bias: .init(repeating: 0, count: ActivityClass.count))
   }
 
@@ -64,7 +66,8 @@ enum ActivityTestSignals {
       for i in 0..<count {
         let t = start + Double(i) / rate
         if let e = classifier.process(
-          time: t, acceleration: sample(time: t, amplitude: piece.amplitude, frequency: piece.frequency))
+          time: t,
+          acceleration: sample(time: t, amplitude: piece.amplitude, frequency: piece.frequency))
         {
           estimates.append(e)
         }

@@ -22,11 +22,13 @@ final class ExamplesTests: XCTestCase {
   }
 
   func testOrientationFollowsTheTour() throws {
-    let run = try ExampleBinary.run("OrientationExample", source: "simulator:tour?speed=10", arguments: ["--duration", "45"])
+    let run = try ExampleBinary.run(
+      "OrientationExample", source: "simulator:tour?speed=10", arguments: ["--duration", "45"])
     XCTAssertEqual(run.status, 0, run.error)
     let output = lines(run.output)
     let expected = [
-      "Unknown", "Face Up", "Portrait", "Landscape Left", "Portrait Upside Down", "Landscape Right", "Face Down",
+      "Unknown", "Face Up", "Portrait", "Landscape Left", "Portrait Upside Down", "Landscape Right",
+      "Face Down",
       "Face Up",
     ].map { "Orientation: " + $0 }
     XCTAssertTrue(containsInOrder(output, expected), run.output)
@@ -35,7 +37,8 @@ final class ExamplesTests: XCTestCase {
   }
 
   func testColorTiltChangesColourOnTheShakeAndFadesWithTilt() throws {
-    let run = try ExampleBinary.run("ColorTiltExample", source: "simulator:tour?speed=10", arguments: ["--duration", "49"])
+    let run = try ExampleBinary.run(
+      "ColorTiltExample", source: "simulator:tour?speed=10", arguments: ["--duration", "49"])
     XCTAssertEqual(run.status, 0, run.error)
     let output = lines(run.output)
     let colours = output.filter { $0.hasPrefix("Colour: ") }
@@ -46,7 +49,8 @@ final class ExamplesTests: XCTestCase {
   }
 
   func testGyroscopeShowsTheRotation() throws {
-    let run = try ExampleBinary.run("GyroscopeExample", source: "simulator:rotateZ?speed=10", arguments: ["--duration", "20"])
+    let run = try ExampleBinary.run(
+      "GyroscopeExample", source: "simulator:rotateZ?speed=10", arguments: ["--duration", "20"])
     XCTAssertEqual(run.status, 0, run.error)
     // Rows look like "x ···|··· +0.00 rad/s   y ... z ···|### +0.52 rad/s".
     let zValues = lines(run.output).compactMap { line -> Double? in
@@ -59,7 +63,8 @@ final class ExamplesTests: XCTestCase {
   }
 
   func testMotionShowsRawEqualsGravityPlusUser() throws {
-    let run = try ExampleBinary.run("MotionExample", source: "simulator:tour?speed=10", arguments: ["--duration", "12"])
+    let run = try ExampleBinary.run(
+      "MotionExample", source: "simulator:tour?speed=10", arguments: ["--duration", "12"])
     XCTAssertEqual(run.status, 0, run.error)
     let differences = lines(run.output).compactMap { line -> Double? in
       guard let range = line.range(of: "|diff| ") else { return nil }
@@ -81,16 +86,21 @@ final class ExamplesTests: XCTestCase {
   }
 
   func testFacingFlipsBetweenQuestionAndAnswer() throws {
-    let run = try ExampleBinary.run("FacingExample", source: "simulator:tour?speed=10", arguments: ["--duration", "45"])
+    let run = try ExampleBinary.run(
+      "FacingExample", source: "simulator:tour?speed=10", arguments: ["--duration", "45"])
     XCTAssertEqual(run.status, 0, run.error)
     XCTAssertEqual(
       lines(run.output),
-      ["Question: What is the capital of France?", "Answer: Paris", "Question: How many g does a phone lying still read?"],
+      [
+        "Question: What is the capital of France?", "Answer: Paris",
+        "Question: How many g does a phone lying still read?",
+      ],
       "turned over once (face down) and back (face up)")
   }
 
   func testHorizonStaysLevel() throws {
-    let run = try ExampleBinary.run("HorizonExample", source: "simulator:tour?speed=10", arguments: ["--duration", "30"])
+    let run = try ExampleBinary.run(
+      "HorizonExample", source: "simulator:tour?speed=10", arguments: ["--duration", "30"])
     XCTAssertEqual(run.status, 0, run.error)
     let output = lines(run.output)
     // Face up: no horizon; portrait: level as drawn; landscape left (turned counter-clockwise):
@@ -98,9 +108,15 @@ final class ExamplesTests: XCTestCase {
     XCTAssertTrue(
       containsInOrder(
         output,
-        ["Horizon: flat (screen facing up)", "Horizon: rotate 0°, lean 0°", "Horizon: rotate -90°, lean 0°"]),
+        [
+          "Horizon: flat (screen facing up)", "Horizon: rotate 0°, lean 0°",
+          "Horizon: rotate -90°, lean 0°",
+        ]),
       run.output)
-    XCTAssertTrue(output.contains { $0.hasPrefix("Horizon: rotate 180°") || $0.hasPrefix("Horizon: rotate -180°") }, run.output)
+    XCTAssertTrue(
+      output.contains {
+        $0.hasPrefix("Horizon: rotate 180°") || $0.hasPrefix("Horizon: rotate -180°")
+      }, run.output)
   }
 
   func testMovementReporterNamesEachMove() throws {
@@ -116,18 +132,23 @@ final class ExamplesTests: XCTestCase {
       segments.append(["type": "rest", "duration": 1])
     }
     let scenario: [String: Any] = ["name": "moves", "segments": segments]
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("opencoremotion-moves-\(UUID().uuidString).json")
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "opencoremotion-moves-\(UUID().uuidString).json")
     try JSONSerialization.data(withJSONObject: scenario).write(to: url)
     defer { try? FileManager.default.removeItem(at: url) }
 
-    let run = try ExampleBinary.run("MovementReporterExample", source: "simulator:\(url.path)?speed=10")
+    let run = try ExampleBinary.run(
+      "MovementReporterExample", source: "simulator:\(url.path)?speed=10")
     XCTAssertEqual(run.status, 0, run.error)
-    let reported = lines(run.output).compactMap { $0.split(separator: " ").dropFirst().first.map(String.init) }
+    let reported = lines(run.output).compactMap {
+      $0.split(separator: " ").dropFirst().first.map(String.init)
+    }
     XCTAssertEqual(reported, moves.map(\.1), run.output)
   }
 
   func testMissingSensorsAreReported() throws {
-    let run = try ExampleBinary.run("GyroscopeExample", source: "none", arguments: ["--duration", "1"])
+    let run = try ExampleBinary.run(
+      "GyroscopeExample", source: "none", arguments: ["--duration", "1"])
     XCTAssertNotEqual(run.status, 0)
     XCTAssertTrue(run.error.contains("no gyroscope"), run.error)
   }

@@ -4,15 +4,18 @@ import Foundation
 import MotionRecognition
 import MotionSensors
 import OpenCoreMotion
-import SourceComposition
 import OpenUIDevice
+import SourceComposition
 import XCTest
 import _MotionTestSupport
 
 /// The UIDevice stand-in: nesting, notifications and the async monitor, on simulated sources.
 final class UIDeviceTests: XCTestCase {
-  private func device(_ scenario: String, center: NotificationCenter = NotificationCenter()) throws -> UIDevice {
-    let source = try SourceFactory.makeSource(.simulator(scenario: scenario, speed: .multiplier(10)))
+  private func device(
+    _ scenario: String, center: NotificationCenter = NotificationCenter()
+  ) throws -> UIDevice {
+    let source = try SourceFactory.makeSource(
+      .simulator(scenario: scenario, speed: .multiplier(10)))
     return UIDevice(motionManager: CMMotionManager(source: source), notificationCenter: center)
   }
 
@@ -35,13 +38,18 @@ final class UIDeviceTests: XCTestCase {
   func testNotificationIsPostedWithTheNewOrientation() throws {
     let center = NotificationCenter()
     let device = try device("landscapeLeft", center: center)
-    let posted = expectation(forNotification: UIDevice.orientationDidChangeNotification, object: device, notificationCenter: center) {
+    let posted = expectation(
+      forNotification: UIDevice.orientationDidChangeNotification, object: device,
+      notificationCenter: center
+    ) {
       _ in device.orientation == .landscapeLeft
     }
     device.beginGeneratingDeviceOrientationNotifications()
     wait(for: [posted], timeout: 10)
     XCTAssertEqual(device.orientation.rawValue, 3)
-    XCTAssertEqual(UIDevice.orientationDidChangeNotification.rawValue, "UIDeviceOrientationDidChangeNotification")
+    XCTAssertEqual(
+      UIDevice.orientationDidChangeNotification.rawValue, "UIDeviceOrientationDidChangeNotification"
+    )
     device.endGeneratingDeviceOrientationNotifications()
     XCTAssertEqual(device.orientation, .unknown)
   }
@@ -49,7 +57,8 @@ final class UIDeviceTests: XCTestCase {
   func testOrientationUpdatesStream() async throws {
     let device = try device("faceDown")
     // The sequence lives in the closure only, so that it is gone when the loop is left.
-    let seen = try await withDeadline(seconds: 60, "the face-down orientation") { [updates = device.orientationUpdates()] in
+    let seen = try await withDeadline(seconds: 60, "the face-down orientation") {
+      [updates = device.orientationUpdates()] in
       var seen: [UIDeviceOrientation] = []
       for await orientation in updates {
         seen.append(orientation)
@@ -84,7 +93,8 @@ final class UIDeviceTests: XCTestCase {
     let manager = CMMotionManager(source: source)
     let knocked = expectation(description: "knock on the left edge")
     let queue = OperationQueue()
-    let subscription = manager.startMotionEventUpdates(detectedBy: TapDetector(), to: queue) { tap in
+    let subscription = manager.startMotionEventUpdates(detectedBy: TapDetector(), to: queue) {
+      tap in
       XCTAssertEqual(tap.struckSide, .left)  // the scenario pushes along +x
       knocked.fulfill()
     }

@@ -54,7 +54,8 @@ final class WorldMagneticModelTests: XCTestCase {
     // Outside the period the model still computes, continuing the same linear secular variation.
     let inside = field(2030.0)
     let outside = field(2031.0)
-    XCTAssertTrue(outside.vector.x.isFinite && outside.vector.y.isFinite && outside.vector.z.isFinite)
+    XCTAssertTrue(
+      outside.vector.x.isFinite && outside.vector.y.isFinite && outside.vector.z.isFinite)
     let step = outside.vector - inside.vector
     for axis in 0..<3 {
       // Linear in time, so one year later differs by exactly the annual change (float rounding only).
@@ -63,15 +64,20 @@ final class WorldMagneticModelTests: XCTestCase {
   }
 
   func testDecimalYear() {
-    XCTAssertEqual(WorldMagneticModel.decimalYear(from: utcDate(2025, 1, 1)), 2025.0, accuracy: 1e-12)
-    XCTAssertEqual(WorldMagneticModel.decimalYear(from: utcDate(2027, 1, 1)), 2027.0, accuracy: 1e-12)
+    XCTAssertEqual(
+      WorldMagneticModel.decimalYear(from: utcDate(2025, 1, 1)), 2025.0, accuracy: 1e-12)
+    XCTAssertEqual(
+      WorldMagneticModel.decimalYear(from: utcDate(2027, 1, 1)), 2027.0, accuracy: 1e-12)
     // 2028 is a leap year: 1 July starts day 183 of 366.
     XCTAssertEqual(
-      WorldMagneticModel.decimalYear(from: utcDate(2028, 7, 1)), 2028 + 182.0 / 366, accuracy: 1e-12)
+      WorldMagneticModel.decimalYear(from: utcDate(2028, 7, 1)), 2028 + 182.0 / 366, accuracy: 1e-12
+    )
     XCTAssertEqual(
-      WorldMagneticModel.decimalYear(from: utcDate(2026, 7, 2, 12)), 2026 + 182.5 / 365, accuracy: 1e-12)
+      WorldMagneticModel.decimalYear(from: utcDate(2026, 7, 2, 12)), 2026 + 182.5 / 365,
+      accuracy: 1e-12)
     XCTAssertEqual(
-      WorldMagneticModel.decimalYear(from: utcDate(1969, 7, 2)), 1969 + 182.0 / 365, accuracy: 1e-12)
+      WorldMagneticModel.decimalYear(from: utcDate(1969, 7, 2)), 1969 + 182.0 / 365, accuracy: 1e-12
+    )
     XCTAssertEqual(
       WorldMagneticModel.decimalYear(from: utcDate(2000, 3, 1)), 2000 + 60.0 / 366, accuracy: 1e-12)
     let lastSecond = utcDate(2026, 12, 31, 23).addingTimeInterval(3599)
@@ -95,13 +101,15 @@ final class WorldMagneticModelTests: XCTestCase {
   /// At a geographic pole the east component has a 0/0 form; it must equal the limit from nearby.
   func testGeographicPolesAreFiniteAndContinuous() {
     for latitude in [90.0, -90.0] {
-      let pole = model.field(latitude: latitude, longitude: 30, altitudeMeters: 0, decimalYear: 2026.5)
+      let pole = model.field(
+        latitude: latitude, longitude: 30, altitudeMeters: 0, decimalYear: 2026.5)
       let near = model.field(
         latitude: latitude * (1 - 1e-9), longitude: 30, altitudeMeters: 0, decimalYear: 2026.5)
       for axis in 0..<3 {
         XCTAssertTrue(pole.vector[axis].isFinite, "pole \(latitude)")
         // 1e-9 relative in latitude is ~1 cm; the field cannot change by 1e-3 nT over that.
-        XCTAssertEqual(pole.vector[axis], near.vector[axis], accuracy: 1e-3, "pole \(latitude) axis \(axis)")
+        XCTAssertEqual(
+          pole.vector[axis], near.vector[axis], accuracy: 1e-3, "pole \(latitude) axis \(axis)")
       }
       XCTAssertGreaterThan(pole.horizontalIntensity, 100)
     }
@@ -117,18 +125,23 @@ final class WorldMagneticModelTests: XCTestCase {
   func testAnnualChangeOfDerivedElementsMatchesFiniteDifferences() {
     let step = 1e-3  // years; central differences of smooth functions, error ~ step² × curvature
     for (latitude, longitude) in [(47.0, 8.0), (-36.0, -137.0), (80.0, -96.0), (0.0, 120.0)] {
-      let center = model.field(latitude: latitude, longitude: longitude, altitudeMeters: 1000, decimalYear: 2027)
+      let center = model.field(
+        latitude: latitude, longitude: longitude, altitudeMeters: 1000, decimalYear: 2027)
       let before = model.field(
         latitude: latitude, longitude: longitude, altitudeMeters: 1000, decimalYear: 2027 - step)
       let after = model.field(
         latitude: latitude, longitude: longitude, altitudeMeters: 1000, decimalYear: 2027 + step)
-      func rate(_ value: (GeomagneticField) -> Double) -> Double { (value(after) - value(before)) / (2 * step) }
+      func rate(_ value: (GeomagneticField) -> Double) -> Double {
+        (value(after) - value(before)) / (2 * step)
+      }
       let label = "(\(latitude), \(longitude))"
       XCTAssertEqual(center.northAnnualChange, rate(\.north), accuracy: 1e-6, label)
       XCTAssertEqual(center.eastAnnualChange, rate(\.east), accuracy: 1e-6, label)
       XCTAssertEqual(center.downAnnualChange, rate(\.down), accuracy: 1e-6, label)
-      XCTAssertEqual(center.horizontalIntensityAnnualChange, rate(\.horizontalIntensity), accuracy: 1e-4, label)
-      XCTAssertEqual(center.totalIntensityAnnualChange, rate(\.totalIntensity), accuracy: 1e-4, label)
+      XCTAssertEqual(
+        center.horizontalIntensityAnnualChange, rate(\.horizontalIntensity), accuracy: 1e-4, label)
+      XCTAssertEqual(
+        center.totalIntensityAnnualChange, rate(\.totalIntensity), accuracy: 1e-4, label)
       XCTAssertEqual(center.declinationAnnualChange, rate(\.declination), accuracy: 1e-6, label)
       XCTAssertEqual(center.inclinationAnnualChange, rate(\.inclination), accuracy: 1e-6, label)
     }
@@ -150,17 +163,21 @@ final class WorldMagneticModelTests: XCTestCase {
     if expected <= -180 { expected += 360 }
     XCTAssertEqual(antarctic.gridVariation!, expected, accuracy: 1e-9)
     XCTAssertTrue((-180...180).contains(antarctic.gridVariation!))
-    XCTAssertNil(model.field(latitude: 40, longitude: 20, altitudeMeters: 0, decimalYear: 2026).gridVariation)
+    XCTAssertNil(
+      model.field(latitude: 40, longitude: 20, altitudeMeters: 0, decimalYear: 2026).gridVariation)
 
     // Mid-latitudes: H ≈ 20 000 nT, normal. NOAA's row at 89° N, −121° has H = 1504 nT: blackout.
     XCTAssertEqual(
-      model.field(latitude: 48, longitude: 11, altitudeMeters: 0, decimalYear: 2026).compassReliability, .normal)
+      model.field(latitude: 48, longitude: 11, altitudeMeters: 0, decimalYear: 2026)
+        .compassReliability, .normal)
     XCTAssertEqual(
-      model.field(latitude: 89, longitude: -121, altitudeMeters: 28_000, decimalYear: 2025).compassReliability,
+      model.field(latitude: 89, longitude: -121, altitudeMeters: 28_000, decimalYear: 2025)
+        .compassReliability,
       .blackout)
     // NOAA's row at 80° N, −96°, 48 km has X = 1875.98, Y = −1079.27 nT, so H ≈ 2164 nT: caution.
     XCTAssertEqual(
-      model.field(latitude: 80, longitude: -96, altitudeMeters: 48_000, decimalYear: 2025).compassReliability,
+      model.field(latitude: 80, longitude: -96, altitudeMeters: 48_000, decimalYear: 2025)
+        .compassReliability,
       .caution)
   }
 }

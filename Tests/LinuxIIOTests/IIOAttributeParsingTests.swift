@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import XCTest
+import _LinuxIIOTestSupport
 
 @testable import LinuxIIO
-import _LinuxIIOTestSupport
 
 final class IIOAttributeParsingTests: XCTestCase {
   func testMountMatrixIsRowMajorAndAppliedAsMTimesV() throws {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import MotionSensors
-import _LinuxIIOTestSupport
 import XCTest
+import _LinuxIIOTestSupport
 
 @testable import LinuxIIO
 

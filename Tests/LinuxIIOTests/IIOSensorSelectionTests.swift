@@ -2,8 +2,8 @@
 
 import Foundation
 import MotionSensors
-import _LinuxIIOTestSupport
 import XCTest
+import _LinuxIIOTestSupport
 
 @testable import LinuxIIO
 
@@ -21,17 +21,25 @@ final class IIOSensorSelectionTests: XCTestCase {
     try Fixtures.hidHub(tree)
     let source = try Fixtures.source(tree, .polled)
     let pedometer = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 10, sensors: [.accelerometer, .barometer], pedometer.handler)
+    let subscription = source.subscribe(
+      requestedSampleRate: 10, sensors: [.accelerometer, .barometer], pedometer.handler)
     XCTAssertTrue(pedometer.waitForSamples(2))
     XCTAssertEqual(source.readModes, ["accel_3d": .polled])
     XCTAssertEqual(source.activeSensors, [.accelerometer])
-    XCTAssertTrue(pedometer.samples.allSatisfy { $0.accelerometer != nil && $0.gyroscope == nil && $0.magnetometer == nil })
+    XCTAssertTrue(
+      pedometer.samples.allSatisfy {
+        $0.accelerometer != nil && $0.gyroscope == nil && $0.magnetometer == nil
+      })
 
     let gyroscope = EventCollector()
-    let gyroscopeSubscription = source.subscribe(requestedSampleRate: 10, sensors: [.gyroscope], gyroscope.handler)
-    XCTAssertTrue(gyroscope.wait { events in
-      events.contains { if case .sample(let s) = $0 { return s.gyroscope != nil } else { return false } }
-    })
+    let gyroscopeSubscription = source.subscribe(
+      requestedSampleRate: 10, sensors: [.gyroscope], gyroscope.handler)
+    XCTAssertTrue(
+      gyroscope.wait { events in
+        events.contains {
+          if case .sample(let s) = $0 { return s.gyroscope != nil } else { return false }
+        }
+      })
     XCTAssertEqual(source.readModes, ["accel_3d": .polled, "gyro_3d": .polled])
     XCTAssertEqual(source.activeSensors, [.accelerometer, .gyroscope])
 
@@ -50,20 +58,27 @@ final class IIOSensorSelectionTests: XCTestCase {
     try Fixtures.mpu6050(tree)
     let source = try Fixtures.source(tree, .buffered)
     let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 60, sensors: [.accelerometer], collector.handler)
+    let subscription = source.subscribe(
+      requestedSampleRate: 60, sensors: [.accelerometer], collector.handler)
     let writer = try IIOFIFOWriter(path: tree.nodePath(0))
     XCTAssertEqual(tree.read(0, "buffer/enable"), "1")
     for element in Fixtures.mpuScanElements {
       let wanted = element.name.hasPrefix("in_accel") || element.name == "in_timestamp"
-      XCTAssertEqual(tree.read(0, "scan_elements/\(element.name)_en"), wanted ? "1" : "0", element.name)
+      XCTAssertEqual(
+        tree.read(0, "scan_elements/\(element.name)_en"), wanted ? "1" : "0", element.name)
     }
     let layout = IIOScanLayout(
-      Fixtures.mpuScanElements.filter { $0.name.hasPrefix("in_accel") || $0.name == "in_timestamp" }.map {
-        .init(name: $0.name, index: $0.index, type: IIOScanType(parsing: $0.type)!)
-      })
+      Fixtures.mpuScanElements.filter { $0.name.hasPrefix("in_accel") || $0.name == "in_timestamp" }
+        .map {
+          .init(name: $0.name, index: $0.index, type: IIOScanType(parsing: $0.type)!)
+        })
     writer.write(
-      layout.pack(["in_accel_x": -16, "in_accel_y": 16384, "in_accel_z": 200, "in_timestamp": 5_000_000_000])
-        + layout.pack(["in_accel_x": -16, "in_accel_y": 16384, "in_accel_z": 201, "in_timestamp": 5_010_000_000]))
+      layout.pack([
+        "in_accel_x": -16, "in_accel_y": 16384, "in_accel_z": 200, "in_timestamp": 5_000_000_000,
+      ])
+        + layout.pack([
+          "in_accel_x": -16, "in_accel_y": 16384, "in_accel_z": 201, "in_timestamp": 5_010_000_000,
+        ]))
     XCTAssertTrue(collector.waitForSamples(2))
     let samples = collector.samples
     XCTAssertEqual(samples.map(\.timestamp), [5.0, 5.01])

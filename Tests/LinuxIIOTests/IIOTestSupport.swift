@@ -2,8 +2,8 @@
 
 import Foundation
 import MotionSensors
-import _LinuxIIOTestSupport
 import XCTest
+import _LinuxIIOTestSupport
 import _MotionTestSupport
 
 @testable import LinuxIIO

@@ -17,7 +17,8 @@ import Testing
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = try #require(TimeZone(identifier: "Europe/Berlin"))
     // 2026-11-25 10:00 in Berlin; yesterday's last minute and today's first minute have steps.
-    let now = try #require(calendar.date(from: DateComponents(year: 2026, month: 11, day: 25, hour: 10)))
+    let now = try #require(
+      calendar.date(from: DateComponents(year: 2026, month: 11, day: 25, hour: 10)))
     let midnight = calendar.startOfDay(for: now).timeIntervalSince1970
     var batch = HistoryBatch()
     var minute = HistoryBatch.StepDelta()
@@ -49,7 +50,9 @@ import Testing
   }
 
   @Test func aChangeWithSeveralActivitiesCountsForEach() {
-    let changes = [HistoryBatch.ActivityChange(startDate: 0, timestamp: 0, flags: 1 | 16, confidence: 1)]
+    let changes = [
+      HistoryBatch.ActivityChange(startDate: 0, timestamp: 0, flags: 1 | 16, confidence: 1)
+    ]
     let seconds = DaemonDashboardHistory.activitySeconds(changes, from: 10, to: 70, now: 100)
     #expect(seconds == ["stationary": 60, "automotive": 60])
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionConcurrency
 import MotionSensors
 import OpenCoreMotion
 import Testing
@@ -39,7 +40,9 @@ extension DaemonProcessTests {
 
     // A client that wants the gyroscope switches it on; when it leaves, it goes off again.
     let collector = Collector()
-    let gyroscope = try observer.subscribe(DaemonStreamRequest(sensors: .gyroscope, rate: 50)) { collector.handle($0) }
+    let gyroscope = try observer.subscribe(DaemonStreamRequest(sensors: .gyroscope, rate: 50)) {
+      collector.handle($0)
+    }
     try waitUntil(seconds: 10, "the gyroscope on") {
       try blocking { try await observer.status() }.sourceSensors.contains(.gyroscope)
     }
@@ -65,16 +68,16 @@ extension DaemonProcessTests {
 
     /// The error of a pedometer query (nil on success).
     func queryError() throws -> NSError? {
-      let result = Box<NSError?>()
+      let result = Locked<NSError?>(nil)
       let done = DispatchSemaphore(value: 0)
       pedometer.queryPedometerData(from: Date().addingTimeInterval(-60), to: Date()) { _, error in
-        result.value = error as NSError?
+        result.withLock { $0 = error as NSError? }
         done.signal()
       }
       guard done.wait(timeout: .now() + 30) == .success else {
         throw DaemonProcess.Failure(description: "the query did not answer")
       }
-      return result.value ?? nil
+      return result.withLock { $0 }
     }
     #expect(try queryError() == nil)
 
@@ -88,12 +91,15 @@ extension DaemonProcessTests {
     let refused = try #require(try queryError())
     #expect(refused.domain == CMErrorDomain)
     #expect(refused.code == Int(CMErrorMotionActivityNotAuthorized.rawValue))
-    #expect(CMSensorRecorder(backend: history).accelerometerData(from: Date().addingTimeInterval(-60), to: Date()) == nil)
+    #expect(
+      CMSensorRecorder(backend: history).accelerometerData(
+        from: Date().addingTimeInterval(-60), to: Date()) == nil)
 
     // The class methods of an app that reads the daemon (a separate process, as an app is).
     func classStatuses() throws -> String? {
       let app = try ChildProgram(
-        "DaemonClientExample", arguments: ["authorization"], environment: ["COREMOTION_SOURCE": "daemon:" + daemon.socketPath],
+        "DaemonClientExample", arguments: ["authorization"],
+        environment: ["COREMOTION_SOURCE": "daemon:" + daemon.socketPath],
         removing: ["COREMOTION_AUTHORIZATION"])
       try app.waitForExit(seconds: 30)
       return app.lines.first { $0.hasPrefix("authorization ") }
@@ -106,7 +112,9 @@ extension DaemonProcessTests {
     #expect(CMAuthorizationStatus.status(for: history) == .authorized)
     #expect(try queryError() == nil)
     let authorized = CMAuthorizationStatus.authorized.rawValue
-    #expect(try classStatuses() == "authorization \(authorized) \(authorized) \(authorized) \(authorized)")
+    #expect(
+      try classStatuses() == "authorization \(authorized) \(authorized) \(authorized) \(authorized)"
+    )
     settings.close()
     source.client.close()
     try daemon.terminate()
@@ -125,7 +133,8 @@ extension DaemonProcessTests {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let scenarioFile = directory.appendingPathComponent("twoWalks.json")
     try JSONEncoder().encode(scenario).write(to: scenarioFile)
-    let daemon = try DaemonProcess(source: "simulator:\(scenarioFile.path)?speed=4", directory: directory)
+    let daemon = try DaemonProcess(
+      source: "simulator:\(scenarioFile.path)?speed=4", directory: directory)
     let probe = DaemonClient(socketPath: daemon.socketPath, clientName: "probe")
     let start = Date().addingTimeInterval(-3600)
     // The first walk reaches the daemon's history (source time 21 s, about 5 s after the start).
@@ -137,31 +146,35 @@ extension DaemonProcessTests {
     // The app starts now: its own detectors have seen nothing…
     let (source, history) = try appHistory(daemon.socketPath)
     let pedometer = CMPedometer(backend: history)
-    let updates = Box<[Int]>()
-    updates.value = []
+    let updates = Locked<[Int]>([])
     pedometer.startUpdates(from: start) { data, error in
       guard let data, error == nil else { return }
       let steps = data.numberOfSteps.intValue
-      updates.value = (updates.value ?? []) + [steps]
+      updates.withLock { $0.append(steps) }
     }
     // …but the first update carries the stored count at once.
-    try waitUntil(seconds: 10, "the first update") { !(updates.value ?? []).isEmpty }
-    let first = try #require(updates.value?.first)
+    try waitUntil(seconds: 10, "the first update") { !updates.withLock { $0.isEmpty } }
+    let first = try #require(updates.withLock { $0.first })
     #expect(first >= Int(stored))
     // Then the second walk's steps are added live, on top of the stored ones.
-    try waitUntil(seconds: 60, "the second walk counted live") { (updates.value?.last ?? 0) >= first + 30 }
+    try waitUntil(seconds: 60, "the second walk counted live") {
+      (updates.withLock { $0.last } ?? 0) >= first + 30
+    }
     try waitUntil(seconds: 30, "the second walk's end") {
       let totals = try blocking { try await probe.pedometerTotals(from: start, to: Date()) }
       // Still for 2 s of source time (0.5 s here): the walk is over.
       Thread.sleep(forTimeInterval: 0.5)
-      return try blocking { try await probe.pedometerTotals(from: start, to: Date()) }.steps == totals.steps
+      return try blocking { try await probe.pedometerTotals(from: start, to: Date()) }.steps
+        == totals.steps
         && totals.steps >= stored + 30
     }
     Thread.sleep(forTimeInterval: 1)
     pedometer.stopUpdates()
-    let all = try #require(updates.value)
+    let all = updates.withLock { $0 }
     let final = try blocking { try await probe.pedometerTotals(from: start, to: Date()) }.steps
-    print("pedometer from a past date: stored \(stored), first update \(first), last \(all.last ?? 0), daemon total \(final)")
+    print(
+      "pedometer from a past date: stored \(stored), first update \(first), last \(all.last ?? 0), daemon total \(final)"
+    )
     // Cumulative updates never go back.
     #expect(zip(all.dropFirst(), all).allSatisfy { $0 >= $1 })
     // The updates are the daemon's count: stored + live, no step twice, none lost (the update at
@@ -179,15 +192,18 @@ extension DaemonProcessTests {
     let date = Date(timeIntervalSince1970: 1_800_000_000)
     func reading(_ steps: UInt64, _ distance: Double, _ up: UInt64) -> DaemonPedometerReading {
       DaemonPedometerReading(
-        timestamp: 0, date: date, steps: steps, distance: distance, floorsAscended: up, floorsDescended: 0, cadence: 0,
+        timestamp: 0, date: date, steps: steps, distance: distance, floorsAscended: up,
+        floorsDescended: 0, cadence: 0,
         activeTime: Double(steps) / 2)
     }
     let totals = DaemonPedometerTotals(
-      startDate: date, endDate: date, steps: 120, distance: 90, floorsAscended: 2, floorsDescended: 1, activeTime: 60,
+      startDate: date, endDate: date, steps: 120, distance: 90, floorsAscended: 2,
+      floorsDescended: 1, activeTime: 60,
       counters: reading(500, 400, 3))
     let live = PedometerSummary(startDate: date, endDate: date, numberOfSteps: 7)
     let later = DaemonMotionHistory.summary(
-      totals, counters: totals.counters!, latest: reading(530, 421, 4), live: live, countsFloors: true)
+      totals, counters: totals.counters!, latest: reading(530, 421, 4), live: live,
+      countsFloors: true)
     #expect(later.numberOfSteps == 150)
     #expect(abs(later.distance - 111) < 1e-9)
     #expect(later.floorsAscended == 3)
@@ -196,10 +212,12 @@ extension DaemonProcessTests {
     // A counter message older than the answer (stream messages travel behind replies) adds
     // nothing, and neither does having none yet.
     let stale = DaemonMotionHistory.summary(
-      totals, counters: totals.counters!, latest: reading(499, 399, 3), live: live, countsFloors: true)
+      totals, counters: totals.counters!, latest: reading(499, 399, 3), live: live,
+      countsFloors: true)
     #expect(stale.numberOfSteps == 120)
     #expect(abs(stale.distance - 90) < 1e-9)
-    let none = DaemonMotionHistory.summary(totals, counters: totals.counters!, latest: nil, live: live, countsFloors: false)
+    let none = DaemonMotionHistory.summary(
+      totals, counters: totals.counters!, latest: nil, live: live, countsFloors: false)
     #expect(none.numberOfSteps == 120)
     #expect(none.floorsAscended == nil)
   }

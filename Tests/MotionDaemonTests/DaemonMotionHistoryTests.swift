@@ -16,7 +16,9 @@ extension DaemonProcessTests {
     // The simulated walk (about 36 steps) reaches the daemon's store.
     try waitUntil(seconds: 60, "the walk in the daemon's history") {
       let now = Date()
-      let totals = try blocking { try await client.pedometerTotals(from: now.addingTimeInterval(-3600), to: now) }
+      let totals = try blocking {
+        try await client.pedometerTotals(from: now.addingTimeInterval(-3600), to: now)
+      }
       return totals.steps >= 20
     }
     // An app that starts now has observed nothing itself…

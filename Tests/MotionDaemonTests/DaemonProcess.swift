@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionConcurrency
 import MotionDaemonClient
 import _MotionTestSupport
 
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #endif
 
 /// A `motiond` started for one test in its own temporary XDG directories.
@@ -16,7 +17,9 @@ final class DaemonProcess: @unchecked Sendable {
   let extraArguments: [String]
   private(set) var process: ChildProcess!
 
-  var socketPath: String { directory.appendingPathComponent("run/opencoremotion/motiond.sock").path }
+  var socketPath: String {
+    directory.appendingPathComponent("run/opencoremotion/motiond.sock").path
+  }
   var stateDirectory: String { directory.appendingPathComponent("state/opencoremotion").path }
   var logPath: String { directory.appendingPathComponent("motiond.log").path }
 
@@ -27,9 +30,12 @@ final class DaemonProcess: @unchecked Sendable {
     }
     if let executable = Bundle.main.executableURL {
       let directory = executable.deletingLastPathComponent()
-      if FileManager.default.fileExists(atPath: directory.appendingPathComponent("motiond").path) { return directory }
+      if FileManager.default.fileExists(atPath: directory.appendingPathComponent("motiond").path) {
+        return directory
+      }
     }
-    return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug")
+    return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(
+      ".build/debug")
   }
 
   struct Failure: Error, CustomStringConvertible {
@@ -38,7 +44,8 @@ final class DaemonProcess: @unchecked Sendable {
 
   init(source: String, extraArguments: [String] = [], directory: URL? = nil) throws {
     // A short path: a Unix socket path must fit in 107 bytes.
-    let fresh = URL(fileURLWithPath: "/tmp/motiond-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+    let fresh = URL(
+      fileURLWithPath: "/tmp/motiond-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
     self.directory = directory ?? fresh
     try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
     self.source = source
@@ -54,7 +61,10 @@ final class DaemonProcess: @unchecked Sendable {
     FileManager.default.createFile(atPath: logPath, contents: nil)
     let process = try ChildProcess(
       binary,
-      arguments: ["--source", source, "--socket", socketPath, "--state-directory", stateDirectory, "--log-level", "debug"]
+      arguments: [
+        "--source", source, "--socket", socketPath, "--state-directory", stateDirectory,
+        "--log-level", "debug",
+      ]
         + extraArguments,
       environment: [
         "XDG_RUNTIME_DIR": directory.appendingPathComponent("run").path,
@@ -80,7 +90,8 @@ final class DaemonProcess: @unchecked Sendable {
     if let status = process.terminationStatus { return status }
     process.send(SIGTERM)
     guard process.waitForExit(seconds: seconds), let status = process.terminationStatus else {
-      throw Failure(description: "timed out after \(seconds) s waiting for motiond to exit after SIGTERM")
+      throw Failure(
+        description: "timed out after \(seconds) s waiting for motiond to exit after SIGTERM")
     }
     return status
   }
@@ -109,59 +120,57 @@ func waitUntil(seconds: Double, _ what: String, _ condition: () throws -> Bool) 
   let deadline = Date(timeIntervalSinceNow: seconds)
   while true {
     if try condition() { return }
-    if Date() > deadline { throw DaemonProcess.Failure(description: "timed out after \(seconds) s waiting for \(what)") }
+    if Date() > deadline {
+      throw DaemonProcess.Failure(description: "timed out after \(seconds) s waiting for \(what)")
+    }
     usleep(20_000)
   }
 }
 
 /// Runs an async daemon request from synchronous test code.
 func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-  let box = Box<Result<T, any Error>>()
+  let outcome = Locked<Result<T, any Error>?>(nil)
   let done = DispatchSemaphore(value: 0)
   Task {
-    do { box.value = .success(try await body()) } catch { box.value = .failure(error) }
+    let result: Result<T, any Error>
+    do { result = .success(try await body()) } catch { result = .failure(error) }
+    outcome.withLock { $0 = result }
     done.signal()
   }
-  guard done.wait(timeout: .now() + 60) == .success, let result = box.value else {
+  guard done.wait(timeout: .now() + 60) == .success, let result = outcome.withLock({ $0 }) else {
     throw DaemonProcess.Failure(description: "request did not finish in 60 s")
   }
   return try result.get()
-}
-
-/// A value shared between threads under a lock.
-final class Box<T>: @unchecked Sendable {
-  // Sendable because `storage` is only touched under `lock`.
-  private let lock = NSLock()
-  private var storage: T?
-  var value: T? {
-    get { lock.withLock { storage } }
-    set { lock.withLock { storage = newValue } }
-  }
-  init() {}
 }
 
 /// A child program whose standard output is collected line by line while it runs.
 final class ChildProgram: Sendable {
   let process: ChildProcess
 
-  init(_ name: String, arguments: [String], environment extra: [String: String], removing: [String] = []) throws {
+  init(
+    _ name: String, arguments: [String], environment extra: [String: String],
+    removing: [String] = []
+  ) throws {
     let url = DaemonProcess.productsDirectory.appendingPathComponent(name)
     guard FileManager.default.isExecutableFile(atPath: url.path) else {
       throw DaemonProcess.Failure(description: "\(name) was not built at \(url.path)")
     }
     var environment: [String: String?] = extra
     for key in removing { environment[key] = .some(nil) }
-    process = try ChildProcess(url, arguments: arguments, environment: environment, standardError: .discard)
+    process = try ChildProcess(
+      url, arguments: arguments, environment: environment, standardError: .discard)
   }
 
   var lines: [String] { process.standardOutput.split(separator: "\n").map(String.init) }
 
   func waitForExit(seconds: Double) throws {
     guard process.waitForExit(seconds: seconds) else {
-      throw DaemonProcess.Failure(description: "timed out after \(seconds) s waiting for \(process.name) to exit")
+      throw DaemonProcess.Failure(
+        description: "timed out after \(seconds) s waiting for \(process.name) to exit")
     }
     guard process.waitForOutputEnd(seconds: 5) else {
-      throw DaemonProcess.Failure(description: "\(process.name) exited but its output did not end within 5 s")
+      throw DaemonProcess.Failure(
+        description: "\(process.name) exited but its output did not end within 5 s")
     }
   }
 

@@ -12,15 +12,22 @@ import _MotionTestSupport
 /// running side by side timed out on this machine before).
 extension DaemonProcessTests {
   @Test func theDaemonServesTheDashboardWithItsHistoryAndClients() throws {
-    let daemon = try DaemonProcess(source: "simulator:tour?speed=4", extraArguments: ["--dashboard-port", "0"])
+    let daemon = try DaemonProcess(
+      source: "simulator:tour?speed=4", extraArguments: ["--dashboard-port", "0"])
     let urlFile = (daemon.socketPath as NSString).deletingLastPathComponent + "/dashboard.url"
-    try waitUntil(seconds: 60, "the dashboard's URL file") { FileManager.default.fileExists(atPath: urlFile) }
-    let mode = try #require(FileManager.default.attributesOfItem(atPath: urlFile)[.posixPermissions] as? Int)
+    try waitUntil(seconds: 60, "the dashboard's URL file") {
+      FileManager.default.fileExists(atPath: urlFile)
+    }
+    let mode = try #require(
+      FileManager.default.attributesOfItem(atPath: urlFile)[.posixPermissions] as? Int)
     #expect(mode == 0o600)
-    let text = try String(contentsOfFile: urlFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    let text = try String(contentsOfFile: urlFile, encoding: .utf8).trimmingCharacters(
+      in: .whitespacesAndNewlines)
     let page = try #require(URL(string: text))
     let token = try #require(
-      URLComponents(url: page, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "token" }?.value)
+      URLComponents(url: page, resolvingAgainstBaseURL: false)?.queryItems?.first {
+        $0.name == "token"
+      }?.value)
     #expect(token.count == 32)
     #expect(page.host == "127.0.0.1")
     let port = try #require(page.port)
@@ -43,7 +50,9 @@ extension DaemonProcessTests {
     var motionFrames = 0
     try waitUntil(seconds: 60, "data frames with device motion") {
       let frame = try Self.object(try #require(socket).readText())
-      if frame["type"] as? String == "data", let motion = frame["motion"] as? [[Any]], !motion.isEmpty {
+      if frame["type"] as? String == "data", let motion = frame["motion"] as? [[Any]],
+        !motion.isEmpty
+      {
         motionFrames += 1
       }
       return motionFrames >= 3
@@ -64,23 +73,29 @@ extension DaemonProcessTests {
     let clients = try #require(history["clients"] as? [[String: Any]])
     #expect(
       clients.contains {
-        $0["processIdentifier"] as? Int == Int(daemon.process.processIdentifier) && ($0["rate"] as? Double ?? 0) > 0
+        $0["processIdentifier"] as? Int == Int(daemon.process.processIdentifier)
+          && ($0["rate"] as? Double ?? 0) > 0
       }, "\(clients)")
 
     // The last page closed: the dashboard unsubscribes (its connection stays, without a rate) ...
     socket = nil
     try waitUntil(seconds: 30, "the dashboard to unsubscribe after its last page closed") {
-      let clients = try Self.object(try Self.get(base + "/api/history?token=\(token)").body)["clients"]
+      let clients = try Self.object(try Self.get(base + "/api/history?token=\(token)").body)[
+        "clients"]
       return (clients as? [[String: Any]] ?? []).contains {
-        $0["processIdentifier"] as? Int == Int(daemon.process.processIdentifier) && $0["rate"] == nil
+        $0["processIdentifier"] as? Int == Int(daemon.process.processIdentifier)
+          && $0["rate"] == nil
       }
     }
     // ... and the next page gets live frames again.
-    let again = try WebSocketTestClient(url: try #require(URL(string: "ws://127.0.0.1:\(port)/ws?token=\(token)")))
+    let again = try WebSocketTestClient(
+      url: try #require(URL(string: "ws://127.0.0.1:\(port)/ws?token=\(token)")))
     var framesAgain = 0
     try waitUntil(seconds: 60, "data frames with device motion after reopening") {
       let frame = try Self.object(try again.readText())
-      if frame["type"] as? String == "data", let motion = frame["motion"] as? [[Any]], !motion.isEmpty {
+      if frame["type"] as? String == "data", let motion = frame["motion"] as? [[Any]],
+        !motion.isEmpty
+      {
         framesAgain += 1
       }
       return framesAgain >= 3
@@ -90,7 +105,8 @@ extension DaemonProcessTests {
     let motionctl = try ChildProcess.run(
       DaemonProcess.productsDirectory.appendingPathComponent("motionctl"), arguments: ["dashboard"],
       environment: [
-        "XDG_RUNTIME_DIR": daemon.directory.appendingPathComponent("run").path, "COREMOTION_SOURCE": nil,
+        "XDG_RUNTIME_DIR": daemon.directory.appendingPathComponent("run").path,
+        "COREMOTION_SOURCE": nil,
         "MOTIOND_SOCKET": nil,
       ],
       timeout: 60)
@@ -104,15 +120,20 @@ extension DaemonProcessTests {
   }
 
   private static func get(_ text: String) throws -> (status: Int, body: String) {
-    guard let url = URL(string: text) else { throw DaemonProcess.Failure(description: "bad URL \(text)") }
+    guard let url = URL(string: text) else {
+      throw DaemonProcess.Failure(description: "bad URL \(text)")
+    }
     return try blocking {
       let (data, response) = try await URLSession.shared.data(from: url)
-      return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+      return (
+        (response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self)
+      )
     }
   }
 
   private static func object(_ text: String) throws -> [String: Any] {
-    guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+    guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+    else {
       throw DaemonProcess.Failure(description: "not a JSON object: \(text.prefix(200))")
     }
     return object

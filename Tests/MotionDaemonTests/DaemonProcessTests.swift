@@ -9,7 +9,7 @@ import Testing
 import _MotionTestSupport
 
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #endif
 
 /// Multi-process tests: a real `motiond` on the simulator in temporary XDG directories, real
@@ -44,8 +44,10 @@ import Glibc
   @Test func twoClientProgramsGetExactlyWhatAnInProcessManagerGets() throws {
     let daemon = try DaemonProcess(source: "simulator:tour")
     let environment = ["COREMOTION_SOURCE": "daemon:" + daemon.socketPath]
-    let fast = try ChildProgram("DaemonClientExample", arguments: ["0.01", "60"], environment: environment)
-    let slow = try ChildProgram("DaemonClientExample", arguments: ["0.05", "15"], environment: environment)
+    let fast = try ChildProgram(
+      "DaemonClientExample", arguments: ["0.01", "60"], environment: environment)
+    let slow = try ChildProgram(
+      "DaemonClientExample", arguments: ["0.05", "15"], environment: environment)
     try fast.waitForExit(seconds: 30)
     try slow.waitForExit(seconds: 30)
     #expect(fast.process.terminationStatus == 0)
@@ -56,13 +58,18 @@ import Glibc
     var stream = SimulatedSensorStream(scenario: try Scenario.named("tour"))
     var reference: [Double: SIMD3<Double>] = [:]
     while let sample = try stream.next(), sample.timestamp < 120 {
-      if let a = sample.accelerometer { reference[sample.timestamp] = Units.coreMotionAcceleration(fromSpecificForce: a) }
+      if let a = sample.accelerometer {
+        reference[sample.timestamp] = Units.coreMotionAcceleration(fromSpecificForce: a)
+      }
     }
     for (program, interval, count) in [(fast, 0.01, 60), (slow, 0.05, 15)] {
-      let rows = program.lines.filter { $0.hasPrefix("acc ") }.map { $0.split(separator: " ").dropFirst().compactMap { Double($0) } }
+      let rows = program.lines.filter { $0.hasPrefix("acc ") }.map {
+        $0.split(separator: " ").dropFirst().compactMap { Double($0) }
+      }
       #expect(rows.count == count)
       for row in rows {
-        let expected = try #require(reference[row[0]], "timestamp \(row[0]) is not a simulator sample")
+        let expected = try #require(
+          reference[row[0]], "timestamp \(row[0]) is not a simulator sample")
         #expect(SIMD3(row[1], row[2], row[3]) == expected)
       }
       // Each client gets its own interval (judged by timestamps; tolerance half a 100 Hz period).
@@ -77,15 +84,20 @@ import Glibc
   /// Runs `motionctl ARGUMENTS` to completion (30 s at most); returns its status and output.
   func motionctl(_ arguments: [String]) throws -> (status: Int32, output: String) {
     let run = try ChildProcess.run(
-      DaemonProcess.productsDirectory.appendingPathComponent("motionctl"), arguments: arguments, timeout: 30)
-    if run.timedOut { throw DaemonProcess.Failure(description: "motionctl \(arguments) did not exit within 30 s") }
+      DaemonProcess.productsDirectory.appendingPathComponent("motionctl"), arguments: arguments,
+      timeout: 30)
+    if run.timedOut {
+      throw DaemonProcess.Failure(description: "motionctl \(arguments) did not exit within 30 s")
+    }
     return (run.status, run.standardOutput + run.standardError)
   }
 
   @Test func motionctlShowsStatusAndSetsPrivacy() throws {
     let daemon = try DaemonProcess(source: "simulator:tour")
     let client = DaemonClient(socketPath: daemon.socketPath, clientName: "listener")
-    let subscription = try client.subscribe(DaemonStreamRequest(sensors: .accelerometer, rate: 25, pedometer: true)) { _ in }
+    let subscription = try client.subscribe(
+      DaemonStreamRequest(sensors: .accelerometer, rate: 25, pedometer: true)
+    ) { _ in }
     try waitUntil(seconds: 10, "the subscription to register") {
       try blocking { try await client.status() }.clients.contains { !$0.subscriptions.isEmpty }
     }
@@ -114,7 +126,8 @@ import Glibc
     let daemon = try DaemonProcess(source: "simulator:tour")
     // COREMOTION_SOURCE unset, the socket found through MOTIOND_SOCKET (as through XDG_RUNTIME_DIR).
     let app = try ChildProgram(
-      "DaemonClientExample", arguments: ["0.02", "10"], environment: ["MOTIOND_SOCKET": daemon.socketPath],
+      "DaemonClientExample", arguments: ["0.02", "10"],
+      environment: ["MOTIOND_SOCKET": daemon.socketPath],
       removing: ["COREMOTION_SOURCE"])
     try app.waitForExit(seconds: 30)
     #expect(app.lines.filter { $0.hasPrefix("acc ") }.count == 10)
@@ -149,9 +162,12 @@ import Glibc
     let daemon = try DaemonProcess(source: "simulator:tour")
     let observer = DaemonClient(socketPath: daemon.socketPath, clientName: "observer")
     let collector = Collector()
-    let subscription = try observer.subscribe(DaemonStreamRequest(sensors: .accelerometer, rate: 50)) { collector.handle($0) }
+    let subscription = try observer.subscribe(
+      DaemonStreamRequest(sensors: .accelerometer, rate: 50)
+    ) { collector.handle($0) }
     let victim = try ChildProgram(
-      "DaemonClientExample", arguments: ["0.01", "100000"], environment: ["COREMOTION_SOURCE": "daemon:" + daemon.socketPath])
+      "DaemonClientExample", arguments: ["0.01", "100000"],
+      environment: ["COREMOTION_SOURCE": "daemon:" + daemon.socketPath])
     try waitUntil(seconds: 20, "the victim to receive samples") { victim.lines.count >= 10 }
     let victimID = Int(victim.process.processIdentifier)
     try waitUntil(seconds: 10, "the victim in the client list") {
@@ -162,7 +178,9 @@ import Glibc
       try !blocking { try await observer.status() }.clients.contains { $0.processID == victimID }
     }
     let before = collector.sampleCount
-    try waitUntil(seconds: 10, "the observer to keep receiving") { collector.sampleCount >= before + 25 }
+    try waitUntil(seconds: 10, "the observer to keep receiving") {
+      collector.sampleCount >= before + 25
+    }
     subscription.cancel()
     observer.close()
     try daemon.terminate()
@@ -170,7 +188,8 @@ import Glibc
 
   @Test func aClientThatNeverReadsIsBoundedAndOthersAreUnaffected() throws {
     // 20× real time: ≈ 2000 samples/s fill the stalled client's socket buffer within seconds.
-    let daemon = try DaemonProcess(source: "simulator:tour?speed=20", extraArguments: ["--client-queue", "256"])
+    let daemon = try DaemonProcess(
+      source: "simulator:tour?speed=20", extraArguments: ["--client-queue", "256"])
     // The stalled client: subscribes and never reads.
     let stalled = try UnixSocket.connect(path: daemon.socketPath)
     var hello = WireClientMessage()
@@ -187,7 +206,9 @@ import Glibc
     let healthy = DaemonClient(socketPath: daemon.socketPath, clientName: "healthy")
     let collector = Collector()
     // 10 Hz by sample timestamps = 200 messages/s at 20× real time.
-    let subscription = try healthy.subscribe(DaemonStreamRequest(sensors: .nineAxis, rate: 10)) { collector.handle($0) }
+    let subscription = try healthy.subscribe(DaemonStreamRequest(sensors: .nineAxis, rate: 10)) {
+      collector.handle($0)
+    }
     try waitUntil(seconds: 30, "the stalled client's drops to be counted") {
       try blocking { try await healthy.status() }.clients.contains { $0.dropped > 0 }
     }
@@ -198,13 +219,16 @@ import Glibc
     // picks the sample nearest each due time from a simulator whose timestamps jitter, so single
     // gaps vary; none may be a lost sample's double).
     let before = collector.sampleCount
-    try waitUntil(seconds: 20, "the healthy client to keep receiving") { collector.sampleCount >= before + 100 }
+    try waitUntil(seconds: 20, "the healthy client to keep receiving") {
+      collector.sampleCount >= before + 100
+    }
     #expect(collector.droppedCount == 0)
     let times = collector.allSamples.map(\.timestamp)
     let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
     let mean = (times.last! - times.first!) / Double(times.count - 1)
     #expect(abs(mean - 0.1) < 0.005, "mean gap \(mean) s")
-    #expect(gaps.allSatisfy { $0 > 0.05 && $0 < 0.15 }, "gaps \(gaps.min() ?? 0)…\(gaps.max() ?? 0) s")
+    #expect(
+      gaps.allSatisfy { $0 > 0.05 && $0 < 0.15 }, "gaps \(gaps.min() ?? 0)…\(gaps.max() ?? 0) s")
     subscription.cancel()
     healthy.close()
     stalled.close()
@@ -215,16 +239,21 @@ import Glibc
     let daemon = try DaemonProcess(source: "simulator:tour")
     let client = DaemonClient(socketPath: daemon.socketPath, clientName: "survivor")
     let collector = Collector()
-    let subscription = try client.subscribe(DaemonStreamRequest(sensors: .accelerometer, rate: 50)) { collector.handle($0) }
+    let subscription = try client.subscribe(DaemonStreamRequest(sensors: .accelerometer, rate: 50))
+    { collector.handle($0) }
     try waitUntil(seconds: 10, "samples") { collector.sampleCount >= 10 }
     #expect(try daemon.terminate() == 0)
-    try waitUntil(seconds: 10, "the disconnection to be reported") { collector.disconnectCount == 1 }
+    try waitUntil(seconds: 10, "the disconnection to be reported") {
+      collector.disconnectCount == 1
+    }
     // A query while the daemon is away fails with CMErrorUnknown semantics, not a hang.
     #expect(throws: DaemonError.self) { try blocking { try await client.status() } }
     try daemon.restart()
     try waitUntil(seconds: 20, "the client to reconnect") { collector.reconnectCount == 1 }
     let before = collector.sampleCount
-    try waitUntil(seconds: 10, "samples after reconnecting") { collector.sampleCount >= before + 10 }
+    try waitUntil(seconds: 10, "samples after reconnecting") {
+      collector.sampleCount >= before + 10
+    }
     subscription.cancel()
     client.close()
     try daemon.terminate()
@@ -242,11 +271,14 @@ import Glibc
     try daemon.restart()
     let reader = DaemonClient(socketPath: daemon.socketPath)
     let samples = try blocking {
-      try await reader.recordedAccelerometer(from: start.addingTimeInterval(-5), to: killed.addingTimeInterval(5))
+      try await reader.recordedAccelerometer(
+        from: start.addingTimeInterval(-5), to: killed.addingTimeInterval(5))
     }
     let newest = try #require(samples.last).startDate
     let missing = killed.timeIntervalSince(newest)
-    print("kill -9 during recording: \(samples.count) samples kept, newest \(missing) s before the kill")
+    print(
+      "kill -9 during recording: \(samples.count) samples kept, newest \(missing) s before the kill"
+    )
     // ≤ 1 s by design (commit every 1 s); +0.5 s for scheduling on a loaded 2-core machine.
     #expect(missing <= 1.5)
     // Identifiers are consecutive: no sample of a committed batch was lost or duplicated.
@@ -258,16 +290,20 @@ import Glibc
 
   @Test func aFullDiskPausesHistoryWhileLiveStreamsGoOn() throws {
     let daemon = try DaemonProcess(
-      source: "simulator:tour", extraArguments: ["--history-max-pages", "12", "--flush-interval", "0.2"])
+      source: "simulator:tour",
+      extraArguments: ["--history-max-pages", "12", "--flush-interval", "0.2"])
     let client = DaemonClient(socketPath: daemon.socketPath)
     let collector = Collector()
-    let subscription = try client.subscribe(DaemonStreamRequest(sensors: .accelerometer, rate: 100)) { collector.handle($0) }
+    let subscription = try client.subscribe(DaemonStreamRequest(sensors: .accelerometer, rate: 100))
+    { collector.handle($0) }
     _ = try blocking { try await client.recordAccelerometer(duration: 600) }
     try waitUntil(seconds: 30, "history to pause on a full disk") {
       try blocking { try await client.status() }.historyState == "paused: disk full"
     }
     let before = collector.sampleCount
-    try waitUntil(seconds: 10, "live samples while history is paused") { collector.sampleCount >= before + 100 }
+    try waitUntil(seconds: 10, "live samples while history is paused") {
+      collector.sampleCount >= before + 100
+    }
     #expect(daemon.log.contains("motion history paused (disk full)"))
     subscription.cancel()
     client.close()
@@ -279,11 +315,15 @@ import Glibc
     let client = DaemonClient(socketPath: daemon.socketPath)
     try client.connect()
     let now = Date()
-    _ = try blocking { try await client.pedometerTotals(from: now.addingTimeInterval(-60), to: now) }
+    _ = try blocking {
+      try await client.pedometerTotals(from: now.addingTimeInterval(-60), to: now)
+    }
     try blocking { try await client.setHistoryAllowed(false) }
     #expect(!FileManager.default.fileExists(atPath: daemon.stateDirectory + "/history.sqlite"))
     do {
-      _ = try blocking { try await client.pedometerTotals(from: now.addingTimeInterval(-60), to: now) }
+      _ = try blocking {
+        try await client.pedometerTotals(from: now.addingTimeInterval(-60), to: now)
+      }
       Issue.record("a query succeeded while history is denied")
     } catch let error as DaemonError {
       #expect(error.code == .notAuthorized)

@@ -6,7 +6,9 @@ import Testing
 @Suite struct FrameDecoderTests {
   @Test func splitsFramesAcrossArbitraryChunks() throws {
     var stream: [UInt8] = []
-    let payloads: [[UInt8]] = [[], [1], Array(repeating: 7, count: 300), Array(0..<200).map { UInt8($0) }]
+    let payloads: [[UInt8]] = [
+      [], [1], Array(repeating: 7, count: 300), Array(0..<200).map { UInt8($0) },
+    ]
     for payload in payloads { FrameDecoder.appendFrame(payload, to: &stream) }
     var decoder = FrameDecoder()
     var decoded: [[UInt8]] = []

@@ -56,10 +56,12 @@ import Testing
     var batch = HistoryBatch()
     for k in 0..<100 {
       let t = Double(k) * 0.02
-      batch.recorded.append(.init(timestamp: 50 + t, date: 1000 + t, acceleration: SIMD3(0.5, -1.25, 9.80665)))
+      batch.recorded.append(
+        .init(timestamp: 50 + t, date: 1000 + t, acceleration: SIMD3(0.5, -1.25, 9.80665)))
     }
     try store.write(batch, firstIdentifier: 7)
-    var samples: [(identifier: UInt64, timestamp: Double, date: Double, acceleration: SIMD3<Double>)] = []
+    var samples:
+      [(identifier: UInt64, timestamp: Double, date: Double, acceleration: SIMD3<Double>)] = []
     try store.accelerometer(from: 1000.2, to: 1000.4) { samples += $0 }
     // Inclusive at both ends: 1000.20 … 1000.40 = 11 samples (timestamps stored to 1 µs).
     #expect(samples.count == 11)

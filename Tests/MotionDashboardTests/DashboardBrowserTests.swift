@@ -15,32 +15,43 @@ final class DashboardBrowserTests: XCTestCase {
       if SharedData.isCI { XCTFail(message) }
       throw XCTSkip(message)
     }
-    let motionctl = try XCTUnwrap(Self.motionctlPath(), "the motionctl binary was not built next to the tests")
+    let motionctl = try XCTUnwrap(
+      Self.motionctlPath(), "the motionctl binary was not built next to the tests")
     // Selenium's own waits are short; ten minutes is a hang, and stopping the process group ends
     // chromedriver and Chromium too.
     let run = try ChildProcess.run(
       URL(fileURLWithPath: "/usr/bin/env"),
-      arguments: ["python3", SharedData.repositoryRoot.appendingPathComponent("Tests/Browser/test_dashboard.py").path],
+      arguments: [
+        "python3",
+        SharedData.repositoryRoot.appendingPathComponent("Tests/Browser/test_dashboard.py").path,
+      ],
       environment: ["MOTIONCTL": motionctl], timeout: 600)
     let text = run.standardOutput + run.standardError
     print(text)
     XCTAssertFalse(run.timedOut, "the browser tests did not finish within 10 min:\n\(text)")
     XCTAssertEqual(run.status, 0, "browser tests failed:\n\(text)")
-    XCTAssertTrue(text.contains(" passed, 0 failed"), "the browser tests did not report a result:\n\(text)")
+    XCTAssertTrue(
+      text.contains(" passed, 0 failed"), "the browser tests did not report a result:\n\(text)")
   }
 
   /// The tools the browser tests need that are not installed.
   static func missingTools() -> [String] {
     var missing: [String] = []
-    for tool in ["chromium", "chromedriver", "python3"] where which(tool) == nil { missing.append(tool) }
-    if which("python3") != nil, run(["python3", "-c", "import selenium"]) != 0 { missing.append("selenium (pip)") }
+    for tool in ["chromium", "chromedriver", "python3"] where which(tool) == nil {
+      missing.append(tool)
+    }
+    if which("python3") != nil, run(["python3", "-c", "import selenium"]) != 0 {
+      missing.append("selenium (pip)")
+    }
     return missing
   }
 
   static func motionctlPath() -> String? {
     let beside = Bundle.main.bundleURL.appendingPathComponent("motionctl").path
     let candidates = [
-      beside, Bundle(for: DashboardBrowserTests.self).bundleURL.deletingLastPathComponent().appendingPathComponent("motionctl").path,
+      beside,
+      Bundle(for: DashboardBrowserTests.self).bundleURL.deletingLastPathComponent()
+        .appendingPathComponent("motionctl").path,
       SharedData.repositoryRoot.appendingPathComponent(".build/debug/motionctl").path,
     ]
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -48,11 +59,16 @@ final class DashboardBrowserTests: XCTestCase {
 
   private static func which(_ tool: String) -> String? {
     let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-    return path.split(separator: ":").map { "\($0)/\(tool)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    return path.split(separator: ":").map { "\($0)/\(tool)" }.first {
+      FileManager.default.isExecutableFile(atPath: $0)
+    }
   }
 
   private static func run(_ arguments: [String]) -> Int32 {
-    guard let run = try? ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), arguments: arguments, timeout: 60) else {
+    guard
+      let run = try? ChildProcess.run(
+        URL(fileURLWithPath: "/usr/bin/env"), arguments: arguments, timeout: 60)
+    else {
       return -1
     }
     return run.status

@@ -36,20 +36,25 @@ final class DashboardFrameTests: XCTestCase {
 
   func testDataFrameHasTheDocumentedFieldsAndPerClientCounters() throws {
     var batch = DashboardBatch()
-    batch.append(Array(repeating: 0.5, count: DashboardFrameEncoder.motionFields.count), to: \.motion)
+    batch.append(
+      Array(repeating: 0.5, count: DashboardFrameEncoder.motionFields.count), to: \.motion)
     batch.append([1, 0, 0, -1], to: \.accelerometer)
     batch.append(DashboardEvent(time: 1, kind: "shake", detail: "began"))
     var state = DashboardFeedState()
     state.orientation = "portrait"
     state.health["accelerometer", default: .init()].note(time: 0)
-    let recording = DashboardRecorder.Status(isRecording: false, file: nil, samples: 0, message: nil)
-    let body = DashboardFrameEncoder.dataFrameBody(sequence: 7, batch: batch, state: state, recording: recording)
+    let recording = DashboardRecorder.Status(
+      isRecording: false, file: nil, samples: 0, message: nil)
+    let body = DashboardFrameEncoder.dataFrameBody(
+      sequence: 7, batch: batch, state: state, recording: recording)
     let frame = try parse(
-      DashboardFrameEncoder.finish(body, droppedFrames: 3, sentFrames: 9, serverClients: 2, serverDroppedFrames: 40))
+      DashboardFrameEncoder.finish(
+        body, droppedFrames: 3, sentFrames: 9, serverClients: 2, serverDroppedFrames: 40))
     XCTAssertEqual(frame["type"] as? String, "data")
     XCTAssertEqual(frame["seq"] as? Int, 7)
     XCTAssertEqual(frame["orientation"] as? String, "portrait")
-    XCTAssertEqual((frame["motion"] as? [[Any]])?.first?.count, DashboardFrameEncoder.motionFields.count)
+    XCTAssertEqual(
+      (frame["motion"] as? [[Any]])?.first?.count, DashboardFrameEncoder.motionFields.count)
     XCTAssertEqual((frame["accelerometer"] as? [[Double]])?.first, [1, 0, 0, -1])
     XCTAssertEqual((frame["events"] as? [[String: Any]])?.first?["kind"] as? String, "shake")
     XCTAssertNotNil(frame["pedometer"] as? [String: Any])
@@ -61,7 +66,9 @@ final class DashboardFrameTests: XCTestCase {
 
   func testBatchIsBoundedAndCountsWhatDidNotFit() {
     var batch = DashboardBatch()
-    for index in 0..<(DashboardBatch.maximumRows + 10) { batch.append([Double(index), 0, 0, 0], to: \.accelerometer) }
+    for index in 0..<(DashboardBatch.maximumRows + 10) {
+      batch.append([Double(index), 0, 0, 0], to: \.accelerometer)
+    }
     XCTAssertEqual(batch.accelerometer.count, DashboardBatch.maximumRows)
     XCTAssertEqual(batch.droppedRows, 10)
   }
@@ -95,7 +102,8 @@ final class DashboardFrameTests: XCTestCase {
     XCTAssertEqual(DashboardRecorder.safeFileName("walk 1.csv"), "walk1.csv")
     XCTAssertEqual(DashboardRecorder.safeFileName(".hidden"), "hidden.csv")
     XCTAssertTrue(DashboardRecorder.safeFileName(nil).hasPrefix("dashboard-"))
-    XCTAssertLessThanOrEqual(DashboardRecorder.safeFileName(String(repeating: "a", count: 500)).count, 68)
+    XCTAssertLessThanOrEqual(
+      DashboardRecorder.safeFileName(String(repeating: "a", count: 500)).count, 68)
     XCTAssertFalse(DashboardRecorder.safeFileName("a/b\\c\u{0}").contains("/"))
   }
 
@@ -103,7 +111,8 @@ final class DashboardFrameTests: XCTestCase {
     XCTAssertEqual(DashboardControlMessage.parse(#"{"op":"setRate","rate":25}"#)?.rate, 25)
     XCTAssertNil(DashboardControlMessage.parse("not json"))
     XCTAssertNil(DashboardControlMessage.parse(#"{"rate":25}"#))
-    XCTAssertNil(DashboardControlMessage.parse(String(repeating: " ", count: 5000) + #"{"op":"x"}"#))
+    XCTAssertNil(
+      DashboardControlMessage.parse(String(repeating: " ", count: 5000) + #"{"op":"x"}"#))
   }
 
   func testTokensAreRandomAndLongEnough() {

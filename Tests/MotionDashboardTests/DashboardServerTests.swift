@@ -13,7 +13,9 @@ import XCTest
 /// token rule (the WebSocket frames are exercised by the browser tests).
 final class DashboardServerTests: XCTestCase {
   /// Starts a server on a free port and returns its URL and the task running it.
-  private func start(_ configuration: DashboardConfiguration) async throws -> (URL, Task<Void, any Error>) {
+  private func start(
+    _ configuration: DashboardConfiguration
+  ) async throws -> (URL, Task<Void, any Error>) {
     let (urls, continuation) = AsyncStream.makeStream(of: URL.self)
     let server = DashboardServer(configuration: configuration)
     // The stream ends when the server stops, so a server that cannot start fails the test
@@ -52,7 +54,8 @@ final class DashboardServerTests: XCTestCase {
     struct History: DashboardHistoryProvider {
       func history() async throws -> DashboardHistory {
         DashboardHistory(
-          days: [.init(date: "2026-11-23", steps: 1234, activitySeconds: ["walking": 600])], recorderStart: nil,
+          days: [.init(date: "2026-11-23", steps: 1234, activitySeconds: ["walking": 600])],
+          recorderStart: nil,
           recorderEnd: nil, clients: [.init(name: "test", processIdentifier: 1, rate: 50)])
       }
     }
@@ -81,7 +84,8 @@ final class DashboardServerTests: XCTestCase {
   }
 
   func testExposedAddressWithoutTokenIsRefused() async {
-    let server = DashboardServer(configuration: DashboardConfiguration(host: "0.0.0.0", port: 0, source: .none))
+    let server = DashboardServer(
+      configuration: DashboardConfiguration(host: "0.0.0.0", port: 0, source: .none))
     do {
       try await server.run()
       XCTFail("an exposed dashboard started without a token")

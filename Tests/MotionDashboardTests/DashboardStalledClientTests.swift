@@ -10,11 +10,14 @@ import _MotionTestSupport
 /// every frame's `server.droppedFrames`), keep its memory flat, and keep the normal page fresh.
 final class DashboardStalledClientTests: XCTestCase {
   func testAStalledConnectionIsBoundedAndAnotherPageStaysFresh() throws {
-    let motionctl = try XCTUnwrap(DashboardBrowserTests.motionctlPath(), "the motionctl binary was not built")
+    let motionctl = try XCTUnwrap(
+      DashboardBrowserTests.motionctlPath(), "the motionctl binary was not built")
     // 4× real time at 100 Hz: frames of about 5 kB, 30 per second (less on a loaded machine).
     let server = try DashboardProcess(
       motionctl: motionctl,
-      arguments: ["dashboard", "--source", "simulator:tour?speed=4", "--port", "0", "--rate", "100"])
+      arguments: [
+        "dashboard", "--source", "simulator:tour?speed=4", "--port", "0", "--rate", "100",
+      ])
     defer { server.stop() }
     let page = try server.waitForURL(seconds: 120)
     let port = try XCTUnwrap(page.port)
@@ -55,7 +58,9 @@ final class DashboardStalledClientTests: XCTestCase {
       let sequence = (latest["seq"] as? Int) ?? 0
       if sequence <= lastSequence { sequenceWentBack = true }
       lastSequence = sequence
-      if frames % 15 == 0, let resident = residentKilobytes(server.processIdentifier) { peak = max(peak, resident) }
+      if frames % 15 == 0, let resident = residentKilobytes(server.processIdentifier) {
+        peak = max(peak, resident)
+      }
       serverDropped = ((latest["server"] as? [String: Any])?["droppedFrames"] as? Int) ?? 0
     }
     let elapsed = Date().timeIntervalSince(start)
@@ -70,20 +75,24 @@ final class DashboardStalledClientTests: XCTestCase {
       "stalled-tab test: \(serverDropped) frames dropped for the stalled tab in \(String(format: "%.1f", elapsed)) s"
         + " (≈ \(serverDropped * averageFrame / 1024) KiB not queued); server RSS \(baseline) → peak \(peak) KiB"
         + " (+\(growth) KiB); healthy tab: \(frames) frames of \(averageFrame) B, dropped \(ownDropped) of"
-        + " \(ownSent + ownDropped) (frames held for the stalled tab: \(ownSent + ownDropped - serverDropped + ownDropped)), last frame \(String(format: "%.3f", age)) s old")
+        + " \(ownSent + ownDropped) (frames held for the stalled tab: \(ownSent + ownDropped - serverDropped + ownDropped)), last frame \(String(format: "%.3f", age)) s old"
+    )
 
-    XCTAssertGreaterThanOrEqual(serverDropped, 60, "the stalled connection's frames were not dropped in \(elapsed) s")
+    XCTAssertGreaterThanOrEqual(
+      serverDropped, 60, "the stalled connection's frames were not dropped in \(elapsed) s")
     // Both tabs were offered the same frames. What the stalled one was offered and not dropped
     // sits in its queue (8) or its socket (the bounded send buffer, 256 KiB after Linux doubles
     // it, plus the 4 KiB receive window): it must not grow with the stall.
     let offered = ownSent + ownDropped
     let held = offered - (serverDropped - ownDropped)
     let allowance = 20 + 300_000 / max(averageFrame, 1)
-    XCTAssertLessThanOrEqual(held, allowance, "\(held) of \(offered) frames held for the stalled tab")
+    XCTAssertLessThanOrEqual(
+      held, allowance, "\(held) of \(offered) frames held for the stalled tab")
     XCTAssertEqual((latest["server"] as? [String: Any])?["clients"] as? Int, 2)
     // The healthy tab reads as fast as frames come: it may lose a frame in a scheduling hiccup of
     // this loaded machine, never a steady share.
-    XCTAssertLessThanOrEqual(ownDropped * 20, ownSent, "the healthy tab lost \(ownDropped) of \(ownSent)")
+    XCTAssertLessThanOrEqual(
+      ownDropped * 20, ownSent, "the healthy tab lost \(ownDropped) of \(ownSent)")
     XCTAssertFalse(sequenceWentBack, "frame sequence numbers must increase")
     // Fresh: the newest frame left the server moments ago (2 s: generous for a loaded machine;
     // a backlog behind the stalled connection would grow without bound instead).
@@ -96,7 +105,9 @@ final class DashboardStalledClientTests: XCTestCase {
 
   /// `VmRSS` of a process, KiB.
   private func residentKilobytes(_ processIdentifier: Int32) -> Int? {
-    guard let status = try? String(contentsOfFile: "/proc/\(processIdentifier)/status", encoding: .utf8) else {
+    guard
+      let status = try? String(contentsOfFile: "/proc/\(processIdentifier)/status", encoding: .utf8)
+    else {
       return nil
     }
     for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
@@ -111,7 +122,8 @@ final class DashboardProcess: Sendable {
   private let process: ChildProcess
 
   init(motionctl: String, arguments: [String]) throws {
-    process = try ChildProcess(URL(fileURLWithPath: motionctl), arguments: arguments, standardError: .discard)
+    process = try ChildProcess(
+      URL(fileURLWithPath: motionctl), arguments: arguments, standardError: .discard)
   }
 
   var processIdentifier: Int32 { process.processIdentifier }
@@ -130,7 +142,8 @@ final class DashboardProcess: Sendable {
       usleep(50_000)
     }
     throw Failure(
-      description: "motionctl dashboard printed no URL in \(seconds) s; its output: \(process.standardOutput)")
+      description:
+        "motionctl dashboard printed no URL in \(seconds) s; its output: \(process.standardOutput)")
   }
 
   struct Failure: Error, CustomStringConvertible {

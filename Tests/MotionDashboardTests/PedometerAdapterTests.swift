@@ -27,7 +27,8 @@ final class PedometerAdapterTests: XCTestCase {
     // Standing still while the pressure falls by two floors: no floor counted.
     for index in 0...100 {
       let time = Double(index) * 0.1
-      _ = adapter.process(time: time, pressure: StandardAtmosphere.pressure(atAltitude: Double(index) * 0.06))
+      _ = adapter.process(
+        time: time, pressure: StandardAtmosphere.pressure(atAltitude: Double(index) * 0.06))
     }
     XCTAssertEqual(adapter.snapshot.floorsAscended, 0)
     XCTAssertEqual(adapter.snapshot.relativeAltitude ?? 0, 6, accuracy: 0.01)

@@ -19,7 +19,9 @@ final class FloorCounterTests: XCTestCase {
         counter.noteStep(time: steps[nextStep])
         nextStep += 1
       }
-      if let pressure = sample.pressure { _ = counter.process(time: sample.timestamp, pressure: pressure) }
+      if let pressure = sample.pressure {
+        _ = counter.process(time: sample.timestamp, pressure: pressure)
+      }
     }
     return counter
   }
@@ -30,8 +32,10 @@ final class FloorCounterTests: XCTestCase {
       let truth = scenario.groundTruthFloors()
       for seed: UInt64 in [1, 2] {
         let counter = try countFloors(scenario, seed: seed)
-        XCTAssertEqual(counter.floorsAscended, truth.ascended, "\(name) seed \(seed): floors ascended")
-        XCTAssertEqual(counter.floorsDescended, truth.descended, "\(name) seed \(seed): floors descended")
+        XCTAssertEqual(
+          counter.floorsAscended, truth.ascended, "\(name) seed \(seed): floors ascended")
+        XCTAssertEqual(
+          counter.floorsDescended, truth.descended, "\(name) seed \(seed): floors descended")
       }
     }
   }
@@ -62,7 +66,9 @@ final class FloorCounterTests: XCTestCase {
       if sample.timestamp.truncatingRemainder(dividingBy: 600) < 60 {
         counter.noteStep(time: sample.timestamp)
       }
-      if let pressure = sample.pressure { _ = counter.process(time: sample.timestamp, pressure: pressure) }
+      if let pressure = sample.pressure {
+        _ = counter.process(time: sample.timestamp, pressure: pressure)
+      }
     }
     XCTAssertEqual(counter.floorsAscended, 0)
     XCTAssertEqual(counter.floorsDescended, 0)
@@ -74,14 +80,17 @@ final class FloorCounterTests: XCTestCase {
     let mezzanine = Scenario(
       name: "mezzanine",
       segments: [
-        .rest(duration: 3), .gait(Gait(speed: 0.5, climb: 2), duration: 10), .gait(Gait(), duration: 10),
+        .rest(duration: 3), .gait(Gait(speed: 0.5, climb: 2), duration: 10),
+        .gait(Gait(), duration: 10),
         .rest(duration: 6),
       ])
     XCTAssertEqual(try countFloors(mezzanine).floorsAscended, 1)
 
     let tower = Scenario(
       name: "tower",
-      segments: [.rest(duration: 3), .gait(Gait(speed: 0.5, climb: -15), duration: 60), .rest(duration: 8)])
+      segments: [
+        .rest(duration: 3), .gait(Gait(speed: 0.5, climb: -15), duration: 60), .rest(duration: 8),
+      ])
     let counter = try countFloors(tower)
     XCTAssertEqual(counter.floorsDescended, 5)
     XCTAssertEqual(counter.floorsAscended, 0)

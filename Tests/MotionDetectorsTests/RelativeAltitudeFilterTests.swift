@@ -16,7 +16,8 @@ final class RelativeAltitudeFilterTests: XCTestCase {
     XCTAssertEqual(filter.process(time: 0, pressure: 97.0), 0)
     for (index, pressure) in [96.9, 97.2, 95.0, 101.0].enumerated() {
       let expected =
-        BarometricAltitude.height(atPressure: pressure) - BarometricAltitude.height(atPressure: 97.0)
+        BarometricAltitude.height(atPressure: pressure)
+        - BarometricAltitude.height(atPressure: 97.0)
       let altitude = filter.process(time: Double(index + 1), pressure: pressure)
       XCTAssertEqual(altitude ?? .nan, expected, accuracy: belowBarometerResolution)
     }
@@ -25,7 +26,8 @@ final class RelativeAltitudeFilterTests: XCTestCase {
     let ruleOfThumbTolerance = 0.02  // m
     var check = RelativeAltitudeFilter(parameters: parameters)
     _ = check.process(time: 0, pressure: 101.325)
-    XCTAssertEqual(check.process(time: 1, pressure: 101.225) ?? .nan, 8.33, accuracy: ruleOfThumbTolerance)
+    XCTAssertEqual(
+      check.process(time: 1, pressure: 101.225) ?? .nan, 8.33, accuracy: ruleOfThumbTolerance)
   }
 
   /// At 1 Hz (what phones deliver) the light smoothing changes nothing measurable (< 1 mm).
@@ -33,7 +35,8 @@ final class RelativeAltitudeFilterTests: XCTestCase {
     var smoothed = RelativeAltitudeFilter()
     _ = smoothed.process(time: 0, pressure: 100)
     let altitude = smoothed.process(time: 1, pressure: 99.9) ?? .nan
-    let exact = BarometricAltitude.height(atPressure: 99.9) - BarometricAltitude.height(atPressure: 100)
+    let exact =
+      BarometricAltitude.height(atPressure: 99.9) - BarometricAltitude.height(atPressure: 100)
     XCTAssertEqual(altitude, exact, accuracy: belowBarometerResolution)
   }
 
@@ -44,7 +47,9 @@ final class RelativeAltitudeFilterTests: XCTestCase {
     var filter = RelativeAltitudeFilter()
     var last = 0.0
     while let sample = try stream.next() {
-      if let pressure = sample.pressure, let altitude = filter.process(time: sample.timestamp, pressure: pressure) {
+      if let pressure = sample.pressure,
+        let altitude = filter.process(time: sample.timestamp, pressure: pressure)
+      {
         last = altitude
       }
     }

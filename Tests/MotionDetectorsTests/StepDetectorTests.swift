@@ -21,7 +21,9 @@ final class StepDetectorTests: XCTestCase {
       let samples = SyntheticGait.walk(cadence: cadence, seconds: 60, using: &random)
       let count = SyntheticGait.detect(samples).count
       let truth = cadence * 60
-      XCTAssertLessThanOrEqual(abs(Double(count) - truth), 0.02 * truth + 1, "cadence \(cadence): \(count) steps, seed \(seed)")
+      XCTAssertLessThanOrEqual(
+        abs(Double(count) - truth), 0.02 * truth + 1,
+        "cadence \(cadence): \(count) steps, seed \(seed)")
     }
   }
 
@@ -31,7 +33,10 @@ final class StepDetectorTests: XCTestCase {
     var counts: [Int] = []
     for rate in [50.0, 100, 200, 400] {
       var random = SplitMix64(seed: seed)  // the same walk at every rate
-      counts.append(SyntheticGait.detect(SyntheticGait.walk(cadence: 1.9, seconds: 40, rate: rate, using: &random)).count)
+      counts.append(
+        SyntheticGait.detect(
+          SyntheticGait.walk(cadence: 1.9, seconds: 40, rate: rate, using: &random)
+        ).count)
     }
     XCTAssertLessThanOrEqual(counts.max()! - counts.min()!, 1, "\(counts), seed \(seed)")
     XCTAssertEqual(Double(counts[1]), 76, accuracy: boutEdgeSteps, "\(counts), seed \(seed)")
@@ -48,7 +53,8 @@ final class StepDetectorTests: XCTestCase {
     XCTAssertGreaterThan(steps.count, 50, "seed \(seed)")
     let worst = steps.map { $0.confirmedAt - $0.step }.max() ?? 0
     XCTAssertLessThanOrEqual(worst, 2.0, "seed \(seed)")
-    XCTAssertGreaterThanOrEqual(steps.map { $0.confirmedAt - $0.step }.min() ?? 0, 0, "a step reported before it happened")
+    XCTAssertGreaterThanOrEqual(
+      steps.map { $0.confirmedAt - $0.step }.min() ?? 0, 0, "a step reported before it happened")
     // And nothing is counted while at rest.
     XCTAssertGreaterThan(steps.first?.step ?? 0, 4.5, "seed \(seed)")
   }
@@ -64,8 +70,11 @@ final class StepDetectorTests: XCTestCase {
     let seed = testSeed()
     var random = SplitMix64(seed: seed)
     for frequency in [4.5, 5.0, 6.0, 8.0] {
-      let count = SyntheticGait.detect(SyntheticGait.shake(frequency: frequency, seconds: 20, using: &random)).count
-      XCTAssertLessThanOrEqual(count, 2, "shaking at \(frequency) Hz counted \(count) steps, seed \(seed)")
+      let count = SyntheticGait.detect(
+        SyntheticGait.shake(frequency: frequency, seconds: 20, using: &random)
+      ).count
+      XCTAssertLessThanOrEqual(
+        count, 2, "shaking at \(frequency) Hz counted \(count) steps, seed \(seed)")
     }
   }
 
@@ -74,8 +83,12 @@ final class StepDetectorTests: XCTestCase {
     let seed = testSeed()
     var random = SplitMix64(seed: seed)
     for period in [nil, 0.5, 1.0] as [Double?] {
-      let count = SyntheticGait.detect(SyntheticGait.tapping(seconds: 30, period: period, using: &random)).count
-      XCTAssertEqual(count, 0, "tapping every \(period.map { "\($0) s" } ?? "0.3–1.5 s") counted \(count), seed \(seed)")
+      let count = SyntheticGait.detect(
+        SyntheticGait.tapping(seconds: 30, period: period, using: &random)
+      ).count
+      XCTAssertEqual(
+        count, 0,
+        "tapping every \(period.map { "\($0) s" } ?? "0.3–1.5 s") counted \(count), seed \(seed)")
     }
   }
 
@@ -110,7 +123,9 @@ final class StepDetectorTests: XCTestCase {
     _ = detector.process(time: 1e12, acceleration: SIMD3(0, .nan, -1))
     var count = 0
     for sample in SyntheticGait.walk(cadence: 2, seconds: 20, start: 86_400, using: &random) {
-      if detector.process(time: sample.time, acceleration: sample.acceleration) != nil { count += 1 }
+      if detector.process(time: sample.time, acceleration: sample.acceleration) != nil {
+        count += 1
+      }
     }
     while detector.takeQueuedStep() != nil { count += 1 }
     XCTAssertEqual(Double(count), 40, accuracy: twoBoutEdgeSteps)
@@ -135,10 +150,18 @@ final class StepDetectorTests: XCTestCase {
     let samples = SyntheticGait.walk(cadence: 2, seconds: 20, using: &random)
     var detector = StepDetector()
     var first: [Double] = []
-    for sample in samples { if let step = detector.process(time: sample.time, acceleration: sample.acceleration) { first.append(step) } }
+    for sample in samples {
+      if let step = detector.process(time: sample.time, acceleration: sample.acceleration) {
+        first.append(step)
+      }
+    }
     detector.reset()
     var second: [Double] = []
-    for sample in samples { if let step = detector.process(time: sample.time, acceleration: sample.acceleration) { second.append(step) } }
+    for sample in samples {
+      if let step = detector.process(time: sample.time, acceleration: sample.acceleration) {
+        second.append(step)
+      }
+    }
     XCTAssertEqual(first, second)
   }
 }

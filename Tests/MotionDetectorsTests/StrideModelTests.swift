@@ -8,9 +8,11 @@ final class StrideModelTests: XCTestCase {
   let roundingTolerance = 1e-9  // m
   /// The anchor of the model: 0.41 × height at 1.8 steps/s (exact arithmetic up to rounding).
   func testNormalWalkingStepIsAboutFourTenthsOfTheHeight() {
-    XCTAssertEqual(StrideModel(userHeight: 1.80).strideLength(cadence: 1.8), 0.738, accuracy: roundingTolerance)
     XCTAssertEqual(
-      StrideModel().strideLength(cadence: 1.8), 0.41 * StrideModel.defaultHeight, accuracy: roundingTolerance)
+      StrideModel(userHeight: 1.80).strideLength(cadence: 1.8), 0.738, accuracy: roundingTolerance)
+    XCTAssertEqual(
+      StrideModel().strideLength(cadence: 1.8), 0.41 * StrideModel.defaultHeight,
+      accuracy: roundingTolerance)
   }
 
   func testLengthGrowsWithCadenceAndHeight() {
@@ -21,7 +23,9 @@ final class StrideModelTests: XCTestCase {
       XCTAssertGreaterThan(length, previous, "cadence \(cadence)")
       previous = length
     }
-    XCTAssertGreaterThan(StrideModel(userHeight: 1.9).strideLength(cadence: 2), StrideModel(userHeight: 1.6).strideLength(cadence: 2))
+    XCTAssertGreaterThan(
+      StrideModel(userHeight: 1.9).strideLength(cadence: 2),
+      StrideModel(userHeight: 1.6).strideLength(cadence: 2))
     // Running at 2.8 steps/s: about a metre per step for 1.70 m (≈ 3 m/s); 1.06 m is StrideModel's
     // documented figure (≈ 0.62 h) rounded, so the model only has to land within 2 cm of it.
     let roundedFigureTolerance = 0.02  // m
@@ -33,6 +37,7 @@ final class StrideModelTests: XCTestCase {
     XCTAssertEqual(model.strideLength(cadence: .nan), StrideModel().strideLength(cadence: 1.8))
     XCTAssertEqual(model.strideLength(cadence: 100), model.strideLength(cadence: 4))
     XCTAssertEqual(model.strideLength(cadence: -3), model.strideLength(cadence: 0.5))
-    XCTAssertEqual(StrideModel(userHeight: 1e9).strideLength(cadence: 2), StrideModel().strideLength(cadence: 2))
+    XCTAssertEqual(
+      StrideModel(userHeight: 1e9).strideLength(cadence: 2), StrideModel().strideLength(cadence: 2))
   }
 }

@@ -12,7 +12,8 @@ enum SyntheticGait {
   /// Walking or running at `cadence` steps/s: a vertical bounce with a second harmonic (the impact
   /// asymmetry) of `amplitude` g, the phone in a random orientation, white noise of `noise` g.
   static func walk(
-    cadence: Double, seconds: Double, rate: Double = 100, amplitude: Double = 0.25, noise: Double = 0.02,
+    cadence: Double, seconds: Double, rate: Double = 100, amplitude: Double = 0.25,
+    noise: Double = 0.02,
     start: Double = 0, using random: inout SplitMix64
   ) -> Samples {
     let up = random.nextUnitVector()
@@ -26,7 +27,9 @@ enum SyntheticGait {
   }
 
   /// The phone still, face up, with sensor noise.
-  static func rest(seconds: Double, rate: Double = 100, start: Double = 0, using random: inout SplitMix64) -> Samples {
+  static func rest(
+    seconds: Double, rate: Double = 100, start: Double = 0, using random: inout SplitMix64
+  ) -> Samples {
     (0..<Int(seconds * rate)).map { index in
       (start + Double(index) / rate, SIMD3(0, 0, -1) + noiseVector(0.01, &random))
     }
@@ -34,13 +37,16 @@ enum SyntheticGait {
 
   /// Shaking by hand: `amplitude` g sinusoid at `frequency` Hz along a random axis.
   static func shake(
-    frequency: Double, seconds: Double, amplitude: Double = 1.5, rate: Double = 100, using random: inout SplitMix64
+    frequency: Double, seconds: Double, amplitude: Double = 1.5, rate: Double = 100,
+    using random: inout SplitMix64
   ) -> Samples {
     let up = random.nextUnitVector()
     let axis = random.nextUnitVector()
     return (0..<Int(seconds * rate)).map { index in
       let t = Double(index) / rate
-      return (t, -up + axis * amplitude * sin(2 * Double.pi * frequency * t) + noiseVector(0.02, &random))
+      return (
+        t, -up + axis * amplitude * sin(2 * Double.pi * frequency * t) + noiseVector(0.02, &random)
+      )
     }
   }
 
@@ -56,7 +62,9 @@ enum SyntheticGait {
     var knock = 1.0
     while knock < seconds - 1 {
       let first = Int(knock * rate)
-      for (offset, weight) in [1.0, -0.6, 0.3].enumerated() { samples[first + offset].acceleration.z -= amplitude * weight }
+      for (offset, weight) in [1.0, -0.6, 0.3].enumerated() {
+        samples[first + offset].acceleration.z -= amplitude * weight
+      }
       knock += period ?? Double.random(in: 0.3...1.5, using: &random)
     }
     return samples
@@ -65,7 +73,9 @@ enum SyntheticGait {
   /// A car ride: road and engine vibration (white, ≈ 0.05 g per axis, mostly far above the step
   /// band), a slow body sway (0.02 g at about 1 Hz, drifting) and a pothole or kerb every 3–20 s
   /// (a 0.4 g jolt that rings down in about 0.3 s).
-  static func carRide(seconds: Double, rate: Double = 100, using random: inout SplitMix64) -> Samples {
+  static func carRide(
+    seconds: Double, rate: Double = 100, using random: inout SplitMix64
+  ) -> Samples {
     var bump = 0.0
     var nextBump = Double.random(in: 3...20, using: &random)
     var swayPhase = 0.0

@@ -27,13 +27,15 @@ final class AttitudeErrorTests: XCTestCase {
     for _ in 0..<20 {
       let reference = rng.nextUnitQuaternion()
       // Pure heading error: rotate the estimate about the earth vertical.
-      let h = AttitudeError(estimate: Quaternion.aboutZ(10 * degree) * reference, reference: reference)
+      let h = AttitudeError(
+        estimate: Quaternion.aboutZ(10 * degree) * reference, reference: reference)
       XCTAssertEqual(h.total / degree, 10, accuracy: roundingTolerance)
       XCTAssertEqual(h.heading / degree, 10, accuracy: roundingTolerance)
       XCTAssertEqual(h.inclination / degree, 0, accuracy: nearZeroAngleTolerance)
       // Pure inclination error: about an earth-horizontal axis.
       let i = AttitudeError(
-        estimate: Quaternion(angle: 5 * degree, axis: SIMD3(1, 1, 0)) * reference, reference: reference)
+        estimate: Quaternion(angle: 5 * degree, axis: SIMD3(1, 1, 0)) * reference,
+        reference: reference)
       XCTAssertEqual(i.total / degree, 5, accuracy: roundingTolerance)
       XCTAssertEqual(i.heading / degree, 0, accuracy: nearZeroAngleTolerance)
       XCTAssertEqual(i.inclination / degree, 5, accuracy: roundingTolerance)
@@ -69,7 +71,9 @@ final class AttitudeErrorTests: XCTestCase {
   /// RMS over samples, movement mask and missing references, and the 6D offset removal.
   func testSummaryAndHeadingOffsetRemoval() throws {
     var rng = SplitMix64(seed: testSeed())
-    let references: [Quaternion?] = (0..<100).map { k in k % 10 == 0 ? nil : rng.nextUnitQuaternion() }
+    let references: [Quaternion?] = (0..<100).map { k in
+      k % 10 == 0 ? nil : rng.nextUnitQuaternion()
+    }
     // Constant 30° heading offset plus alternating ±2° inclination error.
     let estimates = references.enumerated().map { k, r -> Quaternion in
       let tilt = Quaternion(angle: (k % 2 == 0 ? 2 : -2) * degree, axis: SIMD3(0, 1, 0))
@@ -78,26 +82,33 @@ final class AttitudeErrorTests: XCTestCase {
     var mask = [Bool](repeating: true, count: 100)
     mask[1] = false
     let raw = try XCTUnwrap(
-      AttitudeErrorSummary.rms(estimates: estimates, references: references, isEvaluated: mask, removeHeadingOffset: false))
+      AttitudeErrorSummary.rms(
+        estimates: estimates, references: references, isEvaluated: mask, removeHeadingOffset: false)
+    )
     // The ±2° tilt is all inclination, recovered through the same near-1 cosines as a zero angle.
     let tiltInclinationTolerance = nearZeroAngleTolerance
     XCTAssertEqual(raw.inclination, 2, accuracy: tiltInclinationTolerance)
     XCTAssertEqual(raw.heading, 30, accuracy: tiltCouplingTolerance)
     let aligned = try XCTUnwrap(
-      AttitudeErrorSummary.rms(estimates: estimates, references: references, isEvaluated: mask, removeHeadingOffset: true))
+      AttitudeErrorSummary.rms(
+        estimates: estimates, references: references, isEvaluated: mask, removeHeadingOffset: true))
     XCTAssertEqual(aligned.heading, 0, accuracy: alignedHeadingTolerance)
     XCTAssertEqual(aligned.total, 2, accuracy: alignedTotalTolerance)
-    XCTAssertNil(AttitudeErrorSummary.rms(
-      estimates: estimates, references: references, isEvaluated: [Bool](repeating: false, count: 100),
-      removeHeadingOffset: false))
+    XCTAssertNil(
+      AttitudeErrorSummary.rms(
+        estimates: estimates, references: references,
+        isEvaluated: [Bool](repeating: false, count: 100),
+        removeHeadingOffset: false))
   }
 
   /// The JSON shape `motionctl evaluate --json` prints.
   func testResultJSONShape() throws {
     let result = EvaluationResult(
       mode: .realtime9d,
-      trials: [.init(name: "a", summary: .init(total: 2, heading: 1, inclination: 0.5)),
-               .init(name: "b", summary: .init(total: 4, heading: 3, inclination: 1.5))])
+      trials: [
+        .init(name: "a", summary: .init(total: 2, heading: 1, inclination: 0.5)),
+        .init(name: "b", summary: .init(total: 4, heading: 3, inclination: 1.5)),
+      ])
     XCTAssertEqual(result.mean.total, 3)
     let data = try JSONEncoder().encode(result)
     let object = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])

@@ -17,7 +17,8 @@ import _MotionTestSupport
 final class StepEvaluationRegressionTests: XCTestCase {
   private func result() throws -> StepEvaluation.Result {
     let folder = SharedData.root.appendingPathComponent("data/steps")
-    guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("index.csv").path) else {
+    guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("index.csv").path)
+    else {
       if SharedData.isCI { XCTFail("missing ../shared/data/steps on CI") }
       throw XCTSkip("step data not found under \(folder.path)")
     }
@@ -37,11 +38,13 @@ final class StepEvaluationRegressionTests: XCTestCase {
     XCTAssertEqual(ipol.ours.recordings, 68)
 
     // Targets (issue 8 §4) and regression bounds; the figures when set are in docs/Steps.md.
-    XCTAssertLessThanOrEqual(optimisation.ours.mape, StepTargets.optimisationMAPE, "\(optimisation.ours)")
+    XCTAssertLessThanOrEqual(
+      optimisation.ours.mape, StepTargets.optimisationMAPE, "\(optimisation.ours)")
     XCTAssertLessThanOrEqual(validation.ours.mape, StepTargets.validationMAPE, "\(validation.ours)")
     XCTAssertLessThanOrEqual(ipol.ours.mape, StepTargets.ipolMAPE, "\(ipol.ours)")
     let worst = result.recordings.max { abs($0.error) < abs($1.error) }
-    XCTAssertLessThanOrEqual(abs(worst?.error ?? 0), StepTargets.worstRecording, "\(String(describing: worst))")
+    XCTAssertLessThanOrEqual(
+      abs(worst?.error ?? 0), StepTargets.worstRecording, "\(String(describing: worst))")
     // Better than the README's baseline on every set.
     for set in [optimisation, validation, ipol] {
       let baseline = try XCTUnwrap(set.baseline, set.name)
@@ -83,7 +86,9 @@ final class StepVehicleRejectionTests: XCTestCase {
       let count = StepCount(times: recording.times, accelerations: recording.accelerations)
       let minutes = (recording.times.last ?? 0) / 60
       XCTAssertGreaterThan(minutes, 5, name)
-      XCTAssertLessThanOrEqual(Double(count.stepTimes.count) / minutes, 2, "\(name): \(count.stepTimes.count) steps in \(minutes) min")
+      XCTAssertLessThanOrEqual(
+        Double(count.stepTimes.count) / minutes, 2,
+        "\(name): \(count.stepTimes.count) steps in \(minutes) min")
     }
   }
 }

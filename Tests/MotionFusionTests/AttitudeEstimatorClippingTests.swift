@@ -95,7 +95,8 @@ final class AttitudeEstimatorClippingTests: XCTestCase {
     }
     return Run(
       inclinationError: (squaredSum / Double(count)).squareRoot() / degree, clippedCount: clipped,
-      diagnostics: estimator.state.diagnostics, clippedReadingsBeforeRail: clippedReadingsBeforeRail,
+      diagnostics: estimator.state.diagnostics,
+      clippedReadingsBeforeRail: clippedReadingsBeforeRail,
       learnedRail: estimator.state.learnedAccelerometerRail, attitudes: attitudes)
   }
 
@@ -107,7 +108,8 @@ final class AttitudeEstimatorClippingTests: XCTestCase {
 
     // About one sample in twenty reaches the range on the z axis, and each is counted.
     XCTAssertGreaterThan(handled.clippedCount, 200, "seed \(seed)")
-    XCTAssertEqual(handled.diagnostics.clippedAccelerometerSamples, handled.clippedCount, "seed \(seed)")
+    XCTAssertEqual(
+      handled.diagnostics.clippedAccelerometerSamples, handled.clippedCount, "seed \(seed)")
     XCTAssertEqual(unhandled.diagnostics.clippedAccelerometerSamples, 0, "seed \(seed)")
 
     // Used as they are, the clipped strides average to a vector tilted by about 3.4° (their z
@@ -123,7 +125,8 @@ final class AttitudeEstimatorClippingTests: XCTestCase {
     XCTAssertLessThan(unclipped.inclinationError, handledBound, "seed \(seed)")
     print(
       String(
-        format: "clipping: inclination RMS %.2f° handled, %.2f° unhandled, %.2f° unclipped (seed %llu)",
+        format:
+          "clipping: inclination RMS %.2f° handled, %.2f° unhandled, %.2f° unclipped (seed %llu)",
         handled.inclinationError, unhandled.inclinationError, unclipped.inclinationError, seed))
   }
 
@@ -143,7 +146,8 @@ final class AttitudeEstimatorClippingTests: XCTestCase {
     XCTAssertEqual(learned.learnedRail, range, "seed \(seed)")
     XCTAssertEqual(learned.clippedReadingsBeforeRail, 3, "seed \(seed)")
     XCTAssertEqual(
-      learned.diagnostics.clippedAccelerometerSamples, declared.diagnostics.clippedAccelerometerSamples - 2,
+      learned.diagnostics.clippedAccelerometerSamples,
+      declared.diagnostics.clippedAccelerometerSamples - 2,
       "seed \(seed)")
     XCTAssertNil(unclipped.learnedRail, "seed \(seed)")
 
@@ -154,12 +158,14 @@ final class AttitudeEstimatorClippingTests: XCTestCase {
     // (outside the RMS) and are forgotten by then: within 0.05° of the declared-range run, and
     // within the first test's bound that the unclipped run meets too.
     let sameAsDeclared = 0.05
-    XCTAssertEqual(learned.inclinationError, declared.inclinationError, accuracy: sameAsDeclared, "seed \(seed)")
+    XCTAssertEqual(
+      learned.inclinationError, declared.inclinationError, accuracy: sameAsDeclared, "seed \(seed)")
     let handledBound = 0.6
     XCTAssertLessThan(learned.inclinationError, handledBound, "seed \(seed)")
     print(
       String(
-        format: "rail: inclination RMS %.3f° learned, %.3f° declared 8 g, %.2f° unhandled, %.3f° unclipped (seed %llu)",
+        format:
+          "rail: inclination RMS %.3f° learned, %.3f° declared 8 g, %.2f° unhandled, %.3f° unclipped (seed %llu)",
         learned.inclinationError, declared.inclinationError, unhandled.inclinationError,
         unclipped.inclinationError, seed))
   }
@@ -175,7 +181,8 @@ final class AttitudeEstimatorClippingTests: XCTestCase {
       return self.runningAcceleration(t, peak: peak)
     }
     let learning = run(declaredRange: .infinity, clip: false, seed: seed, acceleration: varying)
-    let off = run(declaredRange: .infinity, clip: false, seed: seed, learnRail: false, acceleration: varying)
+    let off = run(
+      declaredRange: .infinity, clip: false, seed: seed, learnRail: false, acceleration: varying)
     XCTAssertNil(learning.learnedRail, "seed \(seed)")
     XCTAssertEqual(learning.diagnostics.clippedAccelerometerSamples, 0, "seed \(seed)")
     XCTAssertEqual(learning.attitudes, off.attitudes, "seed \(seed)")
@@ -192,7 +199,8 @@ final class AttitudeEstimatorClippingTests: XCTestCase {
     }
     XCTAssertEqual(estimator.state.learnedAccelerometerRail, 5 * g)
     XCTAssertEqual(estimator.state.diagnostics.clippedAccelerometerSamples, 1)
-    estimator.update(timestamp: 0.03, gyroscope: .zero, accelerometer: SIMD3(0, 0, 6 * g), magnetometer: nil)
+    estimator.update(
+      timestamp: 0.03, gyroscope: .zero, accelerometer: SIMD3(0, 0, 6 * g), magnetometer: nil)
     XCTAssertNil(estimator.state.learnedAccelerometerRail)
     XCTAssertEqual(estimator.state.diagnostics.clippedAccelerometerSamples, 1)
   }
@@ -217,11 +225,15 @@ final class AttitudeEstimatorClippingTests: XCTestCase {
     parameters.accelerometerRange = range
     var estimator = AttitudeEstimator(parameters: parameters, samplePeriod: 0.01)
     let g = Units.standardGravity
-    estimator.update(timestamp: 0, gyroscope: .zero, accelerometer: SIMD3(0, 0, g), magnetometer: nil)
-    estimator.update(timestamp: 0.01, gyroscope: .zero, accelerometer: SIMD3(0, 7.9 * g, g), magnetometer: nil)
+    estimator.update(
+      timestamp: 0, gyroscope: .zero, accelerometer: SIMD3(0, 0, g), magnetometer: nil)
+    estimator.update(
+      timestamp: 0.01, gyroscope: .zero, accelerometer: SIMD3(0, 7.9 * g, g), magnetometer: nil)
     XCTAssertEqual(estimator.state.diagnostics.clippedAccelerometerSamples, 1)
-    estimator.update(timestamp: 0.02, gyroscope: .zero, accelerometer: SIMD3(0, 7 * g, g), magnetometer: nil)
-    estimator.update(timestamp: 0.03, gyroscope: .zero, accelerometer: SIMD3(-8 * g, 0, g), magnetometer: nil)
+    estimator.update(
+      timestamp: 0.02, gyroscope: .zero, accelerometer: SIMD3(0, 7 * g, g), magnetometer: nil)
+    estimator.update(
+      timestamp: 0.03, gyroscope: .zero, accelerometer: SIMD3(-8 * g, 0, g), magnetometer: nil)
     XCTAssertEqual(estimator.state.diagnostics.clippedAccelerometerSamples, 2)
     XCTAssertEqual(estimator.state.diagnostics.acceptedSamples, 4)
   }

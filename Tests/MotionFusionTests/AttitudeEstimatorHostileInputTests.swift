@@ -12,7 +12,8 @@ final class AttitudeEstimatorHostileInputTests: XCTestCase {
   /// A slow turn at 100 Hz, so the attitude moves and the heading is in use.
   private func samples() -> [SyntheticIMU.Sample] {
     var imu = SyntheticIMU()
-    return imu.samples(duration: 6, rate: 100, attitude: { t in Quaternion(angle: 0.3 * t, axis: SIMD3(0, 0, 1)) })
+    return imu.samples(
+      duration: 6, rate: 100, attitude: { t in Quaternion(angle: 0.3 * t, axis: SIMD3(0, 0, 1)) })
   }
 
   /// Feeds `samples`, replacing sample 300 by `corrupt(sample)`; returns the estimator and the
@@ -24,7 +25,9 @@ final class AttitudeEstimatorHostileInputTests: XCTestCase {
     var estimator = AttitudeEstimator(parameters: parameters, samplePeriod: 0.01)
     var worst = 0.0
     for (i, s) in samples().enumerated() {
-      var (g, a, m): (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>?) = (s.gyroscope, s.accelerometer, s.magnetometer)
+      var (g, a, m): (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>?) = (
+        s.gyroscope, s.accelerometer, s.magnetometer
+      )
       if i == 300 { (g, a, m) = corrupt(s) }
       estimator.update(timestamp: s.timestamp, gyroscope: g, accelerometer: a, magnetometer: m)
       if i > 300 {
@@ -67,7 +70,9 @@ final class AttitudeEstimatorHostileInputTests: XCTestCase {
     let all = samples()
     for (i, s) in all.enumerated() {
       let g = i == 300 ? SIMD3<Double>(1e200, 1e200, 0) : s.gyroscope
-      estimator.update(timestamp: s.timestamp, gyroscope: g, accelerometer: s.accelerometer, magnetometer: s.magnetometer)
+      estimator.update(
+        timestamp: s.timestamp, gyroscope: g, accelerometer: s.accelerometer,
+        magnetometer: s.magnetometer)
     }
     XCTAssertEqual(estimator.state.diagnostics.nonFiniteStateResets, 1)
     let q = estimator.earthFromSensor9D

@@ -8,7 +8,10 @@ import _MotionTestSupport
 final class AttitudeEstimatorTests: XCTestCase {
   private let degree = Units.radiansPerDegree
 
-  private func run(_ samples: [SyntheticIMU.Sample], into estimator: inout AttitudeEstimator, magnetometer: Bool = true) {
+  private func run(
+    _ samples: [SyntheticIMU.Sample], into estimator: inout AttitudeEstimator,
+    magnetometer: Bool = true
+  ) {
     for s in samples {
       estimator.update(
         timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer,
@@ -50,7 +53,8 @@ final class AttitudeEstimatorTests: XCTestCase {
     run(samples, into: &estimator)
     XCTAssertTrue(estimator.state.isRestDetected)
     // 0.03 °/s measurement noise and 2000 averaged samples: well within 0.05 °/s.
-    XCTAssertLessThan((estimator.gyroscopeBias - imu.gyroscopeBias).length / degree, 0.05, "seed \(seed)")
+    XCTAssertLessThan(
+      (estimator.gyroscopeBias - imu.gyroscopeBias).length / degree, 0.05, "seed \(seed)")
   }
 
   /// During continuous motion (no rest) the horizontal bias is found from the inclination
@@ -58,11 +62,13 @@ final class AttitudeEstimatorTests: XCTestCase {
   func testBiasConvergesInMotion() {
     var imu = SyntheticIMU()
     imu.gyroscopeBias = SIMD3(0.01, -0.01, 0.005)
-    let samples = imu.samples(duration: 120, rate: 100, attitude: { t in
-      Quaternion(angle: 0.3 * Double.sin(0.5 * t), axis: SIMD3(1, 0, 0))
-        * Quaternion(angle: 0.3 * Double.sin(0.37 * t), axis: SIMD3(0, 1, 0))
-        * Quaternion(angle: 0.2 * t, axis: SIMD3(0, 0, 1))
-    })
+    let samples = imu.samples(
+      duration: 120, rate: 100,
+      attitude: { t in
+        Quaternion(angle: 0.3 * Double.sin(0.5 * t), axis: SIMD3(1, 0, 0))
+          * Quaternion(angle: 0.3 * Double.sin(0.37 * t), axis: SIMD3(0, 1, 0))
+          * Quaternion(angle: 0.2 * t, axis: SIMD3(0, 0, 1))
+      })
     var estimator = AttitudeEstimator(samplePeriod: 0.01)
     run(samples, into: &estimator, magnetometer: false)
     XCTAssertFalse(estimator.state.isRestDetected)
@@ -76,21 +82,27 @@ final class AttitudeEstimatorTests: XCTestCase {
   func testGravityAndLinearAccelerationSplit() {
     var imu = SyntheticIMU()
     let attitude: (Double) -> Quaternion = { t in
-      Quaternion(angle: 0.5 * t, axis: SIMD3(0, 0, 1)) * Quaternion(angle: 0.3, axis: SIMD3(1, 0, 0))
+      Quaternion(angle: 0.5 * t, axis: SIMD3(0, 0, 1))
+        * Quaternion(angle: 0.3, axis: SIMD3(1, 0, 0))
     }
     // ±2 m/s² back and forth along north at 1 Hz.
     let acceleration: (Double) -> SIMD3<Double> = { t in SIMD3(2 * Double.sin(2 * .pi * t), 0, 0) }
-    let samples = imu.samples(duration: 40, rate: 100, attitude: attitude, acceleration: acceleration)
+    let samples = imu.samples(
+      duration: 40, rate: 100, attitude: attitude, acceleration: acceleration)
     var estimator = DeviceMotionEstimator(samplePeriod: 0.01)
     var worstTilt = 0.0, worstLinear = 0.0
     for s in samples {
-      estimator.update(timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer, magnetometer: s.magnetometer)
+      estimator.update(
+        timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer,
+        magnetometer: s.magnetometer)
       guard s.timestamp > 10 else { continue }
       let trueGravity = s.earthFromSensor.conjugate.act(on: SIMD3(0, 0, -Units.standardGravity))
       let tilt = Double.acos(min(1, estimator.gravity.normalized.dot(trueGravity.normalized)))
       worstTilt = max(worstTilt, tilt)
       let trueLinear = s.earthFromSensor.conjugate.act(on: acceleration(s.timestamp))
-      worstLinear = max(worstLinear, (estimator.linearAcceleration(specificForce: s.accelerometer) - trueLinear).length)
+      worstLinear = max(
+        worstLinear,
+        (estimator.linearAcceleration(specificForce: s.accelerometer) - trueLinear).length)
     }
     // 2 m/s² at 1 Hz is attenuated ~100× by the 3 s filter: tilt stays well under 0.5°,
     // and the linear acceleration error is g·tilt.
@@ -108,14 +120,28 @@ final class AttitudeEstimatorTests: XCTestCase {
     var dirty = AttitudeEstimator(samplePeriod: 0.01)
     let nan = Double.nan
     for (k, s) in samples.enumerated() {
-      clean.update(timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer, magnetometer: s.magnetometer)
-      dirty.update(timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer, magnetometer: s.magnetometer)
+      clean.update(
+        timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer,
+        magnetometer: s.magnetometer)
+      dirty.update(
+        timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer,
+        magnetometer: s.magnetometer)
       if k % 50 == 10 {
-        dirty.update(timestamp: s.timestamp + 0.001, gyroscope: SIMD3(nan, 0, 0), accelerometer: s.accelerometer, magnetometer: nil)
-        dirty.update(timestamp: s.timestamp + 0.001, gyroscope: .zero, accelerometer: .zero, magnetometer: .zero)
-        dirty.update(timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer, magnetometer: nil)  // duplicate
-        dirty.update(timestamp: s.timestamp - 0.5, gyroscope: s.gyroscope, accelerometer: s.accelerometer, magnetometer: nil)  // out of order
-        dirty.update(timestamp: .infinity, gyroscope: s.gyroscope, accelerometer: s.accelerometer, magnetometer: nil)
+        dirty.update(
+          timestamp: s.timestamp + 0.001, gyroscope: SIMD3(nan, 0, 0),
+          accelerometer: s.accelerometer, magnetometer: nil)
+        dirty.update(
+          timestamp: s.timestamp + 0.001, gyroscope: .zero, accelerometer: .zero,
+          magnetometer: .zero)
+        dirty.update(
+          timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer,
+          magnetometer: nil)  // duplicate
+        dirty.update(
+          timestamp: s.timestamp - 0.5, gyroscope: s.gyroscope, accelerometer: s.accelerometer,
+          magnetometer: nil)  // out of order
+        dirty.update(
+          timestamp: .infinity, gyroscope: s.gyroscope, accelerometer: s.accelerometer,
+          magnetometer: nil)
       }
     }
     XCTAssertEqual(clean.earthFromSensor9D, dirty.earthFromSensor9D)
@@ -136,18 +162,26 @@ final class AttitudeEstimatorTests: XCTestCase {
     let samples = imu.samples(duration: 10, rate: 100, attitude: { _ in truth })
     var estimator = AttitudeEstimator(samplePeriod: 0.01)
     for s in samples {
-      estimator.update(timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer, magnetometer: s.magnetometer)
+      estimator.update(
+        timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer,
+        magnetometer: s.magnetometer)
     }
     let bias = estimator.gyroscopeBias
-    estimator.update(timestamp: 10.001, gyroscope: s0(samples).gyroscope, accelerometer: SIMD3(200, 0, 0), magnetometer: nil)
+    estimator.update(
+      timestamp: 10.001, gyroscope: s0(samples).gyroscope, accelerometer: SIMD3(200, 0, 0),
+      magnetometer: nil)
     XCTAssertEqual(estimator.state.diagnostics.saturatedSamples, 1)
     XCTAssertLessThan(estimator.earthFromSensor9D.angle(to: truth) / degree, 0.5)
-    estimator.update(timestamp: 10.002, gyroscope: s0(samples).gyroscope, accelerometer: s0(samples).accelerometer, magnetometer: SIMD3(.nan, 1, 1))
+    estimator.update(
+      timestamp: 10.002, gyroscope: s0(samples).gyroscope, accelerometer: s0(samples).accelerometer,
+      magnetometer: SIMD3(.nan, 1, 1))
     XCTAssertEqual(estimator.state.diagnostics.nonFiniteSamples, 1)
     // A 5 s gap: restart, keep bias, converge again.
     let later = imu.samples(duration: 5, rate: 100, start: 15, attitude: { _ in truth })
     for s in later {
-      estimator.update(timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer, magnetometer: s.magnetometer)
+      estimator.update(
+        timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer,
+        magnetometer: s.magnetometer)
     }
     XCTAssertEqual(estimator.state.diagnostics.gaps, 1)
     XCTAssertLessThan((estimator.gyroscopeBias - bias).length, 0.002)
@@ -167,9 +201,13 @@ final class AttitudeEstimatorTests: XCTestCase {
     var worst = 0.0
     var disturbedSeen = false
     for s in first + second {
-      estimator.update(timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer, magnetometer: s.magnetometer)
+      estimator.update(
+        timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer,
+        magnetometer: s.magnetometer)
       disturbedSeen = disturbedSeen || estimator.state.isMagneticDisturbanceDetected
-      if s.timestamp > 10 { worst = max(worst, estimator.earthFromSensor9D.angle(to: s.earthFromSensor)) }
+      if s.timestamp > 10 {
+        worst = max(worst, estimator.earthFromSensor9D.angle(to: s.earthFromSensor))
+      }
     }
     XCTAssertTrue(disturbedSeen)
     XCTAssertLessThan(worst / degree, 2)
@@ -179,15 +217,20 @@ final class AttitudeEstimatorTests: XCTestCase {
   /// bias-corrected rate; the filter itself does not change.
   func testGyroscopeDelayExtrapolatesOutputsOnly() {
     var imu = SyntheticIMU()
-    let samples = imu.samples(duration: 3, rate: 100, attitude: { t in Quaternion(angle: 0.8 * t, axis: SIMD3(1, 2, 2)) })
+    let samples = imu.samples(
+      duration: 3, rate: 100, attitude: { t in Quaternion(angle: 0.8 * t, axis: SIMD3(1, 2, 2)) })
     var parameters = AttitudeEstimator.Parameters.default
     parameters.gyroscopeDelay = 0
     var plain = AttitudeEstimator(parameters: parameters, samplePeriod: 0.01)
     parameters.gyroscopeDelay = 0.005
     var delayed = AttitudeEstimator(parameters: parameters, samplePeriod: 0.01)
     for s in samples {
-      plain.update(timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer, magnetometer: s.magnetometer)
-      delayed.update(timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer, magnetometer: s.magnetometer)
+      plain.update(
+        timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer,
+        magnetometer: s.magnetometer)
+      delayed.update(
+        timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer,
+        magnetometer: s.magnetometer)
     }
     XCTAssertEqual(plain.filteredAttitude6D, delayed.filteredAttitude6D)
     let rate = samples.last!.gyroscope - delayed.gyroscopeBias

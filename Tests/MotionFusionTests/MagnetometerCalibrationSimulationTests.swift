@@ -17,7 +17,9 @@ final class MagnetometerCalibrationSimulationTests: XCTestCase {
     let result = try SimulatedMagnetometerRun.run("figure8", seed: seed)
     XCTAssertTrue(result.allFinite, "seed \(seed)")
     XCTAssertEqual(result.accuracyLevels.first, .uncalibrated, "seed \(seed)")
-    XCTAssertGreaterThanOrEqual(result.final.magneticCalibrationAccuracy, .medium, "levels \(result.accuracyLevels), seed \(seed)")
+    XCTAssertGreaterThanOrEqual(
+      result.final.magneticCalibrationAccuracy, .medium,
+      "levels \(result.accuracyLevels), seed \(seed)")
     // The figure-8 sweeps through most orientations within its first turn (6 s period).
     let trustedTime = try XCTUnwrap(result.trustedTime, "never trusted, seed \(seed)")
     XCTAssertLessThan(trustedTime, 8, "seed \(seed)")
@@ -39,14 +41,16 @@ final class MagnetometerCalibrationSimulationTests: XCTestCase {
     // heading filter's own error during the fast figure-8, plus up to ±1° from the uncorrected
     // soft iron). Bounds: 2° absolute, and within 0.5° of the iron-free run.
     let before = result.headingErrors.prefix(100)  // the first second, at rest
-    XCTAssertGreaterThan(SimulatedMagnetometerRun.rms(before), 5, "the uncalibrated heading is biased; seed \(seed)")
+    XCTAssertGreaterThan(
+      SimulatedMagnetometerRun.rms(before), 5, "the uncalibrated heading is biased; seed \(seed)")
     let headingRMS = SimulatedMagnetometerRun.rms(result.headingErrors.suffix(from: lastThird))
     XCTAssertLessThan(headingRMS, 2, "seed \(seed)")
     let ironFree = try SimulatedMagnetometerRun.run("figure8", seed: seed, ironFree: true)
     let ironFreeRMS = SimulatedMagnetometerRun.rms(ironFree.headingErrors.suffix(from: lastThird))
     XCTAssertLessThan(headingRMS, ironFreeRMS + 0.5, "seed \(seed)")
     // The changed norm and dip after calibration are not mistaken for a disturbance.
-    let disturbedFraction = Double(result.disturbed.suffix(from: lastThird).filter { $0 }.count)
+    let disturbedFraction =
+      Double(result.disturbed.suffix(from: lastThird).filter { $0 }.count)
       / Double(result.disturbed.count - lastThird)
     XCTAssertLessThan(disturbedFraction, 0.05, "seed \(seed)")
   }
@@ -58,7 +62,8 @@ final class MagnetometerCalibrationSimulationTests: XCTestCase {
     let result = try SimulatedMagnetometerRun.run("figure8", seed: seed)
     let trustedTime = try XCTUnwrap(result.trustedTime, "seed \(seed)")
     // From 3 s after the calibration on, every heading error stays within 5°.
-    let later = zip(result.timestamps, result.headingErrors).filter { $0.0 >= trustedTime + 3 }.map { abs($0.1) }
+    let later = zip(result.timestamps, result.headingErrors).filter { $0.0 >= trustedTime + 3 }.map
+    { abs($0.1) }
     XCTAssertFalse(later.isEmpty)
     XCTAssertLessThan(later.max() ?? .infinity, 5, "seed \(seed)")
   }
@@ -72,7 +77,9 @@ final class MagnetometerCalibrationSimulationTests: XCTestCase {
     let seed: UInt64 = 0x5EED_A2
     let result = try SimulatedMagnetometerRun.run("rotateZ", seed: seed)
     XCTAssertTrue(result.allFinite, "seed \(seed)")
-    XCTAssertTrue(result.accuracyLevels.allSatisfy { $0 <= .low }, "levels \(result.accuracyLevels), seed \(seed)")
+    XCTAssertTrue(
+      result.accuracyLevels.allSatisfy { $0 <= .low },
+      "levels \(result.accuracyLevels), seed \(seed)")
     XCTAssertNil(result.trustedTime, "seed \(seed)")
     XCTAssertTrue(result.final.needsCalibrationMotion, "seed \(seed)")
   }

@@ -24,8 +24,12 @@ final class MagnetometerCalibratorTests: XCTestCase {
     var estimator = DeviceMotionEstimator(samplePeriod: 0.01, parameters: parameters)
     var levels: [MagneticCalibrationAccuracy] = []
     for s in samples {
-      estimator.update(timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer, magnetometer: s.magnetometer)
-      if levels.last != estimator.magneticCalibrationAccuracy { levels.append(estimator.magneticCalibrationAccuracy) }
+      estimator.update(
+        timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer,
+        magnetometer: s.magnetometer)
+      if levels.last != estimator.magneticCalibrationAccuracy {
+        levels.append(estimator.magneticCalibrationAccuracy)
+      }
     }
     XCTAssertEqual(levels.first, .uncalibrated, "seed \(seed)")
     XCTAssertEqual(levels.last, .high, "levels \(levels), seed \(seed)")
@@ -54,10 +58,13 @@ final class MagnetometerCalibratorTests: XCTestCase {
     var imu = SyntheticIMU()
     imu.hardIron = SIMD3(10, 0, 0)
     let truth = Quaternion(angle: 0.3, axis: SIMD3(1, 0, 0))
-    let samples = imu.samples(duration: 20, rate: 100, attitude: { t in truth * Quaternion.aboutZ(0.1 * t) })
+    let samples = imu.samples(
+      duration: 20, rate: 100, attitude: { t in truth * Quaternion.aboutZ(0.1 * t) })
     var estimator = DeviceMotionEstimator(samplePeriod: 0.01)
     for s in samples {
-      estimator.update(timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer, magnetometer: s.magnetometer)
+      estimator.update(
+        timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer,
+        magnetometer: s.magnetometer)
     }
     XCTAssertEqual(estimator.magneticCalibrationAccuracy, .uncalibrated)
     XCTAssertTrue(estimator.needsCalibrationMotion)

@@ -19,7 +19,9 @@ final class MagnetometerHorizontalCalibrationTests: XCTestCase {
     let seed: UInt64 = 0x5EED_A2
     let result = try SimulatedMagnetometerRun.run("rotateZ", seed: seed)
     XCTAssertTrue(result.allFinite, "seed \(seed)")
-    XCTAssertTrue(result.accuracyLevels.allSatisfy { $0 <= .low }, "levels \(result.accuracyLevels), seed \(seed)")
+    XCTAssertTrue(
+      result.accuracyLevels.allSatisfy { $0 <= .low },
+      "levels \(result.accuracyLevels), seed \(seed)")
     XCTAssertEqual(result.final.magneticCalibrationAccuracy, .low, "seed \(seed)")
     XCTAssertTrue(result.final.needsCalibrationMotion, "seed \(seed)")
     let calibrator = result.final.attitudeEstimator.state.magnetometerCalibrator
@@ -31,7 +33,9 @@ final class MagnetometerHorizontalCalibrationTests: XCTestCase {
     // several degrees over the run. Along the axis nothing is claimed: it keeps its previous value
     // (zero), up to the axis's small tilt from sensor z (0.15 µT measured; bound 0.5 µT).
     let offset = calibrator.hardIronOffset
-    XCTAssertLessThan((SIMD3(offset.x, offset.y, 0) - SIMD3<Double>(12, -8, 0)).length, 2, "offset \(offset), seed \(seed)")
+    XCTAssertLessThan(
+      (SIMD3(offset.x, offset.y, 0) - SIMD3<Double>(12, -8, 0)).length, 2,
+      "offset \(offset), seed \(seed)")
     XCTAssertLessThan(abs(offset.z), 0.5, "offset \(offset), seed \(seed)")
     // Heading over the last half: 1.4° RMS measured (raw field: about 20°); bound 3°.
     let half = result.timestamps.count / 2
@@ -64,6 +68,8 @@ final class MagnetometerHorizontalCalibrationTests: XCTestCase {
     XCTAssertEqual(calibrator.hardIronOffset, .zero, "seed \(seed)")
     XCTAssertFalse(calibrator.isHorizontalCalibrationInUse, "seed \(seed)")
     XCTAssertEqual(calibrator.trustedCalibrationChangeCount, 0, "seed \(seed)")
-    XCTAssertTrue(result.accuracyLevels.allSatisfy { $0 <= .low }, "levels \(result.accuracyLevels), seed \(seed)")
+    XCTAssertTrue(
+      result.accuracyLevels.allSatisfy { $0 <= .low },
+      "levels \(result.accuracyLevels), seed \(seed)")
   }
 }

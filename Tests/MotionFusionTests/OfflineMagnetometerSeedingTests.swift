@@ -61,7 +61,8 @@ final class OfflineMagnetometerSeedingTests: XCTestCase {
     // the seeded offline heading does not: 10.4° and 2.0° measured; bounds 5° and 3°.
     let realtimeRMS = headingRMS(realtimeAttitudes, until: 4)
     let offlineRMS = headingRMS(offline, until: 4)
-    XCTAssertGreaterThan(realtimeRMS, 5, "the uncalibrated real-time heading is biased; seed \(seed)")
+    XCTAssertGreaterThan(
+      realtimeRMS, 5, "the uncalibrated real-time heading is biased; seed \(seed)")
     XCTAssertLessThan(offlineRMS, 3, "seed \(seed)")
   }
 }

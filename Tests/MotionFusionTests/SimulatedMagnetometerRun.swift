@@ -27,7 +27,9 @@ struct SimulatedMagnetometerRun {
 extension SimulatedMagnetometerRun {
   /// Runs the 9D estimator over the built-in scenario `name` (phone noise; `ironFree` removes the
   /// magnetometer's hard and soft iron) with the noise seeded by `seed`.
-  static func run(_ name: String, seed: UInt64, ironFree: Bool = false) throws -> SimulatedMagnetometerRun {
+  static func run(
+    _ name: String, seed: UInt64, ironFree: Bool = false
+  ) throws -> SimulatedMagnetometerRun {
     var scenario = try Scenario.named(name)
     XCTAssertEqual(scenario.noise, .phone, "the built-in scenarios use the phone preset")
     if ironFree {
@@ -59,12 +61,15 @@ extension SimulatedMagnetometerRun {
         if !field.isFinite { result.allFinite = false }
         let inEarth = truth.act(on: field)
         result.calibratedNorms.append(inEarth.length)
-        result.calibratedDips.append(Double.asin(-inEarth.z / inEarth.length) * Units.degreesPerRadian)
+        result.calibratedDips.append(
+          Double.asin(-inEarth.z / inEarth.length) * Units.degreesPerRadian)
       }
       let accuracy = estimator.magneticCalibrationAccuracy
       if result.accuracyLevels.last != accuracy { result.accuracyLevels.append(accuracy) }
       let calibrator = estimator.attitudeEstimator.state.magnetometerCalibrator
-      if result.trustedTime == nil && calibrator.isTrustedForHeading { result.trustedTime = sample.timestamp }
+      if result.trustedTime == nil && calibrator.isTrustedForHeading {
+        result.trustedTime = sample.timestamp
+      }
       result.disturbed.append(estimator.isMagneticDisturbanceDetected)
     }
     result.final = estimator

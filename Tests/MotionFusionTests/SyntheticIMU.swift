@@ -48,11 +48,13 @@ struct SyntheticIMU {
       let previous = attitude(t - dt)
       let omega = (previous.conjugate * q).canonicalized.rotationVector / dt
       let sensorFromEarth = q.conjugate
-      let specificForce = sensorFromEarth.act(on: acceleration(t) + SIMD3(0, 0, Units.standardGravity))
+      let specificForce = sensorFromEarth.act(
+        on: acceleration(t) + SIMD3(0, 0, Units.standardGravity))
       let fieldInSensor = sensorFromEarth.act(on: earthField)
-      let distorted = SIMD3(
-        (softIron.0 * fieldInSensor).sum(), (softIron.1 * fieldInSensor).sum(),
-        (softIron.2 * fieldInSensor).sum()) + hardIron
+      let distorted =
+        SIMD3(
+          (softIron.0 * fieldInSensor).sum(), (softIron.1 * fieldInSensor).sum(),
+          (softIron.2 * fieldInSensor).sum()) + hardIron
       result.append(
         Sample(
           timestamp: t, gyroscope: omega + gyroscopeBias + noise(gyroscopeNoise),

@@ -38,7 +38,8 @@ final class AttitudeAnglesTests: XCTestCase {
       let q = rng.nextUnitQuaternion()
       let angles = AttitudeAngles(q)
       guard Swift.abs(angles.pitch) < 89 * Units.radiansPerDegree else { continue }
-      XCTAssertLessThan(angles.quaternion.angle(to: q), nearGimbalLockTolerance, "seed \(seed), trial \(trial)")
+      XCTAssertLessThan(
+        angles.quaternion.angle(to: q), nearGimbalLockTolerance, "seed \(seed), trial \(trial)")
       let again = AttitudeAngles(angles.quaternion)
       XCTAssertEqual(again.roll, angles.roll, accuracy: nearGimbalLockTolerance)
       XCTAssertEqual(again.yaw, angles.yaw, accuracy: nearGimbalLockTolerance)
@@ -51,8 +52,10 @@ final class AttitudeAnglesTests: XCTestCase {
     XCTAssertLessThan((east - SIMD3(0, -1, 0)).length, conversionTolerance)
     // Down in NED is −up in NWU; east in NED is −west.
     let nedToNWU = EarthFrame.northEastDown.rotation(to: .northWestUp)
-    XCTAssertLessThan((nedToNWU.act(on: SIMD3(0, 0, 1)) - SIMD3(0, 0, -1)).length, conversionTolerance)
-    XCTAssertLessThan((nedToNWU.act(on: SIMD3(0, 1, 0)) - SIMD3(0, -1, 0)).length, conversionTolerance)
+    XCTAssertLessThan(
+      (nedToNWU.act(on: SIMD3(0, 0, 1)) - SIMD3(0, 0, -1)).length, conversionTolerance)
+    XCTAssertLessThan(
+      (nedToNWU.act(on: SIMD3(0, 1, 0)) - SIMD3(0, -1, 0)).length, conversionTolerance)
   }
 
   func testSpecificForceConversion() {

@@ -37,10 +37,13 @@ final class QuaternionTests: XCTestCase {
       let context = "seed \(seed), trial \(trial), q = \(q)"
       XCTAssertLessThan((q * q.conjugate).angle, algebraicTolerance, context)
       XCTAssertEqual(q.act(on: v).length, v.length, accuracy: algebraicTolerance * 10, context)
-      XCTAssertLessThan((q.act(on: q.conjugate.act(on: v)) - v).length, algebraicTolerance * 10, context)
+      XCTAssertLessThan(
+        (q.act(on: q.conjugate.act(on: v)) - v).length, algebraicTolerance * 10, context)
       let composed = (q * p).act(on: v) - q.act(on: p.act(on: v))
       XCTAssertLessThan(composed.length, algebraicTolerance * 10, context)
-      XCTAssertLessThan(Quaternion(rotationVector: q.rotationVector).angle(to: q), algebraicTolerance * 100, context)
+      XCTAssertLessThan(
+        Quaternion(rotationVector: q.rotationVector).angle(to: q), algebraicTolerance * 100, context
+      )
 
       let m = RotationMatrix(q)
       XCTAssertEqual(m.determinant, 1, accuracy: algebraicTolerance, context)

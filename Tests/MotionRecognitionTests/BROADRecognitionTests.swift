@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import MotionFusion
 import MotionEvaluation
+import MotionFusion
 import MotionMath
 import MotionSensors
 import XCTest
@@ -42,12 +42,16 @@ final class BROADRecognitionTests: XCTestCase {
   static func load(_ fileName: String) throws -> Trial? {
     guard let url = SharedData.broadTrial(fileName) else { return nil }
     let samples = try RecordingReader.readSamples(url, options: .init(invalidRows: .skip))
-    var trial = Trial(name: fileName, timestamps: [], acceleration: [], referenceGravity: [], fusedGravity: [])
+    var trial = Trial(
+      name: fileName, timestamps: [], acceleration: [], referenceGravity: [], fusedGravity: [])
     var estimator = DeviceMotionEstimator(samplePeriod: BROADTrial.samplePeriod)
     for sample in samples {
-      guard let accelerometer = sample.accelerometer, let gyroscope = sample.gyroscope else { continue }
+      guard let accelerometer = sample.accelerometer, let gyroscope = sample.gyroscope else {
+        continue
+      }
       estimator.update(
-        timestamp: sample.timestamp, gyroscope: gyroscope, accelerometer: accelerometer, magnetometer: nil)
+        timestamp: sample.timestamp, gyroscope: gyroscope, accelerometer: accelerometer,
+        magnetometer: nil)
       trial.fusedGravity.append(estimator.earthFromSensor6D.conjugate.act(on: SIMD3(0, 0, -1)))
       trial.timestamps.append(sample.timestamp)
       trial.acceleration.append(Units.coreMotionAcceleration(fromSpecificForce: accelerometer))
@@ -63,7 +67,8 @@ final class BROADRecognitionTests: XCTestCase {
     case .raw:
       return trial.acceleration
     case .butterworth3Hz:
-      var filter = SecondOrderButterworthFilter<SIMD3<Double>>.lowPass(cutoffFrequency: 3, sampleRate: 1 / BROADTrial.samplePeriod)
+      var filter = SecondOrderButterworthFilter<SIMD3<Double>>.lowPass(
+        cutoffFrequency: 3, sampleRate: 1 / BROADTrial.samplePeriod)
       return trial.acceleration.map { filter.update($0) }
     case .fused:
       return trial.fusedGravity
@@ -72,7 +77,8 @@ final class BROADRecognitionTests: XCTestCase {
 
   private var trialNames: [String] {
     if ProcessInfo.processInfo.environment["MOTION_RECOGNITION_FULL_BROAD"] == "1" {
-      let names = (try? FileManager.default.contentsOfDirectory(atPath: SharedData.broadDirectory.path)) ?? []
+      let names =
+        (try? FileManager.default.contentsOfDirectory(atPath: SharedData.broadDirectory.path)) ?? []
       return names.filter { $0.hasSuffix(".csv") }.sorted()
     }
     return ["01_undisturbed_slow_rotation_A.csv", "07_undisturbed_fast_rotation_B.csv"]
@@ -109,9 +115,13 @@ final class BROADRecognitionTests: XCTestCase {
           XCTAssertEqual(report.onTimeFraction, 1, "\(trial.name): \(report)")
         }
       }
-      let raw = zip(trial.timestamps, trial.acceleration).map { MotionInput(timestamp: $0, acceleration: $1) }
+      let raw = zip(trial.timestamps, trial.acceleration).map {
+        MotionInput(timestamp: $0, acceleration: $1)
+      }
       let fused = trial.timestamps.indices.map {
-        MotionInput(timestamp: trial.timestamps[$0], acceleration: trial.acceleration[$0], gravity: trial.fusedGravity[$0])
+        MotionInput(
+          timestamp: trial.timestamps[$0], acceleration: trial.acceleration[$0],
+          gravity: trial.fusedGravity[$0])
       }
       let rawShakeReport = GestureEvaluation.countShakes(raw)
       let fusedShakeReport = GestureEvaluation.countShakes(fused)

@@ -9,9 +9,13 @@ import _MotionTestSupport
 final class EventDeliveryTests: XCTestCase {
   private func knockInputs(seed: UInt64) -> [MotionInput] {
     var motion = SyntheticMotion(seed: seed)
-    return motion.samples(duration: 2.5, user: { t in
-      [0.5, 1.5].reduce(.zero) { $0 - lobe(t, start: $1 - 0.01, width: 0.02, amplitude: 2) * SIMD3(1, 0, 0) }
-    })
+    return motion.samples(
+      duration: 2.5,
+      user: { t in
+        [0.5, 1.5].reduce(.zero) {
+          $0 - lobe(t, start: $1 - 0.01, width: 0.02, amplitude: 2) * SIMD3(1, 0, 0)
+        }
+      })
   }
 
   func testRateLimiter() {

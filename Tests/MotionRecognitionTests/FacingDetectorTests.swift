@@ -41,9 +41,11 @@ final class FacingDetectorTests: XCTestCase {
     func angle(_ t: Double) -> Double { min(max(t - 1, 0), 1) * .pi - min(max(t - 3, 0), 1) * .pi }
     let seed = testSeed()
     var motion = SyntheticMotion(seed: seed)
-    let inputs = motion.samples(duration: 5, gravity: { t in
-      SIMD3(Double.sin(angle(t)), 0, -Double.cos(angle(t)))
-    })
+    let inputs = motion.samples(
+      duration: 5,
+      gravity: { t in
+        SIMD3(Double.sin(angle(t)), 0, -Double.cos(angle(t)))
+      })
     let events = inputs.motionEvents(detectedBy: FacingDetector())
     XCTAssertEqual(events.map(\.side), [.back, .front], "seed \(seed)")
   }
@@ -53,7 +55,9 @@ final class FacingDetectorTests: XCTestCase {
     detector.setReference(.gravity(SIMD3(0, 0, 1)))  // face down is "front"
     var events: [FacingDetector.Event] = []
     for i in 0..<20 {
-      if let e = detector.update(MotionInput(timestamp: Double(i) / 100, acceleration: SIMD3(0, 0, -1))) {
+      if let e = detector.update(
+        MotionInput(timestamp: Double(i) / 100, acceleration: SIMD3(0, 0, -1)))
+      {
         events.append(e)
       }
     }

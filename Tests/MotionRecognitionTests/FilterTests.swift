@@ -9,7 +9,9 @@ import _MotionTestSupport
 final class FilterTests: XCTestCase {
   /// Amplitude of the steady-state response of `filter` to a unit sine at `frequency` Hz, found by
   /// projecting the last whole periods onto sine and cosine.
-  private func gain(at frequency: Double, sampleRate: Double, _ filter: (Double) -> Double) -> Double {
+  private func gain(
+    at frequency: Double, sampleRate: Double, _ filter: (Double) -> Double
+  ) -> Double {
     let periodSamples = sampleRate / frequency
     let settle = Int(40 * periodSamples)  // many time constants: transients gone
     let measure = Int((20 * periodSamples).rounded())
@@ -53,7 +55,8 @@ final class FilterTests: XCTestCase {
       var filter = FirstOrderLowPassFilter<Double>(cutoffFrequency: cutoff, sampleRate: rate)
       filter.update(0)
       let g = gain(at: cutoff, sampleRate: rate) { filter.update($0) }
-      XCTAssertEqual(g, 1 / 2.0.squareRoot(), accuracy: halfPowerTolerance, "fc=\(cutoff) fs=\(rate)")
+      XCTAssertEqual(
+        g, 1 / 2.0.squareRoot(), accuracy: halfPowerTolerance, "fc=\(cutoff) fs=\(rate)")
     }
   }
 
@@ -67,7 +70,8 @@ final class FilterTests: XCTestCase {
       var filter = FirstOrderHighPassFilter<Double>(cutoffFrequency: cutoff, sampleRate: rate)
       filter.update(0)
       let g = gain(at: cutoff, sampleRate: rate) { filter.update($0) }
-      XCTAssertEqual(g, 1 / 2.0.squareRoot(), accuracy: halfPowerTolerance, "fc=\(cutoff) fs=\(rate)")
+      XCTAssertEqual(
+        g, 1 / 2.0.squareRoot(), accuracy: halfPowerTolerance, "fc=\(cutoff) fs=\(rate)")
     }
   }
 
@@ -80,12 +84,14 @@ final class FilterTests: XCTestCase {
         kind: .highPass, cutoffFrequency: cutoff, sampleRate: rate)
       XCTAssertEqual(highCoefficients.dcGain, 0, accuracy: roundingTolerance)
 
-      var low = SecondOrderButterworthFilter<Double>.lowPass(cutoffFrequency: cutoff, sampleRate: rate)
+      var low = SecondOrderButterworthFilter<Double>.lowPass(
+        cutoffFrequency: cutoff, sampleRate: rate)
       low.update(0)
       XCTAssertEqual(
         gain(at: cutoff, sampleRate: rate) { low.update($0) }, 1 / 2.0.squareRoot(),
         accuracy: halfPowerTolerance, "low-pass fc=\(cutoff)")
-      var high = SecondOrderButterworthFilter<Double>.highPass(cutoffFrequency: cutoff, sampleRate: rate)
+      var high = SecondOrderButterworthFilter<Double>.highPass(
+        cutoffFrequency: cutoff, sampleRate: rate)
       high.update(0)
       XCTAssertEqual(
         gain(at: cutoff, sampleRate: rate) { high.update($0) }, 1 / 2.0.squareRoot(),
@@ -93,7 +99,8 @@ final class FilterTests: XCTestCase {
       // Second order: a decade above the cut-off the low-pass is down ~40 dB (gain ≲ 0.012 ignoring
       // warping, which only makes it smaller), far below a first-order filter's ~0.1.
       if cutoff * 10 < rate / 2 {
-        var steep = SecondOrderButterworthFilter<Double>.lowPass(cutoffFrequency: cutoff, sampleRate: rate)
+        var steep = SecondOrderButterworthFilter<Double>.lowPass(
+          cutoffFrequency: cutoff, sampleRate: rate)
         steep.update(0)
         XCTAssertLessThan(gain(at: 10 * cutoff, sampleRate: rate) { steep.update($0) }, 0.012)
       }
@@ -102,8 +109,10 @@ final class FilterTests: XCTestCase {
 
   func testStepResponsesConverge() {
     var low = FirstOrderLowPassFilter<SIMD3<Double>>(cutoffFrequency: 2, sampleRate: 100)
-    var butter = SecondOrderButterworthFilter<SIMD3<Double>>.lowPass(cutoffFrequency: 2, sampleRate: 100)
-    var high = SecondOrderButterworthFilter<SIMD3<Double>>.highPass(cutoffFrequency: 2, sampleRate: 100)
+    var butter = SecondOrderButterworthFilter<SIMD3<Double>>.lowPass(
+      cutoffFrequency: 2, sampleRate: 100)
+    var high = SecondOrderButterworthFilter<SIMD3<Double>>.highPass(
+      cutoffFrequency: 2, sampleRate: 100)
     let target = SIMD3<Double>(0.3, -0.7, 0.2)
     _ = (low.update(.zero), butter.update(.zero), high.update(.zero))
     var outputs: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) = (.zero, .zero, .zero)
@@ -138,7 +147,8 @@ final class FilterTests: XCTestCase {
     var retimed = FirstOrderLowPassFilter<Double>(cutoffFrequency: 3, sampleRate: 100)
     for n in 0..<200 {
       let x = Double.sin(Double(n) * 0.3)
-      XCTAssertEqual(nominal.update(x), retimed.update(x, samplePeriod: 0.02), accuracy: roundingTolerance)
+      XCTAssertEqual(
+        nominal.update(x), retimed.update(x, samplePeriod: 0.02), accuracy: roundingTolerance)
     }
   }
 
@@ -146,7 +156,8 @@ final class FilterTests: XCTestCase {
     let seed = testSeed()
     var rng = SplitMix64(seed: seed)
     var fixed = FirstOrderLowPassFilter<Double>(cutoffFrequency: 5, sampleRate: 100)
-    var adaptive = FirstOrderLowPassFilter<Double>(cutoffFrequency: 5, sampleRate: 100, adaptive: .default)
+    var adaptive = FirstOrderLowPassFilter<Double>(
+      cutoffFrequency: 5, sampleRate: 100, adaptive: .default)
     var fixedSquares = 0.0
     var adaptiveSquares = 0.0
     for n in 0..<2000 {
@@ -181,7 +192,8 @@ final class FilterTests: XCTestCase {
     let seed = testSeed()
     var rng = SplitMix64(seed: seed)
     var fixed = FirstOrderHighPassFilter<SIMD3<Double>>(cutoffFrequency: 5, sampleRate: 100)
-    var adaptive = FirstOrderHighPassFilter<SIMD3<Double>>(cutoffFrequency: 5, sampleRate: 100, adaptive: .default)
+    var adaptive = FirstOrderHighPassFilter<SIMD3<Double>>(
+      cutoffFrequency: 5, sampleRate: 100, adaptive: .default)
     let gravity = SIMD3<Double>(0, 0, -1)
     var fixedNoise = 0.0
     var adaptiveNoise = 0.0

@@ -11,13 +11,15 @@ final class FreeFallDetectorTests: XCTestCase {
     let seed = testSeed()
     var motion = SyntheticMotion(seed: seed, noise: 0.01)
     // At rest, dropped at 1.0 s, caught at 1.45 s (a 0.99 m drop), at rest again.
-    let inputs = motion.samples(duration: 3, user: { t in
-      switch t {
-      case 1.0..<1.45: return SIMD3(0, 0, 1)  // total ≈ 0: user acceleration cancels gravity
-      case 1.45..<1.5: return SIMD3(0, 0, -2)  // the catch
-      default: return .zero
-      }
-    })
+    let inputs = motion.samples(
+      duration: 3,
+      user: { t in
+        switch t {
+        case 1.0..<1.45: return SIMD3(0, 0, 1)  // total ≈ 0: user acceleration cancels gravity
+        case 1.45..<1.5: return SIMD3(0, 0, -2)  // the catch
+        default: return .zero
+        }
+      })
     let events = inputs.motionEvents(detectedBy: FreeFallDetector())
     XCTAssertEqual(events.map(\.phase), [.began, .ended], "seed \(seed)")
     guard events.count == 2 else { return }
@@ -30,7 +32,8 @@ final class FreeFallDetectorTests: XCTestCase {
   func testBriefDipIsNotAFall() {
     let seed = testSeed()
     var motion = SyntheticMotion(seed: seed, noise: 0.01)
-    let inputs = motion.samples(duration: 2, user: { t in (1.0..<1.04).contains(t) ? SIMD3(0, 0, 1) : .zero })
+    let inputs = motion.samples(
+      duration: 2, user: { t in (1.0..<1.04).contains(t) ? SIMD3(0, 0, 1) : .zero })
     XCTAssertTrue(inputs.motionEvents(detectedBy: FreeFallDetector()).isEmpty)
   }
 }

@@ -20,25 +20,31 @@ final class MovementDirectionDetectorTests: XCTestCase {
             duration: 3.2, gravity: { _ in SIMD3(0, -0.6, -0.8) },
             user: { t in
               starts.reduce(.zero) {
-                $0 + sharpMove(
-                  t, start: $1, direction: direction.vector, startPeak: 0.5, startWidth: startWidth,
-                  stopWidth: stopWidth)
+                $0
+                  + sharpMove(
+                    t, start: $1, direction: direction.vector, startPeak: 0.5,
+                    startWidth: startWidth,
+                    stopWidth: stopWidth)
               }
             }, deviceMotion: deviceMotion)
           let moves = inputs.motionEvents(detectedBy: MovementDirectionDetector())
-          let context = "\(direction) widths \(startWidth)/\(stopWidth) dm \(deviceMotion) seed \(seed)"
+          let context =
+            "\(direction) widths \(startWidth)/\(stopWidth) dm \(deviceMotion) seed \(seed)"
           XCTAssertEqual(moves.map(\.direction), [direction, direction], context)
           for (move, start) in zip(moves, starts) {
             XCTAssertEqual(move.startTime, start, accuracy: 0.06, context)
             // Reported once the move has stopped (plus the 0.12 s quiet time); the tail of a gentle
             // stop lobe is already below the 0.1 g onset threshold, so allow up to 0.12 s early.
-            XCTAssertEqual(move.timestamp, start + startWidth + stopWidth + 0.12, accuracy: 0.12, context)
+            XCTAssertEqual(
+              move.timestamp, start + startWidth + stopWidth + 0.12, accuracy: 0.12, context)
             XCTAssertLessThan(move.startPeak.dot(move.stopPeak), 0, context + " \(move)")
           }
           if stopWidth < startWidth, let move = moves.first {
             // The naive method would pick the stop force, which points the other way.
             XCTAssertGreaterThan(move.stopPeak.length, move.startPeak.length, context)
-            XCTAssertEqual(MovementDirection(closestTo: move.stopPeak), MovementDirection(closestTo: -direction.vector))
+            XCTAssertEqual(
+              MovementDirection(closestTo: move.stopPeak),
+              MovementDirection(closestTo: -direction.vector))
           }
         }
       }
@@ -48,10 +54,13 @@ final class MovementDirectionDetectorTests: XCTestCase {
   func testSlowTiltIsNotAMove() {
     let seed = testSeed()
     var motion = SyntheticMotion(seed: seed)
-    let inputs = motion.samples(duration: 6, gravity: { t in
-      let angle = 30 * Units.radiansPerDegree * Double.sin(2 * .pi * 0.25 * t)
-      return SIMD3(0, -Double.cos(angle), -Double.sin(angle))
-    })
-    XCTAssertTrue(inputs.motionEvents(detectedBy: MovementDirectionDetector()).isEmpty, "seed \(seed)")
+    let inputs = motion.samples(
+      duration: 6,
+      gravity: { t in
+        let angle = 30 * Units.radiansPerDegree * Double.sin(2 * .pi * 0.25 * t)
+        return SIMD3(0, -Double.cos(angle), -Double.sin(angle))
+      })
+    XCTAssertTrue(
+      inputs.motionEvents(detectedBy: MovementDirectionDetector()).isEmpty, "seed \(seed)")
   }
 }

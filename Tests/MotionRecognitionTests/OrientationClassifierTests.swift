@@ -27,9 +27,14 @@ final class OrientationClassifierTests: XCTestCase {
     XCTAssertEqual(DeviceOrientation.allCases.map(\.rawValue), Array(0...6))
     XCTAssertEqual(
       DeviceOrientation.allCases.map(\.description),
-      ["unknown", "portrait", "portraitUpsideDown", "landscapeLeft", "landscapeRight", "faceUp", "faceDown"])
-    XCTAssertEqual(DeviceOrientation.allCases.filter(\.isPortrait), [.portrait, .portraitUpsideDown])
-    XCTAssertEqual(DeviceOrientation.allCases.filter(\.isLandscape), [.landscapeLeft, .landscapeRight])
+      [
+        "unknown", "portrait", "portraitUpsideDown", "landscapeLeft", "landscapeRight", "faceUp",
+        "faceDown",
+      ])
+    XCTAssertEqual(
+      DeviceOrientation.allCases.filter(\.isPortrait), [.portrait, .portraitUpsideDown])
+    XCTAssertEqual(
+      DeviceOrientation.allCases.filter(\.isLandscape), [.landscapeLeft, .landscapeRight])
     XCTAssertEqual(DeviceOrientation.allCases.filter(\.isFlat), [.faceUp, .faceDown])
     XCTAssertEqual(
       DeviceOrientation.allCases.filter(\.isValidInterfaceOrientation),
@@ -59,10 +64,13 @@ final class OrientationClassifierTests: XCTestCase {
   func testBoundaryMarginInThePlaneOfTwoAxes() {
     let thirtyFive = 35 * degree
     let gravity = SIMD3(Double.sin(thirtyFive), -Double.cos(thirtyFive), 0)
-    XCTAssertEqual(DeviceOrientation.portrait.boundaryMargin(gravity: gravity), 10 * degree, accuracy: 1e-9)
     XCTAssertEqual(
-      DeviceOrientation.landscapeRight.boundaryMargin(gravity: gravity), -10 * degree, accuracy: 1e-9)
-    XCTAssertLessThan(DeviceOrientation.faceDown.boundaryMargin(gravity: SIMD3(0, 0, -1)), -40 * degree)
+      DeviceOrientation.portrait.boundaryMargin(gravity: gravity), 10 * degree, accuracy: 1e-9)
+    XCTAssertEqual(
+      DeviceOrientation.landscapeRight.boundaryMargin(gravity: gravity), -10 * degree,
+      accuracy: 1e-9)
+    XCTAssertLessThan(
+      DeviceOrientation.faceDown.boundaryMargin(gravity: SIMD3(0, 0, -1)), -40 * degree)
   }
 
   func testHysteresisWhenSweepingBetweenPortraitAndLandscape() {
@@ -127,7 +135,8 @@ final class OrientationClassifierTests: XCTestCase {
   func testFreeFallIsUnknownAtOnce() {
     var classifier = OrientationClassifier()
     hold(&classifier, SIMD3(0, -1, 0), from: 0)
-    let change = classifier.update(MotionInput(timestamp: 0.31, acceleration: SIMD3(0, -0.05, 0.02)))
+    let change = classifier.update(
+      MotionInput(timestamp: 0.31, acceleration: SIMD3(0, -0.05, 0.02)))
     XCTAssertEqual(change?.orientation, .unknown)
     // Caught again upright: back to portrait after settling.
     let changes = hold(&classifier, SIMD3(0, -1, 0), from: 0.32)

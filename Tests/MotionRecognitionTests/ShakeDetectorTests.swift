@@ -8,7 +8,9 @@ import _MotionTestSupport
 
 final class ShakeDetectorTests: XCTestCase {
   /// A side-to-side shake at `frequency` Hz and `amplitude` g between `start` and `end` seconds.
-  private func shake(_ t: Double, start: Double, end: Double, frequency: Double = 5, amplitude: Double = 1.5)
+  private func shake(
+    _ t: Double, start: Double, end: Double, frequency: Double = 5, amplitude: Double = 1.5
+  )
     -> SIMD3<Double>
   {
     guard t >= start, t < end else { return .zero }
@@ -22,7 +24,8 @@ final class ShakeDetectorTests: XCTestCase {
       let inputs = motion.samples(
         duration: 4, user: { self.shake($0, start: 1, end: 2) }, deviceMotion: deviceMotion)
       let events = inputs.motionEvents(detectedBy: ShakeDetector())
-      XCTAssertEqual(events.map(\.phase), [.began, .ended], "seed \(seed), deviceMotion \(deviceMotion)")
+      XCTAssertEqual(
+        events.map(\.phase), [.began, .ended], "seed \(seed), deviceMotion \(deviceMotion)")
       guard events.count == 2 else { continue }
       // Three reversals at 5 Hz take 0.3–0.4 s (lobes every 0.1 s, each registered when it fades).
       XCTAssertEqual(events[0].timestamp, 1.35, accuracy: 0.1)
@@ -34,7 +37,8 @@ final class ShakeDetectorTests: XCTestCase {
   func testShakeThatGoesOnTooLongIsCancelled() {
     let seed = testSeed()
     var motion = SyntheticMotion(seed: seed)
-    let inputs = motion.samples(duration: 8, user: { self.shake($0, start: 1, end: 6, frequency: 4) })
+    let inputs = motion.samples(
+      duration: 8, user: { self.shake($0, start: 1, end: 6, frequency: 4) })
     let events = inputs.motionEvents(detectedBy: ShakeDetector())
     XCTAssertEqual(events.map(\.phase), [.began, .cancelled], "seed \(seed)")
     if events.count == 2 {
@@ -54,7 +58,9 @@ final class ShakeDetectorTests: XCTestCase {
       },
       user: { t in
         // Sharp 20 ms knocks every second and a gentle 0.4 g wobble between 6 s and 8 s.
-        let knock = SIMD3<Double>(-3 * lobe(t.truncatingRemainder(dividingBy: 1), start: 0.5, width: 0.02, amplitude: 1), 0, 0)
+        let knock = SIMD3<Double>(
+          -3 * lobe(t.truncatingRemainder(dividingBy: 1), start: 0.5, width: 0.02, amplitude: 1), 0,
+          0)
         return knock + self.shake(t, start: 6, end: 8, amplitude: 0.4)
       })
     XCTAssertTrue(inputs.motionEvents(detectedBy: ShakeDetector()).isEmpty, "seed \(seed)")

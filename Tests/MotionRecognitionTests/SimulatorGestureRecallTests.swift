@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import MotionFusion
 import MotionEvaluation
+import MotionFusion
 import MotionMath
 import MotionSensors
 import XCTest
@@ -48,7 +48,8 @@ final class SimulatorGestureRecallTests: XCTestCase {
         segments.append(
           .shake(
             axis: axis, amplitude: Double.random(in: 0.025...0.045, using: &rng),
-            frequency: Double.random(in: 3.5...5.5, using: &rng), duration: Double.random(in: 1.5...2.5, using: &rng)))
+            frequency: Double.random(in: 3.5...5.5, using: &rng),
+            duration: Double.random(in: 1.5...2.5, using: &rng)))
       case .tap:
         segments.append(
           .tap(
@@ -61,10 +62,14 @@ final class SimulatorGestureRecallTests: XCTestCase {
             duration: Double.random(in: 0.3...0.5, using: &rng)))
       case .freeFall:
         segments.append(
-          .freeFall(dropDuration: Double.random(in: 0.3...0.6, using: &rng), catchDuration: 0.3, duration: 2))
+          .freeFall(
+            dropDuration: Double.random(in: 0.3...0.6, using: &rng), catchDuration: 0.3, duration: 2
+          ))
       case .orientation:
         segments.append(
-          .moveTo(attitude: .orientation(orientations[Int.random(in: 0..<6, using: &rng)]), duration: 1.5))
+          .moveTo(
+            attitude: .orientation(orientations[Int.random(in: 0..<6, using: &rng)]), duration: 1.5)
+        )
       }
       segments.append(.rest(duration: Double.random(in: 1.5...2.5, using: &rng)))
     }
@@ -84,18 +89,23 @@ final class SimulatorGestureRecallTests: XCTestCase {
     var estimator = DeviceMotionEstimator(samplePeriod: 1 / scenario.sampleRate)
     var truth: [(time: Double, attitude: Quaternion)] = []
     while let sample = try stream.next() {
-      guard let accelerometer = sample.accelerometer, let gyroscope = sample.gyroscope else { continue }
+      guard let accelerometer = sample.accelerometer, let gyroscope = sample.gyroscope else {
+        continue
+      }
       let acceleration = Units.coreMotionAcceleration(fromSpecificForce: accelerometer)
       played.raw.append(MotionInput(timestamp: sample.timestamp, acceleration: acceleration))
       estimator.update(
-        timestamp: sample.timestamp, gyroscope: gyroscope, accelerometer: accelerometer, magnetometer: nil)
+        timestamp: sample.timestamp, gyroscope: gyroscope, accelerometer: accelerometer,
+        magnetometer: nil)
       let attitude = estimator.earthFromSensor6D
       let gravity = attitude.conjugate.act(on: SIMD3(0, 0, -1))
       played.fused.append(
         MotionInput(
           timestamp: sample.timestamp, acceleration: acceleration, gravity: gravity,
           userAcceleration: acceleration - gravity, attitude: attitude))
-      if let attitude = sample.groundTruth?.earthFromSensor { truth.append((sample.timestamp, attitude)) }
+      if let attitude = sample.groundTruth?.earthFromSensor {
+        truth.append((sample.timestamp, attitude))
+      }
     }
     played.duration = (played.raw.last?.timestamp ?? 0) - (played.raw.first?.timestamp ?? 0)
     func attitude(at time: Double) -> Quaternion {
@@ -104,18 +114,23 @@ final class SimulatorGestureRecallTests: XCTestCase {
     for event in stream.events {
       switch event.kind {
       case .shake:
-        played.expected.append(Expected(gesture: .shake, start: event.start, end: event.end, detail: ""))
+        played.expected.append(
+          Expected(gesture: .shake, start: event.start, end: event.end, detail: ""))
       case .tap:
         // The knock's push axis in sensor coordinates is the scenario's; recover it from the
         // segment list below instead (events carry no axis).
-        played.expected.append(Expected(gesture: .tap, start: event.start, end: event.end, detail: ""))
+        played.expected.append(
+          Expected(gesture: .tap, start: event.start, end: event.end, detail: ""))
       case .translation:
-        played.expected.append(Expected(gesture: .move, start: event.start, end: event.end, detail: ""))
+        played.expected.append(
+          Expected(gesture: .move, start: event.start, end: event.end, detail: ""))
       case .freeFall:
-        played.expected.append(Expected(gesture: .freeFall, start: event.start, end: event.end, detail: ""))
+        played.expected.append(
+          Expected(gesture: .freeFall, start: event.start, end: event.end, detail: ""))
       case .orientationChange:
         played.expected.append(
-          Expected(gesture: .orientation, start: event.start, end: event.end, detail: event.detail ?? ""))
+          Expected(
+            gesture: .orientation, start: event.start, end: event.end, detail: event.detail ?? ""))
       default:
         break
       }
@@ -151,17 +166,25 @@ final class SimulatorGestureRecallTests: XCTestCase {
   static func detect(_ gesture: Gesture, in inputs: [MotionInput]) -> [(Double, String)] {
     switch gesture {
     case .shake:
-      return inputs.motionEvents(detectedBy: ShakeDetector()).filter { $0.phase == .began }.map { ($0.timestamp, "") }
+      return inputs.motionEvents(detectedBy: ShakeDetector()).filter { $0.phase == .began }.map {
+        ($0.timestamp, "")
+      }
     case .tap:
       return inputs.motionEvents(detectedBy: TapDetector()).map {
         ($0.timestamp, "\($0.axis.rawValue)\($0.sign < 0 ? "-" : "+")")
       }
     case .move:
-      return inputs.motionEvents(detectedBy: MovementDirectionDetector()).map { ($0.timestamp, $0.direction.rawValue) }
+      return inputs.motionEvents(detectedBy: MovementDirectionDetector()).map {
+        ($0.timestamp, $0.direction.rawValue)
+      }
     case .freeFall:
-      return inputs.motionEvents(detectedBy: FreeFallDetector()).filter { $0.phase == .began }.map { ($0.timestamp, "") }
+      return inputs.motionEvents(detectedBy: FreeFallDetector()).filter { $0.phase == .began }.map {
+        ($0.timestamp, "")
+      }
     case .orientation:
-      return inputs.motionEvents(detectedBy: OrientationClassifier()).map { ($0.timestamp, $0.orientation.description) }
+      return inputs.motionEvents(detectedBy: OrientationClassifier()).map {
+        ($0.timestamp, $0.orientation.description)
+      }
     }
   }
 
@@ -178,7 +201,8 @@ final class SimulatorGestureRecallTests: XCTestCase {
   }
 
   /// Matches detections to expected events with equal details; returns per-gesture reports.
-  static func score(_ played: Played, inputs: [MotionInput]) -> [Gesture: GestureEvaluation.Report] {
+  static func score(_ played: Played, inputs: [MotionInput]) -> [Gesture: GestureEvaluation.Report]
+  {
     var reports: [Gesture: GestureEvaluation.Report] = [:]
     for gesture in Gesture.allCases {
       let expected = played.expected.filter { $0.gesture == gesture }
@@ -191,7 +215,8 @@ final class SimulatorGestureRecallTests: XCTestCase {
       for event in expected {
         // An orientation change to the current orientation produces no change to detect.
         if let index = detections.indices.first(where: {
-          !used[$0] && detections[$0].0 >= event.start - 0.05 && detections[$0].0 <= event.end + lateness(gesture)
+          !used[$0] && detections[$0].0 >= event.start - 0.05
+            && detections[$0].0 <= event.end + lateness(gesture)
             && detections[$0].1 == event.detail
         }) {
           used[index] = true
@@ -218,18 +243,25 @@ final class SimulatorGestureRecallTests: XCTestCase {
         if event.detail == previous { unchangedOrientations += 1 }
         return event.detail == previous
       }
-      for (gesture, report) in Self.score(played, inputs: played.raw) { rawTotals[gesture, default: .init()].merge(report) }
-      for (gesture, report) in Self.score(played, inputs: played.fused) { fusedTotals[gesture, default: .init()].merge(report) }
+      for (gesture, report) in Self.score(played, inputs: played.raw) {
+        rawTotals[gesture, default: .init()].merge(report)
+      }
+      for (gesture, report) in Self.score(played, inputs: played.fused) {
+        fusedTotals[gesture, default: .init()].merge(report)
+      }
     }
     let verbose = ProcessInfo.processInfo.environment["MOTION_RECOGNITION_PRINT"] == "1"
     for gesture in Gesture.allCases {
       let raw = rawTotals[gesture]!
       let fused = fusedTotals[gesture]!
-      if verbose { print("recall \(gesture.rawValue): raw accelerometer \(raw); device motion \(fused)") }
+      if verbose {
+        print("recall \(gesture.rawValue): raw accelerometer \(raw); device motion \(fused)")
+      }
       XCTAssertGreaterThan(fused.expectedCount, 10, "\(gesture): too few scripted events")
       XCTAssertGreaterThanOrEqual(fused.recall, 0.95, "\(gesture) with device motion: \(fused)")
       if gesture != .orientation {  // the classifier needs gravity, not raw jolts
-        XCTAssertGreaterThanOrEqual(raw.recall, 0.95, "\(gesture) with the raw accelerometer: \(raw)")
+        XCTAssertGreaterThanOrEqual(
+          raw.recall, 0.95, "\(gesture) with the raw accelerometer: \(raw)")
       }
     }
   }

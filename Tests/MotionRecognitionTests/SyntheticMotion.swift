@@ -35,9 +35,11 @@ struct SyntheticMotion {
       let t = start + Double(i) / sampleRate
       let g = gravity(t)
       let u = user(t)
-      let n = SIMD3(generator.nextGaussian(), generator.nextGaussian(), generator.nextGaussian()) * noise
+      let n =
+        SIMD3(generator.nextGaussian(), generator.nextGaussian(), generator.nextGaussian()) * noise
       if deviceMotion {
-        result.append(MotionInput(timestamp: t, gravity: g, userAcceleration: u + n, attitude: attitude?(t)))
+        result.append(
+          MotionInput(timestamp: t, gravity: g, userAcceleration: u + n, attitude: attitude?(t)))
       } else {
         result.append(MotionInput(timestamp: t, acceleration: g + u + n, attitude: attitude?(t)))
       }
@@ -60,7 +62,8 @@ func sharpMove(
 ) -> SIMD3<Double> {
   // Equal impulses: peak × width is the same for both lobes (sine lobes, same shape).
   let stopPeak = startPeak * startWidth / stopWidth
-  let kinematic = lobe(t, start: start, width: startWidth, amplitude: startPeak)
+  let kinematic =
+    lobe(t, start: start, width: startWidth, amplitude: startPeak)
     - lobe(t, start: start + startWidth, width: stopWidth, amplitude: stopPeak)
   return -kinematic * direction
 }

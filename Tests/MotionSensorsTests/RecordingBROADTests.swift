@@ -91,7 +91,8 @@ final class RecordingBROADTests: XCTestCase {
     // Ground-truth attitudes are unit quaternions where present.
     let known = samples.compactMap { $0.groundTruth?.earthFromSensor }
     XCTAssertGreaterThan(known.count, samples.count / 2)
-    for q in known.prefix(1000) { XCTAssertEqual(q.length, 1, accuracy: 1e-5) }  // 7-digit CSV values
+    // The CSV holds 7-digit values.
+    for q in known.prefix(1000) { XCTAssertEqual(q.length, 1, accuracy: 1e-5) }
     print("BROAD trial 01: \(samples.count) samples in \(elapsed) s (debug build)")
   }
 }

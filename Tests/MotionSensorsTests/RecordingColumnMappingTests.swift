@@ -27,7 +27,8 @@ final class RecordingColumnMappingTests: XCTestCase {
     let plain = try ColumnMapping(parsing: "t=t,ax=a,ay=b,az=c;units=g")
     XCTAssertEqual(plain.accelerationScale, g)
     XCTAssertEqual(
-      try ColumnMapping(parsing: "t=1,mx=2,my=3,mz=4;mag=gauss;header=none").magneticFieldScale, 100)
+      try ColumnMapping(parsing: "t=1,mx=2,my=3,mz=4;mag=gauss;header=none").magneticFieldScale, 100
+    )
   }
 
   func testParsingErrorsNameTheProblem() {
@@ -74,16 +75,19 @@ final class RecordingColumnMappingTests: XCTestCase {
     let mapping = try ColumnMapping(parsing: "t=1,mx=2,my=3,mz=4;header=none;mag=nT")
     let samples = try RecordingReader.readSamples(
       url, format: .columns, options: .init(columnMapping: mapping))
-    XCTAssertEqual(samples.map(\.magnetometer), [SIMD3(0.001, 0.002, 0.003), SIMD3(0.004, 0.005, 0.006)])
+    XCTAssertEqual(
+      samples.map(\.magnetometer), [SIMD3(0.001, 0.002, 0.003), SIMD3(0.004, 0.005, 0.006)])
   }
 
   func testMissingColumnAndMissingMappingAreClearErrors() throws {
     let folder = try RecordingFixtureFolder()
     let url = try folder.write("time,x\n0,1\n", to: "m.csv")
     let mapping = try ColumnMapping(parsing: "t=time,ax=accX,ay=accY,az=accZ")
-    XCTAssertThrowsError(try RecordingReader.open(url, options: .init(columnMapping: mapping))) { error in
+    XCTAssertThrowsError(try RecordingReader.open(url, options: .init(columnMapping: mapping))) {
+      error in
       XCTAssertTrue(
-        "\(error)".contains("\"accX\", which the file does not have (columns: time, x)"), "\(error)")
+        "\(error)".contains("\"accX\", which the file does not have (columns: time, x)"), "\(error)"
+      )
     }
     XCTAssertThrowsError(try RecordingReader.open(url, format: .columns)) { error in
       XCTAssertTrue("\(error)".contains("needs a column mapping"), "\(error)")

@@ -26,11 +26,13 @@ final class RecordingEuRoCAndXIMU3Tests: XCTestCase {
     XCTAssertEqual(samples.count, 2)
     // Integer nanoseconds split exactly before the conversion to seconds.
     XCTAssertEqual(samples[0].timestamp, 1_403_636_579 + 0.758555392)
-    XCTAssertEqual(samples[1].timestamp - samples[0].timestamp, 0.005, accuracy: 1e-6)  // epoch-scale Double: ~0.2 µs
+    // An epoch-scale Double resolves ~0.2 µs.
+    XCTAssertEqual(samples[1].timestamp - samples[0].timestamp, 0.005, accuracy: 1e-6)
     XCTAssertEqual(
       samples[0].gyroscope, SIMD3(-0.099134701513277898, 0.14730578886832138, 0.02722713633111154))
     XCTAssertEqual(
-      samples[0].accelerometer, SIMD3(8.1476917083333333, -0.37592158333333331, -2.4026292499999999))
+      samples[0].accelerometer, SIMD3(8.1476917083333333, -0.37592158333333331, -2.4026292499999999)
+    )
   }
 
   func testEuRoCSpreadsheetMangledTimestampsStillParse() throws {
@@ -52,7 +54,8 @@ final class RecordingEuRoCAndXIMU3Tests: XCTestCase {
     try folder.write(
       "Timestamp (us),X (a.u.),Y (a.u.),Z (a.u.)\n1005000,0.300000,0.100000,-0.800000\n",
       to: "x-IMU3 - 65577B49/Magnetometer.csv")
-    try folder.write("Timestamp (us),W,X,Y,Z\n1000000,1,0,0,0\n", to: "x-IMU3 - 65577B49/Quaternion.csv")
+    try folder.write(
+      "Timestamp (us),W,X,Y,Z\n1000000,1,0,0,0\n", to: "x-IMU3 - 65577B49/Quaternion.csv")
     let url = folder.url.appendingPathComponent("x-IMU3 - 65577B49")
     XCTAssertEqual(try RecordingFormat.detect(url), .ximu3)
     var stream = try RecordingReader.open(url)

@@ -12,13 +12,15 @@ final class RecordingHostileInputTests: XCTestCase {
   /// 16 MiB of zeros deflates about 1000:1; the member is refused past max(1 MiB, 200 × compressed
   /// size) instead of being inflated whole.
   func testZipBombMemberIsRefused() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bomb-\(UUID().uuidString)")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "bomb-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let url = folder.appendingPathComponent("bomb.zip")
     let archive = try Archive(url: url, accessMode: .create)
     try archive.addEntry(
-      with: "Accelerometer.csv", type: .file, uncompressedSize: Int64(16 << 20), compressionMethod: .deflate
+      with: "Accelerometer.csv", type: .file, uncompressedSize: Int64(16 << 20),
+      compressionMethod: .deflate
     ) { _, chunk in Data(count: chunk) }
     let container = try RecordingContainer(url)
     XCTAssertThrowsError(try container.bytes("Accelerometer.csv")) { error in
@@ -40,11 +42,13 @@ final class RecordingHostileInputTests: XCTestCase {
       "version,device name,recording time,platform\n2,SM-N960F,2021-00-12_21-12-33,android\n",
       to: "v2/Metadata.csv")
     try folder.write(
-      "time,z,y,x\n1000000000,,,\n1010000000,0.25,0,0\n1020000000,0,0,1\n", to: "v2/Accelerometer.csv")
+      "time,z,y,x\n1000000000,,,\n1010000000,0.25,0,0\n1020000000,0,0,1\n",
+      to: "v2/Accelerometer.csv")
     try folder.write("time,z,y,x\n1000000000,9.75,0,0\n1020000000,9.5,0,0\n", to: "v2/Gravity.csv")
     var stream = try RecordingReader.open(folder.url.appendingPathComponent("v2"))
     let samples = try stream.collect()
-    XCTAssertEqual(samples.compactMap(\.accelerometer), [SIMD3(1, 0, 9.5)], "the instant after the empty row")
+    XCTAssertEqual(
+      samples.compactMap(\.accelerometer), [SIMD3(1, 0, 9.5)], "the instant after the empty row")
     XCTAssertEqual(stream.skippedRowCount, 1)
   }
 

@@ -13,7 +13,9 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
     var rng = SplitMix64(seed: seed)
     var samples: [MotionSample] = []
     var t = 1234.5
-    let awkward: [Double] = [0, -0.0, 1e-300, -2.5e-308, 1.7976931348623157e308, 0.1, 1 / 3, .leastNonzeroMagnitude]
+    let awkward: [Double] = [
+      0, -0.0, 1e-300, -2.5e-308, 1.7976931348623157e308, 0.1, 1 / 3, .leastNonzeroMagnitude,
+    ]
     func value() -> Double {
       if Int.random(in: 0..<10, using: &rng) == 0 { return awkward.randomElement(using: &rng)! }
       return rng.nextGaussian() * pow(10, Double.random(in: -5...5, using: &rng))
@@ -44,10 +46,14 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
   private func bits(_ v: SIMD3<Double>?) -> [UInt64]? {
     v.map { [$0.x.bitPattern, $0.y.bitPattern, $0.z.bitPattern] }
   }
-  private func bits(_ q: Quaternion?) -> [UInt64]? { q.map { [$0.w, $0.x, $0.y, $0.z].map(\.bitPattern) } }
+  private func bits(_ q: Quaternion?) -> [UInt64]? {
+    q.map { [$0.w, $0.x, $0.y, $0.z].map(\.bitPattern) }
+  }
 
   /// Equality down to the bit (so that −0.0 and 0.0 differ), field by field.
-  private func assertBitIdentical(_ a: MotionSample, _ b: MotionSample, seed: UInt64, line: UInt = #line) {
+  private func assertBitIdentical(
+    _ a: MotionSample, _ b: MotionSample, seed: UInt64, line: UInt = #line
+  ) {
     let context = "seed \(seed), t = \(a.timestamp)"
     XCTAssertEqual(a.timestamp.bitPattern, b.timestamp.bitPattern, context, line: line)
     XCTAssertEqual(bits(a.accelerometer), bits(b.accelerometer), context, line: line)
@@ -73,7 +79,8 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
     let folder = try RecordingFixtureFolder()
     let url = folder.url.appendingPathComponent("round-trip.csv")
     let descriptor = StreamDescriptor(
-      name: "simulator:tour", sensors: [.accelerometer, .gyroscope, .magnetometer, .barometer, .thermometer],
+      name: "simulator:tour",
+      sensors: [.accelerometer, .gyroscope, .magnetometer, .barometer, .thermometer],
       nominalSampleRate: 100, hasGroundTruth: true,
       metadata: ["device": "test rig", "note": "two\nlines, a \\ backslash", "odd:key": "x"])
     let writer = try RecordingWriter(url: url, descriptor: descriptor, includeGroundTruth: true)
@@ -104,7 +111,8 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
     let folder = try RecordingFixtureFolder()
     let url = folder.url.appendingPathComponent("tour.csv")
     var replay = SimulatedSensorStream(scenario: scenario, seed: 7)
-    let writer = try RecordingWriter(url: url, descriptor: replay.descriptor, includeGroundTruth: true)
+    let writer = try RecordingWriter(
+      url: url, descriptor: replay.descriptor, includeGroundTruth: true)
     XCTAssertEqual(try writer.writeAll(from: &replay), expected.count)
     try writer.finish()
     var stream = try RecordingReader.open(url)
@@ -132,7 +140,8 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
     try writer.finish()
     var stream = try RecordingReader.open(url)
     XCTAssertFalse(stream.descriptor.hasGroundTruth)
-    XCTAssertEqual(stream.descriptor.metadata["nominalSampleRateEstimated"], "true", "no rate in the header")
+    XCTAssertEqual(
+      stream.descriptor.metadata["nominalSampleRateEstimated"], "true", "no rate in the header")
     let read = try stream.collect()
     for (a, b) in zip(samples, read) {
       var expected = a
@@ -146,15 +155,18 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
     let url = folder.url.appendingPathComponent("interrupted.csv")
     do {
       let writer = try RecordingWriter(
-        url: url, descriptor: StreamDescriptor(name: "x", sensors: .inertial, nominalSampleRate: 100))
+        url: url,
+        descriptor: StreamDescriptor(name: "x", sensors: .inertial, nominalSampleRate: 100))
       for i in 0..<10_000 {
         try writer.append(
-          MotionSample(timestamp: Double(i) / 100, accelerometer: SIMD3(0, 0, 9.81), gyroscope: .zero))
+          MotionSample(
+            timestamp: Double(i) / 100, accelerometer: SIMD3(0, 0, 9.81), gyroscope: .zero))
       }
       // Mid-recording: data has been flushed to the temporary file, but nothing at `url`.
       XCTAssertFalse(FileManager.default.fileExists(atPath: url.path))
       XCTAssertEqual(folder.fileNames.count, 1)
-      XCTAssertTrue(folder.fileNames[0].hasPrefix(".interrupted.csv.partial-"), "\(folder.fileNames)")
+      XCTAssertTrue(
+        folder.fileNames[0].hasPrefix(".interrupted.csv.partial-"), "\(folder.fileNames)")
     }
     // Dropped without finish(): the temporary file is gone and nothing appeared.
     XCTAssertFalse(FileManager.default.fileExists(atPath: url.path))
@@ -173,7 +185,8 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
     let folder = try RecordingFixtureFolder()
     let url = try folder.write("old content\n", to: "r.csv")
     let writer = try RecordingWriter(
-      url: url, descriptor: StreamDescriptor(name: "x", sensors: [.accelerometer], nominalSampleRate: 50))
+      url: url,
+      descriptor: StreamDescriptor(name: "x", sensors: [.accelerometer], nominalSampleRate: 50))
     try writer.append(MotionSample(timestamp: 0, accelerometer: SIMD3(1, 2, 3)))
     XCTAssertEqual(try String(contentsOf: url, encoding: .utf8), "old content\n")
     try writer.finish()
@@ -185,10 +198,13 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
     let folder = try RecordingFixtureFolder()
     let url = folder.url.appendingPathComponent("w.csv")
     let writer = try RecordingWriter(
-      url: url, descriptor: StreamDescriptor(name: "x", sensors: [.accelerometer], nominalSampleRate: 50))
+      url: url,
+      descriptor: StreamDescriptor(name: "x", sensors: [.accelerometer], nominalSampleRate: 50))
     try writer.append(MotionSample(timestamp: 1, accelerometer: SIMD3(1, 2, 3)))
-    XCTAssertThrowsError(try writer.append(MotionSample(timestamp: 2, accelerometer: SIMD3(.nan, 0, 0))))
-    XCTAssertThrowsError(try writer.append(MotionSample(timestamp: 0.5, accelerometer: .zero))) { error in
+    XCTAssertThrowsError(
+      try writer.append(MotionSample(timestamp: 2, accelerometer: SIMD3(.nan, 0, 0))))
+    XCTAssertThrowsError(try writer.append(MotionSample(timestamp: 0.5, accelerometer: .zero))) {
+      error in
       XCTAssertTrue("\(error)".contains("earlier"), "\(error)")
     }
     XCTAssertThrowsError(try writer.append(MotionSample(timestamp: 3, gyroscope: .zero))) { error in
@@ -205,7 +221,8 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
     var stream = ArraySampleStream(
       [MotionSample(timestamp: 0, accelerometer: SIMD3(0, 0, 9.81), gyroscope: SIMD3(0.5, 0, 0))],
       descriptor: StreamDescriptor(name: "sim", sensors: .inertial, nominalSampleRate: 200))
-    let writer = try RecordingWriter(url: url, descriptor: stream.descriptor, includeGroundTruth: false)
+    let writer = try RecordingWriter(
+      url: url, descriptor: stream.descriptor, includeGroundTruth: false)
     XCTAssertEqual(try writer.writeAll(from: &stream), 1)
     XCTAssertFalse(FileManager.default.fileExists(atPath: url.path), "not until finish()")
     try writer.finish()

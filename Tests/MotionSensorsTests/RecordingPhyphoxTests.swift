@@ -14,7 +14,8 @@ final class RecordingPhyphoxTests: XCTestCase {
     "PAUSE",4.188245124998502E1,1.710697774206282E9,"2024-03-17 19:49:34.206 UTC+02:00"
 
     """
-  private let deviceCSV = "\"property\",\"value\"\n\"version\",\"1.1.13\"\n\"deviceModel\",\"iPhone12,1\"\n"
+  private let deviceCSV =
+    "\"property\",\"value\"\n\"version\",\"1.1.13\"\n\"deviceModel\",\"iPhone12,1\"\n"
 
   func testZipExportWithAccelerometerAndGyroscopeTables() throws {
     let folder = try RecordingFixtureFolder()
@@ -43,7 +44,8 @@ final class RecordingPhyphoxTests: XCTestCase {
     XCTAssertEqual(stream.descriptor.metadata["phyphox.startSystemTime"], "\(1.710697732324872E9)")
     XCTAssertEqual(stream.descriptor.metadata["phyphox.device.deviceModel"], "iPhone12,1")
     XCTAssertTrue(
-      stream.descriptor.metadata["phyphox.timeEvents"]?.contains("PAUSE 41.88245124998502") ?? false)
+      stream.descriptor.metadata["phyphox.timeEvents"]?.contains("PAUSE 41.88245124998502") ?? false
+    )
     let samples = try stream.collect()
     XCTAssertEqual(samples.count, 2, "the NaN padding row is skipped; equal times merge")
     XCTAssertEqual(samples[0].accelerometer, SIMD3(1.094196774E-3, 4.474990626E-2, 9.81))

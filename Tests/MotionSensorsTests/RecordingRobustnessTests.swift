@@ -68,7 +68,8 @@ final class RecordingRobustnessTests: XCTestCase {
       } catch let error as RecordingError {
         failed += 1
         XCTAssertFalse(error.message.isEmpty, "seed \(seed), iteration \(iteration)")
-        if error.kind == .malformedRow || error.kind == .timestampWentBackwards || error.kind == .invalidValue
+        if error.kind == .malformedRow || error.kind == .timestampWentBackwards
+          || error.kind == .invalidValue
         {
           XCTAssertNotNil(
             error.line, "row errors carry a line; seed \(seed), iteration \(iteration): \(error)")

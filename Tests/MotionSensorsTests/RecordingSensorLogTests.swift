@@ -30,9 +30,11 @@ final class RecordingSensorLogTests: XCTestCase {
     let url = try folder.write(header + rows, to: "2025-03-11_14_44_11_my_iOS_device.csv")
     XCTAssertEqual(try RecordingFormat.detect(url), .sensorLog)
     var stream = try RecordingReader.open(url)
-    XCTAssertEqual(stream.descriptor.sensors, [.accelerometer, .gyroscope, .magnetometer, .barometer])
+    XCTAssertEqual(
+      stream.descriptor.sensors, [.accelerometer, .gyroscope, .magnetometer, .barometer])
     XCTAssertTrue(stream.descriptor.hasGroundTruth)
-    XCTAssertEqual(stream.descriptor.metadata["sensorlog.referenceFrame"], "XArbitraryCorrectedZVertical")
+    XCTAssertEqual(
+      stream.descriptor.metadata["sensorlog.referenceFrame"], "XArbitraryCorrectedZVertical")
     XCTAssertNotNil(stream.descriptor.metadata["groundTruthSource"])
     let samples = try stream.collect()
     XCTAssertEqual(
@@ -56,12 +58,14 @@ final class RecordingSensorLogTests: XCTestCase {
     XCTAssertEqual(truths.count, 2)
     XCTAssertEqual(truths[0].earthFromSensor, .identity)
     XCTAssertEqual(
-      truths[0].gravity, SIMD3(0, 0, -g), "Core Motion's gravity in g, scaled, same direction (down)")
+      truths[0].gravity, SIMD3(0, 0, -g),
+      "Core Motion's gravity in g, scaled, same direction (down)")
     XCTAssertEqual(
       truths[0].linearAcceleration, SIMD3(-0.1 * g, -0.0, -0.0), "userAcceleration = -linear / g")
     XCTAssertEqual(truths[0].angularVelocity, SIMD3(0.01, 0.02, 0.03))
     XCTAssertEqual(
-      truths[1].earthFromSensor, Quaternion(w: 0.7071067811865476, x: 0, y: 0, z: 0.7071067811865476))
+      truths[1].earthFromSensor,
+      Quaternion(w: 0.7071067811865476, x: 0, y: 0, z: 0.7071067811865476))
     XCTAssertEqual(truths[1].gravity, SIMD3(0, -g, 0))
   }
 

@@ -48,18 +48,21 @@ final class RecordingSensorLoggerTests: XCTestCase {
     let url = folder.url.appendingPathComponent("SensorLogger-2025-04-28")
     XCTAssertEqual(try RecordingFormat.detect(url), .sensorLogger)
     var stream = try RecordingReader.open(url)
-    XCTAssertEqual(stream.descriptor.sensors, [.accelerometer, .gyroscope, .magnetometer, .barometer])
+    XCTAssertEqual(
+      stream.descriptor.sensors, [.accelerometer, .gyroscope, .magnetometer, .barometer])
     XCTAssertEqual(stream.descriptor.nominalSampleRate, 100)
     XCTAssertEqual(stream.descriptor.metadata["sensorlogger.device name"], "iPhone 13")
     let samples = try stream.collect()
     XCTAssertEqual(samples.count, 5)
     // Barometer first (earliest), in kPa.
     XCTAssertEqual(samples[0].sensors, [.barometer])
-    XCTAssertEqual(samples[0].pressure!, 101.95285034179688, accuracy: 1e-12)  // one multiplication by 0.1
+    // One multiplication by 0.1 (hPa to kPa).
+    XCTAssertEqual(samples[0].pressure!, 101.95285034179688, accuracy: 1e-12)
     // Accelerometer and raw gyroscope at the same nanosecond merge into one sample.
     XCTAssertEqual(samples[1].sensors, [.accelerometer, .gyroscope])
     XCTAssertEqual(samples[1].accelerometer, SIMD3(-0.0, -0.5 * g, g))
-    XCTAssertEqual(samples[1].gyroscope, SIMD3(0.1, 0.2, 0.3), "uncalibrated gyroscope, x from the x column")
+    XCTAssertEqual(
+      samples[1].gyroscope, SIMD3(0.1, 0.2, 0.3), "uncalibrated gyroscope, x from the x column")
     XCTAssertEqual(samples[1].timestamp, 1_745_877_875 + 0.7828204)
     XCTAssertEqual(samples[2].gyroscope, SIMD3(0.4, 0.5, 0.6))
     XCTAssertEqual(samples[3].magnetometer, SIMD3(10, 20, -40))
@@ -70,7 +73,8 @@ final class RecordingSensorLoggerTests: XCTestCase {
   func testStandardisedIOSAndAndroidZipKeepTheirSign() throws {
     let folder = try RecordingFixtureFolder()
     let standardised = try folder.writeZip(iOSFiles(standardised: true), to: "ios-standard.zip")
-    let first = try XCTUnwrap(RecordingReader.readSamples(standardised).first { $0.accelerometer != nil })
+    let first = try XCTUnwrap(
+      RecordingReader.readSamples(standardised).first { $0.accelerometer != nil })
     XCTAssertEqual(first.accelerometer, SIMD3(0, 0.5, -1), "already m/s² in Android's convention")
 
     let android: [(String, String)] = [
@@ -93,7 +97,8 @@ final class RecordingSensorLoggerTests: XCTestCase {
     XCTAssertEqual(try RecordingFormat.detect(zip), .sensorLogger)
     let samples = try RecordingReader.readSamples(zip)
     XCTAssertEqual(samples.count, 1)
-    XCTAssertEqual(samples[0].accelerometer, SIMD3(1.423729419708252, 6.9344000816345215, 7.511070251464844))
+    XCTAssertEqual(
+      samples[0].accelerometer, SIMD3(1.423729419708252, 6.9344000816345215, 7.511070251464844))
     XCTAssertEqual(samples[0].timestamp, 1_707_663_721 + 0.3451092)
   }
 
@@ -117,7 +122,8 @@ final class RecordingSensorLoggerTests: XCTestCase {
       "version,device name,recording time,platform\n2,SM-N960F,2021-00-12_21-12-33,android\n",
       to: "v2/Metadata.csv")
     try folder.write(
-      "time,z,y,x\n1000000000,0.5,0,0\n1010000000,0.25,0,0\n1020000000,0,0,1\n", to: "v2/Accelerometer.csv")
+      "time,z,y,x\n1000000000,0.5,0,0\n1010000000,0.25,0,0\n1020000000,0,0,1\n",
+      to: "v2/Accelerometer.csv")
     try folder.write("time,z,y,x\n1000000000,9.75,0,0\n1020000000,9.5,0,0\n", to: "v2/Gravity.csv")
     var stream = try RecordingReader.open(folder.url.appendingPathComponent("v2"))
     XCTAssertNotNil(stream.descriptor.metadata["accelerometerSource"])
@@ -150,7 +156,8 @@ final class RecordingSensorLoggerTests: XCTestCase {
       XCTAssertEqual(error?.line, 3)
       XCTAssertEqual(error?.column, "y")
       XCTAssertTrue(
-        error?.file.hasSuffix("bad.zip/GyroscopeUncalibrated.csv") ?? false, "\(String(describing: error))")
+        error?.file.hasSuffix("bad.zip/GyroscopeUncalibrated.csv") ?? false,
+        "\(String(describing: error))")
     }
   }
 
@@ -158,7 +165,8 @@ final class RecordingSensorLoggerTests: XCTestCase {
     let folder = try RecordingFixtureFolder()
     try folder.write("version,platform\n3,ios\n", to: "x/Metadata.csv")
     try folder.write("time,seconds_elapsed,z,y,x\n1,0,0,0,0\n", to: "x/Accelerometer.csv")
-    XCTAssertThrowsError(try RecordingReader.open(folder.url.appendingPathComponent("x"))) { error in
+    XCTAssertThrowsError(try RecordingReader.open(folder.url.appendingPathComponent("x"))) {
+      error in
       XCTAssertTrue("\(error)".contains("no raw sensor files"), "\(error)")
     }
   }

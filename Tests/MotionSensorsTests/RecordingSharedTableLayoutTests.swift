@@ -22,21 +22,25 @@ final class RecordingSharedTableLayoutTests: XCTestCase {
     for (index, (header, expected)) in cases.enumerated() {
       let url = try folder.write(header + "\r\n0,1,2,3\n", to: "table\(index).csv")
       XCTAssertEqual(SharedTableLayout.layouts(of: url), expected, header)
-      for layout in expected { XCTAssertNoThrow(try ColumnMapping(parsing: layout.columnMapping), header) }
+      for layout in expected {
+        XCTAssertNoThrow(try ColumnMapping(parsing: layout.columnMapping), header)
+      }
     }
   }
 
   func testUnreadableOrMissingFilesMatchNothing() throws {
     let folder = try RecordingFixtureFolder()
     XCTAssertEqual(SharedTableLayout.layouts(of: folder.url), [], "a directory")
-    XCTAssertEqual(SharedTableLayout.layouts(of: folder.url.appendingPathComponent("missing.csv")), [])
+    XCTAssertEqual(
+      SharedTableLayout.layouts(of: folder.url.appendingPathComponent("missing.csv")), [])
   }
 
   func testReadsNoMoreThanTheHeaderLimit() throws {
     // A first line longer than the limit: the names are cut there, so `t,ax,ay,az` still matches
     // while a pressure column beyond the limit is not seen.
     let folder = try RecordingFixtureFolder()
-    let padding = Array(repeating: "c", count: SharedTableLayout.headerByteLimit).joined(separator: ",")
+    let padding = Array(repeating: "c", count: SharedTableLayout.headerByteLimit).joined(
+      separator: ",")
     let url = try folder.write("t,ax,ay,az," + padding + ",pressure_hpa\n", to: "long.csv")
     XCTAssertEqual(SharedTableLayout.layouts(of: url), [.steps])
   }

@@ -71,15 +71,20 @@ final class RecordingStreamingWindowTests: XCTestCase {
         let windowed = try CSVBytes(contentsOf: url, windowSize: windowSize)
         XCTAssertLessThan(windowed.count, size, "the window does not hold the whole file")
         let read = try rows(of: windowed)
-        XCTAssertEqual(read.count, expected.count, "seed \(seed), trial \(trial), window \(windowSize)")
-        if let first = zip(read, expected).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+        XCTAssertEqual(
+          read.count, expected.count, "seed \(seed), trial \(trial), window \(windowSize)")
+        if let first = zip(read, expected).enumerated().first(where: {
+          $0.element.0 != $0.element.1
+        })?.offset {
           XCTFail(
             "seed \(seed), trial \(trial), window \(windowSize): row \(first) differs: "
               + "\(read[first]) != \(expected[first])")
         }
         // The same bytes from memory (an archive member) through the same window size.
-        let fromMemory = try rows(of: CSVBytes(data: Data(text.utf8), fileName: "m", windowSize: windowSize))
-        XCTAssertEqual(fromMemory, expected, "seed \(seed), trial \(trial), window \(windowSize), in memory")
+        let fromMemory = try rows(
+          of: CSVBytes(data: Data(text.utf8), fileName: "m", windowSize: windowSize))
+        XCTAssertEqual(
+          fromMemory, expected, "seed \(seed), trial \(trial), window \(windowSize), in memory")
       }
     }
   }
@@ -103,7 +108,8 @@ final class RecordingStreamingWindowTests: XCTestCase {
     while !originalDone || !copyDone {
       for _ in 0..<Int.random(in: 1...5, using: &rng) where !originalDone {
         if try original.nextRow(into: &fields) {
-          fromOriginal.append(Row(line: original.lineNumber, cells: fields.map(original.bytes.string)))
+          fromOriginal.append(
+            Row(line: original.lineNumber, cells: fields.map(original.bytes.string)))
         } else {
           originalDone = true
         }
@@ -121,7 +127,9 @@ final class RecordingStreamingWindowTests: XCTestCase {
     // A new cursor on a window that has moved on starts again at the file's first line.
     var again = CSVCursor(original.bytes)
     XCTAssertTrue(try again.nextRow(into: &fields))
-    XCTAssertEqual(Row(line: again.lineNumber, cells: fields.map(again.bytes.string)), expected.first, "seed \(seed)")
+    XCTAssertEqual(
+      Row(line: again.lineNumber, cells: fields.map(again.bytes.string)), expected.first,
+      "seed \(seed)")
   }
 
   func testRecordingReadThroughSmallWindowsIsBitIdentical() throws {
@@ -133,11 +141,15 @@ final class RecordingStreamingWindowTests: XCTestCase {
       url: url,
       descriptor: StreamDescriptor(name: "window", sensors: .nineAxis, nominalSampleRate: 100))
     for i in 0..<3000 {
-      func value() -> Double { Double.random(in: -20...20, using: &rng) * pow(10, Double(Int.random(in: -6...3, using: &rng))) }
+      func value() -> Double {
+        Double.random(in: -20...20, using: &rng)
+          * pow(10, Double(Int.random(in: -6...3, using: &rng)))
+      }
       try writer.append(
         MotionSample(
           timestamp: Double(i) / 100, accelerometer: SIMD3(value(), value(), value()),
-          gyroscope: SIMD3(value(), value(), value()), magnetometer: SIMD3(value(), value(), value())))
+          gyroscope: SIMD3(value(), value(), value()),
+          magnetometer: SIMD3(value(), value(), value())))
     }
     try writer.finish()
     let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int)

@@ -33,7 +33,8 @@ final class RecordingValidationTests: XCTestCase {
     XCTAssertEqual(error.kind, .malformedRow)
     XCTAssertEqual(error.line, 5)
     XCTAssertEqual(error.column, "acc_y")
-    XCTAssertTrue(error.description.hasPrefix(url.path + ":5: column \"acc_y\": "), error.description)
+    XCTAssertTrue(
+      error.description.hasPrefix(url.path + ":5: column \"acc_y\": "), error.description)
     XCTAssertTrue(error.description.contains("\"abc\""), error.description)
   }
 
@@ -56,7 +57,8 @@ final class RecordingValidationTests: XCTestCase {
 
   func testEmptyCellsMeanTheSensorDidNotTick() throws {
     let folder = try RecordingFixtureFolder()
-    let url = try folder.write(header + "0,1,2,3,,,\n0.005,,,,4,5,6\r\n\n0.01,1,2,3,4,5,6\n", to: "ticks.csv")
+    let url = try folder.write(
+      header + "0,1,2,3,,,\n0.005,,,,4,5,6\r\n\n0.01,1,2,3,4,5,6\n", to: "ticks.csv")
     let samples = try RecordingReader.readSamples(url)
     XCTAssertEqual(samples.count, 3)
     XCTAssertEqual(samples[0].sensors, [.accelerometer])
@@ -101,7 +103,8 @@ final class RecordingValidationTests: XCTestCase {
     XCTAssertThrowsError(try RecordingReader.open(url)) { error in
       let error = error as? RecordingError
       XCTAssertEqual(error?.kind, .fileNotFound)
-      XCTAssertEqual(error?.description, "/nonexistent/folder/recording.csv: no such file or folder")
+      XCTAssertEqual(
+        error?.description, "/nonexistent/folder/recording.csv: no such file or folder")
     }
   }
 
@@ -112,7 +115,8 @@ final class RecordingValidationTests: XCTestCase {
       let error = error as? RecordingError
       XCTAssertEqual(error?.kind, .unknownFormat)
       for format in RecordingFormat.allCases {
-        XCTAssertTrue(error?.description.contains(format.rawValue) ?? false, "\(String(describing: error))")
+        XCTAssertTrue(
+          error?.description.contains(format.rawValue) ?? false, "\(String(describing: error))")
       }
     }
     let empty = try folder.write("", to: "empty.csv")
@@ -133,7 +137,8 @@ final class RecordingValidationTests: XCTestCase {
 
   func testNewerVersionIsRejected() throws {
     let folder = try RecordingFixtureFolder()
-    let url = try folder.write("# OpenCoreMotion CSV\n# version: 9\nt,acc_x,acc_y,acc_z\n", to: "v9.csv")
+    let url = try folder.write(
+      "# OpenCoreMotion CSV\n# version: 9\nt,acc_x,acc_y,acc_z\n", to: "v9.csv")
     XCTAssertThrowsError(try RecordingReader.open(url)) { error in
       XCTAssertEqual((error as? RecordingError)?.kind, .malformedHeader)
     }

@@ -12,7 +12,8 @@ final class SimulatorNoiseTests: XCTestCase {
   func testSameSeedGivesIdenticalSamples() throws {
     let scenario = try Scenario.named("shake")
     let seed = testSeed()
-    XCTAssertEqual(try simulate(scenario, seed: seed), try simulate(scenario, seed: seed), "seed \(seed)")
+    XCTAssertEqual(
+      try simulate(scenario, seed: seed), try simulate(scenario, seed: seed), "seed \(seed)")
     // The scenario's own seed is used when none is given, and an override with that value is the same.
     XCTAssertEqual(try simulate(scenario), try simulate(scenario, seed: scenario.seed))
   }
@@ -86,13 +87,16 @@ final class SimulatorNoiseTests: XCTestCase {
         early.append(atOne.groundTruth!.gyroscopeBias![axis])
         late.append(atTen.groundTruth!.gyroscopeBias![axis])
         // The reading is the true rate (zero) plus the current bias.
-        XCTAssertEqual(atTen.gyroscope![axis], atTen.groundTruth!.gyroscopeBias![axis], accuracy: 1e-15)
+        XCTAssertEqual(
+          atTen.gyroscope![axis], atTen.groundTruth!.gyroscopeBias![axis], accuracy: 1e-15)
       }
     }
     let earlyVariance = early.map { $0 * $0 }.reduce(0, +) / Double(early.count)
     let lateVariance = late.map { $0 * $0 }.reduce(0, +) / Double(late.count)
-    XCTAssertEqual(earlyVariance, walk * walk * 1.01, accuracy: 0.35 * walk * walk * 1.01, "seed \(base)")
-    XCTAssertEqual(lateVariance, walk * walk * 10, accuracy: 0.35 * walk * walk * 10, "seed \(base)")
+    XCTAssertEqual(
+      earlyVariance, walk * walk * 1.01, accuracy: 0.35 * walk * walk * 1.01, "seed \(base)")
+    XCTAssertEqual(
+      lateVariance, walk * walk * 10, accuracy: 0.35 * walk * walk * 10, "seed \(base)")
     XCTAssertGreaterThan(lateVariance, 4 * earlyVariance)
   }
 
@@ -113,7 +117,8 @@ final class SimulatorNoiseTests: XCTestCase {
 
     scenario.noise.accelerometer = SensorNoiseModel(range: 2 * g)
     scenario.segments = [
-      .rest(duration: 1), .tap(axis: SIMD3(1, 0, 0), peakAcceleration: 50, pulseDuration: 0.05, duration: 1),
+      .rest(duration: 1),
+      .tap(axis: SIMD3(1, 0, 0), peakAcceleration: 50, pulseDuration: 0.05, duration: 1),
     ]
     scenario.duration = nil
     let clipped = try simulate(scenario).map { $0.accelerometer!.x }

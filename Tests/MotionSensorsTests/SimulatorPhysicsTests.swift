@@ -26,7 +26,8 @@ final class SimulatorPhysicsTests: XCTestCase {
     // the specific force is their negation times g.
     let coreMotionGravity: [DeviceOrientationName: SIMD3<Double>] = [
       .faceUp: SIMD3(0, 0, -1), .faceDown: SIMD3(0, 0, 1), .portrait: SIMD3(0, -1, 0),
-      .portraitUpsideDown: SIMD3(0, 1, 0), .landscapeLeft: SIMD3(-1, 0, 0), .landscapeRight: SIMD3(1, 0, 0),
+      .portraitUpsideDown: SIMD3(0, 1, 0), .landscapeLeft: SIMD3(-1, 0, 0),
+      .landscapeRight: SIMD3(1, 0, 0),
     ]
     for (name, gravity) in coreMotionGravity {
       let samples = try simulate(try noiselessScenario(name.rawValue, duration: 1))
@@ -35,7 +36,8 @@ final class SimulatorPhysicsTests: XCTestCase {
         // Quarter-turn quaternions carry sin/cos(π/4) rounding: 1e-12 m/s² is far above it.
         assertVectorsEqual(sample.accelerometer, -g * gravity, accuracy: 1e-12, "\(name)")
         assertVectorsEqual(
-          Units.coreMotionAcceleration(fromSpecificForce: sample.accelerometer!), gravity, accuracy: 1e-12,
+          Units.coreMotionAcceleration(fromSpecificForce: sample.accelerometer!), gravity,
+          accuracy: 1e-12,
           "\(name)")
         assertVectorsEqual(sample.gyroscope, .zero, accuracy: 1e-15, "\(name)")
       }
@@ -52,10 +54,13 @@ final class SimulatorPhysicsTests: XCTestCase {
     let visited = Set(rests.compactMap(\.detail))
     XCTAssertEqual(visited, Set(DeviceOrientationName.allCases.map(\.rawValue)))
     for rest in rests {
-      guard let detail = rest.detail, let name = DeviceOrientationName(rawValue: detail) else { continue }
+      guard let detail = rest.detail, let name = DeviceOrientationName(rawValue: detail) else {
+        continue
+      }
       let expected = name.earthFromSensor.conjugate.act(on: SIMD3(0, 0, g))
       for sample in samples where rest.contains(sample.timestamp) {
-        assertVectorsEqual(sample.accelerometer, expected, accuracy: 1e-9, "\(name) at \(sample.timestamp)")
+        assertVectorsEqual(
+          sample.accelerometer, expected, accuracy: 1e-9, "\(name) at \(sample.timestamp)")
       }
     }
     let shakes = stream.events.filter { $0.kind == .shake }
@@ -84,7 +89,8 @@ final class SimulatorPhysicsTests: XCTestCase {
         worst = Swift.max(worst, attitude.angle(to: samples[k].groundTruth!.earthFromSensor!))
       }
       XCTAssertGreaterThan(samples.last!.timestamp, 25, name)
-      XCTAssertLessThan(worst * Units.degreesPerRadian, 0.1, "\(name): worst attitude error \(worst) rad")
+      XCTAssertLessThan(
+        worst * Units.degreesPerRadian, 0.1, "\(name): worst attitude error \(worst) rad")
     }
   }
 
@@ -94,7 +100,8 @@ final class SimulatorPhysicsTests: XCTestCase {
     ] {
       let samples = try simulate(try noiselessScenario(name))
       let middle = samples[samples.count / 2]
-      assertVectorsEqual(middle.gyroscope, 30 * Units.radiansPerDegree * axis, accuracy: 1e-12, name)
+      assertVectorsEqual(
+        middle.gyroscope, 30 * Units.radiansPerDegree * axis, accuracy: 1e-12, name)
     }
   }
 
@@ -107,7 +114,8 @@ final class SimulatorPhysicsTests: XCTestCase {
         XCTAssertEqual(truth.gravity!.length, g, accuracy: 1e-9, name)
         // The gravity truth is the attitude's view of the earth's down direction.
         assertVectorsEqual(
-          truth.gravity, truth.earthFromSensor!.conjugate.act(on: SIMD3(0, 0, -g)), accuracy: 1e-9, name)
+          truth.gravity, truth.earthFromSensor!.conjugate.act(on: SIMD3(0, 0, -g)), accuracy: 1e-9,
+          name)
       }
     }
   }
@@ -125,11 +133,14 @@ final class SimulatorPhysicsTests: XCTestCase {
         let now = trajectory.state(at: t)
         let after = trajectory.state(at: t + h)
         let acceleration = (after.position - 2 * now.position + before.position) / (h * h)
-        assertVectorsEqual(now.acceleration, acceleration, accuracy: 0.01, "\(name) acceleration at \(t)")
+        assertVectorsEqual(
+          now.acceleration, acceleration, accuracy: 0.01, "\(name) acceleration at \(t)")
         let velocity = (after.position - before.position) / (2 * h)
         assertVectorsEqual(now.velocity, velocity, accuracy: 1e-4, "\(name) velocity at \(t)")
-        let rate = (before.earthFromSensor.conjugate * after.earthFromSensor).rotationVector / (2 * h)
-        assertVectorsEqual(now.angularVelocity, rate, accuracy: 1e-4, "\(name) angular velocity at \(t)")
+        let rate =
+          (before.earthFromSensor.conjugate * after.earthFromSensor).rotationVector / (2 * h)
+        assertVectorsEqual(
+          now.angularVelocity, rate, accuracy: 1e-4, "\(name) angular velocity at \(t)")
         t += 0.0137  // an irregular step, so segment joins and sample instants are not all aligned
       }
     }
@@ -161,7 +172,8 @@ final class SimulatorPhysicsTests: XCTestCase {
       let field = sample.magnetometer!
       XCTAssertEqual(field.length, 48, accuracy: 1e-9)
       let down = sample.groundTruth!.gravity!.normalized  // gravity points down
-      XCTAssertEqual(Double.asin(field.normalized.dot(down)) * Units.degreesPerRadian, 65, accuracy: 1e-6)
+      XCTAssertEqual(
+        Double.asin(field.normalized.dot(down)) * Units.degreesPerRadian, 65, accuracy: 1e-6)
     }
     // Face up with +x north (the identity attitude), the device axes read the field's NWU components.
     let flat = try simulate(try noiselessScenario("flat", duration: 0.1))
@@ -180,7 +192,8 @@ final class SimulatorPhysicsTests: XCTestCase {
     let scenario = Scenario(
       name: "lift",
       segments: [
-        .rest(duration: 1), .translate(displacement: SIMD3(0, 0, 30), duration: 20), .rest(duration: 1),
+        .rest(duration: 1), .translate(displacement: SIMD3(0, 0, 30), duration: 20),
+        .rest(duration: 1),
       ],
       altitude: 200, noise: .noiseless)
     let samples = try simulate(scenario)
@@ -190,7 +203,9 @@ final class SimulatorPhysicsTests: XCTestCase {
     XCTAssertEqual(last, StandardAtmosphere.pressure(atAltitude: 230), accuracy: 1e-12)
     // Near sea level the pressure falls by about 12 Pa per metre: 30 m ≈ 0.35 kPa.
     XCTAssertEqual(first - last, 0.353, accuracy: 0.01)
-    for k in 1..<samples.count { XCTAssertLessThanOrEqual(samples[k].pressure!, samples[k - 1].pressure!) }
+    for k in 1..<samples.count {
+      XCTAssertLessThanOrEqual(samples[k].pressure!, samples[k - 1].pressure!)
+    }
   }
 
   func testTapIsASpikeAlongPlusX() throws {
@@ -198,7 +213,8 @@ final class SimulatorPhysicsTests: XCTestCase {
     let samples = try stream.collect()
     let tap = try XCTUnwrap(stream.events.first { $0.kind == .tap })
     let peak = samples.max { $0.accelerometer!.x < $1.accelerometer!.x }!
-    XCTAssertTrue(tap.contains(peak.timestamp, tolerance: 0.01), "peak at \(peak.timestamp), tap \(tap)")
+    XCTAssertTrue(
+      tap.contains(peak.timestamp, tolerance: 0.01), "peak at \(peak.timestamp), tap \(tap)")
     // A real knock of a phone's edge on a palm reaches 3–6 g; the built-in one is about 5 g.
     XCTAssertGreaterThan(peak.accelerometer!.x, 3 * g)
     XCTAssertLessThan(peak.accelerometer!.x, 6 * g)
@@ -229,7 +245,8 @@ final class SimulatorPhysicsTests: XCTestCase {
     let fall = try XCTUnwrap(stream.events.first { $0.kind == .freeFall })
     XCTAssertEqual(fall.end - fall.start, 0.485, accuracy: 0.02)
     // After the 30 ms release the specific force is exactly zero until the catch.
-    for sample in samples where sample.timestamp > fall.start + 0.02 && sample.timestamp < fall.end {
+    for sample in samples where sample.timestamp > fall.start + 0.02 && sample.timestamp < fall.end
+    {
       XCTAssertLessThan(sample.accelerometer!.length, 1e-9, "at \(sample.timestamp)")
     }
     let last = samples.last!
@@ -267,7 +284,8 @@ final class SimulatorPhysicsTests: XCTestCase {
     let last = samples.last!.groundTruth!.earthFromSensor!
     // Turns of +90, −90 and +45 degrees leave the car 45° left of where it started.
     XCTAssertEqual(
-      AttitudeAngles(last).yaw - AttitudeAngles(first).yaw, 45 * Units.radiansPerDegree, accuracy: 1e-9)
+      AttitudeAngles(last).yaw - AttitudeAngles(first).yaw, 45 * Units.radiansPerDegree,
+      accuracy: 1e-9)
     XCTAssertEqual(AttitudeAngles(last).pitch, AttitudeAngles(first).pitch, accuracy: 1e-9)
     let distance = samples.last!.groundTruth!.position!.length
     XCTAssertGreaterThan(distance, 500)
@@ -284,7 +302,8 @@ extension SimulatorPhysicsTests {
     var highest = SIMD3<Double>(repeating: -.infinity)
     for sample in samples {
       let direction = sample.magnetometer!.normalized
-      octants.insert((direction.x > 0 ? 1 : 0) + (direction.y > 0 ? 2 : 0) + (direction.z > 0 ? 4 : 0))
+      octants.insert(
+        (direction.x > 0 ? 1 : 0) + (direction.y > 0 ? 2 : 0) + (direction.z > 0 ? 4 : 0))
       lowest = pointwiseMin(lowest, direction)
       highest = pointwiseMax(highest, direction)
     }

@@ -11,9 +11,12 @@ import _MotionTestSupport
 final class SimulatorScenarioTests: XCTestCase {
   func testBuiltInNamesCoverTheRequiredScenarios() {
     let required = [
-      "flat", "faceUp", "faceDown", "portrait", "portraitUpsideDown", "landscapeLeft", "landscapeRight",
-      "rotateX", "rotateY", "rotateZ", "figure8", "shake", "tap", "walk", "drive", "freefall", "tour",
-      "walkPocket", "walkBackPocket", "walkBag", "run", "stairs", "lift", "escalator", "cycle", "commute", "desk",
+      "flat", "faceUp", "faceDown", "portrait", "portraitUpsideDown", "landscapeLeft",
+      "landscapeRight",
+      "rotateX", "rotateY", "rotateZ", "figure8", "shake", "tap", "walk", "drive", "freefall",
+      "tour",
+      "walkPocket", "walkBackPocket", "walkBag", "run", "stairs", "lift", "escalator", "cycle",
+      "commute", "desk",
     ]
     XCTAssertEqual(Set(Scenario.builtInNames), Set(required))
     XCTAssertEqual(Scenario.builtInNames.count, Set(Scenario.builtInNames).count)
@@ -29,7 +32,8 @@ final class SimulatorScenarioTests: XCTestCase {
       XCTAssertEqual(stream.descriptor.nominalSampleRate, 100)
       XCTAssertTrue(stream.descriptor.hasGroundTruth)
       XCTAssertEqual(
-        stream.descriptor.sensors, [.accelerometer, .gyroscope, .magnetometer, .barometer, .thermometer])
+        stream.descriptor.sensors,
+        [.accelerometer, .gyroscope, .magnetometer, .barometer, .thermometer])
       let samples = try stream.collect()
       XCTAssertNil(try stream.next(), "\(name) ends")
       let duration = scenario.effectiveDuration
@@ -97,7 +101,9 @@ final class SimulatorScenarioTests: XCTestCase {
     var custom = Scenario(
       name: "custom",
       segments: [
-        .moveTo(attitude: .quaternion(Quaternion(angle: 0.3, axis: SIMD3(1, 2, 3)).normalized), duration: 2),
+        .moveTo(
+          attitude: .quaternion(Quaternion(angle: 0.3, axis: SIMD3(1, 2, 3)).normalized),
+          duration: 2),
         .moveTo(attitude: .eulerDegrees(roll: 10, pitch: 20, yaw: 30), duration: 1),
         .moveTo(attitude: .orientation(.portrait, yawDegrees: 45), duration: 1),
         .translate(displacement: SIMD3(1, 2, 3), duration: 2),
@@ -130,7 +136,8 @@ final class SimulatorScenarioTests: XCTestCase {
         ]
       }
       """
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("simulator-\(UUID()).json")
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "simulator-\(UUID()).json")
     try Data(json.utf8).write(to: url)
     defer { try? FileManager.default.removeItem(at: url) }
     let scenario = try Scenario.load(contentsOf: url)
@@ -140,9 +147,11 @@ final class SimulatorScenarioTests: XCTestCase {
     XCTAssertEqual(scenario.noise, .noiseless)
     XCTAssertEqual(scenario.temperature, 25)
     XCTAssertEqual(scenario.magneticField, MagneticFieldModel(strength: 50, dip: 45))
-    XCTAssertEqual(scenario.segments[1], .moveTo(attitude: .orientation(.landscapeLeft), duration: 1.5))
     XCTAssertEqual(
-      scenario.segments[3], .shake(axis: SIMD3(1, 0, 0), amplitude: 0.03, frequency: 4, duration: 2))
+      scenario.segments[1], .moveTo(attitude: .orientation(.landscapeLeft), duration: 1.5))
+    XCTAssertEqual(
+      scenario.segments[3], .shake(axis: SIMD3(1, 0, 0), amplitude: 0.03, frequency: 4, duration: 2)
+    )
     XCTAssertEqual(scenario.segments.count, 10)
     let samples = try simulate(scenario)
     XCTAssertEqual(samples.count, Int((scenario.segmentsDuration * 100).rounded()))
@@ -166,11 +175,14 @@ final class SimulatorScenarioTests: XCTestCase {
     }
     let unknownType = decodeError(#"{"segments": [{"type": "moonwalk"}]}"#)
     XCTAssertTrue(unknownType.contains("moonwalk") && unknownType.contains("figure8"), unknownType)
-    let unknownOrientation = decodeError(#"{"segments": [{"type": "moveTo", "attitude": "sideways"}]}"#)
+    let unknownOrientation = decodeError(
+      #"{"segments": [{"type": "moveTo", "attitude": "sideways"}]}"#)
     XCTAssertTrue(
-      unknownOrientation.contains("sideways") && unknownOrientation.contains("faceDown"), unknownOrientation)
+      unknownOrientation.contains("sideways") && unknownOrientation.contains("faceDown"),
+      unknownOrientation)
     let unknownPreset = decodeError(#"{"noise": "perfect", "segments": [{"type": "rest"}]}"#)
-    XCTAssertTrue(unknownPreset.contains("perfect") && unknownPreset.contains("noiseless"), unknownPreset)
+    XCTAssertTrue(
+      unknownPreset.contains("perfect") && unknownPreset.contains("noiseless"), unknownPreset)
     let badRate = decodeError(#"{"sampleRate": 0, "segments": [{"type": "rest"}]}"#)
     XCTAssertTrue(badRate.contains("sampleRate"), badRate)
     let empty = decodeError(#"{"segments": []}"#)
@@ -214,7 +226,8 @@ final class SimulatorScenarioTests: XCTestCase {
     noThermometer.temperature = nil
     let samples = try simulate(noThermometer)
     XCTAssertNil(samples[0].temperature)
-    XCTAssertFalse(SimulatedSensorStream(scenario: noThermometer).descriptor.sensors.contains(.thermometer))
+    XCTAssertFalse(
+      SimulatedSensorStream(scenario: noThermometer).descriptor.sensors.contains(.thermometer))
   }
 
   func testPlaysThroughAStreamPlayerOnAVirtualClock() throws {
@@ -257,12 +270,17 @@ extension SimulatorScenarioTests {
     XCTAssertNotNil(problem { $0.duration = .infinity })
     XCTAssertNotNil(problem { $0.duration = 2 * Scenario.maximumDuration })
     XCTAssertNotNil(
-      problem { $0.segments = [.shake(axis: SIMD3(1, 0, 0), amplitude: .nan, frequency: 4, duration: 2)] })
+      problem {
+        $0.segments = [.shake(axis: SIMD3(1, 0, 0), amplitude: .nan, frequency: 4, duration: 2)]
+      })
     XCTAssertNotNil(
       problem {
-        $0.segments = [.tap(axis: SIMD3(1, 0, 0), peakAcceleration: 30, pulseDuration: 0.1, duration: 0.2)]
+        $0.segments = [
+          .tap(axis: SIMD3(1, 0, 0), peakAcceleration: 30, pulseDuration: 0.1, duration: 0.2)
+        ]
       })
-    XCTAssertNotNil(problem { $0.segments = [.freeFall(dropDuration: 1, catchDuration: 0.5, duration: 1)] })
+    XCTAssertNotNil(
+      problem { $0.segments = [.freeFall(dropDuration: 1, catchDuration: 0.5, duration: 1)] })
     XCTAssertNotNil(problem { $0.magneticField.dip = 120 })
     XCTAssertNotNil(problem { $0.noise.gyroscope.noiseDensity = -1 })
     XCTAssertNotNil(problem { $0.noise.accelerometer.range = 0 })
@@ -317,6 +335,7 @@ extension SimulatorScenarioTests {
     let samples = try stream.collect()
     XCTAssertEqual(samples.count, 2000)
     XCTAssertEqual(samples.last!.groundTruth!.position!.z, 1, accuracy: 1e-9)
-    XCTAssertEqual(stream.events.map(\.kind), [.rest, .orientationChange, .translation, .shake, .tap, .rest])
+    XCTAssertEqual(
+      stream.events.map(\.kind), [.rest, .orientationChange, .translation, .shake, .tap, .rest])
   }
 }

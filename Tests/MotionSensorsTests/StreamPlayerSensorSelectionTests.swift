@@ -15,8 +15,12 @@ final class StreamPlayerSensorSelectionTests: XCTestCase {
 
   func testOnlyTheSensorsSubscribersNeedAreDelivered() throws {
     let clock = VirtualClock()
-    let player = StreamPlayer(SimulatedSensorStream(scenario: try Scenario.named("walk")), pacing: .virtual(clock))
-    XCTAssertTrue(player.availableSensors.isSuperset(of: [.accelerometer, .gyroscope, .magnetometer, .barometer]))
+    let player = StreamPlayer(
+      SimulatedSensorStream(scenario: try Scenario.named("walk")), pacing: .virtual(clock))
+    XCTAssertTrue(
+      player.availableSensors.isSuperset(of: [
+        .accelerometer, .gyroscope, .magnetometer, .barometer,
+      ]))
     XCTAssertEqual(player.activeSensors, [])
 
     // A pedometer-like subscriber: accelerometer and barometer only.
@@ -28,15 +32,19 @@ final class StreamPlayerSensorSelectionTests: XCTestCase {
     let first = pedometer.withLock { $0 }
     // About 100 Hz (the phone preset jitters timestamps, so a sample may fall either side of 1 s).
     XCTAssertTrue((99...102).contains(first.count), "\(first.count) samples in 1 s")
-    XCTAssertTrue(first.allSatisfy { $0.sensors == [.accelerometer, .barometer] }, "gyroscope or magnetometer delivered")
+    XCTAssertTrue(
+      first.allSatisfy { $0.sensors == [.accelerometer, .barometer] },
+      "gyroscope or magnetometer delivered")
 
     // A gyroscope subscriber switches the gyroscope on, for everyone (one stream of samples).
     let gyroscope = Locked<[MotionSample]>([])
-    let gyroscopeSubscription = player.subscribe(requestedSampleRate: 100, sensors: [.gyroscope], collect(gyroscope))
+    let gyroscopeSubscription = player.subscribe(
+      requestedSampleRate: 100, sensors: [.gyroscope], collect(gyroscope))
     XCTAssertEqual(player.activeSensors, [.accelerometer, .gyroscope, .barometer])
     clock.advance(by: 1)
     XCTAssertTrue((98...102).contains(gyroscope.withLock { $0.count }))
-    XCTAssertTrue(gyroscope.withLock { $0 }.allSatisfy { $0.gyroscope != nil && $0.magnetometer == nil })
+    XCTAssertTrue(
+      gyroscope.withLock { $0 }.allSatisfy { $0.gyroscope != nil && $0.magnetometer == nil })
 
     // When it leaves, the gyroscope is off again.
     gyroscopeSubscription.cancel()
@@ -61,7 +69,8 @@ final class StreamPlayerSensorSelectionTests: XCTestCase {
 
   func testThePlainSubscriptionGetsEverySensor() throws {
     let clock = VirtualClock()
-    let player = StreamPlayer(SimulatedSensorStream(scenario: try Scenario.named("walk")), pacing: .virtual(clock))
+    let player = StreamPlayer(
+      SimulatedSensorStream(scenario: try Scenario.named("walk")), pacing: .virtual(clock))
     let received = Locked<[MotionSample]>([])
     let subscription = player.subscribe(requestedSampleRate: 100, collect(received))
     XCTAssertEqual(player.activeSensors, player.availableSensors)

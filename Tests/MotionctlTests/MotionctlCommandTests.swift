@@ -44,7 +44,8 @@ final class MotionctlCommandTests: XCTestCase {
   func testReplayJSONLinesUsesTheColumnNamesAsKeys() throws {
     let folder = try makeTemporaryDirectory(for: self)
     let recording = folder.appendingPathComponent("portrait.csv").path
-    XCTAssertEqual(try MotionctlRunner.run(["simulate", "portrait", recording, "--duration", "1"]).status, 0)
+    XCTAssertEqual(
+      try MotionctlRunner.run(["simulate", "portrait", recording, "--duration", "1"]).status, 0)
     let replay = try MotionctlRunner.run(
       ["replay", recording, "--output", "jsonl", "--frame", "magnetic-north"])
     XCTAssertEqual(replay.status, 0, replay.standardError)
@@ -62,7 +63,8 @@ final class MotionctlCommandTests: XCTestCase {
   func testReplayToAFileWritesItOnlyWhenComplete() throws {
     let folder = try makeTemporaryDirectory(for: self)
     let recording = folder.appendingPathComponent("in.csv").path
-    XCTAssertEqual(try MotionctlRunner.run(["simulate", "flat", recording, "--duration", "1"]).status, 0)
+    XCTAssertEqual(
+      try MotionctlRunner.run(["simulate", "flat", recording, "--duration", "1"]).status, 0)
     let output = folder.appendingPathComponent("out.csv").path
     XCTAssertEqual(try MotionctlRunner.run(["replay", recording, "--out", output]).status, 0)
     XCTAssertTrue(FileManager.default.fileExists(atPath: output))
@@ -74,19 +76,27 @@ final class MotionctlCommandTests: XCTestCase {
     let failedOutput = folder.appendingPathComponent("failed.csv").path
     XCTAssertNotEqual(try MotionctlRunner.run(["replay", broken, "--out", failedOutput]).status, 0)
     XCTAssertFalse(FileManager.default.fileExists(atPath: failedOutput))
-    let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("partial") }
+    let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+      $0.contains("partial")
+    }
     XCTAssertEqual(leftovers, [])
   }
 
   func testBadInputGivesAClearMessageAndNonZeroStatus() throws {
     let folder = try makeTemporaryDirectory(for: self)
-    let missing = try MotionctlRunner.run(["replay", folder.appendingPathComponent("nope.csv").path])
+    let missing = try MotionctlRunner.run([
+      "replay", folder.appendingPathComponent("nope.csv").path,
+    ])
     XCTAssertNotEqual(missing.status, 0)
     XCTAssertTrue(missing.standardError.contains("no such file"), missing.standardError)
 
-    let unknownScenario = try MotionctlRunner.run(["simulate", "moonwalk", folder.appendingPathComponent("x.csv").path])
+    let unknownScenario = try MotionctlRunner.run([
+      "simulate", "moonwalk", folder.appendingPathComponent("x.csv").path,
+    ])
     XCTAssertNotEqual(unknownScenario.status, 0)
-    XCTAssertTrue(unknownScenario.standardError.contains("tour"), "lists the valid names: \(unknownScenario.standardError)")
+    XCTAssertTrue(
+      unknownScenario.standardError.contains("tour"),
+      "lists the valid names: \(unknownScenario.standardError)")
 
     let unknownFormat = try MotionctlRunner.run(["replay", "x.csv", "--format", "parquet"])
     XCTAssertNotEqual(unknownFormat.status, 0)
@@ -100,12 +110,19 @@ final class MotionctlCommandTests: XCTestCase {
   func testMalformedRowsAreReportedWithTheirLineNumber() throws {
     let folder = try makeTemporaryDirectory(for: self)
     let recording = folder.appendingPathComponent("good.csv").path
-    XCTAssertEqual(try MotionctlRunner.run(["simulate", "flat", recording, "--duration", "1", "--no-ground-truth"]).status, 0)
-    var lines = try String(contentsOfFile: recording, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    XCTAssertEqual(
+      try MotionctlRunner.run([
+        "simulate", "flat", recording, "--duration", "1", "--no-ground-truth",
+      ]).status, 0)
+    var lines = try String(contentsOfFile: recording, encoding: .utf8).split(
+      separator: "\n", omittingEmptySubsequences: false
+    ).map(String.init)
     let headerLines = lines.prefix { $0.hasPrefix("#") }.count + 1
     let target = headerLines + 10  // zero-based index of the 11th data row
 
-    func replay(_ edit: (inout [String]) -> Void, name: String, extra: [String] = []) throws -> MotionctlRunner.Result {
+    func replay(
+      _ edit: (inout [String]) -> Void, name: String, extra: [String] = []
+    ) throws -> MotionctlRunner.Result {
       var copy = lines
       edit(&copy)
       let path = folder.appendingPathComponent(name).path
@@ -117,16 +134,19 @@ final class MotionctlCommandTests: XCTestCase {
     XCTAssertNotEqual(malformed.status, 0)
     XCTAssertTrue(malformed.standardError.contains(":\(target + 1):"), malformed.standardError)
 
-    let backwards = try replay({ ls in
-      var cells = ls[target].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-      cells[0] = "0.0"
-      ls[target] = cells.joined(separator: ",")
-    }, name: "backwards.csv")
+    let backwards = try replay(
+      { ls in
+        var cells = ls[target].split(separator: ",", omittingEmptySubsequences: false).map(
+          String.init)
+        cells[0] = "0.0"
+        ls[target] = cells.joined(separator: ",")
+      }, name: "backwards.csv")
     XCTAssertNotEqual(backwards.status, 0)
     XCTAssertTrue(backwards.standardError.contains(":\(target + 1):"), backwards.standardError)
 
     func withNaN(_ ls: inout [String]) {
-      var cells = ls[target].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+      var cells = ls[target].split(separator: ",", omittingEmptySubsequences: false).map(
+        String.init)
       cells[1] = "nan"
       ls[target] = cells.joined(separator: ",")
     }
@@ -143,7 +163,9 @@ final class MotionctlCommandTests: XCTestCase {
   func testRecordFromTheSimulatorAndListSensors() throws {
     let folder = try makeTemporaryDirectory(for: self)
     let output = folder.appendingPathComponent("walk.csv").path
-    let record = try MotionctlRunner.run(["record", "--source", "simulator:walk?speed=max", "--duration", "2", output])
+    let record = try MotionctlRunner.run([
+      "record", "--source", "simulator:walk?speed=max", "--duration", "2", output,
+    ])
     XCTAssertEqual(record.status, 0, record.standardError)
     let text = try String(contentsOfFile: output, encoding: .utf8)
     XCTAssertEqual(text.split(separator: "\n").filter { !$0.hasPrefix("#") }.count, 1 + 200)
@@ -167,10 +189,10 @@ final class MotionctlCommandTests: XCTestCase {
     // A noiseless scenario written as JSON: the estimator should then be nearly exact.
     let scenario = folder.appendingPathComponent("quiet.json")
     try """
-      {"name": "quiet", "noise": "noiseless", "segments": [{"type": "rest", "duration": 1},
-        {"type": "moveTo", "attitude": "portrait"}, {"type": "rest", "duration": 2},
-        {"type": "moveTo", "attitude": "landscapeLeft"}, {"type": "rest", "duration": 2}]}
-      """.write(to: scenario, atomically: true, encoding: .utf8)
+    {"name": "quiet", "noise": "noiseless", "segments": [{"type": "rest", "duration": 1},
+      {"type": "moveTo", "attitude": "portrait"}, {"type": "rest", "duration": 2},
+      {"type": "moveTo", "attitude": "landscapeLeft"}, {"type": "rest", "duration": 2}]}
+    """.write(to: scenario, atomically: true, encoding: .utf8)
     let recording = folder.appendingPathComponent("quiet.csv").path
     let simulate = try MotionctlRunner.run(["simulate", scenario.path, recording])
     XCTAssertEqual(simulate.status, 0, simulate.standardError)
@@ -195,14 +217,18 @@ final class MotionctlCommandTests: XCTestCase {
   }
 
   func testMonitorPrintsOrientationChangesAndTaps() throws {
-    let orientation = try MotionctlRunner.run(["monitor", "orientation", "--source", "simulator:tour?speed=max"])
+    let orientation = try MotionctlRunner.run([
+      "monitor", "orientation", "--source", "simulator:tour?speed=max",
+    ])
     XCTAssertEqual(orientation.status, 0, orientation.standardError)
     let reported = orientation.standardOutput.split(separator: "\n").compactMap { line in
       line.split(separator: " ").dropFirst(2).first.map(String.init)
     }
     // The tour visits every orientation; the classifier must report each of them, in this order
     // (turns may pass through other classes on the way, which are reported too).
-    let expected = ["portrait", "landscapeLeft", "portraitUpsideDown", "landscapeRight", "faceDown"]
+    let expected = [
+      "portrait", "landscapeLeft", "portraitUpsideDown", "landscapeRight", "faceDown",
+    ]
     var remaining = expected[...]
     for name in reported where name == remaining.first { remaining.removeFirst() }
     XCTAssertTrue(remaining.isEmpty, "missing \(Array(remaining)) in \(orientation.standardOutput)")
@@ -211,15 +237,21 @@ final class MotionctlCommandTests: XCTestCase {
     XCTAssertEqual(tap.status, 0, tap.standardError)
     XCTAssertTrue(tap.standardOutput.contains("tap on the left side"), tap.standardOutput)
 
-    let raw = try MotionctlRunner.run(["monitor", "accelerometer", "--source", "simulator:faceUp?speed=max"])
+    let raw = try MotionctlRunner.run([
+      "monitor", "accelerometer", "--source", "simulator:faceUp?speed=max",
+    ])
     XCTAssertEqual(raw.status, 0, raw.standardError)
     XCTAssertTrue(raw.standardOutput.contains("accelerometer"), raw.standardOutput)
     XCTAssertTrue(raw.standardOutput.contains(" g"))
 
-    let shake = try MotionctlRunner.run(["monitor", "shake", "--source", "simulator:tour?speed=max"])
+    let shake = try MotionctlRunner.run([
+      "monitor", "shake", "--source", "simulator:tour?speed=max",
+    ])
     XCTAssertEqual(shake.status, 0, shake.standardError)
     XCTAssertTrue(shake.standardOutput.contains("shake began"), shake.standardOutput)
-    XCTAssertTrue(shake.standardOutput.contains("shake ended"), "the end of the tour's shake: \(shake.standardOutput)")
+    XCTAssertTrue(
+      shake.standardOutput.contains("shake ended"),
+      "the end of the tour's shake: \(shake.standardOutput)")
   }
 
   func testOfflineReplayIsCloserToTheTruthThanRealTime() throws {
@@ -229,7 +261,9 @@ final class MotionctlCommandTests: XCTestCase {
     let truth = try String(contentsOfFile: recording, encoding: .utf8).split(separator: "\n")
       .filter { !$0.hasPrefix("#") }
     let header = truth[0].split(separator: ",").map(String.init)
-    let gravityColumns = ["true_grav_x", "true_grav_y", "true_grav_z"].map { header.firstIndex(of: $0)! }
+    let gravityColumns = ["true_grav_x", "true_grav_y", "true_grav_z"].map {
+      header.firstIndex(of: $0)!
+    }
 
     /// RMS angle in degrees between the replayed gravity and the true gravity direction.
     func gravityError(_ arguments: [String]) throws -> Double {
@@ -243,7 +277,9 @@ final class MotionctlCommandTests: XCTestCase {
         let cells = line.split(separator: ",", omittingEmptySubsequences: false)
         let estimated = SIMD3(values[8], values[9], values[10])
         let reference = SIMD3(gravityColumns.map { Double(cells[$0])! / 9.80665 })
-        let cosine = (estimated * reference).sum() / ((estimated * estimated).sum() * (reference * reference).sum()).squareRoot()
+        let cosine =
+          (estimated * reference).sum()
+          / ((estimated * estimated).sum() * (reference * reference).sum()).squareRoot()
         let angle = acos(min(1, max(-1, cosine))) * 180 / .pi
         sum += angle * angle
       }
@@ -289,18 +325,21 @@ final class MotionctlHostileInputTests: XCTestCase {
   func testOutRefusesFoldersAndSpecialFilesAndWrites0600() throws {
     let folder = try makeTemporaryDirectory(for: self)
     let recording = folder.appendingPathComponent("faceUp.csv").path
-    XCTAssertEqual(try MotionctlRunner.run(["simulate", "faceUp", recording, "--duration", "1"]).status, 0)
+    XCTAssertEqual(
+      try MotionctlRunner.run(["simulate", "faceUp", recording, "--duration", "1"]).status, 0)
     let directory = folder.appendingPathComponent("keep")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     try "x".write(to: directory.appendingPathComponent("inside"), atomically: true, encoding: .utf8)
     let refused = try MotionctlRunner.run(["replay", recording, "--out", directory.path])
     XCTAssertNotEqual(refused.status, 0)
-    XCTAssertTrue(FileManager.default.fileExists(atPath: directory.appendingPathComponent("inside").path))
+    XCTAssertTrue(
+      FileManager.default.fileExists(atPath: directory.appendingPathComponent("inside").path))
     let fifo = folder.appendingPathComponent("pipe").path
     XCTAssertEqual(mkfifo(fifo, 0o600), 0)
     let refusedFifo = try MotionctlRunner.run(["replay", recording, "--out", fifo])
     XCTAssertNotEqual(refusedFifo.status, 0)
-    XCTAssertTrue(refusedFifo.standardError.contains("not a regular file"), refusedFifo.standardError)
+    XCTAssertTrue(
+      refusedFifo.standardError.contains("not a regular file"), refusedFifo.standardError)
 
     let out = folder.appendingPathComponent("out.csv").path
     try "old".write(toFile: out, atomically: true, encoding: .utf8)
@@ -309,7 +348,9 @@ final class MotionctlHostileInputTests: XCTestCase {
     let attributes = try FileManager.default.attributesOfItem(atPath: out)
     XCTAssertEqual((attributes[.posixPermissions] as? Int).map { $0 & 0o777 }, 0o600)
     XCTAssertGreaterThan(try String(contentsOfFile: out, encoding: .utf8).count, 100)
-    let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("partial") }
+    let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+      $0.contains("partial")
+    }
     XCTAssertEqual(leftovers, [])
   }
 }
@@ -320,14 +361,18 @@ final class MotionctlRecordSignalTests: XCTestCase {
     let folder = try makeTemporaryDirectory(for: self)
     let output = folder.appendingPathComponent("stopped.csv").path
     let process = try ChildProcess(
-      MotionctlRunner.executable, arguments: ["record", "--source", "simulator:tour", "--duration", "600", output],
+      MotionctlRunner.executable,
+      arguments: ["record", "--source", "simulator:tour", "--duration", "600", output],
       standardOutput: .discard)
     // Real-time simulator: wait until samples have been written (the temporary file grows).
     let deadline = Date().addingTimeInterval(20)
     while Date() < deadline {
-      let partial = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("partial") }
+      let partial = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+        $0.contains("partial")
+      }
       if let name = partial.first,
-        let size = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)[.size]
+        let size = try FileManager.default.attributesOfItem(
+          atPath: folder.appendingPathComponent(name).path)[.size]
           as? Int, size > 2000
       {
         break
@@ -335,13 +380,15 @@ final class MotionctlRecordSignalTests: XCTestCase {
       Thread.sleep(forTimeInterval: 0.1)
     }
     process.send(SIGTERM)
-    XCTAssertTrue(process.waitForExit(seconds: 30), "motionctl record did not stop within 30 s of SIGTERM")
+    XCTAssertTrue(
+      process.waitForExit(seconds: 30), "motionctl record did not stop within 30 s of SIGTERM")
     process.waitForOutputEnd(seconds: 5)
     let message = process.standardError
     XCTAssertEqual(process.terminationStatus, 0, message)
     XCTAssertTrue(message.contains("stopped by a signal"), message)
     let text = try String(contentsOfFile: output, encoding: .utf8)
-    XCTAssertGreaterThan(text.split(separator: "\n").count, 10, "the samples before the signal are kept")
+    XCTAssertGreaterThan(
+      text.split(separator: "\n").count, 10, "the samples before the signal are kept")
     let mode = try FileManager.default.attributesOfItem(atPath: output)[.posixPermissions] as? Int
     XCTAssertEqual(mode.map { $0 & 0o777 }, 0o600)
   }
@@ -352,7 +399,8 @@ final class MotionctlReadoutBarTests: XCTestCase {
   func testBarsOfAbsurdValuesAreFullOrEmpty() throws {
     let folder = try makeTemporaryDirectory(for: self)
     let path = folder.appendingPathComponent("absurd.csv").path
-    var text = "# OpenCoreMotion CSV\n# version: 1\n# nominal-sample-rate-hz: 1e20\nt,acc_x,acc_y,acc_z,gyr_x,gyr_y,gyr_z\n"
+    var text =
+      "# OpenCoreMotion CSV\n# version: 1\n# nominal-sample-rate-hz: 1e20\nt,acc_x,acc_y,acc_z,gyr_x,gyr_y,gyr_z\n"
     for i in 0..<200 { text += "\(Double(i) / 100),0,0,9.81,\(i == 100 ? "1e20" : "0"),0,0\n" }
     try text.write(toFile: path, atomically: true, encoding: .utf8)
     // demo draws bars for every update; with an absurd rate header and a 1e20 rad/s sample it must

@@ -9,10 +9,12 @@ final class MotionctlHistoryCommandTests: XCTestCase {
     let folder = try makeTemporaryDirectory(for: self)
     // The two layouts of ../shared/data/altitude/README.md; 1 m up is about 11.5 Pa near 96.5 kPa.
     let hackers = folder.appendingPathComponent("session1_barometer.csv")
-    try "t,unix_time,pressure_kpa,apple_relative_altitude_m\n0,1473500000,96.5,0\n1.4,1473500001.4,96.4885,1\n"
+    try
+      "t,unix_time,pressure_kpa,apple_relative_altitude_m\n0,1473500000,96.5,0\n1.4,1473500001.4,96.4885,1\n"
       .write(to: hackers, atomically: true, encoding: .utf8)
     let ipin = folder.appendingPathComponent("T01_R01_pressure.csv")
-    try "t,pressure_hpa\n10.0,965.00\n10.2,964.885\n".write(to: ipin, atomically: true, encoding: .utf8)
+    try "t,pressure_hpa\n10.0,965.00\n10.2,964.885\n".write(
+      to: ipin, atomically: true, encoding: .utf8)
 
     let result = try MotionctlRunner.run(["altitude", "--json", hackers.path, ipin.path])
     XCTAssertEqual(result.status, 0, result.standardError)
@@ -31,7 +33,8 @@ final class MotionctlHistoryCommandTests: XCTestCase {
       // after the 1.4 s one.
       let height = { (p: Double) in 44_330.77 * (1 - Foundation.pow(p / 101.325, 0.190_263)) }
       let reported = samples[1]["pressure_kpa"]!
-      XCTAssertEqual(samples[1]["relative_altitude_m"]!, height(reported) - height(96.5), accuracy: 1e-4)
+      XCTAssertEqual(
+        samples[1]["relative_altitude_m"]!, height(reported) - height(96.5), accuracy: 1e-4)
       XCTAssertEqual(samples[1]["relative_altitude_m"]!, 0.9959, accuracy: 0.14)
     }
     XCTAssertEqual(objects[1]?["file"] as? String, ipin.path)
@@ -41,7 +44,9 @@ final class MotionctlHistoryCommandTests: XCTestCase {
   }
 
   func testMonitorPedometerActivityAndAltitude() throws {
-    let pedometer = try MotionctlRunner.run(["monitor", "pedometer", "--source", "simulator:walk?speed=max"])
+    let pedometer = try MotionctlRunner.run([
+      "monitor", "pedometer", "--source", "simulator:walk?speed=max",
+    ])
     XCTAssertEqual(pedometer.status, 0, pedometer.standardError)
     let lines = pedometer.standardOutput.split(separator: "\n")
     XCTAssertTrue(lines.first?.hasSuffix("resume") ?? false, pedometer.standardOutput)
@@ -54,18 +59,24 @@ final class MotionctlHistoryCommandTests: XCTestCase {
     // The walk: 20 s at 1.8 steps/s; ±25 % (the detector's accuracy is tested elsewhere).
     XCTAssertEqual(Double(counts.last ?? 0), 36, accuracy: 9)
 
-    let activity = try MotionctlRunner.run(["monitor", "activity", "--source", "simulator:walk?speed=max"])
+    let activity = try MotionctlRunner.run([
+      "monitor", "activity", "--source", "simulator:walk?speed=max",
+    ])
     XCTAssertEqual(activity.status, 0, activity.standardError)
     XCTAssertTrue(activity.standardOutput.contains("activity "), activity.standardOutput)
     XCTAssertTrue(activity.standardOutput.contains("walking"), activity.standardOutput)
 
-    let altitude = try MotionctlRunner.run(["monitor", "altitude", "--source", "simulator:walk?speed=max"])
+    let altitude = try MotionctlRunner.run([
+      "monitor", "altitude", "--source", "simulator:walk?speed=max",
+    ])
     XCTAssertEqual(altitude.status, 0, altitude.standardError)
-    XCTAssertTrue(altitude.standardOutput.contains("relative altitude    +0.00 m"), altitude.standardOutput)
+    XCTAssertTrue(
+      altitude.standardOutput.contains("relative altitude    +0.00 m"), altitude.standardOutput)
 
     // COREMOTION_AUTHORIZATION=denied: the handler receives CMErrorMotionActivityNotAuthorized.
     let denied = try MotionctlRunner.run(
-      ["monitor", "pedometer", "--source", "simulator:walk?speed=max"], environment: ["COREMOTION_AUTHORIZATION": "denied"])
+      ["monitor", "pedometer", "--source", "simulator:walk?speed=max"],
+      environment: ["COREMOTION_AUTHORIZATION": "denied"])
     XCTAssertNotEqual(denied.status, 0)
     XCTAssertTrue(denied.standardError.contains("not authorized"), denied.standardError)
 

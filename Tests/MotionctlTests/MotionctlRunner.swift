@@ -22,11 +22,15 @@ struct MotionctlRunner {
   ) throws -> Result {
     var changes: [String: String?] = ["COREMOTION_SOURCE": nil]
     for (name, value) in environment { changes[name] = value }
-    let run = try ChildProcess.run(executable, arguments: arguments, environment: changes, timeout: timeout)
+    let run = try ChildProcess.run(
+      executable, arguments: arguments, environment: changes, timeout: timeout)
     if run.timedOut {
-      XCTFail("motionctl \(arguments.joined(separator: " ")) did not finish within \(timeout) s", file: file, line: line)
+      XCTFail(
+        "motionctl \(arguments.joined(separator: " ")) did not finish within \(timeout) s",
+        file: file, line: line)
     }
-    return Result(status: run.status, standardOutput: run.standardOutput, standardError: run.standardError)
+    return Result(
+      status: run.status, standardOutput: run.standardOutput, standardError: run.standardError)
   }
 }
 

@@ -23,13 +23,15 @@ final class MotionctlStepsTests: XCTestCase {
     let result = try MotionctlRunner.run(["steps", "--json", file.path])
     XCTAssertEqual(result.status, 0, result.standardError)
     let line = try XCTUnwrap(result.standardOutput.split(separator: "\n").first)
-    let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    let object = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     XCTAssertEqual(object["file"] as? String, file.path)
     let steps = try XCTUnwrap(object["steps"] as? Int)
     XCTAssertEqual(Double(steps), 60, accuracy: 2, "30 s at 2 steps/s")
     XCTAssertEqual((object["step_times"] as? [Double])?.count, steps)
     // At 2 steps/s the stride model gives 0.426 × 1.70 m (default height) per step.
-    XCTAssertEqual(try XCTUnwrap(object["distance_m"] as? Double), Double(steps) * 0.426 * 1.70, accuracy: 0.05)
+    XCTAssertEqual(
+      try XCTUnwrap(object["distance_m"] as? Double), Double(steps) * 0.426 * 1.70, accuracy: 0.05)
     XCTAssertTrue(object["floors_ascended"] is NSNull)
     XCTAssertTrue(object["floors_descended"] is NSNull)
   }
@@ -45,7 +47,8 @@ final class MotionctlStepsTests: XCTestCase {
       let result = try MotionctlRunner.run(["steps", "--json", file.path])
       XCTAssertEqual(result.status, 0, result.standardError)
       let line = try XCTUnwrap(result.standardOutput.split(separator: "\n").first)
-      let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      let object = try XCTUnwrap(
+        JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
       XCTAssertEqual(object["floors_ascended"] as? Int, ascended, scenario)
       XCTAssertEqual(object["floors_descended"] as? Int, descended, scenario)
       XCTAssertGreaterThan(object["steps"] as? Int ?? 0, 30, scenario)
@@ -61,7 +64,8 @@ final class MotionctlStepsTests: XCTestCase {
     }
     let result = try MotionctlRunner.run(["evaluate", "steps", url.path, "--json"])
     XCTAssertEqual(result.status, 0, result.standardError)
-    let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    let object = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
     let recordings = try XCTUnwrap(object["recordings"] as? [[String: Any]])
     XCTAssertEqual(recordings.count, 1)
     XCTAssertEqual(recordings.first?["file"] as? String, "ipol/1-1.csv")

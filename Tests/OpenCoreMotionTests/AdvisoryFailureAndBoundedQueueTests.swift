@@ -19,7 +19,9 @@ final class ScriptedSource: SensorSource, @unchecked Sendable {
   func subscribe(
     requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
   ) -> SourceSubscription {
-    let id = nextID.withLock { $0 += 1; return $0 }
+    let id = nextID.withLock {
+      $0 += 1; return $0
+    }
     handlers.withLock { $0[id] = handler }
     return SourceSubscription { [handlers] in _ = handlers.withLock { $0.removeValue(forKey: id) } }
   }
@@ -43,7 +45,9 @@ final class AdvisoryFailureAndBoundedQueueTests: XCTestCase {
     }
     let sequence = manager.accelerometerUpdates()
     for i in 0..<10 {
-      if i == 5 { source.emit(.failure(SourceFailure(.malformedData, "one bad POST", isFatal: false))) }
+      if i == 5 {
+        source.emit(.failure(SourceFailure(.malformedData, "one bad POST", isFatal: false)))
+      }
       source.emit(.sample(Synthetic.sample(at: Double(i) / 100, earthFromSensor: .identity)))
     }
     queue.waitUntilAllOperationsAreFinished()
@@ -72,7 +76,9 @@ final class AdvisoryFailureAndBoundedQueueTests: XCTestCase {
     let handled = Locked(0)
     manager.startAccelerometerUpdates(to: queue) { _, _ in handled.withLock { $0 += 1 } }
     let sent = 3 * UpdateChannel<CMAccelerometerData>.maximumQueuedUpdates
-    for i in 0..<sent { source.emit(.sample(Synthetic.sample(at: Double(i) / 100, earthFromSensor: .identity))) }
+    for i in 0..<sent {
+      source.emit(.sample(Synthetic.sample(at: Double(i) / 100, earthFromSensor: .identity)))
+    }
     XCTAssertEqual(queue.operationCount, UpdateChannel<CMAccelerometerData>.maximumQueuedUpdates)
     queue.isSuspended = false
     queue.waitUntilAllOperationsAreFinished()
@@ -80,7 +86,8 @@ final class AdvisoryFailureAndBoundedQueueTests: XCTestCase {
     // Once drained, updates flow again.
     source.emit(.sample(Synthetic.sample(at: Double(sent) / 100, earthFromSensor: .identity)))
     queue.waitUntilAllOperationsAreFinished()
-    XCTAssertEqual(handled.withLock { $0 }, UpdateChannel<CMAccelerometerData>.maximumQueuedUpdates + 1)
+    XCTAssertEqual(
+      handled.withLock { $0 }, UpdateChannel<CMAccelerometerData>.maximumQueuedUpdates + 1)
     manager.stopAccelerometerUpdates()
   }
 

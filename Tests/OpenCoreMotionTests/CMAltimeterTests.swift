@@ -11,7 +11,10 @@ import XCTest
 final class CMAltimeterTests: XCTestCase {
   private func lift(_ clock: VirtualClock) -> (CMAltimeter, Scenario) {
     let scenario = HistoryFixture.liftScenario(rise: 10, duration: 10)
-    return (CMAltimeter(backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock))), scenario)
+    return (
+      CMAltimeter(backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock))),
+      scenario
+    )
   }
 
   func testRelativeAltitudeStartsAtZeroAndFollowsTheStandardAtmosphere() throws {
@@ -89,7 +92,8 @@ final class CMAltimeterTests: XCTestCase {
 
   func testWithoutABarometerStartDoesNothing() async {
     let clock = VirtualClock()
-    let altimeter = CMAltimeter(backend: HistoryFixture.history(HistoryFixture.gyroscopeOnly(clock: clock)))
+    let altimeter = CMAltimeter(
+      backend: HistoryFixture.history(HistoryFixture.gyroscopeOnly(clock: clock)))
     let queue = makeSerialQueue()
     let received = Collector<Bool>()
     altimeter.startRelativeAltitudeUpdates(to: queue) { _, _ in received.append(true) }
@@ -100,24 +104,33 @@ final class CMAltimeterTests: XCTestCase {
     for await _ in sequence { XCTFail("no altitude without a barometer") }
     XCTAssertEqual(coreMotionCode(sequence.error), Int(CMErrorNotAvailable.rawValue))
     let errors = Collector<Int?>()
-    altimeter.startAbsoluteAltitudeUpdates(to: queue) { _, error in errors.append(coreMotionCode(error)) }
+    altimeter.startAbsoluteAltitudeUpdates(to: queue) { _, error in
+      errors.append(coreMotionCode(error))
+    }
     drain(queue)
     XCTAssertEqual(errors.all, [Int(CMErrorNotAvailable.rawValue)])
     XCTAssertEqual(
-      CMAltimeter.isRelativeAltitudeAvailable(), SourceFactory.defaultSource.availableSensors.contains(.barometer))
+      CMAltimeter.isRelativeAltitudeAvailable(),
+      SourceFactory.defaultSource.availableSensors.contains(.barometer))
   }
 
   func testAbsoluteAltitudeFromASeaLevelPressureOrAStartAltitude() async throws {
-    for (reference, start) in [(AltitudeReference.seaLevelPressure(101.325), 0.0), (.startAltitude(250), 250)] {
+    for (reference, start) in [
+      (AltitudeReference.seaLevelPressure(101.325), 0.0), (.startAltitude(250), 250),
+    ] {
       let clock = VirtualClock()
       let (altimeter, scenario) = lift(clock)
       let channel = UpdateChannel<CMAbsoluteAltitudeData>(interval: 0)
       let queue = makeSerialQueue()
       let received = Collector<CMAbsoluteAltitudeData>()
-      altimeter.connectAbsolute(channel, reference: reference, sink: .queue(queue, { data, error in
-        XCTAssertNil(error)
-        data.map(received.append)
-      }))
+      altimeter.connectAbsolute(
+        channel, reference: reference,
+        sink: .queue(
+          queue,
+          { data, error in
+            XCTAssertNil(error)
+            data.map(received.append)
+          }))
       clock.advance(by: scenario.segmentsDuration + 1)
       drain(queue)
       channel.end()
@@ -146,19 +159,24 @@ final class CMAltimeterTests: XCTestCase {
     XCTAssertEqual(records.map(\.date), records.map(\.date).sorted())
     let climb = try XCTUnwrap(records.last).altitude - XCTUnwrap(records.first).altitude
     XCTAssertEqual(climb, 10, accuracy: 0.001)
-    XCTAssertEqual(history.altitudes(from: HistoryFixture.date(5), to: HistoryFixture.date(5.5)).count, 1)
+    XCTAssertEqual(
+      history.altitudes(from: HistoryFixture.date(5), to: HistoryFixture.date(5.5)).count, 1)
   }
 
   func testAltitudeReferenceFromTheEnvironment() {
     XCTAssertEqual(
-      AltitudeReference.current(environment: ["COREMOTION_SEA_LEVEL_PRESSURE": "101.8"]), .seaLevelPressure(101.8))
+      AltitudeReference.current(environment: ["COREMOTION_SEA_LEVEL_PRESSURE": "101.8"]),
+      .seaLevelPressure(101.8))
     if CMMotionManager.deviceLocation == nil {
       XCTAssertEqual(
-        AltitudeReference.current(environment: ["COREMOTION_LOCATION": "48.85,2.29,35"]), .startAltitude(35))
+        AltitudeReference.current(environment: ["COREMOTION_LOCATION": "48.85,2.29,35"]),
+        .startAltitude(35))
       XCTAssertNil(AltitudeReference.current(environment: [:]))
       // Out of range or malformed: ignored.
-      XCTAssertNil(AltitudeReference.current(environment: ["COREMOTION_SEA_LEVEL_PRESSURE": "1013"]))
-      XCTAssertNil(AltitudeReference.current(environment: ["COREMOTION_SEA_LEVEL_PRESSURE": "high"]))
+      XCTAssertNil(
+        AltitudeReference.current(environment: ["COREMOTION_SEA_LEVEL_PRESSURE": "1013"]))
+      XCTAssertNil(
+        AltitudeReference.current(environment: ["COREMOTION_SEA_LEVEL_PRESSURE": "high"]))
     }
   }
 }

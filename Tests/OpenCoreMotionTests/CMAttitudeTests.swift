@@ -71,7 +71,8 @@ final class CMAttitudeTests: XCTestCase {
       let b = rng.nextUnitQuaternion()
       let attitude = CMAttitude(referenceFromDevice: a)
       attitude.multiply(byInverseOf: CMAttitude(referenceFromDevice: b))
-      XCTAssertLessThan((b * attitude.referenceFromDevice).angle(to: a), 1e-12, "seed \(seed), \(trial)")
+      XCTAssertLessThan(
+        (b * attitude.referenceFromDevice).angle(to: a), 1e-12, "seed \(seed), \(trial)")
     }
 
     // An attitude relative to itself is the identity.

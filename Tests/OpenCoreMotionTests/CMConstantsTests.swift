@@ -76,7 +76,8 @@ final class CMConstantsTests: XCTestCase {
     XCTAssertEqual(decodedAccelerometer.timestamp, 12.5)
     XCTAssertEqual(decodedAccelerometer.acceleration.y, -0.2)
 
-    let gyro = try roundTrip(CMGyroData(rotationRate: CMRotationRate(x: 1, y: 2, z: 3), timestamp: 1))
+    let gyro = try roundTrip(
+      CMGyroData(rotationRate: CMRotationRate(x: 1, y: 2, z: 3), timestamp: 1))
     XCTAssertEqual(gyro.rotationRate.z, 3)
     let magnetometer = try roundTrip(
       CMMagnetometerData(magneticField: CMMagneticField(x: 20, y: 0, z: -40), timestamp: 2))
@@ -89,8 +90,10 @@ final class CMConstantsTests: XCTestCase {
 
     let motion = CMDeviceMotion(
       timestamp: 3, attitude: attitude, rotationRate: CMRotationRate(x: 0.1, y: 0, z: 0),
-      gravity: CMAcceleration(x: 0, y: -1, z: 0), userAcceleration: CMAcceleration(x: 0.5, y: 0, z: 0),
-      magneticField: CMCalibratedMagneticField(field: CMMagneticField(x: 1, y: 2, z: 3), accuracy: .medium),
+      gravity: CMAcceleration(x: 0, y: -1, z: 0),
+      userAcceleration: CMAcceleration(x: 0.5, y: 0, z: 0),
+      magneticField: CMCalibratedMagneticField(
+        field: CMMagneticField(x: 1, y: 2, z: 3), accuracy: .medium),
       heading: 123)
     let decodedMotion = try roundTrip(motion)
     XCTAssertEqual(decodedMotion.timestamp, 3)

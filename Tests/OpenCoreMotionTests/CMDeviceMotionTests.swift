@@ -48,13 +48,15 @@ final class CMDeviceMotionTests: XCTestCase {
     // Exact synthetic data: only rounding.
     XCTAssertVector(acceleration.vector, SIMD3(0, 0, -1), accuracy: 1e-12)
 
-    let motion = try XCTUnwrap(deviceMotion(Synthetic.still(Synthetic.faceUp, count: 20)).motions.last)
+    let motion = try XCTUnwrap(
+      deviceMotion(Synthetic.still(Synthetic.faceUp, count: 20)).motions.last)
     XCTAssertVector(motion.gravity.vector, SIMD3(0, 0, -1), accuracy: 1e-9)
     XCTAssertVector(motion.userAcceleration.vector, .zero, accuracy: 1e-9)
   }
 
   func testUprightPortraitReadsMinusOneGOnY() throws {
-    let motion = try XCTUnwrap(deviceMotion(Synthetic.still(Synthetic.portrait, count: 20)).motions.last)
+    let motion = try XCTUnwrap(
+      deviceMotion(Synthetic.still(Synthetic.portrait, count: 20)).motions.last)
     XCTAssertVector(motion.gravity.vector, SIMD3(0, -1, 0), accuracy: 1e-9)
     XCTAssertEqual(motion.attitude.pitch, .pi / 2, accuracy: 1e-6)
   }
@@ -108,7 +110,8 @@ final class CMDeviceMotionTests: XCTestCase {
     XCTAssertEqual(pairs.count, 100)
     for (raw, motion) in pairs.all {
       XCTAssertVector(
-        motion.gravity.vector + motion.userAcceleration.vector, raw.acceleration.vector, accuracy: 1e-12)
+        motion.gravity.vector + motion.userAcceleration.vector, raw.acceleration.vector,
+        accuracy: 1e-12)
       XCTAssertEqual(motion.gravity.vector.length, 1, accuracy: 1e-12)
     }
   }
@@ -161,7 +164,8 @@ final class CMDeviceMotionTests: XCTestCase {
     let portrait = Synthetic.portrait
     XCTAssertEqual(ReferenceFrameAligner.heading(of: portrait), 270, accuracy: 1e-9)
     // Tilting (roll, pitch) never changes the bearing of the top's horizontal direction.
-    let tilted = Quaternion.aboutZ(0.5) * Quaternion(angle: 0.7, axis: SIMD3(1, 0, 0))
+    let tilted =
+      Quaternion.aboutZ(0.5) * Quaternion(angle: 0.7, axis: SIMD3(1, 0, 0))
       * Quaternion(angle: -0.4, axis: SIMD3(0, 1, 0))
     let top = tilted.act(on: SIMD3(0, 1, 0))
     // Bearing clockwise from north (x) toward east (−y).
@@ -189,7 +193,9 @@ final class CMDeviceMotionTests: XCTestCase {
   func testDeclinationComesFromTheLocationEnvironmentVariable() throws {
     // Boulder, Colorado: WMM2025 puts magnetic north about 7.5° east of true north in 2025–2026.
     let provider = try XCTUnwrap(
-      CMMotionManager.declinationProvider(environment: ["COREMOTION_LOCATION": "40.015,-105.27,1655"]))
+      CMMotionManager.declinationProvider(environment: [
+        "COREMOTION_LOCATION": "40.015,-105.27,1655"
+      ]))
     let declination = try XCTUnwrap(provider())
     let location = try GeographicLocation(latitude: 40.015, longitude: -105.27, altitude: 1655)
     // The same model at (almost) the same instant: a day changes the value by under 0.001°.
@@ -197,7 +203,8 @@ final class CMDeviceMotionTests: XCTestCase {
     XCTAssertGreaterThan(declination, 5)
     XCTAssertLessThan(declination, 10)
     XCTAssertNil(CMMotionManager.declinationProvider(environment: [:]))
-    XCTAssertNil(CMMotionManager.declinationProvider(environment: ["COREMOTION_LOCATION": "north pole"]))
+    XCTAssertNil(
+      CMMotionManager.declinationProvider(environment: ["COREMOTION_LOCATION": "north pole"]))
   }
 
   func testUnavailableFrameDeliversOneErrorAndNoData() {
@@ -206,7 +213,8 @@ final class CMDeviceMotionTests: XCTestCase {
     let withMagnetometer = deviceMotion(
       Synthetic.still(.identity, count: 30), frame: .xTrueNorthZVertical)
     XCTAssertTrue(withMagnetometer.motions.isEmpty)
-    XCTAssertEqual(withMagnetometer.errors.map(\.code), [Int(CMErrorTrueNorthNotAvailable.rawValue)])
+    XCTAssertEqual(
+      withMagnetometer.errors.map(\.code), [Int(CMErrorTrueNorthNotAvailable.rawValue)])
     XCTAssertEqual(withMagnetometer.errors.first?.domain, CMErrorDomain)
 
     let inertial = Synthetic.still(.identity, count: 30, sensors: .inertial)
@@ -216,7 +224,8 @@ final class CMDeviceMotionTests: XCTestCase {
     XCTAssertEqual(noMagnetometer.errors.map(\.code), [Int(CMErrorNotAvailable.rawValue)])
 
     let twoFrames = deviceMotion(
-      Synthetic.still(.identity, count: 30), frame: [.xArbitraryZVertical, .xMagneticNorthZVertical])
+      Synthetic.still(.identity, count: 30),
+      frame: [.xArbitraryZVertical, .xMagneticNorthZVertical])
     XCTAssertEqual(twoFrames.errors.map(\.code), [Int(CMErrorInvalidParameter.rawValue)])
   }
 

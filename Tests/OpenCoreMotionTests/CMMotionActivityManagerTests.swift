@@ -26,7 +26,8 @@ final class CMMotionActivityManagerTests: XCTestCase {
   func testCurrentActivityComesAtOnceThenOnlyChanges() {
     let clock = VirtualClock()
     let scenario = HistoryFixture.walkScenario(restBefore: 6, walk: 12, restAfter: 6)
-    let manager = CMMotionActivityManager(backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
+    let manager = CMMotionActivityManager(
+      backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
     clock.advance(by: 4)
     let queue = makeSerialQueue()
     let received = Collector<CMMotionActivity>()
@@ -54,21 +55,26 @@ final class CMMotionActivityManagerTests: XCTestCase {
     }
     // Dates follow the source timestamps on the fixture's timeline.
     for activity in all {
-      XCTAssertEqual(activity.startDate.timeIntervalSince(HistoryFixture.anchor), activity.timestamp, accuracy: 1e-6)
+      XCTAssertEqual(
+        activity.startDate.timeIntervalSince(HistoryFixture.anchor), activity.timestamp,
+        accuracy: 1e-6)
     }
   }
 
   func testQueryIsOrderedAndStartsWithTheActivityInForce() {
     let clock = VirtualClock()
     let scenario = HistoryFixture.walkScenario(restBefore: 6, walk: 12, restAfter: 6)
-    let manager = CMMotionActivityManager(backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
+    let manager = CMMotionActivityManager(
+      backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
     clock.advance(by: scenario.segmentsDuration + 1)
     let (whole, error) = query(manager, HistoryFixture.anchor, HistoryFixture.date(60))
     XCTAssertNil(error)
     let activities = whole ?? []
     XCTAssertGreaterThan(activities.count, 1)
     XCTAssertEqual(activities.map(\.startDate), activities.map(\.startDate).sorted())
-    XCTAssertEqual(activities.first?.startDate, HistoryFixture.anchor, "the activity at the start of observation")
+    XCTAssertEqual(
+      activities.first?.startDate, HistoryFixture.anchor, "the activity at the start of observation"
+    )
 
     // A window inside one activity: just the activity in force, which began before the window.
     let last = activities.last!
@@ -81,7 +87,8 @@ final class CMMotionActivityManagerTests: XCTestCase {
   func testQueryWithoutSamplesIsCMErrorUnknown() {
     let clock = VirtualClock()
     let manager = CMMotionActivityManager(
-      backend: HistoryFixture.history(HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock)))
+      backend: HistoryFixture.history(
+        HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock)))
     clock.advance(by: 3)
     let (activities, error) = query(manager, HistoryFixture.date(-100), HistoryFixture.date(-50))
     XCTAssertNil(activities)
@@ -93,7 +100,8 @@ final class CMMotionActivityManagerTests: XCTestCase {
   func testSecondStartReplacesTheHandlerAndStopEndsDelivery() {
     let clock = VirtualClock()
     let scenario = HistoryFixture.walkScenario(restBefore: 6, walk: 12, restAfter: 6)
-    let manager = CMMotionActivityManager(backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
+    let manager = CMMotionActivityManager(
+      backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
     let queue = makeSerialQueue()
     let first = Collector<CMMotionActivity>()
     let second = Collector<CMMotionActivity>()
@@ -115,7 +123,8 @@ final class CMMotionActivityManagerTests: XCTestCase {
 
   func testWithoutAnAccelerometerNothingIsAvailable() async {
     let clock = VirtualClock()
-    let manager = CMMotionActivityManager(backend: HistoryFixture.history(HistoryFixture.gyroscopeOnly(clock: clock)))
+    let manager = CMMotionActivityManager(
+      backend: HistoryFixture.history(HistoryFixture.gyroscopeOnly(clock: clock)))
     XCTAssertFalse(CMMotionActivityManager.classifies(.gyroscope))
     let queue = makeSerialQueue()
     let received = Collector<CMMotionActivity?>()
@@ -130,13 +139,15 @@ final class CMMotionActivityManagerTests: XCTestCase {
     for await _ in sequence { XCTFail("no activity without an accelerometer") }
     XCTAssertEqual(coreMotionCode(sequence.error), Int(CMErrorMotionActivityNotAvailable.rawValue))
     XCTAssertEqual(
-      CMMotionActivityManager.isActivityAvailable(), SourceFactory.defaultSource.availableSensors.contains(.accelerometer))
+      CMMotionActivityManager.isActivityAvailable(),
+      SourceFactory.defaultSource.availableSensors.contains(.accelerometer))
   }
 
   func testAsyncSequenceEndsWithTheSource() async {
     let clock = VirtualClock()
     let scenario = HistoryFixture.walkScenario(restBefore: 6, walk: 12, restAfter: 6)
-    let manager = CMMotionActivityManager(backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
+    let manager = CMMotionActivityManager(
+      backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
     let sequence = manager.activityUpdates()
     clock.advance(by: scenario.segmentsDuration + 1)
     var activities: [CMMotionActivity] = []

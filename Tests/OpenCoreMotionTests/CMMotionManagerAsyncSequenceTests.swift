@@ -136,7 +136,8 @@ final class CMMotionManagerAsyncSequenceTests: XCTestCase {
     let clock = VirtualClock()
     let manager = CMMotionManager(
       source: Synthetic.player(
-        Synthetic.still(.identity, count: 10, sensors: .inertial), sensors: .inertial, clock: clock))
+        Synthetic.still(.identity, count: 10, sensors: .inertial), sensors: .inertial, clock: clock)
+    )
     let updates = manager.deviceMotionUpdates(using: .xTrueNorthZVertical)
     // `for await` compiles as well; nothing is thrown.
     var count = 0
@@ -197,7 +198,8 @@ final class CMMotionManagerThreadedPlaybackTests: XCTestCase {
   private static func fastPlayer(count: Int) -> StreamPlayer {
     let samples = Synthetic.still(Synthetic.portrait, count: count)
     let descriptor = StreamDescriptor(name: "fast", sensors: .nineAxis, nominalSampleRate: 100)
-    return StreamPlayer(ArraySampleStream(samples, descriptor: descriptor), pacing: .asFastAsPossible)
+    return StreamPlayer(
+      ArraySampleStream(samples, descriptor: descriptor), pacing: .asFastAsPossible)
   }
 
   func testAsFastAsPossiblePlaybackDeliversEveryDueSample() async throws {

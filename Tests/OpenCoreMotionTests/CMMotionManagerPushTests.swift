@@ -161,7 +161,8 @@ final class CMMotionManagerPushTests: XCTestCase {
     XCTAssertEqual(manager.gyroData?.timestamp ?? 0, expected, accuracy: 1e-9)
     XCTAssertEqual(manager.magnetometerData?.timestamp ?? 0, expected, accuracy: 1e-9)
     XCTAssertEqual(manager.deviceMotion?.timestamp ?? 0, expected, accuracy: 1e-9)
-    XCTAssertVector(manager.accelerometerData!.acceleration.vector, SIMD3(0, -1, 0), accuracy: 1e-12)
+    XCTAssertVector(
+      manager.accelerometerData!.acceleration.vector, SIMD3(0, -1, 0), accuracy: 1e-12)
     let field = manager.magnetometerData!.magneticField
     XCTAssertVector(
       field.vector, Synthetic.portrait.conjugate.act(on: Synthetic.earthField),
@@ -176,7 +177,8 @@ final class CMMotionManagerPushTests: XCTestCase {
 
   func testIntervalsAreClampedToTheSourceRange() {
     let clock = VirtualClock()
-    let player = Synthetic.player(Synthetic.still(.identity, rate: 50, count: 10), rate: 50, clock: clock)
+    let player = Synthetic.player(
+      Synthetic.still(.identity, rate: 50, count: 10), rate: 50, clock: clock)
     let manager = CMMotionManager(source: player)
     // Default 0.01 s is faster than 50 Hz: clamped to the source's 0.02 s.
     XCTAssertEqual(manager.accelerometerUpdateInterval, 0.02, accuracy: 1e-12)

@@ -17,7 +17,8 @@ final class CMPedometerTests: XCTestCase {
     _ scenario: Scenario = HistoryFixture.walkScenario()
   ) -> (updates: [CMPedometerData], pedometer: CMPedometer, clock: VirtualClock) {
     let clock = VirtualClock()
-    let pedometer = CMPedometer(backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
+    let pedometer = CMPedometer(
+      backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
     let updates = Collector<CMPedometerData>()
     pedometer.startUpdates(from: HistoryFixture.anchor) { data, error in
       XCTAssertNil(error)
@@ -29,7 +30,9 @@ final class CMPedometerTests: XCTestCase {
     return (updates.all, pedometer, clock)
   }
 
-  private func query(_ pedometer: CMPedometer, _ start: Date, _ end: Date) -> (CMPedometerData?, (any Error)?) {
+  private func query(
+    _ pedometer: CMPedometer, _ start: Date, _ end: Date
+  ) -> (CMPedometerData?, (any Error)?) {
     let result = Locked<(CMPedometerData?, (any Error)?)>((nil, nil))
     let done = expectation(description: "query")
     pedometer.queryPedometerData(from: start, to: end) { data, error in
@@ -60,7 +63,9 @@ final class CMPedometerTests: XCTestCase {
     let walking = updates.filter { $0.numberOfSteps.intValue > 10 }
     XCTAssertTrue(walking.contains { $0.currentCadence != nil && $0.currentPace != nil })
     for data in walking {
-      if let cadence = data.currentCadence?.doubleValue { XCTAssertEqual(cadence, 1.8, accuracy: 1.2) }
+      if let cadence = data.currentCadence?.doubleValue {
+        XCTAssertEqual(cadence, 1.8, accuracy: 1.2)
+      }
     }
     if PressureAltitudeAdapter.countsFloors {
       // A walk on the level: no floor.
@@ -77,13 +82,15 @@ final class CMPedometerTests: XCTestCase {
     let (_, pedometer, _) = walkWithUpdates()
     let (whole, _) = query(pedometer, HistoryFixture.anchor, HistoryFixture.date(60))
     let (first, _) = query(pedometer, HistoryFixture.anchor, HistoryFixture.date(10))
-    let (second, _) = query(pedometer, HistoryFixture.date(10).addingTimeInterval(1e-6), HistoryFixture.date(60))
+    let (second, _) = query(
+      pedometer, HistoryFixture.date(10).addingTimeInterval(1e-6), HistoryFixture.date(60))
     let total = try! XCTUnwrap(whole).numberOfSteps.intValue
     XCTAssertGreaterThan(total, 0)
     XCTAssertGreaterThan(first!.numberOfSteps.intValue, 0)
     XCTAssertEqual(first!.numberOfSteps.intValue + second!.numberOfSteps.intValue, total)
     XCTAssertEqual(
-      first!.distance!.doubleValue + second!.distance!.doubleValue, whole!.distance!.doubleValue, accuracy: 1e-9)
+      first!.distance!.doubleValue + second!.distance!.doubleValue, whole!.distance!.doubleValue,
+      accuracy: 1e-9)
     // Queries carry the window asked for, and no current pace or cadence.
     XCTAssertEqual(first!.startDate, HistoryFixture.anchor)
     XCTAssertEqual(first!.endDate, HistoryFixture.date(10))
@@ -102,7 +109,8 @@ final class CMPedometerTests: XCTestCase {
   func testQueryWithReversedRangeIsAnInvalidParameter() {
     let clock = VirtualClock()
     let pedometer = CMPedometer(
-      backend: HistoryFixture.history(HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock)))
+      backend: HistoryFixture.history(
+        HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock)))
     let (data, error) = query(pedometer, HistoryFixture.date(10), HistoryFixture.date(0))
     XCTAssertNil(data)
     XCTAssertEqual(coreMotionCode(error), Int(CMErrorInvalidParameter.rawValue))
@@ -111,7 +119,8 @@ final class CMPedometerTests: XCTestCase {
   func testHandlersRunOnThePedometersSerialBackgroundQueue() {
     let clock = VirtualClock()
     let pedometer = CMPedometer(
-      backend: HistoryFixture.history(HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock)))
+      backend: HistoryFixture.history(
+        HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock)))
     XCTAssertEqual(pedometer.handlerQueue.maxConcurrentOperationCount, 1)
     let onQueue = Collector<Bool>()
     pedometer.startUpdates(from: HistoryFixture.anchor) { _, _ in
@@ -133,10 +142,13 @@ final class CMPedometerTests: XCTestCase {
   func testNoHandlerRunsAfterStop() {
     let clock = VirtualClock()
     let pedometer = CMPedometer(
-      backend: HistoryFixture.history(HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock)))
+      backend: HistoryFixture.history(
+        HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock)))
     let updates = Collector<Int>()
     let events = Collector<CMPedometerEventType>()
-    pedometer.startUpdates(from: HistoryFixture.anchor) { data, _ in data.map { updates.append($0.numberOfSteps.intValue) } }
+    pedometer.startUpdates(from: HistoryFixture.anchor) { data, _ in
+      data.map { updates.append($0.numberOfSteps.intValue) }
+    }
     pedometer.startEventUpdates { event, _ in event.map { events.append($0.type) } }
     clock.advance(by: 8)
     // Stop while operations may still be queued: none of them may run after the stop returns.
@@ -152,10 +164,13 @@ final class CMPedometerTests: XCTestCase {
   func testSecondStartReplacesTheHandler() {
     let clock = VirtualClock()
     let pedometer = CMPedometer(
-      backend: HistoryFixture.history(HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock)))
+      backend: HistoryFixture.history(
+        HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock)))
     let first = Collector<Int>()
     let second = Collector<CMPedometerData>()
-    pedometer.startUpdates(from: HistoryFixture.anchor) { data, _ in data.map { first.append($0.numberOfSteps.intValue) } }
+    pedometer.startUpdates(from: HistoryFixture.anchor) { data, _ in
+      data.map { first.append($0.numberOfSteps.intValue) }
+    }
     clock.advance(by: 8)
     drain(pedometer.handlerQueue)
     let firstCount = first.count
@@ -168,14 +183,16 @@ final class CMPedometerTests: XCTestCase {
     XCTAssertEqual(first.count, firstCount)
     XCTAssertGreaterThan(second.count, 1)
     XCTAssertTrue(second.all.allSatisfy { $0.startDate == HistoryFixture.date(5) })
-    XCTAssertGreaterThan(second.all.first!.numberOfSteps.intValue, 0, "steps since 5 s are delivered at once")
+    XCTAssertGreaterThan(
+      second.all.first!.numberOfSteps.intValue, 0, "steps since 5 s are delivered at once")
     XCTAssertLessThan(second.all.last!.numberOfSteps.intValue, 36 + 9)
   }
 
   func testPauseAndResumeEvents() {
     let clock = VirtualClock()
     let scenario = HistoryFixture.walkScenario(restBefore: 2, walk: 10, restAfter: 5)
-    let pedometer = CMPedometer(backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
+    let pedometer = CMPedometer(
+      backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
     let events = Collector<CMPedometerEvent>()
     pedometer.startEventUpdates { event, error in
       XCTAssertNil(error)
@@ -196,7 +213,8 @@ final class CMPedometerTests: XCTestCase {
   func testAsyncSequenceDeliversTheSameUpdatesAndEndsWithTheSource() async {
     let clock = VirtualClock()
     let scenario = HistoryFixture.walkScenario(walk: 10)
-    let pedometer = CMPedometer(backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
+    let pedometer = CMPedometer(
+      backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
     let updates = pedometer.updates(from: HistoryFixture.anchor)
     let events = pedometer.eventUpdates()
     clock.advance(by: scenario.segmentsDuration + 1)
@@ -212,7 +230,8 @@ final class CMPedometerTests: XCTestCase {
 
   func testWithoutAnAccelerometerEverythingReportsNotAvailable() async {
     let clock = VirtualClock()
-    let pedometer = CMPedometer(backend: HistoryFixture.history(HistoryFixture.gyroscopeOnly(clock: clock)))
+    let pedometer = CMPedometer(
+      backend: HistoryFixture.history(HistoryFixture.gyroscopeOnly(clock: clock)))
     XCTAssertFalse(CMPedometer.countsSteps(.gyroscope))
     XCTAssertTrue(CMPedometer.countsSteps(.accelerometer))
     let (data, error) = query(pedometer, HistoryFixture.anchor, HistoryFixture.date(1))
@@ -238,9 +257,11 @@ final class CMPedometerTests: XCTestCase {
     XCTAssertEqual(CMPedometer.isDistanceAvailable(), sensors.contains(.accelerometer))
     XCTAssertEqual(CMPedometer.isPaceAvailable(), sensors.contains(.accelerometer))
     XCTAssertEqual(CMPedometer.isCadenceAvailable(), sensors.contains(.accelerometer))
-    XCTAssertEqual(CMPedometer.isPedometerEventTrackingAvailable(), sensors.contains(.accelerometer))
     XCTAssertEqual(
-      CMPedometer.isFloorCountingAvailable(), PressureAltitudeAdapter.countsFloors && sensors.contains(.barometer))
+      CMPedometer.isPedometerEventTrackingAvailable(), sensors.contains(.accelerometer))
+    XCTAssertEqual(
+      CMPedometer.isFloorCountingAvailable(),
+      PressureAltitudeAdapter.countsFloors && sensors.contains(.barometer))
     XCTAssertEqual(CMPedometer.authorizationStatus(), .authorized)
   }
 }

@@ -14,10 +14,12 @@ final class CMSensorRecorderTests: XCTestCase {
     let clock = VirtualClock()
     // Lying face up, noiseless: every sample reads (0, 0, −1) g.
     let recorder = CMSensorRecorder(
-      backend: HistoryFixture.history(HistoryFixture.player(HistoryFixture.liftScenario(), clock: clock)))
+      backend: HistoryFixture.history(
+        HistoryFixture.player(HistoryFixture.liftScenario(), clock: clock)))
     recorder.recordAccelerometer(forDuration: 1.5)
     clock.advance(by: 10)
-    let list = try XCTUnwrap(recorder.accelerometerData(from: HistoryFixture.anchor, to: HistoryFixture.date(60)))
+    let list = try XCTUnwrap(
+      recorder.accelerometerData(from: HistoryFixture.anchor, to: HistoryFixture.date(60)))
     var samples: [CMRecordedAccelerometerData] = []
     for sample in list { samples.append(sample) }
     // 1.5 s at 50 Hz, both ends: 76 samples (one more or less for the edge rounding).
@@ -28,7 +30,8 @@ final class CMSensorRecorderTests: XCTestCase {
       XCTAssertEqual(b.timestamp - a.timestamp, 0.02, accuracy: 1e-6)
     }
     let first = try XCTUnwrap(samples.first)
-    XCTAssertEqual(first.startDate.timeIntervalSince(HistoryFixture.anchor), first.timestamp, accuracy: 1e-6)
+    XCTAssertEqual(
+      first.startDate.timeIntervalSince(HistoryFixture.anchor), first.timestamp, accuracy: 1e-6)
     // Core Motion's sign and g: face up at rest is (0, 0, −1); 0.2 % for the simulator's g.
     XCTAssertEqual(first.acceleration.x, 0, accuracy: 1e-6)
     XCTAssertEqual(first.acceleration.z, -1, accuracy: 0.002)
@@ -48,35 +51,47 @@ final class CMSensorRecorderTests: XCTestCase {
   func testQueryWindowsAreInclusiveAndAtMostTwelveHours() throws {
     let clock = VirtualClock()
     let recorder = CMSensorRecorder(
-      backend: HistoryFixture.history(HistoryFixture.player(HistoryFixture.liftScenario(), clock: clock)))
+      backend: HistoryFixture.history(
+        HistoryFixture.player(HistoryFixture.liftScenario(), clock: clock)))
     clock.advance(by: 2)
     // Requested after observation began: records from the latest sample on.
     recorder.recordAccelerometer(forDuration: 60)
     clock.advance(by: 3)
-    let all = try XCTUnwrap(recorder.accelerometerData(from: HistoryFixture.anchor, to: HistoryFixture.date(100)))
+    let all = try XCTUnwrap(
+      recorder.accelerometerData(from: HistoryFixture.anchor, to: HistoryFixture.date(100)))
     XCTAssertGreaterThan(all.count, 140)
     let stamps = all.map(\.timestamp)
     XCTAssertGreaterThanOrEqual(stamps.first ?? 0, 2 - 0.011)
     let one = all.map { $0 }[10]
     let exact = try XCTUnwrap(recorder.accelerometerData(from: one.startDate, to: one.startDate))
     XCTAssertEqual(exact.map(\.identifier), [one.identifier], "both ends are included")
-    XCTAssertNil(recorder.accelerometerData(from: HistoryFixture.date(10), to: HistoryFixture.date(5)))
-    XCTAssertNil(recorder.accelerometerData(from: HistoryFixture.anchor, to: HistoryFixture.date(43_200.001)))
-    XCTAssertNotNil(recorder.accelerometerData(from: HistoryFixture.anchor, to: HistoryFixture.date(43_200)))
-    XCTAssertEqual(recorder.accelerometerData(from: HistoryFixture.date(-50), to: HistoryFixture.date(-10))?.count, 0)
+    XCTAssertNil(
+      recorder.accelerometerData(from: HistoryFixture.date(10), to: HistoryFixture.date(5)))
+    XCTAssertNil(
+      recorder.accelerometerData(from: HistoryFixture.anchor, to: HistoryFixture.date(43_200.001)))
+    XCTAssertNotNil(
+      recorder.accelerometerData(from: HistoryFixture.anchor, to: HistoryFixture.date(43_200)))
+    XCTAssertEqual(
+      recorder.accelerometerData(from: HistoryFixture.date(-50), to: HistoryFixture.date(-10))?
+        .count, 0)
   }
 
   func testNothingIsRecordedWithoutARequestOrAnAccelerometer() {
     let clock = VirtualClock()
     let recorder = CMSensorRecorder(
-      backend: HistoryFixture.history(HistoryFixture.player(HistoryFixture.liftScenario(), clock: clock)))
+      backend: HistoryFixture.history(
+        HistoryFixture.player(HistoryFixture.liftScenario(), clock: clock)))
     clock.advance(by: 3)
-    XCTAssertEqual(recorder.accelerometerData(from: HistoryFixture.anchor, to: HistoryFixture.date(10))?.count, 0)
+    XCTAssertEqual(
+      recorder.accelerometerData(from: HistoryFixture.anchor, to: HistoryFixture.date(10))?.count, 0
+    )
 
-    let gyroscopeOnly = CMSensorRecorder(backend: HistoryFixture.history(HistoryFixture.gyroscopeOnly(clock: clock)))
+    let gyroscopeOnly = CMSensorRecorder(
+      backend: HistoryFixture.history(HistoryFixture.gyroscopeOnly(clock: clock)))
     gyroscopeOnly.recordAccelerometer(forDuration: 10)
     clock.advance(by: 3)
-    XCTAssertNil(gyroscopeOnly.accelerometerData(from: HistoryFixture.anchor, to: HistoryFixture.date(10)))
+    XCTAssertNil(
+      gyroscopeOnly.accelerometerData(from: HistoryFixture.anchor, to: HistoryFixture.date(10)))
     XCTAssertEqual(
       CMSensorRecorder.isAccelerometerRecordingAvailable(),
       SourceFactory.defaultSource.availableSensors.contains(.accelerometer))
@@ -86,12 +101,20 @@ final class CMSensorRecorderTests: XCTestCase {
     var buffer = DatedRecordBuffer<AccelerometerRecord>(capacity: 4)
     for i in 0..<10 {
       buffer.append(
-        AccelerometerRecord(identifier: UInt64(i), timestamp: Double(i), date: HistoryFixture.date(Double(i)), acceleration: .zero))
+        AccelerometerRecord(
+          identifier: UInt64(i), timestamp: Double(i), date: HistoryFixture.date(Double(i)),
+          acceleration: .zero))
     }
     XCTAssertEqual(buffer.count, 4)
-    XCTAssertEqual(buffer.records(from: HistoryFixture.date(0), to: HistoryFixture.date(100)).map(\.identifier), [6, 7, 8, 9])
-    XCTAssertEqual(buffer.records(from: HistoryFixture.date(7), to: HistoryFixture.date(8)).map(\.identifier), [7, 8])
+    XCTAssertEqual(
+      buffer.records(from: HistoryFixture.date(0), to: HistoryFixture.date(100)).map(\.identifier),
+      [6, 7, 8, 9])
+    XCTAssertEqual(
+      buffer.records(from: HistoryFixture.date(7), to: HistoryFixture.date(8)).map(\.identifier),
+      [7, 8])
     buffer.removeRecords(before: HistoryFixture.date(8))
-    XCTAssertEqual(buffer.records(from: HistoryFixture.date(0), to: HistoryFixture.date(100)).map(\.identifier), [8, 9])
+    XCTAssertEqual(
+      buffer.records(from: HistoryFixture.date(0), to: HistoryFixture.date(100)).map(\.identifier),
+      [8, 9])
   }
 }

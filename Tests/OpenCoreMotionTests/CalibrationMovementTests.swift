@@ -63,7 +63,8 @@ final class DeviceLocationTests: XCTestCase {
       XCTAssertFalse(without.contains(.xTrueNorthZVertical))
     }
     // Boulder, Colorado: WMM2025 puts the declination a few degrees east (about +7.5° in 2026).
-    CMMotionManager.deviceLocation = try GeographicLocation(latitude: 40.015, longitude: -105.27, altitude: 1655)
+    CMMotionManager.deviceLocation = try GeographicLocation(
+      latitude: 40.015, longitude: -105.27, altitude: 1655)
     let with = CMMotionManager(source: source).supportedAttitudeReferenceFrames
     XCTAssertTrue(with.contains(.xTrueNorthZVertical))
     let declination = try XCTUnwrap(CMMotionManager.currentDeclination())

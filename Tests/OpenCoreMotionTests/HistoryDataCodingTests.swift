@@ -24,9 +24,13 @@ final class HistoryDataCodingTests: XCTestCase {
     XCTAssertEqual(CMMotionActivityConfidence.medium.rawValue, 1)
     XCTAssertEqual(CMMotionActivityConfidence.high.rawValue, 2)
     XCTAssertEqual(CMAuthorizationStatus.fromEnvironment([:]), .authorized)
-    XCTAssertEqual(CMAuthorizationStatus.fromEnvironment(["COREMOTION_AUTHORIZATION": "Denied"]), .denied)
-    XCTAssertEqual(CMAuthorizationStatus.fromEnvironment(["COREMOTION_AUTHORIZATION": "restricted"]), .restricted)
-    XCTAssertEqual(CMAuthorizationStatus.fromEnvironment(["COREMOTION_AUTHORIZATION": "bogus"]), .authorized)
+    XCTAssertEqual(
+      CMAuthorizationStatus.fromEnvironment(["COREMOTION_AUTHORIZATION": "Denied"]), .denied)
+    XCTAssertEqual(
+      CMAuthorizationStatus.fromEnvironment(["COREMOTION_AUTHORIZATION": "restricted"]), .restricted
+    )
+    XCTAssertEqual(
+      CMAuthorizationStatus.fromEnvironment(["COREMOTION_AUTHORIZATION": "bogus"]), .authorized)
   }
 
   func testHandlerShapes() {
@@ -42,7 +46,8 @@ final class HistoryDataCodingTests: XCTestCase {
     let start = Date(timeIntervalSinceReferenceDate: 1000)
     let data = CMPedometerData(
       startDate: start, endDate: start.addingTimeInterval(60), numberOfSteps: 97, distance: 70.5,
-      floorsAscended: 2, floorsDescended: 0, currentPace: 0.8, currentCadence: 1.9, averageActivePace: 0.85)
+      floorsAscended: 2, floorsDescended: 0, currentPace: 0.8, currentCadence: 1.9,
+      averageActivePace: 0.85)
     XCTAssertTrue(CMPedometerData.supportsSecureCoding)
     XCTAssertTrue(data.copy() as AnyObject === data)
     let decoded = try roundTrip(data)
@@ -70,26 +75,30 @@ final class HistoryDataCodingTests: XCTestCase {
     XCTAssertEqual(event.type, .resume)
 
     let activity = try roundTrip(
-      CMMotionActivity(stationary: true, automotive: true, confidence: .high, startDate: date, timestamp: 42))
+      CMMotionActivity(
+        stationary: true, automotive: true, confidence: .high, startDate: date, timestamp: 42))
     XCTAssertTrue(activity.stationary && activity.automotive, "flags are not exclusive")
     XCTAssertFalse(activity.walking || activity.running || activity.cycling || activity.unknown)
     XCTAssertEqual(activity.confidence, .high)
     XCTAssertEqual(activity.startDate, date)
     XCTAssertEqual(activity.timestamp, 42)
 
-    let altitude = try roundTrip(CMAltitudeData(relativeAltitude: 3.25, pressure: 100.9, timestamp: 7))
+    let altitude = try roundTrip(
+      CMAltitudeData(relativeAltitude: 3.25, pressure: 100.9, timestamp: 7))
     XCTAssertEqual(altitude.relativeAltitude, 3.25)
     XCTAssertEqual(altitude.pressure, 100.9)
     XCTAssertEqual(altitude.timestamp, 7)
 
-    let absolute = try roundTrip(CMAbsoluteAltitudeData(altitude: 321, accuracy: 10, precision: 0.1, timestamp: 8))
+    let absolute = try roundTrip(
+      CMAbsoluteAltitudeData(altitude: 321, accuracy: 10, precision: 0.1, timestamp: 8))
     XCTAssertEqual(absolute.altitude, 321)
     XCTAssertEqual(absolute.accuracy, 10)
     XCTAssertEqual(absolute.precision, 0.1)
 
     let recorded = try roundTrip(
       CMRecordedAccelerometerData(
-        acceleration: CMAcceleration(x: 0.1, y: 0, z: -1), timestamp: 9, startDate: date, identifier: .max - 1))
+        acceleration: CMAcceleration(x: 0.1, y: 0, z: -1), timestamp: 9, startDate: date,
+        identifier: .max - 1))
     XCTAssertEqual(recorded.identifier, .max - 1)
     XCTAssertEqual(recorded.startDate, date)
     XCTAssertEqual(recorded.acceleration.z, -1)

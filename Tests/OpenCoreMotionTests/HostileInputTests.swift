@@ -16,7 +16,8 @@ final class HostileInputTests: XCTestCase {
       let before = Synthetic.still(Synthetic.faceUp, count: 200, start: 0)
       let after = Synthetic.still(Synthetic.faceUp, count: 200, start: gap)
       let stream = ArraySampleStream(
-        before + after, descriptor: StreamDescriptor(name: "gap", sensors: .nineAxis, nominalSampleRate: 100))
+        before + after,
+        descriptor: StreamDescriptor(name: "gap", sensors: .nineAxis, nominalSampleRate: 100))
       var count = 0
       try DeviceMotionReplay.run(stream) { _ in count += 1 }
       XCTAssertGreaterThan(count, 0, "gap \(gap) s: updates before the gap at least")
@@ -26,10 +27,13 @@ final class HostileInputTests: XCTestCase {
   /// Timestamps 10⁻²⁰ s apart and a header rate of 10²⁰ Hz used to trap in the low-pass filter's
   /// warm-up (`Int` of 10²⁰); the replay must end, with or without updates.
   func testReplaySurvivesAbsurdSampleRates() throws {
-    let samples = (0..<300).map { i in Synthetic.sample(at: Double(i) * 1e-20, earthFromSensor: Synthetic.faceUp) }
+    let samples = (0..<300).map { i in
+      Synthetic.sample(at: Double(i) * 1e-20, earthFromSensor: Synthetic.faceUp)
+    }
     for rate in [1e20, 100] {
       let stream = ArraySampleStream(
-        samples, descriptor: StreamDescriptor(name: "fast", sensors: .nineAxis, nominalSampleRate: rate))
+        samples,
+        descriptor: StreamDescriptor(name: "fast", sensors: .nineAxis, nominalSampleRate: rate))
       try DeviceMotionReplay.run(stream) { _ in }
     }
   }

@@ -17,7 +17,9 @@ final class MotionHistoryLedgerTests: XCTestCase {
     let firstTimes: [Double] = (0..<10).map { Double($0) * 0.5 }
     let secondTimes: [Double] = (0..<10).map { 14.5 + Double($0) * 0.5 }
     let times = firstTimes + secondTimes
-    for t in times { ledger.append(StepRecord(date: date(t), timestamp: t, distance: 0.7), cadence: 2) }
+    for t in times {
+      ledger.append(StepRecord(date: date(t), timestamp: t, distance: 0.7), cadence: 2)
+    }
     ledger.append(FloorRecord(date: date(5), ascended: 1, descended: 0))
     ledger.append(FloorRecord(date: date(18), ascended: 2, descended: 1))
 
@@ -46,11 +48,18 @@ final class MotionHistoryLedgerTests: XCTestCase {
 
   func testOldEntriesAreDroppedAfterTheRetention() {
     var ledger = StepLedger(activeGapLimit: 2, retention: 100)
-    for i in 0..<1000 { ledger.append(StepRecord(date: date(Double(i) * 10), timestamp: Double(i) * 10, distance: 1), cadence: nil) }
+    for i in 0..<1000 {
+      ledger.append(
+        StepRecord(date: date(Double(i) * 10), timestamp: Double(i) * 10, distance: 1), cadence: nil
+      )
+    }
     // Kept: the last 100 s, plus at most an hour of slack before batches are dropped.
     XCTAssertLessThanOrEqual(ledger.stepCount, 10 + 360 + 1)
-    XCTAssertEqual(ledger.summary(from: date(9_890), to: date(9_990), countsFloors: false).numberOfSteps, 11)
-    XCTAssertEqual(ledger.summary(from: date(9_890), to: date(9_990), countsFloors: false).distance, 11, accuracy: 1e-9)
+    XCTAssertEqual(
+      ledger.summary(from: date(9_890), to: date(9_990), countsFloors: false).numberOfSteps, 11)
+    XCTAssertEqual(
+      ledger.summary(from: date(9_890), to: date(9_990), countsFloors: false).distance, 11,
+      accuracy: 1e-9)
   }
 
   func testObjectsOfOneSourceShareOneHistory() {
@@ -63,7 +72,8 @@ final class MotionHistoryLedgerTests: XCTestCase {
     XCTAssertTrue(pedometer.backend === activity.backend)
     XCTAssertTrue(pedometer.backend === altimeter.backend)
     XCTAssertTrue(pedometer.backend === recorder.backend)
-    let other = CMPedometer(source: HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock))
+    let other = CMPedometer(
+      source: HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock))
     XCTAssertFalse(pedometer.backend === other.backend)
   }
 
@@ -72,7 +82,9 @@ final class MotionHistoryLedgerTests: XCTestCase {
     let source = StreamPlayer(FailingStream(), pacing: .virtual(clock))
     let pedometer = CMPedometer(backend: HistoryFixture.history(source))
     let errors = Collector<Int?>()
-    pedometer.startUpdates(from: HistoryFixture.anchor) { _, error in errors.append(coreMotionCode(error)) }
+    pedometer.startUpdates(from: HistoryFixture.anchor) { _, error in
+      errors.append(coreMotionCode(error))
+    }
     clock.advance(by: 1)
     drain(pedometer.handlerQueue)
     pedometer.stopUpdates()

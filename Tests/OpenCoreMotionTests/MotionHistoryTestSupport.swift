@@ -24,7 +24,8 @@ enum HistoryFixture {
     Scenario(
       name: "walk-test",
       segments: [
-        .rest(duration: restBefore), .walk(cadence: cadence, speed: 1.3, duration: walk), .rest(duration: restAfter),
+        .rest(duration: restBefore), .walk(cadence: cadence, speed: 1.3, duration: walk),
+        .rest(duration: restAfter),
       ],
       initialAttitude: .eulerDegrees(roll: 0, pitch: 40, yaw: 0))
   }
@@ -34,7 +35,8 @@ enum HistoryFixture {
     Scenario(
       name: "lift-test",
       segments: [
-        .rest(duration: 2), .translate(displacement: SIMD3(0, 0, rise), duration: duration), .rest(duration: 3),
+        .rest(duration: 2), .translate(displacement: SIMD3(0, 0, rise), duration: duration),
+        .rest(duration: 3),
       ],
       noise: .noiseless)
   }
@@ -46,13 +48,15 @@ enum HistoryFixture {
 
   /// A history of `source` whose source time 0 is ``anchor``.
   static func history(_ source: any SensorSource) -> InProcessMotionHistory {
-    InProcessMotionHistory(source: source, timeline: MotionTimeline(referenceDate: anchor, referenceTimestamp: 0))
+    InProcessMotionHistory(
+      source: source, timeline: MotionTimeline(referenceDate: anchor, referenceTimestamp: 0))
   }
 
   /// A source with only a gyroscope (no accelerometer, no barometer).
   static func gyroscopeOnly(clock: VirtualClock) -> StreamPlayer {
     Synthetic.player(
-      Synthetic.still(.identity, count: 500, start: 0, sensors: .gyroscope), sensors: .gyroscope, clock: clock)
+      Synthetic.still(.identity, count: 500, start: 0, sensors: .gyroscope), sensors: .gyroscope,
+      clock: clock)
   }
 }
 

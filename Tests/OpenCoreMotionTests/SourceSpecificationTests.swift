@@ -3,11 +3,11 @@
 import Foundation
 import MotionSensors
 import PhoneStreams
-@testable import SourceComposition
 import XCTest
 import _MotionTestSupport
 
 @testable import OpenCoreMotion
+@testable import SourceComposition
 
 /// `COREMOTION_SOURCE` parsing and the default source.
 final class SourceSpecificationTests: XCTestCase {
@@ -50,7 +50,8 @@ final class SourceSpecificationTests: XCTestCase {
 
   func testDescriptionRoundTrips() throws {
     var specifications: [SourceSpecification] = [
-      .none, .automatic, .simulator(scenario: nil), .simulator(scenario: "walk", speed: .multiplier(3)),
+      .none, .automatic, .simulator(scenario: nil),
+      .simulator(scenario: "walk", speed: .multiplier(3)),
       .replay(path: "/tmp/x.csv"), .replay(path: "a.csv", speed: .multiplier(0.25)),
       .replay(path: "a.csv", speed: .asFastAsPossible), .iio,
     ]
@@ -61,7 +62,9 @@ final class SourceSpecificationTests: XCTestCase {
     for specification in specifications {
       XCTAssertEqual(try SourceSpecification(parsing: specification.description), specification)
     }
-    XCTAssertEqual(SourceSpecification.replay(path: "a.csv", speed: .multiplier(2)).description, "replay:a.csv?speed=2")
+    XCTAssertEqual(
+      SourceSpecification.replay(path: "a.csv", speed: .multiplier(2)).description,
+      "replay:a.csv?speed=2")
   }
 
   /// The phone-stream schemes SourceComposition recognises without the `PhoneStreams` trait are the
@@ -75,7 +78,9 @@ final class SourceSpecificationTests: XCTestCase {
     /// Built with `--disable-default-traits`: a phone-stream form is recognised and says which trait
     /// is missing.
     func testPhoneStreamFormsNameTheMissingTrait() {
-      for text in ["sensorlogger:8000", "SensorServer:ws://10.0.0.2:8080", "phyphox:http://10.0.0.3"] {
+      for text in [
+        "sensorlogger:8000", "SensorServer:ws://10.0.0.2:8080", "phyphox:http://10.0.0.3",
+      ] {
         XCTAssertThrowsError(try SourceSpecification(parsing: text), text) { error in
           let error = error as? SourceSpecificationError
           XCTAssertEqual(error?.kind, .unavailable, text)
@@ -129,7 +134,9 @@ final class SourceSpecificationTests: XCTestCase {
     let manager = CMMotionManager(source: source)
     XCTAssertFalse(manager.isAccelerometerAvailable)
 
-    let (none, noMessage) = SourceFactory.resolveDefaultSource(environment: ["COREMOTION_SOURCE": "none"])
+    let (none, noMessage) = SourceFactory.resolveDefaultSource(environment: [
+      "COREMOTION_SOURCE": "none"
+    ])
     XCTAssertEqual(none.name, "none")
     XCTAssertNil(noMessage)
   }
@@ -160,19 +167,25 @@ final class SourceSpecificationTests: XCTestCase {
   func testAvailableFramesFollowTheSensors() {
     XCTAssertEqual(CMMotionManager.attitudeReferenceFrames(sensors: [], declination: nil), [])
     XCTAssertEqual(
-      CMMotionManager.attitudeReferenceFrames(sensors: [.accelerometer, .magnetometer], declination: 3),
+      CMMotionManager.attitudeReferenceFrames(
+        sensors: [.accelerometer, .magnetometer], declination: 3),
       [])
     XCTAssertEqual(
-      CMMotionManager.attitudeReferenceFrames(sensors: .inertial, declination: 3), .xArbitraryZVertical)
+      CMMotionManager.attitudeReferenceFrames(sensors: .inertial, declination: 3),
+      .xArbitraryZVertical)
     XCTAssertEqual(
       CMMotionManager.attitudeReferenceFrames(sensors: .nineAxis, declination: nil),
       [.xArbitraryZVertical, .xArbitraryCorrectedZVertical, .xMagneticNorthZVertical])
     XCTAssertEqual(
       CMMotionManager.attitudeReferenceFrames(sensors: .nineAxis, declination: 0),
-      [.xArbitraryZVertical, .xArbitraryCorrectedZVertical, .xMagneticNorthZVertical, .xTrueNorthZVertical])
+      [
+        .xArbitraryZVertical, .xArbitraryCorrectedZVertical, .xMagneticNorthZVertical,
+        .xTrueNorthZVertical,
+      ])
     // The class method reflects the process's default source; it never advertises true north
     // without a declination.
-    XCTAssertFalse(CMMotionManager.availableAttitudeReferenceFrames().contains(.xTrueNorthZVertical))
+    XCTAssertFalse(
+      CMMotionManager.availableAttitudeReferenceFrames().contains(.xTrueNorthZVertical))
     let defaultFrames = CMMotionManager.attitudeReferenceFrames(
       sensors: SourceFactory.defaultSource.availableSensors, declination: nil)
     XCTAssertEqual(CMMotionManager.availableAttitudeReferenceFrames(), defaultFrames)
@@ -198,7 +211,9 @@ final class ReplaySourceTests: XCTestCase {
       for await data in updates { readings.append((data.timestamp, data.acceleration.vector)) }
       return readings
     }
-    for reading in readings { XCTAssertVector(reading.acceleration, SIMD3(0, 0, -1), accuracy: 1e-6) }
+    for reading in readings {
+      XCTAssertVector(reading.acceleration, SIMD3(0, 0, -1), accuracy: 1e-6)
+    }
     let stamps = readings.map(\.timestamp)
     XCTAssertEqual(stamps.count, 200)
     XCTAssertEqual(stamps.first ?? 0, 1000, accuracy: 1e-6, "the recording's own clock")
@@ -215,7 +230,8 @@ private func writeRecording(_ samples: [MotionSample], to url: URL) throws {
 /// `simulator:` through the real simulator.
 final class SimulatorSourceTests: XCTestCase {
   func testSimulatedFaceUpScenarioReadsMinusOneG() async throws {
-    let source = try SourceFactory.makeSource(SourceSpecification(parsing: "simulator:faceUp?speed=max"))
+    let source = try SourceFactory.makeSource(
+      SourceSpecification(parsing: "simulator:faceUp?speed=max"))
     XCTAssertTrue(source.availableSensors.isSuperset(of: .nineAxis), "\(source.availableSensors)")
     let manager = CMMotionManager(source: source)
     manager.deviceMotionUpdateInterval = 0.1

@@ -94,6 +94,7 @@ final class CountingSource: SensorSource, @unchecked Sendable {
   }
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// Asserts `actual` is within `accuracy` of `expected` in distance (``assertDistanceWithin``).
 func XCTAssertVector(
   _ actual: SIMD3<Double>, _ expected: SIMD3<Double>, accuracy: Double, _ message: String = "",

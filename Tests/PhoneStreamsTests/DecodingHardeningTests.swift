@@ -52,7 +52,9 @@ final class DecodingHardeningTests: XCTestCase {
     _ = sequencer.accept(try batch("{\"messageId\":0,\"sessionId\":\"a\",\"payload\":[]}"), now: 0)
     var released = 0
     // Every other id: each leaves a gap, so all would wait without the bound.
-    for id in stride(from: 2, through: 2 * (SensorLoggerMessageSequencer.maximumHeldMessages + 50), by: 2) {
+    for id in stride(
+      from: 2, through: 2 * (SensorLoggerMessageSequencer.maximumHeldMessages + 50), by: 2)
+    {
       let next = try batch("{\"messageId\":\(id),\"sessionId\":\"a\",\"payload\":[]}")
       released += sequencer.accept(next, now: 0).ready.count
     }
@@ -66,7 +68,8 @@ final class DecodingHardeningTests: XCTestCase {
     buffer.insert([MotionSample(timestamp: .nan, gyroscope: SIMD3(9, 9, 9))], now: 0)
     var delivered = buffer.release(now: 1)
     for step in 1...10 {
-      buffer.insert([MotionSample(timestamp: 100 + Double(step) * 0.01, gyroscope: SIMD3(1, 0, 0))], now: 1)
+      buffer.insert(
+        [MotionSample(timestamp: 100 + Double(step) * 0.01, gyroscope: SIMD3(1, 0, 0))], now: 1)
       delivered += buffer.release(now: 2)
     }
     XCTAssertEqual(delivered.count, 11, "every genuine sample is delivered")
@@ -84,11 +87,13 @@ final class DecodingHardeningTests: XCTestCase {
     XCTAssertEqual(buffer.release(now: 1).count, 1)
     var delivered: [MotionSample] = []
     for step in 0..<(buffer.resynchronisationCount + 10) {
-      buffer.insert([MotionSample(timestamp: 100 + Double(step) * 0.01, gyroscope: SIMD3(1, 0, 0))], now: 1)
+      buffer.insert(
+        [MotionSample(timestamp: 100 + Double(step) * 0.01, gyroscope: SIMD3(1, 0, 0))], now: 1)
       delivered += buffer.release(now: 2)
     }
     XCTAssertEqual(buffer.resynchronisations, 1)
-    XCTAssertEqual(delivered.count, 11, "after \(buffer.resynchronisationCount) samples the real stream flows")
+    XCTAssertEqual(
+      delivered.count, 11, "after \(buffer.resynchronisationCount) samples the real stream flows")
     XCTAssertEqual(delivered.map(\.timestamp), delivered.map(\.timestamp).sorted())
   }
 }

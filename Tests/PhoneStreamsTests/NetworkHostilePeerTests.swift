@@ -51,7 +51,8 @@ final class NetworkHostilePeerTests: XCTestCase {
 
     // A declared length beyond the limit.
     let big = try NetworkTestHTTPClient(port: port)
-    let head = "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200000\r\n\r\n"
+    let head =
+      "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200000\r\n\r\n"
     // Only a little more than the limit is sent, so the receiver has read everything when it
     // answers (closing with unread data would reset the connection before the answer is read).
     try big.socket.send(Array(head.utf8) + [UInt8](repeating: 0x20, count: 70_000))
@@ -68,11 +69,15 @@ final class NetworkHostilePeerTests: XCTestCase {
     // A chunk size that overflows any integer is a parse error, not a crash.
     let overflow = try NetworkTestSocket.connect(port: port)
     try overflow.send(
-      Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\nab".utf8))
+      Array(
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\nab"
+          .utf8))
     XCTAssertTrue(overflow.waitForClose(timeout: 3), "the connection is closed")
 
     XCTAssertTrue(
-      collector.wait(timeout: 3) { $0.failures.contains { $0.message.contains("exceeded") && !$0.isFatal } })
+      collector.wait(timeout: 3) {
+        $0.failures.contains { $0.message.contains("exceeded") && !$0.isFatal }
+      })
     try assertPhoneGetsThrough(receiver, collector, messageID: 0)
   }
 
@@ -89,7 +94,8 @@ final class NetworkHostilePeerTests: XCTestCase {
 
     // Headers far beyond the parser's limit (80 KiB).
     let huge = try NetworkTestSocket.connect(port: port)
-    let header = "POST / HTTP/1.1\r\nX-Filler: " + String(repeating: "a", count: 200_000) + "\r\n\r\n"
+    let header =
+      "POST / HTTP/1.1\r\nX-Filler: " + String(repeating: "a", count: 200_000) + "\r\n\r\n"
     try huge.send(Array(header.utf8), timeout: 1)
     XCTAssertTrue(huge.waitForClose(timeout: 3))
 
@@ -128,7 +134,9 @@ final class NetworkHostilePeerTests: XCTestCase {
     var idle = try (0..<64).map { _ in try NetworkTestSocket.connect(port: port) }
     try idle[0].send(Array("POST / HTTP/1.1\r\nHost: x\r\nContent-Le".utf8))
     try idle[1].send(
-      Array("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{".utf8))
+      Array(
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+          .utf8))
     try assertPhoneGetsThrough(receiver, collector, messageID: 0)
     XCTAssertTrue(idle[0].waitForClose(timeout: 3), "an idle connection is closed by the receiver")
     XCTAssertTrue(idle[1].waitForClose(timeout: 3), "a body that never ends times out")
@@ -164,7 +172,8 @@ final class NetworkHostilePeerTests: XCTestCase {
     let body = Logger.body(messageID: 0, readings: [("gyroscope", 0, Logger.xyz(9, 9, 9))])
     // What a web page's fetch() sends: an Origin header (and text/plain to avoid a preflight).
     let fromPage = try client.post(
-      body, extraHeaders: "Origin: http://evil.example\r\n", contentType: "text/plain;charset=UTF-8")
+      body, extraHeaders: "Origin: http://evil.example\r\n", contentType: "text/plain;charset=UTF-8"
+    )
     XCTAssertEqual(fromPage.status, 403)
     XCTAssertEqual(try client.post(body, contentType: "text/plain").status, 415)
     let preflight = try client.exchange(
@@ -204,7 +213,9 @@ final class NetworkHostilePeerTests: XCTestCase {
       // One forged reading a year ahead among genuine ones.
       Logger.body(
         messageID: 1,
-        readings: [("gyroscope", 10, Logger.xyz(1, 0, 0)), ("gyroscope", yearMs, Logger.xyz(99, 0, 0))]),
+        readings: [
+          ("gyroscope", 10, Logger.xyz(1, 0, 0)), ("gyroscope", yearMs, Logger.xyz(99, 0, 0)),
+        ]),
       Logger.body(messageID: 2, readings: [("gyroscope", 20, Logger.xyz(2, 0, 0))]),
       Logger.body(messageID: 3, readings: [("gyroscope", 30, Logger.xyz(3, 0, 0))]),
     ]
@@ -220,7 +231,9 @@ final class NetworkHostilePeerTests: XCTestCase {
     // Sends one reading, then neither reads (so never answers a ping) nor sends.
     let phone = try NetworkTestPhone(answersPings: false) { outbound, index in
       try await outbound.write(
-        .text(NetworkSensorServerTests.message("gyroscope", Int64(index + 1) * 1_000_000_000, [1, 0, 0])))
+        .text(
+          NetworkSensorServerTests.message(
+            "gyroscope", Int64(index + 1) * 1_000_000_000, [1, 0, 0])))
       try await Task.sleep(nanoseconds: 30_000_000_000)
     }
     defer { phone.stop() }

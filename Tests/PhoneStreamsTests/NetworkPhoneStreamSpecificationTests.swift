@@ -16,13 +16,15 @@ final class NetworkPhoneStreamSpecificationTests: XCTestCase {
     XCTAssertEqual(
       try PhoneStreamSpecification(parsing: "sensorlogger:9000"), .sensorLogger(custom))
     XCTAssertEqual(
-      try PhoneStreamSpecification(parsing: "SensorLogger://127.0.0.1:9000/"), .sensorLogger(custom))
+      try PhoneStreamSpecification(parsing: "SensorLogger://127.0.0.1:9000/"), .sensorLogger(custom)
+    )
     // The default listens on loopback only; the LAN (or every interface) must be asked for.
     XCTAssertEqual(defaults.bindAddress, "127.0.0.1")
     var everywhere = custom
     everywhere.bindAddress = "0.0.0.0"
     XCTAssertEqual(
-      try PhoneStreamSpecification(parsing: "sensorlogger://0.0.0.0:9000"), .sensorLogger(everywhere))
+      try PhoneStreamSpecification(parsing: "sensorlogger://0.0.0.0:9000"),
+      .sensorLogger(everywhere))
     custom.platform = .iOS
     XCTAssertEqual(
       try PhoneStreamSpecification(parsing: "sensorlogger:127.0.0.1:9000?platform=ios"),
@@ -120,7 +122,8 @@ final class NetworkPhoneStreamSpecificationTests: XCTestCase {
   }
 
   func testSensorLoggerToken() throws {
-    let spec = try PhoneStreamSpecification(parsing: "sensorlogger:192.168.1.5:8000?token=s3cret-Token")
+    let spec = try PhoneStreamSpecification(
+      parsing: "sensorlogger:192.168.1.5:8000?token=s3cret-Token")
     guard case .sensorLogger(let configuration) = spec else { return XCTFail("\(spec)") }
     XCTAssertEqual(configuration.token, "s3cret-Token")
     XCTAssertEqual(configuration.bindAddress, "192.168.1.5")

@@ -28,7 +28,8 @@ final class NetworkSensorServerTests: XCTestCase {
     let closeGate = Locked(false)
     let phone = try NetworkTestPhone { outbound, _ in
       try await outbound.write(
-        .text(Self.message("accelerometer", base + 20_000_000, [0.31892395, -0.97802734, 10.049896])))
+        .text(
+          Self.message("accelerometer", base + 20_000_000, [0.31892395, -0.97802734, 10.049896])))
       // Earlier than the accelerometer event: must come out first.
       try await outbound.write(.text(Self.message("gyroscope", base, [0.01, -0.02, 0.03])))
       try await outbound.write(
@@ -122,7 +123,9 @@ final class NetworkSensorServerTests: XCTestCase {
     let ended = Locked(false)
     let phone = try NetworkTestPhone { _, _ in
       // Runs until the client closes (the phone reads, so it sees the close).
-      do { try await Task.sleep(nanoseconds: 10_000_000_000) } catch { ended.withLock { $0 = true } }
+      do { try await Task.sleep(nanoseconds: 10_000_000_000) } catch {
+        ended.withLock { $0 = true }
+      }
     }
     defer { phone.stop() }
     let client = SensorServerClient(configuration: .init(host: "127.0.0.1", port: phone.port))
@@ -130,7 +133,8 @@ final class NetworkSensorServerTests: XCTestCase {
     XCTAssertTrue(networkEventually(timeout: 5) { client.isConnected })
     subscription.cancel()
     XCTAssertFalse(client.isConnected)
-    XCTAssertTrue(networkEventually(timeout: 5) { ended.withLock { $0 } }, "the phone saw the close")
+    XCTAssertTrue(
+      networkEventually(timeout: 5) { ended.withLock { $0 } }, "the phone saw the close")
   }
 
   func testReconnectsAfterTheServerGoesAway() throws {

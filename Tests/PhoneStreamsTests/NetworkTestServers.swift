@@ -4,9 +4,9 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import MotionSensors
 import NIOCore
 import ServiceLifecycle
-import MotionSensors
 
 /// Runs a Hummingbird application on an ephemeral loopback port for the duration of a test.
 final class NetworkTestApplication: @unchecked Sendable {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import FuzzSupport
 import MotionSensors
 
 /// The input is a column mapping, a newline, then a CSV to read with it (if the mapping parses).
@@ -11,11 +12,12 @@ public func fuzzColumnMapping(_ pointer: UnsafePointer<UInt8>?, _ size: Int) -> 
   let split = bytes.firstIndex(of: 0x0A) ?? size
   let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<split]), as: UTF8.self)
   guard let mapping = try? ColumnMapping(parsing: text) else { return 0 }
-  let rest = split < size ? UnsafeBufferPointer(rebasing: bytes[(split + 1)...]) : UnsafeBufferPointer(start: data, count: 0)
-  let folder = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
-  let url = URL(fileURLWithPath: "\(folder)/opencoremotion-fuzz-columns-\(getpid()).csv")
-  FileManager.default.createFile(atPath: url.path, contents: Data(buffer: rest))
-  defer { try? FileManager.default.removeItem(at: url) }
+  let rest =
+    split < size
+    ? UnsafeBufferPointer(rebasing: bytes[(split + 1)...])
+    : UnsafeBufferPointer(start: data, count: 0)
+  let url = FuzzFile.write(rest, pathExtension: "csv")
+  defer { FuzzFile.remove(url) }
   for policy in [RecordingReader.InvalidRowPolicy.fail, .skip] {
     do {
       var stream = try RecordingReader.open(
@@ -26,18 +28,10 @@ public func fuzzColumnMapping(_ pointer: UnsafePointer<UInt8>?, _ size: Int) -> 
   return 0
 }
 
-/// The executable's entry point: SwiftPM links `main` to `FuzzColumnMapping_main`; hand over to libFuzzer's driver.
+/// The executable's entry point (SwiftPM links `main` to `FuzzColumnMapping_main`).
 @_cdecl("FuzzColumnMapping_main")
-public func fuzzColumnMappingMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
-  var count = argc
-  var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-  return LLVMFuzzerRunDriver(&count, &arguments, fuzzColumnMapping)
+public func fuzzColumnMappingMain(
+  _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> Int32 {
+  FuzzDriver.run(argumentCount: argc, arguments: argv, handler: fuzzColumnMapping)
 }
-
-/// libFuzzer's driver (compiler-rt, linked by `-sanitize=fuzzer`).
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-  _ argc: UnsafeMutablePointer<Int32>,
-  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FuzzSupport
 import LinuxIIO
 
 /// The input's first byte chooses the parser: a scan-element `_type` (then every value of the
@@ -28,25 +29,19 @@ public func fuzzIIOAttributes(_ pointer: UnsafePointer<UInt8>?, _ size: Int) -> 
   case 1:
     guard let set = IIOFrequencySet(parsing: text) else { return 0 }
     _ = set.description
-    for requested in [0, 1, 100, 1e9, -1, .infinity, .nan] as [Double] { _ = set.bestRate(for: requested) }
+    for requested in [0, 1, 100, 1e9, -1, .infinity, .nan] as [Double] {
+      _ = set.bestRate(for: requested)
+    }
   default:
     if let matrix = IIOMountMatrix(parsing: text) { _ = "\(matrix)" }
   }
   return 0
 }
 
-/// The executable's entry point: SwiftPM links `main` to `FuzzIIOAttributes_main`; hand over to libFuzzer's driver.
+/// The executable's entry point (SwiftPM links `main` to `FuzzIIOAttributes_main`).
 @_cdecl("FuzzIIOAttributes_main")
-public func fuzzIIOAttributesMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
-  var count = argc
-  var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-  return LLVMFuzzerRunDriver(&count, &arguments, fuzzIIOAttributes)
+public func fuzzIIOAttributesMain(
+  _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> Int32 {
+  FuzzDriver.run(argumentCount: argc, arguments: argv, handler: fuzzIIOAttributes)
 }
-
-/// libFuzzer's driver (compiler-rt, linked by `-sanitize=fuzzer`).
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-  _ argc: UnsafeMutablePointer<Int32>,
-  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FuzzSupport
 @_spi(Fuzzing) import PhoneStreamDecoding
 
 /// The phone-stream decoders (PhoneStreamDecoding only: no network stack is linked).
@@ -21,23 +22,16 @@ public func fuzzPhoneStreams(_ pointer: UnsafePointer<UInt8>?, _ size: Int) -> I
   case 1:
     _ = PhoneStreamFuzzEntry.sensorServer(messages: messages, reconnectEvery: selector >> 2)
   default:
-    _ = PhoneStreamFuzzEntry.phyphox(configuration: messages.first ?? [], answers: Array(messages.dropFirst()))
+    _ = PhoneStreamFuzzEntry.phyphox(
+      configuration: messages.first ?? [], answers: Array(messages.dropFirst()))
   }
   return 0
 }
 
-/// The executable's entry point: SwiftPM links `main` to `FuzzPhoneStreams_main`; hand over to libFuzzer's driver.
+/// The executable's entry point (SwiftPM links `main` to `FuzzPhoneStreams_main`).
 @_cdecl("FuzzPhoneStreams_main")
-public func fuzzPhoneStreamsMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
-  var count = argc
-  var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-  return LLVMFuzzerRunDriver(&count, &arguments, fuzzPhoneStreams)
+public func fuzzPhoneStreamsMain(
+  _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> Int32 {
+  FuzzDriver.run(argumentCount: argc, arguments: argv, handler: fuzzPhoneStreams)
 }
-
-/// libFuzzer's driver (compiler-rt, linked by `-sanitize=fuzzer`).
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-  _ argc: UnsafeMutablePointer<Int32>,
-  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32

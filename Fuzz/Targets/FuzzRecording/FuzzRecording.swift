@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import FuzzSupport
 import MotionSensors
 
 /// The input's first byte chooses the format (detection, or one of ``RecordingFormat`` forced) and
@@ -14,7 +15,8 @@ public func fuzzRecording(_ pointer: UnsafePointer<UInt8>?, _ size: Int) -> Int3
   let formats: [RecordingFormat?] = [nil] + RecordingFormat.allCases.filter { $0 != .columns }
   let format = formats[Int(selector & 0x7F) % formats.count]
   let options = RecordingReader.Options(invalidRows: selector & 0x80 != 0 ? .skip : .fail)
-  let url = FuzzFile.write(UnsafeBufferPointer(start: data + 1, count: size - 1))
+  let url = FuzzFile.write(
+    UnsafeBufferPointer(start: data + 1, count: size - 1), pathExtension: "bin")
   defer { FuzzFile.remove(url) }
   do {
     var stream = try RecordingReader.open(url, format: format, options: options)
@@ -23,30 +25,10 @@ public func fuzzRecording(_ pointer: UnsafePointer<UInt8>?, _ size: Int) -> Int3
   return 0
 }
 
-/// The input as a file in memory-backed /dev/shm (the readers take URLs).
-enum FuzzFile {
-  static func write(_ bytes: UnsafeBufferPointer<UInt8>) -> URL {
-    let folder = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
-    let url = URL(fileURLWithPath: "\(folder)/opencoremotion-fuzz-\(getpid()).bin")
-    FileManager.default.createFile(atPath: url.path, contents: Data(buffer: bytes))
-    return url
-  }
-
-  static func remove(_ url: URL) { try? FileManager.default.removeItem(at: url) }
-}
-
-/// The executable's entry point: SwiftPM links `main` to `FuzzRecording_main`; hand over to libFuzzer's driver.
+/// The executable's entry point (SwiftPM links `main` to `FuzzRecording_main`).
 @_cdecl("FuzzRecording_main")
-public func fuzzRecordingMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
-  var count = argc
-  var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-  return LLVMFuzzerRunDriver(&count, &arguments, fuzzRecording)
+public func fuzzRecordingMain(
+  _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> Int32 {
+  FuzzDriver.run(argumentCount: argc, arguments: argv, handler: fuzzRecording)
 }
-
-/// libFuzzer's driver (compiler-rt, linked by `-sanitize=fuzzer`).
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-  _ argc: UnsafeMutablePointer<Int32>,
-  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32

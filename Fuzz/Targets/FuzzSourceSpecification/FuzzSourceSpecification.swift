@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FuzzSupport
 import SourceComposition
 
 /// The input is a COREMOTION_SOURCE string; a parsed specification must describe itself and parse
@@ -14,18 +15,10 @@ public func fuzzSourceSpecification(_ pointer: UnsafePointer<UInt8>?, _ size: In
   return 0
 }
 
-/// The executable's entry point: SwiftPM links `main` to `FuzzSourceSpecification_main`; hand over to libFuzzer's driver.
+/// The executable's entry point (SwiftPM links `main` to `FuzzSourceSpecification_main`).
 @_cdecl("FuzzSourceSpecification_main")
-public func fuzzSourceSpecificationMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
-  var count = argc
-  var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-  return LLVMFuzzerRunDriver(&count, &arguments, fuzzSourceSpecification)
+public func fuzzSourceSpecificationMain(
+  _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> Int32 {
+  FuzzDriver.run(argumentCount: argc, arguments: argv, handler: fuzzSourceSpecification)
 }
-
-/// libFuzzer's driver (compiler-rt, linked by `-sanitize=fuzzer`).
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-  _ argc: UnsafeMutablePointer<Int32>,
-  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32

@@ -19,7 +19,9 @@ public enum BROADTrial {
   /// Reads a whole trial into memory.
   ///
   /// - Throws: ``RecordingError`` for a missing file, a header that is not BROAD's, or a bad row.
-  public static func load(_ url: URL, options: RecordingReader.Options = .init()) throws -> [MotionSample] {
+  public static func load(
+    _ url: URL, options: RecordingReader.Options = .init()
+  ) throws -> [MotionSample] {
     try RecordingReader.readSamples(url, format: .broad, options: options)
   }
 
@@ -34,7 +36,9 @@ public enum BROADTrial {
     return requiredColumns.allSatisfy(names.contains)
   }
 
-  static func open(_ bytes: CSVBytes, url: URL, options: RecordingReader.Options) throws -> CSVTableStream {
+  static func open(
+    _ bytes: CSVBytes, url: URL, options: RecordingReader.Options
+  ) throws -> CSVTableStream {
     var cursor = CSVCursor(bytes)
     var fields: [CSVField] = []
     guard try cursor.nextRow(into: &fields) else {

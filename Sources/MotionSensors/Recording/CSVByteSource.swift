@@ -36,13 +36,15 @@ final class CSVByteSource {
     guard descriptor >= 0 else {
       let code = errno
       if code == ENOENT { throw RecordingError(.fileNotFound, file: name, "no such file") }
-      throw RecordingError(.unreadable, file: name, "cannot read the file (\(String(cString: strerror(code))))")
+      throw RecordingError(
+        .unreadable, file: name, "cannot read the file (\(String(cString: strerror(code))))")
     }
     var status = stat()
     guard fstat(descriptor, &status) == 0 else {
       let code = errno
       close(descriptor)
-      throw RecordingError(.unreadable, file: name, "cannot read the file (\(String(cString: strerror(code))))")
+      throw RecordingError(
+        .unreadable, file: name, "cannot read the file (\(String(cString: strerror(code))))")
     }
     // A folder opens for reading on Linux but its reads fail; say so now.
     if (status.st_mode & S_IFMT) == S_IFDIR {
@@ -74,7 +76,8 @@ final class CSVByteSource {
       guard offset < data.count else { return 0 }
       let n = Swift.min(count, data.count - offset)
       data.withUnsafeBytes { raw in
-        (buffer).update(from: raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + offset, count: n)
+        (buffer).update(
+          from: raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + offset, count: n)
       }
       return n
     case .file(let descriptor):

@@ -47,8 +47,11 @@ final class CSVBytes {
 
   /// Opens a file and reads its first window; missing files and read errors become
   /// ``RecordingError``s.
-  convenience init(contentsOf url: URL, displayName: String? = nil, windowSize: Int = defaultWindowSize) throws {
-    try self.init(source: CSVByteSource(contentsOf: url, displayName: displayName), windowSize: windowSize)
+  convenience init(
+    contentsOf url: URL, displayName: String? = nil, windowSize: Int = defaultWindowSize
+  ) throws {
+    try self.init(
+      source: CSVByteSource(contentsOf: url, displayName: displayName), windowSize: windowSize)
   }
 
   /// Bytes already in memory (an archive member, a test fixture), read in windows without a copy of
@@ -146,7 +149,8 @@ final class CSVBytes {
       start += 1
       end -= 1
     }
-    let text = String(decoding: UnsafeBufferPointer(start: base + start, count: end - start), as: UTF8.self)
+    let text = String(
+      decoding: UnsafeBufferPointer(start: base + start, count: end - start), as: UTF8.self)
     return text.replacingOccurrences(of: "\"\"", with: "\"")
   }
 

@@ -81,7 +81,8 @@ struct CSVCursor {
     var lineEnd = end
     if lineEnd > position, bytes.base[lineEnd - 1] == 0x0D { lineEnd -= 1 }
     return String(
-      decoding: UnsafeBufferPointer(start: bytes.base + position, count: lineEnd - position), as: UTF8.self)
+      decoding: UnsafeBufferPointer(start: bytes.base + position, count: lineEnd - position),
+      as: UTF8.self)
   }
 
   /// Consumes one whole line and returns its text (for comment lines).

@@ -65,7 +65,9 @@ struct CSVTableStream: RecordingRowStream {
   private func malformed(_ message: String, column: Int? = nil) -> RecordingError {
     RecordingError(
       .malformedRow, file: fileName, line: cursor.lineNumber,
-      column: column.map { layout.columnNames.indices.contains($0) ? layout.columnNames[$0] : "#\($0 + 1)" },
+      column: column.map {
+        layout.columnNames.indices.contains($0) ? layout.columnNames[$0] : "#\($0 + 1)"
+      },
       message)
   }
 
@@ -112,7 +114,9 @@ struct CSVTableStream: RecordingRowStream {
     let column = layout.time
     switch layout.timeEncoding {
     case .decimal(let scale):
-      guard let value = try number(column) else { throw malformed("the timestamp is empty", column: column) }
+      guard let value = try number(column) else {
+        throw malformed("the timestamp is empty", column: column)
+      }
       return value * scale
     case .integer(let unitsPerSecond):
       let integer: Int64?
@@ -126,7 +130,8 @@ struct CSVTableStream: RecordingRowStream {
         return value / Double(unitsPerSecond)
       }
       guard let integer else { throw malformed("the timestamp is empty", column: column) }
-      return Double(integer / unitsPerSecond) + Double(integer % unitsPerSecond) / Double(unitsPerSecond)
+      return Double(integer / unitsPerSecond) + Double(integer % unitsPerSecond)
+        / Double(unitsPerSecond)
     }
   }
 
@@ -149,7 +154,8 @@ struct CSVTableStream: RecordingRowStream {
     if layout.missingTimeSkipsRow && timeIsMissing() { return nil }
     let time = try timestamp()
     guard time.isFinite else {
-      return try reject(malformed("the timestamp is not finite", column: layout.time).kind(.invalidValue))
+      return try reject(
+        malformed("the timestamp is not finite", column: layout.time).kind(.invalidValue))
     }
 
     var sample = MotionSample(timestamp: time)
@@ -241,7 +247,8 @@ extension CSVTableStream {
   /// descriptor of a one-file recording in a format that is usually a folder of tables.
   func withDescriptor(name: String, metadata: [String: String]) -> CSVTableStream {
     withDescriptor(
-      StreamDescriptor(name: name, sensors: descriptor.sensors, nominalSampleRate: nil, metadata: metadata))
+      StreamDescriptor(
+        name: name, sensors: descriptor.sensors, nominalSampleRate: nil, metadata: metadata))
   }
 
   /// Reads the column header row; an empty file is a header error.

@@ -72,7 +72,8 @@ struct ColumnLayout: Sendable {
   /// The sensors the layout has columns for.
   var sensors: SensorSet {
     SensorSet(
-      accelerometer: accelerometer != nil, gyroscope: gyroscope != nil, magnetometer: magnetometer != nil,
+      accelerometer: accelerometer != nil, gyroscope: gyroscope != nil,
+      magnetometer: magnetometer != nil,
       pressure: pressure != nil, temperature: temperature != nil)
   }
 

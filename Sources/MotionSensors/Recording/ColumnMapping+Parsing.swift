@@ -104,7 +104,9 @@ extension ColumnMapping {
       }
       hasHeader = !["none", "no", "false"].contains(value.lowercased())
     case "skip":
-      guard let n = Int(value), n >= 0 else { throw Self.error("skip= takes a line count", in: text) }
+      guard let n = Int(value), n >= 0 else {
+        throw Self.error("skip= takes a line count", in: text)
+      }
       skipLines = n
     default:
       throw Self.error("unknown option \"\(key)\"", in: text)
@@ -115,7 +117,8 @@ extension ColumnMapping {
 
   /// One entry of `units=`: the unit says which quantity it is for.
   private mutating func applyUnit(_ unit: String, in text: String) throws {
-    if unit.hasPrefix("-") || RecordingUnits.acceleration(unit) != nil && unit.lowercased() != "mg" {
+    if unit.hasPrefix("-") || RecordingUnits.acceleration(unit) != nil && unit.lowercased() != "mg"
+    {
       try setAccelerationUnit(unit, in: text)
     } else if let scale = RecordingUnits.angularRate(unit) {
       angularRateScale = scale

@@ -95,7 +95,8 @@ public struct ColumnMapping: Sendable, Equatable {
       var probe = cursor
       var fields: [CSVField] = []
       guard try probe.nextRow(into: &fields) else {
-        throw RecordingError(.malformedRow, file: bytes.fileName, line: cursor.lineNumber + 1, "no data rows")
+        throw RecordingError(
+          .malformedRow, file: bytes.fileName, line: cursor.lineNumber + 1, "no data rows")
       }
       columnCount = fields.count
       names = (1...columnCount).map { "#\($0)" }

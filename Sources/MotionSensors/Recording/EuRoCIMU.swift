@@ -21,7 +21,8 @@ enum EuRoCIMU {
     for relative in ["data.csv", "imu0/data.csv", "mav0/imu0/data.csv"] {
       let url = folder.appendingPathComponent(relative)
       if FileManager.default.fileExists(atPath: url.path),
-        let line = try? RecordingFormat.firstLines(of: url, count: 1).first, matches(headerLine: line)
+        let line = try? RecordingFormat.firstLines(of: url, count: 1).first,
+        matches(headerLine: line)
       {
         return url
       }
@@ -52,7 +53,8 @@ enum EuRoCIMU {
       return String(key.split(separator: " ").first ?? "")
     }
     let index = ColumnIndex(keys)
-    guard let time = index("timestamp"), let gyroscope = index.vector("w_rs_s_x", "w_rs_s_y", "w_rs_s_z"),
+    guard let time = index("timestamp"),
+      let gyroscope = index.vector("w_rs_s_x", "w_rs_s_y", "w_rs_s_z"),
       let accelerometer = index.vector("a_rs_s_x", "a_rs_s_y", "a_rs_s_z")
     else {
       throw RecordingError(
@@ -66,9 +68,12 @@ enum EuRoCIMU {
     let descriptor = StreamDescriptor(
       name: file.lastPathComponent, sensors: layout.sensors,
       nominalSampleRate: rate(fromYAMLBeside: file),
-      metadata: ["format": RecordingFormat.euroc.rawValue, "clock": "seconds (from integer nanoseconds)"])
+      metadata: [
+        "format": RecordingFormat.euroc.rawValue, "clock": "seconds (from integer nanoseconds)",
+      ])
     return CSVTableStream(
-      cursor: cursor, layout: layout, headerColumnCount: names.count, descriptor: descriptor, options: options
+      cursor: cursor, layout: layout, headerColumnCount: names.count, descriptor: descriptor,
+      options: options
     )
   }
 

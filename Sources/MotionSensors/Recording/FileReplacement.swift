@@ -3,9 +3,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #elseif canImport(Darwin)
-import Darwin
+  import Darwin
 #endif
 
 /// Replacing a file safely: a uniquely named temporary file in the destination's folder, created
@@ -30,7 +30,9 @@ package enum FileReplacement {
 
   /// Creates a new temporary file next to `path` (`.<name>.partial-<random>`, mode 0600) and returns
   /// its path and open descriptor, or the reason it could not.
-  package static func createTemporary(near path: String) -> Result<(path: String, descriptor: Int32), FileReplacementError> {
+  package static func createTemporary(
+    near path: String
+  ) -> Result<(path: String, descriptor: Int32), FileReplacementError> {
     let url = URL(fileURLWithPath: path)
     let folder = url.deletingLastPathComponent().path
     for _ in 0..<16 {
@@ -39,14 +41,18 @@ package enum FileReplacement {
       // O_EXCL: never opens (or follows a link to) an existing entry.
       let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
       if descriptor >= 0 { return .success((temporary, descriptor)) }
-      if errno != EEXIST { return .failure(FileReplacementError(reason: String(cString: strerror(errno)))) }
+      if errno != EEXIST {
+        return .failure(FileReplacementError(reason: String(cString: strerror(errno))))
+      }
     }
     return .failure(FileReplacementError(reason: "no unique temporary name in \(folder)"))
   }
 
   /// Renames the finished temporary file over `path` (checked again just before) and syncs the
   /// folder. The temporary file is removed on failure.
-  package static func commit(temporary: String, to path: String) -> Result<Void, FileReplacementError> {
+  package static func commit(
+    temporary: String, to path: String
+  ) -> Result<Void, FileReplacementError> {
     if let refusal = refusal(for: path) {
       unlink(temporary)
       return .failure(FileReplacementError(reason: refusal))

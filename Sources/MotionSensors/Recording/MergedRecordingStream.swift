@@ -23,7 +23,8 @@ struct MergedRecordingStream: RecordingRowStream {
   /// Merges `parts` into a stream named `name` that has every part's sensors and no nominal rate
   /// (parts may tick at different rates); `hasGroundTruth` defaults to `false`.
   init(
-    parts: [any RecordingRowStream], name: String, hasGroundTruth: Bool = false, metadata: [String: String]
+    parts: [any RecordingRowStream], name: String, hasGroundTruth: Bool = false,
+    metadata: [String: String]
   ) {
     let sensors = parts.reduce(SensorSet()) { $0.union($1.descriptor.sensors) }
     self.init(

@@ -83,11 +83,14 @@ public enum OpenCoreMotionCSV {
     return result
   }
 
-  static func open(_ bytes: CSVBytes, url: URL, options: RecordingReader.Options) throws -> CSVTableStream {
+  static func open(
+    _ bytes: CSVBytes, url: URL, options: RecordingReader.Options
+  ) throws -> CSVTableStream {
     var cursor = CSVCursor(bytes)
     let file = bytes.fileName
     guard let first = try cursor.nextLine(), first.hasPrefix(magic) else {
-      throw RecordingError(.malformedHeader, file: file, line: 1, "the first line must be \"\(magic)\"")
+      throw RecordingError(
+        .malformedHeader, file: file, line: 1, "the first line must be \"\(magic)\"")
     }
     var header: [String: String] = [:]
     var metadata: [String: String] = [:]
@@ -117,13 +120,15 @@ public enum OpenCoreMotionCSV {
     var fields: [CSVField] = []
     guard try cursor.nextRow(into: &fields) else {
       throw RecordingError(
-        .malformedHeader, file: file, line: cursor.lineNumber + 1, "the column header row is missing")
+        .malformedHeader, file: file, line: cursor.lineNumber + 1,
+        "the column header row is missing")
     }
     let names = fields.map(cursor.bytes.string)
     let index = ColumnIndex(names)
     guard let time = index(Column.time) else {
       throw RecordingError(
-        .malformedHeader, file: file, line: cursor.lineNumber, "the column header has no \"t\" column")
+        .malformedHeader, file: file, line: cursor.lineNumber,
+        "the column header has no \"t\" column")
     }
     var layout = ColumnLayout(time: time, columnNames: names)
     func vector(_ columns: [String]) throws -> ColumnLayout.Vector? {
@@ -162,7 +167,8 @@ public enum OpenCoreMotionCSV {
     if let text = header["nominal-sample-rate-hz"] {
       guard let value = Double(text), value > 0, value.isFinite else {
         throw RecordingError(
-          .malformedHeader, file: file, "nominal-sample-rate-hz \"\(text)\" is not a positive number")
+          .malformedHeader, file: file,
+          "nominal-sample-rate-hz \"\(text)\" is not a positive number")
       }
       rate = value
     }

@@ -40,7 +40,8 @@ enum PhyphoxExport {
 
   static func open(_ url: URL, options: RecordingReader.Options) throws -> any RecordingRowStream {
     var notes = [
-      "format": RecordingFormat.phyphox.rawValue, "clock": "phyphox experiment time (s, pauses excluded)",
+      "format": RecordingFormat.phyphox.rawValue,
+      "clock": "phyphox experiment time (s, pauses excluded)",
     ]
     if RecordingContainer.isPlainFile(url) {
       let stream = try table(
@@ -58,7 +59,8 @@ enum PhyphoxExport {
     for path in tables(container) where container.size(path) > 0 {
       let bytes = try container.bytes(path)
       guard matches(headerLine: try bytes.firstLine()) else { continue }
-      let stream = try table(bytes, name: path, notes: &notes, options: options, allowsNoSensors: true)
+      let stream = try table(
+        bytes, name: path, notes: &notes, options: options, allowsNoSensors: true)
       if !stream.descriptor.sensors.isEmpty { parts.append(stream) }
     }
     guard !parts.isEmpty else {
@@ -86,7 +88,8 @@ enum PhyphoxExport {
   }
 
   private static func table(
-    _ bytes: CSVBytes, name: String, notes: inout [String: String], options: RecordingReader.Options,
+    _ bytes: CSVBytes, name: String, notes: inout [String: String],
+    options: RecordingReader.Options,
     allowsNoSensors: Bool = false
   ) throws -> CSVTableStream {
     let (separator, decimalComma) = try dialect(bytes)
@@ -101,11 +104,14 @@ enum PhyphoxExport {
     var layout = ColumnLayout(time: time, columnNames: names)
     layout.missingTimeSkipsRow = true
     func vector(_ base: String, _ factor: (String) -> Double?) throws -> ColumnLayout.Vector? {
-      guard let x = column(base + " x"), let y = column(base + " y"), let z = column(base + " z") else {
+      guard let x = column(base + " x"), let y = column(base + " y"), let z = column(base + " z")
+      else {
         return nil
       }
       let unit = split[x].unit ?? ""
-      guard let scale = factor(unit) else { throw headerError("unknown unit \"\(unit)\" for \(names[x])") }
+      guard let scale = factor(unit) else {
+        throw headerError("unknown unit \"\(unit)\" for \(names[x])")
+      }
       return .init(columns: SIMD3(x, y, z), scale: SIMD3(repeating: scale))
     }
     layout.accelerometer = try vector("acceleration", RecordingUnits.acceleration)
@@ -119,7 +125,8 @@ enum PhyphoxExport {
       layout.pressure = .init(column: p, scale: scale)
     }
     if column("linear acceleration x") != nil {
-      notes["ignoredColumns"] = "Linear Acceleration (gravity removed; not a raw accelerometer reading)"
+      notes["ignoredColumns"] =
+        "Linear Acceleration (gravity removed; not a raw accelerometer reading)"
     }
     if layout.sensors.isEmpty && !allowsNoSensors {
       throw headerError("no accelerometer (with g), gyroscope, magnetic field or pressure columns")
@@ -151,7 +158,8 @@ enum PhyphoxExport {
         let s = try? cursor.bytes.double(fields[system], decimalComma: decimalComma)
       else {
         throw RecordingError(
-          .malformedRow, file: cursor.bytes.fileName, line: cursor.lineNumber, "expected experiment and system times"
+          .malformedRow, file: cursor.bytes.fileName, line: cursor.lineNumber,
+          "expected experiment and system times"
         )
       }
       events.append("\(name) \(t)=\(s)")

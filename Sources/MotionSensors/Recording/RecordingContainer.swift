@@ -53,7 +53,8 @@ struct RecordingContainer {
             continue
           }
           var sub: ObjCBool = false
-          if FileManager.default.fileExists(atPath: base + "/" + relative, isDirectory: &sub), !sub.boolValue
+          if FileManager.default.fileExists(atPath: base + "/" + relative, isDirectory: &sub),
+            !sub.boolValue
           {
             found.append(relative)
           }
@@ -115,7 +116,8 @@ struct RecordingContainer {
   func bytes(_ path: String) throws -> CSVBytes {
     switch storage {
     case .folder:
-      return try CSVBytes(contentsOf: url.appendingPathComponent(path), displayName: displayName(path))
+      return try CSVBytes(
+        contentsOf: url.appendingPathComponent(path), displayName: displayName(path))
     case .archive(let archive):
       guard let entry = archive[path] else {
         throw RecordingError(.fileNotFound, file: displayName(path), "no such file in the archive")
@@ -128,8 +130,10 @@ struct RecordingContainer {
       let compressed = Int(clamping: UInt64(entry.compressedSize))
       let limit = Swift.min(
         Self.maximumInflatedSize,
-        Swift.max(1 << 20, compressed.multipliedReportingOverflow(by: Self.maximumCompressionRatio).overflow
-          ? Int.max : compressed * Self.maximumCompressionRatio))
+        Swift.max(
+          1 << 20,
+          compressed.multipliedReportingOverflow(by: Self.maximumCompressionRatio).overflow
+            ? Int.max : compressed * Self.maximumCompressionRatio))
       do {
         _ = try archive.extract(entry, skipCRC32: false) { chunk in
           guard chunk.count <= limit - data.count else { throw InflationLimitExceeded() }
@@ -138,7 +142,8 @@ struct RecordingContainer {
       } catch is InflationLimitExceeded {
         throw RecordingError(
           .unreadable, file: displayName(path),
-          "inflates to more than \(limit) bytes (from \(compressed) compressed): refused as a likely zip bomb")
+          "inflates to more than \(limit) bytes (from \(compressed) compressed): refused as a likely zip bomb"
+        )
       } catch {
         throw RecordingError(
           .unreadable, file: displayName(path), "cannot extract from the archive (\(error))")

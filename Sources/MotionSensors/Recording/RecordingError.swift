@@ -38,7 +38,9 @@ public struct RecordingError: Error, Sendable, Equatable, CustomStringConvertibl
   public var message: String
 
   /// Creates an error.
-  public init(_ kind: Kind, file: String, line: Int? = nil, column: String? = nil, _ message: String) {
+  public init(
+    _ kind: Kind, file: String, line: Int? = nil, column: String? = nil, _ message: String
+  ) {
     self.kind = kind
     self.file = file
     self.line = line

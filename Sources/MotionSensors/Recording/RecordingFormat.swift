@@ -37,14 +37,20 @@ public enum RecordingFormat: String, CaseIterable, Sendable {
     case .opencoremotion: return "OpenCoreMotion CSV (first line \"# OpenCoreMotion CSV\")"
     case .broad: return "BROAD trial CSV (t,gyr_x..,acc_x..,mag_x..,ref_qw..,movement)"
     case .sensorLog:
-      return "SensorLog iOS CSV (loggingTime(txt),accelerometerAccelerationX(G),...), or a zip of one"
+      return
+        "SensorLog iOS CSV (loggingTime(txt),accelerometerAccelerationX(G),...), or a zip of one"
     case .sensorLogger:
-      return "Sensor Logger export: zip or folder with Metadata.csv and time,seconds_elapsed,z,y,x CSVs"
-    case .phyphox: return "phyphox CSV export: zip or folder with meta/time.csv, or a \"Time (s)\",... table"
-    case .euroc: return "EuRoC/TUM-VI imu0/data.csv (#timestamp [ns],w_RS_S_x,...) or its dataset folder"
+      return
+        "Sensor Logger export: zip or folder with Metadata.csv and time,seconds_elapsed,z,y,x CSVs"
+    case .phyphox:
+      return "phyphox CSV export: zip or folder with meta/time.csv, or a \"Time (s)\",... table"
+    case .euroc:
+      return "EuRoC/TUM-VI imu0/data.csv (#timestamp [ns],w_RS_S_x,...) or its dataset folder"
     case .ximu3:
-      return "x-io x-IMU3 log (Inertial.csv, Timestamp (us),Gyroscope X (deg/s),...) or Fusion-style CSV"
-    case .columns: return "any CSV with a column mapping (t=time,ax=...;units=...), never auto-detected"
+      return
+        "x-io x-IMU3 log (Inertial.csv, Timestamp (us),Gyroscope X (deg/s),...) or Fusion-style CSV"
+    case .columns:
+      return "any CSV with a column mapping (t=time,ax=...;units=...), never auto-detected"
     }
   }
 
@@ -103,7 +109,9 @@ public enum RecordingFormat: String, CaseIterable, Sendable {
     {
       return .sensorLog
     }
-    if container.paths.contains(where: { $0.lowercased().hasSuffix("imu0/data.csv") }) { return .euroc }
+    if container.paths.contains(where: { $0.lowercased().hasSuffix("imu0/data.csv") }) {
+      return .euroc
+    }
     return nil
   }
 

@@ -55,10 +55,12 @@ public enum RecordingReader {
     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
       throw RecordingError(.fileNotFound, file: url.path, "no such file or folder")
     }
-    let format = try format ?? (options.columnMapping != nil ? .columns : RecordingFormat.detect(url))
+    let format =
+      try format ?? (options.columnMapping != nil ? .columns : RecordingFormat.detect(url))
     if isDirectory.boolValue && ![.sensorLogger, .phyphox, .euroc, .ximu3].contains(format) {
       throw RecordingError(
-        .unknownFormat, file: url.path, "\(format.rawValue) recordings are single files, not folders")
+        .unknownFormat, file: url.path,
+        "\(format.rawValue) recordings are single files, not folders")
     }
     let base: any RecordingRowStream
     switch format {
@@ -79,7 +81,8 @@ public enum RecordingReader {
     case .columns:
       guard let mapping = options.columnMapping else {
         throw RecordingError(
-          .unknownFormat, file: url.path, "the columns format needs a column mapping (Options.columnMapping)")
+          .unknownFormat, file: url.path,
+          "the columns format needs a column mapping (Options.columnMapping)")
       }
       base = try mapping.open(url, options: options)
     }

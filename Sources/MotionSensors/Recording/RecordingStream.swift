@@ -63,7 +63,9 @@ public struct RecordingStream: SampleStream {
   /// The fastest sensor's rate in Hz, from the median interval between its samples; `nil` when no
   /// sensor has two samples at distinct times.
   static func estimatedRate(_ samples: [MotionSample]) -> Double? {
-    let sensors: [SensorSet] = [.accelerometer, .gyroscope, .magnetometer, .barometer, .thermometer]
+    let sensors: [SensorSet] = [
+      .accelerometer, .gyroscope, .magnetometer, .barometer, .thermometer,
+    ]
     var best: Double?
     for sensor in sensors {
       let times = samples.filter { $0.sensors.contains(sensor) }.map(\.timestamp)

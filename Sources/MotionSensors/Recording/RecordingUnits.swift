@@ -12,7 +12,8 @@ enum RecordingUnits {
       return (normalized, nil)
     }
     let base = normalized[..<open].trimmingCharacters(in: .whitespaces)
-    let unit = normalized[normalized.index(after: open)..<normalized.index(before: normalized.endIndex)]
+    let unit = normalized[
+      normalized.index(after: open)..<normalized.index(before: normalized.endIndex)]
     return (base, unit.trimmingCharacters(in: .whitespaces))
   }
 

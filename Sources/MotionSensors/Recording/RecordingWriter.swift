@@ -70,7 +70,8 @@ public final class RecordingWriter: @unchecked Sendable {
       temporaryPath = created.path
       handle = FileHandle(fileDescriptor: created.descriptor, closeOnDealloc: true)
     case .failure(let error):
-      throw RecordingError(.writeFailed, file: url.path, "cannot create a file in \(folder.path) (\(error.reason))")
+      throw RecordingError(
+        .writeFailed, file: url.path, "cannot create a file in \(folder.path) (\(error.reason))")
     }
     buffer.reserveCapacity(1 << 17)
     writeHeader()
@@ -171,7 +172,9 @@ public final class RecordingWriter: @unchecked Sendable {
       appendVector(truth?.linearAcceleration)
       appendVector(truth?.position)
       buffer.append(UInt8(ascii: ","))
-      if let flag = truth?.isMovementPhase { buffer.append(flag ? UInt8(ascii: "1") : UInt8(ascii: "0")) }
+      if let flag = truth?.isMovementPhase {
+        buffer.append(flag ? UInt8(ascii: "1") : UInt8(ascii: "0"))
+      }
     }
     buffer.append(0x0A)
     appendedCount += 1
@@ -207,7 +210,8 @@ public final class RecordingWriter: @unchecked Sendable {
       // rename(2) replaces an existing regular file atomically; the folder is synced afterwards.
       if case .failure(let error) = FileReplacement.commit(temporary: temporaryPath, to: url.path) {
         throw RecordingError(
-          .writeFailed, file: url.path, "cannot rename the finished recording into place (\(error.reason))")
+          .writeFailed, file: url.path,
+          "cannot rename the finished recording into place (\(error.reason))")
       }
       isFinished = true
     } catch let error as RecordingError {
@@ -216,7 +220,8 @@ public final class RecordingWriter: @unchecked Sendable {
     } catch {
       discard()
       throw RecordingError(
-        .writeFailed, file: url.path, "cannot complete the recording (\(error.localizedDescription))")
+        .writeFailed, file: url.path,
+        "cannot complete the recording (\(error.localizedDescription))")
     }
   }
 
@@ -239,7 +244,8 @@ public final class RecordingWriter: @unchecked Sendable {
     do {
       try handle.write(contentsOf: buffer)
     } catch {
-      throw RecordingError(.writeFailed, file: url.path, "write failed (\(error.localizedDescription))")
+      throw RecordingError(
+        .writeFailed, file: url.path, "write failed (\(error.localizedDescription))")
     }
     buffer.removeAll(keepingCapacity: true)
   }

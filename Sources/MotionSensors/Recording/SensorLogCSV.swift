@@ -54,10 +54,12 @@ enum SensorLogCSV {
     // Names carry a unit suffix in parentheses; match on the part before it.
     let index = ColumnIndex(
       names.map { name in
-        String(name.split(separator: "(", maxSplits: 1).first ?? "").trimmingCharacters(in: .whitespaces)
+        String(name.split(separator: "(", maxSplits: 1).first ?? "").trimmingCharacters(
+          in: .whitespaces)
       })
     var notes = [
-      "format": RecordingFormat.sensorLog.rawValue, "clock": "seconds since boot (Core Motion timestamps)",
+      "format": RecordingFormat.sensorLog.rawValue,
+      "clock": "seconds since boot (Core Motion timestamps)",
     ]
     var parts: [any RecordingRowStream] = []
 
@@ -82,12 +84,16 @@ enum SensorLogCSV {
       return true
     }
     group("gyroTimestamp_sinceReboot", sensors: .gyroscope) { layout in
-      guard let v = index.vector("gyroRotationX", "gyroRotationY", "gyroRotationZ") else { return false }
+      guard let v = index.vector("gyroRotationX", "gyroRotationY", "gyroRotationZ") else {
+        return false
+      }
       layout.gyroscope = .init(columns: v)
       return true
     }
     group("magnetometerTimestamp_sinceReboot", sensors: .magnetometer) { layout in
-      guard let v = index.vector("magnetometerX", "magnetometerY", "magnetometerZ") else { return false }
+      guard let v = index.vector("magnetometerX", "magnetometerY", "magnetometerZ") else {
+        return false
+      }
       layout.magnetometer = .init(columns: v)
       return true
     }
@@ -110,7 +116,8 @@ enum SensorLogCSV {
       if let v = index.vector("motionGravityX", "motionGravityY", "motionGravityZ") {
         layout.gravity = .init(columns: v, scale: SIMD3(repeating: g))
       }
-      if let v = index.vector("motionUserAccelerationX", "motionUserAccelerationY", "motionUserAccelerationZ")
+      if let v = index.vector(
+        "motionUserAccelerationX", "motionUserAccelerationY", "motionUserAccelerationZ")
       {
         layout.linearAcceleration = .init(columns: v, scale: SIMD3(repeating: -g))
       }
@@ -120,7 +127,8 @@ enum SensorLogCSV {
     guard !parts.isEmpty else {
       throw RecordingError(
         .malformedHeader, file: bytes.fileName, line: 1,
-        "no accelerometer, gyro, magnetometer, altimeter or motion columns with their timestamp columns")
+        "no accelerometer, gyro, magnetometer, altimeter or motion columns with their timestamp columns"
+      )
     }
     if hasDeviceMotion {
       notes["groundTruthSource"] =

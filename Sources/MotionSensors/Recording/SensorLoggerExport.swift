@@ -100,11 +100,14 @@ enum SensorLoggerExport {
         ($0, standardised ? 1 : -Units.standardGravity)
       }
     } else {
-      accelerometerFile = (nonEmpty("TotalAcceleration.csv") ?? nonEmpty("AccelerometerUncalibrated.csv")).map
-      { ($0, 1) }
+      accelerometerFile =
+        (nonEmpty("TotalAcceleration.csv") ?? nonEmpty("AccelerometerUncalibrated.csv")).map {
+          ($0, 1)
+        }
     }
     if let (path, scale) = accelerometerFile {
-      parts.append(try vectorStream(container, path, kind: .accelerometer, scale: scale, options: options))
+      parts.append(
+        try vectorStream(container, path, kind: .accelerometer, scale: scale, options: options))
       sensors.insert(.accelerometer)
       used.append(path)
     } else if let user = nonEmpty("Accelerometer.csv"), let gravity = nonEmpty("Gravity.csv") {
@@ -114,11 +117,14 @@ enum SensorLoggerExport {
       parts.append(
         SummedAccelerometerStream(
           try vectorStream(container, user, kind: .accelerometer, scale: scale, options: options),
-          try vectorStream(container, gravity, kind: .accelerometer, scale: scale, options: options),
-          descriptor: StreamDescriptor(name: user, sensors: .accelerometer, nominalSampleRate: nil)))
+          try vectorStream(
+            container, gravity, kind: .accelerometer, scale: scale, options: options),
+          descriptor: StreamDescriptor(name: user, sensors: .accelerometer, nominalSampleRate: nil))
+      )
       sensors.insert(.accelerometer)
       used += [user, gravity]
-      notes["accelerometerSource"] = "Accelerometer.csv (user acceleration) + Gravity.csv at equal timestamps"
+      notes["accelerometerSource"] =
+        "Accelerometer.csv (user acceleration) + Gravity.csv at equal timestamps"
     }
     if let path = nonEmpty("GyroscopeUncalibrated.csv") ?? nonEmpty("Gyroscope.csv") {
       parts.append(try vectorStream(container, path, kind: .gyroscope, scale: 1, options: options))
@@ -126,7 +132,8 @@ enum SensorLoggerExport {
       used.append(path)
     }
     if let path = nonEmpty("MagnetometerUncalibrated.csv") ?? nonEmpty("Magnetometer.csv") {
-      parts.append(try vectorStream(container, path, kind: .magnetometer, scale: 1, options: options))
+      parts.append(
+        try vectorStream(container, path, kind: .magnetometer, scale: 1, options: options))
       sensors.insert(.magnetometer)
       used.append(path)
     }
@@ -139,16 +146,20 @@ enum SensorLoggerExport {
       throw RecordingError(
         .malformedHeader, file: url.path,
         "no raw sensor files found (looked for TotalAcceleration/AccelerometerUncalibrated, "
-          + "GyroscopeUncalibrated/Gyroscope, MagnetometerUncalibrated/Magnetometer, Barometer .csv)")
+          + "GyroscopeUncalibrated/Gyroscope, MagnetometerUncalibrated/Magnetometer, Barometer .csv)"
+      )
     }
     notes["files"] = used.joined(separator: ", ")
     if isIOS && !standardised && accelerometerFile != nil {
-      notes["accelerometerConversion"] = "iOS g with Apple's sign to specific force: f = -a * 9.80665"
+      notes["accelerometerConversion"] =
+        "iOS g with Apple's sign to specific force: f = -a * 9.80665"
     }
     let rate = meta["sampleRateMs"].flatMap { text -> Double? in
       // `sampleRateMs` lists periods in ms, `|`-separated; the smallest positive one is the fastest.
       // "nan", "inf" and absurdly small periods are not rates: keep finite periods of at least 1 µs.
-      let periods = text.split(separator: "|").compactMap { Double($0) }.filter { $0.isFinite && $0 >= 1e-3 }
+      let periods = text.split(separator: "|").compactMap { Double($0) }.filter {
+        $0.isFinite && $0 >= 1e-3
+      }
       return periods.min().map { 1000 / $0 }
     }
     let descriptor = StreamDescriptor(
@@ -174,7 +185,8 @@ enum SensorLoggerExport {
     let bytes = try container.bytes(path)
     let (cursor, names, index, time) = try header(bytes)
     guard let columns = index.vector("x", "y", "z") else {
-      throw RecordingError(.malformedHeader, file: bytes.fileName, line: 1, "expected columns x, y and z")
+      throw RecordingError(
+        .malformedHeader, file: bytes.fileName, line: 1, "expected columns x, y and z")
     }
     var layout = ColumnLayout(time: time, columnNames: names)
     layout.timeEncoding = .integer(unitsPerSecond: 1_000_000_000)
@@ -186,7 +198,8 @@ enum SensorLoggerExport {
     }
     return CSVTableStream(
       cursor: cursor, layout: layout, headerColumnCount: names.count,
-      descriptor: StreamDescriptor(name: path, sensors: kind, nominalSampleRate: nil), options: options)
+      descriptor: StreamDescriptor(name: path, sensors: kind, nominalSampleRate: nil),
+      options: options)
   }
 
   private static func barometerStream(
@@ -195,13 +208,15 @@ enum SensorLoggerExport {
     let bytes = try container.bytes(path)
     let (cursor, names, index, time) = try header(bytes)
     guard let pressure = index("pressure") else {
-      throw RecordingError(.malformedHeader, file: bytes.fileName, line: 1, "expected a \"pressure\" column")
+      throw RecordingError(
+        .malformedHeader, file: bytes.fileName, line: 1, "expected a \"pressure\" column")
     }
     var layout = ColumnLayout(time: time, columnNames: names)
     layout.timeEncoding = .integer(unitsPerSecond: 1_000_000_000)
     layout.pressure = .init(column: pressure, scale: 0.1)  // mbar (hPa) to kPa
     return CSVTableStream(
       cursor: cursor, layout: layout, headerColumnCount: names.count,
-      descriptor: StreamDescriptor(name: path, sensors: .barometer, nominalSampleRate: nil), options: options)
+      descriptor: StreamDescriptor(name: path, sensors: .barometer, nominalSampleRate: nil),
+      options: options)
   }
 }

@@ -51,7 +51,8 @@ package enum SharedTableLayout: Sendable, Equatable, CaseIterable {
   /// not a readable regular file.
   static func headerNames(of url: URL) -> [String]? {
     var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
+      !isDirectory.boolValue,
       let handle = try? FileHandle(forReadingFrom: url)
     else { return nil }
     defer { try? handle.close() }

@@ -9,7 +9,9 @@ struct SummedAccelerometerStream: RecordingRowStream {
   private var first: any RecordingRowStream
   private var second: any RecordingRowStream
 
-  init(_ first: any RecordingRowStream, _ second: any RecordingRowStream, descriptor: StreamDescriptor) {
+  init(
+    _ first: any RecordingRowStream, _ second: any RecordingRowStream, descriptor: StreamDescriptor
+  ) {
     self.first = first
     self.second = second
     self.descriptor = descriptor
@@ -18,7 +20,9 @@ struct SummedAccelerometerStream: RecordingRowStream {
   /// Instants skipped here because a row had no accelerometer value.
   private var incompleteInstantCount = 0
 
-  var skippedRowCount: Int { first.skippedRowCount + second.skippedRowCount + incompleteInstantCount }
+  var skippedRowCount: Int {
+    first.skippedRowCount + second.skippedRowCount + incompleteInstantCount
+  }
 
   mutating func next() throws -> MotionSample? {
     guard var a = try first.next(), var b = try second.next() else { return nil }

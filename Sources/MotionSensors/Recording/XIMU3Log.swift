@@ -32,7 +32,9 @@ enum XIMU3Log {
     var parts: [any RecordingRowStream] = [
       try table(try container.bytes(inertial), name: inertial, notes: &notes, options: options)
     ]
-    if let magnetometer = container.path(named: "Magnetometer.csv"), container.size(magnetometer) > 0 {
+    if let magnetometer = container.path(named: "Magnetometer.csv"),
+      container.size(magnetometer) > 0
+    {
       parts.append(
         try table(
           try container.bytes(magnetometer), name: magnetometer, notes: &notes, options: options,
@@ -43,7 +45,8 @@ enum XIMU3Log {
 
   /// One x-io CSV table; `bareAxesAre` names the sensor of columns called just `X (unit)`.
   private static func table(
-    _ bytes: CSVBytes, name: String, notes: inout [String: String], options: RecordingReader.Options,
+    _ bytes: CSVBytes, name: String, notes: inout [String: String],
+    options: RecordingReader.Options,
     bareAxesAre bare: SensorSet? = nil
   ) throws -> CSVTableStream {
     var cursor = CSVCursor(bytes)

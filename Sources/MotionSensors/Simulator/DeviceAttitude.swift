@@ -44,7 +44,8 @@ public enum DeviceAttitude: Sendable, Equatable, Codable {
   }
 
   public init(from decoder: Decoder) throws {
-    if let single = try? decoder.singleValueContainer(), let text = try? single.decode(String.self) {
+    if let single = try? decoder.singleValueContainer(), let text = try? single.decode(String.self)
+    {
       guard let name = DeviceOrientationName(rawValue: text) else {
         throw DecodingError.dataCorrupted(
           DecodingError.Context(

@@ -35,8 +35,10 @@ public enum DeviceOrientationName: String, Sendable, Codable, CaseIterable {
     case .portrait: return Quaternion(angle: quarter, axis: x)
     case .portraitUpsideDown: return Quaternion(angle: -quarter, axis: x)
     // Landscape = portrait turned in the screen plane, so the screen keeps facing east.
-    case .landscapeLeft: return Quaternion(angle: quarter, axis: x) * Quaternion(angle: quarter, axis: z)
-    case .landscapeRight: return Quaternion(angle: quarter, axis: x) * Quaternion(angle: -quarter, axis: z)
+    case .landscapeLeft:
+      return Quaternion(angle: quarter, axis: x) * Quaternion(angle: quarter, axis: z)
+    case .landscapeRight:
+      return Quaternion(angle: quarter, axis: x) * Quaternion(angle: -quarter, axis: z)
     }
   }
 }

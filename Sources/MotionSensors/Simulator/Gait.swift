@@ -37,7 +37,8 @@ public struct Gait: Sendable, Equatable, Codable {
 
   /// Creates a gait; omitted values take the style's defaults.
   public init(
-    style: Style = .walk, placement: Placement = .hand, cadence: Double? = nil, speed: Double? = nil,
+    style: Style = .walk, placement: Placement = .hand, cadence: Double? = nil,
+    speed: Double? = nil,
     climb: Double = 0
   ) {
     self.style = style

@@ -19,7 +19,8 @@ public struct KinematicState: Sendable, Equatable {
 
   /// Creates a state.
   public init(
-    time: Double, earthFromSensor: Quaternion, angularVelocity: SIMD3<Double>, position: SIMD3<Double>,
+    time: Double, earthFromSensor: Quaternion, angularVelocity: SIMD3<Double>,
+    position: SIMD3<Double>,
     velocity: SIMD3<Double>, acceleration: SIMD3<Double>
   ) {
     self.time = time

@@ -22,7 +22,8 @@ struct Polynomial {
   }
 
   static func + (a: Polynomial, b: Polynomial) -> Polynomial {
-    var result = [Double](repeating: 0, count: Swift.max(a.coefficients.count, b.coefficients.count))
+    var result = [Double](
+      repeating: 0, count: Swift.max(a.coefficients.count, b.coefficients.count))
     for (i, c) in a.coefficients.enumerated() { result[i] += c }
     for (i, c) in b.coefficients.enumerated() { result[i] += c }
     return Polynomial(result)

@@ -51,7 +51,8 @@ struct RoadVibration: Sendable {
   }
 
   /// A car's seat or dashboard in town (about 0.25 m/s² rms at level 1).
-  static let car = RoadVibration(bodyFrequency: 1.4, wheelFrequency: 12, wheelWeight: 0.6, rms: 0.25)
+  static let car = RoadVibration(
+    bodyFrequency: 1.4, wheelFrequency: 12, wheelWeight: 0.6, rms: 0.25)
   /// A bicycle without suspension: the frame passes the road's roughness on (about 1 m/s² rms at
   /// level 1, most of it above 5 Hz).
   static let bicycle = RoadVibration(bodyFrequency: 3, wheelFrequency: 15, wheelWeight: 2, rms: 1.0)
@@ -61,7 +62,9 @@ struct RoadVibration: Sendable {
     var sum = Jet(0)
     for k in frequencies.indices {
       let omega = 2 * Double.pi * frequencies[k]
-      sum = sum + (amplitudes[k] / (omega * omega)) * Jet.sinusoid(t, frequency: frequencies[k], phase: phases[k])
+      sum =
+        sum + (amplitudes[k] / (omega * omega))
+        * Jet.sinusoid(t, frequency: frequencies[k], phase: phases[k])
     }
     return level * sum
   }

@@ -27,7 +27,9 @@ public struct ScalarSensorNoiseModel: Sendable, Equatable, Codable {
   /// A perfect sensor.
   public static let ideal = ScalarSensorNoiseModel()
 
-  private enum CodingKeys: String, CodingKey { case noiseDensity, bias, biasRandomWalk, quantization }
+  private enum CodingKeys: String, CodingKey {
+    case noiseDensity, bias, biasRandomWalk, quantization
+  }
 
   public init(from decoder: Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)

@@ -11,21 +11,33 @@ extension Scenario {
     switch name {
     case "walkPocket":
       return Scenario(
-        name: name, segments: [.rest(duration: 2), .gait(Gait(placement: .frontPocket), duration: 30), .rest(duration: 2)],
+        name: name,
+        segments: [
+          .rest(duration: 2), .gait(Gait(placement: .frontPocket), duration: 30),
+          .rest(duration: 2),
+        ],
         initialAttitude: inPocket)
     case "walkBackPocket":
       return Scenario(
         name: name,
-        segments: [.rest(duration: 2), .gait(Gait(placement: .backPocket), duration: 30), .rest(duration: 2)],
+        segments: [
+          .rest(duration: 2), .gait(Gait(placement: .backPocket), duration: 30), .rest(duration: 2),
+        ],
         initialAttitude: .orientation(.portraitUpsideDown))
     case "walkBag":
       return Scenario(
-        name: name, segments: [.rest(duration: 2), .gait(Gait(placement: .bag), duration: 30), .rest(duration: 2)],
+        name: name,
+        segments: [
+          .rest(duration: 2), .gait(Gait(placement: .bag), duration: 30), .rest(duration: 2),
+        ],
         initialAttitude: .eulerDegrees(roll: 25, pitch: 65, yaw: 0))
     case "run":
       return Scenario(
         name: name,
-        segments: [.rest(duration: 2), .gait(Gait(style: .run, placement: .frontPocket), duration: 30), .rest(duration: 2)],
+        segments: [
+          .rest(duration: 2), .gait(Gait(style: .run, placement: .frontPocket), duration: 30),
+          .rest(duration: 2),
+        ],
         initialAttitude: inPocket)
     case "stairs":
       // Two floors up (6 m, about 35 steps of 0.17 m), along a corridor, two floors down.
@@ -34,8 +46,10 @@ extension Scenario {
       return Scenario(
         name: name,
         segments: [
-          .rest(duration: 2), .gait(stroll, duration: 10), .gait(up, duration: 24), .gait(stroll, duration: 10),
-          .rest(duration: 5), .gait(down, duration: 22), .gait(stroll, duration: 8), .rest(duration: 5),
+          .rest(duration: 2), .gait(stroll, duration: 10), .gait(up, duration: 24),
+          .gait(stroll, duration: 10),
+          .rest(duration: 5), .gait(down, duration: 22), .gait(stroll, duration: 8),
+          .rest(duration: 5),
         ],
         initialAttitude: inHand, altitude: 200)
     case "lift":
@@ -43,7 +57,8 @@ extension Scenario {
       return Scenario(
         name: name,
         segments: [
-          .rest(duration: 2), .gait(stroll, duration: 12), .rest(duration: 4), .ride(.lift, climb: 9, duration: 16),
+          .rest(duration: 2), .gait(stroll, duration: 12), .rest(duration: 4),
+          .ride(.lift, climb: 9, duration: 16),
           .rest(duration: 4), .gait(stroll, duration: 12), .rest(duration: 5),
         ],
         initialAttitude: inHand, altitude: 200)
@@ -52,13 +67,17 @@ extension Scenario {
       return Scenario(
         name: name,
         segments: [
-          .rest(duration: 2), .gait(stroll, duration: 12), .ride(.escalator, climb: 4.5, duration: 20),
+          .rest(duration: 2), .gait(stroll, duration: 12),
+          .ride(.escalator, climb: 4.5, duration: 20),
           .gait(stroll, duration: 12), .rest(duration: 5),
         ],
         initialAttitude: inHand, altitude: 200)
     case "cycle":
       return Scenario(
-        name: name, segments: [.rest(duration: 3), .cycle(cadence: 1.2, speed: 5, duration: 60), .rest(duration: 3)],
+        name: name,
+        segments: [
+          .rest(duration: 3), .cycle(cadence: 1.2, speed: 5, duration: 60), .rest(duration: 3),
+        ],
         initialAttitude: inPocket)
     case "commute":
       // A town drive with two stops at red lights; phone in a dashboard mount.
@@ -67,9 +86,13 @@ extension Scenario {
         name: name,
         segments: [
           .rest(duration: 3),
-          .drive(speed: 13, duration: 40, vibration: 0.8, ramp: 6, turns: [DriveTurn(start: 15, angle: 90, duration: 8)]),
+          .drive(
+            speed: 13, duration: 40, vibration: 0.8, ramp: 6,
+            turns: [DriveTurn(start: 15, angle: 90, duration: 8)]),
           .rest(duration: 15),
-          .drive(speed: 15, duration: 45, vibration: 0.8, ramp: 6, turns: [DriveTurn(start: 20, angle: -90, duration: 8)]),
+          .drive(
+            speed: 15, duration: 45, vibration: 0.8, ramp: 6,
+            turns: [DriveTurn(start: 20, angle: -90, duration: 8)]),
           .rest(duration: 15),
           .drive(speed: 11, duration: 30, vibration: 0.8, ramp: 5, turns: []),
           .rest(duration: 3),

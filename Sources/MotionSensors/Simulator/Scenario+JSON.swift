@@ -30,7 +30,8 @@ extension Scenario {
 
   private static func describe(_ error: DecodingError) -> String {
     func path(_ context: DecodingError.Context) -> String {
-      let text = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+      let text = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }
+        .joined()
       return text.isEmpty ? "top level" : text
     }
     switch error {

@@ -102,7 +102,8 @@ public struct Scenario: Sendable, Equatable, Codable {
     }
     guard effectiveDuration <= Self.maximumDuration else {
       throw fail(
-        "the scenario lasts \(effectiveDuration) s; the limit is \(Self.maximumDuration) s (one day)")
+        "the scenario lasts \(effectiveDuration) s; the limit is \(Self.maximumDuration) s (one day)"
+      )
     }
     guard magneticField.strength.isFinite, magneticField.strength >= 0, magneticField.dip.isFinite,
       Swift.abs(magneticField.dip) <= 90
@@ -128,10 +129,12 @@ public struct Scenario: Sendable, Equatable, Codable {
     }
     for (index, segment) in segments.enumerated() {
       guard segment.duration.isFinite, segment.duration >= 0 else {
-        throw fail("segment \(index) (\(segment.typeName)) has an invalid duration \(segment.duration)")
+        throw fail(
+          "segment \(index) (\(segment.typeName)) has an invalid duration \(segment.duration)")
       }
       guard segment.numericParameters.allSatisfy(\.isFinite) else {
-        throw fail("segment \(index) (\(segment.typeName)) has a parameter that is not a finite number")
+        throw fail(
+          "segment \(index) (\(segment.typeName)) has a parameter that is not a finite number")
       }
       switch segment {
       case .shake(_, _, let frequency, _) where !(frequency > 0):
@@ -146,14 +149,17 @@ public struct Scenario: Sendable, Equatable, Codable {
       case .walk(let cadence, _, _) where !(cadence > 0):
         throw fail("segment \(index) (walk) needs a positive cadence")
       case .tap(_, _, let pulse, let duration) where !(pulse > 0 && duration >= 5 * pulse):
-        throw fail("segment \(index) (tap) needs pulseDuration > 0 and duration ≥ 5 × pulseDuration")
+        throw fail(
+          "segment \(index) (tap) needs pulseDuration > 0 and duration ≥ 5 × pulseDuration")
       case .figure8(let period, _) where !(period > 0):
         throw fail("segment \(index) (figure8) needs a positive period")
       case .freeFall(let drop, let catchDuration, let duration)
       where !(drop >= 0 && catchDuration > 0 && duration >= drop + catchDuration):
         throw fail(
-          "segment \(index) (freeFall) needs dropDuration ≥ 0, catchDuration > 0 and duration ≥ their sum")
-      case .drive(let speed, _, _, _, let turns) where !(speed >= 0 && turns.allSatisfy { $0.duration > 0 }):
+          "segment \(index) (freeFall) needs dropDuration ≥ 0, catchDuration > 0 and duration ≥ their sum"
+        )
+      case .drive(let speed, _, _, _, let turns)
+      where !(speed >= 0 && turns.allSatisfy { $0.duration > 0 }):
         throw fail("segment \(index) (drive) needs speed ≥ 0 and turns with positive durations")
       default:
         break

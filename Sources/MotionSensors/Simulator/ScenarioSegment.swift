@@ -60,7 +60,8 @@ public enum ScenarioSegment: Sendable, Equatable, Codable {
     switch self {
     case .rest(let d), .moveTo(_, let d), .rotate(_, _, let d, _), .translate(_, let d),
       .shake(_, _, _, let d), .tap(_, _, _, let d), .walk(_, _, let d), .drive(_, let d, _, _, _),
-      .freeFall(_, _, let d), .figure8(_, let d), .gait(_, let d), .ride(_, _, let d), .cycle(_, _, let d):
+      .freeFall(_, _, let d), .figure8(_, let d), .gait(_, let d), .ride(_, _, let d),
+      .cycle(_, _, let d):
       return d
     }
   }
@@ -72,11 +73,13 @@ public enum ScenarioSegment: Sendable, Equatable, Codable {
     case .moveTo(let attitude, let d):
       let q = attitude.earthFromSensor
       return [d, q.w, q.x, q.y, q.z]
-    case .rotate(let axis, let rate, let d, let ramp): return [axis.x, axis.y, axis.z, rate, d, ramp]
+    case .rotate(let axis, let rate, let d, let ramp):
+      return [axis.x, axis.y, axis.z, rate, d, ramp]
     case .translate(let v, let d): return [v.x, v.y, v.z, d]
     case .shake(let axis, let amplitude, let frequency, let d):
       return [axis.x, axis.y, axis.z, amplitude, frequency, d]
-    case .tap(let axis, let peak, let pulse, let d): return [axis.x, axis.y, axis.z, peak, pulse, d]
+    case .tap(let axis, let peak, let pulse, let d):
+      return [axis.x, axis.y, axis.z, peak, pulse, d]
     case .walk(let cadence, let speed, let d): return [cadence, speed, d]
     case .drive(let speed, let d, let vibration, let ramp, let turns):
       return [speed, d, vibration, ramp] + turns.flatMap { [$0.start, $0.angle, $0.duration] }
@@ -109,7 +112,8 @@ public enum ScenarioSegment: Sendable, Equatable, Codable {
 
   /// Every segment `type` accepted in JSON.
   public static let typeNames = [
-    "rest", "moveTo", "rotate", "translate", "shake", "tap", "walk", "drive", "freeFall", "figure8", "gait",
+    "rest", "moveTo", "rotate", "translate", "shake", "tap", "walk", "drive", "freeFall", "figure8",
+    "gait",
     "ride", "cycle",
   ]
 
@@ -133,13 +137,15 @@ public enum ScenarioSegment: Sendable, Equatable, Codable {
       self = .rest(duration: try value(.duration, 1))
     case "moveTo":
       self = .moveTo(
-        attitude: try c.decode(DeviceAttitude.self, forKey: .attitude), duration: try value(.duration, 1.5))
+        attitude: try c.decode(DeviceAttitude.self, forKey: .attitude),
+        duration: try value(.duration, 1.5))
     case "rotate":
       self = .rotate(
         axis: try vector(.axis, SIMD3(0, 0, 1)), rate: try value(.rate, 30),
         duration: try value(.duration, 10), ramp: try value(.ramp, 0.5))
     case "translate":
-      self = .translate(displacement: try vector(.displacement, .zero), duration: try value(.duration, 2))
+      self = .translate(
+        displacement: try vector(.displacement, .zero), duration: try value(.duration, 2))
     case "shake":
       self = .shake(
         axis: try vector(.axis, SIMD3(1, 0, 0)), amplitude: try value(.amplitude, 0.03),
@@ -150,7 +156,8 @@ public enum ScenarioSegment: Sendable, Equatable, Codable {
         pulseDuration: try value(.pulseDuration, 0.03), duration: try value(.duration, 1))
     case "walk":
       self = .walk(
-        cadence: try value(.cadence, 1.8), speed: try value(.speed, 1.3), duration: try value(.duration, 10))
+        cadence: try value(.cadence, 1.8), speed: try value(.speed, 1.3),
+        duration: try value(.duration, 10))
     case "drive":
       self = .drive(
         speed: try value(.speed, 12), duration: try value(.duration, 30),
@@ -166,11 +173,13 @@ public enum ScenarioSegment: Sendable, Equatable, Codable {
       self = .gait(try Gait(from: decoder), duration: try value(.duration, 10))
     case "ride":
       self = .ride(
-        try c.decodeIfPresent(RideKind.self, forKey: .vehicle) ?? .lift, climb: try value(.climb, 9),
+        try c.decodeIfPresent(RideKind.self, forKey: .vehicle) ?? .lift,
+        climb: try value(.climb, 9),
         duration: try value(.duration, 15))
     case "cycle":
       self = .cycle(
-        cadence: try value(.cadence, 1.2), speed: try value(.speed, 5), duration: try value(.duration, 30))
+        cadence: try value(.cadence, 1.2), speed: try value(.speed, 5),
+        duration: try value(.duration, 30))
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .type, in: c,

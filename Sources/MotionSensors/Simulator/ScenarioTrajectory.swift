@@ -25,7 +25,8 @@ public struct ScenarioTrajectory: Sendable {
   /// `[0, Scenario.maximumDuration]` and unusable segments are skipped.
   public init(scenario: Scenario) {
     let requested = scenario.effectiveDuration
-    let total = requested.isFinite ? Swift.min(Swift.max(requested, 0), Scenario.maximumDuration) : 0
+    let total =
+      requested.isFinite ? Swift.min(Swift.max(requested, 0), Scenario.maximumDuration) : 0
     duration = total
     initialAttitude = scenario.initialAttitude.earthFromSensor
     var built: [TrajectorySegment] = []

@@ -65,7 +65,8 @@ public struct SimulatedSensorStream: SampleStream, Sendable {
     var sensors: SensorSet = [.accelerometer, .gyroscope, .magnetometer, .barometer]
     if scenario.temperature != nil { sensors.insert(.thermometer) }
     let noiseName =
-      SimulatorNoise.presetNames.first { SimulatorNoise.preset(named: $0) == scenario.noise } ?? "custom"
+      SimulatorNoise.presetNames.first { SimulatorNoise.preset(named: $0) == scenario.noise }
+      ?? "custom"
     descriptor = StreamDescriptor(
       name: "simulator:\(scenario.name)", sensors: sensors, nominalSampleRate: scenario.sampleRate,
       hasGroundTruth: true,
@@ -96,7 +97,8 @@ public struct SimulatedSensorStream: SampleStream, Sendable {
     var time = nominal
     let jitter = scenario.noise.timestampJitter
     if jitter > 0 {
-      let offset = Swift.min(Swift.max(jitter * random.nextGaussian(), -maximumJitter), maximumJitter)
+      let offset = Swift.min(
+        Swift.max(jitter * random.nextGaussian(), -maximumJitter), maximumJitter)
       time = Swift.max(nominal + offset, 0)
     }
     let state = trajectory.state(at: time)
@@ -122,7 +124,8 @@ public struct SimulatedSensorStream: SampleStream, Sendable {
       magnetometer: magnetometerReading, pressure: pressureReading, temperature: temperatureReading,
       groundTruth: GroundTruth(
         earthFromSensor: state.earthFromSensor, angularVelocity: state.angularVelocity,
-        gyroscopeBias: gyroscope.currentBias, gravity: gravity, linearAcceleration: linearAcceleration,
+        gyroscopeBias: gyroscope.currentBias, gravity: gravity,
+        linearAcceleration: linearAcceleration,
         position: state.position))
   }
 }

@@ -88,7 +88,8 @@ public struct SimulatorNoise: Sendable, Equatable, Codable {
     for (name, model) in [("barometer", barometer), ("thermometer", thermometer)] {
       let numbers = [model.noiseDensity, model.biasRandomWalk, model.quantization]
       guard numbers.allSatisfy({ $0.isFinite && $0 >= 0 }), model.bias.isFinite else {
-        return "\(name) parameters must be finite, and noiseDensity, biasRandomWalk and quantization ≥ 0"
+        return
+          "\(name) parameters must be finite, and noiseDensity, biasRandomWalk and quantization ≥ 0"
       }
     }
     guard timestampJitter.isFinite, timestampJitter >= 0 else {
@@ -114,7 +115,8 @@ public struct SimulatorNoise: Sendable, Equatable, Codable {
   }
 
   public init(from decoder: Decoder) throws {
-    if let single = try? decoder.singleValueContainer(), let name = try? single.decode(String.self) {
+    if let single = try? decoder.singleValueContainer(), let name = try? single.decode(String.self)
+    {
       guard let preset = Self.preset(named: name) else {
         throw DecodingError.dataCorrupted(
           DecodingError.Context(

@@ -12,9 +12,14 @@ extension TrajectorySegment {
       return [ScenarioEvent(kind: .rest, start: start, end: end, detail: name?.rawValue)]
     case .moveTo(let target, _):
       let name = target.orientationName ?? Self.orientationName(of: target.earthFromSensor)
-      return [ScenarioEvent(kind: .orientationChange, start: start, end: end, detail: name?.rawValue)]
+      return [
+        ScenarioEvent(kind: .orientationChange, start: start, end: end, detail: name?.rawValue)
+      ]
     case .rotate(let axis, let rate, _, _):
-      return [ScenarioEvent(kind: .rotation, start: start, end: end, detail: "axis \(axis) at \(rate) °/s")]
+      return [
+        ScenarioEvent(
+          kind: .rotation, start: start, end: end, detail: "axis \(axis) at \(rate) °/s")
+      ]
     case .translate:
       return [ScenarioEvent(kind: .translation, start: start, end: end)]
     case .shake:
@@ -34,13 +39,15 @@ extension TrajectorySegment {
       var result = [ScenarioEvent(kind: gait.style == .run ? .run : .walk, start: start, end: end)]
       if gait.climb != 0 {
         result.append(
-          ScenarioEvent(kind: .stairs, start: start, end: end, detail: Self.climbDetail(gait.climb)))
+          ScenarioEvent(kind: .stairs, start: start, end: end, detail: Self.climbDetail(gait.climb))
+        )
       }
       return result + stepEvents(cadence: gait.cadence)
     case .ride(let kind, let climb, _):
       return [
         ScenarioEvent(
-          kind: kind == .lift ? .lift : .escalator, start: start, end: end, detail: Self.climbDetail(climb))
+          kind: kind == .lift ? .lift : .escalator, start: start, end: end,
+          detail: Self.climbDetail(climb))
       ]
     case .cycle:
       return [ScenarioEvent(kind: .cycle, start: start, end: end)]
@@ -70,7 +77,8 @@ extension TrajectorySegment {
       let peak = Double(k) * period
       if SmoothProfile.window(peak, duration: duration, ramp: ramp).value >= 0.5 {
         result.append(
-          ScenarioEvent(kind: .step, start: start + peak - 0.2 * period, end: start + peak + 0.2 * period))
+          ScenarioEvent(
+            kind: .step, start: start + peak - 0.2 * period, end: start + peak + 0.2 * period))
       }
       k += 1
     }

@@ -103,7 +103,9 @@ struct TrajectorySegment: Sendable {
   private static let walkPitchSway = 2.0 * Units.radiansPerDegree
   private static let walkRollSway = 1.5 * Units.radiansPerDegree
 
-  init(_ specification: ScenarioSegment, start: Double, attitude: Quaternion, position: SIMD3<Double>) {
+  init(
+    _ specification: ScenarioSegment, start: Double, attitude: Quaternion, position: SIMD3<Double>
+  ) {
     self.start = start
     self.duration = specification.duration
     self.startAttitude = attitude
@@ -121,25 +123,30 @@ struct TrajectorySegment: Sendable {
       let unit = axis.normalized
       motion =
         unit == .zero || rate == 0
-        ? .hold : .steadyRotation(axis: unit, rate: rate * Units.radiansPerDegree, ramp: Swift.max(ramp, 0))
+        ? .hold
+        : .steadyRotation(axis: unit, rate: rate * Units.radiansPerDegree, ramp: Swift.max(ramp, 0))
     case .translate(let displacement, _):
       motion = .translation(displacement: displacement)
     case .shake(let axis, let amplitude, let frequency, _):
       motion = .shake(
-        direction: attitude.act(on: axis.normalized), amplitude: amplitude, frequency: frequency, ramp: 0.25)
+        direction: attitude.act(on: axis.normalized), amplitude: amplitude, frequency: frequency,
+        ramp: 0.25)
     case .tap(let axis, let peak, let pulse, _):
       motion = .impulse(
-        direction: attitude.act(on: axis.normalized), profile: Self.tapProfile(peak: peak, pulse: pulse))
+        direction: attitude.act(on: axis.normalized),
+        profile: Self.tapProfile(peak: peak, pulse: pulse))
     case .freeFall(let drop, let catchDuration, _):
       motion =
         drop > 0
-        ? .impulse(direction: Self.up, profile: Self.fallProfile(drop: drop, catchDuration: catchDuration))
+        ? .impulse(
+          direction: Self.up, profile: Self.fallProfile(drop: drop, catchDuration: catchDuration))
         : .hold
     case .walk(let cadence, let speed, let duration):
       let (forward, left) = Self.heading(of: attitude)
       motion = .walk(
         WalkParameters(
-          forward: forward, left: left, cadence: cadence, speed: speed, ramp: Swift.min(1, duration / 2)))
+          forward: forward, left: left, cadence: cadence, speed: speed,
+          ramp: Swift.min(1, duration / 2)))
     case .drive(let speed, let duration, let vibration, let ramp, let turns):
       let (forward, left) = Self.heading(of: attitude)
       var parameters = DriveParameters(
@@ -159,7 +166,8 @@ struct TrajectorySegment: Sendable {
       let (forward, left) = Self.heading(of: attitude)
       motion = .cycle(
         CycleMotion(
-          forward: forward, bodyLeft: attitude.conjugate.act(on: left), cadence: cadence, speed: speed,
+          forward: forward, bodyLeft: attitude.conjugate.act(on: left), cadence: cadence,
+          speed: speed,
           ramp: Swift.min(2, duration / 2)))
     }
   }
@@ -174,7 +182,8 @@ struct TrajectorySegment: Sendable {
       forward: forward, left: left, bodyLeft: attitude.conjugate.act(on: left),
       bodyForward: attitude.conjugate.act(on: forward), cadence: gait.cadence, speed: gait.speed,
       climb: gait.climb, ramp: Swift.min(1, duration / 2), bounce: running ? 0.07 : walkBounce,
-      surge: running ? 0.06 : walkSurge, sway: running ? 0.03 : walkSway, strideSwing: 0, swingAngle: 0,
+      surge: running ? 0.06 : walkSurge, sway: running ? 0.03 : walkSway, strideSwing: 0,
+      swingAngle: 0,
       stepPitch: walkPitchSway, strideRoll: walkRollSway)
     let degree = Units.radiansPerDegree
     switch gait.placement {
@@ -217,9 +226,11 @@ struct TrajectorySegment: Sendable {
   static func tapProfile(peak: Double, pulse: Double) -> PiecewiseMotion {
     var profile = PiecewiseMotion()
     let bumpPeak = 1.875  // the maximum of 30u²(1 − u)²
-    profile.append(duration: pulse, acceleration: (peak / bumpPeak) * Polynomial.bump(duration: pulse))
+    profile.append(
+      duration: pulse, acceleration: (peak / bumpPeak) * Polynomial.bump(duration: pulse))
     let slide = 4 * pulse
-    profile.append(duration: slide, acceleration: (-peak / bumpPeak / 4) * Polynomial.bump(duration: slide))
+    profile.append(
+      duration: slide, acceleration: (-peak / bumpPeak / 4) * Polynomial.bump(duration: slide))
     return profile
   }
 
@@ -242,7 +253,9 @@ struct TrajectorySegment: Sendable {
   }
 
   /// The horizontal velocity of a drive at local time `t`, m/s, earth frame.
-  private static func driveVelocity(_ d: DriveParameters, _ t: Double, duration: Double) -> SIMD3<Double> {
+  private static func driveVelocity(
+    _ d: DriveParameters, _ t: Double, duration: Double
+  ) -> SIMD3<Double> {
     let speed = d.speed * SmoothProfile.window(t, duration: duration, ramp: d.ramp).value
     let heading = driveHeading(d, t).value
     return speed * (Double.cos(heading) * d.forward + Double.sin(heading) * d.left)
@@ -262,7 +275,9 @@ struct TrajectorySegment: Sendable {
 
   /// The integral of `velocity` over `[a, b]` (five-point Gauss–Legendre: exact for degree 9, so
   /// far below a millimetre over a 0.1 s interval of smooth driving).
-  private static func gaussIntegral(_ d: DriveParameters, from a: Double, to b: Double, duration: Double)
+  private static func gaussIntegral(
+    _ d: DriveParameters, from a: Double, to b: Double, duration: Double
+  )
     -> SIMD3<Double>
   {
     let nodes = (0.0, 0.538_469_310_105_683_1, 0.906_179_845_938_664_0)
@@ -295,7 +310,8 @@ struct TrajectorySegment: Sendable {
   /// `ω = (q₀R₁R₂)⁻¹·ẑ·ψ̇ + R₂⁻¹·a₁·θ̇₁ + a₂·θ̇₂` (unit axes; yaw about the earth's vertical).
   @inline(__always)
   private func attitude(
-    yaw: Jet = .zero, _ a1: SIMD3<Double> = xAxis, _ theta1: Jet = .zero, _ a2: SIMD3<Double> = yAxis,
+    yaw: Jet = .zero, _ a1: SIMD3<Double> = xAxis, _ theta1: Jet = .zero,
+    _ a2: SIMD3<Double> = yAxis,
     _ theta2: Jet = .zero
   ) -> (Quaternion, SIMD3<Double>) {
     let r2 = Quaternion(angle: theta2.value, axis: a2)
@@ -321,13 +337,15 @@ struct TrajectorySegment: Sendable {
     case .steadyRotation(let axis, let rate, let ramp):
       let w = SmoothProfile.window(t, duration: duration, ramp: ramp)
       let theta = Jet(
-        rate * SmoothProfile.windowIntegral(t, duration: duration, ramp: ramp), rate * w.value, rate * w.rate)
+        rate * SmoothProfile.windowIntegral(t, duration: duration, ramp: ramp), rate * w.value,
+        rate * w.rate)
       (q, omega) = attitude(axis, theta)
     case .translation(let displacement):
       offset = VectorJet(direction: displacement, SmoothProfile.smoothstep(t, duration: duration))
     case .shake(let direction, let amplitude, let frequency, let ramp):
       let w = SmoothProfile.window(t, duration: duration, ramp: ramp)
-      offset = VectorJet(direction: direction, amplitude * (w * Jet.sinusoid(t, frequency: frequency)))
+      offset = VectorJet(
+        direction: direction, amplitude * (w * Jet.sinusoid(t, frequency: frequency)))
     case .impulse(let direction, let profile):
       offset = VectorJet(direction: direction, profile(t))
     case .walk(let p):
@@ -336,7 +354,8 @@ struct TrajectorySegment: Sendable {
       let stepCos = Jet.sinusoid(t, frequency: p.cadence, phase: .pi / 2)
       let stride = Jet.sinusoid(t, frequency: p.cadence / 2)
       let travel = Jet(
-        p.speed * SmoothProfile.windowIntegral(t, duration: duration, ramp: p.ramp), p.speed * w.value,
+        p.speed * SmoothProfile.windowIntegral(t, duration: duration, ramp: p.ramp),
+        p.speed * w.value,
         p.speed * w.rate)
       offset =
         VectorJet(direction: p.forward, travel + Self.walkSurge * (w * step))
@@ -352,7 +371,8 @@ struct TrajectorySegment: Sendable {
       let speed = d.speed * w.value
       let k = Swift.min(Int(t / d.knotSpacing), d.knots.count - 1)
       let horizontal =
-        d.knots[k] + Self.gaussIntegral(d, from: Double(k) * d.knotSpacing, to: t, duration: duration)
+        d.knots[k]
+        + Self.gaussIntegral(d, from: Double(k) * d.knotSpacing, to: t, duration: duration)
       let acceleration = (d.speed * w.rate) * direction + (speed * heading.rate) * across
       // Road vibration: broadband (suspension and wheel resonances), scaled by speed so that it
       // stops with the car.
@@ -367,7 +387,8 @@ struct TrajectorySegment: Sendable {
       let f = 1 / period
       let yaw = (180 * Units.radiansPerDegree) * (w * Jet.sinusoid(t, frequency: f))
       let pitch = (75 * Units.radiansPerDegree) * (w * Jet.sinusoid(t, frequency: 2 * f))
-      let roll = (150 * Units.radiansPerDegree) * (w * Jet.sinusoid(t, frequency: f, phase: .pi / 2))
+      let roll =
+        (150 * Units.radiansPerDegree) * (w * Jet.sinusoid(t, frequency: f, phase: .pi / 2))
       offset =
         VectorJet(direction: Self.xAxis, 0.2 * (w * Jet.sinusoid(t, frequency: f)))
         + VectorJet(direction: Self.up, 0.1 * (w * Jet.sinusoid(t, frequency: 2 * f)))
@@ -380,7 +401,8 @@ struct TrajectorySegment: Sendable {
       let progress = Self.progress(t, duration: duration, ramp: g.ramp)
       let travel = g.speed * progress.distance
       offset =
-        VectorJet(direction: g.forward, travel + g.surge * (w * step) + g.strideSwing * (w * stride))
+        VectorJet(
+          direction: g.forward, travel + g.surge * (w * step) + g.strideSwing * (w * stride))
         + VectorJet(direction: Self.up, g.climb * progress.fraction - g.bounce * (w * stepCos))
         + VectorJet(direction: g.left, g.sway * (w * stride))
       (q, omega) = attitude(
@@ -391,8 +413,12 @@ struct TrajectorySegment: Sendable {
       case .lift:
         // Guide-rail hum: lift ride-quality figures are a few hundredths of a m/s² (3.5 µm at 19 Hz
         // is 0.05 m/s²).
-        let hum = 3.5e-6 * (SmoothProfile.window(t, duration: duration, ramp: r.ramp) * Jet.sinusoid(t, frequency: 19))
-        offset = VectorJet(direction: Self.up, r.climb * SmoothProfile.smoothstep(t, duration: duration) + hum)
+        let hum =
+          3.5e-6
+          * (SmoothProfile.window(t, duration: duration, ramp: r.ramp)
+            * Jet.sinusoid(t, frequency: 19))
+        offset = VectorJet(
+          direction: Self.up, r.climb * SmoothProfile.smoothstep(t, duration: duration) + hum)
       case .escalator:
         let progress = Self.progress(t, duration: duration, ramp: r.ramp)
         // 0.5 m/s along the incline: the horizontal part is what the climb leaves of it.
@@ -400,7 +426,9 @@ struct TrajectorySegment: Sendable {
         let horizontal = (Swift.max(along * along - r.climb * r.climb, 0)).squareRoot()
         // Step-chain rumble of about 0.1 m/s² (31 µm at 9 Hz).
         let rumble =
-          3.1e-5 * (SmoothProfile.window(t, duration: duration, ramp: r.ramp) * Jet.sinusoid(t, frequency: 9))
+          3.1e-5
+          * (SmoothProfile.window(t, duration: duration, ramp: r.ramp)
+            * Jet.sinusoid(t, frequency: 9))
         offset =
           VectorJet(direction: r.forward, horizontal * progress.fraction)
           + VectorJet(direction: Self.up, r.climb * progress.fraction + rumble)
@@ -413,22 +441,29 @@ struct TrajectorySegment: Sendable {
       let bumps = RoadVibration.bicycle.displacement(t, level: w)
       offset =
         VectorJet(direction: c.forward, c.speed * progress.distance + 0.06 * (w * pedal))
-        + VectorJet(direction: Self.up, 0.03 * (w * Jet.sinusoid(t, frequency: c.cadence, phase: .pi / 2)) + bumps)
+        + VectorJet(
+          direction: Self.up,
+          0.03 * (w * Jet.sinusoid(t, frequency: c.cadence, phase: .pi / 2)) + bumps)
       // The thigh rises and falls with each pedal turn (about ±25°).
       (q, omega) = attitude(c.bodyLeft, (25 * Units.radiansPerDegree) * (w * pedal))
     }
     return KinematicState(
-      time: time, earthFromSensor: q, angularVelocity: omega, position: startPosition + offset.value,
+      time: time, earthFromSensor: q, angularVelocity: omega,
+      position: startPosition + offset.value,
       velocity: offset.rate, acceleration: offset.acceleration)
   }
 
   /// Travel along an eased plateau: `distance` is the window's integral (seconds at full speed, as
   /// a jet) and `fraction` the share of the segment's travel done by `t` (a jet, 0 → 1).
   @inline(__always)
-  private static func progress(_ t: Double, duration: Double, ramp: Double) -> (distance: Jet, fraction: Jet) {
+  private static func progress(
+    _ t: Double, duration: Double, ramp: Double
+  ) -> (distance: Jet, fraction: Jet) {
     let w = SmoothProfile.window(t, duration: duration, ramp: ramp)
-    let distance = Jet(SmoothProfile.windowIntegral(t, duration: duration, ramp: ramp), w.value, w.rate)
-    let total = Swift.max(SmoothProfile.windowIntegral(duration, duration: duration, ramp: ramp), 1e-9)
+    let distance = Jet(
+      SmoothProfile.windowIntegral(t, duration: duration, ramp: ramp), w.value, w.rate)
+    let total = Swift.max(
+      SmoothProfile.windowIntegral(duration, duration: duration, ramp: ramp), 1e-9)
     return (distance, (1 / total) * distance)
   }
 }

@@ -26,6 +26,8 @@ struct VectorJet {
 
   @inline(__always)
   static func + (a: VectorJet, b: VectorJet) -> VectorJet {
-    VectorJet(value: a.value + b.value, rate: a.rate + b.rate, acceleration: a.acceleration + b.acceleration)
+    VectorJet(
+      value: a.value + b.value, rate: a.rate + b.rate, acceleration: a.acceleration + b.acceleration
+    )
   }
 }

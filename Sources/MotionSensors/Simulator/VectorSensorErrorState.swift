@@ -16,7 +16,8 @@ struct VectorSensorErrorState: Sendable {
 
   init(model: SensorNoiseModel, sampleRate: Double) {
     self.model = model
-    let rotation = RotationMatrix(Quaternion(rotationVector: model.misalignment * Units.radiansPerDegree))
+    let rotation = RotationMatrix(
+      Quaternion(rotationVector: model.misalignment * Units.radiansPerDegree))
     let scale = 1 + model.scaleFactorError
     distortion = RotationMatrix(
       row1: rotation.row1 * scale, row2: rotation.row2 * scale, row3: rotation.row3 * scale)
