@@ -51,7 +51,8 @@
 //                           `swift test`) always have them.
 import PackageDescription
 
-// Swift 6 language mode (complete concurrency checking) for every target: `swiftLanguageModes` below.
+// Swift 6 language mode (complete concurrency checking) for every target: `swiftLanguageModes`
+// below.
 let swiftSettings: [SwiftSetting] = []
 
 var products: [Product] = [
@@ -159,7 +160,8 @@ var targets: [Target] = [
     name: "OpenUIDevice", dependencies: ["OpenCoreMotion", "MotionRecognition", "MotionSensors"],
     swiftSettings: swiftSettings),
 
-  // Live dashboard: a Hummingbird server pushing Core Motion values to a static page over a WebSocket.
+  // Live dashboard: a Hummingbird server pushing Core Motion values to a static page over a
+  // WebSocket.
   .target(
     name: "MotionDashboard",
     dependencies: [
@@ -359,7 +361,8 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-    // `swift package generate-documentation --target OpenCoreMotion` (DocC catalogs in each module).
+    // `swift package generate-documentation --target OpenCoreMotion` (DocC catalogs in each
+    // module).
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: targets,

@@ -196,7 +196,8 @@ func deliveryBenchmarks() throws -> [DeliveryResult] {
       daemon.waitUntilExit()
       try? FileManager.default.removeItem(atPath: directory)
     }
-    // Production time = when the daemon received the sample from its source (sent with each sample).
+    // Production time = when the daemon received the sample from its source (sent with each
+    // sample).
     let times = ProductionTimes()
     let timing = DaemonClient(socketPath: socket, clientName: "timing")
     let timingSubscription = try timing.subscribe(

@@ -8,8 +8,8 @@
 //   swift run -c release motion-soak --seconds 60 --speed 10 --every 5  # a short run
 //
 // Consumers: a device-motion handler on an OperationQueue that takes 15 ms per update (slower than
-// the 10 ms period, so its backlog fills), an accelerometer handler whose queue is suspended for the
-// whole run (a blocked consumer), and an async device-motion sequence read every 50 ms.
+// the 10 ms period, so its backlog fills), an accelerometer handler whose queue is suspended for
+// the whole run (a blocked consumer), and an async device-motion sequence read every 50 ms.
 import Foundation
 import MotionSensors
 import OpenCoreMotion
@@ -123,7 +123,8 @@ manager.stopAccelerometerUpdates()
 blockedQueue.isSuspended = false
 reader.cancel()
 
-// Flat: RSS at the end against RSS after the first tenth of the run (warm-up: buffers fill to their caps).
+// Flat: RSS at the end against RSS after the first tenth of the run (warm-up: buffers fill to their
+// caps).
 let warm = samples.first { $0.0 >= wallSeconds / 10 } ?? samples[0]
 let last = samples[samples.count - 1]
 let growth = last.1 - warm.1

@@ -58,8 +58,8 @@ public enum ExampleRunner {
   ///
   /// Parses the command line (``Options``; `--help` prints `usage` and exits) before
   /// `makeController` runs, then exits with `unavailableMessage` (see ``fail(_:)``) unless the
-  /// controller's source offers what it needs (`isAvailable`). Otherwise calls `viewDidLoad()`, runs
-  /// until `--duration` seconds of sensor time have passed or the source has finished (see
+  /// controller's source offers what it needs (`isAvailable`). Otherwise calls `viewDidLoad()`,
+  /// runs until `--duration` seconds of sensor time have passed or the source has finished (see
   /// ``run(source:duration:)``), and calls `viewDidDisappear()`.
   public static func show<Controller: ExampleViewController>(
     _ makeController: @autoclosure () -> Controller, usage: String,

@@ -16,7 +16,8 @@ public struct GeographicLocation: Sendable, Equatable, Hashable, CustomStringCon
 
   /// The name of the environment variable read by ``fromEnvironment(_:)``.
   public static let environmentVariable = "COREMOTION_LOCATION"
-  /// Accepted altitudes in metres: the WMM's stated domain, 1 km below to 850 km above the ellipsoid.
+  /// Accepted altitudes in metres: the WMM's stated domain, 1 km below to 850 km above the
+  /// ellipsoid.
   public static let altitudeRange: ClosedRange<Double> = -1_000...850_000
 
   /// Creates a location; latitude, longitude in degrees, altitude in metres (default 0).

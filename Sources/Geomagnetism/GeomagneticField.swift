@@ -4,9 +4,9 @@ import Foundation
 
 /// The geomagnetic main field at one place and time in nT, with its derived angles in degrees.
 ///
-/// Components use the geodetic local frame of magnetic charts: X north (along the meridian), Y east,
-/// Z down (along the WGS-84 ellipsoid normal). Note that this is *not* OpenCoreMotion's NWU earth
-/// frame: in NWU the same vector is (X, −Y, −Z).
+/// Components use the geodetic local frame of magnetic charts: X north (along the meridian), Y
+/// east, Z down (along the WGS-84 ellipsoid normal). Note that this is *not* OpenCoreMotion's NWU
+/// earth frame: in NWU the same vector is (X, −Y, −Z).
 public struct GeomagneticField: Sendable, Equatable {
   /// The field vector (X north, Y east, Z down) in nT.
   public let vector: SIMD3<Double>
@@ -84,7 +84,8 @@ public struct GeomagneticField: Sendable, Equatable {
   public enum CompassReliability: Sendable, Equatable {
     /// H ≥ 6000 nT: a compass works normally.
     case normal
-    /// 2000 nT ≤ H < 6000 nT: the NGA "caution zone" near the magnetic poles; compasses are degraded.
+    /// 2000 nT ≤ H < 6000 nT: the NGA "caution zone" near the magnetic poles; compasses are
+    /// degraded.
     case caution
     /// H < 2000 nT: the "blackout zone"; a compass is unreliable and declination is not meaningful.
     case blackout

@@ -3,7 +3,8 @@
 import Foundation
 
 extension WorldMagneticModel {
-  /// Converts a date to a decimal year in UTC (Gregorian calendar), e.g. 2026-07-02T12:00Z → ≈ 2026.5.
+  /// Converts a date to a decimal year in UTC (Gregorian calendar), e.g. 2026-07-02T12:00Z → ≈
+  /// 2026.5.
   ///
   /// The fraction is the elapsed time since 1 January 00:00 UTC divided by the length of that year
   /// (365 or 366 days), so it is continuous across a day. NOAA's calculators count whole days
@@ -46,10 +47,10 @@ extension WorldMagneticModel {
 
   /// The magnetic declination at a location and date in degrees, −180…180, **east positive**.
   ///
-  /// A compass needle (magnetic north) points `declination` degrees east of true (geographic) north;
-  /// a negative value means west. Hence true heading = magnetic heading + declination, and a yaw
-  /// measured from magnetic north is turned into one from true north by the same rotation about the
-  /// vertical. Dates outside ``validityPeriod`` are extrapolated; check
+  /// A compass needle (magnetic north) points `declination` degrees east of true (geographic)
+  /// north; a negative value means west. Hence true heading = magnetic heading + declination, and a
+  /// yaw measured from magnetic north is turned into one from true north by the same rotation about
+  /// the vertical. Dates outside ``validityPeriod`` are extrapolated; check
   /// ``GeomagneticField/isWithinValidityPeriod`` via ``field(at:date:)`` when that matters.
   public func magneticDeclination(at location: GeographicLocation, date: Date) -> Double {
     field(at: location, date: date).declination

@@ -4,11 +4,11 @@ extension WorldMagneticModel {
   /// The World Magnetic Model 2025 (WMM2025), epoch 2025.0, valid from 2025.0 to 2030.0.
   ///
   /// Produced by NOAA's National Centers for Environmental Information and the British Geological
-  /// Survey for the US National Geospatial-Intelligence Agency and the UK Defence Geographic Centre.
-  /// The coefficients below are the published `WMM.COF` values of WMM2025 (header
-  /// `2025.0 WMM-2025 11/13/2024`), which NOAA releases into the **public domain**; only the numbers
-  /// are taken from that file, the evaluation code is this project's own. Reference:
-  /// Chulliat et al., *The US/UK World Magnetic Model for 2025–2030: Technical Report*, NOAA NCEI,
+  /// Survey for the US National Geospatial-Intelligence Agency and the UK Defence Geographic
+  /// Centre. The coefficients below are the published `WMM.COF` values of WMM2025 (header `2025.0
+  /// WMM-2025 11/13/2024`), which NOAA releases into the **public domain**; only the numbers are
+  /// taken from that file, the evaluation code is this project's own. Reference: Chulliat et al.,
+  /// *The US/UK World Magnetic Model for 2025–2030: Technical Report*, NOAA NCEI,
   /// doi:10.25921/aqfd-sd83.
   public static let wmm2025 = WorldMagneticModel(
     name: "WMM-2025",

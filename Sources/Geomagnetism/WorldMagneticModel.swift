@@ -8,20 +8,20 @@ import Foundation
 /// with their secular variation ġₙᵐ, ḣₙᵐ (nT/year). Evaluating it follows the method of the WMM
 /// technical report (Chulliat et al., 2025, sections 1.2–1.4):
 ///
-/// 1. The geodetic position (WGS-84 latitude, longitude, height above the ellipsoid) is converted to
-///    geocentric spherical coordinates (radius r, geocentric latitude φ′).
+/// 1. The geodetic position (WGS-84 latitude, longitude, height above the ellipsoid) is converted
+///    to geocentric spherical coordinates (radius r, geocentric latitude φ′).
 /// 2. The coefficients are advanced linearly from the epoch to the requested decimal year:
 ///    g(t) = g(t₀) + (t − t₀)·ġ.
 /// 3. The gradient of the potential V = a Σₙ (a/r)ⁿ⁺¹ Σₘ (gₙᵐ cos mλ + hₙᵐ sin mλ) P̆ₙᵐ(sin φ′),
 ///    a = 6371.2 km, gives the field in the geocentric frame (X′ north, Y′ east, Z′ toward the
 ///    centre).
-/// 4. X′ and Z′ are rotated by φ′ − φ so that Z points along the ellipsoid normal (down) and X along
-///    the geodetic meridian (north).
+/// 4. X′ and Z′ are rotated by φ′ − φ so that Z points along the ellipsoid normal (down) and X
+///    along the geodetic meridian (north).
 ///
 /// Use ``wmm2025`` for the current model. ``field(latitude:longitude:altitudeMeters:decimalYear:)``
-/// always computes a value; outside ``validityPeriod`` the secular variation is extrapolated and the
-/// result carries ``GeomagneticField/isWithinValidityPeriod`` `== false`, because the model's error
-/// grows quickly beyond its five-year span.
+/// always computes a value; outside ``validityPeriod`` the secular variation is extrapolated and
+/// the result carries ``GeomagneticField/isWithinValidityPeriod`` `== false`, because the model's
+/// error grows quickly beyond its five-year span.
 public struct WorldMagneticModel: Sendable {
   /// One row of a coefficient file: degree n, order m, gₙᵐ and hₙᵐ in nT, ġₙᵐ and ḣₙᵐ in nT/year.
   public struct GaussCoefficient: Sendable, Equatable {
@@ -119,9 +119,9 @@ public struct WorldMagneticModel: Sendable {
     self.schmidtFactor = schmidtFactor
   }
 
-  /// One (n, m) term of the geocentric field: X′ = −(1/r) ∂V/∂φ′ = +(a/r)^(n+2)(g cos mλ + h sin mλ)
-  /// dP/dθ (as dφ′ = −dθ), Y′ = −(1/(r cos φ′)) ∂V/∂λ = (a/r)^(n+2) m (g sin mλ − h cos mλ) P/sin θ,
-  /// Z′ = ∂V/∂r = −(n + 1)(a/r)^(n+2)(g cos mλ + h sin mλ) P.
+  /// One (n, m) term of the geocentric field: X′ = −(1/r) ∂V/∂φ′ = +(a/r)^(n+2)(g cos mλ + h sin
+  /// mλ) dP/dθ (as dφ′ = −dθ), Y′ = −(1/(r cos φ′)) ∂V/∂λ = (a/r)^(n+2) m (g sin mλ − h cos mλ)
+  /// P/sin θ, Z′ = ∂V/∂r = −(n + 1)(a/r)^(n+2)(g cos mλ + h sin mλ) P.
   @inline(__always)
   private func term(
     _ n: Int, _ m: Int, _ radialFactor: Double, _ g: Double, _ h: Double, _ cosine: Double,
@@ -167,8 +167,9 @@ public struct WorldMagneticModel: Sendable {
     let radius = (p * p + z * z).squareRoot()
     let geocentricLatitude = atan2(z, p)
 
-    // 2.–3. Synthesis with the main-field and the secular-variation coefficients. The field is linear
-    // in the coefficients, so the secular-variation sum is exactly the annual change of X′, Y′, Z′.
+    // 2.–3. Synthesis with the main-field and the secular-variation coefficients. The field is
+    // linear in the coefficients, so the secular-variation sum is exactly the annual change of X′,
+    // Y′, Z′.
     let yearsSinceEpoch = decimalYear - epoch
     let sums = synthesize(
       radiusKilometers: radius, geocentricLatitude: geocentricLatitude, longitude: longitudeRadians,
@@ -200,8 +201,9 @@ public struct WorldMagneticModel: Sendable {
     let sinTheta = cos(geocentricLatitude)
 
     // Ferrers associated Legendre functions P(n, m)(cos θ) (no Condon–Shortley phase), their θ
-    // derivatives, and Q = P / sin θ for m ≥ 1. Q stays finite at the geographic poles, which is what
-    // the east component needs (it carries a 1/cos φ′ factor), so no pole special case is necessary.
+    // derivatives, and Q = P / sin θ for m ≥ 1. Q stays finite at the geographic poles, which is
+    // what the east component needs (it carries a 1/cos φ′ factor), so no pole special case is
+    // necessary.
     var legendre = [Double](repeating: 0, count: count)
     var legendreDerivative = [Double](repeating: 0, count: count)
     var legendreOverSine = [Double](repeating: 0, count: count)

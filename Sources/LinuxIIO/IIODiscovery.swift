@@ -151,8 +151,8 @@ struct IIODiscovery {
   }
 
   /// Splits a value attribute such as `in_accel_x_raw`, `in_pressure0_input`, `in_temp_raw` into
-  /// kind, axis and stems; nil for anything else (including `in_accel_linear_x_raw`, `in_temp_x_raw`
-  /// and channel types the backend does not read).
+  /// kind, axis and stems; nil for anything else (including `in_accel_linear_x_raw`,
+  /// `in_temp_x_raw` and channel types the backend does not read).
   static func parseValueAttribute(
     _ file: String
   ) -> (

@@ -28,8 +28,9 @@ public struct IIOScanType: Hashable, Sendable, CustomStringConvertible {
   /// The right shift to apply before masking out `realBits` bits.
   public var shift: Int
 
-  /// Creates a format from its parts; returns nil when they are inconsistent (storage not 8/16/32/64
-  /// bits, more real bits than storage, or a shift that pushes the value out of its storage).
+  /// Creates a format from its parts; returns nil when they are inconsistent (storage not
+  /// 8/16/32/64 bits, more real bits than storage, or a shift that pushes the value out of its
+  /// storage).
   public init?(
     endianness: Endianness, isSigned: Bool, realBits: Int, storageBits: Int, repeatCount: Int = 1,
     shift: Int = 0

@@ -8,8 +8,8 @@ extension IIOSensorSource {
   static let runningReaders = Locked(0)
 
   /// Waits until every IIO reader thread of the process has stopped its devices (buffers disabled,
-  /// triggers and rates restored, descriptors closed) and exited, or `timeout` seconds pass; returns
-  /// whether they all did.
+  /// triggers and rates restored, descriptors closed) and exited, or `timeout` seconds pass;
+  /// returns whether they all did.
   ///
   /// A reader thread stops on its own once its source's last subscription is cancelled, but a
   /// process that exits right after cancelling would leave the device with its buffer enabled (the

@@ -42,7 +42,8 @@ package final class SubscriberFanOut<Event>: Sendable {
   }
 
   /// Removes subscriber `id`; when this returns its handler is not running (on another thread) and
-  /// will not be called again. Returns whether the fan-out is now empty. Removing twice is harmless.
+  /// will not be called again. Returns whether the fan-out is now empty. Removing twice is
+  /// harmless.
   @discardableResult
   package func remove(_ id: UInt64) -> Bool {
     deliveryLock.lock()

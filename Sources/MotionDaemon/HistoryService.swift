@@ -14,8 +14,8 @@ import MotionSensors
 /// Samples arrive on the source's delivery thread and only touch memory; a writer thread commits
 /// the gathered batch every ``flushInterval`` (so a `kill -9` loses at most that much) and prunes
 /// every ``pruneInterval``. When a write fails with `SQLITE_FULL` history pauses (live updates go
-/// on), the batch is kept up to ``maximumPendingSamples`` recorded samples, and the write is retried
-/// every ``retryInterval``.
+/// on), the batch is kept up to ``maximumPendingSamples`` recorded samples, and the write is
+/// retried every ``retryInterval``.
 final class HistoryService: @unchecked Sendable {
   // Sendable because every mutable property is in `state` (a Locked) or `storeLock`-guarded.
   enum Condition: Sendable, Equatable {
@@ -72,7 +72,8 @@ final class HistoryService: @unchecked Sendable {
   let settings: Settings
   private let logger: Logger
   private let state = Locked(State())
-  /// Serialises store writes, prunes, privacy changes and closing (never taken on the delivery path).
+  /// Serialises store writes, prunes, privacy changes and closing (never taken on the delivery
+  /// path).
   private let storeLock = NSLock()
   private let wakeUp = NSCondition()
   private var writerThread: Thread?

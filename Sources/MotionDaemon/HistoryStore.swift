@@ -8,8 +8,8 @@ import Logging
 ///
 /// Tables: `step_minute` (one row per minute with steps, distance, floors), `activity_change`
 /// (Apple-style state-change rows), `accel_block` (recorded 50 Hz accelerometer in packed blocks,
-/// see ``AccelerometerBlock``) and `recording_request`. Retention follows Apple: 7 days of pedometer
-/// and activity, 3 days of recorded accelerometer.
+/// see ``AccelerometerBlock``) and `recording_request`. Retention follows Apple: 7 days of
+/// pedometer and activity, 3 days of recorded accelerometer.
 @_spi(Benchmarks) public final class HistoryStore: @unchecked Sendable {
   // Sendable because GRDB's DatabasePool serialises writes and isolates reads itself; the other
   // properties are immutable.
@@ -238,7 +238,8 @@ import Logging
 
   // MARK: Queries
 
-  /// Pedometer totals over [from, to] from the minute rows; a partly covered minute counts pro rata.
+  /// Pedometer totals over [from, to] from the minute rows; a partly covered minute counts pro
+  /// rata.
   @_spi(Benchmarks) public func pedometerTotals(
     from: Double, to: Double
   ) throws -> HistoryBatch.StepDelta {

@@ -10,8 +10,9 @@ import MotionSensors
 ///
 /// The source is subscribed at the highest rate any client or the history needs, for the sensors
 /// some client or the history needs (the others are switched off where the source allows it), and
-/// unsubscribed when nobody needs it. Samples are fanned out on the source's delivery thread into each client's
-/// bounded queue; each client has its own writer thread, so a slow or dead client delays nobody.
+/// unsubscribed when nobody needs it. Samples are fanned out on the source's delivery thread into
+/// each client's bounded queue; each client has its own writer thread, so a slow or dead client
+/// delays nobody.
 public final class MotionDaemon: @unchecked Sendable {
   // Sendable because mutable state lives in `hub` (a Locked) and the services are thread-safe.
   private struct Hub {
@@ -65,7 +66,8 @@ public final class MotionDaemon: @unchecked Sendable {
     )
   }
 
-  /// Stops serving: closes the socket and every client, unsubscribes the source, commits the history.
+  /// Stops serving: closes the socket and every client, unsubscribes the source, commits the
+  /// history.
   public func stop() {
     let (sessions, subscription) = hub.withLock { h -> ([ClientSession], SourceSubscription?) in
       h.isStopped = true

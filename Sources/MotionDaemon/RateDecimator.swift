@@ -3,8 +3,8 @@
 /// Picks the source samples one client subscription receives so that deliveries come every
 /// `interval` seconds on average, judged by the samples' own timestamps.
 ///
-/// Same rule as `CMMotionManager`'s in-process decimation: a sample at time t is due when
-/// t ≥ nextDue − half a source period; `nextDue` then advances by exactly `interval`, so the average
+/// Same rule as `CMMotionManager`'s in-process decimation: a sample at time t is due when t ≥
+/// nextDue − half a source period; `nextDue` then advances by exactly `interval`, so the average
 /// spacing stays exact when the interval is not a multiple of the source period. After a gap the
 /// schedule restarts instead of bursting.
 struct RateDecimator: Sendable {

@@ -16,7 +16,8 @@ import MotionSensors
 public final class DaemonClient: @unchecked Sendable {
   // Sendable because all mutable state is in `state` (a Locked); socket I/O is thread-safe.
 
-  /// The daemon's default socket: `$MOTIOND_SOCKET`, else `$XDG_RUNTIME_DIR/opencoremotion/motiond.sock`.
+  /// The daemon's default socket: `$MOTIOND_SOCKET`, else
+  /// `$XDG_RUNTIME_DIR/opencoremotion/motiond.sock`.
   public static func defaultSocketPath(
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> String {

@@ -11,8 +11,8 @@ import Foundation
 /// A Unix domain stream socket: the daemon's listening socket or one end of a connection.
 ///
 /// Blocking I/O on purpose: each connection has its own reader and writer threads, which keeps the
-/// delivery path short (one `write`, one `read`, no event loop hop) and makes a slow peer block only
-/// its own writer thread.
+/// delivery path short (one `write`, one `read`, no event loop hop) and makes a slow peer block
+/// only its own writer thread.
 package final class UnixSocket: @unchecked Sendable {
   // Sendable because `descriptor` is immutable after init except through `close()`, which swaps it
   // under `closeLock`; reads and writes of the kernel object itself are thread-safe.

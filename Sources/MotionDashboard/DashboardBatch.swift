@@ -7,11 +7,12 @@
 /// Rows are bounded (``maximumRows`` per stream): a source far faster than the frame rate cannot
 /// grow a batch without limit; rows beyond it are counted in ``droppedRows``.
 package struct DashboardBatch: Sendable {
-  /// The most rows of one stream kept per batch (2 s at 1 kHz between two 33 ms frames is far below).
+  /// The most rows of one stream kept per batch (2 s at 1 kHz between two 33 ms frames is far
+  /// below).
   package static let maximumRows = 256
 
-  /// Device motion rows: `[t, qw, qx, qy, qz, gravity x y z, user x y z, rotation x y z, field x y z,
-  /// accuracy, heading]` (see docs/Dashboard.md).
+  /// Device motion rows: `[t, qw, qx, qy, qz, gravity x y z, user x y z, rotation x y z, field x y
+  /// z, accuracy, heading]` (see docs/Dashboard.md).
   package var motion: [[Double]] = []
   /// Accelerometer rows `[t, x, y, z]` in g.
   package var accelerometer: [[Double]] = []

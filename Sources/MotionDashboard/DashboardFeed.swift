@@ -12,9 +12,9 @@ import SourceComposition
 ///
 /// Two subscriptions per source, whatever the page shows:
 /// - one `CMMotionManager` device-motion stream at the source's full rate, in the page's reference
-///   frame. Every update feeds the recognisers (orientation, shake, tap, movement) and the pedometer
-///   adapter, which need the full rate; the updates due at the display rate also become the page's
-///   device-motion rows.
+///   frame. Every update feeds the recognisers (orientation, shake, tap, movement) and the
+///   pedometer adapter, which need the full rate; the updates due at the display rate also become
+///   the page's device-motion rows.
 /// - a plain source subscription on the source's own thread: each sensor's rate and gaps, the
 ///   barometer, the recorder, and the raw accelerometer, gyroscope and magnetometer rows at the
 ///   display rate (converted to Core Motion's units and signs here, as `CMMotionManager` does).
@@ -281,9 +281,9 @@ extension DashboardFeedState {
 }
 
 extension DashboardBatch {
-  /// A device-motion row as the page reads it: timestamp, attitude quaternion (w, x, y, z), gravity,
-  /// user acceleration (g), bias-corrected rotation rate (rad/s), calibrated field (µT), its
-  /// accuracy and the heading (degrees).
+  /// A device-motion row as the page reads it: timestamp, attitude quaternion (w, x, y, z),
+  /// gravity, user acceleration (g), bias-corrected rotation rate (rad/s), calibrated field (µT),
+  /// its accuracy and the heading (degrees).
   static func motionRow(_ motion: CMDeviceMotion) -> [Double] {
     let q = motion.attitude.quaternion
     let g = motion.gravity

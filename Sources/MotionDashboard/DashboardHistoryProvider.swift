@@ -15,7 +15,8 @@ public struct DashboardHistory: Codable, Sendable, Equatable {
     /// The day, `YYYY-MM-DD` in local time.
     public var date: String
     public var steps: Int
-    /// Seconds spent in each activity (`stationary`, `walking`, `running`, `cycling`, `automotive`).
+    /// Seconds spent in each activity (`stationary`, `walking`, `running`, `cycling`,
+    /// `automotive`).
     public var activitySeconds: [String: Double]
 
     public init(date: String, steps: Int, activitySeconds: [String: Double]) {

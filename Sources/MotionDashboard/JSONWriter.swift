@@ -3,11 +3,11 @@
 /// A minimal JSON text writer for the dashboard's frames.
 ///
 /// Frames go out 30 times a second to every tab, so they are written straight into one string
-/// instead of through `JSONEncoder` (which on Linux costs more than the rest of the server at
-/// 100 Hz). Numbers below 1000 in magnitude are written as `Float` (about 7 significant digits, more
+/// instead of through `JSONEncoder` (which on Linux costs more than the rest of the server at 100
+/// Hz). Numbers below 1000 in magnitude are written as `Float` (about 7 significant digits, more
 /// than any sensor resolves); larger ones (timestamps in seconds since boot, wall-clock
-/// milliseconds) in full `Double` precision, so 100 Hz times stay distinct. Non-finite numbers
-/// are written as `null`, so the output is always valid JSON.
+/// milliseconds) in full `Double` precision, so 100 Hz times stay distinct. Non-finite numbers are
+/// written as `null`, so the output is always valid JSON.
 package struct JSONWriter {
   package private(set) var text = ""
   /// Whether the next value at this nesting level needs a comma before it.

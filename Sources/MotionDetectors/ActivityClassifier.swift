@@ -8,7 +8,8 @@
 /// - Input: `time` in seconds, non-decreasing; `acceleration` in g, gravity included (Apple's sign
 ///   at the API boundary; only magnitudes and directions relative to the mean matter, so either
 ///   sign works). Any rate from about 15 Hz up.
-/// - Output: a new estimate when the reported activity changes, else `nil`; `current` is the latest.
+/// - Output: a new estimate when the reported activity changes, else `nil`; `current` is the
+///   latest.
 ///
 /// How: ``ActivityFeatureExtractor`` yields a feature vector of the last 5 s every second;
 /// ``ActivityModel`` turns it into class log-probabilities; a hidden-Markov forward filter
@@ -49,7 +50,8 @@ public struct ActivityClassifier: Sendable {
     /// Share of the generic change probability that goes to a moving vehicle (entering one is rarer
     /// than changing gait, and sitting still can look like a smooth ride for a while).
     public var vehicleEntryShare = 0.05
-    /// Factor on ``vehicleEntryShare`` when coming from `stationary` rather than on foot or a bicycle.
+    /// Factor on ``vehicleEntryShare`` when coming from `stationary` rather than on foot or a
+    /// bicycle.
     public var vehicleEntryFromRest = 0.1
     /// Probability per window that a vehicle stops, or starts again.
     public var vehicleStopChange = 0.03

@@ -5,10 +5,10 @@ import MotionMath
 /// Turns accelerometer samples at any rate into activity feature vectors, causally.
 ///
 /// Pipeline, per sample: two cascaded one-pole low-pass filters (cut-off ``cutoffFrequency``, their
-/// coefficient recomputed from each sample's time step, so the same filter applies at 15 Hz or
-/// 200 Hz), then linear interpolation onto a fixed ``gridRate`` grid kept in a ring buffer of
-/// ``windowLength`` grid samples. Every ``hopLength`` grid samples, once the buffer is full, a vector
-/// of ``featureCount`` features is computed from the window (5 s):
+/// coefficient recomputed from each sample's time step, so the same filter applies at 15 Hz or 200
+/// Hz), then linear interpolation onto a fixed ``gridRate`` grid kept in a ring buffer of
+/// ``windowLength`` grid samples. Every ``hopLength`` grid samples, once the buffer is full, a
+/// vector of ``featureCount`` features is computed from the window (5 s):
 ///
 /// 0. mean of |a| (g); 1. log10 std of |a|; 2. log10 mean absolute deviation of |a|;
 /// 3. log10 mean |d|a|/dt| (g/s);

@@ -11,9 +11,9 @@ import MotionMath
 ///    ``Parameters/binDuration`` and the median of the last three bins is the *level track*: a
 ///    door slam or an HVAC gust, which lasts a second or less, moves one bin and is voted out.
 /// 2. The track's slope over ``Parameters/slopeWindow`` separates *settled* (|slope| below
-///    ``Parameters/settledSlope``: standing, or walking on one level) from *changing*. Weather moves
-///    the pressure by at most a few hPa per hour (≈ 0.01 m/s), far below stairs (0.1–0.4 m/s), so
-///    while settled the reference level simply follows the track: drift never accumulates.
+///    ``Parameters/settledSlope``: standing, or walking on one level) from *changing*. Weather
+///    moves the pressure by at most a few hPa per hour (≈ 0.01 m/s), far below stairs (0.1–0.4
+///    m/s), so while settled the reference level simply follows the track: drift never accumulates.
 /// 3. While the height is changing, the counter tracks whether the person is walking (a step
 ///    within ``Parameters/walkingGap``). A walked change counts a floor each time the track moves
 ///    a full ``Parameters/floorHeight`` (plus ``Parameters/floorMargin``) from the reference, and

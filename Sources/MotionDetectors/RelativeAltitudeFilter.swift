@@ -6,13 +6,13 @@ import MotionMath
 /// metres since the first reading (which is 0), from the standard atmosphere
 /// (``BarometricAltitude``), lightly smoothed.
 ///
-/// The smoothing acts on the pressure (first-order low-pass, time constant in seconds, default
-/// 0.1 s), and the altitude is the standard-atmosphere difference of the *smoothed* pressure, so the
+/// The smoothing acts on the pressure (first-order low-pass, time constant in seconds, default 0.1
+/// s), and the altitude is the standard-atmosphere difference of the *smoothed* pressure, so the
 /// pair reported to apps (``smoothedPressure``, altitude) obeys the formula exactly, as iPhones'
-/// pairs do. With a time constant in seconds the effect does not depend on the barometer's rate:
-/// at 100 Hz it averages about ten readings (1 Pa of white noise, ≈ 8 cm, drops to ≈ 2.5 cm); at
-/// the 1–25 Hz that phones deliver it changes nothing measurable. Readings that are not finite or
-/// not positive are skipped.
+/// pairs do. With a time constant in seconds the effect does not depend on the barometer's rate: at
+/// 100 Hz it averages about ten readings (1 Pa of white noise, ≈ 8 cm, drops to ≈ 2.5 cm); at the
+/// 1–25 Hz that phones deliver it changes nothing measurable. Readings that are not finite or not
+/// positive are skipped.
 public struct RelativeAltitudeFilter: Sendable {
   /// Tuning of the filter.
   public struct Parameters: Sendable, Equatable {

@@ -25,8 +25,8 @@ extension StepDetector {
     /// Longest lag searched for the stride period, s (2.5 s: 0.8 steps/s; slower walking falls back
     /// to the shortest-interval rule alone).
     public var longestStrideLag: Double = 2.5
-    /// A lag counts as the period when its autocorrelation is at least this fraction of the best one
-    /// (the shortest such lag wins, so multiples of the period are not taken).
+    /// A lag counts as the period when its autocorrelation is at least this fraction of the best
+    /// one (the shortest such lag wins, so multiples of the period are not taken).
     public var periodPeakFraction: Double = 0.9
     /// Least normalised autocorrelation for any period to be estimated at all.
     public var minimumPeriodicity: Double = 0.2
@@ -65,9 +65,9 @@ extension StepDetector {
     public var reportedTimeOffset: Double = 0.08
     /// Cut-off of the high-pass on |a| whose energy measures motion faster than steps, Hz.
     public var highFrequencyCutoff: Double = 6.0
-    /// Peaks count only while the energy above ``highFrequencyCutoff`` is below this multiple of the
-    /// step band's energy: fast shaking (≥ 4 Hz) and taps are mostly high-frequency, walking and
-    /// running are not (at most 1.8 on any shared recording, 99th percentile).
+    /// Peaks count only while the energy above ``highFrequencyCutoff`` is below this multiple of
+    /// the step band's energy: fast shaking (≥ 4 Hz) and taps are mostly high-frequency, walking
+    /// and running are not (at most 1.8 on any shared recording, 99th percentile).
     public var maximumHighFrequencyRatio: Double = 3.0
     /// A gap in the input longer than this ends the bout and restarts the grid, s.
     public var longestInputGap: Double = 1.0

@@ -21,7 +21,8 @@ extension StepDetector {
     var x0 = 0.0, x1 = 0.0, x2 = 0.0
     var gridIndex = 0
 
-    // Periodicity: ring buffer of filtered values and the running autocorrelation per lag (0...longest).
+    // Periodicity: ring buffer of filtered values and the running autocorrelation per lag
+    // (0...longest).
     var history: [Double]
     var historyPosition = 0
     var autocorrelation: [Double]

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// Leave-subjects-out scores of the activity classifier (what `motionctl evaluate activity` prints).
+/// Leave-subjects-out scores of the activity classifier (what `motionctl evaluate activity`
+/// prints).
 public struct ActivityEvaluationResult: Codable, Sendable {
   /// One class of one source.
   public struct ClassScore: Codable, Sendable {

@@ -127,7 +127,8 @@ public enum ActivityTrainer {
     return ActivityModel(featureMean: mean, featureScale: scale, weights: w, bias: b)
   }
 
-  /// The model as a Swift source file defining `ActivityModel.trained` (what `--write-model` writes).
+  /// The model as a Swift source file defining `ActivityModel.trained` (what `--write-model`
+  /// writes).
   public static func swiftSource(_ model: ActivityModel, note: String) -> String {
     func list(_ values: [Double]) -> String {
       stride(from: 0, to: values.count, by: 4).map { start in

@@ -19,7 +19,8 @@ import MotionRecognition
 public enum OrientationEvaluation {
   /// What counts as clear, a change and on time.
   public struct Criteria: Sendable, Hashable {
-    /// Minimum margin inside the true class's region for a sample to be scored, radians. Default 10°.
+    /// Minimum margin inside the true class's region for a sample to be scored, radians. Default
+    /// 10°.
     public var boundaryMargin: Double
     /// Maximum delay for a change to count as reported on time, seconds. Default 0.3 s.
     public var changeDeadline: Double

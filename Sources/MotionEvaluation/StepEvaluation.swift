@@ -6,9 +6,9 @@ import MotionDetectors
 /// Scores ``StepDetector`` (and the ``StrideModel`` distance) against the shared step ground truth.
 ///
 /// Error of a recording = (counted − truth) / truth, in %; counted = detected steps whose time lies
-/// in the truth window (see ``StepGroundTruth``). Groups report MAPE (mean |error|), median |error|,
-/// mean signed error, the error of the summed counts and the worst |error|, next to the same figures
-/// of the README's baseline (its per-recording counts) for the same recordings.
+/// in the truth window (see ``StepGroundTruth``). Groups report MAPE (mean |error|), median
+/// |error|, mean signed error, the error of the summed counts and the worst |error|, next to the
+/// same figures of the README's baseline (its per-recording counts) for the same recordings.
 package enum StepEvaluation {
   /// One scored recording.
   package struct Recording: Codable, Sendable, Equatable {

@@ -86,7 +86,8 @@ package struct StepGroundTruth: Sendable, Equatable {
       nominalDistance: number("nominal_distance_m"), baselineSteps: baseline[name])
   }
 
-  /// The `baseline` column of the README's per-recording table (file → count), if the README exists.
+  /// The `baseline` column of the README's per-recording table (file → count), if the README
+  /// exists.
   static func baselineCounts(readmeURL: URL) throws -> [String: Int] {
     guard let text = try? String(contentsOf: readmeURL, encoding: .utf8) else { return [:] }
     var header: [String]?

@@ -6,17 +6,18 @@ import MotionMath
 /// magnetometer in, attitude, gyroscope bias and calibrated field out.
 ///
 /// This is the stable face of `MotionFusion`; the algorithm behind it may change, this interface
-/// should not. It is a value type fed one sample at a time with explicit timestamps and never sees a
-/// sensor source.
+/// should not. It is a value type fed one sample at a time with explicit timestamps and never sees
+/// a sensor source.
 ///
 /// Inputs, all in the sensor frame:
 /// - gyroscope: raw angular velocity, rad/s;
 /// - accelerometer: specific force, m/s² (+9.81 on the up axis at rest);
 /// - magnetometer: raw field in µT, or `nil` when there is none at this sample.
 ///
-/// Outputs use OpenCoreMotion's earth frame (NWU: x north, y west, z up; see the Conventions article in the OpenCoreMotion documentation):
-/// ``earthFromSensor6D`` has an arbitrary but steady heading, ``earthFromSensor9D`` has x pointing to
-/// magnetic north once magnetometer data has arrived.
+/// Outputs use OpenCoreMotion's earth frame (NWU: x north, y west, z up; see the Conventions
+/// article in the OpenCoreMotion documentation): ``earthFromSensor6D`` has an arbitrary but steady
+/// heading, ``earthFromSensor9D`` has x pointing to magnetic north once magnetometer data has
+/// arrived.
 public struct DeviceMotionEstimator: Sendable {
   /// The tuning in use.
   public let parameters: AttitudeEstimator.Parameters

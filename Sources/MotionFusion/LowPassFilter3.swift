@@ -2,9 +2,10 @@
 
 import MotionMath
 
-/// A second-order Butterworth low-pass filter (``SecondOrderButterworth``) for three channels (one vector), in transposed direct
-/// form II, with a warm start: the first `warmUpCount` outputs are the running mean of the inputs,
-/// after which the filter continues from the steady state of that mean.
+/// A second-order Butterworth low-pass filter (``SecondOrderButterworth``) for three channels (one
+/// vector), in transposed direct form II, with a warm start: the first `warmUpCount` outputs are
+/// the running mean of the inputs, after which the filter continues from the steady state of that
+/// mean.
 ///
 /// The warm start matters because the filters run on signals that start far from zero (gravity,
 /// the gyroscope bias); a cold filter would need several time constants to forget its zero state.
@@ -38,7 +39,8 @@ struct LowPassFilter3: Sendable {
     warmUpCount = ratio.isNaN ? 1 : Int(Swift.min(Swift.max(ratio, 1), Self.maximumWarmUpCount))
   }
 
-  /// The longest warm-up in samples (a minute at 100 kHz); longer warm-ups only come from absurd rates.
+  /// The longest warm-up in samples (a minute at 100 kHz); longer warm-ups only come from absurd
+  /// rates.
   static let maximumWarmUpCount: Double = 6_000_000
 
   /// Whether the warm-up averaging is over.

@@ -19,12 +19,13 @@ import MotionMath
 ///    is stored. A is scaled to unit determinant (its scale cannot be told from |h|); soft iron is
 ///    used only when it explains the data clearly better than hard iron alone.
 /// 3. A new hard-iron-only offset replaces the one in use only when it differs by more than
-///    ``Parameters/minimumOffsetChange``: small changes are within the fit's attitude-induced error.
+///    ``Parameters/minimumOffsetChange``: small changes are within the fit's attitude-induced
+///    error.
 ///
 /// The solution is adopted only when the orientations seen span all axes (the *excitation*, the
 /// harmonic mean of the eigenvalues of the offset's normalised information matrix, in [0, 1]) and
-/// the fit residual is small compared with the field; spatially varying disturbances (a magnet
-/// on the table) fit badly and are not learnt. A device-fixed magnet attached later is learnt within
+/// the fit residual is small compared with the field; spatially varying disturbances (a magnet on
+/// the table) fit badly and are not learnt. A device-fixed magnet attached later is learnt within
 /// about one forgetting time of turning the device through several orientations.
 ///
 /// When the orientations span rotation about the vertical only (a device flat on a desk turned
@@ -55,7 +56,8 @@ public struct MagnetometerCalibrator: Sendable {
     public var accumulationInterval = 0.1
     /// The fit is solved every this many accumulated samples. Default: 8.
     public var solveInterval = 8
-    /// Smallest excitation (orientation spread, 0…1) for a usable (low accuracy) fit. Default: 0.25.
+    /// Smallest excitation (orientation spread, 0…1) for a usable (low accuracy) fit. Default:
+    /// 0.25.
     public var lowExcitation = 0.25
     /// Excitation for medium accuracy. Default: 0.5.
     public var mediumExcitation = 0.5

@@ -3,8 +3,8 @@
 /// The earth-fixed frames OpenCoreMotion meets, and the rotations between them.
 ///
 /// OpenCoreMotion's own earth frame is **NWU**: x north (magnetic or arbitrary, depending on the
-/// reference frame), y west, z up, which is Core Motion's `.xMagneticNorthZVertical`. Datasets often
-/// use ENU (BROAD) or NED (aviation); convert once with ``rotation(to:)``.
+/// reference frame), y west, z up, which is Core Motion's `.xMagneticNorthZVertical`. Datasets
+/// often use ENU (BROAD) or NED (aviation); convert once with ``rotation(to:)``.
 public enum EarthFrame: String, Sendable, CaseIterable {
   /// x north, y west, z up (Core Motion, OpenCoreMotion).
   case northWestUp

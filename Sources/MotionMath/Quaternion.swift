@@ -2,9 +2,9 @@
 
 /// A quaternion `w + x·i + y·j + z·k` with `Double` components.
 ///
-/// Unit quaternions represent rotations. Throughout OpenCoreMotion a rotation quaternion is named by
-/// the frames it connects: `earthFromSensor` maps a vector written in sensor coordinates to the same
-/// vector written in earth coordinates (`earthFromSensor.act(on: v_sensor) == v_earth`). See
+/// Unit quaternions represent rotations. Throughout OpenCoreMotion a rotation quaternion is named
+/// by the frames it connects: `earthFromSensor` maps a vector written in sensor coordinates to the
+/// same vector written in earth coordinates (`earthFromSensor.act(on: v_sensor) == v_earth`). See
 /// the Conventions article in the OpenCoreMotion documentation.
 ///
 /// The components are named; there is deliberately no positional order. Conversions to and from

@@ -2,9 +2,9 @@
 
 /// A 3×3 matrix stored by rows, used for rotations (direction cosine matrices).
 ///
-/// As with quaternions, name a rotation matrix by its frames: `earthFromSensor * v_sensor == v_earth`.
-/// The columns of `earthFromSensor` are the sensor axes written in earth coordinates; its rows are
-/// the earth axes written in sensor coordinates.
+/// As with quaternions, name a rotation matrix by its frames: `earthFromSensor * v_sensor ==
+/// v_earth`. The columns of `earthFromSensor` are the sensor axes written in earth coordinates; its
+/// rows are the earth axes written in sensor coordinates.
 public struct RotationMatrix: Hashable, Sendable {
   /// The first row `(m11, m12, m13)`.
   public var row1: SIMD3<Double>

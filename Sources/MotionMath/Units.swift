@@ -14,8 +14,8 @@ public enum Units {
   /// Microtesla per gauss (the kernel's IIO magnetometer unit).
   public static let microteslaPerGauss = 100.0
 
-  /// Converts a specific-force reading in m/s² (what accelerometers and datasets report: +9.81 up at
-  /// rest) to Core Motion's acceleration in g (its negation: lying face up reads (0, 0, −1)).
+  /// Converts a specific-force reading in m/s² (what accelerometers and datasets report: +9.81 up
+  /// at rest) to Core Motion's acceleration in g (its negation: lying face up reads (0, 0, −1)).
   @inlinable
   public static func coreMotionAcceleration(fromSpecificForce f: SIMD3<Double>) -> SIMD3<Double> {
     -f / standardGravity

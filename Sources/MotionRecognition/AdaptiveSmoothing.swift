@@ -4,16 +4,17 @@
 /// unit (g for accelerometer streams).
 ///
 /// The idea (popularised by Apple's old AccelerometerGraph sample) is that a fixed smoothing
-/// constant is a compromise: heavy smoothing hides sensor noise but makes real movements lag.
-/// Here the filter measures how much the input moved (from the filtered value for a low-pass, from
-/// the previous input for a high-pass) and maps that onto a blend factor `d` in 0…1:
-/// `d = 0` for changes at or below ``noiseLevel`` and `d = 1` at or above ``changeLevel``, linear in
-/// between. Small changes are then treated as noise and attenuated ``noiseAttenuation`` times
-/// more strongly; large changes pass at the filter's nominal cut-off.
+/// constant is a compromise: heavy smoothing hides sensor noise but makes real movements lag. Here
+/// the filter measures how much the input moved (from the filtered value for a low-pass, from the
+/// previous input for a high-pass) and maps that onto a blend factor `d` in 0…1: `d = 0` for
+/// changes at or below ``noiseLevel`` and `d = 1` at or above ``changeLevel``, linear in between.
+/// Small changes are then treated as noise and attenuated ``noiseAttenuation`` times more strongly;
+/// large changes pass at the filter's nominal cut-off.
 public struct AdaptiveSmoothing: Sendable, Hashable {
   /// Changes up to this size are treated as noise, in the signal's unit. Default 0.02 (g).
   public var noiseLevel: Double
-  /// Changes of this size or more are treated as real movement, in the signal's unit. Default 0.1 (g).
+  /// Changes of this size or more are treated as real movement, in the signal's unit. Default 0.1
+  /// (g).
   public var changeLevel: Double
   /// How many times slower (low-pass) or weaker (high-pass) the filter reacts to noise-sized
   /// changes than to real ones; 1 disables adaptation. Default 4.

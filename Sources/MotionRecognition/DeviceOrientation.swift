@@ -12,9 +12,11 @@ public enum DeviceOrientation: Int, Sendable, Hashable, CaseIterable, CustomStri
   case portrait = 1
   /// Upside down, front camera at the bottom; gravity (0, +1, 0).
   case portraitUpsideDown = 2
-  /// Upright on its side with the front camera on the left (device +x points up); gravity (−1, 0, 0).
+  /// Upright on its side with the front camera on the left (device +x points up); gravity (−1, 0,
+  /// 0).
   case landscapeLeft = 3
-  /// Upright on its side with the front camera on the right (device +x points down); gravity (+1, 0, 0).
+  /// Upright on its side with the front camera on the right (device +x points down); gravity (+1,
+  /// 0, 0).
   case landscapeRight = 4
   /// Lying flat, screen up; gravity (0, 0, −1).
   case faceUp = 5

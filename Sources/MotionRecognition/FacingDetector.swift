@@ -41,9 +41,11 @@ public struct FacingDetector: MotionEventDetector {
   public struct Parameters: Sendable, Hashable {
     /// The device axis followed (unit vector in device coordinates). Default +z, the screen normal.
     public var axis: SIMD3<Double>
-    /// Angle from the reference beyond which the device counts as turned over, radians. Default 120°.
+    /// Angle from the reference beyond which the device counts as turned over, radians. Default
+    /// 120°.
     public var flipAngle: Double
-    /// Angle from the reference below which it counts as facing the original way, radians. Default 60°.
+    /// Angle from the reference below which it counts as facing the original way, radians. Default
+    /// 60°.
     public var returnAngle: Double
     /// How long a change must hold before it is committed, seconds. Default 0.05 s.
     public var settlingTime: Double

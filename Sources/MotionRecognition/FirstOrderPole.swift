@@ -2,9 +2,9 @@
 
 /// The pole of a one-pole filter, kept matched to a cut-off in Hz as the sample interval varies.
 ///
-/// ``FirstOrderLowPassFilter`` and ``FirstOrderHighPassFilter`` differ only in their recursion. Both keep their cut-off
-/// in Hz rather than as a bare smoothing factor, so both must recompute the pole when samples
-/// arrive at another interval; that bookkeeping lives here once.
+/// ``FirstOrderLowPassFilter`` and ``FirstOrderHighPassFilter`` differ only in their recursion.
+/// Both keep their cut-off in Hz rather than as a bare smoothing factor, so both must recompute the
+/// pole when samples arrive at another interval; that bookkeeping lives here once.
 struct FirstOrderPole: Sendable {
   /// Which −3 dB pole formula of ``FilterCoefficients`` applies.
   enum Response: Sendable {

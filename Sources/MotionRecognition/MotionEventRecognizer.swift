@@ -15,9 +15,9 @@ import MotionConcurrency
 ///     }
 ///     for await event in shakes.events() { ... }
 ///
-/// `@unchecked Sendable`: the detector and handler are only touched with `lock` held; the streams are
-/// subscribers of a `SubscriberFanOut` (thread-safe itself), so a stream cancelled on another thread
-/// is not yielded to once its termination has been handled.
+/// `@unchecked Sendable`: the detector and handler are only touched with `lock` held; the streams
+/// are subscribers of a `SubscriberFanOut` (thread-safe itself), so a stream cancelled on another
+/// thread is not yielded to once its termination has been handled.
 public final class MotionEventRecognizer<Detector: MotionEventDetector>: @unchecked Sendable {
   /// What the streams' fan-out carries: an event, or the end of every stream (``finish()``).
   private enum StreamMessage: Sendable {
@@ -25,7 +25,8 @@ public final class MotionEventRecognizer<Detector: MotionEventDetector>: @unchec
     case finish
   }
 
-  // The detector and handler are guarded by `lock`; the handler runs outside it so it may call back.
+  // The detector and handler are guarded by `lock`; the handler runs outside it so it may call
+  // back.
   private let lock = NSLock()
   private var detector: Detector
   private var handler: (@Sendable (Detector.Event) -> Void)?

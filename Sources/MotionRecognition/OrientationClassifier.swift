@@ -9,14 +9,14 @@ import MotionMath
 /// readings, ideally low-passed). The rules, with the defaults of ``Parameters``:
 ///
 /// - **Dead zones.** A new orientation is entered only when the gravity direction lies at least
-///   ``Parameters/enterMargin`` (5°) inside its region, i.e. in the plane of two axes within 40°
-///   of the axis. The current orientation is kept until gravity lies more than
-///   ``Parameters/exitMargin`` (5°) inside a neighbour's region (beyond 50° from its own axis).
-///   In between, the previous result stands; starting there, the result is ``DeviceOrientation/unknown``.
-///   The band is 10° wide in all: wider than the jitter of a hand-held reading, and narrow enough
-///   that the switch happens before gravity is 10° past the boundary (wider bands, such as
-///   35°/55°, report every change late and disagreed with ground truth on ~4 % of clear-cut samples
-///   of BROAD's slow rotations).
+///   ``Parameters/enterMargin`` (5°) inside its region, i.e. in the plane of two axes within 40° of
+///   the axis. The current orientation is kept until gravity lies more than
+///   ``Parameters/exitMargin`` (5°) inside a neighbour's region (beyond 50° from its own axis). In
+///   between, the previous result stands; starting there, the result is
+///   ``DeviceOrientation/unknown``. The band is 10° wide in all: wider than the jitter of a
+///   hand-held reading, and narrow enough that the switch happens before gravity is 10° past the
+///   boundary (wider bands, such as 35°/55°, report every change late and disagreed with ground
+///   truth on ~4 % of clear-cut samples of BROAD's slow rotations).
 /// - **Settling.** A change (including to unknown) is committed only after the new class has held
 ///   for ``Parameters/settlingTime`` (0.01 s: at least two consecutive samples at 100 Hz), so a
 ///   single stray sample cannot flip it. Longer settling mostly delays real changes: on BROAD's
@@ -41,9 +41,11 @@ public struct OrientationClassifier: Sendable {
     public var settlingTime: Double
     /// Gravity shorter than this (g) means free fall: the result is unknown. Default 0.35 g.
     public var freeFallThreshold: Double
-    /// How far the reading's length may stray from 1 g before it is treated as unsteady. Default 0.4 g.
+    /// How far the reading's length may stray from 1 g before it is treated as unsteady. Default
+    /// 0.4 g.
     public var magnitudeTolerance: Double
-    /// How long unsteady readings may last before the result becomes unknown, seconds. Default 0.5 s.
+    /// How long unsteady readings may last before the result becomes unknown, seconds. Default 0.5
+    /// s.
     public var unsteadyTimeout: Double
 
     /// Creates parameters; see the properties for units and defaults.

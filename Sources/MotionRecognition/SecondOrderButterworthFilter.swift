@@ -5,10 +5,10 @@ import MotionMath
 /// A second-order Butterworth low-pass or high-pass filter, designed by the bilinear transform with
 /// pre-warping so that the gain is exactly −3 dB at the cut-off frequency in Hz.
 ///
-/// Compared with ``FirstOrderLowPassFilter`` it rolls off at 40 dB per decade instead of 20, which separates
-/// gravity (near DC) from hand movement (a few Hz) more cleanly, at the price of a step response
-/// that overshoots by about 4 % before settling. It runs as a transposed direct form II biquad; the
-/// coefficients are computed in `Double` (see ``Coefficients``).
+/// Compared with ``FirstOrderLowPassFilter`` it rolls off at 40 dB per decade instead of 20, which
+/// separates gravity (near DC) from hand movement (a few Hz) more cleanly, at the price of a step
+/// response that overshoots by about 4 % before settling. It runs as a transposed direct form II
+/// biquad; the coefficients are computed in `Double` (see ``Coefficients``).
 ///
 /// The first sample initialises the state to the steady state for that input (output equal to the
 /// input for a low-pass, zero for a high-pass), so there is no start-up transient.

@@ -5,16 +5,16 @@ import MotionMath
 /// Recognises a tap or knock: a short, sharp spike of user acceleration along one device axis,
 /// such as the device's edge being knocked into a palm.
 ///
-/// A spike is a lobe of user acceleration above half of ``Parameters/threshold`` whose peak
-/// exceeds ``Parameters/threshold`` (1 g), which lasts at most ``Parameters/maximumDuration``
-/// (0.06 s) and whose width at half its own peak is at most ``Parameters/maximumHalfPeakWidth``
-/// (0.035 s); longer or rounder lobes are hand movements or the swings of a shake (a 5 Hz swing is
-/// ~65 ms wide at half its peak, an impact a few tens of milliseconds at most). The peak's largest component must carry
-/// at least ``Parameters/minimumDominance`` (70 %) of its length so the axis is clear, and the spike
-/// must be isolated: no other lobe may have ended within ``Parameters/isolationTime`` (0.1 s)
-/// before it (the short last swing of a shake is not a knock). After a tap,
-/// ``Parameters/refractoryPeriod`` (0.25 s) passes before the next, so the ringing of one impact
-/// is not counted twice.
+/// A spike is a lobe of user acceleration above half of ``Parameters/threshold`` whose peak exceeds
+/// ``Parameters/threshold`` (1 g), which lasts at most ``Parameters/maximumDuration`` (0.06 s) and
+/// whose width at half its own peak is at most ``Parameters/maximumHalfPeakWidth`` (0.035 s);
+/// longer or rounder lobes are hand movements or the swings of a shake (a 5 Hz swing is ~65 ms wide
+/// at half its peak, an impact a few tens of milliseconds at most). The peak's largest component
+/// must carry at least ``Parameters/minimumDominance`` (70 %) of its length so the axis is clear,
+/// and the spike must be isolated: no other lobe may have ended within ``Parameters/isolationTime``
+/// (0.1 s) before it (the short last swing of a shake is not a knock). After a tap,
+/// ``Parameters/refractoryPeriod`` (0.25 s) passes before the next, so the ringing of one impact is
+/// not counted twice.
 ///
 /// The event reports the axis and the sign of the spike in Core Motion's acceleration. With that
 /// sign, a knock on the device's left edge (the palm pushes it towards +x) reads *negative* on x;

@@ -36,8 +36,8 @@ public enum Pacing: Sendable {
   case virtual(VirtualClock, speed: Double = 1)
 }
 
-/// A clock that only moves when told to. Observers run synchronously, on the caller's thread, inside
-/// ``advance(by:)`` and ``advance(to:)``.
+/// A clock that only moves when told to. Observers run synchronously, on the caller's thread,
+/// inside ``advance(by:)`` and ``advance(to:)``.
 public final class VirtualClock: Sendable {
   private struct State {
     var now: Double

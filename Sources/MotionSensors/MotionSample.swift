@@ -8,8 +8,8 @@ import MotionMath
 /// independently fills only the field that ticked. Fields a source does not have stay `nil`.
 ///
 /// Units and signs (converted to Core Motion's only at the API boundary, in `OpenCoreMotion`):
-/// - ``accelerometer``: **specific force** in m/s², sensor frame. At rest the up-pointing axis reads
-///   about +9.81 (a device lying face up reads (0, 0, +9.81)).
+/// - ``accelerometer``: **specific force** in m/s², sensor frame. At rest the up-pointing axis
+///   reads about +9.81 (a device lying face up reads (0, 0, +9.81)).
 /// - ``gyroscope``: angular velocity in rad/s, sensor frame, right-hand rule, *raw* (biased).
 /// - ``magnetometer``: magnetic flux density in µT, sensor frame, raw (hard/soft iron included).
 /// - ``pressure``: barometric pressure in kPa. ``temperature``: °C.

@@ -2,7 +2,8 @@
 
 import Foundation
 
-/// A ``SensorSource`` that plays a ``SampleStream`` (a recording or a simulation), paced by a clock.
+/// A ``SensorSource`` that plays a ``SampleStream`` (a recording or a simulation), paced by a
+/// clock.
 ///
 /// Timestamps are the stream's own: a replay keeps the recording's clock, a simulation its
 /// scenario clock. Playback starts with the first subscriber and pauses when the last one leaves;
@@ -241,7 +242,8 @@ public final class StreamPlayer: SensorSource, Sendable {
   /// The next sample without consuming it (see ``peek()``); call with the delivery lock held.
   func peekNextSample() -> MotionSample? { peek() }
 
-  /// The clock reading at which `sample` is due at `speed`, anchoring playback to it if it is the first.
+  /// The clock reading at which `sample` is due at `speed`, anchoring playback to it if it is the
+  /// first.
   func dueClockTime(of sample: MotionSample, speed: Double) -> Double {
     state.withLock { s -> Double in
       let origin = s.streamOrigin ?? sample.timestamp

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// An acceleration in g (1 g = 9.80665 m/s²) along the device's three axes, with Core Motion's sign:
-/// a device lying face up at rest reads (0, 0, −1).
+/// An acceleration in g (1 g = 9.80665 m/s²) along the device's three axes, with Core Motion's
+/// sign: a device lying face up at rest reads (0, 0, −1).
 ///
-/// Mirrors Apple's C struct: plain stored fields, a zero initializer, and no `Equatable` conformance
-/// (so that code which adds its own conformance, as is common on Apple platforms, still compiles).
+/// Mirrors Apple's C struct: plain stored fields, a zero initializer, and no `Equatable`
+/// conformance (so that code which adds its own conformance, as is common on Apple platforms, still
+/// compiles).
 public struct CMAcceleration: Sendable {
   /// Acceleration along the device's x axis (toward the right edge in portrait), g.
   public var x: Double

@@ -25,7 +25,8 @@ open class CMAltimeter: NSObject {
     self.init(backend: MotionHistoryBackends.default)
   }
 
-  /// Creates an altimeter for `source`. An addition to Apple's API (simulations, recordings, tests).
+  /// Creates an altimeter for `source`. An addition to Apple's API (simulations, recordings,
+  /// tests).
   public convenience init(source: any SensorSource) {
     self.init(backend: InProcessMotionHistory.shared(for: source))
   }

@@ -12,8 +12,8 @@ import MotionMath
 /// - ``rotationMatrix`` is its transpose, `deviceFromReference`: column j is reference axis j
 ///   written in device coordinates (row i is device axis i in reference coordinates), so gravity in
 ///   the device frame is (−m13, −m23, −m33) g.
-/// - ``roll``, ``pitch``, ``yaw`` in radians with `referenceFromDevice = Rz(yaw)·Rx(pitch)·Ry(roll)`:
-///   pitch in [−π/2, π/2], roll and yaw in (−π, π].
+/// - ``roll``, ``pitch``, ``yaw`` in radians with `referenceFromDevice =
+///   Rz(yaw)·Rx(pitch)·Ry(roll)`: pitch in [−π/2, π/2], roll and yaw in (−π, π].
 open class CMAttitude: NSObject, NSCopying, NSSecureCoding {
   /// `referenceFromDevice`, unit length.
   private(set) var referenceFromDevice: Quaternion

@@ -107,9 +107,9 @@ public struct MotionUpdateSequence<Element>: AsyncSequence, Sendable {
 
 /// A Core Motion data object on its way from the source's thread to an async-sequence consumer.
 ///
-/// `@unchecked Sendable`: the data objects are `open` `NSObject` subclasses that Apple's API does not
-/// declare `Sendable`, but ours are immutable after `init` (`let` storage; `CMDeviceMotion.attitude`
-/// hands out a copy), so sharing one between threads is safe.
+/// `@unchecked Sendable`: the data objects are `open` `NSObject` subclasses that Apple's API does
+/// not declare `Sendable`, but ours are immutable after `init` (`let` storage;
+/// `CMDeviceMotion.attitude` hands out a copy), so sharing one between threads is safe.
 struct ImmutableItem<Value>: @unchecked Sendable {
   let value: Value
   init(_ value: Value) { self.value = value }

@@ -10,13 +10,13 @@ import SourceComposition
 /// you poll (pull).
 ///
 /// `CMMotionManager()` uses the process's default source, chosen by the `COREMOTION_SOURCE`
-/// environment variable (see `SourceSpecification` (module SourceComposition)); ``init(source:)`` takes any source. Managers
-/// of the same source share one reader and one fusion filter.
+/// environment variable (see `SourceSpecification` (module SourceComposition)); ``init(source:)``
+/// takes any source. Managers of the same source share one reader and one fusion filter.
 ///
 /// Push delivery is paced by the `…UpdateInterval` properties using the samples' timestamps, one
-/// operation per delivered sample. After a `stop…Updates()` call returns, no handler of that service
-/// runs any more, including operations that were already queued. Services whose hardware is missing
-/// do nothing when started, as on Apple devices.
+/// operation per delivered sample. After a `stop…Updates()` call returns, no handler of that
+/// service runs any more, including operations that were already queued. Services whose hardware is
+/// missing do nothing when started, as on Apple devices.
 open class CMMotionManager: NSObject {
   /// The sensor source this manager reads. An addition to Apple's API.
   public let source: any SensorSource
@@ -322,7 +322,8 @@ extension CMMotionManager {
   }
 
   /// Starts `channel` on device motion in `frame`; returns `false` (doing nothing) when device
-  /// motion is unavailable. An unavailable frame reports one error to the sink and delivers nothing.
+  /// motion is unavailable. An unavailable frame reports one error to the sink and delivers
+  /// nothing.
   @discardableResult
   func connectDeviceMotion(
     _ channel: UpdateChannel<CMDeviceMotion>, frame: CMAttitudeReferenceFrame,

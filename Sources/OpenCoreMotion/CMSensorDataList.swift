@@ -7,7 +7,8 @@ import Foundation
 /// Apple's list is enumerated with Objective-C fast enumeration; here it is a Swift `Sequence`, so
 /// `for case let sample as CMRecordedAccelerometerData in list` (Apple's Swift idiom) and the
 /// plainer `for sample in list` both work. On Linux it also conforms to this module's stand-in for
-/// `NSFastEnumeration`, so an app's own `NSFastEnumerationIterator(list)` bridge compiles unchanged.
+/// `NSFastEnumeration`, so an app's own `NSFastEnumerationIterator(list)` bridge compiles
+/// unchanged.
 open class CMSensorDataList: NSObject, Sequence {
   private let items: [CMRecordedAccelerometerData]
 

@@ -3,8 +3,8 @@
 import Logging
 
 extension Logger {
-  /// The Core Motion API's diagnostics (an invalid `COREMOTION_LOCATION`, calibration requests shown
-  /// for ``CMMotionManager/showsDeviceMovementDisplay``). Standard error unless the app bootstraps
-  /// `LoggingSystem` with another handler.
+  /// The Core Motion API's diagnostics (an invalid `COREMOTION_LOCATION`, calibration requests
+  /// shown for ``CMMotionManager/showsDeviceMovementDisplay``). Standard error unless the app
+  /// bootstraps `LoggingSystem` with another handler.
   static let openCoreMotion = Logger(label: "OpenCoreMotion")
 }

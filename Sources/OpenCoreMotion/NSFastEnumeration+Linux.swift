@@ -16,8 +16,8 @@ import Foundation
   ///
   /// That extension names `NSFastEnumerationIterator`, which swift-corelibs-foundation does not
   /// declare. This protocol and ``NSFastEnumerationIterator`` exist so that such code compiles
-  /// unchanged on Linux. (`CMSensorDataList` is already a `Sequence` here, so the compiler only warns
-  /// that the app's conformance is redundant, and iteration uses the list's own iterator.)
+  /// unchanged on Linux. (`CMSensorDataList` is already a `Sequence` here, so the compiler only
+  /// warns that the app's conformance is redundant, and iteration uses the list's own iterator.)
   ///
   /// Only declared where Foundation lacks it; on Apple platforms Foundation's protocol is used.
   public protocol NSFastEnumeration: AnyObject {

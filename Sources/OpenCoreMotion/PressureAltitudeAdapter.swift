@@ -14,7 +14,8 @@ package struct PressureAltitudeAdapter: Sendable {
 
   /// Height in metres at `pressure` kPa in the standard atmosphere, for sea-level pressure
   /// `seaLevelPressure` kPa: h = 44330.77 · (1 − (p/p₀)^0.190263). This is the formula whose
-  /// differences match the relative altitude Apple's devices report from their own pressure readings.
+  /// differences match the relative altitude Apple's devices report from their own pressure
+  /// readings.
   package static func standardHeight(
     pressure: Double, seaLevelPressure: Double = standardSeaLevelPressure
   ) -> Double {

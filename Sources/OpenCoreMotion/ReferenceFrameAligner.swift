@@ -31,8 +31,9 @@ final class ReferenceFrameAligner: @unchecked Sendable {
     !frame.needsMagnetometer || estimate.hasMagneticHeading
   }
 
-  /// The Core Motion sample of `estimate`, or `nil` when the frame does not accept it yet or a value
-  /// is not finite (never deliver NaN). Called serially, only for samples that will be delivered.
+  /// The Core Motion sample of `estimate`, or `nil` when the frame does not accept it yet or a
+  /// value is not finite (never deliver NaN). Called serially, only for samples that will be
+  /// delivered.
   func deviceMotion(from estimate: DeviceMotionPipeline.Estimate) -> CMDeviceMotion? {
     guard accepts(estimate) else { return nil }
     let referenceFromDevice: Quaternion

@@ -12,8 +12,8 @@ import MotionSensors
 /// ``end()`` takes that lock, so when `end()` returns no handler of this channel is running or will
 /// run again. The lock is recursive, so a handler may stop its own updates.
 ///
-/// `@unchecked Sendable`: the mutable state is in `state` (a lock) and handler calls are serialised by
-/// `handlerLock`; the `Sink`'s closures are only called by the source's one delivery thread.
+/// `@unchecked Sendable`: the mutable state is in `state` (a lock) and handler calls are serialised
+/// by `handlerLock`; the `Sink`'s closures are only called by the source's one delivery thread.
 final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
   typealias Handler = (Item?, (any Error)?) -> Void
 
@@ -89,8 +89,8 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     if !isCurrent { subscription.cancel() }
   }
 
-  /// Offers the sample at `timestamp`; when it is due, builds the item with `make` (which may refuse
-  /// by returning `nil`) and delivers it. Called serially by the source.
+  /// Offers the sample at `timestamp`; when it is due, builds the item with `make` (which may
+  /// refuse by returning `nil`) and delivers it. Called serially by the source.
   func offer(timestamp: Double, generation: UInt64, make: () -> Item?) {
     let delivery = state.withLock { s -> (Sink, Item)? in
       guard s.isActive, s.generation == generation,

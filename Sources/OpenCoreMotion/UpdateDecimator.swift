@@ -5,9 +5,10 @@
 ///
 /// A sample at time t is delivered when `t ≥ nextDue − sourcePeriod/2`; then `nextDue += interval`.
 /// Allowing half a source period of earliness picks the sample nearest to each due time, and
-/// advancing `nextDue` by exactly `interval` (not from the delivered sample's time) keeps the average
-/// spacing exact when the interval is not a multiple of the source period. After a gap longer than
-/// an interval the schedule restarts at the next sample instead of bursting to catch up.
+/// advancing `nextDue` by exactly `interval` (not from the delivered sample's time) keeps the
+/// average spacing exact when the interval is not a multiple of the source period. After a gap
+/// longer than an interval the schedule restarts at the next sample instead of bursting to catch
+/// up.
 package struct UpdateDecimator: Sendable {
   /// The nominal time between source samples, s; used until two samples have been seen.
   package var nominalSourcePeriod: Double

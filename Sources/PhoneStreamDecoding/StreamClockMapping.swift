@@ -7,7 +7,8 @@ package struct StreamClockMapping: Sendable {
   /// How far (seconds) readings may lag the current offset before it is moved forward; default 2 s,
   /// above Sensor Logger's usual one-second batching delay.
   package var catchUpThreshold = 2.0
-  /// Seconds added to phone time; `nil` until the first reading (or always for ``PhoneStreamClock/phone``).
+  /// Seconds added to phone time; `nil` until the first reading (or always for
+  /// ``PhoneStreamClock/phone``).
   package private(set) var offset: Double?
 
   package init(clock: PhoneStreamClock) {

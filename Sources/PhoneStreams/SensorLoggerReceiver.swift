@@ -39,7 +39,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     /// Detect from the stream (an `accuracy` field, the uncalibrated accelerometer's magnitude, or
     /// gravity against the orientation); accelerometer samples wait until it is known.
     case automatic = "auto"
-    /// iOS without "Standardise Units & Frames": Core Motion's sign, uncalibrated accelerometer in g.
+    /// iOS without "Standardise Units & Frames": Core Motion's sign, uncalibrated accelerometer in
+    /// g.
     case iOS = "ios"
     /// Android, or iOS with "Standardise Units & Frames" on: Android's sign, m/s².
     case android = "android"
@@ -58,7 +59,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     /// The address to bind; default `127.0.0.1` (this machine only). A phone on the LAN needs the
     /// machine's LAN address (`192.168.1.5`) or `0.0.0.0` (every interface), given explicitly.
     public var bindAddress: String
-    /// The TCP port; default 8000. Port 0 picks a free one (see ``SensorLoggerReceiver/listeningPort``).
+    /// The TCP port; default 8000. Port 0 picks a free one (see
+    /// ``SensorLoggerReceiver/listeningPort``).
     public var port: UInt16
     /// The phone's convention; default ``Platform/automatic``.
     public var platform: Platform

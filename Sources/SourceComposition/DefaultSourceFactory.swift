@@ -8,8 +8,8 @@ import MotionSensors
   import LinuxIIO
 #endif
 
-/// The one place where the composition layer reaches the concrete source implementations of other modules
-/// (simulator, recording readers, IIO hardware). ``SourceFactory`` calls only these.
+/// The one place where the composition layer reaches the concrete source implementations of other
+/// modules (simulator, recording readers, IIO hardware). ``SourceFactory`` calls only these.
 enum DefaultSourceFactory {
   /// The scenario `simulator` without a name plays: the built-in tour of every kind of motion.
   static let defaultScenarioName = "tour"

@@ -11,8 +11,8 @@ import MotionSensors
 /// Creates sensor sources from ``SourceSpecification``s and owns the process's default source.
 /// An addition to Apple's API.
 ///
-/// The concrete readers (simulator, recordings, IIO hardware, phone streams) live in other modules and are reached
-/// through `DefaultSourceFactory`.
+/// The concrete readers (simulator, recordings, IIO hardware, phone streams) live in other modules
+/// and are reached through `DefaultSourceFactory`.
 public enum SourceFactory {
   /// Creates a new source for `specification`.
   ///
@@ -77,7 +77,8 @@ public enum SourceFactory {
 
   private static let defaultSourceCache = Locked<(any SensorSource)?>(nil)
 
-  /// Where the composition layer's diagnostics go; apps choose the destination with `LoggingSystem`.
+  /// Where the composition layer's diagnostics go; apps choose the destination with
+  /// `LoggingSystem`.
   private static let logger = Logger(label: "OpenCoreMotion.SourceComposition")
 
   /// The source `environment` asks for, or no sensors and the reason when it cannot be had.

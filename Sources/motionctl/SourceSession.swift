@@ -11,9 +11,9 @@ import OpenCoreMotion
 /// How a command that streams from a source ends, shared by `demo` and `monitor`: when the source
 /// finishes or fails fatally, when a handler reports an error, at SIGINT or SIGTERM, or after a
 /// duration. Advisory failures (one bad message from a phone, late samples dropped) are printed to
-/// standard error and counted; the session goes on.
-/// `@unchecked Sendable`: `endWatcher` is set by `watchForEnd()` and cancelled by `wait(duration:)`, both on
-/// the command's thread; the source's handler only touches `state` (`Locked`) and the semaphore.
+/// standard error and counted; the session goes on. `@unchecked Sendable`: `endWatcher` is set by
+/// `watchForEnd()` and cancelled by `wait(duration:)`, both on the command's thread; the source's
+/// handler only touches `state` (`Locked`) and the semaphore.
 final class SourceSession: @unchecked Sendable {
   private let done = DispatchSemaphore(value: 0)
   private let state = Locked<String?>(nil)
@@ -79,7 +79,8 @@ final class SourceSession: @unchecked Sendable {
     let signals = TerminationSignals { done.signal() }
     _ = done.wait(timeout: duration.map { .now() + $0 } ?? .distantFuture)
     endWatcher?.cancel()
-    // The handlers stay until the caller has stopped its updates (a second signal still ends at once).
+    // The handlers stay until the caller has stopped its updates (a second signal still ends at
+    // once).
     self.signals = signals
   }
 

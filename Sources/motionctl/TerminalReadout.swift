@@ -3,8 +3,8 @@
 import Foundation
 
 /// Draws the demo's live readout: labelled values with centred bars, like the classic Core Motion
-/// sample app. On a terminal it redraws in place with ANSI cursor movement; when the output is piped
-/// it prints plain lines instead.
+/// sample app. On a terminal it redraws in place with ANSI cursor movement; when the output is
+/// piped it prints plain lines instead.
 struct TerminalReadout {
   /// One labelled row of the readout.
   struct Row {
@@ -30,7 +30,8 @@ struct TerminalReadout {
       return "[" + String(repeating: " ", count: half) + "|" + String(repeating: " ", count: half)
         + "]"
     }
-    // Clamp in floating point first: a value of 1e20 from a phone stream must draw a full bar, not trap.
+    // Clamp in floating point first: a value of 1e20 from a phone stream must draw a full bar, not
+    // trap.
     let filled = Int(min(Double(half), (abs(value) / fullScale * Double(half)).rounded()))
     let blank = String(repeating: " ", count: half - filled)
     let fill = String(repeating: "#", count: filled)

@@ -8,8 +8,8 @@ import MotionSensors
 /// normally (sources stopped, an IIO device's buffer disabled and its reader thread joined, a
 /// recording finished) instead of dying with the device left busy.
 ///
-/// The default action is ignored while a handler is installed and restored by ``cancel()``; a second
-/// signal while stopping still ends the process at once, so a stuck stop can be interrupted.
+/// The default action is ignored while a handler is installed and restored by ``cancel()``; a
+/// second signal while stopping still ends the process at once, so a stuck stop can be interrupted.
 final class TerminationSignals: @unchecked Sendable {
   // `sources` is written in `init` and `cancel()` only, both on the command's thread.
   private var sources: [any DispatchSourceSignal] = []

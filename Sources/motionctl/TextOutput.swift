@@ -5,9 +5,9 @@ import MotionSensors
 
 /// Buffered text output to standard output or to a file.
 ///
-/// A file goes through ``FileReplacement``: a unique 0600 temporary file in the target's folder, synced
-/// and renamed over the target by ``finish()``, so a failed run never leaves a half-written file that
-/// looks complete. Only a missing path or a regular file is replaced: a folder, a device
+/// A file goes through ``FileReplacement``: a unique 0600 temporary file in the target's folder,
+/// synced and renamed over the target by ``finish()``, so a failed run never leaves a half-written
+/// file that looks complete. Only a missing path or a regular file is replaced: a folder, a device
 /// (`/dev/null`), a pipe or a socket at the path is refused and left as it is.
 final class TextOutput {
   private let handle: FileHandle

@@ -6,11 +6,11 @@ import XCTest
 /// WMM2025 against NOAA/NCEI's published test values.
 ///
 /// Two official sources (both public domain), transcribed here as data:
-/// - the "WMM2025 Test Values" table of the WMM2025 report / `WMM2025testvalues.pdf`: 12 rows, X Y Z H F
-///   rounded to 0.1 nT, I and D to 0.01°;
-/// - `WMM2025_TestValues.txt` from `WMM2025COF.zip`: 100 rows with intensities printed to 1e-6 nT and
-///   angles to 0.01°. 48 of its rows are used (the ones whose text was available offline), each with
-///   the columns that were available.
+/// - the "WMM2025 Test Values" table of the WMM2025 report / `WMM2025testvalues.pdf`: 12 rows, X Y
+///   Z H F rounded to 0.1 nT, I and D to 0.01°;
+/// - `WMM2025_TestValues.txt` from `WMM2025COF.zip`: 100 rows with intensities printed to 1e-6 nT
+///   and angles to 0.01°. 48 of its rows are used (the ones whose text was available offline), each
+///   with the columns that were available.
 final class WorldMagneticModelTestValuesTests: XCTestCase {
   private let model = WorldMagneticModel.wmm2025
 

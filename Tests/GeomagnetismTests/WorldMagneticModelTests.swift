@@ -58,7 +58,8 @@ final class WorldMagneticModelTests: XCTestCase {
       outside.vector.x.isFinite && outside.vector.y.isFinite && outside.vector.z.isFinite)
     let step = outside.vector - inside.vector
     for axis in 0..<3 {
-      // Linear in time, so one year later differs by exactly the annual change (float rounding only).
+      // Linear in time, so one year later differs by exactly the annual change (float rounding
+      // only).
       XCTAssertEqual(step[axis], inside.annualChange[axis], accuracy: 1e-6)
     }
   }

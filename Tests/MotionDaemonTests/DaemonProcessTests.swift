@@ -124,7 +124,8 @@ import _MotionTestSupport
 
   @Test func appsUseTheDaemonByDefaultWhenItsSocketExists() throws {
     let daemon = try DaemonProcess(source: "simulator:tour")
-    // COREMOTION_SOURCE unset, the socket found through MOTIOND_SOCKET (as through XDG_RUNTIME_DIR).
+    // COREMOTION_SOURCE unset, the socket found through MOTIOND_SOCKET (as through
+    // XDG_RUNTIME_DIR).
     let app = try ChildProgram(
       "DaemonClientExample", arguments: ["0.02", "10"],
       environment: ["MOTIOND_SOCKET": daemon.socketPath],

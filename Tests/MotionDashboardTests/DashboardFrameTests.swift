@@ -89,7 +89,8 @@ final class DashboardFrameTests: XCTestCase {
     var time = 0.0
     for _ in 0..<200 { meter.note(time: time); time += 0.01 }
     time += 0.09
-    // Long enough after the gap for a whole window without it (the window holding the gap reads lower).
+    // Long enough after the gap for a whole window without it (the window holding the gap reads
+    // lower).
     for _ in 0..<250 { meter.note(time: time); time += 0.01 }
     // Rate from a window of whole periods: exact up to rounding of the sums (1e-6 Hz).
     XCTAssertEqual(meter.rate ?? 0, 100, accuracy: 1e-6)

@@ -28,12 +28,12 @@ final class BROADRegressionTests: XCTestCase {
   }
 
   /// The same trial decimated to 20 Hz (k = 14: inputs averaged over each window, as a phone's
-  /// slower sensor delivers them). Release figures when the bound was set: total 1.26°,
-  /// inclination 0.77°, unchanged by the 0.2 s bias update period, which at 20 Hz is the former
-  /// every-4th-sample interval (VQF on the same decimated data: 1.32° / 0.66°; before the rate-independent
-  /// timing and the coning correction ours was 1.47° / 0.85° here, and 6.82° / 4.39° on the mean
-  /// of the 16 trials). The bounds allow 0.25° / 0.15° for platform differences in the last
-  /// digits that accumulate over 4 000 samples of heading and bias filtering.
+  /// slower sensor delivers them). Release figures when the bound was set: total 1.26°, inclination
+  /// 0.77°, unchanged by the 0.2 s bias update period, which at 20 Hz is the former
+  /// every-4th-sample interval (VQF on the same decimated data: 1.32° / 0.66°; before the
+  /// rate-independent timing and the coning correction ours was 1.47° / 0.85° here, and 6.82° /
+  /// 4.39° on the mean of the 16 trials). The bounds allow 0.25° / 0.15° for platform differences
+  /// in the last digits that accumulate over 4 000 samples of heading and bias filtering.
   func testRealtime9DDecimatedTo20Hz() throws {
     let native = try trial("05_undisturbed_slow_rotation_with_breaks_B.csv")
     let data = native.decimated(by: 14)

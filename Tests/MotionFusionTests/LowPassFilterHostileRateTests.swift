@@ -4,7 +4,8 @@ import XCTest
 
 @testable import MotionFusion
 
-/// Sample periods derived from hostile input (a header, timestamps) must not trap the filter set-up.
+/// Sample periods derived from hostile input (a header, timestamps) must not trap the filter
+/// set-up.
 final class LowPassFilterHostileRateTests: XCTestCase {
   func testAbsurdSamplePeriodsGiveABoundedWarmUp() {
     for period in [1e-20, 0, -1, .nan, .infinity, 1e300] {

@@ -14,7 +14,8 @@ final class SimulatorNoiseTests: XCTestCase {
     let seed = testSeed()
     XCTAssertEqual(
       try simulate(scenario, seed: seed), try simulate(scenario, seed: seed), "seed \(seed)")
-    // The scenario's own seed is used when none is given, and an override with that value is the same.
+    // The scenario's own seed is used when none is given, and an override with that value is the
+    // same.
     XCTAssertEqual(try simulate(scenario), try simulate(scenario, seed: scenario.seed))
   }
 

@@ -175,7 +175,8 @@ final class SimulatorPhysicsTests: XCTestCase {
       XCTAssertEqual(
         Double.asin(field.normalized.dot(down)) * Units.degreesPerRadian, 65, accuracy: 1e-6)
     }
-    // Face up with +x north (the identity attitude), the device axes read the field's NWU components.
+    // Face up with +x north (the identity attitude), the device axes read the field's NWU
+    // components.
     let flat = try simulate(try noiselessScenario("flat", duration: 0.1))
     let d = 60 * Units.radiansPerDegree
     assertVectorsEqual(

@@ -156,7 +156,8 @@ final class SimulatorScenarioTests: XCTestCase {
     let samples = try simulate(scenario)
     XCTAssertEqual(samples.count, Int((scenario.segmentsDuration * 100).rounded()))
     XCTAssertTrue(samples.allSatisfy(\.isFinite))
-    // Having moved to landscape left (by t = 2.5 s, where the rotation starts) the device's +x points up.
+    // Having moved to landscape left (by t = 2.5 s, where the rotation starts) the device's +x
+    // points up.
     let atRest = samples[250]
     assertVectorsEqual(atRest.accelerometer, SIMD3(Units.standardGravity, 0, 0), accuracy: 1e-9)
   }

@@ -7,7 +7,8 @@ import XCTest
 
 /// Wall-clock pacing that wakes once per batch interval must still hand out every sample, once, in
 /// order, with the stream's own timestamps, and keep up with the stream's rate (how late a batch is
-/// depends on the machine's load, so it is measured by `motion-benchmarks live`, not asserted here).
+/// depends on the machine's load, so it is measured by `motion-benchmarks live`, not asserted
+/// here).
 final class StreamPlayerBatchingTests: XCTestCase {
   func testBatchedRealTimePlaybackDeliversEverySampleInOrder() throws {
     for batchInterval in [0, 0.05] {

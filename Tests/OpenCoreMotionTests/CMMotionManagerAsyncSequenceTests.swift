@@ -161,8 +161,8 @@ final class CMMotionManagerAsyncSequenceTests: XCTestCase {
   }
 }
 
-/// Wall-clock players run on their own thread; no virtual clock, no sleeping: the recording plays as
-/// fast as possible and the sequence ends with it.
+/// Wall-clock players run on their own thread; no virtual clock, no sleeping: the recording plays
+/// as fast as possible and the sequence ends with it.
 final class CMMotionManagerThreadedPlaybackTests: XCTestCase {
   /// Cancelling a consumer while the player thread is delivering to it must not deadlock: the
   /// stream's termination used to wait for the delivery under the runtime's lock on the cancelled

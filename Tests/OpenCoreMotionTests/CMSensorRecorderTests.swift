@@ -39,7 +39,8 @@ final class CMSensorRecorderTests: XCTestCase {
     var viaCast = 0
     for case let sample as CMAccelerometerData in list where sample.timestamp >= 0 { viaCast += 1 }
     XCTAssertEqual(viaCast, samples.count)
-    // The bridge iOS apps write by hand (`NSFastEnumerationIterator(list)`) yields the same samples.
+    // The bridge iOS apps write by hand (`NSFastEnumerationIterator(list)`) yields the same
+    // samples.
     var bridged = NSFastEnumerationIterator(list)
     var bridgedIdentifiers: [UInt64] = []
     while let item = bridged.next() {

@@ -75,8 +75,8 @@ final class SourceSpecificationTests: XCTestCase {
   }
 
   #if !PhoneStreams
-    /// Built with `--disable-default-traits`: a phone-stream form is recognised and says which trait
-    /// is missing.
+    /// Built with `--disable-default-traits`: a phone-stream form is recognised and says which
+    /// trait is missing.
     func testPhoneStreamFormsNameTheMissingTrait() {
       for text in [
         "sensorlogger:8000", "SensorServer:ws://10.0.0.2:8080", "phyphox:http://10.0.0.3",
@@ -192,7 +192,8 @@ final class SourceSpecificationTests: XCTestCase {
   }
 }
 
-/// `replay:` through the real recording reader: write a recording, play it back as fast as possible.
+/// `replay:` through the real recording reader: write a recording, play it back as fast as
+/// possible.
 final class ReplaySourceTests: XCTestCase {
   func testReplayOfAWrittenRecording() async throws {
     let url = FileManager.default.temporaryDirectory

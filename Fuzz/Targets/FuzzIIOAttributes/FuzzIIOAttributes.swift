@@ -16,7 +16,8 @@ public func fuzzIIOAttributes(_ pointer: UnsafePointer<UInt8>?, _ size: Int) -> 
   case 0:
     guard let type = IIOScanType(parsing: text) else { return 0 }
     _ = type.description
-    // Decode a record of zero bytes and one of the input's own bytes (the caller's bounds contract).
+    // Decode a record of zero bytes and one of the input's own bytes (the caller's bounds
+    // contract).
     let width = type.storageBits / 8
     let record = [UInt8](body) + [UInt8](repeating: 0, count: width)
     record.withUnsafeBytes { raw in

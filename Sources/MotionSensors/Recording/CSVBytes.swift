@@ -16,8 +16,8 @@ import Foundation
 /// Parsing bytes in one buffer is several times faster than line-by-line `String` handling, and the
 /// zero after the last byte lets `strtod` run directly on the buffer. Memory is bounded: the window
 /// holds at most ``windowSize`` bytes (1 MiB), however large the file, growing only while one line
-/// is longer than that, up to ``maximumLineLength``. Byte offsets (``CSVField``) are relative to the
-/// window's start and stay valid until the cursor reads the next line.
+/// is longer than that, up to ``maximumLineLength``. Byte offsets (``CSVField``) are relative to
+/// the window's start and stay valid until the cursor reads the next line.
 ///
 /// Windows are shared between copies of a cursor and copied on refill when shared (copy on write),
 /// so every copy reads the file on its own.
@@ -66,7 +66,8 @@ final class CSVBytes {
     self.source = source
     // At least four bytes, so that a byte-order mark is seen whole in the first window.
     self.windowSize = Swift.max(windowSize, 4)
-    // Small files get a window just large enough (plus one byte to see the end without a second read).
+    // Small files get a window just large enough (plus one byte to see the end without a second
+    // read).
     capacity = Swift.min(self.windowSize, Swift.max(source.sizeHint, 4095) + 1)
     base = .allocate(capacity: capacity + 1)
     count = 0

@@ -26,8 +26,8 @@ struct CSVCursor {
   /// The line number of the next unread line.
   private var nextLineNumber = 1
 
-  /// A cursor at the start of the file; `bytes` is used as it is when it is the file's first window,
-  /// otherwise the file is read again from its start.
+  /// A cursor at the start of the file; `bytes` is used as it is when it is the file's first
+  /// window, otherwise the file is read again from its start.
   init(_ bytes: CSVBytes, separator: UInt8 = UInt8(ascii: ",")) {
     if bytes.start == 0 {
       self.bytes = bytes

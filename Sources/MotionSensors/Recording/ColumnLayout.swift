@@ -2,8 +2,8 @@
 
 import MotionMath
 
-/// Where each quantity of a ``MotionSample`` lives in a CSV table's columns, and how to convert it to
-/// OpenCoreMotion's units and signs.
+/// Where each quantity of a ``MotionSample`` lives in a CSV table's columns, and how to convert it
+/// to OpenCoreMotion's units and signs.
 ///
 /// Every reader that has one row per instant (BROAD, the project's own format, EuRoC, SensorLog, a
 /// column mapping) describes its table with a layout and shares one decoder, ``CSVTableStream``.
@@ -57,8 +57,8 @@ struct ColumnLayout: Sendable {
   var position: Vector?
   var movement: Int?
 
-  /// Whether a row whose time cell is empty or NaN is left out silently (sensor groups that have not
-  /// started yet in SensorLog, NaN padding in phyphox) instead of being an error.
+  /// Whether a row whose time cell is empty or NaN is left out silently (sensor groups that have
+  /// not started yet in SensorLog, NaN padding in phyphox) instead of being an error.
   var missingTimeSkipsRow = false
 
   /// The column names, for error messages.

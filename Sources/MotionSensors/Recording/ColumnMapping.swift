@@ -3,7 +3,8 @@
 import Foundation
 import MotionMath
 
-/// Tells ``RecordingReader`` how to read any CSV: which column holds which quantity, in which units.
+/// Tells ``RecordingReader`` how to read any CSV: which column holds which quantity, in which
+/// units.
 ///
 /// Written as a string (for `--columns` on the command line):
 ///
@@ -11,17 +12,18 @@ import MotionMath
 /// t=time,ax=accX,ay=accY,az=accZ,gx=gyrX,gy=gyrY,gz=gyrZ;units=g,deg/s,ms
 /// ```
 ///
-/// The part before the first `;` assigns columns: `t` (required), `ax ay az` (accelerometer),
-/// `gx gy gz` (gyroscope), `mx my mz` (magnetometer), `p` (pressure), `temp` (temperature). A column
-/// is named by its header text (case-insensitive) or, with `header=none`, by its 1-based position.
+/// The part before the first `;` assigns columns: `t` (required), `ax ay az` (accelerometer), `gx
+/// gy gz` (gyroscope), `mx my mz` (magnetometer), `p` (pressure), `temp` (temperature). A column is
+/// named by its header text (case-insensitive) or, with `header=none`, by its 1-based position.
 /// After it come `;`-separated options:
 ///
 /// - `units=` a comma-separated list; each unit says which quantity it is for: time `s` (default),
 ///   `ms`, `us`, `ns` (integer times are parsed exactly); acceleration `m/s^2` (default, specific
-///   force: +9.81 up at rest), `g` (the same sign, in g) or `-g` (g with Apple's Core Motion sign, as
-///   iOS logs it: converted with `f = −a · 9.80665`); angular rate `rad/s` (default) or `deg/s`;
-///   magnetic field `uT` (default), `nT`, `mT`, `T`, `gauss`; pressure `kPa` (default), `hPa`, `mbar`, `Pa`.
-///   `acc=`, `gyro=`, `mag=`, `pressure=` and `time=` set one quantity's unit explicitly.
+///   force: +9.81 up at rest), `g` (the same sign, in g) or `-g` (g with Apple's Core Motion sign,
+///   as iOS logs it: converted with `f = −a · 9.80665`); angular rate `rad/s` (default) or `deg/s`;
+///   magnetic field `uT` (default), `nT`, `mT`, `T`, `gauss`; pressure `kPa` (default), `hPa`,
+///   `mbar`, `Pa`. `acc=`, `gyro=`, `mag=`, `pressure=` and `time=` set one quantity's unit
+///   explicitly.
 /// - `sep=` `comma` (default), `semicolon`, `tab` or `pipe`; `decimal=comma` for decimal commas.
 /// - `header=none` when the file has no header row; `skip=N` to skip N lines before the header
 ///   (or before the data, without a header).
@@ -117,7 +119,8 @@ public struct ColumnMapping: Sendable, Equatable {
         scale: SIMD3(repeating: scale))
     }
     var layout = ColumnLayout(time: try column(time), columnNames: names)
-    // Integer time only for a unit whose count per second fits an Int64 (the unit is a public property).
+    // Integer time only for a unit whose count per second fits an Int64 (the unit is a public
+    // property).
     let unitsPerSecond = (1 / secondsPerTimeUnit).rounded()
     if timeIsInteger, unitsPerSecond >= 1, unitsPerSecond < 1e18 {
       layout.timeEncoding = .integer(unitsPerSecond: Int64(unitsPerSecond))

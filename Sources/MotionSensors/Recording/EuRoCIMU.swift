@@ -3,7 +3,8 @@
 import Foundation
 
 /// Reads the IMU file of the EuRoC MAV and TUM-VI datasets (ASL format), `mav0/imu0/data.csv`:
-/// `#timestamp [ns],w_RS_S_x [rad s^-1],…,a_RS_S_x [m s^-2],…` (gyroscope first, then accelerometer).
+/// `#timestamp [ns],w_RS_S_x [rad s^-1],…,a_RS_S_x [m s^-2],…` (gyroscope first, then
+/// accelerometer).
 ///
 /// Timestamps are integer nanoseconds (parsed exactly, converted to seconds); the accelerometer is
 /// specific force in m/s² and the gyroscope rad/s, so no conversion is needed. The URL may be the

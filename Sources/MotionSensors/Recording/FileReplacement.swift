@@ -28,8 +28,8 @@ package enum FileReplacement {
     }
   }
 
-  /// Creates a new temporary file next to `path` (`.<name>.partial-<random>`, mode 0600) and returns
-  /// its path and open descriptor, or the reason it could not.
+  /// Creates a new temporary file next to `path` (`.<name>.partial-<random>`, mode 0600) and
+  /// returns its path and open descriptor, or the reason it could not.
   package static func createTemporary(
     near path: String
   ) -> Result<(path: String, descriptor: Int32), FileReplacementError> {

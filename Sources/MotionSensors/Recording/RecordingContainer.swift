@@ -5,8 +5,9 @@ import ZIPFoundation
 
 /// The files of a multi-file recording, in a folder or a zip archive, found by file name.
 ///
-/// Exports put their CSVs either at the top or inside one sub-folder (a zipped folder), so files are
-/// matched by their last path component, case-insensitively, searching at most three levels deep.
+/// Exports put their CSVs either at the top or inside one sub-folder (a zipped folder), so files
+/// are matched by their last path component, case-insensitively, searching at most three levels
+/// deep.
 struct RecordingContainer {
   /// The folder or archive.
   let url: URL

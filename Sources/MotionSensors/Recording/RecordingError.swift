@@ -2,8 +2,8 @@
 
 /// A problem reading or writing a recording, with the file, line and column where there is one.
 ///
-/// The ``description`` reads like a compiler diagnostic (`walk.csv:17: column "acc_x": ...`) so that
-/// a command-line tool can print it as is.
+/// The ``description`` reads like a compiler diagnostic (`walk.csv:17: column "acc_x": ...`) so
+/// that a command-line tool can print it as is.
 public struct RecordingError: Error, Sendable, Equatable, CustomStringConvertible {
   /// What kind of problem this is.
   public enum Kind: String, Sendable, Equatable {

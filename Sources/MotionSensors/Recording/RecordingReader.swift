@@ -13,7 +13,8 @@ import Foundation
 /// check every row: a malformed row, a timestamp going backwards or a NaN/infinite sensor value is
 /// an error naming the file and line. With ``Options/invalidRows`` set to
 /// ``InvalidRowPolicy/skip``, rows with non-finite values or backwards timestamps are left out and
-/// counted instead (``RecordingStream/skippedRowCount``); text that does not parse is always an error.
+/// counted instead (``RecordingStream/skippedRowCount``); text that does not parse is always an
+/// error.
 public enum RecordingReader {
   /// What to do with a row that parses but cannot be used.
   public enum InvalidRowPolicy: String, Sendable, CaseIterable {

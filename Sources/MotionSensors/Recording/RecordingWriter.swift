@@ -12,9 +12,9 @@ import Foundation
 
 /// Writes samples to a file in OpenCoreMotion's own CSV format (see ``OpenCoreMotionCSV``).
 ///
-/// Numbers are written in Swift's shortest round-trip form (`"\(double)"`), so reading the file back
-/// with ``RecordingReader`` gives bit-identical samples. Sensors a sample lacks are left as empty
-/// cells, so sources whose sensors tick independently record losslessly too.
+/// Numbers are written in Swift's shortest round-trip form (`"\(double)"`), so reading the file
+/// back with ``RecordingReader`` gives bit-identical samples. Sensors a sample lacks are left as
+/// empty cells, so sources whose sensors tick independently record losslessly too.
 ///
 /// The file appears only when it is complete: the writer fills a hidden temporary file in the same
 /// folder (`.<name>.partial-<random>`) and renames it to the destination in ``finish()`` (an atomic

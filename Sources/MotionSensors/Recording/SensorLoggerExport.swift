@@ -12,11 +12,12 @@ import MotionMath
 ///
 /// - accelerometer: the raw, gravity-including file. Android: `TotalAcceleration.csv`, else
 ///   `AccelerometerUncalibrated.csv` (m/s², already specific force). iOS:
-///   `AccelerometerUncalibrated.csv` in g with Apple's sign, converted with `f = −a · 9.80665`; when
-///   `Metadata.csv` says `standardisation` is `true` the app has already converted it to Android's
-///   convention and m/s². `Accelerometer.csv` is *user* acceleration (gravity removed) on both
-///   platforms; only when no raw file exists is the accelerometer rebuilt as `Accelerometer.csv` +
-///   `Gravity.csv` at the instants both have (negated for iOS's sign; in m/s² already).
+///   `AccelerometerUncalibrated.csv` in g with Apple's sign, converted with `f = −a · 9.80665`;
+///   when `Metadata.csv` says `standardisation` is `true` the app has already converted it to
+///   Android's convention and m/s². `Accelerometer.csv` is *user* acceleration (gravity removed) on
+///   both platforms; only when no raw file exists is the accelerometer rebuilt as
+///   `Accelerometer.csv` + `Gravity.csv` at the instants both have (negated for iOS's sign; in m/s²
+///   already).
 /// - gyroscope: `GyroscopeUncalibrated.csv`, else `Gyroscope.csv` (rad/s, same sign on both).
 /// - magnetometer: `MagnetometerUncalibrated.csv`, else `Magnetometer.csv` (µT).
 /// - pressure: `Barometer.csv` `pressure` (mbar = hPa, converted to kPa).
@@ -111,8 +112,8 @@ enum SensorLoggerExport {
       sensors.insert(.accelerometer)
       used.append(path)
     } else if let user = nonEmpty("Accelerometer.csv"), let gravity = nonEmpty("Gravity.csv") {
-      // No raw file (e.g. Android schema 2): specific force is user acceleration plus gravity at the
-      // instants both were logged, negated for iOS's Core Motion sign.
+      // No raw file (e.g. Android schema 2): specific force is user acceleration plus gravity at
+      // the instants both were logged, negated for iOS's Core Motion sign.
       let scale: Double = isIOS && !standardised ? -1 : 1
       parts.append(
         SummedAccelerometerStream(
@@ -155,8 +156,9 @@ enum SensorLoggerExport {
         "iOS g with Apple's sign to specific force: f = -a * 9.80665"
     }
     let rate = meta["sampleRateMs"].flatMap { text -> Double? in
-      // `sampleRateMs` lists periods in ms, `|`-separated; the smallest positive one is the fastest.
-      // "nan", "inf" and absurdly small periods are not rates: keep finite periods of at least 1 µs.
+      // `sampleRateMs` lists periods in ms, `|`-separated; the smallest positive one is the
+      // fastest. "nan", "inf" and absurdly small periods are not rates: keep finite periods of at
+      // least 1 µs.
       let periods = text.split(separator: "|").compactMap { Double($0) }.filter {
         $0.isFinite && $0 >= 1e-3
       }

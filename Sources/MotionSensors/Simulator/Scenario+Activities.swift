@@ -100,7 +100,8 @@ extension Scenario {
         initialAttitude: mount)
     case "desk":
       // Ten minutes on a desk face up, under a falling barometer (a storm coming: −0.15 kPa/h,
-      // about 12 m of apparent height per hour) with two doors slammed (20–25 Pa for half a second).
+      // about 12 m of apparent height per hour) with two doors slammed (20–25 Pa for half a
+      // second).
       return Scenario(
         name: name, segments: [.rest(duration: 600)],
         weather: PressureWeather(

@@ -7,7 +7,8 @@ import MotionMath
 /// A reading is `clip(quantize(M·(1 + s)·truth + bias + drift + white))`, where `M` is the small
 /// misalignment rotation, `s` the per-axis scale-factor error, `drift` the bias random walk and
 /// `white` Gaussian noise with standard deviation `noiseDensity·√sampleRate` per sample. Every
-/// field defaults to the ideal value (zero, or no clipping), which is also what JSON omission means.
+/// field defaults to the ideal value (zero, or no clipping), which is also what JSON omission
+/// means.
 public struct SensorNoiseModel: Sendable, Equatable, Codable {
   /// White-noise density in unit/√Hz (default 0).
   public var noiseDensity: Double

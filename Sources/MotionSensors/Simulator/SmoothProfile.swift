@@ -6,7 +6,8 @@ import MotionMath
 /// and second derivatives vanish where they join a constant, so that the composed position is C²
 /// and the attitude C¹.
 enum SmoothProfile {
-  /// The quintic smoothstep `6u⁵ − 15u⁴ + 10u³` of `t/duration`, clamped to [0, 1], as a jet of `t`.
+  /// The quintic smoothstep `6u⁵ − 15u⁴ + 10u³` of `t/duration`, clamped to [0, 1], as a jet of
+  /// `t`.
   ///
   /// Its first and second derivatives are zero at both ends, which is what makes segment joins C².
   @inline(__always)

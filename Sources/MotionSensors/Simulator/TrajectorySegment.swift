@@ -15,7 +15,8 @@ struct TrajectorySegment: Sendable {
 
   private enum Motion: Sendable {
     case hold
-    /// Rotate by `angle(τ)` about the body `axis`; `angle` is either an eased total or a windowed rate.
+    /// Rotate by `angle(τ)` about the body `axis`; `angle` is either an eased total or a windowed
+    /// rate.
     case easedRotation(axis: SIMD3<Double>, angle: Double)
     case steadyRotation(axis: SIMD3<Double>, rate: Double, ramp: Double)
     case translation(displacement: SIMD3<Double>)
