@@ -40,6 +40,8 @@ final class RecordingColumnMappingTests: XCTestCase {
       ("t=time;sep=colon", "unknown separator"),
       ("t=time;frobnicate=1", "unknown option"),
       ("t=time,ax", "expected key=column"),
+      ("t=time;skip=-1", "skip= takes a line count"),
+      ("t=time;skip=1000001", "skip= takes a line count"),
     ]
     for (text, expected) in cases {
       XCTAssertThrowsError(try ColumnMapping(parsing: text), text) { error in
@@ -77,6 +79,18 @@ final class RecordingColumnMappingTests: XCTestCase {
       url, format: .columns, options: .init(columnMapping: mapping))
     XCTAssertEqual(
       samples.map(\.magnetometer), [SIMD3(0.001, 0.002, 0.003), SIMD3(0.004, 0.005, 0.006)])
+  }
+
+  /// Found by FuzzColumnMapping: `skip=` larger than the file once looped to the count at its end.
+  func testSkippingPastTheEndOfTheFileIsAClearError() throws {
+    let folder = try RecordingFixtureFolder()
+    let url = try folder.write("time,ax,ay,az\n0,0,0,1\n", to: "short.csv")
+    let mapping = try ColumnMapping(
+      parsing: "t=time,ax=ax,ay=ay,az=az;skip=\(ColumnMapping.maximumSkippedLines)")
+    XCTAssertThrowsError(try RecordingReader.open(url, options: .init(columnMapping: mapping))) {
+      error in
+      XCTAssertNotNil(error as? RecordingError, "\(error)")
+    }
   }
 
   func testMissingColumnAndMissingMappingAreClearErrors() throws {

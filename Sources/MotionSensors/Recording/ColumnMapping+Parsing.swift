@@ -104,8 +104,8 @@ extension ColumnMapping {
       }
       hasHeader = !["none", "no", "false"].contains(value.lowercased())
     case "skip":
-      guard let n = Int(value), n >= 0 else {
-        throw Self.error("skip= takes a line count", in: text)
+      guard let n = Int(value), (0...Self.maximumSkippedLines).contains(n) else {
+        throw Self.error("skip= takes a line count (0…\(Self.maximumSkippedLines))", in: text)
       }
       skipLines = n
     default:

@@ -61,6 +61,9 @@ public struct ColumnMapping: Sendable, Equatable {
   /// Lines to skip at the start of the file.
   public var skipLines = 0
 
+  /// The most lines `skip=` accepts: a preamble, not a way to seek into a file.
+  public static let maximumSkippedLines = 1_000_000
+
   /// Parses the mapping syntax described on the type.
   ///
   /// - Throws: ``RecordingError`` `.malformedHeader` (file `"column mapping"`) naming the bad part.
@@ -87,7 +90,10 @@ public struct ColumnMapping: Sendable, Equatable {
   func open(_ url: URL, options: RecordingReader.Options) throws -> CSVTableStream {
     let bytes = try CSVBytes(contentsOf: url)
     var cursor = CSVCursor(bytes, separator: separator.asciiValue ?? UInt8(ascii: ","))
-    for _ in 0..<skipLines { _ = try cursor.nextLine() }
+    // A file shorter than its preamble ends the skipping (the header read then reports it).
+    for _ in 0..<skipLines {
+      guard try cursor.nextLine() != nil else { break }
+    }
     var names: [String]
     var columnCount: Int
     if hasHeader {
