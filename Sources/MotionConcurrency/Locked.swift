@@ -4,16 +4,20 @@ import Foundation
 
 /// A value guarded by a lock. Small and boring on purpose: every access goes through `withLock`.
 /// `@unchecked Sendable`: `value` is only reached through `withLock`, which holds `lock`.
+///
+/// `withLock` is inlinable so that callers in other modules get it specialised for their value
+/// type: unspecialised, every call looked up generic metadata at run time (measured with `perf` on
+/// the dashboard's 100 Hz path).
 package final class Locked<Value>: @unchecked Sendable {
-  private var value: Value
-  private let lock = NSLock()
+  @usableFromInline var value: Value
+  @usableFromInline let lock = NSLock()
 
   package init(_ value: Value) {
     self.value = value
   }
 
   /// Runs `body` with exclusive access to the value.
-  @discardableResult
+  @inlinable @discardableResult
   package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     lock.lock()
     defer { lock.unlock() }

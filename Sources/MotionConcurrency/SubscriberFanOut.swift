@@ -19,15 +19,18 @@ package final class SubscriberFanOut<Event>: Sendable {
   /// A subscriber's handler.
   package typealias Handler = @Sendable (Event) -> Void
 
-  private struct State {
+  // `deliver(_:)` and `isEmpty` run for every sample of every source: they are inlinable (and
+  // what they touch usable from inline code) so that each client module gets them specialised
+  // for its event type instead of looking up generic metadata at run time on every call.
+  @usableFromInline struct State {
     /// In subscription order (ids only grow).
-    var subscribers: [(id: UInt64, handler: Handler)] = []
-    var nextID: UInt64 = 0
+    @usableFromInline var subscribers: [(id: UInt64, handler: Handler)] = []
+    @usableFromInline var nextID: UInt64 = 0
   }
 
-  private let state = Locked(State())
+  @usableFromInline let state = Locked(State())
   /// Held while events are handed out; see the type's documentation.
-  private let deliveryLock = NSRecursiveLock()
+  @usableFromInline let deliveryLock = NSRecursiveLock()
 
   package init() {}
 
@@ -66,14 +69,14 @@ package final class SubscriberFanOut<Event>: Sendable {
   }
 
   /// Whether no one is subscribed.
-  package var isEmpty: Bool { state.withLock { $0.subscribers.isEmpty } }
+  @inlinable package var isEmpty: Bool { state.withLock { $0.subscribers.isEmpty } }
 
   /// How many are subscribed.
   package var count: Int { state.withLock { $0.subscribers.count } }
 
   /// Calls every subscriber with `event`, in subscription order. Subscribers added during the call
   /// first see the next event; subscribers removed during it are skipped.
-  package func deliver(_ event: Event) {
+  @inlinable package func deliver(_ event: Event) {
     deliveryLock.lock()
     defer { deliveryLock.unlock() }
     // The array itself, not a copy of its ids: taking it only retains its storage, so a delivery

@@ -34,14 +34,24 @@ package struct DashboardBatch: Sendable {
       && pressure.isEmpty && events.isEmpty
   }
 
-  package mutating func append(
-    _ row: [Double], to keyPath: WritableKeyPath<DashboardBatch, [[Double]]>
-  ) {
-    if self[keyPath: keyPath].count < Self.maximumRows {
-      self[keyPath: keyPath].append(row)
-    } else {
-      droppedRows += 1
+  /// The streams of rows (a switch rather than a key path: this runs for every sample, and a
+  /// key-path write goes through the runtime).
+  package enum Stream: Sendable {
+    case motion, accelerometer, gyroscope, magnetometer, pressure
+  }
+
+  package mutating func append(_ row: [Double], to stream: Stream) {
+    switch stream {
+    case .motion: Self.append(row, to: &motion, dropped: &droppedRows)
+    case .accelerometer: Self.append(row, to: &accelerometer, dropped: &droppedRows)
+    case .gyroscope: Self.append(row, to: &gyroscope, dropped: &droppedRows)
+    case .magnetometer: Self.append(row, to: &magnetometer, dropped: &droppedRows)
+    case .pressure: Self.append(row, to: &pressure, dropped: &droppedRows)
     }
+  }
+
+  private static func append(_ row: [Double], to rows: inout [[Double]], dropped: inout Int) {
+    if rows.count < maximumRows { rows.append(row) } else { dropped += 1 }
   }
 
   package mutating func append(_ event: DashboardEvent) {

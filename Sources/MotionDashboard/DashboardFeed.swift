@@ -8,38 +8,39 @@ import OpenCoreMotion
 import OpenUIDevice
 import SourceComposition
 
-/// Reads one sensor source through the public Core Motion API and collects what the page shows.
+/// Reads one sensor source through the Core Motion API and collects what the page shows.
 ///
-/// Two subscriptions per source, whatever the page shows:
+/// Two subscriptions per source, whatever the page shows, both handled on the source's delivery
+/// thread:
 /// - one `CMMotionManager` device-motion stream at the source's full rate, in the page's reference
 ///   frame. Every update feeds the recognisers (orientation, shake, tap, movement) and the
 ///   pedometer adapter, which need the full rate; the updates due at the display rate also become
 ///   the page's device-motion rows.
-/// - a plain source subscription on the source's own thread: each sensor's rate and gaps, the
-///   barometer, the recorder, and the raw accelerometer, gyroscope and magnetometer rows at the
-///   display rate (converted to Core Motion's units and signs here, as `CMMotionManager` does).
+/// - a plain source subscription: each sensor's rate and gaps, the barometer, the recorder, and
+///   the raw accelerometer, gyroscope and magnetometer rows at the display rate (converted to Core
+///   Motion's units and signs here, as `CMMotionManager` does).
 ///
-/// Each update that goes through an `OperationQueue` costs a thread hop (about 70 µs of CPU on a
-/// loaded 2-core machine), so the display does not open streams of its own: the page's rate only
-/// picks which updates become rows (by the samples' own timestamps, as the motion manager's
-/// update intervals do), and changing it restarts nothing.
+/// An update handed to an `OperationQueue` costs a thread hop and an `Operation` (about a fifth of
+/// the server's CPU at 100 Hz, measured with `perf`), so device motion uses the manager's
+/// package-only delivery-thread handler, and the display opens no streams of its own: the page's
+/// rate only picks which updates become rows (by the samples' own timestamps, as the motion
+/// manager's update intervals do), and changing it restarts nothing.
 ///
-/// `@unchecked Sendable`: the manager and the queue are only touched by ``start()``, ``stop()``
-/// and the setters, which hold `control`; everything the handlers write is in `state`; the
-/// recognisers are touched only on the serial `queue`.
+/// `@unchecked Sendable`: the manager is only touched by ``start()``, ``stop()`` and the setters,
+/// which hold `control`; everything the handlers write is in `state`; the recognisers are touched
+/// only by the device-motion (or accelerometer) handler, which the manager calls serially.
 package final class DashboardFeed: @unchecked Sendable {
   package let specification: SourceSpecification
   package let source: any SensorSource
   package let recorder: DashboardRecorder
 
   private let manager: CMMotionManager
-  private let queue: OperationQueue
   private let control = NSLock()
   private var rawSubscription: SourceSubscription?
   private var frame: CMAttitudeReferenceFrame
   private var rate: Double
   private let state: LockedState
-  /// The recognisers' state, kept across reference-frame changes; used on `queue` only.
+  /// The recognisers' state, kept across reference-frame changes; used by the motion handler only.
   private let recognizers = DashboardRecognizers()
 
   /// The highest rate of the raw magnetometer rows, Hz.
@@ -59,9 +60,6 @@ package final class DashboardFeed: @unchecked Sendable {
     self.frame = frame
     self.rate = rate
     manager = CMMotionManager(source: source)
-    queue = OperationQueue()
-    queue.name = "MotionDashboard.feed"
-    queue.maxConcurrentOperationCount = 1
     state = LockedState(
       DashboardFeedState(displayInterval: 1 / rate, sourcePeriod: source.shortestSamplePeriod))
   }
@@ -170,24 +168,26 @@ package final class DashboardFeed: @unchecked Sendable {
     let recognizers = self.recognizers
     if manager.isDeviceMotionAvailable {
       manager.deviceMotionUpdateInterval = 0
-      manager.startDeviceMotionUpdates(using: frame, to: queue) { motion, error in
-        if let error { state.withLock { $0.problem = (error as NSError).localizedDescription } }
-        guard let motion else { return }
-        let input = MotionInput(motion)
-        let events = recognizers.update(input)
-        let now = monotonicSeconds()
-        state.withLock { current in
-          current.noteRecognition(events, orientation: recognizers.orientationName, input: input)
-          // The row (and the attitude copy it reads) only for the updates due at the display rate.
-          if current.motionRows.accept(motion.timestamp, interval: current.displayInterval) {
-            current.noteArrival(now)
-            current.batch.append(DashboardBatch.motionRow(motion), to: \DashboardBatch.motion)
+      manager.startDeviceMotionUpdates(
+        using: frame,
+        onDeliveryThread: { motion, error in
+          if let error { state.withLock { $0.problem = (error as NSError).localizedDescription } }
+          guard let motion else { return }
+          let input = MotionInput(motion)
+          let events = recognizers.update(input)
+          let now = monotonicSeconds()
+          state.withLock { current in
+            current.noteRecognition(events, orientation: recognizers.orientationName, input: input)
+            // The row (and the attitude copy it reads) only for the updates due at the display rate.
+            if current.motionRows.accept(motion.timestamp, interval: current.displayInterval) {
+              current.noteArrival(now)
+              current.batch.append(DashboardBatch.motionRow(motion), to: .motion)
+            }
           }
-        }
-      }
+        })
     } else if manager.isAccelerometerAvailable {
       manager.accelerometerUpdateInterval = 0
-      manager.startAccelerometerUpdates(to: queue) { data, error in
+      manager.startAccelerometerUpdates(onDeliveryThread: { data, error in
         if let error { state.withLock { $0.problem = "\(error)" } }
         guard let data else { return }
         let input = MotionInput(data)
@@ -195,14 +195,14 @@ package final class DashboardFeed: @unchecked Sendable {
         state.withLock { current in
           current.noteRecognition(events, orientation: recognizers.orientationName, input: input)
         }
-      }
+      })
     }
   }
 }
 
 /// The recognisers the page shows events of, fed at the full rate.
 ///
-/// Not `Sendable`: used only on the feed's serial queue.
+/// Not `Sendable`: used only by the feed's motion handler, which runs serially.
 private final class DashboardRecognizers {
   private var orientation = OrientationClassifier()
   private var shake = ShakeDetector()
@@ -244,13 +244,13 @@ extension DashboardFeedState {
       if force.isFinite, accelerometerRows.accept(time, interval: displayInterval) {
         let a = Units.coreMotionAcceleration(fromSpecificForce: force)
         noteArrival(now)
-        batch.append([time, a.x, a.y, a.z], to: \DashboardBatch.accelerometer)
+        batch.append([time, a.x, a.y, a.z], to: .accelerometer)
       }
     }
     if let rate = sample.gyroscope {
       health["gyroscope", default: StreamHealthMeter()].note(time: time)
       if gyroscopeRowsWanted, rate.isFinite, gyroscopeRows.accept(time, interval: displayInterval) {
-        batch.append([time, rate.x, rate.y, rate.z], to: \DashboardBatch.gyroscope)
+        batch.append([time, rate.x, rate.y, rate.z], to: .gyroscope)
       }
     }
     if let field = sample.magnetometer {
@@ -258,14 +258,14 @@ extension DashboardFeedState {
       // The field changes slowly and device motion carries the calibrated one: at most 25 Hz.
       let interval = max(displayInterval, 1 / DashboardFeed.maximumMagnetometerRate)
       if field.isFinite, magnetometerRows.accept(time, interval: interval) {
-        batch.append([time, field.x, field.y, field.z], to: \DashboardBatch.magnetometer)
+        batch.append([time, field.x, field.y, field.z], to: .magnetometer)
       }
     }
     if let pressure = sample.pressure {
       health["barometer", default: StreamHealthMeter()].note(time: time)
       if let event = pedometer.process(time: time, pressure: pressure) { batch.append(event) }
       batch.append(
-        [time, pressure, pedometer.snapshot.relativeAltitude ?? 0], to: \DashboardBatch.pressure)
+        [time, pressure, pedometer.snapshot.relativeAltitude ?? 0], to: .pressure)
     }
   }
 

@@ -2,45 +2,53 @@
 
 /// A minimal JSON text writer for the dashboard's frames.
 ///
-/// Frames go out 30 times a second to every tab, so they are written straight into one string
-/// instead of through `JSONEncoder` (which on Linux costs more than the rest of the server at 100
-/// Hz). Numbers below 1000 in magnitude are written as `Float` (about 7 significant digits, more
-/// than any sensor resolves); larger ones (timestamps in seconds since boot, wall-clock
-/// milliseconds) in full `Double` precision, so 100 Hz times stay distinct. Non-finite numbers are
-/// written as `null`, so the output is always valid JSON.
+/// Frames go out 30 times a second to every tab, so they are written straight into one byte
+/// buffer instead of through `JSONEncoder` (which on Linux costs more than the rest of the server
+/// at 100 Hz). Numbers are written in fixed point with at most six decimals (1 µs for times, 1e-6
+/// g, rad/s or µT, 1 mPa), trailing zeros dropped: more than any sensor resolves, and no
+/// per-number `String`. Numbers below 0.001 in magnitude keep seven significant digits (`Float`),
+/// and magnitudes from 1e13 up are written in full. Non-finite numbers are written as `null`, so
+/// the output is always valid JSON.
 package struct JSONWriter {
-  package private(set) var text = ""
+  private var bytes: [UInt8] = []
   /// Whether the next value at this nesting level needs a comma before it.
   private var needsComma = false
 
   package init(capacity: Int = 1024) {
-    text.reserveCapacity(capacity)
+    bytes.reserveCapacity(capacity)
+  }
+
+  /// The JSON text written so far.
+  package var text: String { String(decoding: bytes, as: UTF8.self) }
+
+  private mutating func append(_ string: String) {
+    bytes.append(contentsOf: string.utf8)
   }
 
   private mutating func separate() {
-    if needsComma { text.append(",") }
+    if needsComma { bytes.append(UInt8(ascii: ",")) }
     needsComma = true
   }
 
   package mutating func beginObject() {
     separate()
-    text.append("{")
+    append("{")
     needsComma = false
   }
 
   package mutating func endObject() {
-    text.append("}")
+    append("}")
     needsComma = true
   }
 
   package mutating func beginArray() {
     separate()
-    text.append("[")
+    append("[")
     needsComma = false
   }
 
   package mutating func endArray() {
-    text.append("]")
+    append("]")
     needsComma = true
   }
 
@@ -48,7 +56,7 @@ package struct JSONWriter {
   package mutating func key(_ name: String) {
     separate()
     appendQuoted(name)
-    text.append(":")
+    append(":")
     needsComma = false
   }
 
@@ -59,7 +67,8 @@ package struct JSONWriter {
 
   package mutating func integer(_ value: Int) {
     separate()
-    text.append(String(value))
+    if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    appendDigits(UInt64(value.magnitude))
   }
 
   package mutating func string(_ value: String) {
@@ -69,12 +78,12 @@ package struct JSONWriter {
 
   package mutating func bool(_ value: Bool) {
     separate()
-    text.append(value ? "true" : "false")
+    append(value ? "true" : "false")
   }
 
   package mutating func null() {
     separate()
-    text.append("null")
+    append("null")
   }
 
   /// Writes several numbers as one array, e.g. a sample row.
@@ -104,36 +113,91 @@ package struct JSONWriter {
     bool(value)
   }
 
+  /// Magnitudes from this up are written by `Double.description` (none of the frame's numbers is
+  /// this large; a wall-clock time in ms is about 1.8e12).
+  private static let largestFixedPoint = 1e13
+
   private mutating func appendNumber(_ value: Double) {
     guard value.isFinite else {
-      text.append("null")
+      append("null")
       return
     }
-    // Whole numbers print without a fraction (the descriptions would add ".0").
-    if value == value.rounded(), abs(value) < 1e15 {
-      text.append(String(Int64(value)))
-    } else if abs(value) < 1000 {
-      text.append(Float(value).description)
-    } else {
-      text.append(value.description)
+    let magnitude = value.magnitude
+    guard magnitude < Self.largestFixedPoint else {
+      append(value.description)
+      return
+    }
+    guard magnitude >= 0.001 || magnitude == 0 else {
+      append(Float(value).description)
+      return
+    }
+    // The whole part and the fraction apart: `magnitude * 1e6` would round away digits above
+    // 2^53 (a wall-clock time in ms). Both subtraction and the whole part are exact.
+    var whole = magnitude.rounded(.down)
+    var fraction = UInt64(((magnitude - whole) * 1e6).rounded())
+    if fraction == 1_000_000 {
+      whole += 1
+      fraction = 0
+    }
+    if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    appendDigits(UInt64(whole))
+    guard fraction != 0 else { return }
+    var decimals = 6
+    while fraction % 10 == 0 {
+      fraction /= 10
+      decimals -= 1
+    }
+    bytes.append(UInt8(ascii: "."))
+    // Leading zeros of the fraction, then its digits.
+    var width = 1
+    var power: UInt64 = 10
+    while fraction >= power {
+      width += 1
+      power *= 10
+    }
+    for _ in 0..<(decimals - width) { bytes.append(UInt8(ascii: "0")) }
+    appendDigits(fraction)
+  }
+
+  /// The decimal digits of `value`, most significant first.
+  private mutating func appendDigits(_ value: UInt64) {
+    guard value >= 10 else {
+      bytes.append(UInt8(ascii: "0") + UInt8(value))
+      return
+    }
+    // At most 20 digits: written backwards into 24 bytes on the stack, then copied in order.
+    var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    withUnsafeMutableBytes(of: &scratch) { buffer in
+      var remaining = value
+      var index = buffer.count
+      while remaining > 0 {
+        index -= 1
+        buffer[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
+        remaining /= 10
+      }
+      bytes.append(contentsOf: buffer[index...])
     }
   }
 
+  /// `value` as a JSON string. Escaping works on the UTF-8 bytes: every byte of a multi-byte
+  /// sequence is 0x80 or more, so only ASCII quotes, backslashes and controls are touched.
   private mutating func appendQuoted(_ value: String) {
-    text.append("\"")
-    for scalar in value.unicodeScalars {
-      switch scalar {
-      case "\"": text.append("\\\"")
-      case "\\": text.append("\\\\")
-      case "\n": text.append("\\n")
-      case "\r": text.append("\\r")
-      case "\t": text.append("\\t")
-      case _ where scalar.value < 0x20:
-        let hex = String(scalar.value, radix: 16)
-        text.append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
-      default: text.unicodeScalars.append(scalar)
+    bytes.append(UInt8(ascii: "\""))
+    for byte in value.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""): append("\\\"")
+      case UInt8(ascii: "\\"): append("\\\\")
+      case UInt8(ascii: "\n"): append("\\n")
+      case UInt8(ascii: "\r"): append("\\r")
+      case UInt8(ascii: "\t"): append("\\t")
+      case 0..<0x20:
+        let hex = Array("0123456789abcdef".utf8)
+        append("\\u00")
+        bytes.append(hex[Int(byte >> 4)])
+        bytes.append(hex[Int(byte & 0x0F)])
+      default: bytes.append(byte)
       }
     }
-    text.append("\"")
+    bytes.append(UInt8(ascii: "\""))
   }
 }

@@ -146,6 +146,14 @@ open class CMMotionManager: NSObject {
     connectAccelerometer(accelerometerChannel, sink: .queue(queue, handler))
   }
 
+  /// Starts accelerometer updates with `handler` called on the source's delivery thread (see
+  /// ``startDeviceMotionUpdates(using:onDeliveryThread:)``; not Apple API).
+  package func startAccelerometerUpdates(
+    onDeliveryThread handler: @escaping CMAccelerometerHandler
+  ) {
+    connectAccelerometer(accelerometerChannel, sink: .immediate(handler))
+  }
+
   /// Stops accelerometer updates; no accelerometer handler runs after this returns.
   open func stopAccelerometerUpdates() {
     accelerometerChannel.end()
@@ -249,6 +257,20 @@ open class CMMotionManager: NSObject {
     withHandler handler: @escaping CMDeviceMotionHandler
   ) {
     connectDeviceMotion(deviceMotionChannel, frame: referenceFrame, sink: .queue(queue, handler))
+  }
+
+  /// Starts device-motion updates in `referenceFrame` with `handler` called on the source's
+  /// delivery thread instead of an `OperationQueue` (not Apple API: for this package's own
+  /// consumers, such as the dashboard, that feed every update to quick code and would otherwise
+  /// pay a thread hop per update).
+  ///
+  /// The handler runs serially, never after ``stopDeviceMotionUpdates()`` returns, and delays the
+  /// source's other subscribers while it runs: it must not block.
+  package func startDeviceMotionUpdates(
+    using referenceFrame: CMAttitudeReferenceFrame,
+    onDeliveryThread handler: @escaping CMDeviceMotionHandler
+  ) {
+    connectDeviceMotion(deviceMotionChannel, frame: referenceFrame, sink: .immediate(handler))
   }
 
   /// Stops device-motion updates; no device-motion handler runs after this returns.

@@ -25,6 +25,9 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     case queue(OperationQueue, Handler)
     /// Straight to an async sequence's continuation, on the source's thread.
     case stream(yield: (Item) -> Void, finish: ((any Error)?) -> Void)
+    /// A handler called on the source's delivery thread, with the same guarantees as a queued one
+    /// (under `handlerLock`, never after ``end()``) but without the hop to an `OperationQueue`.
+    case immediate(Handler)
   }
 
   private struct State {
@@ -125,6 +128,8 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
         backlog.withLock { $0.pending -= 1 }
         run(call, generation: generation)
       }
+    case .immediate(let handler):
+      run(PendingCall(handler: handler, item: item, error: nil), generation: generation)
     case .stream(let yield, _):
       yield(item)
     }
@@ -140,6 +145,8 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     case .queue(let queue, let handler):
       let call = PendingCall(handler: handler, item: nil, error: error)
       queue.addOperation { [self] in run(call, generation: generation) }
+    case .immediate(let handler):
+      run(PendingCall(handler: handler, item: nil, error: error), generation: generation)
     case .stream(_, let finish):
       finish(error)
     case .pull, nil:
@@ -154,9 +161,14 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
       guard s.isActive, s.generation == generation else { return nil }
       return s.sink
     }
-    if case .queue(let queue, let handler) = sink {
+    switch sink {
+    case .queue(let queue, let handler):
       let call = PendingCall(handler: handler, item: nil, error: error)
       queue.addOperation { [self] in run(call, generation: generation) }
+    case .immediate(let handler):
+      run(PendingCall(handler: handler, item: nil, error: error), generation: generation)
+    case .stream, .pull, nil:
+      break
     }
   }
 

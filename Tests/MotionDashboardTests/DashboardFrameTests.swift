@@ -2,6 +2,7 @@
 
 import Foundation
 import XCTest
+import _MotionTestSupport
 
 @testable import MotionDashboard
 
@@ -27,18 +28,63 @@ final class DashboardFrameTests: XCTestCase {
     XCTAssertEqual(object["text"] as? String, "quote \" backslash \\ newline \n control \u{01}")
     XCTAssertTrue(object["nan"] is NSNull)
     XCTAssertEqual(object["whole"] as? Int, 3)
-    // Written through Float: 1e-5 survives to Float precision (relative 1e-7).
+    // Below 0.001, seven significant digits (through Float).
     XCTAssertEqual(try XCTUnwrap(object["small"] as? Double), 1e-5, accuracy: 1e-11)
     XCTAssertEqual((object["row"] as? [Any])?.count, 3)
     // Large numbers (times since boot) keep Double precision: 1 µs is still resolved.
     XCTAssertEqual(try XCTUnwrap(object["bootTime"] as? Double), 123_456.789_012, accuracy: 1e-6)
   }
 
+  func testJSONWriterNumbersAreFixedPointWithSixDecimals() throws {
+    let cases: [(Double, String)] = [
+      (0, "0"), (-0.0, "0"), (3, "3"), (-42, "-42"), (0.5, "0.5"), (-1.25, "-1.25"),
+      (0.001, "0.001"), (0.9999996, "1"), (123_456.789_012, "123456.789012"),
+      (1_764_000_000_123.5, "1764000000123.5"), (1e-5, "1e-05"), (-2.5e-4, "-0.00025"),
+      (1e13, "10000000000000.0"), (.nan, "null"), (-.infinity, "null"),
+    ]
+    for (value, expected) in cases {
+      var json = JSONWriter()
+      json.number(value)
+      XCTAssertEqual(json.text, expected, "\(value)")
+    }
+    var integers = JSONWriter()
+    integers.numbers([])
+    integers.integer(Int.min)
+    XCTAssertEqual(integers.text, "[],\(Int.min)")
+  }
+
+  /// Seeded: every finite number reads back within half a millionth (or 1e-7 relative below
+  /// 0.001), give or take its own last bit.
+  func testJSONWriterNumbersReadBackWithinTheirPrecision() throws {
+    let seed = UInt64.random(in: 0...UInt64.max)
+    var generator = SplitMix64(seed: seed)
+    var values: [Double] = []
+    for _ in 0..<2000 {
+      let exponent = Double.random(in: -8...12, using: &generator)
+      let sign: Double = Bool.random(using: &generator) ? -1 : 1
+      values.append(sign * pow(10, exponent))
+    }
+    var json = JSONWriter()
+    json.numbers(values)
+    // Valid JSON; the numbers themselves read with `Double(_:)`, which rounds correctly
+    // (Foundation's JSON parser on Linux can be a few units in the last place off).
+    let array = try XCTUnwrap(
+      try JSONSerialization.jsonObject(with: Data(json.text.utf8)) as? [Any], "seed \(seed)")
+    XCTAssertEqual(array.count, values.count, "seed \(seed)")
+    let parsed = json.text.dropFirst().dropLast().split(separator: ",").compactMap { Double($0) }
+    XCTAssertEqual(parsed.count, values.count, "seed \(seed)")
+    for (value, read) in zip(values, parsed) {
+      // Half a millionth from the printing, plus the rounding of reading it back.
+      let tolerance = value.magnitude >= 0.001 ? 5e-7 + value.ulp : value.magnitude * 1e-7
+      XCTAssertEqual(read, value, accuracy: tolerance, "seed \(seed)")
+    }
+  }
+
   func testDataFrameHasTheDocumentedFieldsAndPerClientCounters() throws {
     var batch = DashboardBatch()
     batch.append(
-      Array(repeating: 0.5, count: DashboardFrameEncoder.motionFields.count), to: \.motion)
-    batch.append([1, 0, 0, -1], to: \.accelerometer)
+      Array(repeating: 0.5, count: DashboardFrameEncoder.motionFields.count), to: .motion)
+    batch.append([1, 0, 0, -1], to: .accelerometer)
     batch.append(DashboardEvent(time: 1, kind: "shake", detail: "began"))
     var state = DashboardFeedState()
     state.orientation = "portrait"
@@ -67,7 +113,7 @@ final class DashboardFrameTests: XCTestCase {
   func testBatchIsBoundedAndCountsWhatDidNotFit() {
     var batch = DashboardBatch()
     for index in 0..<(DashboardBatch.maximumRows + 10) {
-      batch.append([Double(index), 0, 0, 0], to: \.accelerometer)
+      batch.append([Double(index), 0, 0, 0], to: .accelerometer)
     }
     XCTAssertEqual(batch.accelerometer.count, DashboardBatch.maximumRows)
     XCTAssertEqual(batch.droppedRows, 10)
