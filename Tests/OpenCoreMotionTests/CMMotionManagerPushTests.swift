@@ -106,6 +106,40 @@ final class CMMotionManagerPushTests: XCTestCase {
     XCTAssertEqual(deviceMotionCalls.count, 0)
   }
 
+  /// The package-only delivery-thread handlers (the dashboard's): paced like queued ones, called
+  /// before the source moves on (no queue in between), and ended by stop, also from inside.
+  func testDeliveryThreadHandlersArePacedAndEndWithStop() {
+    let clock = VirtualClock()
+    let player = Synthetic.player(Synthetic.still(.identity, count: 300), clock: clock)
+    let manager = CMMotionManager(source: player)
+    manager.deviceMotionUpdateInterval = 0.05
+    let motions = Collector<Double>()
+    let accelerations = Collector<Double>()
+    manager.startDeviceMotionUpdates(
+      using: .xArbitraryZVertical,
+      onDeliveryThread: { motion, error in
+        XCTAssertNil(error)
+        if let motion { motions.append(motion.timestamp) }
+      })
+    manager.accelerometerUpdateInterval = 0
+    manager.startAccelerometerUpdates(onDeliveryThread: { [unowned manager] data, _ in
+      accelerations.append(data?.timestamp ?? -1)
+      if accelerations.count == 7 { manager.stopAccelerometerUpdates() }
+    })
+    clock.advance(by: 0.99)
+    // Already delivered when the clock's advance returns: nothing was queued.
+    XCTAssertEqual(motions.count, 20)
+    XCTAssertEqual(accelerations.count, 7, "stopped from inside its own handler")
+    manager.stopDeviceMotionUpdates()
+    clock.advance(by: 1)
+    XCTAssertEqual(motions.count, 20, "no call after stop returned")
+    XCTAssertEqual(accelerations.count, 7)
+    for (a, b) in zip(motions.all, motions.all.dropFirst()) {
+      // 5 %: the tolerance the pacing contract promises.
+      XCTAssertEqual(b - a, 0.05, accuracy: 0.05 * 0.05)
+    }
+  }
+
   func testStopFromInsideTheHandlerEndsDelivery() {
     let clock = VirtualClock()
     let player = Synthetic.player(Synthetic.still(.identity, count: 100), clock: clock)
