@@ -75,7 +75,7 @@ public struct DashboardServer: Sendable {
       router: router,
       server: .http1WebSocketUpgrade(
         webSocketRouter: router,
-        configuration: .init(maxFrameSize: DashboardControlMessage.maximumSize)),
+        configuration: .init(ws: .init(maxFrameSize: DashboardControlMessage.maximumSize))),
       configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
       onServerRunning: { channel in
         let port = channel.localAddress?.port ?? configuration.port
