@@ -148,7 +148,7 @@ open class CMMotionManager: NSObject {
 
   /// Starts accelerometer updates with `handler` called on the source's delivery thread (see
   /// ``startDeviceMotionUpdates(using:onDeliveryThread:)``; not Apple API).
-  package func startAccelerometerUpdates(
+  package final func startAccelerometerUpdates(
     onDeliveryThread handler: @escaping CMAccelerometerHandler
   ) {
     connectAccelerometer(accelerometerChannel, sink: .immediate(handler))
@@ -266,7 +266,11 @@ open class CMMotionManager: NSObject {
   ///
   /// The handler runs serially, never after ``stopDeviceMotionUpdates()`` returns, and delays the
   /// source's other subscribers while it runs: it must not block.
-  package func startDeviceMotionUpdates(
+  ///
+  /// `final`: a method of this `open` class that is not final takes a slot in its dispatch table,
+  /// and code built against the old table calls the wrong method when an incremental build misses
+  /// the change (seen with the examples, which reach this module through `CoreMotion`).
+  package final func startDeviceMotionUpdates(
     using referenceFrame: CMAttitudeReferenceFrame,
     onDeliveryThread handler: @escaping CMDeviceMotionHandler
   ) {
@@ -323,7 +327,10 @@ extension CMMotionManager {
   ) -> Bool {
     guard source.availableSensors.contains(sensor) else { return false }
     let generation = channel.begin(sink: sink, nominalSourcePeriod: minimumUpdateInterval)
-    let subscription = source.subscribe(requestedSampleRate: 1 / channel.interval) { event in
+    // Only this sensor: a source that can switch sensors off (IIO, the daemon) keeps the others
+    // off while nobody else needs them.
+    let subscription = source.subscribe(requestedSampleRate: 1 / channel.interval, sensors: sensor)
+    { event in
       switch event {
       case .sample(let sample):
         guard sample.sensors.contains(sensor) else { return }

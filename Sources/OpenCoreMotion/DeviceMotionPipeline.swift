@@ -13,6 +13,9 @@ import MotionSensors
 /// sample with the latest accelerometer and magnetometer values. The estimator starts afresh each
 /// time the first consumer arrives.
 final class DeviceMotionPipeline: Sendable {
+  /// The sensors the estimator reads.
+  static let sensorsRead: SensorSet = [.accelerometer, .gyroscope, .magnetometer]
+
   /// The estimator's state after one gyroscope sample, in library units (SI, NWU earth frame).
   struct Estimate: Sendable {
     /// Seconds on the source's clock.
@@ -108,9 +111,10 @@ final class DeviceMotionPipeline: Sendable {
       return (id, isFirst)
     }
     if isFirst {
-      // The estimator wants every sample the source can give.
+      // The estimator wants every sample the source can give, of the inertial sensors only (a
+      // source that can switch sensors off keeps the barometer off for it).
       let subscription = source.subscribe(
-        requestedSampleRate: source.supportedSampleRates.upperBound
+        requestedSampleRate: source.supportedSampleRates.upperBound, sensors: Self.sensorsRead
       ) { [weak self] event in self?.handle(event) }
       let stillWanted = state.withLock { s -> Bool in
         // Everybody may have left while the subscription was being made.

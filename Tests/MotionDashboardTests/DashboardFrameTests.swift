@@ -53,7 +53,7 @@ final class DashboardFrameTests: XCTestCase {
     XCTAssertEqual(integers.text, "[],\(Int.min)")
   }
 
-  /// Seeded: every finite number reads back within half a millionth (or 1e-7 relative below
+  /// Seeded: every finite number reads back within half a millionth (or Float precision below
   /// 0.001), give or take its own last bit.
   func testJSONWriterNumbersReadBackWithinTheirPrecision() throws {
     let seed = UInt64.random(in: 0...UInt64.max)
@@ -75,7 +75,8 @@ final class DashboardFrameTests: XCTestCase {
     XCTAssertEqual(parsed.count, values.count, "seed \(seed)")
     for (value, read) in zip(values, parsed) {
       // Half a millionth from the printing, plus the rounding of reading it back.
-      let tolerance = value.magnitude >= 0.001 ? 5e-7 + value.ulp : value.magnitude * 1e-7
+      // Below 0.001: Float's rounding plus its shortest printing, within 2^-22 relative.
+      let tolerance = value.magnitude >= 0.001 ? 5e-7 + value.ulp : value.magnitude * 0x1p-22
       XCTAssertEqual(read, value, accuracy: tolerance, "seed \(seed)")
     }
   }

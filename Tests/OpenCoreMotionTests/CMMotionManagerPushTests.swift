@@ -140,6 +140,30 @@ final class CMMotionManagerPushTests: XCTestCase {
     }
   }
 
+  /// Each stream asks its source for its own sensors only, so that a source that can switch
+  /// sensors off (IIO, the daemon) keeps the rest off: an accelerometer stream does not run the
+  /// gyroscope, and device motion does not run the barometer.
+  func testStreamsAskTheSourceForTheirOwnSensorsOnly() {
+    let clock = VirtualClock()
+    let source = SensorRequestRecorder(
+      Synthetic.player(Synthetic.still(.identity, count: 50), clock: clock))
+    let manager = CMMotionManager(source: source)
+    let queue = makeSerialQueue()
+    manager.startAccelerometerUpdates(to: queue) { _, _ in }
+    manager.startGyroUpdates(to: queue) { _, _ in }
+    manager.startMagnetometerUpdates(to: queue) { _, _ in }
+    manager.startDeviceMotionUpdates(to: queue) { _, _ in }
+    clock.advance(by: 0.1)
+    queue.waitUntilAllOperationsAreFinished()
+    XCTAssertEqual(
+      source.requests, [[.accelerometer], [.gyroscope], [.magnetometer], .nineAxis],
+      "one request per stream, each for its own sensors")
+    manager.stopAccelerometerUpdates()
+    manager.stopGyroUpdates()
+    manager.stopMagnetometerUpdates()
+    manager.stopDeviceMotionUpdates()
+  }
+
   func testStopFromInsideTheHandlerEndsDelivery() {
     let clock = VirtualClock()
     let player = Synthetic.player(Synthetic.still(.identity, count: 100), clock: clock)
@@ -294,5 +318,32 @@ final class CMMotionManagerPushTests: XCTestCase {
     XCTAssertEqual(errors.count, 1)
     XCTAssertEqual(errors.all.first?.domain, CMErrorDomain)
     XCTAssertEqual(errors.all.first?.code, Int(CMErrorUnknown.rawValue))
+  }
+}
+
+/// A source that passes everything to `inner` and notes the sensors each subscription asks for.
+private final class SensorRequestRecorder: SensorSource {
+  private let inner: any SensorSource
+  private let recorded = Locked<[SensorSet]>([])
+
+  init(_ inner: any SensorSource) { self.inner = inner }
+
+  var requests: [SensorSet] { recorded.withLock { $0 } }
+  var name: String { inner.name }
+  var availableSensors: SensorSet { inner.availableSensors }
+  var supportedSampleRates: ClosedRange<Double> { inner.supportedSampleRates }
+
+  func subscribe(
+    requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
+  ) -> SourceSubscription {
+    subscribe(requestedSampleRate: requestedSampleRate, sensors: availableSensors, handler)
+  }
+
+  func subscribe(
+    requestedSampleRate: Double, sensors: SensorSet,
+    _ handler: @escaping @Sendable (SourceEvent) -> Void
+  ) -> SourceSubscription {
+    recorded.withLock { $0.append(sensors) }
+    return inner.subscribe(requestedSampleRate: requestedSampleRate, sensors: sensors, handler)
   }
 }
