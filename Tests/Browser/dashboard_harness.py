@@ -70,6 +70,65 @@ class DashboardProcess:
         self.stop()
 
 
+class DaemonDashboardProcess:
+    """`motiond --dashboard-port 0` in its own temporary XDG directories; `url` is the page with
+    the token, read from the `dashboard.url` file the daemon writes beside its socket."""
+
+    def __init__(self, source, startup_timeout=60):
+        import tempfile
+        self.directory = tempfile.mkdtemp(prefix="motiond-browser-")
+        runtime = os.path.join(self.directory, "run")
+        state = os.path.join(self.directory, "state")
+        os.makedirs(runtime, mode=0o700)
+        os.makedirs(state, mode=0o700)
+        socket = os.path.join(runtime, "opencoremotion", "motiond.sock")
+        binary = os.path.join(os.path.dirname(motionctl_path()), "motiond")
+        environment = dict(os.environ, XDG_RUNTIME_DIR=runtime, XDG_STATE_HOME=state)
+        environment.pop("COREMOTION_SOURCE", None)
+        self.log_path = os.path.join(self.directory, "motiond.log")
+        self.log_file = open(self.log_path, "w")
+        self.process = subprocess.Popen(
+            [binary, "--source", source, "--socket", socket, "--state-directory",
+             os.path.join(state, "opencoremotion"), "--dashboard-port", "0"],
+            stdout=self.log_file, stderr=subprocess.STDOUT, env=environment)
+        url_file = os.path.join(os.path.dirname(socket), "dashboard.url")
+        deadline = time.monotonic() + startup_timeout
+        self.url = None
+        while time.monotonic() < deadline and self.process.poll() is None:
+            if os.path.exists(url_file):
+                with open(url_file) as handle:
+                    text = handle.read().strip()
+                if text:
+                    self.url = text
+                    break
+            time.sleep(0.1)
+        if self.url is None:
+            self.stop()
+            with open(self.log_path) as handle:
+                raise RuntimeError("motiond's dashboard did not start: " + handle.read()[-2000:])
+
+    @property
+    def base(self):
+        return self.url.split("?")[0]
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        self.log_file.close()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
 def browser_available():
     """Why the browser tests cannot run, or None when they can."""
     try:

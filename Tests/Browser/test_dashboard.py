@@ -17,8 +17,8 @@ import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
-from dashboard_harness import (ARTIFACTS, DashboardProcess, browser_available, log, make_driver,  # noqa: E402
-                               text_of, wait_until)
+from dashboard_harness import (ARTIFACTS, DaemonDashboardProcess, DashboardProcess, browser_available,  # noqa: E402
+                               log, make_driver, text_of, wait_until)
 
 # The tour's orientations in order (Scenario+BuiltIn.swift); it repeats.
 TOUR = ["portrait", "landscapeLeft", "portraitUpsideDown", "landscapeRight", "faceDown", "faceUp"]
@@ -177,6 +177,36 @@ def test_token_when_exposed(driver):
         assert wait_until(lambda: text_of(driver, "orientation-name") != "", 5)
 
 
+def test_daemon_page_shows_history_and_clients(driver):
+    """The page as `motiond` serves it: live data, and the history panel (7 days of steps, the
+    recorder's extent, the connected clients) that only the daemon has."""
+    import json
+    with DaemonDashboardProcess("simulator:walk?speed=4") as daemon:
+        assert "token=" in daemon.url, daemon.url
+        driver.get(daemon.url)
+        assert wait_until(lambda: text_of(driver, "connection-status") == "live", 30), "no live data"
+        panel = driver.find_element("css selector", "[data-testid=history-panel]")
+        assert wait_until(lambda: panel.is_displayed(), 20), "the history panel stayed hidden"
+        # The daemon's history counts the walk while the page is open (steps land per minute row).
+        api = daemon.base + "api/history?" + daemon.url.split("?", 1)[1]
+
+        def steps_today():
+            with urllib.request.urlopen(api, timeout=5) as response:
+                history = json.load(response)
+            return history["days"][-1]["steps"] if history["days"] else 0, history
+        assert wait_until(lambda: steps_today()[0] >= 10, 40, interval=1), "the walk is not in the daemon's history"
+        steps, history = steps_today()
+        assert len(history["days"]) == 7, history["days"]
+        log(f"  steps today in the daemon's history: {steps}; clients: {[c['name'] for c in history['clients']]}")
+        # The page shows the clients (its own connection among them) and the recorder's extent.
+        assert wait_until(lambda: len(driver.find_elements("css selector", "[data-testid=client-list] li")) >= 1, 20), \
+            "no clients listed"
+        assert text_of(driver, "recorder-extent") not in ("", "–"), text_of(driver, "recorder-extent")
+        canvas = driver.find_element("css selector", "[data-testid=history-chart]")
+        assert canvas.size["width"] > 0 and canvas.size["height"] > 0, canvas.size
+        screenshot(driver, "dashboard-daemon.png")
+
+
 def main():
     reason = browser_available()
     if reason:
@@ -187,7 +217,7 @@ def main():
         print("0 passed, 0 failed, 1 skipped")
         return 0
     tests = [test_tour_orientation_and_attitude, test_walk_step_count_rises, test_scenario_switch_and_phone_layout,
-             test_recording_to_private_file, test_token_when_exposed]
+             test_recording_to_private_file, test_token_when_exposed, test_daemon_page_shows_history_and_clients]
     selected = [t for t in tests if len(sys.argv) < 2 or any(a in t.__name__ for a in sys.argv[1:])]
     driver = make_driver()
     passed = failed = 0

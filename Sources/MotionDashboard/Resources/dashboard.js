@@ -415,7 +415,10 @@ function drawHistory(history) {
   $("recorder-extent").textContent = extent;
   $("client-list").replaceChildren(...history.clients.map((client) => {
     const item = document.createElement("li");
-    item.textContent = client.name + (client.processIdentifier ? " (pid " + client.processIdentifier + ")" : "")
+    // Some clients already name their process id (the daemon's own connections do).
+    const pid = client.processIdentifier && !client.name.includes("(pid ")
+      ? " (pid " + client.processIdentifier + ")" : "";
+    item.textContent = client.name + pid
       + (client.rate ? " · " + client.rate + " Hz" : "");
     return item;
   }));
