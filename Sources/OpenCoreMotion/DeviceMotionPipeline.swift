@@ -14,7 +14,7 @@ import MotionSensors
 /// time the first consumer arrives.
 final class DeviceMotionPipeline: Sendable {
   /// The sensors the estimator reads.
-  static let sensorsRead: SensorSet = [.accelerometer, .gyroscope, .magnetometer]
+  static let sensorsRead: SensorSet = .nineAxis
 
   /// The estimator's state after one gyroscope sample, in library units (SI, NWU earth frame).
   struct Estimate: Sendable {

@@ -137,30 +137,36 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
 
   /// Reports an error to the consumer of run `generation` (the pull property has no consumer).
   func fail(_ error: any Error, generation: UInt64) {
-    let sink = state.withLock { s -> Sink? in
-      guard s.isActive, s.generation == generation else { return nil }
-      return s.sink
-    }
-    switch sink {
-    case .queue(let queue, let handler):
-      let call = PendingCall(handler: handler, item: nil, error: error)
-      queue.addOperation { [self] in run(call, generation: generation) }
-    case .immediate(let handler):
-      run(PendingCall(handler: handler, item: nil, error: error), generation: generation)
-    case .stream(_, let finish):
+    let sink = sink(of: generation)
+    if case .stream(_, let finish) = sink {
       finish(error)
-    case .pull, nil:
-      break
+    } else {
+      callHandler(with: error, sink: sink, generation: generation)
     }
   }
 
   /// Reports an error that does not end the run (such as `CMErrorDeviceRequiresMovement`) to a
   /// handler; async sequences and the pull property have no place for it and skip it.
   func advise(_ error: any Error, generation: UInt64) {
-    let sink = state.withLock { s -> Sink? in
+    callHandler(with: error, sink: sink(of: generation), generation: generation)
+  }
+
+  /// Tells an async-sequence consumer of run `generation` that the source has no more samples.
+  func finish(generation: UInt64) {
+    if case .stream(_, let finish) = sink(of: generation) { finish(nil) }
+  }
+
+  /// The sink of run `generation`, or `nil` once that run is over.
+  private func sink(of generation: UInt64) -> Sink? {
+    state.withLock { s -> Sink? in
       guard s.isActive, s.generation == generation else { return nil }
       return s.sink
     }
+  }
+
+  /// Hands `error` to the handler of a queue or delivery-thread sink (errors are never dropped
+  /// from a queue); the other sinks have no handler.
+  private func callHandler(with error: any Error, sink: Sink?, generation: UInt64) {
     switch sink {
     case .queue(let queue, let handler):
       let call = PendingCall(handler: handler, item: nil, error: error)
@@ -170,15 +176,6 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     case .stream, .pull, nil:
       break
     }
-  }
-
-  /// Tells an async-sequence consumer of run `generation` that the source has no more samples.
-  func finish(generation: UInt64) {
-    let sink = state.withLock { s -> Sink? in
-      guard s.isActive, s.generation == generation else { return nil }
-      return s.sink
-    }
-    if case .stream(_, let finish) = sink { finish(nil) }
   }
 
   /// Ends the run in progress, if any: no handler runs after this returns.

@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -23,7 +24,33 @@ def motionctl_path():
     raise RuntimeError("motionctl is not built: run `swift build --product motionctl` or set MOTIONCTL")
 
 
-class DashboardProcess:
+class ServedPage:
+    """What both servers of the page share: `url` (with the token, if any), `base`, and stopping
+    `process` (SIGTERM, then SIGKILL after `stop_grace` seconds) as a context manager."""
+
+    stop_grace = 10
+
+    @property
+    def base(self):
+        return self.url.split("?")[0]
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(self.stop_grace)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+class DashboardProcess(ServedPage):
     """`motionctl dashboard` on a free port; `url` is the page (with the token, if any)."""
 
     def __init__(self, source, extra=(), startup_timeout=60):
@@ -50,32 +77,16 @@ class DashboardProcess:
             self.stop()
             raise RuntimeError("the dashboard did not start: " + "".join(self.output))
 
-    @property
-    def base(self):
-        return self.url.split("?")[0]
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.stop()
 
 
-class DaemonDashboardProcess:
+class DaemonDashboardProcess(ServedPage):
     """`motiond --dashboard-port 0` in its own temporary XDG directories; `url` is the page with
     the token, read from the `dashboard.url` file the daemon writes beside its socket."""
 
+    # The daemon commits its history and closes every client before it exits.
+    stop_grace = 15
+
     def __init__(self, source, startup_timeout=60):
-        import tempfile
         self.directory = tempfile.mkdtemp(prefix="motiond-browser-")
         runtime = os.path.join(self.directory, "run")
         state = os.path.join(self.directory, "state")
@@ -103,30 +114,16 @@ class DaemonDashboardProcess:
                     break
             time.sleep(0.1)
         if self.url is None:
-            self.stop()
+            # The log first: stopping removes the folder it is in.
             with open(self.log_path) as handle:
-                raise RuntimeError("motiond's dashboard did not start: " + handle.read()[-2000:])
-
-    @property
-    def base(self):
-        return self.url.split("?")[0]
+                log_tail = handle.read()[-2000:]
+            self.stop()
+            raise RuntimeError("motiond's dashboard did not start: " + log_tail)
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        super().stop()
         self.log_file.close()
         shutil.rmtree(self.directory, ignore_errors=True)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.stop()
 
 
 def browser_available():
