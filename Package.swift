@@ -135,13 +135,16 @@ var targets: [Target] = [
   // MARK: - Motion daemon protocol and client (below the API: `COREMOTION_SOURCE=daemon`)
   .target(
     name: "MotionDaemonProtocol",
-    dependencies: ["MotionSensors", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+    dependencies: [
+      "MotionSensors", "MotionFusion", "MotionMath",
+      .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+    ],
     exclude: ["regenerate.sh"],
     swiftSettings: swiftSettings),
   .target(
     name: "MotionDaemonClient",
     dependencies: [
-      "MotionDaemonProtocol", "MotionSensors",
+      "MotionDaemonProtocol", "MotionSensors", "MotionFusion",
       .product(name: "SwiftProtobuf", package: "swift-protobuf"),
       .product(name: "Logging", package: "swift-log"),
     ],
@@ -180,7 +183,8 @@ var targets: [Target] = [
   .target(
     name: "MotionDaemon",
     dependencies: [
-      "MotionDaemonProtocol", "MotionSensors", "MotionDetectors", "MotionMath", "OpenCoreMotion",
+      "MotionDaemonProtocol", "MotionSensors", "MotionDetectors", "MotionMath", "MotionFusion",
+      "OpenCoreMotion",
       "SourceComposition",
       "MotionDashboard",
       .product(name: "SwiftProtobuf", package: "swift-protobuf"),

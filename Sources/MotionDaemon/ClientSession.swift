@@ -3,6 +3,7 @@
 import Foundation
 import Logging
 import MotionDaemonProtocol
+import MotionFusion
 import MotionSensors
 
 /// One connected client: a reader thread that parses its requests and a writer thread that drains
@@ -82,6 +83,11 @@ final class ClientSession: @unchecked Sendable {
     }
   }
 
+  /// Whether any of this client's subscriptions wants the daemon's fused motion.
+  var demandsFusedMotion: Bool {
+    condition.withLock { state.subscriptions.values.contains { $0.fusedMotion } }
+  }
+
   /// The raw sensors this client's subscriptions want (empty: none).
   var demandedSensors: SensorSet {
     condition.withLock {
@@ -123,6 +129,33 @@ final class ClientSession: @unchecked Sendable {
       var message = WireServerMessage()
       message.requestID = subscription.id
       message.samples = batch
+      enqueueStreamLocked(subscription.id, Wire.frame(message))
+      queuedAny = true
+    }
+    if queuedAny { condition.signal() }
+  }
+
+  /// Queues one estimate of the daemon's fusion for every subscription that wants fused motion and
+  /// is due for it.
+  func deliver(_ estimate: DeviceMotionEstimate, receivedBootNanoseconds: UInt64) {
+    condition.lock()
+    defer { condition.unlock() }
+    guard !state.isClosed, !state.subscriptions.isEmpty else { return }
+    var queuedAny = false
+    for key in state.subscriptions.keys {
+      guard var subscription = state.subscriptions[key], subscription.fusedMotion,
+        subscription.fusedMotionDecimator.accept(estimate.timestamp)
+      else { continue }
+      var batch = Opencoremotion_Daemon_V1_FusedMotionBatch()
+      batch.estimates = [
+        Wire.fusedMotion(estimate, receivedBootNanoseconds: receivedBootNanoseconds)
+      ]
+      batch.droppedBefore = subscription.unreportedDrops
+      subscription.unreportedDrops = 0
+      state.subscriptions[key] = subscription
+      var message = WireServerMessage()
+      message.requestID = subscription.id
+      message.fusedMotion = batch
       enqueueStreamLocked(subscription.id, Wire.frame(message))
       queuedAny = true
     }

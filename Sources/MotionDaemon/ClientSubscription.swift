@@ -8,12 +8,18 @@ struct ClientSubscription: Sendable {
   var id: UInt64
   /// Raw readings to deliver (empty: none).
   var sensors: SensorSet
-  /// Delivery rate of raw samples, Hz (already clamped to the source's range).
+  /// Delivery rate of raw samples and fused motion, Hz (already clamped to the source's range).
   var rate: Double
   var pedometer: Bool
   var activity: Bool
   var altitude: Bool
+  /// Whether the daemon's fused motion is delivered (at `rate`).
+  var fusedMotion = false
+  /// Picks the raw samples due at `rate`.
   var decimator: RateDecimator
+  /// Picks the fusion estimates due at `rate` (apart from `decimator`: a subscription may take
+  /// both, and each decimator must see every timestamp of its own stream once).
+  var fusedMotionDecimator: RateDecimator
   /// Messages of this subscription dropped since the last one sent (reported in the next batch).
   var unreportedDrops: UInt64 = 0
 }

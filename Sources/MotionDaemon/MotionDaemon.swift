@@ -3,7 +3,9 @@
 import Foundation
 import Logging
 import MotionDaemonProtocol
+import MotionFusion
 import MotionSensors
+import OpenCoreMotion
 
 /// The motion daemon: owns one sensor source, shares it among any number of client processes over
 /// a Unix socket (each at its own rate), and keeps the motion history.
@@ -13,6 +15,10 @@ import MotionSensors
 /// unsubscribed when nobody needs it. Samples are fanned out on the source's delivery thread into
 /// each client's bounded queue; each client has its own writer thread, so a slow or dead client
 /// delays nobody.
+///
+/// Device motion is fused here, once for every client that asks for it: while any client wants
+/// fused motion the source runs at its highest rate with the nine-axis sensors, one estimator
+/// reads every sample, and each client receives the estimates due at its own rate.
 public final class MotionDaemon: @unchecked Sendable {
   // Sendable because mutable state lives in `hub` (a Locked) and the services are thread-safe.
   private struct Hub {
@@ -34,6 +40,15 @@ public final class MotionDaemon: @unchecked Sendable {
   private let logger: Logger
   let history: HistoryService
   private let hub = Locked(Hub())
+  /// The fusion shared by every client that wants fused motion; `nil` while none does.
+  private let fusion = Locked<Fusion?>(nil)
+
+  private struct Fusion {
+    var feed: DeviceMotionFeed
+    /// The source subscription it started with: it reads that subscription's samples and later
+    /// ones' only, never the last samples of an older subscription at another rate.
+    var firstGeneration: UInt64
+  }
   private var listener: UnixSocket?
   private let stoppedCondition = NSCondition()
   private var isFinished = false
@@ -140,9 +155,12 @@ public final class MotionDaemon: @unchecked Sendable {
     let wantsLive = sessions.contains {
       $0.snapshot.subscriptions.contains { $0.pedometer || $0.activity || $0.altitude }
     }
+    let wantsFusedMotion = sessions.contains { $0.demandsFusedMotion }
     let historyRate = history.demandedRate
     var rate = max(clientRate, historyRate)
     if rate == 0, wantsLive { rate = 50 }
+    // The estimator reads every sample the source can give, as it does in-process.
+    if wantsFusedMotion { rate = source.supportedSampleRates.upperBound }
     if rate > 0 {
       rate = min(
         max(rate, source.supportedSampleRates.lowerBound), source.supportedSampleRates.upperBound)
@@ -151,18 +169,30 @@ public final class MotionDaemon: @unchecked Sendable {
     // activity, recording) and the barometer (floors, altitude); clients add what they stream.
     var sensors = sessions.reduce(into: SensorSet()) { $0.formUnion($1.demandedSensors) }
     if historyRate > 0 || wantsLive { sensors.formUnion([.accelerometer, .barometer]) }
+    if wantsFusedMotion { sensors.formUnion(DeviceMotionFeed.sensorsRead) }
     sensors.formIntersection(source.availableSensors)
     if rate == 0 { sensors = [] }
-    let (old, generation) = hub.withLock { h -> (SourceSubscription?, UInt64?) in
+    let (old, generation, current) = hub.withLock { h -> (SourceSubscription?, UInt64?, UInt64) in
       guard !h.isStopped, rate != h.subscribedRate || sensors != h.subscribedSensors else {
-        return (nil, nil)
+        return (nil, nil, h.generation)
       }
       h.generation += 1
       h.subscribedRate = rate
       h.subscribedSensors = sensors
       let old = h.subscription
       h.subscription = nil
-      return (old, rate > 0 ? h.generation : nil)
+      return (old, rate > 0 ? h.generation : nil, h.generation)
+    }
+    // The estimator starts when the first client asks for fused motion and keeps running (across
+    // later changes of subscription) until the last one leaves.
+    fusion.withLock { fusion in
+      if !wantsFusedMotion {
+        fusion = nil
+      } else if fusion == nil {
+        fusion = Fusion(
+          feed: DeviceMotionFeed(samplePeriod: source.shortestSamplePeriod),
+          firstGeneration: current)
+      }
     }
     if let generation {
       // Subscribe before cancelling the old subscription so a player does not pause in between;
@@ -197,6 +227,15 @@ public final class MotionDaemon: @unchecked Sendable {
     case .sample(let sample):
       for session in sessions {
         session.deliver(sample, receivedBootNanoseconds: receivedNanoseconds)
+      }
+      let estimate = fusion.withLock { fusion -> DeviceMotionEstimate? in
+        guard fusion != nil, generation >= fusion!.firstGeneration else { return nil }
+        return fusion!.feed.update(with: sample)
+      }
+      if let estimate {
+        for session in sessions {
+          session.deliver(estimate, receivedBootNanoseconds: receivedNanoseconds)
+        }
       }
       let updates = history.process(sample, now: Date().timeIntervalSince1970)
       for update in updates {
@@ -236,6 +275,7 @@ public final class MotionDaemon: @unchecked Sendable {
       answer.minRateHz = source.supportedSampleRates.lowerBound
       answer.maxRateHz = source.supportedSampleRates.upperBound
       answer.historyAuthorized = history.condition != .denied
+      answer.servesFusedMotion = source.availableSensors.isSuperset(of: .inertial)
       reply.hello = answer
       return [reply]
     case .subscribe(let subscribe):
@@ -245,11 +285,13 @@ public final class MotionDaemon: @unchecked Sendable {
       }
       let rate = min(max(subscribe.rateHz, range.lowerBound), range.upperBound)
       let sensors = Wire.sensorSet(subscribe.sensors).intersection(source.availableSensors)
+      let fusedMotion = subscribe.fusedMotion && source.availableSensors.isSuperset(of: .inertial)
       session.addSubscription(
         ClientSubscription(
           id: id, sensors: sensors, rate: rate, pedometer: subscribe.pedometer,
-          activity: subscribe.activity,
-          altitude: subscribe.altitude, decimator: RateDecimator(interval: 1 / rate)))
+          activity: subscribe.activity, altitude: subscribe.altitude, fusedMotion: fusedMotion,
+          decimator: RateDecimator(interval: 1 / rate),
+          fusedMotionDecimator: RateDecimator(interval: 1 / rate)))
       updateSourceSubscription()
       reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
       return [reply]
@@ -428,10 +470,12 @@ public final class MotionDaemon: @unchecked Sendable {
         var wire = Opencoremotion_Daemon_V1_SubscriptionStatus()
         wire.id = subscription.id
         wire.sensors = Wire.sensorBits(subscription.sensors)
-        wire.rateHz = subscription.sensors.isEmpty ? 0 : subscription.rate
+        wire.rateHz =
+          subscription.sensors.isEmpty && !subscription.fusedMotion ? 0 : subscription.rate
         wire.pedometer = subscription.pedometer
         wire.activity = subscription.activity
         wire.altitude = subscription.altitude
+        wire.fusedMotion = subscription.fusedMotion
         return wire
       }
       return client

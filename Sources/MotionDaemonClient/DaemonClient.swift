@@ -176,7 +176,8 @@ public final class DaemonClient: @unchecked Sendable {
     let high = answer.maxRateHz.isFinite && answer.maxRateHz >= low ? answer.maxRateHz : low
     let info = DaemonServerInfo(
       sourceName: answer.sourceName, availableSensors: Wire.sensorSet(answer.availableSensors),
-      supportedSampleRates: low...high, historyAuthorized: answer.historyAuthorized)
+      supportedSampleRates: low...high, historyAuthorized: answer.historyAuthorized,
+      servesFusedMotion: answer.servesFusedMotion)
     let streams = state.withLock { s -> [Stream]? in
       guard !s.isClosed else { return nil }
       s.socket = socket
@@ -242,7 +243,7 @@ public final class DaemonClient: @unchecked Sendable {
       // request_id 0: the daemon's notice of a change, answering nobody.
       guard id != 0, let pending = state.withLock({ $0.pending[id] }) else { return }
       if pending.deliver(message) { state.withLock { _ = $0.pending.removeValue(forKey: id) } }
-    case .samples, .live, .sourceEvent:
+    case .samples, .fusedMotion, .live, .sourceEvent:
       // A Subscribe's own acknowledgement comes as `.ack`; stream messages go to the stream.
       guard let stream = state.withLock({ s in s.wireToStream[id].flatMap { s.streams[$0] } })
       else {
@@ -257,6 +258,14 @@ public final class DaemonClient: @unchecked Sendable {
         for sample in batch.samples {
           stream.deliver(
             .sample(Wire.motionSample(sample), receivedBootNanoseconds: sample.receivedBootNs))
+        }
+      case .fusedMotion(let batch):
+        if batch.droppedBefore > 0 { stream.deliver(.dropped(batch.droppedBefore)) }
+        for estimate in batch.estimates {
+          stream.deliver(
+            .fusedMotion(
+              Wire.deviceMotionEstimate(estimate), receivedBootNanoseconds: estimate.receivedBootNs)
+          )
         }
       case .live(let live):
         switch live.update {
@@ -437,7 +446,7 @@ public final class DaemonClient: @unchecked Sendable {
               DaemonStreamRequest(
                 sensors: Wire.sensorSet($0.sensors), rate: $0.rateHz, pedometer: $0.pedometer,
                 activity: $0.activity,
-                altitude: $0.altitude)
+                altitude: $0.altitude, fusedMotion: $0.fusedMotion)
             }, dropped: c.dropped, queued: Int(c.queued))
         },
         historyAuthorized: s.historyAuthorized, historyState: s.historyState,
@@ -616,6 +625,7 @@ public final class DaemonClient: @unchecked Sendable {
         subscribe.pedometer = stream.request.pedometer
         subscribe.activity = stream.request.activity
         subscribe.altitude = stream.request.altitude
+        subscribe.fusedMotion = stream.request.fusedMotion
         message.subscribe = subscribe
       }, stream: stream,
       onMessage: { _ in true }, onFailure: { _ in })

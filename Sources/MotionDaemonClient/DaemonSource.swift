@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionFusion
 import MotionSensors
 
 /// The motion daemon as a ``SensorSource``: `CMMotionManager` works unchanged on top of it
 /// (`COREMOTION_SOURCE=daemon`, or by default when the daemon's socket exists).
 ///
 /// Each subscription becomes one daemon subscription at the requested rate (the daemon decimates);
-/// samples keep the source's exact timestamps. When the daemon goes away subscribers receive
+/// samples keep the source's exact timestamps. Device motion need not be fused again in every
+/// client: ``subscribeFusedMotion(rate:_:)`` delivers the daemon's own fusion, which it runs once
+/// for all of them. When the daemon goes away subscribers receive
 /// ``SourceFailure/Kind/disconnected``; the connection comes back by itself when the daemon returns
 /// and samples continue.
 public final class DaemonSource: SensorSource, @unchecked Sendable {
@@ -15,6 +18,9 @@ public final class DaemonSource: SensorSource, @unchecked Sendable {
   public let name: String
   public let availableSensors: SensorSet
   public let supportedSampleRates: ClosedRange<Double>
+  /// Whether the daemon serves its fused motion (``subscribeFusedMotion(rate:_:)``); an older
+  /// daemon does not, and its clients fuse raw samples themselves.
+  public let servesFusedMotion: Bool
   /// The connection (also usable for history queries).
   public let client: DaemonClient
 
@@ -27,6 +33,7 @@ public final class DaemonSource: SensorSource, @unchecked Sendable {
     name = "daemon:" + info.sourceName
     availableSensors = info.availableSensors
     supportedSampleRates = info.supportedSampleRates
+    servesFusedMotion = info.servesFusedMotion
   }
 
   public func subscribe(
@@ -41,22 +48,59 @@ public final class DaemonSource: SensorSource, @unchecked Sendable {
     requestedSampleRate: Double, sensors: SensorSet,
     _ handler: @escaping @Sendable (SourceEvent) -> Void
   ) -> SourceSubscription {
-    let rate = min(
-      max(requestedSampleRate, supportedSampleRates.lowerBound), supportedSampleRates.upperBound)
-    let request = DaemonStreamRequest(sensors: sensors.intersection(availableSensors), rate: rate)
+    let request = DaemonStreamRequest(
+      sensors: sensors.intersection(availableSensors), rate: clampedRate(requestedSampleRate))
+    return stream(request, handler) { event in
+      guard case .sample(let sample, _) = event else { return nil }
+      return .sample(sample)
+    }
+  }
+
+  /// What a fused-motion subscription delivers.
+  public enum FusedMotionEvent: Sendable {
+    /// One estimate of the daemon's fusion, with the boot-clock time (ns) at which the daemon
+    /// received the sample it came from.
+    case estimate(DeviceMotionEstimate, receivedBootNanoseconds: UInt64)
+    case failure(SourceFailure)
+    case finished
+  }
+
+  /// Subscribes to the daemon's sensor fusion at `rate` Hz (clamped to the source's range). The
+  /// daemon fuses every sample of its source once for all clients and sends each one the
+  /// estimates due at its rate; the client only turns them into its reference frame.
+  ///
+  /// Only meaningful when ``servesFusedMotion`` is set (an older daemon sends nothing).
+  public func subscribeFusedMotion(
+    rate: Double, _ handler: @escaping @Sendable (FusedMotionEvent) -> Void
+  ) -> SourceSubscription {
+    let request = DaemonStreamRequest(rate: clampedRate(rate), fusedMotion: true)
+    return stream(request, handler) { event in
+      guard case .fusedMotion(let estimate, let received) = event else { return nil }
+      return .estimate(estimate, receivedBootNanoseconds: received)
+    }
+  }
+
+  private func clampedRate(_ rate: Double) -> Double {
+    min(max(rate, supportedSampleRates.lowerBound), supportedSampleRates.upperBound)
+  }
+
+  /// Maps a daemon stream's events: `item` picks the stream's own payload, failures, the end of
+  /// the source and a lost connection become the `failure`/`finished` cases of `Event`.
+  private func stream<Event: SourceEventConvertible>(
+    _ request: DaemonStreamRequest, _ handler: @escaping @Sendable (Event) -> Void,
+    item: @escaping @Sendable (DaemonStreamEvent) -> Event?
+  ) -> SourceSubscription {
     do {
       return try client.subscribe(request) { event in
         switch event {
-        case .sample(let sample, _):
-          handler(.sample(sample))
         case .sourceFailure(let kind, let message):
           handler(.failure(SourceFailure(SourceFailure.Kind(rawValue: kind) ?? .other, message)))
         case .sourceFinished:
           handler(.finished)
         case .disconnected(let message):
           handler(.failure(SourceFailure(.disconnected, "motion daemon: " + message)))
-        case .dropped, .reconnected, .pedometer, .activity, .altitude:
-          break
+        default:
+          if let converted = item(event) { handler(converted) }
         }
       }
     } catch {
@@ -65,3 +109,12 @@ public final class DaemonSource: SensorSource, @unchecked Sendable {
     }
   }
 }
+
+/// The two event types a daemon stream maps onto (a source's and a fused-motion subscription's).
+protocol SourceEventConvertible: Sendable {
+  static func failure(_ failure: SourceFailure) -> Self
+  static var finished: Self { get }
+}
+
+extension SourceEvent: SourceEventConvertible {}
+extension DaemonSource.FusedMotionEvent: SourceEventConvertible {}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionFusion
 import MotionSensors
 
 /// What the daemon reports about itself when a client connects.
@@ -9,6 +10,8 @@ public struct DaemonServerInfo: Sendable, Equatable {
   public var availableSensors: SensorSet
   public var supportedSampleRates: ClosedRange<Double>
   public var historyAuthorized: Bool
+  /// Whether the daemon serves its fused motion (``DaemonStreamRequest/fusedMotion``).
+  public var servesFusedMotion: Bool
 }
 
 /// Pedometer totals over a date range (from the daemon's per-minute history).
@@ -79,6 +82,9 @@ public struct DaemonAltitudeReading: Sendable, Equatable {
 public enum DaemonStreamEvent: Sendable {
   /// A raw sample, with the boot-clock time (ns) at which the daemon received it from its source.
   case sample(MotionSample, receivedBootNanoseconds: UInt64)
+  /// One estimate of the daemon's sensor fusion, with the boot-clock time (ns) at which the daemon
+  /// received the sample it came from.
+  case fusedMotion(DeviceMotionEstimate, receivedBootNanoseconds: UInt64)
   case pedometer(DaemonPedometerReading)
   case activity(DaemonActivitySegment)
   case altitude(DaemonAltitudeReading)
@@ -101,16 +107,19 @@ public struct DaemonStreamRequest: Sendable, Equatable {
   public var pedometer: Bool
   public var activity: Bool
   public var altitude: Bool
+  /// The daemon's sensor fusion at `rate` (one estimator in the daemon for every client).
+  public var fusedMotion: Bool
 
   public init(
     sensors: SensorSet = [], rate: Double = 0, pedometer: Bool = false, activity: Bool = false,
-    altitude: Bool = false
+    altitude: Bool = false, fusedMotion: Bool = false
   ) {
     self.sensors = sensors
     self.rate = rate
     self.pedometer = pedometer
     self.activity = activity
     self.altitude = altitude
+    self.fusedMotion = fusedMotion
   }
 }
 
@@ -119,7 +128,7 @@ public struct DaemonStatus: Sendable, Equatable {
   public struct Client: Sendable, Equatable {
     public var name: String
     public var processID: Int
-    /// (sensors, rate Hz, pedometer, activity, altitude) per subscription
+    /// (sensors, rate Hz, pedometer, activity, altitude, fused motion) per subscription
     public var subscriptions: [DaemonStreamRequest]
     public var dropped: UInt64
     public var queued: Int

@@ -24,9 +24,10 @@
 // CONVERSATION
 //   1. The client sends `Hello`; the daemon answers `HelloReply` (source, sensors, rates, protocol
 //      version). Every request carries a client-chosen `request_id` that its reply repeats.
-//   2. `Subscribe` starts a stream (raw samples and/or pedometer/activity/altitude updates); the
-//      daemon then sends `SampleBatch`/`LiveUpdate` messages whose `subscription_id` is the request's
-//      `request_id`. A client may hold several subscriptions, each at its own rate.
+//   2. `Subscribe` starts a stream (raw samples, fused motion and/or pedometer/activity/altitude
+//      updates); the daemon then sends `SampleBatch`/`FusedMotionBatch`/`LiveUpdate` messages whose
+//      `request_id` is the `Subscribe` request's. A client may hold several subscriptions, each at
+//      its own rate.
 //   3. Queries (`StatusRequest`, `PedometerQuery`, `ActivityQuery`, `AccelerometerQuery`,
 //      `RecordAccelerometer`, `SetPrivacy`, `AuthorizationQuery`) are answered by exactly one reply
 //      with the same `request_id`, or by `ErrorReply`.
@@ -36,6 +37,8 @@
 // UNITS (the daemon's internal sample convention, not Core Motion's; clients convert at their API)
 //   accelerometer: specific force in m/s², sensor frame (+9.81 on the up axis at rest);
 //   gyroscope: rad/s, raw; magnetometer: µT, raw; pressure: kPa; temperature: °C.
+//   fused motion: the estimator's own frames and units (earth frame x north, y west, z up; see
+//   `FusedMotion`); each client turns it into the Core Motion reference frame it asked for.
 //   `timestamp`: seconds on the source's clock (boot time for hardware), passed through bit-exact.
 //   Dates in history messages (`*_date`): seconds since 1970-01-01 UTC.
 //
@@ -267,6 +270,12 @@ public nonisolated struct Opencoremotion_Daemon_V1_Subscribe: Sendable {
 
   public var altitude: Bool = false
 
+  /// The daemon's sensor fusion (`FusedMotionBatch`), at rate_hz like raw samples. The daemon runs
+  /// one estimator over every sample of its source, at the source's highest rate, for all clients
+  /// together: a client gets device motion without fusing it again. Only from daemons whose
+  /// `HelloReply.serves_fused_motion` is set.
+  public var fusedMotion: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -477,6 +486,14 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     set {body = .authorization(newValue)}
   }
 
+  public var fusedMotion: Opencoremotion_Daemon_V1_FusedMotionBatch {
+    get {
+      if case .fusedMotion(let v)? = body {return v}
+      return Opencoremotion_Daemon_V1_FusedMotionBatch()
+    }
+    set {body = .fusedMotion(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -491,6 +508,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     case ack(Opencoremotion_Daemon_V1_Acknowledgement)
     case error(Opencoremotion_Daemon_V1_ErrorReply)
     case authorization(Opencoremotion_Daemon_V1_Authorization)
+    case fusedMotion(Opencoremotion_Daemon_V1_FusedMotionBatch)
 
   }
 
@@ -527,6 +545,10 @@ public nonisolated struct Opencoremotion_Daemon_V1_HelloReply: Sendable {
   public var maxRateHz: Double = 0
 
   public var historyAuthorized: Bool = false
+
+  /// Whether `Subscribe.fused_motion` is served (a daemon without it ignores the field; its
+  /// clients fuse raw samples themselves).
+  public var servesFusedMotion: Bool = false
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -605,6 +627,143 @@ public nonisolated struct Opencoremotion_Daemon_V1_SampleBatch: Sendable {
   // methods supported on all messages.
 
   public var samples: [Opencoremotion_Daemon_V1_Sample] = []
+
+  /// Stream messages of this subscription dropped since the previous batch (slow reader).
+  public var droppedBefore: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// A rotation as a unit quaternion (w + xi + yj + zk).
+public nonisolated struct Opencoremotion_Daemon_V1_Quaternion: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var w: Double = 0
+
+  public var x: Double = 0
+
+  public var y: Double = 0
+
+  public var z: Double = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// The daemon's attitude estimator after one gyroscope sample: the inputs it read and the state it
+/// reached. Earth frame NWU (x north, y west, z up); rotations map sensor-frame vectors into it.
+public nonisolated struct Opencoremotion_Daemon_V1_FusedMotion: @unchecked Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// source clock, s
+  public var timestamp: Double {
+    get {_storage._timestamp}
+    set {_uniqueStorage()._timestamp = newValue}
+  }
+
+  /// without magnetometer: heading arbitrary but steady
+  public var earthFromSensor6D: Opencoremotion_Daemon_V1_Quaternion {
+    get {_storage._earthFromSensor6D ?? Opencoremotion_Daemon_V1_Quaternion()}
+    set {_uniqueStorage()._earthFromSensor6D = newValue}
+  }
+  /// Returns true if `earthFromSensor6D` has been explicitly set.
+  public var hasEarthFromSensor6D: Bool {_storage._earthFromSensor6D != nil}
+  /// Clears the value of `earthFromSensor6D`. Subsequent reads from it will return its default value.
+  public mutating func clearEarthFromSensor6D() {_uniqueStorage()._earthFromSensor6D = nil}
+
+  /// x toward magnetic north once has_magnetic_heading
+  public var earthFromSensor9D: Opencoremotion_Daemon_V1_Quaternion {
+    get {_storage._earthFromSensor9D ?? Opencoremotion_Daemon_V1_Quaternion()}
+    set {_uniqueStorage()._earthFromSensor9D = newValue}
+  }
+  /// Returns true if `earthFromSensor9D` has been explicitly set.
+  public var hasEarthFromSensor9D: Bool {_storage._earthFromSensor9D != nil}
+  /// Clears the value of `earthFromSensor9D`. Subsequent reads from it will return its default value.
+  public mutating func clearEarthFromSensor9D() {_uniqueStorage()._earthFromSensor9D = nil}
+
+  public var hasMagneticHeading_p: Bool {
+    get {_storage._hasMagneticHeading_p}
+    set {_uniqueStorage()._hasMagneticHeading_p = newValue}
+  }
+
+  /// raw, rad/s
+  public var gyroscope: Opencoremotion_Daemon_V1_Vector3 {
+    get {_storage._gyroscope ?? Opencoremotion_Daemon_V1_Vector3()}
+    set {_uniqueStorage()._gyroscope = newValue}
+  }
+  /// Returns true if `gyroscope` has been explicitly set.
+  public var hasGyroscope: Bool {_storage._gyroscope != nil}
+  /// Clears the value of `gyroscope`. Subsequent reads from it will return its default value.
+  public mutating func clearGyroscope() {_uniqueStorage()._gyroscope = nil}
+
+  /// estimated, rad/s (rotation rate = gyroscope − bias)
+  public var gyroscopeBias: Opencoremotion_Daemon_V1_Vector3 {
+    get {_storage._gyroscopeBias ?? Opencoremotion_Daemon_V1_Vector3()}
+    set {_uniqueStorage()._gyroscopeBias = newValue}
+  }
+  /// Returns true if `gyroscopeBias` has been explicitly set.
+  public var hasGyroscopeBias: Bool {_storage._gyroscopeBias != nil}
+  /// Clears the value of `gyroscopeBias`. Subsequent reads from it will return its default value.
+  public mutating func clearGyroscopeBias() {_uniqueStorage()._gyroscopeBias = nil}
+
+  /// specific force, m/s² (the reading fused with it)
+  public var accelerometer: Opencoremotion_Daemon_V1_Vector3 {
+    get {_storage._accelerometer ?? Opencoremotion_Daemon_V1_Vector3()}
+    set {_uniqueStorage()._accelerometer = newValue}
+  }
+  /// Returns true if `accelerometer` has been explicitly set.
+  public var hasAccelerometer: Bool {_storage._accelerometer != nil}
+  /// Clears the value of `accelerometer`. Subsequent reads from it will return its default value.
+  public mutating func clearAccelerometer() {_uniqueStorage()._accelerometer = nil}
+
+  /// µT; absent before magnetometer data
+  public var calibratedMagneticField: Opencoremotion_Daemon_V1_Vector3 {
+    get {_storage._calibratedMagneticField ?? Opencoremotion_Daemon_V1_Vector3()}
+    set {_uniqueStorage()._calibratedMagneticField = newValue}
+  }
+  /// Returns true if `calibratedMagneticField` has been explicitly set.
+  public var hasCalibratedMagneticField: Bool {_storage._calibratedMagneticField != nil}
+  /// Clears the value of `calibratedMagneticField`. Subsequent reads from it will return its default value.
+  public mutating func clearCalibratedMagneticField() {_uniqueStorage()._calibratedMagneticField = nil}
+
+  /// -1 uncalibrated, 0 low, 1 medium, 2 high (`CMMagneticFieldCalibrationAccuracy`).
+  public var magneticCalibrationAccuracy: Int32 {
+    get {_storage._magneticCalibrationAccuracy}
+    set {_uniqueStorage()._magneticCalibrationAccuracy = newValue}
+  }
+
+  /// the magnetometer wants a figure-eight
+  public var needsCalibrationMotion: Bool {
+    get {_storage._needsCalibrationMotion}
+    set {_uniqueStorage()._needsCalibrationMotion = newValue}
+  }
+
+  /// as `Sample.received_boot_ns`
+  public var receivedBootNs: UInt64 {
+    get {_storage._receivedBootNs}
+    set {_uniqueStorage()._receivedBootNs = newValue}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+public nonisolated struct Opencoremotion_Daemon_V1_FusedMotionBatch: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var estimates: [Opencoremotion_Daemon_V1_FusedMotion] = []
 
   /// Stream messages of this subscription dropped since the previous batch (slow reader).
   public var droppedBefore: UInt64 = 0
@@ -799,6 +958,8 @@ public nonisolated struct Opencoremotion_Daemon_V1_SubscriptionStatus: Sendable 
   public var activity: Bool = false
 
   public var altitude: Bool = false
+
+  public var fusedMotion: Bool = false
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1352,7 +1513,7 @@ nonisolated extension Opencoremotion_Daemon_V1_Hello: SwiftProtobuf.Message, Swi
 
 nonisolated extension Opencoremotion_Daemon_V1_Subscribe: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Subscribe"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sensors\0\u{3}rate_hz\0\u{1}pedometer\0\u{1}activity\0\u{1}altitude\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sensors\0\u{3}rate_hz\0\u{1}pedometer\0\u{1}activity\0\u{1}altitude\0\u{3}fused_motion\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1365,6 +1526,7 @@ nonisolated extension Opencoremotion_Daemon_V1_Subscribe: SwiftProtobuf.Message,
       case 3: try { try decoder.decodeSingularBoolField(value: &self.pedometer) }()
       case 4: try { try decoder.decodeSingularBoolField(value: &self.activity) }()
       case 5: try { try decoder.decodeSingularBoolField(value: &self.altitude) }()
+      case 6: try { try decoder.decodeSingularBoolField(value: &self.fusedMotion) }()
       default: break
       }
     }
@@ -1386,6 +1548,9 @@ nonisolated extension Opencoremotion_Daemon_V1_Subscribe: SwiftProtobuf.Message,
     if self.altitude != false {
       try visitor.visitSingularBoolField(value: self.altitude, fieldNumber: 5)
     }
+    if self.fusedMotion != false {
+      try visitor.visitSingularBoolField(value: self.fusedMotion, fieldNumber: 6)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1395,6 +1560,7 @@ nonisolated extension Opencoremotion_Daemon_V1_Subscribe: SwiftProtobuf.Message,
     if lhs.pedometer != rhs.pedometer {return false}
     if lhs.activity != rhs.activity {return false}
     if lhs.altitude != rhs.altitude {return false}
+    if lhs.fusedMotion != rhs.fusedMotion {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1635,7 +1801,7 @@ nonisolated extension Opencoremotion_Daemon_V1_AuthorizationQuery: SwiftProtobuf
 
 nonisolated extension Opencoremotion_Daemon_V1_ServerMessage: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ServerMessage"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}hello\0\u{1}samples\0\u{1}live\0\u{3}source_event\0\u{1}status\0\u{1}pedometer\0\u{1}activities\0\u{1}recorded\0\u{1}ack\0\u{1}error\0\u{1}authorization\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}hello\0\u{1}samples\0\u{1}live\0\u{3}source_event\0\u{1}status\0\u{1}pedometer\0\u{1}activities\0\u{1}recorded\0\u{1}ack\0\u{1}error\0\u{1}authorization\0\u{3}fused_motion\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1787,6 +1953,19 @@ nonisolated extension Opencoremotion_Daemon_V1_ServerMessage: SwiftProtobuf.Mess
           self.body = .authorization(v)
         }
       }()
+      case 13: try {
+        var v: Opencoremotion_Daemon_V1_FusedMotionBatch?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .fusedMotion(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .fusedMotion(v)
+        }
+      }()
       default: break
       }
     }
@@ -1845,6 +2024,10 @@ nonisolated extension Opencoremotion_Daemon_V1_ServerMessage: SwiftProtobuf.Mess
       guard case .authorization(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 12)
     }()
+    case .fusedMotion?: try {
+      guard case .fusedMotion(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 13)
+    }()
     case nil: break
     }
     try unknownFields.traverse(visitor: &visitor)
@@ -1890,7 +2073,7 @@ nonisolated extension Opencoremotion_Daemon_V1_Authorization: SwiftProtobuf.Mess
 
 nonisolated extension Opencoremotion_Daemon_V1_HelloReply: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".HelloReply"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_version\0\u{3}source_name\0\u{3}available_sensors\0\u{3}min_rate_hz\0\u{3}max_rate_hz\0\u{3}history_authorized\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_version\0\u{3}source_name\0\u{3}available_sensors\0\u{3}min_rate_hz\0\u{3}max_rate_hz\0\u{3}history_authorized\0\u{3}serves_fused_motion\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1904,6 +2087,7 @@ nonisolated extension Opencoremotion_Daemon_V1_HelloReply: SwiftProtobuf.Message
       case 4: try { try decoder.decodeSingularDoubleField(value: &self.minRateHz) }()
       case 5: try { try decoder.decodeSingularDoubleField(value: &self.maxRateHz) }()
       case 6: try { try decoder.decodeSingularBoolField(value: &self.historyAuthorized) }()
+      case 7: try { try decoder.decodeSingularBoolField(value: &self.servesFusedMotion) }()
       default: break
       }
     }
@@ -1928,6 +2112,9 @@ nonisolated extension Opencoremotion_Daemon_V1_HelloReply: SwiftProtobuf.Message
     if self.historyAuthorized != false {
       try visitor.visitSingularBoolField(value: self.historyAuthorized, fieldNumber: 6)
     }
+    if self.servesFusedMotion != false {
+      try visitor.visitSingularBoolField(value: self.servesFusedMotion, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1938,6 +2125,7 @@ nonisolated extension Opencoremotion_Daemon_V1_HelloReply: SwiftProtobuf.Message
     if lhs.minRateHz != rhs.minRateHz {return false}
     if lhs.maxRateHz != rhs.maxRateHz {return false}
     if lhs.historyAuthorized != rhs.historyAuthorized {return false}
+    if lhs.servesFusedMotion != rhs.servesFusedMotion {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2036,6 +2224,226 @@ nonisolated extension Opencoremotion_Daemon_V1_SampleBatch: SwiftProtobuf.Messag
 
   public static func ==(lhs: Opencoremotion_Daemon_V1_SampleBatch, rhs: Opencoremotion_Daemon_V1_SampleBatch) -> Bool {
     if lhs.samples != rhs.samples {return false}
+    if lhs.droppedBefore != rhs.droppedBefore {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Opencoremotion_Daemon_V1_Quaternion: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".Quaternion"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}w\0\u{1}x\0\u{1}y\0\u{1}z\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularDoubleField(value: &self.w) }()
+      case 2: try { try decoder.decodeSingularDoubleField(value: &self.x) }()
+      case 3: try { try decoder.decodeSingularDoubleField(value: &self.y) }()
+      case 4: try { try decoder.decodeSingularDoubleField(value: &self.z) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.w.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.w, fieldNumber: 1)
+    }
+    if self.x.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.x, fieldNumber: 2)
+    }
+    if self.y.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.y, fieldNumber: 3)
+    }
+    if self.z.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.z, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Opencoremotion_Daemon_V1_Quaternion, rhs: Opencoremotion_Daemon_V1_Quaternion) -> Bool {
+    if lhs.w != rhs.w {return false}
+    if lhs.x != rhs.x {return false}
+    if lhs.y != rhs.y {return false}
+    if lhs.z != rhs.z {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Opencoremotion_Daemon_V1_FusedMotion: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".FusedMotion"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}timestamp\0\u{3}earth_from_sensor_6d\0\u{3}earth_from_sensor_9d\0\u{3}has_magnetic_heading\0\u{1}gyroscope\0\u{3}gyroscope_bias\0\u{1}accelerometer\0\u{3}calibrated_magnetic_field\0\u{3}magnetic_calibration_accuracy\0\u{3}needs_calibration_motion\0\u{3}received_boot_ns\0")
+
+  fileprivate class _StorageClass {
+    var _timestamp: Double = 0
+    var _earthFromSensor6D: Opencoremotion_Daemon_V1_Quaternion? = nil
+    var _earthFromSensor9D: Opencoremotion_Daemon_V1_Quaternion? = nil
+    var _hasMagneticHeading_p: Bool = false
+    var _gyroscope: Opencoremotion_Daemon_V1_Vector3? = nil
+    var _gyroscopeBias: Opencoremotion_Daemon_V1_Vector3? = nil
+    var _accelerometer: Opencoremotion_Daemon_V1_Vector3? = nil
+    var _calibratedMagneticField: Opencoremotion_Daemon_V1_Vector3? = nil
+    var _magneticCalibrationAccuracy: Int32 = 0
+    var _needsCalibrationMotion: Bool = false
+    var _receivedBootNs: UInt64 = 0
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _timestamp = source._timestamp
+      _earthFromSensor6D = source._earthFromSensor6D
+      _earthFromSensor9D = source._earthFromSensor9D
+      _hasMagneticHeading_p = source._hasMagneticHeading_p
+      _gyroscope = source._gyroscope
+      _gyroscopeBias = source._gyroscopeBias
+      _accelerometer = source._accelerometer
+      _calibratedMagneticField = source._calibratedMagneticField
+      _magneticCalibrationAccuracy = source._magneticCalibrationAccuracy
+      _needsCalibrationMotion = source._needsCalibrationMotion
+      _receivedBootNs = source._receivedBootNs
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularDoubleField(value: &_storage._timestamp) }()
+        case 2: try { try decoder.decodeSingularMessageField(value: &_storage._earthFromSensor6D) }()
+        case 3: try { try decoder.decodeSingularMessageField(value: &_storage._earthFromSensor9D) }()
+        case 4: try { try decoder.decodeSingularBoolField(value: &_storage._hasMagneticHeading_p) }()
+        case 5: try { try decoder.decodeSingularMessageField(value: &_storage._gyroscope) }()
+        case 6: try { try decoder.decodeSingularMessageField(value: &_storage._gyroscopeBias) }()
+        case 7: try { try decoder.decodeSingularMessageField(value: &_storage._accelerometer) }()
+        case 8: try { try decoder.decodeSingularMessageField(value: &_storage._calibratedMagneticField) }()
+        case 9: try { try decoder.decodeSingularSInt32Field(value: &_storage._magneticCalibrationAccuracy) }()
+        case 10: try { try decoder.decodeSingularBoolField(value: &_storage._needsCalibrationMotion) }()
+        case 11: try { try decoder.decodeSingularFixed64Field(value: &_storage._receivedBootNs) }()
+        default: break
+        }
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if _storage._timestamp.bitPattern != 0 {
+        try visitor.visitSingularDoubleField(value: _storage._timestamp, fieldNumber: 1)
+      }
+      try { if let v = _storage._earthFromSensor6D {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+      } }()
+      try { if let v = _storage._earthFromSensor9D {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+      } }()
+      if _storage._hasMagneticHeading_p != false {
+        try visitor.visitSingularBoolField(value: _storage._hasMagneticHeading_p, fieldNumber: 4)
+      }
+      try { if let v = _storage._gyroscope {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+      } }()
+      try { if let v = _storage._gyroscopeBias {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
+      } }()
+      try { if let v = _storage._accelerometer {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
+      } }()
+      try { if let v = _storage._calibratedMagneticField {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 8)
+      } }()
+      if _storage._magneticCalibrationAccuracy != 0 {
+        try visitor.visitSingularSInt32Field(value: _storage._magneticCalibrationAccuracy, fieldNumber: 9)
+      }
+      if _storage._needsCalibrationMotion != false {
+        try visitor.visitSingularBoolField(value: _storage._needsCalibrationMotion, fieldNumber: 10)
+      }
+      if _storage._receivedBootNs != 0 {
+        try visitor.visitSingularFixed64Field(value: _storage._receivedBootNs, fieldNumber: 11)
+      }
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Opencoremotion_Daemon_V1_FusedMotion, rhs: Opencoremotion_Daemon_V1_FusedMotion) -> Bool {
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._timestamp != rhs_storage._timestamp {return false}
+        if _storage._earthFromSensor6D != rhs_storage._earthFromSensor6D {return false}
+        if _storage._earthFromSensor9D != rhs_storage._earthFromSensor9D {return false}
+        if _storage._hasMagneticHeading_p != rhs_storage._hasMagneticHeading_p {return false}
+        if _storage._gyroscope != rhs_storage._gyroscope {return false}
+        if _storage._gyroscopeBias != rhs_storage._gyroscopeBias {return false}
+        if _storage._accelerometer != rhs_storage._accelerometer {return false}
+        if _storage._calibratedMagneticField != rhs_storage._calibratedMagneticField {return false}
+        if _storage._magneticCalibrationAccuracy != rhs_storage._magneticCalibrationAccuracy {return false}
+        if _storage._needsCalibrationMotion != rhs_storage._needsCalibrationMotion {return false}
+        if _storage._receivedBootNs != rhs_storage._receivedBootNs {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Opencoremotion_Daemon_V1_FusedMotionBatch: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".FusedMotionBatch"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}estimates\0\u{3}dropped_before\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.estimates) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.droppedBefore) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.estimates.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.estimates, fieldNumber: 1)
+    }
+    if self.droppedBefore != 0 {
+      try visitor.visitSingularUInt64Field(value: self.droppedBefore, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Opencoremotion_Daemon_V1_FusedMotionBatch, rhs: Opencoremotion_Daemon_V1_FusedMotionBatch) -> Bool {
+    if lhs.estimates != rhs.estimates {return false}
     if lhs.droppedBefore != rhs.droppedBefore {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -2327,7 +2735,7 @@ nonisolated extension Opencoremotion_Daemon_V1_ClientStatus: SwiftProtobuf.Messa
 
 nonisolated extension Opencoremotion_Daemon_V1_SubscriptionStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SubscriptionStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}sensors\0\u{3}rate_hz\0\u{1}pedometer\0\u{1}activity\0\u{1}altitude\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}sensors\0\u{3}rate_hz\0\u{1}pedometer\0\u{1}activity\0\u{1}altitude\0\u{3}fused_motion\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2341,6 +2749,7 @@ nonisolated extension Opencoremotion_Daemon_V1_SubscriptionStatus: SwiftProtobuf
       case 4: try { try decoder.decodeSingularBoolField(value: &self.pedometer) }()
       case 5: try { try decoder.decodeSingularBoolField(value: &self.activity) }()
       case 6: try { try decoder.decodeSingularBoolField(value: &self.altitude) }()
+      case 7: try { try decoder.decodeSingularBoolField(value: &self.fusedMotion) }()
       default: break
       }
     }
@@ -2365,6 +2774,9 @@ nonisolated extension Opencoremotion_Daemon_V1_SubscriptionStatus: SwiftProtobuf
     if self.altitude != false {
       try visitor.visitSingularBoolField(value: self.altitude, fieldNumber: 6)
     }
+    if self.fusedMotion != false {
+      try visitor.visitSingularBoolField(value: self.fusedMotion, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2375,6 +2787,7 @@ nonisolated extension Opencoremotion_Daemon_V1_SubscriptionStatus: SwiftProtobuf
     if lhs.pedometer != rhs.pedometer {return false}
     if lhs.activity != rhs.activity {return false}
     if lhs.altitude != rhs.altitude {return false}
+    if lhs.fusedMotion != rhs.fusedMotion {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

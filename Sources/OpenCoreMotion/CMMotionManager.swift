@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionDaemonClient
 import MotionMath
 import MotionSensors
 import SourceComposition
@@ -388,7 +389,7 @@ extension CMMotionManager {
     let aligner = ReferenceFrameAligner(frame: frame, declination: declination ?? 0)
     let movementRequest = CalibrationMovementRequest(
       appliesTo: frame, showsDisplay: showsDeviceMovementDisplay)
-    let subscription = pipeline.subscribe { event in
+    let subscription = subscribeEstimates(rate: 1 / channel.interval) { event in
       switch event {
       case .estimate(let estimate):
         if let error = movementRequest.check(estimate) {
@@ -412,6 +413,24 @@ extension CMMotionManager {
     }
     channel.attach(subscription, generation: generation)
     return true
+  }
+
+  /// Fusion estimates for one run of device-motion updates at `rate` Hz: from the motion daemon's
+  /// own fusion when the source is a daemon that serves it (fused once there for every app, and
+  /// decimated there to this run's rate), else from the fusion pipeline this process shares.
+  private func subscribeEstimates(
+    rate: Double, _ consumer: @escaping DeviceMotionPipeline.Consumer
+  ) -> SourceSubscription {
+    guard let daemon = source as? DaemonSource, daemon.servesFusedMotion else {
+      return pipeline.subscribe(consumer)
+    }
+    return daemon.subscribeFusedMotion(rate: rate) { event in
+      switch event {
+      case .estimate(let estimate, _): consumer(.estimate(estimate))
+      case .failure(let failure): consumer(.failure(failure))
+      case .finished: consumer(.finished)
+      }
+    }
   }
 
   /// The fusion pipeline shared by every manager of this source.

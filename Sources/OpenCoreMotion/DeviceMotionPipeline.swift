@@ -7,38 +7,14 @@ import MotionSensors
 
 /// The fusion producer of one sensor source, shared by every manager and async sequence that wants
 /// device motion from that source: one source subscription, one ``DeviceMotionEstimator`` fed with
-/// every sample, and a fan-out of its estimates.
-///
-/// Sources whose sensors tick separately are handled by running the estimator on each gyroscope
-/// sample with the latest accelerometer and magnetometer values. The estimator starts afresh each
-/// time the first consumer arrives.
+/// every sample (through a ``DeviceMotionFeed``), and a fan-out of its estimates. The estimator
+/// starts afresh each time the first consumer arrives.
 final class DeviceMotionPipeline: Sendable {
   /// The sensors the estimator reads.
-  static let sensorsRead: SensorSet = .nineAxis
+  static let sensorsRead: SensorSet = DeviceMotionFeed.sensorsRead
 
   /// The estimator's state after one gyroscope sample, in library units (SI, NWU earth frame).
-  struct Estimate: Sendable {
-    /// Seconds on the source's clock.
-    var timestamp: Double
-    /// Sensor to earth without magnetometer (arbitrary heading).
-    var earthFromSensor6D: Quaternion
-    /// Sensor to earth with x toward magnetic north (equal to 6D before magnetometer data).
-    var earthFromSensor9D: Quaternion
-    /// Whether the 9D attitude has a magnetic heading yet.
-    var hasMagneticHeading: Bool
-    /// Raw gyroscope, rad/s.
-    var gyroscope: SIMD3<Double>
-    /// Estimated gyroscope bias, rad/s.
-    var gyroscopeBias: SIMD3<Double>
-    /// Specific force, m/s².
-    var accelerometer: SIMD3<Double>
-    /// Calibrated field, µT, or `nil` without magnetometer data.
-    var calibratedMagneticField: SIMD3<Double>?
-    /// Accuracy of the field calibration.
-    var magneticCalibrationAccuracy: MagneticCalibrationAccuracy
-    /// Whether the magnetometer needs calibration motion before a magnetic heading can be trusted.
-    var needsCalibrationMotion: Bool
-  }
+  typealias Estimate = DeviceMotionEstimate
 
   /// What consumers receive.
   enum Event: Sendable {
@@ -54,10 +30,7 @@ final class DeviceMotionPipeline: Sendable {
     /// Whether a source subscription exists or is being made (set before `subscribe` is called, so
     /// that two first consumers arriving together make only one).
     var isConnected = false
-    var estimator: DeviceMotionEstimator
-    var latestAccelerometer: SIMD3<Double>?
-    var latestMagnetometer: SIMD3<Double>?
-    var lastEstimateTimestamp = -Double.infinity
+    var feed: DeviceMotionFeed
   }
 
   let source: any SensorSource
@@ -70,7 +43,7 @@ final class DeviceMotionPipeline: Sendable {
   private init(source: any SensorSource) {
     self.source = source
     samplePeriod = source.shortestSamplePeriod
-    state = Locked(State(estimator: DeviceMotionEstimator(samplePeriod: samplePeriod)))
+    state = Locked(State(feed: DeviceMotionFeed(samplePeriod: samplePeriod)))
   }
 
   // MARK: Sharing
@@ -103,10 +76,7 @@ final class DeviceMotionPipeline: Sendable {
       let isFirst = !s.isConnected
       if isFirst {
         s.isConnected = true
-        s.estimator = DeviceMotionEstimator(samplePeriod: samplePeriod)
-        s.latestAccelerometer = nil
-        s.latestMagnetometer = nil
-        s.lastEstimateTimestamp = -.infinity
+        s.feed = DeviceMotionFeed(samplePeriod: samplePeriod)
       }
       return (id, isFirst)
     }
@@ -149,7 +119,7 @@ final class DeviceMotionPipeline: Sendable {
     let outgoing: Event
     switch event {
     case .sample(let sample):
-      guard let estimate = state.withLock({ Self.update(&$0, with: sample) }) else { return }
+      guard let estimate = state.withLock({ $0.feed.update(with: sample) }) else { return }
       outgoing = .estimate(estimate)
     case .failure(let failure):
       outgoing = .failure(failure)
@@ -157,42 +127,5 @@ final class DeviceMotionPipeline: Sendable {
       outgoing = .finished
     }
     consumers.deliver(outgoing)
-  }
-
-  private static func update(_ s: inout State, with sample: MotionSample) -> Estimate? {
-    if let accelerometer = sample.accelerometer, accelerometer.isFinite {
-      s.latestAccelerometer = accelerometer
-    }
-    if let magnetometer = sample.magnetometer, magnetometer.isFinite {
-      s.latestMagnetometer = magnetometer
-    }
-    guard let gyroscope = sample.gyroscope, let accelerometer = s.latestAccelerometer else {
-      return nil
-    }
-    let before = s.estimator.diagnostics
-    s.estimator.update(
-      timestamp: sample.timestamp, gyroscope: gyroscope, accelerometer: accelerometer,
-      magnetometer: s.latestMagnetometer)
-    let after = s.estimator.diagnostics
-    // A refused sample (non-finite, out of order) changes nothing and is not worth an update.
-    // The one exception is an exactly zero accelerometer (ideal free fall): the estimator keeps its
-    // attitude, and the update still reports the fall (userAcceleration = −gravity).
-    let isFreeFall =
-      after.zeroAccelerometerSamples > before.zeroAccelerometerSamples && before.acceptedSamples > 0
-      && gyroscope.isFinite && sample.timestamp.isFinite
-      && sample.timestamp > s.lastEstimateTimestamp
-    guard after.acceptedSamples > before.acceptedSamples || isFreeFall else { return nil }
-    s.lastEstimateTimestamp = sample.timestamp
-    return Estimate(
-      timestamp: sample.timestamp,
-      earthFromSensor6D: s.estimator.earthFromSensor6D,
-      earthFromSensor9D: s.estimator.earthFromSensor9D,
-      hasMagneticHeading: s.estimator.hasMagneticHeading,
-      gyroscope: gyroscope,
-      gyroscopeBias: s.estimator.gyroscopeBias,
-      accelerometer: accelerometer,
-      calibratedMagneticField: s.estimator.calibratedMagneticField,
-      magneticCalibrationAccuracy: s.estimator.magneticCalibrationAccuracy,
-      needsCalibrationMotion: s.estimator.needsCalibrationMotion)
   }
 }

@@ -41,6 +41,7 @@ struct StatusCommand: ParsableCommand {
         if !s.sensors.isEmpty {
           parts.append(s.sensors.names.joined(separator: "+") + " @ \(format(s.rate)) Hz")
         }
+        if s.fusedMotion { parts.append("device motion @ \(format(s.rate)) Hz") }
         if s.pedometer { parts.append("pedometer") }
         if s.activity { parts.append("activity") }
         if s.altitude { parts.append("altitude") }
