@@ -34,6 +34,39 @@ final class RecordingHostileInputTests: XCTestCase {
     }
   }
 
+  /// An archive member is inflated into an unnamed temporary file and read from it in windows,
+  /// like a plain file, so memory does not grow with the member; nothing is left in the temporary
+  /// folder, whether the read succeeds or fails.
+  func testArchiveMembersAreReadInWindowsFromATemporaryFileLeftBehindNowhere() throws {
+    func leftovers() throws -> [String] {
+      try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
+        .filter { $0.hasPrefix("opencoremotion-member-") }
+    }
+    let before = try leftovers()
+    let folder = try RecordingFixtureFolder()
+    // 60 000 rows, about 3 MB: three 1 MiB windows.
+    var table =
+      "\"Time (s)\",\"Acceleration x (m/s^2)\",\"Acceleration y (m/s^2)\",\"Acceleration z (m/s^2)\",\"Absolute acceleration (m/s^2)\"\n"
+    for row in 0..<60_000 {
+      table += "\(Double(row) * 0.01),\(Double(row % 97) * 0.125),-0.5,9.75,9.8\n"
+    }
+    let zip = try folder.writeZip([("Experiment/Accelerometer.csv", table)], to: "big.zip")
+    let samples = try RecordingReader.readSamples(zip)
+    XCTAssertEqual(samples.count, 60_000)
+    XCTAssertEqual(samples[59_999].timestamp, 599.99, accuracy: 1e-9)
+    XCTAssertEqual(samples[59_999].accelerometer, SIMD3(Double(59_999 % 97) * 0.125, -0.5, 9.75))
+    XCTAssertEqual(try leftovers(), before)
+    // A member that fails to inflate leaves nothing either.
+    let url = folder.url.appendingPathComponent("bomb.zip")
+    let archive = try Archive(url: url, accessMode: .create)
+    try archive.addEntry(
+      with: "Accelerometer.csv", type: .file, uncompressedSize: Int64(16 << 20),
+      compressionMethod: .deflate
+    ) { _, chunk in Data(count: chunk) }
+    XCTAssertThrowsError(try RecordingContainer(url).bytes("Accelerometer.csv"))
+    XCTAssertEqual(try leftovers(), before)
+  }
+
   /// One instant without a value used to end the summed accelerometer stream: the rest of the
   /// recording vanished. It is now skipped and counted.
   func testRowWithoutValueIsSkippedInSummedAccelerometer() throws {

@@ -56,6 +56,13 @@ final class CSVByteSource {
     sizeHint = Int(clamping: status.st_size)
   }
 
+  /// Reads an open file descriptor, which it owns from now on (closes it when done).
+  init(ownedDescriptor descriptor: Int32, fileName: String, size: Int) {
+    storage = .file(descriptor: descriptor)
+    self.fileName = fileName
+    sizeHint = size
+  }
+
   /// Bytes already in memory; they are read in place, not copied whole.
   init(data: Data, fileName: String) {
     storage = .memory(data)

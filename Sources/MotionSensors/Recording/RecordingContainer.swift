@@ -112,8 +112,10 @@ struct RecordingContainer {
   /// compress about 3–10:1; a zip bomb compresses about 1000:1.
   static let maximumCompressionRatio = 200
 
-  /// Opens one file for reading in windows (an archive member is inflated whole first, within the
-  /// caps below, and then read in place).
+  /// Opens one file for reading in windows. An archive member is inflated first, within the caps
+  /// above, into an unnamed temporary file (removed as soon as it is created, so nothing is left
+  /// behind even after a crash), and then read in windows like a plain file: memory stays at one
+  /// window whatever the member's size.
   func bytes(_ path: String) throws -> CSVBytes {
     switch storage {
     case .folder:
@@ -123,11 +125,8 @@ struct RecordingContainer {
       guard let entry = archive[path] else {
         throw RecordingError(.fileNotFound, file: displayName(path), "no such file in the archive")
       }
-      var data = Data()
-      // The declared sizes are untrusted: reserve at most 64 MiB from them, and cap what inflation
-      // actually produces by size and by ratio to the compressed size.
-      let declared = Int(clamping: UInt64(entry.uncompressedSize))
-      data.reserveCapacity(Swift.min(declared, 64 << 20))
+      // The declared sizes are untrusted: cap what inflation actually produces by size and by
+      // ratio to the compressed size.
       let compressed = Int(clamping: UInt64(entry.compressedSize))
       let limit = Swift.min(
         Self.maximumInflatedSize,
@@ -135,21 +134,24 @@ struct RecordingContainer {
           1 << 20,
           compressed.multipliedReportingOverflow(by: Self.maximumCompressionRatio).overflow
             ? Int.max : compressed * Self.maximumCompressionRatio))
+      let file = try InflatedMember(displayName: displayName(path))
       do {
         _ = try archive.extract(entry, skipCRC32: false) { chunk in
-          guard chunk.count <= limit - data.count else { throw InflationLimitExceeded() }
-          data.append(chunk)
+          guard chunk.count <= limit - file.size else { throw InflationLimitExceeded() }
+          try file.append(chunk)
         }
       } catch is InflationLimitExceeded {
         throw RecordingError(
           .unreadable, file: displayName(path),
           "inflates to more than \(limit) bytes (from \(compressed) compressed): refused as a likely zip bomb"
         )
+      } catch let error as RecordingError {
+        throw error
       } catch {
         throw RecordingError(
           .unreadable, file: displayName(path), "cannot extract from the archive (\(error))")
       }
-      return CSVBytes(data: data, fileName: displayName(path))
+      return try CSVBytes(source: file.takeSource())
     }
   }
 
@@ -161,3 +163,56 @@ struct RecordingContainer {
 
 /// Thrown from the extraction consumer to stop inflating a member past its cap.
 private struct InflationLimitExceeded: Error {}
+
+/// An archive member being inflated into an unnamed temporary file (mode 0600: motion data is
+/// personal; unlinked at once, so it disappears with its descriptor).
+private final class InflatedMember {
+  private var descriptor: Int32
+  private let displayName: String
+  /// Bytes written so far.
+  private(set) var size = 0
+
+  init(displayName: String) throws {
+    self.displayName = displayName
+    var template = Array(
+      (NSTemporaryDirectory() as NSString).appendingPathComponent("opencoremotion-member-XXXXXX")
+        .utf8CString)
+    let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard descriptor >= 0 else {
+      throw RecordingError(
+        .unreadable, file: displayName,
+        "cannot create a temporary file to inflate it into (\(String(cString: strerror(errno))))")
+    }
+    unlink(template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+    _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+    self.descriptor = descriptor
+  }
+
+  deinit {
+    if descriptor >= 0 { close(descriptor) }
+  }
+
+  /// Appends `chunk`; a full disk or another write error is a ``RecordingError``.
+  func append(_ chunk: Data) throws {
+    try chunk.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+      var offset = 0
+      while offset < raw.count {
+        let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+        if written < 0 {
+          if errno == EINTR { continue }
+          throw RecordingError(
+            .unreadable, file: displayName,
+            "cannot inflate it into a temporary file (\(String(cString: strerror(errno))))")
+        }
+        offset += written
+      }
+    }
+    size += chunk.count
+  }
+
+  /// The inflated bytes for reading; the descriptor now belongs to the returned source.
+  func takeSource() -> CSVByteSource {
+    defer { descriptor = -1 }
+    return CSVByteSource(ownedDescriptor: descriptor, fileName: displayName, size: size)
+  }
+}
