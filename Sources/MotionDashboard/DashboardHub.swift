@@ -16,6 +16,11 @@ package actor DashboardHub {
 
   private var feed: DashboardFeed
   private var clients: [UInt64: DashboardClientQueue] = [:]
+  /// Foxglove clients (`foxglove.websocket.v1` on the same endpoint), apart from the pages: they
+  /// get the batch's rows per channel rather than the page's frames.
+  private var foxgloveClients: [UInt64: FoxgloveConnection] = [:]
+  /// Identifies this server run to Foxglove clients (they tell a reconnection from a new server).
+  private let sessionID = String(Int(Date().timeIntervalSince1970 * 1000))
   private var nextClient: UInt64 = 0
   private var sequence = 0
   /// Frames dropped for connections that have closed (the open ones count their own).
@@ -38,8 +43,8 @@ package actor DashboardHub {
     self.makeSource = makeSource
   }
 
-  /// The number of connected clients.
-  package var clientCount: Int { clients.count }
+  /// The number of connected clients (pages and Foxglove clients).
+  package var clientCount: Int { clients.count + foxgloveClients.count }
 
   /// Adds a client; it gets the `hello` message first. The first client starts the source, so a
   /// simulation or a recording plays from its beginning when the page opens.
@@ -52,12 +57,28 @@ package actor DashboardHub {
     return (nextClient, queue)
   }
 
+  /// Adds a Foxglove client; like a page, the first client starts the source.
+  package func connectFoxglove() -> (id: UInt64, connection: FoxgloveConnection) {
+    feed.start()
+    nextClient += 1
+    let connection = FoxgloveConnection(
+      serverName: "OpenCoreMotion dashboard (\(feed.specification.description))",
+      sessionID: sessionID)
+    foxgloveClients[nextClient] = connection
+    return (nextClient, connection)
+  }
+
   package func disconnect(_ id: UInt64) {
-    guard let queue = clients.removeValue(forKey: id) else { return }
-    droppedByClosedClients += queue.droppedFrames
-    queue.finish()
+    if let connection = foxgloveClients.removeValue(forKey: id) {
+      connection.finish()
+    } else if let queue = clients.removeValue(forKey: id) {
+      droppedByClosedClients += queue.droppedFrames
+      queue.finish()
+    } else {
+      return
+    }
     // A recording in progress keeps the source even without a page.
-    if clients.isEmpty, stopsSourceWhenIdle, !recorder.status.isRecording {
+    if clients.isEmpty, foxgloveClients.isEmpty, stopsSourceWhenIdle, !recorder.status.isRecording {
       feed.stop()
       logger.info("last page closed: source unsubscribed until the next one")
     }
@@ -72,6 +93,9 @@ package actor DashboardHub {
   /// batch is still taken (and dropped), so it never grows.
   package func broadcast() {
     let (batch, state) = feed.take()
+    if !batch.isEmpty {
+      for connection in foxgloveClients.values { connection.offer(batch) }
+    }
     guard !clients.isEmpty, !batch.isEmpty || sequence % 15 == 0 else {
       sequence += 1
       return
@@ -146,7 +170,7 @@ package actor DashboardHub {
     let next = DashboardFeed(
       specification: specification, source: source, frame: frame, rate: rate, recorder: recorder)
     feed = next
-    if !clients.isEmpty { next.start() }
+    if !clients.isEmpty || !foxgloveClients.isEmpty { next.start() }
     logger.info("dashboard source switched to \(specification)")
   }
 
@@ -156,6 +180,8 @@ package actor DashboardHub {
     if recorder.status.isRecording { _ = recorder.stop() }
     for queue in clients.values { queue.finish() }
     clients.removeAll()
+    for connection in foxgloveClients.values { connection.finish() }
+    foxgloveClients.removeAll()
   }
 
   private var maximumRate: Double {

@@ -140,20 +140,30 @@ public struct DashboardServer: Sendable {
     to router: Router<DashboardRequestContext>, hub: DashboardHub
   ) {
     router.ws("/ws") { request, context in
+      let isFoxglove = Self.asksForFoxglove(request.headers)
       // A page on another site must not read the sensors through the visitor's browser: a
-      // browser always sends Origin, and it must name this server.
+      // browser always sends Origin, and it must name this server. (Foxglove's own app is the one
+      // other origin let in, and only for Foxglove's protocol.)
       if let origin = request.headers[HeaderName("Origin")!] {
         let host = request.head.authority ?? request.headers[HeaderName("Host")!] ?? ""
-        guard let url = URL(string: origin), let originHost = url.host,
-          Self.authority(originHost, url.port) == host.lowercased()
+        let isSameOrigin =
+          URL(string: origin).flatMap { url in
+            url.host.map { Self.authority($0, url.port) == host.lowercased() }
+          } ?? false
+        guard isSameOrigin || (isFoxglove && Self.foxgloveOrigins.contains(origin.lowercased()))
         else { return .dontUpgrade }
       }
       try? await context.channel.setOption(
         ChannelOptions.socketOption(.so_sndbuf),
         value: SocketOptionValue(Self.socketSendBufferBytes)
       ).get()
-      return .upgrade([:])
-    } onUpgrade: { inbound, outbound, _ in
+      guard isFoxglove else { return .upgrade([:]) }
+      return .upgrade([HeaderName("Sec-WebSocket-Protocol")!: FoxgloveConnection.subprotocol])
+    } onUpgrade: { inbound, outbound, context in
+      if Self.asksForFoxglove(context.request.headers) {
+        await Self.serveFoxglove(inbound, outbound, hub: hub)
+        return
+      }
       let (id, queue) = await hub.connect()
       await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask {
@@ -173,6 +183,45 @@ public struct DashboardServer: Sendable {
         await hub.disconnect(id)
         group.cancelAll()
       }
+    }
+  }
+
+  /// The origins of Foxglove's own apps (web and desktop), let in for Foxglove's protocol only.
+  static let foxgloveOrigins: Set<String> = ["https://app.foxglove.dev", "file://", "null"]
+
+  /// Whether the upgrade request offers Foxglove's WebSocket protocol.
+  static func asksForFoxglove(_ headers: HTTPFields) -> Bool {
+    headers[values: HeaderName("Sec-WebSocket-Protocol")!].contains { value in
+      value.split(separator: ",").contains {
+        $0.trimmingCharacters(in: .whitespaces) == FoxgloveConnection.subprotocol
+      }
+    }
+  }
+
+  /// A Foxglove client: server info and channels first, then Message Data frames of the channels
+  /// it subscribes to, until either side ends.
+  private static func serveFoxglove(
+    _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, hub: DashboardHub
+  ) async {
+    let (id, connection) = await hub.connectFoxglove()
+    await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask {
+        for await message in connection.messages {
+          switch message {
+          case .text(let text): try await outbound.write(.text(text))
+          case .binary(let bytes): try await outbound.write(.binary(ByteBuffer(bytes: bytes)))
+          }
+        }
+      }
+      group.addTask {
+        for try await message in inbound.messages(maxSize: DashboardControlMessage.maximumSize) {
+          guard case .text(let text) = message else { continue }
+          connection.handle(text)
+        }
+      }
+      _ = try? await group.next()
+      await hub.disconnect(id)
+      group.cancelAll()
     }
   }
 

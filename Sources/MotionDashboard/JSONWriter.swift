@@ -21,6 +21,9 @@ package struct JSONWriter {
   /// The JSON text written so far.
   package var text: String { String(decoding: bytes, as: UTF8.self) }
 
+  /// The text as UTF-8 bytes.
+  package var utf8: [UInt8] { bytes }
+
   private mutating func append(_ string: String) {
     bytes.append(contentsOf: string.utf8)
   }

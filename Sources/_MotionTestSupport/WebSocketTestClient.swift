@@ -9,15 +9,24 @@ import Foundation
 #endif
 
 /// A minimal WebSocket client for tests (RFC 6455 over a blocking TCP socket to an IPv4 address):
-/// the upgrade handshake and reading the server's text messages. It reads only when asked, so a
-/// test can hold a connection that never reads (a stalled browser tab) next to a normal one.
+/// the upgrade handshake (with subprotocols and an Origin if asked), reading the server's messages
+/// and sending text. It reads only when asked, so a test can hold a connection that never reads (a
+/// stalled browser tab) next to a normal one.
 package final class WebSocketTestClient {
   package struct Failure: Error, CustomStringConvertible {
     package var description: String
   }
 
+  /// A message from the server.
+  package enum Message: Equatable {
+    case text(String)
+    case binary([UInt8])
+  }
+
   private let descriptor: Int32
   private var buffer: [UInt8] = []
+  /// The subprotocol the server chose (`Sec-WebSocket-Protocol` of its answer), if any.
+  package private(set) var selectedSubprotocol: String?
   /// Messages larger than this are refused (the dashboard's frames are a few kilobytes).
   private static let maximumMessageSize = 16 << 20
 
@@ -27,7 +36,12 @@ package final class WebSocketTestClient {
   ///   - receiveBufferBytes: the socket's receive buffer (`SO_RCVBUF`), set before connecting so
   ///     the TCP window stays small: a client that never reads then stalls the server quickly.
   ///   - timeout: for connecting and for each read, s.
-  package init(url: URL, receiveBufferBytes: Int32? = nil, timeout: Double = 10) throws {
+  ///   - subprotocols: offered in `Sec-WebSocket-Protocol` (none: no header).
+  ///   - origin: sent as `Origin` (as a browser would), or no header.
+  package init(
+    url: URL, receiveBufferBytes: Int32? = nil, timeout: Double = 10, subprotocols: [String] = [],
+    origin: String? = nil
+  ) throws {
     guard let host = url.host, let port = url.port, (1...65535).contains(port) else {
       throw Failure(description: "not a ws://IPv4:PORT URL: \(url)")
     }
@@ -66,7 +80,10 @@ package final class WebSocketTestClient {
     let request =
       "GET \(target)\(url.query.map { "?" + $0 } ?? "") HTTP/1.1\r\nHost: \(host):\(port)\r\n"
       + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-      + "Sec-WebSocket-Version: 13\r\n\r\n"
+      + "Sec-WebSocket-Version: 13\r\n"
+      + (subprotocols.isEmpty
+        ? "" : "Sec-WebSocket-Protocol: \(subprotocols.joined(separator: ", "))\r\n")
+      + (origin.map { "Origin: \($0)\r\n" } ?? "") + "\r\n"
     let bytes = Array(request.utf8)
     guard bytes.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, 0) }) == bytes.count
     else {
@@ -82,6 +99,12 @@ package final class WebSocketTestClient {
           throw Failure(
             description: "upgrade refused: \(head.split(separator: "\r\n").first ?? "")")
         }
+        for line in head.split(separator: "\r\n") {
+          let parts = line.split(separator: ":", maxSplits: 1)
+          if parts.count == 2, parts[0].lowercased() == "sec-websocket-protocol" {
+            selectedSubprotocol = parts[1].trimmingCharacters(in: .whitespaces)
+          }
+        }
         return
       }
       guard buffer.count < 65536 else { throw Failure(description: "response head too long") }
@@ -95,6 +118,13 @@ package final class WebSocketTestClient {
 
   /// The next text message (continuation frames joined, pings answered, binary messages skipped).
   package func readText() throws -> String {
+    while true {
+      if case .text(let text) = try readMessage() { return text }
+    }
+  }
+
+  /// The next text or binary message (continuation frames joined, pings answered).
+  package func readMessage() throws -> Message {
     var message: [UInt8] = []
     var isText = false
     while true {
@@ -120,7 +150,28 @@ package final class WebSocketTestClient {
       guard message.count <= Self.maximumMessageSize else {
         throw Failure(description: "message too large")
       }
-      if isFinal, isText { return String(decoding: message, as: UTF8.self) }
+      if isFinal {
+        return isText ? .text(String(decoding: message, as: UTF8.self)) : .binary(message)
+      }
+    }
+  }
+
+  /// Sends a text message (one masked frame, at most 65 535 bytes).
+  package func sendText(_ text: String) throws {
+    let payload = Array(text.utf8)
+    guard payload.count <= 65535 else {
+      throw Failure(description: "text too long for this client")
+    }
+    let mask = (0..<4).map { _ in UInt8.random(in: 0...255) }
+    let length: [UInt8] =
+      payload.count < 126
+      ? [0x80 | UInt8(payload.count)]
+      : [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xff)]
+    let frame =
+      [0x81] + length + mask + payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+    guard frame.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, 0) }) == frame.count
+    else {
+      throw Failure(description: "cannot send a text frame: errno \(errno)")
     }
   }
 

@@ -13,7 +13,7 @@ import XCTest
 /// token rule (the WebSocket frames are exercised by the browser tests).
 final class DashboardServerTests: XCTestCase {
   /// Starts a server on a free port and returns its URL and the task running it.
-  private func start(
+  static func start(
     _ configuration: DashboardConfiguration
   ) async throws -> (URL, Task<Void, any Error>) {
     let (urls, continuation) = AsyncStream.makeStream(of: URL.self)
@@ -36,7 +36,7 @@ final class DashboardServerTests: XCTestCase {
 
   func testServesThePageAndNoHistoryWithoutTheDaemon() async throws {
     let configuration = DashboardConfiguration(port: 0, source: .simulator(scenario: "flat"))
-    let (url, task) = try await start(configuration)
+    let (url, task) = try await Self.start(configuration)
     defer { task.cancel() }
     let (status, page) = try await get(url)
     XCTAssertEqual(status, 200)
@@ -62,7 +62,7 @@ final class DashboardServerTests: XCTestCase {
     let token = DashboardConfiguration.makeToken()
     let configuration = DashboardConfiguration(
       port: 0, token: token, source: .simulator(scenario: "flat"), history: History())
-    let (url, task) = try await start(configuration)
+    let (url, task) = try await Self.start(configuration)
     defer { task.cancel() }
     XCTAssertTrue(url.absoluteString.hasSuffix("?token=\(token)"))
     var bare = URLComponents(url: url, resolvingAgainstBaseURL: false)!
