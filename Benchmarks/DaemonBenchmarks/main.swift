@@ -5,7 +5,7 @@
 // history store's write cost, size per day and query times.
 //
 //   swift build -c release --product motiond --product DaemonBenchmarks
-//   .build/release/DaemonBenchmarks [SECONDS]      (default 10 s per delivery configuration)
+//   .build/release/DaemonBenchmarks [SECONDS [ROUNDS]]   (default 10 s per run, 3 rounds)
 
 import Foundation
 import Logging
@@ -95,20 +95,45 @@ final class TimedSource: SensorSource, @unchecked Sendable {
   }
 }
 
-struct DeliveryResult {
-  var label: String
-  var updates: Int
-  var p50: Double
-  var p99: Double
-  var maximum: Double
-  var clientCPUPerUpdate: Double
-  var daemonCPUPercent: Double?
-  var daemonCPUPerUpdate: Double?
+/// A daemon source hidden behind a wrapper, so that `CMMotionManager` does not see a daemon that
+/// fuses: it subscribes for raw nine-axis samples and fuses them itself, as every client did
+/// before the daemon fused once for all (the baseline of the fused-motion figures).
+final class SelfFusingSource: SensorSource, @unchecked Sendable {
+  // Sendable: immutable.
+  let inner: DaemonSource
+  init(_ inner: DaemonSource) { self.inner = inner }
+  var name: String { inner.name }
+  var availableSensors: SensorSet { inner.availableSensors }
+  var supportedSampleRates: ClosedRange<Double> { inner.supportedSampleRates }
+  func subscribe(
+    requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
+  ) -> SourceSubscription {
+    inner.subscribe(requestedSampleRate: requestedSampleRate, handler)
+  }
+  func subscribe(
+    requestedSampleRate: Double, sensors: SensorSet,
+    _ handler: @escaping @Sendable (SourceEvent) -> Void
+  ) -> SourceSubscription {
+    inner.subscribe(requestedSampleRate: requestedSampleRate, sensors: sensors, handler)
+  }
 }
 
-func runManagers(
-  sources: [any SensorSource], times: ProductionTimes, seconds: Double
-) -> (Arrivals, Double, Int) {
+/// One configuration's latency (from one run that records production times, which costs the
+/// client process a timing subscription) and CPU (from separate runs without it, one per round).
+struct DeliveryResult {
+  var label: String
+  var updates = 0
+  var p50 = Double.nan
+  var p99 = Double.nan
+  var maximum = Double.nan
+  /// Client process CPU per update, s, one per round.
+  var clientCPUPerUpdate: [Double] = []
+  /// Daemon CPU as a fraction of one core, one per round (empty in-process).
+  var daemonCPUFraction: [Double] = []
+}
+
+func runManagers(sources: [any SensorSource], seconds: Double) -> (arrivals: Arrivals, cpu: Double)
+{
   let arrivals = Arrivals()
   let queue = OperationQueue()
   queue.maxConcurrentOperationCount = 1
@@ -124,29 +149,20 @@ func runManagers(
   Thread.sleep(forTimeInterval: seconds)
   for manager in managers { manager.stopDeviceMotionUpdates() }
   queue.waitUntilAllOperationsAreFinished()
-  let cpu = processCPUSeconds() - cpuStart
-  return (arrivals, cpu, arrivals.all.count)
+  return (arrivals, processCPUSeconds() - cpuStart)
 }
 
-func summarize(
-  _ label: String, arrivals: Arrivals, times: ProductionTimes, cpu: Double, daemonCPU: Double?,
-  seconds: Double
-)
-  -> DeliveryResult
-{
+/// Fills in `result`'s latency figures from a run with production times.
+func addLatencies(_ result: inout DeliveryResult, arrivals: Arrivals, times: ProductionTimes) {
   // Skip the first second (start-up, filter warm-up).
   let all = arrivals.all
   let firstTime = all.map(\.arrived).min() ?? 0
   let latencies = all.filter { $0.arrived > firstTime + 1 }.compactMap { item in
     times.produced(item.timestamp).map { item.arrived - $0 }
   }.sorted()
-  let updates = all.count
-  return DeliveryResult(
-    label: label, updates: updates, p50: percentile(latencies, 0.5),
-    p99: percentile(latencies, 0.99),
-    maximum: latencies.last ?? .nan, clientCPUPerUpdate: cpu / Double(max(1, updates)),
-    daemonCPUPercent: daemonCPU.map { 100 * $0 / seconds },
-    daemonCPUPerUpdate: daemonCPU.map { $0 / Double(max(1, updates)) })
+  result.p50 = percentile(latencies, 0.5)
+  result.p99 = percentile(latencies, 0.99)
+  result.maximum = latencies.last ?? .nan
 }
 
 func startDaemon(directory: String) throws -> (Process, String) {
@@ -174,32 +190,63 @@ struct DaemonBenchmarkError: Error, CustomStringConvertible { var description: S
 
 // MARK: - Delivery
 
-func deliveryBenchmarks() throws -> [DeliveryResult] {
-  var results: [DeliveryResult] = []
-  // In-process baseline: one manager on the simulator in this process.
-  do {
-    let times = ProductionTimes()
-    let source = TimedSource(
-      try SourceFactory.makeSource(.simulator(scenario: "tour")), times: times)
-    let (arrivals, cpu, _) = runManagers(sources: [source], times: times, seconds: measureSeconds)
-    results.append(
-      summarize(
-        "in-process, 1 manager", arrivals: arrivals, times: times, cpu: cpu, daemonCPU: nil,
-        seconds: measureSeconds))
-  }
-  for clients in [1, 10] {
-    let directory = NSTemporaryDirectory() + "motiond-bench-\(getpid())-\(clients)"
+/// A daemon on the simulator in a temporary directory, for one client count.
+struct BenchmarkDaemon {
+  let process: Process
+  let socket: String
+  let directory: String
+
+  init(clients: Int) throws {
+    directory = NSTemporaryDirectory() + "motiond-bench-\(getpid())-\(clients)"
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    let (daemon, socket) = try startDaemon(directory: directory)
-    defer {
-      daemon.terminate()
-      daemon.waitUntilExit()
-      try? FileManager.default.removeItem(atPath: directory)
+    (process, socket) = try startDaemon(directory: directory)
+  }
+
+  func stop() {
+    process.terminate()
+    process.waitUntilExit()
+    try? FileManager.default.removeItem(atPath: directory)
+  }
+
+  /// A client source; `selfFusing` hides the daemon's fusion from `CMMotionManager`.
+  func makeSource(selfFusing: Bool) throws -> any SensorSource {
+    let daemonSource = try DaemonSource(socketPath: socket)
+    return selfFusing ? SelfFusingSource(daemonSource) : daemonSource
+  }
+}
+
+func close(_ source: any SensorSource) {
+  ((source as? SelfFusingSource)?.inner ?? source as? DaemonSource)?.client.close()
+}
+
+/// Latency once per configuration, then `rounds` rounds of CPU runs in which the configurations
+/// take turns (so that a change of machine load hits all of them alike). Every daemon run has a
+/// daemon of its own (the simulator's tour is finite and plays from its start).
+func deliveryBenchmarks(rounds: Int) throws -> [DeliveryResult] {
+  // (label, daemon or in-process, clients, self-fusing)
+  let configurations: [(String, Bool, Int, Bool)] = [
+    ("in-process, 1 manager", false, 1, false),
+    ("daemon, 1 client, fusing itself", true, 1, true),
+    ("daemon, 1 client, fused by daemon", true, 1, false),
+    ("daemon, 10 clients, fusing itself", true, 10, true),
+    ("daemon, 10 clients, fused by daemon", true, 10, false),
+  ]
+  var results = configurations.map { DeliveryResult(label: $0.0) }
+
+  for (index, (_, usesDaemon, clients, selfFusing)) in configurations.enumerated() {
+    let times = ProductionTimes()
+    guard usesDaemon else {
+      let timed = TimedSource(
+        try SourceFactory.makeSource(.simulator(scenario: "tour")), times: times)
+      let run = runManagers(sources: [timed], seconds: measureSeconds)
+      addLatencies(&results[index], arrivals: run.arrivals, times: times)
+      continue
     }
     // Production time = when the daemon received the sample from its source (sent with each
-    // sample).
-    let times = ProductionTimes()
-    let timing = DaemonClient(socketPath: socket, clientName: "timing")
+    // sample), learnt through a timing subscription of this process.
+    let daemon = try BenchmarkDaemon(clients: clients)
+    defer { daemon.stop() }
+    let timing = DaemonClient(socketPath: daemon.socket, clientName: "timing")
     let timingSubscription = try timing.subscribe(
       DaemonStreamRequest(sensors: .accelerometer, rate: 100)
     ) { event in
@@ -207,19 +254,38 @@ func deliveryBenchmarks() throws -> [DeliveryResult] {
         times.record(sample.timestamp, Double(received) * 1e-9)
       }
     }
-    let sources = try (0..<clients).map { _ in try DaemonSource(socketPath: socket) }
+    let sources = try (0..<clients).map { _ in try daemon.makeSource(selfFusing: selfFusing) }
     Thread.sleep(forTimeInterval: 0.5)
-    let daemonStart = cpuSeconds(pid: daemon.processIdentifier)
-    let (arrivals, cpu, _) = runManagers(sources: sources, times: times, seconds: measureSeconds)
-    let daemonCPU = cpuSeconds(pid: daemon.processIdentifier) - daemonStart
+    let run = runManagers(sources: sources, seconds: measureSeconds)
     timingSubscription.cancel()
     timing.close()
-    for source in sources { source.client.close() }
-    results.append(
-      summarize(
-        "daemon, \(clients) client\(clients == 1 ? "" : "s")", arrivals: arrivals, times: times,
-        cpu: cpu,
-        daemonCPU: daemonCPU, seconds: measureSeconds))
+    for source in sources { close(source) }
+    addLatencies(&results[index], arrivals: run.arrivals, times: times)
+  }
+
+  for _ in 0..<rounds {
+    for (index, (_, usesDaemon, clients, selfFusing)) in configurations.enumerated() {
+      let daemon = usesDaemon ? try BenchmarkDaemon(clients: clients) : nil
+      defer { daemon?.stop() }
+      let sources: [any SensorSource]
+      if let daemon {
+        sources = try (0..<clients).map { _ in try daemon.makeSource(selfFusing: selfFusing) }
+      } else {
+        sources = [try SourceFactory.makeSource(.simulator(scenario: "tour"))]
+      }
+      Thread.sleep(forTimeInterval: 0.5)
+      let pid = daemon?.process.processIdentifier
+      let daemonStart = pid.map(cpuSeconds(pid:))
+      let run = runManagers(sources: sources, seconds: measureSeconds)
+      let updates = run.arrivals.all.count
+      results[index].updates = updates
+      results[index].clientCPUPerUpdate.append(run.cpu / Double(max(1, updates)))
+      if let pid, let daemonStart {
+        results[index].daemonCPUFraction.append(
+          (cpuSeconds(pid: pid) - daemonStart) / measureSeconds)
+      }
+      for source in sources { close(source) }
+    }
   }
   return results
 }
@@ -297,21 +363,30 @@ func historyBenchmarks() throws {
 
 // MARK: - Main
 
+let rounds = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 3 : 3
 print(
-  "delivery: device motion at 100 Hz from simulator:tour, \(measureSeconds) s per configuration")
+  "delivery: device motion at 100 Hz from simulator:tour, \(measureSeconds) s per run, "
+    + "latency from one run, CPU median of \(rounds) alternating rounds [each round]")
 print(
-  "configuration            updates   p50 ms   p99 ms   max ms   client CPU µs/update   daemon CPU % / µs per update"
+  "configuration                          updates   p50 ms   p99 ms   max ms   client CPU µs/update   daemon CPU %"
 )
-for result in try deliveryBenchmarks() {
-  let daemon =
-    result.daemonCPUPercent.map {
-      String(format: "%.2f %% / %.1f", $0, result.daemonCPUPerUpdate! * 1e6)
-    } ?? "-"
+func median(_ values: [Double]) -> Double { percentile(values.sorted(), 0.5) }
+for result in try deliveryBenchmarks(rounds: max(1, rounds)) {
+  let client = result.clientCPUPerUpdate.map { $0 * 1e6 }
+  let daemon = result.daemonCPUFraction.map { $0 * 100 }
+  let clientText =
+    String(format: "%.1f [", median(client))
+    + client.map { String(format: "%.1f", $0) }.joined(separator: " ") + "]"
+  let daemonText =
+    daemon.isEmpty
+    ? "-"
+    : String(format: "%.2f [", median(daemon))
+      + daemon.map { String(format: "%.2f", $0) }.joined(separator: " ") + "]"
   print(
-    result.label.padding(toLength: 24, withPad: " ", startingAt: 0)
+    result.label.padding(toLength: 36, withPad: " ", startingAt: 0)
       + String(
-        format: "%7d  %7.3f  %7.3f  %7.3f   %20.1f   %@", result.updates, result.p50 * 1e3,
-        result.p99 * 1e3,
-        result.maximum * 1e3, result.clientCPUPerUpdate * 1e6, daemon))
+        format: "%9d  %7.3f  %7.3f  %7.3f   ", result.updates, result.p50 * 1e3, result.p99 * 1e3,
+        result.maximum * 1e3)
+      + clientText.padding(toLength: 26, withPad: " ", startingAt: 0) + daemonText)
 }
 try historyBenchmarks()
