@@ -285,7 +285,7 @@ var targets: [Target] = [
     name: "MotionDaemonTests",
     dependencies: [
       "MotionConcurrency", "MotionDaemon", "MotionDaemonClient", "MotionDaemonProtocol",
-      "MotionSensors",
+      "MotionSensors", "MotionFusion",
       "MotionMath", "OpenCoreMotion", "SourceComposition", "_MotionTestSupport",
       .product(name: "SwiftProtobuf", package: "swift-protobuf"),
       .product(name: "GRDB", package: "GRDB.swift"),
