@@ -144,7 +144,7 @@ var targets: [Target] = [
   .target(
     name: "MotionDaemonClient",
     dependencies: [
-      "MotionDaemonProtocol", "MotionSensors", "MotionFusion",
+      "MotionDaemonProtocol", "MotionSensors", "MotionFusion", "MotionMath",
       .product(name: "SwiftProtobuf", package: "swift-protobuf"),
       .product(name: "Logging", package: "swift-log"),
     ],

@@ -85,7 +85,7 @@ final class ClientSession: @unchecked Sendable {
 
   /// Whether any of this client's subscriptions wants the daemon's fused motion.
   var demandsFusedMotion: Bool {
-    condition.withLock { state.subscriptions.values.contains { $0.fusedMotion } }
+    condition.withLock { state.subscriptions.values.contains { $0.readsFusion } }
   }
 
   /// The raw sensors this client's subscriptions want (empty: none).
@@ -136,14 +136,32 @@ final class ClientSession: @unchecked Sendable {
   }
 
   /// Queues one estimate of the daemon's fusion for every subscription that wants fused motion and
-  /// is due for it.
+  /// is due for it, and device motion in its frame for every subscription that wants that.
   func deliver(_ estimate: DeviceMotionEstimate, receivedBootNanoseconds: UInt64) {
     condition.lock()
     defer { condition.unlock() }
     guard !state.isClosed, !state.subscriptions.isEmpty else { return }
     var queuedAny = false
     for key in state.subscriptions.keys {
-      guard var subscription = state.subscriptions[key], subscription.fusedMotion,
+      guard var subscription = state.subscriptions[key], subscription.readsFusion else { continue }
+      if var delivery = subscription.deviceMotion {
+        let motion = delivery.message(
+          for: estimate, receivedBootNanoseconds: receivedBootNanoseconds)
+        subscription.deviceMotion = delivery
+        if let motion {
+          var batch = Opencoremotion_Daemon_V1_DeviceMotionBatch()
+          batch.motions = [motion]
+          batch.droppedBefore = subscription.unreportedDrops
+          subscription.unreportedDrops = 0
+          var message = WireServerMessage()
+          message.requestID = subscription.id
+          message.deviceMotion = batch
+          enqueueStreamLocked(subscription.id, Wire.frame(message))
+          queuedAny = true
+        }
+        state.subscriptions[key] = subscription
+      }
+      guard subscription.fusedMotion,
         subscription.fusedMotionDecimator.accept(estimate.timestamp)
       else { continue }
       var batch = Opencoremotion_Daemon_V1_FusedMotionBatch()

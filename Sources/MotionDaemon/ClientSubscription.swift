@@ -3,7 +3,7 @@
 import MotionSensors
 
 /// One stream a client asked for with `Subscribe`.
-struct ClientSubscription: Sendable {
+struct ClientSubscription {
   /// The `request_id` of the `Subscribe` request; stream messages carry it.
   var id: UInt64
   /// Raw readings to deliver (empty: none).
@@ -20,6 +20,11 @@ struct ClientSubscription: Sendable {
   /// Picks the fusion estimates due at `rate` (apart from `decimator`: a subscription may take
   /// both, and each decimator must see every timestamp of its own stream once).
   var fusedMotionDecimator: RateDecimator
+  /// Device motion in a Core Motion reference frame, at `rate`, when asked for.
+  var deviceMotion: DeviceMotionDelivery? = nil
+
+  /// Whether this subscription reads the daemon's fusion (fused motion or device motion).
+  var readsFusion: Bool { fusedMotion || deviceMotion != nil }
   /// Messages of this subscription dropped since the last one sent (reported in the next batch).
   var unreportedDrops: UInt64 = 0
 }

@@ -286,12 +286,22 @@ public final class MotionDaemon: @unchecked Sendable {
       let rate = min(max(subscribe.rateHz, range.lowerBound), range.upperBound)
       let sensors = Wire.sensorSet(subscribe.sensors).intersection(source.availableSensors)
       let fusedMotion = subscribe.fusedMotion && source.availableSensors.isSuperset(of: .inertial)
+      var deviceMotion: DeviceMotionDelivery?
+      if subscribe.deviceMotionFrame != .unspecified {
+        switch DeviceMotionDelivery.make(
+          subscribe.deviceMotionFrame, sensors: source.availableSensors, interval: 1 / rate)
+        {
+        case .success(let delivery): deviceMotion = delivery
+        case .failure(let refusal):
+          return [Wire.error(refusal.code, refusal.message, requestID: id)]
+        }
+      }
       session.addSubscription(
         ClientSubscription(
           id: id, sensors: sensors, rate: rate, pedometer: subscribe.pedometer,
           activity: subscribe.activity, altitude: subscribe.altitude, fusedMotion: fusedMotion,
           decimator: RateDecimator(interval: 1 / rate),
-          fusedMotionDecimator: RateDecimator(interval: 1 / rate)))
+          fusedMotionDecimator: RateDecimator(interval: 1 / rate), deviceMotion: deviceMotion))
       updateSourceSubscription()
       reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
       return [reply]
@@ -471,11 +481,12 @@ public final class MotionDaemon: @unchecked Sendable {
         wire.id = subscription.id
         wire.sensors = Wire.sensorBits(subscription.sensors)
         wire.rateHz =
-          subscription.sensors.isEmpty && !subscription.fusedMotion ? 0 : subscription.rate
+          subscription.sensors.isEmpty && !subscription.readsFusion ? 0 : subscription.rate
         wire.pedometer = subscription.pedometer
         wire.activity = subscription.activity
         wire.altitude = subscription.altitude
         wire.fusedMotion = subscription.fusedMotion
+        wire.deviceMotionFrame = subscription.deviceMotion?.wireFrame ?? .unspecified
         return wire
       }
       return client

@@ -243,7 +243,7 @@ public final class DaemonClient: @unchecked Sendable {
       // request_id 0: the daemon's notice of a change, answering nobody.
       guard id != 0, let pending = state.withLock({ $0.pending[id] }) else { return }
       if pending.deliver(message) { state.withLock { _ = $0.pending.removeValue(forKey: id) } }
-    case .samples, .fusedMotion, .live, .sourceEvent:
+    case .samples, .fusedMotion, .deviceMotion, .live, .sourceEvent:
       // A Subscribe's own acknowledgement comes as `.ack`; stream messages go to the stream.
       guard let stream = state.withLock({ s in s.wireToStream[id].flatMap { s.streams[$0] } })
       else {
@@ -258,6 +258,13 @@ public final class DaemonClient: @unchecked Sendable {
         for sample in batch.samples {
           stream.deliver(
             .sample(Wire.motionSample(sample), receivedBootNanoseconds: sample.receivedBootNs))
+        }
+      case .deviceMotion(let batch):
+        if batch.droppedBefore > 0 { stream.deliver(.dropped(batch.droppedBefore)) }
+        for motion in batch.motions {
+          stream.deliver(
+            .deviceMotion(Self.deviceMotion(motion), receivedBootNanoseconds: motion.receivedBootNs)
+          )
         }
       case .fusedMotion(let batch):
         if batch.droppedBefore > 0 { stream.deliver(.dropped(batch.droppedBefore)) }
@@ -305,6 +312,15 @@ public final class DaemonClient: @unchecked Sendable {
       guard let pending = state.withLock({ $0.pending[id] }) else { return }
       if pending.deliver(message) { state.withLock { _ = $0.pending.removeValue(forKey: id) } }
     }
+  }
+
+  static func deviceMotion(_ wire: Opencoremotion_Daemon_V1_DeviceMotion) -> DaemonDeviceMotion {
+    DaemonDeviceMotion(
+      timestamp: wire.timestamp, attitude: Wire.quaternion(wire.attitude),
+      rotationRate: Wire.simd(wire.rotationRate), gravity: Wire.simd(wire.gravity),
+      userAcceleration: Wire.simd(wire.userAcceleration),
+      magneticField: Wire.simd(wire.magneticField),
+      magneticFieldAccuracy: Int(wire.magneticFieldAccuracy), heading: wire.heading)
   }
 
   static func segment(_ a: WireActivitySegment) -> DaemonActivitySegment {
@@ -446,7 +462,8 @@ public final class DaemonClient: @unchecked Sendable {
               DaemonStreamRequest(
                 sensors: Wire.sensorSet($0.sensors), rate: $0.rateHz, pedometer: $0.pedometer,
                 activity: $0.activity,
-                altitude: $0.altitude, fusedMotion: $0.fusedMotion)
+                altitude: $0.altitude, fusedMotion: $0.fusedMotion,
+                deviceMotionFrame: DaemonReferenceFrame(rawValue: $0.deviceMotionFrame.rawValue))
             }, dropped: c.dropped, queued: Int(c.queued))
         },
         historyAuthorized: s.historyAuthorized, historyState: s.historyState,
@@ -626,9 +643,23 @@ public final class DaemonClient: @unchecked Sendable {
         subscribe.activity = stream.request.activity
         subscribe.altitude = stream.request.altitude
         subscribe.fusedMotion = stream.request.fusedMotion
+        if let frame = stream.request.deviceMotionFrame {
+          subscribe.deviceMotionFrame =
+            Opencoremotion_Daemon_V1_ReferenceFrame(rawValue: frame.rawValue) ?? .unspecified
+        }
         message.subscribe = subscribe
       }, stream: stream,
-      onMessage: { _ in true }, onFailure: { _ in })
+      onMessage: { reply in
+        // A refused subscription (a frame the source cannot give) reaches its handler as a
+        // failure of the stream rather than as silence.
+        if case .error(let error) = reply.body {
+          stream.deliver(
+            .sourceFailure(
+              kind: SourceFailure.Kind.other.rawValue,
+              message: "the motion daemon refused the subscription: \(error.message)"))
+        }
+        return true
+      }, onFailure: { _ in })
   }
 
   private func unsubscribe(_ localID: UInt64) {

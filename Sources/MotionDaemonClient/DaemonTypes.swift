@@ -2,6 +2,7 @@
 
 import Foundation
 import MotionFusion
+import MotionMath
 import MotionSensors
 
 /// What the daemon reports about itself when a client connects.
@@ -78,6 +79,35 @@ public struct DaemonAltitudeReading: Sendable, Equatable {
   public var pressure: Double
 }
 
+/// A Core Motion reference frame (`CMAttitudeReferenceFrame`), as the daemon's protocol numbers it.
+public enum DaemonReferenceFrame: Int, Sendable, CaseIterable {
+  case xArbitraryZVertical = 1
+  case xArbitraryCorrectedZVertical = 2
+  case xMagneticNorthZVertical = 3
+  case xTrueNorthZVertical = 4
+}
+
+/// Device motion as the daemon computes it in a subscription's reference frame, in Core Motion's
+/// units and signs (`CMDeviceMotion`).
+public struct DaemonDeviceMotion: Sendable, Equatable {
+  /// Source clock, s.
+  public var timestamp: Double
+  /// Reference frame from device (`CMAttitude.quaternion`).
+  public var attitude: Quaternion
+  /// rad/s, bias removed.
+  public var rotationRate: SIMD3<Double>
+  /// g, device frame, (0, 0, −1) face up at rest.
+  public var gravity: SIMD3<Double>
+  /// g, device frame.
+  public var userAcceleration: SIMD3<Double>
+  /// µT, calibrated (zero before magnetometer data).
+  public var magneticField: SIMD3<Double>
+  /// −1 uncalibrated, 0 low, 1 medium, 2 high.
+  public var magneticFieldAccuracy: Int
+  /// Degrees from north in [0, 360); −1 in the arbitrary frames.
+  public var heading: Double
+}
+
 /// What a stream subscription delivers.
 public enum DaemonStreamEvent: Sendable {
   /// A raw sample, with the boot-clock time (ns) at which the daemon received it from its source.
@@ -85,6 +115,9 @@ public enum DaemonStreamEvent: Sendable {
   /// One estimate of the daemon's sensor fusion, with the boot-clock time (ns) at which the daemon
   /// received the sample it came from.
   case fusedMotion(DeviceMotionEstimate, receivedBootNanoseconds: UInt64)
+  /// Device motion in the subscription's reference frame, with the boot-clock time (ns) at which
+  /// the daemon received the sample it came from.
+  case deviceMotion(DaemonDeviceMotion, receivedBootNanoseconds: UInt64)
   case pedometer(DaemonPedometerReading)
   case activity(DaemonActivitySegment)
   case altitude(DaemonAltitudeReading)
@@ -109,10 +142,13 @@ public struct DaemonStreamRequest: Sendable, Equatable {
   public var altitude: Bool
   /// The daemon's sensor fusion at `rate` (one estimator in the daemon for every client).
   public var fusedMotion: Bool
+  /// Device motion in this reference frame at `rate`, computed by the daemon; `nil`: none.
+  public var deviceMotionFrame: DaemonReferenceFrame?
 
   public init(
     sensors: SensorSet = [], rate: Double = 0, pedometer: Bool = false, activity: Bool = false,
-    altitude: Bool = false, fusedMotion: Bool = false
+    altitude: Bool = false, fusedMotion: Bool = false,
+    deviceMotionFrame: DaemonReferenceFrame? = nil
   ) {
     self.sensors = sensors
     self.rate = rate
@@ -120,6 +156,7 @@ public struct DaemonStreamRequest: Sendable, Equatable {
     self.activity = activity
     self.altitude = altitude
     self.fusedMotion = fusedMotion
+    self.deviceMotionFrame = deviceMotionFrame
   }
 }
 
@@ -128,7 +165,7 @@ public struct DaemonStatus: Sendable, Equatable {
   public struct Client: Sendable, Equatable {
     public var name: String
     public var processID: Int
-    /// (sensors, rate Hz, pedometer, activity, altitude, fused motion) per subscription
+    /// What each subscription asked for
     public var subscriptions: [DaemonStreamRequest]
     public var dropped: UInt64
     public var queued: Int

@@ -24,9 +24,10 @@
 // CONVERSATION
 //   1. The client sends `Hello`; the daemon answers `HelloReply` (source, sensors, rates, protocol
 //      version). Every request carries a client-chosen `request_id` that its reply repeats.
-//   2. `Subscribe` starts a stream (raw samples, fused motion and/or pedometer/activity/altitude
-//      updates); the daemon then sends `SampleBatch`/`FusedMotionBatch`/`LiveUpdate` messages whose
-//      `request_id` is the `Subscribe` request's. A client may hold several subscriptions, each at
+//   2. `Subscribe` starts a stream (raw samples, device motion, fused motion and/or
+//      pedometer/activity/altitude updates); the daemon then sends `SampleBatch`/
+//      `DeviceMotionBatch`/`FusedMotionBatch`/`LiveUpdate` messages whose `request_id` is the
+//      `Subscribe` request's. A client may hold several subscriptions, each at
 //      its own rate.
 //   3. Queries (`StatusRequest`, `PedometerQuery`, `ActivityQuery`, `AccelerometerQuery`,
 //      `RecordAccelerometer`, `SetPrivacy`, `AuthorizationQuery`) are answered by exactly one reply
@@ -37,6 +38,8 @@
 // UNITS (the daemon's internal sample convention, not Core Motion's; clients convert at their API)
 //   accelerometer: specific force in m/s², sensor frame (+9.81 on the up axis at rest);
 //   gyroscope: rad/s, raw; magnetometer: µT, raw; pressure: kPa; temperature: °C.
+//   device motion: Core Motion's units, signs and reference frames (`DeviceMotion`: acceleration in
+//   g with Apple's sign, gravity (0, 0, −1) face up at rest; rad/s; µT; degrees).
 //   fused motion: the estimator's own frames and units (earth frame x north, y west, z up; see
 //   `FusedMotion`); each client turns it into the Core Motion reference frame it asked for.
 //   `timestamp`: seconds on the source's clock (boot time for hardware), passed through bit-exact.
@@ -106,6 +109,53 @@ public nonisolated enum Opencoremotion_Daemon_V1_Sensor: SwiftProtobuf.Enum, Swi
     .magnetometer,
     .barometer,
     .thermometer,
+  ]
+
+}
+
+/// `CMAttitudeReferenceFrame`.
+public nonisolated enum Opencoremotion_Daemon_V1_ReferenceFrame: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case unspecified // = 0
+  case xArbitraryZVertical // = 1
+  case xArbitraryCorrectedZVertical // = 2
+  case xMagneticNorthZVertical // = 3
+  case xTrueNorthZVertical // = 4
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .xArbitraryZVertical
+    case 2: self = .xArbitraryCorrectedZVertical
+    case 3: self = .xMagneticNorthZVertical
+    case 4: self = .xTrueNorthZVertical
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .xArbitraryZVertical: return 1
+    case .xArbitraryCorrectedZVertical: return 2
+    case .xMagneticNorthZVertical: return 3
+    case .xTrueNorthZVertical: return 4
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Opencoremotion_Daemon_V1_ReferenceFrame] = [
+    .unspecified,
+    .xArbitraryZVertical,
+    .xArbitraryCorrectedZVertical,
+    .xMagneticNorthZVertical,
+    .xTrueNorthZVertical,
   ]
 
 }
@@ -275,6 +325,13 @@ public nonisolated struct Opencoremotion_Daemon_V1_Subscribe: Sendable {
   /// together: a client gets device motion without fusing it again. Only from daemons whose
   /// `HelloReply.serves_fused_motion` is set.
   public var fusedMotion: Bool = false
+
+  /// Device motion in this Core Motion reference frame (`DeviceMotionBatch`), at rate_hz, from the
+  /// same shared estimator; UNSPECIFIED: none. The arbitrary frames have yaw 0 at this
+  /// subscription's first update. X_TRUE_NORTH_Z_VERTICAL needs the daemon to know its location
+  /// (COREMOTION_LOCATION in its environment); without it, and without a magnetometer for the
+  /// north-referenced and corrected frames, the request fails with ERROR_NOT_AVAILABLE.
+  public var deviceMotionFrame: Opencoremotion_Daemon_V1_ReferenceFrame = .unspecified
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -494,6 +551,14 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     set {body = .fusedMotion(newValue)}
   }
 
+  public var deviceMotion: Opencoremotion_Daemon_V1_DeviceMotionBatch {
+    get {
+      if case .deviceMotion(let v)? = body {return v}
+      return Opencoremotion_Daemon_V1_DeviceMotionBatch()
+    }
+    set {body = .deviceMotion(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -509,6 +574,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     case error(Opencoremotion_Daemon_V1_ErrorReply)
     case authorization(Opencoremotion_Daemon_V1_Authorization)
     case fusedMotion(Opencoremotion_Daemon_V1_FusedMotionBatch)
+    case deviceMotion(Opencoremotion_Daemon_V1_DeviceMotionBatch)
 
   }
 
@@ -758,6 +824,108 @@ public nonisolated struct Opencoremotion_Daemon_V1_FusedMotion: @unchecked Senda
   fileprivate var _storage = _StorageClass.defaultInstance
 }
 
+/// `CMDeviceMotion` in the subscription's reference frame.
+public nonisolated struct Opencoremotion_Daemon_V1_DeviceMotion: @unchecked Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// source clock, s
+  public var timestamp: Double {
+    get {_storage._timestamp}
+    set {_uniqueStorage()._timestamp = newValue}
+  }
+
+  /// reference frame from device (`CMAttitude.quaternion`)
+  public var attitude: Opencoremotion_Daemon_V1_Quaternion {
+    get {_storage._attitude ?? Opencoremotion_Daemon_V1_Quaternion()}
+    set {_uniqueStorage()._attitude = newValue}
+  }
+  /// Returns true if `attitude` has been explicitly set.
+  public var hasAttitude: Bool {_storage._attitude != nil}
+  /// Clears the value of `attitude`. Subsequent reads from it will return its default value.
+  public mutating func clearAttitude() {_uniqueStorage()._attitude = nil}
+
+  /// rad/s, bias removed
+  public var rotationRate: Opencoremotion_Daemon_V1_Vector3 {
+    get {_storage._rotationRate ?? Opencoremotion_Daemon_V1_Vector3()}
+    set {_uniqueStorage()._rotationRate = newValue}
+  }
+  /// Returns true if `rotationRate` has been explicitly set.
+  public var hasRotationRate: Bool {_storage._rotationRate != nil}
+  /// Clears the value of `rotationRate`. Subsequent reads from it will return its default value.
+  public mutating func clearRotationRate() {_uniqueStorage()._rotationRate = nil}
+
+  /// g, device frame, (0, 0, −1) face up at rest
+  public var gravity: Opencoremotion_Daemon_V1_Vector3 {
+    get {_storage._gravity ?? Opencoremotion_Daemon_V1_Vector3()}
+    set {_uniqueStorage()._gravity = newValue}
+  }
+  /// Returns true if `gravity` has been explicitly set.
+  public var hasGravity: Bool {_storage._gravity != nil}
+  /// Clears the value of `gravity`. Subsequent reads from it will return its default value.
+  public mutating func clearGravity() {_uniqueStorage()._gravity = nil}
+
+  /// g, device frame
+  public var userAcceleration: Opencoremotion_Daemon_V1_Vector3 {
+    get {_storage._userAcceleration ?? Opencoremotion_Daemon_V1_Vector3()}
+    set {_uniqueStorage()._userAcceleration = newValue}
+  }
+  /// Returns true if `userAcceleration` has been explicitly set.
+  public var hasUserAcceleration: Bool {_storage._userAcceleration != nil}
+  /// Clears the value of `userAcceleration`. Subsequent reads from it will return its default value.
+  public mutating func clearUserAcceleration() {_uniqueStorage()._userAcceleration = nil}
+
+  /// µT, calibrated; zero before magnetometer data
+  public var magneticField: Opencoremotion_Daemon_V1_Vector3 {
+    get {_storage._magneticField ?? Opencoremotion_Daemon_V1_Vector3()}
+    set {_uniqueStorage()._magneticField = newValue}
+  }
+  /// Returns true if `magneticField` has been explicitly set.
+  public var hasMagneticField: Bool {_storage._magneticField != nil}
+  /// Clears the value of `magneticField`. Subsequent reads from it will return its default value.
+  public mutating func clearMagneticField() {_uniqueStorage()._magneticField = nil}
+
+  /// -1 uncalibrated, 0 low, 1 medium, 2 high
+  public var magneticFieldAccuracy: Int32 {
+    get {_storage._magneticFieldAccuracy}
+    set {_uniqueStorage()._magneticFieldAccuracy = newValue}
+  }
+
+  /// degrees from north, [0, 360); -1 in the arbitrary frames
+  public var heading: Double {
+    get {_storage._heading}
+    set {_uniqueStorage()._heading = newValue}
+  }
+
+  /// as `Sample.received_boot_ns`
+  public var receivedBootNs: UInt64 {
+    get {_storage._receivedBootNs}
+    set {_uniqueStorage()._receivedBootNs = newValue}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+public nonisolated struct Opencoremotion_Daemon_V1_DeviceMotionBatch: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var motions: [Opencoremotion_Daemon_V1_DeviceMotion] = []
+
+  /// Stream messages of this subscription dropped since the previous batch (slow reader).
+  public var droppedBefore: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 public nonisolated struct Opencoremotion_Daemon_V1_FusedMotionBatch: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -960,6 +1128,8 @@ public nonisolated struct Opencoremotion_Daemon_V1_SubscriptionStatus: Sendable 
   public var altitude: Bool = false
 
   public var fusedMotion: Bool = false
+
+  public var deviceMotionFrame: Opencoremotion_Daemon_V1_ReferenceFrame = .unspecified
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1226,6 +1396,10 @@ fileprivate nonisolated let _protobuf_package = "opencoremotion.daemon.v1"
 
 nonisolated extension Opencoremotion_Daemon_V1_Sensor: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SENSOR_UNSPECIFIED\0\u{1}SENSOR_ACCELEROMETER\0\u{1}SENSOR_GYROSCOPE\0\u{2}\u{2}SENSOR_MAGNETOMETER\0\u{2}\u{4}SENSOR_BAROMETER\0\u{2}\u{8}SENSOR_THERMOMETER\0")
+}
+
+nonisolated extension Opencoremotion_Daemon_V1_ReferenceFrame: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REFERENCE_FRAME_UNSPECIFIED\0\u{1}X_ARBITRARY_Z_VERTICAL\0\u{1}X_ARBITRARY_CORRECTED_Z_VERTICAL\0\u{1}X_MAGNETIC_NORTH_Z_VERTICAL\0\u{1}X_TRUE_NORTH_Z_VERTICAL\0")
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_Vector3: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -1513,7 +1687,7 @@ nonisolated extension Opencoremotion_Daemon_V1_Hello: SwiftProtobuf.Message, Swi
 
 nonisolated extension Opencoremotion_Daemon_V1_Subscribe: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Subscribe"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sensors\0\u{3}rate_hz\0\u{1}pedometer\0\u{1}activity\0\u{1}altitude\0\u{3}fused_motion\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sensors\0\u{3}rate_hz\0\u{1}pedometer\0\u{1}activity\0\u{1}altitude\0\u{3}fused_motion\0\u{3}device_motion_frame\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1527,6 +1701,7 @@ nonisolated extension Opencoremotion_Daemon_V1_Subscribe: SwiftProtobuf.Message,
       case 4: try { try decoder.decodeSingularBoolField(value: &self.activity) }()
       case 5: try { try decoder.decodeSingularBoolField(value: &self.altitude) }()
       case 6: try { try decoder.decodeSingularBoolField(value: &self.fusedMotion) }()
+      case 7: try { try decoder.decodeSingularEnumField(value: &self.deviceMotionFrame) }()
       default: break
       }
     }
@@ -1551,6 +1726,9 @@ nonisolated extension Opencoremotion_Daemon_V1_Subscribe: SwiftProtobuf.Message,
     if self.fusedMotion != false {
       try visitor.visitSingularBoolField(value: self.fusedMotion, fieldNumber: 6)
     }
+    if self.deviceMotionFrame != .unspecified {
+      try visitor.visitSingularEnumField(value: self.deviceMotionFrame, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1561,6 +1739,7 @@ nonisolated extension Opencoremotion_Daemon_V1_Subscribe: SwiftProtobuf.Message,
     if lhs.activity != rhs.activity {return false}
     if lhs.altitude != rhs.altitude {return false}
     if lhs.fusedMotion != rhs.fusedMotion {return false}
+    if lhs.deviceMotionFrame != rhs.deviceMotionFrame {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1801,7 +1980,7 @@ nonisolated extension Opencoremotion_Daemon_V1_AuthorizationQuery: SwiftProtobuf
 
 nonisolated extension Opencoremotion_Daemon_V1_ServerMessage: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ServerMessage"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}hello\0\u{1}samples\0\u{1}live\0\u{3}source_event\0\u{1}status\0\u{1}pedometer\0\u{1}activities\0\u{1}recorded\0\u{1}ack\0\u{1}error\0\u{1}authorization\0\u{3}fused_motion\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}hello\0\u{1}samples\0\u{1}live\0\u{3}source_event\0\u{1}status\0\u{1}pedometer\0\u{1}activities\0\u{1}recorded\0\u{1}ack\0\u{1}error\0\u{1}authorization\0\u{3}fused_motion\0\u{3}device_motion\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1966,6 +2145,19 @@ nonisolated extension Opencoremotion_Daemon_V1_ServerMessage: SwiftProtobuf.Mess
           self.body = .fusedMotion(v)
         }
       }()
+      case 14: try {
+        var v: Opencoremotion_Daemon_V1_DeviceMotionBatch?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .deviceMotion(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .deviceMotion(v)
+        }
+      }()
       default: break
       }
     }
@@ -2027,6 +2219,10 @@ nonisolated extension Opencoremotion_Daemon_V1_ServerMessage: SwiftProtobuf.Mess
     case .fusedMotion?: try {
       guard case .fusedMotion(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 13)
+    }()
+    case .deviceMotion?: try {
+      guard case .deviceMotion(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 14)
     }()
     case nil: break
     }
@@ -2415,6 +2611,167 @@ nonisolated extension Opencoremotion_Daemon_V1_FusedMotion: SwiftProtobuf.Messag
   }
 }
 
+nonisolated extension Opencoremotion_Daemon_V1_DeviceMotion: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DeviceMotion"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}timestamp\0\u{1}attitude\0\u{3}rotation_rate\0\u{1}gravity\0\u{3}user_acceleration\0\u{3}magnetic_field\0\u{3}magnetic_field_accuracy\0\u{1}heading\0\u{3}received_boot_ns\0")
+
+  fileprivate class _StorageClass {
+    var _timestamp: Double = 0
+    var _attitude: Opencoremotion_Daemon_V1_Quaternion? = nil
+    var _rotationRate: Opencoremotion_Daemon_V1_Vector3? = nil
+    var _gravity: Opencoremotion_Daemon_V1_Vector3? = nil
+    var _userAcceleration: Opencoremotion_Daemon_V1_Vector3? = nil
+    var _magneticField: Opencoremotion_Daemon_V1_Vector3? = nil
+    var _magneticFieldAccuracy: Int32 = 0
+    var _heading: Double = 0
+    var _receivedBootNs: UInt64 = 0
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _timestamp = source._timestamp
+      _attitude = source._attitude
+      _rotationRate = source._rotationRate
+      _gravity = source._gravity
+      _userAcceleration = source._userAcceleration
+      _magneticField = source._magneticField
+      _magneticFieldAccuracy = source._magneticFieldAccuracy
+      _heading = source._heading
+      _receivedBootNs = source._receivedBootNs
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularDoubleField(value: &_storage._timestamp) }()
+        case 2: try { try decoder.decodeSingularMessageField(value: &_storage._attitude) }()
+        case 3: try { try decoder.decodeSingularMessageField(value: &_storage._rotationRate) }()
+        case 4: try { try decoder.decodeSingularMessageField(value: &_storage._gravity) }()
+        case 5: try { try decoder.decodeSingularMessageField(value: &_storage._userAcceleration) }()
+        case 6: try { try decoder.decodeSingularMessageField(value: &_storage._magneticField) }()
+        case 7: try { try decoder.decodeSingularSInt32Field(value: &_storage._magneticFieldAccuracy) }()
+        case 8: try { try decoder.decodeSingularDoubleField(value: &_storage._heading) }()
+        case 9: try { try decoder.decodeSingularFixed64Field(value: &_storage._receivedBootNs) }()
+        default: break
+        }
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if _storage._timestamp.bitPattern != 0 {
+        try visitor.visitSingularDoubleField(value: _storage._timestamp, fieldNumber: 1)
+      }
+      try { if let v = _storage._attitude {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+      } }()
+      try { if let v = _storage._rotationRate {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+      } }()
+      try { if let v = _storage._gravity {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+      } }()
+      try { if let v = _storage._userAcceleration {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+      } }()
+      try { if let v = _storage._magneticField {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
+      } }()
+      if _storage._magneticFieldAccuracy != 0 {
+        try visitor.visitSingularSInt32Field(value: _storage._magneticFieldAccuracy, fieldNumber: 7)
+      }
+      if _storage._heading.bitPattern != 0 {
+        try visitor.visitSingularDoubleField(value: _storage._heading, fieldNumber: 8)
+      }
+      if _storage._receivedBootNs != 0 {
+        try visitor.visitSingularFixed64Field(value: _storage._receivedBootNs, fieldNumber: 9)
+      }
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Opencoremotion_Daemon_V1_DeviceMotion, rhs: Opencoremotion_Daemon_V1_DeviceMotion) -> Bool {
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._timestamp != rhs_storage._timestamp {return false}
+        if _storage._attitude != rhs_storage._attitude {return false}
+        if _storage._rotationRate != rhs_storage._rotationRate {return false}
+        if _storage._gravity != rhs_storage._gravity {return false}
+        if _storage._userAcceleration != rhs_storage._userAcceleration {return false}
+        if _storage._magneticField != rhs_storage._magneticField {return false}
+        if _storage._magneticFieldAccuracy != rhs_storage._magneticFieldAccuracy {return false}
+        if _storage._heading != rhs_storage._heading {return false}
+        if _storage._receivedBootNs != rhs_storage._receivedBootNs {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Opencoremotion_Daemon_V1_DeviceMotionBatch: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DeviceMotionBatch"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}motions\0\u{3}dropped_before\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.motions) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.droppedBefore) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.motions.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.motions, fieldNumber: 1)
+    }
+    if self.droppedBefore != 0 {
+      try visitor.visitSingularUInt64Field(value: self.droppedBefore, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Opencoremotion_Daemon_V1_DeviceMotionBatch, rhs: Opencoremotion_Daemon_V1_DeviceMotionBatch) -> Bool {
+    if lhs.motions != rhs.motions {return false}
+    if lhs.droppedBefore != rhs.droppedBefore {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Opencoremotion_Daemon_V1_FusedMotionBatch: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".FusedMotionBatch"
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}estimates\0\u{3}dropped_before\0")
@@ -2735,7 +3092,7 @@ nonisolated extension Opencoremotion_Daemon_V1_ClientStatus: SwiftProtobuf.Messa
 
 nonisolated extension Opencoremotion_Daemon_V1_SubscriptionStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SubscriptionStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}sensors\0\u{3}rate_hz\0\u{1}pedometer\0\u{1}activity\0\u{1}altitude\0\u{3}fused_motion\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}sensors\0\u{3}rate_hz\0\u{1}pedometer\0\u{1}activity\0\u{1}altitude\0\u{3}fused_motion\0\u{3}device_motion_frame\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2750,6 +3107,7 @@ nonisolated extension Opencoremotion_Daemon_V1_SubscriptionStatus: SwiftProtobuf
       case 5: try { try decoder.decodeSingularBoolField(value: &self.activity) }()
       case 6: try { try decoder.decodeSingularBoolField(value: &self.altitude) }()
       case 7: try { try decoder.decodeSingularBoolField(value: &self.fusedMotion) }()
+      case 8: try { try decoder.decodeSingularEnumField(value: &self.deviceMotionFrame) }()
       default: break
       }
     }
@@ -2777,6 +3135,9 @@ nonisolated extension Opencoremotion_Daemon_V1_SubscriptionStatus: SwiftProtobuf
     if self.fusedMotion != false {
       try visitor.visitSingularBoolField(value: self.fusedMotion, fieldNumber: 7)
     }
+    if self.deviceMotionFrame != .unspecified {
+      try visitor.visitSingularEnumField(value: self.deviceMotionFrame, fieldNumber: 8)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2788,6 +3149,7 @@ nonisolated extension Opencoremotion_Daemon_V1_SubscriptionStatus: SwiftProtobuf
     if lhs.activity != rhs.activity {return false}
     if lhs.altitude != rhs.altitude {return false}
     if lhs.fusedMotion != rhs.fusedMotion {return false}
+    if lhs.deviceMotionFrame != rhs.deviceMotionFrame {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

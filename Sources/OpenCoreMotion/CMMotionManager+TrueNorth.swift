@@ -59,7 +59,7 @@ extension CMMotionManager {
   }
 
   /// The declination from ``declinationProvider`` when it is finite.
-  static func currentDeclination() -> Double? {
+  package static func currentDeclination() -> Double? {
     guard let value = declinationProvider?(), value.isFinite else { return nil }
     return value
   }

@@ -445,7 +445,7 @@ extension CMMotionManager {
 
   // MARK: Reference frames
 
-  static func attitudeReferenceFrames(
+  package static func attitudeReferenceFrames(
     sensors: SensorSet, declination: Double?
   ) -> CMAttitudeReferenceFrame {
     guard sensors.isSuperset(of: .inertial) else { return [] }

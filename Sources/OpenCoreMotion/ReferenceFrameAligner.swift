@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionFusion
 import MotionMath
 
 /// Turns fusion estimates into `CMDeviceMotion` samples in one reference frame, for one run of
@@ -12,29 +13,30 @@ import MotionMath
 /// - `.xMagneticNorthZVertical`: the 9D attitude as is (NWU: x magnetic north).
 /// - `.xTrueNorthZVertical`: the 9D attitude turned by the declination D (degrees, east
 ///   positive): `trueFromMagnetic = Rz(−D)`, so true yaw = magnetic yaw − D and heading grows by D.
-/// `@unchecked Sendable`: `startHeadingRemoval` is set and read only by the one source thread that
-/// delivers a run's estimates (each run makes its own aligner).
-final class ReferenceFrameAligner: @unchecked Sendable {
-  let frame: CMAttitudeReferenceFrame
+/// `@unchecked Sendable`: `startHeadingRemoval` is set and read only by the one thread that
+/// delivers a run's estimates (each run makes its own aligner; the daemon calls a subscription's
+/// under that client's lock).
+package final class ReferenceFrameAligner: @unchecked Sendable {
+  package let frame: CMAttitudeReferenceFrame
   /// Magnetic declination in degrees, east positive; used by `.xTrueNorthZVertical` only.
-  let declination: Double
+  package let declination: Double
   private var startHeadingRemoval: Quaternion?
 
-  init(frame: CMAttitudeReferenceFrame, declination: Double = 0) {
+  package init(frame: CMAttitudeReferenceFrame, declination: Double = 0) {
     self.frame = frame
     self.declination = declination
   }
 
   /// Whether `estimate` can be expressed in the frame: the magnetometer frames start once the
   /// filter has found north, rather than jumping when it does.
-  func accepts(_ estimate: DeviceMotionPipeline.Estimate) -> Bool {
+  package func accepts(_ estimate: DeviceMotionEstimate) -> Bool {
     !frame.needsMagnetometer || estimate.hasMagneticHeading
   }
 
   /// The Core Motion sample of `estimate`, or `nil` when the frame does not accept it yet or a
   /// value is not finite (never deliver NaN). Called serially, only for samples that will be
   /// delivered.
-  func deviceMotion(from estimate: DeviceMotionPipeline.Estimate) -> CMDeviceMotion? {
+  package func deviceMotion(from estimate: DeviceMotionEstimate) -> CMDeviceMotion? {
     guard accepts(estimate) else { return nil }
     let referenceFromDevice: Quaternion
     switch frame {

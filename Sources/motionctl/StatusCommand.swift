@@ -41,7 +41,10 @@ struct StatusCommand: ParsableCommand {
         if !s.sensors.isEmpty {
           parts.append(s.sensors.names.joined(separator: "+") + " @ \(format(s.rate)) Hz")
         }
-        if s.fusedMotion { parts.append("device motion @ \(format(s.rate)) Hz") }
+        if s.fusedMotion { parts.append("fused motion @ \(format(s.rate)) Hz") }
+        if let frame = s.deviceMotionFrame {
+          parts.append("device motion (\(frame)) @ \(format(s.rate)) Hz")
+        }
         if s.pedometer { parts.append("pedometer") }
         if s.activity { parts.append("activity") }
         if s.altitude { parts.append("altitude") }

@@ -4,6 +4,7 @@ import Foundation
 import MotionConcurrency
 import MotionDaemonClient
 import MotionFusion
+import MotionMath
 import MotionSensors
 import Testing
 
@@ -119,6 +120,103 @@ extension DaemonProcessTests {
     }
     source.client.close()
     observer.close()
+    try daemon.terminate()
+  }
+}
+
+extension DaemonProcessTests {
+  /// Collects device motion, fused estimates and failures of several subscriptions.
+  final class MotionCollector: @unchecked Sendable {
+    // Sendable because every property is only touched under `lock`.
+    private let lock = NSLock()
+    private var motions: [DaemonDeviceMotion] = []
+    private var estimates: [DeviceMotionEstimate] = []
+    private var failures: [String] = []
+    func handle(_ event: DaemonStreamEvent) {
+      lock.withLock {
+        switch event {
+        case .deviceMotion(let motion, _): motions.append(motion)
+        case .fusedMotion(let estimate, _): estimates.append(estimate)
+        case .sourceFailure(_, let message): failures.append(message)
+        default: break
+        }
+      }
+    }
+    var allMotions: [DaemonDeviceMotion] { lock.withLock { motions } }
+    var allEstimates: [DeviceMotionEstimate] { lock.withLock { estimates } }
+    var allFailures: [String] { lock.withLock { failures } }
+  }
+
+  /// A client in any language gets `CMDeviceMotion` in the frame it asks for, computed by the
+  /// daemon from its one estimator: exactly what in-process frame conversion makes of the same
+  /// estimates, with yaw 0 at the first update in the arbitrary frame; a frame the daemon cannot
+  /// give is refused with a clear failure.
+  @Test func theDaemonComputesDeviceMotionInTheFrameAClientAsksFor() throws {
+    let daemon = try DaemonProcess(source: "simulator:tour")
+    let client = DaemonClient(socketPath: daemon.socketPath, clientName: "frames")
+    let info = try client.connect()
+    let everything = MotionCollector()
+    let north = MotionCollector()
+    let arbitrary = MotionCollector()
+    let trueNorth = MotionCollector()
+    let all = try client.subscribe(
+      DaemonStreamRequest(rate: info.supportedSampleRates.upperBound, fusedMotion: true)
+    ) { everything.handle($0) }
+    let northSubscription = try client.subscribe(
+      DaemonStreamRequest(rate: 50, deviceMotionFrame: .xMagneticNorthZVertical)
+    ) { north.handle($0) }
+    let arbitrarySubscription = try client.subscribe(
+      DaemonStreamRequest(rate: 25, deviceMotionFrame: .xArbitraryZVertical)
+    ) { arbitrary.handle($0) }
+    // The test's daemon has no location, so true north is refused.
+    let trueNorthSubscription = try client.subscribe(
+      DaemonStreamRequest(rate: 25, deviceMotionFrame: .xTrueNorthZVertical)
+    ) { trueNorth.handle($0) }
+    try waitUntil(seconds: 30, "100 updates in the magnetic-north frame") {
+      north.allMotions.count >= 100 && arbitrary.allMotions.count >= 50
+        && !trueNorth.allFailures.isEmpty
+    }
+    let status = try blocking { try await client.status() }
+    let frames = status.clients.flatMap(\.subscriptions).compactMap(\.deviceMotionFrame)
+    #expect(Set(frames) == [.xMagneticNorthZVertical, .xArbitraryZVertical])
+    for subscription in [all, northSubscription, arbitrarySubscription, trueNorthSubscription] {
+      subscription.cancel()
+    }
+    #expect(trueNorth.allMotions.isEmpty)
+    #expect(trueNorth.allFailures.first?.contains("COREMOTION_LOCATION") == true)
+
+    let estimates = Dictionary(
+      everything.allEstimates.map { ($0.timestamp, $0) }, uniquingKeysWith: { first, _ in first })
+    for (collector, frame, interval) in [
+      (north, CMAttitudeReferenceFrame.xMagneticNorthZVertical, 0.02),
+      (arbitrary, .xArbitraryZVertical, 0.04),
+    ] {
+      let motions = collector.allMotions
+      let aligner = ReferenceFrameAligner(frame: frame)
+      for motion in motions {
+        let estimate = try #require(estimates[motion.timestamp], "t = \(motion.timestamp)")
+        let expected = try #require(aligner.deviceMotion(from: estimate))
+        let q = expected.attitude.quaternion
+        #expect(
+          [motion.attitude.w, motion.attitude.x, motion.attitude.y, motion.attitude.z]
+            == [q.w, q.x, q.y, q.z], "t = \(motion.timestamp)")
+        let g = expected.gravity
+        let u = expected.userAcceleration
+        let r = expected.rotationRate
+        #expect(motion.gravity == SIMD3(g.x, g.y, g.z))
+        #expect(motion.userAcceleration == SIMD3(u.x, u.y, u.z))
+        #expect(motion.rotationRate == SIMD3(r.x, r.y, r.z))
+        #expect(motion.heading == expected.heading)
+        #expect(motion.magneticFieldAccuracy == Int(expected.magneticField.accuracy.rawValue))
+      }
+      let spacings = zip(motions.dropFirst(), motions).map { $0.timestamp - $1.timestamp }
+      let mean = spacings.reduce(0, +) / Double(max(1, spacings.count))
+      #expect(abs(mean - interval) < interval / 10, "\(frame.name): mean spacing \(mean) s")
+    }
+    let first = try #require(arbitrary.allMotions.first)
+    #expect(abs(AttitudeAngles(first.attitude).yaw) < 1e-12)
+    #expect(north.allMotions.allSatisfy { (0..<360).contains($0.heading) })
+    client.close()
     try daemon.terminate()
   }
 }
