@@ -204,6 +204,15 @@ def test_daemon_page_shows_history_and_clients(driver):
         assert text_of(driver, "recorder-extent") not in ("", "–"), text_of(driver, "recorder-extent")
         canvas = driver.find_element("css selector", "[data-testid=history-chart]")
         assert canvas.size["width"] > 0 and canvas.size["height"] > 0, canvas.size
+        # The chart follows the history within its 10 s refresh: today's bar shows the walk.
+        def charted_today():
+            days = json.loads(canvas.get_attribute("data-days") or "[]")
+            return days[-1][1] if days else 0
+        assert wait_until(lambda: charted_today() >= 10, 25, interval=1), \
+            f"the chart did not show today's steps: {canvas.get_attribute('data-days')}"
+        assert len(json.loads(canvas.get_attribute("data-days"))) == 7
+        assert "Steps per day" in (canvas.get_attribute("aria-label") or "")
+        log(f"  chart: {canvas.get_attribute('aria-label')}")
         screenshot(driver, "dashboard-daemon.png")
 
 

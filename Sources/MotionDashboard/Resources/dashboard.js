@@ -120,7 +120,12 @@ function onHello(hello) {
   panel.hidden = !hello.history;
   if (hello.history) {
     loadHistory();
-    if (!state.historyTimer) state.historyTimer = setInterval(loadHistory, 60000);
+    // Every 10 s while the page is shown (today's bar follows the steps being counted), and at
+    // once when a hidden tab is shown again.
+    if (!state.historyTimer) {
+      state.historyTimer = setInterval(() => { if (!document.hidden) loadHistory(); }, 10000);
+      document.addEventListener("visibilitychange", () => { if (!document.hidden) loadHistory(); });
+    }
   }
 }
 
@@ -398,6 +403,9 @@ function drawHistory(history) {
   canvas.height = Math.round(canvas.clientHeight * ratio);
   const g = canvas.getContext("2d");
   const days = history.days.slice(-7);
+  // What the bars show, for screen readers (the canvas has no text of its own) and for tests.
+  canvas.setAttribute("aria-label", "Steps per day: " + days.map((d) => d.date + " " + d.steps).join(", "));
+  canvas.dataset.days = JSON.stringify(days.map((d) => [d.date, d.steps]));
   const most = Math.max(1, ...days.map((d) => d.steps));
   const barWidth = canvas.width / Math.max(7, days.length);
   g.font = (10 * ratio) + "px sans-serif";
