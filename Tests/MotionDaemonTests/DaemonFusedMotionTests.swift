@@ -220,3 +220,40 @@ extension DaemonProcessTests {
     try daemon.terminate()
   }
 }
+
+extension DaemonProcessTests {
+  /// Two app processes taking device motion at different rates see the same attitude at the same
+  /// instant, bit for bit: the daemon fuses once for both (each fusing itself from its own start
+  /// would give two estimates of every instant).
+  @Test func twoAppProcessesSeeTheSameAttitudeAtTheSameInstant() throws {
+    let daemon = try DaemonProcess(source: "simulator:tour")
+    let environment = ["COREMOTION_SOURCE": "daemon:" + daemon.socketPath]
+    let fast = try ChildProgram(
+      "DaemonClientExample", arguments: ["motion", "0.01", "200"], environment: environment)
+    let slow = try ChildProgram(
+      "DaemonClientExample", arguments: ["motion", "0.05", "40"], environment: environment)
+    try fast.waitForExit(seconds: 30)
+    try slow.waitForExit(seconds: 30)
+    #expect(fast.process.terminationStatus == 0)
+    #expect(slow.process.terminationStatus == 0)
+    func attitudes(_ program: ChildProgram) -> [Double: [Double]] {
+      var table: [Double: [Double]] = [:]
+      for line in program.lines where line.hasPrefix("motion ") {
+        let values = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+        if values.count == 5 { table[values[0]] = Array(values.dropFirst()) }
+      }
+      return table
+    }
+    let fastAttitudes = attitudes(fast)
+    let slowAttitudes = attitudes(slow)
+    #expect(fastAttitudes.count == 200)
+    #expect(slowAttitudes.count == 40)
+    // The fast app takes every estimate, so every instant of the slow one it was running for.
+    let common = slowAttitudes.keys.filter { fastAttitudes[$0] != nil }
+    #expect(common.count >= 10, "only \(common.count) common instants")
+    for time in common {
+      #expect(fastAttitudes[time] == slowAttitudes[time], "t = \(time)")
+    }
+    try daemon.terminate()
+  }
+}
