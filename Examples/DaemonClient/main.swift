@@ -61,7 +61,8 @@ if isMotion {
     // Updates already queued when `count` is reached still run before the stop: not printed.
     guard let motion, received < count else { return }
     let q = motion.attitude.quaternion
-    emit(String(format: "motion %.17g %.17g %.17g %.17g %.17g", motion.timestamp, q.w, q.x, q.y, q.z))
+    emit(
+      String(format: "motion %.17g %.17g %.17g %.17g %.17g", motion.timestamp, q.w, q.x, q.y, q.z))
     received += 1
     if received == count { finished.signal() }
   }
