@@ -44,6 +44,8 @@ final class DashboardFoxgloveTests: XCTestCase {
     XCTAssertEqual(connection.subscriptions.count, FoxgloveConnection.maximumSubscriptions)
     connection.handle(#"{"op":"getParameters"}"#)
     connection.handle("[1,2]")
+    // As deep as the 4 KiB message limit allows: refused, not a stack overflow.
+    connection.handle(String(repeating: "[", count: 4096))
     connection.finish()
     var statuses: [Int] = []
     for await message in connection.messages {
@@ -52,9 +54,9 @@ final class DashboardFoxgloveTests: XCTestCase {
       else { continue }
       statuses.append(object["level"] as? Int ?? -1)
     }
-    // 6 refused subscriptions, 37 over the limit, an unsupported op, a non-object.
+    // 6 refused subscriptions, 37 over the limit, an unsupported op; a non-object, a deep nest.
     XCTAssertEqual(statuses.filter { $0 == 1 }.count, 6 + 37 + 1)
-    XCTAssertEqual(statuses.filter { $0 == 2 }.count, 1)
+    XCTAssertEqual(statuses.filter { $0 == 2 }.count, 2)
   }
 
   /// A frame's parts: (subscription id, timestamp ns, payload JSON).
