@@ -42,6 +42,8 @@ public final class MotionDaemon: @unchecked Sendable {
   private let hub = Locked(Hub())
   /// The fusion shared by every client that wants fused motion; `nil` while none does.
   private let fusion = Locked<Fusion?>(nil)
+  /// Held while the source subscription is brought up to date (see `updateSourceSubscription`).
+  private let subscriptionUpdate = NSLock()
 
   private struct Fusion {
     var feed: DeviceMotionFeed
@@ -149,7 +151,14 @@ public final class MotionDaemon: @unchecked Sendable {
 
   /// Subscribes the source at the highest demanded rate for the demanded sensors, resubscribes
   /// when either changes, and unsubscribes when nobody needs samples.
+  ///
+  /// Serialised: two clients' requests (each on its reader thread) must not act on each other's
+  /// stale view of the demand, or the later one could switch off the fusion the other just
+  /// started. The source's delivery thread never takes this lock, so waiting in `cancel()` here
+  /// cannot deadlock with it.
   private func updateSourceSubscription() {
+    subscriptionUpdate.lock()
+    defer { subscriptionUpdate.unlock() }
     let sessions = hub.withLock { $0.sessionList }
     let clientRate = sessions.map(\.demandedRate).max() ?? 0
     let wantsLive = sessions.contains {
