@@ -87,6 +87,13 @@ struct DashboardCommand: ParsableCommand {
         try await server.run(onRunning: { url in
           print("Dashboard for \(specification) at \(url.absoluteString)")
           if hasToken { print("Open it with the token above; other requests are refused.") }
+          // The same endpoint speaks Foxglove's protocol (docs/Dashboard.md).
+          var webSocket = URLComponents(url: url, resolvingAgainstBaseURL: false)
+          webSocket?.scheme = "ws"
+          webSocket?.path = "/ws"
+          if let address = webSocket?.url?.absoluteString {
+            print("Foxglove can connect to \(address) (foxglove.websocket.v1)")
+          }
           fflush(nil)  // every output stream (Swift 6: the global `stdout` is shared mutable state)
         })
       } catch {
