@@ -6,9 +6,10 @@ import MotionMath
 import MotionSensors
 import OpenCoreMotion
 
-/// Device motion in one Core Motion reference frame for one subscription (`Subscribe.
-/// device_motion_frame`): the shared estimator's estimates turned into `CMDeviceMotion` by this
-/// subscription's own frame conversion (the arbitrary frames start at yaw 0 with it), at its rate.
+/// Device motion in one Core Motion reference frame for one subscription
+/// (`Subscribe.device_motion_frame`): the shared estimator's estimates turned into `CMDeviceMotion`
+/// by this subscription's own frame conversion (the arbitrary frames start at yaw 0 with it), at
+/// its rate.
 ///
 /// This is what a client in another language gets ready-made; `CMMotionManager` takes the fused
 /// estimates instead and converts them itself (its true-north declination is its own process's).
@@ -17,7 +18,8 @@ struct DeviceMotionDelivery {
   let aligner: ReferenceFrameAligner
   var decimator: RateDecimator
 
-  /// The delivery for `wireFrame` from `source`'s sensors, or the error to answer the request with.
+  /// The delivery for `wireFrame` from a source with `sensors`, or the error to answer the
+  /// request with.
   static func make(
     _ wireFrame: Opencoremotion_Daemon_V1_ReferenceFrame, sensors: SensorSet, interval: Double
   ) -> Result<DeviceMotionDelivery, DeliveryRefusal> {
