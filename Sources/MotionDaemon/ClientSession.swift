@@ -115,21 +115,20 @@ final class ClientSession: @unchecked Sendable {
     var queuedAny = false
     for key in state.subscriptions.keys {
       guard var subscription = state.subscriptions[key], !subscription.sensors.isEmpty,
-        !subscription.sensors.isDisjoint(with: available),
-        subscription.decimator.accept(sample.timestamp)
+        !subscription.sensors.isDisjoint(with: available)
       else { continue }
-      var batch = Opencoremotion_Daemon_V1_SampleBatch()
-      batch.samples = [
-        Wire.sample(
-          sample, sensors: subscription.sensors, receivedBootNanoseconds: receivedBootNanoseconds)
-      ]
-      batch.droppedBefore = subscription.unreportedDrops
-      subscription.unreportedDrops = 0
+      let isDue = subscription.decimator.accept(sample.timestamp, interval: subscription.interval)
+      // Written back due or not: the decimator judges earliness by the source's own period.
       state.subscriptions[key] = subscription
-      var message = WireServerMessage()
-      message.requestID = subscription.id
-      message.samples = batch
-      enqueueStreamLocked(subscription.id, Wire.frame(message))
+      guard isDue else { continue }
+      let wireSample = Wire.sample(
+        sample, sensors: subscription.sensors, receivedBootNanoseconds: receivedBootNanoseconds)
+      queueStreamMessageLocked(key) { message, droppedBefore in
+        var batch = Opencoremotion_Daemon_V1_SampleBatch()
+        batch.samples = [wireSample]
+        batch.droppedBefore = droppedBefore
+        message.samples = batch
+      }
       queuedAny = true
     }
     if queuedAny { condition.signal() }
@@ -144,38 +143,34 @@ final class ClientSession: @unchecked Sendable {
     var queuedAny = false
     for key in state.subscriptions.keys {
       guard var subscription = state.subscriptions[key], subscription.readsFusion else { continue }
-      if var delivery = subscription.deviceMotion {
-        let motion = delivery.message(
-          for: estimate, receivedBootNanoseconds: receivedBootNanoseconds)
-        subscription.deviceMotion = delivery
-        if let motion {
+      // Every decimator sees every estimate, and the subscription is written back before anything
+      // is queued (queueing may count a drop against it).
+      let motion = subscription.deviceMotion?.message(
+        for: estimate, receivedBootNanoseconds: receivedBootNanoseconds)
+      let fusedIsDue =
+        subscription.fusedMotion
+        && subscription.fusedMotionDecimator.accept(
+          estimate.timestamp, interval: subscription.interval)
+      state.subscriptions[key] = subscription
+      if let motion {
+        queueStreamMessageLocked(key) { message, droppedBefore in
           var batch = Opencoremotion_Daemon_V1_DeviceMotionBatch()
           batch.motions = [motion]
-          batch.droppedBefore = subscription.unreportedDrops
-          subscription.unreportedDrops = 0
-          var message = WireServerMessage()
-          message.requestID = subscription.id
+          batch.droppedBefore = droppedBefore
           message.deviceMotion = batch
-          enqueueStreamLocked(subscription.id, Wire.frame(message))
-          queuedAny = true
         }
-        state.subscriptions[key] = subscription
+        queuedAny = true
       }
-      guard subscription.fusedMotion,
-        subscription.fusedMotionDecimator.accept(estimate.timestamp)
-      else { continue }
-      var batch = Opencoremotion_Daemon_V1_FusedMotionBatch()
-      batch.estimates = [
-        Wire.fusedMotion(estimate, receivedBootNanoseconds: receivedBootNanoseconds)
-      ]
-      batch.droppedBefore = subscription.unreportedDrops
-      subscription.unreportedDrops = 0
-      state.subscriptions[key] = subscription
-      var message = WireServerMessage()
-      message.requestID = subscription.id
-      message.fusedMotion = batch
-      enqueueStreamLocked(subscription.id, Wire.frame(message))
-      queuedAny = true
+      if fusedIsDue {
+        let fused = Wire.fusedMotion(estimate, receivedBootNanoseconds: receivedBootNanoseconds)
+        queueStreamMessageLocked(key) { message, droppedBefore in
+          var batch = Opencoremotion_Daemon_V1_FusedMotionBatch()
+          batch.estimates = [fused]
+          batch.droppedBefore = droppedBefore
+          message.fusedMotion = batch
+        }
+        queuedAny = true
+      }
     }
     if queuedAny { condition.signal() }
   }
@@ -209,6 +204,19 @@ final class ClientSession: @unchecked Sendable {
       state.replies.append(Wire.frame(message))
     }
     condition.signal()
+  }
+
+  /// Queues one stream message of subscription `key`: `fill` sets its payload and gets the
+  /// number of this subscription's messages dropped since its last one (then reset).
+  private func queueStreamMessageLocked(
+    _ key: UInt64, fill: (inout WireServerMessage, _ droppedBefore: UInt64) -> Void
+  ) {
+    let droppedBefore = state.subscriptions[key]?.unreportedDrops ?? 0
+    state.subscriptions[key]?.unreportedDrops = 0
+    var message = WireServerMessage()
+    message.requestID = key
+    fill(&message, droppedBefore)
+    enqueueStreamLocked(key, Wire.frame(message))
   }
 
   private func enqueueStreamLocked(_ subscription: UInt64, _ frame: [UInt8]) {

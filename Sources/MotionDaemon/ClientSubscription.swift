@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import MotionSensors
+import OpenCoreMotion
 
 /// One stream a client asked for with `Subscribe`.
 struct ClientSubscription {
@@ -15,13 +16,17 @@ struct ClientSubscription {
   var altitude: Bool
   /// Whether the daemon's fused motion is delivered (at `rate`).
   var fusedMotion = false
-  /// Picks the raw samples due at `rate`.
-  var decimator: RateDecimator
+  /// Picks the raw samples due at `rate` (the rule `CMMotionManager` uses in-process). It must see
+  /// every timestamp of the source, due or not: it judges earliness by the source's own period.
+  var decimator = UpdateDecimator(nominalSourcePeriod: 0)
   /// Picks the fusion estimates due at `rate` (apart from `decimator`: a subscription may take
   /// both, and each decimator must see every timestamp of its own stream once).
-  var fusedMotionDecimator: RateDecimator
+  var fusedMotionDecimator = UpdateDecimator(nominalSourcePeriod: 0)
   /// Device motion in a Core Motion reference frame, at `rate`, when asked for.
   var deviceMotion: DeviceMotionDelivery? = nil
+
+  /// Seconds between deliveries.
+  var interval: Double { 1 / rate }
 
   /// Whether this subscription reads the daemon's fusion (fused motion or device motion).
   var readsFusion: Bool { fusedMotion || deviceMotion != nil }

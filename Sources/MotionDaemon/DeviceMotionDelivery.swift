@@ -16,7 +16,9 @@ import OpenCoreMotion
 struct DeviceMotionDelivery {
   var wireFrame: Opencoremotion_Daemon_V1_ReferenceFrame
   let aligner: ReferenceFrameAligner
-  var decimator: RateDecimator
+  /// Seconds between deliveries.
+  let interval: Double
+  var decimator = UpdateDecimator(nominalSourcePeriod: 0)
 
   /// The delivery for `wireFrame` from a source with `sensors`, or the error to answer the
   /// request with.
@@ -48,7 +50,7 @@ struct DeviceMotionDelivery {
       DeviceMotionDelivery(
         wireFrame: wireFrame,
         aligner: ReferenceFrameAligner(frame: frame, declination: declination ?? 0),
-        decimator: RateDecimator(interval: interval)))
+        interval: interval))
   }
 
   /// The wire message for `estimate` when it is due and the frame can express it; `nil` otherwise.
@@ -57,7 +59,7 @@ struct DeviceMotionDelivery {
   mutating func message(
     for estimate: DeviceMotionEstimate, receivedBootNanoseconds: UInt64
   ) -> Opencoremotion_Daemon_V1_DeviceMotion? {
-    guard aligner.accepts(estimate), decimator.accept(estimate.timestamp),
+    guard aligner.accepts(estimate), decimator.accept(estimate.timestamp, interval: interval),
       let motion = aligner.deviceMotion(from: estimate)
     else { return nil }
     var wire = Opencoremotion_Daemon_V1_DeviceMotion()

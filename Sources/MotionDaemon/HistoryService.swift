@@ -6,6 +6,7 @@ import MotionDaemonProtocol
 import MotionDetectors
 import MotionMath
 import MotionSensors
+import OpenCoreMotion
 
 /// Runs the step detector, activity classifier and altitude estimator on every source sample,
 /// keeps the live pedometer/activity/altitude state, and writes the history: per-minute step rows,
@@ -50,7 +51,7 @@ final class HistoryService: @unchecked Sendable {
     var altitude = AltitudeEstimator()
     var strideModel = StrideModel(userHeight: nil)
     var anchor = WallClockAnchor()
-    var recorderDecimator = RateDecimator(interval: 0.02)
+    var recorderDecimator = UpdateDecimator(nominalSourcePeriod: 0)
     var lastStepTime: Double?
     var cadence = 0.0
     var steps: UInt64 = 0
@@ -183,7 +184,9 @@ final class HistoryService: @unchecked Sendable {
           live.activity = Self.wireSegment(change)
           updates.append(LiveUpdate(kind: .activity, wire: live))
         }
-        if s.store != nil, date <= s.recordingUntil, s.recorderDecimator.accept(sample.timestamp) {
+        if s.store != nil, date <= s.recordingUntil,
+          s.recorderDecimator.accept(sample.timestamp, interval: 1 / settings.recordingRate)
+        {
           if s.pending.recorded.count < settings.maximumPendingSamples {
             s.pending.recorded.append(
               HistoryBatch.RecordedSample(
@@ -446,9 +449,14 @@ final class HistoryService: @unchecked Sendable {
         try? FileManager.default.createDirectory(
           atPath: settings.directory, withIntermediateDirectories: true,
           attributes: [.posixPermissions: 0o700])
-        FileManager.default.createFile(
+        let markerWritten = FileManager.default.createFile(
           atPath: denialMarkerPath, contents: Data("denied\n".utf8),
           attributes: [.posixPermissions: 0o600])
+        if !markerWritten {
+          // The denial still holds for this run; a restarted daemon would record again.
+          logger.error(
+            "could not write \(denialMarkerPath): the denial lasts until the daemon restarts")
+        }
         logger.notice("motion history denied by the user: recording stopped, history deleted")
       }
     }

@@ -309,8 +309,7 @@ public final class MotionDaemon: @unchecked Sendable {
         ClientSubscription(
           id: id, sensors: sensors, rate: rate, pedometer: subscribe.pedometer,
           activity: subscribe.activity, altitude: subscribe.altitude, fusedMotion: fusedMotion,
-          decimator: RateDecimator(interval: 1 / rate),
-          fusedMotionDecimator: RateDecimator(interval: 1 / rate), deviceMotion: deviceMotion))
+          deviceMotion: deviceMotion))
       updateSourceSubscription()
       reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
       return [reply]

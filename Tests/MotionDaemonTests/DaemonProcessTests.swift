@@ -344,3 +344,23 @@ import _MotionTestSupport
     try daemon.terminate()
   }
 }
+
+extension DaemonProcessTests {
+  /// A 20 Hz subscription to a 100 Hz source gets every fifth sample, 50 ms apart each time (not
+  /// only on average): the daemon's decimation sees every timestamp, delivered or not.
+  @Test func aSubscriptionIsDecimatedEvenlyNotOnlyOnAverage() throws {
+    let daemon = try DaemonProcess(source: "simulator:tour")
+    let client = DaemonClient(socketPath: daemon.socketPath, clientName: "even")
+    let collector = Collector()
+    let subscription = try client.subscribe(DaemonStreamRequest(sensors: .accelerometer, rate: 20))
+    { collector.handle($0) }
+    try waitUntil(seconds: 20, "40 samples") { collector.sampleCount >= 40 }
+    subscription.cancel()
+    let times = collector.allSamples.map(\.timestamp)
+    let spacings = zip(times.dropFirst(), times).map { $0 - $1 }
+    // Half a source period (5 ms) either way.
+    #expect(spacings.allSatisfy { abs($0 - 0.05) < 0.005 }, "spacings \(spacings)")
+    client.close()
+    try daemon.terminate()
+  }
+}
