@@ -48,20 +48,46 @@ public enum OfflineAttitudeEstimator {
     parameters: AttitudeEstimator.Parameters = .default,
     convergenceTime: Double = defaultConvergenceTime
   ) -> (attitudes: [Quaternion], gyroscopeBias: SIMD3<Double>) {
-    let n = timestamps.count
-    guard n > 0 else { return ([], .zero) }
-    let useMagnetometer = magnetometer != nil
+    let inputs = OfflineAttitudeInputArrays(
+      timestamps: timestamps, gyroscopes: gyroscope, accelerometers: accelerometer,
+      magnetometers: magnetometer)
+    let result = estimate(
+      inputs, samplePeriod: samplePeriod, parameters: parameters,
+      convergenceTime: convergenceTime)
+    return (Array(result), result.gyroscopeBias)
+  }
+
+  /// The sensor-to-earth attitude at every sample of `inputs`: 9D (x to magnetic north) when they
+  /// include the magnetometer, otherwise 6D with the heading of the first forward pass.
+  ///
+  /// Besides the inputs this holds two attitudes per sample in single precision (32 bytes) while
+  /// it runs and one (16 bytes) in the result. Samples the real-time estimator would skip keep the
+  /// previous attitude.
+  public static func estimate(
+    _ inputs: some OfflineAttitudeInputs,
+    samplePeriod: Double,
+    parameters: AttitudeEstimator.Parameters = .default,
+    convergenceTime: Double = defaultConvergenceTime
+  ) -> OfflineAttitudes {
+    let n = inputs.count
+    guard n > 0 else { return OfflineAttitudes(attitudes: [], gyroscopeBias: .zero) }
+    let useMagnetometer = inputs.hasMagnetometer
+    func attitude(_ estimator: AttitudeEstimator) -> SinglePrecisionQuaternion {
+      SinglePrecisionQuaternion(
+        useMagnetometer ? estimator.earthFromSensor9D : estimator.earthFromSensor6D)
+    }
 
     // Pass 1 (forward) only supplies a bias for the backward pass.
     var first = AttitudeEstimator(parameters: parameters, samplePeriod: samplePeriod)
     for i in 0..<n {
       first.update(
-        timestamp: timestamps[i], gyroscope: gyroscope[i], accelerometer: accelerometer[i],
-        magnetometer: magnetometer?[i])
+        timestamp: inputs.timestamp(at: i), gyroscope: inputs.gyroscope(at: i),
+        accelerometer: inputs.accelerometer(at: i), magnetometer: inputs.magnetometer(at: i))
     }
 
     // Pass 2 (backward).
-    var backward = [Quaternion](repeating: .identity, count: n)
+    var backward = [SinglePrecisionQuaternion](
+      repeating: SinglePrecisionQuaternion(.identity), count: n)
     var backwardParameters = parameters
     // The gyroscope delay is physical: extrapolate forward in real time, i.e. backward in the
     // reversed pass's time.
@@ -73,14 +99,15 @@ public enum OfflineAttitudeEstimator {
       // backward from t[i+1] to t[i] must use the same rate, that of sample i+1, or the two
       // passes differ by one sample of rotation (over 1° at fast motion).
       reversed.update(
-        timestamp: -timestamps[i], gyroscope: -gyroscope[Swift.min(i + 1, n - 1)],
-        accelerometer: accelerometer[i],
-        magnetometer: magnetometer?[i])
-      backward[i] = useMagnetometer ? reversed.earthFromSensor9D : reversed.earthFromSensor6D
+        timestamp: -inputs.timestamp(at: i),
+        gyroscope: -inputs.gyroscope(at: Swift.min(i + 1, n - 1)),
+        accelerometer: inputs.accelerometer(at: i), magnetometer: inputs.magnetometer(at: i))
+      backward[i] = attitude(reversed)
     }
 
     // Pass 3 (forward) from the bias the backward pass found at the start.
-    var forward = [Quaternion](repeating: .identity, count: n)
+    var forward = [SinglePrecisionQuaternion](
+      repeating: SinglePrecisionQuaternion(.identity), count: n)
     var third = AttitudeEstimator(parameters: parameters, samplePeriod: samplePeriod)
     third.seedGyroscopeBias(-reversed.gyroscopeBias, sigma: reversed.gyroscopeBiasSigma)
     // The magnetometer calibration is in the sensor frame, the same either way in time: starting
@@ -88,13 +115,13 @@ public enum OfflineAttitudeEstimator {
     third.seedMagnetometerCalibration(from: reversed.state.magnetometerCalibrator)
     for i in 0..<n {
       third.update(
-        timestamp: timestamps[i], gyroscope: gyroscope[i], accelerometer: accelerometer[i],
-        magnetometer: magnetometer?[i])
-      forward[i] = useMagnetometer ? third.earthFromSensor9D : third.earthFromSensor6D
+        timestamp: inputs.timestamp(at: i), gyroscope: inputs.gyroscope(at: i),
+        accelerometer: inputs.accelerometer(at: i), magnetometer: inputs.magnetometer(at: i))
+      forward[i] = attitude(third)
     }
 
-    let start = timestamps[0]
-    let end = timestamps[n - 1]
+    let start = inputs.timestamp(at: 0)
+    let end = inputs.timestamp(at: n - 1)
     let ramp = Swift.max(convergenceTime, 1e-9)
     func weights(_ t: Double) -> (Double, Double) {
       (
@@ -109,8 +136,8 @@ public enum OfflineAttitudeEstimator {
     if !useMagnetometer {
       var sine = 0.0, cosine = 0.0
       for i in 0..<n {
-        let (wf, wb) = weights(timestamps[i])
-        let d = (forward[i] * backward[i].conjugate).normalized
+        let (wf, wb) = weights(inputs.timestamp(at: i))
+        let d = (forward[i].doublePrecision * backward[i].doublePrecision.conjugate).normalized
         let angle = 2 * Double.atan2(d.z, d.w)
         let w = wf * wb
         sine += w * Double.sin(angle)
@@ -119,16 +146,18 @@ public enum OfflineAttitudeEstimator {
       alignment = Quaternion.aboutZ(Double.atan2(sine, cosine))
     }
 
-    var result = [Quaternion](repeating: .identity, count: n)
+    // The blend replaces the forward pass in place: no third array.
     for i in 0..<n {
-      let (wf, wb) = weights(timestamps[i])
-      let blend = forward[i].slerp(to: alignment * backward[i], fraction: wb / (wf + wb))
+      let (wf, wb) = weights(inputs.timestamp(at: i))
+      let forwardAttitude = forward[i].doublePrecision.normalized
+      let blend = forwardAttitude.slerp(
+        to: alignment * backward[i].doublePrecision.normalized, fraction: wb / (wf + wb))
       // Inclination from the blend; heading from the forward pass, whose magnetic disturbance
       // handling sees the recording in its natural order (the backward heading measured worse).
-      let d = (forward[i] * blend.conjugate).normalized
+      let d = (forwardAttitude * blend.conjugate).normalized
       let heading = 2 * Double.atan2(d.z, d.w)
-      result[i] = (Quaternion.aboutZ(heading) * blend).normalized
+      forward[i] = SinglePrecisionQuaternion((Quaternion.aboutZ(heading) * blend).normalized)
     }
-    return (result, first.gyroscopeBias)
+    return OfflineAttitudes(attitudes: forward, gyroscopeBias: first.gyroscopeBias)
   }
 }

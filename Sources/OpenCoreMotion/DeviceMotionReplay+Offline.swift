@@ -28,49 +28,47 @@ extension DeviceMotionReplay {
     var stream = stream
     let usesMagnetometer = frame.needsMagnetometer
 
-    // Gather synchronised inputs: one row per gyroscope sample whose time moves forward.
-    var timestamps: [Double] = []
-    var gyroscope: [SIMD3<Double>] = []
-    var accelerometer: [SIMD3<Double>] = []
-    var magnetometer: [SIMD3<Double>] = []
+    // Gather synchronised inputs: one row per gyroscope sample whose time moves forward, held in
+    // single precision (44 bytes per nine-axis sample; see `OfflineAttitudeRecording`).
+    var recording = OfflineAttitudeRecording(hasMagnetometer: usesMagnetometer)
     var latestAccelerometer: SIMD3<Double>?
     var latestMagnetometer: SIMD3<Double>?
     do {
       while let sample = try stream.next() {
         if let a = sample.accelerometer, a.isFinite { latestAccelerometer = a }
         if let m = sample.magnetometer, m.isFinite { latestMagnetometer = m }
-        guard let g = sample.gyroscope, g.isFinite, sample.timestamp.isFinite,
-          let a = latestAccelerometer, sample.timestamp > (timestamps.last ?? -.infinity)
-        else { continue }
+        guard let g = sample.gyroscope, let a = latestAccelerometer else { continue }
         if usesMagnetometer && latestMagnetometer == nil { continue }
-        timestamps.append(sample.timestamp)
-        gyroscope.append(g)
-        accelerometer.append(a)
-        if usesMagnetometer { magnetometer.append(latestMagnetometer!) }
+        // Refused (and left out of the output): a time that does not move forward, a reading
+        // beyond single precision's range.
+        recording.append(
+          timestamp: sample.timestamp, gyroscope: g, accelerometer: a,
+          magnetometer: usesMagnetometer ? latestMagnetometer : nil)
       }
     } catch {
       throw Failure(description: "\(stream.descriptor.name): \(error)")
     }
-    guard timestamps.count >= 2 else {
+    let count = recording.count
+    guard count >= 2 else {
       throw Failure(
         description:
           "\(stream.descriptor.name) has too few samples with both accelerometer and gyroscope")
     }
-    let samplePeriod = (timestamps.last! - timestamps.first!) / Double(timestamps.count - 1)
+    let samplePeriod =
+      (recording.timestamp(at: count - 1) - recording.timestamp(at: 0)) / Double(count - 1)
 
     // The bias is the one a forward pass over everything converged to: the best constant
     // estimate the whole recording gives.
-    let (attitudes, bias) = OfflineAttitudeEstimator.estimateWithBias(
-      timestamps: timestamps, gyroscope: gyroscope, accelerometer: accelerometer,
-      magnetometer: usesMagnetometer ? magnetometer : nil, samplePeriod: samplePeriod)
+    let attitudes = OfflineAttitudeEstimator.estimate(recording, samplePeriod: samplePeriod)
 
     let aligner = ReferenceFrameAligner(frame: frame, declination: declination ?? 0)
     var summary = Summary()
-    for i in timestamps.indices {
+    for i in 0..<count {
       let estimate = DeviceMotionPipeline.Estimate(
-        timestamp: timestamps[i], earthFromSensor6D: attitudes[i], earthFromSensor9D: attitudes[i],
-        hasMagneticHeading: usesMagnetometer, gyroscope: gyroscope[i], gyroscopeBias: bias,
-        accelerometer: accelerometer[i], calibratedMagneticField: nil,
+        timestamp: recording.timestamp(at: i), earthFromSensor6D: attitudes[i],
+        earthFromSensor9D: attitudes[i], hasMagneticHeading: usesMagnetometer,
+        gyroscope: recording.gyroscope(at: i), gyroscopeBias: attitudes.gyroscopeBias,
+        accelerometer: recording.accelerometer(at: i), calibratedMagneticField: nil,
         magneticCalibrationAccuracy: .uncalibrated, needsCalibrationMotion: false)
       guard aligner.accepts(estimate), let motion = aligner.deviceMotion(from: estimate) else {
         continue

@@ -58,7 +58,9 @@ final class DaemonProcess: @unchecked Sendable {
     guard FileManager.default.isExecutableFile(atPath: binary.path) else {
       throw Failure(description: "motiond was not built at \(binary.path)")
     }
-    FileManager.default.createFile(atPath: logPath, contents: nil)
+    guard FileManager.default.createFile(atPath: logPath, contents: nil) else {
+      throw Failure(description: "cannot create the daemon's log file \(logPath)")
+    }
     let process = try ChildProcess(
       binary,
       arguments: [

@@ -142,7 +142,7 @@ import _MotionTestSupport
     try client.connect()
     _ = try blocking { try await client.recordAccelerometer(duration: 5) }
     try waitUntil(seconds: 10, "history to be written") {
-      (try? blocking { try await client.status() }.historyBytes ?? 0) ?? 0 > 0
+      (try? blocking { try await client.status() }.historyBytes) ?? 0 > 0
     }
     func mode(_ path: String) throws -> Int {
       try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)

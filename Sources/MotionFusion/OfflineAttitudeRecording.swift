@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionMath
+
+/// A recording gathered for ``OfflineAttitudeEstimator``, held compactly: the timestamp in
+/// double precision and each reading in single precision, 44 bytes per nine-axis sample and 32
+/// per six-axis one (arrays of `SIMD3<Double>` take 104 and 72).
+///
+/// Offline estimation must hold the whole recording (it runs backward over it), so this is what
+/// bounds its memory: an hour at 100 Hz is 16 MB here. Single precision keeps 24 significant
+/// bits, more than any MEMS sensor resolves; a reading beyond `Float`'s range (about 3.4e38) is
+/// refused by ``append(timestamp:gyroscope:accelerometer:magnetometer:)``.
+public struct OfflineAttitudeRecording: OfflineAttitudeInputs, Sendable {
+  /// Whether every sample has a magnetometer reading.
+  public let hasMagnetometer: Bool
+  private var timestamps: [Double] = []
+  private var gyroscopes: [SinglePrecisionVector3] = []
+  private var accelerometers: [SinglePrecisionVector3] = []
+  private var magnetometers: [SinglePrecisionVector3] = []
+
+  /// An empty recording, with a magnetometer reading in every sample or in none.
+  public init(hasMagnetometer: Bool) {
+    self.hasMagnetometer = hasMagnetometer
+  }
+
+  /// The number of samples.
+  public var count: Int { timestamps.count }
+
+  /// Appends one sample: `timestamp` in s (later than the last one), the raw gyroscope in rad/s,
+  /// the specific force in m/s² and, when the recording has one, the raw magnetometer in µT.
+  ///
+  /// - Returns: `false`, leaving the recording as it was, when the timestamp is not finite or does
+  ///   not move forward, a reading is not finite in single precision, or the magnetometer is
+  ///   missing (or given to a recording without one).
+  @discardableResult
+  public mutating func append(
+    timestamp: Double, gyroscope: SIMD3<Double>, accelerometer: SIMD3<Double>,
+    magnetometer: SIMD3<Double>?
+  ) -> Bool {
+    guard timestamp.isFinite, timestamp > (timestamps.last ?? -.infinity),
+      (magnetometer != nil) == hasMagnetometer
+    else { return false }
+    let gyroscope = SinglePrecisionVector3(gyroscope)
+    let accelerometer = SinglePrecisionVector3(accelerometer)
+    let magnetometer = magnetometer.map(SinglePrecisionVector3.init)
+    guard gyroscope.isFinite, accelerometer.isFinite, magnetometer?.isFinite ?? true else {
+      return false
+    }
+    timestamps.append(timestamp)
+    gyroscopes.append(gyroscope)
+    accelerometers.append(accelerometer)
+    if let magnetometer { magnetometers.append(magnetometer) }
+    return true
+  }
+
+  public func timestamp(at index: Int) -> Double { timestamps[index] }
+  public func gyroscope(at index: Int) -> SIMD3<Double> { gyroscopes[index].doublePrecision }
+  public func accelerometer(at index: Int) -> SIMD3<Double> {
+    accelerometers[index].doublePrecision
+  }
+  public func magnetometer(at index: Int) -> SIMD3<Double>? {
+    hasMagnetometer ? magnetometers[index].doublePrecision : nil
+  }
+}
