@@ -44,4 +44,17 @@ final class BROADRegressionTests: XCTestCase {
     XCTAssertLessThan(result.inclination, 0.77 + 0.15, "\(result)")
     XCTAssertGreaterThan(result.total, 0.3, "suspiciously good: \(result)")
   }
+
+  /// Offline 9D on the stationary-magnet trial C decimated to 95 Hz (k = 3). Here the backward
+  /// pass adopts a calibration fitted partly to the magnet while the forward pass trusts none;
+  /// the last pass used to start from it anyway (9.90°; VQF offline 3.74°). Release figures since
+  /// the forward pass must confirm the seed (2026-11-26): total 2.24°, inclination 1.07°; the
+  /// bounds allow 0.3° / 0.15°.
+  func testOffline9DIsNotSeededWithAnUnconfirmedCalibrationAt95Hz() throws {
+    let data = try trial("30_disturbed_stationary_magnet_C.csv").decimated(by: 3)
+    let result = try FusionEvaluation.evaluate(data, mode: .offline9d)
+    XCTAssertLessThan(result.total, 2.24 + 0.3, "\(result)")
+    XCTAssertLessThan(result.inclination, 1.07 + 0.15, "\(result)")
+    XCTAssertGreaterThan(result.total, 0.5, "suspiciously good: \(result)")
+  }
 }

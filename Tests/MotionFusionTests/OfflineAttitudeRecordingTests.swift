@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import MotionFusion
 import MotionMath
 import MotionSensors
 import XCTest
+
+@testable import MotionFusion
 
 /// `OfflineAttitudeRecording` holds a recording in single precision for the offline estimator:
 /// the attitudes it gives match those from double-precision arrays, and it refuses what it
@@ -81,5 +82,39 @@ final class OfflineAttitudeRecordingTests: XCTestCase {
       OfflineAttitudeRecording(hasMagnetometer: true), samplePeriod: 0.01)
     XCTAssertTrue(attitudes.isEmpty)
     XCTAssertEqual(attitudes.gyroscopeBias, .zero)
+  }
+}
+
+/// The last offline pass starts from the backward pass's magnetometer calibration only when the
+/// first (forward) pass confirms it.
+final class OfflineCalibrationConfirmationTests: XCTestCase {
+  private func calibrator(
+    offset: SIMD3<Double>, accuracy: MagneticCalibrationAccuracy
+  )
+    -> MagnetometerCalibrator
+  {
+    var calibrator = MagnetometerCalibrator()
+    calibrator.hardIronOffset = offset
+    calibrator.adoptedAccuracy = accuracy
+    calibrator.accuracy = accuracy
+    return calibrator
+  }
+
+  func testOnlyACalibrationBothPassesTrustAndShareIsSeeded() {
+    let backward = calibrator(offset: SIMD3(12, -8, 20), accuracy: .medium)
+    // The same offset within the calibrator's 5 µT tolerance.
+    XCTAssertTrue(
+      OfflineAttitudeEstimator.confirms(
+        calibrator(offset: SIMD3(14, -6, 21), accuracy: .high), backward))
+    // 6 µT apart.
+    XCTAssertFalse(
+      OfflineAttitudeEstimator.confirms(
+        calibrator(offset: SIMD3(12, -8, 26), accuracy: .high), backward))
+    // The forward pass never trusted a fit (as at 95 Hz on BROAD's stationary-magnet trial C).
+    XCTAssertFalse(
+      OfflineAttitudeEstimator.confirms(calibrator(offset: .zero, accuracy: .low), backward))
+    XCTAssertFalse(
+      OfflineAttitudeEstimator.confirms(
+        backward, calibrator(offset: SIMD3(12, -8, 20), accuracy: .low)))
   }
 }
