@@ -23,6 +23,7 @@ extension FusionEvaluation {
       "biasUpdatePeriod": \.biasUpdatePeriod,
       "restFilterTimeConstant": \.restFilterTimeConstant,
       "restGyroscopeThreshold": \.restGyroscopeThreshold,
+      "restGyroscopeDeviationThreshold": \.restGyroscopeDeviationThreshold,
       "restAccelerometerThreshold": \.restAccelerometerThreshold,
       "restMinimumDuration": \.restMinimumDuration,
       "magneticCurrentTimeConstant": \.magneticCurrentTimeConstant,

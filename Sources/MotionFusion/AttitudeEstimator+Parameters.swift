@@ -65,6 +65,11 @@ extension AttitudeEstimator {
     public var restFilterTimeConstant = 0.5
     /// Rest: the low-pass filtered (raw) angular rate stays below this, rad/s. Default: 2°/s.
     public var restGyroscopeThreshold = 2.0 * Units.radiansPerDegree
+    /// Rest: the angular rate stays within this of its low-pass filtered value, rad/s: the rate
+    /// must be steady, not only small on average, or a sway (a phone in the pocket of someone
+    /// standing) would be taken for rest and its rate learnt as bias. VQF tests the same
+    /// deviation. Default: 2°/s.
+    public var restGyroscopeDeviationThreshold = 2.0 * Units.radiansPerDegree
     /// Rest: the accelerometer stays within this of its low-pass filtered value, m/s².
     /// Default: 0.5 m/s².
     public var restAccelerometerThreshold = 0.5

@@ -482,8 +482,10 @@ public struct AttitudeEstimator: Sendable {
     let accelerometerMean = state.restAccelerometer.update(accelerometer)
     let thG = parameters.restGyroscopeThreshold
     let thA = parameters.restAccelerometerThreshold
+    let thD = parameters.restGyroscopeDeviationThreshold
     let still =
       valid && gyroscopeMean.lengthSquared < thG * thG
+      && (gyroscope - gyroscopeMean).lengthSquared < thD * thD
       && (accelerometer - accelerometerMean).lengthSquared < thA * thA
     state.restDuration = still ? state.restDuration + dt : 0
     state.isRestDetected = state.restDuration >= parameters.restMinimumDuration

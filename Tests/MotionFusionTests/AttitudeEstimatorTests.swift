@@ -57,6 +57,37 @@ final class AttitudeEstimatorTests: XCTestCase {
       (estimator.gyroscopeBias - imu.gyroscopeBias).length / degree, 0.05, "seed \(seed)")
   }
 
+  /// A device that sways (a phone in the pocket of someone standing: ±4 °/s at 1.5 Hz, a fraction
+  /// of a degree of tilt) is not at rest, although its low-pass filtered rate is near zero and its
+  /// accelerometer is steady: rest also needs a steady gyroscope, or the sway would be learnt as
+  /// bias (MotionSense standing trials: median gravity angle to Apple's 0.77° → 0.48° on one).
+  func testSwayIsNotRest() {
+    let amplitude = 4 * degree / (2 * Double.pi * 1.5)  // rad, for a 4 °/s peak rate
+    var imu = SyntheticIMU()
+    let samples = imu.samples(
+      duration: 20, rate: 50,
+      attitude: { t in
+        Quaternion(angle: amplitude * Double.sin(2 * Double.pi * 1.5 * t), axis: SIMD3(1, 0, 0))
+      })
+    var estimator = AttitudeEstimator(samplePeriod: 0.02)
+    var restSamples = 0
+    for s in samples {
+      estimator.update(
+        timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer,
+        magnetometer: nil)
+      if estimator.state.isRestDetected { restSamples += 1 }
+    }
+    XCTAssertEqual(restSamples, 0)
+    // The same device held still is at rest within the 1.5 s the detector waits (plus its filters).
+    var still = AttitudeEstimator(samplePeriod: 0.02)
+    for s in imu.samples(duration: 3, rate: 50, attitude: { _ in .identity }) {
+      still.update(
+        timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer,
+        magnetometer: nil)
+    }
+    XCTAssertTrue(still.state.isRestDetected)
+  }
+
   /// During continuous motion (no rest) the horizontal bias is found from the inclination
   /// corrections.
   func testBiasConvergesInMotion() {
