@@ -401,6 +401,9 @@ extension CMMotionManager {
           aligner.deviceMotion(from: estimate)
         }
       case .failure(let failure):
+        // After a lost connection the estimates may come from a new estimator (a restarted
+        // motion daemon): the arbitrary frame's yaw carries on rather than jump.
+        if failure.kind == .disconnected { aligner.continueHeadingAfterGap() }
         // Only a fatal failure ends the run; an advisory one reaches a handler and updates go on.
         if failure.isFatal {
           channel.fail(NSError(failure), generation: generation)

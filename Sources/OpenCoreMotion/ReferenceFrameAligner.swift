@@ -13,18 +13,36 @@ import MotionMath
 /// - `.xMagneticNorthZVertical`: the 9D attitude as is (NWU: x magnetic north).
 /// - `.xTrueNorthZVertical`: the 9D attitude turned by the declination D (degrees, east
 ///   positive): `trueFromMagnetic = Rz(−D)`, so true yaw = magnetic yaw − D and heading grows by D.
-/// `@unchecked Sendable`: `startHeadingRemoval` is set and read only by the one thread that
-/// delivers a run's estimates (each run makes its own aligner; the daemon calls a subscription's
-/// under that client's lock).
+///
+/// After ``continueHeadingAfterGap()`` (the estimates now come from a new estimator: the motion
+/// daemon restarted) the arbitrary frame's yaw carries on from the last delivered update instead
+/// of jumping to the new estimator's arbitrary heading.
+///
+/// `@unchecked Sendable`: the mutable state is set and read by one delivery at a time (each run
+/// makes its own aligner and calls it from its source's delivery thread, or under the daemon
+/// stream's delivery lock; the daemon calls a subscription's under that client's lock).
 package final class ReferenceFrameAligner: @unchecked Sendable {
   package let frame: CMAttitudeReferenceFrame
   /// Magnetic declination in degrees, east positive; used by `.xTrueNorthZVertical` only.
   package let declination: Double
   private var startHeadingRemoval: Quaternion?
+  /// The attitude of the last update delivered in `.xArbitraryZVertical`.
+  private var lastArbitraryAttitude: Quaternion?
+  /// Whether the next estimate is to be re-anchored on ``lastArbitraryAttitude``'s yaw.
+  private var isAfterGap = false
 
   package init(frame: CMAttitudeReferenceFrame, declination: Double = 0) {
     self.frame = frame
     self.declination = declination
+  }
+
+  /// Makes the next `.xArbitraryZVertical` update continue the yaw of the last one delivered:
+  /// called when the estimates are interrupted and may come back from a new estimator (a
+  /// restarted motion daemon), whose arbitrary heading has nothing to do with the old one. The
+  /// rotation about the vertical during the gap itself is not known and is not added. The
+  /// other frames need nothing: their heading is magnetic, the same for any estimator.
+  package func continueHeadingAfterGap() {
+    isAfterGap = lastArbitraryAttitude != nil
   }
 
   /// Whether `estimate` can be expressed in the frame: the magnetometer frames start once the
@@ -41,6 +59,11 @@ package final class ReferenceFrameAligner: @unchecked Sendable {
     let referenceFromDevice: Quaternion
     switch frame {
     case .xArbitraryZVertical:
+      if isAfterGap, let last = lastArbitraryAttitude {
+        let yaw = AttitudeAngles(estimate.earthFromSensor6D).yaw
+        startHeadingRemoval = Quaternion.aboutZ(AttitudeAngles(last).yaw - yaw)
+        isAfterGap = false
+      }
       referenceFromDevice = removingStartHeading(estimate.earthFromSensor6D)
     case .xArbitraryCorrectedZVertical:
       referenceFromDevice = removingStartHeading(estimate.earthFromSensor9D)
@@ -64,6 +87,7 @@ package final class ReferenceFrameAligner: @unchecked Sendable {
       heading.isFinite
     else { return nil }
 
+    if frame == .xArbitraryZVertical { lastArbitraryAttitude = attitude }
     let accuracy: CMMagneticFieldCalibrationAccuracy =
       estimate.calibratedMagneticField == nil
       ? .uncalibrated : CMMagneticFieldCalibrationAccuracy(estimate.magneticCalibrationAccuracy)

@@ -8,7 +8,9 @@
 /// advancing `nextDue` by exactly `interval` (not from the delivered sample's time) keeps the
 /// average spacing exact when the interval is not a multiple of the source period. After a gap
 /// longer than an interval the schedule restarts at the next sample instead of bursting to catch
-/// up.
+/// up; so it does when time jumps back by more than an interval (a new timeline: a replay started
+/// again by a restarted motion daemon), instead of waiting for the new timeline to reach the old
+/// one's due time.
 package struct UpdateDecimator: Sendable {
   /// The nominal time between source samples, s; used until two samples have been seen.
   package var nominalSourcePeriod: Double
@@ -22,7 +24,10 @@ package struct UpdateDecimator: Sendable {
   /// Whether the sample at `timestamp` (seconds) is due for delivery at `interval` seconds.
   package mutating func accept(_ timestamp: Double, interval: Double) -> Bool {
     var sourcePeriod = nominalSourcePeriod
-    if let last = lastTimestamp, timestamp > last { sourcePeriod = timestamp - last }
+    if let last = lastTimestamp {
+      if timestamp > last { sourcePeriod = timestamp - last }
+      if timestamp < last - interval { nextDue = nil }
+    }
     lastTimestamp = timestamp
     guard let due = nextDue else {
       nextDue = timestamp + interval
