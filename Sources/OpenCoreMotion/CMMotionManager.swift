@@ -337,12 +337,7 @@ extension CMMotionManager {
         guard sample.sensors.contains(sensor) else { return }
         channel.offer(timestamp: sample.timestamp, generation: generation) { make(sample) }
       case .failure(let failure):
-        // Only a fatal failure ends the run; an advisory one reaches a handler and updates go on.
-        if failure.isFatal {
-          channel.fail(NSError(failure), generation: generation)
-        } else {
-          channel.advise(NSError(failure), generation: generation)
-        }
+        channel.report(failure, generation: generation)
       case .finished:
         channel.finish(generation: generation)
       }
@@ -404,12 +399,7 @@ extension CMMotionManager {
         // After a lost connection the estimates may come from a new estimator (a restarted
         // motion daemon): the arbitrary frame's yaw carries on rather than jump.
         if failure.kind == .disconnected { aligner.continueHeadingAfterGap() }
-        // Only a fatal failure ends the run; an advisory one reaches a handler and updates go on.
-        if failure.isFatal {
-          channel.fail(NSError(failure), generation: generation)
-        } else {
-          channel.advise(NSError(failure), generation: generation)
-        }
+        channel.report(failure, generation: generation)
       case .finished:
         channel.finish(generation: generation)
       }

@@ -145,6 +145,16 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     }
   }
 
+  /// Passes a source's failure to run `generation`: only a fatal one ends the run (``fail(_:generation:)``);
+  /// an advisory one reaches a handler and updates go on (``advise(_:generation:)``).
+  func report(_ failure: SourceFailure, generation: UInt64) {
+    if failure.isFatal {
+      fail(NSError(failure), generation: generation)
+    } else {
+      advise(NSError(failure), generation: generation)
+    }
+  }
+
   /// Reports an error that does not end the run (such as `CMErrorDeviceRequiresMovement`) to a
   /// handler; async sequences and the pull property have no place for it and skip it.
   func advise(_ error: any Error, generation: UInt64) {
