@@ -101,7 +101,8 @@ public struct AttitudeEstimator: Sendable {
   /// Non-finite or all-zero accelerometer samples and timestamps that do not move forward are
   /// skipped and counted in the diagnostics; saturated axes are counted and keep the affected
   /// sensor out of corrections and bias estimation. A gap longer than
-  /// ``Parameters/reinitializationGap`` restarts the attitude but keeps the bias.
+  /// ``Parameters/reinitializationGap`` restarts the attitude from the accelerometer but keeps the
+  /// bias and the 6D heading (which the gap says nothing about).
   public mutating func update(
     timestamp: Double,
     gyroscope: SIMD3<Double>,
@@ -132,7 +133,12 @@ public struct AttitudeEstimator: Sendable {
       dt = timestamp - last
       if dt > parameters.reinitializationGap {
         state.diagnostics.gaps += 1
+        let previous = filteredAttitude6D
         resetFilters(keepBias: true)
+        // How the device turned during the gap is unknown. The inclination is taken again from
+        // the accelerometer at once (the filters start warm); the arbitrary 6D heading carries on
+        // from before the gap instead of starting over, so it does not jump.
+        if previous.isFinite { state.inertialFromSensor = previous.normalized }
         dt = coefficients.samplePeriod
       }
     }
