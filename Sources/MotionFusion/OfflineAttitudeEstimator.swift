@@ -18,7 +18,8 @@ public enum OfflineAttitudeEstimator {
   /// The sensor-to-earth attitude at every sample of a recording: 9D (x to magnetic north) when
   /// `magnetometer` is given, otherwise 6D with the heading of the first forward pass.
   ///
-  /// `timestamps` must increase; samples the real-time estimator would skip keep the previous
+  /// `timestamps` must increase, with one value of each other array per timestamp (a mismatch is a
+  /// programming error and traps); samples the real-time estimator would skip keep the previous
   /// attitude.
   public static func estimate(
     timestamps: [Double],
@@ -48,6 +49,11 @@ public enum OfflineAttitudeEstimator {
     parameters: AttitudeEstimator.Parameters = .default,
     convergenceTime: Double = defaultConvergenceTime
   ) -> (attitudes: [Quaternion], gyroscopeBias: SIMD3<Double>) {
+    precondition(
+      gyroscope.count == timestamps.count && accelerometer.count == timestamps.count
+        && (magnetometer?.count ?? timestamps.count) == timestamps.count,
+      "OfflineAttitudeEstimator: one gyroscope, accelerometer (and magnetometer) value per timestamp"
+    )
     let inputs = OfflineAttitudeInputArrays(
       timestamps: timestamps, gyroscopes: gyroscope, accelerometers: accelerometer,
       magnetometers: magnetometer)
