@@ -347,19 +347,30 @@ import _MotionTestSupport
 
 extension DaemonProcessTests {
   /// A 20 Hz subscription to a 100 Hz source gets every fifth sample, 50 ms apart each time (not
-  /// only on average): the daemon's decimation sees every timestamp, delivered or not.
+  /// only on average): the daemon's decimation sees every timestamp, delivered or not. The same
+  /// for the daemon's fused motion at 20 Hz.
   @Test func aSubscriptionIsDecimatedEvenlyNotOnlyOnAverage() throws {
     let daemon = try DaemonProcess(source: "simulator:tour")
     let client = DaemonClient(socketPath: daemon.socketPath, clientName: "even")
     let collector = Collector()
     let subscription = try client.subscribe(DaemonStreamRequest(sensors: .accelerometer, rate: 20))
     { collector.handle($0) }
-    try waitUntil(seconds: 20, "40 samples") { collector.sampleCount >= 40 }
+    let source = try DaemonSource(socketPath: daemon.socketPath)
+    let estimates = EstimateCollector()
+    let fused = source.subscribeFusedMotion(rate: 20) { estimates.handle($0) }
+    try waitUntil(seconds: 20, "40 samples and 40 estimates") {
+      collector.sampleCount >= 40 && estimates.all.count >= 40
+    }
     subscription.cancel()
-    let times = collector.allSamples.map(\.timestamp)
-    let spacings = zip(times.dropFirst(), times).map { $0 - $1 }
+    fused.cancel()
     // Half a source period (5 ms) either way.
-    #expect(spacings.allSatisfy { abs($0 - 0.05) < 0.005 }, "spacings \(spacings)")
+    for (name, times) in [
+      ("samples", collector.allSamples.map(\.timestamp)),
+      ("estimates", estimates.all.map(\.timestamp)),
+    ] {
+      let spacings = zip(times.dropFirst(), times).map { $0 - $1 }
+      #expect(spacings.allSatisfy { abs($0 - 0.05) < 0.005 }, "\(name): spacings \(spacings)")
+    }
     client.close()
     try daemon.terminate()
   }
