@@ -145,12 +145,12 @@ final class ClientSession: @unchecked Sendable {
       guard var subscription = state.subscriptions[key], subscription.readsFusion else { continue }
       // Every decimator sees every estimate, and the subscription is written back before anything
       // is queued (queueing may count a drop against it).
+      let interval = subscription.interval
       let motion = subscription.deviceMotion?.message(
-        for: estimate, receivedBootNanoseconds: receivedBootNanoseconds)
+        for: estimate, interval: interval, receivedBootNanoseconds: receivedBootNanoseconds)
       let fusedIsDue =
         subscription.fusedMotion
-        && subscription.fusedMotionDecimator.accept(
-          estimate.timestamp, interval: subscription.interval)
+        && subscription.fusedMotionDecimator.accept(estimate.timestamp, interval: interval)
       state.subscriptions[key] = subscription
       if let motion {
         queueStreamMessageLocked(key) { message, droppedBefore in

@@ -16,14 +16,12 @@ import OpenCoreMotion
 struct DeviceMotionDelivery {
   var wireFrame: Opencoremotion_Daemon_V1_ReferenceFrame
   let aligner: ReferenceFrameAligner
-  /// Seconds between deliveries.
-  let interval: Double
   var decimator = UpdateDecimator(nominalSourcePeriod: 0)
 
   /// The delivery for `wireFrame` from a source with `sensors`, or the error to answer the
   /// request with.
   static func make(
-    _ wireFrame: Opencoremotion_Daemon_V1_ReferenceFrame, sensors: SensorSet, interval: Double
+    _ wireFrame: Opencoremotion_Daemon_V1_ReferenceFrame, sensors: SensorSet
   ) -> Result<DeviceMotionDelivery, DeliveryRefusal> {
     let frame: CMAttitudeReferenceFrame
     switch wireFrame {
@@ -49,15 +47,15 @@ struct DeviceMotionDelivery {
     return .success(
       DeviceMotionDelivery(
         wireFrame: wireFrame,
-        aligner: ReferenceFrameAligner(frame: frame, declination: declination ?? 0),
-        interval: interval))
+        aligner: ReferenceFrameAligner(frame: frame, declination: declination ?? 0)))
   }
 
-  /// The wire message for `estimate` when it is due and the frame can express it; `nil` otherwise.
+  /// The wire message for `estimate` when it is due at `interval` (s, the subscription's) and the
+  /// frame can express it; `nil` otherwise.
   /// Checked against the frame before pacing, so the first update comes with the first usable
   /// estimate (as in-process).
   mutating func message(
-    for estimate: DeviceMotionEstimate, receivedBootNanoseconds: UInt64
+    for estimate: DeviceMotionEstimate, interval: Double, receivedBootNanoseconds: UInt64
   ) -> Opencoremotion_Daemon_V1_DeviceMotion? {
     guard aligner.accepts(estimate), decimator.accept(estimate.timestamp, interval: interval),
       let motion = aligner.deviceMotion(from: estimate)

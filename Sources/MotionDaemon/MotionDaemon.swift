@@ -298,7 +298,7 @@ public final class MotionDaemon: @unchecked Sendable {
       var deviceMotion: DeviceMotionDelivery?
       if subscribe.deviceMotionFrame != .unspecified {
         switch DeviceMotionDelivery.make(
-          subscribe.deviceMotionFrame, sensors: source.availableSensors, interval: 1 / rate)
+          subscribe.deviceMotionFrame, sensors: source.availableSensors)
         {
         case .success(let delivery): deviceMotion = delivery
         case .failure(let refusal):

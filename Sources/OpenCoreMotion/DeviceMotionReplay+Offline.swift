@@ -64,9 +64,10 @@ extension DeviceMotionReplay {
     let aligner = ReferenceFrameAligner(frame: frame, declination: declination ?? 0)
     var summary = Summary()
     for i in 0..<count {
+      let attitude = attitudes[i]
       let estimate = DeviceMotionPipeline.Estimate(
-        timestamp: recording.timestamp(at: i), earthFromSensor6D: attitudes[i],
-        earthFromSensor9D: attitudes[i], hasMagneticHeading: usesMagnetometer,
+        timestamp: recording.timestamp(at: i), earthFromSensor6D: attitude,
+        earthFromSensor9D: attitude, hasMagneticHeading: usesMagnetometer,
         gyroscope: recording.gyroscope(at: i), gyroscopeBias: attitudes.gyroscopeBias,
         accelerometer: recording.accelerometer(at: i), calibratedMagneticField: nil,
         magneticCalibrationAccuracy: .uncalibrated, needsCalibrationMotion: false)

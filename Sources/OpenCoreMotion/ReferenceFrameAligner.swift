@@ -25,11 +25,13 @@ package final class ReferenceFrameAligner: @unchecked Sendable {
   package let frame: CMAttitudeReferenceFrame
   /// Magnetic declination in degrees, east positive; used by `.xTrueNorthZVertical` only.
   package let declination: Double
+  /// The turn about z that takes the estimator's arbitrary heading to the frame's; set from the
+  /// first estimate after the start or a gap.
   private var startHeadingRemoval: Quaternion?
+  /// The yaw (rad) that estimate gets: 0 at the start, the last delivered yaw after a gap.
+  private var anchorYaw = 0.0
   /// The attitude of the last update delivered in `.xArbitraryZVertical`.
   private var lastArbitraryAttitude: Quaternion?
-  /// Whether the next estimate is to be re-anchored on ``lastArbitraryAttitude``'s yaw.
-  private var isAfterGap = false
 
   package init(frame: CMAttitudeReferenceFrame, declination: Double = 0) {
     self.frame = frame
@@ -42,7 +44,9 @@ package final class ReferenceFrameAligner: @unchecked Sendable {
   /// rotation about the vertical during the gap itself is not known and is not added. The
   /// other frames need nothing: their heading is magnetic, the same for any estimator.
   package func continueHeadingAfterGap() {
-    isAfterGap = lastArbitraryAttitude != nil
+    guard let last = lastArbitraryAttitude else { return }
+    anchorYaw = AttitudeAngles(last).yaw
+    startHeadingRemoval = nil
   }
 
   /// Whether `estimate` can be expressed in the frame: the magnetometer frames start once the
@@ -59,11 +63,6 @@ package final class ReferenceFrameAligner: @unchecked Sendable {
     let referenceFromDevice: Quaternion
     switch frame {
     case .xArbitraryZVertical:
-      if isAfterGap, let last = lastArbitraryAttitude {
-        let yaw = AttitudeAngles(estimate.earthFromSensor6D).yaw
-        startHeadingRemoval = Quaternion.aboutZ(AttitudeAngles(last).yaw - yaw)
-        isAfterGap = false
-      }
       referenceFromDevice = removingStartHeading(estimate.earthFromSensor6D)
     case .xArbitraryCorrectedZVertical:
       referenceFromDevice = removingStartHeading(estimate.earthFromSensor9D)
@@ -103,7 +102,7 @@ package final class ReferenceFrameAligner: @unchecked Sendable {
 
   private func removingStartHeading(_ earthFromSensor: Quaternion) -> Quaternion {
     let removal =
-      startHeadingRemoval ?? Quaternion.aboutZ(-AttitudeAngles(earthFromSensor).yaw)
+      startHeadingRemoval ?? Quaternion.aboutZ(anchorYaw - AttitudeAngles(earthFromSensor).yaw)
     startHeadingRemoval = removal
     return removal * earthFromSensor
   }
