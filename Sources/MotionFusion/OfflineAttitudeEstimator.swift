@@ -77,6 +77,33 @@ public enum OfflineAttitudeEstimator {
   ) -> OfflineAttitudes {
     let n = inputs.count
     guard n > 0 else { return OfflineAttitudes(attitudes: [], gyroscopeBias: .zero) }
+    let unset = SinglePrecisionQuaternion(.identity)
+    var backward = [SinglePrecisionQuaternion](repeating: unset, count: n)
+    var forward = [SinglePrecisionQuaternion](repeating: unset, count: n)
+    let bias = estimate(
+      inputs, samplePeriod: samplePeriod, parameters: parameters,
+      convergenceTime: convergenceTime, backward: &backward, result: &forward)
+    return OfflineAttitudes(attitudes: forward, gyroscopeBias: bias)
+  }
+
+  /// The estimate of ``estimate(_:samplePeriod:parameters:convergenceTime:)`` with the two
+  /// passes kept in stores the caller provides: the attitude of sample `i` ends in `result[i]`
+  /// (the store of the last forward pass, blended in place); `backward` is scratch space. Returns
+  /// the gyroscope bias the first forward pass converged to (zero when `inputs` is empty).
+  ///
+  /// Each store is written at every index in `0..<inputs.count` before that index is read, and
+  /// every pass walks its stores and `inputs` in order, so stores that keep only a window in
+  /// memory (a file behind a block cache) hold the whole estimate in bounded memory.
+  package static func estimate<Store: OfflineAttitudeStore>(
+    _ inputs: some OfflineAttitudeInputs,
+    samplePeriod: Double,
+    parameters: AttitudeEstimator.Parameters = .default,
+    convergenceTime: Double = defaultConvergenceTime,
+    backward: inout Store,
+    result forward: inout Store
+  ) -> SIMD3<Double> {
+    let n = inputs.count
+    guard n > 0 else { return .zero }
     let useMagnetometer = inputs.hasMagnetometer
     func attitude(_ estimator: AttitudeEstimator) -> SinglePrecisionQuaternion {
       SinglePrecisionQuaternion(
@@ -92,8 +119,6 @@ public enum OfflineAttitudeEstimator {
     }
 
     // Pass 2 (backward).
-    var backward = [SinglePrecisionQuaternion](
-      repeating: SinglePrecisionQuaternion(.identity), count: n)
     var backwardParameters = parameters
     // The gyroscope delay is physical: extrapolate forward in real time, i.e. backward in the
     // reversed pass's time.
@@ -112,8 +137,6 @@ public enum OfflineAttitudeEstimator {
     }
 
     // Pass 3 (forward) from the bias the backward pass found at the start.
-    var forward = [SinglePrecisionQuaternion](
-      repeating: SinglePrecisionQuaternion(.identity), count: n)
     var third = AttitudeEstimator(parameters: parameters, samplePeriod: samplePeriod)
     third.seedGyroscopeBias(-reversed.gyroscopeBias, sigma: reversed.gyroscopeBiasSigma)
     // The magnetometer calibration is in the sensor frame, the same either way in time: starting
@@ -155,7 +178,7 @@ public enum OfflineAttitudeEstimator {
       alignment = Quaternion.aboutZ(Double.atan2(sine, cosine))
     }
 
-    // The blend replaces the forward pass in place: no third array.
+    // The blend replaces the forward pass in place: no third store.
     for i in 0..<n {
       let (wf, wb) = weights(inputs.timestamp(at: i))
       let forwardAttitude = forward[i].doublePrecision.normalized
@@ -167,7 +190,7 @@ public enum OfflineAttitudeEstimator {
       let heading = 2 * Double.atan2(d.z, d.w)
       forward[i] = SinglePrecisionQuaternion((Quaternion.aboutZ(heading) * blend).normalized)
     }
-    return OfflineAttitudes(attitudes: forward, gyroscopeBias: first.gyroscopeBias)
+    return first.gyroscopeBias
   }
 
   /// Whether the calibration the backward pass ended with may start the last pass: the first

@@ -6,8 +6,9 @@ import MotionMath
 /// double precision and each reading in single precision, 44 bytes per nine-axis sample and 32
 /// per six-axis one (arrays of `SIMD3<Double>` take 104 and 72).
 ///
-/// Offline estimation must hold the whole recording (it runs backward over it), so this is what
-/// bounds its memory: an hour at 100 Hz is 16 MB here. Single precision keeps 24 significant
+/// Offline estimation must hold the whole recording (it runs backward over it), so in memory this
+/// is what bounds it: an hour at 100 Hz is 16 MB here. OpenCoreMotion's offline replay can keep
+/// the same samples in a temporary file instead, for recordings longer than memory allows. Single precision keeps 24 significant
 /// bits, more than any MEMS sensor resolves; a reading beyond `Float`'s range (about 3.4e38) is
 /// refused by ``append(timestamp:gyroscope:accelerometer:magnetometer:)``.
 public struct OfflineAttitudeRecording: OfflineAttitudeInputs, Sendable {
@@ -37,19 +38,16 @@ public struct OfflineAttitudeRecording: OfflineAttitudeInputs, Sendable {
     timestamp: Double, gyroscope: SIMD3<Double>, accelerometer: SIMD3<Double>,
     magnetometer: SIMD3<Double>?
   ) -> Bool {
-    guard timestamp.isFinite, timestamp > (timestamps.last ?? -.infinity),
-      (magnetometer != nil) == hasMagnetometer
+    guard
+      let sample = OfflineAttitudeSample(
+        timestamp: timestamp, gyroscope: gyroscope, accelerometer: accelerometer,
+        magnetometer: magnetometer, hasMagnetometer: hasMagnetometer,
+        after: timestamps.last ?? -.infinity)
     else { return false }
-    let gyroscope = SinglePrecisionVector3(gyroscope)
-    let accelerometer = SinglePrecisionVector3(accelerometer)
-    let magnetometer = magnetometer.map(SinglePrecisionVector3.init)
-    guard gyroscope.isFinite, accelerometer.isFinite, magnetometer?.isFinite ?? true else {
-      return false
-    }
-    timestamps.append(timestamp)
-    gyroscopes.append(gyroscope)
-    accelerometers.append(accelerometer)
-    if let magnetometer { magnetometers.append(magnetometer) }
+    timestamps.append(sample.timestamp)
+    gyroscopes.append(sample.gyroscope)
+    accelerometers.append(sample.accelerometer)
+    if hasMagnetometer { magnetometers.append(sample.magnetometer) }
     return true
   }
 

@@ -5,7 +5,7 @@
 /// For holding an attitude per sample of a long recording. Rounding a unit quaternion to single
 /// precision moves the rotation by at most about 2e-7 rad (1e-5°), far below any estimator's
 /// error; arithmetic stays in `Double` (``doublePrecision``).
-package struct SinglePrecisionQuaternion: Sendable, Equatable {
+package struct SinglePrecisionQuaternion: Sendable, Equatable, BitwiseCopyable {
   package var w: Float
   package var x: Float
   package var y: Float

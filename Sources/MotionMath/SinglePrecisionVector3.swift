@@ -6,7 +6,7 @@
 /// For holding long recordings of sensor readings in memory. A `Float` keeps 24 significant bits,
 /// more than any MEMS sensor resolves (16-bit converters), so a reading stored this way keeps
 /// everything the sensor measured; arithmetic stays in `Double` (``doublePrecision``).
-package struct SinglePrecisionVector3: Sendable, Equatable {
+package struct SinglePrecisionVector3: Sendable, Equatable, BitwiseCopyable {
   package var x: Float
   package var y: Float
   package var z: Float

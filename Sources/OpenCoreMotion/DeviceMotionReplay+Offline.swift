@@ -6,6 +6,19 @@ import MotionMath
 import MotionSensors
 
 extension DeviceMotionReplay {
+  /// Where ``runOffline(_:frame:declination:storage:body:)`` keeps the recording and the
+  /// estimator's passes while it works.
+  public enum OfflineStorage: Sendable {
+    /// In memory: 76 bytes per nine-axis sample (64 per six-axis one) at the peak, so memory
+    /// grows with the recording (an hour at 100 Hz: 27 MB).
+    case memory
+    /// In unnamed temporary files in `$TMPDIR` (else `/tmp`), unlinked at once so nothing is left
+    /// behind: 80 bytes per sample on disk, about 3 MiB of memory whatever the recording's
+    /// length. The passes walk the files in order, one 1 MiB block at a time. When `$TMPDIR` is a
+    /// RAM-backed tmpfs the files are in memory after all: point it at a disk.
+    case temporaryFiles
+  }
+
   /// Fuses a whole recording non-causally (`motionctl replay --offline`): every attitude is
   /// estimated with the whole recording in view (MotionFusion's `OfflineAttitudeEstimator`:
   /// forward, backward and forward passes blended), which is more accurate than any real-time
@@ -14,23 +27,88 @@ extension DeviceMotionReplay {
   /// One update per gyroscope sample (with the latest accelerometer and magnetometer values, as in
   /// real time). The rotation rate is corrected by the gyroscope bias a forward pass has converged
   /// to over the whole recording; gravity and user acceleration follow from the offline attitude.
+  /// Both storages give the same updates, bit for bit.
   ///
   /// - Throws: ``Failure`` when the stream is malformed, has no usable samples or cannot provide
-  ///   `frame`; what `body` throws.
+  ///   `frame`, or when a temporary file cannot be created, written or read; what `body` throws.
   @discardableResult
   public static func runOffline(
     _ stream: some SampleStream,
     frame: CMAttitudeReferenceFrame = .xArbitraryZVertical,
     declination: Double? = nil,
+    storage: OfflineStorage = .memory,
+    body: (CMDeviceMotion) throws -> Void
+  ) throws -> Summary {
+    try runOffline(
+      stream, frame: frame, declination: declination, storage: storage,
+      blockByteCount: 1 << 20, body: body)
+  }
+
+  /// ``runOffline(_:frame:declination:storage:body:)`` with the block size of the temporary
+  /// files chosen (tests use small blocks to cross many of them).
+  @discardableResult
+  static func runOffline(
+    _ stream: some SampleStream,
+    frame: CMAttitudeReferenceFrame,
+    declination: Double?,
+    storage: OfflineStorage,
+    blockByteCount: Int,
     body: (CMDeviceMotion) throws -> Void
   ) throws -> Summary {
     try checkAvailability(of: frame, in: stream.descriptor, declination: declination)
-    var stream = stream
     let usesMagnetometer = frame.needsMagnetometer
+    let name = stream.descriptor.name
+    switch storage {
+    case .memory:
+      var recording = OfflineAttitudeRecording(hasMagnetometer: usesMagnetometer)
+      try gatherOfflineInputs(from: stream, usesMagnetometer: usesMagnetometer) {
+        recording.append(
+          timestamp: $0, gyroscope: $1, accelerometer: $2, magnetometer: $3)
+      }
+      let unset = SinglePrecisionQuaternion(.identity)
+      var backward = [SinglePrecisionQuaternion](repeating: unset, count: recording.count)
+      var forward = backward
+      return try emitOffline(
+        recording, name: name, frame: frame, declination: declination, backward: &backward,
+        forward: &forward, checkStorage: {}, body: body)
+    case .temporaryFiles:
+      do {
+        let recording = try TemporaryOfflineRecording(
+          hasMagnetometer: usesMagnetometer, blockByteCount: blockByteCount)
+        try gatherOfflineInputs(from: stream, usesMagnetometer: usesMagnetometer) {
+          recording.append(
+            timestamp: $0, gyroscope: $1, accelerometer: $2, magnetometer: $3)
+        }
+        let backward = try TemporaryRecordFile<SinglePrecisionQuaternion>(
+          prefix: "opencoremotion-offline-backward", blockByteCount: blockByteCount)
+        let forward = try TemporaryRecordFile<SinglePrecisionQuaternion>(
+          prefix: "opencoremotion-offline-forward", blockByteCount: blockByteCount)
+        // References to the same files: the stores are classes, and `checkStorage` reads them.
+        var backwardStore = backward
+        var forwardStore = forward
+        return try emitOffline(
+          recording, name: name, frame: frame, declination: declination,
+          backward: &backwardStore, forward: &forwardStore,
+          checkStorage: {
+            if let failure = recording.failure ?? backward.failure ?? forward.failure {
+              throw failure
+            }
+          }, body: body)
+      } catch let failure as TemporaryRecordFileError {
+        throw Failure(description: "\(name): offline replay: \(failure)")
+      }
+    }
+  }
 
-    // Gather synchronised inputs: one row per gyroscope sample whose time moves forward, held in
-    // single precision (44 bytes per nine-axis sample; see `OfflineAttitudeRecording`).
-    var recording = OfflineAttitudeRecording(hasMagnetometer: usesMagnetometer)
+  /// Reads `stream` to its end and passes one synchronised input per gyroscope sample to
+  /// `append` (time, raw rate, the latest specific force and, when used, the latest magnetic
+  /// field), which refuses a time that does not move forward or a reading beyond single
+  /// precision's range (left out of the output).
+  private static func gatherOfflineInputs(
+    from stream: some SampleStream, usesMagnetometer: Bool,
+    append: (Double, SIMD3<Double>, SIMD3<Double>, SIMD3<Double>?) -> Bool
+  ) throws {
+    var stream = stream
     var latestAccelerometer: SIMD3<Double>?
     var latestMagnetometer: SIMD3<Double>?
     do {
@@ -39,36 +117,44 @@ extension DeviceMotionReplay {
         if let m = sample.magnetometer, m.isFinite { latestMagnetometer = m }
         guard let g = sample.gyroscope, let a = latestAccelerometer else { continue }
         if usesMagnetometer && latestMagnetometer == nil { continue }
-        // Refused (and left out of the output): a time that does not move forward, a reading
-        // beyond single precision's range.
-        recording.append(
-          timestamp: sample.timestamp, gyroscope: g, accelerometer: a,
-          magnetometer: usesMagnetometer ? latestMagnetometer : nil)
+        _ = append(sample.timestamp, g, a, usesMagnetometer ? latestMagnetometer : nil)
       }
     } catch {
       throw Failure(description: "\(stream.descriptor.name): \(error)")
     }
+  }
+
+  /// Estimates the attitudes of `recording` into `forward` (with `backward` as the backward
+  /// pass's store), then passes one update per sample to `body`. `checkStorage` throws when the
+  /// stores lost data; it is called before the first update and after the last.
+  private static func emitOffline<Store: OfflineAttitudeStore>(
+    _ recording: some OfflineAttitudeInputs, name: String, frame: CMAttitudeReferenceFrame,
+    declination: Double?, backward: inout Store, forward: inout Store,
+    checkStorage: () throws -> Void, body: (CMDeviceMotion) throws -> Void
+  ) throws -> Summary {
     let count = recording.count
     guard count >= 2 else {
       throw Failure(
-        description:
-          "\(stream.descriptor.name) has too few samples with both accelerometer and gyroscope")
+        description: "\(name) has too few samples with both accelerometer and gyroscope")
     }
     let samplePeriod =
       (recording.timestamp(at: count - 1) - recording.timestamp(at: 0)) / Double(count - 1)
 
     // The bias is the one a forward pass over everything converged to: the best constant
     // estimate the whole recording gives.
-    let attitudes = OfflineAttitudeEstimator.estimate(recording, samplePeriod: samplePeriod)
+    let gyroscopeBias = OfflineAttitudeEstimator.estimate(
+      recording, samplePeriod: samplePeriod, backward: &backward, result: &forward)
+    try checkStorage()
 
+    let usesMagnetometer = recording.hasMagnetometer
     let aligner = ReferenceFrameAligner(frame: frame, declination: declination ?? 0)
     var summary = Summary()
     for i in 0..<count {
-      let attitude = attitudes[i]
+      let attitude = forward[i].doublePrecision.normalized
       let estimate = DeviceMotionPipeline.Estimate(
         timestamp: recording.timestamp(at: i), earthFromSensor6D: attitude,
         earthFromSensor9D: attitude, hasMagneticHeading: usesMagnetometer,
-        gyroscope: recording.gyroscope(at: i), gyroscopeBias: attitudes.gyroscopeBias,
+        gyroscope: recording.gyroscope(at: i), gyroscopeBias: gyroscopeBias,
         accelerometer: recording.accelerometer(at: i), calibratedMagneticField: nil,
         magneticCalibrationAccuracy: .uncalibrated, needsCalibrationMotion: false)
       guard aligner.accepts(estimate), let motion = aligner.deviceMotion(from: estimate) else {
@@ -77,6 +163,7 @@ extension DeviceMotionReplay {
       try body(motion)
       summary.deviceMotionCount += 1
     }
+    try checkStorage()
     return summary
   }
 }

@@ -55,6 +55,12 @@ struct ReplayCommand: ParsableCommand {
 
   @Flag(
     help:
+      "With --offline, keep the recording and the passes in memory (76 bytes per sample) instead of unlinked temporary files in $TMPDIR (bounded memory)."
+  )
+  var offlineInMemory = false
+
+  @Flag(
+    help:
       "Skip rows with NaN/infinite values or backwards timestamps (counted on stderr) instead of failing."
   )
   var skipInvalid = false
@@ -94,7 +100,8 @@ struct ReplayCommand: ParsableCommand {
       let summary =
         offline
         ? try DeviceMotionReplay.runOffline(
-          stream, frame: frame.frame, declination: declination, body: write)
+          stream, frame: frame.frame, declination: declination,
+          storage: offlineInMemory ? .memory : .temporaryFiles, body: write)
         : try DeviceMotionReplay.run(
           stream, frame: frame.frame, declination: declination, body: write)
       // A header with no rows (or only invalid ones) is an error, not an empty success.

@@ -174,17 +174,11 @@ private final class InflatedMember {
 
   init(displayName: String) throws {
     self.displayName = displayName
-    var template = Array(
-      (NSTemporaryDirectory() as NSString).appendingPathComponent("opencoremotion-member-XXXXXX")
-        .utf8CString)
-    let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard descriptor >= 0 else {
+    guard let descriptor = openUnnamedTemporaryFile(prefix: "opencoremotion-member") else {
       throw RecordingError(
         .unreadable, file: displayName,
         "cannot create a temporary file to inflate it into (\(String(cString: strerror(errno))))")
     }
-    unlink(template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
-    _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
     self.descriptor = descriptor
   }
 
