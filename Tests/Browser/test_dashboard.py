@@ -8,6 +8,7 @@ the last line reads `N passed, N failed`.
 """
 
 import os
+import shutil
 import stat
 import sys
 import tempfile
@@ -140,26 +141,29 @@ def test_scenario_switch_and_phone_layout(driver):
 
 def test_recording_to_private_file(driver):
     directory = tempfile.mkdtemp(prefix="dashboard-recordings-")
-    with DashboardProcess("simulator:tour", extra=("--recording-directory", directory)) as server:
-        driver.get(server.url)
-        assert wait_until(lambda: text_of(driver, "connection-status") == "live", 20)
-        driver.find_element("css selector", "[data-testid=record-name]").send_keys("../../escape me.csv")
-        driver.find_element("css selector", "[data-testid=record-button]").click()
-        assert wait_until(lambda: "●" in text_of(driver, "record-status"), 5), text_of(driver, "record-status")
-        time.sleep(1.5)
-        driver.find_element("css selector", "[data-testid=record-button]").click()
-        assert wait_until(lambda: "saved" in text_of(driver, "record-status"), 5), text_of(driver, "record-status")
-    files = [name for name in os.listdir(directory) if not name.startswith(".")]
-    # "../../escape me.csv" is reduced to a plain name inside the directory.
-    assert files == ["escapeme.csv"], files
-    path = os.path.join(directory, files[0])
-    assert os.path.dirname(os.path.realpath(path)) == os.path.realpath(directory)
-    mode = stat.S_IMODE(os.stat(path).st_mode)
-    assert mode == 0o600, f"recording mode {oct(mode)}"
-    with open(path) as handle:
-        lines = handle.read().splitlines()
-    data = [line for line in lines if line and not line.startswith("#")]
-    assert len(data) > 50, f"the recording holds {len(data)} lines"
+    try:
+        with DashboardProcess("simulator:tour", extra=("--recording-directory", directory)) as server:
+            driver.get(server.url)
+            assert wait_until(lambda: text_of(driver, "connection-status") == "live", 20)
+            driver.find_element("css selector", "[data-testid=record-name]").send_keys("../../escape me.csv")
+            driver.find_element("css selector", "[data-testid=record-button]").click()
+            assert wait_until(lambda: "●" in text_of(driver, "record-status"), 5), text_of(driver, "record-status")
+            time.sleep(1.5)
+            driver.find_element("css selector", "[data-testid=record-button]").click()
+            assert wait_until(lambda: "saved" in text_of(driver, "record-status"), 5), text_of(driver, "record-status")
+        files = [name for name in os.listdir(directory) if not name.startswith(".")]
+        # "../../escape me.csv" is reduced to a plain name inside the directory.
+        assert files == ["escapeme.csv"], files
+        path = os.path.join(directory, files[0])
+        assert os.path.dirname(os.path.realpath(path)) == os.path.realpath(directory)
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+        assert mode == 0o600, f"recording mode {oct(mode)}"
+        with open(path) as handle:
+            lines = handle.read().splitlines()
+        data = [line for line in lines if line and not line.startswith("#")]
+        assert len(data) > 50, f"the recording holds {len(data)} lines"
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def test_token_when_exposed(driver):
