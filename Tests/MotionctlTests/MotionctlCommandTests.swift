@@ -353,6 +353,42 @@ final class MotionctlHostileInputTests: XCTestCase {
     }
     XCTAssertEqual(leftovers, [])
   }
+
+  /// The offline replay keeps its passes in temporary files: a temporary directory that is
+  /// missing, or a disk that fills up (a file size limit), is a clear error with a non-zero
+  /// status, never a trap or attitudes made of lost data.
+  func testOfflineReplayReportsTemporaryFileFailures() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let recording = folder.appendingPathComponent("figure8.csv").path
+    // 300 s: 30,000 samples, 1.4 MB of inputs, more than the 1 MiB block kept in memory.
+    XCTAssertEqual(
+      try MotionctlRunner.run(["simulate", "figure8", recording, "--duration", "300"]).status, 0)
+
+    let missing = try MotionctlRunner.run(
+      ["replay", recording, "--offline"], environment: ["TMPDIR": "/nonexistent/opencoremotion"])
+    XCTAssertNotEqual(missing.status, 0)
+    XCTAssertTrue(
+      missing.standardError.contains("cannot create a temporary file in /nonexistent"),
+      missing.standardError)
+    XCTAssertTrue(missing.standardError.contains("TMPDIR"), missing.standardError)
+
+    // The first block written back (1 MiB) passes the 32 KiB file size limit. SIGXFSZ is ignored
+    // (an ignored signal stays ignored across exec), so the write fails with EFBIG instead.
+    let full = try ChildProcess.run(
+      URL(fileURLWithPath: "/bin/sh"),
+      arguments: [
+        "-c", "trap '' XFSZ; ulimit -f 32; exec \"$0\" replay \"$1\" --offline",
+        MotionctlRunner.executable.path, recording,
+      ],
+      environment: ["TMPDIR": folder.path, "COREMOTION_SOURCE": nil])
+    XCTAssertFalse(full.timedOut)
+    XCTAssertNotEqual(full.status, 0)
+    XCTAssertTrue(
+      full.standardError.contains("cannot write a temporary file"), full.standardError)
+    XCTAssertLessThanOrEqual(
+      full.standardOutput.split(separator: "\n").count, 1,
+      "at most the header: no update is written from lost data")
+  }
 }
 
 /// `record` keeps what it recorded when stopped by a signal.

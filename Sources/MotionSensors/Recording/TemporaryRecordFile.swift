@@ -96,16 +96,13 @@ package final class TemporaryRecordFile<Record: BitwiseCopyable> {
     cachedBlockChanged = false
     let first = cachedBlock * recordsPerBlock
     let byteCount = Swift.min(recordsPerBlock, count - first) * stride
-    var done = 0
-    while done < byteCount {
-      let written = pwrite(
+    let written = transfer(byteCount, failing: "cannot write a temporary file") { done in
+      pwrite(
         descriptor, block.baseAddress! + done, byteCount - done, off_t(first * stride + done))
-      if written < 0 {
-        if errno == EINTR { continue }
-        fail("cannot write a temporary file")
-        return
-      }
-      done += written
+    }
+    // A write that moves nothing without an error is a failure too.
+    if written < byteCount, failure == nil {
+      failure = TemporaryRecordFileError(description: "cannot write a temporary file (short write)")
     }
   }
 
@@ -118,22 +115,34 @@ package final class TemporaryRecordFile<Record: BitwiseCopyable> {
     let first = wanted * recordsPerBlock
     // Only what was written is read; the rest of the block is zero.
     let byteCount = Swift.max(0, Swift.min(recordsPerBlock, count - first)) * stride
-    var done = 0
-    while done < byteCount {
-      let read = pread(
+    let done = transfer(byteCount, failing: "cannot read a temporary file") { done in
+      pread(
         descriptor, block.baseAddress! + done, byteCount - done, off_t(first * stride + done))
-      if read < 0 {
-        if errno == EINTR { continue }
-        fail("cannot read a temporary file")
-        break
-      }
-      if read == 0 { break }
-      done += read
     }
     if done < block.count {
       UnsafeMutableRawBufferPointer(rebasing: block[done...]).initializeMemory(
         as: UInt8.self, repeating: 0)
     }
+  }
+
+  /// Calls `operation` (a `pread` or `pwrite` of the rest of `byteCount` bytes, given the bytes
+  /// done so far) until all are done, the file ends (a read returning 0) or it fails (kept in
+  /// ``failure`` with `message`); retries on EINTR. Returns the bytes done.
+  private func transfer(
+    _ byteCount: Int, failing message: String, _ operation: (_ done: Int) -> Int
+  ) -> Int {
+    var done = 0
+    while done < byteCount {
+      let result = operation(done)
+      if result < 0 {
+        if errno == EINTR { continue }
+        fail(message)
+        break
+      }
+      if result == 0 { break }
+      done += result
+    }
+    return done
   }
 
   private func fail(_ message: String) {
