@@ -15,11 +15,12 @@
 /// ``ActivityModel`` turns it into class log-probabilities; a hidden-Markov forward filter
 /// (``Parameters/stayProbability`` per second, and leaving a vehicle for `stationary` made rare,
 /// because people walk out of vehicles and vehicles stop often) accumulates them into a posterior.
-/// Hidden states: the five classes and a stopped vehicle (see ``stateCount``).
+/// Hidden states: the five classes, a stopped vehicle and a ride not yet confirmed (see
+/// ``stateCount``).
 /// The reported class changes only when another class's posterior reaches
 /// ``Parameters/enterThreshold``; it falls back to `unknown` when its own posterior drops under
 /// ``Parameters/exitThreshold`` with no successor, or when the input lies far outside the training
-/// data (the evidence is then ignored and the posterior drifts to uniform). While `automotive`, the
+/// data (the evidence is then ignored and the posterior drifts back to the starting one). While `automotive`, the
 /// `stationary` flag is set when the stopped-vehicle state holds ``Parameters/enterThreshold`` of
 /// the vehicle's probability (a vehicle waiting at a light), and cleared under its complement.
 public struct ActivityClassifier: Sendable {
@@ -55,6 +56,14 @@ public struct ActivityClassifier: Sendable {
     public var vehicleEntryFromRest = 0.1
     /// Probability per window that a vehicle stops, or starts again.
     public var vehicleStopChange = 0.03
+    /// Probability per window that a ride entered straight from rest (or at the start, with no
+    /// history) is taken as a real one: until then it is *unconfirmed*, and when the motion ends
+    /// it is read as the person sitting or standing still again, not as a vehicle waiting.
+    /// Default: 1/20 (a ride has to last about 20 s).
+    public var vehicleConfirmation = 0.05
+    /// Probability per window that an unconfirmed ride turns out to be the person at rest after
+    /// all (shifting in a seat, settling down: motion that looks like a smooth ride for a while).
+    public var unconfirmedVehicleToStationary = 0.1
     /// Largest log-likelihood ratio (natural log) one window can contribute between two classes.
     public var evidenceLimit = 3.0
     /// The model (coefficients).
@@ -77,6 +86,7 @@ public struct ActivityClassifier: Sendable {
   private var state: [Double]
   private var predicted: [Double]
   private let transition: [Double]
+  private let initialState: [Double]
   private var stillInVehicle = false
   /// A class waiting to be confirmed, and for how many windows it has led.
   private var candidate: Int?
@@ -88,11 +98,8 @@ public struct ActivityClassifier: Sendable {
     self.parameters = parameters
     posterior = .init(repeating: 1 / Double(ActivityClass.count), count: ActivityClass.count)
     evidence = .init(repeating: 0, count: ActivityClass.count)
-    // Start on the five classes alike; a stopped vehicle is only reached through a vehicle.
-    let weight = max(parameters.initialVehicleWeight, 0)
-    state = .init(repeating: 1 / (Double(ActivityClass.count - 1) + weight), count: Self.stateCount)
-    state[ActivityClass.automotive.rawValue] *= weight
-    state[Self.stoppedVehicle] = 0
+    initialState = Self.initialState(parameters)
+    state = initialState
     predicted = state
     transition = Self.transitions(parameters)
   }
@@ -138,41 +145,78 @@ public struct ActivityClassifier: Sendable {
     self = ActivityClassifier(parameters: parameters)
   }
 
-  /// Hidden states of the forward filter: the five classes, and a vehicle standing still (which
+  /// Hidden states of the forward filter: the five classes; a vehicle standing still (which
   /// emits like `stationary` but is reached only from a vehicle or on foot, and is left for
-  /// `stationary` only rarely: that is what keeps a red light `automotive`).
-  static let stateCount = 6
+  /// `stationary` only rarely: that is what keeps a red light `automotive`); and an unconfirmed
+  /// ride (emits like `automotive`), the only way into a vehicle from rest or from the start.
+  ///
+  /// The unconfirmed ride is why shifting in a seat does not become a long stop at a light: a
+  /// vehicle entered on foot may stop at once (a bus at its stop), but motion that starts from
+  /// rest and ends within seconds is a person settling, so an unconfirmed ride is left for
+  /// `stationary` (``Parameters/unconfirmedVehicleToStationary``), never for a stopped vehicle,
+  /// and becomes a real one only after lasting (``Parameters/vehicleConfirmation``).
+  static let stateCount = 7
   static let stoppedVehicle = 5
+  static let unconfirmedVehicle = 6
 
   /// The class whose evidence a hidden state emits.
   static func emittingClass(_ state: Int) -> Int {
-    state == stoppedVehicle ? ActivityClass.stationary.rawValue : state
+    switch state {
+    case stoppedVehicle: ActivityClass.stationary.rawValue
+    case unconfirmedVehicle: ActivityClass.automotive.rawValue
+    default: state
+    }
   }
 
-  /// The 6 × 6 transition matrix per window, row-major `[from * 6 + to]`.
+  /// The probability a hidden state starts with, or is pulled towards by untrusted input: the
+  /// five classes alike, except a vehicle, which is only entered unconfirmed and with
+  /// ``Parameters/initialVehicleWeight`` (sitting down and handling the phone can look like a
+  /// ride for a few seconds).
+  static func initialState(_ p: Parameters) -> [Double] {
+    let weight = max(p.initialVehicleWeight, 0)
+    var state = [Double](repeating: 0, count: stateCount)
+    for c in 0..<ActivityClass.count where c != ActivityClass.automotive.rawValue {
+      state[c] = 1
+    }
+    state[unconfirmedVehicle] = weight
+    let sum = Double(ActivityClass.count - 1) + weight
+    for s in 0..<stateCount { state[s] /= sum }
+    return state
+  }
+
+  /// The 7 × 7 transition matrix per window, row-major `[from * 7 + to]`.
   static func transitions(_ p: Parameters) -> [Double] {
     let n = stateCount
-    let stationary = 0
+    let stationary = ActivityClass.stationary.rawValue
     let moving = ActivityClass.automotive.rawValue
     let stopped = stoppedVehicle
+    let unconfirmed = unconfirmedVehicle
     var t = [Double](repeating: 0, count: n * n)
     let move = (1 - p.stayProbability) / 4
     for from in 0..<n {
       for to in 0..<n where to != from {
-        let fromVehicle = from == moving || from == stopped
-        let toVehicle = to == moving || to == stopped
-        if fromVehicle && toVehicle {
+        let confirmedFrom = from == moving || from == stopped
+        let confirmedTo = to == moving || to == stopped
+        if from == unconfirmed {
+          // Confirmed by lasting, or over (the person was at rest); never a stop at a light.
+          t[from * n + to] =
+            to == moving
+            ? p.vehicleConfirmation
+            : to == stationary ? p.unconfirmedVehicleToStationary : to == stopped ? 0 : move
+        } else if to == unconfirmed {
+          // People walk to vehicles; straight from sitting still is rarer still.
+          t[from * n + to] =
+            from == stationary ? move * p.vehicleEntryShare * p.vehicleEntryFromRest : 0
+        } else if confirmedFrom && confirmedTo {
           t[from * n + to] = p.vehicleStopChange
-        } else if fromVehicle && to == stationary {
+        } else if confirmedFrom && to == stationary {
           t[from * n + to] = p.automotiveToStationary
-        } else if from == stationary && to == stopped {
-          t[from * n + to] = 0  // a vehicle is entered moving, or on foot
+        } else if from == stationary && confirmedTo {
+          t[from * n + to] = 0  // from rest only through an unconfirmed ride
         } else if to == stopped {
           t[from * n + to] = move / 10  // on foot into a vehicle that is standing still
         } else if to == moving {
-          // People walk to vehicles; straight from sitting still is rarer still.
-          t[from * n + to] =
-            move * p.vehicleEntryShare * (from == stationary ? p.vehicleEntryFromRest : 1)
+          t[from * n + to] = move * p.vehicleEntryShare
         } else {
           t[from * n + to] = move
         }
@@ -205,19 +249,19 @@ public struct ActivityClassifier: Sendable {
         let e = max(evidence[Self.emittingClass(s)] - top, -parameters.evidenceLimit)
         state[s] = predicted[s] * Double.exp(e)
       } else {
-        let uniform = s == Self.stoppedVehicle ? 0 : 1 / Double(k)
-        state[s] = predicted[s] + parameters.outlierDecay * (uniform - predicted[s])
+        state[s] = predicted[s] + parameters.outlierDecay * (initialState[s] - predicted[s])
       }
     }
     var sum = 0.0
     for s in 0..<n { sum += state[s] }
     if !(sum > 0) || !sum.isFinite {
-      for s in 0..<n { state[s] = s == Self.stoppedVehicle ? 0 : 1 / Double(k) }
+      for s in 0..<n { state[s] = initialState[s] }
     } else {
       for s in 0..<n { state[s] /= sum }
     }
     for c in 0..<k { posterior[c] = state[c] }
-    posterior[ActivityClass.automotive.rawValue] += state[Self.stoppedVehicle]
+    posterior[ActivityClass.automotive.rawValue] +=
+      state[Self.stoppedVehicle] + state[Self.unconfirmedVehicle]
     // Hysteresis on the reported class.
     var best = 0
     for c in 1..<k where posterior[c] > posterior[best] { best = c }

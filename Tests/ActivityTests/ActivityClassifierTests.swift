@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import MotionDetectors
 import XCTest
+
+@testable import MotionDetectors
 
 /// The classifier's mechanics (warm-up, switching delay, hysteresis, unknown, sample-rate
 /// independence, automotive + stationary) with hand-made models, so the figures do not depend on
@@ -114,6 +115,71 @@ final class ActivityClassifierTests: XCTestCase {
     }
     XCTAssertTrue(fresh.current.stationary)
     XCTAssertFalse(fresh.current.automotive)
+  }
+
+  /// Motion that looks like a ride but starts from rest and ends within seconds (shifting in a
+  /// seat) is over once it ends: plain stationary again within seconds, not a vehicle waiting at a
+  /// light for minutes. A ride from rest that lasts is confirmed, and its stops are then
+  /// automotive + stationary; a ride entered on foot may stop at once (a bus at its stop).
+  func testAShortRideFromRestIsNotAStoppedVehicle() {
+    var p = ActivityClassifier.Parameters()
+    p.model = ActivityTestSignals.oneHotModel
+    var classifier = ActivityClassifier(parameters: p)
+    var time = 0.0
+    func feed(_ activity: ActivityClass, _ windows: Int) {
+      for _ in 0..<windows {
+        _ = classifier.process(features: ActivityTestSignals.oneHot(activity), time: time)
+        time += 1
+      }
+    }
+    feed(.stationary, 60)
+    // Eight windows of vehicle-like evidence from rest (the shared MotionSense sitting trials
+    // hold such bursts), then rest again.
+    feed(.automotive, 8)
+    var windowsToStationary = 0
+    while !(classifier.current.stationary && !classifier.current.automotive)
+      && windowsToStationary < 60
+    {
+      feed(.stationary, 1)
+      windowsToStationary += 1
+    }
+    XCTAssertLessThanOrEqual(
+      windowsToStationary, 10, "a short burst from rest left a stopped vehicle behind")
+
+    // A ride from rest that lasts a minute, then stops: a vehicle at a light.
+    feed(.stationary, 60)
+    feed(.automotive, 60)
+    XCTAssertTrue(classifier.current.automotive)
+    feed(.stationary, 30)
+    XCTAssertTrue(classifier.current.automotive, "a confirmed ride stops and stays a vehicle")
+    XCTAssertTrue(classifier.current.stationary)
+
+    // On foot into a vehicle that moves briefly, then waits: still a vehicle.
+    feed(.walking, 30)
+    feed(.automotive, 8)
+    XCTAssertTrue(classifier.current.automotive)
+    feed(.stationary, 30)
+    XCTAssertTrue(classifier.current.automotive, "entered on foot, the vehicle may stop at once")
+  }
+
+  /// Every row of the transition matrix is a probability distribution, and a vehicle is entered
+  /// from rest only unconfirmed.
+  func testTransitionsAreDistributions() {
+    let p = ActivityClassifier.Parameters()
+    let n = ActivityClassifier.stateCount
+    let t = ActivityClassifier.transitions(p)
+    for from in 0..<n {
+      let row = t[(from * n)..<(from * n + n)]
+      XCTAssertEqual(row.reduce(0, +), 1, accuracy: 1e-12, "row \(from)")
+      XCTAssertTrue(row.allSatisfy { $0 >= 0 && $0 <= 1 }, "row \(from): \(Array(row))")
+    }
+    let stationary = ActivityClass.stationary.rawValue
+    let moving = ActivityClass.automotive.rawValue
+    XCTAssertEqual(t[stationary * n + moving], 0)
+    XCTAssertEqual(t[stationary * n + ActivityClassifier.stoppedVehicle], 0)
+    XCTAssertGreaterThan(t[stationary * n + ActivityClassifier.unconfirmedVehicle], 0)
+    XCTAssertEqual(
+      t[ActivityClassifier.unconfirmedVehicle * n + ActivityClassifier.stoppedVehicle], 0)
   }
 
   /// Input far outside the training data (8 g shaking, mean |a| far from 1 g) turns the report to
