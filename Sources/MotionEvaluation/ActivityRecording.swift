@@ -40,6 +40,39 @@ public struct ActivityRecording: Sendable {
   ///
   /// - Throws: `RecordingError` for a missing or unreadable file.
   public static func load(_ url: URL) throws -> ActivityRecording {
+    var times: [Double] = []
+    var acceleration: [SIMD3<Double>] = []
+    let summary = try read(url) {
+      times.append($0)
+      acceleration.append($1)
+    }
+    return ActivityRecording(
+      times: times, acceleration: acceleration, units: summary.units,
+      skippedRows: summary.skippedRows)
+  }
+
+  /// What ``read(_:body:)`` found in a file.
+  public struct Summary: Sendable {
+    /// The units detected.
+    public var units: Units
+    /// Accelerometer samples handed over.
+    public var sampleCount: Int
+    /// Rows left out (non-finite values, time going back).
+    public var skippedRows: Int
+  }
+
+  /// Samples the unit detection looks at (the median magnitude of the first ones).
+  static let unitDetectionSampleCount = 500
+
+  /// Reads a file as ``load(_:)`` does, handing over each sample (time s, acceleration in g with
+  /// Apple's sign) without keeping the file: only the first
+  /// ``unitDetectionSampleCount`` samples are held, until their units are known.
+  ///
+  /// - Throws: `RecordingError` for a missing or unreadable file; what `body` throws.
+  @discardableResult
+  public static func read(
+    _ url: URL, body: (Double, SIMD3<Double>) throws -> Void
+  ) throws -> Summary {
     let options = RecordingReader.Options(
       invalidRows: .skip, columnMapping: try ColumnMapping(parsing: "t=t,ax=ax,ay=ay,az=az"))
     let stream: RecordingStream
@@ -51,20 +84,34 @@ public struct ActivityRecording: Sendable {
       isPlainColumns = false
     }
     var reader = stream
-    var times: [Double] = []
-    var raw: [SIMD3<Double>] = []
+    // Other formats are converted to specific force by their readers; plain columns are told
+    // apart by their first samples' median magnitude (about 1: g with Apple's sign).
+    var units: Units? = isPlainColumns ? nil : .metresPerSecondSquared
+    var head: [(Double, SIMD3<Double>)] = []
+    var count = 0
+    func deliver(_ time: Double, _ raw: SIMD3<Double>, in units: Units) throws {
+      try body(time, units == .appleG ? raw : -raw / 9.80665)
+    }
+    func decideUnits() throws -> Units {
+      let magnitudes = head.map { ($0.1 * $0.1).sum().squareRoot() }.sorted()
+      let decided: Units =
+        !magnitudes.isEmpty && magnitudes[magnitudes.count / 2] < 4
+        ? .appleG : .metresPerSecondSquared
+      for (time, raw) in head { try deliver(time, raw, in: decided) }
+      head = []
+      return decided
+    }
     while let sample = try reader.next() {
       guard let a = sample.accelerometer else { continue }
-      times.append(sample.timestamp)
-      raw.append(a)
+      count += 1
+      if let units {
+        try deliver(sample.timestamp, a, in: units)
+      } else {
+        head.append((sample.timestamp, a))
+        if head.count == unitDetectionSampleCount { units = try decideUnits() }
+      }
     }
-    var units = Units.metresPerSecondSquared
-    if isPlainColumns {
-      let head = raw.prefix(500).map { ($0 * $0).sum().squareRoot() }.sorted()
-      if let median = head.isEmpty ? nil : head[head.count / 2], median < 4 { units = .appleG }
-    }
-    let acceleration = units == .appleG ? raw : raw.map { -$0 / 9.80665 }
-    return ActivityRecording(
-      times: times, acceleration: acceleration, units: units, skippedRows: reader.skippedRowCount)
+    let decided = try units ?? decideUnits()
+    return Summary(units: decided, sampleCount: count, skippedRows: reader.skippedRowCount)
   }
 }

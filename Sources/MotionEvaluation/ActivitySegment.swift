@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import MotionDetectors
 
 /// A stretch of a recording with one reported activity (the JSON of `motionctl activity`).
@@ -38,18 +39,46 @@ public struct ActivitySegment: Codable, Sendable, Equatable {
   public static func segments(
     of recording: ActivityRecording, parameters: ActivityClassifier.Parameters = .default
   ) -> [ActivitySegment] {
-    guard let first = recording.times.first, let last = recording.times.last else { return [] }
-    var classifier = ActivityClassifier(parameters: parameters)
-    var estimates = [(classifier.current, first)]
-    for (time, a) in zip(recording.times, recording.acceleration) {
-      if let estimate = classifier.process(time: time, acceleration: a) {
+    var segmenter = Segmenter(parameters: parameters)
+    for (time, a) in zip(recording.times, recording.acceleration) { segmenter.add(time, a) }
+    return segmenter.segments
+  }
+
+  /// The segments of a recording file, classified while it is read: memory holds the segments,
+  /// not the samples (``ActivityRecording/read(_:body:)``).
+  public static func segments(
+    reading url: URL, parameters: ActivityClassifier.Parameters = .default
+  ) throws -> (segments: [ActivitySegment], summary: ActivityRecording.Summary) {
+    var segmenter = Segmenter(parameters: parameters)
+    let summary = try ActivityRecording.read(url) { segmenter.add($0, $1) }
+    return (segmenter.segments, summary)
+  }
+
+  /// The classifier over samples in order, keeping each change of its estimate.
+  private struct Segmenter {
+    var classifier: ActivityClassifier
+    var estimates: [(ActivityEstimate, Double)] = []
+    var last: Double?
+
+    init(parameters: ActivityClassifier.Parameters) {
+      classifier = ActivityClassifier(parameters: parameters)
+    }
+
+    mutating func add(_ time: Double, _ acceleration: SIMD3<Double>) {
+      if estimates.isEmpty { estimates.append((classifier.current, time)) }
+      if let estimate = classifier.process(time: time, acceleration: acceleration) {
         estimates.append((estimate, time))
       }
+      last = time
     }
-    return estimates.indices.map { i in
-      ActivitySegment(
-        estimates[i].0, start: estimates[i].1,
-        end: i + 1 < estimates.count ? estimates[i + 1].1 : last)
+
+    var segments: [ActivitySegment] {
+      guard let last else { return [] }
+      return estimates.indices.map { i in
+        ActivitySegment(
+          estimates[i].0, start: estimates[i].1,
+          end: i + 1 < estimates.count ? estimates[i + 1].1 : last)
+      }
     }
   }
 

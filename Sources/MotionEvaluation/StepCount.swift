@@ -19,16 +19,15 @@ package struct StepCount: Sendable, Equatable {
     times: [Double], accelerations: [SIMD3<Double>], parameters: StepDetector.Parameters = .default,
     userHeight: Double? = nil
   ) {
-    var detector = StepDetector(parameters: parameters)
-    var steps: [Double] = []
-    for (time, force) in zip(times, accelerations) {
-      if let step = detector.process(time: time, acceleration: -force / 9.80665) {
-        steps.append(step)
-      }
-    }
-    while let step = detector.takeQueuedStep() { steps.append(step) }
-    stepTimes = steps
-    distance = Self.distance(of: steps, model: StrideModel(userHeight: userHeight))
+    var counter = StepCounter(parameters: parameters)
+    for (time, force) in zip(times, accelerations) { counter.add(time: time, specificForce: force) }
+    self = counter.finish(userHeight: userHeight)
+  }
+
+  /// The count of the steps at `stepTimes` (s), with the distance the stride model gives them.
+  package init(stepTimes: [Double], userHeight: Double? = nil) {
+    self.stepTimes = stepTimes
+    distance = Self.distance(of: stepTimes, model: StrideModel(userHeight: userHeight))
   }
 
   /// Floors walked up and down, from barometer readings (time s, pressure kPa) and the detected
@@ -37,16 +36,9 @@ package struct StepCount: Sendable, Equatable {
     pressures: [(time: Double, pressure: Double)]
   ) -> (ascended: Int, descended: Int)? {
     guard !pressures.isEmpty else { return nil }
-    var counter = FloorCounter()
-    var nextStep = stepTimes.startIndex
-    for reading in pressures {
-      while nextStep < stepTimes.endIndex, stepTimes[nextStep] <= reading.time {
-        counter.noteStep(time: stepTimes[nextStep])
-        nextStep += 1
-      }
-      _ = counter.process(time: reading.time, pressure: reading.pressure)
-    }
-    return (counter.floorsAscended, counter.floorsDescended)
+    var floors = WalkedFloors(stepTimes: stepTimes)
+    for reading in pressures { floors.add(time: reading.time, pressure: reading.pressure) }
+    return floors.result
   }
 
   /// The steps counted inside `window` (both ends included), as the ground truth counts them.

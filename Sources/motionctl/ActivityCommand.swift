@@ -34,13 +34,14 @@ struct ActivityCommand: ParsableCommand {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     for file in files {
-      let recording: ActivityRecording
+      // Classified while read: memory holds the segments, not the recording.
+      let segments: [ActivitySegment]
+      let summary: ActivityRecording.Summary
       do {
-        recording = try ActivityRecording.load(URL(fileURLWithPath: file))
+        (segments, summary) = try ActivitySegment.segments(reading: URL(fileURLWithPath: file))
       } catch {
         throw CLIError("\(file): \(error)")
       }
-      let segments = ActivitySegment.segments(of: recording)
       if json {
         print(
           String(
@@ -48,7 +49,7 @@ struct ActivityCommand: ParsableCommand {
         )
         continue
       }
-      print("\(file)  (\(recording.times.count) samples, \(recording.units.rawValue))")
+      print("\(file)  (\(summary.sampleCount) samples, \(summary.units.rawValue))")
       for segment in segments {
         print(
           String(format: "  %9.2f – %9.2f s  ", segment.start, segment.end)

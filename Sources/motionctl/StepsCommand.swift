@@ -84,11 +84,9 @@ struct StepsCommand: ParsableCommand {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     for file in files {
-      let recording = try StepRecording.load(
-        URL(fileURLWithPath: file), format: recordingFormat, columns: mapping)
-      let count = StepCount(
-        times: recording.times, accelerations: recording.accelerations, userHeight: height)
-      let floors = count.floors(pressures: recording.pressures)
+      // Read as a stream: memory holds the step times, not the recording.
+      let (count, floors) = try StepRecording.count(
+        URL(fileURLWithPath: file), format: recordingFormat, columns: mapping, userHeight: height)
       // Millisecond resolution is plenty for step times and keeps the output short.
       let output = Output(
         file: file, steps: count.stepTimes.count,

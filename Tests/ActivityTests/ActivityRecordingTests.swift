@@ -41,4 +41,33 @@ final class ActivityRecordingTests: XCTestCase {
     XCTAssertThrowsError(
       try ActivityRecording.load(URL(fileURLWithPath: "/nonexistent/activity.csv")))
   }
+
+  /// Reading streams what loading holds: the same samples in the same units, when the file is
+  /// longer than the 500 samples the unit detection looks at and when it is shorter; and the
+  /// segments classified while reading are those of the loaded recording.
+  func testReadingHandsOverWhatLoadingHolds() throws {
+    for (rows, scale) in [(1_200, 1.0), (1_200, -9.80665), (120, 1.0), (120, -9.80665)] {
+      var text = "t,ax,ay,az\n"
+      for i in 0..<rows {
+        let t = Double(i) / 50
+        let sway = 0.05 * sin(2 * Double.pi * 1.8 * t)
+        text += "\(t),\(sway * scale),0,\((-1 + sway) * scale)\n"
+      }
+      let url = try write(text)
+      let loaded = try ActivityRecording.load(url)
+      var times: [Double] = []
+      var acceleration: [SIMD3<Double>] = []
+      let summary = try ActivityRecording.read(url) {
+        times.append($0)
+        acceleration.append($1)
+      }
+      XCTAssertEqual(summary.units, scale == 1 ? .appleG : .metresPerSecondSquared, "\(rows)")
+      XCTAssertEqual(summary.units, loaded.units)
+      XCTAssertEqual(summary.sampleCount, rows)
+      XCTAssertEqual(times, loaded.times)
+      XCTAssertEqual(acceleration, loaded.acceleration)
+      let streamed = try ActivitySegment.segments(reading: url)
+      XCTAssertEqual(streamed.segments, ActivitySegment.segments(of: loaded), "\(rows)")
+    }
+  }
 }

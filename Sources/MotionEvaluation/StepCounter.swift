@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionDetectors
+
+/// ``StepDetector`` run over a recording's samples as they are read, collecting the step times:
+/// what ``StepCount`` is made of, without holding the samples.
+package struct StepCounter: Sendable {
+  private var detector: StepDetector
+  private var steps: [Double] = []
+
+  package init(parameters: StepDetector.Parameters = .default) {
+    detector = StepDetector(parameters: parameters)
+  }
+
+  /// Feeds one sample: time in s, specific force in m/s² (+9.81 up at rest; converted here, once,
+  /// to g with Apple's sign).
+  package mutating func add(time: Double, specificForce: SIMD3<Double>) {
+    if let step = detector.process(time: time, acceleration: -specificForce / 9.80665) {
+      steps.append(step)
+    }
+  }
+
+  /// The steps found, those still queued at the end included, and their distance.
+  package mutating func finish(userHeight: Double? = nil) -> StepCount {
+    while let step = detector.takeQueuedStep() { steps.append(step) }
+    return StepCount(stepTimes: steps, userHeight: userHeight)
+  }
+}
