@@ -56,11 +56,11 @@ public struct ActivityClassifier: Sendable {
     public var vehicleEntryFromRest = 0.1
     /// Probability per window that a vehicle stops, or starts again.
     public var vehicleStopChange = 0.03
-    /// Probability per window that a ride entered straight from rest (or at the start, with no
-    /// history) is taken as a real one: until then it is *unconfirmed*, and when the motion ends
-    /// it is read as the person sitting or standing still again, not as a vehicle waiting.
-    /// Default: 1/20 (a ride has to last about 20 s).
-    public var vehicleConfirmation = 0.05
+    /// How long a ride entered straight from rest (or at the start, with no history) has to
+    /// last to be taken as a real one, s (the mean; windows are 1 s). Until then it is
+    /// *unconfirmed*, and when the motion ends it is read as the person sitting or standing still
+    /// again, not as a vehicle waiting. Default: 20 s.
+    public var vehicleConfirmationTime = 20.0
     /// Probability per window that an unconfirmed ride turns out to be the person at rest after
     /// all (shifting in a seat, settling down: motion that looks like a smooth ride for a while).
     public var unconfirmedVehicleToStationary = 0.1
@@ -148,24 +148,29 @@ public struct ActivityClassifier: Sendable {
   /// Hidden states of the forward filter: the five classes; a vehicle standing still (which
   /// emits like `stationary` but is reached only from a vehicle or on foot, and is left for
   /// `stationary` only rarely: that is what keeps a red light `automotive`); and an unconfirmed
-  /// ride (emits like `automotive`), the only way into a vehicle from rest or from the start.
+  /// ride in ``confirmationStages`` stages (each emits like `automotive`), the only way into a
+  /// vehicle from rest or from the start.
   ///
   /// The unconfirmed ride is why shifting in a seat does not become a long stop at a light: a
   /// vehicle entered on foot may stop at once (a bus at its stop), but motion that starts from
   /// rest and ends within seconds is a person settling, so an unconfirmed ride is left for
   /// `stationary` (``Parameters/unconfirmedVehicleToStationary``), never for a stopped vehicle,
-  /// and becomes a real one only after lasting (``Parameters/vehicleConfirmation``).
-  static let stateCount = 7
+  /// and becomes a real one only after lasting (``Parameters/vehicleConfirmationTime``). The
+  /// stages make that time nearly fixed rather than memoryless: through one state, a third of a
+  /// ride's probability would be confirmed within its first 8 s; through four stages in a row,
+  /// one tenth.
+  static let confirmationStages = 4
   static let stoppedVehicle = 5
-  static let unconfirmedVehicle = 6
+  static let firstUnconfirmedStage = 6
+  static let stateCount = firstUnconfirmedStage + confirmationStages
+
+  static func isUnconfirmedVehicle(_ state: Int) -> Bool { state >= firstUnconfirmedStage }
 
   /// The class whose evidence a hidden state emits.
   static func emittingClass(_ state: Int) -> Int {
-    switch state {
-    case stoppedVehicle: ActivityClass.stationary.rawValue
-    case unconfirmedVehicle: ActivityClass.automotive.rawValue
-    default: state
-    }
+    if state == stoppedVehicle { return ActivityClass.stationary.rawValue }
+    if isUnconfirmedVehicle(state) { return ActivityClass.automotive.rawValue }
+    return state
   }
 
   /// The probability a hidden state starts with, or is pulled towards by untrusted input: the
@@ -178,35 +183,43 @@ public struct ActivityClassifier: Sendable {
     for c in 0..<ActivityClass.count where c != ActivityClass.automotive.rawValue {
       state[c] = 1
     }
-    state[unconfirmedVehicle] = weight
+    state[firstUnconfirmedStage] = weight
     let sum = Double(ActivityClass.count - 1) + weight
     for s in 0..<stateCount { state[s] /= sum }
     return state
   }
 
-  /// The 7 × 7 transition matrix per window, row-major `[from * 7 + to]`.
+  /// The ``stateCount`` × ``stateCount`` transition matrix per window, row-major
+  /// `[from * stateCount + to]`.
   static func transitions(_ p: Parameters) -> [Double] {
     let n = stateCount
     let stationary = ActivityClass.stationary.rawValue
     let moving = ActivityClass.automotive.rawValue
     let stopped = stoppedVehicle
-    let unconfirmed = unconfirmedVehicle
+    let lastStage = firstUnconfirmedStage + confirmationStages - 1
+    // Each stage is left at this rate, so the stages together last about the confirmation time.
+    let stageRate = min(1, Double(confirmationStages) / max(p.vehicleConfirmationTime, 1))
     var t = [Double](repeating: 0, count: n * n)
     let move = (1 - p.stayProbability) / 4
     for from in 0..<n {
       for to in 0..<n where to != from {
         let confirmedFrom = from == moving || from == stopped
         let confirmedTo = to == moving || to == stopped
-        if from == unconfirmed {
-          // Confirmed by lasting, or over (the person was at rest); never a stop at a light.
+        if isUnconfirmedVehicle(from) {
+          // On to the next stage (the last one to a real ride), or over (the person was at
+          // rest); never a stop at a light.
+          let next = from == lastStage ? moving : from + 1
           t[from * n + to] =
-            to == moving
-            ? p.vehicleConfirmation
-            : to == stationary ? p.unconfirmedVehicleToStationary : to == stopped ? 0 : move
-        } else if to == unconfirmed {
+            to == next
+            ? stageRate
+            : to == stationary
+              ? p.unconfirmedVehicleToStationary
+              : isUnconfirmedVehicle(to) || confirmedTo ? 0 : move
+        } else if isUnconfirmedVehicle(to) {
           // People walk to vehicles; straight from sitting still is rarer still.
           t[from * n + to] =
-            from == stationary ? move * p.vehicleEntryShare * p.vehicleEntryFromRest : 0
+            from == stationary && to == firstUnconfirmedStage
+            ? move * p.vehicleEntryShare * p.vehicleEntryFromRest : 0
         } else if confirmedFrom && confirmedTo {
           t[from * n + to] = p.vehicleStopChange
         } else if confirmedFrom && to == stationary {
@@ -260,8 +273,10 @@ public struct ActivityClassifier: Sendable {
       for s in 0..<n { state[s] /= sum }
     }
     for c in 0..<k { posterior[c] = state[c] }
-    posterior[ActivityClass.automotive.rawValue] +=
-      state[Self.stoppedVehicle] + state[Self.unconfirmedVehicle]
+    for s in Self.firstUnconfirmedStage..<n {
+      posterior[ActivityClass.automotive.rawValue] += state[s]
+    }
+    posterior[ActivityClass.automotive.rawValue] += state[Self.stoppedVehicle]
     // Hysteresis on the reported class.
     var best = 0
     for c in 1..<k where posterior[c] > posterior[best] { best = c }
