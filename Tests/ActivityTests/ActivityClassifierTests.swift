@@ -83,16 +83,8 @@ final class ActivityClassifierTests: XCTestCase {
   /// A vehicle that stops for 40 s stays automotive and adds the stationary flag; moving again
   /// clears it. Stationary evidence from the start is plain stationary (no vehicle).
   func testAutomotiveAndStationaryAtARedLight() {
-    var p = ActivityClassifier.Parameters()
-    p.model = ActivityTestSignals.oneHotModel
-    var classifier = ActivityClassifier(parameters: p)
-    var time = 0.0
-    func feed(_ activity: ActivityClass, _ windows: Int) {
-      for _ in 0..<windows {
-        _ = classifier.process(features: ActivityTestSignals.oneHot(activity), time: time)
-        time += 1
-      }
-    }
+    var classifier = ActivityTestSignals.OneHotFeed()
+    func feed(_ activity: ActivityClass, _ windows: Int) { classifier.feed(activity, windows) }
     feed(.automotive, 60)
     XCTAssertTrue(classifier.current.automotive)
     XCTAssertFalse(classifier.current.stationary)
@@ -109,10 +101,8 @@ final class ActivityClassifierTests: XCTestCase {
     XCTAssertTrue(classifier.current.stationary)
     XCTAssertFalse(classifier.current.automotive)
 
-    var fresh = ActivityClassifier(parameters: p)
-    for i in 0..<30 {
-      _ = fresh.process(features: ActivityTestSignals.oneHot(.stationary), time: Double(i))
-    }
+    var fresh = ActivityTestSignals.OneHotFeed()
+    fresh.feed(.stationary, 30)
     XCTAssertTrue(fresh.current.stationary)
     XCTAssertFalse(fresh.current.automotive)
   }
@@ -122,16 +112,8 @@ final class ActivityClassifierTests: XCTestCase {
   /// light for minutes. A ride from rest that lasts is confirmed, and its stops are then
   /// automotive + stationary; a ride entered on foot may stop at once (a bus at its stop).
   func testAShortRideFromRestIsNotAStoppedVehicle() {
-    var p = ActivityClassifier.Parameters()
-    p.model = ActivityTestSignals.oneHotModel
-    var classifier = ActivityClassifier(parameters: p)
-    var time = 0.0
-    func feed(_ activity: ActivityClass, _ windows: Int) {
-      for _ in 0..<windows {
-        _ = classifier.process(features: ActivityTestSignals.oneHot(activity), time: time)
-        time += 1
-      }
-    }
+    var classifier = ActivityTestSignals.OneHotFeed()
+    func feed(_ activity: ActivityClass, _ windows: Int) { classifier.feed(activity, windows) }
     feed(.stationary, 60)
     // Eight windows of vehicle-like evidence from rest (the shared MotionSense sitting trials
     // hold such bursts), then rest again.

@@ -44,6 +44,28 @@ enum ActivityTestSignals {
       bias: .init(repeating: 0, count: ActivityClass.count))
   }
 
+  /// A classifier on ``oneHotModel`` fed one window of clear evidence per second.
+  struct OneHotFeed {
+    var classifier: ActivityClassifier
+    var time = 0.0
+
+    init() {
+      var p = ActivityClassifier.Parameters()
+      p.model = ActivityTestSignals.oneHotModel
+      classifier = ActivityClassifier(parameters: p)
+    }
+
+    var current: ActivityEstimate { classifier.current }
+
+    /// `windows` windows of evidence for `activity`.
+    mutating func feed(_ activity: ActivityClass, _ windows: Int) {
+      for _ in 0..<windows {
+        _ = classifier.process(features: ActivityTestSignals.oneHot(activity), time: time)
+        time += 1
+      }
+    }
+  }
+
   static func oneHot(_ activity: ActivityClass) -> [Double] {
     var f = [Double](repeating: 0, count: ActivityFeatureExtractor.featureCount)
     f[activity.rawValue] = 1
