@@ -20,9 +20,10 @@
 /// The reported class changes only when another class's posterior reaches
 /// ``Parameters/enterThreshold``; it falls back to `unknown` when its own posterior drops under
 /// ``Parameters/exitThreshold`` with no successor, or when the input lies far outside the training
-/// data (the evidence is then ignored and the posterior drifts back to the starting one). While `automotive`, the
-/// `stationary` flag is set when the stopped-vehicle state holds ``Parameters/enterThreshold`` of
-/// the vehicle's probability (a vehicle waiting at a light), and cleared under its complement.
+/// data (the evidence is then ignored and the posterior drifts back to the starting one). While
+/// `automotive`, the `stationary` flag is set when the stopped-vehicle state holds
+/// ``Parameters/enterThreshold`` of the vehicle's probability (a vehicle waiting at a light), and
+/// cleared under its complement.
 public struct ActivityClassifier: Sendable {
   public struct Parameters: Sendable, Equatable {
     /// Probability per window (1 s) that the activity stays the same.
@@ -158,7 +159,7 @@ public struct ActivityClassifier: Sendable {
   /// and becomes a real one only after lasting (``Parameters/vehicleConfirmationTime``). The
   /// stages make that time nearly fixed rather than memoryless: through one state, a third of a
   /// ride's probability would be confirmed within its first 8 s; through four stages in a row,
-  /// one tenth.
+  /// about 6 %.
   static let confirmationStages = 4
   static let stoppedVehicle = 5
   static let firstUnconfirmedStage = 6
