@@ -8,9 +8,10 @@ import MotionMath
 ///
 /// Offline estimation must hold the whole recording (it runs backward over it), so in memory this
 /// is what bounds it: an hour at 100 Hz is 16 MB here. OpenCoreMotion's offline replay can keep
-/// the same samples in a temporary file instead, for recordings longer than memory allows. Single precision keeps 24 significant
-/// bits, more than any MEMS sensor resolves; a reading beyond `Float`'s range (about 3.4e38) is
-/// refused by ``append(timestamp:gyroscope:accelerometer:magnetometer:)``.
+/// the same samples in a temporary file instead, for recordings longer than memory allows.
+/// Single precision keeps 24 significant bits, more than any MEMS sensor resolves; a reading
+/// beyond `Float`'s range (about 3.4e38) is refused by
+/// ``append(timestamp:gyroscope:accelerometer:magnetometer:)``.
 public struct OfflineAttitudeRecording: OfflineAttitudeInputs, Sendable {
   /// Whether every sample has a magnetometer reading.
   public let hasMagnetometer: Bool

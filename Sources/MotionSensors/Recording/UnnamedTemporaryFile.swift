@@ -11,8 +11,9 @@ import Foundation
 #endif
 
 /// Opens a new file for reading and writing in `directory` (by default the temporary directory:
-/// `$TMPDIR`, else `/tmp`) and unlinks it at once: mode 0600 (motion data is personal), close-on-exec, and gone with its
-/// descriptor, so nothing is left behind when the process ends, however it ends.
+/// `$TMPDIR`, else `/tmp`) and unlinks it at once: mode 0600 (motion data is personal),
+/// close-on-exec, and gone with its descriptor, so nothing is left behind when the process ends,
+/// however it ends.
 ///
 /// - Parameters:
 ///   - prefix: the start of the file's short-lived name (`prefix-XXXXXX`).
