@@ -210,12 +210,13 @@ public struct ActivityClassifier: Sendable {
           // On to the next stage (the last one to a real ride), or over (the person was at
           // rest); never a stop at a light.
           let next = from == lastStage ? moving : from + 1
-          t[from * n + to] =
-            to == next
-            ? stageRate
-            : to == stationary
-              ? p.unconfirmedVehicleToStationary
-              : isUnconfirmedVehicle(to) || confirmedTo ? 0 : move
+          if to == next {
+            t[from * n + to] = stageRate
+          } else if to == stationary {
+            t[from * n + to] = p.unconfirmedVehicleToStationary
+          } else if !isUnconfirmedVehicle(to) && !confirmedTo {
+            t[from * n + to] = move  // out on foot or by bicycle
+          }
         } else if isUnconfirmedVehicle(to) {
           // People walk to vehicles; straight from sitting still is rarer still.
           t[from * n + to] =
