@@ -20,7 +20,11 @@
 /// The reported class changes only when another class's posterior reaches
 /// ``Parameters/enterThreshold``; it falls back to `unknown` when its own posterior drops under
 /// ``Parameters/exitThreshold`` with no successor, or when the input lies far outside the training
-/// data (the evidence is then ignored and the posterior drifts back to the starting one). While
+/// data (the evidence is then ignored and the posterior drifts back to the starting one). A
+/// window that no road vehicle could produce — the phone turned in a hand, or motion almost
+/// purely along gravity (a lift) — gives `stationary` and `automotive` the same evidence, so the
+/// filter's memory decides between them (``Parameters/vehicleNeutralOrientationChange``,
+/// ``Parameters/vehicleNeutralVerticalRatio``). While
 /// `automotive`, the `stationary` flag is set when the stopped-vehicle state holds
 /// ``Parameters/enterThreshold`` of the vehicle's probability (a vehicle waiting at a light), and
 /// cleared under its complement.
@@ -67,6 +71,20 @@ public struct ActivityClassifier: Sendable {
     public var unconfirmedVehicleToStationary = 0.1
     /// Largest log-likelihood ratio (natural log) one window can contribute between two classes.
     public var evidenceLimit = 3.0
+    /// Orientation change over a window (1 − |mean a| / mean |a|) above which the window says
+    /// nothing about whether the person is at rest or in a vehicle. 0.1 is an rms tilt of about
+    /// 25°: a road vehicle would have to accelerate at about 0.45 g, and keep it up, to tilt the
+    /// specific force that far. It is the phone being turned in a hand, at a desk or on a bus
+    /// alike, so the filter keeps what it believed before. (1.1 % of the shared automotive windows
+    /// and none of the stationary ones exceed it; without it, a phone turned through its
+    /// orientations at a desk read as a vehicle.) Zero or less turns the rule off.
+    public var vehicleNeutralOrientationChange = 0.1
+    /// Ratio of the acceleration's standard deviation along gravity to the horizontal one above
+    /// which a window says nothing about rest against a vehicle either: road vehicles speed up,
+    /// brake and turn horizontally, so motion almost purely along gravity is a lift (whose
+    /// speeding up and slowing down otherwise read as a car's). No shared training window
+    /// exceeds 4.9 (automotive 4.4). Zero or less turns the rule off.
+    public var vehicleNeutralVerticalRatio = 6.0
     /// The model (coefficients).
     public var model: ActivityModel = .trained
 
@@ -88,6 +106,10 @@ public struct ActivityClassifier: Sendable {
   private var predicted: [Double]
   private let transition: [Double]
   private let initialState: [Double]
+  /// ``Parameters/vehicleNeutralOrientationChange`` and ``Parameters/vehicleNeutralVerticalRatio``
+  /// as the features express them (log10), +∞ when off.
+  private let vehicleNeutralLogOrientationChange: Double
+  private let vehicleNeutralLogVerticalRatio: Double
   private var stillInVehicle = false
   /// A class waiting to be confirmed, and for how many windows it has led.
   private var candidate: Int?
@@ -103,6 +125,14 @@ public struct ActivityClassifier: Sendable {
     state = initialState
     predicted = state
     transition = Self.transitions(parameters)
+    vehicleNeutralLogOrientationChange = Self.log10Threshold(
+      parameters.vehicleNeutralOrientationChange)
+    vehicleNeutralLogVerticalRatio = Self.log10Threshold(parameters.vehicleNeutralVerticalRatio)
+  }
+
+  /// log10 of a positive threshold; +∞ (never exceeded) for zero, negative or NaN.
+  private static func log10Threshold(_ value: Double) -> Double {
+    value > 0 ? Double.log(value) / Double.log(10) : .infinity
   }
 
   /// Feeds one sample; returns the new estimate when the activity changed.
@@ -244,11 +274,35 @@ public struct ActivityClassifier: Sendable {
   }
 
   /// One window: forward filter, then the hysteresis on the reported class.
+  /// Gives `stationary` and `automotive` the same evidence (their combined probability, split
+  /// evenly) when the window is unlike anything a road vehicle does and yet not evidence of rest
+  /// either: the phone turned in a hand, or a ride straight up or down (see
+  /// ``Parameters/vehicleNeutralOrientationChange`` and ``Parameters/vehicleNeutralVerticalRatio``).
+  /// The other classes keep their evidence, and the filter's memory decides between the two.
+  private mutating func shareRestAndVehicleEvidence(ifUninformative features: [Double]) {
+    typealias Feature = ActivityFeatureExtractor
+    let verticalRatio =
+      features[Feature.verticalDeviationFeature] - features[Feature.horizontalDeviationFeature]
+    guard
+      features[Feature.orientationChangeFeature] > vehicleNeutralLogOrientationChange
+        || verticalRatio > vehicleNeutralLogVerticalRatio
+    else { return }
+    let rest = ActivityClass.stationary.rawValue
+    let vehicle = ActivityClass.automotive.rawValue
+    let higher = max(evidence[rest], evidence[vehicle])
+    let lower = min(evidence[rest], evidence[vehicle])
+    // log((e^higher + e^lower) / 2), without overflow.
+    let shared = higher + Double.log((1 + Double.exp(lower - higher)) / 2)
+    evidence[rest] = shared
+    evidence[vehicle] = shared
+  }
+
   private mutating func update(_ features: [Double]) {
     let n = Self.stateCount
     let k = ActivityClass.count
     let largest = parameters.model.logProbabilities(features, into: &evidence)
     let trusted = largest.isFinite && largest <= parameters.outlierLimit
+    shareRestAndVehicleEvidence(ifUninformative: features)
     // Prediction step.
     for to in 0..<n {
       var sum = 0.0

@@ -35,6 +35,12 @@ public struct ActivityFeatureExtractor: Sendable {
   public static let cutoffFrequency = 6.0
   /// Longest time step bridged by interpolation (s).
   public static let maximumGap = 1.0
+  /// Index of feature 12, the log10 standard deviation along gravity (g).
+  public static let verticalDeviationFeature = 12
+  /// Index of feature 13, the log10 standard deviation of the horizontal part (g).
+  public static let horizontalDeviationFeature = 13
+  /// Index of feature 14, log10 (1 − |mean a| / mean |a|): how much the orientation changes.
+  public static let orientationChangeFeature = 14
   /// Duration of one window (s).
   public static var windowDuration: Double { Double(windowLength) / gridRate }
 
@@ -219,9 +225,11 @@ public struct ActivityFeatureExtractor: Sendable {
     var peak = 0.0
     for k in max(dominant - 1, 0)...min(dominant + 1, power.count - 1) { peak += power[k] }
     features[11] = peak / (power.reduce(0, +) + 1e-12)
-    features[12] = logarithm10(verticalVariance.squareRoot() + 1e-4)
-    features[13] = logarithm10(max(totalVariance - verticalVariance, 0).squareRoot() + 1e-4)
-    features[14] = logarithm10(1 - meanNorm / max(meanMagnitude, 1e-12) + 1e-5)
+    features[Self.verticalDeviationFeature] = logarithm10(verticalVariance.squareRoot() + 1e-4)
+    features[Self.horizontalDeviationFeature] = logarithm10(
+      max(totalVariance - verticalVariance, 0).squareRoot() + 1e-4)
+    features[Self.orientationChangeFeature] = logarithm10(
+      1 - meanNorm / max(meanMagnitude, 1e-12) + 1e-5)
     _ = spectrumShares(of: vertical, into: 15)
   }
 

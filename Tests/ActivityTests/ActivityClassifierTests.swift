@@ -80,6 +80,44 @@ final class ActivityClassifierTests: XCTestCase {
     XCTAssertLessThanOrEqual(switchedAfter, 4, "clear evidence switches within a few windows")
   }
 
+  /// Windows through which the phone turns further than any vehicle's acceleration tilts it, or
+  /// moves almost only along gravity (a lift), cannot move the filter between rest and a vehicle,
+  /// whichever way the model leans: at rest it stays at rest, in a car it stays in the car. With
+  /// the rules off, the same windows do switch it.
+  func testTurningThePhoneOrRidingALiftDecidesNothingBetweenRestAndAVehicle() {
+    func turned(_ activity: ActivityClass) -> [Double] {
+      var f = ActivityTestSignals.oneHot(activity)
+      f[ActivityFeatureExtractor.orientationChangeFeature] = -0.5  // 1 − 0.32: about 50° rms
+      return f
+    }
+    func vertical(_ activity: ActivityClass) -> [Double] {
+      var f = ActivityTestSignals.oneHot(activity)
+      f[ActivityFeatureExtractor.verticalDeviationFeature] = -2  // 10 times the horizontal
+      return f
+    }
+    var rulesOff = ActivityClassifier.Parameters()
+    rulesOff.vehicleNeutralOrientationChange = 0
+    rulesOff.vehicleNeutralVerticalRatio = 0
+    for window in [turned, vertical] {
+      var atRest = ActivityTestSignals.OneHotFeed()
+      atRest.feed(.stationary, 30)
+      atRest.feed(features: window(.automotive), 30)
+      XCTAssertTrue(atRest.current.stationary, "at rest, the turns leave it at rest")
+      XCTAssertFalse(atRest.current.automotive)
+
+      var driving = ActivityTestSignals.OneHotFeed()
+      driving.feed(.automotive, 60)
+      driving.feed(features: window(.stationary), 30)
+      XCTAssertTrue(driving.current.automotive, "in a car, the turns leave it in the car")
+      XCTAssertFalse(driving.current.stationary)
+
+      var switched = ActivityTestSignals.OneHotFeed(rulesOff)
+      switched.feed(.stationary, 30)
+      switched.feed(features: window(.automotive), 30)
+      XCTAssertTrue(switched.current.automotive, "without the rules the evidence decides")
+    }
+  }
+
   /// A vehicle that stops for 40 s stays automotive and adds the stationary flag; moving again
   /// clears it. Stationary evidence from the start is plain stationary (no vehicle).
   func testAutomotiveAndStationaryAtARedLight() {

@@ -418,8 +418,10 @@ struct TrajectorySegment: Sendable {
           3.5e-6
           * (SmoothProfile.window(t, duration: duration, ramp: r.ramp)
             * Jet.sinusoid(t, frequency: 19))
-        offset = VectorJet(
-          direction: Self.up, r.climb * SmoothProfile.smoothstep(t, duration: duration) + hum)
+        // A lift's car accelerates for about `ramp` seconds (0.5–1 m/s² at its peak, as lifts
+        // do), travels at a steady speed and slows down over the last `ramp` seconds.
+        let progress = Self.progress(t, duration: duration, ramp: r.ramp)
+        offset = VectorJet(direction: Self.up, r.climb * progress.fraction + hum)
       case .escalator:
         let progress = Self.progress(t, duration: duration, ramp: r.ramp)
         // 0.5 m/s along the incline: the horizontal part is what the climb leaves of it.
