@@ -24,7 +24,8 @@
 /// window that no road vehicle could produce — the phone turned in a hand, or motion almost
 /// purely along gravity (a lift) — gives `stationary` and `automotive` the same evidence, so the
 /// filter's memory decides between them (``Parameters/vehicleNeutralOrientationChange``,
-/// ``Parameters/vehicleNeutralVerticalRatio``). While
+/// ``Parameters/vehicleNeutralVerticalRatio``), and a window whose |a| varies too slowly for a
+/// gait is no evidence of walking or running (``Parameters/largestSlowPowerShareOfAGait``). While
 /// `automotive`, the `stationary` flag is set when the stopped-vehicle state holds
 /// ``Parameters/enterThreshold`` of the vehicle's probability (a vehicle waiting at a light), and
 /// cleared under its complement.
@@ -85,6 +86,12 @@ public struct ActivityClassifier: Sendable {
     /// speeding up and slowing down otherwise read as a car's). No shared training window
     /// exceeds 4.9 (automotive 4.4). Zero or less turns the rule off.
     public var vehicleNeutralVerticalRatio = 6.0
+    /// Share of |a|'s power below 0.6 Hz (feature 4) above which a window is no evidence of
+    /// walking or running: a gait puts |a|'s variation at its step and stride rhythm, 0.7 Hz and
+    /// up, and the most any shared walking or running window has below 0.6 Hz is 0.23. A burst of
+    /// shaking, a bump or a phone put down has most of it there (its envelope), and otherwise
+    /// reads as a gait because |a| varies as much. 1 or more turns the rule off.
+    public var largestSlowPowerShareOfAGait = 0.5
     /// The model (coefficients).
     public var model: ActivityModel = .trained
 
@@ -297,12 +304,26 @@ public struct ActivityClassifier: Sendable {
     evidence[vehicle] = shared
   }
 
+  /// Lowers the evidence for `walking` and `running` to the window's least when |a| varies too
+  /// slowly for a gait (``Parameters/largestSlowPowerShareOfAGait``).
+  private mutating func withholdGaitEvidence(ifArrhythmic features: [Double]) {
+    guard
+      features[ActivityFeatureExtractor.slowestBandShareFeature]
+        > parameters.largestSlowPowerShareOfAGait
+    else { return }
+    var least = evidence[0]
+    for c in 1..<ActivityClass.count { least = min(least, evidence[c]) }
+    evidence[ActivityClass.walking.rawValue] = least
+    evidence[ActivityClass.running.rawValue] = least
+  }
+
   private mutating func update(_ features: [Double]) {
     let n = Self.stateCount
     let k = ActivityClass.count
     let largest = parameters.model.logProbabilities(features, into: &evidence)
     let trusted = largest.isFinite && largest <= parameters.outlierLimit
     shareRestAndVehicleEvidence(ifUninformative: features)
+    withholdGaitEvidence(ifArrhythmic: features)
     // Prediction step.
     for to in 0..<n {
       var sum = 0.0

@@ -35,6 +35,8 @@ public struct ActivityFeatureExtractor: Sendable {
   public static let cutoffFrequency = 6.0
   /// Longest time step bridged by interpolation (s).
   public static let maximumGap = 1.0
+  /// Index of feature 4, the share of |a|'s power in 0.2–0.6 Hz.
+  public static let slowestBandShareFeature = 4
   /// Index of feature 12, the log10 standard deviation along gravity (g).
   public static let verticalDeviationFeature = 12
   /// Index of feature 13, the log10 standard deviation of the horizontal part (g).

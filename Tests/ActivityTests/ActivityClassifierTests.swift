@@ -118,6 +118,25 @@ final class ActivityClassifierTests: XCTestCase {
     }
   }
 
+  /// A window whose |a| varies mostly below 0.6 Hz (a burst of shaking, a bump) is no evidence of
+  /// walking or running, however much the model leans that way; with the rule off it is.
+  func testSlowVariationIsNoGait() {
+    var slow = ActivityTestSignals.oneHot(.walking)
+    slow[ActivityFeatureExtractor.slowestBandShareFeature] = 0.8
+    var atRest = ActivityTestSignals.OneHotFeed()
+    atRest.feed(.stationary, 30)
+    atRest.feed(features: slow, 20)
+    XCTAssertFalse(atRest.current.walking)
+    XCTAssertTrue(atRest.current.stationary)
+
+    var ruleOff = ActivityClassifier.Parameters()
+    ruleOff.largestSlowPowerShareOfAGait = 1
+    var switched = ActivityTestSignals.OneHotFeed(ruleOff)
+    switched.feed(.stationary, 30)
+    switched.feed(features: slow, 20)
+    XCTAssertTrue(switched.current.walking)
+  }
+
   /// A vehicle that stops for 40 s stays automotive and adds the stationary flag; moving again
   /// clears it. Stationary evidence from the start is plain stationary (no vehicle).
   func testAutomotiveAndStationaryAtARedLight() {

@@ -32,12 +32,16 @@ enum ActivityTestSignals {
     return ActivityModel(featureMean: mean, featureScale: scale, weights: weights, bias: bias)
   }
 
-  /// A model where feature c (0…4) votes for class c with log-odds 6 (fed through
-  /// `process(features:time:)` with one-hot vectors).
+  /// The feature that votes for the first class in ``oneHotModel`` (5…9, band shares that no
+  /// rule of the classifier reads).
+  static let oneHotFirstFeature = 5
+
+  /// A model where feature `oneHotFirstFeature + c` votes for class c with log-odds 6 (fed
+  /// through `process(features:time:)` with one-hot vectors).
   static var oneHotModel: ActivityModel {
     let d = ActivityFeatureExtractor.featureCount
     var weights = [Double](repeating: 0, count: d * ActivityClass.count)
-    for c in 0..<ActivityClass.count { weights[c * d + c] = 6 }
+    for c in 0..<ActivityClass.count { weights[c * d + oneHotFirstFeature + c] = 6 }
     return ActivityModel(
       featureMean: .init(repeating: 0, count: d), featureScale: .init(repeating: 1, count: d),
       weights: weights,
@@ -73,10 +77,10 @@ enum ActivityTestSignals {
 
   /// Evidence for `activity` alone. The features the classifier reads by name are those of a
   /// phone lying still (no orientation change, the same small spread vertically and
-  /// horizontally), so no rule of its own overrides the model.
+  /// horizontally, no power below 0.6 Hz), so no rule of its own overrides the model.
   static func oneHot(_ activity: ActivityClass) -> [Double] {
     var f = [Double](repeating: 0, count: ActivityFeatureExtractor.featureCount)
-    f[activity.rawValue] = 1
+    f[oneHotFirstFeature + activity.rawValue] = 1
     f[ActivityFeatureExtractor.orientationChangeFeature] = -5
     f[ActivityFeatureExtractor.verticalDeviationFeature] = -3
     f[ActivityFeatureExtractor.horizontalDeviationFeature] = -3
