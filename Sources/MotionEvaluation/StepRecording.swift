@@ -44,8 +44,8 @@ package struct StepRecording: Sendable {
     pressure: (Double, Double) throws -> Void = { _, _ in }
   ) throws {
     var mapping = columns
-    if format == nil, mapping == nil, SharedTableLayout.layouts(of: url).contains(.steps) {
-      mapping = try ColumnMapping(parsing: SharedTableLayout.steps.columnMapping)
+    if format == nil, mapping == nil, let layout = sharedLayoutMapping(url) {
+      mapping = try ColumnMapping(parsing: layout)
     }
     var stream = try RecordingReader.open(
       url, format: format ?? (mapping != nil ? .columns : nil),
@@ -56,12 +56,24 @@ package struct StepRecording: Sendable {
     }
   }
 
+  /// The column mapping of the shared layouts the header of `url` matches (the steps table, with
+  /// its pressure column if it has one; or a pressure table), or `nil` for none.
+  static func sharedLayoutMapping(_ url: URL) -> String? {
+    SharedTableLayout.columnMapping(reading: SharedTableLayout.layouts(of: url))
+  }
+
   /// Counts the steps, distance and floors of `url` while reading it: memory holds the step
-  /// times, not the samples. Floors take a second read of the file (only when the first found a
-  /// barometer reading), so that every step is known before the pressure around it, exactly as
+  /// times, not the samples. Floors take a second read (only when there is a barometer), so that
+  /// every step is known before the pressure around it, exactly as
   /// ``StepCount/floors(pressures:)`` has it over a loaded recording.
+  ///
+  /// - Parameter pressureFile: where the barometer readings are when they are not in `url` (a
+  ///   logger that writes one file per sensor, such as the IPIN layout's `…_pressure.csv` beside
+  ///   `…_acc.csv`), on the same clock: any recording format, or a shared pressure table. Without
+  ///   it the barometer is the one in `url`, if any.
   package static func count(
     _ url: URL, format: RecordingFormat? = nil, columns: ColumnMapping? = nil,
+    pressureFile: URL? = nil,
     parameters: StepDetector.Parameters = .default, userHeight: Double? = nil
   ) throws -> (count: StepCount, floors: (ascended: Int, descended: Int)?) {
     var counter = StepCounter(parameters: parameters)
@@ -71,11 +83,36 @@ package struct StepRecording: Sendable {
       accelerometer: { counter.add(time: $0, specificForce: $1) },
       pressure: { _, _ in hasPressure = true })
     let count = counter.finish(userHeight: userHeight)
-    guard hasPressure else { return (count, nil) }
     var floors = WalkedFloors(stepTimes: count.stepTimes)
-    try read(
-      url, format: format, columns: columns, accelerometer: { _, _ in },
-      pressure: { floors.add(time: $0, pressure: $1) })
-    return (count, floors.result)
+    if let pressureFile {
+      hasPressure = false
+      try read(
+        pressureFile, accelerometer: { _, _ in },
+        pressure: {
+          hasPressure = true
+          floors.add(time: $0, pressure: $1)
+        })
+    } else if hasPressure {
+      try read(
+        url, format: format, columns: columns, accelerometer: { _, _ in },
+        pressure: { floors.add(time: $0, pressure: $1) })
+    }
+    return (count, hasPressure ? floors.result : nil)
+  }
+
+  /// The barometer file that a logger writing one file per sensor leaves beside the
+  /// accelerometer's, when it exists: `NAME_pressure.csv` for `NAME_acc.csv` (the IPIN layout of
+  /// `../shared/data/altitude/README.md`). `nil` for any other name.
+  package static func siblingPressureFile(of url: URL) -> URL? {
+    let name = url.lastPathComponent
+    let suffix = "_acc.csv"
+    guard name.count > suffix.count, name.lowercased().hasSuffix(suffix) else { return nil }
+    let sibling = url.deletingLastPathComponent().appendingPathComponent(
+      String(name.dropLast(suffix.count)) + "_pressure.csv")
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: sibling.path, isDirectory: &isDirectory),
+      !isDirectory.boolValue
+    else { return nil }
+    return sibling
   }
 }

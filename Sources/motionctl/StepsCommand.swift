@@ -13,7 +13,10 @@ struct StepsCommand: ParsableCommand {
     discussion: """
       Reads every recording format motionctl knows, and the shared steps layout (header t,ax,ay,az: \
       seconds and specific force in m/s²) directly. Distance uses the cadence-dependent stride model \
-      (--height refines it). Floors (walked, not ridden: FloorCounter) need a pressure column; they are null without one.
+      (--height refines it). Floors (walked, not ridden: FloorCounter) need a barometer: a pressure column \
+      (t,ax,ay,az,pressure_hpa or pressure_kpa), a --pressure file on the same clock, or for a file named \
+      NAME_acc.csv the NAME_pressure.csv beside it (one file per sensor, as the IPIN logs have it); \
+      without one they are null.
       """)
 
   @Argument(help: "Recording files.")
@@ -30,6 +33,12 @@ struct StepsCommand: ParsableCommand {
       "Column mapping for any CSV, e.g. 't=time,ax=accX,ay=accY,az=accZ;units=-g,s' (implies --format columns)."
   )
   var columns: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "A file with the barometer readings of the (one) recording, on its clock.",
+      valueName: "pressure-file"))
+  var pressure: String?
 
   @Option(help: "The walker's height in metres, for the stride length.")
   var height: Double?
@@ -83,10 +92,17 @@ struct StepsCommand: ParsableCommand {
     }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    if pressure != nil, files.count != 1 {
+      throw CLIError("--pressure belongs to one recording; give exactly one file with it")
+    }
     for file in files {
+      let url = URL(fileURLWithPath: file)
+      let pressureFile =
+        pressure.map { URL(fileURLWithPath: $0) } ?? StepRecording.siblingPressureFile(of: url)
       // Read as a stream: memory holds the step times, not the recording.
       let (count, floors) = try StepRecording.count(
-        URL(fileURLWithPath: file), format: recordingFormat, columns: mapping, userHeight: height)
+        url, format: recordingFormat, columns: mapping, pressureFile: pressureFile,
+        userHeight: height)
       // Millisecond resolution is plenty for step times and keeps the output short.
       let output = Output(
         file: file, steps: count.stepTimes.count,
@@ -96,7 +112,12 @@ struct StepsCommand: ParsableCommand {
       if json {
         print(String(decoding: try encoder.encode(output), as: UTF8.self))
       } else {
-        print(String(format: "%@: %d steps, %.1f m", file, output.steps, output.distance))
+        var line = String(format: "%@: %d steps, %.1f m", file, output.steps, output.distance)
+        if let floors {
+          line += ", floors \(floors.ascended) up, \(floors.descended) down"
+          if let pressureFile { line += " (barometer: \(pressureFile.path))" }
+        }
+        print(line)
       }
     }
   }

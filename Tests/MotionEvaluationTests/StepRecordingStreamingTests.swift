@@ -49,4 +49,53 @@ final class StepRecordingStreamingTests: XCTestCase {
     XCTAssertEqual(count.stepTimes, [])
     XCTAssertNil(floors)
   }
+
+  /// The simulated stairs (two floors up, two down) written the ways a barometer comes beside an
+  /// accelerometer in plain tables: one table `t,ax,ay,az,pressure_hpa` whose pressure cells are
+  /// empty between readings; and one file per sensor, `NAME_acc.csv` and `NAME_pressure.csv` (the
+  /// IPIN layout), found beside it or given. Each gives the stairs' floors; the accelerometer table
+  /// alone gives none.
+  func testABarometerInAPressureColumnOrInItsOwnFileCountsFloors() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("step-pressure-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var stream = SimulatedSensorStream(scenario: try Scenario.named("stairs"), seed: 3)
+    var merged = "t,ax,ay,az,pressure_hpa\n"
+    var accelerometer = "t,ax,ay,az\n"
+    var barometer = "t,pressure_hpa\n"
+    while let sample = try stream.next() {
+      guard let force = sample.accelerometer else { continue }
+      let time = String(format: "%.4f", sample.timestamp + 1000)  // a logger's own clock
+      let row = "\(time),\(force.x),\(force.y),\(force.z)"
+      accelerometer += row + "\n"
+      if let kilopascals = sample.pressure {
+        merged += row + ",\(kilopascals * 10)\n"
+        barometer += "\(time),\(kilopascals * 10)\n"
+      } else {
+        merged += row + ",\n"
+      }
+    }
+    let mergedURL = folder.appendingPathComponent("merged.csv")
+    let accelerometerURL = folder.appendingPathComponent("T01_R01_acc.csv")
+    let barometerURL = folder.appendingPathComponent("T01_R01_pressure.csv")
+    try Data(merged.utf8).write(to: mergedURL)
+    try Data(accelerometer.utf8).write(to: accelerometerURL)
+    try Data(barometer.utf8).write(to: barometerURL)
+
+    let (mergedCount, mergedFloors) = try StepRecording.count(mergedURL)
+    XCTAssertEqual(mergedFloors?.ascended, 2)
+    XCTAssertEqual(mergedFloors?.descended, 2)
+
+    XCTAssertEqual(StepRecording.siblingPressureFile(of: accelerometerURL), barometerURL)
+    XCTAssertNil(StepRecording.siblingPressureFile(of: mergedURL))
+    XCTAssertNil(StepRecording.siblingPressureFile(of: barometerURL))
+    let (count, floors) = try StepRecording.count(accelerometerURL, pressureFile: barometerURL)
+    XCTAssertEqual(count, mergedCount)
+    XCTAssertEqual(floors?.ascended, 2)
+    XCTAssertEqual(floors?.descended, 2)
+
+    let (_, withoutBarometer) = try StepRecording.count(accelerometerURL)
+    XCTAssertNil(withoutBarometer)
+  }
 }

@@ -28,6 +28,23 @@ final class RecordingSharedTableLayoutTests: XCTestCase {
     }
   }
 
+  /// One mapping reads every layout a header matches: a steps table's pressure column too.
+  func testOneMappingReadsTheStepsAndThePressureColumns() throws {
+    XCTAssertEqual(
+      SharedTableLayout.columnMapping(reading: [.steps, .pressureHectopascals]),
+      "t=t,ax=ax,ay=ay,az=az,p=pressure_hpa;units=m/s^2,hPa,s")
+    XCTAssertEqual(
+      SharedTableLayout.columnMapping(reading: [.pressureKilopascals]),
+      "t=t,p=pressure_kpa;units=kPa,s")
+    XCTAssertEqual(
+      SharedTableLayout.columnMapping(reading: [.steps]), "t=t,ax=ax,ay=ay,az=az;units=m/s^2,s")
+    XCTAssertNil(SharedTableLayout.columnMapping(reading: []))
+    for layouts: [SharedTableLayout] in [[.steps, .pressureKilopascals], [.pressureHectopascals]] {
+      let text = try XCTUnwrap(SharedTableLayout.columnMapping(reading: layouts))
+      XCTAssertNoThrow(try ColumnMapping(parsing: text), text)
+    }
+  }
+
   func testUnreadableOrMissingFilesMatchNothing() throws {
     let folder = try RecordingFixtureFolder()
     XCTAssertEqual(SharedTableLayout.layouts(of: folder.url), [], "a directory")

@@ -55,6 +55,53 @@ final class MotionctlStepsTests: XCTestCase {
     }
   }
 
+  /// One file per sensor (the IPIN layout): `NAME_acc.csv` finds `NAME_pressure.csv` beside it;
+  /// `--pressure` names a barometer file; `--pressure` with two recordings is refused.
+  func testStepsTakesTheBarometerFromItsOwnFile() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let simulated = folder.appendingPathComponent("stairs.csv")
+    let run = try MotionctlRunner.run(["simulate", "stairs", simulated.path])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    // Split the simulated recording into the two plain tables.
+    let lines = try String(contentsOf: simulated, encoding: .utf8).split(separator: "\n")
+      .filter { !$0.hasPrefix("#") }
+    let header = lines[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    let column = { (name: String) in try XCTUnwrap(header.firstIndex(of: name), name) }
+    let (t, ax, ay, az, p) = try (
+      column("t"), column("acc_x"), column("acc_y"), column("acc_z"), column("pressure")
+    )
+    var accelerometer = "t,ax,ay,az\n"
+    var barometer = "t,pressure_hpa\n"
+    for line in lines.dropFirst() {
+      let cells = line.split(separator: ",", omittingEmptySubsequences: false)
+      accelerometer += "\(cells[t]),\(cells[ax]),\(cells[ay]),\(cells[az])\n"
+      if let kilopascals = Double(cells[p]) { barometer += "\(cells[t]),\(kilopascals * 10)\n" }
+    }
+    let accelerometerFile = folder.appendingPathComponent("T03_R02_acc.csv")
+    let barometerFile = folder.appendingPathComponent("T03_R02_pressure.csv")
+    try accelerometer.write(to: accelerometerFile, atomically: true, encoding: .utf8)
+    try barometer.write(to: barometerFile, atomically: true, encoding: .utf8)
+    let renamed = folder.appendingPathComponent("accelerometer.csv")
+    try accelerometer.write(to: renamed, atomically: true, encoding: .utf8)
+
+    for arguments in [
+      [accelerometerFile.path], [renamed.path, "--pressure", barometerFile.path],
+    ] {
+      let result = try MotionctlRunner.run(["steps", "--json"] + arguments)
+      XCTAssertEqual(result.status, 0, result.standardError)
+      let object = try XCTUnwrap(
+        JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+      XCTAssertEqual(object["floors_ascended"] as? Int, 2, "\(arguments)")
+      XCTAssertEqual(object["floors_descended"] as? Int, 2, "\(arguments)")
+    }
+    let alone = try MotionctlRunner.run(["steps", "--json", renamed.path])
+    XCTAssertTrue(alone.standardOutput.contains("\"floors_ascended\":null"), alone.standardOutput)
+    let refused = try MotionctlRunner.run(
+      ["steps", renamed.path, accelerometerFile.path, "--pressure", barometerFile.path])
+    XCTAssertNotEqual(refused.status, 0)
+    XCTAssertTrue(refused.standardError.contains("--pressure"), refused.standardError)
+  }
+
   /// `evaluate steps` on one shared recording: JSON with the recording and its set.
   func testEvaluateStepsOnASharedRecording() throws {
     let url = SharedData.root.appendingPathComponent("data/steps/ipol/1-1.csv")

@@ -28,6 +28,29 @@ package enum SharedTableLayout: Sendable, Equatable, CaseIterable {
     }
   }
 
+  /// The column mapping that reads every layout of `layouts` at once: a steps table with a
+  /// pressure column gives its accelerometer and its barometer (rows without a pressure value
+  /// carry none). `nil` when `layouts` is empty.
+  package static func columnMapping(reading layouts: [SharedTableLayout]) -> String? {
+    var columns: [String] = []
+    var units: [String] = []
+    if layouts.contains(.steps) {
+      columns += ["ax=ax", "ay=ay", "az=az"]
+      units.append("m/s^2")
+    }
+    if layouts.contains(.pressureHectopascals) {
+      columns.append("p=pressure_hpa")
+      units.append("hPa")
+    } else if layouts.contains(.pressureKilopascals) {
+      columns.append("p=pressure_kpa")
+      units.append("kPa")
+    }
+    guard !columns.isEmpty else { return nil }
+    return "t=t," + columns.joined(separator: ",") + ";units="
+      + (units + ["s"]).joined(
+        separator: ",")
+  }
+
   /// Whether the layout carries a barometer column.
   package var hasPressure: Bool { self != .steps }
 
