@@ -10,6 +10,27 @@ import MotionSensors
 /// `t,ax,ay,az`: seconds, specific force in m/s², the Oxford and IPOL files of
 /// `../shared/data/steps/`) is recognised from its header and read through a column mapping.
 package struct StepRecording: Sendable {
+  /// Why a recording's steps and floors could not be counted.
+  package enum Failure: Error, CustomStringConvertible, Equatable {
+    /// The barometer file's times and the accelerometer's do not overlap: they are not on one
+    /// clock (say, seconds since the recording began against Unix time), so the floors would be
+    /// matched against the wrong steps.
+    case clocksDoNotOverlap(
+      barometer: String, accelerometer: ClosedRange<Double>, pressure: ClosedRange<Double>)
+
+    package var description: String {
+      switch self {
+      case .clocksDoNotOverlap(let file, let accelerometer, let pressure):
+        return String(
+          format:
+            "%@: its times (%.3f–%.3f s) do not overlap the accelerometer's (%.3f–%.3f s); "
+            + "the barometer file must be on the recording's clock",
+          file, pressure.lowerBound, pressure.upperBound, accelerometer.lowerBound,
+          accelerometer.upperBound)
+      }
+    }
+  }
+
   /// Sample times, s.
   package var times: [Double] = []
   /// Specific force, m/s² (+9.81 up at rest), one per time.
@@ -78,20 +99,31 @@ package struct StepRecording: Sendable {
   ) throws -> (count: StepCount, floors: (ascended: Int, descended: Int)?) {
     var counter = StepCounter(parameters: parameters)
     var hasPressure = false
+    var accelerometerTimes = TimeRange()
     try read(
       url, format: format, columns: columns,
-      accelerometer: { counter.add(time: $0, specificForce: $1) },
+      accelerometer: {
+        accelerometerTimes.add($0)
+        counter.add(time: $0, specificForce: $1)
+      },
       pressure: { _, _ in hasPressure = true })
     let count = counter.finish(userHeight: userHeight)
     var floors = WalkedFloors(stepTimes: count.stepTimes)
     if let pressureFile {
-      hasPressure = false
+      var pressureTimes = TimeRange()
       try read(
         pressureFile, accelerometer: { _, _ in },
         pressure: {
-          hasPressure = true
+          pressureTimes.add($0)
           floors.add(time: $0, pressure: $1)
         })
+      hasPressure = pressureTimes.range != nil
+      if let accelerometer = accelerometerTimes.range, let pressure = pressureTimes.range,
+        !accelerometer.overlaps(pressure)
+      {
+        throw Failure.clocksDoNotOverlap(
+          barometer: pressureFile.path, accelerometer: accelerometer, pressure: pressure)
+      }
     } else if hasPressure {
       try read(
         url, format: format, columns: columns, accelerometer: { _, _ in },
@@ -114,5 +146,19 @@ package struct StepRecording: Sendable {
       !isDirectory.boolValue
     else { return nil }
     return sibling
+  }
+}
+
+/// The earliest and latest of the times seen.
+private struct TimeRange {
+  private(set) var range: ClosedRange<Double>?
+
+  mutating func add(_ time: Double) {
+    guard time.isFinite else { return }
+    if let current = range {
+      range = min(current.lowerBound, time)...max(current.upperBound, time)
+    } else {
+      range = time...time
+    }
   }
 }

@@ -97,5 +97,12 @@ final class StepRecordingStreamingTests: XCTestCase {
 
     let (_, withoutBarometer) = try StepRecording.count(accelerometerURL)
     XCTAssertNil(withoutBarometer)
+
+    // A barometer on another clock (Unix time) is an error, not zero floors.
+    let unixClock = folder.appendingPathComponent("unix_pressure.csv")
+    try Data("t,pressure_hpa\n1764000000,1000\n1764000001,1000.1\n".utf8).write(to: unixClock)
+    XCTAssertThrowsError(try StepRecording.count(accelerometerURL, pressureFile: unixClock)) {
+      XCTAssertTrue("\($0)".contains("do not overlap"), "\($0)")
+    }
   }
 }
