@@ -123,6 +123,12 @@ package final class DashboardFeed: @unchecked Sendable {
   }
 
   /// Takes what was collected since the last call and the current values.
+  /// Makes raw gyroscope rows even while device motion carries the rotation rate (a Foxglove
+  /// client subscribes to `/gyroscope`), or stops.
+  package func setRawGyroscopeRequested(_ requested: Bool) {
+    state.withLock { $0.rawGyroscopeRequested = requested }
+  }
+
   package func take() -> (batch: DashboardBatch, state: DashboardFeedState) {
     let now = monotonicSeconds()
     return state.withLock { current in
@@ -139,7 +145,8 @@ package final class DashboardFeed: @unchecked Sendable {
   private func startRaw() {
     let state = self.state
     let recorder = self.recorder
-    // Device motion carries the bias-corrected rotation rate; raw gyroscope rows only without it.
+    // Device motion carries the bias-corrected rotation rate; raw gyroscope rows only without it,
+    // or while a Foxglove client subscribes to them (`DashboardFeedState.rawGyroscopeRequested`).
     let gyroscopeRowsWanted = !manager.isDeviceMotionAvailable
     rawSubscription = source.subscribe(requestedSampleRate: source.supportedSampleRates.upperBound)
     { event in
@@ -249,7 +256,9 @@ extension DashboardFeedState {
     }
     if let rate = sample.gyroscope {
       health["gyroscope", default: StreamHealthMeter()].note(time: time)
-      if gyroscopeRowsWanted, rate.isFinite, gyroscopeRows.accept(time, interval: displayInterval) {
+      if gyroscopeRowsWanted || rawGyroscopeRequested, rate.isFinite,
+        gyroscopeRows.accept(time, interval: displayInterval)
+      {
         batch.append([time, rate.x, rate.y, rate.z], to: .gyroscope)
       }
     }

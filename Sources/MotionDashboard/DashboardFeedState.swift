@@ -17,6 +17,10 @@ package struct DashboardFeedState: Sendable {
   package var finished = false
   /// The latest failure or error message from the source or the motion manager.
   package var problem: String?
+  /// Whether a Foxglove client subscribes to the raw gyroscope (the hub sets it at every
+  /// broadcast). Pages read the rotation rate from device motion, so without device motion or
+  /// such a client no raw gyroscope rows are made.
+  package var rawGyroscopeRequested = false
   /// Seconds between display rows (1 / the page's rate).
   package var displayInterval: Double
   /// Which samples become display rows, per stream (by the samples' own timestamps).

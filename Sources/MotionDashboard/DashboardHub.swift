@@ -92,6 +92,8 @@ package actor DashboardHub {
   /// Takes what the feed collected and offers one frame to every client. Without clients the
   /// batch is still taken (and dropped), so it never grows.
   package func broadcast() {
+    feed.setRawGyroscopeRequested(
+      foxgloveClients.values.contains { $0.isSubscribed(to: .gyroscope) })
     let (batch, state) = feed.take()
     if !batch.isEmpty {
       for connection in foxgloveClients.values { connection.offer(batch) }

@@ -76,6 +76,11 @@ package final class FoxgloveConnection: Sendable {
   /// The channels subscribed to now, by subscription id.
   package var subscriptions: [UInt32: FoxgloveChannel] { state.withLock { $0.subscriptions } }
 
+  /// Whether some subscription of this client is to `channel`.
+  package func isSubscribed(to channel: FoxgloveChannel) -> Bool {
+    state.withLock { $0.subscriptions.values.contains(channel) }
+  }
+
   /// Ends ``messages`` (the connection closed).
   package func finish() { continuation.finish() }
 

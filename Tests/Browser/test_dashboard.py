@@ -220,6 +220,75 @@ def test_daemon_page_shows_history_and_clients(driver):
         screenshot(driver, "dashboard-daemon.png")
 
 
+# Foxglove's web app is a page that opens `new WebSocket(url, ["foxglove.websocket.v1"])`; this is
+# that, in the same browser engine: the subprotocol the server selects, the server info and the
+# advertisement, a subscription to every channel, and each binary Message Data frame (opcode 1,
+# subscription id and timestamp little-endian) whose JSON payload has every property its channel's
+# JSON Schema declares, with the declared type.
+FOXGLOVE_CLIENT = """
+const done = arguments[arguments.length - 1];
+const report = {texts: [], frames: {}, errors: []};
+const socket = new WebSocket(location.origin.replace(/^http/, "ws") + "/ws" + location.search,
+                             ["foxglove.websocket.v1"]);
+socket.binaryType = "arraybuffer";
+const channels = {}, bySubscription = {};
+const typeOf = v => Number.isInteger(v) ? "integer" : typeof v === "number" ? "number"
+  : typeof v === "string" ? "string" : v === null ? "null" : Array.isArray(v) ? "array" : typeof v;
+function conforms(value, schema, path) {
+  const type = typeOf(value);
+  if (schema.type && !(schema.type === type || (schema.type === "number" && type === "integer")))
+    report.errors.push(path + ": " + type + " where the schema says " + schema.type);
+  for (const [name, inner] of Object.entries(schema.properties || {})) {
+    if (!(name in value)) { if (name !== "referenceFrame") report.errors.push(path + "." + name + " missing"); }
+    else conforms(value[name], inner, path + "." + name);
+  }
+}
+socket.onopen = () => { report.protocol = socket.protocol; };
+socket.onerror = () => report.errors.push("socket error");
+socket.onmessage = event => {
+  if (typeof event.data === "string") {
+    const message = JSON.parse(event.data);
+    report.texts.push(message.op);
+    if (message.op === "advertise") {
+      for (const c of message.channels) channels[c.id] = c;
+      const subscriptions = message.channels.map((c, i) => ({id: 100 + i, channelId: c.id}));
+      for (const s of subscriptions) bySubscription[s.id] = channels[s.channelId];
+      socket.send(JSON.stringify({op: "subscribe", subscriptions}));
+    }
+    return;
+  }
+  const view = new DataView(event.data);
+  if (view.getUint8(0) !== 1) { report.errors.push("opcode " + view.getUint8(0)); return; }
+  const channel = bySubscription[view.getUint32(1, true)];
+  if (!channel) { report.errors.push("unknown subscription " + view.getUint32(1, true)); return; }
+  const nanoseconds = view.getBigUint64(5, true);
+  const payload = JSON.parse(new TextDecoder().decode(new Uint8Array(event.data, 13)));
+  const seen = report.frames[channel.topic] || (report.frames[channel.topic] = {count: 0, last: 0});
+  seen.count += 1;
+  seen.last = Number(nanoseconds) / 1e9;
+  if (seen.count <= 5) conforms(payload, JSON.parse(channel.schema), channel.topic);
+};
+setTimeout(() => { socket.close(); done(report); }, 4000);
+"""
+
+
+def test_foxglove_client_in_the_browser(driver):
+    with DashboardProcess("simulator:tour", extra=("--rate", "50")) as server:
+        driver.get(server.url)
+        assert wait_until(lambda: text_of(driver, "connection-status") == "live", 20)
+        driver.set_script_timeout(20)
+        report = driver.execute_async_script(FOXGLOVE_CLIENT)
+        log(f"  protocol {report.get('protocol')!r}, text ops {report['texts'][:4]}, "
+            f"frames {({k: v['count'] for k, v in report['frames'].items()})}")
+        assert report.get("protocol") == "foxglove.websocket.v1", report
+        assert report["texts"][:2] == ["serverInfo", "advertise"], report["texts"]
+        assert not report["errors"], report["errors"][:10]
+        # Four seconds of the tour at 50 Hz: the sensor and motion channels all flow.
+        for topic in ["/device_motion", "/tf", "/accelerometer", "/gyroscope", "/magnetometer"]:
+            assert report["frames"].get(topic, {}).get("count", 0) >= 50, (topic, report["frames"])
+            assert report["frames"][topic]["last"] > 0, (topic, "timestamps are the source clock's, in ns")
+
+
 def main():
     reason = browser_available()
     if reason:
@@ -230,7 +299,8 @@ def main():
         print("0 passed, 0 failed, 1 skipped")
         return 0
     tests = [test_tour_orientation_and_attitude, test_walk_step_count_rises, test_scenario_switch_and_phone_layout,
-             test_recording_to_private_file, test_token_when_exposed, test_daemon_page_shows_history_and_clients]
+             test_recording_to_private_file, test_token_when_exposed, test_daemon_page_shows_history_and_clients,
+             test_foxglove_client_in_the_browser]
     selected = [t for t in tests if len(sys.argv) < 2 or any(a in t.__name__ for a in sys.argv[1:])]
     driver = make_driver()
     passed = failed = 0
