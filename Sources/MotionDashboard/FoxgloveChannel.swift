@@ -47,7 +47,7 @@ package enum FoxgloveChannel: UInt32, CaseIterable, Sendable {
         + #","attitude":{"type":"object","description":"reference from device, unit quaternion","properties":{"w":{"type":"number"},"x":{"type":"number"},"y":{"type":"number"},"z":{"type":"number"}}}"#
         + #","gravity":"# + vector + #","userAcceleration":"# + vector + #","rotationRate":"#
         + vector + #","magneticField":"# + vector
-        + #","magneticFieldAccuracy":{"type":"integer"},"heading":{"type":"number"},"referenceFrame":{"type":"string"}}}"#
+        + #","magneticFieldAccuracy":{"type":"integer"},"heading":{"type":"number"}}}"#
     case .attitude:
       return
         #"{"type":"object","properties":{"timestamp":{"type":"object","properties":{"sec":{"type":"integer"},"nsec":{"type":"integer"}}},"parent_frame_id":{"type":"string"},"child_frame_id":{"type":"string"},"translation":"#

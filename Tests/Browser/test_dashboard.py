@@ -239,7 +239,7 @@ function conforms(value, schema, path) {
   if (schema.type && !(schema.type === type || (schema.type === "number" && type === "integer")))
     report.errors.push(path + ": " + type + " where the schema says " + schema.type);
   for (const [name, inner] of Object.entries(schema.properties || {})) {
-    if (!(name in value)) { if (name !== "referenceFrame") report.errors.push(path + "." + name + " missing"); }
+    if (!(name in value)) report.errors.push(path + "." + name + " missing");
     else conforms(value[name], inner, path + "." + name);
   }
 }
