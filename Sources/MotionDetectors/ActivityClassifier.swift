@@ -280,7 +280,6 @@ public struct ActivityClassifier: Sendable {
     return t
   }
 
-  /// One window: forward filter, then the hysteresis on the reported class.
   /// Gives `stationary` and `automotive` the same evidence (their combined probability, split
   /// evenly) when the window is unlike anything a road vehicle does and yet not evidence of rest
   /// either: the phone turned in a hand, or a ride straight up or down (see
@@ -317,6 +316,7 @@ public struct ActivityClassifier: Sendable {
     evidence[ActivityClass.running.rawValue] = least
   }
 
+  /// One window: forward filter, then the hysteresis on the reported class.
   private mutating func update(_ features: [Double]) {
     let n = Self.stateCount
     let k = ActivityClass.count
