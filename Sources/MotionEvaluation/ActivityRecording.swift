@@ -93,10 +93,7 @@ public struct ActivityRecording: Sendable {
       try body(time, units == .appleG ? raw : -raw / 9.80665)
     }
     func decideUnits() throws -> Units {
-      let magnitudes = head.map { ($0.1 * $0.1).sum().squareRoot() }.sorted()
-      let decided: Units =
-        !magnitudes.isEmpty && magnitudes[magnitudes.count / 2] < 4
-        ? .appleG : .metresPerSecondSquared
+      let decided = Units.detected(fromFirst: head.map(\.1))
       for (time, raw) in head { try deliver(time, raw, in: decided) }
       head = []
       return decided
@@ -113,5 +110,17 @@ public struct ActivityRecording: Sendable {
     }
     let decided = try units ?? decideUnits()
     return Summary(units: decided, sampleCount: count, skippedRows: reader.skippedRowCount)
+  }
+}
+
+extension ActivityRecording.Units {
+  /// The units of a plain `t,ax,ay,az` table, told from the median magnitude of its first
+  /// samples: about 1 is g (taken with Apple's sign, as iPhone loggers write it), about 9.8 is
+  /// specific force in m/s². Nothing at rest or walking on the Earth's surface has a median
+  /// |a| of 4 g, nor of 4 m/s², so the line between them is safe. Empty: m/s².
+  package static func detected(fromFirst samples: [SIMD3<Double>]) -> Self {
+    let magnitudes = samples.map { ($0 * $0).sum().squareRoot() }.sorted()
+    return !magnitudes.isEmpty && magnitudes[magnitudes.count / 2] < 4
+      ? .appleG : .metresPerSecondSquared
   }
 }

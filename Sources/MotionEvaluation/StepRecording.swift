@@ -8,7 +8,9 @@ import MotionSensors
 ///
 /// Besides every format ``RecordingReader`` detects, the shared steps layout (a header starting
 /// `t,ax,ay,az`: seconds, specific force in m/s², the Oxford and IPOL files of
-/// `../shared/data/steps/`) is recognised from its header and read through a column mapping.
+/// `../shared/data/steps/`) is recognised from its header and read through a column mapping. The
+/// same header in g with Apple's sign (MotionSense, iPhone loggers) is told apart by the median
+/// magnitude of its first samples, as ``ActivityRecording`` does.
 package struct StepRecording: Sendable {
   /// Why a recording's steps and floors could not be counted.
   package enum Failure: Error, CustomStringConvertible, Equatable {
@@ -65,17 +67,43 @@ package struct StepRecording: Sendable {
     pressure: (Double, Double) throws -> Void = { _, _ in }
   ) throws {
     var mapping = columns
+    var isPlainTable = false
     if format == nil, mapping == nil, let layout = sharedLayoutMapping(url) {
       mapping = try ColumnMapping(parsing: layout)
+      isPlainTable = SharedTableLayout.layouts(of: url).contains(.steps)
     }
     var stream = try RecordingReader.open(
       url, format: format ?? (mapping != nil ? .columns : nil),
       options: RecordingReader.Options(columnMapping: mapping))
+    // A plain `t,ax,ay,az` table is specific force in m/s² (the shared steps layout) or g with
+    // Apple's sign (iPhone loggers, the shared activity layout): told apart by its first samples,
+    // which wait until then.
+    var units: ActivityRecording.Units? = isPlainTable ? nil : .metresPerSecondSquared
+    var head: [(time: Double, value: SIMD3<Double>)] = []
+    func deliver(_ time: Double, _ value: SIMD3<Double>, in units: ActivityRecording.Units) throws {
+      try accelerometer(time, units == .appleG ? -value * standardGravity : value)
+    }
+    func decideUnits() throws -> ActivityRecording.Units {
+      let decided = ActivityRecording.Units.detected(fromFirst: head.map(\.value))
+      for (time, value) in head { try deliver(time, value, in: decided) }
+      head = []
+      return decided
+    }
     while let sample = try stream.next() {
       if let reading = sample.pressure { try pressure(sample.timestamp, reading) }
-      if let force = sample.accelerometer { try accelerometer(sample.timestamp, force) }
+      guard let value = sample.accelerometer else { continue }
+      if let units {
+        try deliver(sample.timestamp, value, in: units)
+      } else {
+        head.append((sample.timestamp, value))
+        if head.count == ActivityRecording.unitDetectionSampleCount { units = try decideUnits() }
+      }
     }
+    if units == nil { _ = try decideUnits() }
   }
+
+  /// m/s² per g.
+  private static let standardGravity = 9.80665
 
   /// The column mapping of the shared layouts the header of `url` matches (the steps table, with
   /// its pressure column if it has one; or a pressure table), or `nil` for none.

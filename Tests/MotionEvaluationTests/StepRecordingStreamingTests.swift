@@ -105,4 +105,37 @@ final class StepRecordingStreamingTests: XCTestCase {
       XCTAssertTrue("\($0)".contains("do not overlap"), "\($0)")
     }
   }
+
+  /// A plain `t,ax,ay,az` table in g with Apple's sign (as iPhone loggers and the MotionSense
+  /// files write it) counts the same steps as the same walk in specific force, m/s²: the units
+  /// are told apart by the first samples' median |a|. (Read as m/s², a walk in g was 1/9.8 of
+  /// its size: a 154 s MotionSense walk counted 0 steps.)
+  func testAPlainTableInGCountsTheSameStepsAsInMetresPerSecondSquared() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("step-units-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var stream = SimulatedSensorStream(scenario: try Scenario.named("walkPocket"), seed: 5)
+    var specificForce = "t,ax,ay,az\n"
+    var appleG = "t,ax,ay,az\n"
+    while let sample = try stream.next() {
+      guard let force = sample.accelerometer else { continue }
+      let g = -force / 9.80665
+      specificForce += "\(sample.timestamp),\(force.x),\(force.y),\(force.z)\n"
+      appleG += "\(sample.timestamp),\(g.x),\(g.y),\(g.z)\n"
+    }
+    let forceURL = folder.appendingPathComponent("force.csv")
+    let gURL = folder.appendingPathComponent("g.csv")
+    try Data(specificForce.utf8).write(to: forceURL)
+    try Data(appleG.utf8).write(to: gURL)
+    let (inForce, _) = try StepRecording.count(forceURL)
+    let (inG, _) = try StepRecording.count(gURL)
+    XCTAssertGreaterThan(inForce.stepTimes.count, 30)
+    XCTAssertEqual(inG.stepTimes.count, inForce.stepTimes.count)
+    for (a, b) in zip(inG.stepTimes, inForce.stepTimes) { XCTAssertEqual(a, b, accuracy: 1e-6) }
+    // Loading gives specific force either way.
+    let loaded = try StepRecording.load(gURL)
+    let first = try XCTUnwrap(loaded.accelerations.first)
+    XCTAssertEqual((first * first).sum().squareRoot(), 9.8, accuracy: 0.5)
+  }
 }
