@@ -57,6 +57,22 @@ extension StepDetector {
     public var shortestStepPeriod: Double = 0.25
     /// Steps with regular intervals needed to confirm a bout (then all of them count).
     public var stepsToConfirmBout: Int = 3
+    /// A bout whose periodicity is under ``minimumBoutPeriodicity`` but at least
+    /// ``minimumIrregularBoutPeriodicity`` is confirmed by this many regular steps instead, if
+    /// the step band's RMS is at least ``minimumIrregularBoutRMS``. Stairs with landings and
+    /// turns, phone in a pocket, correlate less from stride to stride; one more regular step and
+    /// the impacts of real stepping make up for it. Such a bout's first step is returned about
+    /// one step period later than a regular bout's (2.4 s after it at 1.5 steps/s); without this
+    /// path it was not counted at all.
+    public var stepsToConfirmIrregularBout: Int = 4
+    /// Least normalised autocorrelation at the period for ``stepsToConfirmIrregularBout``.
+    public var minimumIrregularBoutPeriodicity: Double = 0.3
+    /// Least RMS of the band-passed |a| (the running one, ``energyTimeConstant``) for
+    /// ``stepsToConfirmIrregularBout``, m/s². Stepping puts about 0.2 g or more there (walking
+    /// with the phone in a pocket: 2.3 m/s² in its 1st percentile; stairs: 2.0 in their 10th);
+    /// vehicles rarely do (QROWD's bus rides: 1.9 in their 99th percentile, car rides 0.6):
+    /// without this bound the irregular path counted 13 steps a minute on a bus.
+    public var minimumIrregularBoutRMS: Double = 2.0
     /// When a bout is confirmed, leading peaks lower than this fraction of the bout's median peak
     /// are dropped (the push-off before the first heel strike).
     public var leadingPeakFraction: Double = 0.2

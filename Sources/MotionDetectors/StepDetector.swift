@@ -10,8 +10,9 @@
 /// - Output: the time (s) of one step confirmed by this sample, or `nil`. Inside a bout a step is
 ///   confirmed about 0.55 step periods after it (0.3 s at 1.8 steps/s); the first steps of a new
 ///   bout wait for its confirmation (three regular steps: the first step is confirmed about 2.6
-///   step periods after it, 1.5 s at 1.8 steps/s, under 2 s from 1.3 steps/s up) and are then
-///   released one per sample. ``takeQueuedStep()`` drains what is left at the end of a stream.
+///   step periods after it, 1.5 s at 1.8 steps/s, under 2 s from 1.3 steps/s up; an irregular but
+///   strong bout such as stairs waits for four, one period more) and are then released one per
+///   sample. ``takeQueuedStep()`` drains what is left at the end of a stream.
 ///
 /// How it works (all on a uniform grid, ``Parameters/gridRate``, whatever the sensor rate):
 /// 1. |a| is resampled by linear interpolation and band-passed (0.6–3.5 Hz, causal Butterworth).
@@ -23,8 +24,10 @@
 /// 3. A step is the highest peak within a cadence-dependent minimum interval, above a threshold
 ///    relative to the running RMS (lower where the rhythm expects the next step).
 /// 4. Walking gate: a bout is confirmed by ``Parameters/stepsToConfirmBout`` peaks at regular
-///    intervals while the signal is periodic and not dominated by motion faster than steps (energy
-///    above 6 Hz); its steps are then counted retroactively. An irregular interval ends the bout.
+///    intervals while the signal is periodic (or by ``Parameters/stepsToConfirmIrregularBout``
+///    while it is less so but strong: stairs) and not dominated by motion faster than steps
+///    (energy above 6 Hz); its steps are then counted retroactively. An irregular interval ends
+///    the bout.
 ///    Shaking at 4 Hz or faster, tapping and vehicle vibration fail this gate; shaking the phone
 ///    up and down at 3 Hz looks like running to any |a|-based counter and is counted.
 ///
@@ -223,11 +226,14 @@ public struct StepDetector: Sendable {
     state.inBout = false
     if !regular { state.pendingCount = 0 }
     appendPending(time, height)
-    if state.pendingCount >= max(1, parameters.stepsToConfirmBout),
-      state.periodicity >= parameters.minimumBoutPeriodicity
-    {
-      confirmBout()
-    }
+    let isPeriodic =
+      state.pendingCount >= max(1, parameters.stepsToConfirmBout)
+      && state.periodicity >= parameters.minimumBoutPeriodicity
+    let isIrregularButLongerAndStrong =
+      state.pendingCount >= max(1, parameters.stepsToConfirmIrregularBout)
+      && state.periodicity >= parameters.minimumIrregularBoutPeriodicity
+      && state.energy >= parameters.minimumIrregularBoutRMS * parameters.minimumIrregularBoutRMS
+    if isPeriodic || isIrregularButLongerAndStrong { confirmBout() }
   }
 
   private mutating func appendPending(_ time: Double, _ height: Double) {

@@ -92,3 +92,56 @@ final class StepVehicleRejectionTests: XCTestCase {
     }
   }
 }
+
+/// Stairs with the phone in a pocket (MotionSense's 84 stair trials: iPhone 6s, 50 Hz, g with
+/// Apple's sign; MIT, ../shared/data/activity/README.md). There is no step truth for them, so the
+/// check is the cadence: stairs are climbed and descended at 1–2 steps/s, and before the irregular
+/// bout path 6 trials gave no step at all and 21 under 1 step/s (docs/Steps.md). Bounds: none
+/// without a step, at least 74 of 84 at 1 step/s or more (76 when set).
+final class StepStairsTests: XCTestCase {
+  private func stairFiles() throws -> [URL] {
+    let folder = SharedData.root.appendingPathComponent("data/activity/motionsense")
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    let stairs = names.filter { $0.contains("_dws_") || $0.contains("_ups_") }.sorted()
+    guard stairs.count == 84 else {
+      if SharedData.isCI {
+        XCTFail("expected 84 MotionSense stair files on CI, found \(stairs.count)")
+      }
+      throw XCTSkip("MotionSense data not found under \(folder.path)")
+    }
+    return stairs.map { folder.appendingPathComponent($0) }
+  }
+
+  func testStairsInAPocketAreCounted() throws {
+    var withoutSteps: [String] = []
+    var atOneStepPerSecond = 0
+    for url in try stairFiles() {
+      let recording = try StepRecording.load(url)
+      let count = StepCount(times: recording.times, accelerations: recording.accelerations)
+      let seconds = (recording.times.last ?? 0) - (recording.times.first ?? 0)
+      if count.stepTimes.isEmpty { withoutSteps.append(url.lastPathComponent) }
+      if Double(count.stepTimes.count) >= seconds { atOneStepPerSecond += 1 }
+    }
+    XCTAssertEqual(withoutSteps, [])
+    XCTAssertGreaterThanOrEqual(atOneStepPerSecond, 74)
+  }
+
+  /// The irregular path is what counts them: with its RMS bound out of reach, two trials of 35 s
+  /// and 30 s of stairs give no step; with it, dozens.
+  func testTheIrregularBoutPathCountsStairsThatTheRegularGateRefuses() throws {
+    let files = try stairFiles().filter {
+      ["sub01_dws_01.csv", "sub13_ups_04.csv"].contains($0.lastPathComponent)
+    }
+    XCTAssertEqual(files.count, 2)
+    var pathOff = StepDetector.Parameters()
+    pathOff.minimumIrregularBoutRMS = .infinity
+    for url in files {
+      let recording = try StepRecording.load(url)
+      let with = StepCount(times: recording.times, accelerations: recording.accelerations)
+      let without = StepCount(
+        times: recording.times, accelerations: recording.accelerations, parameters: pathOff)
+      XCTAssertEqual(without.stepTimes.count, 0, url.lastPathComponent)
+      XCTAssertGreaterThan(with.stepTimes.count, 30, url.lastPathComponent)
+    }
+  }
+}

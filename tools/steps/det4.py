@@ -88,7 +88,7 @@ def detect(t, acc, p=P, debug=False):
                     pend = []; lead = (prevt, prevh) if np.isfinite(prevt) else None
                 pend.append((tt, candh))
                 if len(pend) > p['cap']: pend.pop(0)
-                if len(pend) >= p['nbout'] and rho >= p['rho']:
+                if (len(pend) >= p['nbout'] and rho >= p['rho']) or (len(pend) >= p.get('nbout2', 99) and rho >= p.get('rho2', 9) and np.sqrt(energy) >= p.get('e2', 0)):
                     inbout = True
                     med = np.median([h for _, h in pend]); k0 = 0
                     while k0 < len(pend) - 1 and pend[k0][1] < p['trim'] * med: k0 += 1
