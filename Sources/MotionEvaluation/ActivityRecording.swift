@@ -86,29 +86,17 @@ public struct ActivityRecording: Sendable {
     var reader = stream
     // Other formats are converted to specific force by their readers; plain columns are told
     // apart by their first samples' median magnitude (about 1: g with Apple's sign).
-    var units: Units? = isPlainColumns ? nil : .metresPerSecondSquared
-    var head: [(Double, SIMD3<Double>)] = []
+    var detector = PlainTableUnitDetector(units: isPlainColumns ? nil : .metresPerSecondSquared)
     var count = 0
     func deliver(_ time: Double, _ raw: SIMD3<Double>, in units: Units) throws {
       try body(time, units == .appleG ? raw : -raw / 9.80665)
     }
-    func decideUnits() throws -> Units {
-      let decided = Units.detected(fromFirst: head.map(\.1))
-      for (time, raw) in head { try deliver(time, raw, in: decided) }
-      head = []
-      return decided
-    }
     while let sample = try reader.next() {
       guard let a = sample.accelerometer else { continue }
       count += 1
-      if let units {
-        try deliver(sample.timestamp, a, in: units)
-      } else {
-        head.append((sample.timestamp, a))
-        if head.count == unitDetectionSampleCount { units = try decideUnits() }
-      }
+      try detector.add(time: sample.timestamp, value: a, deliver: deliver)
     }
-    let decided = try units ?? decideUnits()
+    let decided = try detector.finish(deliver: deliver)
     return Summary(units: decided, sampleCount: count, skippedRows: reader.skippedRowCount)
   }
 }

@@ -68,9 +68,12 @@ package struct StepRecording: Sendable {
   ) throws {
     var mapping = columns
     var isPlainTable = false
-    if format == nil, mapping == nil, let layout = sharedLayoutMapping(url) {
-      mapping = try ColumnMapping(parsing: layout)
-      isPlainTable = SharedTableLayout.layouts(of: url).contains(.steps)
+    if format == nil, mapping == nil {
+      let layouts = SharedTableLayout.layouts(of: url)
+      if let layout = SharedTableLayout.columnMapping(reading: layouts) {
+        mapping = try ColumnMapping(parsing: layout)
+        isPlainTable = layouts.contains(.steps)
+      }
     }
     var stream = try RecordingReader.open(
       url, format: format ?? (mapping != nil ? .columns : nil),
@@ -78,38 +81,20 @@ package struct StepRecording: Sendable {
     // A plain `t,ax,ay,az` table is specific force in m/s² (the shared steps layout) or g with
     // Apple's sign (iPhone loggers, the shared activity layout): told apart by its first samples,
     // which wait until then.
-    var units: ActivityRecording.Units? = isPlainTable ? nil : .metresPerSecondSquared
-    var head: [(time: Double, value: SIMD3<Double>)] = []
+    var detector = PlainTableUnitDetector(units: isPlainTable ? nil : .metresPerSecondSquared)
     func deliver(_ time: Double, _ value: SIMD3<Double>, in units: ActivityRecording.Units) throws {
       try accelerometer(time, units == .appleG ? -value * standardGravity : value)
-    }
-    func decideUnits() throws -> ActivityRecording.Units {
-      let decided = ActivityRecording.Units.detected(fromFirst: head.map(\.value))
-      for (time, value) in head { try deliver(time, value, in: decided) }
-      head = []
-      return decided
     }
     while let sample = try stream.next() {
       if let reading = sample.pressure { try pressure(sample.timestamp, reading) }
       guard let value = sample.accelerometer else { continue }
-      if let units {
-        try deliver(sample.timestamp, value, in: units)
-      } else {
-        head.append((sample.timestamp, value))
-        if head.count == ActivityRecording.unitDetectionSampleCount { units = try decideUnits() }
-      }
+      try detector.add(time: sample.timestamp, value: value, deliver: deliver)
     }
-    if units == nil { _ = try decideUnits() }
+    try detector.finish(deliver: deliver)
   }
 
   /// m/s² per g.
   private static let standardGravity = 9.80665
-
-  /// The column mapping of the shared layouts the header of `url` matches (the steps table, with
-  /// its pressure column if it has one; or a pressure table), or `nil` for none.
-  static func sharedLayoutMapping(_ url: URL) -> String? {
-    SharedTableLayout.columnMapping(reading: SharedTableLayout.layouts(of: url))
-  }
 
   /// Counts the steps, distance and floors of `url` while reading it: memory holds the step
   /// times, not the samples. Floors take a second read (only when there is a barometer), so that

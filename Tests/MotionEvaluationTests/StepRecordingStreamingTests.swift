@@ -9,13 +9,19 @@ import XCTest
 /// `motionctl steps` counts while it reads (`StepRecording.count`): the same steps, distance and
 /// floors as a recording loaded whole.
 final class StepRecordingStreamingTests: XCTestCase {
+  /// A new empty folder under the temporary directory, removed when the test ends.
+  private func temporaryFolder(_ prefix: String) throws -> URL {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+    return folder
+  }
+
   /// The simulated stairs (steps and a barometer: two floors up, two down) and lift, written to a
   /// recording and counted both ways.
   func testCountingWhileReadingEqualsCountingALoadedRecording() throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("step-streaming-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
+    let folder = try temporaryFolder("step-streaming")
     for scenario in ["stairs", "lift"] {
       var stream = SimulatedSensorStream(scenario: try Scenario.named(scenario), seed: 3)
       let url = folder.appendingPathComponent("\(scenario).csv")
@@ -56,10 +62,7 @@ final class StepRecordingStreamingTests: XCTestCase {
   /// IPIN layout), found beside it or given. Each gives the stairs' floors; the accelerometer table
   /// alone gives none.
   func testABarometerInAPressureColumnOrInItsOwnFileCountsFloors() throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("step-pressure-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
+    let folder = try temporaryFolder("step-pressure")
     var stream = SimulatedSensorStream(scenario: try Scenario.named("stairs"), seed: 3)
     var merged = "t,ax,ay,az,pressure_hpa\n"
     var accelerometer = "t,ax,ay,az\n"
@@ -111,10 +114,7 @@ final class StepRecordingStreamingTests: XCTestCase {
   /// are told apart by the first samples' median |a|. (Read as m/s², a walk in g was 1/9.8 of
   /// its size: a 154 s MotionSense walk counted 0 steps.)
   func testAPlainTableInGCountsTheSameStepsAsInMetresPerSecondSquared() throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("step-units-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
+    let folder = try temporaryFolder("step-units")
     var stream = SimulatedSensorStream(scenario: try Scenario.named("walkPocket"), seed: 5)
     var specificForce = "t,ax,ay,az\n"
     var appleG = "t,ax,ay,az\n"
