@@ -158,6 +158,7 @@ public enum ActivityEvaluation {
   /// Builds, per held-out subject, a concatenation of segments of its files in a fixed label order
   /// (MotionSense: 40 s pieces; QROWD: 120 s pieces from the middle of each file, which may join
   /// several trips). Pieces skip each file's first and last 5 s, where the phone is handled.
+  /// Files are streamed (see ``middlePiece(of:length:from:)``): only the pieces are held.
   public static func switchSequences(
     _ sets: [ActivityFeatureSet]
   ) throws -> [(String, String, Sequence)] {
@@ -176,28 +177,54 @@ public enum ActivityEvaluation {
         guard !candidates.isEmpty else { continue }
         let pick = candidates[used[label, default: 0] % candidates.count]
         used[label, default: 0] += 1
-        let recording = try ActivityRecording.load(pick.entry.url)
-        guard let first = recording.times.first, let last = recording.times.last, last - first > 20
+        guard let piece = try middlePiece(of: pick.entry.url, length: length, from: clock)
         else { continue }
-        let usable = (last - first) - 10
-        let start = first + 5 + max(0, (usable - length) / 2)
-        let end = start + min(length, usable)
-        var times: [Double] = []
-        var acceleration: [SIMD3<Double>] = []
-        var period = 0.02
-        for i in recording.times.indices
-        where recording.times[i] >= start && recording.times[i] < end {
-          if i > 0 { period = recording.times[i] - recording.times[i - 1] }
-          times.append(clock + recording.times[i] - start)
-          acceleration.append(recording.acceleration[i])
-        }
-        guard let lastTime = times.last else { continue }
-        clock = lastTime + period
-        sequence.append((label, times, acceleration))
+        clock = piece.nextClock
+        sequence.append((label, piece.times, piece.acceleration))
       }
       result.append((source, subject, sequence))
     }
     return result
+  }
+
+  /// The middle `length` seconds of the file at `url` without its first and last 5 s, moved to
+  /// start at `clock`, and the clock for the piece after it (its last time plus the last sample
+  /// interval, 0.02 s when the piece is the file's first sample); `nil` when the file spans 20 s or
+  /// less or the piece holds no sample.
+  ///
+  /// Where the piece lies depends on the file's last time, so the file is read twice, as a stream,
+  /// instead of being loaded: once for its time span, once for the samples of the piece, which
+  /// are all that is kept.
+  private static func middlePiece(
+    of url: URL, length: Double, from clock: Double
+  ) throws -> (times: [Double], acceleration: [SIMD3<Double>], nextClock: Double)? {
+    var first: Double?
+    var last: Double?
+    try ActivityRecording.read(url) { time, _ in
+      if first == nil { first = time }
+      last = time
+    }
+    guard let first, let last, last - first > 20 else { return nil }
+    let usable = (last - first) - 10
+    let start = first + 5 + max(0, (usable - length) / 2)
+    let end = start + min(length, usable)
+    var times: [Double] = []
+    var acceleration: [SIMD3<Double>] = []
+    var period = 0.02
+    var isFirstSample = true
+    var previous = 0.0
+    try ActivityRecording.read(url) { time, a in
+      defer {
+        isFirstSample = false
+        previous = time
+      }
+      guard time >= start && time < end else { return }
+      if !isFirstSample { period = time - previous }
+      times.append(clock + time - start)
+      acceleration.append(a)
+    }
+    guard let lastTime = times.last else { return nil }
+    return (times, acceleration, lastTime + period)
   }
 
   /// Runs a classifier through a concatenation; one ``ActivityEvaluationResult/Switch`` per change

@@ -15,18 +15,43 @@ public struct ActivityFeatureSet: Sendable {
   public static func extract(
     _ recording: ActivityRecording
   ) -> (features: [[Double]], times: [Double]) {
+    var extraction = Extraction()
+    for (time, a) in zip(recording.times, recording.acceleration) {
+      extraction.add(time: time, acceleration: a)
+    }
+    return (extraction.features, extraction.times)
+  }
+
+  /// Runs the extractor over the file at `url` while reading it
+  /// (``ActivityRecording/read(_:body:)``): the same vectors as ``extract(_:)`` of the loaded
+  /// recording, without holding its samples.
+  ///
+  /// - Throws: what ``ActivityRecording/read(_:body:)`` throws.
+  package static func extract(
+    contentsOf url: URL
+  ) throws -> (features: [[Double]], times: [Double]) {
+    var extraction = Extraction()
+    try ActivityRecording.read(url) { extraction.add(time: $0, acceleration: $1) }
+    return (extraction.features, extraction.times)
+  }
+
+  /// The extractor and what it has yielded so far, shared by the loaded and the streamed paths so
+  /// that they cannot drift apart.
+  private struct Extraction {
     var extractor = ActivityFeatureExtractor()
     var features: [[Double]] = []
     var times: [Double] = []
-    for (time, a) in zip(recording.times, recording.acceleration)
-    where extractor.process(time: time, acceleration: a) {
+
+    mutating func add(time: Double, acceleration: SIMD3<Double>) {
+      guard extractor.process(time: time, acceleration: acceleration) else { return }
       features.append(extractor.features)
       times.append(time)
     }
-    return (features, times)
   }
 
-  /// Loads and extracts every entry, using up to `concurrency` threads.
+  /// Reads and extracts every entry, using up to `concurrency` threads. Each file is streamed
+  /// through the extractor, so a worker holds one file's feature vectors (one a second), not its
+  /// samples.
   public static func load(
     _ dataset: ActivityDataset, concurrency: Int = 2
   ) throws -> [ActivityFeatureSet] {
@@ -38,8 +63,7 @@ public struct ActivityFeatureSet: Sendable {
         results.set(
           i,
           Result { () throws -> ActivityFeatureSet in
-            let recording = try ActivityRecording.load(entries[i].url)
-            let (features, times) = extract(recording)
+            let (features, times) = try extract(contentsOf: entries[i].url)
             return ActivityFeatureSet(entry: entries[i], features: features, times: times)
           })
         i += max(1, concurrency)

@@ -66,14 +66,54 @@ public struct EvaluationTrial: Sendable {
   /// the ground-truth attitude may be missing on some samples). Samples without a movement flag
   /// count as movement.
   public init(name: String, samples: [MotionSample]) throws {
-    var t: [Double] = [], g: [SIMD3<Double>] = [], a: [SIMD3<Double>] = []
-    var m: [SIMD3<Double>] = [], r: [Quaternion?] = [], mv: [Bool] = []
-    t.reserveCapacity(samples.count); g.reserveCapacity(samples.count)
-    a.reserveCapacity(samples.count); m.reserveCapacity(samples.count)
-    r.reserveCapacity(samples.count); mv.reserveCapacity(samples.count)
+    var columns = Columns()
+    columns.reserveCapacity(samples.count)
     for sample in samples {
+      guard columns.append(sample) else { throw LoadError.missingSensors(name) }
+    }
+    self = columns.trial(name: name)
+  }
+
+  /// Reads a recording with ground truth (BROAD or OpenCoreMotion CSV, detected from the header)
+  /// through `MotionSensors.RecordingReader`. The reference is in NWU, as the reader delivers it.
+  ///
+  /// The samples go straight from the reader's stream into the trial's flat arrays: the
+  /// evaluation needs the whole trial (offline modes run backward, and every mode and rate reuses
+  /// it), but not a second copy of it as `MotionSample`s, which are several times larger.
+  public static func load(path: String) throws -> EvaluationTrial {
+    let url = URL(fileURLWithPath: path)
+    let name = url.deletingPathExtension().lastPathComponent
+    var stream = try RecordingReader.open(url)
+    var columns = Columns()
+    while let sample = try stream.next() {
+      guard columns.append(sample) else { throw LoadError.missingSensors(name) }
+    }
+    return columns.trial(name: name)
+  }
+
+  /// The flat arrays a trial is made of, filled one sample at a time.
+  private struct Columns {
+    var t: [Double] = []
+    var g: [SIMD3<Double>] = []
+    var a: [SIMD3<Double>] = []
+    var m: [SIMD3<Double>] = []
+    var r: [Quaternion?] = []
+    var mv: [Bool] = []
+
+    mutating func reserveCapacity(_ count: Int) {
+      t.reserveCapacity(count)
+      g.reserveCapacity(count)
+      a.reserveCapacity(count)
+      m.reserveCapacity(count)
+      r.reserveCapacity(count)
+      mv.reserveCapacity(count)
+    }
+
+    /// Appends `sample`; `false` (and nothing appended) when it lacks the gyroscope or the
+    /// accelerometer.
+    mutating func append(_ sample: MotionSample) -> Bool {
       guard let gyroscope = sample.gyroscope, let accelerometer = sample.accelerometer else {
-        throw LoadError.missingSensors(name)
+        return false
       }
       t.append(sample.timestamp)
       g.append(gyroscope)
@@ -82,18 +122,13 @@ public struct EvaluationTrial: Sendable {
       m.append(sample.magnetometer ?? .zero)
       r.append(sample.groundTruth?.earthFromSensor)
       mv.append(sample.groundTruth?.isMovementPhase ?? true)
+      return true
     }
-    self.init(
-      name: name, timestamps: t, gyroscope: g, accelerometer: a, magnetometer: m, reference: r,
-      isMovementPhase: mv)
-  }
 
-  /// Reads a recording with ground truth (BROAD or OpenCoreMotion CSV, detected from the header)
-  /// through `MotionSensors.RecordingReader`. The reference is in NWU, as the reader delivers it.
-  public static func load(path: String) throws -> EvaluationTrial {
-    let url = URL(fileURLWithPath: path)
-    let samples = try RecordingReader.readSamples(url)
-    return try EvaluationTrial(
-      name: url.deletingPathExtension().lastPathComponent, samples: samples)
+    func trial(name: String) -> EvaluationTrial {
+      EvaluationTrial(
+        name: name, timestamps: t, gyroscope: g, accelerometer: a, magnetometer: m, reference: r,
+        isMovementPhase: mv)
+    }
   }
 }

@@ -3,6 +3,7 @@
 import Foundation
 import MotionFusion
 import MotionMath
+import MotionSensors
 
 /// Agreement of our gravity estimate with Apple's own `CMDeviceMotion.gravity` on iPhone
 /// recordings that carry both the inputs and Apple's output (the MotionSense layout: `t`,
@@ -23,7 +24,7 @@ public enum FusionAppleAgreement {
     public var p95: Double
     /// Samples compared.
     public var count: Int
-    /// Rows skipped because a value was missing or not finite.
+    /// Rows skipped because a value was missing, not a number or not finite.
     public var skippedRows: Int
   }
 
@@ -34,7 +35,7 @@ public enum FusionAppleAgreement {
     case noSamples(String)
     public var description: String {
       switch self {
-      case .unreadable(let path): return "\(path): cannot be read as UTF-8 text"
+      case .unreadable(let path): return "\(path): cannot be read"
       case .missingColumns(let path, let names):
         return "\(path): missing column(s) \(names.joined(separator: ", "))"
       case .noSamples(let path): return "\(path): no complete rows"
@@ -50,70 +51,68 @@ public enum FusionAppleAgreement {
 
   /// Compares our real-time 6D gravity with Apple's on the recording at `path`, decimated by
   /// `decimation` first (inputs averaged over each window, Apple's gravity from its last row).
+  ///
+  /// The file is read twice as a stream, never held: the estimator's coefficients depend on the
+  /// mean sample period, which needs the number of complete windows and the time of the last one,
+  /// so a first pass counts the rows and a second runs the filter window by window as the rows
+  /// arrive. Memory holds one window of the file (1 MiB), one averaging window's sums and one
+  /// angle per window (the quantiles are exact, so the angles are kept until they are sorted).
   public static func evaluate(
     path: String, decimation: Int = 1, parameters: AttitudeEstimator.Parameters = .default
   ) throws -> Trial {
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-      throw Failure.unreadable(path)
-    }
-    var lines = text.split(whereSeparator: \.isNewline).makeIterator()
-    guard let header = lines.next() else { throw Failure.noSamples(path) }
-    let names = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-    var indices: [Int] = []
-    var missing: [String] = []
-    for column in columns {
-      if let index = names.firstIndex(of: column) {
-        indices.append(index)
-      } else {
-        missing.append(column)
-      }
-    }
-    guard missing.isEmpty else { throw Failure.missingColumns(path, missing) }
-
-    var times: [Double] = [], specificForce: [SIMD3<Double>] = [], rates: [SIMD3<Double>] = []
-    var appleGravity: [SIMD3<Double>] = []
-    var skipped = 0
-    var values = [Double](repeating: 0, count: columns.count)
-    rows: while let line = lines.next() {
-      let fields = line.split(separator: ",", omittingEmptySubsequences: false)
-      for (k, index) in indices.enumerated() {
-        guard index < fields.count, let value = Double(fields[index]), value.isFinite else {
-          skipped += 1
-          continue rows
-        }
-        values[k] = value
-      }
-      times.append(values[0])
-      // Apple's acceleration (g, at rest pointing down) to specific force (m/s², up at rest).
-      specificForce.append(SIMD3(values[1], values[2], values[3]) * -Units.standardGravity)
-      rates.append(SIMD3(values[4], values[5], values[6]))
-      appleGravity.append(SIMD3(values[7], values[8], values[9]))
-    }
+    let rows = try Rows(path: path)
     let factor = Swift.max(1, decimation)
-    let windows = times.count / factor
+
+    // First pass: which rows count, how many complete windows they make and their time span.
+    var accepted = 0
+    var firstTime = 0.0
+    var windowStartTime = 0.0
+    var lastWindowStartTime = 0.0
+    let skipped = try rows.forEach { values in
+      let time = values[0]
+      if accepted == 0 { firstTime = time }
+      if accepted % factor == 0 { windowStartTime = time }
+      if accepted % factor == factor - 1 { lastWindowStartTime = windowStartTime }
+      accepted += 1
+      return true
+    }
+    let windows = accepted / factor
     guard windows > 1 else { throw Failure.noSamples(path) }
 
-    let period = (times[factor * (windows - 1)] - times[0]) / Double(Swift.max(1, windows - 1))
+    let period = (lastWindowStartTime - firstTime) / Double(Swift.max(1, windows - 1))
     var estimator = AttitudeEstimator(
       parameters: parameters, samplePeriod: period > 0 ? period : 0.02)
     var angles: [Double] = []
     angles.reserveCapacity(windows)
-    for window in 0..<windows {
-      let start = window * factor, last = start + factor - 1
-      var force = SIMD3<Double>.zero, rate = SIMD3<Double>.zero
-      for i in start...last {
-        force += specificForce[i]
-        rate += rates[i]
-      }
+
+    // Second pass: each complete window, averaged, through the filter; the partial window at the
+    // end is left out, as before.
+    var inWindow = 0
+    var windowsDone = 0
+    var force = SIMD3<Double>.zero
+    var rate = SIMD3<Double>.zero
+    _ = try rows.forEach { values in
+      // Apple's acceleration (g, at rest pointing down) to specific force (m/s², up at rest).
+      force += SIMD3(values[1], values[2], values[3]) * -Units.standardGravity
+      rate += SIMD3(values[4], values[5], values[6])
+      inWindow += 1
+      guard inWindow == factor else { return true }
       estimator.update(
-        timestamp: times[last], gyroscope: rate / Double(factor),
+        timestamp: values[0], gyroscope: rate / Double(factor),
         accelerometer: force / Double(factor), magnetometer: nil)
       let ours = estimator.earthFromSensor6D.conjugate.act(on: SIMD3(0, 0, -1))
-      let apple = appleGravity[last]
+      let apple = SIMD3(values[7], values[8], values[9])
       let denominator = (ours.lengthSquared * apple.lengthSquared).squareRoot()
-      guard denominator > 1e-9 else { continue }
-      let cosine = Swift.min(1, Swift.max(-1, (ours * apple).sum() / denominator))
-      angles.append(Double.acos(cosine) / Units.radiansPerDegree)
+      if denominator > 1e-9 {
+        let cosine = Swift.min(1, Swift.max(-1, (ours * apple).sum() / denominator))
+        angles.append(Double.acos(cosine) / Units.radiansPerDegree)
+      }
+      inWindow = 0
+      force = .zero
+      rate = .zero
+      windowsDone += 1
+      // The rest is the partial window (or rows the first pass did not see, if the file grew).
+      return windowsDone < windows
     }
     guard !angles.isEmpty else { throw Failure.noSamples(path) }
     angles.sort()
@@ -121,6 +120,86 @@ public enum FusionAppleAgreement {
     return Trial(
       name: name, median: quantile(angles, 0.5), p95: quantile(angles, 0.95), count: angles.count,
       skippedRows: skipped)
+  }
+
+  /// The rows of one recording, read through MotionSensors' streaming CSV reader (a bounded
+  /// window of the file, refilled as the rows go by): header names trimmed of spaces, and a row
+  /// skipped when one of ``columns`` is missing, empty, not a number or not finite.
+  private struct Rows {
+    private let path: String
+    /// The file's first window, shared by both passes (each cursor copies it before reading on).
+    private let bytes: CSVBytes
+    /// Where each of ``FusionAppleAgreement/columns`` is in a row.
+    private let indices: [Int]
+
+    /// Opens `path` and reads its header.
+    ///
+    /// - Throws: ``Failure/unreadable(_:)`` when the file cannot be read, ``Failure/noSamples(_:)``
+    ///   when it has no line, ``Failure/missingColumns(_:_:)`` when the header lacks a column.
+    init(path: String) throws {
+      self.path = path
+      let bytes: CSVBytes
+      do {
+        bytes = try CSVBytes(contentsOf: URL(fileURLWithPath: path))
+      } catch {
+        throw Failure.unreadable(path)
+      }
+      self.bytes = bytes
+      var cursor = CSVCursor(bytes)
+      var fields: [CSVField] = []
+      guard try Self.nextRow(&cursor, into: &fields, path: path) else {
+        throw Failure.noSamples(path)
+      }
+      let names = fields.map { bytes.string($0).trimmingCharacters(in: .whitespaces) }
+      var indices: [Int] = []
+      var missing: [String] = []
+      for column in columns {
+        if let index = names.firstIndex(of: column) {
+          indices.append(index)
+        } else {
+          missing.append(column)
+        }
+      }
+      guard missing.isEmpty else { throw Failure.missingColumns(path, missing) }
+      self.indices = indices
+    }
+
+    /// Hands the values of each usable data row (in the order of
+    /// ``FusionAppleAgreement/columns``) to `body` until it returns `false` or the file ends;
+    /// returns the rows skipped. Each call reads the file from its start; the array is reused
+    /// from row to row.
+    func forEach(_ body: ([Double]) throws -> Bool) throws -> Int {
+      var cursor = CSVCursor(bytes)
+      var fields: [CSVField] = []
+      _ = try Self.nextRow(&cursor, into: &fields, path: path)  // the header
+      var skipped = 0
+      var values = [Double](repeating: 0, count: columns.count)
+      rows: while try Self.nextRow(&cursor, into: &fields, path: path) {
+        for (k, index) in indices.enumerated() {
+          guard index < fields.count,
+            let value = try? cursor.bytes.double(fields[index]) ?? nil, value.isFinite
+          else {
+            skipped += 1
+            continue rows
+          }
+          values[k] = value
+        }
+        guard try body(values) else { break }
+      }
+      return skipped
+    }
+
+    /// The next row; a read error (or a line longer than the reader holds) is
+    /// ``Failure/unreadable(_:)``.
+    private static func nextRow(
+      _ cursor: inout CSVCursor, into fields: inout [CSVField], path: String
+    ) throws -> Bool {
+      do {
+        return try cursor.nextRow(into: &fields)
+      } catch {
+        throw Failure.unreadable(path)
+      }
+    }
   }
 
   /// The `q` quantile of sorted `values` with linear interpolation (numpy's default).

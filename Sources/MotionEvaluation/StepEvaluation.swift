@@ -61,6 +61,12 @@ package enum StepEvaluation {
     package var distanceMeanSignedError: Double?
   }
 
+  /// A resampling rate that is not a positive, finite number of Hz.
+  package struct InvalidRate: Error, CustomStringConvertible {
+    package var rate: Double
+    package var description: String { "the rate must be a positive number of Hz, not \(rate)" }
+  }
+
   package struct Result: Codable, Sendable, Equatable {
     package var recordings: [Recording]
     package var sets: [Group]
@@ -94,17 +100,39 @@ package enum StepEvaluation {
   }
 
   /// Scores every recording under `paths` that has ground truth (others are skipped).
+  ///
+  /// Each recording is counted while it is read (``StepCounter``), as `motionctl steps` does:
+  /// scoring needs only the detected step times (the truth window is applied to them afterwards),
+  /// so memory holds those rather than the samples, and the count is the one a loaded recording
+  /// gives, sample for sample.
+  ///
+  /// - Parameter rate: when given (Hz), each recording is first brought to that rate by averaging
+  ///   its samples over intervals of `1 / rate` (``IntervalAverager``), to measure the counter at
+  ///   the rates phones deliver rather than at the recording's own; `nil` counts the samples as
+  ///   recorded.
   package static func evaluate(
-    paths: [String], parameters: StepDetector.Parameters = .default
+    paths: [String], parameters: StepDetector.Parameters = .default, rate: Double? = nil
   ) throws -> Result {
     var recordings: [Recording] = []
     for url in recordingFiles(in: paths) {
       guard let truth = try StepGroundTruth.load(for: url) else { continue }
-      let data = try StepRecording.load(url)
-      let count = StepCount(
-        times: data.times, accelerations: data.accelerations, parameters: parameters,
-        userHeight: truth.userHeight)
-      recordings.append(score(count, truth))
+      var counter = StepCounter(parameters: parameters)
+      if let rate {
+        guard var averager = IntervalAverager(rate: rate) else {
+          throw InvalidRate(rate: rate)
+        }
+        try StepRecording.read(
+          url,
+          accelerometer: {
+            if let sample = averager.add(time: $0, value: $1) {
+              counter.add(time: sample.time, specificForce: sample.value)
+            }
+          })
+        if let last = averager.finish() { counter.add(time: last.time, specificForce: last.value) }
+      } else {
+        try StepRecording.read(url, accelerometer: { counter.add(time: $0, specificForce: $1) })
+      }
+      recordings.append(score(counter.finish(userHeight: truth.userHeight), truth))
     }
     return Result(
       recordings: recordings,

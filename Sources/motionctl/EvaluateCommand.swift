@@ -44,6 +44,12 @@ struct EvaluateCommand: ParsableCommand {
   var decimate = 1
 
   @Option(
+    help: ArgumentHelp(
+      "With `evaluate steps`: average each recording over intervals of 1/HZ s first, to count at a phone's rate (e.g. 50).",
+      valueName: "hz"))
+  var rate: Double?
+
+  @Option(
     name: .customLong("set"),
     help:
       "Override an estimator parameter for an experiment: NAME=VALUE (documented unit; repeatable)."
@@ -68,6 +74,9 @@ struct EvaluateCommand: ParsableCommand {
     guard (1...10_000).contains(decimate) else {
       throw ValidationError("--decimate must be between 1 and 10000")
     }
+    if let rate, !(1...10_000).contains(rate) {
+      throw ValidationError("--rate must be between 1 and 10000 Hz")
+    }
   }
 
   @Option(
@@ -84,7 +93,7 @@ struct EvaluateCommand: ParsableCommand {
     }
     // `motionctl evaluate steps PATH...`: the step counter's sub-mode (attitude stays the default).
     if paths.first == "steps" {
-      try StepsEvaluationOutput.run(paths: Array(paths.dropFirst()), json: json)
+      try StepsEvaluationOutput.run(paths: Array(paths.dropFirst()), json: json, rate: rate)
       return
     }
     let parameters = try FusionEvaluation.parameters(with: overrides)

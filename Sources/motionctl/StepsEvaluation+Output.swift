@@ -3,13 +3,14 @@
 import Foundation
 import MotionEvaluation
 
-/// `motionctl evaluate steps PATH... [--json]`: the step counter against the shared ground truth.
+/// `motionctl evaluate steps PATH... [--json] [--rate HZ]`: the step counter against the shared
+/// ground truth, at the recordings' own rate or resampled to `rate`.
 enum StepsEvaluationOutput {
-  static func run(paths: [String], json: Bool) throws {
+  static func run(paths: [String], json: Bool, rate: Double? = nil) throws {
     guard !paths.isEmpty else {
       throw CLIError("evaluate steps needs data paths (e.g. ../shared/data/steps)")
     }
-    let result = try StepEvaluation.evaluate(paths: paths)
+    let result = try StepEvaluation.evaluate(paths: paths, rate: rate)
     if result.recordings.isEmpty {
       throw CLIError("no recording with step ground truth under \(paths.joined(separator: " "))")
     }

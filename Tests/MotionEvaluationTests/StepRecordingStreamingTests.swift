@@ -9,15 +9,6 @@ import XCTest
 /// `motionctl steps` counts while it reads (`StepRecording.count`): the same steps, distance and
 /// floors as a recording loaded whole.
 final class StepRecordingStreamingTests: XCTestCase {
-  /// A new empty folder under the temporary directory, removed when the test ends.
-  private func temporaryFolder(_ prefix: String) throws -> URL {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("\(prefix)-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
-    return folder
-  }
-
   /// The simulated stairs (steps and a barometer: two floors up, two down) and lift, written to a
   /// recording and counted both ways.
   func testCountingWhileReadingEqualsCountingALoadedRecording() throws {

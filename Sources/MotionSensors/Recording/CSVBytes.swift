@@ -21,7 +21,7 @@ import Foundation
 ///
 /// Windows are shared between copies of a cursor and copied on refill when shared (copy on write),
 /// so every copy reads the file on its own.
-final class CSVBytes {
+package final class CSVBytes {
   /// The bytes, followed by one zero byte that is not counted in ``count``.
   private(set) var base: UnsafeMutablePointer<UInt8>
   /// The number of bytes in the window.
@@ -43,11 +43,11 @@ final class CSVBytes {
   static let maximumLineLength = 16 << 20
 
   /// The file name used in error messages.
-  var fileName: String { source.fileName }
+  package var fileName: String { source.fileName }
 
   /// Opens a file and reads its first window; missing files and read errors become
   /// ``RecordingError``s.
-  convenience init(
+  package convenience init(
     contentsOf url: URL, displayName: String? = nil, windowSize: Int = defaultWindowSize
   ) throws {
     try self.init(
@@ -143,7 +143,7 @@ final class CSVBytes {
   }
 
   /// The text of a byte range (for header cells and messages), with surrounding quotes removed.
-  func string(_ field: CSVField) -> String {
+  package func string(_ field: CSVField) -> String {
     var start = field.start
     var end = field.end
     if end - start >= 2, base[start] == UInt8(ascii: "\""), base[end - 1] == UInt8(ascii: "\"") {
@@ -163,7 +163,7 @@ final class CSVBytes {
 }
 
 /// Why a cell is not a number.
-enum CSVNumberError: Error {
+package enum CSVNumberError: Error {
   case empty
   case notANumber
 }
@@ -189,7 +189,9 @@ extension CSVBytes {
   /// - Parameter decimalComma: treat `,` as the decimal separator (exports from comma locales that
   ///   use `;` or tab between cells); the buffer is rewritten in place.
   @inline(__always)
-  func double(_ field: CSVField, decimalComma: Bool = false) throws(CSVNumberError) -> Double? {
+  package func double(
+    _ field: CSVField, decimalComma: Bool = false
+  ) throws(CSVNumberError) -> Double? {
     let f = trimmed(field)
     if f.start == f.end { return nil }
     if decimalComma {

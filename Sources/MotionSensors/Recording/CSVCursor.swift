@@ -14,21 +14,21 @@
 /// Before a line is split, all of it is in the window: when the window ends inside the line, the
 /// bytes read so far move to the window's start and more are read after them. Copies of a cursor
 /// read on their own (the shared window is copied before it is refilled).
-struct CSVCursor {
+package struct CSVCursor {
   /// The window the current row's ``CSVField``s point into.
-  private(set) var bytes: CSVBytes
+  package private(set) var bytes: CSVBytes
   /// The cell separator (`,` by default; `;` or tab in some exports).
   var separator: UInt8
   /// The offset in ``bytes`` of the next unread line.
   private(set) var position: Int
   /// The 1-based line number of the row last returned by ``nextRow(into:)`` (0 before the first).
-  private(set) var lineNumber = 0
+  package private(set) var lineNumber = 0
   /// The line number of the next unread line.
   private var nextLineNumber = 1
 
   /// A cursor at the start of the file; `bytes` is used as it is when it is the file's first
   /// window, otherwise the file is read again from its start.
-  init(_ bytes: CSVBytes, separator: UInt8 = UInt8(ascii: ",")) {
+  package init(_ bytes: CSVBytes, separator: UInt8 = UInt8(ascii: ",")) {
     if bytes.start == 0 {
       self.bytes = bytes
     } else {
@@ -100,7 +100,7 @@ struct CSVCursor {
   ///
   /// - Throws: ``RecordingError`` when the file cannot be read or a line is longer than
   ///   ``CSVBytes/maximumLineLength``.
-  mutating func nextRow(into fields: inout [CSVField]) throws -> Bool {
+  package mutating func nextRow(into fields: inout [CSVField]) throws -> Bool {
     let separator = self.separator
     while let n = try loadLine() {
       let p = bytes.base

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// One cell of a row: a byte range in a ``CSVBytes`` buffer, spaces and quotes included.
-struct CSVField: Sendable, Equatable {
-  var start: Int
-  var end: Int
-  var isEmpty: Bool { start == end }
+package struct CSVField: Sendable, Equatable {
+  package var start: Int
+  package var end: Int
+  package var isEmpty: Bool { start == end }
 }
