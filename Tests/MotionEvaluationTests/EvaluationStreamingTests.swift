@@ -117,7 +117,7 @@ final class EvaluationStreamingTests: XCTestCase {
   }
 
   /// Features extracted while reading equal those of the loaded recordings, and the switching
-  /// sequences (now cut from two streamed passes) equal those cut from loaded recordings.
+  /// sequences (cut from two streamed passes) hold what they should.
   func testActivityFeaturesAndSwitchSequencesStreamedEqualLoaded() throws {
     let dataset = try ActivityDataset.load(paths: [try activityFolder().path])
     XCTAssertEqual(dataset.entries.count, 6)
@@ -130,18 +130,39 @@ final class EvaluationStreamingTests: XCTestCase {
       XCTAssertEqual(set.times, times, set.entry.name)
     }
 
-    let streamed = try ActivityEvaluation.switchSequences(sets)
-    let loaded = try Self.switchSequencesOfLoadedRecordings(sets)
-    XCTAssertEqual(streamed.count, 2)
-    XCTAssertEqual(streamed.count, loaded.count)
-    for (a, b) in zip(streamed, loaded) {
-      XCTAssertEqual(a.0, b.0)
-      XCTAssertEqual(a.1, b.1)
-      XCTAssertEqual(a.2.map(\.label), b.2.map(\.label), a.1)
-      XCTAssertGreaterThan(a.2.count, 3, a.1)
-      for (x, y) in zip(a.2, b.2) {
-        XCTAssertEqual(x.times, y.times, a.1)
-        XCTAssertEqual(x.acceleration, y.acceleration, a.1)
+    // Each piece of a switching sequence is a contiguous run of its file's samples from the
+    // middle (the first and last 5 s left out), at most 40 s long, moved onto one running clock.
+    let sequences = try ActivityEvaluation.switchSequences(sets)
+    XCTAssertEqual(sequences.count, 2)
+    for (source, subject, sequence) in sequences {
+      XCTAssertGreaterThan(sequence.count, 3, subject)
+      let files = sets.filter { $0.entry.source == source && $0.entry.subject == subject }
+      var clock = 0.0
+      for piece in sequence {
+        let label = "\(subject) \(piece.label)"
+        let first = try XCTUnwrap(piece.times.first, label)
+        XCTAssertGreaterThanOrEqual(first, clock, label)
+        XCTAssertLessThan(first - clock, 0.05, label)
+        XCTAssertLessThanOrEqual(try XCTUnwrap(piece.times.last) - first, 40, label)
+        XCTAssertEqual(piece.times, piece.times.sorted(), label)
+        let file = try XCTUnwrap(files.first { $0.entry.label == piece.label }, label)
+        let recording = try ActivityRecording.load(file.entry.url)
+        // Where in the file the piece starts: its samples, and their spacing, from there on.
+        let count = piece.acceleration.count
+        let start = try XCTUnwrap(
+          recording.times.indices.first { i in
+            i + count <= recording.times.count
+              && recording.times[i] - recording.times[0] >= 5
+              && Array(recording.acceleration[i..<(i + count)]) == piece.acceleration
+              && (0..<count).allSatisfy { j in
+                abs(
+                  (recording.times[i + j] - recording.times[i]) - (piece.times[j] - piece.times[0]))
+                  < 1e-9
+              }
+          }, label)
+        XCTAssertLessThanOrEqual(
+          recording.times[start + count - 1], try XCTUnwrap(recording.times.last) - 5, label)
+        clock = try XCTUnwrap(piece.times.last)
       }
     }
   }
@@ -157,49 +178,6 @@ final class EvaluationStreamingTests: XCTestCase {
     XCTAssertThrowsError(try ActivityFeatureSet.load(dataset)) {
       XCTAssertEqual("\($0)", loadError)
     }
-  }
-
-  /// `ActivityEvaluation.switchSequences` as it was before it streamed: each pick loaded whole.
-  private static func switchSequencesOfLoadedRecordings(
-    _ sets: [ActivityFeatureSet]
-  ) throws -> [(String, String, ActivityEvaluation.Sequence)] {
-    var result: [(String, String, ActivityEvaluation.Sequence)] = []
-    let groups = Dictionary(grouping: sets) { "\($0.entry.source)|\($0.entry.subject)" }
-    for key in groups.keys.sorted() {
-      let files = groups[key]!.sorted { $0.entry.name < $1.entry.name }
-      let source = files[0].entry.source
-      let subject = files[0].entry.subject
-      let length = source == "qrowd" ? 120.0 : 40.0
-      var used: [ActivityClass: Int] = [:]
-      var sequence: ActivityEvaluation.Sequence = []
-      var clock = 0.0
-      for label in ActivityEvaluation.orders[source] ?? ActivityClass.allCases {
-        let candidates = files.filter { $0.entry.label == label }
-        guard !candidates.isEmpty else { continue }
-        let pick = candidates[used[label, default: 0] % candidates.count]
-        used[label, default: 0] += 1
-        let recording = try ActivityRecording.load(pick.entry.url)
-        guard let first = recording.times.first, let last = recording.times.last, last - first > 20
-        else { continue }
-        let usable = (last - first) - 10
-        let start = first + 5 + max(0, (usable - length) / 2)
-        let end = start + min(length, usable)
-        var times: [Double] = []
-        var acceleration: [SIMD3<Double>] = []
-        var period = 0.02
-        for i in recording.times.indices
-        where recording.times[i] >= start && recording.times[i] < end {
-          if i > 0 { period = recording.times[i] - recording.times[i - 1] }
-          times.append(clock + recording.times[i] - start)
-          acceleration.append(recording.acceleration[i])
-        }
-        guard let lastTime = times.last else { continue }
-        clock = lastTime + period
-        sequence.append((label, times, acceleration))
-      }
-      result.append((source, subject, sequence))
-    }
-    return result
   }
 
   // MARK: - Fusion trials
