@@ -11,7 +11,7 @@ struct EvaluateCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "evaluate",
     abstract:
-      "Score the attitude estimator against ground truth (BROAD-layout CSV files or folders of them), or with `activity` first, the activity classifier.",
+      "Score the attitude estimator against ground truth (BROAD-layout CSV files or folders of them), or with `steps` or `activity` first, the step counter or the activity classifier.",
     discussion: """
       Prints per-trial total, heading and inclination RMSE in degrees over the movement phase, and \
       their mean over trials, as defined in the BROAD benchmark (6D modes first remove the one \
@@ -21,6 +21,11 @@ struct EvaluateCommand: ParsableCommand {
       `evaluate activity PATH...` (PATH: the shared activity folder with its index.csv, or files \
       listed in one) scores the activity classifier leave-subjects-out: per-class recall and the \
       confusion matrix per source next to the README baselines, and switching delays.
+
+      `evaluate steps PATH...` (PATH: the shared step folder with its index.csv, or recordings \
+      listed in one) scores the step counter: error per recording and MAPE per set and placement, \
+      next to the README's baseline. `--rate HZ` averages every recording over intervals of 1/HZ s \
+      first, to score the counter at the rate a phone delivers.
       """)
 
   @Argument(
