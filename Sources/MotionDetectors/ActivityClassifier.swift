@@ -39,6 +39,12 @@ public struct ActivityClassifier: Sendable {
     public var enterThreshold = 0.6
     /// Consecutive windows a new class must reach ``enterThreshold`` before it replaces another.
     public var confirmWindows = 2
+    /// As ``confirmWindows``, for `automotive` replacing another class. Rides last minutes, so one
+    /// more window (1 s) costs a vehicle report nothing, while a seated or standing person shifting
+    /// the phone in a pocket gives vehicle-like evidence for a window or two at a time (in the
+    /// shared MotionSense sitting and standing files, 2 windows misread 141 at-rest windows as a
+    /// vehicle, 3 misread 129; switching delays unchanged).
+    public var vehicleConfirmWindows = 3
     /// Prior weight of a vehicle at the start, relative to each other class (sitting down and
     /// handling the phone can look like a ride for a few seconds).
     public var initialVehicleWeight = 0.1
@@ -367,7 +373,10 @@ public struct ActivityClassifier: Sendable {
         candidateCount = 1
       }
       // From unknown, the first class is taken at once (nothing to flicker against).
-      if candidateCount >= (reported == nil ? 1 : parameters.confirmWindows) {
+      let needed =
+        best == ActivityClass.automotive.rawValue
+        ? parameters.vehicleConfirmWindows : parameters.confirmWindows
+      if candidateCount >= (reported == nil ? 1 : needed) {
         reported = ActivityClass(rawValue: best)
         candidate = nil
       }

@@ -60,6 +60,37 @@ final class ActivityClassifierTests: XCTestCase {
     XCTAssertLessThanOrEqual(classChanges, 1, "the class flickered on alternating evidence")
   }
 
+  /// A vehicle replaces another class after one window more than the other classes need
+  /// (``ActivityClassifier/Parameters/vehicleConfirmWindows``): a pocketed phone shifted by a
+  /// seated person gives vehicle-like windows one or two at a time, and rides last minutes.
+  func testAVehicleNeedsOneWindowMoreToBeReported() {
+    func windowsUntilReported(_ target: ActivityClass, vehicleWindows: Int) -> Int {
+      var p = ActivityClassifier.Parameters()
+      p.model = ActivityTestSignals.oneHotModel
+      p.vehicleConfirmWindows = vehicleWindows
+      var classifier = ActivityClassifier(parameters: p)
+      for i in 0..<30 {
+        _ = classifier.process(features: ActivityTestSignals.oneHot(.walking), time: Double(i))
+      }
+      XCTAssertEqual(classifier.reported, .walking)
+      var windows = 0
+      while classifier.reported != target && windows < 60 {
+        _ = classifier.process(
+          features: ActivityTestSignals.oneHot(target), time: Double(30 + windows))
+        windows += 1
+      }
+      XCTAssertEqual(classifier.reported, target)
+      return windows
+    }
+    XCTAssertEqual(ActivityClassifier.Parameters().vehicleConfirmWindows, 3)
+    let withTwo = windowsUntilReported(.automotive, vehicleWindows: 2)
+    XCTAssertEqual(windowsUntilReported(.automotive, vehicleWindows: 3), withTwo + 1)
+    // Other classes are not affected.
+    XCTAssertEqual(
+      windowsUntilReported(.running, vehicleWindows: 3),
+      windowsUntilReported(.running, vehicleWindows: 2))
+  }
+
   /// One window of contrary evidence is not enough to switch (the evidence limit): two or more are.
   func testOneContraryWindowDoesNotSwitch() {
     var p = ActivityClassifier.Parameters()
