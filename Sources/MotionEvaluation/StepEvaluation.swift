@@ -113,14 +113,16 @@ package enum StepEvaluation {
   package static func evaluate(
     paths: [String], parameters: StepDetector.Parameters = .default, rate: Double? = nil
   ) throws -> Result {
+    // Checked once, before any file is read: an empty averager, copied for each recording.
+    let emptyAverager = try rate.map { rate in
+      guard let averager = IntervalAverager(rate: rate) else { throw InvalidRate(rate: rate) }
+      return averager
+    }
     var recordings: [Recording] = []
     for url in recordingFiles(in: paths) {
       guard let truth = try StepGroundTruth.load(for: url) else { continue }
       var counter = StepCounter(parameters: parameters)
-      if let rate {
-        guard var averager = IntervalAverager(rate: rate) else {
-          throw InvalidRate(rate: rate)
-        }
+      if var averager = emptyAverager {
         try StepRecording.read(
           url,
           accelerometer: {
