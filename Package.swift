@@ -244,7 +244,8 @@ var targets: [Target] = [
   .testTarget(
     name: "MotionEvaluationTests",
     dependencies: [
-      "MotionEvaluation", "MotionDetectors", "MotionSensors", "MotionMath", "_MotionTestSupport",
+      "MotionEvaluation", "MotionDetectors", "MotionFusion", "MotionSensors", "MotionMath",
+      "_MotionTestSupport",
     ]),
   .testTarget(
     name: "MotionSensorsTests",

@@ -37,6 +37,8 @@ extension FusionEvaluation {
       "magneticMaximumRejectionTime": \.magneticMaximumRejectionTime,
       "magneticRejectionFactor": \.magneticRejectionFactor,
       "gyroscopeDelay": \.gyroscopeDelay,
+      "sampleAveragingLag": \.sampleAveragingLag,
+      "magnetometerDelay": \.magnetometerDelay,
       "reinitializationGap": \.reinitializationGap,
       "gyroscopeSaturation": \.gyroscopeSaturation,
       "accelerometerRange": \.accelerometerRange,

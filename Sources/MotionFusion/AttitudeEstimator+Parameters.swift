@@ -128,6 +128,22 @@ extension AttitudeEstimator {
     /// 286 Hz sensor, where it was measured against the optical reference).
     public var gyroscopeDelay = 0.5 / 286
 
+    /// Where an accelerometer or magnetometer sample lies in its sample interval, as the share of
+    /// the interval before its timestamp. The gyroscope's rate is integrated over the whole
+    /// interval, so the attitude it gives describes the interval's end; a vector sensor that
+    /// averages over its reading interval (its output filter at a slower rate, or samples
+    /// averaged down to a lower rate) reports the middle of it. Each such sample is compared with
+    /// the attitude turned back by this share of the interval's rotation: at 20 Hz and 90°/s, 1.1°
+    /// of rotation. 0 compares it with the interval's end. Default: 0.5.
+    public var sampleAveragingLag = 0.5
+
+    /// Delay of the magnetometer behind the gyroscope, s, on top of ``sampleAveragingLag``: the
+    /// field is compared with the attitude this much earlier. A magnetometer usually reads at a
+    /// lower rate and through a longer filter than the gyroscope. Default: 8 ms, measured on
+    /// BROAD's sensor against the optical reference (see `Benchmarks/fusion-comparison`); set 0
+    /// for a magnetometer sampled in step with the gyroscope.
+    public var magnetometerDelay = 0.008
+
     // MARK: Robustness
 
     /// A gap between samples longer than this restarts the attitude (the bias is kept), s.

@@ -26,6 +26,11 @@ import MotionMath
 ///   (gyroscope scale errors and residual accelerations look like bias), which keeps the bias
 ///   steady through fast motion;
 /// - the outputs are extrapolated over the gyroscope's delay (``Parameters/gyroscopeDelay``);
+/// - each accelerometer and magnetometer sample is compared with the attitude of the instant it
+///   describes, the middle of its sample interval (and, for the magnetometer, its own delay), not
+///   with the attitude at the interval's end (``Parameters/sampleAveragingLag``,
+///   ``Parameters/magnetometerDelay``): at phone rates the difference is a rotation of a degree or
+///   more during brisk motion;
 /// - ``MagnetometerCalibrator``, an attitude-aided online hard/soft-iron calibration, supplies the
 ///   calibrated field and its accuracy (and, once the calibration is trusted and
 ///   ``Parameters/usesCalibratedFieldForHeading`` is on, the field used for the heading);
@@ -157,9 +162,16 @@ public struct AttitudeEstimator: Sendable {
     if gyroscopeSaturated || accelerometerSaturated { state.diagnostics.saturatedSamples += 1 }
     if accelerometerSaturated { state.diagnostics.clippedAccelerometerSamples += 1 }
 
-    integrateGyroscope(gyroscope, dt: dt)
+    let rate = integrateGyroscope(gyroscope, dt: dt)
+    // The attitude now describes the end of the sample interval; an accelerometer or
+    // magnetometer sample describes an earlier instant (``Parameters/sampleAveragingLag``,
+    // ``Parameters/magnetometerDelay``). `rate * lag` is the rotation vector (rad, sensor frame)
+    // from that instant to the end, at the interval's rate.
+    let averagingLag = parameters.sampleAveragingLag * dt
     if !accelerometerSaturated {
-      correctInclination(accelerometer, dt: dt, useForBias: !gyroscopeSaturated)
+      correctInclination(
+        accelerometer, rotationSince: rate * averagingLag, dt: dt,
+        useForBias: !gyroscopeSaturated)
     }
     detectRest(
       gyroscope: gyroscope, accelerometer: accelerometer, dt: dt,
@@ -189,7 +201,9 @@ public struct AttitudeEstimator: Sendable {
           || !state.isHeadingInitialized
         {
           let elapsed = Swift.min(state.magnetometerTime + dt, parameters.reinitializationGap)
-          correctHeading(magnetometer, gyroscope: gyroscope, dt: elapsed)
+          correctHeading(
+            magnetometer, rotationSince: rate * (averagingLag + parameters.magnetometerDelay),
+            gyroscope: gyroscope, dt: elapsed)
           state.magnetometerCounter = 0
           state.magnetometerTime = 0
           return restartIfNotFiniteAndCheck()
@@ -282,8 +296,9 @@ public struct AttitudeEstimator: Sendable {
 
   // MARK: - Gyroscope
 
+  /// Integrates one rate sample over `dt` s; returns the bias-corrected rate (rad/s).
   @inline(__always)
-  mutating func integrateGyroscope(_ gyroscope: SIMD3<Double>, dt: Double) {
+  mutating func integrateGyroscope(_ gyroscope: SIMD3<Double>, dt: Double) -> SIMD3<Double> {
     let rate = gyroscope - state.gyroscopeBias
     if coefficients.gyroscopeDelay != 0 {
       state.outputPrediction = Self.exponential(rate * coefficients.gyroscopeDelay)
@@ -298,6 +313,7 @@ public struct AttitudeEstimator: Sendable {
     state.previousIncrement = increment
     let q = Self.multiply(state.inertialFromSensor, Self.exponential(v))
     state.inertialFromSensor = Self.renormalized(q)
+    return rate
   }
 
   @inline(__always)
@@ -373,9 +389,17 @@ public struct AttitudeEstimator: Sendable {
 
   // MARK: - Inclination
 
+  /// One inclination update from the specific force `accelerometer` (m/s², sensor frame), which
+  /// describes the device `rotationSince` (rotation vector, rad, sensor frame) before the
+  /// attitude's instant.
   @inline(__always)
-  mutating func correctInclination(_ accelerometer: SIMD3<Double>, dt: Double, useForBias: Bool) {
-    let inInertial = Self.rotate(state.inertialFromSensor, accelerometer)
+  mutating func correctInclination(
+    _ accelerometer: SIMD3<Double>, rotationSince: SIMD3<Double>, dt: Double, useForBias: Bool
+  ) {
+    // The sample in the attitude's sensor frame: rotating the device by θ turns a fixed vector
+    // by −θ in the sensor frame, a + a × θ to first order (θ is a fraction of one step).
+    let sample = accelerometer + Self.cross(accelerometer, rotationSince)
+    let inInertial = Self.rotate(state.inertialFromSensor, sample)
     let filtered = state.inertialAcceleration.update(inInertial)
     state.meanSquaredAccelerationDeviation +=
       coefficients.rateGain
@@ -519,8 +543,12 @@ public struct AttitudeEstimator: Sendable {
 
   /// One heading update from the raw field `raw` (µT) over `dt` seconds: the calibration
   /// hand-off, the disturbance check, a possible new reference field, then the heading step.
-  mutating func correctHeading(_ raw: SIMD3<Double>, gyroscope: SIMD3<Double>, dt: Double) {
-    let attitude = filteredAttitude6D
+  /// The field describes the device `rotationSince` (rotation vector, rad, sensor frame) before
+  /// the attitude's instant, so it is compared with the attitude of that instant.
+  mutating func correctHeading(
+    _ raw: SIMD3<Double>, rotationSince: SIMD3<Double>, gyroscope: SIMD3<Double>, dt: Double
+  ) {
+    let attitude = Self.multiply(filteredAttitude6D, Self.exponential(-rotationSince))
     let field = fieldForHeading(raw, attitude: attitude, dt: dt)
     let inEarth = Self.rotate(attitude, field)
     let norm = inEarth.length

@@ -121,8 +121,11 @@ public enum OfflineAttitudeEstimator {
     // Pass 2 (backward).
     var backwardParameters = parameters
     // The gyroscope delay is physical: extrapolate forward in real time, i.e. backward in the
-    // reversed pass's time.
+    // reversed pass's time. Likewise an accelerometer or magnetometer sample describes an instant
+    // before its timestamp, which in reversed time comes after it.
     backwardParameters.gyroscopeDelay = -parameters.gyroscopeDelay
+    backwardParameters.sampleAveragingLag = -parameters.sampleAveragingLag
+    backwardParameters.magnetometerDelay = -parameters.magnetometerDelay
     var reversed = AttitudeEstimator(parameters: backwardParameters, samplePeriod: samplePeriod)
     reversed.seedGyroscopeBias(-first.gyroscopeBias, sigma: first.gyroscopeBiasSigma)
     for i in stride(from: n - 1, through: 0, by: -1) {

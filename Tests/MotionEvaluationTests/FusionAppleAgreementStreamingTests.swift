@@ -2,6 +2,7 @@
 
 import Foundation
 import MotionEvaluation
+import MotionFusion
 import XCTest
 
 /// `FusionAppleAgreement` reads its file as a stream through MotionSensors' CSV reader (issue 13)
@@ -10,7 +11,9 @@ import XCTest
 ///
 /// The expected figures were printed by `motionctl evaluate --apple-agreement --json` built from
 /// the commit before the change (the whole-file reader), on these very files. Tolerance 1e-9°
-/// (the same arithmetic on the same values; only the reading changed).
+/// (the same arithmetic on the same values; only the reading changed). The estimator compared
+/// each vector sample with the attitude at its timestamp then, so the test sets it to do so
+/// (`sampleAveragingLag` 0); only the reading is under test here.
 final class FusionAppleAgreementStreamingTests: XCTestCase {
   /// `value` × 10^-`decimals` as fixed-point text, from integers only, so that the file is the same
   /// bytes on every platform (and as the script that produced the expected figures wrote it).
@@ -21,6 +24,14 @@ final class FusionAppleAgreementStreamingTests: XCTestCase {
     let fraction = String(magnitude % scale)
     return (value < 0 ? "-" : "") + "\(magnitude / scale)."
       + String(repeating: "0", count: decimals - fraction.count) + fraction
+  }
+
+  /// The estimator as it was when the expected figures were printed (2026-11-26).
+  private static var parametersOfTheFigures: AttitudeEstimator.Parameters {
+    var parameters = AttitudeEstimator.Parameters.default
+    parameters.sampleAveragingLag = 0
+    parameters.magnetometerDelay = 0
+    return parameters
   }
 
   private static let header =
@@ -95,7 +106,8 @@ final class FusionAppleAgreementStreamingTests: XCTestCase {
     ]
     for (path, skipped) in [(plain, 0), (bad, Self.badRows.count), (separators, 0)] {
       for (decimation, count, median, p95) in expected {
-        let trial = try FusionAppleAgreement.evaluate(path: path, decimation: decimation)
+        let trial = try FusionAppleAgreement.evaluate(
+          path: path, decimation: decimation, parameters: Self.parametersOfTheFigures)
         let label = "\(path) decimated by \(decimation)"
         XCTAssertEqual(
           trial.name, URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent)

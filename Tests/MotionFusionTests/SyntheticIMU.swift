@@ -16,6 +16,10 @@ struct SyntheticIMU {
   var gyroscopeNoise = 0.0
   var accelerometerNoise = 0.0
   var magnetometerNoise = 0.0
+  /// When above 1, the accelerometer and magnetometer report the mean of this many readings
+  /// spread evenly over the interval ending at each timestamp, as a sensor averaging over its
+  /// reading interval does; 1 reads them at the timestamp.
+  var vectorAveragingPoints = 1
   var rng = SplitMix64(seed: 1)
 
   struct Sample {
@@ -47,10 +51,18 @@ struct SyntheticIMU {
       // Rate over the interval ending at t (the estimator's convention).
       let previous = attitude(t - dt)
       let omega = (previous.conjugate * q).canonicalized.rotationVector / dt
-      let sensorFromEarth = q.conjugate
-      let specificForce = sensorFromEarth.act(
-        on: acceleration(t) + SIMD3(0, 0, Units.standardGravity))
-      let fieldInSensor = sensorFromEarth.act(on: earthField)
+      var specificForce = SIMD3<Double>.zero
+      var fieldInSensor = SIMD3<Double>.zero
+      let points = Swift.max(1, vectorAveragingPoints)
+      for point in 0..<points {
+        // Readings at the middles of `points` equal parts of the interval (t itself for one).
+        let instant = points == 1 ? t : t - dt + (Double(point) + 0.5) * dt / Double(points)
+        let sensorFromEarth = attitude(instant).conjugate
+        specificForce +=
+          sensorFromEarth.act(on: acceleration(instant) + SIMD3(0, 0, Units.standardGravity))
+          / Double(points)
+        fieldInSensor += sensorFromEarth.act(on: earthField) / Double(points)
+      }
       let distorted =
         SIMD3(
           (softIron.0 * fieldInSensor).sum(), (softIron.1 * fieldInSensor).sum(),
