@@ -176,7 +176,10 @@ def apply_frame(q, key):
 
 # ---------------------------------------------------------------- ours
 def ours_command():
-    """Our evaluation: `motionctl evaluate` from a release build of this checkout."""
+    """Our evaluation: `motionctl evaluate` from a release build of this checkout, or the binary
+    named by $MOTIONCTL (e.g. a build in another build folder)."""
+    if os.environ.get("MOTIONCTL"):
+        return [os.environ["MOTIONCTL"]]
     subprocess.run(["swift", "build", "-c", "release", "--product", "motionctl"], cwd=REPO, check=True,
                    stdout=subprocess.DEVNULL)
     return [os.path.join(REPO, ".build", "release", "motionctl")]
