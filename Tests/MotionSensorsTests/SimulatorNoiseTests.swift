@@ -137,8 +137,9 @@ final class SimulatorNoiseTests: XCTestCase {
       XCTAssertLessThanOrEqual(Swift.abs(sample.timestamp - nominal), 0.004 + 1e-12, "seed \(seed)")
       if sample.timestamp != nominal { jittered += 1 }
       if k > 0 { XCTAssertGreaterThan(sample.timestamp, samples[k - 1].timestamp, "seed \(seed)") }
-      // The sample is taken at its stamped instant: the truth matches the trajectory there.
-      let truth = ScenarioTrajectory(scenario: scenario).state(at: sample.timestamp)
+      // The sample reads the interval that ends at its stamped (jittered) instant: it matches the
+      // trajectory at that interval's middle, half a nominal period earlier.
+      let truth = sensedState(scenario, at: sample.timestamp)
       assertVectorsEqual(sample.accelerometer, truth.specificForce, accuracy: 1e-9)
     }
     XCTAssertGreaterThan(jittered, samples.count / 2)

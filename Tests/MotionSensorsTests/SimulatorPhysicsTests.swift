@@ -6,7 +6,8 @@ import XCTest
 @testable import MotionSensors
 
 /// The noiseless simulator's readings follow from its trajectory by the laws the documentation
-/// states (specific force, body rate, field, standard atmosphere).
+/// states (specific force, body rate, field, standard atmosphere), read at the middle of each
+/// sample's interval (``sensedState(_:at:)``); the ground truth is at the timestamp.
 final class SimulatorPhysicsTests: XCTestCase {
   private let g = Units.standardGravity
 
@@ -58,7 +59,8 @@ final class SimulatorPhysicsTests: XCTestCase {
         continue
       }
       let expected = name.earthFromSensor.conjugate.act(on: SIMD3(0, 0, g))
-      for sample in samples where rest.contains(sample.timestamp) {
+      // Samples whose interval's middle (the instant they read) lies in the rest.
+      for sample in samples where rest.contains(sample.timestamp - 0.5 / scenario.sampleRate) {
         assertVectorsEqual(
           sample.accelerometer, expected, accuracy: 1e-9, "\(name) at \(sample.timestamp)")
       }
@@ -72,10 +74,13 @@ final class SimulatorPhysicsTests: XCTestCase {
   }
 
   func testIntegratedGyroscopeMatchesTrueAttitude() throws {
-    // Second-order integration (trapezoidal rate plus the Bortz commutator term) of exact body
-    // rates at 100 Hz: the local error is O(Δt³·|ω|·|ω̇|). Measured worst cases are 5e-4° for the
-    // 30 s rotations and 0.024° for figure8 (up to ~190 °/s), so 0.1° leaves a 4× margin while
-    // still catching a gyroscope inconsistent with the attitude (a 1 % rate error gives degrees).
+    // Each rate is the body rate at the middle of its interval (the interval's mean to second
+    // order), integrated as the estimator does: the interval's rotation plus the two-sample coning
+    // term (Bortz) of consecutive increments, at 100 Hz. Measured worst cases: 2.3e-4° for the
+    // 30 s rotations and 0.012° for figure8 (up to ~190 °/s; 5e-4° and 0.024° when the rates were
+    // read at the timestamps and integrated by the trapezoidal rule), so 0.1° leaves a wide margin
+    // while still catching a gyroscope inconsistent with the attitude (a 1 % rate error gives
+    // degrees).
     for name in ["rotateX", "rotateY", "rotateZ", "figure8"] {
       let samples = try simulate(try noiselessScenario(name))
       var attitude = samples[0].groundTruth!.earthFromSensor!
@@ -84,7 +89,7 @@ final class SimulatorPhysicsTests: XCTestCase {
         let dt = samples[k].timestamp - samples[k - 1].timestamp
         let w0 = samples[k - 1].gyroscope!
         let w1 = samples[k].gyroscope!
-        let increment = 0.5 * dt * (w0 + w1) + (dt * dt / 12) * w0.cross(w1)
+        let increment = dt * w1 + (dt * dt / 12) * w0.cross(w1)
         attitude = (attitude * Quaternion(rotationVector: increment)).normalized
         worst = Swift.max(worst, attitude.angle(to: samples[k].groundTruth!.earthFromSensor!))
       }
@@ -107,10 +112,18 @@ final class SimulatorPhysicsTests: XCTestCase {
 
   func testSpecificForceIsLinearAccelerationMinusGravity() throws {
     for name in Scenario.builtInNames {
-      for sample in try simulate(try noiselessScenario(name)) {
+      let scenario = try noiselessScenario(name)
+      let trajectory = ScenarioTrajectory(scenario: scenario)
+      for sample in try simulate(scenario) {
         let truth = sample.groundTruth!
+        // The reading: the specific force at the middle of the interval.
         assertVectorsEqual(
-          sample.accelerometer, truth.linearAcceleration! - truth.gravity!, accuracy: 1e-9, name)
+          sample.accelerometer, sensedState(scenario, at: sample.timestamp).specificForce,
+          accuracy: 1e-9, name)
+        // The truth: the specific force at the timestamp.
+        assertVectorsEqual(
+          truth.linearAcceleration! - truth.gravity!,
+          trajectory.state(at: sample.timestamp).specificForce, accuracy: 1e-9, name)
         XCTAssertEqual(truth.gravity!.length, g, accuracy: 1e-9, name)
         // The gravity truth is the attitude's view of the earth's down direction.
         assertVectorsEqual(
@@ -171,7 +184,9 @@ final class SimulatorPhysicsTests: XCTestCase {
     for sample in try simulate(scenario) {
       let field = sample.magnetometer!
       XCTAssertEqual(field.length, 48, accuracy: 1e-9)
-      let down = sample.groundTruth!.gravity!.normalized  // gravity points down
+      // Down in the sensor frame at the instant the field was read.
+      let down = sensedState(scenario, at: sample.timestamp).earthFromSensor.conjugate.act(
+        on: SIMD3(0, 0, -1))
       XCTAssertEqual(
         Double.asin(field.normalized.dot(down)) * Units.degreesPerRadian, 65, accuracy: 1e-6)
     }

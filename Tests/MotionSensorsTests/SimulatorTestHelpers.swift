@@ -14,6 +14,14 @@ func noiselessScenario(_ name: String, duration: Double? = nil) throws -> Scenar
   return scenario
 }
 
+/// The trajectory's state at the instant a sample stamped `timestamp` reads: the middle of the
+/// sample interval that ends at its timestamp (the simulator's sensors report the interval's mean,
+/// which the middle gives to second order).
+func sensedState(_ scenario: Scenario, at timestamp: Double) -> KinematicState {
+  ScenarioTrajectory(scenario: scenario).state(
+    at: Swift.max(timestamp - 0.5 / scenario.sampleRate, 0))
+}
+
 /// Every sample of a scenario.
 func simulate(_ scenario: Scenario, seed: UInt64? = nil) throws -> [MotionSample] {
   var stream = SimulatedSensorStream(scenario: scenario, seed: seed)

@@ -4,7 +4,10 @@ import MotionMath
 
 /// A ``SampleStream`` of physically consistent synthetic sensor readings for a ``Scenario``.
 ///
-/// At each sample instant the stream evaluates the scenario's smooth trajectory and derives:
+/// Each reading is what its sensor sensed over the sample interval that ends at the sample's
+/// timestamp, averaged, as a real sensor's output filter delivers it: the stream evaluates the
+/// scenario's smooth trajectory at the middle of the interval (the interval's mean to second
+/// order) and derives:
 /// - gyroscope: the body angular rate in rad/s (sensor frame);
 /// - accelerometer: the specific force `sensorFromEarth · (p̈ − g)` in m/s², g = (0, 0, −9.80665)
 ///   in NWU, so a device lying face up reads (0, 0, +9.80665);
@@ -13,7 +16,8 @@ import MotionMath
 /// - thermometer: the scenario's temperature in °C (when it has one);
 ///
 /// then applies each sensor's error model (``SimulatorNoise``). Every sample carries its
-/// ``GroundTruth``; ``events`` lists the scenario's annotated events. The noise is seeded: the same
+/// ``GroundTruth`` at its timestamp (the end of the interval); ``events`` lists the scenario's
+/// annotated events. The noise is seeded: the same
 /// scenario and seed give identical samples. The stream ends at the scenario's duration.
 public struct SimulatedSensorStream: SampleStream, Sendable {
   /// The scenario being simulated.
@@ -105,13 +109,20 @@ public struct SimulatedSensorStream: SampleStream, Sendable {
     let sensorFromEarth = state.earthFromSensor.conjugate
     let gravity = sensorFromEarth.act(on: KinematicState.earthGravity)
     let linearAcceleration = sensorFromEarth.act(on: state.acceleration)
-    let specificForce = linearAcceleration - gravity
-    let field = sensorFromEarth.act(on: earthField)
+    // What the sensors read: the mean over the interval since the previous sample, which the
+    // value at its middle gives to second order (the estimator integrates a rate sample as the
+    // interval's mean and compares the other vectors with the middle's attitude).
+    let sensed = trajectory.state(at: Swift.max(time - samplePeriod / 2, 0))
+    let sensedFromEarth = sensed.earthFromSensor.conjugate
+    let specificForce =
+      sensedFromEarth.act(on: sensed.acceleration)
+      - sensedFromEarth.act(on: KinematicState.earthGravity)
+    let field = sensedFromEarth.act(on: earthField)
     let pressure =
-      StandardAtmosphere.pressure(atAltitude: scenario.altitude + state.position.z)
+      StandardAtmosphere.pressure(atAltitude: scenario.altitude + sensed.position.z)
       + scenario.weather.pressureOffset(at: time)
 
-    let gyroscopeReading = gyroscope.measure(state.angularVelocity, random: &random)
+    let gyroscopeReading = gyroscope.measure(sensed.angularVelocity, random: &random)
     let accelerometerReading = accelerometer.measure(specificForce, random: &random)
     let magnetometerReading = magnetometer.measure(field, random: &random)
     let pressureReading = barometer.measure(pressure, random: &random)
