@@ -25,6 +25,10 @@ extension AttitudeEstimator {
     /// The previous sample's bias-corrected rotation increment (rate × interval), rad, for the
     /// coning correction.
     public var previousIncrement = SIMD3<Double>.zero
+    /// Rotation vector (rad, sensor frame) from the instant the latest accelerometer sample
+    /// describes (``Parameters/sampleAveragingLag``) to the instant the outputs describe (the
+    /// sample's timestamp plus ``Parameters/gyroscopeDelay``), at the latest bias-corrected rate.
+    public var sampleToOutputRotation = SIMD3<Double>.zero
     /// Gyroscope bias estimate, rad/s.
     public var gyroscopeBias = SIMD3<Double>.zero
     /// Covariance of the bias estimate, (rad/s)².

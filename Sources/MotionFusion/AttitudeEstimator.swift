@@ -98,6 +98,32 @@ public struct AttitudeEstimator: Sendable {
     return Swift.max(p.row1.x, p.row2.y, p.row3.z, 0).squareRoot()
   }
 
+  /// `vector` (sensor frame), measured by the latest accelerometer sample at the instant that
+  /// sample describes, in the sensor axes of the instant the outputs describe: turned by the
+  /// rotation between the two (``State/sampleToOutputRotation``; a fraction of a degree). Gravity
+  /// from the outputs and a specific force turned this way refer to the same instant, so their
+  /// sum, the user acceleration, holds no gravity from the rotation in between.
+  public func atOutputInstant(_ vector: SIMD3<Double>) -> SIMD3<Double> {
+    Self.turned(vector, by: state.sampleToOutputRotation)
+  }
+
+  /// `vector` seen from sensor axes turned by the small rotation vector `rotation` (rad): the
+  /// vector itself stays, so in the turned axes it moves by −`rotation`, `v + v × rotation` to
+  /// first order.
+  public static func turned(_ vector: SIMD3<Double>, by rotation: SIMD3<Double>) -> SIMD3<Double> {
+    vector + cross(vector, rotation)
+  }
+
+  /// The rotation vector (rad, sensor frame) from the instant a vector sample describes to the
+  /// instant the outputs describe, for a bias-corrected `rate` (rad/s) over a sample interval of
+  /// `interval` s (``Parameters/sampleAveragingLag`` of the interval plus
+  /// ``Parameters/gyroscopeDelay``): what ``State/sampleToOutputRotation`` holds after an update.
+  public static func sampleToOutputRotation(
+    rate: SIMD3<Double>, interval: Double, parameters: Parameters
+  ) -> SIMD3<Double> {
+    rate * (parameters.sampleAveragingLag * interval + parameters.gyroscopeDelay)
+  }
+
   // MARK: - Update
 
   /// Feeds one sample: raw gyroscope (rad/s), specific force (m/s²) and optionally the raw
@@ -168,6 +194,7 @@ public struct AttitudeEstimator: Sendable {
     // ``Parameters/magnetometerDelay``). `rate * lag` is the rotation vector (rad, sensor frame)
     // from that instant to the end, at the interval's rate.
     let averagingLag = parameters.sampleAveragingLag * dt
+    state.sampleToOutputRotation = rate * (averagingLag + coefficients.gyroscopeDelay)
     if !accelerometerSaturated {
       correctInclination(
         accelerometer, rotationSince: rate * averagingLag, dt: dt,
@@ -398,7 +425,7 @@ public struct AttitudeEstimator: Sendable {
   ) {
     // The sample in the attitude's sensor frame: rotating the device by θ turns a fixed vector
     // by −θ in the sensor frame, a + a × θ to first order (θ is a fraction of one step).
-    let sample = accelerometer + Self.cross(accelerometer, rotationSince)
+    let sample = Self.turned(accelerometer, by: rotationSince)
     let inInertial = Self.rotate(state.inertialFromSensor, sample)
     let filtered = state.inertialAcceleration.update(inInertial)
     state.meanSquaredAccelerationDeviation +=

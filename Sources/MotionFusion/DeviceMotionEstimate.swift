@@ -21,7 +21,10 @@ public struct DeviceMotionEstimate: Sendable, Equatable {
   public var gyroscope: SIMD3<Double>
   /// Estimated gyroscope bias, rad/s.
   public var gyroscopeBias: SIMD3<Double>
-  /// Specific force, m/s² (+9.81 on the up axis at rest).
+  /// Specific force, m/s² (+9.81 on the up axis at rest), in the sensor axes of the instant the
+  /// attitudes describe: the sample turned by the fraction of a degree the device rotated since
+  /// the instant it describes (``AttitudeEstimator/atOutputInstant(_:)``), so that it and the
+  /// attitude's gravity give the user acceleration without gravity leaking in.
   public var accelerometer: SIMD3<Double>
   /// Calibrated field, µT, or `nil` without magnetometer data.
   public var calibratedMagneticField: SIMD3<Double>?
@@ -51,14 +54,15 @@ public struct DeviceMotionEstimate: Sendable, Equatable {
 
 extension DeviceMotionEstimator {
   /// The estimate after the last update, which read `gyroscope` and `accelerometer` at
-  /// `timestamp`.
+  /// `timestamp` (the accelerometer is turned to the attitudes' instant).
   public func estimate(
     timestamp: Double, gyroscope: SIMD3<Double>, accelerometer: SIMD3<Double>
   ) -> DeviceMotionEstimate {
     DeviceMotionEstimate(
       timestamp: timestamp, earthFromSensor6D: earthFromSensor6D,
       earthFromSensor9D: earthFromSensor9D, hasMagneticHeading: hasMagneticHeading,
-      gyroscope: gyroscope, gyroscopeBias: gyroscopeBias, accelerometer: accelerometer,
+      gyroscope: gyroscope, gyroscopeBias: gyroscopeBias,
+      accelerometer: attitudeEstimator.atOutputInstant(accelerometer),
       calibratedMagneticField: calibratedMagneticField,
       magneticCalibrationAccuracy: magneticCalibrationAccuracy,
       needsCalibrationMotion: needsCalibrationMotion)

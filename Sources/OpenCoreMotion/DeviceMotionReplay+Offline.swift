@@ -149,13 +149,22 @@ extension DeviceMotionReplay {
     let usesMagnetometer = recording.hasMagnetometer
     let aligner = ReferenceFrameAligner(frame: frame, declination: declination ?? 0)
     var summary = Summary()
+    let parameters = AttitudeEstimator.Parameters.default
     for i in 0..<count {
       let attitude = forward[i].doublePrecision.normalized
+      let timestamp = recording.timestamp(at: i)
+      let gyroscope = recording.gyroscope(at: i)
+      // The specific force in the axes of the instant the attitude describes, as the real-time
+      // estimate gives it (see `DeviceMotionEstimate.accelerometer`).
+      let interval = i > 0 ? timestamp - recording.timestamp(at: i - 1) : samplePeriod
+      let rotation = AttitudeEstimator.sampleToOutputRotation(
+        rate: gyroscope - gyroscopeBias, interval: interval, parameters: parameters)
       let estimate = DeviceMotionPipeline.Estimate(
-        timestamp: recording.timestamp(at: i), earthFromSensor6D: attitude,
+        timestamp: timestamp, earthFromSensor6D: attitude,
         earthFromSensor9D: attitude, hasMagneticHeading: usesMagnetometer,
-        gyroscope: recording.gyroscope(at: i), gyroscopeBias: gyroscopeBias,
-        accelerometer: recording.accelerometer(at: i), calibratedMagneticField: nil,
+        gyroscope: gyroscope, gyroscopeBias: gyroscopeBias,
+        accelerometer: AttitudeEstimator.turned(recording.accelerometer(at: i), by: rotation),
+        calibratedMagneticField: nil,
         magneticCalibrationAccuracy: .uncalibrated, needsCalibrationMotion: false)
       guard aligner.accepts(estimate), let motion = aligner.deviceMotion(from: estimate) else {
         continue

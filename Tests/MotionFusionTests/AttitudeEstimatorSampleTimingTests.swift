@@ -79,6 +79,42 @@ final class AttitudeEstimatorSampleTimingTests: XCTestCase {
     XCTAssertLessThan(atMiddle, 0.01)
   }
 
+  /// Tumbling at 1.5 rad/s with no linear acceleration: the user acceleration is zero. Gravity
+  /// from the outputs describes the timestamp plus the gyroscope delay, the specific force the
+  /// middle of the interval 25 ms before; added unturned they leave g · 1.5 rad/s · 26.75 ms
+  /// = 0.39 m/s² of gravity in the result, turned to the same instant nothing but the filter's
+  /// own error.
+  func testUserAccelerationPairsGravityWithTheSampleInstant() {
+    var imu = SyntheticIMU()
+    imu.vectorAveragingPoints = 32
+    let tumble = { (t: Double) in Quaternion(angle: 1.5 * t, axis: SIMD3(1, 0, 0)) }
+    let samples = imu.samples(duration: 30, rate: rate, attitude: tumble)
+    var estimator = DeviceMotionEstimator(samplePeriod: 1 / rate)
+    var paired = 0.0
+    var unpaired = 0.0
+    var count = 0.0
+    for s in samples {
+      estimator.update(
+        timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer,
+        magnetometer: s.magnetometer)
+      guard s.timestamp >= 20 else { continue }
+      paired += estimator.linearAcceleration(specificForce: s.accelerometer).lengthSquared
+      unpaired += (s.accelerometer + estimator.gravity).lengthSquared
+      let estimate = estimator.estimate(
+        timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer)
+      // The estimate carries the turned sample, so every consumer pairs it the same way.
+      XCTAssertEqual(
+        (estimate.accelerometer + estimator.gravity).length,
+        estimator.linearAcceleration(specificForce: s.accelerometer).length, accuracy: 1e-12)
+      count += 1
+    }
+    let expectedLeak = Units.standardGravity * 1.5 * (0.5 / rate + 0.5 / 286)  // m/s²
+    // Measured: 0.393 m/s² unturned (0.393 expected) and 0.006 m/s² turned.
+    let tolerance = 0.01  // m/s²
+    XCTAssertEqual((unpaired / count).squareRoot(), expectedLeak, accuracy: tolerance)
+    XCTAssertLessThan((paired / count).squareRoot(), tolerance)
+  }
+
   /// The magnetometer delay is a time: the heading compares the field with the attitude that
   /// much earlier still. A field 30 ms late, paired as in step with the gyroscope, gives the
   /// heading the rotation of those 30 ms (1.7° at 1 rad/s); with the delay set it does not.
