@@ -107,11 +107,14 @@ public struct AttitudeEstimator: Sendable {
     Self.turned(vector, by: state.sampleToOutputRotation)
   }
 
-  /// `vector` seen from sensor axes turned by the small rotation vector `rotation` (rad): the
-  /// vector itself stays, so in the turned axes it moves by −`rotation`, `v + v × rotation` to
-  /// first order.
+  /// `vector` seen from sensor axes turned by the rotation vector `rotation` (rad): the vector
+  /// itself stays, so in the turned axes it moves by −`rotation`. For the usual fraction of a
+  /// degree `v + v × rotation` (first order, error below 1e-4 of |v| up to 0.8°); beyond that
+  /// (absurd rates or long intervals) the exact rotation, so the length is always kept.
   public static func turned(_ vector: SIMD3<Double>, by rotation: SIMD3<Double>) -> SIMD3<Double> {
-    vector + cross(vector, rotation)
+    let angle2 = rotation.lengthSquared
+    if angle2 < 2e-4 { return vector + cross(vector, rotation) }
+    return Quaternion(rotationVector: -rotation).act(on: vector)
   }
 
   /// The rotation vector (rad, sensor frame) from the instant a vector sample describes to the

@@ -115,6 +115,21 @@ final class AttitudeEstimatorSampleTimingTests: XCTestCase {
     XCTAssertLessThan((paired / count).squareRoot(), tolerance)
   }
 
+  /// Turning a vector into axes turned by a rotation: first order for small angles, exact for
+  /// large ones (an absurd rate over a long interval must not stretch the vector).
+  func testTurnedKeepsTheLengthAtAnyAngle() {
+    let v = SIMD3<Double>(1, 0, 0)
+    // Axes turned +90° about z: the fixed vector +x now lies along −y.
+    let quarter = AttitudeEstimator.turned(v, by: SIMD3(0, 0, .pi / 2))
+    XCTAssertEqual(quarter.x, 0, accuracy: 1e-12)
+    XCTAssertEqual(quarter.y, -1, accuracy: 1e-12)
+    XCTAssertEqual(quarter.length, 1, accuracy: 1e-12)
+    // 0.5°: the first-order form, within its second-order error (θ²/2 = 4e-5) of the exact one.
+    let small = SIMD3<Double>(0, 0, 0.5 * degree)
+    let exact = Quaternion(rotationVector: -small).act(on: v)
+    XCTAssertLessThan((AttitudeEstimator.turned(v, by: small) - exact).length, 4e-5)
+  }
+
   /// The magnetometer delay is a time: the heading compares the field with the attitude that
   /// much earlier still. A field 30 ms late, paired as in step with the gyroscope, gives the
   /// heading the rotation of those 30 ms (1.7° at 1 rad/s); with the delay set it does not.
