@@ -29,6 +29,16 @@ extension AttitudeEstimator {
     /// describes (``Parameters/sampleAveragingLag``) to the instant the outputs describe (the
     /// sample's timestamp plus ``Parameters/gyroscopeDelay``), at the latest bias-corrected rate.
     public var sampleToOutputRotation = SIMD3<Double>.zero
+
+    /// The last timestamp seen from a sensor on its own clock and the interval before it, s.
+    public struct SensorClock: Sendable, Equatable {
+      public var timestamp: Double?
+      public var interval = 0.0
+    }
+    /// The accelerometer's own clock, when it has one (see `update`'s `accelerometerTimestamp`).
+    public var accelerometerClock = SensorClock()
+    /// The magnetometer's own clock, when it has one.
+    public var magnetometerClock = SensorClock()
     /// Gyroscope bias estimate, rad/s.
     public var gyroscopeBias = SIMD3<Double>.zero
     /// Covariance of the bias estimate, (rad/s)².

@@ -127,6 +127,32 @@ public struct AttitudeEstimator: Sendable {
     rate * (parameters.sampleAveragingLag * interval + parameters.gyroscopeDelay)
   }
 
+  /// Seconds from the instant a vector sample describes to `timestamp`: for a sample stamped
+  /// with the gyroscope (`sampleTimestamp` nil), ``Parameters/sampleAveragingLag`` of the
+  /// gyroscope's interval; for one on its own clock, its age plus that share of its own interval
+  /// (from `previous`, the sensor's last two distinct timestamps). Ages and intervals are kept
+  /// within ``Parameters/reinitializationGap``; a non-finite timestamp counts as none.
+  static func sampleLag(
+    at timestamp: Double, sampleTimestamp: Double?, interval: Double,
+    previous clock: inout State.SensorClock, parameters: Parameters
+  ) -> Double {
+    guard let sampleTimestamp, sampleTimestamp.isFinite else {
+      return parameters.sampleAveragingLag * interval
+    }
+    let limit = parameters.reinitializationGap
+    if sampleTimestamp != clock.timestamp {
+      if let last = clock.timestamp, sampleTimestamp > last {
+        // After a gap the interval is unknown: the gyroscope's stands in.
+        let gap = sampleTimestamp - last
+        clock.interval = gap <= limit ? gap : 0
+      }
+      clock.timestamp = sampleTimestamp
+    }
+    let age = Swift.min(Swift.max(timestamp - sampleTimestamp, 0), limit)
+    let ownInterval = clock.interval > 0 ? clock.interval : interval
+    return age + parameters.sampleAveragingLag * ownInterval
+  }
+
   // MARK: - Update
 
   /// Feeds one sample: raw gyroscope (rad/s), specific force (m/s²) and optionally the raw
@@ -137,11 +163,20 @@ public struct AttitudeEstimator: Sendable {
   /// sensor out of corrections and bias estimation. A gap longer than
   /// ``Parameters/reinitializationGap`` restarts the attitude from the accelerometer but keeps the
   /// bias and the 6D heading (which the gap says nothing about).
+  ///
+  /// `accelerometerTimestamp` and `magnetometerTimestamp` are the timestamps of those samples when
+  /// they differ from `timestamp`: a sensor on its own clock or at its own rate, whose latest
+  /// sample is passed with each gyroscope sample until the next one arrives. Each is then compared
+  /// with the attitude of the instant it describes, its own age plus
+  /// ``Parameters/sampleAveragingLag`` of its own sample interval (measured between its
+  /// timestamps) before this update. `nil` (the default): stamped with the gyroscope.
   public mutating func update(
     timestamp: Double,
     gyroscope: SIMD3<Double>,
     accelerometer: SIMD3<Double>,
-    magnetometer: SIMD3<Double>?
+    magnetometer: SIMD3<Double>?,
+    accelerometerTimestamp: Double? = nil,
+    magnetometerTimestamp: Double? = nil
   ) {
     guard timestamp.isFinite, gyroscope.isFinite, accelerometer.isFinite else {
       state.diagnostics.nonFiniteSamples += 1
@@ -196,11 +231,13 @@ public struct AttitudeEstimator: Sendable {
     // magnetometer sample describes an earlier instant (``Parameters/sampleAveragingLag``,
     // ``Parameters/magnetometerDelay``). `rate * lag` is the rotation vector (rad, sensor frame)
     // from that instant to the end, at the interval's rate.
-    let averagingLag = parameters.sampleAveragingLag * dt
-    state.sampleToOutputRotation = rate * (averagingLag + coefficients.gyroscopeDelay)
+    let accelerometerLag = Self.sampleLag(
+      at: timestamp, sampleTimestamp: accelerometerTimestamp, interval: dt,
+      previous: &state.accelerometerClock, parameters: parameters)
+    state.sampleToOutputRotation = rate * (accelerometerLag + coefficients.gyroscopeDelay)
     if !accelerometerSaturated {
       correctInclination(
-        accelerometer, rotationSince: rate * averagingLag, dt: dt,
+        accelerometer, rotationSince: rate * accelerometerLag, dt: dt,
         useForBias: !gyroscopeSaturated)
     }
     detectRest(
@@ -231,8 +268,11 @@ public struct AttitudeEstimator: Sendable {
           || !state.isHeadingInitialized
         {
           let elapsed = Swift.min(state.magnetometerTime + dt, parameters.reinitializationGap)
+          let magnetometerLag = Self.sampleLag(
+            at: timestamp, sampleTimestamp: magnetometerTimestamp, interval: dt,
+            previous: &state.magnetometerClock, parameters: parameters)
           correctHeading(
-            magnetometer, rotationSince: rate * (averagingLag + parameters.magnetometerDelay),
+            magnetometer, rotationSince: rate * (magnetometerLag + parameters.magnetometerDelay),
             gyroscope: gyroscope, dt: elapsed)
           state.magnetometerCounter = 0
           state.magnetometerTime = 0

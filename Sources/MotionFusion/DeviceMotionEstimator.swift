@@ -31,15 +31,22 @@ public struct DeviceMotionEstimator: Sendable {
 
   /// Feeds one sample. Non-finite or all-zero inputs and timestamps that do not move forward are
   /// skipped and counted in ``diagnostics``; they never reach the state.
+  ///
+  /// `accelerometerTimestamp` and `magnetometerTimestamp`: those samples' own timestamps when the
+  /// sensors tick on their own clocks (the latest sample of each passed with every gyroscope
+  /// sample); see ``AttitudeEstimator/update(timestamp:gyroscope:accelerometer:magnetometer:accelerometerTimestamp:magnetometerTimestamp:)``.
   public mutating func update(
     timestamp: Double,
     gyroscope: SIMD3<Double>,
     accelerometer: SIMD3<Double>,
-    magnetometer: SIMD3<Double>?
+    magnetometer: SIMD3<Double>?,
+    accelerometerTimestamp: Double? = nil,
+    magnetometerTimestamp: Double? = nil
   ) {
     estimator.update(
       timestamp: timestamp, gyroscope: gyroscope, accelerometer: accelerometer,
-      magnetometer: magnetometer)
+      magnetometer: magnetometer, accelerometerTimestamp: accelerometerTimestamp,
+      magnetometerTimestamp: magnetometerTimestamp)
   }
 
   /// Attitude without magnetometer (sensor to earth; heading arbitrary, steady up to gyro drift).

@@ -9,7 +9,8 @@ import MotionSensors
 /// clients) each keep one.
 ///
 /// Sources whose sensors tick separately are handled by running the estimator on each gyroscope
-/// sample with the latest accelerometer and magnetometer values.
+/// sample with the latest accelerometer and magnetometer values and their own timestamps, so
+/// that each is compared with the attitude of the instant it describes.
 package struct DeviceMotionFeed: Sendable {
   /// The sensors the estimator reads.
   package static let sensorsRead: SensorSet = .nineAxis
@@ -17,6 +18,8 @@ package struct DeviceMotionFeed: Sendable {
   private var estimator: DeviceMotionEstimator
   private var latestAccelerometer: SIMD3<Double>?
   private var latestMagnetometer: SIMD3<Double>?
+  private var latestAccelerometerTimestamp: Double?
+  private var latestMagnetometerTimestamp: Double?
   private var lastEstimateTimestamp = -Double.infinity
 
   /// A feed for samples nominally `samplePeriod` seconds apart.
@@ -32,9 +35,11 @@ package struct DeviceMotionFeed: Sendable {
   package mutating func update(with sample: MotionSample) -> DeviceMotionEstimate? {
     if let accelerometer = sample.accelerometer, accelerometer.isFinite {
       latestAccelerometer = accelerometer
+      latestAccelerometerTimestamp = sample.timestamp
     }
     if let magnetometer = sample.magnetometer, magnetometer.isFinite {
       latestMagnetometer = magnetometer
+      latestMagnetometerTimestamp = sample.timestamp
     }
     guard let gyroscope = sample.gyroscope, let accelerometer = latestAccelerometer else {
       return nil
@@ -42,7 +47,8 @@ package struct DeviceMotionFeed: Sendable {
     let before = estimator.diagnostics
     estimator.update(
       timestamp: sample.timestamp, gyroscope: gyroscope, accelerometer: accelerometer,
-      magnetometer: latestMagnetometer)
+      magnetometer: latestMagnetometer, accelerometerTimestamp: latestAccelerometerTimestamp,
+      magnetometerTimestamp: latestMagnetometerTimestamp)
     let after = estimator.diagnostics
     // A refused sample (non-finite, out of order) changes nothing and is not worth an update.
     // The one exception is an exactly zero accelerometer (ideal free fall): the estimator keeps its

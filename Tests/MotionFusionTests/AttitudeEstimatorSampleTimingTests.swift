@@ -115,6 +115,77 @@ final class AttitudeEstimatorSampleTimingTests: XCTestCase {
     XCTAssertLessThan((paired / count).squareRoot(), tolerance)
   }
 
+  /// A gyroscope at 100 Hz and an accelerometer and a magnetometer at 25 Hz on their own clocks
+  /// (stamped 3 ms and 7 ms after a gyroscope tick), each latest sample passed with every
+  /// gyroscope sample, as `DeviceMotionFeed` does. Told each sample's own timestamp, the
+  /// estimator compares it with the attitude of its instant; not told, it takes a sample up to
+  /// 40 ms old for one of the last 10 ms.
+  func testSensorsOnTheirOwnClocksArePairedByTheirTimestamps() {
+    let motion = { (t: Double) in
+      Quaternion(angle: 1.0 * t, axis: SIMD3(0, 0, 1))
+        * Quaternion(angle: 1.5 * t, axis: SIMD3(1, 0, 0))
+    }
+    var gyroscopeIMU = SyntheticIMU()
+    let gyroscopeSamples = gyroscopeIMU.samples(duration: 30, rate: 100, attitude: motion)
+    var vectorIMU = SyntheticIMU()
+    vectorIMU.vectorAveragingPoints = 32
+    let accelerometerSamples = vectorIMU.samples(
+      duration: 30, rate: 25, start: 0.003, attitude: motion)
+    let magnetometerSamples = vectorIMU.samples(
+      duration: 30, rate: 25, start: 0.007, attitude: motion)
+    func rms(toldTimestamps: Bool) -> (total: Double, inclination: Double) {
+      var parameters = AttitudeEstimator.Parameters.default
+      parameters.gyroscopeDelay = 0
+      parameters.magnetometerDelay = 0
+      var estimator = AttitudeEstimator(parameters: parameters, samplePeriod: 0.01)
+      var a = 0
+      var m = 0
+      var total = 0.0
+      var inclination = 0.0
+      var count = 0.0
+      for g in gyroscopeSamples {
+        while a + 1 < accelerometerSamples.count
+          && accelerometerSamples[a + 1].timestamp <= g.timestamp
+        {
+          a += 1
+        }
+        while m + 1 < magnetometerSamples.count
+          && magnetometerSamples[m + 1].timestamp <= g.timestamp
+        {
+          m += 1
+        }
+        guard accelerometerSamples[a].timestamp <= g.timestamp,
+          magnetometerSamples[m].timestamp <= g.timestamp
+        else { continue }
+        estimator.update(
+          timestamp: g.timestamp, gyroscope: g.gyroscope,
+          accelerometer: accelerometerSamples[a].accelerometer,
+          magnetometer: magnetometerSamples[m].magnetometer,
+          accelerometerTimestamp: toldTimestamps ? accelerometerSamples[a].timestamp : nil,
+          magnetometerTimestamp: toldTimestamps ? magnetometerSamples[m].timestamp : nil)
+        guard g.timestamp >= 20 else { continue }
+        let e = estimator.earthFromSensor9D.angle(to: g.earthFromSensor)
+        total += e * e
+        let up = SIMD3<Double>(0, 0, 1)
+        let tilt = Double.acos(
+          Swift.min(
+            1,
+            (estimator.earthFromSensor9D.conjugate.act(on: up)
+              * g.earthFromSensor.conjugate.act(on: up))
+              .sum()))
+        inclination += tilt * tilt
+        count += 1
+      }
+      return ((total / count).squareRoot() / degree, (inclination / count).squareRoot() / degree)
+    }
+    let told = rms(toldTimestamps: true)
+    let untold = rms(toldTimestamps: false)
+    // Measured: told 0.050° total and 0.047° inclination; not told 1.46° and 0.64°.
+    XCTAssertLessThan(told.total, 0.1, "\(told)")
+    XCTAssertLessThan(told.inclination, 0.1, "\(told)")
+    XCTAssertGreaterThan(untold.total, 10 * told.total, "\(untold) vs \(told)")
+  }
+
   /// Turning a vector into axes turned by a rotation: first order for small angles, exact for
   /// large ones (an absurd rate over a long interval must not stretch the vector).
   func testTurnedKeepsTheLengthAtAnyAngle() {
