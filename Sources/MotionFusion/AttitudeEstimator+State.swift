@@ -34,6 +34,19 @@ extension AttitudeEstimator {
     public struct SensorClock: Sendable, Equatable {
       public var timestamp: Double?
       public var interval = 0.0
+
+      /// Notes a sample stamped `sampleTimestamp` (nil or non-finite: none; the same timestamp
+      /// again: the same, held sample). An interval longer than `limit` (a gap) is unknown (0).
+      mutating func observe(_ sampleTimestamp: Double?, limit: Double) {
+        guard let sampleTimestamp, sampleTimestamp.isFinite, sampleTimestamp != timestamp else {
+          return
+        }
+        if let last = timestamp, sampleTimestamp > last {
+          let gap = sampleTimestamp - last
+          interval = gap <= limit ? gap : 0
+        }
+        timestamp = sampleTimestamp
+      }
     }
     /// The accelerometer's own clock, when it has one (see `update`'s `accelerometerTimestamp`).
     public var accelerometerClock = SensorClock()

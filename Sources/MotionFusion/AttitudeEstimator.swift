@@ -129,26 +129,18 @@ public struct AttitudeEstimator: Sendable {
 
   /// Seconds from the instant a vector sample describes to `timestamp`: for a sample stamped
   /// with the gyroscope (`sampleTimestamp` nil), ``Parameters/sampleAveragingLag`` of the
-  /// gyroscope's interval; for one on its own clock, its age plus that share of its own interval
-  /// (from `previous`, the sensor's last two distinct timestamps). Ages and intervals are kept
-  /// within ``Parameters/reinitializationGap``; a non-finite timestamp counts as none.
+  /// gyroscope's `interval`; for one on its own clock, its age plus that share of its own interval
+  /// (`clock`'s, else the gyroscope's). The age is kept within ±``Parameters/reinitializationGap``;
+  /// a non-finite timestamp counts as none.
   static func sampleLag(
     at timestamp: Double, sampleTimestamp: Double?, interval: Double,
-    previous clock: inout State.SensorClock, parameters: Parameters
+    clock: State.SensorClock, parameters: Parameters
   ) -> Double {
     guard let sampleTimestamp, sampleTimestamp.isFinite else {
       return parameters.sampleAveragingLag * interval
     }
     let limit = parameters.reinitializationGap
-    if sampleTimestamp != clock.timestamp {
-      if let last = clock.timestamp, sampleTimestamp > last {
-        // After a gap the interval is unknown: the gyroscope's stands in.
-        let gap = sampleTimestamp - last
-        clock.interval = gap <= limit ? gap : 0
-      }
-      clock.timestamp = sampleTimestamp
-    }
-    let age = Swift.min(Swift.max(timestamp - sampleTimestamp, 0), limit)
+    let age = Swift.min(Swift.max(timestamp - sampleTimestamp, -limit), limit)
     let ownInterval = clock.interval > 0 ? clock.interval : interval
     return age + parameters.sampleAveragingLag * ownInterval
   }
@@ -231,9 +223,10 @@ public struct AttitudeEstimator: Sendable {
     // magnetometer sample describes an earlier instant (``Parameters/sampleAveragingLag``,
     // ``Parameters/magnetometerDelay``). `rate * lag` is the rotation vector (rad, sensor frame)
     // from that instant to the end, at the interval's rate.
+    state.accelerometerClock.observe(accelerometerTimestamp, limit: parameters.reinitializationGap)
     let accelerometerLag = Self.sampleLag(
       at: timestamp, sampleTimestamp: accelerometerTimestamp, interval: dt,
-      previous: &state.accelerometerClock, parameters: parameters)
+      clock: state.accelerometerClock, parameters: parameters)
     state.sampleToOutputRotation = rate * (accelerometerLag + coefficients.gyroscopeDelay)
     if !accelerometerSaturated {
       correctInclination(
@@ -258,6 +251,10 @@ public struct AttitudeEstimator: Sendable {
         state.diagnostics.implausibleSamples += 1
       } else if magnetometer.lengthSquared > 1e-12 {
         state.lastMagneticField = magnetometer
+        // Every field sample's timestamp, processed for the heading or not, so that the clock
+        // measures the magnetometer's own interval.
+        state.magnetometerClock.observe(
+          magnetometerTimestamp, limit: parameters.reinitializationGap)
         // The heading needs no more than a fraction of the inertial rate: process every
         // `magnetometerInterval`-th field sample over the time since the last one processed (but
         // the very first one at once, so that a magnetic heading exists from the first field
@@ -270,7 +267,7 @@ public struct AttitudeEstimator: Sendable {
           let elapsed = Swift.min(state.magnetometerTime + dt, parameters.reinitializationGap)
           let magnetometerLag = Self.sampleLag(
             at: timestamp, sampleTimestamp: magnetometerTimestamp, interval: dt,
-            previous: &state.magnetometerClock, parameters: parameters)
+            clock: state.magnetometerClock, parameters: parameters)
           correctHeading(
             magnetometer, rotationSince: rate * (magnetometerLag + parameters.magnetometerDelay),
             gyroscope: gyroscope, dt: elapsed)
