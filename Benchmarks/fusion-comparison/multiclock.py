@@ -9,7 +9,7 @@ share a time merged), replayed with `motionctl replay --frame magnetic-north` (o
 gyroscope sample, with the latest accelerometer and magnetometer samples) and scored against the
 reference with the BROAD metrics (real-time 9D total, heading, inclination RMS, degrees).
 
-    python3 Benchmarks/fusion-comparison/multiclock.py [--spec KG,KA,KM,OA,OM] [--per-trial] [FILES...]
+    python3 Benchmarks/fusion-comparison/multiclock.py [--spec KG,KA,KM,OA,OM] [--offline] [--per-trial] [FILES...]
 
 Default spec 14,28,28,5,11 (gyroscope 20 Hz, accelerometer and magnetometer 10 Hz). `$MOTIONCTL`
 names the binary (as for compare.py); without it a release build of this checkout is used.
@@ -57,6 +57,7 @@ def main():
     if "--spec" in args:
         spec = [int(x) for x in args[args.index("--spec") + 1].split(",")]
     per_trial = "--per-trial" in args
+    offline = ["--offline"] if "--offline" in args else []
     paths = [a for i, a in enumerate(args) if not a.startswith("--") and (i == 0 or args[i - 1] != "--spec")]
     if not paths:
         paths = [os.path.join(compare.REPO, "..", "shared", "data", "broad")]
@@ -73,14 +74,14 @@ def main():
                 out.write("# OpenCoreMotion CSV\n# version: 1\nt,acc_x,acc_y,acc_z,gyr_x,gyr_y,gyr_z,mag_x,mag_y,mag_z\n")
                 out.write("\n".join(multiclock(trial, *spec)) + "\n")
             replayed = os.path.join(folder, "replay.csv")
-            subprocess.run(cmd + ["replay", recording, "--frame", "magnetic-north", "--out", replayed],
+            subprocess.run(cmd + ["replay", recording, "--frame", "magnetic-north", "--out", replayed] + offline,
                            check=True, capture_output=True)
             total, heading, inclination = score(trial, replayed)
             results.append((total, heading, inclination))
             if per_trial:
                 print(f"{trial['name']:48}{total:8.2f}{heading:8.2f}{inclination:8.2f}")
     mean = np.mean(results, axis=0)
-    print(f"spec {','.join(map(str, spec))} (gyroscope, accelerometer, magnetometer window; offsets): "
+    print(f"{'offline ' if offline else ''}spec {','.join(map(str, spec))} (gyroscope, accelerometer, magnetometer window; offsets): "
           f"mean of {len(results)} trials, 9D total {mean[0]:.2f}, heading {mean[1]:.2f}, inclination {mean[2]:.2f}")
 
 

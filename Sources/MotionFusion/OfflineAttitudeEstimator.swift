@@ -110,12 +110,18 @@ public enum OfflineAttitudeEstimator {
         useMagnetometer ? estimator.earthFromSensor9D : estimator.earthFromSensor6D)
     }
 
+    // Readings of sensors on their own clocks carry their own timestamps into every pass.
+    let ages = inputs.hasSensorAges
+
     // Pass 1 (forward) only supplies a bias for the backward pass.
     var first = AttitudeEstimator(parameters: parameters, samplePeriod: samplePeriod)
     for i in 0..<n {
+      let t = inputs.timestamp(at: i)
       first.update(
-        timestamp: inputs.timestamp(at: i), gyroscope: inputs.gyroscope(at: i),
-        accelerometer: inputs.accelerometer(at: i), magnetometer: inputs.magnetometer(at: i))
+        timestamp: t, gyroscope: inputs.gyroscope(at: i),
+        accelerometer: inputs.accelerometer(at: i), magnetometer: inputs.magnetometer(at: i),
+        accelerometerTimestamp: ages ? t - inputs.accelerometerAge(at: i) : nil,
+        magnetometerTimestamp: ages ? t - inputs.magnetometerAge(at: i) : nil)
     }
 
     // Pass 2 (backward).
@@ -132,10 +138,14 @@ public enum OfflineAttitudeEstimator {
       // The forward pass integrates the interval (t[i-1], t[i]] with the rate of sample i; going
       // backward from t[i+1] to t[i] must use the same rate, that of sample i+1, or the two
       // passes differ by one sample of rotation (over 1° at fast motion).
+      // A reading stamped before t[i] (a sensor on its own clock) lies after it in reversed time.
+      let t = inputs.timestamp(at: i)
       reversed.update(
-        timestamp: -inputs.timestamp(at: i),
+        timestamp: -t,
         gyroscope: -inputs.gyroscope(at: Swift.min(i + 1, n - 1)),
-        accelerometer: inputs.accelerometer(at: i), magnetometer: inputs.magnetometer(at: i))
+        accelerometer: inputs.accelerometer(at: i), magnetometer: inputs.magnetometer(at: i),
+        accelerometerTimestamp: ages ? -(t - inputs.accelerometerAge(at: i)) : nil,
+        magnetometerTimestamp: ages ? -(t - inputs.magnetometerAge(at: i)) : nil)
       backward[i] = attitude(reversed)
     }
 
@@ -149,9 +159,12 @@ public enum OfflineAttitudeEstimator {
       third.seedMagnetometerCalibration(from: reversed.state.magnetometerCalibrator)
     }
     for i in 0..<n {
+      let t = inputs.timestamp(at: i)
       third.update(
-        timestamp: inputs.timestamp(at: i), gyroscope: inputs.gyroscope(at: i),
-        accelerometer: inputs.accelerometer(at: i), magnetometer: inputs.magnetometer(at: i))
+        timestamp: t, gyroscope: inputs.gyroscope(at: i),
+        accelerometer: inputs.accelerometer(at: i), magnetometer: inputs.magnetometer(at: i),
+        accelerometerTimestamp: ages ? t - inputs.accelerometerAge(at: i) : nil,
+        magnetometerTimestamp: ages ? t - inputs.magnetometerAge(at: i) : nil)
       forward[i] = attitude(third)
     }
 

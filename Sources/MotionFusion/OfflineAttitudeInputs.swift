@@ -21,6 +21,21 @@ public protocol OfflineAttitudeInputs {
   func accelerometer(at index: Int) -> SIMD3<Double>
   /// The raw magnetometer reading of sample `index`, µT; `nil` without a magnetometer.
   func magnetometer(at index: Int) -> SIMD3<Double>?
+  /// How long before `timestamp(at: index)` the accelerometer reading of sample `index` was
+  /// stamped, s: 0 when the sensors tick together; for an accelerometer on its own clock, the
+  /// age of its latest sample (held with each gyroscope sample). Default: 0.
+  func accelerometerAge(at index: Int) -> Double
+  /// The same for the magnetometer reading. Default: 0.
+  func magnetometerAge(at index: Int) -> Double
+  /// Whether any age is not 0 (a sensor on its own clock). When false the estimator pairs every
+  /// reading with its gyroscope sample, as for synchronous arrays. Default: false.
+  var hasSensorAges: Bool { get }
+}
+
+extension OfflineAttitudeInputs {
+  public var hasSensorAges: Bool { false }
+  public func accelerometerAge(at index: Int) -> Double { 0 }
+  public func magnetometerAge(at index: Int) -> Double { 0 }
 }
 
 /// Arrays as offline inputs (the array form of the estimator's API).

@@ -9,11 +9,11 @@ extension DeviceMotionReplay {
   /// Where ``runOffline(_:frame:declination:storage:body:)`` keeps the recording and the
   /// estimator's passes while it works.
   public enum OfflineStorage: Sendable {
-    /// In memory: 76 bytes per nine-axis sample (64 per six-axis one) at the peak, so memory
-    /// grows with the recording (an hour at 100 Hz: 27 MB).
+    /// In memory: 84 bytes per nine-axis sample (68 per six-axis one) at the peak, so memory
+    /// grows with the recording (an hour at 100 Hz: 30 MB).
     case memory
     /// In unnamed temporary files in `$TMPDIR` (else `/tmp`), unlinked at once so nothing is left
-    /// behind: 80 bytes per sample on disk, about 3 MiB of memory whatever the recording's
+    /// behind: 88 bytes per sample on disk, about 3 MiB of memory whatever the recording's
     /// length. The passes walk the files in order, one 1 MiB block at a time. When `$TMPDIR` is a
     /// RAM-backed tmpfs the files are in memory after all: point it at a disk.
     case temporaryFiles
@@ -63,7 +63,9 @@ extension DeviceMotionReplay {
       var recording = OfflineAttitudeRecording(hasMagnetometer: usesMagnetometer)
       try gatherOfflineInputs(from: stream, usesMagnetometer: usesMagnetometer) {
         recording.append(
-          timestamp: $0, gyroscope: $1, accelerometer: $2, magnetometer: $3)
+          timestamp: $0.timestamp, gyroscope: $0.gyroscope, accelerometer: $0.accelerometer,
+          magnetometer: $0.magnetometer, accelerometerAge: $0.accelerometerAge,
+          magnetometerAge: $0.magnetometerAge)
       }
       let unset = SinglePrecisionQuaternion(.identity)
       var backward = [SinglePrecisionQuaternion](repeating: unset, count: recording.count)
@@ -77,7 +79,9 @@ extension DeviceMotionReplay {
           hasMagnetometer: usesMagnetometer, blockByteCount: blockByteCount)
         try gatherOfflineInputs(from: stream, usesMagnetometer: usesMagnetometer) {
           recording.append(
-            timestamp: $0, gyroscope: $1, accelerometer: $2, magnetometer: $3)
+            timestamp: $0.timestamp, gyroscope: $0.gyroscope, accelerometer: $0.accelerometer,
+            magnetometer: $0.magnetometer, accelerometerAge: $0.accelerometerAge,
+            magnetometerAge: $0.magnetometerAge)
         }
         let backward = try TemporaryRecordFile<SinglePrecisionQuaternion>(
           prefix: "opencoremotion-offline-backward", blockByteCount: blockByteCount)
@@ -100,24 +104,40 @@ extension DeviceMotionReplay {
     }
   }
 
+  /// One gyroscope sample with the latest accelerometer and magnetometer readings and their
+  /// ages (s before `timestamp`; 0 when they came with it).
+  private struct OfflineInput {
+    var timestamp: Double
+    var gyroscope: SIMD3<Double>
+    var accelerometer: SIMD3<Double>
+    var magnetometer: SIMD3<Double>?
+    var accelerometerAge: Double
+    var magnetometerAge: Double
+  }
+
   /// Reads `stream` to its end and passes one synchronised input per gyroscope sample to
   /// `append` (time, raw rate, the latest specific force and, when used, the latest magnetic
-  /// field), which refuses a time that does not move forward or a reading beyond single
-  /// precision's range (left out of the output).
+  /// field, with their ages for sensors on their own clocks), which refuses a time that does not
+  /// move forward or a reading beyond single precision's range (left out of the output).
   private static func gatherOfflineInputs(
     from stream: some SampleStream, usesMagnetometer: Bool,
-    append: (Double, SIMD3<Double>, SIMD3<Double>, SIMD3<Double>?) -> Bool
+    append: (OfflineInput) -> Bool
   ) throws {
     var stream = stream
-    var latestAccelerometer: SIMD3<Double>?
-    var latestMagnetometer: SIMD3<Double>?
+    var latestAccelerometer: (value: SIMD3<Double>, timestamp: Double)?
+    var latestMagnetometer: (value: SIMD3<Double>, timestamp: Double)?
     do {
       while let sample = try stream.next() {
-        if let a = sample.accelerometer, a.isFinite { latestAccelerometer = a }
-        if let m = sample.magnetometer, m.isFinite { latestMagnetometer = m }
+        if let a = sample.accelerometer, a.isFinite { latestAccelerometer = (a, sample.timestamp) }
+        if let m = sample.magnetometer, m.isFinite { latestMagnetometer = (m, sample.timestamp) }
         guard let g = sample.gyroscope, let a = latestAccelerometer else { continue }
         if usesMagnetometer && latestMagnetometer == nil { continue }
-        _ = append(sample.timestamp, g, a, usesMagnetometer ? latestMagnetometer : nil)
+        let m = usesMagnetometer ? latestMagnetometer : nil
+        _ = append(
+          OfflineInput(
+            timestamp: sample.timestamp, gyroscope: g, accelerometer: a.value,
+            magnetometer: m?.value, accelerometerAge: sample.timestamp - a.timestamp,
+            magnetometerAge: m.map { sample.timestamp - $0.timestamp } ?? 0))
       }
     } catch {
       throw Failure(description: "\(stream.descriptor.name): \(error)")

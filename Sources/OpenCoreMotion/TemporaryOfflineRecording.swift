@@ -5,7 +5,7 @@ import MotionMath
 import MotionSensors
 
 /// A recording gathered for ``DeviceMotionReplay/runOffline(_:frame:declination:storage:body:)``
-/// in an unnamed temporary file instead of memory: 48 bytes per sample on disk (the same single
+/// in an unnamed temporary file instead of memory: 56 bytes per sample on disk (the same single
 /// precision as `OfflineAttitudeRecording`), one 1 MiB block in memory.
 ///
 /// Not `Sendable`: one replay owns it.
@@ -13,6 +13,8 @@ final class TemporaryOfflineRecording: OfflineAttitudeInputs {
   let hasMagnetometer: Bool
   private let samples: TemporaryRecordFile<OfflineAttitudeSample>
   private var lastTimestamp = -Double.infinity
+  /// Whether a sample had a reading stamped before its timestamp (a sensor on its own clock).
+  private(set) var hasSensorAges = false
 
   init(hasMagnetometer: Bool, blockByteCount: Int) throws {
     self.hasMagnetometer = hasMagnetometer
@@ -29,15 +31,17 @@ final class TemporaryOfflineRecording: OfflineAttitudeInputs {
   @discardableResult
   func append(
     timestamp: Double, gyroscope: SIMD3<Double>, accelerometer: SIMD3<Double>,
-    magnetometer: SIMD3<Double>?
+    magnetometer: SIMD3<Double>?, accelerometerAge: Double = 0, magnetometerAge: Double = 0
   ) -> Bool {
     guard
       let sample = OfflineAttitudeSample(
         timestamp: timestamp, gyroscope: gyroscope, accelerometer: accelerometer,
-        magnetometer: magnetometer, hasMagnetometer: hasMagnetometer, after: lastTimestamp)
+        magnetometer: magnetometer, hasMagnetometer: hasMagnetometer, after: lastTimestamp,
+        accelerometerAge: accelerometerAge, magnetometerAge: magnetometerAge)
     else { return false }
     samples.append(sample)
     lastTimestamp = timestamp
+    if sample.accelerometerAge != 0 || sample.magnetometerAge != 0 { hasSensorAges = true }
     return true
   }
 
@@ -48,6 +52,10 @@ final class TemporaryOfflineRecording: OfflineAttitudeInputs {
   }
   func magnetometer(at index: Int) -> SIMD3<Double>? {
     hasMagnetometer ? samples[index].magnetometer.doublePrecision : nil
+  }
+  func accelerometerAge(at index: Int) -> Double { Double(samples[index].accelerometerAge) }
+  func magnetometerAge(at index: Int) -> Double {
+    hasMagnetometer ? Double(samples[index].magnetometerAge) : 0
   }
 }
 

@@ -55,7 +55,7 @@ struct ReplayCommand: ParsableCommand {
 
   @Flag(
     help:
-      "With --offline, keep the recording and the passes in memory (76 bytes per sample) instead of unlinked temporary files in $TMPDIR (bounded memory)."
+      "With --offline, keep the recording and the passes in memory (84 bytes per sample) instead of unlinked temporary files in $TMPDIR (bounded memory)."
   )
   var offlineInMemory = false
 

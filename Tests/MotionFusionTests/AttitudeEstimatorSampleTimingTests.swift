@@ -186,6 +186,73 @@ final class AttitudeEstimatorSampleTimingTests: XCTestCase {
     XCTAssertGreaterThan(untold.total, 10 * told.total, "\(untold) vs \(told)")
   }
 
+  /// The offline estimator takes the same ages from its recording (each reading's age before its
+  /// gyroscope sample), in its backward pass too: with a gyroscope at 100 Hz and the accelerometer
+  /// and magnetometer at 25 Hz on their own clocks it does as well as the real-time estimator, and
+  /// without the ages it does not.
+  func testOfflineRecordingsKeepTheReadingsAges() {
+    let motion = { (t: Double) in
+      Quaternion(angle: 1.0 * t, axis: SIMD3(0, 0, 1))
+        * Quaternion(angle: 1.5 * t, axis: SIMD3(1, 0, 0))
+    }
+    var gyroscopeIMU = SyntheticIMU()
+    let gyroscopeSamples = gyroscopeIMU.samples(duration: 30, rate: 100, attitude: motion)
+    var vectorIMU = SyntheticIMU()
+    vectorIMU.vectorAveragingPoints = 32
+    let accelerometerSamples = vectorIMU.samples(
+      duration: 30, rate: 25, start: 0.003, attitude: motion)
+    let magnetometerSamples = vectorIMU.samples(
+      duration: 30, rate: 25, start: 0.007, attitude: motion)
+    var parameters = AttitudeEstimator.Parameters.default
+    parameters.gyroscopeDelay = 0
+    parameters.magnetometerDelay = 0
+    func rms(withAges: Bool) -> Double {
+      var recording = OfflineAttitudeRecording(hasMagnetometer: true)
+      var truths: [Quaternion] = []
+      var a = 0
+      var m = 0
+      for g in gyroscopeSamples {
+        while a + 1 < accelerometerSamples.count
+          && accelerometerSamples[a + 1].timestamp <= g.timestamp
+        {
+          a += 1
+        }
+        while m + 1 < magnetometerSamples.count
+          && magnetometerSamples[m + 1].timestamp <= g.timestamp
+        {
+          m += 1
+        }
+        guard accelerometerSamples[a].timestamp <= g.timestamp,
+          magnetometerSamples[m].timestamp <= g.timestamp
+        else { continue }
+        XCTAssertTrue(
+          recording.append(
+            timestamp: g.timestamp, gyroscope: g.gyroscope,
+            accelerometer: accelerometerSamples[a].accelerometer,
+            magnetometer: magnetometerSamples[m].magnetometer,
+            accelerometerAge: withAges ? g.timestamp - accelerometerSamples[a].timestamp : 0,
+            magnetometerAge: withAges ? g.timestamp - magnetometerSamples[m].timestamp : 0))
+        truths.append(g.earthFromSensor)
+      }
+      XCTAssertEqual(recording.hasSensorAges, withAges)
+      let attitudes = OfflineAttitudeEstimator.estimate(
+        recording, samplePeriod: 0.01, parameters: parameters)
+      var sum = 0.0
+      var count = 0.0
+      for i in 0..<recording.count where recording.timestamp(at: i) >= 10 {
+        let e = attitudes[i].angle(to: truths[i])
+        sum += e * e
+        count += 1
+      }
+      return (sum / count).squareRoot() / degree
+    }
+    let withAges = rms(withAges: true)
+    let withoutAges = rms(withAges: false)
+    // Measured: 0.073° with the ages, 1.36° without.
+    XCTAssertLessThan(withAges, 0.15)
+    XCTAssertGreaterThan(withoutAges, 10 * withAges)
+  }
+
   /// Turning a vector into axes turned by a rotation: first order for small angles, exact for
   /// large ones (an absurd rate over a long interval must not stretch the vector).
   func testTurnedKeepsTheLengthAtAnyAngle() {
