@@ -276,7 +276,7 @@ var targets: [Target] = [
     name: "OpenCoreMotionTests",
     dependencies: [
       "OpenCoreMotion", "SourceComposition", "PhoneStreams", "MotionSensors", "LinuxIIO",
-      "Geomagnetism", "MotionMath",
+      "Geomagnetism", "MotionMath", "MotionFusion",
       "MotionRecognition", "_LinuxIIOTestSupport", "_MotionTestSupport",
     ]),
   .testTarget(
