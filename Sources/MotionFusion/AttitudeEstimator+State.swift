@@ -35,10 +35,12 @@ extension AttitudeEstimator {
       public var timestamp: Double?
       public var interval = 0.0
 
+      package init() {}
+
       /// Notes a sample stamped `sampleTimestamp` (nil or non-finite: none; within a microsecond
       /// of the last one: the same, held sample, whose timestamp a recording may have stored as an
       /// age in single precision). An interval longer than `limit` (a gap) is unknown (0).
-      mutating func observe(_ sampleTimestamp: Double?, limit: Double) {
+      package mutating func observe(_ sampleTimestamp: Double?, limit: Double) {
         guard let sampleTimestamp, sampleTimestamp.isFinite else { return }
         if let last = timestamp, Swift.abs(sampleTimestamp - last) <= 1e-6 { return }
         if let last = timestamp, sampleTimestamp > last {

@@ -118,13 +118,13 @@ public struct AttitudeEstimator: Sendable {
   }
 
   /// The rotation vector (rad, sensor frame) from the instant a vector sample describes to the
-  /// instant the outputs describe, for a bias-corrected `rate` (rad/s) over a sample interval of
-  /// `interval` s (``Parameters/sampleAveragingLag`` of the interval plus
-  /// ``Parameters/gyroscopeDelay``): what ``State/sampleToOutputRotation`` holds after an update.
-  public static func sampleToOutputRotation(
-    rate: SIMD3<Double>, interval: Double, parameters: Parameters
+  /// instant the outputs describe, for a bias-corrected `rate` (rad/s) and the sample's lag behind
+  /// `timestamp` (``sampleLag(at:sampleTimestamp:interval:clock:parameters:)``, s) plus
+  /// ``Parameters/gyroscopeDelay``: what ``State/sampleToOutputRotation`` holds after an update.
+  package static func sampleToOutputRotation(
+    rate: SIMD3<Double>, sampleLag: Double, parameters: Parameters
   ) -> SIMD3<Double> {
-    rate * (parameters.sampleAveragingLag * interval + parameters.gyroscopeDelay)
+    rate * (sampleLag + parameters.gyroscopeDelay)
   }
 
   /// Seconds from the instant a vector sample describes to `timestamp`: for a sample stamped
@@ -132,7 +132,7 @@ public struct AttitudeEstimator: Sendable {
   /// gyroscope's `interval`; for one on its own clock, its age plus that share of its own interval
   /// (`clock`'s, else the gyroscope's). The age is kept within ±``Parameters/reinitializationGap``;
   /// a non-finite timestamp counts as none.
-  static func sampleLag(
+  package static func sampleLag(
     at timestamp: Double, sampleTimestamp: Double?, interval: Double,
     clock: State.SensorClock, parameters: Parameters
   ) -> Double {
@@ -227,7 +227,8 @@ public struct AttitudeEstimator: Sendable {
     let accelerometerLag = Self.sampleLag(
       at: timestamp, sampleTimestamp: accelerometerTimestamp, interval: dt,
       clock: state.accelerometerClock, parameters: parameters)
-    state.sampleToOutputRotation = rate * (accelerometerLag + coefficients.gyroscopeDelay)
+    state.sampleToOutputRotation = Self.sampleToOutputRotation(
+      rate: rate, sampleLag: accelerometerLag, parameters: parameters)
     if !accelerometerSaturated {
       correctInclination(
         accelerometer, rotationSince: rate * accelerometerLag, dt: dt,
@@ -464,7 +465,7 @@ public struct AttitudeEstimator: Sendable {
     _ accelerometer: SIMD3<Double>, rotationSince: SIMD3<Double>, dt: Double, useForBias: Bool
   ) {
     // The sample in the attitude's sensor frame: rotating the device by θ turns a fixed vector
-    // by −θ in the sensor frame, a + a × θ to first order (θ is a fraction of one step).
+    // by −θ in the sensor frame (`turned`).
     let sample = Self.turned(accelerometer, by: rotationSince)
     let inInertial = Self.rotate(state.inertialFromSensor, sample)
     let filtered = state.inertialAcceleration.update(inInertial)

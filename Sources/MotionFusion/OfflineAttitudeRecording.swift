@@ -57,7 +57,7 @@ public struct OfflineAttitudeRecording: OfflineAttitudeInputs, Sendable {
     gyroscopes.append(sample.gyroscope)
     accelerometers.append(sample.accelerometer)
     accelerometerAges.append(sample.accelerometerAge)
-    if sample.accelerometerAge != 0 || sample.magnetometerAge != 0 { hasSensorAges = true }
+    if sample.hasAge { hasSensorAges = true }
     if hasMagnetometer {
       magnetometers.append(sample.magnetometer)
       magnetometerAges.append(sample.magnetometerAge)

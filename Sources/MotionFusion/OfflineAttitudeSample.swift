@@ -19,6 +19,9 @@ package struct OfflineAttitudeSample: Sendable, Equatable, BitwiseCopyable {
   package var accelerometerAge: Float
   package var magnetometerAge: Float
 
+  /// Whether a reading was stamped before `timestamp` (a sensor on its own clock).
+  package var hasAge: Bool { accelerometerAge != 0 || magnetometerAge != 0 }
+
   /// The sample, or `nil` when a recording must refuse it: a time that is not finite or does not
   /// come after `previousTimestamp`, a reading that is not finite in single precision (beyond
   /// about 3.4e38), or a magnetometer present in a six-axis recording or missing in a nine-axis

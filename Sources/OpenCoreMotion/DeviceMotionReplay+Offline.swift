@@ -170,15 +170,23 @@ extension DeviceMotionReplay {
     let aligner = ReferenceFrameAligner(frame: frame, declination: declination ?? 0)
     var summary = Summary()
     let parameters = AttitudeEstimator.Parameters.default
+    let ages = recording.hasSensorAges
+    var accelerometerClock = AttitudeEstimator.State.SensorClock()
     for i in 0..<count {
       let attitude = forward[i].doublePrecision.normalized
       let timestamp = recording.timestamp(at: i)
       let gyroscope = recording.gyroscope(at: i)
       // The specific force in the axes of the instant the attitude describes, as the real-time
-      // estimate gives it (see `DeviceMotionEstimate.accelerometer`).
+      // estimate gives it (see `DeviceMotionEstimate.accelerometer`), by the estimator's own lag:
+      // an accelerometer on its own clock by its age and its own interval.
       let interval = i > 0 ? timestamp - recording.timestamp(at: i - 1) : samplePeriod
+      let accelerometerTimestamp = ages ? timestamp - recording.accelerometerAge(at: i) : nil
+      accelerometerClock.observe(accelerometerTimestamp, limit: parameters.reinitializationGap)
+      let lag = AttitudeEstimator.sampleLag(
+        at: timestamp, sampleTimestamp: accelerometerTimestamp, interval: interval,
+        clock: accelerometerClock, parameters: parameters)
       let rotation = AttitudeEstimator.sampleToOutputRotation(
-        rate: gyroscope - gyroscopeBias, interval: interval, parameters: parameters)
+        rate: gyroscope - gyroscopeBias, sampleLag: lag, parameters: parameters)
       let estimate = DeviceMotionPipeline.Estimate(
         timestamp: timestamp, earthFromSensor6D: attitude,
         earthFromSensor9D: attitude, hasMagneticHeading: usesMagnetometer,

@@ -41,7 +41,7 @@ final class TemporaryOfflineRecording: OfflineAttitudeInputs {
     else { return false }
     samples.append(sample)
     lastTimestamp = timestamp
-    if sample.accelerometerAge != 0 || sample.magnetometerAge != 0 { hasSensorAges = true }
+    if sample.hasAge { hasSensorAges = true }
     return true
   }
 

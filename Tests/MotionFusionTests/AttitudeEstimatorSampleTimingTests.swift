@@ -115,12 +115,19 @@ final class AttitudeEstimatorSampleTimingTests: XCTestCase {
     XCTAssertLessThan((paired / count).squareRoot(), tolerance)
   }
 
-  /// A gyroscope at 100 Hz and an accelerometer and a magnetometer at 25 Hz on their own clocks
-  /// (stamped 3 ms and 7 ms after a gyroscope tick), each latest sample passed with every
-  /// gyroscope sample, as `DeviceMotionFeed` does. Told each sample's own timestamp, the
-  /// estimator compares it with the attitude of its instant; not told, it takes a sample up to
-  /// 40 ms old for one of the last 10 ms.
-  func testSensorsOnTheirOwnClocksArePairedByTheirTimestamps() {
+  /// One gyroscope sample with the latest accelerometer and magnetometer samples of sensors on
+  /// their own clocks.
+  private struct HeldInput {
+    var gyroscope: SyntheticIMU.Sample
+    var accelerometer: SyntheticIMU.Sample
+    var magnetometer: SyntheticIMU.Sample
+  }
+
+  /// A turning tumble read by a gyroscope at 100 Hz and by an accelerometer and a magnetometer at
+  /// 25 Hz on their own clocks (stamped 3 ms and 7 ms after a gyroscope tick, readings averaged
+  /// over their intervals): for each gyroscope sample once both others have ticked, the latest
+  /// sample of each, as `DeviceMotionFeed` holds them.
+  private func ownClockInputs() -> [HeldInput] {
     let motion = { (t: Double) in
       Quaternion(angle: 1.0 * t, axis: SIMD3(0, 0, 1))
         * Quaternion(angle: 1.5 * t, axis: SIMD3(1, 0, 0))
@@ -133,46 +140,58 @@ final class AttitudeEstimatorSampleTimingTests: XCTestCase {
       duration: 30, rate: 25, start: 0.003, attitude: motion)
     let magnetometerSamples = vectorIMU.samples(
       duration: 30, rate: 25, start: 0.007, attitude: motion)
+    var inputs: [HeldInput] = []
+    var a = 0
+    var m = 0
+    for g in gyroscopeSamples {
+      while a + 1 < accelerometerSamples.count
+        && accelerometerSamples[a + 1].timestamp <= g.timestamp
+      {
+        a += 1
+      }
+      while m + 1 < magnetometerSamples.count
+        && magnetometerSamples[m + 1].timestamp <= g.timestamp
+      {
+        m += 1
+      }
+      guard accelerometerSamples[a].timestamp <= g.timestamp,
+        magnetometerSamples[m].timestamp <= g.timestamp
+      else { continue }
+      inputs.append(
+        HeldInput(
+          gyroscope: g, accelerometer: accelerometerSamples[a], magnetometer: magnetometerSamples[m]
+        ))
+    }
+    return inputs
+  }
+
+  /// A gyroscope at 100 Hz and an accelerometer and a magnetometer at 25 Hz on their own clocks
+  /// (stamped 3 ms and 7 ms after a gyroscope tick), each latest sample passed with every
+  /// gyroscope sample, as `DeviceMotionFeed` does. Told each sample's own timestamp, the
+  /// estimator compares it with the attitude of its instant; not told, it takes a sample up to
+  /// 40 ms old for one of the last 10 ms.
+  func testSensorsOnTheirOwnClocksArePairedByTheirTimestamps() {
+    let inputs = ownClockInputs()
     func rms(toldTimestamps: Bool) -> (total: Double, inclination: Double) {
       var parameters = AttitudeEstimator.Parameters.default
       parameters.gyroscopeDelay = 0
       parameters.magnetometerDelay = 0
       var estimator = AttitudeEstimator(parameters: parameters, samplePeriod: 0.01)
-      var a = 0
-      var m = 0
       var total = 0.0
       var inclination = 0.0
       var count = 0.0
-      for g in gyroscopeSamples {
-        while a + 1 < accelerometerSamples.count
-          && accelerometerSamples[a + 1].timestamp <= g.timestamp
-        {
-          a += 1
-        }
-        while m + 1 < magnetometerSamples.count
-          && magnetometerSamples[m + 1].timestamp <= g.timestamp
-        {
-          m += 1
-        }
-        guard accelerometerSamples[a].timestamp <= g.timestamp,
-          magnetometerSamples[m].timestamp <= g.timestamp
-        else { continue }
+      for input in inputs {
+        let g = input.gyroscope
         estimator.update(
           timestamp: g.timestamp, gyroscope: g.gyroscope,
-          accelerometer: accelerometerSamples[a].accelerometer,
-          magnetometer: magnetometerSamples[m].magnetometer,
-          accelerometerTimestamp: toldTimestamps ? accelerometerSamples[a].timestamp : nil,
-          magnetometerTimestamp: toldTimestamps ? magnetometerSamples[m].timestamp : nil)
+          accelerometer: input.accelerometer.accelerometer,
+          magnetometer: input.magnetometer.magnetometer,
+          accelerometerTimestamp: toldTimestamps ? input.accelerometer.timestamp : nil,
+          magnetometerTimestamp: toldTimestamps ? input.magnetometer.timestamp : nil)
         guard g.timestamp >= 20 else { continue }
-        let e = estimator.earthFromSensor9D.angle(to: g.earthFromSensor)
+        let e = totalError(estimator, g.earthFromSensor)
         total += e * e
-        let up = SIMD3<Double>(0, 0, 1)
-        let tilt = Double.acos(
-          Swift.min(
-            1,
-            (estimator.earthFromSensor9D.conjugate.act(on: up)
-              * g.earthFromSensor.conjugate.act(on: up))
-              .sum()))
+        let tilt = inclinationError(estimator, g.earthFromSensor)
         inclination += tilt * tilt
         count += 1
       }
@@ -191,48 +210,21 @@ final class AttitudeEstimatorSampleTimingTests: XCTestCase {
   /// and magnetometer at 25 Hz on their own clocks it does as well as the real-time estimator, and
   /// without the ages it does not.
   func testOfflineRecordingsKeepTheReadingsAges() {
-    let motion = { (t: Double) in
-      Quaternion(angle: 1.0 * t, axis: SIMD3(0, 0, 1))
-        * Quaternion(angle: 1.5 * t, axis: SIMD3(1, 0, 0))
-    }
-    var gyroscopeIMU = SyntheticIMU()
-    let gyroscopeSamples = gyroscopeIMU.samples(duration: 30, rate: 100, attitude: motion)
-    var vectorIMU = SyntheticIMU()
-    vectorIMU.vectorAveragingPoints = 32
-    let accelerometerSamples = vectorIMU.samples(
-      duration: 30, rate: 25, start: 0.003, attitude: motion)
-    let magnetometerSamples = vectorIMU.samples(
-      duration: 30, rate: 25, start: 0.007, attitude: motion)
+    let inputs = ownClockInputs()
     var parameters = AttitudeEstimator.Parameters.default
     parameters.gyroscopeDelay = 0
     parameters.magnetometerDelay = 0
     func rms(withAges: Bool) -> Double {
       var recording = OfflineAttitudeRecording(hasMagnetometer: true)
-      var truths: [Quaternion] = []
-      var a = 0
-      var m = 0
-      for g in gyroscopeSamples {
-        while a + 1 < accelerometerSamples.count
-          && accelerometerSamples[a + 1].timestamp <= g.timestamp
-        {
-          a += 1
-        }
-        while m + 1 < magnetometerSamples.count
-          && magnetometerSamples[m + 1].timestamp <= g.timestamp
-        {
-          m += 1
-        }
-        guard accelerometerSamples[a].timestamp <= g.timestamp,
-          magnetometerSamples[m].timestamp <= g.timestamp
-        else { continue }
+      for input in inputs {
+        let g = input.gyroscope
         XCTAssertTrue(
           recording.append(
             timestamp: g.timestamp, gyroscope: g.gyroscope,
-            accelerometer: accelerometerSamples[a].accelerometer,
-            magnetometer: magnetometerSamples[m].magnetometer,
-            accelerometerAge: withAges ? g.timestamp - accelerometerSamples[a].timestamp : 0,
-            magnetometerAge: withAges ? g.timestamp - magnetometerSamples[m].timestamp : 0))
-        truths.append(g.earthFromSensor)
+            accelerometer: input.accelerometer.accelerometer,
+            magnetometer: input.magnetometer.magnetometer,
+            accelerometerAge: withAges ? g.timestamp - input.accelerometer.timestamp : 0,
+            magnetometerAge: withAges ? g.timestamp - input.magnetometer.timestamp : 0))
       }
       XCTAssertEqual(recording.hasSensorAges, withAges)
       let attitudes = OfflineAttitudeEstimator.estimate(
@@ -240,7 +232,7 @@ final class AttitudeEstimatorSampleTimingTests: XCTestCase {
       var sum = 0.0
       var count = 0.0
       for i in 0..<recording.count where recording.timestamp(at: i) >= 10 {
-        let e = attitudes[i].angle(to: truths[i])
+        let e = attitudes[i].angle(to: inputs[i].gyroscope.earthFromSensor)
         sum += e * e
         count += 1
       }
