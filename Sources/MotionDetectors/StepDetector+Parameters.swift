@@ -34,6 +34,25 @@ extension StepDetector {
     /// (two steps, left and right unlike) and the step period is half of it; when it is below (the
     /// signal is in anti-phase at half the lag) the lag is one step.
     public var strideHalfLagThreshold: Double = -0.1
+    /// Step periods shorter than this, s, are running cadences (over 2.4 steps/s; walking, on
+    /// stairs too, stays under about 2.3). A lag is halved into such a period only on running's
+    /// evidence: the two halves of the stride alike (``fastStrideHalfLagFraction``) or the
+    /// signal as strong as running (``minimumRunningRMS``). Otherwise the lag is one step whose
+    /// impact shows two peaks (stairs with the phone in a pocket, a sensor on the lower back):
+    /// halved, every real step interval looked like two periods and ended the bout.
+    public var fastestWalkingStepPeriod: Double = 0.42
+    /// Least autocorrelation at half the lag, as a fraction of the autocorrelation at the lag,
+    /// for a halving into a period under ``fastestWalkingStepPeriod``: running's two steps
+    /// repeat each other nearly as well as the stride repeats itself, a second peak inside one
+    /// step much less. On MotionSense's pocket trials, of the decisions that would halve into
+    /// such a period, 8 % of jogging's fall under 0.35 (its 10th percentile is 0.36; those have
+    /// running's strength) against 82 % of climbing stairs' (median 0.14).
+    public var fastStrideHalfLagFraction: Double = 0.35
+    /// Least RMS of the band-passed |a|, m/s², that admits such a halving without the
+    /// correlation: running with unlike steps (a phone in one back pocket). Every MotionSense
+    /// jogging trial has 4.0 m/s² or more in its 1st percentile; walking trials' medians are
+    /// 3.2–5.0, stairs' 1.3–5.2.
+    public var minimumRunningRMS: Double = 4.0
     /// Least normalised autocorrelation at the period for a new walking bout to be confirmed.
     public var minimumBoutPeriodicity: Double = 0.5
     /// Least peak height, m/s², and least height relative to the running RMS, outside the rhythm.

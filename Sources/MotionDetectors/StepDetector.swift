@@ -20,7 +20,9 @@
 ///    close to the best one is the period of the gait pattern; if the signal correlates at half
 ///    that lag the pattern was a stride (left + right), else one step. This makes the detector
 ///    indifferent to placements that show one strong peak per stride (back pocket) and to ones that
-///    show two peaks per step.
+///    show two peaks per step. A halving that would give a running cadence (over 2.4 steps/s)
+///    also needs running's evidence (alike steps or running's strength); without it the lag is
+///    one step whose impact has two peaks (stairs in a pocket, a sensor on the lower back).
 /// 3. A step is the highest peak within a cadence-dependent minimum interval, above a threshold
 ///    relative to the running RMS (lower where the rhythm expects the next step).
 /// 4. Walking gate: a bout is confirmed by ``Parameters/stepsToConfirmBout`` peaks at regular
@@ -182,7 +184,16 @@ public struct StepDetector: Sendable {
     let half = lag / 2
     var halfLag = -Double.infinity
     for index in max(1, half - 3)...min(half + 3, longest) { halfLag = max(halfLag, r[index]) }
-    let isStride = halfLag / r0 > parameters.strideHalfLagThreshold
+    let halfLagCorrelation = halfLag / r0
+    var isStride = halfLagCorrelation > parameters.strideHalfLagThreshold
+    let runningRMS = parameters.minimumRunningRMS
+    if isStride, Double(lag) * coefficients.gridPeriod / 2 < parameters.fastestWalkingStepPeriod,
+      halfLag < parameters.fastStrideHalfLagFraction * r[lag],
+      state.energy < runningRMS * runningRMS
+    {
+      // A running cadence without running's evidence: one step with a doubled impact.
+      isStride = false
+    }
     state.stepPeriod = Double(lag) * coefficients.gridPeriod / (isStride ? 2 : 1)
     state.periodicity = r[lag] / r0
   }

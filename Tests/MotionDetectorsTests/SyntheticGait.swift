@@ -92,6 +92,34 @@ enum SyntheticGait {
     }
   }
 
+  /// A gait of sharp impacts, `frequency` per second, each followed by a second impact of
+  /// `secondHeight` × its height at `secondPhase` of the period (Gaussian bumps of 50 ms at the
+  /// period's 1 Hz scale), `amplitude` g, random orientation, 0.02 g noise. As steps (frequency =
+  /// cadence) it is stairs in a pocket or a sensor on the lower back, where one step's impact
+  /// shows two peaks; as strides (frequency = half the cadence, second impact at 0.5) it is
+  /// running, the second bump being the other foot.
+  static func impacts(
+    frequency: Double, secondPhase: Double, secondHeight: Double, amplitude: Double = 0.3,
+    seconds: Double = 60, rate: Double = 100, using random: inout SplitMix64
+  ) -> Samples {
+    let up = random.nextUnitVector()
+    let width = 0.05 * frequency  // of the period
+    func bump(_ phase: Double, at centre: Double) -> Double {
+      var offset = (phase - centre).truncatingRemainder(dividingBy: 1)
+      if offset < -0.5 { offset += 1 } else if offset >= 0.5 { offset -= 1 }
+      return exp(-0.5 * (offset / width) * (offset / width))
+    }
+    let count = Int(seconds * rate)
+    let profile = (0..<count).map { index -> Double in
+      let phase = (Double(index) / rate * frequency).truncatingRemainder(dividingBy: 1)
+      return bump(phase, at: 0) + secondHeight * bump(phase, at: secondPhase)
+    }
+    let mean = profile.reduce(0, +) / Double(max(count, 1))
+    return profile.enumerated().map { index, value in
+      (Double(index) / rate, -up * (1 + amplitude * (value - mean)) + noiseVector(0.02, &random))
+    }
+  }
+
   static func noiseVector(_ sigma: Double, _ random: inout SplitMix64) -> SIMD3<Double> {
     SIMD3(random.nextGaussian(), random.nextGaussian(), random.nextGaussian()) * sigma
   }

@@ -4,7 +4,8 @@ import cache, data
 
 P = dict(rate=50.0, lo=0.6, hi=3.5, tau_e=2.0, tau_r=4.0, minlag=0.4, maxlag=2.5, near=0.9, rmin=0.2,
          theta=-0.1, rho=0.5, hmin=0.5, k=0.6, hmin2=0.2, k2=0.15, rlo=0.7, rhi=1.4, tmin=0.2, c=0.55,
-         blo=0.5, bhi=1.7, nbout=3, trim=0.2, delay=0.08, cap=16, hfc=6.0, hfmax=3.0, fill=0.0, tfloor=0.25)
+         blo=0.5, bhi=1.7, nbout=3, trim=0.2, delay=0.08, cap=16, hfc=6.0, hfmax=3.0, fill=0.0, tfloor=0.25,
+         nbout2=4, rho2=0.3, e2=2.0, tfast=0.42, thfastrel=0.35, erun=4.0)
 
 def biquad(kind, fc, fs):
     k = np.tan(np.pi * fc / fs); n = 1 / (1 + np.sqrt(2) * k + k * k)
@@ -68,7 +69,10 @@ def detect(t, acc, p=P, debug=False):
                         if (c == shortest or r[c] >= r[c-1]) and r[c] >= r[c+1] and r[c] >= p['near'] * best: L = c; break
                     h = L // 2
                     hv = r[max(1, h - 3):min(h + 3, longest) + 1].max()
-                    T = L * dt / (2 if hv / r0 > p['theta'] else 1)
+                    # A halving into a running cadence (< tfast) needs running's evidence: alike steps
+                    # (hv >= thfastrel * r[L]) or running's strength (RMS >= erun).
+                    fast_unproven = L * dt / 2 < p['tfast'] and hv < p['thfastrel'] * r[L] and np.sqrt(energy) < p['erun']
+                    T = L * dt / (2 if hv / r0 > p['theta'] and not fast_unproven else 1)
                     rho = r[L] / r0
                 else: rho = 0
             else: rho = 0
