@@ -23,12 +23,17 @@ struct DaemonDashboardHistory: DashboardHistoryProvider {
       return DashboardHistory.Client(
         name: client.name, processIdentifier: Int32(clamping: client.pid), rate: rates.max())
     }
-    guard case .success(let store) = daemon.history.storeForQuery() else {
+    let now = Date()
+    let read = daemon.history.withStoreForQuery { store in
+      Result {
+        let days = try Self.days(store: store, now: now, calendar: Calendar.current)
+        return (days, try store.recordedExtent())
+      }
+    }
+    guard case .success(let stored) = read else {
       return DashboardHistory(days: [], recorderStart: nil, recorderEnd: nil, clients: clients)
     }
-    let now = Date()
-    let days = try Self.days(store: store, now: now, calendar: Calendar.current)
-    let extent = try store.recordedExtent()
+    let (days, extent) = try stored.get()
     return DashboardHistory(
       days: days, recorderStart: extent?.start, recorderEnd: extent?.end, clients: clients)
   }

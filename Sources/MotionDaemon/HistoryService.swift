@@ -18,7 +18,8 @@ import OpenCoreMotion
 /// on), the batch is kept up to ``maximumPendingSamples`` recorded samples, and the write is
 /// retried every ``retryInterval``.
 final class HistoryService: @unchecked Sendable {
-  // Sendable because every mutable property is in `state` (a Locked) or `storeLock`-guarded.
+  // Sendable because every mutable property is in `state` (a Locked) or `storeLock`-guarded; the
+  // store a query reads is kept open by `closeLock`'s read side.
   enum Condition: Sendable, Equatable {
     case recording
     case paused(String)
@@ -76,6 +77,10 @@ final class HistoryService: @unchecked Sendable {
   /// Serialises store writes, prunes, privacy changes and closing (never taken on the delivery
   /// path).
   private let storeLock = NSLock()
+  /// Queries hold the read side while they use the store; detaching and closing it (privacy
+  /// denial, shutdown) takes the write side, so no query reads a closed store. Lock order:
+  /// `storeLock` before `closeLock`.
+  private let closeLock = ReadersWriterLock()
   private let wakeUp = NSCondition()
   private var writerThread: Thread?
 
@@ -130,11 +135,13 @@ final class HistoryService: @unchecked Sendable {
     wakeUp.withLock { wakeUp.broadcast() }
     storeLock.withLock {
       flushLocked()
-      let store = state.withLock { s -> HistoryStore? in
-        defer { s.store = nil }
-        return s.store
+      closeLock.withWriteLock {
+        let store = state.withLock { s -> HistoryStore? in
+          defer { s.store = nil }
+          return s.store
+        }
+        store?.close()
       }
-      store?.close()
     }
   }
 
@@ -349,17 +356,21 @@ final class HistoryService: @unchecked Sendable {
   var recordingUntil: Double { state.withLock { $0.recordingUntil } }
   var droppedSamples: UInt64 { state.withLock { $0.droppedSamples } }
 
-  /// The open store, or the error code and message a query gets instead.
-  func storeForQuery() -> Result<HistoryStore, QueryError> {
-    state.withLock { s in
-      if s.condition == .denied {
-        return .failure(QueryError(code: .notAuthorized, message: "motion history is denied"))
+  /// Runs `body` with the open store, kept open until it returns (a privacy denial or shutdown
+  /// waits for it), or returns the error code and message a query gets instead.
+  func withStoreForQuery<T>(_ body: (HistoryStore) -> T) -> Result<T, QueryError> {
+    closeLock.withReadLock {
+      let open = state.withLock { s -> Result<HistoryStore, QueryError> in
+        if s.condition == .denied {
+          return .failure(QueryError(code: .notAuthorized, message: "motion history is denied"))
+        }
+        guard let store = s.store else {
+          return .failure(
+            QueryError(code: .notAvailable, message: "motion history is \(s.condition.text)"))
+        }
+        return .success(store)
       }
-      guard let store = s.store else {
-        return .failure(
-          QueryError(code: .notAvailable, message: "motion history is \(s.condition.text)"))
-      }
-      return .success(store)
+      return open.map(body)
     }
   }
 
@@ -375,14 +386,15 @@ final class HistoryService: @unchecked Sendable {
   {
     // Under `storeLock` no flush moves pending steps into the store between the two reads.
     storeLock.withLock {
-      let store: HistoryStore
-      switch storeForQuery() {
-      case .failure(let error): return .failure(error)
-      case .success(let open): store = open
+      let stored = withStoreForQuery { store in
+        Result { try store.stepMinutes(from: from, to: to) }
       }
       var minutes: [Int64: HistoryBatch.StepDelta]
-      do { minutes = try store.stepMinutes(from: from, to: to) } catch {
+      switch stored {
+      case .failure(let error): return .failure(error)
+      case .success(.failure(let error)):
         return .failure(QueryError(code: .notAvailable, message: "history query failed: \(error)"))
+      case .success(.success(let found)): minutes = found
       }
       let counters = state.withLock { s -> Opencoremotion_Daemon_V1_PedometerLive in
         for (minute, delta) in s.pending.steps
@@ -406,18 +418,19 @@ final class HistoryService: @unchecked Sendable {
       return .failure(
         QueryError(code: .invalidParameter, message: "duration must be in (0, 43200] s"))
     }
-    switch storeForQuery() {
-    case .failure(let error): return .failure(error)
-    case .success(let store):
-      let until = now + duration
-      do {
-        try storeLock.withLock {
-          try store.addRecordingRequest(requestedDate: now, untilDate: until)
-        }
-      } catch {
-        return .failure(
-          QueryError(code: .notAvailable, message: "cannot store the request: \(error)"))
+    let until = now + duration
+    // The store is taken under `storeLock`, so a privacy denial cannot close it in between.
+    let written = storeLock.withLock {
+      withStoreForQuery { store in
+        Result { try store.addRecordingRequest(requestedDate: now, untilDate: until) }
       }
+    }
+    switch written {
+    case .failure(let error): return .failure(error)
+    case .success(.failure(let error)):
+      return .failure(
+        QueryError(code: .notAvailable, message: "cannot store the request: \(error)"))
+    case .success(.success):
       return .success(
         state.withLock { s in
           s.recordingUntil = max(s.recordingUntil, until)
@@ -435,16 +448,18 @@ final class HistoryService: @unchecked Sendable {
         openStoreLocked()
         logger.notice("motion history allowed by the user")
       } else {
-        let store = state.withLock { s -> HistoryStore? in
-          defer {
-            s.store = nil
-            s.pending = HistoryBatch()
-            s.recordingUntil = 0
-            s.condition = .denied
+        closeLock.withWriteLock {
+          let store = state.withLock { s -> HistoryStore? in
+            defer {
+              s.store = nil
+              s.pending = HistoryBatch()
+              s.recordingUntil = 0
+              s.condition = .denied
+            }
+            return s.store
           }
-          return s.store
+          store?.close()
         }
-        store?.close()
         HistoryStore.deleteFiles(directory: settings.directory)
         try? FileManager.default.createDirectory(
           atPath: settings.directory, withIntermediateDirectories: true,

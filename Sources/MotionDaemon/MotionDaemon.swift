@@ -401,9 +401,7 @@ public final class MotionDaemon: @unchecked Sendable {
     guard Self.validRange(query.fromDate, query.toDate) else {
       return [Wire.error(.invalidParameter, "from_date must not be after to_date", requestID: id)]
     }
-    switch history.storeForQuery() {
-    case .failure(let error): return [Wire.error(error.code, error.message, requestID: id)]
-    case .success(let store):
+    let answered = history.withStoreForQuery { store -> [WireServerMessage] in
       do {
         let changes = try store.activities(from: query.fromDate, to: query.toDate)
         guard !changes.isEmpty else {
@@ -419,6 +417,10 @@ public final class MotionDaemon: @unchecked Sendable {
         return [Wire.error(.notAvailable, "history query failed: \(error)", requestID: id)]
       }
     }
+    switch answered {
+    case .failure(let error): return [Wire.error(error.code, error.message, requestID: id)]
+    case .success(let replies): return replies
+    }
   }
 
   private func answerAccelerometer(
@@ -433,9 +435,7 @@ public final class MotionDaemon: @unchecked Sendable {
           .invalidParameter, "the range must be ordered and at most 12 h long", requestID: id)
       ]
     }
-    switch history.storeForQuery() {
-    case .failure(let error): return [Wire.error(error.code, error.message, requestID: id)]
-    case .success(let store):
+    let answered = history.withStoreForQuery { store -> [WireServerMessage] in
       var replies: [WireServerMessage] = []
       do {
         try store.accelerometer(from: query.fromDate, to: query.toDate) { chunk in
@@ -458,6 +458,10 @@ public final class MotionDaemon: @unchecked Sendable {
       }
       replies[replies.count - 1].recorded.complete = true
       return replies
+    }
+    switch answered {
+    case .failure(let error): return [Wire.error(error.code, error.message, requestID: id)]
+    case .success(let replies): return replies
     }
   }
 
@@ -503,7 +507,7 @@ public final class MotionDaemon: @unchecked Sendable {
     status.historyAuthorized = condition != .denied
     status.historyState = condition.text
     status.recordingUntilDate = history.recordingUntil
-    if case .success(let store) = history.storeForQuery() {
+    _ = history.withStoreForQuery { store in
       status.storePath = store.path
       status.historyBytes = store.sizeInBytes
       if let extent = try? store.extent() {

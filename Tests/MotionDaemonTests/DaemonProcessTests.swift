@@ -122,6 +122,46 @@ import _MotionTestSupport
     #expect(absent.output.contains("not running"))
   }
 
+  /// Denying history closes the store while queries on other connections may be reading it;
+  /// they used to read it unguarded and crashed the daemon inside SQLite within seconds.
+  @Test func privacyChangesRacingQueriesLeaveTheDaemonRunning() throws {
+    let daemon = try DaemonProcess(source: "simulator:tour")
+    let toggler = DaemonClient(socketPath: daemon.socketPath, clientName: "toggler")
+    let reader = DaemonClient(socketPath: daemon.socketPath, clientName: "reader")
+    let end = Date().addingTimeInterval(6)
+    let rounds = try blocking {
+      try await withThrowingTaskGroup(of: Int.self) { group in
+        group.addTask {
+          var allowed = false
+          var rounds = 0
+          while Date() < end {
+            try await toggler.setHistoryAllowed(allowed)
+            allowed.toggle()
+            rounds += 1
+          }
+          try await toggler.setHistoryAllowed(true)
+          return rounds
+        }
+        group.addTask {
+          while Date() < end {
+            let now = Date()
+            // Failures (not authorized, no data) are expected answers here; a crash is not.
+            _ = try? await reader.status()
+            _ = try? await reader.activities(from: now.addingTimeInterval(-600), to: now)
+            _ = try? await reader.recordedAccelerometer(from: now.addingTimeInterval(-5), to: now)
+          }
+          return 0
+        }
+        return try await group.reduce(0, +)
+      }
+    }
+    #expect(rounds > 10, "only \(rounds) privacy changes in 6 s")
+    #expect(try blocking { try await reader.status() }.historyState == "recording")
+    toggler.close()
+    reader.close()
+    #expect(try daemon.terminate() == 0)
+  }
+
   @Test func appsUseTheDaemonByDefaultWhenItsSocketExists() throws {
     let daemon = try DaemonProcess(source: "simulator:tour")
     // COREMOTION_SOURCE unset, the socket found through MOTIOND_SOCKET (as through
