@@ -29,31 +29,14 @@ final class CSVByteSource {
   /// hint for sizing the first window: reading stops at the real end of the file.
   let sizeHint: Int
 
-  /// Opens a file for reading; missing files and open errors become ``RecordingError``s.
+  /// Opens a file for reading; missing files, files that are not regular (a FIFO would block the
+  /// open forever) and open errors become ``RecordingError``s.
   init(contentsOf url: URL, displayName: String? = nil) throws {
     let name = displayName ?? url.path
-    let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else {
-      let code = errno
-      if code == ENOENT { throw RecordingError(.fileNotFound, file: name, "no such file") }
-      throw RecordingError(
-        .unreadable, file: name, "cannot read the file (\(String(cString: strerror(code))))")
-    }
-    var status = stat()
-    guard fstat(descriptor, &status) == 0 else {
-      let code = errno
-      close(descriptor)
-      throw RecordingError(
-        .unreadable, file: name, "cannot read the file (\(String(cString: strerror(code))))")
-    }
-    // A folder opens for reading on Linux but its reads fail; say so now.
-    if (status.st_mode & S_IFMT) == S_IFDIR {
-      close(descriptor)
-      throw RecordingError(.unreadable, file: name, "cannot read the file (it is a folder)")
-    }
+    let (descriptor, size) = try RegularFile.openForReading(url.path, displayName: name)
     storage = .file(descriptor: descriptor)
     fileName = name
-    sizeHint = Int(clamping: status.st_size)
+    sizeHint = size
   }
 
   /// Reads an open file descriptor, which it owns from now on (closes it when done).

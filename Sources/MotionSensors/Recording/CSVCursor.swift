@@ -42,6 +42,15 @@ package struct CSVCursor {
     self.position = self.bytes.byteOrderMarkLength
   }
 
+  /// The most cells a row may have (4096). Each cell costs a ``CSVField`` (16 bytes), and header
+  /// cells a `String` and an index entry besides, so a 16 MiB line of separators used to take
+  /// 300–600 MB; the widest real recording (SensorLog, about 80 columns) is far below this.
+  package static let maximumCellCount = 4096
+
+  /// How far into the file reading has come: the offset of the next unread line. Readers of
+  /// metadata compare it with their size limit.
+  package var offset: Int { bytes.start + position }
+
   /// Whether every line has been read.
   var isAtEnd: Bool { position >= bytes.count && bytes.isComplete }
 
@@ -98,8 +107,8 @@ package struct CSVCursor {
   ///
   /// Quoted cells (`"a,b"`, with `""` for a quote) may contain separators but not line breaks.
   ///
-  /// - Throws: ``RecordingError`` when the file cannot be read or a line is longer than
-  ///   ``CSVBytes/maximumLineLength``.
+  /// - Throws: ``RecordingError`` when the file cannot be read, a line is longer than
+  ///   ``CSVBytes/maximumLineLength`` or has more than ``maximumCellCount`` cells.
   package mutating func nextRow(into fields: inout [CSVField]) throws -> Bool {
     let separator = self.separator
     while let n = try loadLine() {
@@ -113,6 +122,11 @@ package struct CSVCursor {
       while i < n {
         let c = p[i]
         if c == separator {
+          guard fields.count < CSVCursor.maximumCellCount - 1 else {
+            throw RecordingError(
+              .malformedRow, file: bytes.fileName, line: lineNumber,
+              "the line has more than \(CSVCursor.maximumCellCount) cells")
+          }
           fields.append(CSVField(start: fieldStart, end: i))
           i += 1
           fieldStart = i

@@ -86,7 +86,9 @@ struct CSVTableStream: RecordingRowStream {
       return try cursor.bytes.double(fields[column], decimalComma: decimalComma)
     } catch {
       let text = cursor.bytes.string(fields[column])
-      throw malformed("expected a number, found \"\(text.prefix(40))\"", column: column)
+      // Quoted with control characters escaped: a NUL after "0" must not read as a valid "0".
+      throw malformed(
+        "expected a number, found \(RecordingError.quoted(text.prefix(40)))", column: column)
     }
   }
 

@@ -87,6 +87,13 @@ public struct ColumnMapping: Sendable, Equatable {
     }
   }
 
+  /// The first column names for a message: a header may have thousands of cells, and the message
+  /// only needs to show what the file holds.
+  private static func listed(_ names: [String]) -> String {
+    let shown = names.prefix(20).joined(separator: ", ")
+    return names.count > 20 ? shown + ", … (\(names.count) columns)" : shown
+  }
+
   func open(_ url: URL, options: RecordingReader.Options) throws -> CSVTableStream {
     let bytes = try CSVBytes(contentsOf: url)
     var cursor = CSVCursor(bytes, separator: separator.asciiValue ?? UInt8(ascii: ","))
@@ -116,7 +123,7 @@ public struct ColumnMapping: Sendable, Equatable {
       throw RecordingError(
         .malformedHeader, file: bytes.fileName, line: hasHeader ? cursor.lineNumber : nil,
         "the mapping names column \"\(name)\", which the file does not have"
-          + (hasHeader ? " (columns: \(names.joined(separator: ", ")))" : ""))
+          + (hasHeader ? " (columns: \(Self.listed(names)))" : ""))
     }
     func vector(_ names: [String]?, _ scale: Double) throws -> ColumnLayout.Vector? {
       guard let names else { return nil }

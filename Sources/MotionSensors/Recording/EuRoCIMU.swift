@@ -68,7 +68,7 @@ enum EuRoCIMU {
     layout.accelerometer = .init(columns: accelerometer)
     let descriptor = StreamDescriptor(
       name: file.lastPathComponent, sensors: layout.sensors,
-      nominalSampleRate: rate(fromYAMLBeside: file),
+      nominalSampleRate: try rate(fromYAMLBeside: file),
       metadata: [
         "format": RecordingFormat.euroc.rawValue, "clock": "seconds (from integer nanoseconds)",
       ])
@@ -79,10 +79,26 @@ enum EuRoCIMU {
   }
 
   /// `rate_hz` from `sensor.yaml` in the same folder (a plain `key: value` line; no YAML parser is
-  /// needed for it).
-  static func rate(fromYAMLBeside file: URL) -> Double? {
+  /// needed for it); `nil` when there is no such file or line.
+  ///
+  /// - Throws: ``RecordingError`` when the file is there but is not a regular file (a FIFO is not
+  ///   waited on), cannot be read, or is larger than ``RecordingContainer/maximumMetadataSize``
+  ///   (a real one is under 1 KiB; it used to be read whole, whatever its size).
+  static func rate(fromYAMLBeside file: URL) throws -> Double? {
     let yaml = file.deletingLastPathComponent().appendingPathComponent("sensor.yaml")
-    guard let text = try? String(contentsOf: yaml, encoding: .utf8) else { return nil }
+    let limit = RecordingContainer.maximumMetadataSize
+    let data: Data
+    do {
+      data = try RegularFile.readPrefix(yaml.path, count: limit + 1)
+    } catch let error as RecordingError where error.kind == .fileNotFound {
+      return nil
+    }
+    guard data.count <= limit else {
+      throw RecordingError(
+        .unreadable, file: yaml.path,
+        "is larger than \(limit >> 20) MiB, the most a metadata file may be")
+    }
+    let text = String(decoding: data, as: UTF8.self)
     for line in text.split(whereSeparator: \.isNewline) {
       let parts = line.split(separator: ":", maxSplits: 1)
       if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == "rate_hz" {

@@ -36,6 +36,11 @@ public enum OpenCoreMotionCSV {
   /// The format version this library writes and the newest it reads.
   public static let version = 1
 
+  /// The most bytes of `#` header lines read before the column header row (1 MiB; a written
+  /// header is under 1 KiB). Their values are kept, so without a bound a file of comment lines grew
+  /// memory about six times its size.
+  static let maximumHeaderSize = 1 << 20
+
   /// Column names, in the order they are written.
   enum Column {
     static let time = "t"
@@ -96,6 +101,12 @@ public enum OpenCoreMotionCSV {
     var metadata: [String: String] = [:]
     while let line = try cursor.peekLine(), line.hasPrefix("#") {
       _ = try cursor.nextLine()
+      // The header's values are kept (in the descriptor's metadata), so its size is bounded.
+      guard cursor.offset <= maximumHeaderSize else {
+        throw RecordingError(
+          .malformedHeader, file: file, line: cursor.lineNumber,
+          "the # header is longer than \(maximumHeaderSize >> 20) MiB")
+      }
       let body = line.dropFirst().drop { $0 == " " }
       guard let colon = body.firstIndex(of: ":") else { continue }  // a free comment
       let key = body[..<colon].trimmingCharacters(in: .whitespaces)

@@ -22,10 +22,15 @@ enum PhyphoxExport {
     ColumnIndex.normalize(headerLine).hasPrefix("time (s)")
   }
 
+  /// The most data tables an export may have (256). phyphox writes one per export set, rarely more
+  /// than ten; every table read keeps an inflated temporary file open, so thousands of them would
+  /// run out of file descriptors, and detection probes no more than this many.
+  static let maximumTableCount = 256
+
   /// Whether a container looks like a phyphox export.
   static func matches(_ container: RecordingContainer) -> Bool {
     if container.path(named: "time.csv", under: "meta") != nil { return true }
-    return tables(container).contains { path in
+    return tables(container).prefix(maximumTableCount).contains { path in
       (try? container.firstLine(path)).map(matches(headerLine:)) ?? false
     }
   }
@@ -50,13 +55,19 @@ enum PhyphoxExport {
     }
     let container = try RecordingContainer(url)
     if let path = container.path(named: "time.csv", under: "meta") {
-      try readTimeEvents(try container.bytes(path), into: &notes)
+      try readTimeEvents(try metadataBytes(container, path), into: &notes)
     }
     if let path = container.path(named: "device.csv", under: "meta") {
-      try readProperties(try container.bytes(path), into: &notes)
+      try readProperties(try metadataBytes(container, path), into: &notes)
+    }
+    let tablePaths = tables(container)
+    guard tablePaths.count <= maximumTableCount else {
+      throw RecordingError(
+        .unreadable, file: url.path,
+        "holds \(tablePaths.count) CSV tables; a phyphox export has at most \(maximumTableCount)")
     }
     var parts: [any RecordingRowStream] = []
-    for path in tables(container) where container.size(path) > 0 {
+    for path in tablePaths where try container.size(path) > 0 {
       let bytes = try container.bytes(path)
       guard matches(headerLine: try bytes.firstLine()) else { continue }
       let stream = try table(
@@ -69,6 +80,34 @@ enum PhyphoxExport {
         "no phyphox table with accelerometer, gyroscope, magnetometer or pressure columns")
     }
     return MergedRecordingStream(parts: parts, name: url.lastPathComponent, metadata: notes)
+  }
+
+  /// A metadata table, refused at once when its size says it is larger than
+  /// ``RecordingContainer/maximumMetadataSize`` (an archive's declared size may lie, so the readers
+  /// check how far they have read too).
+  private static func metadataBytes(
+    _ container: RecordingContainer, _ path: String
+  ) throws
+    -> CSVBytes
+  {
+    guard try container.size(path) <= RecordingContainer.maximumMetadataSize else {
+      throw metadataTooLarge(container.displayName(path))
+    }
+    return try container.bytes(path)
+  }
+
+  private static func metadataTooLarge(_ file: String) -> RecordingError {
+    RecordingError(
+      .unreadable, file: file,
+      "is larger than \(RecordingContainer.maximumMetadataSize >> 20) MiB, the most a metadata file "
+        + "may be")
+  }
+
+  /// Throws when a metadata table has been read past its size limit.
+  private static func checkMetadataSize(_ cursor: CSVCursor) throws {
+    if cursor.offset > RecordingContainer.maximumMetadataSize {
+      throw metadataTooLarge(cursor.bytes.fileName)
+    }
   }
 
   /// The separator and decimal mark of a phyphox table, from its header and first data line.
@@ -152,6 +191,7 @@ enum PhyphoxExport {
     }
     var events: [String] = []
     while try cursor.nextRow(into: &fields) {
+      try checkMetadataSize(cursor)
       guard fields.count > Swift.max(event, experiment, system) else { continue }
       let name = cursor.bytes.string(fields[event])
       guard let t = try? cursor.bytes.double(fields[experiment], decimalComma: decimalComma),
@@ -177,6 +217,7 @@ enum PhyphoxExport {
     var fields: [CSVField] = []
     guard try cursor.nextRow(into: &fields) else { return }
     while try cursor.nextRow(into: &fields) {
+      try checkMetadataSize(cursor)
       guard fields.count >= 2 else { continue }
       notes["phyphox.device." + cursor.bytes.string(fields[0])] = cursor.bytes.string(fields[1])
     }

@@ -14,17 +14,32 @@ struct RecordingContainer {
   private let storage: Storage
   /// Relative paths of the regular files, sorted.
   let paths: [String]
+  /// The paths by their lower-cased last component, each list in the order of ``paths``, so that
+  /// ``path(named:under:)`` does not scan every path.
+  private let pathsByName: [String: [String]]
 
   private enum Storage {
     case folder
-    case archive(Archive)
+    /// The archive and its file entries by path, indexed once when it is opened: ZIPFoundation's
+    /// `archive[path]` walks the central directory from the start (two seeks and reads per
+    /// entry), so looking members up through it made reading an archive quadratic in its member
+    /// count (6000 members took more than a minute).
+    case archive(Archive, entries: [String: Entry])
   }
 
-  /// Whether `url` names a zip archive (by its signature, not its extension).
+  /// The most bytes of a side file read whole for its metadata (phyphox `meta/*.csv`, Sensor
+  /// Logger `Metadata.csv`, EuRoC `sensor.yaml`): 1 MiB, a thousand times a real one. The values
+  /// are kept in the recording's descriptor, so a larger file is refused instead of filling memory.
+  static let maximumMetadataSize = 1 << 20
+
+  /// The most entries an archive may have (10 000). A recording's archive holds a few dozen files;
+  /// the index costs about a kilobyte per entry, so a zip of 60 000 empty members took 70 MB.
+  static let maximumArchiveEntryCount = 10_000
+
+  /// Whether `url` names a zip archive (by its signature, not its extension); `false` for anything
+  /// that is not a regular file (a FIFO is not opened, so it cannot block).
   static func isZipArchive(_ url: URL) -> Bool {
-    guard let handle = FileHandle(forReadingAtPath: url.path) else { return false }
-    defer { try? handle.close() }
-    let signature = (try? handle.read(upToCount: 4)) ?? Data()
+    guard let signature = try? RegularFile.readPrefix(url.path, count: 4) else { return false }
     return signature == Data([0x50, 0x4B, 0x03, 0x04])
   }
 
@@ -37,15 +52,19 @@ struct RecordingContainer {
   }
 
   /// Opens a folder or a zip archive.
+  ///
+  /// - Throws: ``RecordingError`` for a missing path, a path that is neither a folder nor a regular
+  ///   file, and an archive that cannot be read whole: a damaged central directory, an encrypted
+  ///   member, or no member at all.
   init(_ url: URL) throws {
     self.url = url
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
       throw RecordingError(.fileNotFound, file: url.path, "no such file or folder")
     }
+    var found: [String] = []
     if isDirectory.boolValue {
       storage = .folder
-      var found: [String] = []
       let base = url.standardizedFileURL.path
       if let enumerator = FileManager.default.enumerator(atPath: base) {
         while let relative = enumerator.nextObject() as? String {
@@ -61,28 +80,75 @@ struct RecordingContainer {
           }
         }
       }
-      paths = found.sorted()
     } else {
-      let archive: Archive
-      do {
-        archive = try Archive(url: url, accessMode: .read)
-      } catch {
-        throw RecordingError(.unreadable, file: url.path, "not a readable zip archive (\(error))")
+      let (archive, entries, walked) = try Self.openArchive(url)
+      storage = .archive(archive, entries: entries)
+      found = Array(entries.keys)
+      if walked == 0 {
+        throw RecordingError(.unreadable, file: url.path, "the zip archive holds no files")
       }
-      storage = .archive(archive)
-      paths = archive.filter { $0.type == .file }.map(\.path)
-        .filter { !$0.hasPrefix("__MACOSX/") && $0.split(separator: "/").count <= 4 }.sorted()
     }
+    paths = found.sorted()
+    var byName: [String: [String]] = [:]
+    for path in paths {
+      byName[path.lowercased().split(separator: "/").last.map(String.init) ?? "", default: []]
+        .append(path)
+    }
+    pathsByName = byName
+  }
+
+  /// Opens an archive and indexes its file entries by path (the first of duplicate paths wins, as
+  /// with `archive[path]`); also returns how many entries the walk read.
+  private static func openArchive(
+    _ url: URL
+  ) throws -> (Archive, [String: Entry], walked: Int) {
+    // Checked regular and kept open while ZIPFoundation opens it: on Linux it opens the same file
+    // again through /proc/self/fd, so a FIFO put in its place meanwhile cannot block `fopen`.
+    let (descriptor, size) = try RegularFile.openForReading(url.path)
+    defer { close(descriptor) }
+    let reopened = "/proc/self/fd/\(descriptor)"
+    let archiveURL =
+      FileManager.default.fileExists(atPath: reopened) ? URL(fileURLWithPath: reopened) : url
+    let archive: Archive
+    do {
+      archive = try Archive(url: archiveURL, accessMode: .read)
+    } catch {
+      throw RecordingError(.unreadable, file: url.path, "not a readable zip archive (\(error))")
+    }
+    var entries: [String: Entry] = [:]
+    var walked = 0
+    for entry in archive {
+      walked += 1
+      guard walked <= maximumArchiveEntryCount else {
+        throw RecordingError(
+          .unreadable, file: url.path,
+          "holds more than \(maximumArchiveEntryCount) entries; a recording's archive has a few dozen"
+        )
+      }
+      guard entry.type == .file else { continue }
+      let path = entry.path
+      guard !path.hasPrefix("__MACOSX/"), path.split(separator: "/").count <= 4,
+        entries[path] == nil
+      else { continue }
+      entries[path] = entry
+    }
+    if let directory = ZipCentralDirectory(descriptor: descriptor, fileSize: size),
+      UInt64(walked) < directory.declaredEntryCount
+    {
+      throw RecordingError(
+        .unreadable, file: url.path,
+        "not a readable zip archive (\(directory.problem(atEntry: walked)); \(walked) of "
+          + "\(directory.declaredEntryCount) entries readable)")
+    }
+    return (archive, entries, walked)
   }
 
   /// The relative path of the first file called `name` (case-insensitive), shallowest first.
   func path(named name: String, under folder: String? = nil) -> String? {
-    let wanted = name.lowercased()
-    let candidates = paths.filter { path in
+    let candidates = (pathsByName[name.lowercased()] ?? []).filter { path in
+      guard let folder else { return true }
       let components = path.lowercased().split(separator: "/")
-      guard components.last.map(String.init) == wanted else { return false }
-      if let folder { return components.dropLast().last.map(String.init) == folder.lowercased() }
-      return true
+      return components.dropLast().last.map(String.init) == folder.lowercased()
     }
     return candidates.min { $0.split(separator: "/").count < $1.split(separator: "/").count }
   }
@@ -92,16 +158,19 @@ struct RecordingContainer {
     url.path + "/" + path
   }
 
-  /// The size of a file in bytes.
-  func size(_ path: String) -> Int {
+  /// The size of a file in bytes (0 when it is missing).
+  ///
+  /// - Throws: ``RecordingError`` when a folder's file is not a regular file: a FIFO reports size
+  ///   0, and would otherwise be passed over silently as an empty file.
+  func size(_ path: String) throws -> Int {
     switch storage {
     case .folder:
-      let attributes = try? FileManager.default.attributesOfItem(
-        atPath: url.appendingPathComponent(path).path)
-      return (attributes?[.size] as? Int) ?? 0
-    case .archive(let archive):
+      return try RegularFile.size(
+        url.appendingPathComponent(path).path, displayName: displayName(path))
+        ?? 0
+    case .archive(_, let entries):
       // The size comes from the archive's (zip64) header: clamp instead of converting unchecked.
-      return archive[path].map { Int(clamping: UInt64($0.uncompressedSize)) } ?? 0
+      return entries[path].map { Int(clamping: UInt64($0.uncompressedSize)) } ?? 0
     }
   }
 
@@ -121,8 +190,8 @@ struct RecordingContainer {
     case .folder:
       return try CSVBytes(
         contentsOf: url.appendingPathComponent(path), displayName: displayName(path))
-    case .archive(let archive):
-      guard let entry = archive[path] else {
+    case .archive(let archive, let entries):
+      guard let entry = entries[path] else {
         throw RecordingError(.fileNotFound, file: displayName(path), "no such file in the archive")
       }
       // The declared sizes are untrusted: cap what inflation actually produces by size and by
@@ -136,9 +205,17 @@ struct RecordingContainer {
             ? Int.max : compressed * Self.maximumCompressionRatio))
       let file = try InflatedMember(displayName: displayName(path))
       do {
-        _ = try archive.extract(entry, skipCRC32: false) { chunk in
+        // ZIPFoundation computes the CRC-32 of what it extracts but leaves the comparison to the
+        // caller: without it a corrupted member was read as if it were sound.
+        let checksum = try archive.extract(entry, skipCRC32: false) { chunk in
           guard chunk.count <= limit - file.size else { throw InflationLimitExceeded() }
           try file.append(chunk)
+        }
+        guard checksum == entry.checksum else {
+          throw RecordingError(
+            .unreadable, file: displayName(path),
+            "CRC-32 mismatch (stored \(Self.hex(entry.checksum)), computed \(Self.hex(checksum))): "
+              + "the archive is corrupt")
         }
       } catch is InflationLimitExceeded {
         throw RecordingError(
@@ -153,6 +230,12 @@ struct RecordingContainer {
       }
       return try CSVBytes(source: file.takeSource())
     }
+  }
+
+  /// A checksum as eight hexadecimal digits.
+  private static func hex(_ value: UInt32) -> String {
+    let digits = String(value, radix: 16)
+    return String(repeating: "0", count: 8 - digits.count) + digits
   }
 
   /// The first line of a file, for format detection (empty for an empty file).

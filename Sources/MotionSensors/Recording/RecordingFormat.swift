@@ -116,12 +116,11 @@ public enum RecordingFormat: String, CaseIterable, Sendable {
   }
 
   /// Reads up to `count` lines from the start of a file without loading all of it.
+  ///
+  /// - Throws: ``RecordingError`` when the file is missing, unreadable or not a regular file (a
+  ///   FIFO or a pipe is refused rather than waited on).
   static func firstLines(of url: URL, count: Int) throws -> [String] {
-    guard let handle = FileHandle(forReadingAtPath: url.path) else {
-      throw RecordingError(.unreadable, file: url.path, "cannot open the file for reading")
-    }
-    defer { try? handle.close() }
-    let data = (try? handle.read(upToCount: 16_384)) ?? Data()
+    let data = try RegularFile.readPrefix(url.path, count: 16_384)
     var text = String(decoding: data, as: UTF8.self)
     if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
     return text.split(separator: "\n", maxSplits: count, omittingEmptySubsequences: false)

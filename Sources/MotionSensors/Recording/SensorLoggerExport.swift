@@ -16,8 +16,8 @@ import MotionMath
 ///   when `Metadata.csv` says `standardisation` is `true` the app has already converted it to
 ///   Android's convention and m/s². `Accelerometer.csv` is *user* acceleration (gravity removed) on
 ///   both platforms; only when no raw file exists is the accelerometer rebuilt as
-///   `Accelerometer.csv` + `Gravity.csv` at the instants both have (negated for iOS's sign; in m/s²
-///   already).
+///   `Accelerometer.csv` + the nearest `Gravity.csv` sample within 20 ms (see
+///   ``SummedAccelerometerStream``; negated for iOS's sign; in m/s² already).
 /// - gyroscope: `GyroscopeUncalibrated.csv`, else `Gyroscope.csv` (rad/s, same sign on both).
 /// - magnetometer: `MagnetometerUncalibrated.csv`, else `Magnetometer.csv` (µT).
 /// - pressure: `Barometer.csv` `pressure` (mbar = hPa, converted to kPa).
@@ -66,6 +66,12 @@ enum SensorLoggerExport {
     guard try cursor.nextRow(into: &fields) else { return [:] }
     let names = fields.map(cursor.bytes.string)
     guard try cursor.nextRow(into: &fields) else { return [:] }
+    // Two rows are read; their values are kept, so they are bounded like other metadata.
+    guard cursor.offset <= RecordingContainer.maximumMetadataSize else {
+      throw RecordingError(
+        .unreadable, file: bytes.fileName, line: cursor.lineNumber,
+        "the metadata rows are longer than \(RecordingContainer.maximumMetadataSize >> 20) MiB")
+    }
     var result: [String: String] = [:]
     for (name, field) in zip(names, fields) {
       result[name.trimmingCharacters(in: .whitespaces)] = cursor.bytes.string(field)
@@ -86,8 +92,8 @@ enum SensorLoggerExport {
     for (key, value) in meta where !value.isEmpty { notes["sensorlogger." + key] = value }
     if platform == nil { notes["platform"] = "unknown; Android conventions assumed" }
 
-    func nonEmpty(_ name: String) -> String? {
-      guard let path = container.path(named: name), container.size(path) > 0 else { return nil }
+    func nonEmpty(_ name: String) throws -> String? {
+      guard let path = container.path(named: name), try container.size(path) > 0 else { return nil }
       return path
     }
     var parts: [any RecordingRowStream] = []
@@ -97,12 +103,12 @@ enum SensorLoggerExport {
     // Accelerometer: the raw, gravity-including reading.
     let accelerometerFile: (path: String, scale: Double)?
     if isIOS {
-      accelerometerFile = nonEmpty("AccelerometerUncalibrated.csv").map {
+      accelerometerFile = try nonEmpty("AccelerometerUncalibrated.csv").map {
         ($0, standardised ? 1 : -Units.standardGravity)
       }
     } else {
       accelerometerFile =
-        (nonEmpty("TotalAcceleration.csv") ?? nonEmpty("AccelerometerUncalibrated.csv")).map {
+        (try nonEmpty("TotalAcceleration.csv") ?? nonEmpty("AccelerometerUncalibrated.csv")).map {
           ($0, 1)
         }
     }
@@ -111,7 +117,9 @@ enum SensorLoggerExport {
         try vectorStream(container, path, kind: .accelerometer, scale: scale, options: options))
       sensors.insert(.accelerometer)
       used.append(path)
-    } else if let user = nonEmpty("Accelerometer.csv"), let gravity = nonEmpty("Gravity.csv") {
+    } else if let user = try nonEmpty("Accelerometer.csv"),
+      let gravity = try nonEmpty("Gravity.csv")
+    {
       // No raw file (e.g. Android schema 2): specific force is user acceleration plus gravity at
       // the instants both were logged, negated for iOS's Core Motion sign.
       let scale: Double = isIOS && !standardised ? -1 : 1
@@ -120,25 +128,27 @@ enum SensorLoggerExport {
           try vectorStream(container, user, kind: .accelerometer, scale: scale, options: options),
           try vectorStream(
             container, gravity, kind: .accelerometer, scale: scale, options: options),
+          userFile: container.displayName(user), gravityFile: container.displayName(gravity),
           descriptor: StreamDescriptor(name: user, sensors: .accelerometer, nominalSampleRate: nil))
       )
       sensors.insert(.accelerometer)
       used += [user, gravity]
       notes["accelerometerSource"] =
-        "Accelerometer.csv (user acceleration) + Gravity.csv at equal timestamps"
+        "Accelerometer.csv (user acceleration) + the nearest Gravity.csv sample within "
+        + "\(SummedAccelerometerStream.maximumPairingGapMilliseconds) ms"
     }
-    if let path = nonEmpty("GyroscopeUncalibrated.csv") ?? nonEmpty("Gyroscope.csv") {
+    if let path = try nonEmpty("GyroscopeUncalibrated.csv") ?? nonEmpty("Gyroscope.csv") {
       parts.append(try vectorStream(container, path, kind: .gyroscope, scale: 1, options: options))
       sensors.insert(.gyroscope)
       used.append(path)
     }
-    if let path = nonEmpty("MagnetometerUncalibrated.csv") ?? nonEmpty("Magnetometer.csv") {
+    if let path = try nonEmpty("MagnetometerUncalibrated.csv") ?? nonEmpty("Magnetometer.csv") {
       parts.append(
         try vectorStream(container, path, kind: .magnetometer, scale: 1, options: options))
       sensors.insert(.magnetometer)
       used.append(path)
     }
-    if let path = nonEmpty("Barometer.csv") {
+    if let path = try nonEmpty("Barometer.csv") {
       parts.append(try barometerStream(container, path, options: options))
       sensors.insert(.barometer)
       used.append(path)

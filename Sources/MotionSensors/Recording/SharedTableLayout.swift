@@ -73,13 +73,10 @@ package enum SharedTableLayout: Sendable, Equatable, CaseIterable {
   /// The lower-cased, trimmed comma-separated names of the file's first line, or `nil` when it is
   /// not a readable regular file.
   static func headerNames(of url: URL) -> [String]? {
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
-      !isDirectory.boolValue,
-      let handle = try? FileHandle(forReadingFrom: url)
-    else { return nil }
-    defer { try? handle.close() }
-    guard let head = try? handle.read(upToCount: headerByteLimit) else { return nil }
+    // Not a regular file (a FIFO would block a plain open): the reader then says what it is.
+    guard let head = try? RegularFile.readPrefix(url.path, count: headerByteLimit) else {
+      return nil
+    }
     let line = String(decoding: head.prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
     return line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
   }

@@ -33,7 +33,7 @@ enum XIMU3Log {
       try table(try container.bytes(inertial), name: inertial, notes: &notes, options: options)
     ]
     if let magnetometer = container.path(named: "Magnetometer.csv"),
-      container.size(magnetometer) > 0
+      try container.size(magnetometer) > 0
     {
       parts.append(
         try table(
