@@ -86,9 +86,11 @@ public struct FloorCounter: Sendable {
   }
 
   /// Feeds one barometer reading (`time` s, `pressure` kPa); returns the floors counted by it, if
-  /// any. Readings that are not finite or not positive are skipped.
+  /// any. Readings outside ``BarometricAltitude/plausiblePressureRange`` (not finite, not
+  /// positive, or physically impossible) are refused and leave the level track as it was: one
+  /// absurd height averaged into a bin would count floors that were never climbed.
   public mutating func process(time: Double, pressure: Double) -> Change? {
-    guard time.isFinite, pressure.isFinite, pressure > 0 else { return nil }
+    guard time.isFinite, BarometricAltitude.isPlausible(pressure: pressure) else { return nil }
     let height = BarometricAltitude.height(atPressure: pressure)
     guard let start = binStart else {
       binStart = time

@@ -11,8 +11,10 @@ import MotionMath
 /// pair reported to apps (``smoothedPressure``, altitude) obeys the formula exactly, as iPhones'
 /// pairs do. With a time constant in seconds the effect does not depend on the barometer's rate: at
 /// 100 Hz it averages about ten readings (1 Pa of white noise, ≈ 8 cm, drops to ≈ 2.5 cm); at the
-/// 1–25 Hz that phones deliver it changes nothing measurable. Readings that are not finite or not
-/// positive are skipped.
+/// 1–25 Hz that phones deliver it changes nothing measurable. Readings outside
+/// ``BarometricAltitude/plausiblePressureRange`` (not finite, not positive, or physically
+/// impossible) are refused and leave the state as it was, so a later valid reading gives the
+/// altitude it would have given without them; callers that read input count the refusals.
 public struct RelativeAltitudeFilter: Sendable {
   /// Tuning of the filter.
   public struct Parameters: Sendable, Equatable {
@@ -36,9 +38,10 @@ public struct RelativeAltitudeFilter: Sendable {
   }
 
   /// Feeds one reading (`time` s, `pressure` kPa) and returns the relative altitude in metres, or
-  /// `nil` when the reading was skipped as invalid.
+  /// `nil` when the reading was refused (a time that is not finite, or a pressure outside
+  /// ``BarometricAltitude/plausiblePressureRange``).
   public mutating func process(time: Double, pressure: Double) -> Double? {
-    guard pressure.isFinite, pressure > 0, time.isFinite else { return nil }
+    guard BarometricAltitude.isPlausible(pressure: pressure), time.isFinite else { return nil }
     guard let reference = referenceHeight, let previous = lastTime, let smoothed = smoothedPressure
     else {
       referenceHeight = BarometricAltitude.height(atPressure: pressure)

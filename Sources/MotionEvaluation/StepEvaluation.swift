@@ -119,8 +119,10 @@ package enum StepEvaluation {
       return averager
     }
     var recordings: [Recording] = []
+    // Each folder's index.csv and README are read once for the whole run.
+    let indexes = StepGroundTruth.IndexCache()
     for url in recordingFiles(in: paths) {
-      guard let truth = try StepGroundTruth.load(for: url) else { continue }
+      guard let truth = try StepGroundTruth.load(for: url, indexes: indexes) else { continue }
       var counter = StepCounter(parameters: parameters)
       if var averager = emptyAverager {
         try StepRecording.read(

@@ -28,13 +28,19 @@ package struct StepGroundTruth: Sendable, Equatable {
   /// data folder (found in the recording's folder or up to two levels above) when there is one,
   /// else the recording's `.steps.csv` (window: all of time). Returns `nil` when neither exists.
   package static func load(for url: URL) throws -> StepGroundTruth? {
+    try load(for: url, indexes: IndexCache())
+  }
+
+  /// ``load(for:)`` with the folders' `index.csv` and README tables taken from `indexes`, which
+  /// reads each folder's once: a data set of n recordings costs n look-ups, not n readings of an
+  /// index of n rows (3 000 recordings took more than a minute when every one re-read them).
+  package static func load(for url: URL, indexes: IndexCache) throws -> StepGroundTruth? {
     let standardized = url.standardizedFileURL
     var folder = standardized.deletingLastPathComponent()
     for _ in 0..<3 {
-      let index = folder.appendingPathComponent("index.csv")
-      if FileManager.default.fileExists(atPath: index.path) {
+      if let index = try indexes.index(in: folder) {
         let relative = String(standardized.path.dropFirst(folder.path.count)).trimmingPrefix("/")
-        if let truth = try load(name: String(relative), indexURL: index) { return truth }
+        if let truth = index.truth(name: String(relative)) { return truth }
       }
       folder.deleteLastPathComponent()
     }
@@ -46,6 +52,71 @@ package struct StepGroundTruth: Sendable, Equatable {
     return StepGroundTruth(
       name: url.lastPathComponent, set: "other", position: "", steps: steps,
       window: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude)
+  }
+
+  /// The `index.csv` (and README baseline) of each data folder met during one evaluation, read
+  /// on first use and kept for the run, so that every recording of a folder is looked up in one
+  /// parsed index. A class: one evaluation shares it across its recordings; not `Sendable`, it
+  /// belongs to the evaluation that made it.
+  package final class IndexCache {
+    /// By folder path: the parsed index, or `nil` when the folder has none.
+    private var folders: [String: FolderIndex?] = [:]
+
+    package init() {}
+
+    /// The index of `folder`, read the first time it is asked for.
+    func index(in folder: URL) throws -> FolderIndex? {
+      if let known = folders[folder.path] { return known }
+      let url = folder.appendingPathComponent("index.csv")
+      let index =
+        FileManager.default.fileExists(atPath: url.path) ? try FolderIndex(indexURL: url) : nil
+      folders[folder.path] = .some(index)
+      return index
+    }
+  }
+
+  /// One folder's `index.csv`, its rows by file name (the first row of a name wins, as the linear
+  /// search it replaces had it), and its README's baseline counts.
+  struct FolderIndex {
+    private let table: CSVTable
+    private let rowByName: [String: Int]
+    private let baseline: [String: Int]
+
+    init(indexURL: URL) throws {
+      table = try CSVTable(contentsOf: indexURL)
+      var rows: [String: Int] = [:]
+      if let file = table.column("file") {
+        for (number, row) in table.rows.enumerated() where row.indices.contains(file) {
+          if rows[row[file]] == nil { rows[row[file]] = number }
+        }
+      }
+      rowByName = rows
+      baseline = try StepGroundTruth.baselineCounts(
+        readmeURL: indexURL.deletingLastPathComponent().appendingPathComponent("README.md"))
+    }
+
+    /// The truth of the recording `name` (relative to the folder), or `nil` when the index has no
+    /// usable row for it.
+    func truth(name: String) -> StepGroundTruth? {
+      guard let rowNumber = rowByName[name] else { return nil }
+      let row = table.rows[rowNumber]
+      func value(_ column: String) -> String? {
+        guard let index = table.column(column), row.indices.contains(index), !row[index].isEmpty
+        else { return nil }
+        return row[index]
+      }
+      func number(_ column: String) -> Double? {
+        value(column).flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
+      }
+      guard let steps = value("gt_steps").flatMap(Int.init), steps > 0,
+        let start = number("gt_window_start_s"), let end = number("gt_window_end_s"), start <= end
+      else { return nil }
+      return StepGroundTruth(
+        name: name, set: value("source") ?? "other", position: value("position") ?? "",
+        steps: steps, window: start...end,
+        userHeight: number("subject_height_cm").map { $0 / 100 },
+        nominalDistance: number("nominal_distance_m"), baselineSteps: baseline[name])
+    }
   }
 
   init(
@@ -60,30 +131,6 @@ package struct StepGroundTruth: Sendable, Equatable {
     self.userHeight = userHeight
     self.nominalDistance = nominalDistance
     self.baselineSteps = baselineSteps
-  }
-
-  private static func load(name: String, indexURL: URL) throws -> StepGroundTruth? {
-    let table = try CSVTable(contentsOf: indexURL)
-    guard let file = table.column("file"),
-      let row = table.rows.first(where: { $0.indices.contains(file) && $0[file] == name })
-    else { return nil }
-    func value(_ column: String) -> String? {
-      guard let index = table.column(column), row.indices.contains(index), !row[index].isEmpty
-      else { return nil }
-      return row[index]
-    }
-    func number(_ column: String) -> Double? {
-      value(column).flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
-    }
-    guard let steps = value("gt_steps").flatMap(Int.init), steps > 0,
-      let start = number("gt_window_start_s"), let end = number("gt_window_end_s"), start <= end
-    else { return nil }
-    let baseline = try baselineCounts(
-      readmeURL: indexURL.deletingLastPathComponent().appendingPathComponent("README.md"))
-    return StepGroundTruth(
-      name: name, set: value("source") ?? "other", position: value("position") ?? "", steps: steps,
-      window: start...end, userHeight: number("subject_height_cm").map { $0 / 100 },
-      nominalDistance: number("nominal_distance_m"), baselineSteps: baseline[name])
   }
 
   /// The `baseline` column of the README's per-recording table (file → count), if the README

@@ -19,9 +19,14 @@ package struct StepRecording: Sendable {
     /// matched against the wrong steps.
     case clocksDoNotOverlap(
       barometer: String, accelerometer: ClosedRange<Double>, pressure: ClosedRange<Double>)
+    /// The recording gave no accelerometer sample (a header with no rows, or no accelerometer
+    /// columns at all): "0 steps" would look like a result, so it is an error.
+    case noAccelerometerSamples(recording: String)
 
     package var description: String {
       switch self {
+      case .noAccelerometerSamples(let recording):
+        return "\(recording): no accelerometer samples"
       case .clocksDoNotOverlap(let file, let accelerometer, let pressure):
         return String(
           format:
@@ -97,7 +102,8 @@ package struct StepRecording: Sendable {
   private static let standardGravity = 9.80665
 
   /// Counts the steps, distance and floors of `url` while reading it: memory holds the step
-  /// times, not the samples. Floors take a second read (only when there is a barometer), so that
+  /// times, not the samples. A recording without one accelerometer sample is
+  /// ``Failure/noAccelerometerSamples(recording:)``, not zero steps. Floors take a second read (only when there is a barometer), so that
   /// every step is known before the pressure around it, exactly as
   /// ``StepCount/floors(pressures:)`` has it over a loaded recording.
   ///
@@ -113,13 +119,18 @@ package struct StepRecording: Sendable {
     var counter = StepCounter(parameters: parameters)
     var hasPressure = false
     var accelerometerTimes = TimeRange()
+    var accelerometerSamples = 0
     try read(
       url, format: format, columns: columns,
       accelerometer: {
+        accelerometerSamples += 1
         accelerometerTimes.add($0)
         counter.add(time: $0, specificForce: $1)
       },
       pressure: { _, _ in hasPressure = true })
+    guard accelerometerSamples > 0 else {
+      throw Failure.noAccelerometerSamples(recording: url.path)
+    }
     let count = counter.finish(userHeight: userHeight)
     var floors = WalkedFloors(stepTimes: count.stepTimes)
     if let pressureFile {

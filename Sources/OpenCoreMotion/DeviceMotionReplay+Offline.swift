@@ -61,7 +61,7 @@ extension DeviceMotionReplay {
     switch storage {
     case .memory:
       var recording = OfflineAttitudeRecording(hasMagnetometer: usesMagnetometer)
-      try gatherOfflineInputs(from: stream, usesMagnetometer: usesMagnetometer) {
+      let inputs = try gatherOfflineInputs(from: stream, usesMagnetometer: usesMagnetometer) {
         recording.append(
           timestamp: $0.timestamp, gyroscope: $0.gyroscope, accelerometer: $0.accelerometer,
           magnetometer: $0.magnetometer, accelerometerAge: $0.accelerometerAge,
@@ -70,14 +70,15 @@ extension DeviceMotionReplay {
       let unset = SinglePrecisionQuaternion(.identity)
       var backward = [SinglePrecisionQuaternion](repeating: unset, count: recording.count)
       var forward = backward
-      return try emitOffline(
-        recording, name: name, frame: frame, declination: declination, backward: &backward,
-        forward: &forward, checkStorage: {}, body: body)
+      return counted(
+        try emitOffline(
+          recording, name: name, frame: frame, declination: declination, backward: &backward,
+          forward: &forward, checkStorage: {}, body: body), inputs: inputs)
     case .temporaryFiles:
       do {
         let recording = try TemporaryOfflineRecording(
           hasMagnetometer: usesMagnetometer, blockByteCount: blockByteCount)
-        try gatherOfflineInputs(from: stream, usesMagnetometer: usesMagnetometer) {
+        let inputs = try gatherOfflineInputs(from: stream, usesMagnetometer: usesMagnetometer) {
           recording.append(
             timestamp: $0.timestamp, gyroscope: $0.gyroscope, accelerometer: $0.accelerometer,
             magnetometer: $0.magnetometer, accelerometerAge: $0.accelerometerAge,
@@ -90,18 +91,28 @@ extension DeviceMotionReplay {
         // References to the same files: the stores are classes, and `checkStorage` reads them.
         var backwardStore = backward
         var forwardStore = forward
-        return try emitOffline(
-          recording, name: name, frame: frame, declination: declination,
-          backward: &backwardStore, forward: &forwardStore,
-          checkStorage: {
-            if let failure = recording.failure ?? backward.failure ?? forward.failure {
-              throw failure
-            }
-          }, body: body)
+        return counted(
+          try emitOffline(
+            recording, name: name, frame: frame, declination: declination,
+            backward: &backwardStore, forward: &forwardStore,
+            checkStorage: {
+              if let failure = recording.failure ?? backward.failure ?? forward.failure {
+                throw failure
+              }
+            }, body: body), inputs: inputs)
       } catch let failure as TemporaryRecordFileError {
         throw Failure(description: "\(name): offline replay: \(failure)")
       }
     }
+  }
+
+  /// `summary` with the samples gathered (`inputs`) and those that gave no update (refused by
+  /// the recording, or by the frame as not finite) counted.
+  private static func counted(_ summary: Summary, inputs: Int) -> Summary {
+    var summary = summary
+    summary.fusionInputCount = inputs
+    summary.refusedSampleCount = Swift.max(0, inputs - summary.deviceMotionCount)
+    return summary
   }
 
   /// One gyroscope sample with the latest accelerometer and magnetometer readings and their
@@ -118,12 +129,14 @@ extension DeviceMotionReplay {
   /// Reads `stream` to its end and passes one synchronised input per gyroscope sample to
   /// `append` (time, raw rate, the latest specific force and, when used, the latest magnetic
   /// field, with their ages for sensors on their own clocks), which refuses a time that does not
-  /// move forward or a reading beyond single precision's range (left out of the output).
+  /// move forward or a reading beyond single precision's range (left out of the output, and
+  /// counted by the caller). Returns the number of inputs passed.
   private static func gatherOfflineInputs(
     from stream: some SampleStream, usesMagnetometer: Bool,
     append: (OfflineInput) -> Bool
-  ) throws {
+  ) throws -> Int {
     var stream = stream
+    var inputs = 0
     var latestAccelerometer: (value: SIMD3<Double>, timestamp: Double)?
     var latestMagnetometer: (value: SIMD3<Double>, timestamp: Double)?
     do {
@@ -133,6 +146,7 @@ extension DeviceMotionReplay {
         guard let g = sample.gyroscope, let a = latestAccelerometer else { continue }
         if usesMagnetometer && latestMagnetometer == nil { continue }
         let m = usesMagnetometer ? latestMagnetometer : nil
+        inputs += 1
         _ = append(
           OfflineInput(
             timestamp: sample.timestamp, gyroscope: g, accelerometer: a.value,
@@ -142,6 +156,7 @@ extension DeviceMotionReplay {
     } catch {
       throw Failure(description: "\(stream.descriptor.name): \(error)")
     }
+    return inputs
   }
 
   /// Estimates the attitudes of `recording` into `forward` (with `backward` as the backward

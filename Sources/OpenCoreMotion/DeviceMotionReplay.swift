@@ -14,6 +14,14 @@ public enum DeviceMotionReplay {
     public var deviceMotionCount = 0
     /// Advisory (non-fatal) source failures met and passed over.
     public var advisoryFailureCount = 0
+    /// Samples handed to the estimator: each gyroscope sample once an accelerometer reading is
+    /// known.
+    public var fusionInputCount = 0
+    /// Of ``fusionInputCount``, the samples that produced no update: values beyond a sensor's
+    /// physical range (a log in deg/s read as rad/s) or not finite, timestamps that do not move
+    /// forward (a repeated row), or (offline) beyond single precision. Reported so that a caller
+    /// can say what was left out instead of losing it silently.
+    public var refusedSampleCount = 0
   }
 
   /// An error that ended a replay: the stream's own error message, or the frame being unavailable.
@@ -38,20 +46,28 @@ public enum DeviceMotionReplay {
     body: (CMDeviceMotion) throws -> Void
   ) throws -> Summary {
     try checkAvailability(of: frame, in: stream.descriptor, declination: declination)
+    // Counts the samples the estimator is given, so that those it refuses (the pipeline hands
+    // over estimates only) can be told from those it took.
+    let inputs = FusionInputCount()
     // A virtual clock moved to the end of time plays the whole stream on this thread, through the
     // very pipeline a manager uses.
     let clock = VirtualClock()
-    let player = StreamPlayer(stream, pacing: .virtual(clock))
+    let player = StreamPlayer(
+      FusionInputCountingStream(base: stream, count: inputs), pacing: .virtual(clock))
     let pipeline = DeviceMotionPipeline.shared(for: player)
     let aligner = ReferenceFrameAligner(frame: frame, declination: declination ?? 0)
     let collected = Locked<
-      (updates: [CMDeviceMotion], failure: String?, finished: Bool, advisoryFailureCount: Int)
+      (
+        updates: [CMDeviceMotion], failure: String?, finished: Bool, advisoryFailureCount: Int,
+        estimates: Int
+      )
     >(
-      ([], nil, false, 0))
+      ([], nil, false, 0, 0))
     let subscription = pipeline.subscribe { event in
       collected.withLock { c in
         switch event {
         case .estimate(let estimate):
+          c.estimates += 1
           if let motion = aligner.deviceMotion(from: estimate) { c.updates.append(motion) }
         case .failure(let failure) where failure.isFatal:
           c.failure = c.failure ?? failure.message
@@ -74,10 +90,10 @@ public enum DeviceMotionReplay {
       horizon += 10
       if let due = player.nextDueClockTime(), due > horizon { horizon = due }
       clock.advance(to: horizon)
-      let (updates, failure, finished, advisory) = collected.withLock {
-        c -> ([CMDeviceMotion], String?, Bool, Int) in
+      let (updates, failure, finished, advisory, estimates) = collected.withLock {
+        c -> ([CMDeviceMotion], String?, Bool, Int, Int) in
         defer { c.updates.removeAll(keepingCapacity: true) }
-        return (c.updates, c.failure, c.finished, c.advisoryFailureCount)
+        return (c.updates, c.failure, c.finished, c.advisoryFailureCount, c.estimates)
       }
       summary.advisoryFailureCount = advisory
       for motion in updates {
@@ -85,8 +101,43 @@ public enum DeviceMotionReplay {
         summary.deviceMotionCount += 1
       }
       if let failure { throw Failure(description: failure) }
-      if finished { return summary }
+      if finished {
+        // Every sample read has been through the estimator by now (the stream ended).
+        summary.fusionInputCount = inputs.value
+        summary.refusedSampleCount = Swift.max(0, inputs.value - estimates)
+        return summary
+      }
     }
+  }
+}
+
+/// How many samples a replay handed to the estimator; written by the player's reads and read by
+/// the replay after the stream ended (on one thread under the virtual clock; locked anyway).
+private final class FusionInputCount: Sendable {
+  private let count = Locked(0)
+  var value: Int { count.withLock { $0 } }
+  func increment() { count.withLock { $0 += 1 } }
+}
+
+/// A stream that counts the samples ``DeviceMotionFeed`` hands to the estimator: those with a
+/// gyroscope reading once a finite accelerometer reading has been seen (the feed's own rule).
+private struct FusionInputCountingStream<Base: SampleStream>: SampleStream {
+  var base: Base
+  let count: FusionInputCount
+  private var hasAccelerometer = false
+
+  init(base: Base, count: FusionInputCount) {
+    self.base = base
+    self.count = count
+  }
+
+  var descriptor: StreamDescriptor { base.descriptor }
+
+  mutating func next() throws -> MotionSample? {
+    guard let sample = try base.next() else { return nil }
+    if let accelerometer = sample.accelerometer, accelerometer.isFinite { hasAccelerometer = true }
+    if sample.gyroscope != nil, hasAccelerometer { count.increment() }
+    return sample
   }
 }
 

@@ -21,8 +21,21 @@ public enum SourceFactory {
   /// hardware is found.
   ///
   /// - Throws: ``SourceSpecificationError`` when the scenario, file or device cannot be opened
-  ///   (also for `.automatic` when sensors exist but cannot be read).
+  ///   (also for `.automatic` when sensors exist but cannot be read), or `.invalid` when a speed
+  ///   is outside ``SourceSpecification/PlaybackSpeed/multiplierRange``.
   public static func makeSource(_ specification: SourceSpecification) throws -> any SensorSource {
+    // A specification built in code skips the parser's range check; a speed outside it would
+    // freeze the source (1e-308) or mean nothing (0, NaN).
+    switch specification {
+    case .simulator(_, .multiplier(let factor)), .replay(_, .multiplier(let factor)):
+      guard SourceSpecification.PlaybackSpeed.multiplierRange.contains(factor) else {
+        throw SourceSpecificationError(
+          text: specification.description,
+          problem: "speed \(factor) is outside \(SourceSpecification.multiplierRangeText)")
+      }
+    default:
+      break
+    }
     switch specification {
     case .none:
       return EmptySensorSource()

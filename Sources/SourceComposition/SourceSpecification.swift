@@ -19,7 +19,7 @@ import MotionSensors
 /// | `simulator` | the simulator's default scenario (`tour`), in real time |
 /// | `simulator:SCENARIO` | a built-in scenario by name, or a scenario JSON file (`….json`) |
 /// | `replay:PATH` | a recording, in real time on the recording's clock |
-/// | `replay:PATH?speed=N` | N times faster than recorded (N > 0, e.g. `0.5`, `4`) |
+/// | `replay:PATH?speed=N` | N times faster than recorded (0.01 ≤ N ≤ 1000, e.g. `0.5`, `4`) |
 /// | `replay:PATH?speed=max` | as fast as the consumers take samples |
 /// | `iio` | Linux Industrial I/O sensors (every motion sensor the backend finds) |
 /// | `sensorlogger:PORT`, `sensorserver:ws://PHONE:PORT`, `phyphox:http://PHONE:PORT` | a phone streaming its sensors (`PhoneStreamSpecification` has every form and option); only with the package's `PhoneStreams` trait (on by default), otherwise an `.unavailable` error |
@@ -56,6 +56,12 @@ public enum SourceSpecification: Equatable, Sendable, CustomStringConvertible {
 
     /// Real time.
     public static let realTime = PlaybackSpeed.multiplier(1)
+
+    /// The multipliers accepted: a hundredth of real time (a minute plays in 100 minutes) to a
+    /// thousand times (an hour in 3.6 s; faster is what `max` is for). Anything slower freezes
+    /// the source: at 1e-308 a one-minute recording would play for longer than the universe has
+    /// existed, and looked like a hang.
+    public static let multiplierRange: ClosedRange<Double> = 0.01...1000
 
     public var description: String {
       switch self {
@@ -203,8 +209,18 @@ public enum SourceSpecification: Equatable, Sendable, CustomStringConvertible {
     guard let factor = Double(value), factor.isFinite, factor > 0 else {
       throw error(text, "speed `\(value)` is not a positive number or `max`")
     }
+    guard PlaybackSpeed.multiplierRange.contains(factor) else {
+      throw error(text, "speed `\(value)` is outside \(Self.multiplierRangeText)")
+    }
     return (base, .multiplier(factor))
   }
+
+  /// The accepted multipliers, for messages.
+  static let multiplierRangeText =
+    String(
+      format: "%g–%g", PlaybackSpeed.multiplierRange.lowerBound,
+      PlaybackSpeed.multiplierRange.upperBound)
+    + " (times real time; `max` plays as fast as the consumers take samples)"
 
   private static func error(_ text: String, _ problem: String) -> SourceSpecificationError {
     SourceSpecificationError(text: text, problem: problem)

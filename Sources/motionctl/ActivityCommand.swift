@@ -13,7 +13,9 @@ struct ActivityCommand: ParsableCommand {
     discussion: """
       Reads CSV files with columns t, ax, ay, az (extra columns ignored; g with Apple's sign or m/s² \
       with Android's sign, told apart by the magnitude) or any recording format motionctl replays, \
-      and runs the causal classifier over the accelerometer. Prints one segment per reported change.
+      and runs the causal classifier over the accelerometer. Prints one segment per reported change. \
+      Rows with NaN or infinite values or time going back are skipped and counted on stderr; a \
+      file without an accelerometer sample is an error.
       """)
 
   @Argument(help: "Recordings.")
@@ -41,6 +43,18 @@ struct ActivityCommand: ParsableCommand {
         (segments, summary) = try ActivitySegment.segments(reading: URL(fileURLWithPath: file))
       } catch {
         throw CLIError("\(file): \(error)")
+      }
+      // Rows with NaN or infinite values, or going back in time, are left out of the
+      // classification: counted here, never lost silently; with none left the file is an error.
+      let skipped = summary.skippedRows
+      guard summary.sampleCount > 0 else {
+        throw CLIError(
+          "\(file): no accelerometer samples"
+            + (skipped > 0 ? " (all \(skipped) rows were invalid and skipped)" : ""))
+      }
+      if skipped > 0 {
+        printToStandardError(
+          "skipped \(skipped) invalid rows of \(file) (NaN or infinite values, or time going back)")
       }
       if json {
         print(

@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import Foundation
+import MotionDetectors
 import MotionSensors
 import OpenCoreMotion
 
@@ -16,8 +17,11 @@ struct AltitudeCommand: ParsableCommand {
       Relative altitude is the standard-atmosphere height difference from the first pressure \
       sample, as CMAltimeter reports it. Reads every recording format motionctl knows, plus CSVs \
       whose header has `t` and `pressure_hpa` or `pressure_kpa`. Text output: one line per sample \
-      (`t pressure_kpa relative_altitude_m`); --json: one object per file, \
-      {"file", "samples": [{"t", "pressure_kpa", "relative_altitude_m"}]}.
+      (`t pressure_kpa relative_altitude_m`); --json: one object per file on one line, \
+      {"file", "samples": [{"t", "pressure_kpa", "relative_altitude_m"}]}. Both are written as \
+      the samples are read. A pressure outside 1–200 kPa (a broken reading or the wrong unit) is \
+      an error, or with --skip-invalid skipped and counted; a file without a usable pressure \
+      reading is an error.
       """)
 
   @Argument(help: "The recordings.")
@@ -36,7 +40,10 @@ struct AltitudeCommand: ParsableCommand {
     help: "Column mapping for any CSV, e.g. 't=time,p=baro;units=hPa' (implies --format columns).")
   var columns: String?
 
-  @Flag(help: "Skip rows with NaN/infinite values or backwards timestamps instead of failing.")
+  @Flag(
+    help:
+      "Skip rows with NaN/infinite values, backwards timestamps or pressures outside 1–200 kPa (counted on stderr) instead of failing."
+  )
   var skipInvalid = false
 
   func validate() throws {
@@ -52,6 +59,11 @@ struct AltitudeCommand: ParsableCommand {
       }
       return format
     }
+    // Streamed: each result is written as it is computed (through one 64 KiB buffer), so memory
+    // stays flat however long the barometer log is (collecting the rows took 1.6 GB for --json on
+    // 3 million samples).
+    let out = try TextOutput(path: nil)
+    defer { try? out.finish() }
     for file in files {
       let url = URL(fileURLWithPath: file)
       let mapping =
@@ -62,28 +74,71 @@ struct AltitudeCommand: ParsableCommand {
       var stream = try RecordingReader.open(
         url, format: recordingFormat ?? (mapping != nil ? .columns : nil), options: options)
       var adapter = PressureAltitudeAdapter()
-      var rows: [AltitudeRow] = []
+      var written = 0
+      var implausible = 0
+      if !json, files.count > 1 { try out.writeLine("# \(file)") }
       while let sample = try stream.next() {
-        guard let pressure = sample.pressure,
-          let result = adapter.process(time: sample.timestamp, pressure: pressure)
-        else { continue }
-        rows.append(
-          AltitudeRow(
-            t: sample.timestamp, pressureKPa: result.pressure, relativeAltitudeM: result.altitude))
-      }
-      if json {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(AltitudeFile(file: file, samples: rows))
-        print(String(decoding: data, as: UTF8.self))
-      } else {
-        if files.count > 1 { print("# \(file)") }
-        if rows.isEmpty { printToStandardError("\(file): no pressure samples") }
-        for row in rows {
-          print(String(format: "%.6f %.6f %.4f", row.t, row.pressureKPa, row.relativeAltitudeM))
+        guard let pressure = sample.pressure else { continue }
+        // Checked here, before the filter (which refuses such readings too), so that every one is
+        // either an error or a counted skip, never a silent loss.
+        guard BarometricAltitude.isPlausible(pressure: pressure) else {
+          guard skipInvalid else {
+            try out.finish()
+            throw CLIError(
+              "\(file): the pressure at t=\(sample.timestamp) s, \(pressure) kPa, is outside "
+                + Self.plausibleRangeText
+                + " (a broken reading, or the wrong unit); --skip-invalid skips and counts such rows"
+            )
+          }
+          implausible += 1
+          continue
         }
+        guard let result = adapter.process(time: sample.timestamp, pressure: pressure) else {
+          // Only a time that is not finite gets here; the reader refuses those rows first.
+          implausible += 1
+          continue
+        }
+        if json {
+          if written == 0 { try out.write("{\"file\":\(try Self.jsonString(file)),\"samples\":[") }
+          // Finite by construction; Swift's shortest round-trip text is valid JSON.
+          try out.write(
+            (written == 0 ? "" : ",") + "{\"pressure_kpa\":\(result.pressure),"
+              + "\"relative_altitude_m\":\(result.altitude),\"t\":\(sample.timestamp)}")
+        } else {
+          try out.writeLine(
+            String(format: "%.6f %.6f %.4f", sample.timestamp, result.pressure, result.altitude))
+        }
+        written += 1
+      }
+      if json, written > 0 { try out.writeLine("]}") }
+      try out.finish()
+      let skipped = stream.skippedRowCount
+      if skipped > 0 { printToStandardError("skipped \(skipped) invalid rows of \(file)") }
+      if implausible > 0 {
+        printToStandardError(
+          "skipped \(implausible) rows of \(file) with a pressure outside \(Self.plausibleRangeText)"
+        )
+      }
+      // A recording without one usable pressure reading is an error, not an empty success.
+      guard written > 0 else {
+        let refused = skipped + implausible
+        throw CLIError(
+          "\(file): no pressure samples"
+            + (refused > 0 ? " (\(refused) rows were invalid and skipped)" : ""))
       }
     }
+  }
+
+  /// The plausible pressures, for messages.
+  static let plausibleRangeText = String(
+    format: "the plausible %g–%g kPa", BarometricAltitude.plausiblePressureRange.lowerBound,
+    BarometricAltitude.plausiblePressureRange.upperBound)
+
+  /// `text` as a JSON string (quoted and escaped).
+  static func jsonString(_ text: String) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(text), as: UTF8.self)
   }
 
   /// A mapping for the shared altitude tables (`t` and `pressure_hpa` or `pressure_kpa`), or `nil`
@@ -94,24 +149,4 @@ struct AltitudeCommand: ParsableCommand {
     }
     return try ColumnMapping(parsing: layout.columnMapping)
   }
-}
-
-/// One pressure sample of `motionctl altitude --json` (finite by construction: the adapter skips
-/// readings that are not).
-private struct AltitudeRow: Encodable {
-  var t: Double
-  var pressureKPa: Double
-  var relativeAltitudeM: Double
-
-  enum CodingKeys: String, CodingKey {
-    case t
-    case pressureKPa = "pressure_kpa"
-    case relativeAltitudeM = "relative_altitude_m"
-  }
-}
-
-/// One file of `motionctl altitude --json`.
-private struct AltitudeFile: Encodable {
-  var file: String
-  var samples: [AltitudeRow]
 }

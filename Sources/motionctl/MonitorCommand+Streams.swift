@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionSensors
 import OpenCoreMotion
 
 /// Starts the raw sensor updates `what` asks for (`raw`: all three) at `interval` seconds and
@@ -55,12 +56,15 @@ func startRawMonitor(
 }
 
 /// Starts device-motion updates (arbitrary frame, Z vertical) at `interval` seconds and prints
-/// attitude, gravity and user acceleration once per update.
+/// attitude, gravity and user acceleration once per update. Returns the count of updates printed
+/// so far (read it once the queue is drained), so that a source whose every sample the estimator
+/// refused is reported rather than ending in silence.
 ///
 /// - Throws: `CLIError` when the source lacks the accelerometer or the gyroscope.
 func startDeviceMotionMonitor(
   manager: CMMotionManager, interval: Double, queue: OperationQueue, session: SourceSession
-) throws {
+) throws -> Locked<Int> {
+  let updates = Locked(0)
   guard manager.isDeviceMotionAvailable else {
     throw CLIError(
       "\(manager.source.name) has no accelerometer and gyroscope: device motion is not available")
@@ -69,6 +73,7 @@ func startDeviceMotionMonitor(
   manager.startDeviceMotionUpdates(using: .xArbitraryZVertical, to: queue) { motion, error in
     session.emit(error)
       ?? motion.map {
+        updates.withLock { $0 += 1 }
         session.print(
           String(
             format:
@@ -79,4 +84,5 @@ func startDeviceMotionMonitor(
             $0.userAcceleration.y, $0.userAcceleration.z))
       }
   }
+  return updates
 }

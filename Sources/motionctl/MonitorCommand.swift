@@ -51,13 +51,14 @@ struct MonitorCommand: ParsableCommand {
     let session = SourceSession(source: sensorSource)
     let interval = 1 / rate
     var stopHistory: () -> Void = {}
+    var deviceMotionUpdates: Locked<Int>?
 
     switch what {
     case .raw, .accelerometer, .gyroscope, .magnetometer:
       try startRawMonitor(
         what, manager: manager, interval: interval, queue: queue, session: session)
     case .deviceMotion:
-      try startDeviceMotionMonitor(
+      deviceMotionUpdates = try startDeviceMotionMonitor(
         manager: manager, interval: interval, queue: queue, session: session)
     case .pedometer, .activity, .altitude:
       stopHistory = try startHistoryMonitor(
@@ -81,6 +82,14 @@ struct MonitorCommand: ParsableCommand {
     queue.waitUntilAllOperationsAreFinished()
     session.end()
     if let failure = session.failure { throw CLIError(failure) }
+    // A source that ran to its end without one update had every sample refused by the estimator
+    // (or none with both sensors): an error, not an empty success.
+    if let deviceMotionUpdates, session.sourceFinished, deviceMotionUpdates.withLock({ $0 }) == 0 {
+      throw CLIError(
+        "\(sensorSource.name) ended without a device-motion update: the estimator refused every "
+          + "sample (\(ReplayCommand.refusalReasons)), or none had both an accelerometer and a "
+          + "gyroscope reading")
+    }
   }
 }
 

@@ -41,6 +41,13 @@ struct RecordCommand: ParsableCommand {
     let specification =
       try source.map { try SourceSpecification(parsing: $0) }
       ?? SourceSpecification.fromEnvironment()
+    var inputs: [String] = []
+    if case .replay(let path, _) = specification {
+      inputs.append((path as NSString).expandingTildeInPath)
+    }
+    if let refusal = OutputPath.refusal(for: output, inputs: inputs) {
+      throw CLIError("cannot write \(output): \(refusal)")
+    }
     let sensorSource = try SourceFactory.makeSource(specification)
     guard !sensorSource.availableSensors.isEmpty else {
       throw CLIError("\(sensorSource.name) has no sensors to record")

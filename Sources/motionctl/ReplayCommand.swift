@@ -79,6 +79,11 @@ struct ReplayCommand: ParsableCommand {
       return format
     }
     let mapping = try columns.map { try ColumnMapping(parsing: $0) }
+    if let outputPath, outputPath != "-",
+      let refusal = OutputPath.refusal(for: outputPath, inputs: [file])
+    {
+      throw CLIError("cannot write \(outputPath): \(refusal)")
+    }
     let options = RecordingReader.Options(
       invalidRows: skipInvalid ? .skip : .fail, columnMapping: mapping)
     let stream = CountingSampleStream(
@@ -111,9 +116,16 @@ struct ReplayCommand: ParsableCommand {
           "\(file): no data rows"
             + (skipped > 0 ? " (all \(skipped) rows were invalid and skipped)" : ""))
       }
+      // Rows read but refused by the estimator are counted too; none accepted is an error.
+      guard summary.deviceMotionCount > 0 else { throw CLIError(noUpdateReason(summary)) }
       try out.finish()
       if tally.skippedRowCount > 0 {
         printToStandardError("skipped \(tally.skippedRowCount) invalid rows of \(file)")
+      }
+      if summary.refusedSampleCount > 0 {
+        printToStandardError(
+          "left out \(summary.refusedSampleCount) of \(summary.fusionInputCount) samples of \(file) "
+            + "that the estimator refused (\(Self.refusalReasons))")
       }
       if outputPath != nil {
         printToStandardError("replayed \(summary.deviceMotionCount) updates to \(outputPath!)")
@@ -122,6 +134,27 @@ struct ReplayCommand: ParsableCommand {
       out.abandon()
       throw error
     }
+  }
+}
+
+extension ReplayCommand {
+  /// What the estimator refuses, for messages (`AttitudeEstimator.update`'s checks).
+  static let refusalReasons =
+    "a value that is not finite or beyond the sensor's range, such as a gyroscope in deg/s read "
+    + "as rad/s, or a timestamp that does not move forward"
+
+  /// Why a replay that read rows produced no update.
+  func noUpdateReason(_ summary: DeviceMotionReplay.Summary) -> String {
+    if summary.fusionInputCount == 0 {
+      return
+        "\(file): no sample has both an accelerometer and a gyroscope reading: no device motion"
+    }
+    if summary.refusedSampleCount >= summary.fusionInputCount {
+      return "\(file): the estimator refused all \(summary.fusionInputCount) samples "
+        + "(\(Self.refusalReasons)): no device motion"
+    }
+    return "\(file): no update in the \(frame.frame.name) frame (its reference, such as a magnetic "
+      + "heading, was never established)"
   }
 }
 

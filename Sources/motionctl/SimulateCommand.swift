@@ -56,6 +56,10 @@ struct SimulateCommand: ParsableCommand {
     if let duration { scenario.duration = duration }
     try scenario.validate()
     var stream = SimulatedSensorStream(scenario: scenario, seed: seed)
+    // A scenario given as a JSON file is an input too.
+    if let refusal = OutputPath.refusal(for: output!, inputs: [self.scenario!]) {
+      throw CLIError("cannot write \(output!): \(refusal)")
+    }
     let url = URL(fileURLWithPath: output!)
     let writer = try RecordingWriter(
       url: url, descriptor: stream.descriptor, includeGroundTruth: !noGroundTruth)

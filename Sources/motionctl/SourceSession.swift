@@ -18,6 +18,7 @@ final class SourceSession: @unchecked Sendable {
   private let done = DispatchSemaphore(value: 0)
   private let state = Locked<String?>(nil)
   private let advisory = Locked(0)
+  private let finished = Locked(false)
   private let source: any SensorSource
   private var endWatcher: SourceSubscription?
 
@@ -30,9 +31,12 @@ final class SourceSession: @unchecked Sendable {
     let done = self.done
     let state = self.state
     let advisory = self.advisory
+    let finished = self.finished
     endWatcher = source.subscribe(requestedSampleRate: 1) { event in
       switch event {
-      case .finished: done.signal()
+      case .finished:
+        finished.withLock { $0 = true }
+        done.signal()
       case .failure(let failure) where !failure.isFatal:
         advisory.withLock { $0 += 1 }
         printToStandardError("warning: \(failure.message)")
@@ -46,6 +50,10 @@ final class SourceSession: @unchecked Sendable {
 
   /// The first failure seen, if any.
   var failure: String? { state.withLock { $0 } }
+
+  /// Whether the source came to its end (rather than the session being stopped by a signal or
+  /// its duration): only then can a command judge what the whole source gave.
+  var sourceFinished: Bool { finished.withLock { $0 } }
 
   /// Advisory failures seen (reported, not ending the session).
   var advisoryFailureCount: Int { advisory.withLock { $0 } }

@@ -50,6 +50,12 @@ final class TextOutput {
     if buffer.count >= 1 << 16 { try flush() }
   }
 
+  /// Appends text without a line end (a streamed JSON array is one line made of many pieces).
+  func write(_ text: String) throws {
+    buffer.append(contentsOf: text.utf8)
+    if buffer.count >= 1 << 16 { try flush() }
+  }
+
   private func flush() throws {
     guard !buffer.isEmpty else { return }
     try handle.write(contentsOf: buffer)

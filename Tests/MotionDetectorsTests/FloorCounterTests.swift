@@ -98,7 +98,8 @@ final class FloorCounterTests: XCTestCase {
 
   func testInvalidReadingsAreSkipped() {
     var counter = FloorCounter()
-    for value in [Double.nan, .infinity, -1, 0] {
+    // Outside 1–200 kPa: broken, or in the wrong unit (Pa read as kPa).
+    for value in [Double.nan, .infinity, -1, 0, 0.5, 250, 101_325, 1e306] {
       XCTAssertNil(counter.process(time: 0, pressure: value))
     }
     XCTAssertNil(counter.process(time: .nan, pressure: 100))

@@ -64,4 +64,23 @@ final class RelativeAltitudeFilterTests: XCTestCase {
     XCTAssertNil(filter.process(time: 0, pressure: -3))
     XCTAssertEqual(filter.process(time: 0, pressure: 100), 0)
   }
+
+  /// A physically impossible reading (1e306 kPa: 1e308 hPa in a hostile file; 0.5 kPa; 250 kPa)
+  /// is refused and leaves the state alone: a normal reading ten minutes later gives the normal
+  /// altitude, not +44 km from a smoothed pressure lost to cancellation.
+  func testImpossiblePressuresNeverReachTheState() {
+    XCTAssertTrue(BarometricAltitude.isPlausible(pressure: 101.325))
+    XCTAssertTrue(BarometricAltitude.isPlausible(pressure: 1))
+    XCTAssertTrue(BarometricAltitude.isPlausible(pressure: 200))
+    var filter = RelativeAltitudeFilter()
+    XCTAssertEqual(filter.process(time: 0, pressure: 101.325), 0)
+    for (time, pressure) in [(1.0, 0.0), (2, -0.5), (3, 1e306), (4, 0.5), (5, 250), (6, .infinity)]
+    {
+      XCTAssertNil(filter.process(time: time, pressure: pressure), "\(pressure) kPa")
+      XCTAssertEqual(filter.smoothedPressure, 101.325)
+    }
+    let altitude = filter.process(time: 600, pressure: 101.325)
+    XCTAssertEqual(altitude ?? .nan, 0, accuracy: belowBarometerResolution)
+    XCTAssertEqual(filter.smoothedPressure ?? .nan, 101.325, accuracy: 1e-9)
+  }
 }

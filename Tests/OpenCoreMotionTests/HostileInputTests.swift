@@ -37,4 +37,28 @@ final class HostileInputTests: XCTestCase {
       try DeviceMotionReplay.run(stream) { _ in }
     }
   }
+
+  /// Samples the estimator refuses (a gyroscope at 150 rad/s, a repeated timestamp) are counted in
+  /// the summary, real time and offline, instead of vanishing (attack A, finding 9).
+  func testReplayCountsTheSamplesTheEstimatorRefuses() throws {
+    var samples = Synthetic.still(Synthetic.faceUp, count: 100, start: 0)
+    samples[10].gyroscope = SIMD3(150, 0, 0)
+    samples[20].gyroscope = SIMD3(0, 1e300, 0)
+    samples[31].timestamp = samples[30].timestamp
+    let descriptor = StreamDescriptor(name: "refused", sensors: .nineAxis, nominalSampleRate: 100)
+    let realTime = try DeviceMotionReplay.run(ArraySampleStream(samples, descriptor: descriptor)) {
+      _ in
+    }
+    XCTAssertEqual(realTime.fusionInputCount, 100)
+    XCTAssertEqual(realTime.refusedSampleCount, 3)
+    XCTAssertEqual(realTime.deviceMotionCount, 97)
+    // Offline keeps a finite 150 rad/s (its own policy) but not 1e300 (beyond single precision)
+    // nor the repeated timestamp.
+    let offline = try DeviceMotionReplay.runOffline(
+      ArraySampleStream(samples, descriptor: descriptor)
+    ) { _ in }
+    XCTAssertEqual(offline.fusionInputCount, 100)
+    XCTAssertEqual(offline.refusedSampleCount, 2)
+    XCTAssertEqual(offline.deviceMotionCount, 98)
+  }
 }

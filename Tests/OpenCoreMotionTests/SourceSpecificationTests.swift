@@ -26,6 +26,8 @@ final class SourceSpecificationTests: XCTestCase {
       ("replay:walk.csv?speed=0.5", .replay(path: "walk.csv", speed: .multiplier(0.5))),
       ("replay:walk.csv?speed=4", .replay(path: "walk.csv", speed: .multiplier(4))),
       ("replay:walk.csv?speed=max", .replay(path: "walk.csv", speed: .asFastAsPossible)),
+      ("replay:walk.csv?speed=0.01", .replay(path: "walk.csv", speed: .multiplier(0.01))),
+      ("replay:walk.csv?speed=1000", .replay(path: "walk.csv", speed: .multiplier(1000))),
       ("replay:what?.csv?speed=max", .replay(path: "what?.csv", speed: .asFastAsPossible)),
       ("iio", .iio),
       ("IIO", .iio),
@@ -99,6 +101,10 @@ final class SourceSpecificationTests: XCTestCase {
       ("replay:walk.csv?speed=-1", "not a positive number"),
       ("replay:walk.csv?speed=fast", "not a positive number"),
       ("replay:walk.csv?speed=nan", "not a positive number"),
+      // Outside 0.01–1000: 1e-308 froze the source for longer than the universe's age.
+      ("replay:walk.csv?speed=1e-308", "is outside 0.01–1000"),
+      ("replay:walk.csv?speed=0.009", "is outside 0.01–1000"),
+      ("simulator?speed=1000.5", "is outside 0.01–1000"),
       ("replay:walk.csv?rate=2", "unknown option"),
       ("simulator:", "scenario name"),
       ("none:x", "takes no argument"),
@@ -195,6 +201,21 @@ final class SourceSpecificationTests: XCTestCase {
 /// `replay:` through the real recording reader: write a recording, play it back as fast as
 /// possible.
 final class ReplaySourceTests: XCTestCase {
+  /// A speed built in code skips the parser; the factory refuses one outside 0.01–1000 too.
+  func testFactoryRefusesSpeedsOutsideTheRange() {
+    for speed in [1e-308, 0, -1, .nan, .infinity, 0.001, 1e6] {
+      for specification in [
+        SourceSpecification.replay(path: "/nonexistent.csv", speed: .multiplier(speed)),
+        .simulator(scenario: "faceUp", speed: .multiplier(speed)),
+      ] {
+        XCTAssertThrowsError(try SourceFactory.makeSource(specification), "\(speed)") { error in
+          XCTAssertEqual((error as? SourceSpecificationError)?.kind, .invalid, "\(speed)")
+          XCTAssertTrue("\(error)".contains("is outside 0.01–1000"), "\(error)")
+        }
+      }
+    }
+  }
+
   func testReplayOfAWrittenRecording() async throws {
     let url = FileManager.default.temporaryDirectory
       .appendingPathComponent("opencoremotion-replay-\(UUID().uuidString).csv")
