@@ -123,6 +123,24 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
     for (a, b) in zip(expected, read) { assertBitIdentical(a, b, seed: 7) }
   }
 
+  /// A symbolic link at the destination is refused, and neither it nor its target is touched:
+  /// renaming over it would replace the link, not write its target, and a planted link must not
+  /// redirect the data elsewhere.
+  func testWriterRefusesASymbolicLinkAndLeavesItAndItsTarget() throws {
+    let folder = try RecordingFixtureFolder()
+    let target = folder.url.appendingPathComponent("target.csv")
+    try "keep".write(to: target, atomically: true, encoding: .utf8)
+    let link = folder.url.appendingPathComponent("link.csv")
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+    let descriptor = StreamDescriptor(name: "x", sensors: .nineAxis, nominalSampleRate: nil)
+    XCTAssertThrowsError(try RecordingWriter(url: link, descriptor: descriptor)) { error in
+      XCTAssertTrue("\(error)".contains("symbolic link"), "\(error)")
+    }
+    XCTAssertEqual(
+      try FileManager.default.destinationOfSymbolicLink(atPath: link.path), target.path)
+    XCTAssertEqual(try String(contentsOf: target, encoding: .utf8), "keep")
+  }
+
   func testWithoutGroundTruthColumnsSamplesReadBackWithoutGroundTruth() throws {
     let seed = testSeed()
     let samples = makeSamples(count: 50, seed: seed).map { s -> MotionSample in

@@ -11,19 +11,24 @@ import Foundation
 /// Replacing a file safely: a uniquely named temporary file in the destination's folder, created
 /// exclusively with mode 0600 (motion data is personal), synced, then renamed over the destination,
 /// which must be missing or a regular file; the folder is synced after the rename so that the new
-/// name survives a power cut. A folder, device (`/dev/null`), pipe or socket at the destination is
-/// refused and never deleted.
+/// name survives a power cut. A folder, device (`/dev/null`), pipe, socket or symbolic link at the
+/// destination is refused and never deleted.
 package enum FileReplacement {
   /// Why `path` must not be replaced, or nil when it is missing or a regular file (a symbolic link
-  /// is judged by its target).
+  /// is refused whatever it points to).
   package static func refusal(for path: String) -> String? {
     var status = stat()
-    guard stat(path, &status) == 0 else {
+    // lstat: `rename(2)` would replace a symbolic link itself, not write its target, and a planted
+    // link must not redirect personal motion data either; the caller is asked for the real path.
+    guard lstat(path, &status) == 0 else {
       return errno == ENOENT ? nil : String(cString: strerror(errno))
     }
     switch status.st_mode & S_IFMT {
     case S_IFREG: return nil
     case S_IFDIR: return "it is a folder"
+    case S_IFLNK:
+      return "it is a symbolic link; give the path of the file itself (replacing the link would "
+        + "not write its target)"
     default: return "it is not a regular file (a device, pipe or socket); refusing to replace it"
     }
   }
