@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Logging
 import MotionDetectors
 import MotionMath
 import MotionSensors
@@ -279,6 +280,7 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
       events.append(
         .pedestrian(PedestrianEventRecord(date: timeline.date(forTimestamp: t), isPause: true)))
     }
+    let refusedBefore = s.pressure.refusedReadings
     if let pressure = sample.pressure, let result = s.pressure.process(time: t, pressure: pressure)
     {
       let date = timeline.date(forTimestamp: t)
@@ -292,6 +294,16 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
         let record = FloorRecord(date: date, ascended: floors.ascended, descended: floors.descended)
         s.ledger.append(record)
         events.append(.floors(record))
+      }
+    } else if s.pressure.refusedReadings != refusedBefore {
+      // Logged at the 1st, 10th, 100th, … refusal: counted, never silent, never a flood.
+      let refused = s.pressure.refusedReadings
+      var power = 1
+      while power < refused, power <= Int.max / 10 { power *= 10 }
+      if power == refused {
+        Logger.openCoreMotion.warning(
+          "barometer readings outside 1–200 kPa are left out of the altitude and floors",
+          metadata: ["refused": "\(refused)", "latest": "\(sample.pressure ?? .nan) kPa"])
       }
     }
   }

@@ -25,6 +25,8 @@ package struct PressureAltitudeAdapter: Sendable {
 
   private var altitudeFilter = RelativeAltitudeFilter()
   private var floorCounter = FloorCounter()
+  /// Readings refused as physically impossible (outside 1–200 kPa, or not finite).
+  package private(set) var refusedReadings = 0
 
   package init() {}
   /// Floors walked up so far.
@@ -34,10 +36,16 @@ package struct PressureAltitudeAdapter: Sendable {
 
   /// Feeds one reading (time in s, pressure in kPa); returns the altitude in metres relative to the
   /// first reading, the (lightly smoothed) pressure it belongs to, and the floors completed by this
-  /// reading (`nil` when none). Readings that are not positive and finite return `nil`.
+  /// reading (`nil` when none). Readings outside ``BarometricAltitude/plausiblePressureRange``
+  /// (1–200 kPa; NaN and infinities too) return `nil`, are counted in ``refusedReadings`` and leave
+  /// the altitude and floor state as they were.
   package mutating func process(
     time: Double, pressure: Double
   ) -> (altitude: Double, pressure: Double, floors: (ascended: Int, descended: Int)?)? {
+    guard BarometricAltitude.isPlausible(pressure: pressure) else {
+      refusedReadings &+= 1
+      return nil
+    }
     guard let altitude = altitudeFilter.process(time: time, pressure: pressure) else { return nil }
     let change = floorCounter.process(time: time, pressure: pressure)
     return (
