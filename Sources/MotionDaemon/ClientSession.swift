@@ -12,12 +12,23 @@ import MotionSensors
 /// Stream messages (samples, live updates) go through a ring of at most ``streamCapacity``
 /// messages: when the client does not read, the oldest are dropped and counted, so the source's
 /// delivery thread never waits for a client. Replies go through their own queue and are never
-/// dropped; a client that floods requests without reading replies is disconnected.
+/// dropped (the protocol promises every request an answer), so they are bounded by flow control
+/// instead: while the client's unsent replies exceed ``Limits/replyBytes`` its reader stops
+/// reading requests (the kernel's socket buffer then stops the client's writes), and long answers
+/// are produced chunk by chunk as the client drains them (``sendWhenRoom(_:)``). Only messages
+/// nobody asked for (authorization changes, source events) can add beyond that; a client whose
+/// queue still grows past ``Limits/hardReplyBytes`` is disconnected.
+///
+/// A frame must be completed within ``Limits/frameDeadline`` of the previous frame's end once a
+/// byte of it has arrived: a peer that stops half-way cannot hold a 16 MiB buffer for ever. An idle
+/// connection (no partial frame) has no deadline: a client may wait for its streams for days.
 final class ClientSession: @unchecked Sendable {
   // Sendable because all mutable state is in `state`, guarded by `condition`'s lock.
   private struct State {
     var stream = FIFOQueue<(subscription: UInt64, frame: [UInt8])>()
     var replies = FIFOQueue<[UInt8]>()
+    /// Bytes of replies queued or being written (decreased when the write has completed).
+    var replyBytes = 0
     var subscriptions: [UInt64: ClientSubscription] = [:]
     var dropped: UInt64 = 0
     var isClosed = false
@@ -30,7 +41,7 @@ final class ClientSession: @unchecked Sendable {
   private let condition = NSCondition()
   private var state = State()
   private let streamCapacity: Int
-  private let maximumQueuedReplies = 4096
+  private let limits: Limits
   private let logger: Logger
   /// Called once when the session ends (peer gone, protocol error, daemon stopping).
   private let onClose: @Sendable (ClientSession) -> Void
@@ -38,7 +49,7 @@ final class ClientSession: @unchecked Sendable {
   private let onRequest: @Sendable (ClientSession, WireClientMessage) -> [WireServerMessage]
 
   init(
-    id: UInt64, socket: UnixSocket, streamCapacity: Int, logger: Logger,
+    id: UInt64, socket: UnixSocket, streamCapacity: Int, limits: Limits, logger: Logger,
     onRequest: @escaping @Sendable (ClientSession, WireClientMessage) -> [WireServerMessage],
     onClose: @escaping @Sendable (ClientSession) -> Void
   ) {
@@ -46,6 +57,7 @@ final class ClientSession: @unchecked Sendable {
     self.socket = socket
     self.processID = socket.peerProcessID
     self.streamCapacity = max(1, streamCapacity)
+    self.limits = limits
     self.logger = logger
     self.onRequest = onRequest
     self.onClose = onClose
@@ -83,6 +95,14 @@ final class ClientSession: @unchecked Sendable {
     }
   }
 
+  /// Whether any of this client's subscriptions wants live pedometer, activity or altitude
+  /// updates.
+  var demandsLive: Bool {
+    condition.withLock {
+      state.subscriptions.values.contains { $0.pedometer || $0.activity || $0.altitude }
+    }
+  }
+
   /// Whether any of this client's subscriptions wants the daemon's fused motion.
   var demandsFusedMotion: Bool {
     condition.withLock { state.subscriptions.values.contains { $0.readsFusion } }
@@ -95,8 +115,19 @@ final class ClientSession: @unchecked Sendable {
     }
   }
 
-  func addSubscription(_ subscription: ClientSubscription) {
-    condition.withLock { state.subscriptions[subscription.id] = subscription }
+  /// Adds (or replaces, for a reused `request_id`) a subscription; `false` when the client already
+  /// has ``Limits/subscriptions`` others: every subscription costs work on the source's delivery
+  /// thread, which all clients share.
+  func addSubscription(_ subscription: ClientSubscription) -> Bool {
+    condition.withLock {
+      if state.subscriptions[subscription.id] == nil,
+        state.subscriptions.count >= limits.subscriptions
+      {
+        return false
+      }
+      state.subscriptions[subscription.id] = subscription
+      return true
+    }
   }
 
   @discardableResult
@@ -131,7 +162,7 @@ final class ClientSession: @unchecked Sendable {
       }
       queuedAny = true
     }
-    if queuedAny { condition.signal() }
+    if queuedAny { condition.broadcast() }
   }
 
   /// Queues one estimate of the daemon's fusion for every subscription that wants fused motion and
@@ -172,7 +203,7 @@ final class ClientSession: @unchecked Sendable {
         queuedAny = true
       }
     }
-    if queuedAny { condition.signal() }
+    if queuedAny { condition.broadcast() }
   }
 
   /// Queues a live pedometer/activity/altitude update for the subscriptions that want it.
@@ -188,7 +219,7 @@ final class ClientSession: @unchecked Sendable {
       enqueueStreamLocked(subscription.id, Wire.frame(message))
       queuedAny = true
     }
-    if queuedAny { condition.signal() }
+    if queuedAny { condition.broadcast() }
   }
 
   /// Tells every subscription that the source failed or finished.
@@ -201,9 +232,26 @@ final class ClientSession: @unchecked Sendable {
       message.requestID = subscription.id
       message.sourceEvent = sourceEvent
       // Source events are rare and must not be lost behind samples: they travel as replies.
-      state.replies.append(Wire.frame(message))
+      appendReplyLocked(Wire.frame(message))
     }
-    condition.signal()
+    let overflow = state.replyBytes > limits.hardReplyBytes
+    condition.broadcast()
+    if overflow {
+      // Called under the lock: close from another thread, which takes it again.
+      Thread { [self] in closeForUnreadReplies() }.start()
+    }
+  }
+
+  private func appendReplyLocked(_ frame: [UInt8]) {
+    state.replies.append(frame)
+    state.replyBytes += frame.count
+  }
+
+  private func closeForUnreadReplies() {
+    logger.warning(
+      "client \(id) does not read its replies (over \(limits.hardReplyBytes) bytes queued); disconnecting it"
+    )
+    close()
   }
 
   /// Queues one stream message of subscription `key`: `fill` sets its payload and gets the
@@ -237,20 +285,45 @@ final class ClientSession: @unchecked Sendable {
     return set
   }
 
-  /// Queues replies to a request (never dropped).
+  /// Queues replies (never dropped). Requests' replies are bounded by the reader waiting for room
+  /// before it reads the next request; a client whose queue grows past
+  /// ``Limits/hardReplyBytes`` anyway (unrequested messages it never reads) is disconnected.
   func send(_ messages: [WireServerMessage]) {
     guard !messages.isEmpty else { return }
     condition.lock()
     var overflow = false
     if !state.isClosed {
-      for message in messages { state.replies.append(Wire.frame(message)) }
-      overflow = state.replies.count > maximumQueuedReplies
-      condition.signal()
+      for message in messages { appendReplyLocked(Wire.frame(message)) }
+      overflow = state.replyBytes > limits.hardReplyBytes
+      condition.broadcast()
     }
     condition.unlock()
-    if overflow {
-      logger.warning("client \(id) does not read its replies; disconnecting it")
-      close()
+    if overflow { closeForUnreadReplies() }
+  }
+
+  /// Queues `message` once the client's unsent replies are within ``Limits/replyBytes`` (waiting
+  /// for the writer to drain them); `false` when the session closed meanwhile. For answers
+  /// produced piece by piece on the reader thread: the next piece is made only when there is room
+  /// for it.
+  func sendWhenRoom(_ message: WireServerMessage) -> Bool {
+    guard waitForReplyRoom() else { return false }
+    let frame = Wire.frame(message)
+    return condition.withLock {
+      guard !state.isClosed else { return false }
+      appendReplyLocked(frame)
+      condition.broadcast()
+      return true
+    }
+  }
+
+  /// Whether the session still serves its client (a long answer stops early when not).
+  var isOpen: Bool { condition.withLock { !state.isClosed } }
+
+  /// Waits while the unsent replies exceed ``Limits/replyBytes``; `false` once the session closed.
+  private func waitForReplyRoom() -> Bool {
+    condition.withLock {
+      while !state.isClosed && state.replyBytes > limits.replyBytes { condition.wait() }
+      return !state.isClosed
     }
   }
 
@@ -259,11 +332,37 @@ final class ClientSession: @unchecked Sendable {
   private func readLoop() {
     var decoder = FrameDecoder()
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    // When the current partial frame's deadline started (nil: no partial frame, no deadline).
+    var partialSince: Double?
+    var hasReceiveTimeout = false
     reading: while true {
+      if decoder.bufferedByteCount > 0 {
+        let now = ProcessInfo.processInfo.systemUptime
+        let since = partialSince ?? now
+        partialSince = since
+        let remaining = since + limits.frameDeadline - now
+        if remaining <= 0 {
+          logger.warning(
+            "client \(id): a frame was not completed within \(limits.frameDeadline) s (\(decoder.bufferedByteCount) bytes of it received); disconnecting it"
+          )
+          break reading
+        }
+        socket.setReceiveTimeout(seconds: max(0.01, remaining))
+        hasReceiveTimeout = true
+      } else if hasReceiveTimeout {
+        socket.setReceiveTimeout(seconds: 0)
+        hasReceiveTimeout = false
+        partialSince = nil
+      }
       let count: Int
-      do { count = try socket.read(into: &buffer) } catch { break }
+      do { count = try socket.read(into: &buffer) } catch let error as UnixSocket.SocketError
+        where error.code == EAGAIN || error.code == EWOULDBLOCK
+      {
+        continue  // the receive timeout: the deadline is checked above
+      } catch { break }
       if count == 0 { break }
       decoder.append(buffer[0..<count])
+      var completedFrame = false
       while true {
         let frame: ArraySlice<UInt8>?
         do { frame = try decoder.nextFrame() } catch {
@@ -271,13 +370,19 @@ final class ClientSession: @unchecked Sendable {
           break reading
         }
         guard let frame else { break }
+        completedFrame = true
         let request: WireClientMessage
         do { request = try WireClientMessage(serializedBytes: Array(frame)) } catch {
           logger.warning("client \(id): undecodable request (\(error)); disconnecting it")
           break reading
         }
+        // Backpressure: no new request while the replies to earlier ones are not drained.
+        guard waitForReplyRoom() else { break reading }
         send(onRequest(self, request))
       }
+      // The next frame's deadline starts now; frames already handled release the buffer.
+      if completedFrame { partialSince = nil }
+      decoder.compact()
     }
     close()
   }
@@ -291,16 +396,33 @@ final class ClientSession: @unchecked Sendable {
         condition.unlock()
         return
       }
-      output.removeAll(keepingCapacity: true)
-      while let reply = state.replies.popFirst() { output.append(contentsOf: reply) }
+      output.removeAll(keepingCapacity: output.capacity <= Self.retainedOutputCapacity)
+      // Replies in batches of about `writeBatchBytes`, so they are counted as unsent until written
+      // without gathering the whole queue in a second buffer.
+      var replyBytes = 0
+      while replyBytes < Self.writeBatchBytes, let reply = state.replies.popFirst() {
+        output.append(contentsOf: reply)
+        replyBytes += reply.count
+      }
       while let item = state.stream.popFirst() { output.append(contentsOf: item.frame) }
       condition.unlock()
       do { try socket.write(output) } catch {
         close()
         return
       }
+      if replyBytes > 0 {
+        condition.withLock {
+          state.replyBytes -= replyBytes
+          condition.broadcast()
+        }
+      }
     }
   }
+
+  /// Replies gathered into one `write`, bytes (at least one whole reply).
+  private static let writeBatchBytes = 256 << 10
+  /// The writer's output buffer is released after a write larger than this.
+  private static let retainedOutputCapacity = 1 << 20
 
   /// Ends the session: wakes both threads, closes the socket, tells the owner once.
   func close() {

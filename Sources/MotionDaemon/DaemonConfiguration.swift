@@ -19,6 +19,15 @@ public struct DaemonConfiguration: Sendable {
   public var retryInterval = 5.0
   /// Limits the history file to this many pages (simulates a full disk in tests); `nil` = no limit.
   public var historyMaximumPageCount: Int?
+  /// Simultaneous client connections; further ones are refused (with an error message and a log
+  /// line) until one leaves. Each connection costs two threads and up to a 16 MiB frame buffer.
+  public var maximumClients = 128
+  /// Subscriptions per connection (more are refused with `ERROR_NOT_AVAILABLE`).
+  public var maximumSubscriptionsPerClient = 64
+  /// Unsent reply bytes per client above which its requests are no longer read (flow control).
+  public var clientReplyBytes = 4 << 20
+  /// Seconds a client has to complete a frame once its first byte arrived.
+  public var frameDeadline = 10.0
 
   public init(socketPath: String, stateDirectory: String) {
     self.socketPath = socketPath

@@ -69,6 +69,9 @@ final class HistoryService: @unchecked Sendable {
     var condition = Condition.unavailable("not opened")
     var isStopping = false
     var store: HistoryStore?
+    /// Whether the last attempt to open the store failed and was logged (later attempts of the
+    /// same episode log at debug level only).
+    var openFailureLogged = false
   }
 
   let settings: Settings
@@ -116,16 +119,32 @@ final class HistoryService: @unchecked Sendable {
         directory: settings.directory, maximumPageCount: settings.maximumPageCount, logger: logger)
       let identifier = (try? store.nextIdentifier()) ?? 0
       let until = (try? store.recordingUntil()) ?? 0
-      state.withLock {
-        $0.store = store
-        $0.nextIdentifier = identifier
-        $0.recordingUntil = until
-        $0.condition = .recording
+      let recovered = state.withLock { s -> Bool in
+        s.store = store
+        s.nextIdentifier = identifier
+        s.recordingUntil = until
+        s.condition = .recording
+        defer { s.openFailureLogged = false }
+        return s.openFailureLogged
       }
-      logger.info("motion history at \(store.path)")
+      if recovered {
+        logger.notice("motion history available again at \(store.path)")
+      } else {
+        logger.info("motion history at \(store.path)")
+      }
     } catch {
-      state.withLock { $0.condition = .unavailable("\(error)") }
-      logger.error("cannot open the motion history in \(settings.directory): \(error)")
+      let alreadyLogged = state.withLock { s -> Bool in
+        s.condition = .unavailable("\(error)")
+        defer { s.openFailureLogged = true }
+        return s.openFailureLogged
+      }
+      if alreadyLogged {
+        logger.debug("the motion history still cannot be opened: \(error)")
+      } else {
+        logger.error(
+          "cannot open the motion history in \(settings.directory): \(error); retrying every \(settings.retryInterval) s"
+        )
+      }
     }
   }
 
@@ -285,6 +304,7 @@ final class HistoryService: @unchecked Sendable {
   private func writerLoop() {
     var lastPrune = -Double.infinity
     var nextRetry = 0.0
+    var nextOpenAttempt = Date().timeIntervalSince1970 + settings.retryInterval
     while true {
       wakeUp.lock()
       if !state.withLock({ $0.isStopping }) {
@@ -294,6 +314,14 @@ final class HistoryService: @unchecked Sendable {
       if state.withLock({ $0.isStopping }) { return }
       let now = Date().timeIntervalSince1970
       storeLock.withLock {
+        // A store that could not be opened (locked by another process, a file in the way) is
+        // tried again, so history recovers without a restart once the cause is gone.
+        if case .unavailable = state.withLock({ $0.condition }) {
+          guard now >= nextOpenAttempt else { return }
+          nextOpenAttempt = now + settings.retryInterval
+          openStoreLocked()
+          return
+        }
         if case .paused = state.withLock({ $0.condition }), now < nextRetry { return }
         flushLocked()
         if case .paused = state.withLock({ $0.condition }) {

@@ -31,6 +31,11 @@ import Logging
   /// or not a database is renamed to `history.sqlite.corrupt-DATE` with an error log line, and a
   /// new store is started.
   ///
+  /// The store must be a regular file (or absent): a symbolic link would make SQLite write the
+  /// history and its journal beside the link's target, where denying history would not delete
+  /// them, and a directory or FIFO can never be a store. Those are left alone and refused with a
+  /// ``HistoryStoreOpenError`` naming what is there; the daemon retries the open periodically.
+  ///
   /// - Parameter maximumPageCount: limits the file to this many pages (tests use it to simulate a
   ///   full disk: SQLite then fails writes with `SQLITE_FULL`).
   @_spi(Benchmarks) public static func open(
@@ -38,6 +43,14 @@ import Logging
   ) throws -> HistoryStore {
     try makePrivateDirectory(directory)
     let path = directory + "/" + fileName
+    for suffix in ["", "-wal", "-shm"] {
+      if let problem = notARegularFile(path + suffix) {
+        throw HistoryStoreOpenError(
+          description:
+            "\(path + suffix) is \(problem), not a regular file; motiond keeps its history only in a file of its own (so that denying history deletes it): move it away"
+        )
+      }
+    }
     do {
       return try openChecked(path: path, maximumPageCount: maximumPageCount)
     } catch let error as DatabaseError
@@ -58,20 +71,49 @@ import Logging
   }
 
   private static func makePrivateDirectory(_ path: String) throws {
-    try FileManager.default.createDirectory(
-      atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    var status = stat()
+    if lstat(path, &status) == 0, status.st_mode & S_IFMT != S_IFDIR {
+      throw HistoryStoreOpenError(
+        description: "the history directory \(path) exists and is not a directory; move it away")
+    }
+    do {
+      try FileManager.default.createDirectory(
+        atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw HistoryStoreOpenError(
+        description:
+          "cannot create the history directory \(path): \((error as NSError).localizedDescription) (is a part of the path a file?)"
+      )
+    }
     _ = chmod(path, 0o700)
+  }
+
+  /// What is at `path` when it exists and is not a regular file (`nil`: absent or regular).
+  private static func notARegularFile(_ path: String) -> String? {
+    var status = stat()
+    guard lstat(path, &status) == 0 else { return nil }
+    switch status.st_mode & S_IFMT {
+    case S_IFREG: return nil
+    case S_IFLNK: return "a symbolic link"
+    case S_IFDIR: return "a directory"
+    case S_IFIFO: return "a FIFO"
+    case S_IFSOCK: return "a socket"
+    default: return "a device or other special file"
+    }
   }
 
   private static func openChecked(path: String, maximumPageCount: Int?) throws -> HistoryStore {
     // Create the file 0600 first: SQLite gives its -wal and -shm files the database file's mode.
-    if !FileManager.default.fileExists(atPath: path) {
-      let fd = Foundation.open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
-      if fd >= 0 { _ = Foundation.close(fd) }
-    }
+    // O_NOFOLLOW: never create a file through a link that appeared since the check.
+    let fd = Foundation.open(path, O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    if fd >= 0 { _ = Foundation.close(fd) }
     _ = chmod(path, 0o600)
     var configuration = Configuration()
     configuration.label = "motiond.history"
+    // Another process (a backup, the sqlite3 shell) may hold a lock briefly: wait for it rather
+    // than fail at once. A longer lock pauses writes (retried) or, at open, makes the store
+    // unavailable until the writer's next attempt.
+    configuration.busyMode = .timeout(2)
     configuration.prepareDatabase { db in
       // WAL + NORMAL: commits survive a crash of the daemon (kill -9); only a power loss may undo
       // the last transactions.
@@ -381,11 +423,19 @@ import Logging
     }
   }
 
-  /// Deletes the store's files (privacy: deny). The store must be closed first.
+  /// Deletes the store's files (privacy: deny): the store, its `-wal`/`-shm`/`-journal`, and
+  /// every copy moved aside as corrupt (`history.sqlite.corrupt-DATE` and its `-wal`/`-shm`),
+  /// which hold the user's history too. Only regular files are removed: a link or directory of
+  /// that name was never written by the daemon (``open`` refuses them). The store must be closed
+  /// first.
   static func deleteFiles(directory: String) {
-    let path = directory + "/" + fileName
-    for suffix in ["", "-wal", "-shm"] {
-      try? FileManager.default.removeItem(atPath: path + suffix)
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    for name in names
+    where name == fileName || name.hasPrefix(fileName + "-")
+      || name.hasPrefix(fileName + ".corrupt-")
+    {
+      let path = directory + "/" + name
+      if notARegularFile(path) == nil { unlink(path) }
     }
   }
 }

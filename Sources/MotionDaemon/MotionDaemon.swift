@@ -33,6 +33,8 @@ public final class MotionDaemon: @unchecked Sendable {
     var generation: UInt64 = 0
     var samplesReceived: UInt64 = 0
     var isStopped = false
+    /// Connections refused at the client limit since the last warning (one line per episode).
+    var refusedConnections: UInt64 = 0
   }
 
   public let configuration: DaemonConfiguration
@@ -52,6 +54,8 @@ public final class MotionDaemon: @unchecked Sendable {
     var firstGeneration: UInt64
   }
   private var listener: UnixSocket?
+  /// Held from before the socket path is touched until after it is removed (see ``InstanceLock``).
+  private let instanceLock = Locked<InstanceLock?>(nil)
   private let stoppedCondition = NSCondition()
   private var isFinished = false
 
@@ -71,7 +75,13 @@ public final class MotionDaemon: @unchecked Sendable {
   public func start() throws {
     let directory = (configuration.socketPath as NSString).deletingLastPathComponent
     try DaemonPaths.makePrivateDirectory(directory)
-    let listener = try UnixSocket.listen(path: configuration.socketPath)
+    let lock = try InstanceLock(socketPath: configuration.socketPath)
+    let listener: UnixSocket
+    do { listener = try UnixSocket.listen(path: configuration.socketPath) } catch {
+      lock.release()
+      throw error
+    }
+    instanceLock.withLock { $0 = lock }
     self.listener = listener
     history.start()
     updateSourceSubscription()
@@ -96,7 +106,14 @@ public final class MotionDaemon: @unchecked Sendable {
       return (h.sessionList, h.subscription)
     }
     listener?.close()
-    unlink(configuration.socketPath)
+    if let lock = instanceLock.withLock({ l -> InstanceLock? in
+      defer { l = nil }
+      return l
+    }) {
+      // Only the lock's holder may remove the socket: it is its own.
+      unlink(configuration.socketPath)
+      lock.release()
+    }
     for session in sessions { session.close() }
     subscription?.cancel()
     history.stop()
@@ -117,22 +134,48 @@ public final class MotionDaemon: @unchecked Sendable {
   // MARK: Connections
 
   private func acceptLoop(_ listener: UnixSocket) {
+    var limits = ClientSession.Limits()
+    limits.replyBytes = max(1, configuration.clientReplyBytes)
+    limits.subscriptions = max(1, configuration.maximumSubscriptionsPerClient)
+    limits.frameDeadline = configuration.frameDeadline
     while let socket = listener.accept() {
-      let session = hub.withLock { h -> ClientSession? in
-        guard !h.isStopped else { return nil }
+      let admitted = hub.withLock { h -> Result<ClientSession, ConnectionRefusal> in
+        guard !h.isStopped else { return .failure(.stopping) }
+        guard h.sessions.count < configuration.maximumClients else {
+          h.refusedConnections += 1
+          return .failure(.full(firstSinceWarning: h.refusedConnections == 1))
+        }
         h.nextSessionID += 1
         let session = ClientSession(
           id: h.nextSessionID, socket: socket, streamCapacity: configuration.clientQueueCapacity,
-          logger: logger,
+          limits: limits, logger: logger,
           onRequest: { [weak self] session, request in self?.handle(request, from: session) ?? [] },
           onClose: { [weak self] session in self?.remove(session) })
         h.sessions[session.id] = session
         h.sessionList = Array(h.sessions.values)
-        return session
+        return .success(session)
       }
-      guard let session else {
+      let session: ClientSession
+      switch admitted {
+      case .success(let admittedSession): session = admittedSession
+      case .failure(.stopping):
         socket.close()
         return
+      case .failure(.full(let firstSinceWarning)):
+        if firstSinceWarning {
+          logger.warning(
+            "refusing connections: \(configuration.maximumClients) clients are connected (the limit)"
+          )
+        }
+        // A fresh socket's buffer takes this small frame without blocking the accept loop.
+        try? socket.write(
+          Wire.frame(
+            Wire.error(
+              .notAvailable,
+              "motiond serves at most \(configuration.maximumClients) clients at once; try again later",
+              requestID: 0)))
+        socket.close()
+        continue
       }
       logger.info("client \(session.id) connected (pid \(session.processID))")
       session.start()
@@ -140,9 +183,14 @@ public final class MotionDaemon: @unchecked Sendable {
   }
 
   private func remove(_ session: ClientSession) {
-    hub.withLock { h in
+    let refused = hub.withLock { h -> UInt64 in
       h.sessions.removeValue(forKey: session.id)
       h.sessionList = Array(h.sessions.values)
+      defer { h.refusedConnections = 0 }
+      return h.refusedConnections
+    }
+    if refused > 0 {
+      logger.notice("accepting connections again (\(refused) refused at the client limit)")
     }
     updateSourceSubscription()
   }
@@ -161,9 +209,7 @@ public final class MotionDaemon: @unchecked Sendable {
     defer { subscriptionUpdate.unlock() }
     let sessions = hub.withLock { $0.sessionList }
     let clientRate = sessions.map(\.demandedRate).max() ?? 0
-    let wantsLive = sessions.contains {
-      $0.snapshot.subscriptions.contains { $0.pedometer || $0.activity || $0.altitude }
-    }
+    let wantsLive = sessions.contains { $0.demandsLive }
     let wantsFusedMotion = sessions.contains { $0.demandsFusedMotion }
     let historyRate = history.demandedRate
     var rate = max(clientRate, historyRate)
@@ -305,11 +351,19 @@ public final class MotionDaemon: @unchecked Sendable {
           return [Wire.error(refusal.code, refusal.message, requestID: id)]
         }
       }
-      session.addSubscription(
+      let added = session.addSubscription(
         ClientSubscription(
           id: id, sensors: sensors, rate: rate, pedometer: subscribe.pedometer,
           activity: subscribe.activity, altitude: subscribe.altitude, fusedMotion: fusedMotion,
           deviceMotion: deviceMotion))
+      guard added else {
+        return [
+          Wire.error(
+            .notAvailable,
+            "too many subscriptions: at most \(configuration.maximumSubscriptionsPerClient) per connection; unsubscribe first",
+            requestID: id)
+        ]
+      }
       updateSourceSubscription()
       reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
       return [reply]
@@ -326,7 +380,7 @@ public final class MotionDaemon: @unchecked Sendable {
     case .activityQuery(let query):
       return answerActivity(query, id: id)
     case .accelerometerQuery(let query):
-      return answerAccelerometer(query, id: id)
+      return streamAccelerometer(query, id: id, to: session)
     case .recordAccelerometer(let record):
       switch history.recordAccelerometer(
         duration: record.duration, now: Date().timeIntervalSince1970)
@@ -364,15 +418,19 @@ public final class MotionDaemon: @unchecked Sendable {
     return answer
   }
 
-  private static func validRange(_ from: Double, _ to: Double) -> Bool {
-    from.isFinite && to.isFinite && from <= to
+  /// Why `[from, to]` is not a range a query can answer, or `nil` when it is.
+  private static func rangeProblem(_ from: Double, _ to: Double) -> String? {
+    guard from.isFinite, to.isFinite else {
+      return "from_date and to_date must be finite numbers (s since 1970), not NaN or infinity"
+    }
+    return from <= to ? nil : "from_date must not be after to_date"
   }
 
   private func answerPedometer(
     _ query: Opencoremotion_Daemon_V1_PedometerQuery, id: UInt64
   ) -> [WireServerMessage] {
-    guard Self.validRange(query.fromDate, query.toDate) else {
-      return [Wire.error(.invalidParameter, "from_date must not be after to_date", requestID: id)]
+    if let problem = Self.rangeProblem(query.fromDate, query.toDate) {
+      return [Wire.error(.invalidParameter, problem, requestID: id)]
     }
     switch history.pedometerTotals(
       from: query.fromDate, to: query.toDate, now: Date().timeIntervalSince1970)
@@ -398,8 +456,8 @@ public final class MotionDaemon: @unchecked Sendable {
   private func answerActivity(
     _ query: Opencoremotion_Daemon_V1_ActivityQuery, id: UInt64
   ) -> [WireServerMessage] {
-    guard Self.validRange(query.fromDate, query.toDate) else {
-      return [Wire.error(.invalidParameter, "from_date must not be after to_date", requestID: id)]
+    if let problem = Self.rangeProblem(query.fromDate, query.toDate) {
+      return [Wire.error(.invalidParameter, problem, requestID: id)]
     }
     let answered = history.withStoreForQuery { store -> [WireServerMessage] in
       do {
@@ -423,45 +481,90 @@ public final class MotionDaemon: @unchecked Sendable {
     }
   }
 
-  private func answerAccelerometer(
-    _ query: Opencoremotion_Daemon_V1_AccelerometerQuery, id: UInt64
-  )
-    -> [WireServerMessage]
-  {
-    guard Self.validRange(query.fromDate, query.toDate), query.toDate - query.fromDate <= 43_200
-    else {
-      return [
-        Wire.error(
-          .invalidParameter, "the range must be ordered and at most 12 h long", requestID: id)
-      ]
+  /// Seconds of history read per store query of a recorded-accelerometer answer.
+  private static let accelerometerWindow = 300.0
+  /// Samples per `RecordedAccelerometer` message (about 0.5 MB).
+  private static let accelerometerChunk = 10_000
+
+  /// Answers a recorded-accelerometer query in chunks sent as the client drains them: the store is
+  /// read one window of ``accelerometerWindow`` seconds at a time, and the next window only once
+  /// the client's unsent replies are within its limit, so a 12 h answer (2.16 M samples, ~110 MB)
+  /// never sits in memory whole, and a client that does not read holds one window of it. The store
+  /// is not held while waiting (a privacy denial must not wait for a client); a denial between
+  /// two windows ends the answer with that error.
+  private func streamAccelerometer(
+    _ query: Opencoremotion_Daemon_V1_AccelerometerQuery, id: UInt64, to session: ClientSession
+  ) -> [WireServerMessage] {
+    let from = query.fromDate
+    let to = query.toDate
+    if let problem = Self.rangeProblem(from, to) {
+      return [Wire.error(.invalidParameter, problem, requestID: id)]
     }
-    let answered = history.withStoreForQuery { store -> [WireServerMessage] in
-      var replies: [WireServerMessage] = []
-      do {
-        try store.accelerometer(from: query.fromDate, to: query.toDate) { chunk in
-          var answer = Opencoremotion_Daemon_V1_RecordedAccelerometer()
-          answer.samples = chunk.map { item in
-            var sample = Opencoremotion_Daemon_V1_RecordedSample()
-            sample.identifier = item.identifier
-            sample.timestamp = item.timestamp
-            sample.date = item.date
-            sample.acceleration = Wire.vector(item.acceleration)
-            return sample
-          }
-          var reply = WireServerMessage()
-          reply.requestID = id
-          reply.recorded = answer
-          replies.append(reply)
-        }
-      } catch {
-        return [Wire.error(.notAvailable, "history query failed: \(error)", requestID: id)]
-      }
-      replies[replies.count - 1].recorded.complete = true
-      return replies
+    guard to - from <= 43_200 else {
+      return [Wire.error(.invalidParameter, "the range must be at most 12 h long", requestID: id)]
     }
-    switch answered {
+    // Windows cover only the part of the range that holds recordings: a 12 h range over a few
+    // minutes of data costs a few store reads, not 144.
+    let extent = history.withStoreForQuery { store in Result { try store.recordedExtent() } }
+    var first = from
+    var last = to
+    switch extent {
     case .failure(let error): return [Wire.error(error.code, error.message, requestID: id)]
-    case .success(let replies): return replies
+    case .success(.failure(let error)):
+      return [Wire.error(.notAvailable, "history query failed: \(error)", requestID: id)]
+    case .success(.success(let recorded)):
+      if let recorded, recorded.start <= to, recorded.end >= from {
+        first = max(from, recorded.start)
+        last = min(to, recorded.end)
+      } else {
+        var reply = WireServerMessage()
+        reply.requestID = id
+        reply.recorded.complete = true
+        return [reply]
+      }
+    }
+    var pending: [Opencoremotion_Daemon_V1_RecordedSample] = []
+    var windowStart = first
+    while true {
+      // A client gone mid-answer stops it (its queued replies would only be discarded).
+      guard session.isOpen else { return [] }
+      let next = windowStart + Self.accelerometerWindow
+      // At dates so large that 300 s is below their precision the window is the whole range.
+      let windowEnd = next > windowStart ? min(next, last) : last
+      let isLast = windowEnd >= last
+      let read = history.withStoreForQuery { store in
+        Result {
+          try store.accelerometer(from: windowStart, to: windowEnd) { chunk in
+            // Windows share their ends; a sample at one belongs to the later window.
+            for item in chunk where isLast || item.date < windowEnd {
+              var sample = Opencoremotion_Daemon_V1_RecordedSample()
+              sample.identifier = item.identifier
+              sample.timestamp = item.timestamp
+              sample.date = item.date
+              sample.acceleration = Wire.vector(item.acceleration)
+              pending.append(sample)
+            }
+          }
+        }
+      }
+      switch read {
+      case .failure(let error): return [Wire.error(error.code, error.message, requestID: id)]
+      case .success(.failure(let error)):
+        return [Wire.error(.notAvailable, "history query failed: \(error)", requestID: id)]
+      case .success(.success): break
+      }
+      while pending.count >= Self.accelerometerChunk || isLast {
+        let count = min(Self.accelerometerChunk, pending.count)
+        var answer = Opencoremotion_Daemon_V1_RecordedAccelerometer()
+        answer.samples = Array(pending[..<count])
+        pending.removeFirst(count)
+        answer.complete = isLast && pending.isEmpty
+        var reply = WireServerMessage()
+        reply.requestID = id
+        reply.recorded = answer
+        guard session.sendWhenRoom(reply), !answer.complete else { return [] }
+      }
+      windowStart = windowEnd
     }
   }
 

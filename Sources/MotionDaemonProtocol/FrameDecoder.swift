@@ -18,13 +18,36 @@ package struct FrameDecoder: Sendable {
 
   package init() {}
 
+  /// A buffer larger than this is released, not kept, once everything in it has been consumed:
+  /// one large frame must not pin its memory for the rest of the connection.
+  package static let retainedCapacity = 256 << 10
+
   /// Appends received bytes.
   package mutating func append(_ bytes: ArraySlice<UInt8>) {
-    if start > 0, start >= buffer.count / 2 {
+    compact()
+    buffer.append(contentsOf: bytes)
+  }
+
+  /// Bytes received and not yet returned as frames (a frame's beginning, when not zero).
+  package var bufferedByteCount: Int { buffer.count - start }
+
+  /// Bytes the buffer holds allocated (for tests of ``compact()``).
+  package var bufferCapacity: Int { buffer.capacity }
+
+  /// Drops the consumed bytes, and frees the buffer altogether when it is empty and larger than
+  /// ``retainedCapacity``. Call it once the frames returned so far are no longer used.
+  package mutating func compact() {
+    if start == buffer.count {
+      if buffer.capacity > Self.retainedCapacity {
+        buffer = []
+      } else {
+        buffer.removeAll(keepingCapacity: true)
+      }
+      start = 0
+    } else if start > 0, start >= buffer.count / 2 {
       buffer.removeFirst(start)
       start = 0
     }
-    buffer.append(contentsOf: bytes)
   }
 
   /// The next complete frame, or `nil` when more bytes are needed.
@@ -45,7 +68,14 @@ package struct FrameDecoder: Sendable {
       throw DecodingError.frameTooLong(length)
     }
     let count = Int(length)
-    guard buffer.count - index >= count else { return nil }
+    guard buffer.count - index >= count else {
+      // Room for exactly this frame once its length is known: growing by doubling would leave a
+      // 16 MiB frame in a 32 MiB buffer. Reserving touches no page the peer has not sent.
+      if count >= Self.retainedCapacity, buffer.capacity < index + count {
+        buffer.reserveCapacity(index + count)
+      }
+      return nil
+    }
     start = index + count
     return buffer[index..<(index + count)]
   }

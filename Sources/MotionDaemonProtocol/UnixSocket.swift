@@ -77,8 +77,27 @@ package final class UnixSocket: @unchecked Sendable {
 
   /// Binds and listens at `path` with mode 0600. An existing socket file is replaced only when no
   /// daemon answers on it (a stale file from a crash); a live one is an `EADDRINUSE` error.
+  /// Anything else at `path` (a regular file, a directory, a symbolic link, even one pointing at a
+  /// socket) is someone's file, not ours to delete: it is an `EEXIST` error naming what is there.
+  ///
+  /// Checking and replacing is not atomic: callers that may race another daemon hold a lock (the
+  /// daemon's `InstanceLock`) around it.
   package static func listen(path: String) throws -> UnixSocket {
-    if FileManager.default.fileExists(atPath: path) {
+    var status = stat()
+    if lstat(path, &status) == 0 {
+      let type = status.st_mode & S_IFMT
+      guard type == S_IFSOCK else {
+        let what: String
+        switch type {
+        case S_IFREG: what = "a regular file"
+        case S_IFDIR: what = "a directory"
+        case S_IFLNK: what = "a symbolic link"
+        default: what = "a special file"
+        }
+        throw SocketError(
+          operation: "\(path) exists and is not a socket (it is \(what)); not replacing it",
+          code: EEXIST)
+      }
       if let probe = try? connect(path: path) {
         probe.close()
         throw SocketError(operation: "another daemon is listening on \(path)", code: EADDRINUSE)

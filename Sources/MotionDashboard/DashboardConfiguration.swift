@@ -27,6 +27,9 @@ public struct DashboardConfiguration: Sendable {
   /// it is then, when one opens). The daemon sets it so a closed tab costs it nothing; off by
   /// default, so a simulation or a recording keeps playing from where the first page started it.
   public var stopsSourceWhenIdle = false
+  /// Timeouts and the connection cap that keep idle, half-sent or unread connections from
+  /// starving the server (see ``DashboardConnectionLimits`` for the defaults).
+  public var connectionLimits = DashboardConnectionLimits()
 
   public init(
     host: String = "127.0.0.1", port: Int = 8787, token: String? = nil, source: SourceSpecification,

@@ -2,6 +2,7 @@
 
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import MotionSensors
@@ -65,18 +66,40 @@ public struct DashboardServer: Sendable {
     // The feed starts with the first page (DashboardHub.connect()).
 
     let router = Router(context: DashboardRequestContext.self)
+    router.middlewares.add(DashboardRequestGuard(hasToken: configuration.token != nil))
     router.middlewares.add(DashboardAccessMiddleware(token: configuration.token))
     Self.addPageRoutes(to: router, files: files, history: configuration.history)
-    Self.addWebSocketRoute(to: router, hub: hub)
+    Self.addWebSocketRoute(to: router, hub: hub, hasToken: configuration.token != nil)
 
     let token = configuration.token
     let host = configuration.host
+    let limits = configuration.connectionLimits
+    let idle = TimeAmount.nanoseconds(Int64(max(0.05, min(limits.idleTimeout, 86_400)) * 1e9))
+    let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+      http1: .init(idleTimeout: idle), ws: .init(maxFrameSize: DashboardControlMessage.maximumSize))
+    let webSocketResponder = router.buildResponder()
+    // Every connection gets the guard first (see DashboardConnectionGuard), and at most
+    // `maximumConnections` are served at once, so idle or unread connections cannot exhaust the
+    // process's descriptors.
+    let server = HTTPServerBuilder { responder in
+      DashboardGuardedChannel(
+        inner: HTTP1WebSocketUpgradeChannel(
+          responder: responder, webSocketResponder: webSocketResponder,
+          configuration: channelConfiguration),
+        limits: limits)
+    }
+    // Hummingbird logs each connection that ends before its request (closed by the guard, or by
+    // the peer) as an error; those are the peers' doing, and logging each would let any peer
+    // flood the log. Failures to listen are thrown to the caller.
+    var serverLogger = logger
+    serverLogger.logLevel = max(logger.logLevel, .critical)
     let app = Application(
       router: router,
-      server: .http1WebSocketUpgrade(
-        webSocketRouter: router,
-        configuration: .init(ws: .init(maxFrameSize: DashboardControlMessage.maximumSize))),
-      configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
+      server: server,
+      configuration: .init(
+        address: .hostname(host, port: configuration.port), serverName: nil,
+        availableConnectionsDelegate: MaximumAvailableConnections(
+          max(1, limits.maximumConnections), logger: serverLogger)),
       onServerRunning: { channel in
         let port = channel.localAddress?.port ?? configuration.port
         let shownHost = host.contains(":") ? "[\(host)]" : host
@@ -84,7 +107,7 @@ public struct DashboardServer: Sendable {
         if let token { text += "?token=\(token)" }
         if let url = URL(string: text) { onRunning(url) }
       },
-      logger: logger)
+      logger: serverLogger)
 
     let broadcaster = Task {
       while !Task.isCancelled {
@@ -137,21 +160,20 @@ public struct DashboardServer: Sendable {
   }
 
   private static func addWebSocketRoute(
-    to router: Router<DashboardRequestContext>, hub: DashboardHub
+    to router: Router<DashboardRequestContext>, hub: DashboardHub, hasToken: Bool
   ) {
     router.ws("/ws") { request, context in
       let isFoxglove = Self.asksForFoxglove(request.headers)
-      // A page on another site must not read the sensors through the visitor's browser: a
-      // browser always sends Origin, and it must name this server. (Foxglove's own app is the one
-      // other origin let in, and only for Foxglove's protocol.)
-      if let origin = request.headers[HeaderName("Origin")!] {
-        let host = request.head.authority ?? request.headers[HeaderName("Host")!] ?? ""
-        let isSameOrigin =
-          URL(string: origin).flatMap { url in
-            url.host.map { Self.authority($0, url.port) == host.lowercased() }
-          } ?? false
-        guard isSameOrigin || (isFoxglove && Self.foxgloveOrigins.contains(origin.lowercased()))
-        else { return .dontUpgrade }
+      // A page on another site must not read the sensors through the visitor's browser (see
+      // DashboardOriginPolicy; DashboardRequestGuard checks the same before any route, this is
+      // the upgrade's own check so that it never depends on middleware order).
+      let host = DashboardRequestGuard<DashboardRequestContext>.host(of: request)
+      if !hasToken && !DashboardOriginPolicy.isLoopbackAuthority(host) { return .dontUpgrade }
+      if let origin = request.headers[HeaderName("Origin")!],
+        !DashboardOriginPolicy.allows(
+          origin: origin, host: host, isFoxglove: isFoxglove, hasToken: hasToken)
+      {
+        return .dontUpgrade
       }
       try? await context.channel.setOption(
         ChannelOptions.socketOption(.so_sndbuf),
@@ -185,9 +207,6 @@ public struct DashboardServer: Sendable {
       }
     }
   }
-
-  /// The origins of Foxglove's own apps (web and desktop), let in for Foxglove's protocol only.
-  static let foxgloveOrigins: Set<String> = ["https://app.foxglove.dev", "file://", "null"]
 
   /// Whether the upgrade request offers Foxglove's WebSocket protocol.
   static func asksForFoxglove(_ headers: HTTPFields) -> Bool {
@@ -223,11 +242,6 @@ public struct DashboardServer: Sendable {
       await hub.disconnect(id)
       group.cancelAll()
     }
-  }
-
-  private static func authority(_ host: String, _ port: Int?) -> String {
-    let shown = host.contains(":") ? "[\(host)]" : host
-    return (port.map { "\(shown):\($0)" } ?? shown).lowercased()
   }
 }
 

@@ -14,7 +14,16 @@ import MotionSensors
 /// When a clear restarts experiment time (detected by a probe after an empty poll) or the user
 /// switches experiments (`status.session` changes), later samples are shifted by ``timeOffset`` so
 /// that timestamps keep increasing.
+///
+/// Experiment times that are negative, not finite or beyond ``maximumExperimentTime`` are dropped
+/// and counted
+/// (``implausibleTimeCount``): a forged time such as 1e308 would otherwise become the newest time,
+/// hide every later row behind it and, after the next clear, shift every timestamp to 1e308.
 package struct PhyphoxPoller: Sendable {
+  /// The largest experiment time accepted, in seconds (about 116 days of measuring; phyphox's
+  /// time starts at 0 when the measurement starts and excludes pauses).
+  package static let maximumExperimentTime = 1e7
+
   private enum Position: Equatable, Sendable {
     case latest
     case full
@@ -29,6 +38,9 @@ package struct PhyphoxPoller: Sendable {
   package private(set) var lastTimestamp: Double
   /// The session seen in the last answer.
   package private(set) var session: String?
+  /// How many rows were dropped because their time was negative, beyond
+  /// ``maximumExperimentTime`` or not finite.
+  package private(set) var implausibleTimeCount = 0
   private var positions: [Position]
   /// The next request only asks for each time buffer's last value, to detect a clear. Sent after a
   /// poll that brought nothing new for any group, so it never delays one group behind another.
@@ -115,7 +127,11 @@ package struct PhyphoxPoller: Sendable {
       let rowCount = columns.reduce(times.count) { min($0, $1.count) }
       var newest: Double?
       for row in 0..<rowCount {
-        guard let time = times[row].doubleValue, time.isFinite else { continue }
+        guard let time = times[row].doubleValue else { continue }
+        guard time.isFinite, time >= 0, time <= Self.maximumExperimentTime else {
+          implausibleTimeCount += 1
+          continue
+        }
         if case .after(let threshold) = positions[index], time <= threshold { continue }
         if let newest, time <= newest { continue }
         newest = time

@@ -15,8 +15,11 @@ import MotionSensors
 /// counted) instead of being released, which would make every later genuine sample "late". If
 /// ``resynchronisationCount`` samples in a row lie that far from the buffer's timeline (ahead, or
 /// behind what was released), the stream's clock really jumped (or the buffer's first sample was
-/// the odd one): the buffer drops what it holds and follows the new timeline. Non-finite
-/// timestamps are dropped and counted.
+/// the odd one): the buffer drops what it holds and follows the new timeline, with a fresh clock
+/// mapping. Non-finite timestamps are dropped and counted. With ``maximumClockDistance`` set, a
+/// sample whose time lies further than that from its arrival on the current clock mapping is
+/// far off too (dropped, counted, and part of the run that makes the buffer follow a new timeline),
+/// so one forged reading cannot shift the mapping, and with it every later timestamp, for good.
 package struct SampleReorderBuffer: Sendable {
   /// How far (stream seconds) a sample must lag the newest one before it is released; default 0.1.
   package var holdTime: Double
@@ -24,6 +27,12 @@ package struct SampleReorderBuffer: Sendable {
   package var maximumDelay: Double
   /// How far (stream seconds) a sample may lead the newest accepted one; default 10 s.
   package var maximumLead = 10.0
+  /// How far (seconds) a sample's mapped time may lie from its arrival (see
+  /// ``StreamClockMapping/maximumDistance``); default `nil`: not checked.
+  package var maximumClockDistance: Double? {
+    get { clockMapping.maximumDistance }
+    set { clockMapping.maximumDistance = newValue }
+  }
   /// How many consecutive far-off samples make the buffer follow their timeline; default 20.
   package var resynchronisationCount = 20
   /// How many samples arrived too late to be delivered in order.
@@ -66,13 +75,15 @@ package struct SampleReorderBuffer: Sendable {
   /// Adds samples that arrived at wall time `now`.
   package mutating func insert(_ samples: [MotionSample], now: Double) {
     var newestInserted: Double?
+    let arrival = BootClock.now
     for sample in samples {
       let time = sample.timestamp
       guard time.isFinite else {
         droppedImplausibleCount += 1
         continue
       }
-      let farAhead = newestAccepted.map { time - $0 > maximumLead } ?? false
+      let offClock = !clockMapping.isPlausible(time, arrival: arrival)
+      let farAhead = offClock || (newestAccepted.map { time - $0 > maximumLead } ?? false)
       let farBehind = lastReleasedTimestamp - time > maximumLead
       if farAhead || farBehind {
         farOffRun += 1
@@ -81,6 +92,7 @@ package struct SampleReorderBuffer: Sendable {
           continue
         }
         resynchronise()
+        newestInserted = nil  // The old timeline's samples are gone; map from the new one.
       } else {
         farOffRun = 0
         guard time >= lastReleasedTimestamp else {
@@ -94,7 +106,7 @@ package struct SampleReorderBuffer: Sendable {
       nextSequence += 1
     }
     if let newestInserted {
-      clockMapping.observe(newestStreamTime: newestInserted, arrival: BootClock.now)
+      clockMapping.observe(newestStreamTime: newestInserted, arrival: arrival)
     }
     pending.sort { ($0.sample.timestamp, $0.sequence) < ($1.sample.timestamp, $1.sequence) }
   }
@@ -157,7 +169,14 @@ package struct SampleReorderBuffer: Sendable {
     return SourceFailure(
       .malformedData,
       "\(source): \(droppedImplausibleCount) sample(s) so far had a timestamp far ahead of the stream "
-        + "(more than \(maximumLead) s) or not a number, and were dropped", isFatal: false)
+        + "(more than \(maximumLead) s), far from the stream's clock, out of range or not a number, "
+        + "and were dropped", isFatal: false)
+  }
+
+  /// Counts `count` samples that the caller dropped for an implausible time before inserting
+  /// (reported with the buffer's own, see ``implausibleDropNotice(source:)``).
+  package mutating func countImplausible(_ count: Int) {
+    droppedImplausibleCount += max(0, count)
   }
 
   private var nextDropReport = 1
@@ -172,6 +191,7 @@ package struct SampleReorderBuffer: Sendable {
     newestAccepted = nil
     farOffRun = 0
     resynchronisations += 1
+    clockMapping.reset()
   }
 
   /// The events due at wall time `now`: the released samples (see ``release(now:flushAll:)``),
@@ -187,12 +207,14 @@ package struct SampleReorderBuffer: Sendable {
     return events
   }
 
-  /// Forgets everything, including the last released time (after the stream's clock restarted).
+  /// Forgets everything, including the last released time and the clock mapping (after the
+  /// stream's clock restarted, or for a new recording).
   package mutating func reset() {
     pending.removeAll()
     lastReleasedTimestamp = -.infinity
     newestAccepted = nil
     farOffRun = 0
+    clockMapping.reset()
   }
 
   private static func merge(_ a: MotionSample, _ b: MotionSample) -> MotionSample {

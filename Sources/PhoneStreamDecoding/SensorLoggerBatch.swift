@@ -44,7 +44,22 @@ package struct SensorLoggerBatch: Sendable, Equatable {
   ///
   /// - Throws: ``SourceFailure`` (`.malformedData`) naming what is wrong: not JSON, no `payload`
   ///   array, or a motion reading without a usable `time` or values.
+  /// The most JSON objects and arrays one push body may hold. A reading is two (itself and its
+  /// values), so a full 1 MiB body of readings stays well below; a body of tiny containers built
+  /// to make parsing slow is refused after one cheap pass over its bytes instead of parsed.
+  package static let maximumContainers = 40_000
+
   package init(body: [UInt8]) throws {
+    // Counts brackets inside strings too: an overestimate, which only errs on the safe side.
+    var containers = 0
+    for byte in body where byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+      containers += 1
+    }
+    guard containers <= Self.maximumContainers else {
+      throw SourceFailure(
+        .malformedData,
+        "Sensor Logger push body holds more than \(Self.maximumContainers) JSON objects and arrays")
+    }
     let document: PhoneJSON
     do {
       document = try PhoneJSON.parse(body)

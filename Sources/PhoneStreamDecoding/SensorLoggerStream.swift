@@ -33,7 +33,14 @@ package struct SensorLoggerStream: Sendable {
     converter = SensorLoggerConverter(convention: convention)
     reorder = SampleReorderBuffer(
       holdTime: sampleHoldTime, maximumDelay: maximumSampleDelay, clock: clock)
+    reorder.maximumClockDistance = Self.maximumClockDistance
   }
+
+  /// How far (seconds) a reading may lie from its arrival on the current clock mapping before it
+  /// is dropped as implausible: a minute, well above a batch period and a network hiccup. Sensor
+  /// Logger stamps readings with the phone's UTC time, which does not pause, so a reading years
+  /// away (1970, or far in the future) is forged or broken.
+  package static let maximumClockDistance = 60.0
 
   /// The reorder buffer's state (for diagnostics and tests).
   package var reorderBuffer: SampleReorderBuffer { reorder }
@@ -50,13 +57,30 @@ package struct SensorLoggerStream: Sendable {
   ) -> (
     events: [SourceEvent], rejection: SourceFailure?
   ) {
-    let batch: SensorLoggerBatch
+    receive(Self.decode(body), now: now)
+  }
+
+  /// Decodes a push body: the costly, stateless part of ``receive(body:now:)``, which a transport
+  /// runs before taking whatever lock guards the stream, so that one large body does not hold up
+  /// the phone's pushes and the timer's ticks.
+  package static func decode(_ body: [UInt8]) -> Result<SensorLoggerBatch, SourceFailure> {
     do {
-      batch = try SensorLoggerBatch(body: body)
+      return .success(try SensorLoggerBatch(body: body))
     } catch {
       let reason = (error as? SourceFailure)?.message ?? "\(error)"
-      let failure = SourceFailure(.malformedData, reason, isFatal: false)
-      return ([.failure(failure)] + tick(now: now), failure)
+      return .failure(SourceFailure(.malformedData, reason, isFatal: false))
+    }
+  }
+
+  /// Takes one decoded push body (see ``decode(_:)``) that arrived at wall time `now`; returns
+  /// what ``receive(body:now:)`` does.
+  package mutating func receive(
+    _ decoded: Result<SensorLoggerBatch, SourceFailure>, now: Double
+  ) -> (events: [SourceEvent], rejection: SourceFailure?) {
+    let batch: SensorLoggerBatch
+    switch decoded {
+    case .success(let decodedBatch): batch = decodedBatch
+    case .failure(let failure): return ([.failure(failure)] + tick(now: now), failure)
     }
     var events: [SourceEvent] = []
     let (inOrder, sessionChanged) = sequencer.accept(batch, now: now)

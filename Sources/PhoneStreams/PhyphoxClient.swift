@@ -21,7 +21,8 @@ import PhoneStreamDecoding
 ///
 /// Requests are made one at a time on fresh connections, as phyphox's single-threaded server needs.
 /// An unreachable phone is reported once as `.disconnected` and polling continues. Requests go
-/// through AsyncHTTPClient with a deadline and a bounded answer size.
+/// through AsyncHTTPClient with a deadline on the whole answer (head and body), a bounded answer
+/// size, and no redirects followed.
 ///
 /// `@unchecked Sendable`: `hub` is set once in `init`; the mutable state is in `Locked` boxes.
 public final class PhyphoxClient: SensorSource, @unchecked Sendable {
@@ -106,24 +107,37 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
   static let maximumAnswerSize = 16 << 20
 
   /// An answer from the phone.
-  struct Answer {
+  struct Answer: Sendable {
     var status: Int
     var body: [UInt8]
   }
 
   // MARK: - Polling loop
 
+  /// The HTTP client for every phyphox phone: AsyncHTTPClient's defaults except that redirects
+  /// are not followed. phyphox never redirects, and following one would let any device on the
+  /// network make this machine send requests to hosts and ports of its choosing. A 3xx answer is
+  /// reported like any other non-200 status. Process-wide and never shut down, like
+  /// `HTTPClient.shared`.
+  static let httpClient = HTTPClient(
+    eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+    configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+
+  /// Fetches `path`; ``Configuration/requestTimeout`` bounds the whole answer, body included (a
+  /// phone that sends a head and then stalls or trickles the body fails the poll).
   private func get(_ path: String) async throws -> Answer {
     let address = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
     var request = HTTPClientRequest(url: "http://\(address):\(configuration.port)\(path)")
     request.headers.add(name: "Accept", value: "application/json")
     // phyphox's server is single-threaded and mishandles keep-alive: one request per connection.
     request.headers.add(name: "Connection", value: "close")
-    let timeout = TimeAmount.nanoseconds(
-      Int64(max(0.01, min(configuration.requestTimeout, 3_600)) * 1e9))
-    let response = try await HTTPClient.shared.execute(request, timeout: timeout)
-    let body = try await response.body.collect(upTo: Self.maximumAnswerSize)
-    return Answer(status: Int(response.status.code), body: Array(body.readableBytesView))
+    let seconds = max(0.01, min(configuration.requestTimeout, 3_600))
+    let timeout = TimeAmount.nanoseconds(Int64(seconds * 1e9))
+    return try await PhoneStreamDeadline.run(within: seconds) { [request] in
+      let response = try await Self.httpClient.execute(request, timeout: timeout)
+      let body = try await response.body.collect(upTo: Self.maximumAnswerSize)
+      return Answer(status: Int(response.status.code), body: Array(body.readableBytesView))
+    }
   }
 
   private func run() async {
@@ -172,7 +186,10 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
         } catch {
           throw SourceFailure(.malformedData, "phyphox /get answer is not JSON")
         }
+        let rejectedBefore = poller!.implausibleTimeCount
         let outcome = try poller!.consume(document)
+        // Rows with an absurd time are dropped by the poller and reported with the buffer's own.
+        reorder.countImplausible(poller!.implausibleTimeCount - rejectedBefore)
         pollCount.withLock { $0 += 1 }
         lastFailure = nil
         timeOffset = poller!.timeOffset

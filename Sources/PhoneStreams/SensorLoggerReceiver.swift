@@ -124,6 +124,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   private let boundPort = Locked<UInt16?>(nil)
   /// The decoding state of the current listening session (`nil` while not listening).
   private let stream = Locked<SensorLoggerStream?>(nil)
+  /// Requests refused so far, and the count at which the next report is due.
+  private let refused = Locked((count: 0, nextReport: 1))
   /// The server's own diagnostics: only what is critical (a stop logs expected cancellations as
   /// errors, and every refused request is already answered and reported).
   private let quietLogger: Logger = {
@@ -248,7 +250,43 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
 
   // MARK: - Requests
 
+  /// The statuses of requests refused without reading them (wrong path, a browser, a method or
+  /// content type the phone does not use).
+  private static let refusals: Set<HTTPResponse.Status> = [
+    .forbidden, .notFound, .methodNotAllowed, .unsupportedMediaType,
+  ]
+
+  /// Answers a request. Only a push the stream accepted keeps its connection open: every other
+  /// answer (a refusal, a page for a person, a malformed body) closes it, so a peer cannot hold
+  /// the few connection slots with keep-alive requests, however often it sends them. Refusals are
+  /// counted and reported (advisory) the first time and at every power of ten.
   private func respond(to request: Request, context: SensorLoggerRequestContext) async -> Response {
+    var response = await answer(to: request, context: context)
+    let isPush = request.method == .post || request.method == .put
+    if isPush && response.status == .ok { return response }
+    response.headers[.connection] = "close"
+    context.closeAfterAnswer()
+    if Self.refusals.contains(response.status) {
+      let report = refused.withLock { state -> Int? in
+        state.count += 1
+        guard state.count >= state.nextReport else { return nil }
+        state.nextReport = state.nextReport.multipliedReportingOverflow(by: 10).partialValue
+        return state.count
+      }
+      if let report {
+        hub.deliver(
+          .failure(
+            SourceFailure(
+              .other,
+              "Sensor Logger receiver: \(report) request(s) so far were refused (unknown path, a web "
+                + "page, or a method or content type Sensor Logger does not use); their connections "
+                + "were closed", isFatal: false)))
+      }
+    }
+    return response
+  }
+
+  private func answer(to request: Request, context: SensorLoggerRequestContext) async -> Response {
     if let token = configuration.token, !Self.path(request.uri.path, startsWithToken: token) {
       return Self.response(.notFound, "unknown path\n")
     }
@@ -284,9 +322,10 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
         context.closeAfterAnswer()
         return Self.response(.contentTooLarge, failure.message + "\n", close: true)
       }
+      // Decoded before taking the stream's lock: a large body must not hold up other requests.
+      let decoded = SensorLoggerStream.decode(Array(body.readableBytesView))
       let now = phoneStreamUptime()
-      let bytes = Array(body.readableBytesView)
-      let outcome = stream.withLock { $0?.receive(body: bytes, now: now) }
+      let outcome = stream.withLock { $0?.receive(decoded, now: now) }
       guard let outcome else { return Self.response(.serviceUnavailable, "stopping\n") }
       hub.deliver(outcome.events)
       if let rejection = outcome.rejection {

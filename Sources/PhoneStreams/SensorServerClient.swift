@@ -4,6 +4,7 @@ import Foundation
 import HummingbirdWSClient
 import Logging
 import MotionSensors
+import NIOPosix
 import NIOWebSocket
 import PhoneStreamDecoding
 
@@ -24,7 +25,10 @@ import PhoneStreamDecoding
 /// ``Configuration/reconnectDelay`` seconds. A phone that leaves the network is noticed: the client
 /// pings every ``Configuration/pingInterval`` seconds (no pong by the next ping closes the
 /// connection) and gives up on a connection that brought nothing for ``Configuration/idleTimeout``
-/// seconds, then reconnects.
+/// seconds, then reconnects. Each attempt runs on its own event loop, shut down when the attempt
+/// ends, so a phone that accepts TCP but never answers the upgrade is given up on after
+/// ``Configuration/connectTimeout`` like an unreachable one. The first malformed message is
+/// reported; later ones are counted and summarised at most every ten seconds.
 ///
 /// The WebSocket is HummingbirdWebSocket's client (SwiftNIO).
 ///
@@ -180,7 +184,22 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
   }
 
   /// Makes one connection and serves it until it ends; returns why it ended.
+  ///
+  /// Each attempt runs on its own one-thread event loop group, shut down when the attempt ends.
+  /// WSClient waits for the upgrade answer without observing task cancellation, so a phone (or a
+  /// captive portal) that accepts TCP but never answers the upgrade would hold the attempt, and
+  /// with it the reconnection loop, forever. Shutting the group down closes every socket of the
+  /// attempt, which fails the pending upgrade and lets the attempt end.
   private func connect(_ session: Locked<Session>) async -> String {
+    let eventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let ending = await connect(session, on: eventLoopGroup)
+    try? await eventLoopGroup.shutdownGracefully()
+    return ending
+  }
+
+  private func connect(
+    _ session: Locked<Session>, on eventLoopGroup: MultiThreadedEventLoopGroup
+  ) async -> String {
     let ping = Duration.nanoseconds(Int64(max(0.05, min(configuration.pingInterval, 3_600)) * 1e9))
     let webSocketConfiguration = WebSocketClientConfiguration(
       maxFrameSize: Self.maximumMessageSize, closeTimeout: .seconds(1),
@@ -190,7 +209,8 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
       let closeFrame = try await withThrowingTaskGroup(of: WebSocketCloseFrame?.self) { group in
         group.addTask { [self] in
           try await WebSocketClient.connect(
-            url: url, configuration: webSocketConfiguration, logger: logger
+            url: url, configuration: webSocketConfiguration, eventLoopGroup: eventLoopGroup,
+            logger: logger
           ) { [self] inbound, _, _ in
             session.withLock {
               $0.isOpen = true
@@ -204,9 +224,18 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
           try await watch(session)
           return nil
         }
-        let first = try await group.next() ?? nil
-        group.cancelAll()
-        return first
+        do {
+          let first = try await group.next() ?? nil
+          group.cancelAll()
+          // Still in the handshake (the watchdog was cancelled): only closing the socket ends it.
+          if !session.withLock({ $0.isOpen }) { try? await eventLoopGroup.shutdownGracefully() }
+          return first
+        } catch {
+          group.cancelAll()
+          // Timed out or idle: close the socket now rather than wait for a peer that is gone.
+          try? await eventLoopGroup.shutdownGracefully()
+          throw error
+        }
       }
       guard let closeFrame else { return "connection closed" }
       return Self.describeClose(
@@ -242,21 +271,42 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
         } catch {
           session.withLock { $0.lastActivity = now }
           let failure = (error as? SourceFailure) ?? SourceFailure(.malformedData, "\(error)")
-          events.append(.failure(SourceFailure(failure.kind, failure.message, isFatal: false)))
+          events += malformed(failure.kind, failure.message, now: now)
         }
       case .binary:
         session.withLock { $0.lastActivity = now }
-        events.append(
-          .failure(
-            SourceFailure(
-              .malformedData, "SensorServer sent a binary message; expected JSON text",
-              isFatal: false)))
+        events += malformed(
+          .malformedData, "SensorServer sent a binary message; expected JSON text", now: now)
       }
       events += session.withLock {
         $0.reorder.releaseEvents(now: now, source: "SensorServer client")
       }
       hub.deliver(events)
     }
+  }
+
+  /// Seconds between reports of malformed messages after the first.
+  static let malformedReportInterval = 10.0
+
+  /// Malformed messages not yet reported, and when the last report went out.
+  private let malformedMessages = Locked((unreported: 0, lastReport: -Double.infinity))
+
+  /// The advisory failure for a malformed message, if one is due: the first is reported as it
+  /// is, later ones are counted and summarised at most every ``malformedReportInterval`` seconds,
+  /// so a broken or hostile phone sending garbage as fast as it can does not flood subscribers.
+  private func malformed(
+    _ kind: SourceFailure.Kind, _ message: String, now: Double
+  ) -> [SourceEvent] {
+    let count = malformedMessages.withLock { state -> Int? in
+      state.unreported += 1
+      guard now - state.lastReport >= Self.malformedReportInterval else { return nil }
+      defer { state = (0, now) }
+      return state.unreported
+    }
+    guard let count else { return [] }
+    let text =
+      count == 1 ? message : "\(count) malformed messages since the last report; latest: \(message)"
+    return [.failure(SourceFailure(kind, text, isFatal: false))]
   }
 
   /// Releases due samples every few milliseconds and ends the connection when it does not open in

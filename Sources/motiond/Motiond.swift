@@ -61,6 +61,22 @@ struct Motiond: ParsableCommand {
   @Option(help: ArgumentHelp("Stream messages queued per client.", visibility: .hidden))
   var clientQueue: Int = 512
 
+  @Option(help: "Simultaneous client connections; further ones are refused.")
+  var maxClients: Int = 128
+
+  @Option(help: ArgumentHelp("Subscriptions per client connection.", visibility: .hidden))
+  var maxSubscriptions: Int = 64
+
+  @Option(
+    help: ArgumentHelp(
+      "Unsent reply bytes per client above which its requests are not read.", visibility: .hidden))
+  var clientReplyBytes: Int = 4 << 20
+
+  @Option(
+    help: ArgumentHelp(
+      "Seconds a client has to complete a frame once it began.", visibility: .hidden))
+  var frameDeadline: Double = 10
+
   func run() throws {
     var configuration = DaemonConfiguration.fromEnvironment()
     if let socket { configuration.socketPath = socket }
@@ -69,6 +85,10 @@ struct Motiond: ParsableCommand {
     configuration.flushInterval = max(0.05, min(flushInterval, 60))
     configuration.retryInterval = max(0.05, min(retryInterval, 3600))
     configuration.clientQueueCapacity = max(1, min(clientQueue, 1 << 20))
+    configuration.maximumClients = max(1, min(maxClients, 1 << 16))
+    configuration.maximumSubscriptionsPerClient = max(1, min(maxSubscriptions, 1 << 16))
+    configuration.clientReplyBytes = max(1 << 10, min(clientReplyBytes, 1 << 30))
+    configuration.frameDeadline = frameDeadline.isFinite ? max(0.1, min(frameDeadline, 3600)) : 10
     let level = Logger.Level(rawValue: logLevel) ?? .info
     LoggingSystem.bootstrap { label in
       var handler = StreamLogHandler.standardError(label: label)

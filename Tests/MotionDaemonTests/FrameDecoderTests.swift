@@ -31,4 +31,23 @@ import Testing
     endless.append(ArraySlice(repeating: 0xff, count: 11))
     #expect(throws: FrameDecoder.DecodingError.malformedLength) { try endless.nextFrame() }
   }
+
+  /// One large frame must not pin its buffer for the rest of the connection.
+  @Test func releasesTheBufferOfALargeFrameOnceConsumed() throws {
+    var stream: [UInt8] = []
+    FrameDecoder.appendFrame([UInt8](repeating: 1, count: 2 << 20), to: &stream)
+    var decoder = FrameDecoder()
+    decoder.append(stream[...])
+    #expect(decoder.bufferedByteCount == stream.count)
+    let frame = try #require(try decoder.nextFrame())
+    #expect(frame.count == 2 << 20)
+    #expect(decoder.bufferedByteCount == 0)
+    decoder.compact()
+    #expect(decoder.bufferCapacity <= FrameDecoder.retainedCapacity)
+    // A small frame afterwards still decodes.
+    var small: [UInt8] = []
+    FrameDecoder.appendFrame([9, 9], to: &small)
+    decoder.append(small[...])
+    #expect(try decoder.nextFrame().map(Array.init) == [9, 9])
+  }
 }

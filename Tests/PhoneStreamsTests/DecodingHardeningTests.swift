@@ -96,4 +96,93 @@ final class DecodingHardeningTests: XCTestCase {
       delivered.count, 11, "after \(buffer.resynchronisationCount) samples the real stream flows")
     XCTAssertEqual(delivered.map(\.timestamp), delivered.map(\.timestamp).sorted())
   }
+
+  /// A phyphox `/get` answer with accelerometer rows at `times`.
+  private func phyphoxAnswer(_ times: [Double]) throws -> PhoneJSON {
+    let list = times.map { "\($0)" }.joined(separator: ",")
+    let ones = times.map { _ in "0.1" }.joined(separator: ",")
+    let json =
+      "{\"buffer\":{\"acc_time\":{\"buffer\":[\(list)]},\"accX\":{\"buffer\":[\(ones)]},"
+      + "\"accY\":{\"buffer\":[\(ones)]},\"accZ\":{\"buffer\":[\(ones)]}},"
+      + "\"status\":{\"session\":\"s1\",\"measuring\":true}}"
+    return try PhoneJSON.parse(Array(json.utf8))
+  }
+
+  func testAbsurdPhyphoxTimeIsDroppedAndCountedAndLaterRowsFlow() throws {
+    let group = PhyphoxBufferGroup(
+      sensor: .accelerometer, time: "acc_time", components: ["accX", "accY", "accZ"])
+    var poller = PhyphoxPoller(groups: [group])
+    // The first answer is one row stamped 1e308 (then -1 and 2e7: negative and beyond the bound).
+    XCTAssertTrue(try poller.consume(phyphoxAnswer([1e308])).samples.isEmpty)
+    XCTAssertTrue(try poller.consume(phyphoxAnswer([-1, 2e7])).samples.isEmpty)
+    XCTAssertEqual(poller.implausibleTimeCount, 3)
+    // Genuine rows follow, among them another absurd one.
+    let outcome = try poller.consume(phyphoxAnswer([1.0, 1e308, 1.01]))
+    XCTAssertEqual(outcome.samples.map(\.timestamp), [1.0, 1.01])
+    XCTAssertEqual(poller.implausibleTimeCount, 4)
+    // Nothing new, then a probe that sees the absurd time again: no clock restart to 1e308.
+    XCTAssertTrue(try poller.consume(phyphoxAnswer([])).samples.isEmpty)
+    XCTAssertTrue(try poller.consume(phyphoxAnswer([1e308])).samples.isEmpty)
+    XCTAssertEqual(poller.timeOffset, 0)
+    XCTAssertEqual(try poller.consume(phyphoxAnswer([1.02])).samples.map(\.timestamp), [1.02])
+    XCTAssertEqual(poller.lastTimestamp, 1.02)
+    var buffer = SampleReorderBuffer()
+    buffer.countImplausible(poller.implausibleTimeCount)
+    XCTAssertEqual(buffer.implausibleDropNotice(source: "phyphox")?.isFatal, false)
+  }
+
+  /// Sensor Logger readings at `times` (seconds of phone epoch time) for a stream's reorder buffer.
+  private func gyroscope(_ times: [Double]) -> [MotionSample] {
+    times.map { MotionSample(timestamp: $0, gyroscope: SIMD3(1, 0, 0)) }
+  }
+
+  func testAForgedTimeCannotShiftTheClockMappingForGood() {
+    let now = 1_795_000_000.0  // the phone's epoch seconds
+    // Mapping established by genuine readings; then a reading stamped 1970 is dropped, counted,
+    // and leaves the mapping alone.
+    var buffer = SampleReorderBuffer(holdTime: 0.1, maximumDelay: 0.3, clock: .receiverBoot)
+    buffer.maximumClockDistance = SensorLoggerStream.maximumClockDistance
+    buffer.insert(gyroscope([now, now + 0.01]), now: 0)
+    let offset = buffer.clockMapping.offset
+    buffer.insert(gyroscope([0]), now: 0)
+    buffer.insert(gyroscope([now + 1e9]), now: 0)
+    XCTAssertEqual(buffer.clockMapping.offset, offset)
+    XCTAssertEqual(buffer.droppedImplausibleCount, 2)
+
+    // The forged reading comes first and sets the mapping: the genuine stream takes over after
+    // `resynchronisationCount` readings, delivered near this machine's boot clock.
+    var forged = SampleReorderBuffer(holdTime: 0.1, maximumDelay: 0.3, clock: .receiverBoot)
+    forged.maximumClockDistance = SensorLoggerStream.maximumClockDistance
+    forged.insert(gyroscope([0]), now: 0)
+    _ = forged.release(now: 1)
+    var delivered: [MotionSample] = []
+    for step in 0..<(forged.resynchronisationCount + 10) {
+      forged.insert(gyroscope([now + Double(step) * 0.01]), now: 1)
+      delivered += forged.release(now: 2)
+    }
+    XCTAssertEqual(forged.resynchronisations, 1)
+    XCTAssertEqual(
+      delivered.last?.timestamp ?? 0, BootClock.now, accuracy: 5, "on this machine's boot clock")
+  }
+
+  func testANewSensorLoggerSessionStartsAFreshClockMapping() {
+    var stream = SensorLoggerStream(
+      convention: .android, messageReorderWindow: 0, sampleHoldTime: 0, maximumSampleDelay: 0,
+      clock: .receiverBoot)
+    func body(_ session: String, _ id: Int, _ nanoseconds: Int64) -> [UInt8] {
+      Array(
+        ("{\"messageId\":\(id),\"sessionId\":\"\(session)\",\"payload\":[{\"name\":\"gyroscope\","
+          + "\"time\":\(nanoseconds),\"values\":{\"x\":1,\"y\":0,\"z\":0}}]}").utf8)
+    }
+    let genuine: Int64 = 1_795_000_000_000_000_000
+    _ = stream.receive(body: body("a", 0, 0), now: 0)  // forged: 1970
+    _ = stream.receive(body: body("b", 0, genuine), now: 1)
+    var events = stream.receive(body: body("b", 1, genuine + 10_000_000), now: 2).events
+    events += stream.flush(now: 3)
+    let times = events.compactMap { event -> Double? in
+      if case .sample(let sample) = event { return sample.timestamp } else { return nil }
+    }
+    XCTAssertFalse(times.isEmpty)
+    XCTAssertEqual(times.last ?? 0, BootClock.now, accuracy: 5, "\(times)")
+  }
 }

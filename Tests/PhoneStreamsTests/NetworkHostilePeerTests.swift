@@ -251,4 +251,56 @@ final class NetworkHostilePeerTests: XCTestCase {
     subscription.cancel()
     XCTAssertLessThan(Date().timeIntervalSince(start), LiveSourceHub.stopTimeout + 1)
   }
+
+  func testRefusedAndPageRequestsCloseTheirConnections() throws {
+    let receiver = makeReceiver(token: "k3y")
+    let collector = NetworkEventCollector()
+    let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let port = try XCTUnwrap(receiver.listeningPort)
+    // One peer takes every connection slot with keep-alive requests to a wrong path, then
+    // with requests for the page: each is answered and its connection closed.
+    var peers = try (0..<16).map { _ in try NetworkTestHTTPClient(port: port) }
+    for peer in peers {
+      let answer = try peer.exchange(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+      XCTAssertEqual(answer.status, 404)
+      XCTAssertEqual(answer.header("Connection"), "close")
+      XCTAssertTrue(peer.socket.waitForClose(timeout: 3), "a refused request's connection closes")
+    }
+    try assertPhoneGetsThrough(receiver, collector, messageID: 0, path: "/k3y")
+    peers = try (0..<4).map { _ in try NetworkTestHTTPClient(port: port) }
+    for peer in peers {
+      let page = try peer.exchange(Array("GET /k3y HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+      XCTAssertEqual(page.status, 200)
+      XCTAssertTrue(peer.socket.waitForClose(timeout: 3), "the page's connection closes")
+    }
+    // The phone's own pushes keep theirs.
+    let phone = try NetworkTestHTTPClient(port: port)
+    for id in 1...3 {
+      let body = Logger.body(messageID: id, readings: [("gyroscope", id * 10, Logger.xyz(1, 2, 3))])
+      XCTAssertEqual(try phone.post(body, path: "/k3y").status, 200)
+    }
+    XCTAssertTrue(
+      collector.wait(timeout: 3) {
+        $0.failures.contains { $0.message.contains("10 request(s) so far were refused") }
+      }, "\(collector.failures)")
+    XCTAssertTrue(collector.failures.allSatisfy { !$0.isFatal })
+  }
+
+  func testABodyOfTinyContainersIsRefusedWithoutParsing() throws {
+    let receiver = makeReceiver(maximumBodySize: 1 << 20)
+    let collector = NetworkEventCollector()
+    let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let client = try NetworkTestHTTPClient(port: try XCTUnwrap(receiver.listeningPort))
+    let unit = "{\"a\":[0]},"
+    let junk =
+      "{\"payload\":[" + String(repeating: unit, count: SensorLoggerBatch.maximumContainers) + "0]}"
+    let answer = try client.post(junk, keepAlive: false)
+    XCTAssertEqual(answer.status, 400)
+    XCTAssertTrue(
+      String(decoding: answer.body, as: UTF8.self).contains("JSON objects and arrays"),
+      String(decoding: answer.body, as: UTF8.self))
+    try assertPhoneGetsThrough(receiver, collector, messageID: 0)
+  }
 }

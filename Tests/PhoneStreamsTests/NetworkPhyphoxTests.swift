@@ -287,4 +287,49 @@ final class NetworkPhyphoxTests: XCTestCase {
     XCTAssertFalse(collector.wait(timeout: 0.1) { $0.failures.count > 1 })
     XCTAssertEqual(collector.failures.first?.kind, .disconnected)
   }
+
+  /// A client for a fake phone that is not the stub: the standard buffers, so no `/config`.
+  private func makeClient(port: UInt16, requestTimeout: Double) -> PhyphoxClient {
+    PhyphoxClient(
+      configuration: .init(
+        host: "127.0.0.1", port: port, pollInterval: 0.01, requestTimeout: requestTimeout,
+        buffers: PhyphoxBufferGroup.standard, sampleHoldTime: 0.01, maximumSampleDelay: 0.05,
+        clock: .phone))
+  }
+
+  func testStalledBodyFailsThePollAndPollingGoesOn() throws {
+    // Every answer promises 1000 bytes, sends 10 and stalls.
+    let phone = try NetworkTestStallingPeer(
+      answer: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+        + "{\"buffer\":")
+    defer { phone.stop() }
+    let client = makeClient(port: phone.port, requestTimeout: 0.3)
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(
+      collector.wait(timeout: 5) {
+        $0.failures.contains { $0.message.contains("no complete answer within 0.3 s") }
+      }, "\(collector.all)")
+    XCTAssertEqual(collector.failures.first?.kind, .disconnected)
+    XCTAssertTrue(networkEventually(timeout: 5) { phone.acceptedCount >= 2 }, "polling goes on")
+  }
+
+  func testRedirectsAreNotFollowed() throws {
+    let elsewhere = try NetworkTestStallingPeer()
+    defer { elsewhere.stop() }
+    let phone = try NetworkTestStallingPeer(
+      answer: "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:\(elsewhere.port)/get\r\n"
+        + "Content-Length: 0\r\nConnection: close\r\n\r\n")
+    defer { phone.stop() }
+    let client = makeClient(port: phone.port, requestTimeout: 1)
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(
+      collector.wait(timeout: 5) { $0.failures.contains { $0.message.contains("HTTP 302") } },
+      "\(collector.all)")
+    XCTAssertTrue(networkEventually(timeout: 5) { phone.acceptedCount >= 2 }, "polling goes on")
+    XCTAssertEqual(elsewhere.acceptedCount, 0, "the redirect target was never contacted")
+  }
 }

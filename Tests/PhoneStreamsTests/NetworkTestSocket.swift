@@ -78,6 +78,13 @@ final class NetworkTestSocket {
     }
   }
 
+  /// Accepts one connection on a listener within `timeout` seconds; `nil` on timeout.
+  func accept(timeout: Double) -> NetworkTestSocket? {
+    guard wait(events: Int16(POLLIN), timeout: timeout) else { return nil }
+    let fd = Glibc.accept(descriptor, nil, nil)
+    return fd >= 0 ? NetworkTestSocket(descriptor: fd) : nil
+  }
+
   /// Sets the receive buffer size (a small one makes a slow reader's window fill quickly).
   func setReceiveBufferSize(_ bytes: Int32) {
     var value = bytes
