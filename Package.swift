@@ -116,6 +116,7 @@ var targets: [Target] = [
       .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
       .product(name: "AsyncHTTPClient", package: "async-http-client"),
       .product(name: "NIOCore", package: "swift-nio"),
+      .product(name: "NIOHTTP1", package: "swift-nio"),
       .product(name: "NIOPosix", package: "swift-nio"),
       .product(name: "NIOWebSocket", package: "swift-nio"),
       .product(name: "Logging", package: "swift-log"),

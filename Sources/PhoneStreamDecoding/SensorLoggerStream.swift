@@ -19,17 +19,21 @@ package struct SensorLoggerStream: Sendable {
   private var converter: SensorLoggerConverter
   private var reorder: SampleReorderBuffer
   private var reportedSkippedMessages = 0
+  /// The early-release total at which the next notice is due (powers of ten).
+  private var nextEarlyReleaseReport = 1
 
   /// Creates a stream; the parameters are those of ``SensorLoggerMessageSequencer`` and
   /// ``SampleReorderBuffer``.
   package init(
     convention: SensorLoggerConverter.Convention?, messageReorderWindow: Double,
     sampleHoldTime: Double, maximumSampleDelay: Double, clock: PhoneStreamClock,
-    source: String = "Sensor Logger receiver"
+    source: String = "Sensor Logger receiver",
+    maximumHeldReadings: Int = SensorLoggerMessageSequencer.defaultMaximumHeldReadings
   ) {
     givenConvention = convention
     self.source = source
-    sequencer = SensorLoggerMessageSequencer(window: messageReorderWindow)
+    sequencer = SensorLoggerMessageSequencer(
+      window: messageReorderWindow, maximumHeldReadings: maximumHeldReadings)
     converter = SensorLoggerConverter(convention: convention)
     reorder = SampleReorderBuffer(
       holdTime: sampleHoldTime, maximumDelay: maximumSampleDelay, clock: clock)
@@ -47,6 +51,14 @@ package struct SensorLoggerStream: Sendable {
 
   /// How many messages were skipped for an id that cannot be sequenced.
   package var skippedMessageCount: Int { sequencer.skippedMessageCount }
+
+  /// How many messages were passed on before their reorder window ended because the held
+  /// messages reached the sequencer's bounds (see
+  /// ``SensorLoggerMessageSequencer/earlyReleasedMessageCount``).
+  package var earlyReleasedMessageCount: Int { sequencer.earlyReleasedMessageCount }
+
+  /// The readings held by the message sequencer now (for diagnostics and tests).
+  package var heldReadingCount: Int { sequencer.heldReadingCount }
 
   /// Takes one push body that arrived at wall time `now` (seconds, monotonic).
   ///
@@ -108,7 +120,26 @@ package struct SensorLoggerStream: Sendable {
             "\(source): \(reportedSkippedMessages) message(s) so far had a messageId that cannot be "
               + "sequenced (negative or too large) and were skipped", isFatal: false)))
     }
+    if let notice = earlyReleaseNotice() { events.append(.failure(notice)) }
     return events
+  }
+
+  /// A notice when messages were passed on before their reorder window because too many
+  /// messages or readings waited for gaps, or `nil`. Reported the first time and then each time
+  /// the total reaches the next power of ten: a phone never gets here, and a sender that keeps
+  /// doing it is visible without a notice per push.
+  private mutating func earlyReleaseNotice() -> SourceFailure? {
+    let count = sequencer.earlyReleasedMessageCount
+    guard count >= nextEarlyReleaseReport else { return nil }
+    while nextEarlyReleaseReport <= count {
+      nextEarlyReleaseReport =
+        nextEarlyReleaseReport.multipliedReportingOverflow(by: 10).partialValue
+    }
+    return SourceFailure(
+      .other,
+      "\(source): \(count) message(s) so far were passed on before their reorder window ended, "
+        + "because more than \(SensorLoggerMessageSequencer.maximumHeldMessages) messages or "
+        + "\(sequencer.maximumHeldReadings) readings were waiting for missing ones", isFatal: false)
   }
 
   /// Everything still held, in order (when the receiver stops).

@@ -25,7 +25,9 @@ import ServiceLifecycle
 /// The listening socket is opened when the first subscriber arrives and closed (port free again)
 /// when the last one cancels. A port that cannot be opened is reported as a `.busy` failure.
 ///
-/// The server is Hummingbird (SwiftNIO). Anything on the network may connect, so: bodies are
+/// The server is Hummingbird (SwiftNIO). Anything on the network may connect, so: request heads
+/// are limited to 16 KiB and 100 header fields (431 beyond, see
+/// ``SensorLoggerRequestHeadLimit``), bodies are
 /// limited (``Configuration/maximumBodySize``, 413 beyond), idle connections are closed
 /// (``Configuration/idleTimeout``), at most ``Configuration/maximumConnections`` are served at
 /// once, requests carrying an `Origin` header (sent by browsers, so a web page cannot post to it)
@@ -126,6 +128,9 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   private let stream = Locked<SensorLoggerStream?>(nil)
   /// Requests refused so far, and the count at which the next report is due.
   private let refused = Locked((count: 0, nextReport: 1))
+  /// Requests whose head was too large (see ``SensorLoggerRequestHeadLimit``), and the count at
+  /// which the next report is due.
+  private let oversizedHeads = Locked((count: 0, nextReport: 1))
   /// The server's own diagnostics: only what is critical (a stop logs expected cancellations as
   /// errors, and every refused request is already answered and reported).
   private let quietLogger: Logger = {
@@ -233,10 +238,14 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     let responder = CallbackResponder<SensorLoggerRequestContext> { [self] request, context in
       await respond(to: request, context: context)
     }
+    let onOverflow: @Sendable () -> Void = { [weak self] in self?.countOversizedHead() }
     let idle = TimeAmount.nanoseconds(Int64(max(0.05, min(configuration.idleTimeout, 3_600)) * 1e9))
     return Application(
       responder: responder,
-      server: .http1(configuration: .init(idleTimeout: idle)),
+      server: .http1(
+        configuration: .init(
+          additionalChannelHandlers: [SensorLoggerRequestHeadLimit.Handler(onOverflow: onOverflow)],
+          idleTimeout: idle, httpDecoderConfiguration: SensorLoggerRequestHeadLimit.httpDecoder)),
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.bindAddress, port: Int(configuration.port)),
         serverName: nil,
@@ -284,6 +293,26 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       }
     }
     return response
+  }
+
+  /// Counts a request refused with 431 (on its connection's event loop) and reports it
+  /// (advisory) the first time and at every power of ten.
+  private func countOversizedHead() {
+    let report = oversizedHeads.withLock { state -> Int? in
+      state.count += 1
+      guard state.count >= state.nextReport else { return nil }
+      state.nextReport = state.nextReport.multipliedReportingOverflow(by: 10).partialValue
+      return state.count
+    }
+    guard let report else { return }
+    hub.deliver(
+      .failure(
+        SourceFailure(
+          .malformedData,
+          "Sensor Logger receiver: \(report) request(s) so far had a request line and headers "
+            + "beyond \(SensorLoggerRequestHeadLimit.maximumBytes / 1024) KiB or "
+            + "\(SensorLoggerRequestHeadLimit.maximumFieldCount) fields; they were answered 431 and "
+            + "their connections closed", isFatal: false)))
   }
 
   private func answer(to request: Request, context: SensorLoggerRequestContext) async -> Response {

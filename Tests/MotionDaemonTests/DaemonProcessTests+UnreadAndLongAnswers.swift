@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Logging
+import MotionConcurrency
+@_spi(Benchmarks) import MotionDaemon
+import MotionDaemonClient
+import MotionDaemonProtocol
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Two limits of docs/Daemon.md ("Limits") that need a daemon process: a client that never reads
+/// the messages nobody asked it for is disconnected at four times `--client-reply-bytes` unsent
+/// (16 MiB by default), and a recorded-accelerometer answer over the longest range (12 h) is
+/// complete and in order however many store blocks, read windows and reply chunks it spans.
+extension DaemonProcessTests {
+  static func setPrivacyFrame(_ id: UInt64) -> [UInt8] {
+    frame(id) {
+      var body = Opencoremotion_Daemon_V1_SetPrivacy()
+      body.allow = true
+      $0.setPrivacy = body
+    }
+  }
+
+  /// Every `setPrivacy` sends each other client an authorization message it did not request. A
+  /// client that reads nothing gets them queued (they are not requests, so backpressure cannot
+  /// hold them back) until its unsent bytes pass the hard limit (4 × 1 KiB here); then it is
+  /// disconnected with a warning, while the client causing them, which reads its replies, and a
+  /// third client are still served.
+  @Test func aClientThatNeverReadsUnrequestedMessagesIsDisconnected() throws {
+    let daemon = try DaemonProcess(
+      source: "simulator:tour", extraArguments: ["--client-reply-bytes", "1024"])
+    let statusFrame = Self.frame(1) { $0.status = Opencoremotion_Daemon_V1_StatusRequest() }
+    // Admitted (it got an answer), then it never reads again.
+    let silent = try RawConnection(path: daemon.socketPath)
+    try silent.write(statusFrame)
+    #expect(try silent.receive(seconds: 10)?.requestID == 1)
+
+    let toggler = try RawConnection(path: daemon.socketPath)
+    let acknowledged = Locked(0)
+    let reader = Thread {
+      while let message = try? toggler.receive(seconds: 30) {
+        if case .ack = message.body { acknowledged.withLock { $0 += 1 } }
+      }
+    }
+    reader.start()
+    // The daemon's socket buffer takes a few hundred kilobytes of 5-byte messages before its
+    // writer blocks; then the queue grows by 5 bytes per request to the 4 KiB limit.
+    let batch = 2_000
+    var sent = 0
+    let disconnected = "does not read its replies"
+    while !daemon.log.contains(disconnected), sent < 400_000 {
+      var bytes: [UInt8] = []
+      for offset in 1...batch { bytes += Self.setPrivacyFrame(UInt64(sent + offset) + 1) }
+      try toggler.write(bytes)
+      sent += batch
+      // Lets the daemon catch up, so the log is checked about when the batch was handled.
+      try waitUntil(seconds: 30, "the daemon to answer \(sent) requests") {
+        acknowledged.withLock { $0 } >= sent - batch / 2
+      }
+    }
+    print("unread unrequested messages: disconnected after \(sent) setPrivacy requests")
+    #expect(daemon.log.contains(disconnected), "not disconnected after \(sent) requests")
+    #expect(daemon.log.contains("over 4096 bytes queued"))
+    #expect(silent.isClosedByPeer(within: 10))
+    // The client that reads gets every acknowledgement, and a newcomer is served.
+    try waitUntil(seconds: 30, "every acknowledgement") { acknowledged.withLock { $0 } == sent }
+    let client = DaemonClient(socketPath: daemon.socketPath, clientName: "newcomer")
+    #expect(try blocking { try await client.status() }.clients.contains { $0.name == "newcomer" })
+    client.close()
+    #expect(try daemon.terminate() == 0)
+  }
+
+  /// A store holding 12 h 20 min of 2 Hz samples in 60 s blocks, with an hour-long gap, written
+  /// directly before the daemon starts (recording 12 h live is not an option). A query over the
+  /// 12 h in the middle crosses about 660 blocks, 144 read windows (samples fall exactly on
+  /// their shared ends) and 8 reply chunks, and must answer exactly the samples in the range,
+  /// each once, in order, with the last chunk marked complete.
+  @Test func aTwelveHourAccelerometerQueryAnswersEverySampleOnceInOrder() throws {
+    let directory = URL(
+      fileURLWithPath: "/tmp/motiond-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+    let state = directory.appendingPathComponent("state/opencoremotion")
+    // Recent enough for the 3-day retention; whole seconds, so every half second is exact.
+    let to = Date().timeIntervalSince1970.rounded(.down) - 3_600
+    let from = to - 43_200
+    let gap = (from + 20_000)..<(from + 23_600)
+    var batch = HistoryBatch()
+    var date = from - 600
+    while date <= to + 600 {
+      if !gap.contains(date) {
+        let index = Double(batch.recorded.count)
+        batch.recorded.append(
+          .init(
+            timestamp: 10_000 + (date - from), date: date,
+            acceleration: SIMD3(index.truncatingRemainder(dividingBy: 100) / 8, -1, 9.75)))
+      }
+      date += 0.5
+    }
+    let firstIdentifier: UInt64 = 5_000
+    let store = try HistoryStore.open(directory: state.path, logger: Logger(label: "test"))
+    try store.write(batch, firstIdentifier: firstIdentifier)
+    store.close()
+    let expected = batch.recorded.enumerated().filter {
+      $0.element.date >= from && $0.element.date <= to
+    }
+    #expect(expected.count == 86_401 - 7_200)
+
+    let daemon = try DaemonProcess(source: "simulator:tour", directory: directory)
+    let connection = try RawConnection(path: daemon.socketPath)
+    try connection.write(
+      Self.frame(42) {
+        var query = Opencoremotion_Daemon_V1_AccelerometerQuery()
+        query.fromDate = from
+        query.toDate = to
+        $0.accelerometerQuery = query
+      })
+    var received: [Opencoremotion_Daemon_V1_RecordedSample] = []
+    var chunks = 0
+    while true {
+      let message = try #require(
+        try connection.receive(seconds: 60), "the answer stopped after \(received.count) samples")
+      #expect(message.requestID == 42)
+      guard case .recorded(let chunk) = message.body else {
+        Issue.record("unexpected reply \(message)")
+        break
+      }
+      chunks += 1
+      #expect(chunk.samples.count <= 10_000)
+      received += chunk.samples
+      if chunk.complete { break }
+    }
+    print("12 h accelerometer query: \(received.count) samples in \(chunks) chunks")
+    #expect(chunks >= 8)
+    #expect(received.count == expected.count)
+    #expect(
+      received.map(\.identifier) == expected.map { firstIdentifier + UInt64($0.offset) },
+      "identifiers missing, repeated or out of order")
+    #expect(zip(received, received.dropFirst()).allSatisfy { $0.date < $1.date })
+    for (answer, (_, sample)) in zip(received, expected) {
+      guard
+        abs(answer.date - sample.date) < 1e-5 && abs(answer.timestamp - sample.timestamp) < 1e-5
+          && abs(answer.acceleration.x - sample.acceleration.x) < 1e-5
+      else {
+        Issue.record("sample \(answer.identifier) differs: \(answer) against \(sample)")
+        break
+      }
+    }
+    // The connection is still usable after the long answer.
+    try connection.write(Self.frame(43) { $0.status = Opencoremotion_Daemon_V1_StatusRequest() })
+    #expect(try connection.receive(seconds: 10)?.requestID == 43)
+    #expect(try daemon.terminate() == 0)
+  }
+}
