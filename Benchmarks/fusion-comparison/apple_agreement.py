@@ -14,6 +14,14 @@ the same inputs (acceleration converted from Apple's g to specific force in m/sÂ
 magnetometer in these files. Apple's filter is not ground truth (both differ from it by degrees
 while walking): this catches regressions and pocket-motion failures.
 
+A second table compares all three gravities (ours, VQF's, Apple's) with the direction each
+recording implies by itself after the fact: the mean specific force over 5 s centred on each
+sample, carried into that sample's frame by the integrated (bias-corrected) gyroscope, at the
+recording's own rate whatever the decimation. Over a window of T seconds that mean is gravity
+plus the velocity change over T, near zero for standing, sitting and steady walking; `CentredGravityReference` in MotionEvaluation computes it for ours
+(`referenceMedian`) and Apple's (`appleReferenceMedian`), `centred_reference` below the same way
+for VQF.
+
 MotionSense: M. Malekzadeh, R. G. Clegg, A. Cavallaro, H. Haddadi, "Mobile Sensor Data
 Anonymization", IoTDI 2019 (MIT licence).
 """
@@ -52,7 +60,50 @@ def vqf_angles(r, k):
     w, x, y, z = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
     # Third row of R(q): the earth's up axis in the sensor frame; gravity points the other way.
     down = -np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=1)
-    cos = np.sum(down * apple, axis=1) / np.linalg.norm(down, axis=1) / np.linalg.norm(apple, axis=1)
+    # The centred reference at the recording's own rate (as our evaluation computes it); each
+    # decimated estimate describes its window's last row.
+    t = r["t"]
+    index, reference = centred_reference(r["gyr"], r["acc"], (t[-1] - t[0]) / max(1, len(t) - 1))
+    rows = np.arange(n) * k + k - 1
+    position = np.searchsorted(index, rows)
+    found = (position < len(index)) & (index[np.minimum(position, len(index) - 1)] == rows)
+    return angles(down, apple), angles(down[found], reference[position[found]])
+
+
+def centred_reference(gyr, acc, period, window=5.0):
+    """Down direction (sensor frame) from the mean specific force over `window` s centred on each
+    sample, and the indices it exists for (the first and last half windows have none).
+    `gyr` rad/s (instants), `acc` specific force; the orientation is integrated from one sample to
+    the next with the mean of their rates over `period`, as in CentredGravityReference."""
+    n = len(gyr)
+    h = max(1, int(round(min(window / 2 / period, 4096))))
+    rotation = np.empty((n, 3, 3))
+    w, x, y, z = 1.0, 0.0, 0.0, 0.0
+    for i in range(n):
+        if i > 0:  # trapezoidal rule: the mean of the two instants' rates over the interval
+            v = (gyr[i - 1] + gyr[i]) * (0.5 * period)
+            angle = float(np.linalg.norm(v))
+            if angle > 1e-12:
+                c, s = np.cos(angle / 2), np.sin(angle / 2) / angle
+                dw, dx, dy, dz = c, v[0] * s, v[1] * s, v[2] * s
+            else:
+                dw, dx, dy, dz = 1.0, 0.5 * v[0], 0.5 * v[1], 0.5 * v[2]
+            w, x, y, z = (w * dw - x * dx - y * dy - z * dz, w * dx + x * dw + y * dz - z * dy,
+                          w * dy - x * dz + y * dw + z * dx, w * dz + x * dy - y * dx + z * dw)
+            norm = (w * w + x * x + y * y + z * z) ** 0.5
+            w, x, y, z = w / norm, x / norm, y / norm, z / norm
+        rotation[i] = [[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                       [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                       [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]
+    inertial = np.einsum("nij,nj->ni", rotation, acc)
+    sums = np.cumsum(np.vstack([np.zeros(3), inertial]), axis=0)
+    index = np.arange(h, n - h)
+    window_sum = sums[index + h + 1] - sums[index - h]
+    return index, -np.einsum("nji,nj->ni", rotation[index], window_sum)
+
+
+def angles(a, b):
+    cos = np.sum(a * b, axis=1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
     return np.degrees(np.arccos(np.clip(cos, -1, 1)))
 
 
@@ -73,13 +124,20 @@ def main():
     ours_process = subprocess.Popen(cmd + ["evaluate", "--apple-agreement", "--json", "--decimate", str(k)] + files,
                                     stdout=subprocess.PIPE, text=True)
     vqf = {}
+    vqf_reference = {}
     for f in files:
-        a = vqf_angles(load(f), k)
-        vqf[os.path.splitext(os.path.basename(f))[0]] = (float(np.median(a)), float(np.percentile(a, 95)))
+        a, b = vqf_angles(load(f), k)
+        name = os.path.splitext(os.path.basename(f))[0]
+        vqf[name] = (float(np.median(a)), float(np.percentile(a, 95)))
+        vqf_reference[name] = float(np.median(b)) if len(b) else float("nan")
     out, _ = ours_process.communicate()
     if ours_process.returncode != 0:
         sys.exit("motionctl evaluate --apple-agreement failed")
-    ours = {t["name"]: (t["median"], t["p95"]) for t in json.loads(out)["trials"]}
+    trials = json.loads(out)["trials"]
+    ours = {t["name"]: (t["median"], t["p95"]) for t in trials}
+    nan = float("nan")
+    ours_reference = {t["name"]: (t.get("referenceMedian", nan), t.get("appleReferenceMedian", nan))
+                      for t in trials}
 
     rate = 50 / k
     print(f"Angle between each filter's gravity and Apple's CMDeviceMotion.gravity, degrees "
@@ -104,6 +162,19 @@ def main():
         lower = sum(ours[n][0] < vqf[n][0] for n in names)
         print(f"{label:12}{len(names):7d}{om:10.2f}{vm:10.2f}{op:10.2f}{vp:10.2f}  {'yes' if om <= vm else 'NO':11}"
               f"  {lower:>3d} of {len(names):<3d}")
+    print(f"Angle to each recording's own centred gravity reference (5 s mean specific force in the gyroscope's "
+          f"frame), degrees; median over trials of each trial's median ({rate:.0f} Hz)")
+    print(f"{'activity':12}{'trials':>7}{'ours':>8}{'VQF':>8}{'Apple':>8}  ours <= VQF  {'ours lower':>10}")
+    for code, label in ACTIVITIES.items():
+        names = [n for n in ours if f"_{code}_" in n]
+        if not names:
+            continue
+        o = float(np.median([ours_reference[n][0] for n in names]))
+        v = float(np.median([vqf_reference[n] for n in names]))
+        a = float(np.median([ours_reference[n][1] for n in names]))
+        lower = sum(ours_reference[n][0] < vqf_reference[n] for n in names)
+        print(f"{label:12}{len(names):7d}{o:8.2f}{v:8.2f}{a:8.2f}  {'yes' if o <= v else 'NO':11}  "
+              f"{lower:>3d} of {len(names):<3d}")
 
 
 if __name__ == "__main__":

@@ -65,7 +65,9 @@ struct EvaluateCommand: ParsableCommand {
     help: """
       Instead of ground truth, compare our real-time 6D gravity with Apple's CMDeviceMotion.gravity \
       on iPhone recordings in the MotionSense layout (t, ax…az in g, gx…gz in rad/s, \
-      apple_gravity_x…z): median and 95th percentile angle per file, degrees.
+      apple_gravity_x…z): median and 95th percentile angle per file, degrees; and both \
+      gravities' angles to the recording's own centred reference (the mean specific force over \
+      5 s around each sample, in its frame through the gyroscope).
       """)
   var appleAgreement = false
 
@@ -101,11 +103,11 @@ struct EvaluateCommand: ParsableCommand {
       try StepsEvaluationOutput.run(paths: Array(paths.dropFirst()), json: json, rate: rate)
       return
     }
-    let parameters = try FusionEvaluation.parameters(with: overrides)
     if appleAgreement {
-      try runAppleAgreement(parameters: parameters)
+      try runAppleAgreement()
       return
     }
+    let parameters = try FusionEvaluation.parameters(with: overrides)
     let result = try FusionEvaluation.evaluate(
       paths: paths, mode: mode, parameters: parameters, decimation: decimate)
     var samplesPerSecond: Double?
@@ -143,11 +145,15 @@ struct EvaluateCommand: ParsableCommand {
 }
 
 extension EvaluateCommand {
-  func runAppleAgreement(parameters: AttitudeEstimator.Parameters) throws {
+  func runAppleAgreement() throws {
+    // Core Motion's device-motion outputs are instants of one clock: the estimator is told so
+    // (`FusionAppleAgreement.deviceMotionParameters`), and the overrides apply on top.
+    _ = try FusionEvaluation.parameters(with: overrides)  // a clear error before any file is read
     var trials: [FusionAppleAgreement.Trial] = []
     for file in FusionEvaluation.trialFiles(in: paths) {
       trials.append(
-        try FusionAppleAgreement.evaluate(path: file, decimation: decimate, parameters: parameters))
+        try FusionAppleAgreement.evaluateDeviceMotion(
+          path: file, decimation: decimate, overrides: overrides))
     }
     if json {
       let encoder = JSONEncoder()
@@ -155,12 +161,23 @@ extension EvaluateCommand {
       print(String(decoding: try encoder.encode(["trials": trials]), as: UTF8.self))
       return
     }
-    print("angle between our gravity and Apple's, degrees")
-    print("trial".padding(toLength: 32, withPad: " ", startingAt: 0) + "  median     p95  samples")
+    print(
+      "angles between gravity directions, degrees: ours to Apple's, and ours and Apple's to the "
+        + "recording's own centred reference (5 s mean specific force in the gyroscope's frame)")
+    print(
+      "trial".padding(toLength: 32, withPad: " ", startingAt: 0)
+        + "  to Apple: median     p95   ours to ref: median     p95   Apple to ref: median     p95"
+        + "  samples")
+    func figure(_ value: Double?) -> String {
+      value.map { String(format: "%7.2f", $0) } ?? "      -"
+    }
     for trial in trials {
       print(
         trial.name.padding(toLength: 32, withPad: " ", startingAt: 0)
-          + String(format: " %7.2f %7.2f %8d", trial.median, trial.p95, trial.count))
+          + String(format: "            %7.2f %7.2f", trial.median, trial.p95)
+          + "                 \(figure(trial.referenceMedian)) \(figure(trial.referenceP95))"
+          + "                  \(figure(trial.appleReferenceMedian)) \(figure(trial.appleReferenceP95))"
+          + String(format: " %8d", trial.count))
     }
   }
 }
