@@ -70,15 +70,12 @@ package struct SensorLoggerMessageSequencer: Sendable {
     var ready: [SensorLoggerBatch] = []
     var sessionChanged = false
     if let session = batch.sessionID, session != sessionID {
-      if sessionID != nil {
-        // Whatever is left of the old recording goes out first, in id order.
-        ready += takeAllHeld()
-        sessionChanged = true
-      }
+      // Whatever is left of the old recording goes out first, in id order, whether it had a
+      // session id or not (messages without one were dropped here, uncounted, until 2026-11-27).
+      ready += takeAllHeld()
+      if sessionID != nil { sessionChanged = true }
       sessionID = session
       expected = nil
-      held.removeAll()
-      heldReadings = 0
       recentIDs.removeAll()
       recentOrder.removeAll()
     }

@@ -110,6 +110,26 @@ final class SensorLoggerHeldReadingBudgetTests: XCTestCase {
     XCTAssertEqual(sequencer.heldReadingCount, 0)
   }
 
+  /// Messages without a session id that wait for a gap go out, in order, before the first message
+  /// of a named session; until 2026-11-27 they were dropped without a count.
+  func testHeldMessagesWithoutASessionAreDeliveredWhenASessionStarts() throws {
+    func unnamed(_ id: Int64) throws -> SensorLoggerBatch {
+      let text =
+        "{\"messageId\":\(id),\"payload\":[{\"name\":\"gyroscope\",\"time\":"
+        + "\(Self.baseTime + id * 1_000_000),\"values\":{\"x\":0,\"y\":0,\"z\":0}}]}"
+      return try SensorLoggerBatch(body: Array(text.utf8))
+    }
+    var sequencer = SensorLoggerMessageSequencer(window: 0.5)
+    XCTAssertEqual(sequencer.accept(try unnamed(0), now: 0).ready.map(\.messageID), [0])
+    XCTAssertTrue(sequencer.accept(try unnamed(2), now: 0.1).ready.isEmpty, "waits for 1")
+    let named = sequencer.accept(try Self.batch(0, session: "a", readings: 1), now: 0.2)
+    XCTAssertEqual(named.ready.map(\.messageID), [2, 0])
+    XCTAssertEqual(named.ready.map(\.sessionID), [nil, "a"])
+    XCTAssertFalse(named.sessionChanged, "no named session was running")
+    XCTAssertEqual(sequencer.heldMessageCount, 0)
+    XCTAssertEqual(sequencer.heldReadingCount, 0)
+  }
+
   /// A phone streaming five sensors at 500 Hz (2 500 readings a second) in 0.1 s messages for a
   /// minute, with reordered requests, a 0.4 s straggler every few seconds, and a 10 s network
   /// stall whose backlog of 100 messages then arrives at once, in reverse order. The budget
