@@ -123,9 +123,13 @@ extension AttitudeEstimator {
     /// angular rate. A MEMS gyroscope's digital filter delays its rate by a few milliseconds
     /// whatever rate the samples are read at; a rate averaged over a longer reading interval
     /// (a slower output rate) integrates to the right rotation at the interval's end and adds no
-    /// further delay, so this is a time, not a number of samples. Set 0 for a gyroscope known to
-    /// be sampled in step with the accelerometer. Default: 1.75 ms (half a period of BROAD's
-    /// 286 Hz sensor, where it was measured against the optical reference).
+    /// further delay, so this is a time, not a number of samples. Set 0 for a gyroscope whose
+    /// interval means are in step with the accelerometer. Rates that are instants rather than
+    /// interval means (Core Motion's own device-motion `rotationRate`) put the integrated
+    /// attitude half a sample period ahead of its timestamp: for them use minus half their
+    /// period (`FusionAppleAgreement.deviceMotionParameters(rowPeriod:)` in MotionEvaluation
+    /// does; measured in `Benchmarks/fusion-comparison/README.md`). Default: 1.75 ms (half a
+    /// period of BROAD's 286 Hz sensor, where it was measured against the optical reference).
     public var gyroscopeDelay = 0.5 / 286
 
     /// Where an accelerometer or magnetometer sample lies in its sample interval, as the share of
