@@ -5,7 +5,7 @@
 /// The daemon's dashboard always needs its access token, on loopback too: a loopback port is open
 /// to every user of the machine, while the daemon's socket and history are private to its user.
 /// The URL with the token goes to the log and to a file only the user can read
-/// (``DaemonDashboard/urlFilePath(socketPath:)``), where `motionctl dashboard` finds it.
+/// (`DaemonDashboard.urlFilePath(socketPath:)`), where `motionctl dashboard` finds it.
 public struct DaemonDashboardSettings: Sendable {
   /// The address to listen on (loopback unless exposed on purpose).
   public var host: String

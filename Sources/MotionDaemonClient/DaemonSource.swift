@@ -4,14 +4,14 @@ import Foundation
 import MotionFusion
 import MotionSensors
 
-/// The motion daemon as a ``SensorSource``: `CMMotionManager` works unchanged on top of it
+/// The motion daemon as a `SensorSource`: `CMMotionManager` works unchanged on top of it
 /// (`COREMOTION_SOURCE=daemon`, or by default when the daemon's socket exists).
 ///
 /// Each subscription becomes one daemon subscription at the requested rate (the daemon decimates);
 /// samples keep the source's exact timestamps. Device motion need not be fused again in every
 /// client: ``subscribeFusedMotion(rate:_:)`` delivers the daemon's own fusion, which it runs once
 /// for all of them. When the daemon goes away subscribers receive
-/// ``SourceFailure/Kind/disconnected``; the connection comes back by itself when the daemon returns
+/// `SourceFailure.Kind.disconnected`; the connection comes back by itself when the daemon returns
 /// and samples continue.
 public final class DaemonSource: SensorSource, @unchecked Sendable {
   // Sendable: immutable after init; `client` is thread-safe.

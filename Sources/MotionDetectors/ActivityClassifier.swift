@@ -16,7 +16,7 @@
 /// (``Parameters/stayProbability`` per second, and leaving a vehicle for `stationary` made rare,
 /// because people walk out of vehicles and vehicles stop often) accumulates them into a posterior.
 /// Hidden states: the five classes, a stopped vehicle and a ride not yet confirmed (see
-/// ``stateCount``).
+/// `stateCount`).
 /// The reported class changes only when another class's posterior reaches
 /// ``Parameters/enterThreshold``; it falls back to `unknown` when its own posterior drops under
 /// ``Parameters/exitThreshold`` with no successor, or when the input lies far outside the training

@@ -19,7 +19,7 @@ import MotionSensors
   private static let messageInterval = 0.07
 
   /// Sensor Logger push bodies through decoding, message sequencing, unit conversion and sample
-  /// reordering (``SensorLoggerStream``), then a flush as when the receiver stops.
+  /// reordering (`SensorLoggerStream`), then a flush as when the receiver stops.
   public static func sensorLogger(bodies: [[UInt8]], convention: UInt8) -> Int {
     let given: SensorLoggerConverter.Convention? =
       switch convention % 3 {

@@ -16,7 +16,7 @@ import PhoneStreamDecoding
 /// - `phyphox:[http://]<host>[:<port>][?interval=<seconds>]`, also `phyphox://<host>:<port>` —
 ///   poll phyphox's remote access (default port 8080, interval 0.1 s).
 ///
-/// Each also takes `clock=boot|phone` (``PhoneStreamClock``; default `boot`). IPv6 addresses go in
+/// Each also takes `clock=boot|phone` (`PhoneStreamClock`; default `boot`). IPv6 addresses go in
 /// brackets (`sensorserver:ws://[fe80::1]:8080`).
 public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertible {
   /// Listen for the Sensor Logger app's HTTP push.

@@ -9,14 +9,14 @@ import PhoneStreamDecoding
 /// A live source polling a phone running phyphox with remote access enabled.
 ///
 /// Every ``Configuration/pollInterval`` seconds it asks `http://<host>:<port>/get` for the values
-/// that are new since the last poll (phyphox's threshold form, see ``PhyphoxPoller``). Which
+/// that are new since the last poll (phyphox's threshold form, see `PhyphoxPoller`). Which
 /// buffers to read comes from the experiment's `/config` (phyphox 1.1.6+) unless given: the
 /// accelerometer ("Acceleration with g", specific force in m/s², same sign on iOS and Android),
 /// gyroscope (rad/s), magnetometer (µT) and pressure (hPa → kPa) inputs.
 ///
 /// The phone's clock is phyphox's experiment time in seconds (since the measurement first started,
 /// pauses excluded), shifted forward after a clear or an experiment switch so it keeps increasing.
-/// Samples are delivered, by default, on this machine's boot clock (see ``PhoneStreamClock``);
+/// Samples are delivered, by default, on this machine's boot clock (see `PhoneStreamClock`);
 /// ``Configuration/clock`` `.phone` keeps experiment time.
 ///
 /// Requests are made one at a time on fresh connections, as phyphox's single-threaded server needs.
@@ -42,8 +42,8 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
     public var sampleHoldTime: Double
     /// The longest a sample waits (wall seconds) when nothing newer arrives; default 0.3 s.
     public var maximumSampleDelay: Double
-    /// The clock of sample timestamps; default ``PhoneStreamClock/receiverBoot`` (this machine's
-    /// boot clock, as ``BootClock``).
+    /// The clock of sample timestamps; default `PhoneStreamClock.receiverBoot` (this machine's
+    /// boot clock, as `BootClock`).
     public var clock: PhoneStreamClock
 
     /// Creates a configuration; every parameter but `host` has the default stated on its property.

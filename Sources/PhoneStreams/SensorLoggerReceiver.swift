@@ -16,23 +16,23 @@ import ServiceLifecycle
 /// `http://<this machine>:<port>/<token>` (any path when no ``Configuration/token`` is set), then
 /// start a recording. Every message is answered 200 at once. Messages are put back in
 /// `messageId` order and samples in timestamp order (see ``Configuration``) before delivery;
-/// units and signs are converted to ``MotionSample``'s (specific force in m/s², rad/s, µT, kPa).
+/// units and signs are converted to `MotionSample`'s (specific force in m/s², rad/s, µT, kPa).
 ///
 /// The phone's clock is its UTC epoch time (Sensor Logger's `time`, epoch nanoseconds, ÷ 10⁹).
 /// Samples are ordered on it and, by default, delivered on this machine's boot clock (see
-/// ``PhoneStreamClock``); ``Configuration/clock`` `.phone` keeps the epoch seconds.
+/// `PhoneStreamClock`); ``Configuration/clock`` `.phone` keeps the epoch seconds.
 ///
 /// The listening socket is opened when the first subscriber arrives and closed (port free again)
 /// when the last one cancels. A port that cannot be opened is reported as a `.busy` failure.
 ///
 /// The server is Hummingbird (SwiftNIO). Anything on the network may connect, so: request heads
 /// are limited to 16 KiB and 100 header fields (431 beyond, see
-/// ``SensorLoggerRequestHeadLimit``), bodies are
+/// `SensorLoggerRequestHeadLimit`), bodies are
 /// limited (``Configuration/maximumBodySize``, 413 beyond), idle connections are closed
 /// (``Configuration/idleTimeout``), at most ``Configuration/maximumConnections`` are served at
 /// once, requests carrying an `Origin` header (sent by browsers, so a web page cannot post to it)
 /// or a content type other than JSON are refused, and no CORS header is ever sent. A malformed
-/// body is answered 400 and reported as an advisory failure (``SourceFailure/isFatal`` false).
+/// body is answered 400 and reported as an advisory failure (`SourceFailure.isFatal` false).
 ///
 /// `@unchecked Sendable`: `hub` is set once in `init`; the mutable state is in `Locked` boxes.
 public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
@@ -75,8 +75,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     /// The largest accepted request body in bytes; default 1 MiB (a one-second batch of the motion
     /// sensors at 100 Hz is about 100 kB; turn off camera and audio streams in the app).
     public var maximumBodySize: Int
-    /// The clock of sample timestamps; default ``PhoneStreamClock/receiverBoot`` (this machine's
-    /// boot clock, as ``BootClock``).
+    /// The clock of sample timestamps; default `PhoneStreamClock.receiverBoot` (this machine's
+    /// boot clock, as `BootClock`).
     public var clock: PhoneStreamClock
     /// A secret the push URL's path must start with (`http://host:port/<token>`), or `nil` (any
     /// path). Sensor Logger accepts any URL, so this keeps other devices on the network from

@@ -17,7 +17,7 @@ import PhoneStreamDecoding
 ///
 /// The phone's clock is its boot clock (`SensorEvent.timestamp`, ns since the phone booted).
 /// Samples are ordered on it and, by default, delivered on this machine's boot clock (see
-/// ``PhoneStreamClock``); ``Configuration/clock`` `.phone` keeps the phone's seconds since boot
+/// `PhoneStreamClock`); ``Configuration/clock`` `.phone` keeps the phone's seconds since boot
 /// (shifted forward if a reconnection finds that the phone rebooted).
 ///
 /// The connection opens with the first subscriber and closes when the last one cancels. If it
@@ -54,8 +54,8 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     public var sampleHoldTime: Double
     /// The longest a sample waits (wall seconds) when nothing newer arrives; default 0.2 s.
     public var maximumSampleDelay: Double
-    /// The clock of sample timestamps; default ``PhoneStreamClock/receiverBoot`` (this machine's
-    /// boot clock, as ``BootClock``).
+    /// The clock of sample timestamps; default `PhoneStreamClock.receiverBoot` (this machine's
+    /// boot clock, as `BootClock`).
     public var clock: PhoneStreamClock
 
     /// The sensor types requested by default.
