@@ -300,7 +300,9 @@ var targets: [Target] = [
     name: "MotionDashboardTests",
     dependencies: [
       "MotionDashboard", "MotionSensors", "OpenCoreMotion", "MotionMath", "_MotionTestSupport",
-      "motionctl",
+      "SourceComposition", "motionctl",
+      .product(name: "NIOCore", package: "swift-nio"),
+      .product(name: "NIOPosix", package: "swift-nio"),
     ]),
 ]
 

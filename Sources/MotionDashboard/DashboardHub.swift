@@ -3,28 +3,54 @@
 import Foundation
 import Logging
 import MotionSensors
+import NIOCore
 import OpenCoreMotion
 import SourceComposition
 
 /// The dashboard's state shared by every connection: the current source's feed, the connected
 /// clients' queues, and the frame broadcaster.
+///
+/// Control (connecting, disconnecting, a page's requests, switching the source) is serialised by
+/// the actor. The frame broadcast is not: it runs about 30 times a second from a timer on an event
+/// loop (``broadcast()``), and going through the actor would cost every frame a timer thread's
+/// wake-up and a hop to a pool thread, most of the server's CPU at 100 Hz (docs/Dashboard.md).
+/// What the broadcast reads — the feed, the clients, the frame counters — is therefore kept in
+/// ``registry``, under its lock, and written there by the actor's methods.
 package actor DashboardHub {
   /// How often a frame goes out, s (about one per animation frame at 30 Hz).
   package static let framePeriod = 0.033
+  /// Broadcast ticks between frames while no page is connected (about 0.25 s: the batch is still
+  /// taken, and dropped, so that it never grows).
+  package static let idleTicksPerFrame = 8
   /// Display rates offered to the page, Hz (capped at the source's highest rate).
   package static let offeredRates: [Double] = [10, 25, 50, 100, 200]
 
-  private var feed: DashboardFeed
-  private var clients: [UInt64: DashboardClientQueue] = [:]
-  /// Foxglove clients (`foxglove.websocket.v1` on the same endpoint), apart from the pages: they
-  /// get the batch's rows per channel rather than the page's frames.
-  private var foxgloveClients: [UInt64: FoxgloveConnection] = [:]
+  /// What the broadcast and the control methods share.
+  private struct Registry {
+    var feed: DashboardFeed
+    var clients: [UInt64: DashboardClientQueue] = [:]
+    /// Foxglove clients (`foxglove.websocket.v1` on the same endpoint), apart from the pages: they
+    /// get the batch's rows per channel rather than the page's frames.
+    var foxgloveClients: [UInt64: FoxgloveConnection] = [:]
+    var sequence = 0
+    /// Broadcast ticks so far (frames go out on every tick while a client is connected, on every
+    /// ``DashboardHub/idleTicksPerFrame``-th otherwise).
+    var ticks = 0
+    /// Frames dropped for connections that have closed (the open ones count their own).
+    var droppedByClosedClients = 0
+
+    var isEmpty: Bool { clients.isEmpty && foxgloveClients.isEmpty }
+
+    /// Frames dropped since start, over every connection (open or closed).
+    var droppedFrames: Int {
+      clients.values.reduce(droppedByClosedClients) { $0 + $1.droppedFrames }
+    }
+  }
+
+  private let registry: Locked<Registry>
   /// Identifies this server run to Foxglove clients (they tell a reconnection from a new server).
   private let sessionID = String(Int(Date().timeIntervalSince1970 * 1000))
   private var nextClient: UInt64 = 0
-  private var sequence = 0
-  /// Frames dropped for connections that have closed (the open ones count their own).
-  private var droppedByClosedClients = 0
   private let recorder: DashboardRecorder
   private let hasHistory: Bool
   private let stopsSourceWhenIdle: Bool
@@ -36,26 +62,67 @@ package actor DashboardHub {
     stopsSourceWhenIdle: Bool = false,
     makeSource: @escaping @Sendable (SourceSpecification) throws -> any SensorSource
   ) {
-    self.feed = feed
+    registry = Locked(Registry(feed: feed))
     self.stopsSourceWhenIdle = stopsSourceWhenIdle
     self.recorder = recorder
     self.hasHistory = hasHistory
     self.makeSource = makeSource
   }
 
+  /// The current feed.
+  private var feed: DashboardFeed { registry.withLock { $0.feed } }
+
   /// The number of connected clients (pages and Foxglove clients).
-  package var clientCount: Int { clients.count + foxgloveClients.count }
+  package var clientCount: Int {
+    registry.withLock { $0.clients.count + $0.foxgloveClients.count }
+  }
+
+  /// The frame timer, and the event loop it runs on.
+  private var frameTimer: (task: RepeatedTask, eventLoop: any EventLoop)?
+
+  /// Runs ``broadcast()`` every ``framePeriod`` on `eventLoop` (replacing the timer in use). Its
+  /// wake-up is the loop's own: no timer thread, no pool thread.
+  package func startFrameTimer(on eventLoop: any EventLoop) {
+    frameTimer?.task.cancel()
+    let period = TimeAmount.nanoseconds(Int64(Self.framePeriod * 1e9))
+    let task = eventLoop.scheduleRepeatedTask(initialDelay: period, delay: period) {
+      [weak self] _ in self?.broadcast()
+    }
+    frameTimer = (task, eventLoop)
+  }
+
+  /// Stops the frame timer.
+  package func stopFrameTimer() {
+    frameTimer?.task.cancel()
+    frameTimer = nil
+  }
 
   /// Adds a client; it gets the `hello` message first. The first client starts the source, so a
   /// simulation or a recording plays from its beginning when the page opens.
-  package func connect() -> (id: UInt64, queue: DashboardClientQueue) {
+  ///
+  /// `eventLoop` is the connection's: when it is the only client, the frame timer moves there,
+  /// so that a frame is encoded and written on one thread (one wake-up per frame, not one on the
+  /// timer's loop and another on the connection's).
+  package func connect(on eventLoop: (any EventLoop)? = nil) -> Connection {
     feed.start()
     nextClient += 1
+    let id = nextClient
     let queue = DashboardClientQueue()
-    clients[nextClient] = queue
+    // The greeting goes first, before the broadcast can offer this queue a frame.
     queue.offer(hello())
-    return (nextClient, queue)
+    let wasEmpty = registry.withLock { registry in
+      let wasEmpty = registry.isEmpty
+      registry.clients[id] = queue
+      return wasEmpty
+    }
+    if wasEmpty, let eventLoop, let timer = frameTimer, timer.eventLoop !== eventLoop {
+      startFrameTimer(on: eventLoop)
+    }
+    return (id, queue)
   }
+
+  /// A page's connection: its identifier (for ``disconnect(_:)``) and its queue of frames.
+  package typealias Connection = (id: UInt64, queue: DashboardClientQueue)
 
   /// Adds a Foxglove client; like a page, the first client starts the source.
   package func connectFoxglove() -> (id: UInt64, connection: FoxgloveConnection) {
@@ -64,54 +131,64 @@ package actor DashboardHub {
     let connection = FoxgloveConnection(
       serverName: "OpenCoreMotion dashboard (\(feed.specification.description))",
       sessionID: sessionID)
-    foxgloveClients[nextClient] = connection
+    registry.withLock { $0.foxgloveClients[nextClient] = connection }
     return (nextClient, connection)
   }
 
   package func disconnect(_ id: UInt64) {
-    if let connection = foxgloveClients.removeValue(forKey: id) {
-      connection.finish()
-    } else if let queue = clients.removeValue(forKey: id) {
-      droppedByClosedClients += queue.droppedFrames
-      queue.finish()
-    } else {
-      return
+    let isEmpty: Bool? = registry.withLock { registry in
+      if let connection = registry.foxgloveClients.removeValue(forKey: id) {
+        connection.finish()
+      } else if let queue = registry.clients.removeValue(forKey: id) {
+        registry.droppedByClosedClients += queue.droppedFrames
+        queue.finish()
+      } else {
+        return nil
+      }
+      return registry.isEmpty
     }
     // A recording in progress keeps the source even without a page.
-    if clients.isEmpty, foxgloveClients.isEmpty, stopsSourceWhenIdle, !recorder.status.isRecording {
+    if isEmpty == true, stopsSourceWhenIdle, !recorder.status.isRecording {
       feed.stop()
       logger.info("last page closed: source unsubscribed until the next one")
     }
   }
 
   /// Frames dropped since start, over every connection (open or closed).
-  package var droppedFrames: Int {
-    clients.values.reduce(droppedByClosedClients) { $0 + $1.droppedFrames }
-  }
+  package var droppedFrames: Int { registry.withLock { $0.droppedFrames } }
 
-  /// Takes what the feed collected and offers one frame to every client. Without clients the
-  /// batch is still taken (and dropped), so it never grows.
-  package func broadcast() {
-    feed.setRawGyroscopeRequested(
-      foxgloveClients.values.contains { $0.isSubscribed(to: .gyroscope) })
-    let (batch, state) = feed.take()
-    if !batch.isEmpty {
-      for connection in foxgloveClients.values { connection.offer(batch) }
-    }
-    guard !clients.isEmpty, !batch.isEmpty || sequence % 15 == 0 else {
-      sequence += 1
-      return
-    }
-    sequence += 1
-    let body = DashboardFrameEncoder.dataFrameBody(
-      sequence: sequence, batch: batch, state: state, recording: recorder.status)
-    let serverDropped = droppedFrames
-    for queue in clients.values {
-      queue.offer(
-        DashboardFrameEncoder.finish(
-          body, droppedFrames: queue.droppedFrames, sentFrames: queue.sentFrames,
-          serverClients: clients.count,
-          serverDroppedFrames: serverDropped))
+  /// One tick of the frame timer (every ``framePeriod``): takes what the feed collected and offers
+  /// one frame to every client. Without clients the batch is still taken (and dropped), on every
+  /// ``idleTicksPerFrame``-th tick, so it never grows. Safe from any thread: a tick holds
+  /// ``registry``'s lock throughout (two ticks overlap only while the timer moves to another loop).
+  package nonisolated func broadcast() {
+    let recording = recorder.status
+    registry.withLock { registry in
+      registry.ticks &+= 1
+      guard !registry.isEmpty || registry.ticks % Self.idleTicksPerFrame == 0 else { return }
+      let feed = registry.feed
+      feed.setRawGyroscopeRequested(
+        registry.foxgloveClients.values.contains { $0.isSubscribed(to: .gyroscope) })
+      let (batch, state) = feed.take()
+      if !batch.isEmpty {
+        for connection in registry.foxgloveClients.values { connection.offer(batch) }
+      }
+      // With nothing new, a page still gets a frame twice a second (state, counters).
+      guard !registry.clients.isEmpty, !batch.isEmpty || registry.sequence % 15 == 0 else {
+        registry.sequence += 1
+        return
+      }
+      registry.sequence += 1
+      let body = DashboardFrameEncoder.dataFrameBody(
+        sequence: registry.sequence, batch: batch, state: state, recording: recording)
+      let serverDropped = registry.droppedFrames
+      let clientCount = registry.clients.count
+      for queue in registry.clients.values {
+        queue.offer(
+          DashboardFrameEncoder.finish(
+            body, droppedFrames: queue.droppedFrames, sentFrames: queue.sentFrames,
+            serverClients: clientCount, serverDroppedFrames: serverDropped))
+      }
     }
   }
 
@@ -154,7 +231,7 @@ package actor DashboardHub {
       return DashboardFrameEncoder.notice("unknown op")
     }
     let greeting = hello()
-    for queue in clients.values { queue.offer(greeting) }
+    for queue in registry.withLock({ Array($0.clients.values) }) { queue.offer(greeting) }
     return nil
   }
 
@@ -167,23 +244,30 @@ package actor DashboardHub {
     if !CMMotionManager(source: source).supportedAttitudeReferenceFrames.contains(frame) {
       frame = .xArbitraryZVertical
     }
-    let rate = feed.currentRate
-    feed.stop()
+    let previous = feed
+    let rate = previous.currentRate
+    previous.stop()
     let next = DashboardFeed(
       specification: specification, source: source, frame: frame, rate: rate, recorder: recorder)
-    feed = next
-    if !clients.isEmpty || !foxgloveClients.isEmpty { next.start() }
+    let hasClients = registry.withLock { registry in
+      registry.feed = next
+      return !registry.isEmpty
+    }
+    if hasClients { next.start() }
     logger.info("dashboard source switched to \(specification)")
   }
 
-  /// Stops the feed and closes every client's queue.
+  /// Stops the frame timer and the feed and closes every client's queue.
   package func shutDown() {
+    stopFrameTimer()
     feed.stop()
     if recorder.status.isRecording { _ = recorder.stop() }
-    for queue in clients.values { queue.finish() }
-    clients.removeAll()
-    for connection in foxgloveClients.values { connection.finish() }
-    foxgloveClients.removeAll()
+    registry.withLock { registry in
+      for queue in registry.clients.values { queue.finish() }
+      registry.clients.removeAll()
+      for connection in registry.foxgloveClients.values { connection.finish() }
+      registry.foxgloveClients.removeAll()
+    }
   }
 
   private var maximumRate: Double {

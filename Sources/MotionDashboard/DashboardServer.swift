@@ -35,9 +35,9 @@ public struct DashboardServer: Sendable {
   /// Runs until the task is cancelled or the process gets SIGINT/SIGTERM.
   ///
   /// - Parameters:
-  ///   - makeSource: opens a source (the default is ``SourceFactory/makeSource(_:)``).
+  ///   - makeSource: opens a source (the default is `SourceFactory.makeSource(_:)`).
   ///   - onRunning: called once with the page's URL (including the token, if any) when listening.
-  /// - Throws: ``SourceSpecificationError`` when the source cannot be opened, ``DashboardError``.
+  /// - Throws: `SourceSpecificationError` when the source cannot be opened, ``DashboardError``.
   public func run(
     makeSource: @escaping @Sendable (SourceSpecification) throws -> any SensorSource = SourceFactory
       .makeSource,
@@ -109,15 +109,10 @@ public struct DashboardServer: Sendable {
       },
       logger: serverLogger)
 
-    let broadcaster = Task {
-      while !Task.isCancelled {
-        // Without a page there is nothing to send: wake up less often (batches stay bounded).
-        let idle = await hub.clientCount == 0
-        try? await Task.sleep(for: .milliseconds(idle ? 250 : Int(DashboardHub.framePeriod * 1000)))
-        await hub.broadcast()
-      }
-    }
-    defer { broadcaster.cancel() }
+    // The frame timer runs on one of the server's event loops (the first page's, once there is
+    // one), and the frames it offers resume the connections' writers on their loops
+    // (EventLoopTaskExecutor).
+    await hub.startFrameTimer(on: app.eventLoopGroup.next())
     do {
       try await app.runService()
     } catch {
@@ -182,13 +177,17 @@ public struct DashboardServer: Sendable {
       guard isFoxglove else { return .upgrade([:]) }
       return .upgrade([HeaderName("Sec-WebSocket-Protocol")!: FoxgloveConnection.subprotocol])
     } onUpgrade: { inbound, outbound, context in
+      let eventLoop = context.requestContext.channel.eventLoop
       if Self.asksForFoxglove(context.request.headers) {
-        await Self.serveFoxglove(inbound, outbound, hub: hub)
+        await Self.serveFoxglove(inbound, outbound, eventLoop: eventLoop, hub: hub)
         return
       }
-      let (id, queue) = await hub.connect()
+      let (id, queue) = await hub.connect(on: eventLoop)
+      // The writer runs on the connection's own event loop: a frame then goes from the queue
+      // into the channel without waking a pool thread and then the loop (EventLoopTaskExecutor).
+      let writerExecutor = EventLoopTaskExecutor(eventLoop)
       await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask {
+        group.addTask(executorPreference: writerExecutor) {
           for await frame in queue.frames {
             try await outbound.write(.text(frame))
             queue.noteSent()
@@ -220,11 +219,13 @@ public struct DashboardServer: Sendable {
   /// A Foxglove client: server info and channels first, then Message Data frames of the channels
   /// it subscribes to, until either side ends.
   private static func serveFoxglove(
-    _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, hub: DashboardHub
+    _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter,
+    eventLoop: any EventLoop, hub: DashboardHub
   ) async {
     let (id, connection) = await hub.connectFoxglove()
     await withThrowingTaskGroup(of: Void.self) { group in
-      group.addTask {
+      // As a page's writer, on the connection's event loop.
+      group.addTask(executorPreference: EventLoopTaskExecutor(eventLoop)) {
         for await message in connection.messages {
           switch message {
           case .text(let text): try await outbound.write(.text(text))
