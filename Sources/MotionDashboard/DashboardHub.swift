@@ -72,11 +72,6 @@ package actor DashboardHub {
   /// The current feed.
   private var feed: DashboardFeed { registry.withLock { $0.feed } }
 
-  /// The number of connected clients (pages and Foxglove clients).
-  package var clientCount: Int {
-    registry.withLock { $0.clients.count + $0.foxgloveClients.count }
-  }
-
   /// The frame timer, and the event loop it runs on.
   private var frameTimer: (task: RepeatedTask, eventLoop: any EventLoop)?
 
@@ -154,15 +149,11 @@ package actor DashboardHub {
     }
   }
 
-  /// Frames dropped since start, over every connection (open or closed).
-  package var droppedFrames: Int { registry.withLock { $0.droppedFrames } }
-
   /// One tick of the frame timer (every ``framePeriod``): takes what the feed collected and offers
   /// one frame to every client. Without clients the batch is still taken (and dropped), on every
   /// ``idleTicksPerFrame``-th tick, so it never grows. Safe from any thread: a tick holds
   /// ``registry``'s lock throughout (two ticks overlap only while the timer moves to another loop).
   package nonisolated func broadcast() {
-    let recording = recorder.status
     registry.withLock { registry in
       registry.ticks &+= 1
       guard !registry.isEmpty || registry.ticks % Self.idleTicksPerFrame == 0 else { return }
@@ -180,7 +171,7 @@ package actor DashboardHub {
       }
       registry.sequence += 1
       let body = DashboardFrameEncoder.dataFrameBody(
-        sequence: registry.sequence, batch: batch, state: state, recording: recording)
+        sequence: registry.sequence, batch: batch, state: state, recording: recorder.status)
       let serverDropped = registry.droppedFrames
       let clientCount = registry.clients.count
       for queue in registry.clients.values {
