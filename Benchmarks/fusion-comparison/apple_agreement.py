@@ -8,7 +8,9 @@ Usage: python3 Benchmarks/fusion-comparison/apple_agreement.py [DIR_OR_FILES...]
 For each recording (default: ../shared/data/activity/motionsense): the angle between the gravity
 direction of a real-time 6D filter and Apple's `CMDeviceMotion.gravity` recorded beside it, at
 every sample from the first on (both filters start from their own state); median and 95th
-percentile per trial, then per activity the median over its trials of those figures. Ours runs
+percentile per trial, then per activity the median over its trials of those figures, and the
+paired view (per file, ours minus VQF: the median difference with a seeded bootstrap 95 % interval
+and a sign test), since the two medians over files can fall on different files. Ours runs
 through `motionctl evaluate --apple-agreement` (release build), VQF (`vqf` package, 6D) here on
 the same inputs (acceleration converted from Apple's g to specific force in m/s²). There is no
 magnetometer in these files. Apple's filter is not ground truth (both differ from it by degrees
@@ -26,6 +28,7 @@ MotionSense: M. Malekzadeh, R. G. Clegg, A. Cavallaro, H. Haddadi, "Mobile Senso
 Anonymization", IoTDI 2019 (MIT licence).
 """
 import json
+import math
 import os
 import subprocess
 import sys
@@ -107,6 +110,24 @@ def angles(a, b):
     return np.degrees(np.arccos(np.clip(cos, -1, 1)))
 
 
+def sign_test_p(lower, n):
+    """Two-sided exact sign test: the chance of a split at least this uneven if each file were
+    equally likely to favour either filter (ties are not counted in `n`)."""
+    if n == 0:
+        return 1.0
+    k = min(lower, n - lower)
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n)
+
+
+def paired_median_interval(differences, seed=20261127, resamples=4000):
+    """Median of per-file differences (ours − VQF) and its 95 % bootstrap interval: the paired
+    comparison, file against file, which the difference of the two medians over files is not."""
+    d = np.asarray(differences)
+    generator = np.random.default_rng(seed)
+    medians = np.median(d[generator.integers(0, len(d), size=(resamples, len(d)))], axis=1)
+    return float(np.median(d)), float(np.percentile(medians, 2.5)), float(np.percentile(medians, 97.5))
+
+
 def main():
     args = sys.argv[1:]
     k = int(args[args.index("--decimate") + 1]) if "--decimate" in args else 1
@@ -162,6 +183,22 @@ def main():
         lower = sum(ours[n][0] < vqf[n][0] for n in names)
         print(f"{label:12}{len(names):7d}{om:10.2f}{vm:10.2f}{op:10.2f}{vp:10.2f}  {'yes' if om <= vm else 'NO':11}"
               f"  {lower:>3d} of {len(names):<3d}")
+    # The paired view of the same medians: file against file. A difference whose interval holds 0
+    # and whose sign test is far from significant is not one the data can tell from chance.
+    print("Paired, file against file: median of (ours − VQF) per-file medians, degrees, 95 % bootstrap "
+          "interval (seeded), sign test")
+    print(f"{'activity':12}{'trials':>7}{'median diff':>13}{'95 % interval':>20}{'ours lower':>12}{'sign p':>9}")
+    for code, label in ACTIVITIES.items():
+        names = [n for n in ours if f"_{code}_" in n]
+        if not names:
+            continue
+        differences = [ours[n][0] - vqf[n][0] for n in names]
+        median, low, high = paired_median_interval(differences)
+        untied = [d for d in differences if d != 0]
+        lower = sum(d < 0 for d in untied)
+        interval = f"[{low:+.3f}, {high:+.3f}]"
+        print(f"{label:12}{len(names):7d}{median:+13.3f}{interval:>20}{lower:>6d} of {len(untied):<3d}"
+              f"{sign_test_p(lower, len(untied)):9.2f}")
     print(f"Angle to each recording's own centred gravity reference (5 s mean specific force in the gyroscope's "
           f"frame), degrees; median over trials of each trial's median ({rate:.0f} Hz)")
     print(f"{'activity':12}{'trials':>7}{'ours':>8}{'VQF':>8}{'Apple':>8}  ours <= VQF  {'ours lower':>10}")
