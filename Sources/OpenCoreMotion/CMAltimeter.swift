@@ -6,7 +6,7 @@ import MotionSensors
 /// Reports altitude changes (and, where a reference is known, altitude above sea level) from the
 /// barometer.
 ///
-/// Events come at regular intervals (``updateInterval`` of source time) whether or not the
+/// Events come at regular intervals (`updateInterval`, 1 s of source time) whether or not the
 /// altitude changed. Relative altitude is the standard-atmosphere height difference of the
 /// pressure readings, relative to the first event of the updates (which reports 0). A second start
 /// replaces the handler (and starts again from 0); after a stop returns, no handler of that service
@@ -47,7 +47,7 @@ open class CMAltimeter: NSObject {
   }
 
   /// Whether absolute altitude is available: the default source has a barometer and a sea-level
-  /// pressure or the device's altitude is known (see ``AltitudeReference``).
+  /// pressure or the device's altitude is known (see `AltitudeReference`).
   open class func isAbsoluteAltitudeAvailable() -> Bool {
     isRelativeAltitudeAvailable() && AltitudeReference.current() != nil
   }

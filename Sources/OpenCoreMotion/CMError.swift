@@ -73,7 +73,7 @@ extension NSError {
   public var isAdvisorySourceFailure: Bool { userInfo[sourceFailureIsAdvisoryKey] as? Bool == true }
 }
 
-/// The `userInfo` key marking an error delivered for an advisory ``SourceFailure`` (one bad
+/// The `userInfo` key marking an error delivered for an advisory `SourceFailure` (one bad
 /// message, samples dropped for arriving late): updates continue after it. An addition to Apple's
 /// API.
 public let sourceFailureIsAdvisoryKey = "OpenCoreMotionSourceFailureIsAdvisory"
