@@ -47,7 +47,7 @@ public struct IIOChannelInfo: Hashable, Sendable {
     isProcessed ? raw : (raw + offset) * scale
   }
 
-  /// Converts a raw reading to ``MotionSensors/MotionSample``'s unit (before any mount matrix).
+  /// Converts a raw reading to `MotionSample`'s unit (before any mount matrix).
   @inlinable
   public func sampleValue(raw: Double) -> Double {
     kernelValue(raw: raw) * kind.unitFactor

@@ -22,7 +22,7 @@ public enum IIOChannelKind: String, CaseIterable, Hashable, Sendable {
     self == .accelerometer || self == .gyroscope || self == .magnetometer
   }
 
-  /// The ``SensorSet`` member this kind feeds (empty for the timestamp).
+  /// The `SensorSet` member this kind feeds (empty for the timestamp).
   public var sensor: SensorSet {
     switch self {
     case .accelerometer: return .accelerometer
@@ -34,7 +34,7 @@ public enum IIOChannelKind: String, CaseIterable, Hashable, Sendable {
     }
   }
 
-  /// The factor from the kernel's unit to ``MotionSample``'s: 1 for m/s², rad/s and kPa; 100 µT
+  /// The factor from the kernel's unit to `MotionSample`'s: 1 for m/s², rad/s and kPa; 100 µT
   /// per gauss; 0.001 °C per milli-degree.
   public var unitFactor: Double {
     switch self {

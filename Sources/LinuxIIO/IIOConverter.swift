@@ -2,7 +2,7 @@
 
 import MotionSensors
 
-/// Turns raw channel readings of one device into ``MotionSensors/MotionSample`` values:
+/// Turns raw channel readings of one device into `MotionSample` (MotionSensors) values:
 /// `(raw + offset) × scale`, unit conversion, mount matrix, accelerometer sign.
 ///
 /// Readings travel in a fixed array of ``slotCount`` values (accelerometer x, y, z; gyroscope x,

@@ -29,7 +29,7 @@ public enum IIOError: Error, Equatable, Sendable, CustomStringConvertible {
     }
   }
 
-  /// The matching ``MotionSensors/SourceFailure``.
+  /// The matching `SourceFailure` (MotionSensors).
   public var sourceFailure: SourceFailure {
     switch self {
     case .permissionDenied: return SourceFailure(.permissionDenied, "iio: \(description)")

@@ -4,7 +4,7 @@ import Foundation
 import Logging
 import MotionSensors
 
-/// A ``MotionSensors/SensorSource`` over the Linux IIO sensors of this machine (PinePhone,
+/// A `SensorSource` (MotionSensors) over the Linux IIO sensors of this machine (PinePhone,
 /// Librem 5, 2-in-1 laptops, a Raspberry Pi with an I²C IMU or barometer).
 ///
 /// Devices are found under a sysfs root (default `/sys/bus/iio/devices`, or `COREMOTION_IIO_ROOT`)

@@ -40,7 +40,7 @@ import MotionMath
 ///   in between.
 ///
 /// Parameters, the coefficients derived from them and the running state are kept apart. All the
-/// work happens in ``update(timestamp:gyroscope:accelerometer:magnetometer:)`` without heap
+/// work happens in ``update(timestamp:gyroscope:accelerometer:magnetometer:accelerometerTimestamp:magnetometerTimestamp:)`` without heap
 /// allocation.
 public struct AttitudeEstimator: Sendable {
   /// The tuning in use.

@@ -12,7 +12,7 @@ import MotionMath
 /// the same samples in a temporary file instead, for recordings longer than memory allows.
 /// Single precision keeps 24 significant bits, more than any MEMS sensor resolves; a reading
 /// beyond `Float`'s range (about 3.4e38) is refused by
-/// ``append(timestamp:gyroscope:accelerometer:magnetometer:)``.
+/// ``append(timestamp:gyroscope:accelerometer:magnetometer:accelerometerAge:magnetometerAge:)``.
 public struct OfflineAttitudeRecording: OfflineAttitudeInputs, Sendable {
   /// Whether every sample has a magnetometer reading.
   public let hasMagnetometer: Bool

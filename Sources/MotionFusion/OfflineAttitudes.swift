@@ -6,7 +6,7 @@ import MotionMath
 /// found it, with the gyroscope bias its first pass converged to.
 ///
 /// Each attitude is stored in single precision (16 bytes; rounding moves it by about 1e-5°) and
-/// read back as a normalised ``Quaternion``.
+/// read back as a normalised `Quaternion` (MotionMath).
 public struct OfflineAttitudes: RandomAccessCollection, Sendable {
   /// The gyroscope bias, rad/s, that the first forward pass converged to over the whole
   /// recording: the best constant estimate it gives (zero when empty).

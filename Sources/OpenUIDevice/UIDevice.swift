@@ -8,13 +8,13 @@ import OpenCoreMotion
 /// A stand-in for UIKit's `UIDevice`, limited to the physical-orientation API that Core Motion
 /// sample code uses.
 ///
-/// As on iOS, ``orientation`` is ``DeviceOrientation/unknown`` until
+/// As on iOS, ``orientation`` is `.unknown` until
 /// ``beginGeneratingDeviceOrientationNotifications()`` is called; calls nest, and sensing stops
 /// when every begin has been matched by an end. While generating, each change is posted as
 /// ``orientationDidChangeNotification`` on ``notificationCenter`` (by default
 /// `NotificationCenter.default`) with the device as the object.
 ///
-/// The orientation comes from an ``OrientationClassifier`` (with hysteresis and dead zones) fed
+/// The orientation comes from an `OrientationClassifier` (MotionRecognition) (with hysteresis and dead zones) fed
 /// with `CMDeviceMotion.gravity` when the source has a gyroscope, otherwise with lightly
 /// low-passed accelerometer readings. ``current`` reads the process's default source
 /// (`COREMOTION_SOURCE`).
@@ -72,7 +72,7 @@ open class UIDevice: NSObject, @unchecked Sendable {
     super.init()
   }
 
-  /// The physical orientation; ``DeviceOrientation/unknown`` unless notifications are being
+  /// The physical orientation; `.unknown` unless notifications are being
   /// generated.
   open var orientation: UIDeviceOrientation {
     lock.lock()

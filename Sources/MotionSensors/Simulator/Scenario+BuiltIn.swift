@@ -10,7 +10,7 @@ extension Scenario {
 
   /// The built-in scenarios for the pedometer, floors, activity and altimeter: each has ground
   /// truth in its events (steps, walk/run/cycle/drive/lift/escalator/stairs intervals) and in its
-  /// segments' climbs (``groundTruthFloors``).
+  /// segments' climbs (``groundTruthFloors(floorHeight:)``).
   public static let activityNames = [
     "walkPocket", "walkBackPocket", "walkBag", "run", "stairs", "lift", "escalator", "cycle",
     "commute", "desk",
