@@ -40,6 +40,39 @@ final class HistoryDataCodingTests: XCTestCase {
     let _: CMMotionActivityQueryHandler = { (_: [CMMotionActivity]?, _: (any Error)?) in }
     let _: CMAltitudeHandler = { (_: CMAltitudeData?, _: (any Error)?) in }
     let _: CMAbsoluteAltitudeHandler = { (_: CMAbsoluteAltitudeData?, _: (any Error)?) in }
+    let _: CMStepQueryHandler = { (_: Int, _: (any Error)?) in }
+    let _: CMStepUpdateHandler = { (_: Int, _: Date, _: (any Error)?) in }
+  }
+
+  /// The rotation-rate and pressure classes Apple's batched and recorded APIs deliver (nothing
+  /// here produces them): their values, the class hierarchy, copying and secure coding.
+  func testRecordedRotationRateAndPressureDataRoundTrip() throws {
+    let date = Date(timeIntervalSinceReferenceDate: 123_456.5)
+    let rate = try roundTrip(
+      CMRecordedRotationRateData(
+        rotationRate: CMRotationRate(x: 0.5, y: -1.25, z: 3), timestamp: 11, startDate: date))
+    XCTAssertEqual(rate.rotationRate.x, 0.5)
+    XCTAssertEqual(rate.rotationRate.y, -1.25)
+    XCTAssertEqual(rate.rotationRate.z, 3)
+    XCTAssertEqual(rate.timestamp, 11)
+    XCTAssertEqual(rate.startDate, date)
+    XCTAssertTrue((rate as CMLogItem) is CMRotationRateData)
+    XCTAssertEqual(CMRotationRateData().rotationRate.z, 0)
+
+    // Made in hectopascals and kelvin, read back in any unit: archives keep kPa and °C.
+    let pressure = try roundTrip(
+      CMRecordedPressureData(
+        pressure: Measurement(value: 1013.25, unit: .hectopascals),
+        temperature: Measurement(value: 300.15, unit: .kelvin), timestamp: 12, startDate: date,
+        identifier: .max))
+    XCTAssertEqual(pressure.pressure.converted(to: .kilopascals).value, 101.325, accuracy: 1e-9)
+    XCTAssertEqual(pressure.temperature.converted(to: .celsius).value, 27, accuracy: 1e-9)
+    XCTAssertEqual(pressure.timestamp, 12)
+    XCTAssertEqual(pressure.startDate, date)
+    XCTAssertEqual(pressure.identifier, .max)
+    XCTAssertTrue(pressure.copy() as AnyObject === pressure)
+    XCTAssertTrue(CMAmbientPressureData.supportsSecureCoding)
+    XCTAssertEqual(CMAmbientPressureData().pressure.value, 0)
   }
 
   func testPedometerDataRoundTrip() throws {

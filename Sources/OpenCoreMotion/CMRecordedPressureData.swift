@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// A recorded barometer sample with the wall-clock date it was taken and a unique identifier
+/// (iOS 15.4). See ``CMAmbientPressureData`` for why nothing in OpenCoreMotion produces it.
+open class CMRecordedPressureData: CMAmbientPressureData {
+  private let storedStartDate: Date
+  private let storedIdentifier: UInt64
+
+  /// The wall-clock time of the sample.
+  open var startDate: Date { storedStartDate }
+  /// A number unique to this sample; later samples have larger identifiers.
+  open var identifier: UInt64 { storedIdentifier }
+
+  /// Creates a sample. An addition to Apple's API, for tests and mocks.
+  public init(
+    pressure: Measurement<UnitPressure>, temperature: Measurement<UnitTemperature>,
+    timestamp: TimeInterval, startDate: Date, identifier: UInt64
+  ) {
+    storedStartDate = startDate
+    storedIdentifier = identifier
+    super.init(pressure: pressure, temperature: temperature, timestamp: timestamp)
+  }
+
+  open override func encode(with coder: NSCoder) {
+    super.encode(with: coder)
+    coder.encodeDate(storedStartDate, forKey: "startDate")
+    // NSCoder has no unsigned 64-bit integers: store the bit pattern.
+    coder.encode(Int64(bitPattern: storedIdentifier), forKey: "identifier")
+  }
+
+  public required init?(coder: NSCoder) {
+    storedStartDate = coder.decodeDate(forKey: "startDate")
+    storedIdentifier = UInt64(bitPattern: coder.decodeInt64(forKey: "identifier"))
+    super.init(coder: coder)
+  }
+
+  open override var description: String {
+    "#\(storedIdentifier) " + super.description + " (\(storedStartDate))"
+  }
+}
