@@ -113,18 +113,25 @@ open class CMBatchedSensorManager: NSObject {
 
   private func startAccelerometer(sink: UpdateChannel<Batch<CMAccelerometerData>>.Sink) {
     guard manager.isAccelerometerAvailable else { return }
-    manager.stopAccelerometerUpdates()
-    let channel = accelerometerChannel
-    let generation = channel.begin(sink: sink, nominalSourcePeriod: Self.batchDuration)
-    let collector = Locked(BatchCollector<CMAccelerometerData>())
     manager.accelerometerUpdateInterval = 0  // clamped to the source's fastest rate
-    manager.startAccelerometerUpdates(onDeliveryThread: { data, error in
+    let collect = Self.batching(into: accelerometerChannel, sink: sink)
+    manager.startAccelerometerUpdates(onDeliveryThread: collect)
+  }
+
+  /// Begins a run of `channel` and returns the handler that gathers each sample of it into
+  /// batches (an error goes to the run's handler as it comes).
+  private static func batching<Sample: CMLogItem>(
+    into channel: UpdateChannel<Batch<Sample>>, sink: UpdateChannel<Batch<Sample>>.Sink
+  ) -> (Sample?, (any Error)?) -> Void {
+    let generation = channel.begin(sink: sink, nominalSourcePeriod: batchDuration)
+    let collector = Locked(BatchCollector<Sample>())
+    return { sample, error in
       if let error { return channel.advise(error, generation: generation) }
-      guard let data else { return }
-      if let batch = collector.withLock({ $0.add(data, at: data.timestamp) }) {
-        channel.deliver(Batch(batch), timestamp: data.timestamp, generation: generation)
+      guard let sample else { return }
+      if let batch = collector.withLock({ $0.add(sample, at: sample.timestamp) }) {
+        channel.deliver(Batch(batch), timestamp: sample.timestamp, generation: generation)
       }
-    })
+    }
   }
 
   // MARK: Device motion
@@ -156,20 +163,9 @@ open class CMBatchedSensorManager: NSObject {
 
   private func startDeviceMotion(sink: UpdateChannel<Batch<CMDeviceMotion>>.Sink) {
     guard manager.isDeviceMotionAvailable else { return }
-    manager.stopDeviceMotionUpdates()
-    let channel = deviceMotionChannel
-    let generation = channel.begin(sink: sink, nominalSourcePeriod: Self.batchDuration)
-    let collector = Locked(BatchCollector<CMDeviceMotion>())
     manager.deviceMotionUpdateInterval = 0  // clamped to the source's fastest rate
-    manager.startDeviceMotionUpdates(
-      using: .xArbitraryZVertical,
-      onDeliveryThread: { motion, error in
-        if let error { return channel.advise(error, generation: generation) }
-        guard let motion else { return }
-        if let batch = collector.withLock({ $0.add(motion, at: motion.timestamp) }) {
-          channel.deliver(Batch(batch), timestamp: motion.timestamp, generation: generation)
-        }
-      })
+    let collect = Self.batching(into: deviceMotionChannel, sink: sink)
+    manager.startDeviceMotionUpdates(using: .xArbitraryZVertical, onDeliveryThread: collect)
   }
 }
 
