@@ -26,13 +26,12 @@ open class CMRecordedPressureData: CMAmbientPressureData {
   open override func encode(with coder: NSCoder) {
     super.encode(with: coder)
     coder.encodeDate(storedStartDate, forKey: "startDate")
-    // NSCoder has no unsigned 64-bit integers: store the bit pattern.
-    coder.encode(Int64(bitPattern: storedIdentifier), forKey: "identifier")
+    coder.encodeUnsigned(storedIdentifier, forKey: "identifier")
   }
 
   public required init?(coder: NSCoder) {
     storedStartDate = coder.decodeDate(forKey: "startDate")
-    storedIdentifier = UInt64(bitPattern: coder.decodeInt64(forKey: "identifier"))
+    storedIdentifier = coder.decodeUnsigned(forKey: "identifier")
     super.init(coder: coder)
   }
 

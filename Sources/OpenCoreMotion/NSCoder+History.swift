@@ -20,4 +20,14 @@ extension NSCoder {
   func decodeOptionalNumber(forKey key: String) -> NSNumber? {
     containsValue(forKey: key) ? NSNumber(value: decodeDouble(forKey: key)) : nil
   }
+
+  /// Encodes an unsigned 64-bit integer (a recorded sample's identifier) as its bit pattern:
+  /// NSCoder has no unsigned 64-bit integers.
+  func encodeUnsigned(_ value: UInt64, forKey key: String) {
+    encode(Int64(bitPattern: value), forKey: key)
+  }
+
+  func decodeUnsigned(forKey key: String) -> UInt64 {
+    UInt64(bitPattern: decodeInt64(forKey: key))
+  }
 }
