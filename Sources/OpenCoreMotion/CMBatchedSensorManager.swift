@@ -28,7 +28,6 @@ open class CMBatchedSensorManager: NSObject {
   public static let batchDuration: TimeInterval = 1
 
   private let manager: CMMotionManager
-  private let source: any SensorSource
   private let accelerometerChannel = UpdateChannel<Batch<CMAccelerometerData>>(interval: 0)
   private let deviceMotionChannel = UpdateChannel<Batch<CMDeviceMotion>>(interval: 0)
   /// The serial queue every handler of this manager runs on.
@@ -41,7 +40,6 @@ open class CMBatchedSensorManager: NSObject {
 
   /// Creates a manager for `source`. An addition to Apple's API (simulations, recordings, tests).
   public init(source: any SensorSource) {
-    self.source = source
     manager = CMMotionManager(source: source)
     handlerQueue = OperationQueue()
     handlerQueue.name = "CMBatchedSensorManager"
@@ -72,10 +70,10 @@ open class CMBatchedSensorManager: NSObject {
   }
 
   /// The accelerometer's rate in the batches, Hz: the source's fastest.
-  open var accelerometerDataFrequency: Int { Self.frequency(of: source) }
+  open var accelerometerDataFrequency: Int { Self.frequency(of: manager.source) }
 
   /// The device-motion rate in the batches, Hz: the source's fastest.
-  open var deviceMotionDataFrequency: Int { Self.frequency(of: source) }
+  open var deviceMotionDataFrequency: Int { Self.frequency(of: manager.source) }
 
   /// The source's fastest rate, rounded, within 1 Hz … 100 kHz (a source's period is checked,
   /// not trusted).

@@ -77,9 +77,13 @@ open class CMPedometer: NSObject {
   static func countsSteps(_ sensors: SensorSet) -> Bool { sensors.contains(.accelerometer) }
 
   /// Why this pedometer cannot serve, or `nil`.
-  private var serviceError: NSError? {
+  private var serviceError: NSError? { Self.stepCountingError(backend: backend) }
+
+  /// Why steps cannot be counted on `backend` (not authorized, or no accelerometer), or `nil`;
+  /// shared with ``CMStepCounter``.
+  static func stepCountingError(backend: any MotionHistoryBackend) -> NSError? {
     motionServiceError(
-      isAvailable: Self.countsSteps(backend.availableSensors), service: "step counting",
+      isAvailable: countsSteps(backend.availableSensors), service: "step counting",
       backend: backend)
   }
 

@@ -48,11 +48,7 @@ open class CMStepCounter: NSObject {
   }
 
   /// Why this counter cannot serve, or `nil`.
-  private var serviceError: NSError? {
-    motionServiceError(
-      isAvailable: CMPedometer.countsSteps(backend.availableSensors), service: "step counting",
-      backend: backend)
-  }
+  private var serviceError: NSError? { CMPedometer.stepCountingError(backend: backend) }
 
   /// Reports the steps counted from `start` to `end` once, on `queue`. Only what the history holds
   /// is counted (at most the last 7 days). A start after the end delivers 0 and
