@@ -15,9 +15,12 @@ import Foundation
 ///
 /// Handlers run on the thread that calls ``deliver(_:)``, with the lock held: a handler that blocks
 /// on another thread removing a subscriber would deadlock, as with any synchronous callback.
-package final class SubscriberFanOut<Event>: Sendable {
+///
+/// `public`, with `package` members, for the reason ``Locked`` is: so that its inlinable members
+/// are specialised in the modules that call them.
+public final class SubscriberFanOut<Event>: Sendable {
   /// A subscriber's handler.
-  package typealias Handler = @Sendable (Event) -> Void
+  public typealias Handler = @Sendable (Event) -> Void
 
   // `deliver(_:)` and `isEmpty` run for every sample of every source: they are inlinable (and
   // what they touch usable from inline code) so that each client module gets them specialised

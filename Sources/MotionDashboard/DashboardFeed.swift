@@ -122,13 +122,25 @@ package final class DashboardFeed: @unchecked Sendable {
     }
   }
 
-  /// Takes what was collected since the last call and the current values.
   /// Makes raw gyroscope rows even while device motion carries the rotation rate (a Foxglove
   /// client subscribes to `/gyroscope`), or stops.
   package func setRawGyroscopeRequested(_ requested: Bool) {
     state.withLock { $0.rawGyroscopeRequested = requested }
   }
 
+  /// Has the source's delivery thread call `request` whenever `period` seconds have passed since
+  /// the last call and the batch has been taken since (so frames follow the data: no timer ticks
+  /// while samples flow, none at all while the source is stopped).
+  package func setFrameRequests(period: Double, _ request: @escaping @Sendable () -> Void) {
+    state.withLock {
+      $0.frameRequestPeriod = period
+      $0.requestFrame = request
+      // A new period starts now (not after the rest of a longer one).
+      $0.nextFrameRequest = -.infinity
+    }
+  }
+
+  /// Takes what was collected since the last call and the current values.
   package func take() -> (batch: DashboardBatch, state: DashboardFeedState) {
     let now = monotonicSeconds()
     return state.withLock { current in
@@ -136,6 +148,7 @@ package final class DashboardFeed: @unchecked Sendable {
       let snapshot = current
       current.batch = DashboardBatch()
       current.oldestArrival = nil
+      current.frameRequestArmed = true
       return (snapshot.batch, snapshot)
     }
   }
@@ -148,15 +161,20 @@ package final class DashboardFeed: @unchecked Sendable {
     // Device motion carries the bias-corrected rotation rate; raw gyroscope rows only without it,
     // or while a Foxglove client subscribes to them (`DashboardFeedState.rawGyroscopeRequested`).
     let gyroscopeRowsWanted = !manager.isDeviceMotionAvailable
+    // With device motion, its handler (which runs after this one for the same sample) requests
+    // the frames, so that a frame has every row of its last sample; this one only if it stalls.
+    let requestGrace = manager.isDeviceMotionAvailable ? 0.1 : 0
     rawSubscription = source.subscribe(requestedSampleRate: source.supportedSampleRates.upperBound)
     { event in
       switch event {
       case .sample(let sample):
         recorder.append(sample)
         let now = monotonicSeconds()
-        state.withLock { current in
+        let request = state.withLock { current in
           current.noteRawSample(sample, gyroscopeRowsWanted: gyroscopeRowsWanted, now: now)
+          return current.dueFrameRequest(now: now, grace: requestGrace)
         }
+        request?()
       case .failure(let failure):
         state.withLock { $0.problem = failure.message }
       case .finished:
@@ -183,14 +201,16 @@ package final class DashboardFeed: @unchecked Sendable {
           let input = MotionInput(motion)
           let events = recognizers.update(input)
           let now = monotonicSeconds()
-          state.withLock { current in
+          let request = state.withLock { current in
             current.noteRecognition(events, orientation: recognizers.orientationName, input: input)
             // The row (and the attitude copy it reads) only for the updates due at the display rate.
             if current.motionRows.accept(motion.timestamp, interval: current.displayInterval) {
               current.noteArrival(now)
               current.batch.append(DashboardBatch.motionRow(motion), to: .motion)
             }
+            return current.dueFrameRequest(now: now)
           }
+          request?()
         })
     } else if manager.isAccelerometerAvailable {
       manager.accelerometerUpdateInterval = 0
@@ -216,15 +236,17 @@ private final class DashboardRecognizers {
   private var tap = TapDetector()
   private var movement = MovementDirectionDetector()
 
-  var orientationName: String { "\(orientation.orientation)" }
+  /// The current orientation's name, made when it changes (describing an enum reflects on it:
+  /// too slow for every sample).
+  private(set) var orientationName = "unknown"
 
   /// The events `input` completes.
   func update(_ input: MotionInput) -> [DashboardEvent] {
     var events: [DashboardEvent] = []
     if let change = orientation.update(input) {
+      orientationName = "\(change.orientation)"
       events.append(
-        DashboardEvent(time: change.timestamp, kind: "orientation", detail: "\(change.orientation)")
-      )
+        DashboardEvent(time: change.timestamp, kind: "orientation", detail: orientationName))
     }
     if let event = shake.update(input) {
       events.append(DashboardEvent(time: event.timestamp, kind: "shake", detail: "\(event.phase)"))

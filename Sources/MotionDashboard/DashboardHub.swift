@@ -11,17 +11,26 @@ import SourceComposition
 /// clients' queues, and the frame broadcaster.
 ///
 /// Control (connecting, disconnecting, a page's requests, switching the source) is serialised by
-/// the actor. The frame broadcast is not: it runs about 30 times a second from a timer on an event
-/// loop (``broadcast()``), and going through the actor would cost every frame a timer thread's
-/// wake-up and a hop to a pool thread, most of the server's CPU at 100 Hz (docs/Dashboard.md).
-/// What the broadcast reads — the feed, the clients, the frame counters — is therefore kept in
-/// ``registry``, under its lock, and written there by the actor's methods.
+/// the actor. The frame broadcast is not: it runs about 30 times a second on an event loop
+/// (``broadcast()``), and going through the actor would cost every frame a hop to a pool thread
+/// (docs/Dashboard.md). What the broadcast reads — the feed, the clients, the frame counters — is
+/// therefore kept in ``registry``, under its lock, and written there by the actor's methods.
+///
+/// Frames follow the data: while samples flow, the feed asks for a frame from the source's
+/// delivery thread once ``framePeriod`` has passed since the last one, and the request runs the
+/// broadcast on the frame loop (`EventLoop.execute`: one wake-up of a loop that would wake to
+/// write the frame anyway). A slow timer on the same loop (every ``heartbeatPeriod``) sends the
+/// state while nothing arrives. A periodic timer at the frame rate cost a third more CPU at
+/// 100 Hz (its rescheduling and `timerfd` calls), and ticked while the source was stopped.
 package actor DashboardHub {
-  /// How often a frame goes out, s (about one per animation frame at 30 Hz).
+  /// How often a frame goes out while data arrives, s (about one per animation frame at 30 Hz).
   package static let framePeriod = 0.033
-  /// Broadcast ticks between frames while no page is connected (about 0.25 s: the batch is still
-  /// taken, and dropped, so that it never grows).
-  package static let idleTicksPerFrame = 8
+  /// How often the batch is taken (and dropped) while the source runs without a client, s, so
+  /// that it never grows.
+  package static let idleFramePeriod = 0.25
+  /// The slow timer's period, s: with nothing new, a page still gets a frame this often (state,
+  /// counters).
+  package static let heartbeatPeriod = 0.5
   /// Display rates offered to the page, Hz (capped at the source's highest rate).
   package static let offeredRates: [Double] = [10, 25, 50, 100, 200]
 
@@ -33,9 +42,8 @@ package actor DashboardHub {
     /// get the batch's rows per channel rather than the page's frames.
     var foxgloveClients: [UInt64: FoxgloveConnection] = [:]
     var sequence = 0
-    /// Broadcast ticks so far (frames go out on every tick while a client is connected, on every
-    /// ``DashboardHub/idleTicksPerFrame``-th otherwise).
-    var ticks = 0
+    /// Monotonic time (s) of the last frame sent to the pages.
+    var lastFrameSent = -Double.infinity
     /// Frames dropped for connections that have closed (the open ones count their own).
     var droppedByClosedClients = 0
 
@@ -72,24 +80,43 @@ package actor DashboardHub {
   /// The current feed.
   private var feed: DashboardFeed { registry.withLock { $0.feed } }
 
-  /// The frame timer, and the event loop it runs on.
+  /// The heartbeat timer, and the event loop it runs on.
   private var frameTimer: (task: RepeatedTask, eventLoop: any EventLoop)?
+  /// The loop that broadcasts: the frame timer's. The feed's frame requests read it from the
+  /// source's delivery thread, hence the lock.
+  private let frameLoop = Locked<(any EventLoop)?>(nil)
 
-  /// Runs ``broadcast()`` every ``framePeriod`` on `eventLoop` (replacing the timer in use). Its
-  /// wake-up is the loop's own: no timer thread, no pool thread.
+  /// Broadcasts on `eventLoop` from now on: the frames the feed requests, and a heartbeat every
+  /// ``heartbeatPeriod`` (replacing the timer in use). Each wake-up is the loop's own: no timer
+  /// thread, no pool thread.
   package func startFrameTimer(on eventLoop: any EventLoop) {
     frameTimer?.task.cancel()
-    let period = TimeAmount.nanoseconds(Int64(Self.framePeriod * 1e9))
+    frameLoop.withLock { $0 = eventLoop }
+    let period = TimeAmount.nanoseconds(Int64(Self.heartbeatPeriod * 1e9))
     let task = eventLoop.scheduleRepeatedTask(initialDelay: period, delay: period) {
-      [weak self] _ in self?.broadcast()
+      [weak self] _ in self?.broadcast(heartbeat: true)
     }
     frameTimer = (task, eventLoop)
+    configureFrameRequests(of: feed)
   }
 
-  /// Stops the frame timer.
+  /// Stops the heartbeat and the frame requests.
   package func stopFrameTimer() {
     frameTimer?.task.cancel()
     frameTimer = nil
+    frameLoop.withLock { $0 = nil }
+  }
+
+  /// Has `feed` request frames every ``framePeriod`` while a client is connected, every
+  /// ``idleFramePeriod`` otherwise.
+  private func configureFrameRequests(of feed: DashboardFeed) {
+    let period = registry.withLock { $0.isEmpty } ? Self.idleFramePeriod : Self.framePeriod
+    feed.setFrameRequests(period: period) { [weak self] in self?.requestFrame() }
+  }
+
+  /// Runs ``broadcast()`` on the frame loop (called from the source's delivery thread).
+  private nonisolated func requestFrame() {
+    frameLoop.withLock { $0 }?.execute { [weak self] in self?.broadcast() }
   }
 
   /// Adds a client; it gets the `hello` message first. The first client starts the source, so a
@@ -113,6 +140,7 @@ package actor DashboardHub {
     if wasEmpty, let eventLoop, let timer = frameTimer, timer.eventLoop !== eventLoop {
       startFrameTimer(on: eventLoop)
     }
+    if wasEmpty { configureFrameRequests(of: feed) }
     return (id, queue)
   }
 
@@ -126,7 +154,12 @@ package actor DashboardHub {
     let connection = FoxgloveConnection(
       serverName: "OpenCoreMotion dashboard (\(feed.specification.description))",
       sessionID: sessionID)
-    registry.withLock { $0.foxgloveClients[nextClient] = connection }
+    let wasEmpty = registry.withLock { registry in
+      let wasEmpty = registry.isEmpty
+      registry.foxgloveClients[nextClient] = connection
+      return wasEmpty
+    }
+    if wasEmpty { configureFrameRequests(of: feed) }
     return (nextClient, connection)
   }
 
@@ -142,6 +175,7 @@ package actor DashboardHub {
       }
       return registry.isEmpty
     }
+    if isEmpty == true { configureFrameRequests(of: feed) }
     // A recording in progress keeps the source even without a page.
     if isEmpty == true, stopsSourceWhenIdle, !recorder.status.isRecording {
       feed.stop()
@@ -149,14 +183,17 @@ package actor DashboardHub {
     }
   }
 
-  /// One tick of the frame timer (every ``framePeriod``): takes what the feed collected and offers
-  /// one frame to every client. Without clients the batch is still taken (and dropped), on every
-  /// ``idleTicksPerFrame``-th tick, so it never grows. Safe from any thread: a tick holds
-  /// ``registry``'s lock throughout (two ticks overlap only while the timer moves to another loop).
-  package nonisolated func broadcast() {
+  /// Takes what the feed collected and offers it to every client as one frame; called for each
+  /// frame the feed requests, and by the heartbeat (`heartbeat`), which does nothing when a frame
+  /// went out less than about a ``heartbeatPeriod`` ago. Without clients the batch is still taken
+  /// (and dropped), so it never grows. Safe from any thread: a call holds ``registry``'s lock
+  /// throughout (two calls overlap only while the frame loop moves to another loop).
+  package nonisolated func broadcast(heartbeat: Bool = false) {
     registry.withLock { registry in
-      registry.ticks &+= 1
-      guard !registry.isEmpty || registry.ticks % Self.idleTicksPerFrame == 0 else { return }
+      // The margin keeps a heartbeat that comes just before the half second from skipping a turn.
+      let now = monotonicSeconds()
+      let recentlySent = now - registry.lastFrameSent < 0.8 * Self.heartbeatPeriod
+      if heartbeat, recentlySent, !registry.isEmpty { return }
       let feed = registry.feed
       feed.setRawGyroscopeRequested(
         registry.foxgloveClients.values.contains { $0.isSubscribed(to: .gyroscope) })
@@ -165,10 +202,8 @@ package actor DashboardHub {
         for connection in registry.foxgloveClients.values { connection.offer(batch) }
       }
       // With nothing new, a page still gets a frame twice a second (state, counters).
-      guard !registry.clients.isEmpty, !batch.isEmpty || registry.sequence % 15 == 0 else {
-        registry.sequence += 1
-        return
-      }
+      guard !registry.clients.isEmpty, !batch.isEmpty || !recentlySent else { return }
+      registry.lastFrameSent = now
       registry.sequence += 1
       let body = DashboardFrameEncoder.dataFrameBody(
         sequence: registry.sequence, batch: batch, state: state, recording: recorder.status)
@@ -244,6 +279,7 @@ package actor DashboardHub {
       registry.feed = next
       return !registry.isEmpty
     }
+    configureFrameRequests(of: next)
     if hasClients { next.start() }
     logger.info("dashboard source switched to \(specification)")
   }
