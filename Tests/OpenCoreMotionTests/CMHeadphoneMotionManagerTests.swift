@@ -44,8 +44,12 @@ final class CMHeadphoneMotionManagerTests: XCTestCase {
     manager.stopConnectionStatusUpdates()
     XCTAssertFalse(manager.isConnectionStatusActive)
     XCTAssertEqual(watcher.connections, 0)
-    // The delegate is weak, as Apple declares it.
-    manager.delegate = ConnectionWatcher()
+    // The delegate is weak, as Apple declares it: held while someone else holds it, gone after.
+    do {
+      let held = ConnectionWatcher()
+      manager.delegate = held
+      withExtendedLifetime(held) { XCTAssertNotNil(manager.delegate) }
+    }
     XCTAssertNil(manager.delegate)
   }
 }
