@@ -17,7 +17,7 @@ import SourceComposition
 /// therefore kept in ``registry``, under its lock, and written there by the actor's methods.
 ///
 /// Frames follow the data: while samples flow, the feed asks for a frame from the source's
-/// delivery thread once ``framePeriod`` has passed since the last one, and the request runs the
+/// delivery thread, one per ``framePeriod`` on a schedule of its own, and the request runs the
 /// broadcast on the frame loop (`EventLoop.execute`: one wake-up of a loop that would wake to
 /// write the frame anyway). A slow timer on the same loop (every ``heartbeatPeriod``) sends the
 /// state while nothing arrives. A timer at the frame rate took about a fifth of the server's CPU
