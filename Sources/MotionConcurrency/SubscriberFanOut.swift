@@ -98,8 +98,9 @@ public final class SubscriberFanOut<Event>: Sendable {
   }
 
   /// Calls every subscriber with each of `events` in turn (all subscribers see the first event
-  /// before any sees the second).
-  package func deliver(_ events: some Sequence<Event>) {
+  /// before any sees the second). Inlinable like the single-event `deliver`: unspecialised, it
+  /// called the generic single delivery for every sample of an IIO read round.
+  @inlinable package func deliver(_ events: some Sequence<Event>) {
     deliveryLock.lock()
     defer { deliveryLock.unlock() }
     for event in events { deliver(event) }
