@@ -70,18 +70,9 @@ final class DashboardFrameRequestTests: XCTestCase {
   /// simulation, every one with rows, and the heartbeat's frames (about two a second) once the
   /// source stops.
   func testAPageGetsFramesAtTheFrameRateWhileSamplesArriveAndHeartbeatsAfter() async throws {
-    let specification = SourceSpecification.simulator(scenario: "walk", speed: .multiplier(1))
-    let source = try SourceFactory.makeSource(specification)
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "dashboard-requests-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let recorder = DashboardRecorder(directory: directory)
-    let feed = DashboardFeed(
-      specification: specification, source: source, frame: .xArbitraryZVertical, rate: 100,
-      recorder: recorder)
-    let hub = DashboardHub(
-      feed: feed, recorder: recorder, hasHistory: false,
-      makeSource: { try SourceFactory.makeSource($0) })
+    let simulated = try SimulatedDashboardHub(speed: 1, rate: 100)
+    defer { simulated.removeRecordings() }
+    let (hub, feed) = (simulated.hub, simulated.feed)
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     await hub.startFrameTimer(on: group.next())
     let (_, queue) = await hub.connect()

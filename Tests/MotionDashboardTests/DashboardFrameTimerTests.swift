@@ -36,18 +36,9 @@ final class DashboardFrameTimerTests: XCTestCase {
   /// Pages connect and leave while the timer broadcasts from another thread: each page gets its
   /// greeting before any frame, and frames are numbered in order.
   func testPagesConnectingDuringBroadcastsGetTheirGreetingFirst() async throws {
-    let specification = SourceSpecification.simulator(scenario: "walk", speed: .multiplier(4))
-    let source = try SourceFactory.makeSource(specification)
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "dashboard-timer-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let recorder = DashboardRecorder(directory: directory)
-    let feed = DashboardFeed(
-      specification: specification, source: source, frame: .xArbitraryZVertical, rate: 50,
-      recorder: recorder)
-    let hub = DashboardHub(
-      feed: feed, recorder: recorder, hasHistory: false,
-      makeSource: { try SourceFactory.makeSource($0) })
+    let simulated = try SimulatedDashboardHub(speed: 4, rate: 50)
+    defer { simulated.removeRecordings() }
+    let hub = simulated.hub
 
     // The timer's stand-in: 300 broadcasts from a thread of their own, about 1 ms apart.
     let timerDone = expectation(description: "broadcasts finished")
