@@ -98,7 +98,6 @@ package actor DashboardHub {
       [weak self] _ in self?.broadcast(heartbeat: true)
     }
     frameTimer = (task, eventLoop)
-    configureFrameRequests(of: feed)
   }
 
   /// Stops the heartbeat and the frame requests.
