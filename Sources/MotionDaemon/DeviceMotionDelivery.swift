@@ -74,6 +74,7 @@ struct DeviceMotionDelivery {
     wire.magneticField = Wire.vector(SIMD3(m.x, m.y, m.z))
     wire.magneticFieldAccuracy = motion.magneticField.accuracy.rawValue
     wire.heading = motion.heading
+    wire.headingAccuracy = motion.headingAccuracy
     wire.receivedBootNs = receivedBootNanoseconds
     return wire
   }

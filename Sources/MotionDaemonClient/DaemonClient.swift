@@ -320,7 +320,9 @@ public final class DaemonClient: @unchecked Sendable {
       rotationRate: Wire.simd(wire.rotationRate), gravity: Wire.simd(wire.gravity),
       userAcceleration: Wire.simd(wire.userAcceleration),
       magneticField: Wire.simd(wire.magneticField),
-      magneticFieldAccuracy: Int(wire.magneticFieldAccuracy), heading: wire.heading)
+      magneticFieldAccuracy: Int(wire.magneticFieldAccuracy), heading: wire.heading,
+      headingAccuracy: wire.hasHeadingAccuracy && wire.headingAccuracy.isFinite
+        ? wire.headingAccuracy : -1)
   }
 
   static func segment(_ a: WireActivitySegment) -> DaemonActivitySegment {

@@ -106,6 +106,9 @@ public struct DaemonDeviceMotion: Sendable, Equatable {
   public var magneticFieldAccuracy: Int
   /// Degrees from north in [0, 360); −1 in the arbitrary frames.
   public var heading: Double
+  /// Degrees (`CMDeviceMotion.headingAccuracy`); −1 when the heading is invalid or the daemon
+  /// predates the field.
+  public var headingAccuracy: Double = -1
 }
 
 /// What a stream subscription delivers.

@@ -35,13 +35,15 @@ extension Wire {
     if let field = estimate.calibratedMagneticField { wire.calibratedMagneticField = vector(field) }
     wire.magneticCalibrationAccuracy = Int32(estimate.magneticCalibrationAccuracy.rawValue)
     wire.needsCalibrationMotion = estimate.needsCalibrationMotion
+    if let uncertainty = estimate.headingUncertainty { wire.headingUncertainty = uncertainty }
     wire.receivedBootNs = receivedBootNanoseconds
     return wire
   }
 
   /// The estimate a wire message carries. Missing fields read as zero (a zero quaternion is not a
-  /// rotation: the client's frame conversion drops such an estimate rather than deliver it), and an
-  /// unknown accuracy reads as uncalibrated.
+  /// rotation: the client's frame conversion drops such an estimate rather than deliver it), an
+  /// unknown accuracy reads as uncalibrated, and a missing, negative or non-finite heading
+  /// uncertainty as none.
   package static func deviceMotionEstimate(_ wire: WireFusedMotion) -> DeviceMotionEstimate {
     DeviceMotionEstimate(
       timestamp: wire.timestamp,
@@ -55,6 +57,8 @@ extension Wire {
         ? simd(wire.calibratedMagneticField) : nil,
       magneticCalibrationAccuracy: MagneticCalibrationAccuracy(
         rawValue: Int(wire.magneticCalibrationAccuracy)) ?? .uncalibrated,
-      needsCalibrationMotion: wire.needsCalibrationMotion)
+      needsCalibrationMotion: wire.needsCalibrationMotion,
+      headingUncertainty: wire.hasHeadingUncertainty && wire.headingUncertainty.isFinite
+        && wire.headingUncertainty >= 0 ? wire.headingUncertainty : nil)
   }
 }

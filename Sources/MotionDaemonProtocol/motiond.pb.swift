@@ -817,6 +817,17 @@ public nonisolated struct Opencoremotion_Daemon_V1_FusedMotion: @unchecked Senda
     set {_uniqueStorage()._receivedBootNs = newValue}
   }
 
+  /// Standard deviation of the 9D heading's error, rad; absent before a magnetic heading (and
+  /// from daemons before 2026-11-27).
+  public var headingUncertainty: Double {
+    get {_storage._headingUncertainty ?? 0}
+    set {_uniqueStorage()._headingUncertainty = newValue}
+  }
+  /// Returns true if `headingUncertainty` has been explicitly set.
+  public var hasHeadingUncertainty: Bool {_storage._headingUncertainty != nil}
+  /// Clears the value of `headingUncertainty`. Subsequent reads from it will return its default value.
+  public mutating func clearHeadingUncertainty() {_uniqueStorage()._headingUncertainty = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -903,6 +914,17 @@ public nonisolated struct Opencoremotion_Daemon_V1_DeviceMotion: @unchecked Send
     get {_storage._receivedBootNs}
     set {_uniqueStorage()._receivedBootNs = newValue}
   }
+
+  /// `CMDeviceMotion.headingAccuracy`: degrees, -1 when the heading is invalid; absent from
+  /// daemons before 2026-11-27 (read as -1).
+  public var headingAccuracy: Double {
+    get {_storage._headingAccuracy ?? 0}
+    set {_uniqueStorage()._headingAccuracy = newValue}
+  }
+  /// Returns true if `headingAccuracy` has been explicitly set.
+  public var hasHeadingAccuracy: Bool {_storage._headingAccuracy != nil}
+  /// Clears the value of `headingAccuracy`. Subsequent reads from it will return its default value.
+  public mutating func clearHeadingAccuracy() {_uniqueStorage()._headingAccuracy = nil}
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -2473,7 +2495,7 @@ nonisolated extension Opencoremotion_Daemon_V1_Quaternion: SwiftProtobuf.Message
 
 nonisolated extension Opencoremotion_Daemon_V1_FusedMotion: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".FusedMotion"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}timestamp\0\u{3}earth_from_sensor_6d\0\u{3}earth_from_sensor_9d\0\u{3}has_magnetic_heading\0\u{1}gyroscope\0\u{3}gyroscope_bias\0\u{1}accelerometer\0\u{3}calibrated_magnetic_field\0\u{3}magnetic_calibration_accuracy\0\u{3}needs_calibration_motion\0\u{3}received_boot_ns\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}timestamp\0\u{3}earth_from_sensor_6d\0\u{3}earth_from_sensor_9d\0\u{3}has_magnetic_heading\0\u{1}gyroscope\0\u{3}gyroscope_bias\0\u{1}accelerometer\0\u{3}calibrated_magnetic_field\0\u{3}magnetic_calibration_accuracy\0\u{3}needs_calibration_motion\0\u{3}received_boot_ns\0\u{3}heading_uncertainty\0")
 
   fileprivate class _StorageClass {
     var _timestamp: Double = 0
@@ -2487,6 +2509,7 @@ nonisolated extension Opencoremotion_Daemon_V1_FusedMotion: SwiftProtobuf.Messag
     var _magneticCalibrationAccuracy: Int32 = 0
     var _needsCalibrationMotion: Bool = false
     var _receivedBootNs: UInt64 = 0
+    var _headingUncertainty: Double? = nil
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -2508,6 +2531,7 @@ nonisolated extension Opencoremotion_Daemon_V1_FusedMotion: SwiftProtobuf.Messag
       _magneticCalibrationAccuracy = source._magneticCalibrationAccuracy
       _needsCalibrationMotion = source._needsCalibrationMotion
       _receivedBootNs = source._receivedBootNs
+      _headingUncertainty = source._headingUncertainty
     }
   }
 
@@ -2537,6 +2561,7 @@ nonisolated extension Opencoremotion_Daemon_V1_FusedMotion: SwiftProtobuf.Messag
         case 9: try { try decoder.decodeSingularSInt32Field(value: &_storage._magneticCalibrationAccuracy) }()
         case 10: try { try decoder.decodeSingularBoolField(value: &_storage._needsCalibrationMotion) }()
         case 11: try { try decoder.decodeSingularFixed64Field(value: &_storage._receivedBootNs) }()
+        case 12: try { try decoder.decodeSingularDoubleField(value: &_storage._headingUncertainty) }()
         default: break
         }
       }
@@ -2582,6 +2607,9 @@ nonisolated extension Opencoremotion_Daemon_V1_FusedMotion: SwiftProtobuf.Messag
       if _storage._receivedBootNs != 0 {
         try visitor.visitSingularFixed64Field(value: _storage._receivedBootNs, fieldNumber: 11)
       }
+      try { if let v = _storage._headingUncertainty {
+        try visitor.visitSingularDoubleField(value: v, fieldNumber: 12)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -2602,6 +2630,7 @@ nonisolated extension Opencoremotion_Daemon_V1_FusedMotion: SwiftProtobuf.Messag
         if _storage._magneticCalibrationAccuracy != rhs_storage._magneticCalibrationAccuracy {return false}
         if _storage._needsCalibrationMotion != rhs_storage._needsCalibrationMotion {return false}
         if _storage._receivedBootNs != rhs_storage._receivedBootNs {return false}
+        if _storage._headingUncertainty != rhs_storage._headingUncertainty {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -2613,7 +2642,7 @@ nonisolated extension Opencoremotion_Daemon_V1_FusedMotion: SwiftProtobuf.Messag
 
 nonisolated extension Opencoremotion_Daemon_V1_DeviceMotion: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".DeviceMotion"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}timestamp\0\u{1}attitude\0\u{3}rotation_rate\0\u{1}gravity\0\u{3}user_acceleration\0\u{3}magnetic_field\0\u{3}magnetic_field_accuracy\0\u{1}heading\0\u{3}received_boot_ns\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}timestamp\0\u{1}attitude\0\u{3}rotation_rate\0\u{1}gravity\0\u{3}user_acceleration\0\u{3}magnetic_field\0\u{3}magnetic_field_accuracy\0\u{1}heading\0\u{3}received_boot_ns\0\u{3}heading_accuracy\0")
 
   fileprivate class _StorageClass {
     var _timestamp: Double = 0
@@ -2625,6 +2654,7 @@ nonisolated extension Opencoremotion_Daemon_V1_DeviceMotion: SwiftProtobuf.Messa
     var _magneticFieldAccuracy: Int32 = 0
     var _heading: Double = 0
     var _receivedBootNs: UInt64 = 0
+    var _headingAccuracy: Double? = nil
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -2644,6 +2674,7 @@ nonisolated extension Opencoremotion_Daemon_V1_DeviceMotion: SwiftProtobuf.Messa
       _magneticFieldAccuracy = source._magneticFieldAccuracy
       _heading = source._heading
       _receivedBootNs = source._receivedBootNs
+      _headingAccuracy = source._headingAccuracy
     }
   }
 
@@ -2671,6 +2702,7 @@ nonisolated extension Opencoremotion_Daemon_V1_DeviceMotion: SwiftProtobuf.Messa
         case 7: try { try decoder.decodeSingularSInt32Field(value: &_storage._magneticFieldAccuracy) }()
         case 8: try { try decoder.decodeSingularDoubleField(value: &_storage._heading) }()
         case 9: try { try decoder.decodeSingularFixed64Field(value: &_storage._receivedBootNs) }()
+        case 10: try { try decoder.decodeSingularDoubleField(value: &_storage._headingAccuracy) }()
         default: break
         }
       }
@@ -2710,6 +2742,9 @@ nonisolated extension Opencoremotion_Daemon_V1_DeviceMotion: SwiftProtobuf.Messa
       if _storage._receivedBootNs != 0 {
         try visitor.visitSingularFixed64Field(value: _storage._receivedBootNs, fieldNumber: 9)
       }
+      try { if let v = _storage._headingAccuracy {
+        try visitor.visitSingularDoubleField(value: v, fieldNumber: 10)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -2728,6 +2763,7 @@ nonisolated extension Opencoremotion_Daemon_V1_DeviceMotion: SwiftProtobuf.Messa
         if _storage._magneticFieldAccuracy != rhs_storage._magneticFieldAccuracy {return false}
         if _storage._heading != rhs_storage._heading {return false}
         if _storage._receivedBootNs != rhs_storage._receivedBootNs {return false}
+        if _storage._headingAccuracy != rhs_storage._headingAccuracy {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -76,6 +76,24 @@ extension AttitudeEstimator {
     /// Rest must last this long before it is declared, s. Default: 1.5 s.
     public var restMinimumDuration = 1.5
 
+    // MARK: Heading uncertainty
+    /// White-noise density of the gyroscope, rad/s/√Hz: the random walk of the heading between
+    /// magnetometer corrections (``AttitudeEstimator/headingUncertainty``). Default:
+    /// 0.01°/s/√Hz (consumer MEMS datasheets give 0.004–0.015°/s/√Hz).
+    public var gyroscopeNoiseDensity = 0.01 * Units.radiansPerDegree
+    /// Relative uncertainty of the gyroscope's sensitivity: a turn of θ about the vertical moves
+    /// the heading by up to this fraction of θ (counted on every turn, as a bound, since turns
+    /// there and back need not cancel). Default: 1 % (datasheet sensitivity tolerances).
+    public var gyroscopeScaleUncertainty = 0.01
+    /// Standard deviation of the error a magnetic heading keeps, with a trusted calibration, that
+    /// nothing here can observe, rad: a local distortion of the earth's field that leaves its
+    /// strength and dip unchanged, and the calibration's residual. Default: 1°.
+    public var calibratedHeadingSigma = 1 * Units.radiansPerDegree
+    /// As ``calibratedHeadingSigma`` for a heading from the raw field, before a calibration is
+    /// trusted: a hard iron never fitted biases the heading, and the disturbance rejection only
+    /// notices what changes the field's strength or dip. Default: 3°.
+    public var uncalibratedHeadingSigma = 3 * Units.radiansPerDegree
+
     // MARK: Magnetic disturbances
 
     /// Time constant of the low-pass filter on the current field norm and dip, s. Default: 0.05 s.

@@ -81,6 +81,11 @@ extension AttitudeEstimator {
     /// Magnetic heading and disturbance tracking.
     public var isHeadingInitialized = false
     var headingSampleCount = 0
+    /// Variance of the magnetic heading's error, rad² (a uniform heading's π²/3 before the first
+    /// correction), and its covariance with the error of the bias about the vertical, rad²/s:
+    /// a bias error makes the heading error grow in proportion to time, not to its square root.
+    public var headingErrorVariance = Double.pi * Double.pi / 3
+    var headingBiasCovariance = 0.0
     /// Low-pass filtered field norm (µT) and sine of the dip angle.
     public var currentFieldNorm = 0.0
     public var currentFieldDip = 0.0

@@ -89,6 +89,18 @@ public struct AttitudeEstimator: Sendable {
       z: h.w * q.z + h.z * q.w)
   }
 
+  /// Standard deviation of the magnetic heading's error (of ``earthFromSensor9D`` about the
+  /// vertical), rad; `nil` before the first magnetic heading. It grows between corrections with
+  /// the gyroscope's noise, its bias uncertainty about the vertical and its scale uncertainty
+  /// times the turning, and shrinks with each correction toward the field's own uncertainty
+  /// (``Parameters/calibratedHeadingSigma`` or ``Parameters/uncalibratedHeadingSigma``, plus how
+  /// far the field's strength and dip are from the reference's); a field rejected as disturbed
+  /// corrects nothing, so the uncertainty keeps growing. Never more than a uniform heading's
+  /// (π/√3, 104°).
+  public var headingUncertainty: Double? {
+    state.isHeadingInitialized ? state.headingErrorVariance.squareRoot() : nil
+  }
+
   /// The gyroscope bias estimate, rad/s.
   public var gyroscopeBias: SIMD3<Double> { state.gyroscopeBias }
 
@@ -241,6 +253,7 @@ public struct AttitudeEstimator: Sendable {
     state.covarianceCounter += 1
     if state.covarianceCounter >= coefficients.biasUpdateInterval {
       propagateBiasCovariance(dt: state.covarianceTime)
+      propagateHeadingUncertainty(dt: state.covarianceTime)
       state.covarianceCounter = 0
       state.covarianceTime = 0
     }
@@ -351,6 +364,8 @@ public struct AttitudeEstimator: Sendable {
     state.isRestDetected = false
     state.isHeadingInitialized = false
     state.headingSampleCount = 0
+    state.headingErrorVariance = Double.pi * Double.pi / 3
+    state.headingBiasCovariance = 0
     state.undisturbedTime = 0
     state.rejectionTime = 0
     state.candidateFieldTime = 0
@@ -607,6 +622,51 @@ public struct AttitudeEstimator: Sendable {
     state.biasCovariance = p - k * p
   }
 
+  // MARK: - Heading uncertainty
+
+  /// Grows the heading's error variance over `dt` seconds without magnetic information: the
+  /// gyroscope's white noise, the bias uncertainty about the vertical (through the covariance of
+  /// the two, so that a bias error adds linearly in time) and the scale uncertainty times the
+  /// angle turned. Runs with the bias covariance, a few times a second.
+  mutating func propagateHeadingUncertainty(dt: Double) {
+    let up = filteredAttitude6D.conjugate.act(on: SIMD3(0, 0, 1))
+    let verticalBiasVariance = Swift.max((up * (state.biasCovariance * up)).sum(), 0)
+    // The recent RMS rate bounds the rate about the vertical. A scale error moves the heading in
+    // proportion to the angle turned; turns back and forth undo it, so it is counted as
+    // independent per step (a fraction of a second) rather than adding up over a whole trial.
+    let scaleError = parameters.gyroscopeScaleUncertainty * state.meanSquaredRate.squareRoot() * dt
+    let variance =
+      state.headingErrorVariance + 2 * dt * state.headingBiasCovariance
+      + dt * dt * verticalBiasVariance
+      + parameters.gyroscopeNoiseDensity * parameters.gyroscopeNoiseDensity * dt
+      + scaleError * scaleError
+    let bounded = Swift.max(0, Swift.min(variance, Double.pi * Double.pi / 3))
+    // Cauchy–Schwarz: the bias filter may have shrunk the bias variance since.
+    let limit = (bounded * verticalBiasVariance).squareRoot()
+    let covariance = state.headingBiasCovariance + dt * verticalBiasVariance
+    state.headingErrorVariance = bounded
+    state.headingBiasCovariance = Swift.max(-limit, Swift.min(covariance, limit))
+  }
+
+  /// Shrinks the heading's error variance for a correction of `gain` (the share of the heading's
+  /// disagreement with the field that is removed): a first-order filter leaves `(1 − g)²` of the
+  /// old variance and takes `g(2 − g)` of the field's own, so steady corrections settle at the
+  /// field's. That is the error nothing here can observe (``Parameters/calibratedHeadingSigma``
+  /// or ``Parameters/uncalibratedHeadingSigma``), taken as systematic: a field direction that
+  /// merely jitters from sample to sample is averaged out by the filter and adds nothing worth
+  /// counting. A field whose strength or dip left the reference's is rejected as disturbed and
+  /// corrects nothing (gain 0), so the variance keeps growing instead.
+  mutating func contractHeadingUncertainty(gain: Double) {
+    let usesCalibratedField =
+      parameters.usesCalibratedFieldForHeading && state.magnetometerCalibrator.isUsableForHeading
+    let sigma =
+      usesCalibratedField ? parameters.calibratedHeadingSigma : parameters.uncalibratedHeadingSigma
+    let keep = 1 - gain
+    state.headingErrorVariance =
+      keep * keep * state.headingErrorVariance + gain * (2 - gain) * sigma * sigma
+    state.headingBiasCovariance *= keep
+  }
+
   // MARK: - Heading
 
   /// One heading update from the raw field `raw` (µT) over `dt` seconds: the calibration
@@ -773,6 +833,7 @@ public struct AttitudeEstimator: Sendable {
     // Converge at once from the first samples, then settle to the nominal time constant.
     let k = Swift.max(
       scaledGain(coefficients.magnetometerGain), 1 / Double(state.headingSampleCount))
+    contractHeadingUncertainty(gain: Swift.min(gain * k, 1))
     let step = gain * k * error
     var offset = state.headingOffset + step
     // |step| ≤ π, so one wrap suffices (cheaper than a general fmod-based wrap).

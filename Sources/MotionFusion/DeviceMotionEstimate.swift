@@ -32,12 +32,16 @@ public struct DeviceMotionEstimate: Sendable, Equatable {
   public var magneticCalibrationAccuracy: MagneticCalibrationAccuracy
   /// Whether the magnetometer needs calibration motion before a magnetic heading can be trusted.
   public var needsCalibrationMotion: Bool
+  /// Standard deviation of the 9D heading's error, rad (``AttitudeEstimator/headingUncertainty``);
+  /// `nil` before a magnetic heading.
+  public var headingUncertainty: Double?
 
   public init(
     timestamp: Double, earthFromSensor6D: Quaternion, earthFromSensor9D: Quaternion,
     hasMagneticHeading: Bool, gyroscope: SIMD3<Double>, gyroscopeBias: SIMD3<Double>,
     accelerometer: SIMD3<Double>, calibratedMagneticField: SIMD3<Double>?,
-    magneticCalibrationAccuracy: MagneticCalibrationAccuracy, needsCalibrationMotion: Bool
+    magneticCalibrationAccuracy: MagneticCalibrationAccuracy, needsCalibrationMotion: Bool,
+    headingUncertainty: Double? = nil
   ) {
     self.timestamp = timestamp
     self.earthFromSensor6D = earthFromSensor6D
@@ -49,6 +53,7 @@ public struct DeviceMotionEstimate: Sendable, Equatable {
     self.calibratedMagneticField = calibratedMagneticField
     self.magneticCalibrationAccuracy = magneticCalibrationAccuracy
     self.needsCalibrationMotion = needsCalibrationMotion
+    self.headingUncertainty = headingUncertainty
   }
 }
 
@@ -65,6 +70,7 @@ extension DeviceMotionEstimator {
       accelerometer: attitudeEstimator.atOutputInstant(accelerometer),
       calibratedMagneticField: calibratedMagneticField,
       magneticCalibrationAccuracy: magneticCalibrationAccuracy,
-      needsCalibrationMotion: needsCalibrationMotion)
+      needsCalibrationMotion: needsCalibrationMotion,
+      headingUncertainty: attitudeEstimator.headingUncertainty)
   }
 }

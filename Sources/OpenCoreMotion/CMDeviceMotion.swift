@@ -24,6 +24,7 @@ open class CMDeviceMotion: CMLogItem {
   private let storedUserAcceleration: CMAcceleration
   private let storedMagneticField: CMCalibratedMagneticField
   private let storedHeading: Double
+  private let storedHeadingAccuracy: Double
   private let storedSensorLocation: SensorLocation
 
   /// The attitude relative to the reference frame the updates were started with.
@@ -50,6 +51,20 @@ open class CMDeviceMotion: CMLogItem {
   /// −1 in the arbitrary reference frames, where there is no north.
   open var heading: Double { storedHeading }
 
+  /// How far the true heading may be from ``heading``, in degrees (iOS 27); negative when the
+  /// heading is invalid: in the arbitrary reference frames, and before the magnetometer has
+  /// given one.
+  ///
+  /// Two standard deviations of the fusion's heading uncertainty, which grows with the
+  /// gyroscope's noise, bias and scale uncertainty while the field is rejected as disturbed or
+  /// absent, and settles, while the field corrects the heading, at what the magnetometer cannot
+  /// check itself (1° with a trusted calibration, 3° before: a local distortion of the earth's
+  /// field, a hard iron never fitted). Measured on BROAD's 16 shared trials: the true heading
+  /// error is within it for 99.97 % of samples (99.3 % on the worst trial, a magnet 5 cm from the
+  /// sensor), with a median of 8.4° against a median error of 0.7°. Apple documents no method;
+  /// ours is in `docs/AppleCompatibility.md`.
+  open var headingAccuracy: Double { storedHeadingAccuracy }
+
   /// Where the sensors are: always `.default` here.
   open var sensorLocation: SensorLocation { storedSensorLocation }
 
@@ -58,7 +73,7 @@ open class CMDeviceMotion: CMLogItem {
     self.init(
       timestamp: 0, attitude: CMAttitude(), rotationRate: CMRotationRate(),
       gravity: CMAcceleration(x: 0, y: 0, z: -1), userAcceleration: CMAcceleration(),
-      magneticField: CMCalibratedMagneticField(), heading: -1)
+      magneticField: CMCalibratedMagneticField(), heading: -1, headingAccuracy: -1)
   }
 
   /// Creates a sample from its parts. An addition to Apple's API, for tests and mocks.
@@ -70,6 +85,7 @@ open class CMDeviceMotion: CMLogItem {
     userAcceleration: CMAcceleration,
     magneticField: CMCalibratedMagneticField,
     heading: Double,
+    headingAccuracy: Double = -1,
     sensorLocation: SensorLocation = .default
   ) {
     self.storedAttitude = attitude.copy() as! CMAttitude
@@ -78,6 +94,7 @@ open class CMDeviceMotion: CMLogItem {
     self.storedUserAcceleration = userAcceleration
     self.storedMagneticField = magneticField
     self.storedHeading = heading
+    self.storedHeadingAccuracy = headingAccuracy
     self.storedSensorLocation = sensorLocation
     super.init(timestamp: timestamp)
   }
@@ -93,6 +110,7 @@ open class CMDeviceMotion: CMLogItem {
     coder.encodeVector(storedMagneticField.field.vector, forKey: "magneticField")
     coder.encode(Int(storedMagneticField.accuracy.rawValue), forKey: "magneticField.accuracy")
     coder.encode(storedHeading, forKey: "heading")
+    coder.encode(storedHeadingAccuracy, forKey: "headingAccuracy")
     coder.encode(storedSensorLocation.rawValue, forKey: "sensorLocation")
   }
 
@@ -108,6 +126,10 @@ open class CMDeviceMotion: CMLogItem {
       field: CMMagneticField(coder.decodeVector(forKey: "magneticField")),
       accuracy: accuracy ?? .uncalibrated)
     self.storedHeading = coder.decodeDouble(forKey: "heading")
+    // Archives from before the property have no key: an invalid accuracy, not 0°.
+    self.storedHeadingAccuracy =
+      coder.containsValue(forKey: "headingAccuracy")
+      ? coder.decodeDouble(forKey: "headingAccuracy") : -1
     self.storedSensorLocation =
       SensorLocation(rawValue: coder.decodeInteger(forKey: "sensorLocation")) ?? .default
     super.init(coder: coder)
@@ -117,6 +139,6 @@ open class CMDeviceMotion: CMLogItem {
     "<CMDeviceMotion \(storedAttitude) rotationRate: (\(rotationRate.x), \(rotationRate.y), "
       + "\(rotationRate.z)) gravity: (\(gravity.x), \(gravity.y), \(gravity.z)) userAcceleration: "
       + "(\(userAcceleration.x), \(userAcceleration.y), \(userAcceleration.z)) heading: \(heading) "
-      + "@ \(timestamp)>"
+      + "± \(headingAccuracy) @ \(timestamp)>"
   }
 }

@@ -213,6 +213,10 @@ open class CMMotionManager: NSObject {
     set { settings.withLock { $0.showsDeviceMovementDisplay = newValue } }
   }
 
+  /// Whether the app may use motion data (iOS 27.2; see ``CMAuthorizationStatus``: set with
+  /// `COREMOTION_AUTHORIZATION`, authorized by default).
+  open class var authorizationStatus: CMAuthorizationStatus { CMAuthorizationStatus.current }
+
   /// The reference frames the default source (`COREMOTION_SOURCE`) supports: none without an
   /// accelerometer and a gyroscope; `.xArbitraryZVertical` with them; the corrected and
   /// magnetic-north frames with a magnetometer too; true north when the magnetic declination is

@@ -82,6 +82,8 @@ package final class ReferenceFrameAligner: @unchecked Sendable {
     let rotationRate = estimate.gyroscope - estimate.gyroscopeBias
     let field = estimate.calibratedMagneticField ?? .zero
     let heading = frame.isNorthReferenced ? Self.heading(of: attitude) : -1
+    let headingAccuracy = Self.headingAccuracy(
+      of: estimate, isNorthReferenced: frame.isNorthReferenced)
     guard gravity.isFinite, userAcceleration.isFinite, rotationRate.isFinite, field.isFinite,
       heading.isFinite
     else { return nil }
@@ -97,7 +99,23 @@ package final class ReferenceFrameAligner: @unchecked Sendable {
       gravity: CMAcceleration(gravity),
       userAcceleration: CMAcceleration(userAcceleration),
       magneticField: CMCalibratedMagneticField(field: CMMagneticField(field), accuracy: accuracy),
-      heading: heading)
+      heading: heading, headingAccuracy: headingAccuracy)
+  }
+
+  /// `CMDeviceMotion.headingAccuracy`, degrees: two standard deviations of the estimate's heading
+  /// uncertainty (about 95 % of errors for a normal one), at most 180°; −1 in the arbitrary
+  /// frames and before a magnetic heading. The true-north frame adds no term for the
+  /// declination: the World Magnetic Model's is good to about 0.5° away from the poles, small
+  /// beside the magnetic heading's own.
+  static func headingAccuracy(
+    of estimate: DeviceMotionEstimate, isNorthReferenced: Bool
+  )
+    -> Double
+  {
+    guard isNorthReferenced, estimate.hasMagneticHeading,
+      let sigma = estimate.headingUncertainty, sigma.isFinite, sigma >= 0
+    else { return -1 }
+    return Swift.min(2 * sigma * Units.degreesPerRadian, 180)
   }
 
   private func removingStartHeading(_ earthFromSensor: Quaternion) -> Quaternion {

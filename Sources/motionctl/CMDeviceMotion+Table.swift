@@ -6,11 +6,13 @@ import OpenCoreMotion
 extension CMDeviceMotion {
   /// The columns of a device-motion table, in order (`motionctl replay` writes exactly these; the
   /// JSON Lines output uses them as keys). Values are in Core Motion units: seconds, the attitude
-  /// quaternion, radians, g with Apple's sign, rad/s, and degrees for the heading.
+  /// quaternion, radians, g with Apple's sign, rad/s, and degrees for the heading and its
+  /// accuracy (−1 for either where invalid).
   static let tableColumns = [
     "timestamp", "quat_w", "quat_x", "quat_y", "quat_z", "roll", "pitch", "yaw",
     "gravity_x", "gravity_y", "gravity_z", "user_accel_x", "user_accel_y", "user_accel_z",
     "rotation_rate_x", "rotation_rate_y", "rotation_rate_z", "heading",
+    "heading_accuracy",
   ]
 
   /// This update's values in the order of ``tableColumns``.
@@ -19,7 +21,7 @@ extension CMDeviceMotion {
     return [
       timestamp, q.w, q.x, q.y, q.z, attitude.roll, attitude.pitch, attitude.yaw,
       gravity.x, gravity.y, gravity.z, userAcceleration.x, userAcceleration.y, userAcceleration.z,
-      rotationRate.x, rotationRate.y, rotationRate.z, heading,
+      rotationRate.x, rotationRate.y, rotationRate.z, heading, headingAccuracy,
     ]
   }
 

@@ -32,8 +32,11 @@ struct EvaluateCommand: ParsableCommand {
     help: "Trial files (.csv) or folders of them; or `steps` followed by step-count data paths.")
   var paths: [String]
 
-  @Option(help: "realtime9d, realtime6d, offline9d or offline6d.")
-  var mode: EvaluationMode = .realtime9d
+  @Option(name: .customLong("mode"), help: "realtime9d, realtime6d, offline9d or offline6d.")
+  var modeOption: EvaluationMode?
+
+  /// The attitude mode: `--mode`, real-time 9D by default.
+  var mode: EvaluationMode { modeOption ?? .realtime9d }
 
   @Flag(
     help:
@@ -72,6 +75,15 @@ struct EvaluateCommand: ParsableCommand {
   var appleAgreement = false
 
   @Flag(
+    help: """
+      Instead of the RMS errors, check the real-time 9D estimator's heading uncertainty (the σ \
+      behind CMDeviceMotion.headingAccuracy) against the ground truth: per trial the share of \
+      samples whose heading error is within 1, 2 and 3 σ, the median σ and the median and 95th \
+      percentile heading error, degrees.
+      """)
+  var headingUncertainty = false
+
+  @Flag(
     help:
       "Also measure single-thread throughput (samples/s) of the real-time 9D estimator on the first trial."
   )
@@ -80,6 +92,35 @@ struct EvaluateCommand: ParsableCommand {
   func validate() throws {
     guard (1...10_000).contains(decimate) else {
       throw ValidationError("--decimate must be between 1 and 10000")
+    }
+    // Options that the chosen evaluation would ignore are refused, not dropped without a word.
+    let kind = paths.first == "steps" || paths.first == "activity" ? paths.first! : "attitude"
+    var ignored: [String] = []
+    if kind != "attitude" {
+      if modeOption != nil { ignored.append("--mode") }
+      if decimate != 1 { ignored.append("--decimate") }
+      if !overrides.isEmpty { ignored.append("--set") }
+      if appleAgreement { ignored.append("--apple-agreement") }
+      if headingUncertainty { ignored.append("--heading-uncertainty") }
+      if throughput { ignored.append("--throughput") }
+    }
+    if kind != "steps", rate != nil { ignored.append("--rate") }
+    if kind != "activity", writeModel != nil { ignored.append("--write-model") }
+    if kind == "attitude", appleAgreement {
+      if headingUncertainty { ignored.append("--heading-uncertainty (with --apple-agreement)") }
+      if modeOption != nil { ignored.append("--mode (with --apple-agreement: real-time 6D)") }
+      if throughput { ignored.append("--throughput (with --apple-agreement)") }
+    }
+    if kind == "attitude", headingUncertainty, throughput {
+      ignored.append("--throughput (with --heading-uncertainty)")
+    }
+    if kind == "attitude", headingUncertainty, let modeOption, modeOption != .realtime9d {
+      ignored.append("--mode \(modeOption.rawValue) (--heading-uncertainty checks realtime9d)")
+    }
+    if !ignored.isEmpty {
+      throw ValidationError(
+        "\(ignored.joined(separator: ", ")) \(ignored.count == 1 ? "does" : "do") not apply to "
+          + (kind == "attitude" ? "this attitude evaluation" : "`evaluate \(kind)`"))
     }
     if let rate, !(1...10_000).contains(rate) {
       throw ValidationError("--rate must be between 1 and 10000 Hz")
@@ -108,6 +149,10 @@ struct EvaluateCommand: ParsableCommand {
       return
     }
     let parameters = try FusionEvaluation.parameters(with: overrides)
+    if headingUncertainty {
+      try runHeadingUncertainty(parameters: parameters)
+      return
+    }
     let result = try FusionEvaluation.evaluate(
       paths: paths, mode: mode, parameters: parameters, decimation: decimate)
     var samplesPerSecond: Double?
@@ -183,3 +228,29 @@ extension EvaluateCommand {
 }
 
 extension EvaluationMode: ExpressibleByArgument {}
+
+extension EvaluateCommand {
+  /// `--heading-uncertainty`: the coverage table (or its JSON).
+  func runHeadingUncertainty(parameters: AttitudeEstimator.Parameters) throws {
+    let result = try HeadingUncertaintyEvaluation.evaluate(
+      paths: paths, parameters: parameters, decimation: decimate)
+    if json {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys]
+      print(String(decoding: try encoder.encode(result), as: UTF8.self))
+      return
+    }
+    print("real-time 9D heading error against its reported σ (degrees)")
+    print(
+      "trial".padding(toLength: 40, withPad: " ", startingAt: 0)
+        + " samples   ≤1σ    ≤2σ    ≤3σ   median σ  median err  p95 err")
+    for trial in result.trials + [result.pooled] {
+      print(
+        trial.name.padding(toLength: 40, withPad: " ", startingAt: 0)
+          + String(
+            format: " %7d  %5.1f%%  %5.1f%%  %5.1f%%  %8.2f  %10.2f  %7.2f", trial.samples,
+            100 * trial.withinOneSigma, 100 * trial.withinTwoSigma, 100 * trial.withinThreeSigma,
+            trial.medianSigma, trial.medianError, trial.percentile95Error))
+    }
+  }
+}

@@ -17,7 +17,8 @@ import Testing
       gyroscopeBias: SIMD3(1e-3, -2e-3, 5e-4), accelerometer: SIMD3(0.3, -9.7, 1.2),
       calibratedMagneticField: field,
       magneticCalibrationAccuracy: field == nil ? .uncalibrated : .medium,
-      needsCalibrationMotion: field == nil)
+      needsCalibrationMotion: field == nil,
+      headingUncertainty: field == nil ? nil : 0.0312)
   }
 
   /// Every field crosses the socket bit for bit (protobuf doubles are IEEE 754 as they are).
@@ -50,6 +51,12 @@ import Testing
     let estimate = Wire.deviceMotionEstimate(wire)
     #expect(estimate.magneticCalibrationAccuracy == .uncalibrated)
     #expect(estimate.calibratedMagneticField == nil)
+    // A daemon from before the field sends none: no uncertainty, so no heading accuracy.
+    #expect(estimate.headingUncertainty == nil)
+    wire.headingUncertainty = -0.5
+    #expect(Wire.deviceMotionEstimate(wire).headingUncertainty == nil)
+    wire.headingUncertainty = .nan
+    #expect(Wire.deviceMotionEstimate(wire).headingUncertainty == nil)
     for frame in [CMAttitudeReferenceFrame.xArbitraryZVertical, .xArbitraryCorrectedZVertical] {
       #expect(ReferenceFrameAligner(frame: frame).deviceMotion(from: estimate) == nil)
     }

@@ -12,7 +12,7 @@ import _MotionTestSupport
 final class MotionctlCommandTests: XCTestCase {
   static let replayColumns =
     "timestamp,quat_w,quat_x,quat_y,quat_z,roll,pitch,yaw,gravity_x,gravity_y,gravity_z,"
-    + "user_accel_x,user_accel_y,user_accel_z,rotation_rate_x,rotation_rate_y,rotation_rate_z,heading"
+    + "user_accel_x,user_accel_y,user_accel_z,rotation_rate_x,rotation_rate_y,rotation_rate_z,heading,heading_accuracy"
 
   func testEveryCommandHasHelp() throws {
     for command in ["", "demo", "replay", "record", "simulate", "sensors", "evaluate", "monitor"] {
