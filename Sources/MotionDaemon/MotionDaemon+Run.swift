@@ -54,14 +54,30 @@ extension MotionDaemon {
     signal(SIGINT, SIG_IGN)
     signal(SIGPIPE, SIG_IGN)
     let queue = DispatchQueue(label: "motiond.signals")
+    // The shutdown runs on a queue of its own, so that the signal queue stays free: a second
+    // signal while a shutdown hangs (a source that does not stop) ends the process at once.
+    let shutdownQueue = DispatchQueue(label: "motiond.shutdown")
+    let shuttingDown = Locked(false)
     let server = Locked<DaemonDashboard?>(nil)
     let sources = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
       let signalSource = DispatchSource.makeSignalSource(signal: number, queue: queue)
       signalSource.setEventHandler {
+        let isFirst = shuttingDown.withLock { started -> Bool in
+          defer { started = true }
+          return !started
+        }
+        guard isFirst else {
+          logger.warning("received signal \(number) again while shutting down; exiting now")
+          signal(number, SIG_DFL)
+          raise(number)
+          return
+        }
         logger.notice("received signal \(number); shutting down")
-        // The dashboard first: it is a client of the daemon and would otherwise try to reconnect.
-        server.withLock { $0 }?.stop()
-        daemon.stop()
+        shutdownQueue.async {
+          // The dashboard first: it is a client of the daemon and would otherwise reconnect.
+          server.withLock { $0 }?.stop()
+          daemon.stop()
+        }
       }
       signalSource.resume()
       return signalSource

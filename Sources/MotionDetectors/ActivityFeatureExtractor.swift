@@ -108,6 +108,9 @@ public struct ActivityFeatureExtractor: Sendable {
     _ = Self.goertzelCoefficients
   }
 
+  /// Beyond this, g, an acceleration is a corrupt reading and is skipped.
+  static let implausibleAcceleration = 64.0
+
   /// Forgets the signal (keeps the buffers).
   public mutating func reset() {
     started = false
@@ -125,6 +128,11 @@ public struct ActivityFeatureExtractor: Sendable {
       reset()
       return false
     }
+    // A corrupt reading (phone accelerometers measure up to ±16 g, a few ±32 g) is left out as
+    // if missing: through the filters, one 1e100 would fill the window with nonsense.
+    let largest = Swift.max(
+      Swift.abs(acceleration.x), Swift.abs(acceleration.y), Swift.abs(acceleration.z))
+    guard largest <= Self.implausibleAcceleration else { return false }
     if !started || time < previousTime || time - previousTime > Self.maximumGap {
       reset()
       started = true
@@ -148,7 +156,10 @@ public struct ActivityFeatureExtractor: Sendable {
     while nextGridTime <= time {
       let fraction = step > 0 ? (nextGridTime - previousTime) / step : 0
       push(previousValue + fraction * (stage2 - previousValue))
-      nextGridTime += 1 / Self.gridRate
+      let next = nextGridTime + 1 / Self.gridRate
+      // Times so large (beyond about 1e14 s: microseconds read as seconds) that a grid period
+      // no longer changes them: one grid sample per input sample, or the loop would never end.
+      if next > nextGridTime { nextGridTime = next } else { nextGridTime = time.nextUp }
       if filled == Self.windowLength && sinceLast >= Self.hopLength {
         sinceLast = 0
         computeFeatures()

@@ -16,6 +16,9 @@ extension StepDetector {
     var longestLag: Int
     /// How often (grid samples) the period is re-estimated.
     var periodUpdateInterval: Int
+    /// ``Parameters/implausibleAcceleration`` in m/s² (the detector works on |a| in m/s²); a
+    /// non-finite or negative setting leaves every finite sample in.
+    var implausibleMagnitude: Double
 
     init(_ parameters: Parameters) {
       let rate = parameters.gridRate.isFinite ? min(max(parameters.gridRate, 10), 400) : 50
@@ -28,6 +31,8 @@ extension StepDetector {
       shortestLag = Self.lag(parameters.shortestStrideLag, rate, fallback: 20)
       longestLag = max(shortestLag + 2, Self.lag(parameters.longestStrideLag, rate, fallback: 125))
       periodUpdateInterval = max(1, Int((rate / 5).rounded()))
+      let limit = parameters.implausibleAcceleration * StepDetector.standardGravity
+      implausibleMagnitude = limit.isFinite && limit > 0 ? limit : .greatestFiniteMagnitude
     }
 
     private static func factor(_ timeConstant: Double, _ rate: Double) -> Double {

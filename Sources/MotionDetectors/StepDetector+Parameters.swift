@@ -106,6 +106,10 @@ extension StepDetector {
     public var maximumHighFrequencyRatio: Double = 3.0
     /// A gap in the input longer than this ends the bout and restarts the grid, s.
     public var longestInputGap: Double = 1.0
+    /// A sample whose acceleration exceeds this, g, is a corrupt reading (phone accelerometers
+    /// measure up to ±16 g, a few ±32 g) and is left out as if missing; fed to the filters, one
+    /// 1e100 would drown minutes of steps.
+    public var implausibleAcceleration: Double = 64
 
     public init() {}
     public static let `default` = Parameters()

@@ -6,6 +6,8 @@ extension StepDetector {
   struct State: Sendable {
     // Input and resampling.
     var previousTime = -Double.infinity
+    /// Samples left out: non-finite, implausibly large, or not later than the previous one.
+    var skippedSamples = 0
     var previousMagnitude = 0.0
     var nextGridTime = -Double.infinity
     var started = false

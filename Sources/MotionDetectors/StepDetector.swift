@@ -57,11 +57,19 @@ public struct StepDetector: Sendable {
   /// Whether a walking bout is under way (confirmed and not ended by a gap or an irregular step).
   public var isWalking: Bool { state.inBout }
 
+  /// Samples left out so far: a non-finite time or value, an acceleration beyond
+  /// ``Parameters/implausibleAcceleration``, or a time not after the previous sample's.
+  public var skippedSamples: Int { state.skippedSamples }
+
   /// Feeds one sample; returns the time of a step this sample confirms, or `nil`.
   public mutating func process(time: Double, acceleration: SIMD3<Double>) -> Double? {
     let magnitude = (acceleration * acceleration).sum().squareRoot() * Self.standardGravity
-    if magnitude.isFinite, time.isFinite, time > state.previousTime {
+    if magnitude.isFinite, magnitude <= coefficients.implausibleMagnitude, time.isFinite,
+      time > state.previousTime
+    {
       ingest(time: time, magnitude: magnitude)
+    } else {
+      state.skippedSamples &+= 1
     }
     return takeQueuedStep()
   }
@@ -105,7 +113,14 @@ public struct StepDetector: Sendable {
       let fraction = span > 0 && span.isFinite ? (state.nextGridTime - previousTime) / span : 1
       let value = previousMagnitude + (magnitude - previousMagnitude) * min(max(fraction, 0), 1)
       processGridSample(value, at: state.nextGridTime)
-      state.nextGridTime += coefficients.gridPeriod
+      let next = state.nextGridTime + coefficients.gridPeriod
+      // Times so large (beyond about 1e14 s: microseconds read as seconds) that a grid period
+      // no longer changes them: one grid sample per input sample, or the loop would never end.
+      guard next > state.nextGridTime else {
+        state.nextGridTime = time.nextUp
+        break
+      }
+      state.nextGridTime = next
     }
   }
 

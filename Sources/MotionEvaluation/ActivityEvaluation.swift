@@ -53,6 +53,14 @@ public enum ActivityEvaluation {
     settings: ActivityTrainer.Settings = .init(), switching: Bool = true, concurrency: Int = 2
   ) throws -> ActivityEvaluationResult {
     let (folds, descriptions) = folds(sets)
+    // Each fold's model learns from the subjects outside it: with one subject there are none,
+    // and an untrained model's 0 % would look like a result.
+    let subjects = Set(sets.map(\.entry.subject))
+    guard subjects.count >= 2 else {
+      throw ActivityEvaluationError(
+        "leave-subjects-out needs at least two subjects (the model of each fold is trained on "
+          + "the others); these files have \(subjects.count)")
+    }
     let k = ActivityClass.count
     let outcomes = FoldSlots(count: folds.count)
     DispatchQueue.concurrentPerform(iterations: max(1, concurrency)) { worker in

@@ -67,6 +67,14 @@ package enum StepEvaluation {
     package var description: String { "the rate must be a positive number of Hz, not \(rate)" }
   }
 
+  /// A recording whose ground truth counts no step: its relative error would be infinite.
+  package struct NoTruthSteps: Error, CustomStringConvertible {
+    package var file: String
+    package var description: String {
+      "\(file): the ground truth has no step in its window, so there is no relative error to score"
+    }
+  }
+
   package struct Result: Codable, Sendable, Equatable {
     package var recordings: [Recording]
     package var sets: [Group]
@@ -123,6 +131,7 @@ package enum StepEvaluation {
     let indexes = StepGroundTruth.IndexCache()
     for url in recordingFiles(in: paths) {
       guard let truth = try StepGroundTruth.load(for: url, indexes: indexes) else { continue }
+      guard truth.steps > 0 else { throw NoTruthSteps(file: url.path) }
       var counter = StepCounter(parameters: parameters)
       if var averager = emptyAverager {
         try StepRecording.read(

@@ -22,9 +22,15 @@ package struct StepRecording: Sendable {
     /// The recording gave no accelerometer sample (a header with no rows, or no accelerometer
     /// columns at all): "0 steps" would look like a result, so it is an error.
     case noAccelerometerSamples(recording: String)
+    /// The barometer file gave no pressure reading (no pressure column, or no rows): floors
+    /// left `null` would look as if the file had not been asked for.
+    case noPressureReadings(barometer: String)
 
     package var description: String {
       switch self {
+      case .noPressureReadings(let file):
+        return "\(file): no pressure readings (a pressure column such as pressure_hpa or "
+          + "pressure_kpa, or a recording format with a barometer)"
       case .noAccelerometerSamples(let recording):
         return "\(recording): no accelerometer samples"
       case .clocksDoNotOverlap(let file, let accelerometer, let pressure):
@@ -141,7 +147,10 @@ package struct StepRecording: Sendable {
           pressureTimes.add($0)
           floors.add(time: $0, pressure: $1)
         })
-      hasPressure = pressureTimes.range != nil
+      guard pressureTimes.range != nil else {
+        throw Failure.noPressureReadings(barometer: pressureFile.path)
+      }
+      hasPressure = true
       if let accelerometer = accelerometerTimes.range, let pressure = pressureTimes.range,
         !accelerometer.overlaps(pressure)
       {

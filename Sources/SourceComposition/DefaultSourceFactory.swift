@@ -18,9 +18,14 @@ enum DefaultSourceFactory {
   /// a scenario JSON file (ending in `.json`); `nil` plays ``defaultScenarioName``.
   static func simulatorStream(scenario: String?) throws -> any SampleStream {
     let name = scenario ?? defaultScenarioName
-    if name.lowercased().hasSuffix(".json") {
-      let url = URL(fileURLWithPath: (name as NSString).expandingTildeInPath)
-      return SimulatedSensorStream(scenario: try Scenario.load(contentsOf: url))
+    let path = (name as NSString).expandingTildeInPath
+    // A scenario file: named *.json, or any existing file that is not a built-in name (as
+    // `motionctl simulate` takes it).
+    if name.lowercased().hasSuffix(".json")
+      || ((try? Scenario.named(name)) == nil && FileManager.default.fileExists(atPath: path))
+    {
+      return SimulatedSensorStream(
+        scenario: try Scenario.load(contentsOf: URL(fileURLWithPath: path)))
     }
     return SimulatedSensorStream(scenario: try Scenario.named(name))
   }

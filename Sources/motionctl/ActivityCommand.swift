@@ -42,7 +42,11 @@ struct ActivityCommand: ParsableCommand {
       do {
         (segments, summary) = try ActivitySegment.segments(reading: URL(fileURLWithPath: file))
       } catch {
-        throw CLIError("\(file): \(error)")
+        // Reader errors already name the file (with the line); others get its name here.
+        let message = "\(error)"
+        let path = URL(fileURLWithPath: file).path
+        throw CLIError(
+          message.hasPrefix(path) || message.hasPrefix(file) ? message : "\(file): \(message)")
       }
       // Rows with NaN or infinite values, or going back in time, are left out of the
       // classification: counted here, never lost silently; with none left the file is an error.

@@ -48,6 +48,7 @@ struct AltitudeCommand: ParsableCommand {
 
   func validate() throws {
     guard !files.isEmpty else { throw ValidationError("give at least one recording") }
+    try RecordingFormatOptions.validate(format: format, columns: columns)
   }
 
   func run() throws {
@@ -77,38 +78,50 @@ struct AltitudeCommand: ParsableCommand {
       var written = 0
       var implausible = 0
       if !json, files.count > 1 { try out.writeLine("# \(file)") }
-      while let sample = try stream.next() {
-        guard let pressure = sample.pressure else { continue }
-        // Checked here, before the filter (which refuses such readings too), so that every one is
-        // either an error or a counted skip, never a silent loss.
-        guard BarometricAltitude.isPlausible(pressure: pressure) else {
-          guard skipInvalid else {
-            try out.finish()
-            throw CLIError(
-              "\(file): the pressure at t=\(sample.timestamp) s, \(pressure) kPa, is outside "
-                + Self.plausibleRangeText
-                + " (a broken reading, or the wrong unit); --skip-invalid skips and counts such rows"
-            )
+      // A failure part way through a JSON object still leaves valid JSON: the object is closed
+      // with the error in it (and the command ends with the error and a non-zero status).
+      do {
+        while let sample = try stream.next() {
+          guard let pressure = sample.pressure else { continue }
+          // Checked here, before the filter (which refuses such readings too), so that every one is
+          // either an error or a counted skip, never a silent loss.
+          guard BarometricAltitude.isPlausible(pressure: pressure) else {
+            guard skipInvalid else {
+              throw CLIError(
+                "\(file): the pressure at t=\(sample.timestamp) s, \(pressure) kPa, is outside "
+                  + Self.plausibleRangeText
+                  + " (a broken reading, or the wrong unit); --skip-invalid skips and counts such rows"
+              )
+            }
+            implausible += 1
+            continue
           }
-          implausible += 1
-          continue
+          guard let result = adapter.process(time: sample.timestamp, pressure: pressure) else {
+            // Only a time that is not finite gets here; the reader refuses those rows first.
+            implausible += 1
+            continue
+          }
+          if json {
+            if written == 0 {
+              try out.write("{\"file\":\(try Self.jsonString(file)),\"samples\":[")
+            }
+            // Finite by construction; Swift's shortest round-trip text is valid JSON.
+            try out.write(
+              (written == 0 ? "" : ",") + "{\"pressure_kpa\":\(result.pressure),"
+                + "\"relative_altitude_m\":\(result.altitude),\"t\":\(sample.timestamp)}")
+          } else {
+            try out.writeLine(
+              String(format: "%.6f %.6f %.4f", sample.timestamp, result.pressure, result.altitude))
+          }
+          written += 1
         }
-        guard let result = adapter.process(time: sample.timestamp, pressure: pressure) else {
-          // Only a time that is not finite gets here; the reader refuses those rows first.
-          implausible += 1
-          continue
+      } catch {
+        // The original error is the one reported, even if closing the output fails too.
+        if json, written > 0, let message = try? Self.jsonString("\(error)") {
+          try? out.writeLine("],\"error\":\(message)}")
         }
-        if json {
-          if written == 0 { try out.write("{\"file\":\(try Self.jsonString(file)),\"samples\":[") }
-          // Finite by construction; Swift's shortest round-trip text is valid JSON.
-          try out.write(
-            (written == 0 ? "" : ",") + "{\"pressure_kpa\":\(result.pressure),"
-              + "\"relative_altitude_m\":\(result.altitude),\"t\":\(sample.timestamp)}")
-        } else {
-          try out.writeLine(
-            String(format: "%.6f %.6f %.4f", sample.timestamp, result.pressure, result.altitude))
-        }
-        written += 1
+        try? out.finish()
+        throw error
       }
       if json, written > 0 { try out.writeLine("]}") }
       try out.finish()

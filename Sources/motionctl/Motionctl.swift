@@ -23,4 +23,11 @@ struct Motionctl: ParsableCommand {
       DaemonCommand.self, StatusCommand.self, PrivacyCommand.self,
     ],
     defaultSubcommand: nil)
+
+  /// ArgumentParser's entry point, after arranging for a failed write of the output to end
+  /// with a non-zero status (``StandardOutputCheck``).
+  static func main() {
+    StandardOutputCheck.install()
+    main(nil)
+  }
 }

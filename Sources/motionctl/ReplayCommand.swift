@@ -69,6 +69,14 @@ struct ReplayCommand: ParsableCommand {
     case csv, jsonl
   }
 
+  func validate() throws {
+    try RecordingFormatOptions.validate(format: format, columns: columns)
+    if offlineInMemory && !offline {
+      throw ValidationError(
+        "--offline-in-memory chooses where --offline keeps its passes; add --offline")
+    }
+  }
+
   func run() throws {
     let recordingFormat = try format.map { name -> RecordingFormat in
       guard let format = RecordingFormat(rawValue: name) else {

@@ -77,6 +77,10 @@ struct StepsCommand: ParsableCommand {
     }
   }
 
+  func validate() throws {
+    try RecordingFormatOptions.validate(format: format, columns: columns)
+  }
+
   func run() throws {
     let recordingFormat = try format.map { name -> RecordingFormat in
       guard let format = RecordingFormat(rawValue: name) else {

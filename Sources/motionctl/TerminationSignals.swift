@@ -18,6 +18,9 @@ final class TerminationSignals: @unchecked Sendable {
   /// Calls `onSignal` (on a private queue) at the first SIGINT or SIGTERM.
   init(_ onSignal: @escaping @Sendable () -> Void) {
     let queue = DispatchQueue(label: "motionctl.signals")
+    // The stop runs on a queue of its own: if it hangs (a source that does not stop), the signal
+    // queue is still free to take the second signal.
+    let stopQueue = DispatchQueue(label: "motionctl.stop")
     let received = self.received
     for number in [SIGINT, SIGTERM] {
       signal(number, SIG_IGN)
@@ -28,7 +31,7 @@ final class TerminationSignals: @unchecked Sendable {
           return !seen
         }
         if isFirst {
-          onSignal()
+          stopQueue.async { onSignal() }
         } else {
           // Second signal: the stop is taking too long; end now with the default action.
           signal(number, SIG_DFL)

@@ -83,7 +83,7 @@ public enum RecordingReader {
       guard let mapping = options.columnMapping else {
         throw RecordingError(
           .unknownFormat, file: url.path,
-          "the columns format needs a column mapping (Options.columnMapping)")
+          "the columns format needs a column mapping (motionctl: --columns)")
       }
       base = try mapping.open(url, options: options)
     }

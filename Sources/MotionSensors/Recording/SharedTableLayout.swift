@@ -77,7 +77,9 @@ package enum SharedTableLayout: Sendable, Equatable, CaseIterable {
     guard let head = try? RegularFile.readPrefix(url.path, count: headerByteLimit) else {
       return nil
     }
-    let line = String(decoding: head.prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
+    var line = String(decoding: head.prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
+    // A UTF-8 byte-order mark (spreadsheet exports write one) is not part of the first name.
+    if line.hasPrefix("\u{FEFF}") { line.removeFirst() }
     return line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
   }
 }
