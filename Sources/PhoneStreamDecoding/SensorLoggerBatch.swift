@@ -64,7 +64,8 @@ package struct SensorLoggerBatch: Sendable, Equatable {
     do {
       document = try PhoneJSON.parse(body)
     } catch {
-      let preview = String(decoding: body.prefix(60), as: UTF8.self)
+      let preview = printableExcerpt(
+        String(decoding: body.prefix(60), as: UTF8.self), maximumCharacters: 60)
       throw SourceFailure(
         .malformedData, "Sensor Logger push body is not JSON (starts \"\(preview)\")")
     }
@@ -91,11 +92,14 @@ package struct SensorLoggerBatch: Sendable, Equatable {
       guard let time = entry["time"]?.int64Value else {
         throw SourceFailure(
           .malformedData,
-          "Sensor Logger reading \(index) (\(name)) has no integer \"time\" in epoch ns")
+          "Sensor Logger reading \(index) (\(printableExcerpt(name, maximumCharacters: 40))) has no integer \"time\" in epoch ns"
+        )
       }
       guard let valueMembers = entry["values"]?.objectValue else {
         throw SourceFailure(
-          .malformedData, "Sensor Logger reading \(index) (\(name)) has no \"values\" object")
+          .malformedData,
+          "Sensor Logger reading \(index) (\(printableExcerpt(name, maximumCharacters: 40))) has no \"values\" object"
+        )
       }
       var values: [String: Double] = [:]
       for (key, value) in valueMembers {
@@ -115,7 +119,8 @@ package struct SensorLoggerBatch: Sendable, Equatable {
         guard reading.vector != nil else {
           throw SourceFailure(
             .malformedData,
-            "Sensor Logger reading \(index) (\(name)) lacks numeric x, y and z values")
+            "Sensor Logger reading \(index) (\(printableExcerpt(name, maximumCharacters: 40))) lacks numeric x, y and z values"
+          )
         }
       }
       readings.append(reading)

@@ -19,6 +19,11 @@ package struct SensorLoggerStream: Sendable {
   private var converter: SensorLoggerConverter
   private var reorder: SampleReorderBuffer
   private var reportedSkippedMessages = 0
+  /// Malformed bodies so far, and the count at which the next one is reported after the first
+  /// ten (100, 1000, …): anyone on the network can send them, and one warning each would flood
+  /// the log (3,801 in 3 s before 2026-11-27).
+  private var malformedBodies = 0
+  private var nextMalformedBodyReport = 100
   /// The early-release total at which the next notice is due (powers of ten).
   private var nextEarlyReleaseReport = 1
 
@@ -92,7 +97,22 @@ package struct SensorLoggerStream: Sendable {
     let batch: SensorLoggerBatch
     switch decoded {
     case .success(let decodedBatch): batch = decodedBatch
-    case .failure(let failure): return ([.failure(failure)] + tick(now: now), failure)
+    case .failure(let failure):
+      // The sender gets every refusal in its answer; the log gets the first ten, then one at
+      // each power of ten with the count.
+      malformedBodies &+= 1
+      if malformedBodies > 10 {
+        guard malformedBodies >= nextMalformedBodyReport else { return (tick(now: now), failure) }
+        nextMalformedBodyReport =
+          nextMalformedBodyReport <= Int.max / 10 ? nextMalformedBodyReport * 10 : Int.max
+      }
+      let reported =
+        malformedBodies <= 10
+        ? failure
+        : SourceFailure(
+          failure.kind, failure.message + " (\(malformedBodies) malformed bodies so far)",
+          isFatal: failure.isFatal)
+      return ([.failure(reported)] + tick(now: now), failure)
     }
     var events: [SourceEvent] = []
     let (inOrder, sessionChanged) = sequencer.accept(batch, now: now)

@@ -21,7 +21,7 @@ package struct SensorServerReading: Sendable, Equatable {
   ///
   /// - Throws: ``SourceFailure`` (`.malformedData`) describing what is missing.
   package init(text: String, defaultType: String? = nil) throws {
-    let preview = text.prefix(80)
+    let preview = printableExcerpt(text, maximumCharacters: 80)
     guard let document = try? PhoneJSON.parse(Array(text.utf8)),
       case .object(let members) = document
     else {
@@ -59,7 +59,8 @@ package struct SensorServerReading: Sendable, Equatable {
     guard values.count >= needed else {
       throw SourceFailure(
         .malformedData,
-        "SensorServer \(type) message has \(values.count) values, expected \(needed)")
+        "SensorServer \(printableExcerpt(type, maximumCharacters: 40)) message has \(values.count) values, expected \(needed)"
+      )
     }
     switch type {
     case "android.sensor.accelerometer", "android.sensor.accelerometer_uncalibrated":

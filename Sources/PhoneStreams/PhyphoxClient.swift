@@ -103,8 +103,11 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
     hub.subscribe(handler)
   }
 
-  /// The largest answer read from the phone (a `/get` for 0.1 s of four sensors is a few kB).
-  static let maximumAnswerSize = 16 << 20
+  /// The largest answer read from the phone: a `/get` for 0.1 s of four sensors is a few kB, and
+  /// 2 MiB holds over 10 s of four sensors at 500 Hz. The answer is parsed into a JSON tree about
+  /// 27 times its size, so this also bounds the memory a hostile "phone" can make us use (a
+  /// 16 MiB answer, the bound before 2026-11-27, took about 430 MB).
+  static let maximumAnswerSize = 2 << 20
 
   /// An answer from the phone.
   struct Answer: Sendable {
@@ -202,7 +205,8 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
           (error as? SourceFailure).map {
             SourceFailure($0.kind, "phyphox at \(address): \($0.message)", isFatal: false)
           }
-          ?? SourceFailure(.disconnected, "phyphox at \(address): \(error)")
+          // Advisory: polling goes on, and the stream resumes when the phone answers again.
+          ?? SourceFailure(.disconnected, "phyphox at \(address): \(error)", isFatal: false)
         if failure.message != lastFailure { events.append(.failure(failure)) }
         lastFailure = failure.message
       }

@@ -84,8 +84,12 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     public var token: String?
     /// Seconds a connection may stay idle (no request in progress) before it is closed; default 10.
     public var idleTimeout: Double
-    /// The most connections served at once; more wait in the listen queue; default 16.
+    /// The most connections served at once; more wait in the listen queue; default 64.
     public var maximumConnections: Int
+    /// The most connections one peer address holds at once; its further connections are closed
+    /// when accepted, so that one machine's idle connections cannot fill the receiver; default 4
+    /// (Sensor Logger pushes one request at a time).
+    public var maximumConnectionsPerPeer: Int
     /// Seconds a request body may take to arrive (408 beyond); default 10.
     public var requestBodyTimeout: Double
 
@@ -95,8 +99,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       messageReorderWindow: Double = 0.5, sampleHoldTime: Double = 0.1,
       maximumSampleDelay: Double = 0.3,
       maximumBodySize: Int = 1 << 20, clock: PhoneStreamClock = .receiverBoot,
-      token: String? = nil, idleTimeout: Double = 10, maximumConnections: Int = 16,
-      requestBodyTimeout: Double = 10
+      token: String? = nil, idleTimeout: Double = 10, maximumConnections: Int = 64,
+      requestBodyTimeout: Double = 10, maximumConnectionsPerPeer: Int = 4
     ) {
       self.bindAddress = bindAddress
       self.port = port
@@ -110,6 +114,7 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       self.idleTimeout = idleTimeout
       self.maximumConnections = maximumConnections
       self.requestBodyTimeout = requestBodyTimeout
+      self.maximumConnectionsPerPeer = maximumConnectionsPerPeer
     }
   }
 
@@ -131,6 +136,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   /// Requests whose head was too large (see ``SensorLoggerRequestHeadLimit``), and the count at
   /// which the next report is due.
   private let oversizedHeads = Locked((count: 0, nextReport: 1))
+  /// Connections closed because their peer address already held its share, and when to report.
+  private let peerExcess = Locked((count: 0, nextReport: 1))
   /// The server's own diagnostics: only what is critical (a stop logs expected cancellations as
   /// errors, and every refused request is already answered and reported).
   private let quietLogger: Logger = {
@@ -239,12 +246,18 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       await respond(to: request, context: context)
     }
     let onOverflow: @Sendable () -> Void = { [weak self] in self?.countOversizedHead() }
+    let peerLimit = SensorLoggerPeerLimit(limit: configuration.maximumConnectionsPerPeer) {
+      [weak self] in self?.countPeerExcess()
+    }
     let idle = TimeAmount.nanoseconds(Int64(max(0.05, min(configuration.idleTimeout, 3_600)) * 1e9))
     return Application(
       responder: responder,
       server: .http1(
         configuration: .init(
-          additionalChannelHandlers: [SensorLoggerRequestHeadLimit.Handler(onOverflow: onOverflow)],
+          additionalChannelHandlers: [
+            SensorLoggerPeerLimit.Handler(peerLimit),
+            SensorLoggerRequestHeadLimit.Handler(onOverflow: onOverflow),
+          ],
           idleTimeout: idle, httpDecoderConfiguration: SensorLoggerRequestHeadLimit.httpDecoder)),
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.bindAddress, port: Int(configuration.port)),
@@ -313,6 +326,25 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
             + "beyond \(SensorLoggerRequestHeadLimit.maximumBytes / 1024) KiB or "
             + "\(SensorLoggerRequestHeadLimit.maximumFieldCount) fields; they were answered 431 and "
             + "their connections closed", isFatal: false)))
+  }
+
+  /// Counts a connection closed for its peer's excess (``SensorLoggerPeerLimit``) and reports it
+  /// (advisory) the first time and at every power of ten.
+  private func countPeerExcess() {
+    let report = peerExcess.withLock { state -> Int? in
+      state.count += 1
+      guard state.count >= state.nextReport else { return nil }
+      state.nextReport = state.nextReport.multipliedReportingOverflow(by: 10).partialValue
+      return state.count
+    }
+    guard let report else { return }
+    hub.deliver(
+      .failure(
+        SourceFailure(
+          .other,
+          "Sensor Logger receiver: \(report) connection(s) so far were closed on arrival because "
+            + "their address already held \(configuration.maximumConnectionsPerPeer) connections",
+          isFatal: false)))
   }
 
   private func answer(to request: Request, context: SensorLoggerRequestContext) async -> Response {

@@ -146,6 +146,8 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     var clock: SensorServerClockContinuity
     var isOpen = false
     var lastActivity: Double
+    /// The open connection's writer, to close it properly when the peer falls silent.
+    var outbound: WebSocketOutboundWriter?
   }
 
   /// Why a connection ended.
@@ -177,7 +179,12 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
       // A dropped connection is always reported; failed attempts once per outage.
       if wasOpen || !reportedOutage {
         reportedOutage = true
-        hub.deliver(.failure(SourceFailure(.disconnected, "SensorServer at \(address): \(ending)")))
+        // Advisory: the client reconnects, and the stream resumes with the phone.
+        hub.deliver(
+          .failure(
+            SourceFailure(
+              .disconnected, "SensorServer at \(address): \(ending); reconnecting",
+              isFatal: false)))
       }
       guard await phoneStreamPause(configuration.reconnectDelay) else { return }
     }
@@ -211,10 +218,11 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
           try await WebSocketClient.connect(
             url: url, configuration: webSocketConfiguration, eventLoopGroup: eventLoopGroup,
             logger: logger
-          ) { [self] inbound, _, _ in
+          ) { [self] inbound, outbound, _ in
             session.withLock {
               $0.isOpen = true
               $0.lastActivity = phoneStreamUptime()
+              $0.outbound = outbound
             }
             connected.withLock { $0 = true }
             try await serve(inbound, session: session)
@@ -232,8 +240,15 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
           return first
         } catch {
           group.cancelAll()
-          // Timed out or idle: close the socket now rather than wait for a peer that is gone.
-          try? await eventLoopGroup.shutdownGracefully()
+          if let outbound = session.withLock({ $0.outbound }) {
+            // Idle: close the open connection the WebSocket way (the close handshake times out
+            // after a second when the peer is gone). Shutting the event loop down under it
+            // instead left the connection's task unable to finish, and the client hung.
+            try? await outbound.close(.goingAway, reason: "nothing received")
+          } else {
+            // Still in the handshake: only closing the socket ends it.
+            try? await eventLoopGroup.shutdownGracefully()
+          }
           throw error
         }
       }
@@ -345,7 +360,7 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     case 4009?: meaning = "permission denied on the phone"
     case let other?: meaning = "closed with code \(other)"
     }
-    let detail = reason.isEmpty ? "" : " (\(reason))"
+    let detail = reason.isEmpty ? "" : " (\(printableExcerpt(reason, maximumCharacters: 120)))"
     return "\(meaning)\(code.map { " [\($0)]" } ?? "")\(detail)"
   }
 }

@@ -16,14 +16,15 @@ final class NetworkHostilePeerTests: XCTestCase {
 
   private func makeReceiver(
     maximumBodySize: Int = 64 << 10, idleTimeout: Double = 10, maximumConnections: Int = 16,
-    token: String? = nil, requestBodyTimeout: Double = 10
+    token: String? = nil, requestBodyTimeout: Double = 10, maximumConnectionsPerPeer: Int = 1_000
   ) -> SensorLoggerReceiver {
     SensorLoggerReceiver(
       configuration: .init(
         bindAddress: "127.0.0.1", port: 0, platform: .android, messageReorderWindow: 0.2,
         sampleHoldTime: 0.02, maximumSampleDelay: 0.05, maximumBodySize: maximumBodySize,
         clock: .phone, token: token, idleTimeout: idleTimeout,
-        maximumConnections: maximumConnections, requestBodyTimeout: requestBodyTimeout))
+        maximumConnections: maximumConnections, requestBodyTimeout: requestBodyTimeout,
+        maximumConnectionsPerPeer: maximumConnectionsPerPeer))
   }
 
   /// Posts one genuine message on a new connection and waits until its sample is delivered.
@@ -141,6 +142,30 @@ final class NetworkHostilePeerTests: XCTestCase {
     XCTAssertTrue(idle[0].waitForClose(timeout: 3), "an idle connection is closed by the receiver")
     XCTAssertTrue(idle[1].waitForClose(timeout: 3), "a body that never ends times out")
     idle.removeAll()
+  }
+
+  /// One machine's idle connections hold at most `maximumConnectionsPerPeer` of the receiver's
+  /// slots: the rest are closed on arrival, and a phone at another address gets through at once,
+  /// though the held ones stay for the whole idle timeout (10 s). Before, 100 such connections
+  /// kept every push out for as long as they were reopened.
+  func testOneMachinesIdleConnectionsCannotFillTheReceiver() throws {
+    let receiver = makeReceiver(
+      idleTimeout: 10, maximumConnections: 8, maximumConnectionsPerPeer: 4)
+    let collector = NetworkEventCollector()
+    let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let port = try XCTUnwrap(receiver.listeningPort)
+    let idle = try (0..<32).map { _ in try NetworkTestSocket.connect(port: port, from: "127.0.0.2")
+    }
+    // Everything beyond the first four is closed on arrival (each wait ends at the close; the
+    // four held ones wait out their 0.3 s).
+    let closed = idle.filter { $0.waitForClose(timeout: 0.3) }.count
+    XCTAssertEqual(closed, 28)
+    try assertPhoneGetsThrough(receiver, collector, messageID: 0)
+    XCTAssertTrue(
+      collector.wait(timeout: 3) { events in
+        events.failures.contains { $0.message.contains("closed on arrival") && !$0.isFatal }
+      }, "\(collector.failures)")
   }
 
   func testSlowReaderCannotStallTheReceiverOrStop() throws {

@@ -26,14 +26,30 @@ final class NetworkTestSocket {
 
   deinit { close() }
 
-  /// Connects to `127.0.0.1:port`.
-  static func connect(port: UInt16) throws -> NetworkTestSocket {
+  /// Connects to `127.0.0.1:port`, from `source` (another loopback address, such as
+  /// `127.0.0.2`, is another peer to the server; Linux routes all of 127/8 to the loopback).
+  static func connect(port: UInt16, from source: String = "127.0.0.1") throws -> NetworkTestSocket {
     #if canImport(Glibc)
       let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
       let fd = socket(AF_INET, SOCK_STREAM, 0)
     #endif
     guard fd >= 0 else { throw NetworkTestError("socket failed: errno \(errno)") }
+    if source != "127.0.0.1" {
+      var local = sockaddr_in()
+      local.sin_family = sa_family_t(AF_INET)
+      local.sin_addr.s_addr = inet_addr(source)
+      let bound = withUnsafePointer(to: &local) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+      guard bound == 0 else {
+        let code = errno
+        Glibc.close(fd)
+        throw NetworkTestError("bind to \(source) failed: errno \(code)")
+      }
+    }
     let result = withLoopback(port: port) { address, length in Glibc.connect(fd, address, length) }
     guard result == 0 else {
       let code = errno
