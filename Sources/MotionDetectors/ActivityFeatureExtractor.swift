@@ -156,10 +156,7 @@ public struct ActivityFeatureExtractor: Sendable {
     while nextGridTime <= time {
       let fraction = step > 0 ? (nextGridTime - previousTime) / step : 0
       push(previousValue + fraction * (stage2 - previousValue))
-      let next = nextGridTime + 1 / Self.gridRate
-      // Times so large (beyond about 1e14 s: microseconds read as seconds) that a grid period
-      // no longer changes them: one grid sample per input sample, or the loop would never end.
-      if next > nextGridTime { nextGridTime = next } else { nextGridTime = time.nextUp }
+      nextGridTime = GridTime.next(after: nextGridTime, period: 1 / Self.gridRate, inputTime: time)
       if filled == Self.windowLength && sinceLast >= Self.hopLength {
         sinceLast = 0
         computeFeatures()

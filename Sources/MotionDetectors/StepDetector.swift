@@ -113,14 +113,8 @@ public struct StepDetector: Sendable {
       let fraction = span > 0 && span.isFinite ? (state.nextGridTime - previousTime) / span : 1
       let value = previousMagnitude + (magnitude - previousMagnitude) * min(max(fraction, 0), 1)
       processGridSample(value, at: state.nextGridTime)
-      let next = state.nextGridTime + coefficients.gridPeriod
-      // Times so large (beyond about 1e14 s: microseconds read as seconds) that a grid period
-      // no longer changes them: one grid sample per input sample, or the loop would never end.
-      guard next > state.nextGridTime else {
-        state.nextGridTime = time.nextUp
-        break
-      }
-      state.nextGridTime = next
+      state.nextGridTime = GridTime.next(
+        after: state.nextGridTime, period: coefficients.gridPeriod, inputTime: time)
     }
   }
 

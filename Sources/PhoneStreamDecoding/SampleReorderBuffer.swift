@@ -149,10 +149,7 @@ package struct SampleReorderBuffer: Sendable {
   /// Reported the first time and then each time the total reaches the next power of ten, so a
   /// persistently disordered stream is visible without flooding subscribers.
   package mutating func lateDropNotice(source: String) -> SourceFailure? {
-    guard droppedLateCount >= nextDropReport else { return nil }
-    while nextDropReport <= droppedLateCount {
-      nextDropReport = nextDropReport.multipliedReportingOverflow(by: 10).partialValue
-    }
+    guard lateDropReports.isDue(total: droppedLateCount) else { return nil }
     return SourceFailure(
       .other,
       "\(source): \(droppedLateCount) sample(s) so far arrived after newer ones had been delivered and were "
@@ -162,10 +159,7 @@ package struct SampleReorderBuffer: Sendable {
   /// A notice when samples were dropped for implausible timestamps (far ahead of the stream or
   /// not finite), or `nil`; reported at the same powers of ten as ``lateDropNotice(source:)``.
   package mutating func implausibleDropNotice(source: String) -> SourceFailure? {
-    guard droppedImplausibleCount >= nextImplausibleReport else { return nil }
-    while nextImplausibleReport <= droppedImplausibleCount {
-      nextImplausibleReport = nextImplausibleReport.multipliedReportingOverflow(by: 10).partialValue
-    }
+    guard implausibleDropReports.isDue(total: droppedImplausibleCount) else { return nil }
     return SourceFailure(
       .malformedData,
       "\(source): \(droppedImplausibleCount) sample(s) so far had a timestamp far ahead of the stream "
@@ -179,8 +173,8 @@ package struct SampleReorderBuffer: Sendable {
     droppedImplausibleCount += max(0, count)
   }
 
-  private var nextDropReport = 1
-  private var nextImplausibleReport = 1
+  private var lateDropReports = PowerOfTenReports()
+  private var implausibleDropReports = PowerOfTenReports()
 
   /// Follows a new timeline: what is pending is dropped (counted as late) and the released time
   /// forgotten, so the stream goes on from the far-off samples.

@@ -19,13 +19,12 @@ package struct SensorLoggerStream: Sendable {
   private var converter: SensorLoggerConverter
   private var reorder: SampleReorderBuffer
   private var reportedSkippedMessages = 0
-  /// Malformed bodies so far, and the count at which the next one is reported after the first
-  /// ten (100, 1000, …): anyone on the network can send them, and one warning each would flood
-  /// the log (3,801 in 3 s before 2026-11-27).
-  private var malformedBodies = 0
-  private var nextMalformedBodyReport = 100
+  /// Malformed bodies so far, reported each up to ten, then at 100, 1000, …: anyone on the
+  /// network can send them, and one warning each would flood the log (3,801 in 3 s before
+  /// 2026-11-27).
+  private var malformedBodies = PowerOfTenReports(reportingEachUpTo: 10)
   /// The early-release total at which the next notice is due (powers of ten).
-  private var nextEarlyReleaseReport = 1
+  private var earlyReleaseReports = PowerOfTenReports()
 
   /// Creates a stream; the parameters are those of ``SensorLoggerMessageSequencer`` and
   /// ``SampleReorderBuffer``.
@@ -100,17 +99,12 @@ package struct SensorLoggerStream: Sendable {
     case .failure(let failure):
       // The sender gets every refusal in its answer; the log gets the first ten, then one at
       // each power of ten with the count.
-      malformedBodies &+= 1
-      if malformedBodies > 10 {
-        guard malformedBodies >= nextMalformedBodyReport else { return (tick(now: now), failure) }
-        nextMalformedBodyReport =
-          nextMalformedBodyReport <= Int.max / 10 ? nextMalformedBodyReport * 10 : Int.max
-      }
+      guard let total = malformedBodies.count() else { return (tick(now: now), failure) }
       let reported =
-        malformedBodies <= 10
+        total <= 10
         ? failure
         : SourceFailure(
-          failure.kind, failure.message + " (\(malformedBodies) malformed bodies so far)",
+          failure.kind, failure.message + " (\(total) malformed bodies so far)",
           isFatal: failure.isFatal)
       return ([.failure(reported)] + tick(now: now), failure)
     }
@@ -150,11 +144,7 @@ package struct SensorLoggerStream: Sendable {
   /// doing it is visible without a notice per push.
   private mutating func earlyReleaseNotice() -> SourceFailure? {
     let count = sequencer.earlyReleasedMessageCount
-    guard count >= nextEarlyReleaseReport else { return nil }
-    while nextEarlyReleaseReport <= count {
-      nextEarlyReleaseReport =
-        nextEarlyReleaseReport.multipliedReportingOverflow(by: 10).partialValue
-    }
+    guard earlyReleaseReports.isDue(total: count) else { return nil }
     return SourceFailure(
       .other,
       "\(source): \(count) message(s) so far were passed on before their reorder window ended, "

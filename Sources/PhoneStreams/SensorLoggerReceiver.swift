@@ -132,12 +132,12 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   /// The decoding state of the current listening session (`nil` while not listening).
   private let stream = Locked<SensorLoggerStream?>(nil)
   /// Requests refused so far, and the count at which the next report is due.
-  private let refused = Locked((count: 0, nextReport: 1))
+  private let refused = Locked(PowerOfTenReports())
   /// Requests whose head was too large (see ``SensorLoggerRequestHeadLimit``), and the count at
   /// which the next report is due.
-  private let oversizedHeads = Locked((count: 0, nextReport: 1))
+  private let oversizedHeads = Locked(PowerOfTenReports())
   /// Connections closed because their peer address already held its share, and when to report.
-  private let peerExcess = Locked((count: 0, nextReport: 1))
+  private let peerExcess = Locked(PowerOfTenReports())
   /// The server's own diagnostics: only what is critical (a stop logs expected cancellations as
   /// errors, and every refused request is already answered and reported).
   private let quietLogger: Logger = {
@@ -289,12 +289,7 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     response.headers[.connection] = "close"
     context.closeAfterAnswer()
     if Self.refusals.contains(response.status) {
-      let report = refused.withLock { state -> Int? in
-        state.count += 1
-        guard state.count >= state.nextReport else { return nil }
-        state.nextReport = state.nextReport.multipliedReportingOverflow(by: 10).partialValue
-        return state.count
-      }
+      let report = refused.withLock { $0.count() }
       if let report {
         hub.deliver(
           .failure(
@@ -311,12 +306,7 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   /// Counts a request refused with 431 (on its connection's event loop) and reports it
   /// (advisory) the first time and at every power of ten.
   private func countOversizedHead() {
-    let report = oversizedHeads.withLock { state -> Int? in
-      state.count += 1
-      guard state.count >= state.nextReport else { return nil }
-      state.nextReport = state.nextReport.multipliedReportingOverflow(by: 10).partialValue
-      return state.count
-    }
+    let report = oversizedHeads.withLock { $0.count() }
     guard let report else { return }
     hub.deliver(
       .failure(
@@ -331,12 +321,7 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   /// Counts a connection closed for its peer's excess (``SensorLoggerPeerLimit``) and reports it
   /// (advisory) the first time and at every power of ten.
   private func countPeerExcess() {
-    let report = peerExcess.withLock { state -> Int? in
-      state.count += 1
-      guard state.count >= state.nextReport else { return nil }
-      state.nextReport = state.nextReport.multipliedReportingOverflow(by: 10).partialValue
-      return state.count
-    }
+    let report = peerExcess.withLock { $0.count() }
     guard let report else { return }
     hub.deliver(
       .failure(
