@@ -11,6 +11,7 @@ DURATION seconds measures:
 Targets (issue): CPU <= 2 % of a core, >= 30 fps. Exit status 1 when a target is missed.
 
 Usage: python3 Benchmarks/dashboard_performance.py [--duration 60] [--source SPEC] [--no-browser]
+       [--format binary|json]
 """
 
 import argparse
@@ -54,6 +55,8 @@ def main():
     parser.add_argument("--source", default=None, help="default: the tour in a loop at 100 Hz")
     parser.add_argument("--rate", default="100")
     parser.add_argument("--no-browser", action="store_true", help="server only, no tab")
+    parser.add_argument("--format", choices=["binary", "json"], default="binary",
+                        help="the page's data frames (binary is what the page uses; json to compare)")
     arguments = parser.parse_args()
     use_browser = not arguments.no_browser
     if use_browser and browser_available():
@@ -65,7 +68,8 @@ def main():
         try:
             if use_browser:
                 driver = make_driver()
-                driver.get(server.url)
+                separator = "&" if "?" in server.url else "?"
+                driver.get(server.url + (separator + "format=json" if arguments.format == "json" else ""))
                 wait_until(lambda: driver.execute_script("return window.dashboardStats.messages") > 0, 20)
             time.sleep(arguments.warmup)
             stats = lambda: driver.execute_script(  # noqa: E731
@@ -78,7 +82,8 @@ def main():
             if driver:
                 driver.quit()
     cpu_percent = 100 * (cpu1 - cpu0) / (wall1 - wall0)
-    result = {"source": source, "rate_hz": float(arguments.rate), "duration_s": round(wall1 - wall0, 1),
+    result = {"source": source, "format": arguments.format, "rate_hz": float(arguments.rate),
+              "duration_s": round(wall1 - wall0, 1),
               "server_cpu_percent_of_core": round(cpu_percent, 2)}
     if page0 and page1:
         elapsed = (page1[2] - page0[2]) / 1000

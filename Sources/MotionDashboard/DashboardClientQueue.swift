@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import MotionSensors
+import NIOCore
 
 /// The outgoing frames of one WebSocket connection: a bounded buffer that keeps the newest frames
 /// and counts those it drops, so a slow or hidden tab never grows the server's memory.
@@ -11,8 +12,24 @@ package final class DashboardClientQueue: Sendable {
   /// Frames held for a connection before the oldest is dropped (about 0.25 s at 30 frames/s).
   package static let capacity = 8
 
-  package let frames: AsyncStream<String>
-  private let continuation: AsyncStream<String>.Continuation
+  /// One WebSocket message.
+  package enum Frame: Sendable {
+    /// JSON text (`hello`, `notice`, and `data` for JSON connections).
+    case text(String)
+    /// A binary `data` frame (``DashboardBinaryFrame``).
+    case binary(ByteBuffer)
+
+    /// The text of a text frame.
+    package var text: String? {
+      if case .text(let text) = self { return text }
+      return nil
+    }
+  }
+
+  /// How this connection receives `data` frames.
+  package let format: DashboardFrameFormat
+  package let frames: AsyncStream<Frame>
+  private let continuation: AsyncStream<Frame>.Continuation
   private let counters = Locked(Counters())
 
   private struct Counters {
@@ -20,13 +37,15 @@ package final class DashboardClientQueue: Sendable {
     var dropped = 0
   }
 
-  package init(capacity: Int = DashboardClientQueue.capacity) {
+  package init(capacity: Int = DashboardClientQueue.capacity, format: DashboardFrameFormat = .json)
+  {
+    self.format = format
     (frames, continuation) = AsyncStream.makeStream(
-      of: String.self, bufferingPolicy: .bufferingNewest(capacity))
+      of: Frame.self, bufferingPolicy: .bufferingNewest(capacity))
   }
 
   /// Queues `frame`; when the buffer is full the oldest frame is dropped and counted.
-  package func offer(_ frame: String) {
+  package func offer(_ frame: Frame) {
     switch continuation.yield(frame) {
     case .dropped:
       counters.withLock { $0.dropped += 1 }
@@ -36,6 +55,9 @@ package final class DashboardClientQueue: Sendable {
       break
     }
   }
+
+  /// Queues a JSON text message.
+  package func offer(_ text: String) { offer(.text(text)) }
 
   /// Frames dropped because the connection did not keep up.
   package var droppedFrames: Int { counters.withLock { $0.dropped } }

@@ -269,7 +269,7 @@ extension DashboardFeedState {
   mutating func noteRawSample(_ sample: MotionSample, gyroscopeRowsWanted: Bool, now: Double) {
     let time = sample.timestamp
     if let force = sample.accelerometer {
-      health["accelerometer", default: StreamHealthMeter()].note(time: time)
+      health.note(.accelerometer, time: time)
       if force.isFinite, accelerometerRows.accept(time, interval: displayInterval) {
         let a = Units.coreMotionAcceleration(fromSpecificForce: force)
         noteArrival(now)
@@ -277,7 +277,7 @@ extension DashboardFeedState {
       }
     }
     if let rate = sample.gyroscope {
-      health["gyroscope", default: StreamHealthMeter()].note(time: time)
+      health.note(.gyroscope, time: time)
       if gyroscopeRowsWanted || rawGyroscopeRequested, rate.isFinite,
         gyroscopeRows.accept(time, interval: displayInterval)
       {
@@ -285,7 +285,7 @@ extension DashboardFeedState {
       }
     }
     if let field = sample.magnetometer {
-      health["magnetometer", default: StreamHealthMeter()].note(time: time)
+      health.note(.magnetometer, time: time)
       // The field changes slowly and device motion carries the calibrated one: at most 25 Hz.
       let interval = max(displayInterval, 1 / DashboardFeed.maximumMagnetometerRate)
       if field.isFinite, magnetometerRows.accept(time, interval: interval) {
@@ -293,7 +293,7 @@ extension DashboardFeedState {
       }
     }
     if let pressure = sample.pressure {
-      health["barometer", default: StreamHealthMeter()].note(time: time)
+      health.note(.barometer, time: time)
       if let event = pedometer.process(time: time, pressure: pressure) { batch.append(event) }
       batch.append(
         [time, pressure, pedometer.snapshot.relativeAltitude ?? 0], to: .pressure)

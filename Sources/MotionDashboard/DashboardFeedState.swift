@@ -8,7 +8,7 @@ package struct DashboardFeedState: Sendable {
   package var batch = DashboardBatch()
   package var pedometer = PedometerAdapter()
   package var orientation = "unknown"
-  package var health: [String: StreamHealthMeter] = [:]
+  package var health = DashboardSensorHealth()
   /// Monotonic time (s) when the oldest row of ``batch`` arrived, for the server-side latency.
   package var oldestArrival: Double?
   /// The longest time a row waited between arriving and going out in the last frame, s.

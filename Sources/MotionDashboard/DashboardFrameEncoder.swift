@@ -15,22 +15,41 @@ package enum DashboardFrameEncoder {
 
   /// The start of a `data` frame, shared by every client: everything but the per-client counters
   /// and the closing brace (``finish(_:droppedFrames:sentFrames:)`` adds them).
+  ///
+  /// With `rows` `.json` the rows are JSON arrays in the text; with `.binary` the text only
+  /// describes them (`"blocks"`) and ``DashboardBinaryFrame`` carries them as numbers.
   package static func dataFrameBody(
     sequence: Int, batch: DashboardBatch, state: DashboardFeedState,
     recording: DashboardRecorder.Status,
-    serverTime: Double = Date().timeIntervalSince1970
+    serverTime: Double = Date().timeIntervalSince1970,
+    rows rowFormat: DashboardFrameFormat = .json
   ) -> String {
-    var json = JSONWriter(capacity: 512 + 160 * batch.motion.count + 64 * batch.accelerometer.count)
+    let rowCharacters =
+      rowFormat == .json ? 160 * batch.motion.count + 64 * batch.accelerometer.count : 0
+    var json = JSONWriter(capacity: 512 + rowCharacters)
     json.beginObject()
     json.field("type", "data")
     json.field("seq", sequence)
     json.field("serverTime", serverTime * 1000)
     json.field("orientation", state.orientation)
-    rows("motion", batch.motion, into: &json)
-    rows("accelerometer", batch.accelerometer, into: &json)
-    rows("gyroscope", batch.gyroscope, into: &json)
-    rows("magnetometer", batch.magnetometer, into: &json)
-    rows("pressure", batch.pressure, into: &json)
+    switch rowFormat {
+    case .json:
+      for block in DashboardBinaryFrame.blocks(of: batch) {
+        rows(block.name, block.rows, into: &json)
+      }
+    case .binary:
+      // [name, rows, columns] per block, in the order the numbers follow the text.
+      json.key("blocks")
+      json.beginArray()
+      for block in DashboardBinaryFrame.blocks(of: batch) {
+        json.beginArray()
+        json.string(block.name)
+        json.integer(block.rows.count)
+        json.integer(block.columns)
+        json.endArray()
+      }
+      json.endArray()
+    }
     json.key("events")
     json.beginArray()
     for event in batch.events {
@@ -46,8 +65,7 @@ package enum DashboardFrameEncoder {
     json.beginObject()
     json.key("sensors")
     json.beginObject()
-    for name in state.health.keys.sorted() {
-      guard let meter = state.health[name] else { continue }
+    for (name, meter) in state.health.meters {
       json.key(name)
       json.beginObject()
       json.key("rate")

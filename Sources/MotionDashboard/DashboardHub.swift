@@ -125,11 +125,13 @@ package actor DashboardHub {
   /// `eventLoop` is the connection's: when it is the only client, the frame timer moves there,
   /// so that a frame is encoded and written on one thread (one wake-up per frame, not one on the
   /// timer's loop and another on the connection's).
-  package func connect(on eventLoop: (any EventLoop)? = nil) -> Connection {
+  package func connect(
+    on eventLoop: (any EventLoop)? = nil, format: DashboardFrameFormat = .json
+  ) -> Connection {
     feed.start()
     nextClient += 1
     let id = nextClient
-    let queue = DashboardClientQueue()
+    let queue = DashboardClientQueue(format: format)
     // The greeting goes first, before the broadcast can offer this queue a frame.
     queue.offer(hello())
     let wasEmpty = registry.withLock { registry in
@@ -205,15 +207,31 @@ package actor DashboardHub {
       guard !registry.clients.isEmpty, !batch.isEmpty || !recentlySent else { return }
       registry.lastFrameSent = now
       registry.sequence += 1
-      let body = DashboardFrameEncoder.dataFrameBody(
-        sequence: registry.sequence, batch: batch, state: state, recording: recorder.status)
+      // Each format's shared part is made once, and only when a client reads that format.
+      var bodies: [DashboardFrameFormat: String] = [:]
+      var rowSection: ByteBuffer?
+      let recording = recorder.status
       let serverDropped = registry.droppedFrames
       let clientCount = registry.clients.count
       for queue in registry.clients.values {
-        queue.offer(
-          DashboardFrameEncoder.finish(
-            body, droppedFrames: queue.droppedFrames, sentFrames: queue.sentFrames,
-            serverClients: clientCount, serverDroppedFrames: serverDropped))
+        let format = queue.format
+        let body =
+          bodies[format]
+          ?? DashboardFrameEncoder.dataFrameBody(
+            sequence: registry.sequence, batch: batch, state: state, recording: recording,
+            rows: format)
+        bodies[format] = body
+        let text = DashboardFrameEncoder.finish(
+          body, droppedFrames: queue.droppedFrames, sentFrames: queue.sentFrames,
+          serverClients: clientCount, serverDroppedFrames: serverDropped)
+        switch format {
+        case .json:
+          queue.offer(.text(text))
+        case .binary:
+          let rows = rowSection ?? DashboardBinaryFrame.rowSection(of: batch)
+          rowSection = rows
+          queue.offer(.binary(DashboardBinaryFrame.frame(header: text, rows: rows)))
+        }
       }
     }
   }

@@ -159,6 +159,11 @@ public struct DashboardServer: Sendable {
   ) {
     router.ws("/ws") { request, context in
       let isFoxglove = Self.asksForFoxglove(request.headers)
+      // `?format=binary` (the page) or `json` (the default); anything else is refused rather
+      // than answered in a format the client did not ask for.
+      guard DashboardFrameFormat(query: Self.queryItems(of: request)) != nil else {
+        return .dontUpgrade
+      }
       // A page on another site must not read the sensors through the visitor's browser (see
       // DashboardOriginPolicy; DashboardRequestGuard checks the same before any route, this is
       // the upgrade's own check so that it never depends on middleware order).
@@ -174,22 +179,28 @@ public struct DashboardServer: Sendable {
         ChannelOptions.socketOption(.so_sndbuf),
         value: SocketOptionValue(Self.socketSendBufferBytes)
       ).get()
-      guard isFoxglove else { return .upgrade([:]) }
-      return .upgrade([HeaderName("Sec-WebSocket-Protocol")!: FoxgloveConnection.subprotocol])
+      guard let subprotocol = Self.foxgloveSubprotocol(request.headers) else {
+        return .upgrade([:])
+      }
+      return .upgrade([HeaderName("Sec-WebSocket-Protocol")!: subprotocol])
     } onUpgrade: { inbound, outbound, context in
       let eventLoop = context.requestContext.channel.eventLoop
       if Self.asksForFoxglove(context.request.headers) {
         await Self.serveFoxglove(inbound, outbound, eventLoop: eventLoop, hub: hub)
         return
       }
-      let (id, queue) = await hub.connect(on: eventLoop)
+      let format = DashboardFrameFormat(query: Self.queryItems(of: context.request)) ?? .json
+      let (id, queue) = await hub.connect(on: eventLoop, format: format)
       // The writer runs on the connection's own event loop: a frame then goes from the queue
       // into the channel without waking a pool thread and then the loop (EventLoopTaskExecutor).
       let writerExecutor = EventLoopTaskExecutor(eventLoop)
       await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask(executorPreference: writerExecutor) {
           for await frame in queue.frames {
-            try await outbound.write(.text(frame))
+            switch frame {
+            case .text(let text): try await outbound.write(.text(text))
+            case .binary(let bytes): try await outbound.write(.binary(bytes))
+            }
             queue.noteSent()
           }
         }
@@ -207,13 +218,20 @@ public struct DashboardServer: Sendable {
     }
   }
 
-  /// Whether the upgrade request offers Foxglove's WebSocket protocol.
+  /// The request's query parameters, in order (decoded).
+  static func queryItems(of request: Request) -> [(name: String, value: String)] {
+    request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+  }
+
+  /// Whether the upgrade request offers Foxglove's WebSocket protocol (under either name).
   static func asksForFoxglove(_ headers: HTTPFields) -> Bool {
-    headers[values: HeaderName("Sec-WebSocket-Protocol")!].contains { value in
-      value.split(separator: ",").contains {
-        $0.trimmingCharacters(in: .whitespaces) == FoxgloveConnection.subprotocol
-      }
-    }
+    foxgloveSubprotocol(headers) != nil
+  }
+
+  /// The name of Foxglove's protocol to select for this upgrade request, if it offers one.
+  static func foxgloveSubprotocol(_ headers: HTTPFields) -> String? {
+    FoxgloveConnection.selectSubprotocol(
+      offered: headers[values: HeaderName("Sec-WebSocket-Protocol")!])
   }
 
   /// A Foxglove client: server info and channels first, then Message Data frames of the channels

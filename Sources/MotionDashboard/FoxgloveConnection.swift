@@ -12,6 +12,20 @@ import MotionSensors
 /// it drops, so a slow client never grows the server's memory.
 package final class FoxgloveConnection: Sendable {
   package static let subprotocol = "foxglove.websocket.v1"
+  /// The same protocol's newer name, used by Foxglove's SDK and foxglove_bridge 3 (whose servers
+  /// accept only this name) and by clients written for them, which may offer only this name.
+  package static let sdkSubprotocol = "foxglove.sdk.v1"
+
+  /// Which name of the protocol to select from the `Sec-WebSocket-Protocol` values of an upgrade
+  /// request (each a comma-separated list): ``subprotocol`` when offered, as before, else
+  /// ``sdkSubprotocol``; `nil` when the request offers neither (a page).
+  package static func selectSubprotocol(offered values: [String]) -> String? {
+    let offered = Set(
+      values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) })
+    if offered.contains(subprotocol) { return subprotocol }
+    if offered.contains(sdkSubprotocol) { return sdkSubprotocol }
+    return nil
+  }
   /// Messages held before the oldest is dropped (about 0.25 s of every channel at 100 Hz).
   package static let capacity = 256
   /// Subscriptions one client may hold (there are seven channels; ids are the client's).
@@ -31,6 +45,9 @@ package final class FoxgloveConnection: Sendable {
     /// Subscription id (the client's) → channel.
     var subscriptions: [UInt32: FoxgloveChannel] = [:]
     var dropped = 0
+    /// The latest source time (s) of any row offered to this connection, for events that have
+    /// no time of their own.
+    var latestTime: Double?
   }
 
   /// A connection that first receives the server info and the advertisement of every channel.
@@ -154,7 +171,19 @@ package final class FoxgloveConnection: Sendable {
 
   /// Queues one Message Data frame per row of every subscribed channel in `batch`.
   package func offer(_ batch: DashboardBatch) {
-    let subscriptions = state.withLock { $0.subscriptions }
+    // An event without a time (the source finished) is stamped with the latest time seen, so
+    // that it keeps its channel's schema (a number) and its place in the log's order.
+    let rowTimes = [
+      batch.motion, batch.accelerometer, batch.gyroscope, batch.magnetometer, batch.pressure,
+    ]
+    .compactMap { $0.last?.first }.filter(\.isFinite)
+    let eventTimes = batch.events.map(\.time).filter(\.isFinite)
+    let (subscriptions, latestTime) = state.withLock { state in
+      if let latest = (rowTimes + eventTimes).max() {
+        state.latestTime = max(state.latestTime ?? latest, latest)
+      }
+      return (state.subscriptions, state.latestTime ?? 0)
+    }
     guard !subscriptions.isEmpty else { return }
     for (id, channel) in subscriptions.sorted(by: { $0.key < $1.key }) {
       switch channel {
@@ -180,13 +209,14 @@ package final class FoxgloveConnection: Sendable {
         }
       case .events:
         for event in batch.events {
+          let time = event.time.isFinite ? event.time : latestTime
           var json = JSONWriter(capacity: 96)
           json.beginObject()
-          json.field("timestamp", event.time)
+          json.field("timestamp", time)
           json.field("kind", event.kind)
           json.field("detail", event.detail)
           json.endObject()
-          send(id, event.time, json)
+          send(id, time, json)
         }
       }
     }

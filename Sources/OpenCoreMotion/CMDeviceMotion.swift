@@ -31,7 +31,10 @@ open class CMDeviceMotion: CMLogItem {
   ///
   /// Each access returns a fresh copy, so ``CMAttitude/multiply(byInverseOf:)`` on it never changes
   /// the sample.
-  open var attitude: CMAttitude { storedAttitude.copy() as! CMAttitude }
+  ///
+  /// (`copy(with:)` rather than `copy()`: Foundation's `copy()` looks up the `NSCopying`
+  /// conformance at run time, which showed in profiles of 100 Hz device motion.)
+  open var attitude: CMAttitude { storedAttitude.copy(with: nil) as! CMAttitude }
 
   /// The rotation rate in rad/s with the estimated gyroscope bias removed.
   open var rotationRate: CMRotationRate { storedRotationRate }
@@ -88,7 +91,7 @@ open class CMDeviceMotion: CMLogItem {
     headingAccuracy: Double = -1,
     sensorLocation: SensorLocation = .default
   ) {
-    self.storedAttitude = attitude.copy() as! CMAttitude
+    self.storedAttitude = attitude.copy(with: nil) as! CMAttitude
     self.storedRotationRate = rotationRate
     self.storedGravity = gravity
     self.storedUserAcceleration = userAcceleration

@@ -92,7 +92,7 @@ struct DashboardCommand: ParsableCommand {
           webSocket?.scheme = "ws"
           webSocket?.path = "/ws"
           if let address = webSocket?.url?.absoluteString {
-            print("Foxglove can connect to \(address) (foxglove.websocket.v1)")
+            print("Foxglove can connect to \(address) (foxglove.websocket.v1 or foxglove.sdk.v1)")
           }
           fflush(nil)  // every output stream (Swift 6: the global `stdout` is shared mutable state)
         })

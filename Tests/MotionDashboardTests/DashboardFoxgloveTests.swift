@@ -28,6 +28,47 @@ final class DashboardFoxgloveTests: XCTestCase {
 
   private struct Malformed: Error, CustomStringConvertible { var description: String }
 
+  /// The protocol's newer name (`foxglove.sdk.v1`, which Foxglove's SDK servers and
+  /// foxglove_bridge 3 accept alone) is served too; the older name wins when both are offered.
+  func testEitherNameOfTheProtocolIsSelected() {
+    XCTAssertEqual(
+      FoxgloveConnection.selectSubprotocol(offered: ["foxglove.sdk.v1"]), "foxglove.sdk.v1")
+    XCTAssertEqual(
+      FoxgloveConnection.selectSubprotocol(offered: ["foxglove.sdk.v1, foxglove.websocket.v1"]),
+      "foxglove.websocket.v1")
+    XCTAssertEqual(
+      FoxgloveConnection.selectSubprotocol(offered: ["chat", "foxglove.websocket.v1"]),
+      "foxglove.websocket.v1")
+    XCTAssertNil(FoxgloveConnection.selectSubprotocol(offered: ["chat, superchat"]))
+    XCTAssertNil(FoxgloveConnection.selectSubprotocol(offered: []))
+  }
+
+  /// The source's `finished` event has no time of its own: on `/events` it is stamped with the
+  /// latest time the connection saw, so its payload keeps the schema (a number, not null) and
+  /// its log time does not jump back to 0.
+  func testAnEventWithoutATimeGetsTheLatestTime() async throws {
+    let connection = FoxgloveConnection(serverName: "test", sessionID: "1")
+    connection.handle(#"{"op":"subscribe","subscriptions":[{"id":5,"channelId":7}]}"#)
+    var batch = DashboardBatch()
+    batch.append([41.5, 0, 0, -1], to: .accelerometer)
+    batch.append(DashboardEvent(time: 41.25, kind: "tap", detail: "left side"))
+    connection.offer(batch)
+    var last = DashboardBatch()
+    last.append(DashboardEvent(time: .nan, kind: "source", detail: "finished"))
+    connection.offer(last)
+    connection.finish()
+    var events: [(UInt64, JSON)] = []
+    for await message in connection.messages {
+      guard case .binary(let bytes) = message else { continue }
+      let (id, time, payload) = try Self.messageData(bytes)
+      XCTAssertEqual(id, 5)
+      events.append((time, payload))
+    }
+    XCTAssertEqual(events.map { $0.1["kind"] as? String }, ["tap", "source"])
+    XCTAssertEqual(events.last?.0, 41_500_000_000)
+    XCTAssertEqual(events.last?.1["timestamp"] as? Double, 41.5)
+  }
+
   /// Subscriptions from a client are checked: ids must be whole numbers in UInt32's range, channels
   /// must exist, an id in use is refused, at most 64 are held; each refusal is a status message.
   func testSubscriptionRequestsAreCheckedAndRefusalsAnswered() async throws {

@@ -79,7 +79,8 @@ final class DashboardFrameRequestTests: XCTestCase {
 
     let reader = Task {
       var frames: [(time: Double, hasMotionRows: Bool)] = []
-      for await message in queue.frames where message.contains("\"type\":\"data\"") {
+      for await frame in queue.frames {
+        guard let message = frame.text, message.contains("\"type\":\"data\"") else { continue }
         frames.append((monotonicSeconds(), message.contains("\"motion\":[[")))
       }
       return frames

@@ -89,7 +89,7 @@ final class DashboardFrameTests: XCTestCase {
     batch.append(DashboardEvent(time: 1, kind: "shake", detail: "began"))
     var state = DashboardFeedState()
     state.orientation = "portrait"
-    state.health["accelerometer", default: .init()].note(time: 0)
+    state.health.note(.accelerometer, time: 0)
     let recording = DashboardRecorder.Status(
       isRecording: false, file: nil, samples: 0, message: nil)
     let body = DashboardFrameEncoder.dataFrameBody(
@@ -125,7 +125,7 @@ final class DashboardFrameTests: XCTestCase {
     for index in 0..<10 { queue.offer(String(index)) }
     queue.finish()
     var received: [String] = []
-    for await frame in queue.frames { received.append(frame) }
+    for await frame in queue.frames { received.append(frame.text ?? "binary") }
     XCTAssertEqual(received, ["6", "7", "8", "9"])
     XCTAssertEqual(queue.droppedFrames, 6)
   }

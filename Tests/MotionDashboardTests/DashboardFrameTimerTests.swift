@@ -56,7 +56,7 @@ final class DashboardFrameTimerTests: XCTestCase {
       readers.append(
         Task {
           var messages: [String] = []
-          for await message in queue.frames { messages.append(message) }
+          for await frame in queue.frames { messages.append(frame.text ?? "") }
           return messages
         })
       try await Task.sleep(for: .milliseconds(10))

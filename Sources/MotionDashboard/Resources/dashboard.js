@@ -42,14 +42,58 @@ const state = {
 };
 window.dashboardStats = state;  // read by the browser tests and the frame-rate benchmark
 
+// The token's query, when the page was opened with one (`--listen`).
 function tokenQuery() {
   const token = new URLSearchParams(location.search).get("token");
   return token ? "?token=" + encodeURIComponent(token) : "";
 }
 
+// The WebSocket's query: binary data frames (JSON text if the page was opened with
+// `?format=json`, for comparing the two), and the token if any.
+function socketQuery() {
+  const token = tokenQuery();
+  const format = new URLSearchParams(location.search).get("format") === "json" ? "json" : "binary";
+  return "?format=" + format + (token ? "&" + token.slice(1) : "");
+}
+
+const textDecoder = new TextDecoder();
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+// A binary data frame (docs/Dashboard.md, "Binary data frames"): "OCMD", the header's length,
+// the JSON header, padding to 8 bytes, then each block's rows as little-endian doubles. Returns
+// the same object as a JSON data frame (rows as arrays, NaN as null), or null if malformed.
+function decodeBinaryFrame(buffer) {
+  if (buffer.byteLength < 8) return null;
+  const view = new DataView(buffer);
+  if (textDecoder.decode(new Uint8Array(buffer, 0, 4)) !== "OCMD") return null;
+  const headerLength = view.getUint32(4, true);
+  if (8 + headerLength > buffer.byteLength) return null;
+  const frame = JSON.parse(textDecoder.decode(new Uint8Array(buffer, 8, headerLength)));
+  let offset = Math.ceil((8 + headerLength) / 8) * 8;
+  for (const [name, rows, columns] of frame.blocks || []) {
+    const count = rows * columns;
+    if (offset + count * 8 > buffer.byteLength) return null;
+    const values = LITTLE_ENDIAN ? new Float64Array(buffer, offset, count) : null;
+    const list = new Array(rows);
+    for (let r = 0; r < rows; r++) {
+      const row = new Array(columns);
+      for (let c = 0; c < columns; c++) {
+        const value = values ? values[r * columns + c] : view.getFloat64(offset + (r * columns + c) * 8, true);
+        row[c] = Number.isNaN(value) ? null : value;
+      }
+      list[r] = row;
+    }
+    frame[name] = list;
+    offset += count * 8;
+  }
+  delete frame.blocks;
+  return frame;
+}
+
 function connect() {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  const socket = new WebSocket(scheme + "//" + location.host + "/ws" + tokenQuery());
+  const socket = new WebSocket(scheme + "//" + location.host + "/ws" + socketQuery());
+  socket.binaryType = "arraybuffer";
   state.socket = socket;
   socket.onopen = () => { setStatus("live", true); state.retry = 500; };
   socket.onclose = () => {
@@ -60,7 +104,10 @@ function connect() {
   socket.onmessage = (event) => {
     const began = performance.now();
     let message;
-    try { message = JSON.parse(event.data); } catch (error) { return; }
+    try {
+      message = typeof event.data === "string" ? JSON.parse(event.data) : decodeBinaryFrame(event.data);
+    } catch (error) { return; }
+    if (!message) return;
     state.messages++;
     if (message.type === "hello") onHello(message);
     else if (message.type === "data") onData(message);
