@@ -12,8 +12,8 @@ import MotionSensors
 /// it drops, so a slow client never grows the server's memory.
 package final class FoxgloveConnection: Sendable {
   package static let subprotocol = "foxglove.websocket.v1"
-  /// The same protocol's newer name, used by Foxglove's SDK and foxglove_bridge 3 (whose servers
-  /// accept only this name) and by clients written for them, which may offer only this name.
+  /// The same protocol's newer name, used by Foxglove's SDK (whose servers accept only this
+  /// name) and by clients written for them, which may offer only this name.
   package static let sdkSubprotocol = "foxglove.sdk.v1"
 
   /// Which name of the protocol to select from the `Sec-WebSocket-Protocol` values of an upgrade

@@ -21,9 +21,9 @@ checks:
 4. Values: `/tf` is a `foxglove.FrameTransform` reference → device with a unit quaternion and no
    translation, equal to `/device_motion`'s attitude at the same time; device motion's gravity is
    1 g; `/accelerometer` reads about 1 g (median within 5 %, nine in ten within 10 %) at rest.
-5. The relay exactly as shipped, which offers only `foxglove.sdk.v1` (the name Foxglove's SDK and
-   foxglove_bridge 3 use, and the only one their servers accept): the server must select it and
-   send the same server info and channels. Skipped with `--skip-sdk-only`.
+5. The relay exactly as shipped, which offers only `foxglove.sdk.v1` (the name Foxglove's SDK
+   servers use, and the only one `foxglove-sdk` 0.30.3's server accepts): the server must select
+   it and send the same server info and channels. Skipped with `--skip-sdk-only`.
 6. The end of the source (a second server, `simulator:tour?speed=10`, run to its end): the event
    `source`/`finished` arrives with a numeric `timestamp`, as its schema says, and a log time not
    before the messages that came before it. Skipped with `--skip-end-of-source`.

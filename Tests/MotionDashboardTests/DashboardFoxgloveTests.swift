@@ -28,8 +28,8 @@ final class DashboardFoxgloveTests: XCTestCase {
 
   private struct Malformed: Error, CustomStringConvertible { var description: String }
 
-  /// The protocol's newer name (`foxglove.sdk.v1`, which Foxglove's SDK servers and
-  /// foxglove_bridge 3 accept alone) is served too; the older name wins when both are offered.
+  /// The protocol's newer name (`foxglove.sdk.v1`, which Foxglove's SDK servers accept alone)
+  /// is served too; the older name wins when both are offered.
   func testEitherNameOfTheProtocolIsSelected() {
     XCTAssertEqual(
       FoxgloveConnection.selectSubprotocol(offered: ["foxglove.sdk.v1"]), "foxglove.sdk.v1")
