@@ -29,6 +29,15 @@ package struct DashboardBatch: Sendable {
 
   package init() {}
 
+  /// Each stream's rows under the name the frames give it, in frame order (the JSON arrays,
+  /// the binary blocks and the latest row time all follow this one list).
+  package var namedRows: [(name: String, rows: [[Double]])] {
+    [
+      ("motion", motion), ("accelerometer", accelerometer), ("gyroscope", gyroscope),
+      ("magnetometer", magnetometer), ("pressure", pressure),
+    ]
+  }
+
   package var isEmpty: Bool {
     motion.isEmpty && accelerometer.isEmpty && gyroscope.isEmpty && magnetometer.isEmpty
       && pressure.isEmpty && events.isEmpty

@@ -31,13 +31,7 @@ package enum DashboardBinaryFrame {
 
   /// The streams of `batch` in frame order (the JSON form uses the same order and names).
   package static func blocks(of batch: DashboardBatch) -> [Block] {
-    [
-      Block(name: "motion", rows: batch.motion),
-      Block(name: "accelerometer", rows: batch.accelerometer),
-      Block(name: "gyroscope", rows: batch.gyroscope),
-      Block(name: "magnetometer", rows: batch.magnetometer),
-      Block(name: "pressure", rows: batch.pressure),
-    ]
+    batch.namedRows.map { Block(name: $0.name, rows: $0.rows) }
   }
 
   /// The rows of `batch` as the frame's number section; made once per frame and shared by

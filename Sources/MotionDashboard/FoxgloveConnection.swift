@@ -173,10 +173,7 @@ package final class FoxgloveConnection: Sendable {
   package func offer(_ batch: DashboardBatch) {
     // An event without a time (the source finished) is stamped with the latest time seen, so
     // that it keeps its channel's schema (a number) and its place in the log's order.
-    let rowTimes = [
-      batch.motion, batch.accelerometer, batch.gyroscope, batch.magnetometer, batch.pressure,
-    ]
-    .compactMap { $0.last?.first }.filter(\.isFinite)
+    let rowTimes = batch.namedRows.compactMap { $0.rows.last?.first }.filter(\.isFinite)
     let eventTimes = batch.events.map(\.time).filter(\.isFinite)
     let (subscriptions, latestTime) = state.withLock { state in
       if let latest = (rowTimes + eventTimes).max() {
