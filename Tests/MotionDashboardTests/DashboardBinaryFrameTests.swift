@@ -154,14 +154,6 @@ final class DashboardBinaryFrameTests: XCTestCase {
     XCTAssertNil(DashboardFrameFormat(query: [("format", "xml")]))
   }
 
-  /// Runs blocking client code on a thread of its own, so the server's tasks keep the
-  /// cooperative pool.
-  private func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-      Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
-  }
-
   /// The server: `?format=binary` gets the `hello` as text, then binary data frames whose motion
   /// rows are unit quaternions from the simulator; a JSON client beside it still gets text; an
   /// unknown format is not upgraded.

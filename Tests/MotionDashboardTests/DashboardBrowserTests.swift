@@ -15,23 +15,35 @@ final class DashboardBrowserTests: XCTestCase {
       if SharedData.isCI { XCTFail(message) }
       throw XCTSkip(message)
     }
-    let motionctl = try XCTUnwrap(
-      Self.motionctlPath(), "the motionctl binary was not built next to the tests")
     // Selenium's own waits are short; ten minutes is a hang, and stopping the process group ends
     // chromedriver and Chromium too.
+    try Self.runPythonCheck(
+      "Tests/Browser/test_dashboard.py", what: "the browser tests", timeout: 600,
+      result: " passed, 0 failed")
+  }
+
+  /// Runs a Python check of this repository against the built `motionctl` (`$MOTIONCTL`),
+  /// prints its output, and fails unless it finishes within `timeout` s, exits 0 and prints
+  /// `result`.
+  static func runPythonCheck(
+    _ script: String, what: String, timeout: Double, result: String,
+    file: StaticString = #filePath, line: UInt = #line
+  ) throws {
+    let motionctl = try XCTUnwrap(
+      motionctlPath(), "the motionctl binary was not built next to the tests", file: file,
+      line: line)
     let run = try ChildProcess.run(
       URL(fileURLWithPath: "/usr/bin/env"),
-      arguments: [
-        "python3",
-        SharedData.repositoryRoot.appendingPathComponent("Tests/Browser/test_dashboard.py").path,
-      ],
-      environment: ["MOTIONCTL": motionctl], timeout: 600)
+      arguments: ["python3", SharedData.repositoryRoot.appendingPathComponent(script).path],
+      environment: ["MOTIONCTL": motionctl], timeout: timeout)
     let text = run.standardOutput + run.standardError
     print(text)
-    XCTAssertFalse(run.timedOut, "the browser tests did not finish within 10 min:\n\(text)")
-    XCTAssertEqual(run.status, 0, "browser tests failed:\n\(text)")
+    XCTAssertFalse(
+      run.timedOut, "\(what) did not finish within \(Int(timeout)) s:\n\(text)", file: file,
+      line: line)
+    XCTAssertEqual(run.status, 0, "\(what) failed:\n\(text)", file: file, line: line)
     XCTAssertTrue(
-      text.contains(" passed, 0 failed"), "the browser tests did not report a result:\n\(text)")
+      text.contains(result), "\(what) did not report a result:\n\(text)", file: file, line: line)
   }
 
   /// The tools the browser tests need that are not installed.

@@ -19,20 +19,8 @@ final class DashboardFoxgloveInteropTests: XCTestCase {
       if SharedData.isCI { XCTFail(message) }
       throw XCTSkip(message)
     }
-    let motionctl = try XCTUnwrap(
-      DashboardBrowserTests.motionctlPath(), "the motionctl binary was not built next to the tests")
-    let run = try ChildProcess.run(
-      URL(fileURLWithPath: "/usr/bin/env"),
-      arguments: [
-        "python3",
-        SharedData.repositoryRoot.appendingPathComponent("Tests/Interop/foxglove_client.py").path,
-      ],
-      environment: ["MOTIONCTL": motionctl], timeout: 240)
-    let text = run.standardOutput + run.standardError
-    print(text)
-    XCTAssertFalse(run.timedOut, "the Foxglove client did not finish within 4 min:\n\(text)")
-    XCTAssertEqual(run.status, 0, "the Foxglove client's checks failed:\n\(text)")
-    XCTAssertTrue(
-      text.contains("all checks passed"), "no result from the Foxglove client:\n\(text)")
+    try DashboardBrowserTests.runPythonCheck(
+      "Tests/Interop/foxglove_client.py", what: "the Foxglove client's checks", timeout: 240,
+      result: "all checks passed")
   }
 }

@@ -10,14 +10,6 @@ import _MotionTestSupport
 final class DashboardFoxgloveTests: XCTestCase {
   private typealias JSON = [String: Any]
 
-  /// Runs blocking client code on a thread of its own, so the server's tasks keep the
-  /// cooperative pool.
-  private func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-      Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
-  }
-
   func testAFoxgloveClientGetsTheChannelsItSubscribesTo() async throws {
     let configuration = DashboardConfiguration(port: 0, source: .simulator(scenario: "tour"))
     let (url, task) = try await DashboardServerTests.start(configuration)

@@ -16,15 +16,6 @@ final class DashboardHostileClientTests: XCTestCase {
       + extraHeaders + "\r\n"
   }
 
-  /// Runs blocking client code on a thread of its own, so the server's tasks keep the
-  /// cooperative pool.
-  private func onThread(_ body: @escaping @Sendable () throws -> Void) async throws {
-    try await withCheckedThrowingContinuation {
-      (continuation: CheckedContinuation<Void, any Error>) in
-      Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
-  }
-
   private static func status(port: Int, _ request: String) throws -> Int? {
     let connection = try DashboardRawConnection(port: port)
     try connection.send(request)
