@@ -106,6 +106,18 @@ extension StepDetector {
     public var maximumHighFrequencyRatio: Double = 3.0
     /// A gap in the input longer than this ends the bout and restarts the grid, s.
     public var longestInputGap: Double = 1.0
+    /// A shorter gap in the input (samples lost on a radio link, a sensor FIFO that overflowed)
+    /// at least this long can hide a step: the interpolation across it flattens the impact, s.
+    /// Inside a bout, when the interval across such a gap is two or three step periods, the steps
+    /// that the rhythm puts in it are counted (see ``longestBridgedInterval``). Gaps are never
+    /// bridged outside a bout or when the data before and after it disagree with the rhythm.
+    public var shortestBridgedGap: Double = 0.25
+    /// The most step periods an interval across a short gap may span and still be bridged: 3 (two
+    /// hidden steps); a longer interval ends the bout as an irregular one does.
+    public var longestBridgedInterval: Int = 3
+    /// How far from a whole number of step periods an interval across a gap may be, as a fraction
+    /// of one period, for the steps inside it to be counted.
+    public var bridgedIntervalTolerance: Double = 0.25
     /// A sample whose acceleration exceeds this, g, is a corrupt reading (phone accelerometers
     /// measure up to ±16 g, a few ±32 g) and is left out as if missing; fed to the filters, one
     /// 1e100 would drown minutes of steps.

@@ -11,6 +11,15 @@ extension StepDetector {
     var previousMagnitude = 0.0
     var nextGridTime = -Double.infinity
     var started = false
+    /// The latest gap in the input of at least ``Parameters/shortestBridgedGap`` (and at most
+    /// ``Parameters/longestInputGap``): the times of the samples on either side of it.
+    var gapStart = -Double.infinity
+    var gapEnd = -Double.infinity
+    /// Until this grid time the step period is held: the autocorrelation's lags still span the
+    /// latest short gap, whose interpolated stretch would move the estimate.
+    var periodHeldUntil = -Double.infinity
+    /// Steps counted inside input gaps (the rhythm's, not a detected peak's).
+    var bridgedSteps = 0
 
     // Signal chain on the grid.
     var highPass: Biquad

@@ -16,6 +16,8 @@
 ///
 /// How it works (all on a uniform grid, ``Parameters/gridRate``, whatever the sensor rate):
 /// 1. |a| is resampled by linear interpolation and band-passed (0.6–3.5 Hz, causal Butterworth).
+///    A gap in the input longer than ``Parameters/longestInputGap`` ends the bout; inside a bout a
+///    shorter one that hid a heel strike is bridged by the rhythm (``Parameters/shortestBridgedGap``).
 /// 2. A running autocorrelation of the filtered signal gives the step period: the shortest lag
 ///    close to the best one is the period of the gait pattern; if the signal correlates at half
 ///    that lag the pattern was a stride (left + right), else one step. This makes the detector
@@ -56,6 +58,10 @@ public struct StepDetector: Sendable {
 
   /// Whether a walking bout is under way (confirmed and not ended by a gap or an irregular step).
   public var isWalking: Bool { state.inBout }
+
+  /// Steps counted so far inside short gaps in the input (``Parameters/shortestBridgedGap``)
+  /// from the bout's rhythm rather than from a detected peak; they are also in the output.
+  public var bridgedSteps: Int { state.bridgedSteps }
 
   /// Samples left out so far: a non-finite time or value, an acceleration beyond
   /// ``Parameters/implausibleAcceleration``, or a time not after the previous sample's.
@@ -102,6 +108,16 @@ public struct StepDetector: Sendable {
       // A hole in the data: do not invent a signal across it.
       endBout()
       state.nextGridTime = time
+    } else if time - state.previousTime >= parameters.shortestBridgedGap {
+      // Short enough to interpolate across, long enough to hide a step's impact. Until the
+      // longest lag has passed it, the autocorrelation compares real steps with the flat
+      // interpolated stretch and can jump to a multiple of the period: inside a bout, keep the
+      // period found before the gap meanwhile (outside one there is no rhythm to keep).
+      state.gapStart = state.previousTime
+      state.gapEnd = time
+      if state.inBout {
+        state.periodHeldUntil = time + Double(coefficients.longestLag) * coefficients.gridPeriod
+      }
     }
     let previousTime = state.previousTime
     let previousMagnitude = state.previousMagnitude
@@ -127,7 +143,9 @@ public struct StepDetector: Sendable {
     state.fastEnergy += (fast * fast - state.fastEnergy) * coefficients.energyFactor
     updateAutocorrelation(y)
     state.gridIndex &+= 1
-    if state.gridIndex % coefficients.periodUpdateInterval == 0 { estimatePeriod() }
+    if state.gridIndex % coefficients.periodUpdateInterval == 0, time >= state.periodHeldUntil {
+      estimatePeriod()
+    }
 
     let minimumInterval = max(
       parameters.minimumStepInterval, parameters.relativeMinimumStepInterval * state.stepPeriod)
@@ -243,6 +261,10 @@ public struct StepDetector: Sendable {
       enqueue(time)
       return
     }
+    if state.inBout, !regular, bridgeGap(from: time - interval, to: time) {
+      enqueue(time)
+      return
+    }
     state.inBout = false
     if !regular { state.pendingCount = 0 }
     appendPending(time, height)
@@ -254,6 +276,39 @@ public struct StepDetector: Sendable {
       && state.periodicity >= parameters.minimumIrregularBoutPeriodicity
       && state.energy >= parameters.minimumIrregularBoutRMS * parameters.minimumIrregularBoutRMS
     if isPeriodic || isIrregularButLongerAndStrong { confirmBout() }
+  }
+
+  /// Counts the steps that an input gap near two peaks of a bout hid, when the interval
+  /// between the peaks is a whole number of step periods (2 or 3) and every step the rhythm puts
+  /// inside it falls in the gap or within half a period of it. Returns whether it did; a
+  /// peak-free stretch with data in it is not bridged (the walker paused or turned).
+  private mutating func bridgeGap(from previousPeak: Double, to peak: Double) -> Bool {
+    let period = state.stepPeriod
+    // The gap lies between the two peaks, or overlaps one: a peak is found a little after its
+    // impact, on data that may already be interpolated across the gap.
+    guard state.gapEnd > previousPeak, state.gapStart < peak,
+      period >= parameters.shortestStepPeriod,
+      state.fastEnergy < parameters.maximumHighFrequencyRatio * state.energy
+    else { return false }
+    // At most 8 periods whatever the parameter says: the queue holds 18 steps.
+    let longest = min(max(parameters.longestBridgedInterval, 1), 8)
+    let periods = (peak - previousPeak) / period
+    guard periods.isFinite, periods >= 1.5, periods < Double(longest) + 0.5 else { return false }
+    let steps = periods.rounded()
+    guard abs(periods - steps) <= parameters.bridgedIntervalTolerance else { return false }
+    let count = Int(steps)  // 2...8: checked above.
+    let spacing = (peak - previousPeak) / steps
+    let margin = 0.5 * period
+    for index in 1..<count {
+      let hidden = previousPeak + spacing * Double(index)
+      guard hidden >= state.gapStart - margin, hidden <= state.gapEnd + margin else { return false }
+    }
+    for index in 1..<count { enqueue(previousPeak + spacing * Double(index)) }
+    state.bridgedSteps &+= count - 1
+    // The gap is used: a later interval cannot claim it again.
+    state.gapStart = -Double.infinity
+    state.gapEnd = -Double.infinity
+    return true
   }
 
   private mutating func appendPending(_ time: Double, _ height: Double) {

@@ -59,9 +59,9 @@ enum StepTargets {
   static let optimisationMAPE = 1.5
   /// Target ≤ 2.0 %.
   static let validationMAPE = 2.0
-  /// Target ≤ 1.5 %, not met: regression bound 0.2 % above the 2.45 % measured (one step on one
+  /// Target ≤ 1.5 %, not met: regression bound 0.2 % above the 2.41 % measured (one step on one
   /// ≈ 33-step trial moves the MAPE by 0.04 %).
-  static let ipolMAPE = 2.65
+  static let ipolMAPE = 2.6
   /// Target: no recording off by more than 5 %, not met: regression bound above the 9.1 % measured
   /// (IPOL 2-1: 3 of 33 steps).
   static let worstRecording = 9.5

@@ -5,7 +5,8 @@ import cache, data
 P = dict(rate=50.0, lo=0.6, hi=3.5, tau_e=2.0, tau_r=4.0, minlag=0.4, maxlag=2.5, near=0.9, rmin=0.2,
          theta=-0.1, rho=0.5, hmin=0.5, k=0.6, hmin2=0.2, k2=0.15, rlo=0.7, rhi=1.4, tmin=0.2, c=0.55,
          blo=0.5, bhi=1.7, nbout=3, trim=0.2, delay=0.08, cap=16, hfc=6.0, hfmax=3.0, fill=0.0, tfloor=0.25,
-         nbout2=4, rho2=0.3, e2=2.0, tfast=0.42, thfastrel=0.35, erun=4.0)
+         nbout2=4, rho2=0.3, e2=2.0, tfast=0.42, thfastrel=0.35, erun=4.0,
+         gapmin=0.25, gapmax=1.0, bridgemax=3, bridgetol=0.25)
 
 def biquad(kind, fc, fs):
     k = np.tan(np.pi * fc / fs); n = 1 / (1 + np.sqrt(2) * k + k * k)
@@ -55,11 +56,18 @@ def detect(t, acc, p=P, debug=False):
     x0 = x1 = x2 = 0.0
     cand = None; candh = 0; last = -np.inf; inbout = False
     pend = []; out = []; Ts = []; lasth = 0.0; lead = None
+    # Input holes short enough to interpolate across but long enough to hide a step (Swift:
+    # shortestBridgedGap ... longestInputGap); the Swift code remembers the latest one seen.
+    dts = np.diff(t); hi_ = np.where((dts >= p['gapmin']) & (dts <= p['gapmax']))[0]
+    holes = [(t[i], t[i + 1]) for i in hi_]; used = set(); held_until = -np.inf
     for n in range(len(y)):
         yy = y[n]; tg = g[n]
         energy += (yy * yy - energy) * fe
         hf += (hfs[n] ** 2 - hf) * fe
-        if (n + 1) % upd == 0:
+        for h in holes:  # Swift: periodHeldUntil, set when a gap arrives inside a bout
+            if h[1] <= tg < h[1] + dt and inbout: held_until = h[1] + longest * dt
+        held = tg < held_until
+        if (n + 1) % upd == 0 and not held:
             r = R[n]; r0 = r[0]
             if r0 > 1e-9:
                 seg = r[shortest:longest + 1]; best = seg.max(); bl = shortest + int(np.argmax(seg))
@@ -83,7 +91,18 @@ def detect(t, acc, p=P, debug=False):
             prevt, prevh = last, lasth
             iv = tt - last; last = tt; lasth = candh
             regular = p['blo'] <= iv / T <= p['bhi'] and hf < p['hfmax'] * energy and T >= p['tfloor']
+            seen = [h for h in holes if h[1] <= tg]
+            hole = seen[-1] if seen and seen[-1] not in used else None
+            bridged = None
+            if inbout and not regular and hole is not None and hole[1] > prevt and hole[0] < tt \
+                    and T >= p['tfloor'] and hf < p['hfmax'] * energy:
+                q = iv / T; nq = round(q)
+                if 1.5 <= q < p['bridgemax'] + 0.5 and abs(q - nq) <= p['bridgetol']:
+                    hid = [prevt + iv * k / nq for k in range(1, nq)]
+                    if all(hole[0] - 0.5 * T <= x <= hole[1] + 0.5 * T for x in hid):
+                        bridged = hid; used.add(hole)
             if inbout and regular: out.append(tt)
+            elif bridged is not None: out.extend(bridged); out.append(tt)
             elif inbout and hf < p['hfmax'] * energy and p['bhi'] < iv / T <= p['fill']:
                 out.append(tt - iv / 2); out.append(tt)
             else:
