@@ -9,6 +9,19 @@ import _MotionTestSupport
 /// interpolated across, which flattens any impact inside it; the detector counts the steps the
 /// bout's rhythm puts there, and nothing where the data show no walking.
 final class StepDetectorGapTests: XCTestCase {
+  /// Every step of `samples`, those still queued at the end included, and how many were bridged.
+  static func count(_ samples: SyntheticGait.Samples) -> (steps: [Double], bridged: Int) {
+    var detector = StepDetector()
+    var steps: [Double] = []
+    for sample in samples {
+      if let step = detector.process(time: sample.time, acceleration: sample.acceleration) {
+        steps.append(step)
+      }
+    }
+    while let step = detector.takeQueuedStep() { steps.append(step) }
+    return (steps, detector.bridgedSteps)
+  }
+
   /// The same walk with holes of 0.3–0.8 s every 6–8 s: with bridging the count stays within a
   /// bout's edge steps of the truth, and the bridged steps fall inside the holes (± half a step).
   /// Without it each hole that hides a heel strike loses it.
@@ -26,22 +39,15 @@ final class StepDetectorGapTests: XCTestCase {
     }
     let samples = walk.filter { sample in !holes.contains { $0.contains(sample.time) } }
 
-    var detector = StepDetector()
-    var steps: [Double] = []
-    for sample in samples {
-      if let step = detector.process(time: sample.time, acceleration: sample.acceleration) {
-        steps.append(step)
-      }
-    }
-    while let step = detector.takeQueuedStep() { steps.append(step) }
+    let (steps, bridged) = Self.count(samples)
     XCTAssertEqual(Double(steps.count), cadence * 60, accuracy: 2, "seed \(seed)")
-    XCTAssertGreaterThanOrEqual(detector.bridgedSteps, holes.count / 2, "seed \(seed)")
+    XCTAssertGreaterThanOrEqual(bridged, holes.count / 2, "seed \(seed)")
 
     var withoutBridging = StepDetector.Parameters()
     withoutBridging.shortestBridgedGap = .infinity
     let unbridged = SyntheticGait.detect(samples, parameters: withoutBridging).count
     XCTAssertGreaterThanOrEqual(
-      steps.count - unbridged, detector.bridgedSteps - 1,
+      steps.count - unbridged, bridged - 1,
       "bridging is what recovers them: \(unbridged) steps without it, seed \(seed)")
 
     // Every step is near a heel strike of the walk, and so is every bridged one: a step within
@@ -61,15 +67,8 @@ final class StepDetectorGapTests: XCTestCase {
     var random = SplitMix64(seed: seed)
     var samples = SyntheticGait.walk(cadence: 2, seconds: 20, using: &random)
     samples += SyntheticGait.rest(seconds: 10, start: 20.6, using: &random)
-    var detector = StepDetector()
-    var steps: [Double] = []
-    for sample in samples {
-      if let step = detector.process(time: sample.time, acceleration: sample.acceleration) {
-        steps.append(step)
-      }
-    }
-    while let step = detector.takeQueuedStep() { steps.append(step) }
-    XCTAssertEqual(detector.bridgedSteps, 0, "seed \(seed)")
+    let (steps, bridged) = Self.count(samples)
+    XCTAssertEqual(bridged, 0, "seed \(seed)")
     XCTAssertFalse(steps.contains { $0 > 20.1 }, "a step in the gap or at rest, seed \(seed)")
   }
 
@@ -81,14 +80,8 @@ final class StepDetectorGapTests: XCTestCase {
     var samples = SyntheticGait.walk(cadence: 2, seconds: 20, using: &random)
     samples += SyntheticGait.rest(seconds: 1, start: 20, using: &random)
     samples += SyntheticGait.walk(cadence: 2, seconds: 20, start: 21, using: &random)
-    var detector = StepDetector()
-    var steps: [Double] = []
-    for sample in samples {
-      if let step = detector.process(time: sample.time, acceleration: sample.acceleration) {
-        steps.append(step)
-      }
-    }
-    XCTAssertEqual(detector.bridgedSteps, 0, "seed \(seed)")
+    let (steps, bridged) = Self.count(samples)
+    XCTAssertEqual(bridged, 0, "seed \(seed)")
     XCTAssertFalse(steps.contains { $0 > 20.2 && $0 < 20.8 }, "a step in the pause, seed \(seed)")
   }
 
