@@ -253,15 +253,17 @@ public struct StepDetector: Sendable {
     state.candidateTime = nil
     let interval = time - state.lastPeakTime
     state.lastPeakTime = time
-    let regular =
-      parameters.regularInterval.contains(interval / state.stepPeriod)
-      && state.fastEnergy < parameters.maximumHighFrequencyRatio * state.energy
+    // A gait's signal: not dominated by motion faster than steps, at a step period walking or
+    // running can have.
+    let isGaitLike =
+      state.fastEnergy < parameters.maximumHighFrequencyRatio * state.energy
       && state.stepPeriod >= parameters.shortestStepPeriod
+    let regular = isGaitLike && parameters.regularInterval.contains(interval / state.stepPeriod)
     if state.inBout && regular {
       enqueue(time)
       return
     }
-    if state.inBout, !regular, bridgeGap(from: time - interval, to: time) {
+    if state.inBout, isGaitLike, bridgeGap(from: time - interval, to: time) {
       enqueue(time)
       return
     }
@@ -279,17 +281,15 @@ public struct StepDetector: Sendable {
   }
 
   /// Counts the steps that an input gap near two peaks of a bout hid, when the interval
-  /// between the peaks is a whole number of step periods (2 or 3) and every step the rhythm puts
-  /// inside it falls in the gap or within half a period of it. Returns whether it did; a
-  /// peak-free stretch with data in it is not bridged (the walker paused or turned).
+  /// between the peaks (irregular, on a gait-like signal) is a whole number of step periods
+  /// (2 or 3) and every step the rhythm puts inside it falls in the gap or within half a period
+  /// of it. Returns whether it did; a peak-free stretch with data in it is not bridged (the
+  /// walker paused or turned).
   private mutating func bridgeGap(from previousPeak: Double, to peak: Double) -> Bool {
     let period = state.stepPeriod
     // The gap lies between the two peaks, or overlaps one: a peak is found a little after its
     // impact, on data that may already be interpolated across the gap.
-    guard state.gapEnd > previousPeak, state.gapStart < peak,
-      period >= parameters.shortestStepPeriod,
-      state.fastEnergy < parameters.maximumHighFrequencyRatio * state.energy
-    else { return false }
+    guard state.gapEnd > previousPeak, state.gapStart < peak else { return false }
     // At most 8 periods whatever the parameter says: the queue holds 18 steps.
     let longest = min(max(parameters.longestBridgedInterval, 1), 8)
     let periods = (peak - previousPeak) / period
@@ -298,11 +298,11 @@ public struct StepDetector: Sendable {
     guard abs(periods - steps) <= parameters.bridgedIntervalTolerance else { return false }
     let count = Int(steps)  // 2...8: checked above.
     let spacing = (peak - previousPeak) / steps
+    // The hidden steps go up in time: the first and the last bound them all.
     let margin = 0.5 * period
-    for index in 1..<count {
-      let hidden = previousPeak + spacing * Double(index)
-      guard hidden >= state.gapStart - margin, hidden <= state.gapEnd + margin else { return false }
-    }
+    guard previousPeak + spacing >= state.gapStart - margin,
+      peak - spacing <= state.gapEnd + margin
+    else { return false }
     for index in 1..<count { enqueue(previousPeak + spacing * Double(index)) }
     state.bridgedSteps &+= count - 1
     // The gap is used: a later interval cannot claim it again.
