@@ -23,16 +23,23 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
   private let live: InProcessMotionHistory
   /// The longest a query waits for the daemon, s.
   private let queryTimeout: Double
+  /// The shortest time between two background questions for live pedometer totals, s (after a
+  /// reconnection, or while the daemon refuses the question: a start date still in the future).
+  private let refetchSpacing: Double
 
   /// The daemon's live pedometer counter: the latest reading, and a connection epoch that changes
   /// whenever the connection drops (a restarted daemon counts from zero again).
   private let counter = Locked<(epoch: UInt64, reading: DaemonPedometerReading?)>((0, nil))
   private let counterSubscription = Locked<SourceSubscription?>(nil)
 
-  package init(client: DaemonClient, live: InProcessMotionHistory, queryTimeout: Double = 5) {
+  package init(
+    client: DaemonClient, live: InProcessMotionHistory, queryTimeout: Double = 5,
+    refetchSpacing: Double = 1
+  ) {
     self.client = client
     self.live = live
     self.queryTimeout = queryTimeout
+    self.refetchSpacing = refetchSpacing
   }
 
   package var name: String { "daemon history (\(live.name))" }
@@ -71,33 +78,51 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
   /// taken before this process started (while no app ran) are in. After a reconnection (the
   /// counter restarts with the daemon) the totals are asked again. Without the daemon, the
   /// process's own history answers.
+  ///
+  /// The returned function runs in the live event path, which on the daemon is the connection's
+  /// reader thread: the thread that would read the answer. So only the first answer is waited
+  /// for (here, on the caller's thread); later ones are asked in the background, at most once a
+  /// ``refetchSpacing``, and until one arrives the totals stay where they were (an update never
+  /// goes back).
   package func pedometerUpdates(from start: Date) -> @Sendable (Date) -> PedometerSummary {
     startCounting()
-    struct Baseline {
-      var epoch: UInt64
-      var totals: DaemonPedometerTotals
-      var counters: DaemonPedometerReading
-    }
-    let baseline = Locked<Baseline?>(nil)
-    let fetch: @Sendable () -> Baseline? = { [self] in
+    let fetch: @Sendable () async -> PedometerBaseline? = { [self] in
       let epoch = counter.withLock { $0.epoch }
-      guard let totals = wait({ try await self.client.pedometerTotals(from: start, to: Date()) }),
+      guard let totals = try? await self.client.pedometerTotals(from: start, to: Date()),
         let counters = totals.counters, totals.steps.isFinite, totals.distance.isFinite
       else { return nil }
-      return Baseline(epoch: epoch, totals: totals, counters: counters)
+      return PedometerBaseline(epoch: epoch, totals: totals, counters: counters)
     }
-    baseline.withLock { $0 = fetch() }
+    let first = wait { await fetch() }
+    let baseline = Locked(PedometerBaselineState(baseline: first ?? nil, lastAttempt: Date()))
+    let refetchSpacing = self.refetchSpacing
     return { [self] end in
       let (epoch, latest) = counter.withLock { ($0.epoch, $0.reading) }
-      var current = baseline.withLock { $0 }
-      if current?.epoch != epoch {
-        current = fetch()
-        baseline.withLock { $0 = current }
+      let (current, refetch) = baseline.withLock { state -> (PedometerBaseline?, Bool) in
+        guard state.baseline?.epoch != epoch, !state.isFetching,
+          Date().timeIntervalSince(state.lastAttempt) >= refetchSpacing
+            || state.lastAttempt > Date()
+        else { return (state.baseline, false) }
+        state.isFetching = true
+        state.lastAttempt = Date()
+        return (state.baseline, true)
+      }
+      if refetch {
+        Task {
+          let answer = await fetch()
+          baseline.withLock { state in
+            state.isFetching = false
+            if let answer { state.baseline = answer }
+          }
+        }
       }
       let liveSummary = live.pedometerSummary(from: start, to: end)
       guard let current else { return liveSummary }
+      // A baseline of an earlier connection does not match the restarted counter's readings:
+      // its totals stand alone until the new answer arrives.
       return Self.summary(
-        current.totals, counters: current.counters, latest: latest, live: liveSummary,
+        current.totals, counters: current.counters,
+        latest: current.epoch == epoch ? latest : nil, live: liveSummary,
         countsFloors: countsFloors)
     }
   }
@@ -202,12 +227,15 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
     live.subscribe(handler)
   }
 
-  /// Runs `query` against the daemon and waits for it (the history API is synchronous and is called
-  /// off the main thread by the `CM*` classes), at most ``queryTimeout`` seconds; `nil` on failure.
   deinit {
     counterSubscription.withLock { $0 }?.cancel()
   }
 
+  /// Runs `query` against the daemon and waits for it (the history API is synchronous and is called
+  /// off the main thread by the `CM*` classes), at most ``queryTimeout`` seconds; `nil` on failure.
+  ///
+  /// Never call it from a live event handler: those run on the connection's reader thread, which
+  /// is the one that reads the answer, so the wait would always time out.
   private func wait<Value: Sendable>(
     _ query: @escaping @Sendable () async throws -> Value
   ) -> Value? {
@@ -223,4 +251,21 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
     }
     return result.withLock { $0 }
   }
+}
+
+/// The daemon's totals from a pedometer update's start date, with its live counter at the same
+/// instant, and the connection epoch they belong to.
+private struct PedometerBaseline: Sendable {
+  var epoch: UInt64
+  var totals: DaemonPedometerTotals
+  var counters: DaemonPedometerReading
+}
+
+/// The baseline of one run of pedometer updates and its background refetching.
+private struct PedometerBaselineState: Sendable {
+  var baseline: PedometerBaseline?
+  /// Whether an answer is being waited for (one at a time).
+  var isFetching = false
+  /// When the last question was asked (the first one included).
+  var lastAttempt: Date
 }

@@ -120,6 +120,34 @@ extension DaemonProcessTests {
     try daemon.terminate()
   }
 
+  /// The totals of live pedometer updates are computed in the live event path, which on the
+  /// daemon runs on the connection's reader thread. When the daemon has no answer for them (here:
+  /// updates from a date still in the future, which it refuses), asking again must not wait there:
+  /// the answer could only be read by that same thread, so every sample stalled for the query's
+  /// timeout (5 s) and every stream of the process with it.
+  @Test func pedometerTotalsNeverStallTheConnectionsReaderThread() throws {
+    let daemon = try DaemonProcess(source: "simulator:walk?speed=4")
+    let (source, history) = try appHistory(daemon.socketPath)
+    let totals = history.pedometerUpdates(from: Date().addingTimeInterval(3600))
+    let samples = Locked(0)
+    let subscription = source.subscribe(requestedSampleRate: 50, sensors: [.accelerometer]) {
+      event in
+      guard case .sample = event else { return }
+      // As CMPedometer does for each step; here for every sample, on the reader thread.
+      _ = totals(Date())
+      samples.withLock { $0 += 1 }
+    }
+    try waitUntil(seconds: 10, "the first samples") { samples.withLock { $0 } > 0 }
+    let before = samples.withLock { $0 }
+    Thread.sleep(forTimeInterval: 3)
+    let during = samples.withLock { $0 } - before
+    subscription.cancel()
+    // 50 Hz for 3 s is 150 samples; stalled, at most one.
+    #expect(during > 50, "\(during) samples in 3 s while the totals were asked for")
+    source.client.close()
+    try daemon.terminate()
+  }
+
   @Test func pedometerUpdatesFromAPastDateStartFromTheStoredCount() throws {
     // Two walks of 36 steps with a long rest between, at 4× real time: the first walk happens
     // before the app starts, the second while it watches.
