@@ -116,7 +116,7 @@ open class CMAltimeter: NSObject {
       case .finished:
         channel.finish(generation: generation)
       case .failure(let failure):
-        channel.fail(NSError(failure), generation: generation)
+        channel.report(failure, generation: generation)
       default:
         break
       }
@@ -172,7 +172,7 @@ open class CMAltimeter: NSObject {
       case .finished:
         channel.finish(generation: generation)
       case .failure(let failure):
-        channel.fail(NSError(failure), generation: generation)
+        channel.report(failure, generation: generation)
       default:
         break
       }

@@ -106,7 +106,7 @@ open class CMMotionActivityManager: NSObject {
       case .finished:
         channel.finish(generation: generation)
       case .failure(let failure):
-        channel.fail(NSError(failure), generation: generation)
+        channel.report(failure, generation: generation)
       default:
         break
       }

@@ -199,7 +199,7 @@ open class CMPedometer: NSObject {
         }
         channel.finish(generation: generation)
       case .failure(let failure):
-        channel.fail(NSError(failure), generation: generation)
+        channel.report(failure, generation: generation)
       default:
         break
       }
@@ -227,7 +227,7 @@ open class CMPedometer: NSObject {
       case .finished:
         channel.finish(generation: generation)
       case .failure(let failure):
-        channel.fail(NSError(failure), generation: generation)
+        channel.report(failure, generation: generation)
       default:
         break
       }

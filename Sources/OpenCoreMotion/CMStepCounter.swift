@@ -127,7 +127,7 @@ open class CMStepCounter: NSObject {
         channel.finish(generation: generation)
         return
       case .failure(let failure):
-        channel.fail(NSError(failure), generation: generation)
+        channel.report(failure, generation: generation)
         return
       default:
         return

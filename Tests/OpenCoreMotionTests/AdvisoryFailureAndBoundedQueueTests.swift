@@ -10,11 +10,13 @@ import XCTest
 /// malformed POST. Delivery is synchronous in `emit`, on the caller's thread.
 final class ScriptedSource: SensorSource, @unchecked Sendable {
   let name = "scripted"
-  let availableSensors: SensorSet = .nineAxis
+  let availableSensors: SensorSet
   let supportedSampleRates: ClosedRange<Double> = 1...100
   // Protected by its lock.
   private let handlers = Locked<[UInt64: @Sendable (SourceEvent) -> Void]>([:])
   private let nextID = Locked<UInt64>(0)
+
+  init(sensors: SensorSet = .nineAxis) { availableSensors = sensors }
 
   func subscribe(
     requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
@@ -63,6 +65,36 @@ final class AdvisoryFailureAndBoundedQueueTests: XCTestCase {
     XCTAssertEqual(errors.count, 2)
     XCTAssertFalse(errors.all.last?.isAdvisorySourceFailure ?? true)
     manager.stopAccelerometerUpdates()
+  }
+
+  /// The pedometer, activity and altimeter sequences too: an advisory failure (one malformed
+  /// message of a phone stream) leaves them running; a fatal one ends them with its error. They
+  /// used to end at any failure.
+  func testAdvisoryFailureDoesNotEndTheHistorySequences() throws {
+    let source = ScriptedSource(sensors: SensorSet.nineAxis.union(.barometer))
+    let pedometer = CMPedometer(source: source)
+    let activityManager = CMMotionActivityManager(source: source)
+    let altimeter = CMAltimeter(source: source)
+    let steps = pedometer.updates(from: Date.distantPast)
+    let events = pedometer.eventUpdates()
+    let activities = activityManager.activityUpdates()
+    let altitudes = altimeter.relativeAltitudeUpdates()
+    func errors() -> [(String, (any Error)?)] {
+      [
+        ("pedometer", steps.error), ("pedometer events", events.error),
+        ("activity", activities.error), ("altitude", altitudes.error),
+      ]
+    }
+    source.emit(.sample(Synthetic.sample(at: 0, earthFromSensor: .identity)))
+    source.emit(.failure(SourceFailure(.malformedData, "one bad POST", isFatal: false)))
+    source.emit(.sample(Synthetic.sample(at: 0.01, earthFromSensor: .identity)))
+    for (name, error) in errors() {
+      XCTAssertNil(error, "an advisory failure ends the \(name) sequence")
+    }
+    source.emit(.failure(SourceFailure(.disconnected, "gone")))
+    for (name, error) in errors() {
+      XCTAssertNotNil(error, "a fatal failure leaves the \(name) sequence running")
+    }
   }
 
   /// A blocked handler queue keeps at most `maximumQueuedUpdates` operations; the rest are dropped
