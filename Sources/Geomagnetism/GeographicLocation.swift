@@ -11,8 +11,11 @@ public struct GeographicLocation: Sendable, Equatable, Hashable, CustomStringCon
   /// Longitude in degrees, −180…180, east positive.
   public var longitude: Double
   /// Height above the WGS-84 ellipsoid in metres (mean-sea-level height is close enough for
-  /// declination); defaults to 0.
+  /// declination); 0 when not given.
   public var altitude: Double
+  /// Whether ``altitude`` was given rather than taken as 0. Declination hardly depends on it, but
+  /// an absolute altitude must not start from a 0 m that nobody said (`CMAltimeter` reads it).
+  public var isAltitudeKnown: Bool
 
   /// The name of the environment variable read by ``fromEnvironment(_:)``.
   public static let environmentVariable = "COREMOTION_LOCATION"
@@ -20,22 +23,24 @@ public struct GeographicLocation: Sendable, Equatable, Hashable, CustomStringCon
   /// ellipsoid.
   public static let altitudeRange: ClosedRange<Double> = -1_000...850_000
 
-  /// Creates a location; latitude, longitude in degrees, altitude in metres (default 0).
+  /// Creates a location; latitude, longitude in degrees, altitude in metres (0 and
+  /// ``isAltitudeKnown`` false when `nil`).
   ///
   /// - Throws: ``ParseError`` if a value is not finite or is outside its range.
-  public init(latitude: Double, longitude: Double, altitude: Double = 0) throws(ParseError) {
+  public init(latitude: Double, longitude: Double, altitude: Double? = nil) throws(ParseError) {
     guard latitude.isFinite, (-90...90).contains(latitude) else {
       throw .latitudeOutOfRange(latitude)
     }
     guard longitude.isFinite, (-180...180).contains(longitude) else {
       throw .longitudeOutOfRange(longitude)
     }
-    guard altitude.isFinite, Self.altitudeRange.contains(altitude) else {
+    if let altitude, !(altitude.isFinite && Self.altitudeRange.contains(altitude)) {
       throw .altitudeOutOfRange(altitude)
     }
     self.latitude = latitude
     self.longitude = longitude
-    self.altitude = altitude
+    self.altitude = altitude ?? 0
+    self.isAltitudeKnown = altitude != nil
   }
 
   /// Why a `COREMOTION_LOCATION` value or coordinate was rejected.
@@ -69,7 +74,8 @@ public struct GeographicLocation: Sendable, Equatable, Hashable, CustomStringCon
   }
 
   /// Parses `lat,lon[,altitude_m]`, e.g. `"48.8584,2.2945,35"`: decimal degrees (north and east
-  /// positive) and metres; spaces around fields are ignored, altitude defaults to 0.
+  /// positive) and metres; spaces around fields are ignored; without an altitude, 0 is used and
+  /// ``isAltitudeKnown`` is false.
   ///
   /// - Throws: ``ParseError`` naming the offending field or range.
   public init(parsing text: String) throws(ParseError) {
@@ -88,7 +94,7 @@ public struct GeographicLocation: Sendable, Equatable, Hashable, CustomStringCon
     }
     let latitude = try number(0, "latitude")
     let longitude = try number(1, "longitude")
-    let altitude = fields.count == 3 ? try number(2, "altitude") : 0
+    let altitude = fields.count == 3 ? try number(2, "altitude") : nil
     try self.init(latitude: latitude, longitude: longitude, altitude: altitude)
   }
 

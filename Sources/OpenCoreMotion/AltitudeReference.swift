@@ -10,8 +10,10 @@ import MotionFusion
 ///   `101.8`, from a weather report): altitude is the standard-atmosphere height for that
 ///   sea-level pressure;
 /// - the device's location with its altitude (`CMMotionManager.deviceLocation`, else
-///   `COREMOTION_LOCATION=lat,lon,altitude_m`): the first reading is taken to be at that altitude,
-///   and later readings move from it by the standard-atmosphere height difference.
+///   `COREMOTION_LOCATION=lat,lon,altitude_m`): the first reading is taken to be at that altitude
+///   (above sea level, as Apple's absolute altitude is), and later readings move from it by the
+///   standard-atmosphere height difference. A location without an altitude (`lat,lon`, enough for
+///   true north) does not count: its 0 m is nobody's measurement.
 /// Without either, absolute altitude is not available.
 enum AltitudeReference: Equatable, Sendable {
   /// Sea-level pressure, kPa.
@@ -40,7 +42,8 @@ enum AltitudeReference: Equatable, Sendable {
       return .seaLevelPressure(value)
     }
     if let location = CMMotionManager.deviceLocation
-      ?? (try? GeographicLocation.fromEnvironment(environment))
+      ?? (try? GeographicLocation.fromEnvironment(environment)),
+      location.isAltitudeKnown
     {
       return .startAltitude(location.altitude)
     }

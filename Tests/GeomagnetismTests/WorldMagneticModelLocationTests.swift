@@ -14,8 +14,10 @@ final class WorldMagneticModelLocationTests: XCTestCase {
 
   func testAltitudeDefaultsToZeroAndSpacesAreIgnored() throws {
     let location = try GeographicLocation(parsing: " -33.925 ,\t18.424 ")
-    XCTAssertEqual(
-      location, try GeographicLocation(latitude: -33.925, longitude: 18.424, altitude: 0))
+    XCTAssertEqual(location, try GeographicLocation(latitude: -33.925, longitude: 18.424))
+    XCTAssertEqual(location.altitude, 0)
+    XCTAssertFalse(location.isAltitudeKnown, "0 m was not given")
+    XCTAssertTrue(try GeographicLocation(parsing: "-33.925,18.424,0").isAltitudeKnown)
     XCTAssertEqual(try GeographicLocation(parsing: "90,-180,-12.5").altitude, -12.5)
     XCTAssertEqual(try GeographicLocation(parsing: "1e1,+2").latitude, 10)
   }

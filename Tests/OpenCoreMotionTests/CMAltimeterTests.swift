@@ -187,6 +187,9 @@ final class CMAltimeterTests: XCTestCase {
         AltitudeReference.current(environment: ["COREMOTION_LOCATION": "48.85,2.29,35"]),
         .startAltitude(35))
       XCTAssertNil(AltitudeReference.current(environment: [:]))
+      // A location without an altitude (enough for true north) is no altitude reference: Denver
+      // is 1,600 m up, and absolute altitude used to start there from 0 m.
+      XCTAssertNil(AltitudeReference.current(environment: ["COREMOTION_LOCATION": "39.74,-104.99"]))
       // Out of range or malformed: ignored.
       XCTAssertNil(
         AltitudeReference.current(environment: ["COREMOTION_SEA_LEVEL_PRESSURE": "1013"]))
