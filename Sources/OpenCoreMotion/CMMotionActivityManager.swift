@@ -113,8 +113,7 @@ open class CMMotionActivityManager: NSObject {
     }
     // The activity in force now; dropped by the channel if a change went out first.
     if let current = backend.currentActivity {
-      channel.deliver(
-        Self.activity(current), timestamp: -.greatestFiniteMagnitude, generation: generation)
+      channel.deliverOpening(Self.activity(current), generation: generation)
     }
   }
 

@@ -205,12 +205,10 @@ open class CMPedometer: NSObject {
       }
     }
     // Steps already in the history since `start` (on the daemon, also those taken while no app
-    // ran). Offered with the earliest timestamp, so that the channel drops it if a live update
-    // (which includes them) went out first.
+    // ran). The channel drops it if a live update (which includes them) went out first.
     let past = totals(Date())
     if past.numberOfSteps > 0 {
-      channel.deliver(
-        Self.data(past, live: false), timestamp: -.greatestFiniteMagnitude, generation: generation)
+      channel.deliverOpening(Self.data(past, live: false), generation: generation)
     }
   }
 

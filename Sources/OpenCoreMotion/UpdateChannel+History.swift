@@ -30,6 +30,12 @@ extension UpdateChannel {
   func deliver(_ item: Item, timestamp: Double, generation: UInt64) {
     offer(timestamp: timestamp, generation: generation) { item }
   }
+
+  /// Delivers `item` as run `generation`'s opening update unless a live one went out first (see
+  /// ``offer(timestamp:generation:opening:make:)``).
+  func deliverOpening(_ item: Item, generation: UInt64) {
+    offer(timestamp: -.infinity, generation: generation, opening: true) { item }
+  }
 }
 
 /// Builds an async sequence over a channel that `connect` starts; errors the channel reports end

@@ -36,6 +36,8 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     var interval: Double
     var latest: Item?
     var decimator = UpdateDecimator(nominalSourcePeriod: 0.01)
+    /// Whether the run has delivered anything (an opening item comes only before that).
+    var hasDelivered = false
     var subscription: SourceSubscription?
     var sink: Sink = .pull
   }
@@ -78,6 +80,7 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
       s.isActive = true
       s.sink = sink
       s.decimator = UpdateDecimator(nominalSourcePeriod: nominalSourcePeriod)
+      s.hasDelivered = false
       return s.generation
     }
   }
@@ -94,12 +97,18 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
 
   /// Offers the sample at `timestamp`; when it is due, builds the item with `make` (which may
   /// refuse by returning `nil`) and delivers it. Called serially by the source.
-  func offer(timestamp: Double, generation: UInt64, make: () -> Item?) {
+  ///
+  /// An `opening` item (the state in force when the run starts: the current activity, the steps
+  /// already counted) bypasses the schedule and is delivered only while the run has delivered
+  /// nothing: a live item that went out first is newer and already includes it.
+  func offer(timestamp: Double, generation: UInt64, opening: Bool = false, make: () -> Item?) {
     let delivery = state.withLock { s -> (Sink, Item)? in
       guard s.isActive, s.generation == generation,
-        s.decimator.accept(timestamp, interval: s.interval), let item = make()
+        opening ? !s.hasDelivered : s.decimator.accept(timestamp, interval: s.interval),
+        let item = make()
       else { return nil }
       s.latest = item
+      s.hasDelivered = true
       return (s.sink, item)
     }
     guard let (sink, item) = delivery else { return }

@@ -97,6 +97,34 @@ final class CMMotionActivityManagerTests: XCTestCase {
     XCTAssertEqual(coreMotionCode(reversed), Int(CMErrorInvalidParameter.rawValue))
   }
 
+  /// The activity in force when updates start is offered after the live subscription exists, so
+  /// a change can go out first; the older activity must then not follow it (the app would take
+  /// it for the current one). It used to: its earliest-timestamp trick did not stop the channel,
+  /// whose schedule starts again when time goes back.
+  func testTheOpeningActivityIsDroppedWhenAChangeWentOutFirst() {
+    let channel = UpdateChannel<CMMotionActivity>(interval: 0)
+    let received = Collector<CMMotionActivity>()
+    let sink = UpdateChannel<CMMotionActivity>.Sink.immediate { activity, _ in
+      activity.map(received.append)
+    }
+    let current = CMMotionActivity(
+      stationary: true, confidence: .high, startDate: HistoryFixture.date(0), timestamp: 0)
+    let change = CMMotionActivity(
+      walking: true, confidence: .medium, startDate: HistoryFixture.date(5), timestamp: 5)
+
+    var generation = channel.begin(sink: sink, nominalSourcePeriod: 0.01)
+    channel.deliver(change, timestamp: 5, generation: generation)
+    channel.deliverOpening(current, generation: generation)
+    XCTAssertEqual(received.all.map(\.walking), [true], "only the change")
+
+    // A new run with nothing delivered yet: the opening activity first, then the change.
+    generation = channel.begin(sink: sink, nominalSourcePeriod: 0.01)
+    channel.deliverOpening(current, generation: generation)
+    channel.deliver(change, timestamp: 5, generation: generation)
+    XCTAssertEqual(received.all.map(\.walking), [true, false, true])
+    channel.end()
+  }
+
   func testSecondStartReplacesTheHandlerAndStopEndsDelivery() {
     let clock = VirtualClock()
     let scenario = HistoryFixture.walkScenario(restBefore: 6, walk: 12, restAfter: 6)
