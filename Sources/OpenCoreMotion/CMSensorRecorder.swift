@@ -61,12 +61,6 @@ open class CMSensorRecorder: NSObject {
       CMAuthorizationStatus.status(for: backend) == .authorized,
       fromDate <= toDate, toDate.timeIntervalSince(fromDate) <= Self.longestWindow
     else { return nil }
-    let items = backend.recordedAccelerometer(from: fromDate, to: toDate).map { record in
-      CMRecordedAccelerometerData(
-        acceleration: CMAcceleration(record.acceleration), timestamp: record.timestamp,
-        startDate: record.date,
-        identifier: record.identifier)
-    }
-    return CMSensorDataList(items: items)
+    return CMSensorDataList(records: backend.recordedAccelerometer(from: fromDate, to: toDate))
   }
 }
