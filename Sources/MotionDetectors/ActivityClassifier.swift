@@ -71,7 +71,9 @@ public struct ActivityClassifier: Sendable {
     /// How long a ride entered straight from rest (or at the start, with no history) has to
     /// last to be taken as a real one, s (the mean; windows are 1 s). Until then it is
     /// *unconfirmed*, and when the motion ends it is read as the person sitting or standing still
-    /// again, not as a vehicle waiting. Default: 20 s.
+    /// again, not as a vehicle waiting. Default: 20 s. NaN means the default; below about 4.6 s
+    /// (with the other defaults) each stage is left after one window, the quickest the stages
+    /// allow.
     public var vehicleConfirmationTime = 20.0
     /// Probability per window that an unconfirmed ride turns out to be the person at rest after
     /// all (shifting in a seat, settling down: motion that looks like a smooth ride for a while).
@@ -234,7 +236,10 @@ public struct ActivityClassifier: Sendable {
   }
 
   /// The ``stateCount`` × ``stateCount`` transition matrix per window, row-major
-  /// `[from * stateCount + to]`.
+  /// `[from * stateCount + to]`. Every row is a probability distribution whatever the parameters:
+  /// an unconfirmed stage's rate on is at most what its other ways out leave (a short confirmation
+  /// time once made its stay negative), and any row the parameters would push out of shape has
+  /// its ways out clamped to 0...1 and scaled to sum to at most 1.
   static func transitions(_ p: Parameters) -> [Double] {
     let n = stateCount
     let stationary = ActivityClass.stationary.rawValue
@@ -242,7 +247,10 @@ public struct ActivityClassifier: Sendable {
     let stopped = stoppedVehicle
     let lastStage = firstUnconfirmedStage + confirmationStages - 1
     // Each stage is left at this rate, so the stages together last about the confirmation time.
-    let stageRate = min(1, Double(confirmationStages) / max(p.vehicleConfirmationTime, 1))
+    let confirmationTime =
+      p.vehicleConfirmationTime.isNaN
+      ? Parameters.default.vehicleConfirmationTime : p.vehicleConfirmationTime
+    let stageRate = min(1, Double(confirmationStages) / max(confirmationTime, 1))
     var t = [Double](repeating: 0, count: n * n)
     let move = (1 - p.stayProbability) / 4
     for from in 0..<n {
@@ -279,9 +287,31 @@ public struct ActivityClassifier: Sendable {
           t[from * n + to] = move
         }
       }
+      // Out-of-range parameters (a negative or NaN probability, a stay probability over 1) must
+      // not give negative or NaN probabilities either; in range this changes nothing.
+      for to in 0..<n where to != from {
+        let value = t[from * n + to]
+        t[from * n + to] = value > 0 ? min(value, 1) : 0
+      }
+      if isUnconfirmedVehicle(from) {
+        // The stage's rate on takes only what the other ways out leave (its stay is then 0: the
+        // stage lasts one window), rather than pushing the stay below 0.
+        let next = from == lastStage ? moving : from + 1
+        var others = 0.0
+        for to in 0..<n where to != from && to != next { others += t[from * n + to] }
+        t[from * n + next] = min(t[from * n + next], max(0, 1 - others))
+      }
       var off = 0.0
       for to in 0..<n where to != from { off += t[from * n + to] }
-      t[from * n + from] = 1 - off
+      if off > 1 {
+        let scale = off
+        off = 0
+        for to in 0..<n where to != from {
+          t[from * n + to] /= scale
+          off += t[from * n + to]
+        }
+      }
+      t[from * n + from] = max(0, 1 - off)
     }
     return t
   }

@@ -22,29 +22,70 @@ import MotionMath
 ///    IPIN baseline's rule does: a change of at least ``Parameters/minimumFloorChange`` counts
 ///    `max(1, round(Δh / floorHeight))` floors (a 2 m mezzanine is one level); an unwalked change
 ///    (lift, escalator ridden standing) only moves the reference.
+///
+/// Time: readings and steps share one clock (the barometer's). A gap in the readings longer than
+/// the *gap limit* (``Parameters/slopeWindow``, at least two bins) restarts the level tracking
+/// with the reference at the level found after it, unless steps noted during the gap could cover
+/// it (one at least every ``Parameters/walkingGap``): otherwise the track cannot tell a lift
+/// ridden during the gap from stairs, so nothing is counted across it (a change under way is
+/// dropped). A reading
+/// earlier than the latest one by more than the gap limit starts a new timeline the same way (a
+/// clock that restarted lower, or one reading stamped far in the future, would otherwise leave
+/// every later reading "earlier" and no bin would ever close); a less early one joins the bin in
+/// progress. A step counts as walking only if it is not later than the reading that closes the
+/// bin by more than the gap limit, and a step earlier than the latest one by more than the limit
+/// replaces it: one bogus future step time cannot make a lift ride count as climbed. The counts
+/// are kept across all of these.
 public struct FloorCounter: Sendable {
-  /// Tuning of the counter.
+  /// Tuning of the counter. Every value is used within the range its documentation gives (NaN:
+  /// the default), so that no setting traps or hangs the counter.
   public struct Parameters: Sendable, Equatable {
-    /// Height of one floor, m ("approximately three meters", Apple's documentation).
+    /// Height of one floor, m ("approximately three meters", Apple's documentation); 0.5...100.
     public var floorHeight = 3.0
-    /// Extra climb beyond a floor height before a floor is counted during a climb, m.
+    /// Extra climb beyond a floor height before a floor is counted during a climb, m;
+    /// 0...``floorHeight``.
     public var floorMargin = 0.5
-    /// Smallest settled change that counts as a level, m.
+    /// Smallest settled change that counts as a level, m; 0...100.
     public var minimumFloorChange = 1.5
-    /// Length of one averaging bin of the level track, s.
+    /// Length of one averaging bin of the level track, s; 0.001...60.
     public var binDuration = 1.0
-    /// Span over which the track's slope is measured, s.
+    /// Span over which the track's slope is measured, s; one to thirteen ``binDuration``s (the
+    /// track keeps sixteen bins, three of which make the oldest median).
     public var slopeWindow = 4.0
-    /// Largest |slope| that counts as settled, m/s.
+    /// Largest |slope| that counts as settled, m/s; 0 or more.
     public var settledSlope = 0.04
-    /// How long the slope must stay settled before a change is closed, s.
+    /// How long the slope must stay settled before a change is closed, s; 0...3600.
     public var settleDuration = 3.0
-    /// Longest gap between steps that still counts as walking, s.
+    /// Longest gap between steps that still counts as walking, s; 0...3600.
     public var walkingGap = 2.0
-    /// Share of a change's duration that must be walked for it to count.
+    /// Share of a change's duration that must be walked for it to count; 0...1.
     public var walkedFraction = 0.5
     public init() {}
     public static let `default` = Parameters()
+
+    /// The parameters within their documented ranges. Unchecked, a NaN or infinite slope window
+    /// trapped converting its bin count to `Int`, and a floor height of 0 or 1e-9 spun the
+    /// floor-counting loop for ever.
+    func sanitized() -> Parameters {
+      let defaults = Parameters.default
+      func clamp(_ value: Double, _ range: ClosedRange<Double>, _ fallback: Double) -> Double {
+        value.isNaN ? fallback : Swift.min(Swift.max(value, range.lowerBound), range.upperBound)
+      }
+      var p = Parameters()
+      p.floorHeight = clamp(floorHeight, 0.5...100, defaults.floorHeight)
+      p.floorMargin = clamp(
+        floorMargin, 0...p.floorHeight, Swift.min(defaults.floorMargin, p.floorHeight))
+      p.minimumFloorChange = clamp(minimumFloorChange, 0...100, defaults.minimumFloorChange)
+      p.binDuration = clamp(binDuration, 0.001...60, defaults.binDuration)
+      p.slopeWindow = clamp(
+        slopeWindow, p.binDuration...(13 * p.binDuration),
+        clamp(defaults.slopeWindow, p.binDuration...(13 * p.binDuration), 0))
+      p.settledSlope = clamp(settledSlope, 0...Double.infinity, defaults.settledSlope)
+      p.settleDuration = clamp(settleDuration, 0...3600, defaults.settleDuration)
+      p.walkingGap = clamp(walkingGap, 0...3600, defaults.walkingGap)
+      p.walkedFraction = clamp(walkedFraction, 0...1, defaults.walkedFraction)
+      return p
+    }
   }
 
   /// A change of the floor counts.
@@ -56,6 +97,12 @@ public struct FloorCounter: Sendable {
   }
 
   public let parameters: Parameters
+  /// ``parameters`` within their documented ranges: what the counter uses.
+  private let tuning: Parameters
+  /// Bins per slope window (1...13, from ``tuning``).
+  private let binsPerSlope: Int
+  /// The gap limit (see the type's overview), s.
+  private let gapLimit: Double
   /// Floors climbed on foot so far.
   public private(set) var floorsAscended = 0
   /// Floors descended on foot so far.
@@ -74,15 +121,32 @@ public struct FloorCounter: Sendable {
   private var changeWalkedTime = 0.0
   private var changeTotalTime = 0.0
   private var lastBinTime: Double?
+  /// The latest reading's time (the current timeline's).
+  private var lastReadingTime: Double?
+  /// Steps noted since the latest reading (to tell a walked gap in the readings from another).
+  private var stepsSinceReading = 0
   private var lastStepTime = -Double.infinity
 
   public init(parameters: Parameters = .default) {
     self.parameters = parameters
+    let tuning = parameters.sanitized()
+    self.tuning = tuning
+    // The slope spans whole bins; the ring holds 16, and the oldest median needs three of them.
+    // The sanitized window is 1...13 bins, so this is in range.
+    binsPerSlope = Swift.min(
+      BinRing.capacity - 3,
+      Swift.max(1, Int((tuning.slopeWindow / tuning.binDuration).rounded())))
+    // At least two bins: with a window of one bin, the ordinary jitter of readings one bin apart
+    // would restart the track at every reading.
+    gapLimit = Swift.max(tuning.slopeWindow, 2 * tuning.binDuration)
   }
 
-  /// Notes a step at `time` (s, the barometer's clock): floors only count while walking.
+  /// Notes a step at `time` (s, the barometer's clock): floors only count while walking. A step
+  /// earlier than the latest one by more than the gap limit is on a new timeline and replaces it.
   public mutating func noteStep(time: Double) {
-    if time.isFinite { lastStepTime = Swift.max(lastStepTime, time) }
+    guard time.isFinite else { return }
+    lastStepTime = time < lastStepTime - gapLimit ? time : Swift.max(lastStepTime, time)
+    stepsSinceReading &+= 1
   }
 
   /// Feeds one barometer reading (`time` s, `pressure` kPa); returns the floors counted by it, if
@@ -92,50 +156,75 @@ public struct FloorCounter: Sendable {
   public mutating func process(time: Double, pressure: Double) -> Change? {
     guard time.isFinite, BarometricAltitude.isPlausible(pressure: pressure) else { return nil }
     let height = BarometricAltitude.height(atPressure: pressure)
+    if let last = lastReadingTime {
+      // A gap is known to be walked when the steps noted in it could cover it (one at least every
+      // `walkingGap`): a barometer that drops out for a few seconds on a staircase (a phone stream
+      // over Wi-Fi) must not lose the climb. Any other gap, or a new timeline, restarts the track:
+      // what it knew no longer describes this reading's level.
+      let gap = time - last
+      let walkedThrough = Double(stepsSinceReading) * tuning.walkingGap >= gap
+      if gap < -gapLimit || (gap > gapLimit && !walkedThrough) { restartLevelTracking() }
+    }
+    stepsSinceReading = 0
+    lastReadingTime = Swift.max(lastReadingTime ?? time, time)
     guard let start = binStart else {
       binStart = time
       binSum = height
       binCount = 1
       return nil
     }
-    if time - start < parameters.binDuration {
+    if time - start < tuning.binDuration {
       binSum += height
       binCount += 1
       return nil
     }
     let mean = binSum / Double(binCount)
-    let binTime = start + parameters.binDuration
+    let binTime = start + tuning.binDuration
     binStart = time
     binSum = height
     binCount = 1
-    return closeBin(mean: mean, time: binTime)
+    return closeBin(mean: mean, time: binTime, readingTime: time)
   }
 
-  private mutating func closeBin(mean: Double, time: Double) -> Change? {
+  /// Forgets the level track (the next bins set the reference again), keeping the counts and the
+  /// latest step.
+  private mutating func restartLevelTracking() {
+    binStart = nil
+    binSum = 0
+    binCount = 0
+    bins = BinRing()
+    referenceHeight = nil
+    changing = false
+    settledSince = nil
+    changeWalkedTime = 0
+    changeTotalTime = 0
+    lastBinTime = nil
+    lastReadingTime = nil
+  }
+
+  private mutating func closeBin(mean: Double, time: Double, readingTime: Double) -> Change? {
     bins.append(mean)
-    // The slope spans whole bins; the ring holds 16, and the oldest median needs three of them.
-    let binsPerSlope = Swift.min(
-      BinRing.capacity - 3,
-      Swift.max(
-        1, Int((parameters.slopeWindow / Swift.max(parameters.binDuration, 1e-3)).rounded())))
     guard bins.count >= 3 else {
       if referenceHeight == nil, bins.count == 1 { referenceHeight = mean }
       lastBinTime = time
       return nil
     }
     let level = bins.medianOfLastThree
-    let elapsed = lastBinTime.map { Swift.max(0, time - $0) } ?? parameters.binDuration
+    let elapsed = lastBinTime.map { Swift.max(0, time - $0) } ?? tuning.binDuration
     lastBinTime = time
     guard bins.count >= binsPerSlope + 3 else {
       referenceHeight = level
       return nil
     }
-    let slope = (level - bins.medianOfThree(endingAt: binsPerSlope)) / parameters.slopeWindow
-    let walking = time - lastStepTime <= parameters.walkingGap
+    let slope = (level - bins.medianOfThree(endingAt: binsPerSlope)) / tuning.slopeWindow
+    // A step later than this reading by more than the gap limit is not on this timeline (a bogus
+    // time, or the clock went back since): it is no sign of walking now.
+    let walking =
+      time - lastStepTime <= tuning.walkingGap && lastStepTime - readingTime <= gapLimit
     var reference = referenceHeight ?? level
     var change = Change(ascended: 0, descended: 0)
 
-    if abs(slope) >= parameters.settledSlope {
+    if abs(slope) >= tuning.settledSlope {
       if !changing {
         changing = true
         changeWalkedTime = 0
@@ -149,23 +238,26 @@ public struct FloorCounter: Sendable {
     if changing {
       changeTotalTime += elapsed
       if walking { changeWalkedTime += elapsed }
-      let walked = changeWalkedTime >= parameters.walkedFraction * changeTotalTime
+      let walked = changeWalkedTime >= tuning.walkedFraction * changeTotalTime
       if walked && walking {
-        // Count whole floors while the climb goes on.
-        let step = parameters.floorHeight
-        while level - reference >= step + parameters.floorMargin {
+        // Count whole floors while the climb goes on. Each turn moves the reference by a floor
+        // height of at least 0.5 m towards a level that plausible pressures keep within about
+        // 36 km, so the loops end.
+        let step = tuning.floorHeight
+        while level - reference >= step + tuning.floorMargin {
           reference += step
           change.ascended += 1
         }
-        while reference - level >= step + parameters.floorMargin {
+        while reference - level >= step + tuning.floorMargin {
           reference -= step
           change.descended += 1
         }
       }
-      if let since = settledSince, time - since >= parameters.settleDuration {
+      if let since = settledSince, time - since >= tuning.settleDuration {
         let remainder = level - reference
-        if walked, abs(remainder) >= parameters.minimumFloorChange {
-          let floors = Swift.max(1, Int((abs(remainder) / parameters.floorHeight).rounded()))
+        if walked, abs(remainder) >= tuning.minimumFloorChange {
+          // At most about 36 km / 0.5 m: well inside `Int`.
+          let floors = Swift.max(1, Int((abs(remainder) / tuning.floorHeight).rounded()))
           if remainder > 0 { change.ascended += floors } else { change.descended += floors }
         }
         reference = level

@@ -15,7 +15,18 @@ import MotionMath
 /// ``BarometricAltitude/plausiblePressureRange`` (not finite, not positive, or physically
 /// impossible) are refused and leave the state as it was, so a later valid reading gives the
 /// altitude it would have given without them; callers that read input count the refusals.
+///
+/// Times: a reading earlier than the latest one by at most ``timelineTolerance`` is out of order
+/// and moves the smoothing by nothing; one earlier by more starts a new timeline (a clock that
+/// restarted lower, or a single reading stamped far in the future, after which every reading would
+/// otherwise count as earlier, be smoothed by nothing and leave the altitude frozen): the
+/// smoothing restarts at that reading, and the reference (altitude 0) is kept.
 public struct RelativeAltitudeFilter: Sendable {
+  /// How much earlier than the latest reading a reading may be before it starts a new timeline,
+  /// s: many times the smoothing's time constant, and more than the ordering jitter of a sensor
+  /// stream (readings batched a little out of order).
+  static let timelineTolerance = 1.0
+
   /// Tuning of the filter.
   public struct Parameters: Sendable, Equatable {
     /// Time constant of the smoothing, s (0 disables it).
@@ -50,11 +61,13 @@ public struct RelativeAltitudeFilter: Sendable {
       relativeAltitude = 0
       return 0
     }
+    let newTimeline = previous - time > Self.timelineTolerance
     let period = Swift.max(0, time - previous)
-    lastTime = Swift.max(previous, time)
+    lastTime = newTimeline ? time : Swift.max(previous, time)
     let tau = parameters.smoothingTimeConstant
-    // Exact discretisation of the first-order filter for this reading's period.
-    let blend = tau > 0 ? 1 - Double.exp(-period / tau) : 1
+    // Exact discretisation of the first-order filter for this reading's period; on a new timeline
+    // there is no period to smooth over, so the reading is taken as it is, as the first one is.
+    let blend = newTimeline ? 1 : tau > 0 ? 1 - Double.exp(-period / tau) : 1
     let next = smoothed + (pressure - smoothed) * blend
     smoothedPressure = next
     relativeAltitude = BarometricAltitude.height(atPressure: next) - reference

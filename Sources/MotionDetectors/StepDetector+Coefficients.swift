@@ -16,9 +16,21 @@ extension StepDetector {
     var longestLag: Int
     /// How often (grid samples) the period is re-estimated.
     var periodUpdateInterval: Int
-    /// ``Parameters/implausibleAcceleration`` in m/s² (the detector works on |a| in m/s²); a
-    /// non-finite or negative setting leaves every finite sample in.
+    /// ``Parameters/implausibleAcceleration`` in m/s² (the detector works on |a| in m/s²), clamped
+    /// as that parameter documents: an unbounded setting let one 1e154 g sample overflow the
+    /// squares in the energy and autocorrelation, which then stayed infinite or NaN for good.
     var implausibleMagnitude: Double
+    /// ``Parameters/longestInputGap``, s, clamped to 0...``longestInputGapLimit`` (NaN: the
+    /// default). The grid is filled by interpolation up to the next sample, so this bounds that
+    /// loop: an infinite setting walked a 1e9 s gap one grid period at a time.
+    var longestInputGap: Double
+
+    /// The most ``Parameters/implausibleAcceleration`` can be, g: a high-g sensor's range
+    /// (±200–400 g) with room to spare, and far from overflow (its square is 1e8 (m/s²)²).
+    static let largestImplausibleAcceleration = 1000.0
+    /// The most ``Parameters/longestInputGap`` can be, s: four times the longest stride lag, far
+    /// longer than any interpolation can stand for a step, and at most 4 001 grid samples.
+    static let longestInputGapLimit = 10.0
 
     init(_ parameters: Parameters) {
       let rate = parameters.gridRate.isFinite ? min(max(parameters.gridRate, 10), 400) : 50
@@ -31,8 +43,17 @@ extension StepDetector {
       shortestLag = Self.lag(parameters.shortestStrideLag, rate, fallback: 20)
       longestLag = max(shortestLag + 2, Self.lag(parameters.longestStrideLag, rate, fallback: 125))
       periodUpdateInterval = max(1, Int((rate / 5).rounded()))
-      let limit = parameters.implausibleAcceleration * StepDetector.standardGravity
-      implausibleMagnitude = limit.isFinite && limit > 0 ? limit : .greatestFiniteMagnitude
+      let acceleration = parameters.implausibleAcceleration
+      let largest = Self.largestImplausibleAcceleration
+      // NaN: the default; zero, negative (once "off"), infinite or beyond the limit: the limit.
+      let limit =
+        acceleration.isNaN
+        ? Parameters.default.implausibleAcceleration
+        : acceleration > 0 ? min(acceleration, largest) : largest
+      implausibleMagnitude = limit * StepDetector.standardGravity
+      let gap = parameters.longestInputGap
+      longestInputGap =
+        gap.isNaN ? Parameters.default.longestInputGap : min(max(gap, 0), Self.longestInputGapLimit)
     }
 
     private static func factor(_ timeConstant: Double, _ rate: Double) -> Double {

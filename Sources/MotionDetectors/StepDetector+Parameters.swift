@@ -104,7 +104,10 @@ extension StepDetector {
     /// the step band's energy: fast shaking (≥ 4 Hz) and taps are mostly high-frequency, walking
     /// and running are not (at most 1.8 on any shared recording, 99th percentile).
     public var maximumHighFrequencyRatio: Double = 3.0
-    /// A gap in the input longer than this ends the bout and restarts the grid, s.
+    /// A gap in the input longer than this ends the bout and restarts the grid, s; a sample
+    /// earlier than the previous one by more than this starts a new timeline (see the type's
+    /// overview), a less early one is skipped. Clamped to 0...10 s (NaN: the default), which bounds
+    /// the interpolation across a gap to 10 s × ``gridRate`` grid samples.
     public var longestInputGap: Double = 1.0
     /// A shorter gap in the input (samples lost on a radio link, a sensor FIFO that overflowed)
     /// at least this long can hide a step: the interpolation across it flattens the impact, s.
@@ -120,7 +123,9 @@ extension StepDetector {
     public var bridgedIntervalTolerance: Double = 0.25
     /// A sample whose acceleration exceeds this, g, is a corrupt reading (phone accelerometers
     /// measure up to ±16 g, a few ±32 g) and is left out as if missing; fed to the filters, one
-    /// 1e100 would drown minutes of steps.
+    /// 1e100 would drown minutes of steps. At most 1000 g: a larger, infinite, zero or negative
+    /// setting means 1000 g (NaN: the default), so that no sample let in can overflow the filters'
+    /// squares.
     public var implausibleAcceleration: Double = 64
 
     public init() {}

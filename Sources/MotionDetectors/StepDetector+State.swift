@@ -54,14 +54,54 @@ extension StepDetector {
     var queueCount = 0
 
     init(_ coefficients: Coefficients, boutLength: Int) {
+      self.init(
+        coefficients, history: Array(repeating: 0, count: coefficients.longestLag + 1),
+        autocorrelation: Array(repeating: 0, count: coefficients.longestLag + 1),
+        pendingTimes: Array(repeating: 0, count: boutLength),
+        pendingHeights: Array(repeating: 0, count: boutLength),
+        queue: Array(repeating: 0, count: boutLength + 2))
+    }
+
+    /// A fresh state around buffers that are already sized (and zeroed where it matters).
+    private init(
+      _ coefficients: Coefficients, history: [Double], autocorrelation: [Double],
+      pendingTimes: [Double], pendingHeights: [Double], queue: [Double]
+    ) {
       highPass = coefficients.highPass
       lowPass = coefficients.lowPass
       fastHighPass = coefficients.fastHighPass
-      history = Array(repeating: 0, count: coefficients.longestLag + 1)
-      autocorrelation = Array(repeating: 0, count: coefficients.longestLag + 1)
-      pendingTimes = Array(repeating: 0, count: boutLength)
-      pendingHeights = Array(repeating: 0, count: boutLength)
-      queue = Array(repeating: 0, count: boutLength + 2)
+      self.history = history
+      self.autocorrelation = autocorrelation
+      self.pendingTimes = pendingTimes
+      self.pendingHeights = pendingHeights
+      self.queue = queue
+    }
+
+    /// Starts a new timeline (see ``StepDetector``): a fresh state, except the steps confirmed and
+    /// not yet returned and the counters, which belong to the whole stream. The buffers are reused
+    /// (zeroed in place), so that this stays free of allocation like the rest of `process`.
+    mutating func restartTimeline(_ coefficients: Coefficients) {
+      // Move the buffers out so they are uniquely referenced: zeroing them then copies nothing.
+      var history = self.history
+      var autocorrelation = self.autocorrelation
+      let pendingTimes = self.pendingTimes
+      let pendingHeights = self.pendingHeights
+      let queue = self.queue
+      self.history = []
+      self.autocorrelation = []
+      for index in history.indices { history[index] = 0 }
+      for index in autocorrelation.indices { autocorrelation[index] = 0 }
+      let skipped = skippedSamples
+      let bridged = bridgedSteps
+      let start = queueStart
+      let count = queueCount
+      self = State(
+        coefficients, history: history, autocorrelation: autocorrelation,
+        pendingTimes: pendingTimes, pendingHeights: pendingHeights, queue: queue)
+      skippedSamples = skipped
+      bridgedSteps = bridged
+      queueStart = start
+      queueCount = count
     }
   }
 }

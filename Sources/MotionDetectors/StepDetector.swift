@@ -4,15 +4,22 @@
 ///
 /// CONTRACT (shared by the pedometer API, the daemon and `motionctl steps`; keep the signatures):
 /// - `init(parameters:)`, `process(time:acceleration:) -> Double?`, `reset()`.
-/// - Input: `time` in seconds, increasing (repeated or earlier times are skipped); `acceleration`
-///   in g, gravity included, any device orientation (the detector works on the magnitude, so
-///   Apple's sign and specific force give the same result).
+/// - Input: `time` in seconds, increasing (repeated or slightly earlier times are skipped; a time
+///   earlier than the previous sample's by more than ``Parameters/longestInputGap`` starts a new
+///   timeline, see below); `acceleration` in g, gravity included, any device orientation (the
+///   detector works on the magnitude, so Apple's sign and specific force give the same result).
 /// - Output: the time (s) of one step confirmed by this sample, or `nil`. Inside a bout a step is
 ///   confirmed about 0.55 step periods after it (0.3 s at 1.8 steps/s); the first steps of a new
 ///   bout wait for its confirmation (three regular steps: the first step is confirmed about 2.6
-///   step periods after it, 1.5 s at 1.8 steps/s, under 2 s from 1.3 steps/s up; an irregular but
+///   step periods after it, 1.5 s at 1.8 steps/s, about 2 s at 1.3 steps/s; an irregular but
 ///   strong bout such as stairs waits for four, one period more) and are then released one per
 ///   sample. ``takeQueuedStep()`` drains what is left at the end of a stream.
+/// - A new timeline: when the clock restarts lower, or after a single sample stamped far in the
+///   future, every later sample would be "earlier" than the latest one and skipped for good. So a
+///   sample earlier by more than ``Parameters/longestInputGap`` restarts the stream as `reset()`
+///   would (filters, grid, periodicity, bout), but keeps the steps confirmed and not yet returned
+///   and the counters (``skippedSamples``, ``bridgedSteps``). One bogus future sample costs the bout
+///   it interrupts and the new bout's confirmation: a step or two.
 ///
 /// How it works (all on a uniform grid, ``Parameters/gridRate``, whatever the sensor rate):
 /// 1. |a| is resampled by linear interpolation and band-passed (0.6–3.5 Hz, causal Butterworth).
@@ -64,16 +71,24 @@ public struct StepDetector: Sendable {
   public var bridgedSteps: Int { state.bridgedSteps }
 
   /// Samples left out so far: a non-finite time or value, an acceleration beyond
-  /// ``Parameters/implausibleAcceleration``, or a time not after the previous sample's.
+  /// ``Parameters/implausibleAcceleration``, or a time not after the previous sample's (but not
+  /// earlier by more than ``Parameters/longestInputGap``: such a sample starts a new timeline).
   public var skippedSamples: Int { state.skippedSamples }
 
   /// Feeds one sample; returns the time of a step this sample confirms, or `nil`.
   public mutating func process(time: Double, acceleration: SIMD3<Double>) -> Double? {
     let magnitude = (acceleration * acceleration).sum().squareRoot() * Self.standardGravity
-    if magnitude.isFinite, magnitude <= coefficients.implausibleMagnitude, time.isFinite,
-      time > state.previousTime
-    {
-      ingest(time: time, magnitude: magnitude)
+    if magnitude.isFinite, magnitude <= coefficients.implausibleMagnitude, time.isFinite {
+      if time > state.previousTime {
+        ingest(time: time, magnitude: magnitude)
+      } else if state.previousTime - time > coefficients.longestInputGap {
+        // Too far back to be jitter: the clock restarted, or the previous sample's time was
+        // bogus. Skipping would lock the stream out until the clock caught up (perhaps never).
+        state.restartTimeline(coefficients)
+        ingest(time: time, magnitude: magnitude)
+      } else {
+        state.skippedSamples &+= 1
+      }
     } else {
       state.skippedSamples &+= 1
     }
@@ -104,7 +119,7 @@ public struct StepDetector: Sendable {
       state.fastHighPass.settle(at: magnitude)
       state.lowPass.settle(at: 0)
       state.nextGridTime = time
-    } else if time - state.previousTime > parameters.longestInputGap {
+    } else if time - state.previousTime > coefficients.longestInputGap {
       // A hole in the data: do not invent a signal across it.
       endBout()
       state.nextGridTime = time
@@ -123,7 +138,8 @@ public struct StepDetector: Sendable {
     let previousMagnitude = state.previousMagnitude
     state.previousTime = time
     state.previousMagnitude = magnitude
-    // At most longestInputGap × gridRate + 1 iterations (the gap check above bounds it).
+    // At most longestInputGap × gridRate + 1 iterations: the gap check above bounds it, with the
+    // gap clamped to 10 s in the coefficients (at most 4 001 at the fastest grid).
     while state.nextGridTime <= time {
       let span = time - previousTime
       let fraction = span > 0 && span.isFinite ? (state.nextGridTime - previousTime) / span : 1
