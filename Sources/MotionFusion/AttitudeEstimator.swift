@@ -166,7 +166,8 @@ public struct AttitudeEstimator: Sendable {
   /// skipped and counted in the diagnostics; saturated axes are counted and keep the affected
   /// sensor out of corrections and bias estimation. A gap longer than
   /// ``Parameters/reinitializationGap`` restarts the attitude from the accelerometer but keeps the
-  /// bias and the 6D heading (which the gap says nothing about).
+  /// bias and the 6D heading (which the gap says nothing about); so does a timestamp earlier than
+  /// the last one by more than that (a new timeline), where a less early one is skipped.
   ///
   /// `accelerometerTimestamp` and `magnetometerTimestamp` are the timestamps of those samples when
   /// they differ from `timestamp`: a sensor on its own clock or at its own rate, whose latest
@@ -199,12 +200,16 @@ public struct AttitudeEstimator: Sendable {
     }
     var dt = coefficients.samplePeriod
     if let last = state.lastTimestamp {
-      guard timestamp > last else {
+      // Earlier by more than a gap: a new timeline (a clock that restarted lower, or a last
+      // sample stamped far ahead), taken like a gap. Skipped instead, one such sample would leave
+      // every later one "earlier" and the attitude frozen for good.
+      let newTimeline = timestamp < last - parameters.reinitializationGap
+      guard timestamp > last || newTimeline else {
         state.diagnostics.outOfOrderSamples += 1
         return
       }
       dt = timestamp - last
-      if dt > parameters.reinitializationGap {
+      if dt > parameters.reinitializationGap || newTimeline {
         state.diagnostics.gaps += 1
         let previous = filteredAttitude6D
         resetFilters(keepBias: true)

@@ -119,7 +119,8 @@ public struct FusionDiagnostics: Sendable, Equatable {
   public var zeroAccelerometerSamples = 0
   /// Samples whose timestamp did not move forward.
   public var outOfOrderSamples = 0
-  /// Gaps longer than the re-initialisation threshold.
+  /// Gaps longer than the re-initialisation threshold, and timestamps earlier than the last one
+  /// by more than it (a new timeline).
   public var gaps = 0
   /// Samples with a gyroscope or accelerometer axis at its saturation limit.
   public var saturatedSamples = 0

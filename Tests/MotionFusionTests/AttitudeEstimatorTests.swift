@@ -184,6 +184,45 @@ final class AttitudeEstimatorTests: XCTestCase {
     XCTAssertEqual(d.acceptedSamples, samples.count)
   }
 
+  /// One sample stamped far ahead (1e9 s), or a clock that restarts lower, is a new timeline: the
+  /// samples after it are taken like those after a gap, and the attitude follows the device
+  /// again. It used to skip every later sample as out of order, so the attitude froze for good.
+  /// A sample only a little early (0.5 s) is still skipped.
+  func testTimeGoingBackByMoreThanAGapStartsANewTimeline() {
+    var imu = SyntheticIMU()
+    let before = Quaternion(angle: 0.7, axis: SIMD3(0, 1, 1))
+    let after = Quaternion(angle: 1.2, axis: SIMD3(1, 0, 1))
+    var estimator = AttitudeEstimator(samplePeriod: 0.01)
+    func feed(_ samples: [SyntheticIMU.Sample]) {
+      for s in samples {
+        estimator.update(
+          timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer,
+          magnetometer: s.magnetometer)
+      }
+    }
+    let first = imu.samples(duration: 5, rate: 100, attitude: { _ in before })
+    feed(first)
+    let last = first[first.count - 1]
+    estimator.update(
+      timestamp: 1e9, gyroscope: last.gyroscope, accelerometer: last.accelerometer,
+      magnetometer: last.magnetometer)
+    // Back to the real clock, with the device turned: followed within 0.5° (inclination from
+    // the accelerometer at once, heading from the magnetometer in a few seconds).
+    feed(imu.samples(duration: 20, rate: 100, start: 5, attitude: { _ in after }))
+    XCTAssertEqual(estimator.state.diagnostics.gaps, 2, "to 1e9 s and back")
+    XCTAssertEqual(estimator.state.diagnostics.outOfOrderSamples, 0)
+    XCTAssertLessThan(estimator.earthFromSensor9D.angle(to: after) / degree, 0.5)
+    // The clock restarts at 0: a new timeline again.
+    feed(imu.samples(duration: 20, rate: 100, attitude: { _ in before }))
+    XCTAssertEqual(estimator.state.diagnostics.gaps, 3)
+    XCTAssertLessThan(estimator.earthFromSensor9D.angle(to: before) / degree, 0.5)
+    // Half a second early: out of order, skipped.
+    estimator.update(
+      timestamp: 19.5, gyroscope: .zero, accelerometer: SIMD3(9.81, 0, 0), magnetometer: nil)
+    XCTAssertEqual(estimator.state.diagnostics.outOfOrderSamples, 1)
+    XCTAssertLessThan(estimator.earthFromSensor9D.angle(to: before) / degree, 0.5)
+  }
+
   /// Saturated readings are counted and kept out of the corrections; a long gap restarts the
   /// attitude but keeps the bias; a NaN magnetometer only loses the heading update.
   func testSaturationGapAndMagnetometerNaN() {
