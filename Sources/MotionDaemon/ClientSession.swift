@@ -32,6 +32,9 @@ final class ClientSession: @unchecked Sendable {
     var subscriptions: [UInt64: ClientSubscription] = [:]
     var dropped: UInt64 = 0
     var isClosed = false
+    /// The client shut down its sending side (end of stream): no request comes any more, and the
+    /// session ends once the replies to the ones it sent are written.
+    var peerFinished = false
     var name = "unnamed"
   }
 
@@ -335,6 +338,7 @@ final class ClientSession: @unchecked Sendable {
     // When the current partial frame's deadline started (nil: no partial frame, no deadline).
     var partialSince: Double?
     var hasReceiveTimeout = false
+    var peerFinished = false
     reading: while true {
       if decoder.bufferedByteCount > 0 {
         let now = ProcessInfo.processInfo.systemUptime
@@ -360,7 +364,10 @@ final class ClientSession: @unchecked Sendable {
       {
         continue  // the receive timeout: the deadline is checked above
       } catch { break }
-      if count == 0 { break }
+      if count == 0 {
+        peerFinished = true
+        break
+      }
       decoder.append(buffer[0..<count])
       var completedFrame = false
       while true {
@@ -384,16 +391,37 @@ final class ClientSession: @unchecked Sendable {
       if completedFrame { partialSince = nil }
       decoder.compact()
     }
-    close()
+    if peerFinished {
+      // A client may shut down its sending side after its last request (`shutdown(SHUT_WR)`)
+      // and still read the answers: the writer sends what is queued, then ends the session.
+      logger.debug("client \(id) finished sending; closing once its replies are written")
+      condition.withLock {
+        state.peerFinished = true
+        condition.broadcast()
+      }
+    } else {
+      close()
+    }
   }
 
   private func writeLoop() {
     var output: [UInt8] = []
     while true {
       condition.lock()
-      while !state.isClosed && state.stream.isEmpty && state.replies.isEmpty { condition.wait() }
+      while !state.isClosed && state.stream.isEmpty && state.replies.isEmpty
+        && !state.peerFinished
+      {
+        condition.wait()
+      }
       if state.isClosed {
         condition.unlock()
+        return
+      }
+      if state.peerFinished && state.replies.isEmpty {
+        // Every reply has been written (stream messages go on while there are replies, not
+        // beyond them).
+        condition.unlock()
+        close()
         return
       }
       output.removeAll(keepingCapacity: output.capacity <= Self.retainedOutputCapacity)

@@ -2,8 +2,11 @@
 
 /// A first-in first-out queue with O(1) amortised `append` and `popFirst` (an array with a moving
 /// head, compacted when half of it is consumed).
+///
+/// A popped slot is emptied at once: a queue that never drains (a client's reply queue while it
+/// reads a long answer) must not keep every element it has handed out alive until compaction.
 struct FIFOQueue<Element> {
-  private var storage: [Element] = []
+  private var storage: [Element?] = []
   private var head = 0
 
   init() {}
@@ -17,7 +20,7 @@ struct FIFOQueue<Element> {
 
   mutating func popFirst() -> Element? {
     guard head < storage.count else { return nil }
-    let element = storage[head]
+    let element = storage[head].take()
     head += 1
     if head == storage.count {
       storage.removeAll(keepingCapacity: true)

@@ -28,9 +28,19 @@ extension HistoryBatch {
       descended += Double(delta.floorsDescended) * fraction
       total.activeSeconds += delta.activeSeconds * fraction
     }
-    total.steps = Int64(steps.rounded())
-    total.floorsAscended = Int64(ascended.rounded())
-    total.floorsDescended = Int64(descended.rounded())
+    total.steps = roundedCount(steps)
+    total.floorsAscended = roundedCount(ascended)
+    total.floorsDescended = roundedCount(descended)
     return total
+  }
+
+  /// `value` rounded to a count, clamped to Int64's range (NaN: 0). Sums of stored counts can
+  /// reach 2^63 (Int64.max as a Double already is 2^63), where `Int64(_:)` would trap.
+  package static func roundedCount(_ value: Double) -> Int64 {
+    let rounded = value.rounded()
+    if rounded.isNaN { return 0 }
+    if rounded >= 0x1p63 { return .max }
+    if rounded < -0x1p63 { return .min }
+    return Int64(rounded)
   }
 }

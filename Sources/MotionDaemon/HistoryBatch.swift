@@ -14,13 +14,21 @@ import Foundation
     package var activeSeconds = 0.0
     @_spi(Benchmarks) public init() {}
 
-    /// Adds a later delta of the same minute to this one.
+    /// Adds a later delta of the same minute to this one. The counts saturate at Int64's limits:
+    /// a stored minute may hold any integer (the file is the user's), and an overflow must not
+    /// stop the daemon.
     package mutating func add(_ other: StepDelta) {
-      steps += other.steps
+      steps = Self.saturatingSum(steps, other.steps)
       distance += other.distance
-      floorsAscended += other.floorsAscended
-      floorsDescended += other.floorsDescended
+      floorsAscended = Self.saturatingSum(floorsAscended, other.floorsAscended)
+      floorsDescended = Self.saturatingSum(floorsDescended, other.floorsDescended)
       activeSeconds += other.activeSeconds
+    }
+
+    private static func saturatingSum(_ a: Int64, _ b: Int64) -> Int64 {
+      let (sum, overflow) = a.addingReportingOverflow(b)
+      guard overflow else { return sum }
+      return b > 0 ? .max : .min
     }
   }
 

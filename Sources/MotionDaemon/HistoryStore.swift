@@ -3,6 +3,7 @@
 import Foundation
 import GRDB
 import Logging
+import MotionSensors
 
 /// The per-user motion history: one SQLite file in WAL mode (GRDB `DatabasePool`).
 ///
@@ -15,6 +16,10 @@ import Logging
   // properties are immutable.
   package let path: String
   private let pool: DatabasePool
+  private let logger: Logger
+  /// The tables whose unusable rows have been reported at warning level (later queries report
+  /// them at debug level only: a client querying in a loop must not flood the log).
+  private let reportedTables = Locked<Set<String>>([])
 
   static let fileName = "history.sqlite"
   /// Pedometer and activity retention, s.
@@ -22,9 +27,10 @@ import Logging
   /// Recorded accelerometer retention, s.
   static let accelerometerRetention = 3 * 86_400.0
 
-  private init(path: String, pool: DatabasePool) {
+  private init(path: String, pool: DatabasePool, logger: Logger) {
     self.path = path
     self.pool = pool
+    self.logger = logger
   }
 
   /// Opens (or creates) the store in `directory` (created 0700). A file SQLite reports as corrupt
@@ -52,7 +58,7 @@ import Logging
       }
     }
     do {
-      return try openChecked(path: path, maximumPageCount: maximumPageCount)
+      return try openChecked(path: path, maximumPageCount: maximumPageCount, logger: logger)
     } catch let error as DatabaseError
       where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB
     {
@@ -66,7 +72,7 @@ import Logging
       logger.error(
         "motion history \(path) is corrupt (\(error.resultCode)); moved it to \(aside) and started a new one"
       )
-      return try openChecked(path: path, maximumPageCount: maximumPageCount)
+      return try openChecked(path: path, maximumPageCount: maximumPageCount, logger: logger)
     }
   }
 
@@ -102,7 +108,9 @@ import Logging
     }
   }
 
-  private static func openChecked(path: String, maximumPageCount: Int?) throws -> HistoryStore {
+  private static func openChecked(
+    path: String, maximumPageCount: Int?, logger: Logger
+  ) throws -> HistoryStore {
     // Create the file 0600 first: SQLite gives its -wal and -shm files the database file's mode.
     // O_NOFOLLOW: never create a file through a link that appeared since the check.
     let fd = Foundation.open(path, O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
@@ -130,7 +138,7 @@ import Logging
         resultCode: .SQLITE_CORRUPT, message: "quick_check: \(result ?? "no answer")")
     }
     try migrator.migrate(pool)
-    return HistoryStore(path: path, pool: pool)
+    return HistoryStore(path: path, pool: pool, logger: logger)
   }
 
   private static var migrator: DatabaseMigrator {
@@ -229,19 +237,51 @@ import Logging
     }
   }
 
-  /// Records a `recordAccelerometer` request.
+  /// Recording requests kept at most (those ending last). Only the latest end is ever read; the
+  /// cap keeps requests that do not overlap (short ones, far apart) from growing the file.
+  static let maximumRecordingRequests = 100
+
+  /// Records a `recordAccelerometer` request. A request that overlaps or adjoins a stored one
+  /// extends it rather than adding a row: a client asking again and again, as apps renew their
+  /// recording, must not grow the file by a row per call for 3 days.
   func addRecordingRequest(requestedDate: Double, untilDate: Double) throws {
+    let isStored =
+      "\(Self.isFiniteNumber("requested_date")) AND \(Self.isFiniteNumber("until_date"))"
     try pool.write { db in
       try db.execute(
-        sql: "INSERT INTO recording_request(requested_date, until_date) VALUES (?, ?)",
+        sql: """
+          UPDATE recording_request
+          SET requested_date = MIN(requested_date, ?1), until_date = MAX(until_date, ?2)
+          WHERE id = (
+            SELECT id FROM recording_request
+            WHERE \(isStored) AND requested_date <= ?2 AND until_date >= ?1
+            ORDER BY until_date DESC LIMIT 1)
+          """,
         arguments: [requestedDate, untilDate])
+      if db.changesCount == 0 {
+        try db.execute(
+          sql: "INSERT INTO recording_request(requested_date, until_date) VALUES (?, ?)",
+          arguments: [requestedDate, untilDate])
+      }
+      // Rows that are not numbers (an edited file) sort last here, so they go first.
+      try db.execute(
+        sql: """
+          DELETE FROM recording_request WHERE id NOT IN (
+            SELECT id FROM recording_request
+            ORDER BY (CASE WHEN \(isStored) THEN until_date END) DESC LIMIT ?)
+          """,
+        arguments: [Self.maximumRecordingRequests])
     }
   }
 
   /// The end of the latest recording request, s since 1970 (0: none).
   func recordingUntil() throws -> Double {
     try pool.read { db in
-      try Double.fetchOne(db, sql: "SELECT MAX(until_date) FROM recording_request") ?? 0
+      try Double.fetchOne(
+        db,
+        sql:
+          "SELECT MAX(until_date) FROM recording_request WHERE \(Self.isFiniteNumber("until_date"))"
+      ) ?? 0
     }
   }
 
@@ -285,54 +325,42 @@ import Logging
   @_spi(Benchmarks) public func pedometerTotals(
     from: Double, to: Double
   ) throws -> HistoryBatch.StepDelta {
-    try pool.read { db in
-      let rows = try Row.fetchAll(
-        db,
-        sql: "SELECT * FROM step_minute WHERE start < ? AND start + 60 > ? ORDER BY start",
-        arguments: [to, from])
-      var total = HistoryBatch.StepDelta()
-      var steps = 0.0
-      var ascended = 0.0
-      var descended = 0.0
-      for row in rows {
-        let start = Double(row["start"] as Int64)
-        let overlap = max(0, min(to, start + 60) - max(from, start)) / 60
-        steps += Double(row["steps"] as Int64) * overlap
-        total.distance += (row["distance"] as Double) * overlap
-        ascended += Double(row["floors_up"] as Int64) * overlap
-        descended += Double(row["floors_down"] as Int64) * overlap
-        total.activeSeconds += (row["active_seconds"] as Double) * overlap
-      }
-      total.steps = Int64(steps.rounded())
-      total.floorsAscended = Int64(ascended.rounded())
-      total.floorsDescended = Int64(descended.rounded())
-      return total
-    }
+    // Every minute here is over (no `now` inside one): each counts pro rata over its 60 s.
+    HistoryBatch.totals(of: try stepMinutes(from: from, to: to), from: from, to: to, now: .infinity)
   }
 
-  /// The per-minute pedometer rows overlapping [from, to] (minute start → counts).
+  /// The per-minute pedometer rows overlapping [from, to] (minute start → counts). A row holding
+  /// what motiond never writes (a text, a negative count, an infinite distance) is skipped and
+  /// logged.
   package func stepMinutes(from: Double, to: Double) throws -> [Int64: HistoryBatch.StepDelta] {
-    try pool.read { db in
+    let (minutes, skipped) = try pool.read { db in
       let rows = try Row.fetchAll(
         db, sql: "SELECT * FROM step_minute WHERE start < ? AND start + 60 > ?",
         arguments: [to, from])
       var minutes: [Int64: HistoryBatch.StepDelta] = [:]
+      var skipped = SkippedRows()
       for row in rows {
-        var delta = HistoryBatch.StepDelta()
-        delta.steps = row["steps"]
-        delta.distance = row["distance"]
-        delta.floorsAscended = row["floors_up"]
-        delta.floorsDescended = row["floors_down"]
-        delta.activeSeconds = row["active_seconds"]
-        minutes[row["start"]] = delta
+        do {
+          var delta = HistoryBatch.StepDelta()
+          delta.steps = try row.storedInteger("steps", in: 0...Int64.max)
+          delta.distance = try row.storedNumber("distance", atLeast: 0)
+          delta.floorsAscended = try row.storedInteger("floors_up", in: 0...Int64.max)
+          delta.floorsDescended = try row.storedInteger("floors_down", in: 0...Int64.max)
+          delta.activeSeconds = try row.storedNumber("active_seconds", atLeast: 0)
+          minutes[try row.storedInteger("start")] = delta
+        } catch let error as StoredValueError {
+          skipped.note(error)
+        }
       }
-      return minutes
+      return (minutes, skipped)
     }
+    report(skipped, table: "step_minute")
+    return minutes
   }
 
   /// Activity changes in [from, to], preceded by the one in force at `from`.
   package func activities(from: Double, to: Double) throws -> [HistoryBatch.ActivityChange] {
-    try pool.read { db in
+    let (changes, skipped) = try pool.read { db in
       let rows = try Row.fetchAll(
         db,
         sql: """
@@ -342,12 +370,24 @@ import Logging
           ORDER BY start_date
           """,
         arguments: [from, from, to])
-      return rows.map {
-        HistoryBatch.ActivityChange(
-          startDate: $0["start_date"], timestamp: $0["timestamp"], flags: $0["flags"],
-          confidence: $0["confidence"])
+      var changes: [HistoryBatch.ActivityChange] = []
+      var skipped = SkippedRows()
+      for row in rows {
+        do {
+          changes.append(
+            HistoryBatch.ActivityChange(
+              startDate: try row.storedNumber("start_date"),
+              timestamp: try row.storedNumber("timestamp"),
+              flags: try row.storedInteger("flags", in: 0...63),
+              confidence: try row.storedInteger("confidence", in: 0...2)))
+        } catch let error as StoredValueError {
+          skipped.note(error)
+        }
       }
+      return (changes, skipped)
     }
+    report(skipped, table: "activity_change")
+    return changes
   }
 
   /// Recorded samples with `from ≤ date ≤ to`, in order, in chunks of at most `chunkSize`.
@@ -356,7 +396,7 @@ import Logging
     _ body: ([(identifier: UInt64, timestamp: Double, date: Double, acceleration: SIMD3<Double>)])
       -> Void
   ) throws {
-    try pool.read { db in
+    let skipped = try pool.read { db in
       let cursor = try Row.fetchCursor(
         db,
         sql:
@@ -365,26 +405,44 @@ import Logging
       var chunk:
         [(identifier: UInt64, timestamp: Double, date: Double, acceleration: SIMD3<Double>)] = []
       chunk.reserveCapacity(chunkSize)
+      var skipped = SkippedRows()
       while let row = try cursor.next() {
-        let payload: Data = row["payload"]
-        let firstIdentifier = UInt64(bitPattern: row["first_identifier"] as Int64)
+        let payload: Data
+        let firstIdentifier: UInt64
+        let startTimestamp: Double
+        let startDate: Double
+        do {
+          payload = try row.storedBlob("payload")
+          firstIdentifier = UInt64(bitPattern: try row.storedInteger("first_identifier"))
+          startTimestamp = try row.storedNumber("start_timestamp")
+          startDate = try row.storedNumber("start_date")
+        } catch let error as StoredValueError {
+          skipped.note(error)
+          continue
+        }
         AccelerometerBlock.decode(
-          payload, startTimestamp: row["start_timestamp"], startDate: row["start_date"],
+          payload, startTimestamp: startTimestamp, startDate: startDate,
           firstIdentifier: firstIdentifier
         ) { identifier, timestamp, date, acceleration in
           guard date >= from, date <= to else { return }
           chunk.append((identifier, timestamp, date, acceleration))
-        }
-        if chunk.count >= chunkSize {
-          body(chunk)
-          chunk.removeAll(keepingCapacity: true)
+          // Within the block too: a block written by someone else may hold any number of samples.
+          if chunk.count >= chunkSize {
+            body(chunk)
+            chunk.removeAll(keepingCapacity: true)
+          }
         }
       }
       body(chunk)
+      return skipped
     }
+    report(skipped, table: "accel_block")
   }
 
   /// The oldest and newest dates in the history, or `nil` when it is empty.
+  ///
+  /// Rows whose dates are not finite numbers are left out, as the queries skip them: SQLite sorts
+  /// a text after every number, so one would otherwise be the newest date.
   func extent() throws -> (oldest: Double, newest: Double)? {
     try pool.read { db in
       let row = try Row.fetchOne(
@@ -393,23 +451,56 @@ import Logging
           SELECT MIN(o) AS oldest, MAX(n) AS newest FROM (
             SELECT MIN(start) AS o, MAX(start) + 60 AS n FROM step_minute
             UNION ALL SELECT MIN(start_date), MAX(start_date) FROM activity_change
-            UNION ALL SELECT MIN(start_date), MAX(end_date) FROM accel_block)
+              WHERE \(Self.isFiniteNumber("start_date"))
+            UNION ALL SELECT MIN(start_date), MAX(end_date) FROM accel_block
+              WHERE \(Self.isFiniteNumber("start_date")) AND \(Self.isFiniteNumber("end_date")))
           """)
-      guard let row, let oldest = row["oldest"] as Double?, let newest = row["newest"] as Double?
-      else { return nil }
-      return (oldest, newest)
+      return try row.flatMap { try Self.dateRange($0, "oldest", "newest") }
     }
   }
 
   /// The dates of the oldest and newest recorded accelerometer samples, or `nil` without any.
+  /// Blocks whose dates are not finite numbers are left out (as in ``extent()``).
   func recordedExtent() throws -> (start: Double, end: Double)? {
     try pool.read { db in
       let row = try Row.fetchOne(
-        db, sql: "SELECT MIN(start_date) AS start, MAX(end_date) AS end FROM accel_block")
-      guard let row, let start = row["start"] as Double?, let end = row["end"] as Double? else {
-        return nil
-      }
-      return (start, end)
+        db,
+        sql: """
+          SELECT MIN(start_date) AS start, MAX(end_date) AS end FROM accel_block
+          WHERE \(Self.isFiniteNumber("start_date")) AND \(Self.isFiniteNumber("end_date"))
+          """)
+      return try row.flatMap { try Self.dateRange($0, "start", "end") }
+    }
+  }
+
+  /// SQL that holds for a row whose `column` is a finite number (not a text, blob, NULL or
+  /// infinity). The literal is the largest finite Double; a comparison, not `abs`, which fails
+  /// the whole statement on Int64.min.
+  private static func isFiniteNumber(_ column: String) -> String {
+    "typeof(\(column)) IN ('integer', 'real') AND \(column) BETWEEN -\(Self.largestFinite) AND \(Self.largestFinite)"
+  }
+
+  private static let largestFinite = "1.7976931348623157e308"
+
+  /// The two dates of an extent row, or `nil` when the tables hold none (both NULL).
+  private static func dateRange(
+    _ row: Row, _ first: String, _ last: String
+  ) throws -> (Double, Double)? {
+    guard try row.decode(DatabaseValue.self, forColumn: first) != .null else { return nil }
+    return (try row.storedNumber(first), try row.storedNumber(last))
+  }
+
+  /// Logs the rows a query skipped: at warning level the first time for `table`, then at debug
+  /// level.
+  private func report(_ skipped: SkippedRows, table: String) {
+    guard let first = skipped.first else { return }
+    let isFirst = reportedTables.withLock { $0.insert(table).inserted }
+    let message: Logger.Message =
+      "motion history \(path): skipped \(skipped.count) row(s) of \(table) holding values motiond does not write (\(first)); the file was damaged or edited"
+    if isFirst {
+      logger.warning(message)
+    } else {
+      logger.debug(message)
     }
   }
 

@@ -138,7 +138,28 @@ public final class MotionDaemon: @unchecked Sendable {
     limits.replyBytes = max(1, configuration.clientReplyBytes)
     limits.subscriptions = max(1, configuration.maximumSubscriptionsPerClient)
     limits.frameDeadline = configuration.frameDeadline
-    while let socket = listener.accept() {
+    var failures = AcceptFailures()
+    while true {
+      let accepted: UnixSocket?
+      do { accepted = try listener.accept() } catch {
+        // Out of descriptors or memory: connections wait in the backlog meanwhile. Stopping here
+        // would leave the daemon running but deaf to every app until it is restarted.
+        let pause = failures.note()
+        if failures.count == 1 {
+          logger.warning(
+            "cannot accept connections (\(error)); retrying with pauses of up to \(AcceptFailures.maximumPause) s"
+          )
+        } else {
+          logger.debug("accepting a connection failed again (\(error))")
+        }
+        Thread.sleep(forTimeInterval: pause)
+        continue
+      }
+      guard let socket = accepted else { return }
+      if failures.count > 0 {
+        logger.notice("accepting connections again (\(failures.count) accept calls failed)")
+        failures = AcceptFailures()
+      }
       let admitted = hub.withLock { h -> Result<ClientSession, ConnectionRefusal> in
         guard !h.isStopped else { return .failure(.stopping) }
         guard h.sessions.count < configuration.maximumClients else {

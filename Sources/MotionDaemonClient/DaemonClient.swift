@@ -105,6 +105,11 @@ public final class DaemonClient: @unchecked Sendable {
   }
 
   private let state = Locked(State())
+  /// Held while a connection is established and while a new stream is registered and subscribed,
+  /// so that one connection is made at a time: the reconnect thread and a request's `connect()`
+  /// would otherwise each open one, orphan the other's, and subscribe every stream twice (its
+  /// handler then gets each sample twice).
+  private let establishing = NSLock()
 
   public init(socketPath: String = DaemonClient.defaultSocketPath(), clientName: String? = nil) {
     self.socketPath = socketPath
@@ -118,8 +123,31 @@ public final class DaemonClient: @unchecked Sendable {
   /// Connects (if not connected) and returns what the daemon serves. Blocks up to `timeout` s.
   @discardableResult
   public func connect(timeout: Double = 2) throws -> DaemonServerInfo {
-    if let info = state.withLock({ $0.socket != nil ? $0.info : nil }) { return info }
-    return try establish(timeout: timeout)
+    if let info = connectedInfo { return info }
+    return try whileConnected(timeout: timeout) { $0 }
+  }
+
+  /// What the daemon serves, when connected now.
+  private var connectedInfo: DaemonServerInfo? {
+    state.withLock { $0.socket != nil ? $0.info : nil }
+  }
+
+  /// Runs `body` with a connection up (made first when there is none) and no other connection
+  /// being made meanwhile. A caller that finds another one connecting waits for it and uses its
+  /// connection; all of this takes at most about `timeout` s.
+  private func whileConnected<T>(
+    timeout: Double, _ body: (DaemonServerInfo) throws -> T
+  ) throws -> T {
+    let deadline = Date(timeIntervalSinceNow: max(0, timeout))
+    guard establishing.lock(before: deadline) else {
+      throw DaemonError(
+        .disconnected, "still connecting to the motion daemon at \(socketPath) after \(timeout) s")
+    }
+    defer { establishing.unlock() }
+    if let info = connectedInfo { return try body(info) }
+    // A receive timeout of 0 would mean none: what is left of the wait, at least 10 ms.
+    let info = try establish(timeout: max(0.01, deadline.timeIntervalSinceNow))
+    return try body(info)
   }
 
   /// Whether a connection is up now.
@@ -144,6 +172,11 @@ public final class DaemonClient: @unchecked Sendable {
 
   // MARK: Connection
 
+  /// Notices the daemon sends every client (request_id 0) that a handshake skips while it waits
+  /// for the Hello reply, at most.
+  static let noticesSkippedInHandshake = 16
+
+  /// Connects and handshakes; the caller holds `establishing`.
   private func establish(timeout: Double) throws -> DaemonServerInfo {
     let socket: UnixSocket
     do { socket = try UnixSocket.connect(path: socketPath) } catch {
@@ -158,10 +191,19 @@ public final class DaemonClient: @unchecked Sendable {
     hello.hello = body
     socket.setReceiveTimeout(seconds: timeout)
     var decoder = FrameDecoder()
-    let reply: WireServerMessage
+    var reply: WireServerMessage
     do {
       try socket.write(Wire.frame(hello))
       reply = try Self.readOne(socket, &decoder)
+      // An authorization change notified to every client can be queued for this connection
+      // before the Hello is answered; the reply reflects the change anyway.
+      var skipped = 0
+      while case .authorization = reply.body, reply.requestID == 0,
+        skipped < Self.noticesSkippedInHandshake
+      {
+        skipped += 1
+        reply = try Self.readOne(socket, &decoder)
+      }
     } catch {
       socket.close()
       throw (error as? DaemonError)
@@ -361,7 +403,8 @@ public final class DaemonClient: @unchecked Sendable {
           self.state.withLock { $0.isReconnecting = false }
           return
         }
-        if (try? self.establish(timeout: 2)) != nil {
+        // Through `connect`: a request may have connected meanwhile, and its connection serves.
+        if (try? self.connect(timeout: 2)) != nil {
           self.logger.info("reconnected to the motion daemon at \(self.socketPath)")
           let streams = self.state.withLock { s -> [Stream] in
             s.isReconnecting = false
@@ -624,14 +667,18 @@ public final class DaemonClient: @unchecked Sendable {
   public func subscribe(
     _ request: DaemonStreamRequest, handler: @escaping @Sendable (DaemonStreamEvent) -> Void
   ) throws -> SourceSubscription {
-    if !isConnected { try connect() }
     let stream = Stream(request: request, handler: handler)
-    let localID = state.withLock { s -> UInt64 in
-      s.nextStreamID += 1
-      s.streams[s.nextStreamID] = stream
-      return s.nextStreamID
+    // Registered and subscribed with no connection being made meanwhile: a connection made in
+    // between would subscribe the new stream too, and then this call again.
+    let localID = try whileConnected(timeout: 2) { _ in
+      let localID = state.withLock { s -> UInt64 in
+        s.nextStreamID += 1
+        s.streams[s.nextStreamID] = stream
+        return s.nextStreamID
+      }
+      sendSubscribe(stream)
+      return localID
     }
-    sendSubscribe(stream)
     return SourceSubscription { [weak self] in self?.unsubscribe(localID) }
   }
 

@@ -129,7 +129,11 @@ package final class UnixSocket: @unchecked Sendable {
   }
 
   /// Waits for the next connection; `nil` once the socket has been closed.
-  package func accept() -> UnixSocket? {
+  ///
+  /// - Throws: ``SocketError`` when `accept` fails on an open socket. Most such errors pass
+  ///   (`EMFILE`/`ENFILE` until descriptors are freed, `ENOBUFS`/`ENOMEM` until memory is), so a
+  ///   server logs them, waits a little and calls again rather than stop accepting.
+  package func accept() throws -> UnixSocket? {
     while true {
       let fd = closeLock.withLock { descriptor }
       guard fd >= 0 else { return nil }
@@ -138,8 +142,12 @@ package final class UnixSocket: @unchecked Sendable {
         _ = fcntl(client, F_SETFD, FD_CLOEXEC)
         return UnixSocket(descriptor: client)
       }
-      if errno == EINTR || errno == ECONNABORTED { continue }
-      return nil
+      let code = errno
+      if code == EINTR || code == ECONNABORTED { continue }
+      // `close()` wakes a blocked `accept` with an error (EINVAL after the shutdown): that is the
+      // end, not a failure.
+      if closeLock.withLock({ descriptor }) < 0 { return nil }
+      throw SocketError(operation: "accept", code: code)
     }
   }
 

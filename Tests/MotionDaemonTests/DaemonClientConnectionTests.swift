@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionConcurrency
+import Testing
+
+@testable import MotionDaemonClient
+
+/// How `DaemonClient` makes its connection, against a ``FakeDaemon`` that is slow to answer the
+/// handshake or sends a notice first.
+@Suite struct DaemonClientConnectionTests {
+  /// Whether `condition` comes to hold within `seconds` (polled every 20 ms): for what must not
+  /// happen, a bounded wait for it.
+  func happens(within seconds: Double, _ condition: () -> Bool) -> Bool {
+    (try? waitUntil(seconds: seconds, "") { condition() }) != nil
+  }
+
+  /// Requests from several threads connect at once while the daemon is slow to answer: one of them
+  /// connects, the others wait for it and use its connection instead of each opening one.
+  @Test func concurrentConnectCallsShareOneConnection() throws {
+    let daemon = try FakeDaemon()
+    daemon.helloDelay = 0.3
+    let client = DaemonClient(socketPath: daemon.path)
+    let failures = Locked(0)
+    let done = DispatchGroup()
+    // Threads of their own: a dispatch queue would run only as many at once as there are cores.
+    for _ in 0..<8 {
+      done.enter()
+      Thread {
+        if (try? client.connect()) == nil { failures.withLock { $0 += 1 } }
+        done.leave()
+      }.start()
+    }
+    #expect(done.wait(timeout: .now() + 30) == .success)
+    #expect(failures.withLock { $0 } == 0)
+    #expect(daemon.accepted == 1)
+    #expect(!happens(within: 0.5) { daemon.accepted > 1 })
+    client.close()
+  }
+
+  /// The daemon drops the connection; while the reconnect thread handshakes, a request connects.
+  /// Two connections would each subscribe the stream (its handler would get every sample twice,
+  /// and one socket would be orphaned): the request must wait for the reconnection and use it.
+  @Test func aRequestConnectingDuringAReconnectionSubscribesNothingTwice() throws {
+    let daemon = try FakeDaemon()
+    let client = DaemonClient(socketPath: daemon.path)
+    let reconnections = Locked(0)
+    let subscription = try client.subscribe(DaemonStreamRequest(pedometer: true)) { event in
+      if case .reconnected = event { reconnections.withLock { $0 += 1 } }
+    }
+    try waitUntil(seconds: 10, "the subscription") { daemon.subscribes == 1 }
+    daemon.helloDelay = 0.3
+    daemon.dropConnections()
+    try waitUntil(seconds: 10, "the reconnect thread to connect") { daemon.accepted == 2 }
+    try client.connect()
+    try waitUntil(seconds: 10, "the reconnection") { reconnections.withLock { $0 } == 1 }
+    try waitUntil(seconds: 10, "the stream to be subscribed again") {
+      daemon.subscribes(onConnection: 1) == 1
+    }
+    #expect(!happens(within: 1) { daemon.accepted > 2 || daemon.subscribes > 2 })
+    #expect(daemon.accepted == 2)
+    #expect(daemon.subscribes == 2)
+    subscription.cancel()
+    client.close()
+  }
+
+  /// An authorization change notified to every client (request_id 0) can be queued before the
+  /// Hello reply of a connection being made: the handshake skips it. Skipping is bounded: a peer
+  /// that only sends notices fails the handshake rather than hold it.
+  @Test func noticesBeforeTheHelloReplyAreSkippedUpToALimit() throws {
+    let daemon = try FakeDaemon()
+    daemon.noticesBeforeHello = 2
+    let client = DaemonClient(socketPath: daemon.path)
+    #expect(try client.connect().sourceName == "fake")
+    client.close()
+
+    daemon.noticesBeforeHello = DaemonClient.noticesSkippedInHandshake + 1
+    let flooded = DaemonClient(socketPath: daemon.path)
+    #expect(throws: DaemonError.self) { try flooded.connect() }
+    flooded.close()
+  }
+}

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionConcurrency
+import MotionDaemonProtocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A stand-in for motiond in this process, for client tests that need the daemon to be slow to
+/// answer the handshake, to send something before answering it, or to drop every connection: it
+/// answers Hello and acknowledges Subscribe, and counts connections and subscriptions.
+final class FakeDaemon: @unchecked Sendable {
+  // Sendable because the mutable state is in `state` (a Locked); sockets are thread-safe.
+  private struct State {
+    var connections: [UnixSocket] = []
+    var accepted = 0
+    /// Subscribe requests received, by connection (index in order of acceptance).
+    var subscribes: [Int: Int] = [:]
+    var helloDelay = 0.0
+    var noticesBeforeHello = 0
+  }
+
+  let path: String
+  private let listener: UnixSocket
+  private let state = Locked(State())
+
+  init() throws {
+    path = "/tmp/fake-motiond-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+    listener = try UnixSocket.listen(path: path)
+    let thread = Thread { [listener, self] in
+      while let socket = try? listener.accept() {
+        let index = state.withLock { s -> Int in
+          s.connections.append(socket)
+          s.accepted += 1
+          return s.accepted - 1
+        }
+        Thread { [self] in serve(socket, index: index) }.start()
+      }
+    }
+    thread.start()
+  }
+
+  deinit {
+    listener.close()
+    unlink(path)
+    for socket in state.withLock({ $0.connections }) { socket.close() }
+  }
+
+  /// Seconds the Hello reply waits (a daemon busy or slow to schedule).
+  var helloDelay: Double {
+    get { state.withLock { $0.helloDelay } }
+    set { state.withLock { $0.helloDelay = newValue } }
+  }
+
+  /// Authorization notices (request_id 0, as every client gets one when the user changes the
+  /// history setting) sent before each Hello reply.
+  var noticesBeforeHello: Int {
+    get { state.withLock { $0.noticesBeforeHello } }
+    set { state.withLock { $0.noticesBeforeHello = newValue } }
+  }
+
+  /// Connections accepted so far.
+  var accepted: Int { state.withLock { $0.accepted } }
+
+  /// Subscribe requests received on every connection so far.
+  var subscribes: Int { state.withLock { $0.subscribes.values.reduce(0, +) } }
+
+  /// Subscribe requests received on connection `index` (0: the first accepted).
+  func subscribes(onConnection index: Int) -> Int {
+    state.withLock { $0.subscribes[index] ?? 0 }
+  }
+
+  /// Closes every connection, as a daemon that stops does.
+  func dropConnections() {
+    for socket in state.withLock({ s -> [UnixSocket] in
+      defer { s.connections = [] }
+      return s.connections
+    }) {
+      socket.close()
+    }
+  }
+
+  private func serve(_ socket: UnixSocket, index: Int) {
+    var decoder = FrameDecoder()
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while let count = try? socket.read(into: &buffer), count > 0 {
+      decoder.append(buffer[0..<count])
+      while let frame = try? decoder.nextFrame(),
+        let request = try? WireClientMessage(serializedBytes: Array(frame))
+      {
+        var reply = WireServerMessage()
+        reply.requestID = request.requestID
+        switch request.body {
+        case .hello:
+          let (delay, notices) = state.withLock { ($0.helloDelay, $0.noticesBeforeHello) }
+          Thread.sleep(forTimeInterval: delay)
+          for _ in 0..<notices {
+            var notice = WireServerMessage()
+            notice.authorization.historyAuthorized = true
+            try? socket.write(Wire.frame(notice))
+          }
+          var answer = Opencoremotion_Daemon_V1_HelloReply()
+          answer.protocolVersion = Wire.protocolVersion
+          answer.sourceName = "fake"
+          answer.minRateHz = 1
+          answer.maxRateHz = 100
+          answer.historyAuthorized = true
+          reply.hello = answer
+        case .subscribe:
+          state.withLock { $0.subscribes[index, default: 0] += 1 }
+          reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
+        default:
+          reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
+        }
+        try? socket.write(Wire.frame(reply))
+      }
+      decoder.compact()
+    }
+  }
+}
