@@ -4,8 +4,12 @@ import Hummingbird
 
 /// Lets a request through only with the access token, when there is one: as `?token=` (then the
 /// response sets a same-site, HTTP-only cookie so the page's own requests carry it) or as that
-/// cookie.
-struct DashboardAccessMiddleware<Context: RequestContext>: RouterMiddleware {
+/// cookie. A request without it is answered 401 and its connection closed
+/// (``DashboardRequestContext/closeAfterAnswer()``), so a host without the token cannot hold
+/// connections with keep-alive requests.
+struct DashboardAccessMiddleware: RouterMiddleware {
+  typealias Context = DashboardRequestContext
+
   let token: String?
 
   func handle(
@@ -15,10 +19,7 @@ struct DashboardAccessMiddleware<Context: RequestContext>: RouterMiddleware {
     let fromQuery = request.uri.queryParameters["token"].map(String.init)
     let given = fromQuery ?? request.cookies[DashboardServer.tokenCookie]?.value
     guard let given, Self.constantTimeEqual(given, token) else {
-      return Response(
-        status: .unauthorized, headers: [.contentType: "text/plain; charset=utf-8"],
-        body: ResponseBody(
-          byteBuffer: ByteBuffer(string: "the dashboard needs its access token (?token=…)\n")))
+      return context.refusal(.unauthorized, "the dashboard needs its access token (?token=…)\n")
     }
     var response = try await next(request, context)
     if fromQuery != nil {

@@ -12,15 +12,20 @@ public struct DashboardConnectionLimits: Sendable, Equatable {
   public var stalledWriteTimeout: Double
   /// Connections served at once; more wait in the listen queue; default 128.
   public var maximumConnections: Int
+  /// The most connections one peer address holds at once; its further connections are closed
+  /// when accepted, so that one host cannot hold every slot; default 16 (a browser opens up to six
+  /// HTTP connections to a server plus one WebSocket per tab, so a few tabs fit).
+  public var maximumConnectionsPerPeer: Int
 
   /// Creates limits; every parameter has the default stated on its property.
   public init(
     requestHeadTimeout: Double = 10, idleTimeout: Double = 30, stalledWriteTimeout: Double = 60,
-    maximumConnections: Int = 128
+    maximumConnections: Int = 128, maximumConnectionsPerPeer: Int = 16
   ) {
     self.requestHeadTimeout = requestHeadTimeout
     self.idleTimeout = idleTimeout
     self.stalledWriteTimeout = stalledWriteTimeout
     self.maximumConnections = maximumConnections
+    self.maximumConnectionsPerPeer = maximumConnectionsPerPeer
   }
 }

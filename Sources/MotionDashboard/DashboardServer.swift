@@ -78,15 +78,17 @@ public struct DashboardServer: Sendable {
     let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
       http1: .init(idleTimeout: idle), ws: .init(maxFrameSize: DashboardControlMessage.maximumSize))
     let webSocketResponder = router.buildResponder()
-    // Every connection gets the guard first (see DashboardConnectionGuard), and at most
+    // Every connection gets the guard first (see DashboardConnectionGuard), at most
     // `maximumConnections` are served at once, so idle or unread connections cannot exhaust the
-    // process's descriptors.
+    // process's descriptors, and one peer address holds at most `maximumConnectionsPerPeer` of
+    // them (DashboardPeerLimit).
+    let peerLimit = DashboardPeerLimit(limit: limits.maximumConnectionsPerPeer, logger: logger)
     let server = HTTPServerBuilder { responder in
       DashboardGuardedChannel(
         inner: HTTP1WebSocketUpgradeChannel(
           responder: responder, webSocketResponder: webSocketResponder,
           configuration: channelConfiguration),
-        limits: limits)
+        limits: limits, peerLimit: peerLimit)
     }
     // Hummingbird logs each connection that ends before its request (closed by the guard, or by
     // the peer) as an error; those are the peers' doing, and logging each would let any peer
@@ -167,7 +169,7 @@ public struct DashboardServer: Sendable {
       // A page on another site must not read the sensors through the visitor's browser (see
       // DashboardOriginPolicy; DashboardRequestGuard checks the same before any route, this is
       // the upgrade's own check so that it never depends on middleware order).
-      let host = DashboardRequestGuard<DashboardRequestContext>.host(of: request)
+      let host = DashboardRequestGuard.host(of: request)
       if !hasToken && !DashboardOriginPolicy.isLoopbackAuthority(host) { return .dontUpgrade }
       if let origin = request.headers[HeaderName("Origin")!],
         !DashboardOriginPolicy.allows(

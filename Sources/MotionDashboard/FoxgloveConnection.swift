@@ -28,8 +28,11 @@ package final class FoxgloveConnection: Sendable {
   }
   /// Messages held before the oldest is dropped (about 0.25 s of every channel at 100 Hz).
   package static let capacity = 256
-  /// Subscriptions one client may hold (there are seven channels; ids are the client's).
-  package static let maximumSubscriptions = 64
+  /// Subscriptions one client may hold: one per channel (ids are the client's). A second
+  /// subscription to a channel is refused with a warning status, as Foxglove's reference server
+  /// does: each subscription is encoded on its own, so 64 of them to one channel made one client
+  /// cost 64 times the JSON encoding of that channel on the event loop.
+  package static let maximumSubscriptions = FoxgloveChannel.allCases.count
 
   /// A message to write: JSON text (server info, advertisement, status) or a binary frame.
   package enum Outgoing: Sendable, Equatable {
@@ -128,6 +131,9 @@ package final class FoxgloveConnection: Sendable {
         }
         let problem = state.withLock { s -> String? in
           guard s.subscriptions[id] == nil else { return "subscription id \(id) is in use" }
+          guard !s.subscriptions.values.contains(channel) else {
+            return "already subscribed to channel \(channelID); ignoring subscription"
+          }
           guard s.subscriptions.count < Self.maximumSubscriptions else {
             return "at most \(Self.maximumSubscriptions) subscriptions"
           }

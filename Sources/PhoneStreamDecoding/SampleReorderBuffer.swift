@@ -20,12 +20,22 @@ import MotionSensors
 /// sample whose time lies further than that from its arrival on the current clock mapping is
 /// far off too (dropped, counted, and part of the run that makes the buffer follow a new timeline),
 /// so one forged reading cannot shift the mapping, and with it every later timestamp, for good.
+///
+/// The lead a sample may have grows with the wall time since the newest accepted one arrived (a
+/// phone that paused, or a new recording, resumes ahead by about that much), and nothing but a
+/// confirmed new timeline (a resynchronisation) forgets what was delivered: the timeline, the
+/// limits and the clock mapping carry over from one recording to the next, since anyone on the
+/// network can announce a new recording. On ``PhoneStreamClock/receiverBoot`` the delivered
+/// timestamps never decrease, even across a resynchronisation (samples mapped before the last
+/// delivered one are dropped and counted as late); on ``PhoneStreamClock/phone`` they follow the
+/// phone's clock, so only a resynchronisation can take them back.
 package struct SampleReorderBuffer: Sendable {
   /// How far (stream seconds) a sample must lag the newest one before it is released; default 0.1.
   package var holdTime: Double
   /// The longest a sample waits (wall seconds) when nothing newer arrives; default 0.3.
   package var maximumDelay: Double
-  /// How far (stream seconds) a sample may lead the newest accepted one; default 10 s.
+  /// How far (stream seconds) a sample may lead the newest accepted one, beyond the wall time
+  /// since that one arrived; default 10 s.
   package var maximumLead = 10.0
   /// How far (seconds) a sample's mapped time may lie from its arrival (see
   /// ``StreamClockMapping/maximumDistance``); default `nil`: not checked.
@@ -43,8 +53,14 @@ package struct SampleReorderBuffer: Sendable {
   package private(set) var resynchronisations = 0
   /// The phone-clock timestamp of the last released sample.
   package private(set) var lastReleasedTimestamp = -Double.infinity
+  /// The delivered (mapped) timestamp of the last released sample: on
+  /// ``PhoneStreamClock/receiverBoot`` no later sample is delivered before it, whatever happens to
+  /// the clock mapping; on ``PhoneStreamClock/phone`` it equals ``lastReleasedTimestamp``.
+  package private(set) var lastDeliveredTimestamp = -Double.infinity
   /// The newest phone-clock timestamp accepted, `nil` before the first.
   private var newestAccepted: Double?
+  /// The wall time (`now` of ``insert(_:now:)``) at which `newestAccepted` arrived.
+  private var newestAcceptedArrival: Double?
   /// How many samples in a row were far from the buffer's timeline.
   private var farOffRun = 0
 
@@ -83,7 +99,8 @@ package struct SampleReorderBuffer: Sendable {
         continue
       }
       let offClock = !clockMapping.isPlausible(time, arrival: arrival)
-      let farAhead = offClock || (newestAccepted.map { time - $0 > maximumLead } ?? false)
+      let lead = maximumLead + Self.elapsed(since: newestAcceptedArrival, now: now)
+      let farAhead = offClock || (newestAccepted.map { time - $0 > lead } ?? false)
       let farBehind = lastReleasedTimestamp - time > maximumLead
       if farAhead || farBehind {
         farOffRun += 1
@@ -100,7 +117,10 @@ package struct SampleReorderBuffer: Sendable {
           continue
         }
       }
-      newestAccepted = max(newestAccepted ?? time, time)
+      if time >= newestAccepted ?? -.infinity {
+        newestAccepted = time
+        newestAcceptedArrival = now
+      }
       newestInserted = max(newestInserted ?? time, time)
       pending.append(Entry(sample: sample, arrival: now, sequence: nextSequence))
       nextSequence += 1
@@ -109,6 +129,14 @@ package struct SampleReorderBuffer: Sendable {
       clockMapping.observe(newestStreamTime: newestInserted, arrival: arrival)
     }
     pending.sort { ($0.sample.timestamp, $0.sequence) < ($1.sample.timestamp, $1.sequence) }
+  }
+
+  /// Wall seconds from `arrival` to `now`: 0 without an arrival, or when the clock went back or
+  /// is not finite.
+  private static func elapsed(since arrival: Double?, now: Double) -> Double {
+    guard let arrival else { return 0 }
+    let elapsed = now - arrival
+    return elapsed.isFinite && elapsed > 0 ? elapsed : 0
   }
 
   /// Releases, in timestamp order, every sample that is due at wall time `now` (all of them when
@@ -136,12 +164,25 @@ package struct SampleReorderBuffer: Sendable {
     }
     pending.removeFirst(count)
     lastReleasedTimestamp = released.last!.timestamp
-    if clockMapping.clock == .phone { return released }
-    return released.map { sample in
+    if clockMapping.clock == .phone {
+      lastDeliveredTimestamp = lastReleasedTimestamp
+      return released
+    }
+    // Mapped times increase within one mapping (the offset only moves forward); after a
+    // resynchronisation the new mapping may start before what was delivered on the old one.
+    var delivered: [MotionSample] = []
+    delivered.reserveCapacity(released.count)
+    for sample in released {
       var mapped = sample
       mapped.timestamp = clockMapping.map(sample.timestamp)
-      return mapped
+      guard mapped.timestamp >= lastDeliveredTimestamp else {
+        droppedLateCount += 1
+        continue
+      }
+      lastDeliveredTimestamp = mapped.timestamp
+      delivered.append(mapped)
     }
+    return delivered
   }
 
   /// A notice to pass on when samples were dropped for arriving late, or `nil`.
@@ -177,12 +218,15 @@ package struct SampleReorderBuffer: Sendable {
   private var implausibleDropReports = PowerOfTenReports()
 
   /// Follows a new timeline: what is pending is dropped (counted as late) and the released time
-  /// forgotten, so the stream goes on from the far-off samples.
+  /// forgotten, so the stream goes on from the far-off samples. On
+  /// ``PhoneStreamClock/receiverBoot`` the delivered time is kept (``lastDeliveredTimestamp``).
   private mutating func resynchronise() {
     droppedLateCount += pending.count
     pending.removeAll()
     lastReleasedTimestamp = -.infinity
+    if clockMapping.clock == .phone { lastDeliveredTimestamp = -.infinity }
     newestAccepted = nil
+    newestAcceptedArrival = nil
     farOffRun = 0
     resynchronisations += 1
     clockMapping.reset()
@@ -199,16 +243,6 @@ package struct SampleReorderBuffer: Sendable {
       events.append(.failure(notice))
     }
     return events
-  }
-
-  /// Forgets everything, including the last released time and the clock mapping (after the
-  /// stream's clock restarted, or for a new recording).
-  package mutating func reset() {
-    pending.removeAll()
-    lastReleasedTimestamp = -.infinity
-    newestAccepted = nil
-    farOffRun = 0
-    clockMapping.reset()
   }
 
   private static func merge(_ a: MotionSample, _ b: MotionSample) -> MotionSample {

@@ -15,7 +15,8 @@ package struct SensorLoggerBatch: Sendable, Equatable {
     package var name: String
     /// UTC epoch nanoseconds.
     package var time: Int64
-    /// The numeric fields of `values` (non-numeric fields are left out).
+    /// The numeric fields of `values` that this library reads (see
+    /// ``SensorLoggerBatch/valueKeys(of:)``); other and non-numeric fields are left out.
     package var values: [String: Double]
     /// Whether the reading carried an `accuracy` field (only Android sends it).
     package var hasAccuracy: Bool
@@ -40,15 +41,31 @@ package struct SensorLoggerBatch: Sendable, Equatable {
     "gyroscopeuncalibrated", "magnetometer", "magnetometeruncalibrated", "barometer", "orientation",
   ]
 
-  /// Parses a push body.
+  /// The fields of a reading's `values` that are kept for the stream `name`: `pressure` for the
+  /// barometer, the quaternion `qx`…`qw` for the orientation (platform detection), `x`, `y`, `z`
+  /// for the rest.
   ///
-  /// - Throws: ``SourceFailure`` (`.malformedData`) naming what is wrong: not JSON, no `payload`
-  ///   array, or a motion reading without a usable `time` or values.
+  /// Only these are kept because a decoded message may wait in the reorder window, and the
+  /// budget of held readings (``SensorLoggerMessageSequencer/defaultMaximumHeldReadings``)
+  /// assumes a reading of a few fields: a reading whose `values` held some 90 000 numeric keys
+  /// used to keep them all, megabytes where about 220 bytes were counted.
+  package static func valueKeys(of name: String) -> [String] {
+    switch name {
+    case "barometer": return ["pressure"]
+    case "orientation": return ["qx", "qy", "qz", "qw"]
+    default: return ["x", "y", "z"]
+    }
+  }
+
   /// The most JSON objects and arrays one push body may hold. A reading is two (itself and its
   /// values), so a full 1 MiB body of readings stays well below; a body of tiny containers built
   /// to make parsing slow is refused after one cheap pass over its bytes instead of parsed.
   package static let maximumContainers = 40_000
 
+  /// Parses a push body.
+  ///
+  /// - Throws: ``SourceFailure`` (`.malformedData`) naming what is wrong: not JSON, no `payload`
+  ///   array, or a motion reading without a usable `time` or values.
   package init(body: [UInt8]) throws {
     // Counts brackets inside strings too: an overestimate, which only errs on the safe side.
     var containers = 0
@@ -102,8 +119,8 @@ package struct SensorLoggerBatch: Sendable, Equatable {
         )
       }
       var values: [String: Double] = [:]
-      for (key, value) in valueMembers {
-        if let number = value.doubleValue { values[key] = number }
+      for key in Self.valueKeys(of: name) {
+        if let number = valueMembers[key]?.doubleValue { values[key] = number }
       }
       let reading = Reading(
         name: name, time: time, values: values, hasAccuracy: entry["accuracy"] != nil)

@@ -111,9 +111,13 @@ package struct SensorLoggerStream: Sendable {
     var events: [SourceEvent] = []
     let (inOrder, sessionChanged) = sequencer.accept(batch, now: now)
     if sessionChanged {
-      // A new recording: finish the old one and forget its clock and convention.
+      // A new recording: finish the old one and forget its convention. The sample timeline (what
+      // was delivered, the lead and clock-distance limits, the clock mapping) carries on: anyone
+      // on the network can announce a new session, and forgetting it let one push deliver any
+      // time (year 2100 on the phone's clock) or take timestamps back. A genuine new recording
+      // fits the timeline (the phone's UTC clock ran on meanwhile); a different clock is
+      // followed after `SampleReorderBuffer.resynchronisationCount` readings in a row.
       events += reorder.release(now: now, flushAll: true).map(SourceEvent.sample)
-      reorder.reset()
       converter.reset(keepingConvention: givenConvention)
     }
     events += process(inOrder, now: now)

@@ -2,7 +2,9 @@
 
 import Dispatch
 import Foundation
+import Logging
 import MotionSensors
+import PhoneStreamDecoding
 
 /// The subscriber bookkeeping, worker lifecycle and serial delivery shared by the phone-stream
 /// sources.
@@ -13,15 +15,70 @@ import MotionSensors
 /// runs concurrently with itself. Stopping waits for the worker at most ``stopTimeout`` seconds, so
 /// a peer that never reads or never answers cannot hang `cancel()`.
 ///
-/// `@unchecked Sendable`: `subscribers` is guarded by `state` (a lock), `isRunning` and `worker` by
-/// `lifecycleLock`; handlers run only on `queue` while `deliveryLock` is held.
+/// What waits for a slow subscriber is bounded: at most ``maximumPendingEvents`` events are queued
+/// (one delivery task at a time drains them); beyond that the oldest queued events are dropped
+/// and counted (``droppedEventCount``), so a subscriber that falls behind gets the newest
+/// readings when it catches up, and the network tasks' memory does not grow with its delay. The
+/// first drop is logged as a warning, and subscribers get an advisory failure the first time and
+/// each time the total reaches a power of ten (ahead of the events that follow the drops; when
+/// several such totals are reached before the subscriber catches up, the latest).
+///
+/// `@unchecked Sendable`: `subscribers` and the pending events are guarded by `state` (a lock),
+/// `isRunning` and `worker` by `lifecycleLock`; handlers run only on `queue` while `deliveryLock`
+/// is held.
 final class LiveSourceHub: @unchecked Sendable {
   typealias Handler = @Sendable (SourceEvent) -> Void
 
   private struct State {
     var subscribers: [UInt64: Handler] = [:]
     var nextID: UInt64 = 0
+    /// Events waiting for delivery, oldest first, from `pendingStart` on (the slots before it
+    /// were delivered or dropped, and are reclaimed when it passes half the array).
+    var pending: [SourceEvent?] = []
+    var pendingStart = 0
+    /// Whether a delivery task is queued or running (it drains `pending` until it is empty).
+    var isDraining = false
+    var droppedEvents = 0
+    var dropReports = PowerOfTenReports()
+    /// The drop total to report ahead of the next events delivered, if one is due (kept apart
+    /// from `pending`, where newer drops would drop the notice too).
+    var dueDropReport: Int?
+
+    var pendingCount: Int { pending.count - pendingStart }
+
+    /// Appends `events`, dropping the oldest beyond `capacity`; returns whether this was the
+    /// first drop.
+    mutating func enqueue(_ events: [SourceEvent], capacity: Int) -> Bool {
+      let droppedBefore = droppedEvents
+      for event in events {
+        if pendingCount >= capacity {
+          pending[pendingStart] = nil
+          pendingStart += 1
+          droppedEvents = droppedEvents == Int.max ? Int.max : droppedEvents + 1
+          if dropReports.isDue(total: droppedEvents) { dueDropReport = droppedEvents }
+        }
+        pending.append(event)
+        if pendingStart > pending.count / 2 {
+          pending.removeFirst(pendingStart)
+          pendingStart = 0
+        }
+      }
+      return droppedBefore == 0 && droppedEvents > 0
+    }
+
+    /// Takes every pending event, oldest first, and the drop total due a report.
+    mutating func takePending() -> (events: [SourceEvent], dropReport: Int?) {
+      let taken = pending[pendingStart...].compactMap { $0 }
+      pending.removeAll(keepingCapacity: false)
+      pendingStart = 0
+      defer { dueDropReport = nil }
+      return (taken, dueDropReport)
+    }
   }
+
+  /// The default of ``maximumPendingEvents``: 16 384, about six seconds of a phone streaming five
+  /// sensors at 500 Hz (a few MB), far more than a subscriber that keeps up ever has waiting.
+  static let defaultMaximumPendingEvents = 16_384
 
   /// The longest `cancel()` of the last subscriber waits for the network worker to finish.
   static let stopTimeout = 3.0
@@ -38,6 +95,9 @@ final class LiveSourceHub: @unchecked Sendable {
   private let failureLabel: String
   private let startWorker: @Sendable () throws -> PhoneStreamWorker?
   private let didStop: @Sendable () -> Void
+  /// The most events queued for delivery; see the type's description.
+  let maximumPendingEvents: Int
+  private let logger: Logger
 
   /// Creates a hub for the source called `failureLabel` in failure messages.
   ///
@@ -45,16 +105,26 @@ final class LiveSourceHub: @unchecked Sendable {
   /// owner is gone); if it throws, subscribers get the error as a failure (a ``SourceFailure`` as
   /// is, anything else as `.other`) and no worker runs until the last subscriber has left.
   /// `didStop` (default: nothing) runs after the worker has been stopped.
+  /// `maximumPendingEvents` (at least 1) bounds the events waiting for slow subscribers.
   init(
     name: String, failureLabel: String,
+    maximumPendingEvents: Int = LiveSourceHub.defaultMaximumPendingEvents,
     startWorker: @escaping @Sendable () throws -> PhoneStreamWorker?,
     didStop: @escaping @Sendable () -> Void = {}
   ) {
     self.queue = DispatchQueue(label: "OpenCoreMotion.\(name).delivery")
     self.failureLabel = failureLabel
+    self.maximumPendingEvents = max(1, maximumPendingEvents)
     self.startWorker = startWorker
     self.didStop = didStop
+    self.logger = Logger(label: "OpenCoreMotion.\(name)")
   }
+
+  /// Events dropped so far because subscribers did not keep up.
+  var droppedEventCount: Int { state.withLock { $0.droppedEvents } }
+
+  /// Events waiting for delivery now (at most ``maximumPendingEvents``).
+  var pendingEventCount: Int { state.withLock { $0.pendingCount } }
 
   /// Whether anyone is subscribed.
   var hasSubscribers: Bool { state.withLock { !$0.subscribers.isEmpty } }
@@ -99,10 +169,43 @@ final class LiveSourceHub: @unchecked Sendable {
     }
   }
 
-  /// Queues events for every current subscriber, in order.
+  /// Queues events for every current subscriber, in order (dropping the oldest queued ones
+  /// beyond ``maximumPendingEvents``).
   func deliver(_ events: [SourceEvent]) {
     guard !events.isEmpty else { return }
-    queue.async { [self] in
+    let capacity = maximumPendingEvents
+    let (startDrain, firstDrop) = state.withLock { s -> (Bool, Bool) in
+      let firstDrop = s.enqueue(events, capacity: capacity)
+      let start = !s.isDraining
+      s.isDraining = true
+      return (start, firstDrop)
+    }
+    if firstDrop {
+      logger.warning(
+        "\(failureLabel): a subscriber does not keep up; beyond \(capacity) waiting events the oldest are dropped"
+      )
+    }
+    if startDrain { queue.async { [self] in drain() } }
+  }
+
+  /// Delivers pending events until none is left (on `queue`, one drain at a time); a due drop
+  /// report goes ahead of the events that follow the drops, as an advisory failure.
+  private func drain() {
+    while true {
+      let (taken, dropReport) = state.withLock { s -> ([SourceEvent], Int?) in
+        let taken = s.takePending()
+        if taken.events.isEmpty && taken.dropReport == nil { s.isDraining = false }
+        return taken
+      }
+      var events = taken
+      if let dropReport {
+        let notice = SourceFailure(
+          .other,
+          "\(failureLabel): \(dropReport) event(s) so far were dropped because subscribers did not "
+            + "keep up (more than \(maximumPendingEvents) were waiting)", isFatal: false)
+        events.insert(.failure(notice), at: 0)
+      }
+      guard !events.isEmpty else { return }
       deliveryLock.lock()
       defer { deliveryLock.unlock() }
       for event in events {

@@ -138,6 +138,9 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   private let oversizedHeads = Locked(PowerOfTenReports())
   /// Connections closed because their peer address already held its share, and when to report.
   private let peerExcess = Locked(PowerOfTenReports())
+  /// Request bodies refused for their size (413), and when to report: every one used to reach
+  /// every subscriber, so a peer could flood them with one failure per request.
+  private let oversizedBodies = Locked(PowerOfTenReports())
   /// The server's own diagnostics: only what is critical (a stop logs expected cancellations as
   /// errors, and every refused request is already answered and reported).
   private let quietLogger: Logger = {
@@ -360,13 +363,21 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
           context.closeAfterAnswer()
           return Self.response(.badRequest, "the request body could not be read\n", close: true)
         }
-        let failure = SourceFailure(
-          .malformedData,
-          "Sensor Logger receiver: a request body exceeded \(configuration.maximumBodySize) bytes "
-            + "and was refused (turn off camera and audio streams in the app)", isFatal: false)
-        hub.deliver(.failure(failure))
+        let reason =
+          "a request body exceeded \(configuration.maximumBodySize) bytes and was refused (turn "
+          + "off camera and audio streams in the app)"
+        // The sender gets every refusal in its answer; subscribers the first one, then one at
+        // each power of ten with the count, like the other refusals.
+        if let report = oversizedBodies.withLock({ $0.count() }) {
+          let counted = report == 1 ? "" : " (\(report) so far)"
+          hub.deliver(
+            .failure(
+              SourceFailure(
+                .malformedData, "Sensor Logger receiver: " + reason + counted, isFatal: false)))
+        }
         context.closeAfterAnswer()
-        return Self.response(.contentTooLarge, failure.message + "\n", close: true)
+        return Self.response(
+          .contentTooLarge, "Sensor Logger receiver: " + reason + "\n", close: true)
       }
       // Decoded before taking the stream's lock: a large body must not hold up other requests.
       let decoded = SensorLoggerStream.decode(Array(body.readableBytesView))

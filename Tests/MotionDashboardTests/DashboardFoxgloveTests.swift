@@ -62,7 +62,8 @@ final class DashboardFoxgloveTests: XCTestCase {
   }
 
   /// Subscriptions from a client are checked: ids must be whole numbers in UInt32's range, channels
-  /// must exist, an id in use is refused, at most 64 are held; each refusal is a status message.
+  /// must exist, an id in use is refused, one per channel is held; each refusal is a status
+  /// message.
   func testSubscriptionRequestsAreCheckedAndRefusalsAnswered() async throws {
     let connection = FoxgloveConnection(serverName: "test", sessionID: "1")
     connection.handle(
@@ -74,7 +75,7 @@ final class DashboardFoxgloveTests: XCTestCase {
     XCTAssertEqual(connection.subscriptions, [6: .accelerometer])
     let many = (100..<200).map { #"{"id":\#($0),"channelId":2}"# }.joined(separator: ",")
     connection.handle(#"{"op":"subscribe","subscriptions":[\#(many)]}"#)
-    XCTAssertEqual(connection.subscriptions.count, FoxgloveConnection.maximumSubscriptions)
+    XCTAssertEqual(connection.subscriptions, [6: .accelerometer, 100: .attitude])
     connection.handle(#"{"op":"getParameters"}"#)
     connection.handle("[1,2]")
     // As deep as the 4 KiB message limit allows: refused, not a stack overflow.
@@ -87,9 +88,45 @@ final class DashboardFoxgloveTests: XCTestCase {
       else { continue }
       statuses.append(object["level"] as? Int ?? -1)
     }
-    // 6 refused subscriptions, 37 over the limit, an unsupported op; a non-object, a deep nest.
-    XCTAssertEqual(statuses.filter { $0 == 1 }.count, 6 + 37 + 1)
+    // 6 refused subscriptions, 99 to a channel already subscribed, an unsupported op; a
+    // non-object, a deep nest.
+    XCTAssertEqual(statuses.filter { $0 == 1 }.count, 6 + 99 + 1)
     XCTAssertEqual(statuses.filter { $0 == 2 }.count, 2)
+  }
+
+  /// One subscription per channel per client: a second one to the same channel (another id) is
+  /// refused with a warning and the channel's rows are encoded and sent once. Before, a client
+  /// could hold 64 subscriptions to one channel and have each row encoded 64 times on the event
+  /// loop. After an unsubscribe the channel can be subscribed to again, under any id.
+  func testASecondSubscriptionToAChannelIsRefused() async throws {
+    let connection = FoxgloveConnection(serverName: "test", sessionID: "1")
+    connection.handle(
+      #"{"op":"subscribe","subscriptions":[{"id":1,"channelId":3},{"id":2,"channelId":3}]}"#)
+    connection.handle(#"{"op":"subscribe","subscriptions":[{"id":3,"channelId":3}]}"#)
+    XCTAssertEqual(connection.subscriptions, [1: .accelerometer])
+    var batch = DashboardBatch()
+    batch.append([1.5, 0, 0, -1], to: .accelerometer)
+    connection.offer(batch)
+    connection.handle(#"{"op":"unsubscribe","subscriptionIds":[1]}"#)
+    connection.handle(#"{"op":"subscribe","subscriptions":[{"id":2,"channelId":3}]}"#)
+    XCTAssertEqual(connection.subscriptions, [2: .accelerometer])
+    connection.offer(batch)
+    connection.finish()
+    var frameIDs: [UInt32] = []
+    var warnings: [String] = []
+    for await message in connection.messages {
+      switch message {
+      case .binary(let bytes): frameIDs.append(try Self.messageData(bytes).0)
+      case .text(let text):
+        let object = try Self.object(text)
+        if object["op"] as? String == "status", object["level"] as? Int == 1 {
+          warnings.append(object["message"] as? String ?? "")
+        }
+      }
+    }
+    XCTAssertEqual(frameIDs, [1, 2], "one frame per row, under the one subscription")
+    XCTAssertEqual(warnings.count, 2, "\(warnings)")
+    XCTAssertTrue(warnings.allSatisfy { $0.contains("already subscribed to channel 3") })
   }
 
   /// A frame's parts: (subscription id, timestamp ns, payload JSON).

@@ -16,13 +16,27 @@ final class DashboardRawConnection {
     var description: String
   }
 
-  /// Connects to `127.0.0.1:port`; `receiveBufferBytes` shrinks the receive window (a reader that
-  /// stops then fills the server's socket quickly).
-  init(port: Int, receiveBufferBytes: Int32? = nil) throws {
+  /// Connects to `127.0.0.1:port` from the loopback address `source` (`127.0.0.2` is another
+  /// peer to the server); `receiveBufferBytes` shrinks the receive window (a reader that stops
+  /// then fills the server's socket quickly).
+  init(port: Int, from source: String = "127.0.0.1", receiveBufferBytes: Int32? = nil) throws {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw Failure(description: "socket failed: errno \(errno)") }
     if var size = receiveBufferBytes {
       setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+    var local = sockaddr_in()
+    local.sin_family = sa_family_t(AF_INET)
+    local.sin_addr.s_addr = inet_addr(source)
+    let bound = withUnsafePointer(to: &local) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard bound == 0 else {
+      let code = errno
+      Glibc.close(fd)
+      throw Failure(description: "bind to \(source) failed: errno \(code)")
     }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
@@ -83,6 +97,24 @@ final class DashboardRawConnection {
     let line = String(decoding: head.prefix { $0 != 13 }, as: UTF8.self)
     let parts = line.split(separator: " ")
     return parts.count >= 2 ? Int(parts[1]) : nil
+  }
+
+  /// The status line and header fields of the response that arrives within `timeout` seconds
+  /// (up to the blank line), or what arrived of them.
+  func head(timeout: Double = 5) -> String {
+    var head: [UInt8] = []
+    let end: [UInt8] = [13, 10, 13, 10]
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while deadline.timeIntervalSinceNow > 0 {
+      if let range = head.firstRange(of: end) {
+        return String(decoding: head[..<range.lowerBound], as: UTF8.self)
+      }
+      guard let bytes = receive(timeout: deadline.timeIntervalSinceNow), !bytes.isEmpty else {
+        break
+      }
+      head += bytes
+    }
+    return String(decoding: head, as: UTF8.self)
   }
 
   /// Whether the server closes the connection within `timeout` seconds (reading and discarding

@@ -165,20 +165,30 @@ final class DecodingHardeningTests: XCTestCase {
       delivered.last?.timestamp ?? 0, BootClock.now, accuracy: 5, "on this machine's boot clock")
   }
 
-  func testANewSensorLoggerSessionStartsAFreshClockMapping() {
+  /// A forged first session (stamped 1970) sets the clock mapping; the phone's own session that
+  /// follows is held to that mapping too (a new `sessionId` is no free reset, see
+  /// `SensorLoggerSessionTimelineTests`), so it is followed after
+  /// `resynchronisationCount` readings in a row, which its first push (a second of readings)
+  /// holds, and is then delivered near this machine's boot clock.
+  func testAForgedFirstSensorLoggerSessionDoesNotPinTheClockMapping() {
     var stream = SensorLoggerStream(
       convention: .android, messageReorderWindow: 0, sampleHoldTime: 0, maximumSampleDelay: 0,
       clock: .receiverBoot)
-    func body(_ session: String, _ id: Int, _ nanoseconds: Int64) -> [UInt8] {
-      Array(
-        ("{\"messageId\":\(id),\"sessionId\":\"\(session)\",\"payload\":[{\"name\":\"gyroscope\","
-          + "\"time\":\(nanoseconds),\"values\":{\"x\":1,\"y\":0,\"z\":0}}]}").utf8)
+    func body(_ session: String, _ id: Int, _ times: [Int64]) -> [UInt8] {
+      let readings = times.map {
+        "{\"name\":\"gyroscope\",\"time\":\($0),\"values\":{\"x\":1,\"y\":0,\"z\":0}}"
+      }
+      return Array(
+        ("{\"messageId\":\(id),\"sessionId\":\"\(session)\",\"payload\":["
+          + readings.joined(separator: ",") + "]}").utf8)
     }
     let genuine: Int64 = 1_795_000_000_000_000_000
-    _ = stream.receive(body: body("a", 0, 0), now: 0)  // forged: 1970
-    _ = stream.receive(body: body("b", 0, genuine), now: 1)
-    var events = stream.receive(body: body("b", 1, genuine + 10_000_000), now: 2).events
+    let firstPush = (0..<50).map { genuine + Int64($0) * 10_000_000 }
+    _ = stream.receive(body: body("a", 0, [0]), now: 0)  // forged: 1970
+    _ = stream.receive(body: body("b", 0, firstPush), now: 1)
+    var events = stream.receive(body: body("b", 1, [genuine + 500_000_000]), now: 2).events
     events += stream.flush(now: 3)
+    XCTAssertEqual(stream.reorderBuffer.resynchronisations, 1)
     let times = events.compactMap { event -> Double? in
       if case .sample(let sample) = event { return sample.timestamp } else { return nil }
     }

@@ -82,6 +82,31 @@ final class NetworkHostilePeerTests: XCTestCase {
     try assertPhoneGetsThrough(receiver, collector, messageID: 0)
   }
 
+  /// Twelve oversized bodies: each sender gets its 413, but subscribers get the first refusal
+  /// and then one at ten with the count, like the other refusals (before, one failure each, so a
+  /// peer could flood every subscriber with them).
+  func testOversizedBodiesAreReportedAtPowersOfTen() throws {
+    let receiver = makeReceiver(maximumBodySize: 1_024)
+    let collector = NetworkEventCollector()
+    let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let port = try XCTUnwrap(receiver.listeningPort)
+    let head =
+      "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n"
+    for _ in 0..<12 {
+      let big = try NetworkTestHTTPClient(port: port)
+      // A little more than the limit, so all of it has been read when the answer comes.
+      try big.socket.send(Array(head.utf8) + [UInt8](repeating: 0x20, count: 1_100))
+      XCTAssertEqual(try big.readResponse().status, 413)
+    }
+    // Events arrive in order: once the phone's sample is in, every report before it is too.
+    try assertPhoneGetsThrough(receiver, collector, messageID: 0)
+    let reports = collector.failures.filter { $0.message.contains("exceeded") }
+    XCTAssertEqual(reports.count, 2, "\(reports)")
+    XCTAssertTrue(reports.last?.message.contains("(10 so far)") ?? false, "\(reports)")
+    XCTAssertTrue(reports.allSatisfy { !$0.isFatal })
+  }
+
   func testMalformedRequestsAreAnsweredAndTheReceiverStaysUp() throws {
     let receiver = makeReceiver()
     let collector = NetworkEventCollector()

@@ -217,4 +217,29 @@ final class SensorLoggerHeldReadingBudgetTests: XCTestCase {
     take(stream.flush(now: 1))
     XCTAssertEqual(samples, 31 * 2, "every reading of every message becomes a sample")
   }
+
+  /// The budget counts readings and assumes each holds a few fields, so a reading keeps only the
+  /// `values` fields the library reads: before, every numeric key was kept, and one reading with
+  /// 20 000 extra keys held them all (about 90 000 fit in a 1 MiB body: megabytes per reading).
+  func testReadingsKeepOnlyTheValueFieldsThatAreRead() throws {
+    let extra = (0..<20_000).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+    func reading(_ name: String, _ fields: String) -> String {
+      "{\"name\":\"\(name)\",\"time\":\(Self.baseTime),\"values\":{\(fields),\(extra)}}"
+    }
+    let body =
+      "{\"messageId\":0,\"sessionId\":\"s\",\"payload\":["
+      + reading("gyroscope", "\"x\":1,\"y\":2,\"z\":3") + ","
+      + reading("barometer", "\"pressure\":1013.25,\"relativeAltitude\":4") + ","
+      + reading("orientation", "\"qx\":0,\"qy\":0,\"qz\":0,\"qw\":1,\"roll\":0") + "]}"
+    let batch = try SensorLoggerBatch(body: Array(body.utf8))
+    XCTAssertEqual(batch.readings.map(\.name), ["gyroscope", "barometer", "orientation"])
+    XCTAssertEqual(batch.readings[0].values, ["x": 1, "y": 2, "z": 3])
+    XCTAssertEqual(batch.readings[1].values, ["pressure": 1013.25])
+    XCTAssertEqual(batch.readings[2].values, ["qx": 0, "qy": 0, "qz": 0, "qw": 1])
+    // What is kept is what the converter needs: the samples are unchanged.
+    var converter = SensorLoggerConverter(convention: .android)
+    let samples = converter.convert(batch).samples
+    XCTAssertEqual(samples.compactMap(\.gyroscope), [SIMD3(1, 2, 3)])
+    XCTAssertEqual(samples.compactMap(\.pressure), [101.325])
+  }
 }

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionDashboard
+import XCTest
+
+/// What a host without the token can hold on an exposed dashboard: refused requests lose their
+/// connection, and one peer address holds at most `maximumConnectionsPerPeer` connections. Before,
+/// a 401 or 403 kept the connection open for more keep-alive requests, and one host could take
+/// all 128 slots, keeping every page out.
+///
+/// Other peers are other loopback addresses (`127.0.0.2`), which Linux routes to the server on
+/// `127.0.0.1`.
+final class DashboardRefusalTests: XCTestCase {
+  private static let token = "k3y"
+
+  private static func get(_ path: String, port: Int, extraHeaders: String = "") -> String {
+    "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(extraHeaders)\r\n"
+  }
+
+  /// A request without the token (401) and one from another site (403) are answered with
+  /// `Connection: close` and the server closes the connection; a request with the token keeps its
+  /// connection for the next one.
+  func testRefusedRequestsCloseTheirConnection() async throws {
+    let configuration = DashboardConfiguration(
+      port: 0, token: Self.token, source: .simulator(scenario: "flat"))
+    let (url, task) = try await DashboardServerTests.start(configuration)
+    defer { task.cancel() }
+    let port = try XCTUnwrap(url.port)
+    try await onThread {
+      let noToken = try DashboardRawConnection(port: port)
+      try noToken.send(Self.get("/", port: port))
+      let unauthorized = noToken.head()
+      XCTAssertTrue(unauthorized.hasPrefix("HTTP/1.1 401"), unauthorized)
+      XCTAssertTrue(unauthorized.lowercased().contains("connection: close"), unauthorized)
+      XCTAssertTrue(noToken.waitForClose(timeout: 3), "the 401's connection is closed")
+
+      let otherSite = try DashboardRawConnection(port: port)
+      try otherSite.send(
+        Self.get(
+          "/?token=\(Self.token)", port: port, extraHeaders: "Origin: http://evil.example\r\n"))
+      let forbidden = otherSite.head()
+      XCTAssertTrue(forbidden.hasPrefix("HTTP/1.1 403"), forbidden)
+      XCTAssertTrue(forbidden.lowercased().contains("connection: close"), forbidden)
+      XCTAssertTrue(otherSite.waitForClose(timeout: 3), "the 403's connection is closed")
+
+      // With the token, the same connection serves a second request after the refusals' linger.
+      let page = try DashboardRawConnection(port: port)
+      try page.send(Self.get("/?token=\(Self.token)", port: port))
+      XCTAssertTrue(page.head().hasPrefix("HTTP/1.1 200"))
+      Thread.sleep(forTimeInterval: 0.5)
+      try page.send(Self.get("/?token=\(Self.token)", port: port))
+      let second = String(decoding: page.receive(timeout: 5) ?? [], as: UTF8.self)
+      XCTAssertTrue(second.contains("HTTP/1.1 200"), second)
+    }
+  }
+
+  /// One address opens three times its share of connections: all beyond its share are closed on
+  /// arrival (each wait ends at the close; the held ones wait out their 0.3 s), and a page from
+  /// another address is served at once although the server serves only 8 connections at a time.
+  func testOneHostCannotHoldEveryConnection() async throws {
+    var configuration = DashboardConfiguration(
+      port: 0, token: Self.token, source: .simulator(scenario: "flat"))
+    configuration.connectionLimits = DashboardConnectionLimits(
+      maximumConnections: 8, maximumConnectionsPerPeer: 4)
+    let (url, task) = try await DashboardServerTests.start(configuration)
+    defer { task.cancel() }
+    let port = try XCTUnwrap(url.port)
+    try await onThread {
+      let flood = try (0..<12).map { _ in
+        try DashboardRawConnection(port: port, from: "127.0.0.2")
+      }
+      let closed = flood.filter { $0.waitForClose(timeout: 0.3) }.count
+      XCTAssertEqual(closed, 8)
+      // The flood's four keep their slots (until the request-head timeout, 10 s by default);
+      // another address gets in.
+      let page = try DashboardRawConnection(port: port, from: "127.0.0.1")
+      try page.send(Self.get("/?token=\(Self.token)", port: port))
+      XCTAssertEqual(page.status(timeout: 3), 200)
+      // The flooding address itself can have a slot again once it gives one back.
+      flood.forEach { $0.close() }
+      var again: DashboardRawConnection?
+      let deadline = Date(timeIntervalSinceNow: 3)
+      while deadline.timeIntervalSinceNow > 0 {
+        let connection = try DashboardRawConnection(port: port, from: "127.0.0.2")
+        try connection.send(Self.get("/?token=\(Self.token)", port: port))
+        if connection.status(timeout: 1) == 200 {
+          again = connection
+          break
+        }
+      }
+      XCTAssertNotNil(again, "a closed connection gives its slot back")
+    }
+  }
+}
