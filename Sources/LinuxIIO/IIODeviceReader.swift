@@ -49,8 +49,16 @@ final class IIODeviceReader {
   private var timestampElement: IIOScanLayout.Element?
   private var pending: [UInt8] = []
   private var readBuffer: [UInt8] = []
-  /// Attribute values to write back at stop, in order.
+  /// Buffer attribute values to write back when the buffer stops, in order.
   private var restore: [(path: String, value: String)] = []
+  /// Sampling frequencies to write back at ``stop()`` (after the buffer's): the rates this reader
+  /// changed, with the text they held before.
+  private var rateRestore: [(path: String, value: String)] = []
+  /// Seconds between records, for stamping records of a device without a timestamp channel:
+  /// 1 / the device's rate (or the requested one when the device does not say).
+  private(set) var recordPeriod = 0.01
+  /// The last timestamp given to a record without a timestamp channel (they never go back).
+  private var lastSpreadTimestamp = -Double.infinity
   private var bufferEnabled = false
 
   init(
@@ -78,6 +86,8 @@ final class IIODeviceReader {
     configureRate(rate)
     let effective = Swift.min(rate, deviceRate ?? rate)
     pollInterval = 1 / Swift.max(effective, 0.1)
+    let recordRate = deviceRate ?? rate
+    recordPeriod = recordRate.isNaN ? 0.01 : 1 / Swift.min(Swift.max(recordRate, 0.1), 1_000_000)
 
     if preference != .polled {
       if !device.supportsBuffer {
@@ -111,10 +121,13 @@ final class IIODeviceReader {
     _ = try poll()
   }
 
-  /// Stops reading and undoes buffer settings (disable first, then trigger and scan elements, as
-  /// the kernel wants). Harmless when already stopped or when the device is gone.
+  /// Stops reading and undoes the settings this reader made: the buffer's (disable first, then
+  /// trigger, length, watermark and scan elements, as the kernel wants), then the sampling
+  /// frequencies it changed. Harmless when already stopped or when the device is gone.
   func stop() {
     stopBuffer()
+    for (path, value) in rateRestore.reversed() { _ = system.writeAttribute(path, value) }
+    rateRestore = []
   }
 
   private func stopBuffer() {
@@ -150,8 +163,11 @@ final class IIODeviceReader {
         chosen.append(current)
         continue
       }
+      let previous = readText(path)
       switch system.writeAttribute(path, IIOFormat.number(target)) {
       case .success:
+        // Written back at stop (what `waitForReadersToStop` promises: rates restored).
+        if let previous, !previous.isEmpty { rateRestore.append((path, previous)) }
         chosen.append(readNumber(path) ?? target)
       case .failure(let error):
         if let current, current > 0 { chosen.append(current) }
@@ -251,10 +267,16 @@ final class IIODeviceReader {
     let sizingRate = rate.isNaN ? 1 : Swift.min(Swift.max(rate, 1), 1_000_000)
     let watermark = Swift.max(1, Int(sizingRate / 100))
     let length = Swift.max(128, Int(sizingRate.rounded(.up)), 4 * watermark)
-    let lengthPath = "\(bufferDirectory)/length"
-    if system.exists(lengthPath) { try write(lengthPath, String(length)) }
-    let watermarkPath = "\(bufferDirectory)/watermark"
-    if system.exists(watermarkPath) { try write(watermarkPath, String(watermark)) }
+    // Both are written back when the buffer stops (after it is disabled, as the kernel requires).
+    for (path, value) in [
+      ("\(bufferDirectory)/length", length), ("\(bufferDirectory)/watermark", watermark),
+    ] where system.exists(path) {
+      let previous = readText(path)
+      try write(path, String(value))
+      if let previous, !previous.isEmpty, previous != String(value) {
+        restore.append((path, previous))
+      }
+    }
 
     try write(enablePath, "1")
     bufferEnabled = true
@@ -362,11 +384,26 @@ final class IIODeviceReader {
   }
 
   /// Decodes the complete records in `pending` (the remainder waits for the next read).
+  ///
+  /// Without a timestamp channel the records of one read are stamped back from their arrival time
+  /// (``BootClock``) at ``recordPeriod``: the last one arrives now, each earlier one a period
+  /// before the next. Stamps never reach back to the previous read's last one: when they would
+  /// (a backlog larger than the time since that read), the read's records share the interval since
+  /// it evenly. So they strictly increase.
   func decodeRecords(recordSize: Int, clockOffset: Double, into samples: inout [MotionSample]) {
     let complete = pending.count / recordSize * recordSize
     guard complete > 0 else { return }
     var values = [Double](repeating: 0, count: IIOConverter.slotCount)
     let arrival = timestampElement == nil ? system.bootTime() : 0
+    var spreadStep = recordPeriod
+    var spreadStart = arrival - Double(complete / recordSize - 1) * recordPeriod
+    if timestampElement == nil, spreadStart <= lastSpreadTimestamp {
+      let count = Double(complete / recordSize)
+      // Share the time since the last stamp (a microsecond apart if the clock did not move).
+      spreadStep = Swift.max((arrival - lastSpreadTimestamp) / count, 1e-6)
+      spreadStart = lastSpreadTimestamp + spreadStep
+    }
+    var recordIndex = 0
     pending.withUnsafeBytes { bytes in
       values.withUnsafeMutableBufferPointer { slots in
         var base = 0
@@ -375,10 +412,14 @@ final class IIODeviceReader {
           for entry in plan {
             slots[entry.slot] = Double(entry.type.decode(record, at: entry.offset))
           }
-          var timestamp = arrival
+          let timestamp: Double
           if let element = timestampElement {
             timestamp = Double(element.type.decode(record, at: element.offset)) / 1e9 + clockOffset
+          } else {
+            timestamp = spreadStart + Double(recordIndex) * spreadStep
+            lastSpreadTimestamp = timestamp
           }
+          recordIndex += 1
           samples.append(converter.sample(raw: UnsafeBufferPointer(slots), timestamp: timestamp))
           base += recordSize
         }

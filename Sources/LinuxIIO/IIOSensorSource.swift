@@ -10,11 +10,14 @@ import MotionSensors
 /// Devices are found under a sysfs root (default `/sys/bus/iio/devices`, or `COREMOTION_IIO_ROOT`)
 /// by their channels and identified by `name`/`label`, never by index. One reader thread serves
 /// every subscriber: it starts with the first subscription and stops, restoring the buffer
-/// settings, when the last one is cancelled.
+/// settings and the sampling frequencies it changed, when the last one is cancelled.
 ///
 /// Reading is buffered from `/dev/iio:deviceN` (or `COREMOTION_IIO_DEV`) when the buffer
 /// attributes are writable, else sysfs polling; see ``IIOConfiguration`` for the mode, the
-/// accelerometer sign convention and overrides. Samples carry seconds since boot. Failures are
+/// accelerometer sign convention and overrides. Samples carry seconds since boot: the buffer's
+/// timestamp channel when the device has one; otherwise the records of one read are stamped back
+/// from their arrival time at the device's sampling period (the last one now, each earlier one a
+/// period before, never reaching back before the previous read's last stamp). Failures are
 /// explicit:
 /// - a busy device (another reader) falls back to polling with a ``warnings`` entry;
 /// - missing permissions in buffered-only mode are a `.permissionDenied` failure naming the udev

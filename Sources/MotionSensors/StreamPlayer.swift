@@ -22,6 +22,11 @@ import Foundation
 /// sample it delivers (a context switch in and out of the player, and one of the consumer's queue
 /// thread when it was idle), so waking for two samples at a time instead of one cuts the CPU a
 /// 100 Hz stream costs by about a third (docs/Daemon.md has the figures).
+///
+/// Under wall-clock pacing a jump forward in the stream's time (a gap in a recording, or a
+/// timestamp glitch a reader kept) is waited out for at most ``maximumGapWait`` seconds: the
+/// sample after it is then delivered (with its own timestamp) and playback continues from it.
+/// A gap of 28 hours no longer stalls a replay for 28 hours.
 public final class StreamPlayer: SensorSource, Sendable {
   public let name: String
   public let availableSensors: SensorSet
@@ -38,6 +43,15 @@ public final class StreamPlayer: SensorSource, Sendable {
   /// The default ``batchInterval``, s: two samples per wake-up at 100 Hz, one at 50 Hz or less.
   public static let defaultBatchInterval = 0.02
 
+  /// Under wall-clock pacing, the longest time in seconds the player waits between two samples:
+  /// a jump in the stream's time longer than this (at the playback speed) is played as a pause of
+  /// this length, and playback continues from the sample after the jump. Virtual pacing is not
+  /// affected (its clock jumps gaps at once).
+  public let maximumGapWait: Double
+
+  /// The default ``maximumGapWait``, s.
+  public static let defaultMaximumGapWait = 10.0
+
   private struct State {
     var stream: any SampleStream
     var pending: MotionSample?
@@ -46,6 +60,9 @@ public final class StreamPlayer: SensorSource, Sendable {
     /// Playback anchor: stream time `streamOrigin` plays at clock time `clockOrigin`.
     var streamOrigin: Double?
     var clockOrigin = 0.0
+    /// Under wall-clock pacing, the clock time at which the last sample was due (for
+    /// ``maximumGapWait``); `nil` until a sample has gone out since the last anchoring.
+    var lastDue: Double?
     var clockObserver: UInt64?
     /// The sensors each subscriber needs (by its ``SubscriberFanOut`` id).
     var sensorsBySubscriber: [UInt64: SensorSet] = [:]
@@ -65,10 +82,12 @@ public final class StreamPlayer: SensorSource, Sendable {
   private let deliveryLock = NSRecursiveLock()
 
   /// Creates a player over `stream`; `batchInterval` (s, clamped to [0, 1]) is described at
-  /// ``batchInterval``.
+  /// ``batchInterval``, `maximumGapWait` (s, clamped to [0, 3600]; NaN takes the default) at
+  /// ``maximumGapWait``.
   public init(
     _ stream: some SampleStream, pacing: Pacing, name: String? = nil,
-    batchInterval: Double = StreamPlayer.defaultBatchInterval
+    batchInterval: Double = StreamPlayer.defaultBatchInterval,
+    maximumGapWait: Double = StreamPlayer.defaultMaximumGapWait
   ) {
     let descriptor = stream.descriptor
     self.descriptor = descriptor
@@ -78,6 +97,9 @@ public final class StreamPlayer: SensorSource, Sendable {
     self.supportedSampleRates = Swift.min(1, rate)...rate
     self.pacing = pacing
     self.batchInterval = batchInterval.isFinite ? Swift.min(Swift.max(batchInterval, 0), 1) : 0
+    self.maximumGapWait =
+      maximumGapWait.isNaN
+      ? Self.defaultMaximumGapWait : Swift.min(Swift.max(maximumGapWait, 0), 3600)
     self.state = Locked(State(stream: stream))
   }
 
@@ -207,8 +229,17 @@ public final class StreamPlayer: SensorSource, Sendable {
           if s.streamOrigin == nil {
             s.streamOrigin = sample.timestamp
             s.clockOrigin = now
+            s.lastDue = nil
           }
-          return s.clockOrigin + (sample.timestamp - s.streamOrigin!) / speed
+          let due = s.clockOrigin + (sample.timestamp - s.streamOrigin!) / speed
+          // A jump longer than the longest wait: re-anchor so that this sample is due that long
+          // after the previous one (once; afterwards `due - lastDue` equals the wait).
+          if let last = s.lastDue, due - last > maximumGapWait {
+            s.streamOrigin = sample.timestamp
+            s.clockOrigin = last + maximumGapWait
+            return s.clockOrigin
+          }
+          return due
         }
         // A sample that is due goes out now; one that is not waits for its time, and at least
         // until the batch interval since the last wake-up has passed.
@@ -224,6 +255,7 @@ public final class StreamPlayer: SensorSource, Sendable {
           batchEnd = now + batchInterval
           hasSlept = false
         }
+        state.withLock { $0.lastDue = due }
       }
       deliverPending()
       deliveryLock.unlock()

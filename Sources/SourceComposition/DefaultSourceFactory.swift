@@ -30,9 +30,12 @@ enum DefaultSourceFactory {
     return SimulatedSensorStream(scenario: try Scenario.named(name))
   }
 
-  /// A reader over the recording at `url` (format detected from its header).
+  /// A reader over the recording at `url`: format detected from its header, or one of the shared
+  /// plain tables (`t,ax,ay,az[,pressure_hpa]`: specific force in m/s², or g with Apple's sign as
+  /// MotionSense writes it, told apart by the first samples) read through its column mapping, in
+  /// OpenCoreMotion's units like every recording.
   static func recordingStream(url: URL) throws -> any SampleStream {
-    try RecordingReader.open(url)
+    try RecordingReader.openIncludingSharedTables(url)
   }
 
   /// The motion sensors the IIO backend finds, or `nil` when there are none.

@@ -18,7 +18,7 @@ import MotionSensors
 /// | `none` | no sensors at all: every `is…Available` is `false` |
 /// | `simulator` | the simulator's default scenario (`tour`), in real time |
 /// | `simulator:SCENARIO` | a built-in scenario by name, or a scenario JSON file (`….json`) |
-/// | `replay:PATH` | a recording, in real time on the recording's clock |
+/// | `replay:PATH` | a recording (any detected format, or a shared `t,ax,ay,az[,pressure_hpa]` table in m/s² or in g with Apple's sign), in real time on the recording's clock |
 /// | `replay:PATH?speed=N` | N times faster than recorded (0.01 ≤ N ≤ 1000, e.g. `0.5`, `4`) |
 /// | `replay:PATH?speed=max` | as fast as the consumers take samples |
 /// | `iio` | Linux Industrial I/O sensors (every motion sensor the backend finds) |

@@ -68,7 +68,9 @@ package final class CSVBytes {
     self.windowSize = Swift.max(windowSize, 4)
     // Small files get a window just large enough (plus one byte to see the end without a second
     // read).
-    capacity = Swift.min(self.windowSize, Swift.max(source.sizeHint, 4095) + 1)
+    // Compared before adding the byte: a size hint of Int.max (a sparse file) must not overflow.
+    let small = Swift.max(source.sizeHint, 4095)
+    capacity = small < self.windowSize ? small + 1 : self.windowSize
     base = .allocate(capacity: capacity + 1)
     count = 0
     start = 0

@@ -16,6 +16,11 @@ struct CSVTableStream: RecordingRowStream {
   private let skipsCommentLines: Bool
   private var fields: [CSVField] = []
   private var lastTimestamp = -Double.infinity
+  /// A row whose time jumped more than ``suspiciousForwardJump`` ahead, held until the next usable
+  /// row tells whether it is a new stretch of the recording or a glitch (with its line).
+  private var heldRow: (sample: MotionSample, line: Int)?
+  /// A row already decoded and ordered, returned by the next call (after a held row was released).
+  private var readyRow: MotionSample?
   private var isFinished = false
   /// Rows left out under ``RecordingReader/InvalidRowPolicy/skip``.
   private(set) var skippedRowCount = 0
@@ -39,7 +44,23 @@ struct CSVTableStream: RecordingRowStream {
     self.skipsCommentLines = skipsCommentLines
   }
 
+  /// The largest step ahead in time, in seconds, that a row takes without a second look (one
+  /// minute). A row further ahead of the previous one is held until the next usable row: when that
+  /// row continues at or after it, the recording resumed after a gap and both are kept; when that
+  /// row goes back before it (continuing the old timeline), the far row is a glitched timestamp
+  /// and is left out and counted under ``RecordingReader/InvalidRowPolicy/skip``, or reported
+  /// naming its line under ``RecordingReader/InvalidRowPolicy/fail``. A far row that is the last
+  /// of the file is kept.
+  ///
+  /// Without this, one row stamped 99 999 999 among rows 0, 0.01, … kept the glitch and dropped
+  /// every later row as going backwards.
+  static let suspiciousForwardJump = 60.0
+
   mutating func next() throws -> MotionSample? {
+    if let ready = readyRow {
+      readyRow = nil
+      return ready
+    }
     guard !isFinished else { return nil }
     do {
       while try cursor.nextRow(into: &fields) {
@@ -55,6 +76,12 @@ struct CSVTableStream: RecordingRowStream {
       throw error
     }
     isFinished = true
+    // A far row at the end of the file: nothing contradicts it.
+    if let held = heldRow {
+      heldRow = nil
+      lastTimestamp = held.sample.timestamp
+      return held.sample
+    }
     return nil
   }
 
@@ -171,6 +198,29 @@ struct CSVTableStream: RecordingRowStream {
         malformed("a sensor value is NaN or infinite", column: firstNonFiniteColumn(sample))
           .kind(.invalidValue))
     }
+    if let held = heldRow {
+      heldRow = nil
+      if time >= held.sample.timestamp {
+        // The far row starts a new stretch: release it, and place this row after it.
+        lastTimestamp = held.sample.timestamp
+        readyRow = try place(&sample)
+        return held.sample
+      }
+      // This row continues the old timeline: the far row was a glitch.
+      _ = try reject(
+        RecordingError(
+          .invalidValue, file: fileName, line: held.line, column: layout.columnNames[layout.time],
+          "the timestamp \(held.sample.timestamp) jumps \(held.sample.timestamp - lastTimestamp) s "
+            + "ahead of the previous row's \(lastTimestamp), and the next row (line "
+            + "\(cursor.lineNumber)) goes back to \(time): a glitched timestamp"))
+    }
+    return try place(&sample)
+  }
+
+  /// Places the current row in time (see ``suspiciousForwardJump``): returns it complete with its
+  /// ground truth, holds it (a far step ahead), or rejects it (going backwards).
+  private mutating func place(_ sample: inout MotionSample) throws -> MotionSample? {
+    let time = sample.timestamp
     if time < lastTimestamp {
       return try reject(
         RecordingError(
@@ -179,6 +229,10 @@ struct CSVTableStream: RecordingRowStream {
           "the timestamp \(time) is earlier than the previous row's \(lastTimestamp)"))
     }
     if layout.hasGroundTruth { sample.groundTruth = try groundTruth() }
+    if lastTimestamp.isFinite, time - lastTimestamp > Self.suspiciousForwardJump {
+      heldRow = (sample, cursor.lineNumber)
+      return nil
+    }
     lastTimestamp = time
     return sample
   }

@@ -116,9 +116,21 @@ extension ColumnMapping {
   // MARK: Units
 
   /// One entry of `units=`: the unit says which quantity it is for.
+  ///
+  /// `mg` is milli-g or milligauss: the columns decide (assigned before the options are read).
   private mutating func applyUnit(_ unit: String, in text: String) throws {
-    if unit.hasPrefix("-") || RecordingUnits.acceleration(unit) != nil && unit.lowercased() != "mg"
-    {
+    if unit.lowercased() == "mg" {
+      switch (accelerometer != nil, magnetometer != nil) {
+      case (true, true):
+        throw Self.error(
+          "unit \"mg\" is ambiguous with both accelerometer and magnetometer columns: write "
+            + "acc=mg for milli-g or mag=mg for milligauss", in: text)
+      case (true, false):
+        try setAccelerationUnit(unit, in: text)
+      case (false, _):
+        magneticFieldScale = RecordingUnits.magneticField(unit) ?? magneticFieldScale
+      }
+    } else if unit.hasPrefix("-") || RecordingUnits.acceleration(unit) != nil {
       try setAccelerationUnit(unit, in: text)
     } else if let scale = RecordingUnits.angularRate(unit) {
       angularRateScale = scale

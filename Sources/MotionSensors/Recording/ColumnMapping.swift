@@ -19,11 +19,13 @@ import MotionMath
 ///
 /// - `units=` a comma-separated list; each unit says which quantity it is for: time `s` (default),
 ///   `ms`, `us`, `ns` (integer times are parsed exactly); acceleration `m/s^2` (default, specific
-///   force: +9.81 up at rest), `g` (the same sign, in g) or `-g` (g with Apple's Core Motion sign,
-///   as iOS logs it: converted with `f = −a · 9.80665`); angular rate `rad/s` (default) or `deg/s`;
-///   magnetic field `uT` (default), `nT`, `mT`, `T`, `gauss`; pressure `kPa` (default), `hPa`,
-///   `mbar`, `Pa`. `acc=`, `gyro=`, `mag=`, `pressure=` and `time=` set one quantity's unit
-///   explicitly.
+///   force: +9.81 up at rest), `g` (the same sign, in g), `mg` (milli-g) or `-g`, `-mg` (with
+///   Apple's Core Motion sign, as iOS logs it: converted with `f = −a · 9.80665`); angular rate
+///   `rad/s` (default) or `deg/s`; magnetic field `uT` (default), `nT`, `mT`, `T`, `gauss`, `mgauss`
+///   or `mg` (milligauss); pressure `kPa` (default), `hPa`, `mbar`, `Pa`. `mg` in `units=` is
+///   milli-g when the mapping has accelerometer columns and no magnetometer ones, milligauss
+///   otherwise, and an error when it has both. `acc=`, `gyro=`, `mag=`, `pressure=` and `time=` set
+///   one quantity's unit explicitly.
 /// - `sep=` `comma` (default), `semicolon`, `tab` or `pipe`; `decimal=comma` for decimal commas.
 /// - `header=none` when the file has no header row; `skip=N` to skip N lines before the header
 ///   (or before the data, without a header).
@@ -58,7 +60,8 @@ public struct ColumnMapping: Sendable, Equatable {
   public var decimalComma = false
   /// Whether the file has a header row.
   public var hasHeader = true
-  /// Lines to skip at the start of the file.
+  /// Lines to skip at the start of the file, 0…``maximumSkippedLines`` (opening a file with a value
+  /// outside that range throws).
   public var skipLines = 0
 
   /// The most lines `skip=` accepts: a preamble, not a way to seek into a file.
@@ -95,6 +98,19 @@ public struct ColumnMapping: Sendable, Equatable {
   }
 
   func open(_ url: URL, options: RecordingReader.Options) throws -> CSVTableStream {
+    // The properties are public, so they may hold what the parser never produces.
+    guard (0...Self.maximumSkippedLines).contains(skipLines) else {
+      throw Self.error(
+        "skipLines must be 0…\(Self.maximumSkippedLines), got \(skipLines)", in: "skip=\(skipLines)"
+      )
+    }
+    for columns in [accelerometer, gyroscope, magnetometer] {
+      if let columns, columns.count != 3 {
+        throw Self.error(
+          "a vector needs three columns (x, y, z), got \(columns.count)",
+          in: columns.joined(separator: ","))
+      }
+    }
     let bytes = try CSVBytes(contentsOf: url)
     var cursor = CSVCursor(bytes, separator: separator.asciiValue ?? UInt8(ascii: ","))
     // A file shorter than its preamble ends the skipping (the header read then reports it).

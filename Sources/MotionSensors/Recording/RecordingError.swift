@@ -20,7 +20,8 @@ public struct RecordingError: Error, Sendable, Equatable, CustomStringConvertibl
     case malformedRow
     /// A row's timestamp is earlier than the previous row's.
     case timestampWentBackwards
-    /// A sensor value or timestamp is NaN or infinite.
+    /// A sensor value or timestamp is NaN or infinite, or a timestamp is a glitch: far ahead of
+    /// the previous row's, with the next row back on the old timeline.
     case invalidValue
     /// The file could not be written or a sample does not fit the recording.
     case writeFailed

@@ -11,10 +11,12 @@ import Foundation
 ///
 /// Readers convert to OpenCoreMotion's units and signs (specific force in m/s², rad/s, µT, kPa) and
 /// check every row: a malformed row, a timestamp going backwards or a NaN/infinite sensor value is
-/// an error naming the file and line. With ``Options/invalidRows`` set to
-/// ``InvalidRowPolicy/skip``, rows with non-finite values or backwards timestamps are left out and
-/// counted instead (``RecordingStream/skippedRowCount``); text that does not parse is always an
-/// error.
+/// an error naming the file and line. So is a glitched timestamp: a row more than a minute ahead of
+/// the previous one whose next row goes back before it (continuing the old timeline); a far row
+/// whose next row continues after it is a gap in the recording and is kept. With
+/// ``Options/invalidRows`` set to ``InvalidRowPolicy/skip``, rows with non-finite values, backwards
+/// or glitched timestamps are left out and counted instead (``RecordingStream/skippedRowCount``);
+/// text that does not parse is always an error.
 public enum RecordingReader {
   /// What to do with a row that parses but cannot be used.
   public enum InvalidRowPolicy: String, Sendable, CaseIterable {
@@ -26,8 +28,8 @@ public enum RecordingReader {
 
   /// Reading options.
   public struct Options: Sendable {
-    /// What to do with rows holding NaN/infinite sensor values or a backwards timestamp; default
-    /// ``InvalidRowPolicy/fail``.
+    /// What to do with rows holding NaN/infinite sensor values, a backwards timestamp or a glitched
+    /// one (far ahead of its neighbours); default ``InvalidRowPolicy/fail``.
     public var invalidRows: InvalidRowPolicy
 
     /// How to read a CSV of any layout; used with ``RecordingFormat/columns`` (and implies it when

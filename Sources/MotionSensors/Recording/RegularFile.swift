@@ -21,15 +21,17 @@ import Foundation
 enum RegularFile {
   /// Opens `path` for reading and returns the descriptor (the caller closes it) and the size.
   ///
+  /// - Parameter purpose: what such files hold, for the message refusing one that is not regular
+  ///   (`"recordings"`, `"scenarios"`).
   /// - Throws: ``RecordingError`` `.fileNotFound` when nothing is there, `.unreadable` for a file
   ///   that is not regular or cannot be opened.
   static func openForReading(
-    _ path: String, displayName: String? = nil
+    _ path: String, displayName: String? = nil, purpose: String = "recordings"
   ) throws -> (descriptor: Int32, size: Int) {
     let name = displayName ?? path
     var status = stat()
     guard stat(path, &status) == 0 else { throw openError(errno, name: name) }
-    try refuseUnlessRegular(status.st_mode, name: name)
+    try refuseUnlessRegular(status.st_mode, name: name, purpose: purpose)
     let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
     guard descriptor >= 0 else { throw openError(errno, name: name) }
     guard fstat(descriptor, &status) == 0 else {
@@ -38,7 +40,7 @@ enum RegularFile {
       throw openError(code, name: name)
     }
     do {
-      try refuseUnlessRegular(status.st_mode, name: name)
+      try refuseUnlessRegular(status.st_mode, name: name, purpose: purpose)
     } catch {
       close(descriptor)
       throw error
@@ -67,13 +69,18 @@ enum RegularFile {
 
   /// Reads at most `count` bytes from the start of the regular file at `path`.
   ///
-  /// - Throws: what ``openForReading(_:displayName:)`` throws, and `.unreadable` for a read error.
-  static func readPrefix(_ path: String, displayName: String? = nil, count: Int) throws -> Data {
+  /// - Throws: what ``openForReading(_:displayName:purpose:)`` throws, and `.unreadable` for a read
+  ///   error.
+  static func readPrefix(
+    _ path: String, displayName: String? = nil, count: Int, purpose: String = "recordings"
+  ) throws -> Data {
     let name = displayName ?? path
-    let (descriptor, size) = try openForReading(path, displayName: name)
+    let (descriptor, size) = try openForReading(path, displayName: name, purpose: purpose)
     defer { close(descriptor) }
-    // The size is only a hint for the buffer (the file may grow or shrink while it is read).
-    var data = Data(count: Swift.max(0, Swift.min(count, size + 1)))
+    // The size is only a hint for the buffer (the file may grow or shrink while it is read); one
+    // byte more than the size sees the end without a second read. A size of Int.max (a sparse file
+    // on a file system that allows it) must not overflow that addition.
+    var data = Data(count: Swift.max(0, size < count ? size + 1 : count))
     var filled = 0
     while filled < data.count {
       let n = data.withUnsafeMutableBytes { raw in
@@ -104,14 +111,16 @@ enum RegularFile {
     }
   }
 
-  private static func refuseUnlessRegular(_ mode: mode_t, name: String) throws {
+  private static func refuseUnlessRegular(
+    _ mode: mode_t, name: String, purpose: String = "recordings"
+  ) throws {
     guard let kind = kindName(mode) else { return }
     if mode & S_IFMT == S_IFDIR {
       throw RecordingError(.unreadable, file: name, "cannot read the file (it is a folder)")
     }
     throw RecordingError(
       .unreadable, file: name,
-      "is \(kind), not a regular file: recordings are read from regular files only (save the "
+      "is \(kind), not a regular file: \(purpose) are read from regular files only (save the "
         + "data to a file first)")
   }
 

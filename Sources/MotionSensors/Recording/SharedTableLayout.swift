@@ -31,12 +31,14 @@ package enum SharedTableLayout: Sendable, Equatable, CaseIterable {
   /// The column mapping that reads every layout of `layouts` at once: a steps table with a
   /// pressure column gives its accelerometer and its barometer (rows without a pressure value
   /// carry none). `nil` when `layouts` is empty.
-  package static func columnMapping(reading layouts: [SharedTableLayout]) -> String? {
+  package static func columnMapping(
+    reading layouts: [SharedTableLayout], accelerationUnit: String = "m/s^2"
+  ) -> String? {
     var columns: [String] = []
     var units: [String] = []
     if layouts.contains(.steps) {
       columns += ["ax=ax", "ay=ay", "az=az"]
-      units.append("m/s^2")
+      units.append(accelerationUnit)
     }
     if layouts.contains(.pressureHectopascals) {
       columns.append("p=pressure_hpa")
@@ -82,4 +84,52 @@ package enum SharedTableLayout: Sendable, Equatable, CaseIterable {
     if line.hasPrefix("\u{FEFF}") { line.removeFirst() }
     return line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
   }
+}
+
+extension RecordingReader {
+  /// Opens `url` as ``open(_:format:options:)`` does when its header names a recording format, and
+  /// otherwise as the shared plain table its header matches (``SharedTableLayout``): `t,ax,ay,az`
+  /// in seconds, with or without a `pressure_hpa` or `pressure_kpa` column. The table is read
+  /// through its column mapping, so its samples are in OpenCoreMotion's units like every reader's
+  /// (Core Motion's g and sign are applied at the API, as for any recording).
+  ///
+  /// The shared step tables hold specific force in m/s² (+9.81 up at rest), but iPhone loggers and
+  /// the MotionSense files write g with Apple's sign under the same header. As `motionctl steps`
+  /// and `activity` do, the median |a| of the first ``plainTableUnitSampleCount`` samples decides:
+  /// under 4, g with Apple's sign (at rest it is 1), else m/s² (9.8).
+  ///
+  /// - Throws: what ``open(_:format:options:)`` throws; its `.unknownFormat` error when the header
+  ///   matches no shared layout either.
+  package static func openIncludingSharedTables(
+    _ url: URL, options: Options = Options()
+  ) throws -> RecordingStream {
+    do {
+      return try open(url, options: options)
+    } catch let error as RecordingError where error.kind == .unknownFormat {
+      let layouts = SharedTableLayout.layouts(of: url)
+      guard let text = SharedTableLayout.columnMapping(reading: layouts) else { throw error }
+      var options = options
+      options.columnMapping = try ColumnMapping(parsing: text)
+      guard layouts.contains(.steps) else {
+        return try open(url, format: .columns, options: options)
+      }
+      var head = try open(url, format: .columns, options: options)
+      var magnitudes: [Double] = []
+      while magnitudes.count < plainTableUnitSampleCount, let sample = try head.next() {
+        if let a = sample.accelerometer { magnitudes.append((a * a).sum().squareRoot()) }
+      }
+      magnitudes.sort()
+      if !magnitudes.isEmpty, magnitudes[magnitudes.count / 2] < 4 {
+        // Read as m/s², these are g: read them again as g with Apple's sign.
+        if let appleG = SharedTableLayout.columnMapping(reading: layouts, accelerationUnit: "-g") {
+          options.columnMapping = try ColumnMapping(parsing: appleG)
+        }
+      }
+      return try open(url, format: .columns, options: options)
+    }
+  }
+
+  /// How many samples of a plain `t,ax,ay,az` table decide its units (see
+  /// ``openIncludingSharedTables(_:options:)``).
+  package static let plainTableUnitSampleCount = 500
 }

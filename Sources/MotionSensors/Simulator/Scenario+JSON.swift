@@ -5,12 +5,33 @@ import Foundation
 /// Reading and writing scenarios as JSON; omitted members take the defaults documented on
 /// ``Scenario``'s properties.
 extension Scenario {
+  /// The largest scenario file read (8 MiB): a scenario is a few kilobytes of JSON, and even
+  /// ``maximumSegmentCount`` segments written out take less.
+  public static let maximumFileSize = 8 << 20
+
   /// Reads a scenario from a JSON file and validates it.
   ///
-  /// - Throws: the file system's error, ``ScenarioError/malformed(_:_:)`` (with the JSON path of
-  ///   the problem) or ``ScenarioError/invalid(_:)``.
+  /// Only a regular file of at most ``maximumFileSize`` bytes is read: a device such as
+  /// `/dev/zero` would never end and a FIFO could block forever, so anything else is refused
+  /// before it is opened.
+  ///
+  /// - Throws: ``ScenarioError/malformed(_:_:)`` when the file is missing, not a regular file, too
+  ///   large or unreadable, or its JSON does not decode (with the JSON path of the problem), and
+  ///   ``ScenarioError/invalid(_:)``.
   public static func load(contentsOf url: URL) throws -> Scenario {
-    let data = try Data(contentsOf: url)
+    let data: Data
+    do {
+      data = try RegularFile.readPrefix(
+        url.path, displayName: url.lastPathComponent, count: maximumFileSize + 1,
+        purpose: "scenarios")
+    } catch let error as RecordingError {
+      throw ScenarioError.malformed(url.lastPathComponent, error.message)
+    }
+    guard data.count <= maximumFileSize else {
+      throw ScenarioError.malformed(
+        url.lastPathComponent,
+        "the file is larger than \(maximumFileSize) bytes, the limit for a scenario")
+    }
     let scenario: Scenario
     do {
       scenario = try JSONDecoder().decode(Scenario.self, from: data)

@@ -83,10 +83,20 @@ public struct Scenario: Sendable, Equatable, Codable {
   /// The longest scenario accepted, in seconds (one day): repeated segments are laid out in memory.
   public static let maximumDuration = 86_400.0
 
+  /// The most segments a scenario lays out, its repetitions included (one hundred thousand): the
+  /// layout holds every one in memory, so a repeating scenario of 1 ms segments over a day is
+  /// refused rather than laid out 86 million times.
+  public static let maximumSegmentCount = 100_000
+
+  /// The most weather transients a scenario has (each is evaluated at every sample).
+  public static let maximumTransientCount = 1000
+
   /// The length in seconds the stream runs for: ``duration`` or, when `nil`, the segments' total.
   public var effectiveDuration: Double { duration ?? segmentsDuration }
 
-  /// Checks that the numbers make sense (positive rate, non-negative finite durations, …).
+  /// Checks that the numbers make sense (positive rate, non-negative finite durations, …) and
+  /// that every segment's parameters lie in their physical ranges (listed on ``ScenarioSegment``),
+  /// with at most ``maximumSegmentCount`` segments laid out.
   ///
   /// - Throws: ``ScenarioError/invalid(_:)`` naming the first problem.
   public func validate() throws {
@@ -120,50 +130,27 @@ public struct Scenario: Sendable, Equatable, Codable {
       throw fail("altitude must be between −500 and 11000 m (the troposphere), got \(altitude)")
     }
     guard weather.numericParameters.allSatisfy(\.isFinite),
-      weather.transients.allSatisfy({ $0.duration >= 0 })
+      weather.transients.allSatisfy({ $0.duration >= 0 }),
+      weather.transients.count <= Self.maximumTransientCount
     else {
-      throw fail("weather must have finite numbers and transients with durations ≥ 0")
+      throw fail(
+        "weather must have finite numbers and at most \(Self.maximumTransientCount) transients "
+          + "with durations ≥ 0")
     }
     if repeats, segmentsDuration <= 0 {
       throw fail("a repeating scenario needs segments with a positive total duration")
     }
     for (index, segment) in segments.enumerated() {
-      guard segment.duration.isFinite, segment.duration >= 0 else {
-        throw fail(
-          "segment \(index) (\(segment.typeName)) has an invalid duration \(segment.duration)")
+      if let problem = segment.problem {
+        throw fail("segment \(index) (\(segment.typeName)): \(problem)")
       }
-      guard segment.numericParameters.allSatisfy(\.isFinite) else {
-        throw fail(
-          "segment \(index) (\(segment.typeName)) has a parameter that is not a finite number")
-      }
-      switch segment {
-      case .shake(_, _, let frequency, _) where !(frequency > 0):
-        throw fail("segment \(index) (shake) needs a positive frequency")
-      case .rotate(_, _, let duration, let ramp) where !(ramp > 0 && 2 * ramp <= duration):
-        // Without a ramp the rate would jump, and the gyroscope with it.
-        throw fail("segment \(index) (rotate) needs 0 < ramp ≤ duration / 2")
-      case .gait(let gait, _) where !(gait.cadence > 0 && gait.speed >= 0):
-        throw fail("segment \(index) (gait) needs a positive cadence and a speed ≥ 0")
-      case .cycle(let cadence, let speed, _) where !(cadence > 0 && speed >= 0):
-        throw fail("segment \(index) (cycle) needs a positive cadence and a speed ≥ 0")
-      case .walk(let cadence, _, _) where !(cadence > 0):
-        throw fail("segment \(index) (walk) needs a positive cadence")
-      case .tap(_, _, let pulse, let duration) where !(pulse > 0 && duration >= 5 * pulse):
-        throw fail(
-          "segment \(index) (tap) needs pulseDuration > 0 and duration ≥ 5 × pulseDuration")
-      case .figure8(let period, _) where !(period > 0):
-        throw fail("segment \(index) (figure8) needs a positive period")
-      case .freeFall(let drop, let catchDuration, let duration)
-      where !(drop >= 0 && catchDuration > 0 && duration >= drop + catchDuration):
-        throw fail(
-          "segment \(index) (freeFall) needs dropDuration ≥ 0, catchDuration > 0 and duration ≥ their sum"
-        )
-      case .drive(let speed, _, _, _, let turns)
-      where !(speed >= 0 && turns.allSatisfy { $0.duration > 0 }):
-        throw fail("segment \(index) (drive) needs speed ≥ 0 and turns with positive durations")
-      default:
-        break
-      }
+    }
+    // Checked after the segments, so that a pass's length is finite and positive here.
+    let passes = repeats ? (effectiveDuration / segmentsDuration).rounded(.up) : 1
+    guard passes * Double(segments.count) <= Double(Self.maximumSegmentCount) else {
+      throw fail(
+        "the scenario lays out \(segments.count) segment(s) \(passes) time(s); the limit is "
+          + "\(Self.maximumSegmentCount) segments in all: use fewer, longer segments")
     }
   }
 }

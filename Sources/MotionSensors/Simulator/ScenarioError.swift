@@ -6,7 +6,8 @@ import Foundation
 public enum ScenarioError: Error, Sendable, Equatable, CustomStringConvertible {
   /// No built-in scenario has this name; `validNames` lists those that exist.
   case unknownName(String, validNames: [String])
-  /// The JSON could not be decoded (file name, reason with its JSON path).
+  /// The file could not be read (missing, not a regular file, too large) or its JSON could not be
+  /// decoded (file name, reason with its JSON path).
   case malformed(String, String)
   /// The scenario's values are out of range.
   case invalid(String)

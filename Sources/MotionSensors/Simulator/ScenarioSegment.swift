@@ -7,6 +7,29 @@
 /// defaults restated below, for example `{"type": "rotate", "axis": [0, 0, 1], "rate": 30,
 /// "duration": 10}` or `{"type": "moveTo", "attitude": "portrait", "duration": 1.5}`.
 /// Directions (`axis`) are in the sensor frame unless stated; rates are in degrees per second.
+///
+/// Every parameter must lie in its physical range, checked by ``Scenario/validate()``
+/// (and so by ``Scenario/load(contentsOf:)``) with an error naming the segment and the field.
+///
+/// | Parameter | Range |
+/// |---|---|
+/// | every `duration` | 0 … 86 400 s (``Scenario/maximumDuration``) |
+/// | `rotate`: `rate`; `ramp` | ±4000 °/s (the widest gyroscope range); 0 < ramp ≤ duration / 2 |
+/// | `translate`: `displacement` | ±10 000 m per axis |
+/// | `shake`: `amplitude`; `frequency` | 0 … 1 m; 0 < f ≤ 50 Hz |
+/// | `tap`: `peakAcceleration`; `pulseDuration` | ±2000 m/s² (200 g); 0 < pulse ≤ 1 s, duration ≥ 5 × pulse |
+/// | `walk`, `gait`: `cadence`; `speed` | 0.5 … 5 steps/s (a shuffle to a sprint); 0 … 10 m/s |
+/// | `gait`, `ride`: `climb` | ±1000 m |
+/// | `cycle`: `cadence`; `speed` | 0.2 … 3 revolutions/s; 0 … 25 m/s |
+/// | `drive`: `speed`; `vibration`; `ramp` | 0 … 100 m/s; 0 … 20 m/s²; 0 … 86 400 s |
+/// | `drive` turns | at most 100; `start` within ±86 400 s, `angle` ±3600°, 0 < `duration` ≤ 86 400 s |
+/// | `freeFall`: `dropDuration`; `catchDuration` | 0 … 10 s; 0 < catch ≤ 10 s, duration ≥ their sum |
+/// | `figure8`: `period` | 0.5 … 120 s |
+///
+/// Every number must also be finite, and a scenario lays out at most
+/// ``Scenario/maximumSegmentCount`` segments, its repetitions included. ``ScenarioTrajectory``
+/// skips a segment outside these ranges (a scenario built in code need not be validated), so its
+/// layout stays bounded whatever the values.
 public enum ScenarioSegment: Sendable, Equatable, Codable {
   /// Lie still for `duration` seconds.
   case rest(duration: Double)

@@ -22,7 +22,10 @@ public struct ScenarioTrajectory: Sendable {
   /// Lays out `scenario`'s segments (repeating them or resting after them to fill its duration).
   ///
   /// The scenario should be valid (``Scenario/validate()``); otherwise its duration is clamped to
-  /// `[0, Scenario.maximumDuration]` and unusable segments are skipped.
+  /// `[0, Scenario.maximumDuration]`, unusable segments (no length, or a parameter outside the
+  /// ranges listed on ``ScenarioSegment``) are skipped, and after
+  /// ``Scenario/maximumSegmentCount`` segments one rest fills the remaining time: the layout's work
+  /// and memory are bounded whatever the values.
   public init(scenario: Scenario) {
     let requested = scenario.effectiveDuration
     let total =
@@ -34,24 +37,33 @@ public struct ScenarioTrajectory: Sendable {
     var attitude = scenario.initialAttitude.earthFromSensor
     var position = SIMD3<Double>.zero
     var time = 0.0
+    let usable = scenario.segments.map { $0.duration > 0 && $0.problem == nil }
     // Only usable segments count towards a pass, so repetition always makes progress.
-    let pass = scenario.segments.map(\.duration).filter { $0 > 0 && $0.isFinite }.reduce(0, +)
+    let pass = zip(scenario.segments, usable).filter(\.1).map(\.0.duration).reduce(0, +)
     var index = 0
     // Stop a nanosecond short: rounding in the running sum must not spawn vanishing rests.
     while total - time > 1e-9 {
       let specification: ScenarioSegment
-      if index < scenario.segments.count {
+      let count = scenario.segments.count
+      if index < Scenario.maximumSegmentCount, index < count {
+        guard usable[index] else {
+          index += 1
+          continue
+        }
         specification = scenario.segments[index]
-      } else if scenario.repeats, pass > 0 {
-        specification = scenario.segments[index % scenario.segments.count]
+      } else if index < Scenario.maximumSegmentCount, scenario.repeats, pass > 0 {
+        guard usable[index % count] else {
+          index += 1
+          continue
+        }
+        specification = scenario.segments[index % count]
       } else {
         specification = .rest(duration: total - time)
       }
       index += 1
-      guard specification.duration > 0, specification.duration.isFinite else { continue }
       let segment = TrajectorySegment(
         specification, start: time, attitude: attitude, position: position)
-      events.append(contentsOf: segment.events())
+      events.append(contentsOf: segment.events(until: total))
       built.append(segment)
       let end = segment.state(at: time + segment.duration)
       attitude = end.earthFromSensor.normalized

@@ -49,8 +49,21 @@ extension TrajectorySegment {
     return half * sum
   }
 
+  /// The most knots a drive is integrated at: a drive longer than an hour at 0.1 s gets longer
+  /// spacing instead of more knots, so its layout takes at most about a megabyte.
+  static let maximumKnotCount = 36_001
+
+  /// The knot spacing for a drive of `duration` seconds: 0.1 s, longer for drives over an hour.
+  static func knotSpacing(forDriveOf duration: Double) -> Double {
+    Swift.max(0.1, duration / Double(maximumKnotCount - 1))
+  }
+
+  /// The displacement at every knot. The count is bounded whatever `duration` is: a non-finite or
+  /// negative duration (a segment laid out without validation) gives the start alone.
   static func integrateDrive(_ d: DriveParameters, duration: Double) -> [SIMD3<Double>] {
-    let count = Int((duration / d.knotSpacing).rounded(.up)) + 1
+    let spans = (duration / d.knotSpacing).rounded(.up)
+    guard spans.isFinite, spans >= 1 else { return [.zero] }
+    let count = Int(Swift.min(spans, Double(maximumKnotCount - 1))) + 1
     var knots = [SIMD3<Double>](repeating: .zero, count: count)
     for k in 1..<count {
       let a = Double(k - 1) * d.knotSpacing

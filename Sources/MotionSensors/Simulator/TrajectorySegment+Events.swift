@@ -3,8 +3,9 @@
 import MotionMath
 
 extension TrajectorySegment {
-  /// The events this segment contributes, in absolute scenario time.
-  func events() -> [ScenarioEvent] {
+  /// The events this segment contributes, in absolute scenario time; step events only up to
+  /// `limit` (the scenario's end), so a segment cut short by the scenario makes no more of them.
+  func events(until limit: Double) -> [ScenarioEvent] {
     let end = start + duration
     switch specification {
     case .rest:
@@ -34,7 +35,8 @@ extension TrajectorySegment {
         ScenarioEvent(kind: .impact, start: start + drop, end: start + drop + catchDuration),
       ]
     case .walk(let cadence, _, _):
-      return [ScenarioEvent(kind: .walk, start: start, end: end)] + stepEvents(cadence: cadence)
+      return [ScenarioEvent(kind: .walk, start: start, end: end)]
+        + stepEvents(cadence: cadence, until: limit)
     case .gait(let gait, _):
       var result = [ScenarioEvent(kind: gait.style == .run ? .run : .walk, start: start, end: end)]
       if gait.climb != 0 {
@@ -42,7 +44,7 @@ extension TrajectorySegment {
           ScenarioEvent(kind: .stairs, start: start, end: end, detail: Self.climbDetail(gait.climb))
         )
       }
-      return result + stepEvents(cadence: gait.cadence)
+      return result + stepEvents(cadence: gait.cadence, until: limit)
     case .ride(let kind, let climb, _):
       return [
         ScenarioEvent(
@@ -67,13 +69,19 @@ extension TrajectorySegment {
   }
 
   /// One step event per vertical acceleration peak, at k/cadence, where the gait has at least
-  /// half its full amplitude.
-  private func stepEvents(cadence: Double) -> [ScenarioEvent] {
+  /// half its full amplitude, before `limit` (absolute time).
+  ///
+  /// A valid segment has a cadence of at most 5 steps/s and lasts at most a day; one outside the
+  /// ranges (laid out only when a scenario built in code skips validation) makes none, so the loop
+  /// below is bounded.
+  private func stepEvents(cadence: Double, until limit: Double) -> [ScenarioEvent] {
+    guard specification.problem == nil, cadence > 0 else { return [] }
     var result: [ScenarioEvent] = []
     let period = 1 / cadence
     let ramp = Swift.min(1, duration / 2)
+    let end = Swift.min(duration, limit - start)
     var k = 1
-    while Double(k) * period < duration {
+    while Double(k) * period < end {
       let peak = Double(k) * period
       if SmoothProfile.window(peak, duration: duration, ramp: ramp).value >= 0.5 {
         result.append(

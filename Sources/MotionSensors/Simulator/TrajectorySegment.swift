@@ -47,6 +47,8 @@ struct TrajectorySegment: Sendable {
     var turns: [DriveTurn]
     /// Horizontal displacement at `knotSpacing` intervals (integrated once, at layout).
     var knots: [SIMD3<Double>] = []
+    /// Seconds between knots: 0.1, longer for drives over an hour
+    /// (``TrajectorySegment/knotSpacing(forDriveOf:)``).
     var knotSpacing: Double = 0.1
   }
 
@@ -152,7 +154,8 @@ struct TrajectorySegment: Sendable {
       let (forward, left) = Self.heading(of: attitude)
       var parameters = DriveParameters(
         forward: forward, left: left, speed: speed, vibration: vibration,
-        ramp: Swift.min(Swift.max(ramp, 0.1), duration / 2), turns: turns)
+        ramp: Swift.min(Swift.max(ramp, 0.1), duration / 2), turns: turns,
+        knotSpacing: Self.knotSpacing(forDriveOf: duration))
       parameters.knots = Self.integrateDrive(parameters, duration: duration)
       motion = .drive(parameters)
     case .figure8(let period, let duration):
