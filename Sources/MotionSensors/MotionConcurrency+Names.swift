@@ -17,3 +17,6 @@ package typealias SubscriberFanOut<Event> = MotionConcurrency.SubscriberFanOut<E
 /// Runs an `AsyncStream` termination's blocking work off the terminating task
 /// (``MotionConcurrency/StreamTermination``).
 package typealias StreamTermination = MotionConcurrency.StreamTermination
+
+/// A first-in first-out queue that releases what it hands out (``MotionConcurrency/FIFOQueue``).
+package typealias FIFOQueue<Element> = MotionConcurrency.FIFOQueue<Element>

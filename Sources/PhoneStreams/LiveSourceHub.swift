@@ -32,10 +32,8 @@ final class LiveSourceHub: @unchecked Sendable {
   private struct State {
     var subscribers: [UInt64: Handler] = [:]
     var nextID: UInt64 = 0
-    /// Events waiting for delivery, oldest first, from `pendingStart` on (the slots before it
-    /// were delivered or dropped, and are reclaimed when it passes half the array).
-    var pending: [SourceEvent?] = []
-    var pendingStart = 0
+    /// Events waiting for delivery, oldest first.
+    var pending = FIFOQueue<SourceEvent>()
     /// Whether a delivery task is queued or running (it drains `pending` until it is empty).
     var isDraining = false
     var droppedEvents = 0
@@ -44,33 +42,26 @@ final class LiveSourceHub: @unchecked Sendable {
     /// from `pending`, where newer drops would drop the notice too).
     var dueDropReport: Int?
 
-    var pendingCount: Int { pending.count - pendingStart }
-
     /// Appends `events`, dropping the oldest beyond `capacity`; returns whether this was the
     /// first drop.
     mutating func enqueue(_ events: [SourceEvent], capacity: Int) -> Bool {
       let droppedBefore = droppedEvents
       for event in events {
-        if pendingCount >= capacity {
-          pending[pendingStart] = nil
-          pendingStart += 1
+        if pending.count >= capacity {
+          _ = pending.popFirst()
           droppedEvents = droppedEvents == Int.max ? Int.max : droppedEvents + 1
           if dropReports.isDue(total: droppedEvents) { dueDropReport = droppedEvents }
         }
         pending.append(event)
-        if pendingStart > pending.count / 2 {
-          pending.removeFirst(pendingStart)
-          pendingStart = 0
-        }
       }
       return droppedBefore == 0 && droppedEvents > 0
     }
 
     /// Takes every pending event, oldest first, and the drop total due a report.
     mutating func takePending() -> (events: [SourceEvent], dropReport: Int?) {
-      let taken = pending[pendingStart...].compactMap { $0 }
-      pending.removeAll(keepingCapacity: false)
-      pendingStart = 0
+      var taken: [SourceEvent] = []
+      taken.reserveCapacity(pending.count)
+      while let event = pending.popFirst() { taken.append(event) }
       defer { dueDropReport = nil }
       return (taken, dueDropReport)
     }
@@ -124,7 +115,7 @@ final class LiveSourceHub: @unchecked Sendable {
   var droppedEventCount: Int { state.withLock { $0.droppedEvents } }
 
   /// Events waiting for delivery now (at most ``maximumPendingEvents``).
-  var pendingEventCount: Int { state.withLock { $0.pendingCount } }
+  var pendingEventCount: Int { state.withLock { $0.pending.count } }
 
   /// Whether anyone is subscribed.
   var hasSubscribers: Bool { state.withLock { !$0.subscribers.isEmpty } }

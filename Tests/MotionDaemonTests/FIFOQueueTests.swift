@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import MotionSensors
 import Testing
-
-@testable import MotionDaemon
 
 /// The queue behind each client's replies and stream messages.
 @Suite struct FIFOQueueTests {

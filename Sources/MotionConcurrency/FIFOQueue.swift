@@ -5,20 +5,22 @@
 ///
 /// A popped slot is emptied at once: a queue that never drains (a client's reply queue while it
 /// reads a long answer) must not keep every element it has handed out alive until compaction.
-struct FIFOQueue<Element> {
+///
+/// Used by the daemon's per-client queues and the phone streams' delivery queue.
+package struct FIFOQueue<Element> {
   private var storage: [Element?] = []
   private var head = 0
 
-  init() {}
+  package init() {}
 
-  var count: Int { storage.count - head }
-  var isEmpty: Bool { head >= storage.count }
+  package var count: Int { storage.count - head }
+  package var isEmpty: Bool { head >= storage.count }
 
-  mutating func append(_ element: Element) {
+  package mutating func append(_ element: Element) {
     storage.append(element)
   }
 
-  mutating func popFirst() -> Element? {
+  package mutating func popFirst() -> Element? {
     guard head < storage.count else { return nil }
     let element = storage[head].take()
     head += 1
