@@ -178,6 +178,10 @@ final class HistoryService: @unchecked Sendable {
       var updates: [LiveUpdate] = []
       let date = s.anchor.date(forTimestamp: sample.timestamp, now: now)
       let minute = Int64((date / 60).rounded(.down)) * 60
+      if let rate = sample.gyroscope {
+        // A limb's strides: steps the accelerometer misses (StepDetector.process(time:rotationRate:)).
+        s.stepDetector.process(time: sample.timestamp, rotationRate: rate)
+      }
       if let specificForce = sample.accelerometer, specificForce.isFinite {
         let acceleration = Units.coreMotionAcceleration(fromSpecificForce: specificForce)
         if let stepTime = s.stepDetector.process(time: sample.timestamp, acceleration: acceleration)

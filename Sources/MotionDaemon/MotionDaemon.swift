@@ -242,9 +242,10 @@ public final class MotionDaemon: @unchecked Sendable {
         max(rate, source.supportedSampleRates.lowerBound), source.supportedSampleRates.upperBound)
     }
     // The detectors behind the history and the live updates read the accelerometer (steps,
-    // activity, recording) and the barometer (floors, altitude); clients add what they stream.
+    // activity, recording), the gyroscope (steps a limb's strides show) and the barometer
+    // (floors, altitude); clients add what they stream.
     var sensors = sessions.reduce(into: SensorSet()) { $0.formUnion($1.demandedSensors) }
-    if historyRate > 0 || wantsLive { sensors.formUnion([.accelerometer, .barometer]) }
+    if historyRate > 0 || wantsLive { sensors.formUnion([.accelerometer, .gyroscope, .barometer]) }
     if wantsFusedMotion { sensors.formUnion(DeviceMotionFeed.sensorsRead) }
     sensors.formIntersection(source.availableSensors)
     if rate == 0 { sensors = [] }

@@ -278,6 +278,7 @@ extension DashboardFeedState {
     }
     if let rate = sample.gyroscope {
       health.note(.gyroscope, time: time)
+      pedometer.process(time: time, rotationRate: rate)
       if gyroscopeRowsWanted || rawGyroscopeRequested, rate.isFinite,
         gyroscopeRows.accept(time, interval: displayInterval)
       {

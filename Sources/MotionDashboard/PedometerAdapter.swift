@@ -48,6 +48,12 @@ package struct PedometerAdapter: Sendable {
     return events
   }
 
+  /// Feeds one gyroscope reading (rad/s): the step detector adds the steps of a limb's strides
+  /// that the accelerometer missed (``StepDetector/process(time:rotationRate:)``).
+  package mutating func process(time: Double, rotationRate: SIMD3<Double>) {
+    stepDetector.process(time: time, rotationRate: rotationRate)
+  }
+
   /// Feeds one pressure reading (kPa) and returns a floor event when a floor was climbed or
   /// descended while walking.
   package mutating func process(time: Double, pressure: Double) -> DashboardEvent? {

@@ -24,6 +24,11 @@ extension StepDetector {
     /// default). The grid is filled by interpolation up to the next sample, so this bounds that
     /// loop: an infinite setting walked a 1e9 s gap one grid period at a time.
     var longestInputGap: Double
+    /// ``Parameters/stridesPerCheck`` clamped to 1...``mostStridesPerCheck``.
+    var stridesPerCheck: Int
+
+    /// The most strides compared at once (it sizes the stride buffer and the queue).
+    static let mostStridesPerCheck = 8
 
     /// The most ``Parameters/implausibleAcceleration`` can be, g: a high-g sensor's range
     /// (±200–400 g) with room to spare, and far from overflow (its square is 1e8 (m/s²)²).
@@ -54,6 +59,7 @@ extension StepDetector {
       let gap = parameters.longestInputGap
       longestInputGap =
         gap.isNaN ? Parameters.default.longestInputGap : min(max(gap, 0), Self.longestInputGapLimit)
+      stridesPerCheck = min(max(parameters.stridesPerCheck, 1), Self.mostStridesPerCheck)
     }
 
     private static func factor(_ timeConstant: Double, _ rate: Double) -> Double {

@@ -128,6 +128,33 @@ extension StepDetector {
     /// squares.
     public var implausibleAcceleration: Double = 64
 
+    // The gyroscope's strides (``StepDetector/process(time:rotationRate:)``; unused without a
+    // gyroscope). Chosen on MotionSense's pocket trials against the thigh's own strides and
+    // checked on IPOL's lower-back gyroscope, where they add nothing (docs/Steps.md).
+
+    /// The stride tracker that reads the gyroscope.
+    public var gyroscopeStrides = GyroscopeStrideTracker.Parameters()
+    /// Strides compared at once with the steps the accelerometer found in them (1...8).
+    public var stridesPerCheck: Int = 4
+    /// Least number of steps missing from such a stretch (twice its strides, less the steps
+    /// found) for them to be added: one may fall just outside it without being missed.
+    public var leastMissingSteps: Int = 2
+    /// Least number of steps found in the stretch per stride: the accelerometer must see the
+    /// walk too (a swinging phone on a table does not make one).
+    public var leastFoundStepsPerStride: Double = 0.5
+    /// How long each stride of the stretch may last, s: 0.6 s (running) to 2 s (a slow climb).
+    public var strideDuration: ClosedRange<Double> = 0.6...2.0
+    /// Least RMS of the stride signal, rad/s, at every stride of the stretch: a limb's swing. A
+    /// thigh walking gives 1 rad/s or more; a trunk's sway (IPOL's lower back) about 0.3.
+    public var leastStrideRotationRate: Double = 0.7
+    /// Least RMS of the step band of |a| (as ``minimumIrregularBoutRMS``), m/s², at the end of
+    /// the stretch: stepping's impacts. Pedalling with the phone in a pocket turns the thigh as
+    /// walking does but puts less there (QROWD's bike rides: 1.3–1.5 m/s² in the median).
+    public var leastStrideCheckRMS: Double = 2.0
+    /// How long after the stretch ends it is compared, s: the accelerometer confirms a bout's
+    /// first steps up to about 2 s after them. Steps added this way come that much later.
+    public var strideCheckDelay: Double = 2.5
+
     public init() {}
     public static let `default` = Parameters()
   }

@@ -52,20 +52,55 @@ extension StepDetector {
     var queue: [Double]
     var queueStart = 0
     var queueCount = 0
+    /// The latest step put in the queue (peak time): added steps never go before it.
+    var lastEnqueuedTime = -Double.infinity
 
-    init(_ coefficients: Coefficients, boutLength: Int) {
+    // The gyroscope's strides (StepDetector+Strides.swift).
+    var strideTracker: GyroscopeStrideTracker
+    /// Strides not yet compared, oldest first.
+    var strides: [StrideMark]
+    var strideCount = 0
+    /// How many of them (the first ones) have their ``StrideMark/stepBandRMS`` yet: set when the
+    /// accelerometer's grid reaches the stride's time (the gyroscope may run ahead of it).
+    var stridesWithStepBand = 0
+    /// The latest steps found in |a| (peak times), a ring: what the strides are compared with.
+    var foundSteps: [Double]
+    var foundStepsNext = 0
+    var foundStepsCount = 0
+    /// Steps added from the gyroscope's strides.
+    var gyroscopeSteps = 0
+
+    /// A stride from ``GyroscopeStrideTracker`` kept for the comparison.
+    struct StrideMark: Sendable {
+      var time = 0.0
+      var rotationRateRMS = 0.0
+      /// RMS of |a|'s step band at the stride's time, m/s².
+      var stepBandRMS = 0.0
+    }
+
+    init(_ coefficients: Coefficients, parameters: Parameters, boutLength: Int) {
       self.init(
         coefficients, history: Array(repeating: 0, count: coefficients.longestLag + 1),
         autocorrelation: Array(repeating: 0, count: coefficients.longestLag + 1),
         pendingTimes: Array(repeating: 0, count: boutLength),
         pendingHeights: Array(repeating: 0, count: boutLength),
-        queue: Array(repeating: 0, count: boutLength + 2))
+        queue: Array(repeating: 0, count: boutLength + 2 + 2 * Coefficients.mostStridesPerCheck),
+        strideTracker: GyroscopeStrideTracker(parameters: parameters.gyroscopeStrides),
+        strides: Array(repeating: StrideMark(), count: Self.stridesCapacity),
+        foundSteps: Array(repeating: 0, count: Self.foundStepsCapacity))
     }
+
+    /// Steps found in |a| kept for the comparison: 8 strides of 2.5 s delay at 4 steps/s.
+    static let foundStepsCapacity = 64
+    /// Strides kept until compared: about a minute of walking, so that a reader that holds the
+    /// accelerometer back for a while (to decide its units) loses none.
+    static let stridesCapacity = 64
 
     /// A fresh state around buffers that are already sized (and zeroed where it matters).
     private init(
       _ coefficients: Coefficients, history: [Double], autocorrelation: [Double],
-      pendingTimes: [Double], pendingHeights: [Double], queue: [Double]
+      pendingTimes: [Double], pendingHeights: [Double], queue: [Double],
+      strideTracker: GyroscopeStrideTracker, strides: [StrideMark], foundSteps: [Double]
     ) {
       highPass = coefficients.highPass
       lowPass = coefficients.lowPass
@@ -75,6 +110,9 @@ extension StepDetector {
       self.pendingTimes = pendingTimes
       self.pendingHeights = pendingHeights
       self.queue = queue
+      self.strideTracker = strideTracker
+      self.strides = strides
+      self.foundSteps = foundSteps
     }
 
     /// Starts a new timeline (see ``StepDetector``): a fresh state, except the steps confirmed and
@@ -87,6 +125,10 @@ extension StepDetector {
       let pendingTimes = self.pendingTimes
       let pendingHeights = self.pendingHeights
       let queue = self.queue
+      var strideTracker = self.strideTracker
+      let strides = self.strides
+      let foundSteps = self.foundSteps
+      strideTracker.reset()
       self.history = []
       self.autocorrelation = []
       for index in history.indices { history[index] = 0 }
@@ -95,13 +137,17 @@ extension StepDetector {
       let bridged = bridgedSteps
       let start = queueStart
       let count = queueCount
+      let added = gyroscopeSteps
       self = State(
         coefficients, history: history, autocorrelation: autocorrelation,
-        pendingTimes: pendingTimes, pendingHeights: pendingHeights, queue: queue)
+        pendingTimes: pendingTimes, pendingHeights: pendingHeights, queue: queue,
+        strideTracker: strideTracker, strides: strides, foundSteps: foundSteps)
       skippedSamples = skipped
       bridgedSteps = bridged
       queueStart = start
       queueCount = count
+      gyroscopeSteps = added
+      // lastEnqueuedTime starts again: the new timeline's steps are earlier than the old one's.
     }
   }
 }

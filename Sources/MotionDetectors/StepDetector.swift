@@ -13,7 +13,11 @@
 ///   bout wait for its confirmation (three regular steps: the first step is confirmed about 2.6
 ///   step periods after it, 1.5 s at 1.8 steps/s, about 2 s at 1.3 steps/s; an irregular but
 ///   strong bout such as stairs waits for four, one period more) and are then released one per
-///   sample. ``takeQueuedStep()`` drains what is left at the end of a stream.
+///   sample. ``takeQueuedStep()`` drains what is left at the end of a stream. Within a timeline
+///   the returned times never go back.
+/// - Optional gyroscope input, ``process(time:rotationRate:)``: the strides of a limb that carries
+///   the phone add the steps |a| missed (stairs with the phone in a trouser pocket); such a step is
+///   returned a few seconds after it happened (``gyroscopeSteps`` counts them).
 /// - A new timeline: when the clock restarts lower, or after a single sample stamped far in the
 ///   future, every later sample would be "earlier" than the latest one and skipped for good. So a
 ///   sample earlier by more than ``Parameters/longestInputGap`` restarts the stream as `reset()`
@@ -57,7 +61,7 @@ public struct StepDetector: Sendable {
   public init(parameters: Parameters = .default) {
     self.parameters = parameters
     coefficients = Coefficients(parameters)
-    state = State(coefficients, boutLength: Self.pendingCapacity)
+    state = State(coefficients, parameters: parameters, boutLength: Self.pendingCapacity)
   }
 
   /// The current estimate of the step period, s (from the autocorrelation).
@@ -69,6 +73,10 @@ public struct StepDetector: Sendable {
   /// Steps counted so far inside short gaps in the input (``Parameters/shortestBridgedGap``)
   /// from the bout's rhythm rather than from a detected peak; they are also in the output.
   public var bridgedSteps: Int { state.bridgedSteps }
+
+  /// Steps added so far from the gyroscope's strides (``process(time:rotationRate:)``) where |a|
+  /// missed them; they are also in the output.
+  public var gyroscopeSteps: Int { state.gyroscopeSteps }
 
   /// Samples left out so far: a non-finite time or value, an acceleration beyond
   /// ``Parameters/implausibleAcceleration``, or a time not after the previous sample's (but not
@@ -107,7 +115,7 @@ public struct StepDetector: Sendable {
 
   /// Forgets everything seen so far.
   public mutating func reset() {
-    state = State(coefficients, boutLength: Self.pendingCapacity)
+    state = State(coefficients, parameters: parameters, boutLength: Self.pendingCapacity)
   }
 
   // MARK: - Resampling
@@ -155,6 +163,7 @@ public struct StepDetector: Sendable {
   private mutating func processGridSample(_ magnitude: Double, at time: Double) {
     let y = state.lowPass.process(state.highPass.process(magnitude))
     state.energy += (y * y - state.energy) * coefficients.energyFactor
+    if state.strideCount > 0 { compareStrides(at: time) }
     let fast = state.fastHighPass.process(magnitude)
     state.fastEnergy += (fast * fast - state.fastEnergy) * coefficients.energyFactor
     updateAutocorrelation(y)
@@ -359,7 +368,16 @@ public struct StepDetector: Sendable {
     state.candidateTime = nil
   }
 
+  /// Queues a step found in |a| (a peak, or a step bridged across a gap).
   private mutating func enqueue(_ time: Double) {
+    noteFoundStep(time)
+    enqueueStep(at: time)
+  }
+
+  /// Queues a step to be returned; the queue's times never go back.
+  mutating func enqueueStep(at time: Double) {
+    let time = max(time, state.lastEnqueuedTime)
+    state.lastEnqueuedTime = time
     let capacity = state.queue.count
     // Cannot happen at sane rates; drop the oldest rather than trap.
     if state.queueCount == capacity {

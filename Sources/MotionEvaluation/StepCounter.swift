@@ -20,6 +20,13 @@ package struct StepCounter: Sendable {
     }
   }
 
+  /// Feeds one gyroscope reading: time in s, rotation rate in rad/s (any frame). Optional: it
+  /// lets the detector add the steps of a limb's strides that |a| missed
+  /// (``StepDetector/process(time:rotationRate:)``).
+  package mutating func add(time: Double, rotationRate: SIMD3<Double>) {
+    detector.process(time: time, rotationRate: rotationRate)
+  }
+
   /// The steps found, those still queued at the end included, and their distance.
   package mutating func finish(userHeight: Double? = nil) -> StepCount {
     while let step = detector.takeQueuedStep() { steps.append(step) }

@@ -134,16 +134,28 @@ package enum StepEvaluation {
       guard truth.steps > 0 else { throw NoTruthSteps(file: url.path) }
       var counter = StepCounter(parameters: parameters)
       if var averager = emptyAverager {
+        // The gyroscope (IPOL's) is averaged to the same rate, as a slower sensor would be.
+        var gyroscopeAverager = averager
         try StepRecording.read(
           url,
           accelerometer: {
             if let sample = averager.add(time: $0, value: $1) {
               counter.add(time: sample.time, specificForce: sample.value)
             }
+          },
+          gyroscope: {
+            if let sample = gyroscopeAverager.add(time: $0, value: $1) {
+              counter.add(time: sample.time, rotationRate: sample.value)
+            }
           })
+        if let last = gyroscopeAverager.finish() {
+          counter.add(time: last.time, rotationRate: last.value)
+        }
         if let last = averager.finish() { counter.add(time: last.time, specificForce: last.value) }
       } else {
-        try StepRecording.read(url, accelerometer: { counter.add(time: $0, specificForce: $1) })
+        try StepRecording.read(
+          url, accelerometer: { counter.add(time: $0, specificForce: $1) },
+          gyroscope: { counter.add(time: $0, rotationRate: $1) })
       }
       recordings.append(score(counter.finish(userHeight: truth.userHeight), truth))
     }

@@ -70,11 +70,15 @@ package struct StepRecording: Sendable {
   }
 
   /// Reads `url` as ``load(_:format:columns:)`` does, handing over each accelerometer sample
-  /// (time s, specific force m/s²) and each barometer reading (time s, pressure kPa) in the
-  /// recording's order without keeping them, so that memory does not grow with the file.
+  /// (time s, specific force m/s²), each gyroscope reading (time s, rad/s) and each barometer
+  /// reading (time s, pressure kPa) in the recording's order without keeping them, so that memory
+  /// does not grow with the file. (A plain table's accelerometer samples wait until its units
+  /// are decided, up to ``RecordingReader/plainTableUnitSampleCount`` samples: its gyroscope
+  /// readings run that far ahead of them.)
   package static func read(
     _ url: URL, format: RecordingFormat? = nil, columns: ColumnMapping? = nil,
     accelerometer: (Double, SIMD3<Double>) throws -> Void,
+    gyroscope: (Double, SIMD3<Double>) throws -> Void = { _, _ in },
     pressure: (Double, Double) throws -> Void = { _, _ in }
   ) throws {
     var mapping = columns
@@ -98,6 +102,7 @@ package struct StepRecording: Sendable {
     }
     while let sample = try stream.next() {
       if let reading = sample.pressure { try pressure(sample.timestamp, reading) }
+      if let rate = sample.gyroscope { try gyroscope(sample.timestamp, rate) }
       guard let value = sample.accelerometer else { continue }
       try detector.add(time: sample.timestamp, value: value, deliver: deliver)
     }
@@ -133,6 +138,7 @@ package struct StepRecording: Sendable {
         accelerometerTimes.add($0)
         counter.add(time: $0, specificForce: $1)
       },
+      gyroscope: { counter.add(time: $0, rotationRate: $1) },
       pressure: { _, _ in hasPressure = true })
     guard accelerometerSamples > 0 else {
       throw Failure.noAccelerometerSamples(recording: url.path)

@@ -118,8 +118,9 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     }
     guard isFirst else { return }
     // The detectors want every sample; 100 Hz is enough for steps and activity. Steps, activity
-    // and recording read the accelerometer, floors and altitude the barometer: a source that can
-    // switch sensors off keeps the gyroscope and magnetometer off for the history's sake.
+    // and recording read the accelerometer (steps the gyroscope too, where there is one), floors
+    // and altitude the barometer: a source that can switch sensors off keeps the magnetometer
+    // off for the history's sake.
     let subscription = source.subscribe(
       requestedSampleRate: Swift.min(100, source.supportedSampleRates.upperBound),
       sensors: Self.sensorsRead
@@ -128,7 +129,7 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
   }
 
   /// The sensors the history reads.
-  package static let sensorsRead: SensorSet = [.accelerometer, .barometer]
+  package static let sensorsRead: SensorSet = [.accelerometer, .gyroscope, .barometer]
 
   deinit {
     sourceSubscription.withLock { $0 }?.cancel()
@@ -266,6 +267,10 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
       s.recordUntil = timeline.date(forTimestamp: t).addingTimeInterval(pending)
     }
 
+    if let rate = sample.gyroscope {
+      // A limb's strides: the steps the accelerometer misses on stairs with the phone in a pocket.
+      s.stepDetector.process(time: t, rotationRate: rate)
+    }
     if let force = sample.accelerometer, force.isFinite {
       // The one conversion to Core Motion's units and sign for everything below.
       let acceleration = Units.coreMotionAcceleration(fromSpecificForce: force)

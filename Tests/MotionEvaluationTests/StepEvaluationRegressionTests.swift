@@ -144,4 +144,36 @@ final class StepStairsTests: XCTestCase {
       XCTAssertGreaterThan(with.stepTimes.count, 30, url.lastPathComponent)
     }
   }
+
+  /// The thigh's strides in the gyroscope (`motionctl steps` reads MotionSense's `gx,gy,gz`) add
+  /// the steps |a| misses on stairs: 348 of the 892 that twice the gyroscope's stride cycles put
+  /// above |a|'s count (5,364 → 5,712; docs/Steps.md). Walking and jogging already have two
+  /// steps per stride: 13 added to 11,568. Bounds: at least 300 on the stairs, at most 0.3 % on
+  /// the walks.
+  func testTheThighsStridesAddTheStepsOneLegHidesOnStairsOnly() throws {
+    let folder = SharedData.root.appendingPathComponent("data/activity/motionsense")
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    let walks = names.filter { $0.contains("_wlk_") || $0.contains("_jog_") }.sorted()
+    guard walks.count == 70 else {
+      if SharedData.isCI { XCTFail("expected 70 MotionSense walking and jogging files on CI") }
+      throw XCTSkip("MotionSense data not found under \(folder.path)")
+    }
+    func added(_ urls: [URL]) throws -> (alone: Int, added: Int) {
+      var alone = 0
+      var with = 0
+      for url in urls {
+        let recording = try StepRecording.load(url)
+        alone +=
+          StepCount(times: recording.times, accelerations: recording.accelerations)
+          .stepTimes.count
+        with += try StepRecording.count(url).count.stepTimes.count
+      }
+      return (alone, with - alone)
+    }
+    let stairs = try added(try stairFiles())
+    XCTAssertGreaterThanOrEqual(stairs.added, 300, "of \(stairs.alone)")
+    let walking = try added(walks.map { folder.appendingPathComponent($0) })
+    XCTAssertGreaterThanOrEqual(walking.added, 0)
+    XCTAssertLessThanOrEqual(Double(walking.added), 0.003 * Double(walking.alone))
+  }
 }

@@ -15,6 +15,8 @@ final class RecordingSharedTableLayoutTests: XCTestCase {
       ("t,pressure_hpa", [.pressureHectopascals]),
       ("pressure_kpa,t,temperature", [.pressureKilopascals]),
       ("t,ax,ay,az,pressure_hpa", [.steps, .pressureHectopascals]),
+      ("t,ax,ay,az,gx,gy,gz,in_trial", [.steps, .gyroscope]),
+      ("t,ax,ay,az,gx,gy", [.steps]),
       ("ax,ay,az,t", []),
       ("time,pressure_hpa", []),
       ("", []),
@@ -39,6 +41,10 @@ final class RecordingSharedTableLayoutTests: XCTestCase {
     XCTAssertEqual(
       SharedTableLayout.columnMapping(reading: [.steps]), "t=t,ax=ax,ay=ay,az=az;units=m/s^2,s")
     XCTAssertNil(SharedTableLayout.columnMapping(reading: []))
+    XCTAssertNil(SharedTableLayout.columnMapping(reading: [.gyroscope]), "no accelerometer")
+    XCTAssertEqual(
+      SharedTableLayout.columnMapping(reading: [.steps, .gyroscope]),
+      "t=t,ax=ax,ay=ay,az=az,gx=gx,gy=gy,gz=gz;units=m/s^2,rad/s,s")
     for layouts: [SharedTableLayout] in [[.steps, .pressureKilopascals], [.pressureHectopascals]] {
       let text = try XCTUnwrap(SharedTableLayout.columnMapping(reading: layouts))
       XCTAssertNoThrow(try ColumnMapping(parsing: text), text)

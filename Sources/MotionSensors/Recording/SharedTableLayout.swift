@@ -15,6 +15,9 @@ package enum SharedTableLayout: Sendable, Equatable, CaseIterable {
   case pressureHectopascals
   /// `t` and `pressure_kpa` anywhere in the header: seconds and pressure in kPa.
   case pressureKilopascals
+  /// `t`, `gx`, `gy` and `gz` anywhere in the header: seconds and rotation rate in rad/s (IPOL's
+  /// lower-back sensor, MotionSense's iPhone). Read together with ``steps``, never alone.
+  case gyroscope
 
   /// The most of a file read to find its header line.
   package static let headerByteLimit = 4096
@@ -25,12 +28,14 @@ package enum SharedTableLayout: Sendable, Equatable, CaseIterable {
     case .steps: return "t=t,ax=ax,ay=ay,az=az;units=m/s^2,s"
     case .pressureHectopascals: return "t=t,p=pressure_hpa;units=hPa"
     case .pressureKilopascals: return "t=t,p=pressure_kpa;units=kPa"
+    case .gyroscope: return "t=t,gx=gx,gy=gy,gz=gz;units=rad/s,s"
     }
   }
 
   /// The column mapping that reads every layout of `layouts` at once: a steps table with a
   /// pressure column gives its accelerometer and its barometer (rows without a pressure value
-  /// carry none). `nil` when `layouts` is empty.
+  /// carry none), with gyroscope columns its gyroscope too. `nil` when `layouts` is empty (or
+  /// holds only ``gyroscope``, which belongs to a steps table).
   package static func columnMapping(
     reading layouts: [SharedTableLayout], accelerationUnit: String = "m/s^2"
   ) -> String? {
@@ -39,6 +44,10 @@ package enum SharedTableLayout: Sendable, Equatable, CaseIterable {
     if layouts.contains(.steps) {
       columns += ["ax=ax", "ay=ay", "az=az"]
       units.append(accelerationUnit)
+      if layouts.contains(.gyroscope) {
+        columns += ["gx=gx", "gy=gy", "gz=gz"]
+        units.append("rad/s")
+      }
     }
     if layouts.contains(.pressureHectopascals) {
       columns.append("p=pressure_hpa")
@@ -54,7 +63,7 @@ package enum SharedTableLayout: Sendable, Equatable, CaseIterable {
   }
 
   /// Whether the layout carries a barometer column.
-  package var hasPressure: Bool { self != .steps }
+  package var hasPressure: Bool { self == .pressureHectopascals || self == .pressureKilopascals }
 
   /// Every layout the header of the file at `url` matches, in declaration order; empty when the
   /// file cannot be read (the recording reader then reports why) or matches none.
@@ -69,6 +78,9 @@ package enum SharedTableLayout: Sendable, Equatable, CaseIterable {
     case .steps: return names.count >= 4 && Array(names.prefix(4)) == ["t", "ax", "ay", "az"]
     case .pressureHectopascals: return names.contains("t") && names.contains("pressure_hpa")
     case .pressureKilopascals: return names.contains("t") && names.contains("pressure_kpa")
+    case .gyroscope:
+      return names.contains("t") && names.contains("gx") && names.contains("gy")
+        && names.contains("gz")
     }
   }
 

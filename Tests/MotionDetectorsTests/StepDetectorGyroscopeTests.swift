@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionDetectors
+import XCTest
+import _MotionTestSupport
+
+/// The gyroscope's strides (``StepDetector/process(time:rotationRate:)``): a phone in a trouser
+/// pocket turns with the thigh once per stride, and on stairs |a| can show one leg's steps only.
+/// The strides add the steps |a| missed there, and nothing where |a| already has two per stride,
+/// where the rotation is a trunk's sway, or where |a| shows no stepping.
+final class StepDetectorGyroscopeTests: XCTestCase {
+  /// A limb's swing: `amplitude` rad/s at `frequency` Hz about a random axis, with a smaller
+  /// second harmonic and 0.05 rad/s noise on every axis (the sensor's and the body's).
+  static func swing(
+    frequency: Double, amplitude: Double, seconds: Double, rate: Double = 100,
+    using random: inout SplitMix64
+  ) -> [(time: Double, rate: SIMD3<Double>)] {
+    let axis = random.nextUnitVector()
+    let phaseOffset = Double.random(in: 0..<1, using: &random)
+    return (0..<Int(seconds * rate)).map { index in
+      let t = Double(index) / rate
+      let phase = 2 * Double.pi * (frequency * t + phaseOffset)
+      let value = amplitude * (sin(phase) + 0.2 * sin(2 * phase + 0.4))
+      return (t, axis * value + SyntheticGait.noiseVector(0.05, &random))
+    }
+  }
+
+  /// Every step of the accelerometer `samples`, with the gyroscope `rates` interleaved by time
+  /// when given, and the steps added from the strides.
+  static func count(
+    _ samples: SyntheticGait.Samples, rates: [(time: Double, rate: SIMD3<Double>)]? = nil,
+    parameters: StepDetector.Parameters = .default
+  ) -> (steps: [Double], added: Int) {
+    var detector = StepDetector(parameters: parameters)
+    var steps: [Double] = []
+    var next = 0
+    let rates = rates ?? []
+    for sample in samples {
+      while next < rates.count, rates[next].time <= sample.time {
+        detector.process(time: rates[next].time, rotationRate: rates[next].rate)
+        next += 1
+      }
+      if let step = detector.process(time: sample.time, acceleration: sample.acceleration) {
+        steps.append(step)
+      }
+    }
+    while let step = detector.takeQueuedStep() { steps.append(step) }
+    return (steps, detector.gyroscopeSteps)
+  }
+
+  /// One strong impact per stride (the other leg's step invisible in |a|) at 0.9 strides/s for
+  /// 60 s: |a| alone counts one step per stride; with the thigh's swing (2 rad/s) the count is
+  /// two per stride, to within the first stretch's delay and the edges (8 steps of 108).
+  func testPocketStairsGetTheStepsOfTheHiddenLeg() {
+    let seed = testSeed()
+    var random = SplitMix64(seed: seed)
+    let strides = 0.9
+    let seconds = 60.0
+    let samples = SyntheticGait.impacts(
+      frequency: strides, secondPhase: 0.5, secondHeight: 0, amplitude: 1.0, seconds: seconds,
+      using: &random)
+    let swing = Self.swing(frequency: strides, amplitude: 2, seconds: seconds, using: &random)
+    let alone = Self.count(samples)
+    let withGyroscope = Self.count(samples, rates: swing)
+    let truth = 2 * strides * seconds
+    XCTAssertLessThan(Double(alone.steps.count), 0.55 * truth, "seed \(seed)")
+    XCTAssertGreaterThan(Double(withGyroscope.steps.count), truth - 8, "seed \(seed)")
+    XCTAssertLessThanOrEqual(Double(withGyroscope.steps.count), truth + 1, "seed \(seed)")
+    XCTAssertEqual(withGyroscope.added, withGyroscope.steps.count - alone.steps.count)
+    XCTAssertEqual(
+      withGyroscope.steps, withGyroscope.steps.sorted(), "step times never go back, seed \(seed)")
+  }
+
+  /// Walking with two steps per stride in |a| and the thigh swinging at the stride rate: the
+  /// strides find nothing missing and the count is the same with and without them.
+  func testWalkingWithBothStepsVisibleGetsNothingAdded() {
+    let seed = testSeed()
+    var random = SplitMix64(seed: seed)
+    for cadence in [1.4, 1.8, 2.6] {
+      let samples = SyntheticGait.walk(
+        cadence: cadence, seconds: 60, amplitude: 0.5, using: &random)
+      let swing = Self.swing(
+        frequency: cadence / 2, amplitude: 2.5, seconds: 60, using: &random)
+      let alone = Self.count(samples)
+      let withGyroscope = Self.count(samples, rates: swing)
+      XCTAssertEqual(withGyroscope.added, 0, "cadence \(cadence), seed \(seed)")
+      XCTAssertEqual(withGyroscope.steps, alone.steps, "cadence \(cadence), seed \(seed)")
+    }
+  }
+
+  /// A trunk's sway (a sensor on the lower back: about 0.3 rad/s) or |a| without stepping's
+  /// impacts (pedalling with the phone in a pocket turns the thigh as walking does) adds nothing.
+  func testATrunksSwayOrPedallingAddsNothing() {
+    let seed = testSeed()
+    var random = SplitMix64(seed: seed)
+    let samples = SyntheticGait.impacts(
+      frequency: 0.9, secondPhase: 0.5, secondHeight: 0, amplitude: 1.0, using: &random)
+    let sway = Self.swing(frequency: 0.9, amplitude: 0.3, seconds: 60, using: &random)
+    let swayed = Self.count(samples, rates: sway)
+    XCTAssertEqual(swayed.added, 0, "seed \(seed)")
+    XCTAssertEqual(swayed.steps, Self.count(samples).steps, "seed \(seed)")
+
+    // Pedalling: a 1 Hz bob of 0.12 g in |a| and the thigh turning 2.5 rad/s.
+    let pedalling = SyntheticGait.walk(
+      cadence: 1, seconds: 60, amplitude: 0.12, using: &random)
+    let thigh = Self.swing(frequency: 1, amplitude: 2.5, seconds: 60, using: &random)
+    let cycled = Self.count(pedalling, rates: thigh)
+    XCTAssertEqual(cycled.added, 0, "seed \(seed)")
+  }
+
+  /// The gyroscope alone (no accelerometer sample) never makes a step, and hostile readings are
+  /// skipped and counted without disturbing the count.
+  func testTheGyroscopeAloneCountsNothingAndHostileReadingsAreSkipped() {
+    let seed = testSeed()
+    var random = SplitMix64(seed: seed)
+    var detector = StepDetector()
+    for sample in Self.swing(frequency: 1, amplitude: 3, seconds: 30, using: &random) {
+      detector.process(time: sample.time, rotationRate: sample.rate)
+    }
+    XCTAssertNil(detector.takeQueuedStep())
+    XCTAssertEqual(detector.gyroscopeSteps, 0)
+
+    let samples = SyntheticGait.impacts(
+      frequency: 0.9, secondPhase: 0.5, secondHeight: 0, amplitude: 1.0, using: &random)
+    var swing = Self.swing(frequency: 0.9, amplitude: 2, seconds: 60, using: &random)
+    let clean = Self.count(samples, rates: swing)
+    for index in stride(from: 50, to: swing.count, by: 997) {
+      swing[index].rate = [.nan, .infinity, 1e300, -5e3][index % 4] * SIMD3(1, 1, 1)
+    }
+    var hostile = StepDetector()
+    var steps = 0
+    var next = 0
+    for sample in samples {
+      while next < swing.count, swing[next].time <= sample.time {
+        hostile.process(time: swing[next].time, rotationRate: swing[next].rate)
+        next += 1
+      }
+      if hostile.process(time: sample.time, acceleration: sample.acceleration) != nil { steps += 1 }
+    }
+    while hostile.takeQueuedStep() != nil { steps += 1 }
+    XCTAssertEqual(hostile.skippedRotationRates, (swing.count - 50 + 996) / 997, "seed \(seed)")
+    XCTAssertEqual(Double(steps), Double(clean.steps.count), accuracy: 2, "seed \(seed)")
+  }
+}
+
+/// ``GyroscopeStrideTracker`` on its own: one stride per cycle of the swing whatever its axis and
+/// the sensor's rate, and a new start after a gap or when time goes back.
+final class GyroscopeStrideTrackerTests: XCTestCase {
+  func testOneStridePerCycleAtAnyRateAndAxis() {
+    let seed = testSeed()
+    var random = SplitMix64(seed: seed)
+    for rate in [25.0, 50, 100, 400] {
+      for frequency in [0.5, 0.9, 1.4] {
+        var tracker = GyroscopeStrideTracker()
+        var strides: [GyroscopeStrideTracker.Stride] = []
+        let swing = StepDetectorGyroscopeTests.swing(
+          frequency: frequency, amplitude: 2, seconds: 60, rate: rate, using: &random)
+        for sample in swing {
+          if let stride = tracker.process(time: sample.time, rotationRate: sample.rate) {
+            strides.append(stride)
+          }
+        }
+        let context = "rate \(rate) Hz, \(frequency) strides/s, seed \(seed)"
+        // The first cycle or two pass while the filters and the axis settle.
+        XCTAssertEqual(Double(strides.count), 60 * frequency, accuracy: 2, context)
+        // The RMS of the 2 rad/s sine and its 0.4 rad/s harmonic after the stride band's
+        // Butterworth sections (0.35–1.6 Hz); the bilinear transform's warping is negligible here.
+        func gain(_ f: Double) -> Double {
+          let high = pow(f / 0.35, 2) / (1 + pow(f / 0.35, 4)).squareRoot()
+          return high / (1 + pow(f / 1.6, 4)).squareRoot()
+        }
+        let expected =
+          ((pow(2 * gain(frequency), 2) + pow(0.4 * gain(2 * frequency), 2)) / 2).squareRoot()
+        let late = strides.last?.rotationRateRMS ?? 0
+        XCTAssertEqual(late, expected, accuracy: 0.1, context)
+      }
+    }
+  }
+
+  func testAGapOrATimeGoingBackStartsAgain() {
+    let seed = testSeed()
+    var random = SplitMix64(seed: seed)
+    let swing = StepDetectorGyroscopeTests.swing(
+      frequency: 1, amplitude: 2, seconds: 20, using: &random)
+    var tracker = GyroscopeStrideTracker()
+    var count = 0
+    for sample in swing where tracker.process(time: sample.time, rotationRate: sample.rate) != nil {
+      count += 1
+    }
+    // Stamped 1000 s later, then back at the start: both are new beginnings, nothing is skipped
+    // for good and the strides keep coming.
+    var later = 0
+    for sample in swing
+    where tracker.process(time: sample.time + 1000, rotationRate: sample.rate) != nil {
+      later += 1
+    }
+    var again = 0
+    for sample in swing where tracker.process(time: sample.time, rotationRate: sample.rate) != nil {
+      again += 1
+    }
+    XCTAssertEqual(later, count, "seed \(seed)")
+    XCTAssertEqual(again, count, "seed \(seed)")
+    XCTAssertEqual(tracker.skippedSamples, 0)
+    // A slightly earlier reading is jitter: skipped.
+    _ = tracker.process(time: 19.5, rotationRate: .zero)
+    XCTAssertEqual(tracker.skippedSamples, 1)
+  }
+
+  func testHostileParametersAreBounded() {
+    var parameters = GyroscopeStrideTracker.Parameters()
+    parameters.gridRate = .infinity
+    parameters.strideBand = -1...Double.infinity
+    parameters.timeConstant = .nan
+    parameters.longestInputGap = .infinity
+    parameters.implausibleRotationRate = 0
+    var tracker = GyroscopeStrideTracker(parameters: parameters)
+    // A 1e9 s gap walked the grid for ever without the clamp (10 s): now it starts again.
+    _ = tracker.process(time: 0, rotationRate: SIMD3(1, 0, 0))
+    var strides = 0
+    for index in 0..<1000 {
+      let t = 1e9 + Double(index) / 100
+      let rate = SIMD3(2 * sin(2 * Double.pi * t.truncatingRemainder(dividingBy: 1)), 0, 0)
+      if tracker.process(time: t, rotationRate: rate) != nil { strides += 1 }
+    }
+    XCTAssertEqual(Double(strides), 10, accuracy: 2)
+    // A zero limit means the largest one: a phone's 35 rad/s is read, 1e4 rad/s is not.
+    _ = tracker.process(time: 1e9 + 10.01, rotationRate: SIMD3(35, 0, 0))
+    _ = tracker.process(time: 1e9 + 10.02, rotationRate: SIMD3(1e4, 0, 0))
+    XCTAssertEqual(tracker.skippedSamples, 1)
+  }
+}
