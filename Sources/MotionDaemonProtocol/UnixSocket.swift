@@ -14,10 +14,26 @@ import Foundation
 /// delivery path short (one `write`, one `read`, no event loop hop) and makes a slow peer block
 /// only its own writer thread.
 package final class UnixSocket: @unchecked Sendable {
-  // Sendable because `descriptor` is immutable after init except through `close()`, which swaps it
-  // under `closeLock`; reads and writes of the kernel object itself are thread-safe.
-  private let closeLock = NSLock()
+  // Sendable because `descriptor`, `borrowers` and `pendingClose` are only touched under `lock`;
+  // reads and writes of the kernel object itself are thread-safe.
+  private let lock = NSLock()
+  /// The descriptor for new calls; -1 once `close()` has been called.
   private var descriptor: Int32
+  /// Calls in progress on the descriptor (a blocked `recv`, `send` or `accept`).
+  private var borrowers = 0
+  /// A descriptor that `close()` shut down while calls were still using it: closed when the last
+  /// of them returns. Closing it at once would free its number for the next `open` or `socket`
+  /// of the process, and a call that fetched the number just before would read or write that
+  /// other file.
+  private var pendingClose: Int32 = -1
+
+  /// Runs between fetching the descriptor and the system call, for the tests (the window in
+  /// which a `close()` on another thread must not free the number).
+  package var afterBorrowForTesting: (@Sendable () -> Void)? {
+    get { lock.withLock { testHook } }
+    set { lock.withLock { testHook = newValue } }
+  }
+  private var testHook: (@Sendable () -> Void)?
 
   /// An error from a socket call, with the call's name and `errno`.
   package struct SocketError: Error, CustomStringConvertible, Sendable {
@@ -31,7 +47,41 @@ package final class UnixSocket: @unchecked Sendable {
   }
 
   deinit {
+    // No call can be in progress on an object being deinitialised: one of the two is open.
     if descriptor >= 0 { _ = Glibc.close(descriptor) }
+    if pendingClose >= 0 { _ = Glibc.close(pendingClose) }
+  }
+
+  /// The descriptor for one call, kept open until ``giveBack()``; `nil` once closed.
+  private func borrow() -> Int32? {
+    let (fd, hook) = lock.withLock { () -> (Int32?, (@Sendable () -> Void)?) in
+      guard descriptor >= 0 else { return (nil, nil) }
+      borrowers += 1
+      return (descriptor, testHook)
+    }
+    if fd != nil { hook?() }
+    return fd
+  }
+
+  /// Ends a call; the last one to end after a `close()` releases the descriptor.
+  private func giveBack() {
+    lock.withLock {
+      borrowers -= 1
+      if borrowers == 0, pendingClose >= 0 {
+        _ = Glibc.close(pendingClose)
+        pendingClose = -1
+      }
+    }
+  }
+
+  /// Runs `body` with the descriptor borrowed; throws EBADF, as the system call would, once the
+  /// socket is closed.
+  private func withDescriptor<Result>(
+    _ operation: String, _ body: (Int32) throws -> Result
+  ) throws -> Result {
+    guard let fd = borrow() else { throw SocketError(operation: operation, code: EBADF) }
+    defer { giveBack() }
+    return try body(fd)
   }
 
   /// The longest path `sockaddr_un` holds (107 bytes plus the terminator on Linux).
@@ -135,18 +185,18 @@ package final class UnixSocket: @unchecked Sendable {
   ///   server logs them, waits a little and calls again rather than stop accepting.
   package func accept() throws -> UnixSocket? {
     while true {
-      let fd = closeLock.withLock { descriptor }
-      guard fd >= 0 else { return nil }
+      guard let fd = borrow() else { return nil }
       let client = Glibc.accept(fd, nil, nil)
+      let code = errno
+      giveBack()
       if client >= 0 {
         _ = fcntl(client, F_SETFD, FD_CLOEXEC)
         return UnixSocket(descriptor: client)
       }
-      let code = errno
       if code == EINTR || code == ECONNABORTED { continue }
       // `close()` wakes a blocked `accept` with an error (EINVAL after the shutdown): that is the
       // end, not a failure.
-      if closeLock.withLock({ descriptor }) < 0 { return nil }
+      if lock.withLock({ descriptor }) < 0 { return nil }
       throw SocketError(operation: "accept", code: code)
     }
   }
@@ -156,67 +206,76 @@ package final class UnixSocket: @unchecked Sendable {
     // struct ucred { pid_t pid; uid_t uid; gid_t gid; } (Glibc hides it behind _GNU_SOURCE).
     var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
     var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
-    let fd = closeLock.withLock { descriptor }
     let peerCredentialsOption: Int32 = 17  // SO_PEERCRED on Linux
-    guard getsockopt(fd, SOL_SOCKET, peerCredentialsOption, &credentials, &length) == 0 else {
-      return 0
+    let result = try? withDescriptor("getsockopt") {
+      getsockopt($0, SOL_SOCKET, peerCredentialsOption, &credentials, &length)
     }
-    return credentials.0
+    return result == 0 ? credentials.0 : 0
   }
 
   /// Writes all of `bytes`; throws when the peer has gone (never raises SIGPIPE).
   package func write(_ bytes: [UInt8]) throws {
-    let fd = closeLock.withLock { descriptor }
-    var offset = 0
-    try bytes.withUnsafeBytes { buffer in
-      while offset < buffer.count {
-        let written = send(
-          fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
-        if written < 0 {
-          if errno == EINTR { continue }
-          throw SocketError(operation: "send", code: errno)
+    try withDescriptor("send") { fd in
+      var offset = 0
+      try bytes.withUnsafeBytes { buffer in
+        while offset < buffer.count {
+          let written = send(
+            fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+          if written < 0 {
+            if errno == EINTR { continue }
+            throw SocketError(operation: "send", code: errno)
+          }
+          offset += written
         }
-        offset += written
       }
     }
   }
 
   /// Reads what is available (blocking until something is); an empty result means end of stream.
   package func read(into buffer: inout [UInt8]) throws -> Int {
-    let fd = closeLock.withLock { descriptor }
-    while true {
-      let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-      if count >= 0 { return count }
-      if errno == EINTR { continue }
-      throw SocketError(operation: "recv", code: errno)
+    try withDescriptor("recv") { fd in
+      while true {
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count >= 0 { return count }
+        if errno == EINTR { continue }
+        throw SocketError(operation: "recv", code: errno)
+      }
     }
   }
 
   /// Sets a receive timeout (for handshakes); 0 = none.
   package func setReceiveTimeout(seconds: Double) {
-    let fd = closeLock.withLock { descriptor }
     let clamped = max(0, min(seconds, 3600))
     var value = timeval(
       tv_sec: Int(clamped), tv_usec: Int((clamped - clamped.rounded(.down)) * 1e6))
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    _ = try? withDescriptor("setsockopt") {
+      setsockopt($0, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
   }
 
   /// Wakes any thread blocked in `read`/`accept` (both directions shut down) without releasing
   /// the descriptor, which stays valid until `close()` or deinit.
   package func shutdown() {
-    let fd = closeLock.withLock { descriptor }
-    if fd >= 0 { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+    lock.withLock {
+      if descriptor >= 0 { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+    }
   }
 
-  /// Shuts down and closes the socket. Safe to call more than once.
+  /// Shuts down and closes the socket. Safe to call more than once, and while other threads are
+  /// blocked in calls on it: they wake (the shutdown) and the descriptor is released when the
+  /// last of them returns, never while one still holds its number.
   package func close() {
-    let fd = closeLock.withLock { () -> Int32 in
-      defer { descriptor = -1 }
-      return descriptor
-    }
-    if fd >= 0 {
+    lock.withLock {
+      let fd = descriptor
+      guard fd >= 0 else { return }
+      descriptor = -1
+      // Under the lock: once it is released a returning call may close the descriptor.
       _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
-      _ = Glibc.close(fd)
+      if borrowers == 0 {
+        _ = Glibc.close(fd)
+      } else {
+        pendingClose = fd
+      }
     }
   }
 }
