@@ -39,6 +39,9 @@ public final class DaemonClient: @unchecked Sendable {
     private let onFailure: (DaemonError) -> Void
     private let lock = NSLock()
     private var isDone = false
+    /// When the request was sent or last got a reply (boot clock, s): the reply timeout counts
+    /// from here, so a long answer in many chunks does not time out while it arrives.
+    private var lastActivity = ProcessInfo.processInfo.systemUptime
     init(
       onMessage: @escaping (WireServerMessage) -> Bool, onFailure: @escaping (DaemonError) -> Void
     ) {
@@ -50,9 +53,15 @@ public final class DaemonClient: @unchecked Sendable {
     func deliver(_ message: WireServerMessage) -> Bool {
       lock.withLock {
         guard !isDone else { return true }
+        lastActivity = ProcessInfo.processInfo.systemUptime
         isDone = onMessage(message)
         return isDone
       }
+    }
+
+    /// Whether the request is over, and how long it has waited since its last reply, s.
+    var progress: (isDone: Bool, idle: Double) {
+      lock.withLock { (isDone, ProcessInfo.processInfo.systemUptime - lastActivity) }
     }
 
     func fail(_ error: DaemonError) {
@@ -97,6 +106,8 @@ public final class DaemonClient: @unchecked Sendable {
     var nextStreamID: UInt64 = 0
     var isClosed = false
     var isReconnecting = false
+    /// See ``DaemonClient/replyTimeout``.
+    var replyTimeout = 30.0
     /// The daemon's last word on motion history authorization (handshake, query, change notice,
     /// or a refusal); `nil` before any.
     var historyAuthorized: Bool?
@@ -422,18 +433,23 @@ public final class DaemonClient: @unchecked Sendable {
 
   // MARK: Requests
 
-  /// Sends `body` and calls `onMessage` with each reply until it returns true.
+  /// Sends `body` and calls `onMessage` with each reply until it returns true. Returns the
+  /// request's id on this connection (`nil` when not connected: `onFailure` has been called).
+  /// A request that `timesOut` fails with `.timeout` after ``replyTimeout`` s without a reply (a
+  /// daemon that is stopped or stuck); a Subscribe does not, its stream may be quiet for hours.
+  @discardableResult
   private func send(
-    _ fill: (inout WireClientMessage) -> Void, stream: Stream? = nil,
+    _ fill: (inout WireClientMessage) -> Void, stream: Stream? = nil, timesOut: Bool = false,
     onMessage: @escaping (WireServerMessage) -> Bool, onFailure: @escaping (DaemonError) -> Void
-  ) {
+  ) -> UInt64? {
     var message = WireClientMessage()
     fill(&message)
+    let pending = Pending(onMessage: onMessage, onFailure: onFailure)
     let socket = state.withLock { s -> UnixSocket? in
       guard let socket = s.socket else { return nil }
       s.nextRequestID += 1
       message.requestID = s.nextRequestID
-      s.pending[s.nextRequestID] = Pending(onMessage: onMessage, onFailure: onFailure)
+      s.pending[s.nextRequestID] = pending
       // A stream's id on this connection is its Subscribe's request id; map it before the daemon
       // can answer.
       if let stream, let localID = s.streams.first(where: { $0.value === stream })?.key {
@@ -445,12 +461,79 @@ public final class DaemonClient: @unchecked Sendable {
     }
     guard let socket else {
       onFailure(DaemonError(.disconnected, "not connected to the motion daemon"))
-      return
+      return nil
     }
+    if timesOut { watch(message.requestID, pending, after: replyTimeout) }
     do { try socket.write(Wire.frame(message)) } catch {
       if let pending = state.withLock({ $0.pending.removeValue(forKey: message.requestID) }) {
         pending.fail(DaemonError(.disconnected, "the motion daemon went away: \(error)"))
       }
+    }
+    return message.requestID
+  }
+
+  /// A request fails with `.timeout` when the daemon has sent nothing for it for this long, s
+  /// (30 by default; at least 0.05). The daemon answers a query in milliseconds and streams a
+  /// long one in chunks, each of which restarts the wait.
+  public var replyTimeout: Double {
+    get { state.withLock { $0.replyTimeout } }
+    set { state.withLock { $0.replyTimeout = newValue.isFinite ? max(0.05, newValue) : 30 } }
+  }
+
+  /// Fails request `id` with `.timeout` once it has waited `timeout` s since its last reply.
+  private func watch(_ id: UInt64, _ pending: Pending, after delay: Double) {
+    DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
+      guard let self else { return }
+      let timeout = self.replyTimeout
+      let (isDone, idle) = pending.progress
+      guard !isDone else { return }
+      guard idle >= timeout else {
+        self.watch(id, pending, after: timeout - idle)
+        return
+      }
+      self.abandon(
+        id, pending,
+        DaemonError(.timeout, "the motion daemon sent no reply for \(timeout) s"))
+    }
+  }
+
+  /// Forgets request `id` (a later reply is ignored) and fails it with `error`.
+  private func abandon(_ id: UInt64, _ pending: Pending, _ error: DaemonError) {
+    state.withLock { s in
+      if s.pending[id] === pending { s.pending[id] = nil }
+    }
+    pending.fail(error)
+  }
+
+  /// Cancels request `id`, if it is still waiting (its task was cancelled).
+  private func cancelRequest(_ id: UInt64) {
+    guard let pending = state.withLock({ $0.pending[id] }) else { return }
+    abandon(id, pending, DaemonError(.cancelled, "the request was cancelled"))
+  }
+
+  /// Runs `start` (which sends a request and returns its id) so that cancelling the calling task
+  /// fails the request with `.cancelled` instead of leaving it waiting.
+  private func cancellable<T: Sendable>(
+    _ start: (CheckedContinuation<T, any Error>) -> UInt64?
+  ) async throws -> T {
+    // The id is known only once `start` has run; a cancellation that comes first is kept here.
+    let sent = Locked<(id: UInt64?, cancelled: Bool)>((nil, false))
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation {
+        (continuation: CheckedContinuation<T, any Error>) in
+        let id = start(continuation)
+        let cancelled = sent.withLock { s -> Bool in
+          s.id = id
+          return s.cancelled
+        }
+        if cancelled, let id { cancelRequest(id) }
+      }
+    } onCancel: {
+      let id = sent.withLock { s -> UInt64? in
+        s.cancelled = true
+        return s.id
+      }
+      if let id { cancelRequest(id) }
     }
   }
 
@@ -460,10 +543,9 @@ public final class DaemonClient: @unchecked Sendable {
     decode: @escaping @Sendable (WireServerMessage) throws -> T
   ) async throws -> T {
     if !isConnected { try connect() }
-    return try await withCheckedThrowingContinuation {
-      (continuation: CheckedContinuation<T, any Error>) in
+    return try await cancellable { (continuation: CheckedContinuation<T, any Error>) in
       send(
-        fill,
+        fill, timesOut: true,
         onMessage: { message in
           if case .error(let error) = message.body {
             continuation.resume(throwing: Self.error(error))
@@ -570,7 +652,7 @@ public final class DaemonClient: @unchecked Sendable {
   ) async throws -> [DaemonRecordedSample] {
     if !isConnected { try connect() }
     let collected = Locked<[DaemonRecordedSample]>([])
-    return try await withCheckedThrowingContinuation {
+    return try await cancellable {
       (continuation: CheckedContinuation<[DaemonRecordedSample], any Error>) in
       send(
         {
@@ -579,6 +661,7 @@ public final class DaemonClient: @unchecked Sendable {
           query.toDate = end.timeIntervalSince1970
           $0.accelerometerQuery = query
         },
+        timesOut: true,
         onMessage: { message in
           switch message.body {
           case .error(let error):

@@ -15,6 +15,8 @@ public struct DaemonError: Error, Sendable, Equatable, CustomStringConvertible {
     case disconnected
     /// The daemon did not answer in time (`CMErrorUnknown`, 103).
     case timeout
+    /// The task that made the request was cancelled (`CMErrorUnknown`, 103).
+    case cancelled
     /// The daemon sent something this client does not understand (`CMErrorUnknown`, 103).
     case protocolError
   }
@@ -33,7 +35,7 @@ public struct DaemonError: Error, Sendable, Equatable, CustomStringConvertible {
     case .invalidParameter: return 107
     case .notAuthorized: return 105
     case .notAvailable: return 109
-    case .noData, .disconnected, .timeout, .protocolError: return 103
+    case .noData, .disconnected, .timeout, .cancelled, .protocolError: return 103
     }
   }
 

@@ -79,4 +79,53 @@ import Testing
     #expect(throws: DaemonError.self) { try flooded.connect() }
     flooded.close()
   }
+
+  /// A daemon that takes requests and never answers them (stopped with SIGSTOP, or stuck): a
+  /// request used to wait for ever, and so did every app call behind it. It now fails with
+  /// `.timeout` after `replyTimeout` s without a reply.
+  @Test func aRequestTheDaemonNeverAnswersTimesOut() async throws {
+    let daemon = try FakeDaemon()
+    daemon.answersQueries = false
+    let client = DaemonClient(socketPath: daemon.path)
+    client.replyTimeout = 0.3
+    let start = Date()
+    await #expect {
+      _ = try await client.status()
+    } throws: { error in
+      (error as? DaemonError)?.code == .timeout
+    }
+    #expect(Date().timeIntervalSince(start) < 5)
+    client.close()
+  }
+
+  /// Cancelling the task that waits for a reply ends the wait at once with `.cancelled` (it used
+  /// to ignore the cancellation and wait for the reply, for ever if none came).
+  @Test func cancellingTheTaskEndsTheRequest() async throws {
+    let daemon = try FakeDaemon()
+    daemon.answersQueries = false
+    let client = DaemonClient(socketPath: daemon.path)
+    client.replyTimeout = 600
+    _ = try client.connect()
+    let task = Task { try await client.status() }
+    try await Task.sleep(nanoseconds: 200_000_000)
+    let start = Date()
+    task.cancel()
+    await #expect {
+      _ = try await task.value
+    } throws: { error in
+      (error as? DaemonError)?.code == .cancelled
+    }
+    #expect(Date().timeIntervalSince(start) < 5)
+    // A task cancelled before its request is sent fails the same way.
+    let early = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      return try await client.status()
+    }
+    await #expect {
+      _ = try await early.value
+    } throws: { error in
+      (error as? DaemonError)?.code == .cancelled
+    }
+    client.close()
+  }
 }

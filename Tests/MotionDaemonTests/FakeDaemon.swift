@@ -20,6 +20,7 @@ final class FakeDaemon: @unchecked Sendable {
     var subscribes: [Int: Int] = [:]
     var helloDelay = 0.0
     var noticesBeforeHello = 0
+    var answersQueries = true
   }
 
   let path: String
@@ -59,6 +60,13 @@ final class FakeDaemon: @unchecked Sendable {
   var noticesBeforeHello: Int {
     get { state.withLock { $0.noticesBeforeHello } }
     set { state.withLock { $0.noticesBeforeHello = newValue } }
+  }
+
+  /// Whether requests other than Hello and Subscribe get an answer (an acknowledgement); when
+  /// `false` they get none, as from a daemon that is stopped or stuck.
+  var answersQueries: Bool {
+    get { state.withLock { $0.answersQueries } }
+    set { state.withLock { $0.answersQueries = newValue } }
   }
 
   /// Connections accepted so far.
@@ -112,6 +120,7 @@ final class FakeDaemon: @unchecked Sendable {
           state.withLock { $0.subscribes[index, default: 0] += 1 }
           reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
         default:
+          guard state.withLock({ $0.answersQueries }) else { continue }
           reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
         }
         try? socket.write(Wire.frame(reply))
