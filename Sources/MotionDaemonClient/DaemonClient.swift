@@ -445,20 +445,30 @@ public final class DaemonClient: @unchecked Sendable {
     var message = WireClientMessage()
     fill(&message)
     let pending = Pending(onMessage: onMessage, onFailure: onFailure)
-    let socket = state.withLock { s -> UnixSocket? in
-      guard let socket = s.socket else { return nil }
+    let (socket, isUnsubscribed) = state.withLock { s -> (UnixSocket?, Bool) in
+      guard let socket = s.socket else { return (nil, false) }
+      // A stream's id on this connection is its Subscribe's request id; map it before the daemon
+      // can answer. A stream unsubscribed meanwhile (while a reconnection resubscribed the
+      // others) is not subscribed again: its Unsubscribe is already gone, with its old id, and
+      // the daemon would keep streaming to nobody.
+      var localID: UInt64?
+      if let stream {
+        guard let found = s.streams.first(where: { $0.value === stream })?.key else {
+          return (nil, true)
+        }
+        localID = found
+      }
       s.nextRequestID += 1
       message.requestID = s.nextRequestID
       s.pending[s.nextRequestID] = pending
-      // A stream's id on this connection is its Subscribe's request id; map it before the daemon
-      // can answer.
-      if let stream, let localID = s.streams.first(where: { $0.value === stream })?.key {
+      if let stream, let localID {
         s.wireToStream[s.nextRequestID] = localID
         let id = s.nextRequestID
         stream.deliveryLock.withLock { stream.wireID = id }
       }
-      return socket
+      return (socket, false)
     }
+    if isUnsubscribed { return nil }
     guard let socket else {
       onFailure(DaemonError(.disconnected, "not connected to the motion daemon"))
       return nil
@@ -765,7 +775,12 @@ public final class DaemonClient: @unchecked Sendable {
     return SourceSubscription { [weak self] in self?.unsubscribe(localID) }
   }
 
-  private func sendSubscribe(_ stream: Stream) {
+  /// The streams subscribed now (for the tests, which replay a reconnection's resubscription).
+  var subscribedStreams: [Stream] { state.withLock { Array($0.streams.values) } }
+
+  /// Subscribes `stream` on the current connection (at a start, and for every stream after a
+  /// reconnection); nothing when it was unsubscribed meanwhile.
+  func sendSubscribe(_ stream: Stream) {
     send(
       { message in
         var subscribe = Opencoremotion_Daemon_V1_Subscribe()

@@ -128,4 +128,24 @@ import Testing
     }
     client.close()
   }
+
+  /// A reconnection takes the list of streams, then subscribes each on the new connection. A
+  /// stream cancelled in between had sent its Unsubscribe already (with its old id, or nowhere):
+  /// subscribing it again left the daemon streaming to nobody until the connection closed.
+  @Test func aStreamCancelledDuringAReconnectionIsNotSubscribedAgain() throws {
+    let daemon = try FakeDaemon()
+    let client = DaemonClient(socketPath: daemon.path)
+    let subscription = try client.subscribe(DaemonStreamRequest(sensors: .accelerometer, rate: 50))
+    {
+      _ in
+    }
+    try waitUntil(seconds: 10, "the subscription") { daemon.subscribes == 1 }
+    // What the reconnection captured, before the cancellation.
+    let captured = client.subscribedStreams
+    #expect(captured.count == 1)
+    subscription.cancel()
+    for stream in captured { client.sendSubscribe(stream) }
+    #expect(!happens(within: 0.5) { daemon.subscribes > 1 })
+    client.close()
+  }
 }
