@@ -69,6 +69,13 @@ extension StepDetector {
     var foundStepsCount = 0
     /// Steps added from the gyroscope's strides.
     var gyroscopeSteps = 0
+    /// Steps the strides showed missing and not yet returned: each goes between the next two
+    /// found steps a stride apart (where the hidden leg stepped), so the step times keep a
+    /// walking rhythm instead of arriving in a burst.
+    var hiddenSteps = 0
+    /// When the oldest of them was granted (grid time): past ``Parameters/strideCheckDelay``
+    /// twice over without a stride-long interval to fill, they are returned as they are.
+    var hiddenStepsSince = -Double.infinity
 
     /// A stride from ``GyroscopeStrideTracker`` kept for the comparison.
     struct StrideMark: Sendable {
@@ -84,7 +91,7 @@ extension StepDetector {
         autocorrelation: Array(repeating: 0, count: coefficients.longestLag + 1),
         pendingTimes: Array(repeating: 0, count: boutLength),
         pendingHeights: Array(repeating: 0, count: boutLength),
-        queue: Array(repeating: 0, count: boutLength + 2 + 2 * Coefficients.mostStridesPerCheck),
+        queue: Array(repeating: 0, count: boutLength + 2 + 4 * Coefficients.mostStridesPerCheck),
         strideTracker: GyroscopeStrideTracker(parameters: parameters.gyroscopeStrides),
         strides: Array(repeating: StrideMark(), count: Self.stridesCapacity),
         foundSteps: Array(repeating: 0, count: Self.foundStepsCapacity))
@@ -138,6 +145,7 @@ extension StepDetector {
       let start = queueStart
       let count = queueCount
       let added = gyroscopeSteps
+      let hidden = hiddenSteps
       self = State(
         coefficients, history: history, autocorrelation: autocorrelation,
         pendingTimes: pendingTimes, pendingHeights: pendingHeights, queue: queue,
@@ -147,6 +155,8 @@ extension StepDetector {
       queueStart = start
       queueCount = count
       gyroscopeSteps = added
+      // The hidden steps of the old timeline are returned first thing on the new one.
+      hiddenSteps = hidden
       // lastEnqueuedTime starts again: the new timeline's steps are earlier than the old one's.
     }
   }

@@ -8,7 +8,8 @@ extension StepDetector {
   /// carries the phone (``GyroscopeStrideTracker``): every ``Parameters/stridesPerCheck`` strides
   /// are compared, ``Parameters/strideCheckDelay`` after they end, with the steps found in them.
   /// A walk has two steps per stride; when at least ``Parameters/leastMissingSteps`` are missing,
-  /// they are added, spread over the stretch. Only where
+  /// they are added: each in the middle of the next stride-long interval between found steps
+  /// (where the hidden leg steps), or spread out if none comes within twice the delay. Only where
   /// - every stride lasts ``Parameters/strideDuration`` and swings like a limb
   ///   (``Parameters/leastStrideRotationRate``),
   /// - |a| shows stepping's impacts (``Parameters/leastStrideCheckRMS``), and
@@ -17,8 +18,9 @@ extension StepDetector {
   /// This never removes a step. It matters on stairs with the phone in a trouser pocket, where one
   /// leg's step hardly shows in |a| (docs/Steps.md); walking and running already have two steps
   /// per stride and nothing is added. Added steps are returned by ``process(time:acceleration:)``
-  /// like the others, up to the delay plus the stretch's length after they happened, and never
-  /// before a step already returned. This call returns nothing itself.
+  /// like the others, a stride or so after the comparison (some seconds after the stretch they
+  /// were missing from), and never before a step already returned. This call returns nothing
+  /// itself.
   public mutating func process(time: Double, rotationRate: SIMD3<Double>) {
     guard let stride = state.strideTracker.process(time: time, rotationRate: rotationRate) else {
       return
@@ -68,14 +70,44 @@ extension StepDetector {
       if Double(found) >= parameters.leastFoundStepsPerStride * Double(count),
         missing >= max(1, parameters.leastMissingSteps)
       {
-        let spacing = (last.time - first.time) / Double(missing + 1)
-        for index in 1...missing {
-          enqueueStep(at: first.time + spacing * Double(index) + offset)
-        }
-        state.gyroscopeSteps &+= missing
+        if state.hiddenSteps == 0 { state.hiddenStepsSince = time }
+        state.hiddenSteps = min(state.hiddenSteps + missing, Self.mostHiddenSteps)
       }
       dropStrides(count)
     }
+    let waited = time - state.hiddenStepsSince
+    if state.hiddenSteps > 0, waited > 2 * parameters.strideCheckDelay || !(waited >= 0) {
+      // No stride-long interval came to hold them (the walk ended, or |a| sees both legs now).
+      releaseHiddenSteps(before: time)
+    }
+  }
+
+  /// The most hidden steps waiting at once: two stretches of 8 strides.
+  static let mostHiddenSteps = 4 * Coefficients.mostStridesPerCheck
+
+  /// Before the found step at `time` (peak time): one hidden step in the middle of the interval
+  /// since the previous step, when that interval is a stride long (the other leg stepped there).
+  mutating func placeHiddenStep(before time: Double) {
+    guard state.hiddenSteps > 0, state.lastEnqueuedTime.isFinite else { return }
+    let interval = time - state.lastEnqueuedTime
+    guard parameters.strideDuration.contains(interval) else { return }
+    enqueueStep(at: state.lastEnqueuedTime + interval / 2)
+    state.hiddenSteps -= 1
+    state.gyroscopeSteps &+= 1
+    if state.hiddenSteps == 0 { state.hiddenStepsSince = -.infinity }
+  }
+
+  /// Returns every hidden step still waiting, spread between the last step returned and `time`
+  /// (at the end of a recording, or when they have waited too long).
+  mutating func releaseHiddenSteps(before time: Double) {
+    let count = state.hiddenSteps
+    guard count > 0 else { return }
+    let from = state.lastEnqueuedTime.isFinite ? state.lastEnqueuedTime : time
+    let spacing = max(0, time - from) / Double(count + 1)
+    for index in 1...count { enqueueStep(at: from + spacing * Double(index)) }
+    state.gyroscopeSteps &+= count
+    state.hiddenSteps = 0
+    state.hiddenStepsSince = -.infinity
   }
 
   /// Whether the first `count` + 1 strides bound a stretch of walking by a limb.

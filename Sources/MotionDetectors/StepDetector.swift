@@ -100,12 +100,20 @@ public struct StepDetector: Sendable {
     } else {
       state.skippedSamples &+= 1
     }
-    return takeQueuedStep()
+    return dequeueStep()
   }
 
   /// The next confirmed step not returned yet, or `nil`. `process` returns one per call; call this
   /// at the end of a recording to collect the rest.
   public mutating func takeQueuedStep() -> Double? {
+    // The end of a stream: hidden steps still waiting for an interval are returned too.
+    if state.queueCount == 0, state.hiddenSteps > 0 {
+      releaseHiddenSteps(before: state.previousTime)
+    }
+    return dequeueStep()
+  }
+
+  private mutating func dequeueStep() -> Double? {
     guard state.queueCount > 0 else { return nil }
     let time = state.queue[state.queueStart]
     state.queueStart = (state.queueStart + 1) % state.queue.count
@@ -163,7 +171,7 @@ public struct StepDetector: Sendable {
   private mutating func processGridSample(_ magnitude: Double, at time: Double) {
     let y = state.lowPass.process(state.highPass.process(magnitude))
     state.energy += (y * y - state.energy) * coefficients.energyFactor
-    if state.strideCount > 0 { compareStrides(at: time) }
+    if state.strideCount > 0 || state.hiddenSteps > 0 { compareStrides(at: time) }
     let fast = state.fastHighPass.process(magnitude)
     state.fastEnergy += (fast * fast - state.fastEnergy) * coefficients.energyFactor
     updateAutocorrelation(y)
@@ -368,9 +376,11 @@ public struct StepDetector: Sendable {
     state.candidateTime = nil
   }
 
-  /// Queues a step found in |a| (a peak, or a step bridged across a gap).
+  /// Queues a step found in |a| (a peak, or a step bridged across a gap), after the hidden step
+  /// the gyroscope's strides put before it, if any.
   private mutating func enqueue(_ time: Double) {
     noteFoundStep(time)
+    placeHiddenStep(before: time)
     enqueueStep(at: time)
   }
 

@@ -70,6 +70,12 @@ final class StepDetectorGyroscopeTests: XCTestCase {
     XCTAssertEqual(withGyroscope.added, withGyroscope.steps.count - alone.steps.count)
     XCTAssertEqual(
       withGyroscope.steps, withGyroscope.steps.sorted(), "step times never go back, seed \(seed)")
+    // The added steps go between the found ones, where the hidden leg stepped: no burst of equal
+    // times (a cadence read from them would be far too high), a step every 0.56 s or so.
+    let steady = withGyroscope.steps.filter { $0 > 15 && $0 < 50 }
+    let intervals = zip(steady.dropFirst(), steady).map { $0 - $1 }
+    XCTAssertGreaterThan(intervals.min() ?? 0, 0.4, "seed \(seed)")
+    XCTAssertLessThan(intervals.max() ?? .infinity, 0.75, "seed \(seed)")
   }
 
   /// Walking with two steps per stride in |a| and the thigh swinging at the stride rate: the
