@@ -129,8 +129,11 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
 
   private var hub: LiveSourceHub!
   private let boundPort = Locked<UInt16?>(nil)
-  /// The decoding state of the current listening session (`nil` while not listening).
-  private let stream = Locked<SensorLoggerStream?>(nil)
+  /// The decoding state of the current listening session (`nil` while not listening), and which
+  /// session it belongs to: a stopped session's worker can outlive `stop`'s wait (a request still
+  /// trickling in holds the server's graceful shutdown), and its last flush must then leave the
+  /// next session's state alone.
+  private let stream = Locked<(session: UInt64, state: SensorLoggerStream?)>((0, nil))
   /// Requests refused so far, and the count at which the next report is due.
   private let refused = Locked(PowerOfTenReports())
   /// Requests whose head was too large (see ``SensorLoggerRequestHeadLimit``), and the count at
@@ -175,12 +178,14 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   /// Starts the server and waits (bounded) until it listens; a port in use becomes a `.busy`
   /// failure, see ``LiveSourceHub``.
   private func startWorker() throws -> PhoneStreamWorker {
-    stream.withLock {
-      $0 = SensorLoggerStream(
+    let session = stream.withLock { current -> UInt64 in
+      current.session &+= 1
+      current.state = SensorLoggerStream(
         convention: configuration.platform.convention,
         messageReorderWindow: configuration.messageReorderWindow,
         sampleHoldTime: configuration.sampleHoldTime,
         maximumSampleDelay: configuration.maximumSampleDelay, clock: configuration.clock)
+      return current.session
     }
     let started = StartSignal()
     // Stopped by graceful shutdown (cancelling a Hummingbird server that is accepting a connection
@@ -203,7 +208,10 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
         group.addTask { [self] in
           while await phoneStreamPause(Self.tickInterval) {
             let now = phoneStreamUptime()
-            hub.deliver(stream.withLock { $0?.tick(now: now) ?? [] })
+            hub.deliver(
+              stream.withLock { current in
+                current.session == session ? current.state?.tick(now: now) ?? [] : []
+              })
           }
         }
         await group.next()
@@ -211,9 +219,11 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       }
       let now = phoneStreamUptime()
       hub.deliver(
-        stream.withLock { state in
-          defer { state = nil }
-          return state?.flush(now: now) ?? []
+        stream.withLock { current in
+          // A later session's state is not this worker's to flush or clear.
+          guard current.session == session else { return [] }
+          defer { current.state = nil }
+          return current.state?.flush(now: now) ?? []
         })
     }
     switch started.wait(timeout: Self.startTimeout) {
@@ -382,7 +392,7 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       // Decoded before taking the stream's lock: a large body must not hold up other requests.
       let decoded = SensorLoggerStream.decode(Array(body.readableBytesView))
       let now = phoneStreamUptime()
-      let outcome = stream.withLock { $0?.receive(decoded, now: now) }
+      let outcome = stream.withLock { $0.state?.receive(decoded, now: now) }
       guard let outcome else { return Self.response(.serviceUnavailable, "stopping\n") }
       hub.deliver(outcome.events)
       if let rejection = outcome.rejection {
