@@ -58,7 +58,8 @@ extension StepDetector {
     while state.strideCount > count {
       let first = state.strides[0]
       let last = state.strides[count]
-      guard last.time + parameters.strideCheckDelay <= time else { return }
+      // Not due yet (and nor are the later ones); the waiting hidden steps are still checked.
+      guard last.time + parameters.strideCheckDelay <= time else { break }
       guard isWalkingStretch(strides: count) else {
         dropStrides(1)
         continue

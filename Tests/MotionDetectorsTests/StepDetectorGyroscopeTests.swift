@@ -78,6 +78,39 @@ final class StepDetectorGyroscopeTests: XCTestCase {
     XCTAssertLessThan(intervals.max() ?? .infinity, 0.75, "seed \(seed)")
   }
 
+  /// Pocket stairs, then a walk whose steps |a| sees on both legs while the thigh goes on
+  /// swinging: the hidden steps still waiting when the stairs end find no stride-long interval
+  /// to go in, and are returned within twice the delay (5 s), during the stream, not only when
+  /// it is drained at its end.
+  func testHiddenStepsWithoutAPlaceAreReturnedWithinTheDelay() {
+    let seed = testSeed()
+    var random = SplitMix64(seed: seed)
+    let stairs = SyntheticGait.impacts(
+      frequency: 0.9, secondPhase: 0.5, secondHeight: 0, amplitude: 1.0, seconds: 30,
+      using: &random)
+    let level = SyntheticGait.impacts(
+      frequency: 0.9, secondPhase: 0.5, secondHeight: 1, amplitude: 1.0, seconds: 30,
+      using: &random
+    ).map { (time: $0.time + 30, acceleration: $0.acceleration) }
+    let swing = Self.swing(frequency: 0.9, amplitude: 2, seconds: 60, using: &random)
+    var detector = StepDetector()
+    var live = 0
+    var next = 0
+    for sample in stairs + level {
+      while next < swing.count, swing[next].time <= sample.time {
+        detector.process(time: swing[next].time, rotationRate: swing[next].rate)
+        next += 1
+      }
+      if detector.process(time: sample.time, acceleration: sample.acceleration) != nil {
+        live += 1
+      }
+    }
+    var drained = 0
+    while detector.takeQueuedStep() != nil { drained += 1 }
+    XCTAssertGreaterThan(detector.gyroscopeSteps, 15, "seed \(seed)")
+    XCTAssertLessThanOrEqual(drained, 2, "returned live: \(live), seed \(seed)")
+  }
+
   /// Walking with two steps per stride in |a| and the thigh swinging at the stride rate: the
   /// strides find nothing missing and the count is the same with and without them.
   func testWalkingWithBothStepsVisibleGetsNothingAdded() {
