@@ -13,9 +13,9 @@ extension ClientSession {
     /// Seconds to complete a frame once a byte of it has arrived.
     var frameDeadline = 10.0
 
-    /// Unsent reply bytes at which the client is disconnected: only messages nobody requested
-    /// (authorization changes, source events) can push the queue past ``replyBytes``, and a
-    /// client that never reads them must not keep them for ever.
+    /// Unsent reply bytes at which the client is disconnected: only source events, which nobody
+    /// requested, can push the queue past ``replyBytes`` (authorization changes hold one slot of
+    /// their own), and a client that never reads them must not keep them for ever.
     var hardReplyBytes: Int { replyBytes * 4 }
   }
 }

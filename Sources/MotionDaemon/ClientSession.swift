@@ -15,9 +15,11 @@ import MotionSensors
 /// dropped (the protocol promises every request an answer), so they are bounded by flow control
 /// instead: while the client's unsent replies exceed ``Limits/replyBytes`` its reader stops
 /// reading requests (the kernel's socket buffer then stops the client's writes), and long answers
-/// are produced chunk by chunk as the client drains them (``sendWhenRoom(_:)``). Only messages
-/// nobody asked for (authorization changes, source events) can add beyond that; a client whose
-/// queue still grows past ``Limits/hardReplyBytes`` is disconnected.
+/// are produced chunk by chunk as the client drains them (``sendWhenRoom(_:)``). An authorization
+/// change another client causes takes one slot that holds only the latest change
+/// (``notifyAuthorizationChange()``), so no client's requests can grow this client's queue. Only
+/// source events can add beyond the limit; a client whose queue still grows past
+/// ``Limits/hardReplyBytes`` is disconnected.
 ///
 /// A frame must be completed within ``Limits/frameDeadline`` of the previous frame's end once a
 /// byte of it has arrived: a peer that stops half-way cannot hold a 16 MiB buffer for ever. An idle
@@ -36,6 +38,10 @@ final class ClientSession: @unchecked Sendable {
     /// session ends once the replies to the ones it sent are written.
     var peerFinished = false
     var name = "unnamed"
+    /// An authorization change not yet written. One flag, not a queued message: a client toggling
+    /// privacy in a loop must not grow every other client's queue, and the message written is
+    /// built from the authorization at the moment of writing, so it is never stale.
+    var authorizationChanged = false
   }
 
   let id: UInt64
@@ -50,10 +56,13 @@ final class ClientSession: @unchecked Sendable {
   private let onClose: @Sendable (ClientSession) -> Void
   /// Handles one request; returns the replies to send (possibly several, for chunked answers).
   private let onRequest: @Sendable (ClientSession, WireClientMessage) -> [WireServerMessage]
+  /// The unrequested message telling the client the current authorization (`request_id` 0).
+  private let authorizationNotice: @Sendable () -> WireServerMessage
 
   init(
     id: UInt64, socket: UnixSocket, streamCapacity: Int, limits: Limits, logger: Logger,
     onRequest: @escaping @Sendable (ClientSession, WireClientMessage) -> [WireServerMessage],
+    authorizationNotice: @escaping @Sendable () -> WireServerMessage,
     onClose: @escaping @Sendable (ClientSession) -> Void
   ) {
     self.id = id
@@ -63,6 +72,7 @@ final class ClientSession: @unchecked Sendable {
     self.limits = limits
     self.logger = logger
     self.onRequest = onRequest
+    self.authorizationNotice = authorizationNotice
     self.onClose = onClose
   }
 
@@ -245,6 +255,17 @@ final class ClientSession: @unchecked Sendable {
     }
   }
 
+  /// Tells the client that the authorization changed, with the value current when the message is
+  /// written. Changes made before the client has read the previous one are merged into it: a
+  /// client that reads nothing holds one pending notice, however often others change privacy.
+  func notifyAuthorizationChange() {
+    condition.withLock {
+      guard !state.isClosed else { return }
+      state.authorizationChanged = true
+      condition.broadcast()
+    }
+  }
+
   private func appendReplyLocked(_ frame: [UInt8]) {
     state.replies.append(frame)
     state.replyBytes += frame.count
@@ -288,10 +309,10 @@ final class ClientSession: @unchecked Sendable {
     return set
   }
 
-  /// Queues replies (never dropped). Requests' replies are bounded by the reader waiting for room
-  /// before it reads the next request; a client whose queue grows past
-  /// ``Limits/hardReplyBytes`` anyway (unrequested messages it never reads) is disconnected.
-  func send(_ messages: [WireServerMessage]) {
+  /// Queues the replies to one request (never dropped). They are bounded by the reader waiting for
+  /// room before it reads the next request; should one request's replies alone pass
+  /// ``Limits/hardReplyBytes``, the client is disconnected all the same.
+  private func queueReplies(_ messages: [WireServerMessage]) {
     guard !messages.isEmpty else { return }
     condition.lock()
     var overflow = false
@@ -385,7 +406,7 @@ final class ClientSession: @unchecked Sendable {
         }
         // Backpressure: no new request while the replies to earlier ones are not drained.
         guard waitForReplyRoom() else { break reading }
-        send(onRequest(self, request))
+        queueReplies(onRequest(self, request))
       }
       // The next frame's deadline starts now; frames already handled release the buffer.
       if completedFrame { partialSince = nil }
@@ -409,7 +430,7 @@ final class ClientSession: @unchecked Sendable {
     while true {
       condition.lock()
       while !state.isClosed && state.stream.isEmpty && state.replies.isEmpty
-        && !state.peerFinished
+        && !state.peerFinished && !state.authorizationChanged
       {
         condition.wait()
       }
@@ -432,8 +453,13 @@ final class ClientSession: @unchecked Sendable {
         output.append(contentsOf: reply)
         replyBytes += reply.count
       }
+      let writesNotice = state.authorizationChanged
+      state.authorizationChanged = false
       while let item = state.stream.popFirst() { output.append(contentsOf: item.frame) }
       condition.unlock()
+      // Built outside the lock (it reads the history's condition under the history's own lock);
+      // a change made from here on sets the flag again and is written next time.
+      if writesNotice { output.append(contentsOf: Wire.frame(authorizationNotice())) }
       do { try socket.write(output) } catch {
         close()
         return

@@ -171,6 +171,8 @@ public final class MotionDaemon: @unchecked Sendable {
           id: h.nextSessionID, socket: socket, streamCapacity: configuration.clientQueueCapacity,
           limits: limits, logger: logger,
           onRequest: { [weak self] session, request in self?.handle(request, from: session) ?? [] },
+          authorizationNotice: { [weak self] in self?.authorizationChange() ?? WireServerMessage()
+          },
           onClose: { [weak self] session in self?.remove(session) })
         h.sessions[session.id] = session
         h.sessionList = Array(h.sessions.values)
@@ -419,19 +421,28 @@ public final class MotionDaemon: @unchecked Sendable {
       history.setAllowed(privacy.allow)
       updateSourceSubscription()
       // Every client learns the new choice at once (request_id 0), so their cached
-      // authorization status never lags behind the user's decision.
-      var change = WireServerMessage()
-      change.authorization = authorization()
-      for other in hub.withLock({ $0.sessionList }) where other !== session { other.send([change]) }
+      // authorization status never lags behind the user's decision. Each other client holds at
+      // most one such notice unsent, so one client changing privacy in a loop cannot fill the
+      // queues of clients that read slowly.
+      for other in hub.withLock({ $0.sessionList }) where other !== session {
+        other.notifyAuthorizationChange()
+      }
       reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
       // The requester too, before its acknowledgement.
-      return [change, reply]
+      return [authorizationChange(), reply]
     case .authorizationQuery:
       reply.authorization = authorization()
       return [reply]
     case nil:
       return [Wire.error(.protocol, "empty or unknown request", requestID: id)]
     }
+  }
+
+  /// The unrequested message that tells a client the current authorization.
+  private func authorizationChange() -> WireServerMessage {
+    var change = WireServerMessage()
+    change.authorization = authorization()
+    return change
   }
 
   private func authorization() -> Opencoremotion_Daemon_V1_Authorization {
