@@ -10,7 +10,7 @@
 //   motiond, MotionDaemon → MotionDashboard, OpenCoreMotion, SourceComposition, MotionDetectors,
 //                           MotionDaemonProtocol, GRDB       the daemon: shared sensors, history, its dashboard
 //   MotionDashboard       → OpenCoreMotion, OpenUIDevice, SourceComposition, MotionDetectors,
-//                           Hummingbird(+WebSocket)                    browser dashboard server
+//                           MotionServerSupport, Hummingbird(+WebSocket)  browser dashboard server
 //   CoreMotion            Linux-only shim: re-exports OpenCoreMotion + OpenUIDevice
 //   OpenUIDevice          → OpenCoreMotion, MotionRecognition, MotionSensors   UIDevice stand-in
 //   OpenCoreMotion        → SourceComposition, MotionFusion, MotionRecognition, MotionDetectors,
@@ -19,8 +19,9 @@
 //   SourceComposition     → MotionSensors, MotionDaemonClient, LinuxIIO (Linux only),
 //                           PhoneStreams (trait PhoneStreams only)     COREMOTION_SOURCE → a SensorSource
 //   MotionDaemonClient    → MotionDaemonProtocol (SwiftProtobuf)       client of motiond's Unix socket
-//   PhoneStreams          → PhoneStreamDecoding, Hummingbird, HummingbirdWSClient, AsyncHTTPClient
-//                                                                      phone apps' live streams
+//   PhoneStreams          → PhoneStreamDecoding, MotionServerSupport, Hummingbird, HummingbirdWSClient,
+//                           AsyncHTTPClient                            phone apps' live streams
+//   MotionServerSupport   → MotionConcurrency, NIOCore                 what both servers share (per-peer cap)
 //   PhoneStreamDecoding   → MotionSensors (Foundation only, fuzzable)  untrusted phone input → samples
 //   MotionEvaluation      → MotionFusion, MotionRecognition, MotionDetectors, MotionSensors, MotionMath
 //                                                                      accuracy metrics
@@ -33,7 +34,7 @@
 //   MotionDetectors       → MotionMath                                 steps, floors, activity, altitude
 //   Geomagnetism          (Foundation)                                 World Magnetic Model
 //   MotionMath            (stdlib only)                                quaternions, frames, units
-//   MotionConcurrency     (Foundation)                                 Locked, SubscriberFanOut
+//   MotionConcurrency     (Foundation)                                 Locked, SubscriberFanOut, PowerOfTenReports
 //
 //   Support (not API): _MotionTestSupport → MotionMath, MotionConcurrency; _LinuxIIOTestSupport → LinuxIIO, MotionSensors
 //   (fake IIO sysfs tree, IIO benchmark hook). Benchmarks/ is its own package depending on this one.
@@ -107,10 +108,15 @@ var targets: [Target] = [
   // (Hummingbird, HummingbirdWebSocket, AsyncHTTPClient).
   .target(
     name: "PhoneStreamDecoding", dependencies: ["MotionSensors"], swiftSettings: swiftSettings),
+  // What the NIO servers above (phone streams, dashboard) share; neither may import the other.
+  .target(
+    name: "MotionServerSupport",
+    dependencies: ["MotionConcurrency", .product(name: "NIOCore", package: "swift-nio")],
+    swiftSettings: swiftSettings),
   .target(
     name: "PhoneStreams",
     dependencies: [
-      "MotionSensors", "PhoneStreamDecoding",
+      "MotionSensors", "PhoneStreamDecoding", "MotionServerSupport",
       .product(name: "Hummingbird", package: "hummingbird"),
       .product(name: "HummingbirdCore", package: "hummingbird"),
       .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -171,7 +177,7 @@ var targets: [Target] = [
     name: "MotionDashboard",
     dependencies: [
       "OpenCoreMotion", "OpenUIDevice", "SourceComposition", "MotionSensors", "MotionRecognition",
-      "MotionDetectors",
+      "MotionDetectors", "MotionServerSupport",
       "MotionMath",
       .product(name: "Hummingbird", package: "hummingbird"),
       .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -300,7 +306,7 @@ var targets: [Target] = [
     name: "MotionDashboardTests",
     dependencies: [
       "MotionDashboard", "MotionSensors", "OpenCoreMotion", "MotionMath", "_MotionTestSupport",
-      "SourceComposition", "motionctl",
+      "SourceComposition", "motionctl", "MotionServerSupport", "MotionConcurrency",
       .product(name: "NIOCore", package: "swift-nio"),
       .product(name: "NIOPosix", package: "swift-nio"),
     ]),

@@ -3,9 +3,10 @@
 import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
+import MotionServerSupport
 import NIOCore
 
-/// Hummingbird's HTTP/1 + WebSocket child channel with a ``DashboardPeerLimit`` handler and a
+/// Hummingbird's HTTP/1 + WebSocket child channel with a `PeerConnectionLimit` handler and a
 /// ``DashboardConnectionGuard`` first in every connection's pipeline (Hummingbird offers no hook
 /// ahead of the HTTP upgrade handler).
 struct DashboardGuardedChannel: ServerChildChannel {
@@ -14,7 +15,7 @@ struct DashboardGuardedChannel: ServerChildChannel {
   let inner: HTTP1WebSocketUpgradeChannel
   let limits: DashboardConnectionLimits
   /// Shared by every connection of the server.
-  let peerLimit: DashboardPeerLimit
+  let peerLimit: PeerConnectionLimit
 
   func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
     let limits = self.limits
@@ -24,7 +25,7 @@ struct DashboardGuardedChannel: ServerChildChannel {
         DashboardConnectionGuard(limits: limits, logger: logger), position: .first)
       // Ahead of the guard: a connection beyond its peer's share is closed before anything else.
       try channel.pipeline.syncOperations.addHandler(
-        DashboardPeerLimit.Handler(peerLimit), position: .first)
+        PeerConnectionLimit.Handler<ByteBuffer>(peerLimit), position: .first)
     }.flatMap { [inner] in
       inner.setup(channel: channel, logger: logger)
     }

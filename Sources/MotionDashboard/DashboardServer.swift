@@ -6,6 +6,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import MotionSensors
+import MotionServerSupport
 import NIOCore
 import OpenCoreMotion
 import SourceComposition
@@ -81,8 +82,14 @@ public struct DashboardServer: Sendable {
     // Every connection gets the guard first (see DashboardConnectionGuard), at most
     // `maximumConnections` are served at once, so idle or unread connections cannot exhaust the
     // process's descriptors, and one peer address holds at most `maximumConnectionsPerPeer` of
-    // them (DashboardPeerLimit).
-    let peerLimit = DashboardPeerLimit(limit: limits.maximumConnectionsPerPeer, logger: logger)
+    // them (PeerConnectionLimit); their refusals are logged as warnings, the first and each
+    // power of ten.
+    let perPeer = limits.maximumConnectionsPerPeer
+    let peerLimit = PeerConnectionLimit(limit: perPeer) { [logger] total in
+      logger.warning(
+        "\(total) dashboard connection(s) so far were closed on arrival because their address already held \(perPeer) connections"
+      )
+    }
     let server = HTTPServerBuilder { responder in
       DashboardGuardedChannel(
         inner: HTTP1WebSocketUpgradeChannel(

@@ -20,3 +20,7 @@ package typealias StreamTermination = MotionConcurrency.StreamTermination
 
 /// A first-in first-out queue that releases what it hands out (``MotionConcurrency/FIFOQueue``).
 package typealias FIFOQueue<Element> = MotionConcurrency.FIFOQueue<Element>
+
+/// When a running total of refused or dropped things is worth a notice
+/// (``MotionConcurrency/PowerOfTenReports``).
+package typealias PowerOfTenReports = MotionConcurrency.PowerOfTenReports

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import MotionSensors
+import MotionServerSupport
 import NIOCore
 import PhoneStreamDecoding
 import ServiceLifecycle
@@ -139,8 +140,6 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   /// Requests whose head was too large (see ``SensorLoggerRequestHeadLimit``), and the count at
   /// which the next report is due.
   private let oversizedHeads = Locked(PowerOfTenReports())
-  /// Connections closed because their peer address already held its share, and when to report.
-  private let peerExcess = Locked(PowerOfTenReports())
   /// Request bodies refused for their size (413), and when to report: every one used to reach
   /// every subscriber, so a peer could flood them with one failure per request.
   private let oversizedBodies = Locked(PowerOfTenReports())
@@ -259,8 +258,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       await respond(to: request, context: context)
     }
     let onOverflow: @Sendable () -> Void = { [weak self] in self?.countOversizedHead() }
-    let peerLimit = SensorLoggerPeerLimit(limit: configuration.maximumConnectionsPerPeer) {
-      [weak self] in self?.countPeerExcess()
+    let peerLimit = PeerConnectionLimit(limit: configuration.maximumConnectionsPerPeer) {
+      [weak self] total in self?.reportPeerExcess(total)
     }
     let idle = TimeAmount.nanoseconds(Int64(max(0.05, min(configuration.idleTimeout, 3_600)) * 1e9))
     return Application(
@@ -268,7 +267,7 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       server: .http1(
         configuration: .init(
           additionalChannelHandlers: [
-            SensorLoggerPeerLimit.Handler(peerLimit),
+            PeerConnectionLimit.Handler<HTTPConnectionStateHandler.InboundIn>(peerLimit),
             SensorLoggerRequestHeadLimit.Handler(onOverflow: onOverflow),
           ],
           idleTimeout: idle, httpDecoderConfiguration: SensorLoggerRequestHeadLimit.httpDecoder)),
@@ -331,11 +330,9 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
             + "their connections closed", isFatal: false)))
   }
 
-  /// Counts a connection closed for its peer's excess (``SensorLoggerPeerLimit``) and reports it
-  /// (advisory) the first time and at every power of ten.
-  private func countPeerExcess() {
-    let report = peerExcess.withLock { $0.count() }
-    guard let report else { return }
+  /// Reports (advisory) the connections closed for their peer's excess (`PeerConnectionLimit`),
+  /// which calls this the first time and at every power of ten of their total.
+  private func reportPeerExcess(_ report: Int) {
     hub.deliver(
       .failure(
         SourceFailure(
