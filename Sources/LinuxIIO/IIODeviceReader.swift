@@ -47,6 +47,9 @@ final class IIODeviceReader {
   /// Decoding plan: per enabled element read for a slot, its offset and format.
   private var plan: [(offset: Int, type: IIOScanType, slot: Int)] = []
   private var timestampElement: IIOScanLayout.Element?
+  /// The buffer's clock is one this reader cannot read, so its timestamp channel cannot be put on
+  /// the boot clock: records are stamped on arrival instead, as without a timestamp channel.
+  private var stampsOnArrival = false
   private var pending: [UInt8] = []
   private var readBuffer: [UInt8] = []
   /// Buffer attribute values to write back when the buffer stops, in order.
@@ -144,6 +147,7 @@ final class IIODeviceReader {
     layout = nil
     plan = []
     timestampElement = nil
+    stampsOnArrival = false
     pending = []
   }
 
@@ -220,12 +224,14 @@ final class IIODeviceReader {
         _ = system.writeAttribute(clockPath, "boottime")
       }
       timestampClock = readText(clockPath) ?? "realtime"
-      if system.clockTime(named: timestampClock) == nil {
+      stampsOnArrival = system.clockTime(named: timestampClock) == nil
+      if stampsOnArrival {
         warnings.append(
-          "\(device.displayName): unknown timestamp clock \(timestampClock); using "
-            + "arrival times")
+          "\(device.displayName): timestamp clock \"\(timestampClock)\" is not one this reader "
+            + "can convert to the boot clock; its samples are stamped when they arrive")
       }
     } else {
+      stampsOnArrival = false
       timestampClock = "realtime"  // Kernels before 4.5 stamp with the wall clock.
     }
 
@@ -314,7 +320,7 @@ final class IIODeviceReader {
     guard plan.count == converter.channels.count else {
       throw .other("\(device.displayName): the buffer did not enable every channel")
     }
-    timestampElement = layout.element(named: "in_timestamp")
+    timestampElement = stampsOnArrival ? nil : layout.element(named: "in_timestamp")
     readBuffer = [UInt8](repeating: 0, count: layout.recordSize * 64)
   }
 

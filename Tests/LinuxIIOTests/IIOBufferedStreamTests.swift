@@ -181,6 +181,29 @@ final class IIOBufferedStreamTests: XCTestCase {
     XCTAssertEqual(collector.samples[0].timestamp, bootAtWrite, accuracy: 0.05)
   }
 
+  /// A buffer on a clock this reader cannot read (not one of the kernel's clock names) cannot be
+  /// converted to the boot clock: its samples are stamped when they arrive, as the warning says.
+  /// Before, the warning said so but the channel's raw stamps were passed on as boot times (here
+  /// 5 s, where the boot clock reads hours or days).
+  func testAnUnknownTimestampClockStampsSamplesOnArrival() throws {
+    let tree = try IIOFakeTree()
+    try Fixtures.mpu6050(tree)
+    try tree.write(0, "current_timestamp_clock", "hardware")
+    let system = FaultInjectingSystem()
+    system.failWrite("current_timestamp_clock", .permissionDenied)
+    let source = try Fixtures.source(tree, .buffered, system: system)
+    let collector = EventCollector()
+    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    let writer = try IIOFIFOWriter(path: tree.nodePath(0))
+    XCTAssertEqual(tree.read(0, "current_timestamp_clock"), "hardware")
+    let bootAtWrite = BootClock.now
+    writer.write(Fixtures.mpuLayout().pack(["in_accel_z": 1, "in_timestamp": 5_000_000_000]))
+    XCTAssertTrue(collector.waitForSamples(1))
+    subscription.cancel()
+    // Tolerance: arrival is read when the record is decoded; 0.5 s covers a loaded machine.
+    XCTAssertEqual(collector.samples[0].timestamp, bootAtWrite, accuracy: 0.5)
+  }
+
   /// Several subscribers share one reader: the node is opened once and everyone gets every sample.
   func testOneReaderFansOutToAllSubscribers() throws {
     let tree = try IIOFakeTree()
