@@ -11,6 +11,10 @@ enum AccelerometerBlock {
   static let bytesPerSample = 16
   /// Longest time a block covers, s.
   static let maximumSpan = 60.0
+  /// The largest payload read back: ``maximumSpan`` at 1 kHz, twenty times the samples motiond
+  /// records (50 Hz). A larger one was not written by motiond, and a read that stops after a
+  /// number of samples and resumes in the same block must not decode megabytes again each time.
+  static let maximumPayloadBytes = 60_000 * bytesPerSample
 
   static func encode(_ samples: ArraySlice<HistoryBatch.RecordedSample>) -> Data {
     var data = Data(capacity: samples.count * bytesPerSample)

@@ -390,13 +390,28 @@ import MotionSensors
     return changes
   }
 
+  /// Where a read of recorded samples stopped: the last sample delivered.
+  @_spi(Benchmarks) public struct RecordedPosition: Sendable, Equatable {
+    public var date: Double
+    public var identifier: UInt64
+  }
+
   /// Recorded samples with `from ≤ date ≤ to`, in order, in chunks of at most `chunkSize`.
-  @_spi(Benchmarks) public func accelerometer(
-    from: Double, to: Double, chunkSize: Int = 20_000,
+  ///
+  /// At most `limit` samples are delivered; the answer is where the read stopped, or `nil` when
+  /// it reached the range's end. A read from that position (`from` its date, `after` it) goes
+  /// on with the samples after it: those at a later date, and those at its date with a larger
+  /// identifier. So a caller holds `limit` samples at a time however densely a store (or a file
+  /// written by someone else, whose blocks may hold any number of samples) is filled.
+  @_spi(Benchmarks) @discardableResult public func accelerometer(
+    from: Double, to: Double, after: RecordedPosition? = nil, limit: Int = .max,
+    chunkSize: Int = 20_000,
     _ body: ([(identifier: UInt64, timestamp: Double, date: Double, acceleration: SIMD3<Double>)])
       -> Void
-  ) throws {
-    let skipped = try pool.read { db in
+  ) throws -> RecordedPosition? {
+    let limit = max(1, limit)
+    let chunkSize = max(1, min(chunkSize, limit))
+    let (skipped, stoppedAt) = try pool.read { db -> (SkippedRows, RecordedPosition?) in
       let cursor = try Row.fetchCursor(
         db,
         sql:
@@ -406,7 +421,9 @@ import MotionSensors
         [(identifier: UInt64, timestamp: Double, date: Double, acceleration: SIMD3<Double>)] = []
       chunk.reserveCapacity(chunkSize)
       var skipped = SkippedRows()
-      while let row = try cursor.next() {
+      var delivered = 0
+      var last: RecordedPosition?
+      while delivered < limit, let row = try cursor.next() {
         let payload: Data
         let firstIdentifier: UInt64
         let startTimestamp: Double
@@ -416,6 +433,11 @@ import MotionSensors
           firstIdentifier = UInt64(bitPattern: try row.storedInteger("first_identifier"))
           startTimestamp = try row.storedNumber("start_timestamp")
           startDate = try row.storedNumber("start_date")
+          guard payload.count <= AccelerometerBlock.maximumPayloadBytes else {
+            throw StoredValueError(
+              column: "payload", value: payload.databaseValue,
+              expected: "at most \(AccelerometerBlock.maximumPayloadBytes) bytes")
+          }
         } catch let error as StoredValueError {
           skipped.note(error)
           continue
@@ -424,8 +446,14 @@ import MotionSensors
           payload, startTimestamp: startTimestamp, startDate: startDate,
           firstIdentifier: firstIdentifier
         ) { identifier, timestamp, date, acceleration in
-          guard date >= from, date <= to else { return }
+          guard delivered < limit, date >= from, date <= to else { return }
+          if let after, date < after.date || (date == after.date && identifier <= after.identifier)
+          {
+            return
+          }
           chunk.append((identifier, timestamp, date, acceleration))
+          delivered += 1
+          last = RecordedPosition(date: date, identifier: identifier)
           // Within the block too: a block written by someone else may hold any number of samples.
           if chunk.count >= chunkSize {
             body(chunk)
@@ -434,9 +462,12 @@ import MotionSensors
         }
       }
       body(chunk)
-      return skipped
+      // Stopped by the limit: the caller goes on from the last sample (a read that ends exactly
+      // at the range's end then finds nothing more and says so).
+      return (skipped, delivered >= limit ? last : nil)
     }
     report(skipped, table: "accel_block")
+    return stoppedAt
   }
 
   /// The oldest and newest dates in the history, or `nil` when it is empty.

@@ -514,17 +514,19 @@ public final class MotionDaemon: @unchecked Sendable {
     }
   }
 
-  /// Seconds of history read per store query of a recorded-accelerometer answer.
-  private static let accelerometerWindow = 300.0
   /// Samples per `RecordedAccelerometer` message (about 0.5 MB).
   private static let accelerometerChunk = 10_000
+  /// Samples read per store query of a recorded-accelerometer answer (two messages' worth).
+  private static let accelerometerReadLimit = 2 * accelerometerChunk
 
   /// Answers a recorded-accelerometer query in chunks sent as the client drains them: the store is
-  /// read one window of ``accelerometerWindow`` seconds at a time, and the next window only once
-  /// the client's unsent replies are within its limit, so a 12 h answer (2.16 M samples, ~110 MB)
-  /// never sits in memory whole, and a client that does not read holds one window of it. The store
-  /// is not held while waiting (a privacy denial must not wait for a client); a denial between
-  /// two windows ends the answer with that error.
+  /// read ``accelerometerReadLimit`` samples at a time, and the next read only once the client's
+  /// unsent replies are within its limit, so a 12 h answer (2.16 M samples, ~110 MB) never sits
+  /// in memory whole, and a client that does not read holds one read of it, however densely the
+  /// store is filled (it used to be read 300 s at a time: 30,000 samples at 100 Hz, and any
+  /// number in a store written by someone else). The store is not held while waiting (a privacy
+  /// denial must not wait for a client); a denial between two reads ends the answer with that
+  /// error.
   private func streamAccelerometer(
     _ query: Opencoremotion_Daemon_V1_AccelerometerQuery, id: UInt64, to session: ClientSession
   ) -> [WireServerMessage] {
@@ -557,19 +559,17 @@ public final class MotionDaemon: @unchecked Sendable {
       }
     }
     var pending: [Opencoremotion_Daemon_V1_RecordedSample] = []
-    var windowStart = first
+    var position: HistoryStore.RecordedPosition?
     while true {
       // A client gone mid-answer stops it (its queued replies would only be discarded).
       guard session.isOpen else { return [] }
-      let next = windowStart + Self.accelerometerWindow
-      // At dates so large that 300 s is below their precision the window is the whole range.
-      let windowEnd = next > windowStart ? min(next, last) : last
-      let isLast = windowEnd >= last
       let read = history.withStoreForQuery { store in
         Result {
-          try store.accelerometer(from: windowStart, to: windowEnd) { chunk in
-            // Windows share their ends; a sample at one belongs to the later window.
-            for item in chunk where isLast || item.date < windowEnd {
+          try store.accelerometer(
+            from: position?.date ?? first, to: last, after: position,
+            limit: Self.accelerometerReadLimit
+          ) { chunk in
+            for item in chunk {
               var sample = Opencoremotion_Daemon_V1_RecordedSample()
               sample.identifier = item.identifier
               sample.timestamp = item.timestamp
@@ -580,11 +580,14 @@ public final class MotionDaemon: @unchecked Sendable {
           }
         }
       }
+      let isLast: Bool
       switch read {
       case .failure(let error): return [Wire.error(error.code, error.message, requestID: id)]
       case .success(.failure(let error)):
         return [Wire.error(.notAvailable, "history query failed: \(error)", requestID: id)]
-      case .success(.success): break
+      case .success(.success(let stoppedAt)):
+        isLast = stoppedAt == nil
+        position = stoppedAt
       }
       while pending.count >= Self.accelerometerChunk || isLast {
         let count = min(Self.accelerometerChunk, pending.count)
@@ -597,7 +600,6 @@ public final class MotionDaemon: @unchecked Sendable {
         reply.recorded = answer
         guard session.sendWhenRoom(reply), !answer.complete else { return [] }
       }
-      windowStart = windowEnd
     }
   }
 

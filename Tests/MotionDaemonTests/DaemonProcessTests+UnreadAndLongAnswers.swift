@@ -14,7 +14,7 @@ import Testing
 
 /// Two limits of docs/Daemon.md ("Limits") that need a daemon process: a client that never reads
 /// holds at most one unrequested authorization notice however often privacy changes, and a recorded-accelerometer answer over the longest range (12 h) is
-/// complete and in order however many store blocks, read windows and reply chunks it spans.
+/// complete and in order however many store blocks, store reads and reply chunks it spans.
 extension DaemonProcessTests {
   static func setPrivacyFrame(_ id: UInt64, allow: Bool = true) -> [UInt8] {
     frame(id) {
@@ -86,9 +86,9 @@ extension DaemonProcessTests {
 
   /// A store holding 12 h 20 min of 2 Hz samples in 60 s blocks, with an hour-long gap, written
   /// directly before the daemon starts (recording 12 h live is not an option). A query over the
-  /// 12 h in the middle crosses about 660 blocks, 144 read windows (samples fall exactly on
-  /// their shared ends) and 8 reply chunks, and must answer exactly the samples in the range,
-  /// each once, in order, with the last chunk marked complete.
+  /// 12 h in the middle crosses about 660 blocks, 4 store reads of 20,000 samples each resumed
+  /// where the last stopped, and 8 reply chunks, and must answer exactly the samples in the
+  /// range, each once, in order, with the last chunk marked complete.
   @Test func aTwelveHourAccelerometerQueryAnswersEverySampleOnceInOrder() throws {
     let directory = URL(
       fileURLWithPath: "/tmp/motiond-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")

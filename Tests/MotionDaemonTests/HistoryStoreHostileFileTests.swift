@@ -74,6 +74,25 @@ import Testing
     #expect(dates.first == 1000)
   }
 
+  /// A block of more samples than 60 s at 1 kHz (20 times what motiond records) is not one
+  /// motiond wrote: it is skipped and counted like the other damage, so a read that stops after a
+  /// number of samples and resumes does not decode megabytes of one row again each time.
+  @Test func aBlockOfMoreSamplesThanMotiondWritesIsSkipped() throws {
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let store = try hostileStore()
+    defer { store.close() }
+    try tamper(
+      """
+      INSERT INTO accel_block VALUES(1500, 1500, 60, 10000, 60001, zeroblob(\(16 * 60_001)));
+      INSERT INTO accel_block VALUES(1600, 1600, 60, 90000, 3, zeroblob(48));
+      """)
+    var dates: [Double] = []
+    try store.accelerometer(from: 0, to: 2000) { dates += $0.map(\.date) }
+    #expect(dates.count == 103)
+    #expect(!dates.contains(1500))
+    #expect(dates.suffix(3) == [1600, 1600, 1600])
+  }
+
   @Test func extentsIgnoreDatesThatAreNotNumbers() throws {
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let store = try hostileStore()

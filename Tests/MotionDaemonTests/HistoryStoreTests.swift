@@ -73,6 +73,43 @@ import Testing
     #expect(try store.nextIdentifier() == 107)
   }
 
+  /// A read limited to a number of samples, resumed from where it stopped, gives every sample of
+  /// the range once and in order, also where the limit falls among samples sharing one date (here
+  /// 50 of them at 1002 s, as a stalled clock would write) and where it falls on the range's
+  /// last sample (the next read then finds nothing and says so).
+  @Test func aLimitedReadResumesAfterTheLastSampleItDelivered() throws {
+    let directory = "/tmp/motiond-history-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let store = try HistoryStore.open(directory: directory, logger: Logger(label: "test"))
+    defer { store.close() }
+    var batch = HistoryBatch()
+    for k in 0..<250 {
+      let t = (100..<150).contains(k) ? 2.0 : Double(k) * 0.02
+      batch.recorded.append(.init(timestamp: 50 + t, date: 1000 + t, acceleration: .zero))
+    }
+    try store.write(batch, firstIdentifier: 1)
+    let range = (from: 1000.0, to: 1010.0)
+    for limit in [7, 25, 50, 249, 250, 1_000] {
+      var identifiers: [UInt64] = []
+      var position: HistoryStore.RecordedPosition?
+      var reads = 0
+      repeat {
+        var delivered = 0
+        position = try store.accelerometer(
+          from: position?.date ?? range.from, to: range.to, after: position, limit: limit
+        ) { chunk in
+          delivered += chunk.count
+          identifiers += chunk.map(\.identifier)
+        }
+        #expect(delivered <= limit, "limit \(limit)")
+        reads += 1
+      } while position != nil && reads < 1_000
+      #expect(identifiers == Array(1...250), "limit \(limit)")
+      // One read per `limit` samples, and one more (finding nothing) when they divide evenly.
+      #expect(reads == 250 / limit + 1, "limit \(limit)")
+    }
+  }
+
   @Test func pruningKeepsApplesRetention() throws {
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let store = try HistoryStore.open(directory: directory, logger: logger)
