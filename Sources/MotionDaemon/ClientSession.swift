@@ -56,13 +56,14 @@ final class ClientSession: @unchecked Sendable {
   private let onClose: @Sendable (ClientSession) -> Void
   /// Handles one request; returns the replies to send (possibly several, for chunked answers).
   private let onRequest: @Sendable (ClientSession, WireClientMessage) -> [WireServerMessage]
-  /// The unrequested message telling the client the current authorization (`request_id` 0).
-  private let authorizationNotice: @Sendable () -> WireServerMessage
+  /// The unrequested message telling the client the current authorization (`request_id` 0);
+  /// `nil` once the daemon is gone.
+  private let authorizationNotice: @Sendable () -> WireServerMessage?
 
   init(
     id: UInt64, socket: UnixSocket, streamCapacity: Int, limits: Limits, logger: Logger,
     onRequest: @escaping @Sendable (ClientSession, WireClientMessage) -> [WireServerMessage],
-    authorizationNotice: @escaping @Sendable () -> WireServerMessage,
+    authorizationNotice: @escaping @Sendable () -> WireServerMessage?,
     onClose: @escaping @Sendable (ClientSession) -> Void
   ) {
     self.id = id
@@ -459,7 +460,10 @@ final class ClientSession: @unchecked Sendable {
       condition.unlock()
       // Built outside the lock (it reads the history's condition under the history's own lock);
       // a change made from here on sets the flag again and is written next time.
-      if writesNotice { output.append(contentsOf: Wire.frame(authorizationNotice())) }
+      if writesNotice, let notice = authorizationNotice() {
+        output.append(contentsOf: Wire.frame(notice))
+      }
+      if output.isEmpty { continue }
       do { try socket.write(output) } catch {
         close()
         return

@@ -171,8 +171,7 @@ public final class MotionDaemon: @unchecked Sendable {
           id: h.nextSessionID, socket: socket, streamCapacity: configuration.clientQueueCapacity,
           limits: limits, logger: logger,
           onRequest: { [weak self] session, request in self?.handle(request, from: session) ?? [] },
-          authorizationNotice: { [weak self] in self?.authorizationChange() ?? WireServerMessage()
-          },
+          authorizationNotice: { [weak self] in self?.authorizationChange() },
           onClose: { [weak self] session in self?.remove(session) })
         h.sessions[session.id] = session
         h.sessionList = Array(h.sessions.values)
