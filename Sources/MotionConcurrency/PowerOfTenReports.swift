@@ -3,21 +3,21 @@
 /// When a running total of refused, dropped or skipped things is worth a notice: the first time,
 /// then each time the total reaches the next power of ten (optionally every one up to a first
 /// few), so that a peer who keeps doing it is visible without a notice per occurrence.
-public struct PowerOfTenReports: Sendable {
+package struct PowerOfTenReports: Sendable {
   /// The total counted with ``count(_:)``.
-  public private(set) var total = 0
+  package private(set) var total = 0
   /// The smallest total that is due the next notice.
   private var next = 1
   private let eachUpTo: Int
 
   /// Every total up to `eachUpTo` is reported, then the powers of ten beyond it.
-  public init(reportingEachUpTo eachUpTo: Int = 1) {
+  package init(reportingEachUpTo eachUpTo: Int = 1) {
     self.eachUpTo = eachUpTo
   }
 
   /// Whether the running total `total` (counted elsewhere) is due a notice; the schedule then
   /// moves past it.
-  public mutating func isDue(total: Int) -> Bool {
+  package mutating func isDue(total: Int) -> Bool {
     guard total >= next else { return false }
     if total < eachUpTo {
       next = total + 1
@@ -32,7 +32,7 @@ public struct PowerOfTenReports: Sendable {
   }
 
   /// Counts `increment` more; returns the new total when it is due a notice.
-  public mutating func count(_ increment: Int = 1) -> Int? {
+  package mutating func count(_ increment: Int = 1) -> Int? {
     total = total.addingReportingOverflow(increment).overflow ? Int.max : total + increment
     return isDue(total: total) ? total : nil
   }

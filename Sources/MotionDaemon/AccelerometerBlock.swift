@@ -36,13 +36,18 @@ enum AccelerometerBlock {
 
   /// Decodes a stored block; a payload whose length is not a whole number of samples (damage) is
   /// read up to its last whole sample.
+  ///
+  /// Samples before `startIndex` are not decoded; `body` gets each sample's index in the block
+  /// and returns whether to go on.
   static func decode(
     _ payload: Data, startTimestamp: Double, startDate: Double, firstIdentifier: UInt64,
-    into body: (UInt64, Double, Double, SIMD3<Double>) -> Void
+    startIndex: Int = 0,
+    into body: (_ index: Int, UInt64, Double, Double, SIMD3<Double>) -> Bool
   ) {
     let count = payload.count / bytesPerSample
+    guard startIndex < count else { return }
     payload.withUnsafeBytes { raw in
-      for index in 0..<count {
+      for index in max(0, startIndex)..<count {
         let base = index * bytesPerSample
         let offset =
           Double(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: base, as: UInt32.self)))
@@ -56,9 +61,11 @@ enum AccelerometerBlock {
         let z = Float(
           bitPattern: UInt32(
             littleEndian: raw.loadUnaligned(fromByteOffset: base + 12, as: UInt32.self)))
-        body(
-          firstIdentifier &+ UInt64(index), startTimestamp + offset, startDate + offset,
-          SIMD3(Double(x), Double(y), Double(z)))
+        guard
+          body(
+            index, firstIdentifier &+ UInt64(index), startTimestamp + offset, startDate + offset,
+            SIMD3(Double(x), Double(y), Double(z)))
+        else { return }
       }
     }
   }

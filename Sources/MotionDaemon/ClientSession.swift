@@ -454,8 +454,10 @@ final class ClientSession: @unchecked Sendable {
         output.append(contentsOf: reply)
         replyBytes += reply.count
       }
-      let writesNotice = state.authorizationChanged
-      state.authorizationChanged = false
+      // After every reply queued before it: an answer to an authorization query still waiting
+      // must not arrive after the newer notice and undo it in the client's cache.
+      let writesNotice = state.authorizationChanged && state.replies.isEmpty
+      if writesNotice { state.authorizationChanged = false }
       while let item = state.stream.popFirst() { output.append(contentsOf: item.frame) }
       condition.unlock()
       // Built outside the lock (it reads the history's condition under the history's own lock);

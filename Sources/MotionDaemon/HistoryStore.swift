@@ -390,19 +390,24 @@ import MotionSensors
     return changes
   }
 
-  /// Where a read of recorded samples stopped: the last sample delivered.
+  /// Where a read of recorded samples stopped: the last sample delivered, as its block (the
+  /// block's first date, the table's key) and its index in the block.
+  ///
+  /// A position in the read's own order, not a date: blocks may overlap in time (after the wall
+  /// clock was set back, or in a file written by someone else), and resuming at a date would then
+  /// skip or repeat the samples of the other block.
   @_spi(Benchmarks) public struct RecordedPosition: Sendable, Equatable {
-    public var date: Double
-    public var identifier: UInt64
+    public var blockStartDate: Double
+    public var index: Int
   }
 
   /// Recorded samples with `from ≤ date ≤ to`, in order, in chunks of at most `chunkSize`.
   ///
   /// At most `limit` samples are delivered; the answer is where the read stopped, or `nil` when
-  /// it reached the range's end. A read from that position (`from` its date, `after` it) goes
-  /// on with the samples after it: those at a later date, and those at its date with a larger
-  /// identifier. So a caller holds `limit` samples at a time however densely a store (or a file
-  /// written by someone else, whose blocks may hold any number of samples) is filled.
+  /// it reached the range's end. The same read with `after` that position goes on with the next
+  /// sample, so a caller holds `limit` samples at a time however densely a store (or a file
+  /// written by someone else, whose blocks may hold many samples) is filled, and the reads
+  /// together deliver exactly what one unlimited read would.
   @_spi(Benchmarks) @discardableResult public func accelerometer(
     from: Double, to: Double, after: RecordedPosition? = nil, limit: Int = .max,
     chunkSize: Int = 20_000,
@@ -414,9 +419,11 @@ import MotionSensors
     let (skipped, stoppedAt) = try pool.read { db -> (SkippedRows, RecordedPosition?) in
       let cursor = try Row.fetchCursor(
         db,
-        sql:
-          "SELECT * FROM accel_block WHERE end_date >= ? AND start_date <= ? ORDER BY start_date",
-        arguments: [from, to])
+        sql: """
+          SELECT * FROM accel_block WHERE end_date >= ? AND start_date <= ? AND start_date >= ?
+          ORDER BY start_date
+          """,
+        arguments: [from, to, after?.blockStartDate ?? -Double.greatestFiniteMagnitude])
       var chunk:
         [(identifier: UInt64, timestamp: Double, date: Double, acceleration: SIMD3<Double>)] = []
       chunk.reserveCapacity(chunkSize)
@@ -442,23 +449,22 @@ import MotionSensors
           skipped.note(error)
           continue
         }
+        // The block the last read stopped in goes on after its last delivered sample.
+        let startIndex = after.map { $0.blockStartDate == startDate ? $0.index + 1 : 0 } ?? 0
         AccelerometerBlock.decode(
           payload, startTimestamp: startTimestamp, startDate: startDate,
-          firstIdentifier: firstIdentifier
-        ) { identifier, timestamp, date, acceleration in
-          guard delivered < limit, date >= from, date <= to else { return }
-          if let after, date < after.date || (date == after.date && identifier <= after.identifier)
-          {
-            return
-          }
+          firstIdentifier: firstIdentifier, startIndex: startIndex
+        ) { index, identifier, timestamp, date, acceleration in
+          guard date >= from, date <= to else { return true }
           chunk.append((identifier, timestamp, date, acceleration))
           delivered += 1
-          last = RecordedPosition(date: date, identifier: identifier)
-          // Within the block too: a block written by someone else may hold any number of samples.
+          last = RecordedPosition(blockStartDate: startDate, index: index)
+          // Within the block too: a block written by someone else may hold many samples.
           if chunk.count >= chunkSize {
             body(chunk)
             chunk.removeAll(keepingCapacity: true)
           }
+          return delivered < limit
         }
       }
       body(chunk)

@@ -537,26 +537,6 @@ public final class MotionDaemon: @unchecked Sendable {
     guard to - from <= 43_200 else {
       return [Wire.error(.invalidParameter, "the range must be at most 12 h long", requestID: id)]
     }
-    // Windows cover only the part of the range that holds recordings: a 12 h range over a few
-    // minutes of data costs a few store reads, not 144.
-    let extent = history.withStoreForQuery { store in Result { try store.recordedExtent() } }
-    var first = from
-    var last = to
-    switch extent {
-    case .failure(let error): return [Wire.error(error.code, error.message, requestID: id)]
-    case .success(.failure(let error)):
-      return [Wire.error(.notAvailable, "history query failed: \(error)", requestID: id)]
-    case .success(.success(let recorded)):
-      if let recorded, recorded.start <= to, recorded.end >= from {
-        first = max(from, recorded.start)
-        last = min(to, recorded.end)
-      } else {
-        var reply = WireServerMessage()
-        reply.requestID = id
-        reply.recorded.complete = true
-        return [reply]
-      }
-    }
     var pending: [Opencoremotion_Daemon_V1_RecordedSample] = []
     var position: HistoryStore.RecordedPosition?
     while true {
@@ -565,8 +545,7 @@ public final class MotionDaemon: @unchecked Sendable {
       let read = history.withStoreForQuery { store in
         Result {
           try store.accelerometer(
-            from: position?.date ?? first, to: last, after: position,
-            limit: Self.accelerometerReadLimit
+            from: from, to: to, after: position, limit: Self.accelerometerReadLimit
           ) { chunk in
             for item in chunk {
               var sample = Opencoremotion_Daemon_V1_RecordedSample()

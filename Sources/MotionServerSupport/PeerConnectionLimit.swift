@@ -91,6 +91,9 @@ package final class PeerConnectionLimit: Sendable {
 
     package func channelActive(context: ChannelHandlerContext) {
       admit(context: context)
+      // A refused connection is already closed (its inactivity went down the pipeline during
+      // the close): the handlers after this one never see it active.
+      guard !isRefused else { return }
       context.fireChannelActive()
     }
 

@@ -13,8 +13,9 @@ import Testing
 #endif
 
 /// Two limits of docs/Daemon.md ("Limits") that need a daemon process: a client that never reads
-/// holds at most one unrequested authorization notice however often privacy changes, and a recorded-accelerometer answer over the longest range (12 h) is
-/// complete and in order however many store blocks, store reads and reply chunks it spans.
+/// holds at most one unrequested authorization notice however often privacy changes, and a
+/// recorded-accelerometer answer over the longest range (12 h) is complete and in order however
+/// many store blocks, store reads and reply chunks it spans.
 extension DaemonProcessTests {
   static func setPrivacyFrame(_ id: UInt64, allow: Bool = true) -> [UInt8] {
     frame(id) {

@@ -73,10 +73,12 @@ import Testing
     #expect(try store.nextIdentifier() == 107)
   }
 
-  /// A read limited to a number of samples, resumed from where it stopped, gives every sample of
-  /// the range once and in order, also where the limit falls among samples sharing one date (here
-  /// 50 of them at 1002 s, as a stalled clock would write) and where it falls on the range's
-  /// last sample (the next read then finds nothing and says so).
+  /// A read limited to a number of samples, resumed from where it stopped, gives exactly what
+  /// one unlimited read gives, in the same order: also where the limit falls among samples
+  /// sharing one date (50 at 1002 s, as a stalled clock would write), where it falls on the
+  /// range's last sample (the next read then finds nothing and says so), and where two blocks
+  /// overlap in time (the wall clock set back by 30 s between two writes), which a resumption by
+  /// date would skip or repeat.
   @Test func aLimitedReadResumesAfterTheLastSampleItDelivered() throws {
     let directory = "/tmp/motiond-history-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -88,25 +90,34 @@ import Testing
       batch.recorded.append(.init(timestamp: 50 + t, date: 1000 + t, acceleration: .zero))
     }
     try store.write(batch, firstIdentifier: 1)
-    let range = (from: 1000.0, to: 1010.0)
-    for limit in [7, 25, 50, 249, 250, 1_000] {
+    // 100 more samples 1 s later on the source's clock, dated from 1000.5 s: inside the first
+    // block's dates.
+    var later = HistoryBatch()
+    for k in 0..<100 {
+      let t = Double(k) * 0.02
+      later.recorded.append(.init(timestamp: 56 + t, date: 1000.5 + t, acceleration: .zero))
+    }
+    try store.write(later, firstIdentifier: 251)
+    var whole: [UInt64] = []
+    try store.accelerometer(from: 1000, to: 1010) { whole += $0.map(\.identifier) }
+    #expect(whole == Array(1...350))
+    for limit in [7, 25, 50, 249, 250, 350, 1_000] {
       var identifiers: [UInt64] = []
       var position: HistoryStore.RecordedPosition?
       var reads = 0
       repeat {
         var delivered = 0
-        position = try store.accelerometer(
-          from: position?.date ?? range.from, to: range.to, after: position, limit: limit
-        ) { chunk in
+        position = try store.accelerometer(from: 1000, to: 1010, after: position, limit: limit) {
+          chunk in
           delivered += chunk.count
           identifiers += chunk.map(\.identifier)
         }
         #expect(delivered <= limit, "limit \(limit)")
         reads += 1
       } while position != nil && reads < 1_000
-      #expect(identifiers == Array(1...250), "limit \(limit)")
+      #expect(identifiers == whole, "limit \(limit)")
       // One read per `limit` samples, and one more (finding nothing) when they divide evenly.
-      #expect(reads == 250 / limit + 1, "limit \(limit)")
+      #expect(reads == 350 / limit + 1, "limit \(limit)")
     }
   }
 

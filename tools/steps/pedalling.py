@@ -64,6 +64,9 @@ def main():
                 print(f'    {name}: {ratio:.2f} steps per stride, |a| RMS {rms:.2f}, stride RMS {sigma:.2f}')
     for path in sys.argv[1:]:
         rows = stretches(*load_simulated(path))
+        if not rows:
+            print(f'{os.path.basename(path)}: no stretch of regular thigh cycles')
+            continue
         r = np.array(rows)
         print(f'{os.path.basename(path)}: {len(rows)} stretches, steps per stride {r[:, 0].min():.2f}-'
               f'{r[:, 0].max():.2f}, |a| RMS {r[:, 1].min():.2f}-{r[:, 1].max():.2f} m/s^2, '
