@@ -42,6 +42,15 @@ final class ClientSession: @unchecked Sendable {
     /// privacy in a loop must not grow every other client's queue, and the message written is
     /// built from the authorization at the moment of writing, so it is never stale.
     var authorizationChanged = false
+    /// Authorization changes announced so far: a request answered with the authorization while
+    /// one happened may carry the value from before it.
+    var authorizationChanges: UInt64 = 0
+    /// Replies queued, and taken by the writer, so far; the notice goes out once the replies
+    /// queued before the latest change (``noticeAfterReplies``) are written, so an answer computed
+    /// before the change cannot arrive after it and undo it in the client's cache.
+    var repliesQueued: UInt64 = 0
+    var repliesTaken: UInt64 = 0
+    var noticeAfterReplies: UInt64 = 0
   }
 
   let id: UInt64
@@ -256,6 +265,14 @@ final class ClientSession: @unchecked Sendable {
     }
   }
 
+  /// Whether `message` tells the client the authorization (its cache takes the last one read).
+  private static func carriesAuthorization(_ message: WireServerMessage) -> Bool {
+    switch message.body {
+    case .authorization, .hello: return true
+    default: return false
+    }
+  }
+
   /// Tells the client that the authorization changed, with the value current when the message is
   /// written. Changes made before the client has read the previous one are merged into it: a
   /// client that reads nothing holds one pending notice, however often others change privacy.
@@ -263,11 +280,14 @@ final class ClientSession: @unchecked Sendable {
     condition.withLock {
       guard !state.isClosed else { return }
       state.authorizationChanged = true
+      state.authorizationChanges &+= 1
+      state.noticeAfterReplies = state.repliesQueued
       condition.broadcast()
     }
   }
 
   private func appendReplyLocked(_ frame: [UInt8]) {
+    state.repliesQueued &+= 1
     state.replies.append(frame)
     state.replyBytes += frame.count
   }
@@ -313,12 +333,22 @@ final class ClientSession: @unchecked Sendable {
   /// Queues the replies to one request (never dropped). They are bounded by the reader waiting for
   /// room before it reads the next request; should one request's replies alone pass
   /// ``Limits/hardReplyBytes``, the client is disconnected all the same.
-  private func queueReplies(_ messages: [WireServerMessage]) {
+  ///
+  /// `changesBefore` is ``State/authorizationChanges`` when the request was taken: when a change
+  /// was announced since and a reply carries the authorization (a handshake, a query, a privacy
+  /// change's own notice), that reply may hold the value from before, so a fresh notice follows it.
+  private func queueReplies(_ messages: [WireServerMessage], changesBefore: UInt64) {
     guard !messages.isEmpty else { return }
     condition.lock()
     var overflow = false
     if !state.isClosed {
       for message in messages { appendReplyLocked(Wire.frame(message)) }
+      if state.authorizationChanges != changesBefore,
+        messages.contains(where: Self.carriesAuthorization)
+      {
+        state.authorizationChanged = true
+        state.noticeAfterReplies = state.repliesQueued
+      }
       overflow = state.replyBytes > limits.hardReplyBytes
       condition.broadcast()
     }
@@ -407,7 +437,8 @@ final class ClientSession: @unchecked Sendable {
         }
         // Backpressure: no new request while the replies to earlier ones are not drained.
         guard waitForReplyRoom() else { break reading }
-        queueReplies(onRequest(self, request))
+        let changesBefore = condition.withLock { state.authorizationChanges }
+        queueReplies(onRequest(self, request), changesBefore: changesBefore)
       }
       // The next frame's deadline starts now; frames already handled release the buffer.
       if completedFrame { partialSince = nil }
@@ -451,12 +482,14 @@ final class ClientSession: @unchecked Sendable {
       // without gathering the whole queue in a second buffer.
       var replyBytes = 0
       while replyBytes < Self.writeBatchBytes, let reply = state.replies.popFirst() {
+        state.repliesTaken &+= 1
         output.append(contentsOf: reply)
         replyBytes += reply.count
       }
-      // After every reply queued before it: an answer to an authorization query still waiting
+      // After the replies queued before the latest change: an authorization answer still waiting
       // must not arrive after the newer notice and undo it in the client's cache.
-      let writesNotice = state.authorizationChanged && state.replies.isEmpty
+      let writesNotice =
+        state.authorizationChanged && state.repliesTaken >= state.noticeAfterReplies
       if writesNotice { state.authorizationChanged = false }
       while let item = state.stream.popFirst() { output.append(contentsOf: item.frame) }
       condition.unlock()

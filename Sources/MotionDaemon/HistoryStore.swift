@@ -391,13 +391,15 @@ import MotionSensors
   }
 
   /// Where a read of recorded samples stopped: the last sample delivered, as its block (the
-  /// block's first date, the table's key) and its index in the block.
+  /// block's first date and its row) and its index in the block.
   ///
-  /// A position in the read's own order, not a date: blocks may overlap in time (after the wall
-  /// clock was set back, or in a file written by someone else), and resuming at a date would then
-  /// skip or repeat the samples of the other block.
+  /// A position in the read's own order (blocks by first date, then by row), not a date: blocks
+  /// may overlap in time (after the wall clock was set back, or in a file written by someone
+  /// else), and resuming at a date would then skip or repeat the samples of the other block. The
+  /// row tells apart blocks of one first date, which only a file motiond did not make can hold.
   @_spi(Benchmarks) public struct RecordedPosition: Sendable, Equatable {
     public var blockStartDate: Double
+    public var blockRow: Int64
     public var index: Int
   }
 
@@ -419,11 +421,18 @@ import MotionSensors
     let (skipped, stoppedAt) = try pool.read { db -> (SkippedRows, RecordedPosition?) in
       let cursor = try Row.fetchCursor(
         db,
+        // `end_date` is exact, a decoded date is rounded to the microsecond: a block whose last
+        // sample reads up to 1 µs later than its end date is not left out.
         sql: """
-          SELECT * FROM accel_block WHERE end_date >= ? AND start_date <= ? AND start_date >= ?
-          ORDER BY start_date
+          SELECT rowid AS block_row, * FROM accel_block
+          WHERE end_date >= ? - 1e-6 AND start_date <= ?
+            AND (start_date > ? OR (start_date = ? AND rowid >= ?))
+          ORDER BY start_date, rowid
           """,
-        arguments: [from, to, after?.blockStartDate ?? -Double.greatestFiniteMagnitude])
+        arguments: [
+          from, to, after?.blockStartDate ?? -Double.infinity, after?.blockStartDate ?? 0,
+          after?.blockRow ?? Int64.min,
+        ])
       var chunk:
         [(identifier: UInt64, timestamp: Double, date: Double, acceleration: SIMD3<Double>)] = []
       chunk.reserveCapacity(chunkSize)
@@ -435,7 +444,9 @@ import MotionSensors
         let firstIdentifier: UInt64
         let startTimestamp: Double
         let startDate: Double
+        let blockRow: Int64
         do {
+          blockRow = try row.storedInteger("block_row")
           payload = try row.storedBlob("payload")
           firstIdentifier = UInt64(bitPattern: try row.storedInteger("first_identifier"))
           startTimestamp = try row.storedNumber("start_timestamp")
@@ -450,7 +461,9 @@ import MotionSensors
           continue
         }
         // The block the last read stopped in goes on after its last delivered sample.
-        let startIndex = after.map { $0.blockStartDate == startDate ? $0.index + 1 : 0 } ?? 0
+        let startIndex =
+          after.map { $0.blockStartDate == startDate && $0.blockRow == blockRow ? $0.index + 1 : 0 }
+          ?? 0
         AccelerometerBlock.decode(
           payload, startTimestamp: startTimestamp, startDate: startDate,
           firstIdentifier: firstIdentifier, startIndex: startIndex
@@ -458,7 +471,7 @@ import MotionSensors
           guard date >= from, date <= to else { return true }
           chunk.append((identifier, timestamp, date, acceleration))
           delivered += 1
-          last = RecordedPosition(blockStartDate: startDate, index: index)
+          last = RecordedPosition(blockStartDate: startDate, blockRow: blockRow, index: index)
           // Within the block too: a block written by someone else may hold many samples.
           if chunk.count >= chunkSize {
             body(chunk)
