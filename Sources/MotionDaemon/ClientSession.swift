@@ -45,11 +45,11 @@ final class ClientSession: @unchecked Sendable {
     /// Authorization changes announced so far: a request answered with the authorization while
     /// one happened may carry the value from before it.
     var authorizationChanges: UInt64 = 0
-    /// Replies queued, and taken by the writer, so far; the notice goes out once the replies
-    /// queued before the latest change (``noticeAfterReplies``) are written, so an answer computed
-    /// before the change cannot arrive after it and undo it in the client's cache.
+    /// Replies queued so far; those taken by the writer are this less the ones still in
+    /// `replies`. The notice goes out once the replies queued before the latest change
+    /// (``noticeAfterReplies``) are taken, so an answer computed before the change cannot arrive
+    /// after it and undo it in the client's cache.
     var repliesQueued: UInt64 = 0
-    var repliesTaken: UInt64 = 0
     var noticeAfterReplies: UInt64 = 0
   }
 
@@ -482,14 +482,13 @@ final class ClientSession: @unchecked Sendable {
       // without gathering the whole queue in a second buffer.
       var replyBytes = 0
       while replyBytes < Self.writeBatchBytes, let reply = state.replies.popFirst() {
-        state.repliesTaken &+= 1
         output.append(contentsOf: reply)
         replyBytes += reply.count
       }
       // After the replies queued before the latest change: an authorization answer still waiting
       // must not arrive after the newer notice and undo it in the client's cache.
-      let writesNotice =
-        state.authorizationChanged && state.repliesTaken >= state.noticeAfterReplies
+      let repliesTaken = state.repliesQueued &- UInt64(state.replies.count)
+      let writesNotice = state.authorizationChanged && repliesTaken >= state.noticeAfterReplies
       if writesNotice { state.authorizationChanged = false }
       while let item = state.stream.popFirst() { output.append(contentsOf: item.frame) }
       condition.unlock()

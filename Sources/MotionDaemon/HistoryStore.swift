@@ -460,10 +460,9 @@ import MotionSensors
           skipped.note(error)
           continue
         }
-        // The block the last read stopped in goes on after its last delivered sample.
-        let startIndex =
-          after.map { $0.blockStartDate == startDate && $0.blockRow == blockRow ? $0.index + 1 : 0 }
-          ?? 0
+        // The block the last read stopped in (rows are unique) goes on after its last delivered
+        // sample.
+        let startIndex = after.map { $0.blockRow == blockRow ? $0.index + 1 : 0 } ?? 0
         AccelerometerBlock.decode(
           payload, startTimestamp: startTimestamp, startDate: startDate,
           firstIdentifier: firstIdentifier, startIndex: startIndex
