@@ -161,24 +161,38 @@ final class IIOBufferedStreamTests: XCTestCase {
     XCTAssertTrue(eventually { tree.read(2, "trigger/current_trigger") == "NULL" })
   }
 
-  /// When `current_timestamp_clock` cannot be switched to boottime, realtime stamps are converted.
-  func testRealtimeTimestampsAreConvertedToBootTime() throws {
+  /// An mpu6050 whose `current_timestamp_clock` reads `clock` and cannot be switched to boottime,
+  /// read buffered: the timestamp of its first sample, the record `record` builds (given the
+  /// system, whose clocks it may read), and the boot clock just before that record was written.
+  private func firstTimestamp(
+    clockLeftAt clock: String, record: (FaultInjectingSystem) throws -> [String: Int64]
+  ) throws -> (timestamp: Double, bootAtWrite: Double) {
     let tree = try IIOFakeTree()
     try Fixtures.mpu6050(tree)
+    try tree.write(0, "current_timestamp_clock", clock)
     let system = FaultInjectingSystem()
     system.failWrite("current_timestamp_clock", .permissionDenied)
     let source = try Fixtures.source(tree, .buffered, system: system)
     let collector = EventCollector()
     let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
     let writer = try IIOFIFOWriter(path: tree.nodePath(0))
-    XCTAssertEqual(tree.read(0, "current_timestamp_clock"), "realtime")
-    let realtime = try XCTUnwrap(system.clockTime(named: "realtime"))
+    XCTAssertEqual(tree.read(0, "current_timestamp_clock"), clock)
+    let values = try record(system)
     let bootAtWrite = BootClock.now
-    writer.write(Fixtures.mpuLayout().pack(["in_timestamp": Int64(realtime * 1e9)]))
+    writer.write(Fixtures.mpuLayout().pack(values))
     XCTAssertTrue(collector.waitForSamples(1))
-    subscription.cancel()
+    return (try XCTUnwrap(collector.samples.first).timestamp, bootAtWrite)
+  }
+
+  /// When `current_timestamp_clock` cannot be switched to boottime, realtime stamps are converted.
+  func testRealtimeTimestampsAreConvertedToBootTime() throws {
+    let (timestamp, bootAtWrite) = try firstTimestamp(clockLeftAt: "realtime") { system in
+      let realtime = try XCTUnwrap(system.clockTime(named: "realtime"))
+      return ["in_timestamp": Int64(realtime * 1e9)]
+    }
     // Tolerance: the two clocks are read microseconds apart; 50 ms covers a loaded machine.
-    XCTAssertEqual(collector.samples[0].timestamp, bootAtWrite, accuracy: 0.05)
+    XCTAssertEqual(timestamp, bootAtWrite, accuracy: 0.05)
   }
 
   /// A buffer on a clock this reader cannot read (not one of the kernel's clock names) cannot be
@@ -186,22 +200,11 @@ final class IIOBufferedStreamTests: XCTestCase {
   /// Before, the warning said so but the channel's raw stamps were passed on as boot times (here
   /// 5 s, where the boot clock reads hours or days).
   func testAnUnknownTimestampClockStampsSamplesOnArrival() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
-    try tree.write(0, "current_timestamp_clock", "hardware")
-    let system = FaultInjectingSystem()
-    system.failWrite("current_timestamp_clock", .permissionDenied)
-    let source = try Fixtures.source(tree, .buffered, system: system)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
-    let writer = try IIOFIFOWriter(path: tree.nodePath(0))
-    XCTAssertEqual(tree.read(0, "current_timestamp_clock"), "hardware")
-    let bootAtWrite = BootClock.now
-    writer.write(Fixtures.mpuLayout().pack(["in_accel_z": 1, "in_timestamp": 5_000_000_000]))
-    XCTAssertTrue(collector.waitForSamples(1))
-    subscription.cancel()
+    let (timestamp, bootAtWrite) = try firstTimestamp(clockLeftAt: "hardware") { _ in
+      ["in_accel_z": 1, "in_timestamp": 5_000_000_000]
+    }
     // Tolerance: arrival is read when the record is decoded; 0.5 s covers a loaded machine.
-    XCTAssertEqual(collector.samples[0].timestamp, bootAtWrite, accuracy: 0.5)
+    XCTAssertEqual(timestamp, bootAtWrite, accuracy: 0.5)
   }
 
   /// Several subscribers share one reader: the node is opened once and everyone gets every sample.

@@ -16,19 +16,27 @@ import Testing
 /// message that carries it. A session alone, without a daemon: its request handler stands for
 /// the daemon and changes the authorization at the moments a test needs.
 @Suite struct ClientSessionAuthorizationNoticeTests {
-  private static func authorizationMessage(_ allowed: Bool) -> WireServerMessage {
+  private static func authorizationMessage(
+    _ allowed: Bool, requestID: UInt64 = 0
+  )
+    -> WireServerMessage
+  {
     var message = WireServerMessage()
+    message.requestID = requestID
     var authorization = Opencoremotion_Daemon_V1_Authorization()
     authorization.historyAuthorized = allowed
     message.authorization = authorization
     return message
   }
 
-  /// An authorization answer computed, then another client denies history before the answer is
-  /// queued, and the session's writer sends the notice of the denial at once (nothing is queued
-  /// ahead of it). The answer, written after, says "allowed": before, that stale answer was the
-  /// last word and the client's cache kept it; now a fresh notice follows it.
-  @Test func anAnswerComputedBeforeAChangeIsFollowedByAFreshNotice() throws {
+  /// Serves authorization queries `requestIDs` through a session whose handler is `answer`
+  /// (given the session, the request's id and the authorization, which starts allowed and which
+  /// the handler may change), with notices built from that authorization; returns every
+  /// authorization message the client read, in order, until it has been quiet for 1 s.
+  private func authorizationsRead(
+    queries requestIDs: [UInt64],
+    answer: @escaping @Sendable (ClientSession, UInt64, Locked<Bool>) -> [WireServerMessage]
+  ) throws -> [(requestID: UInt64, allowed: Bool)] {
     let path = "/tmp/session-notice-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
     let listener = try UnixSocket.listen(path: path)
     defer { listener.close() }
@@ -39,28 +47,38 @@ import Testing
     let session = ClientSession(
       id: 1, socket: socket, streamCapacity: 8, limits: ClientSession.Limits(),
       logger: Logger(label: "test"),
-      onRequest: { session, request in
-        var reply = Self.authorizationMessage(allowed.withLock { $0 })
-        reply.requestID = request.requestID
-        // Another client's denial lands between computing the answer and queueing it.
-        allowed.withLock { $0 = false }
-        session.notifyAuthorizationChange()
-        // Time for the writer to send that notice before the answer is queued.
-        Thread.sleep(forTimeInterval: 0.2)
-        return [reply]
-      },
+      onRequest: { session, request in answer(session, request.requestID, allowed) },
       authorizationNotice: { Self.authorizationMessage(allowed.withLock { $0 }) },
       onClose: { _ in })
     session.start()
     defer { session.close() }
     try client.write(
-      DaemonProcessTests.frame(5) {
-        $0.authorizationQuery = Opencoremotion_Daemon_V1_AuthorizationQuery()
+      requestIDs.flatMap { id in
+        DaemonProcessTests.frame(id) {
+          $0.authorizationQuery = Opencoremotion_Daemon_V1_AuthorizationQuery()
+        }
       })
     var read: [(requestID: UInt64, allowed: Bool)] = []
     while let message = try client.receive(seconds: 1) {
       guard case .authorization(let authorization) = message.body else { continue }
       read.append((message.requestID, authorization.historyAuthorized))
+    }
+    return read
+  }
+
+  /// An authorization answer computed, then another client denies history before the answer is
+  /// queued, and the session's writer sends the notice of the denial at once (nothing is queued
+  /// ahead of it). The answer, written after, says "allowed": before, that stale answer was the
+  /// last word and the client's cache kept it; now a fresh notice follows it.
+  @Test func anAnswerComputedBeforeAChangeIsFollowedByAFreshNotice() throws {
+    let read = try authorizationsRead(queries: [5]) { session, id, allowed in
+      let reply = Self.authorizationMessage(allowed.withLock { $0 }, requestID: id)
+      // Another client's denial lands between computing the answer and queueing it.
+      allowed.withLock { $0 = false }
+      session.notifyAuthorizationChange()
+      // Time for the writer to send that notice before the answer is queued.
+      Thread.sleep(forTimeInterval: 0.2)
+      return [reply]
     }
     // The notice of the denial, the stale answer, then the fresh notice.
     #expect(read.map(\.requestID) == [0, 5, 0])
@@ -71,44 +89,13 @@ import Testing
   /// A change while earlier replies are still queued: the notice waits for them (an older
   /// answer must not overtake it) but not for replies queued after the change.
   @Test func aNoticeGoesOutAfterTheRepliesQueuedBeforeTheChange() throws {
-    let path = "/tmp/session-notice-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-    let listener = try UnixSocket.listen(path: path)
-    defer { listener.close() }
-    let client = try RawConnection(path: path)
-    unlink(path)
-    let socket = try #require(try listener.accept())
-    let allowed = Locked(true)
-    let session = ClientSession(
-      id: 1, socket: socket, streamCapacity: 8, limits: ClientSession.Limits(),
-      logger: Logger(label: "test"),
-      onRequest: { session, request in
-        var reply = Self.authorizationMessage(allowed.withLock { $0 })
-        reply.requestID = request.requestID
-        if request.requestID == 2 {
-          // The first answer is queued: this change comes after it.
-          allowed.withLock { $0 = false }
-          session.notifyAuthorizationChange()
-          var second = Self.authorizationMessage(false)
-          second.requestID = request.requestID
-          return [second]
-        }
-        return [reply]
-      },
-      authorizationNotice: { Self.authorizationMessage(allowed.withLock { $0 }) },
-      onClose: { _ in })
-    session.start()
-    defer { session.close() }
-    try client.write(
-      DaemonProcessTests.frame(1) {
-        $0.authorizationQuery = Opencoremotion_Daemon_V1_AuthorizationQuery()
+    let read = try authorizationsRead(queries: [1, 2]) { session, id, allowed in
+      if id == 2 {
+        // The first answer is queued: this change comes after it.
+        allowed.withLock { $0 = false }
+        session.notifyAuthorizationChange()
       }
-        + DaemonProcessTests.frame(2) {
-          $0.authorizationQuery = Opencoremotion_Daemon_V1_AuthorizationQuery()
-        })
-    var read: [(requestID: UInt64, allowed: Bool)] = []
-    while let message = try client.receive(seconds: 1) {
-      guard case .authorization(let authorization) = message.body else { continue }
-      read.append((message.requestID, authorization.historyAuthorized))
+      return [Self.authorizationMessage(allowed.withLock { $0 }, requestID: id)]
     }
     #expect(read.first?.requestID == 1)
     #expect(read.first?.allowed == true)
