@@ -49,6 +49,8 @@ final class HistoryService: @unchecked Sendable {
   private struct State {
     var stepDetector = StepDetector()
     var activityClassifier = ActivityClassifier()
+    /// Holds back the steps of a bicycle or vehicle ride (``RidingStepGate``).
+    var ridingGate = RidingStepGate()
     var altitude = AltitudeEstimator()
     var strideModel = StrideModel(userHeight: nil)
     var anchor = WallClockAnchor()
@@ -186,25 +188,12 @@ final class HistoryService: @unchecked Sendable {
         let acceleration = Units.coreMotionAcceleration(fromSpecificForce: specificForce)
         if let stepTime = s.stepDetector.process(time: sample.timestamp, acceleration: acceleration)
         {
-          if let last = s.lastStepTime, stepTime > last, stepTime - last < 2 {
-            let instant = 1 / (stepTime - last)
-            s.cadence = s.cadence == 0 ? instant : 0.8 * s.cadence + 0.2 * instant
-          }
-          s.lastStepTime = stepTime
-          s.altitude.noteStep(time: stepTime)
-          let stride = s.strideModel.strideLength(cadence: s.cadence > 0 ? s.cadence : 1.8)
-          s.steps += 1
-          s.distance += stride
-          s.pending.steps[minute, default: HistoryBatch.StepDelta()].steps += 1
-          s.pending.steps[minute, default: HistoryBatch.StepDelta()].distance += stride
-          let active = s.cadence > 0 ? 1 / s.cadence : 0.5
-          s.activeSeconds += active
-          s.pending.steps[minute, default: HistoryBatch.StepDelta()].activeSeconds += active
-          updates.append(pedometerUpdate(s, timestamp: sample.timestamp, date: date))
+          s.ridingGate.offer(stepTime: stepTime)
         }
         if let estimate = s.activityClassifier.process(
           time: sample.timestamp, acceleration: acceleration)
         {
+          s.ridingGate.noteActivity(estimate)
           let change = HistoryBatch.ActivityChange(
             startDate: date - (sample.timestamp - estimate.startTime),
             timestamp: estimate.startTime,
@@ -214,6 +203,31 @@ final class HistoryService: @unchecked Sendable {
           live.activity = Self.wireSegment(change)
           updates.append(LiveUpdate(kind: .activity, wire: live))
         }
+        // Steps given back after a ride come several at once: one live update carries them all.
+        var counted = false
+        while let stepTime = s.ridingGate.nextStep() {
+          counted = true
+          // The minute row of the step itself: steps given back after a ride are up to the
+          // gate's release window (12 s) older than this sample.
+          let age = sample.timestamp - stepTime
+          let lag = age.isFinite ? Swift.min(Swift.max(age, 0), 60) : 0
+          let stepMinute = Int64(((date - lag) / 60).rounded(.down)) * 60
+          if let last = s.lastStepTime, stepTime > last, stepTime - last < 2 {
+            let instant = 1 / (stepTime - last)
+            s.cadence = s.cadence == 0 ? instant : 0.8 * s.cadence + 0.2 * instant
+          }
+          s.lastStepTime = stepTime
+          s.altitude.noteStep(time: stepTime)
+          let stride = s.strideModel.strideLength(cadence: s.cadence > 0 ? s.cadence : 1.8)
+          s.steps += 1
+          s.distance += stride
+          s.pending.steps[stepMinute, default: HistoryBatch.StepDelta()].steps += 1
+          s.pending.steps[stepMinute, default: HistoryBatch.StepDelta()].distance += stride
+          let active = s.cadence > 0 ? 1 / s.cadence : 0.5
+          s.activeSeconds += active
+          s.pending.steps[stepMinute, default: HistoryBatch.StepDelta()].activeSeconds += active
+        }
+        if counted { updates.append(pedometerUpdate(s, timestamp: sample.timestamp, date: date)) }
         if s.store != nil, date <= s.recordingUntil,
           s.recorderDecimator.accept(sample.timestamp, interval: 1 / settings.recordingRate)
         {

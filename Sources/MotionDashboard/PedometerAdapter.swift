@@ -19,6 +19,8 @@ package struct PedometerAdapter: Sendable {
 
   private var stepDetector = StepDetector()
   private var activityClassifier = ActivityClassifier()
+  /// Holds back the steps of a bicycle or vehicle ride, as the pedometer does.
+  private var ridingGate = RidingStepGate()
   private let strideModel = StrideModel(userHeight: nil)
   private var recentSteps: [Double] = []
   private var floorReferenceAltitude: Double?
@@ -33,13 +35,17 @@ package struct PedometerAdapter: Sendable {
   package mutating func process(time: Double, acceleration: SIMD3<Double>) -> [DashboardEvent] {
     var events: [DashboardEvent] = []
     if let stepTime = stepDetector.process(time: time, acceleration: acceleration) {
-      noteStep(at: stepTime)
-      events.append(DashboardEvent(time: stepTime, kind: "step", detail: String(snapshot.steps)))
+      ridingGate.offer(stepTime: stepTime)
     }
     if let estimate = activityClassifier.process(time: time, acceleration: acceleration) {
+      ridingGate.noteActivity(estimate)
       snapshot.activity = Self.name(of: estimate)
       snapshot.confidence = Self.name(of: estimate.confidence)
       events.append(DashboardEvent(time: time, kind: "activity", detail: snapshot.activity))
+    }
+    while let stepTime = ridingGate.nextStep() {
+      noteStep(at: stepTime)
+      events.append(DashboardEvent(time: stepTime, kind: "step", detail: String(snapshot.steps)))
     }
     if time - lastStepTime > Self.walkingTimeout {
       snapshot.cadence = nil

@@ -85,6 +85,7 @@ public enum ActivityEvaluation {
           confusion[set.entry.source] = matrix
         }
         var switches: [ActivityEvaluationResult.Switch] = []
+        var gatedSteps: [ActivityEvaluationResult.GatedSteps] = []
         var failure: (any Error)?
         if switching {
           do {
@@ -93,17 +94,22 @@ public enum ActivityEvaluation {
             {
               switches += measureSwitches(
                 sequence, parameters: classifierParameters, source: source, subject: subject)
+              gatedSteps += countGatedSteps(
+                sequence, parameters: classifierParameters, source: source)
             }
           } catch { failure = error }
         }
         outcomes.set(
-          f, FoldOutcome(confusion: confusion, switches: switches, failure: failure.map { "\($0)" })
-        )
+          f,
+          FoldOutcome(
+            confusion: confusion, switches: switches, gatedSteps: gatedSteps,
+            failure: failure.map { "\($0)" }))
         f += max(1, concurrency)
       }
     }
     var confusion: [String: [[Int]]] = [:]
     var switches: [ActivityEvaluationResult.Switch] = []
+    var gatedSteps: [ActivityEvaluationResult.GatedSteps] = []
     for outcome in outcomes.values {
       guard let outcome else { continue }
       if let failure = outcome.failure { throw ActivityEvaluationError(failure) }
@@ -114,6 +120,7 @@ public enum ActivityEvaluation {
         confusion[source] = total
       }
       switches += outcome.switches
+      gatedSteps += outcome.gatedSteps
     }
     let sources = confusion.keys.sorted().map { source in
       score(source: source, matrix: confusion[source]!, folds: descriptions[source] ?? "")
@@ -122,7 +129,8 @@ public enum ActivityEvaluation {
     return ActivityEvaluationResult(
       sources: sources, switches: switches,
       meanSwitchDelay: delays.isEmpty ? nil : delays.reduce(0, +) / Double(delays.count),
-      maximumSwitchDelay: delays.max(), missedSwitches: switches.count - delays.count)
+      maximumSwitchDelay: delays.max(), missedSwitches: switches.count - delays.count,
+      gatedSteps: ActivityEvaluationResult.GatedSteps.totals(gatedSteps))
   }
 
   static func score(
@@ -261,6 +269,54 @@ public enum ActivityEvaluation {
     return switches
   }
 
+  /// Runs the pedometer's step path (``StepDetector`` through a ``RidingStepGate`` fed by a
+  /// classifier with `parameters`) through a concatenation, and counts per label the steps the
+  /// detector found and the steps the gate let through, by each step's time. The concatenations
+  /// put walking after a ride, so this measures both what the gate is for (a ride's steps left
+  /// out) and what it costs (a walk's first steps held while the classifier still reports the
+  /// ride).
+  public static func countGatedSteps(
+    _ sequence: Sequence, parameters: ActivityClassifier.Parameters, source: String,
+    gateParameters: RidingStepGate.Parameters = .default
+  ) -> [ActivityEvaluationResult.GatedSteps] {
+    var detector = StepDetector()
+    var classifier = ActivityClassifier(parameters: parameters)
+    var gate = RidingStepGate(parameters: gateParameters)
+    var detected: [Double] = []
+    var counted: [Double] = []
+    for segment in sequence {
+      for (time, a) in zip(segment.times, segment.acceleration) {
+        if let step = detector.process(time: time, acceleration: a) {
+          detected.append(step)
+          gate.offer(stepTime: step)
+        }
+        if let estimate = classifier.process(time: time, acceleration: a) {
+          gate.noteActivity(estimate)
+        }
+        while let step = gate.nextStep() { counted.append(step) }
+      }
+    }
+    while let step = detector.takeQueuedStep() {
+      detected.append(step)
+      gate.offer(stepTime: step)
+      while let step = gate.nextStep() { counted.append(step) }
+    }
+    func count(_ steps: [Double], from start: Double, to end: Double) -> Int {
+      steps.reduce(0) { $0 + ($1 >= start && $1 < end ? 1 : 0) }
+    }
+    var tallies: [ActivityEvaluationResult.GatedSteps] = []
+    for (index, segment) in sequence.enumerated() {
+      guard let start = segment.times.first else { continue }
+      let end = sequence[(index + 1)...].first { !$0.times.isEmpty }?.times.first ?? .infinity
+      tallies.append(
+        .init(
+          source: source, label: segment.label.description,
+          detected: count(detected, from: start, to: end),
+          counted: count(counted, from: start, to: end)))
+    }
+    return tallies
+  }
+
   /// Trains the shipped model on every given file.
   public static func trainFinal(
     _ sets: [ActivityFeatureSet], settings: ActivityTrainer.Settings = .init()
@@ -273,6 +329,7 @@ public enum ActivityEvaluation {
 private struct FoldOutcome: Sendable {
   var confusion: [String: [[Int]]]
   var switches: [ActivityEvaluationResult.Switch]
+  var gatedSteps: [ActivityEvaluationResult.GatedSteps]
   var failure: String?
 }
 

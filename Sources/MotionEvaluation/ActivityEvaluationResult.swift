@@ -42,6 +42,29 @@ public struct ActivityEvaluationResult: Codable, Sendable {
     public var delay: Double?
   }
 
+  /// Steps in the switching concatenations, per source and true label: what the step detector
+  /// found and what the pedometer counts after its ``MotionDetectors/RidingStepGate``.
+  public struct GatedSteps: Codable, Sendable, Equatable {
+    public var source: String
+    public var label: String
+    public var detected: Int
+    public var counted: Int
+
+    /// One tally per source and label, in source then label order.
+    static func totals(_ tallies: [GatedSteps]) -> [GatedSteps] {
+      var sums: [String: GatedSteps] = [:]
+      for tally in tallies {
+        let key = tally.source + "|" + tally.label
+        var sum =
+          sums[key] ?? GatedSteps(source: tally.source, label: tally.label, detected: 0, counted: 0)
+        sum.detected += tally.detected
+        sum.counted += tally.counted
+        sums[key] = sum
+      }
+      return sums.keys.sorted().map { sums[$0]! }
+    }
+  }
+
   public var sources: [SourceScore]
   public var switches: [Switch]
   /// Mean and largest ``Switch/delay`` over the switches that were reported (s).
@@ -49,4 +72,6 @@ public struct ActivityEvaluationResult: Codable, Sendable {
   public var maximumSwitchDelay: Double?
   /// Switches never reported before the next change.
   public var missedSwitches: Int
+  /// Steps found and counted per source and label in the same concatenations.
+  public var gatedSteps: [GatedSteps] = []
 }

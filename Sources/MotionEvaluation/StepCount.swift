@@ -2,7 +2,8 @@
 
 import MotionDetectors
 
-/// Steps and distance counted in one recording by ``StepDetector`` and ``StrideModel``.
+/// Steps and distance counted in one recording by ``StepDetector`` and ``StrideModel``, as the
+/// pedometer counts them (through a ``RidingStepGate``, see ``StepCounter``).
 package struct StepCount: Sendable, Equatable {
   /// Times of the detected steps, s, in the recording's time base.
   package var stepTimes: [Double]
@@ -15,11 +16,12 @@ package struct StepCount: Sendable, Equatable {
   ///   - times: sample times, s.
   ///   - accelerations: specific force, m/s² (converted here to g with Apple's sign).
   ///   - userHeight: the walker's height, m, for the stride model.
+  ///   - gate: the riding gate's parameters; `nil` counts the detector's steps alone.
   package init(
     times: [Double], accelerations: [SIMD3<Double>], parameters: StepDetector.Parameters = .default,
-    userHeight: Double? = nil
+    userHeight: Double? = nil, gate: RidingStepGate.Parameters? = .default
   ) {
-    var counter = StepCounter(parameters: parameters)
+    var counter = StepCounter(parameters: parameters, gate: gate)
     for (time, force) in zip(times, accelerations) { counter.add(time: time, specificForce: force) }
     self = counter.finish(userHeight: userHeight)
   }

@@ -61,6 +61,8 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     var latestTimestamp: Double?
     var stepDetector = StepDetector()
     var classifier = ActivityClassifier()
+    /// Holds back the steps of a bicycle or vehicle ride (``RidingStepGate``).
+    var ridingGate = RidingStepGate()
     var pressure = PressureAltitudeAdapter()
     var ledger: StepLedger
     var activities: [ActivityRecord] = []
@@ -70,6 +72,9 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     /// When the last step was reported (source time, s); pauses are judged from it, so that the
     /// detector's confirmation delay cannot cause a pause in the middle of a walk.
     var lastStepReport: Double?
+    /// When the last pause event went out: a walk's first steps that the riding gate held and
+    /// then gave back are older than it, and the resume must not be dated before the pause.
+    var lastPauseDate: Date?
     var isWalking = false
     var recordUntil: Date?
     var pendingRecordingDuration: Double?
@@ -274,16 +279,22 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     if let force = sample.accelerometer, force.isFinite {
       // The one conversion to Core Motion's units and sign for everything below.
       let acceleration = Units.coreMotionAcceleration(fromSpecificForce: force)
-      observeSteps(t: t, acceleration: acceleration, timeline: timeline, in: &s, events: &events)
+      if let step = s.stepDetector.process(time: t, acceleration: acceleration), step.isFinite {
+        s.ridingGate.offer(stepTime: step)
+      }
       observeActivity(t: t, acceleration: acceleration, timeline: timeline, in: &s, events: &events)
+      while let step = s.ridingGate.nextStep() {
+        countStep(reported: step, t: t, timeline: timeline, in: &s, events: &events)
+      }
       record(t: t, acceleration: acceleration, timeline: timeline, in: &s)
     }
     // Pauses are judged on every sample's time, whichever sensors it carries.
     if s.isWalking, let report = s.lastStepReport, t - report >= parameters.pauseDelay {
       s.isWalking = false
       s.boutStepTimes.removeAll(keepingCapacity: true)
-      events.append(
-        .pedestrian(PedestrianEventRecord(date: timeline.date(forTimestamp: t), isPause: true)))
+      let pauseDate = timeline.date(forTimestamp: t)
+      s.lastPauseDate = pauseDate
+      events.append(.pedestrian(PedestrianEventRecord(date: pauseDate, isPause: true)))
     }
     let refusedBefore = s.pressure.refusedReadings
     if let pressure = sample.pressure, let result = s.pressure.process(time: t, pressure: pressure)
@@ -313,21 +324,19 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     }
   }
 
-  private func observeSteps(
-    t: Double, acceleration: SIMD3<Double>, timeline: MotionTimeline, in s: inout State,
+  /// Counts a step the detector found at `reported` and the riding gate let through, at sample
+  /// time `t`.
+  private func countStep(
+    reported: Double, t: Double, timeline: MotionTimeline, in s: inout State,
     events: inout [MotionHistoryEvent]
   ) {
-    guard let reported = s.stepDetector.process(time: t, acceleration: acceleration),
-      reported.isFinite
-    else {
-      return
-    }
     // Keep the step times in order and never in the future.
     let stepTime = Swift.min(t, Swift.max(reported, s.lastStepTime ?? reported))
     let stepDate = timeline.date(forTimestamp: stepTime)
     if !s.isWalking {
       s.isWalking = true
-      events.append(.pedestrian(PedestrianEventRecord(date: stepDate, isPause: false)))
+      let resumeDate = s.lastPauseDate.map { Swift.max($0, stepDate) } ?? stepDate
+      events.append(.pedestrian(PedestrianEventRecord(date: resumeDate, isPause: false)))
     }
     s.boutStepTimes.append(stepTime)
     if s.boutStepTimes.count > parameters.cadenceSteps { s.boutStepTimes.removeFirst() }
@@ -357,6 +366,7 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
       estimate = initial
     }
     if let changed = s.classifier.process(time: t, acceleration: acceleration) {
+      s.ridingGate.noteActivity(changed)
       estimate = changed
     }
     guard var estimate else { return }

@@ -74,5 +74,16 @@ enum ActivityEvaluationReport {
           format: "  mean %.1f s, max %.1f s, missed %d of %d", result.meanSwitchDelay ?? .nan,
           result.maximumSwitchDelay ?? .nan, result.missedSwitches, result.switches.count))
     }
+    if !result.gatedSteps.isEmpty {
+      print("")
+      print(
+        "steps in the same concatenations: found by the step detector, and counted by the pedometer (rides' steps held back)"
+      )
+      for tally in result.gatedSteps {
+        print(
+          "  " + "\(tally.source) \(tally.label)".padding(toLength: 24, withPad: " ", startingAt: 0)
+            + String(format: "found %6d  counted %6d", tally.detected, tally.counted))
+      }
+    }
   }
 }

@@ -12,7 +12,9 @@ struct StepsCommand: ParsableCommand {
     abstract: "Count steps (and distance) in recordings from their accelerometer data.",
     discussion: """
       Reads every recording format motionctl knows, and the shared steps layout (header t,ax,ay,az: \
-      seconds and specific force in m/s²) directly. Distance uses the cadence-dependent stride model \
+      seconds and specific force in m/s²) directly. Steps are counted as CMPedometer counts them: the \
+      steps of a stretch the activity classifier takes for a bicycle or vehicle ride are left out \
+      (RidingStepGate). Distance uses the cadence-dependent stride model \
       (--height refines it). Floors (walked, not ridden: FloorCounter) need a barometer: a pressure column \
       (t,ax,ay,az,pressure_hpa or pressure_kpa), a --pressure file on the same clock, or for a file named \
       NAME_acc.csv the NAME_pressure.csv beside it (one file per sensor, as the IPIN logs have it); \

@@ -81,3 +81,43 @@ final class ActivitySharedDataTests: XCTestCase {
     XCTAssertTrue(result.switches.isEmpty, "switching was not asked for")
   }
 }
+
+/// The pedometer's riding gate on QROWD's rides (MIT, QROWD project 2018): the step detector
+/// alone counts pedalling as walking; the gate, fed by the classifier, leaves it out and keeps
+/// the walk that follows the ride.
+final class RidingStepGateSharedDataTests: XCTestCase {
+  /// User 1's concatenation (still, walk, bike, walk, car, walk, still; 120 s pieces, as the
+  /// switching delays are measured) with the shipped model, which saw these files in training
+  /// (2026-11-28: cycling 93 steps found, 8 counted; walking 582 found, 582 counted). Each
+  /// fold's own model, on both users' concatenations, is what `motionctl evaluate activity`
+  /// reports (cycling 186 found, 14 counted; walking 1,316 and 1,316).
+  func testARideAddsFewStepsAndTheWalkAfterItKeepsAll() throws {
+    let names = ["still", "walk", "bike", "car"].map { "qrowd/\($0)_user1.csv" }
+    let folder = SharedData.root.appendingPathComponent("data/activity")
+    let paths = names.map { folder.appendingPathComponent($0).path }
+    for path in paths where !FileManager.default.fileExists(atPath: path) {
+      if SharedData.isCI { XCTFail("missing shared activity file \(path) on CI") }
+      throw XCTSkip("shared activity file \(path) not found")
+    }
+    let sets = try ActivityFeatureSet.load(try ActivityDataset.load(paths: paths))
+    let sequences = try ActivityEvaluation.switchSequences(sets)
+    XCTAssertEqual(sequences.count, 1)
+    let tallies = ActivityEvaluation.countGatedSteps(
+      try XCTUnwrap(sequences.first).2, parameters: .default, source: "qrowd")
+    let totals = Dictionary(grouping: tallies, by: \.label).mapValues { group in
+      (found: group.map(\.detected).reduce(0, +), counted: group.map(\.counted).reduce(0, +))
+    }
+    let cycling = try XCTUnwrap(totals["cycling"])
+    XCTAssertGreaterThan(cycling.found, 60, "the detector alone counts the pedalling")
+    XCTAssertLessThanOrEqual(
+      Double(cycling.counted), 0.15 * Double(cycling.found),
+      "the gate leaves the ride out: \(cycling.counted) of \(cycling.found) counted")
+    let walking = try XCTUnwrap(totals["walking"])
+    XCTAssertGreaterThan(walking.found, 300)
+    XCTAssertGreaterThanOrEqual(
+      walking.counted, walking.found - 2,
+      "the walks after the ride and the car keep their steps: \(walking.counted) of \(walking.found)"
+    )
+    XCTAssertEqual(totals["stationary"]?.counted ?? 0, 0)
+  }
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import MotionDetectors
+import XCTest
+
+/// The pedometer's gate between the step detector and the step count: a ride's steps are held
+/// back, a walk's are counted, and the first steps of a walk that the classifier still took for
+/// the ride are given back when it reports walking.
+final class RidingStepGateTests: XCTestCase {
+  private static func cycling(
+    _ confidence: ActivityEstimate.Confidence, at time: Double
+  )
+    -> ActivityEstimate
+  {
+    ActivityEstimate(cycling: true, confidence: confidence, startTime: time)
+  }
+
+  private static func walking(at time: Double) -> ActivityEstimate {
+    ActivityEstimate(walking: true, confidence: .medium, startTime: time)
+  }
+
+  /// Offers `times` and returns what the gate lets through now.
+  private static func offer(_ times: [Double], to gate: inout RidingStepGate) -> [Double] {
+    for time in times { gate.offer(stepTime: time) }
+    return drain(&gate)
+  }
+
+  private static func drain(_ gate: inout RidingStepGate) -> [Double] {
+    var passed: [Double] = []
+    while let step = gate.nextStep() { passed.append(step) }
+    return passed
+  }
+
+  /// Steps every 0.5 s from `start` to before `end`.
+  private static func steps(from start: Double, to end: Double) -> [Double] {
+    Array(stride(from: start, to: end, by: 0.5))
+  }
+
+  func testStepsPassUntilARideIsReportedWithHighConfidence() {
+    var gate = RidingStepGate()
+    XCTAssertEqual(Self.offer([1, 1.5], to: &gate), [1, 1.5], "no report yet: every step counts")
+    gate.noteActivity(ActivityEstimate(unknown: true, startTime: 5))
+    gate.noteActivity(Self.cycling(.medium, at: 6))
+    XCTAssertEqual(
+      Self.offer([6.5, 7], to: &gate), [6.5, 7],
+      "a ride reported with medium confidence (a start-up guess) holds nothing")
+    gate.noteActivity(Self.cycling(.high, at: 8))
+    XCTAssertTrue(gate.isHolding)
+    XCTAssertEqual(Self.offer(Self.steps(from: 8.5, to: 20), to: &gate), [])
+    XCTAssertEqual(gate.heldStepCount, 23)
+    XCTAssertEqual(gate.withheldSteps, 0, "held, not yet withheld: walking may still follow")
+  }
+
+  func testTheHoldLastsThroughLowConfidenceAStandstillAndUnknown() {
+    var gate = RidingStepGate()
+    gate.noteActivity(ActivityEstimate(automotive: true, confidence: .high, startTime: 10))
+    let estimates = [
+      ActivityEstimate(automotive: true, confidence: .low, startTime: 20),
+      ActivityEstimate(stationary: true, automotive: true, confidence: .high, startTime: 30),
+      ActivityEstimate(unknown: true, confidence: .low, startTime: 40),
+      Self.cycling(.low, at: 50),
+    ]
+    for estimate in estimates {
+      gate.noteActivity(estimate)
+      XCTAssertTrue(gate.isHolding, "\(estimate)")
+      XCTAssertEqual(
+        Self.offer([estimate.startTime + 1], to: &gate), [], "a step during \(estimate)")
+    }
+  }
+
+  /// A walk after a ride: the classifier reports walking some seconds after the walk began, and
+  /// the steps of those seconds are counted then, in order; the ride's older steps are not.
+  func testWalkingGivesBackTheStepsOfTheReleaseWindowOnly() {
+    var gate = RidingStepGate()
+    gate.noteActivity(Self.cycling(.high, at: 0))
+    // Pedalling from 0 to 60 s, walking from 60 s, walking reported at 66 s.
+    XCTAssertEqual(Self.offer(Self.steps(from: 0.5, to: 66), to: &gate), [])
+    gate.noteActivity(Self.walking(at: 66))
+    let givenBack = Self.drain(&gate)
+    XCTAssertEqual(givenBack, Self.steps(from: 54, to: 66), "the 12 s before the report")
+    XCTAssertEqual(gate.releasedSteps, 24)
+    XCTAssertEqual(gate.withheldSteps, 131 - 24)
+    XCTAssertFalse(gate.isHolding)
+    XCTAssertEqual(Self.offer([66.5], to: &gate), [66.5])
+  }
+
+  func testRestEndsTheRideAndDropsWhatWasHeld() {
+    var gate = RidingStepGate()
+    gate.noteActivity(Self.cycling(.high, at: 0))
+    XCTAssertEqual(Self.offer([1, 2, 3], to: &gate), [])
+    gate.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 10))
+    XCTAssertFalse(gate.isHolding)
+    XCTAssertEqual(gate.heldStepCount, 0)
+    XCTAssertEqual(gate.withheldSteps, 3)
+    gate.noteActivity(Self.walking(at: 12))
+    XCTAssertEqual(Self.drain(&gate), [], "nothing is left to give back after rest")
+    XCTAssertEqual(Self.offer([12.5], to: &gate), [12.5])
+  }
+
+  /// Memory is fixed: an hour of pedalling keeps at most the release window's worth of steps, and
+  /// the rest is counted as withheld.
+  func testAnHourOfPedallingHoldsABoundedNumberOfSteps() {
+    var gate = RidingStepGate()
+    gate.noteActivity(Self.cycling(.high, at: 0))
+    let ride = Array(stride(from: 0.25, to: 3600, by: 0.25))
+    XCTAssertEqual(Self.offer(ride, to: &gate), [])
+    XCTAssertLessThanOrEqual(gate.heldStepCount, 16 + 60)
+    XCTAssertEqual(gate.withheldSteps + gate.heldStepCount, ride.count)
+    gate.noteActivity(Self.walking(at: 3600))
+    XCTAssertEqual(Self.drain(&gate), Array(ride.suffix(48)), "12 s at 4 steps/s")
+  }
+
+  /// The detector's clock restarted lower (see StepDetector's new timelines): what was held on
+  /// the old clock is dropped, not given back against a report on the new one.
+  func testANewTimelineDropsTheOldClocksSteps() {
+    var gate = RidingStepGate()
+    gate.noteActivity(Self.cycling(.high, at: 1000))
+    XCTAssertEqual(Self.offer([1001, 1002], to: &gate), [])
+    XCTAssertEqual(Self.offer([3, 4], to: &gate), [])
+    XCTAssertEqual(gate.heldStepCount, 2)
+    XCTAssertEqual(gate.withheldSteps, 2)
+    gate.noteActivity(Self.walking(at: 6))
+    XCTAssertEqual(Self.drain(&gate), [3, 4])
+  }
+
+  func testHostileParametersAndTimes() {
+    for window in [Double.nan, -1, 0, .infinity, 1e300] {
+      var parameters = RidingStepGate.Parameters()
+      parameters.releaseWindow = window
+      var gate = RidingStepGate(parameters: parameters)
+      gate.noteActivity(Self.cycling(.high, at: 0))
+      XCTAssertEqual(Self.offer([.nan, .infinity, -.infinity, 1, 2], to: &gate), [])
+      gate.noteActivity(Self.walking(at: 2))
+      let givenBack = Self.drain(&gate)
+      // NaN is the default window (both steps back), 0 gives back only the step at the report,
+      // and anything longer is clamped to 60 s.
+      XCTAssertEqual(givenBack, window == 0 || window == -1 ? [2] : [1, 2], "window \(window)")
+    }
+    // Reports without a usable time neither trap nor lose steps: a walking report that cannot
+    // date the held steps gives all of them back.
+    var gate = RidingStepGate()
+    gate.noteActivity(ActivityEstimate(cycling: true, confidence: .high, startTime: .nan))
+    XCTAssertEqual(Self.offer([1, 2], to: &gate), [])
+    gate.noteActivity(Self.walking(at: .nan))
+    XCTAssertEqual(Self.drain(&gate), [1, 2])
+    XCTAssertEqual(Self.offer([3], to: &gate), [3])
+  }
+}
