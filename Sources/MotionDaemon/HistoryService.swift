@@ -51,7 +51,9 @@ final class HistoryService: @unchecked Sendable {
     var activityClassifier = ActivityClassifier()
     /// Holds back the steps of a bicycle or vehicle ride (``RidingStepGate``).
     var ridingGate = RidingStepGate()
-    var altitude = AltitudeEstimator()
+    /// Relative altitude and walked floors: the same tracker `CMAltimeter` and `CMPedometer` run
+    /// in process, so an app gets the same figures whether it reads the daemon or its sensors.
+    var altitude = BarometerTracker()
     var strideModel = StrideModel(userHeight: nil)
     var anchor = WallClockAnchor()
     var recorderDecimator = UpdateDecimator(nominalSourcePeriod: 0)
@@ -241,10 +243,10 @@ final class HistoryService: @unchecked Sendable {
         }
       }
       if let pressure = sample.pressure,
-        let relative = s.altitude.process(time: sample.timestamp, pressure: pressure)
+        let relative = s.altitude.process(time: sample.timestamp, pressure: pressure)?.altitude
       {
-        let ascended = s.altitude.floorsAscended
-        let descended = s.altitude.floorsDescended
+        let ascended = UInt64(clamping: s.altitude.floorsAscended)
+        let descended = UInt64(clamping: s.altitude.floorsDescended)
         if ascended != s.lastFloorsAscended || descended != s.lastFloorsDescended {
           s.pending.steps[minute, default: HistoryBatch.StepDelta()].floorsAscended +=
             Int64(ascended - s.lastFloorsAscended)
@@ -285,8 +287,8 @@ final class HistoryService: @unchecked Sendable {
     pedometer.date = date
     pedometer.steps = s.steps
     pedometer.distance = s.distance
-    pedometer.floorsAscended = s.altitude.floorsAscended
-    pedometer.floorsDescended = s.altitude.floorsDescended
+    pedometer.floorsAscended = UInt64(clamping: s.altitude.floorsAscended)
+    pedometer.floorsDescended = UInt64(clamping: s.altitude.floorsDescended)
     pedometer.cadence = s.cadence
     pedometer.activeSeconds = s.activeSeconds
     return pedometer

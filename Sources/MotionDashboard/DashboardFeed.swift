@@ -295,7 +295,7 @@ extension DashboardFeedState {
     }
     if let pressure = sample.pressure {
       health.note(.barometer, time: time)
-      if let event = pedometer.process(time: time, pressure: pressure) { batch.append(event) }
+      for event in pedometer.process(time: time, pressure: pressure) { batch.append(event) }
       batch.append(
         [time, pressure, pedometer.snapshot.relativeAltitude ?? 0], to: .pressure)
     }

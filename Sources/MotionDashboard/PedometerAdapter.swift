@@ -4,27 +4,26 @@ import MotionDetectors
 import MotionSensors
 
 /// Steps, cadence, pace, floors, activity and relative altitude for the dashboard, computed here
-/// from the `MotionDetectors` types on the accelerometer and barometer streams.
+/// from the `MotionDetectors` types on the accelerometer and barometer streams: the same step
+/// detector, riding gate, classifier and barometer tracker as `CMPedometer`,
+/// `CMMotionActivityManager` and `CMAltimeter`, so the page shows what an app would read.
 ///
-/// This is the one place that knows where these values come from: when `CMPedometer`,
-/// `CMMotionActivityManager` and `CMAltimeter` exist, this type is replaced by one that
-/// subscribes to them and fills the same ``PedometerSnapshot``; nothing else changes.
+/// This is the one place that knows where these values come from; the feed reads only the
+/// ``PedometerSnapshot`` and the events.
 package struct PedometerAdapter: Sendable {
   /// Recent steps kept for the cadence, s.
   package static let cadenceWindow = 4.0
   /// Without a step for this long the user is not walking: cadence and pace become `nil`, s.
   package static let walkingTimeout = 2.0
-  /// Height of one floor, m (Apple documents about 3 m per floor).
-  package static let floorHeight = 3.0
 
   private var stepDetector = StepDetector()
   private var activityClassifier = ActivityClassifier()
   /// Holds back the steps of a bicycle or vehicle ride, as the pedometer does.
   private var ridingGate = RidingStepGate()
+  /// Relative altitude and walked floors (``BarometerTracker``).
+  private var barometer = BarometerTracker()
   private let strideModel = StrideModel(userHeight: nil)
   private var recentSteps: [Double] = []
-  private var floorReferenceAltitude: Double?
-  private var firstAltitude: Double?
   private var lastStepTime = -Double.infinity
   package private(set) var snapshot = PedometerSnapshot()
 
@@ -60,36 +59,25 @@ package struct PedometerAdapter: Sendable {
     stepDetector.process(time: time, rotationRate: rotationRate)
   }
 
-  /// Feeds one pressure reading (kPa) and returns a floor event when a floor was climbed or
-  /// descended while walking.
-  package mutating func process(time: Double, pressure: Double) -> DashboardEvent? {
-    guard pressure.isFinite, pressure > 0 else { return nil }
-    let altitude = StandardAtmosphere.altitude(atPressure: pressure)
-    guard altitude.isFinite else { return nil }
-    let origin = firstAltitude ?? altitude
-    firstAltitude = origin
+  /// Feeds one pressure reading (kPa) and returns the floor events it completed: climbed or
+  /// descended on foot (``FloorCounter``), one event per floor.
+  package mutating func process(time: Double, pressure: Double) -> [DashboardEvent] {
+    guard let reading = barometer.process(time: time, pressure: pressure) else { return [] }
     snapshot.pressure = pressure
-    snapshot.relativeAltitude = altitude - origin
-    let reference = floorReferenceAltitude ?? altitude
-    floorReferenceAltitude = reference
-    // Floors count only while walking: a lift or a weather front changes pressure too.
-    guard time - lastStepTime <= Self.walkingTimeout else {
-      floorReferenceAltitude = altitude
-      return nil
-    }
-    let change = altitude - reference
-    guard abs(change) >= Self.floorHeight else { return nil }
-    floorReferenceAltitude = reference + (change > 0 ? Self.floorHeight : -Self.floorHeight)
-    if change > 0 {
-      snapshot.floorsAscended += 1
-      return DashboardEvent(time: time, kind: "floor", detail: "up")
-    }
-    snapshot.floorsDescended += 1
-    return DashboardEvent(time: time, kind: "floor", detail: "down")
+    snapshot.relativeAltitude = reading.altitude
+    guard let floors = reading.floors else { return [] }
+    snapshot.floorsAscended = barometer.floorsAscended
+    snapshot.floorsDescended = barometer.floorsDescended
+    return Array(
+      repeating: DashboardEvent(time: time, kind: "floor", detail: "up"), count: floors.ascended)
+      + Array(
+        repeating: DashboardEvent(time: time, kind: "floor", detail: "down"),
+        count: floors.descended)
   }
 
   private mutating func noteStep(at time: Double) {
     lastStepTime = time
+    barometer.noteStep(time: time)
     snapshot.steps += 1
     recentSteps.append(time)
     recentSteps.removeAll { time - $0 > Self.cadenceWindow }

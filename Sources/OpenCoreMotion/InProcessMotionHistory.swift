@@ -63,7 +63,7 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     var classifier = ActivityClassifier()
     /// Holds back the steps of a bicycle or vehicle ride (``RidingStepGate``).
     var ridingGate = RidingStepGate()
-    var pressure = PressureAltitudeAdapter()
+    var pressure = BarometerTracker()
     var ledger: StepLedger
     var activities: [ActivityRecord] = []
     /// Times of the last steps of the current bout, s (at most `cadenceSteps`).

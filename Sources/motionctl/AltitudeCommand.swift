@@ -74,7 +74,7 @@ struct AltitudeCommand: ParsableCommand {
         invalidRows: skipInvalid ? .skip : .fail, columnMapping: mapping)
       var stream = try RecordingReader.open(
         url, format: recordingFormat ?? (mapping != nil ? .columns : nil), options: options)
-      var adapter = PressureAltitudeAdapter()
+      var adapter = BarometerTracker()
       var written = 0
       var implausible = 0
       if !json, files.count > 1 { try out.writeLine("# \(file)") }

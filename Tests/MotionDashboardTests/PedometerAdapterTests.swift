@@ -24,13 +24,38 @@ final class PedometerAdapterTests: XCTestCase {
 
   func testFloorsCountOnlyWhileWalking() {
     var adapter = PedometerAdapter()
-    // Standing still while the pressure falls by two floors: no floor counted.
-    for index in 0...100 {
+    // Standing still while the pressure falls by two floors (a lift), then still: no floor.
+    var events: [DashboardEvent] = []
+    for index in 0...300 {
       let time = Double(index) * 0.1
-      _ = adapter.process(
-        time: time, pressure: StandardAtmosphere.pressure(atAltitude: Double(index) * 0.06))
+      events += adapter.process(
+        time: time,
+        pressure: StandardAtmosphere.pressure(atAltitude: min(Double(index), 100) * 0.06))
     }
     XCTAssertEqual(adapter.snapshot.floorsAscended, 0)
-    XCTAssertEqual(adapter.snapshot.relativeAltitude ?? 0, 6, accuracy: 0.01)
+    XCTAssertEqual(events.filter { $0.kind == "floor" }.count, 0)
+    // The altimeter's relative altitude (lightly smoothed): the 6 m once it has settled.
+    XCTAssertEqual(adapter.snapshot.relativeAltitude ?? 0, 6, accuracy: 0.05)
+  }
+
+  /// The simulated stairs (two floors up, two down, on foot) give the floor events and counts
+  /// `CMPedometer` gives for them (the same `FloorCounter`), and the door slam and weather drift
+  /// of the simulated barometer give none.
+  func testStairsScenarioCountsTheFloorsThePedometerCounts() throws {
+    var stream = SimulatedSensorStream(scenario: try Scenario.named("stairs"))
+    var adapter = PedometerAdapter()
+    var floorEvents: [String] = []
+    while let sample = try stream.next() {
+      if let force = sample.accelerometer {
+        _ = adapter.process(time: sample.timestamp, acceleration: -force / 9.80665)
+      }
+      if let pressure = sample.pressure {
+        floorEvents += adapter.process(time: sample.timestamp, pressure: pressure)
+          .filter { $0.kind == "floor" }.map(\.detail)
+      }
+    }
+    XCTAssertEqual(adapter.snapshot.floorsAscended, 2)
+    XCTAssertEqual(adapter.snapshot.floorsDescended, 2)
+    XCTAssertEqual(floorEvents, ["up", "up", "down", "down"])
   }
 }

@@ -52,21 +52,6 @@ final class CMAltimeterTests: XCTestCase {
     XCTAssertEqual(try XCTUnwrap(all.last).relativeAltitude.doubleValue, 10, accuracy: 0.001)
   }
 
-  /// A physically impossible reading (a hostile or broken barometer: 1e308 kPa, 0, NaN) is
-  /// counted and left out; it used to become the filter's state, and every later altitude was
-  /// tens of kilometres off.
-  func testImpossiblePressuresAreCountedAndLeftOut() {
-    var adapter = PressureAltitudeAdapter()
-    XCTAssertEqual(adapter.process(time: 0, pressure: 101.325)?.altitude ?? .nan, 0, accuracy: 1e-9)
-    for (index, absurd) in [1e308, 0, -5, .nan, .infinity, 250].enumerated() {
-      XCTAssertNil(adapter.process(time: 1 + Double(index), pressure: absurd), "\(absurd)")
-    }
-    XCTAssertEqual(adapter.refusedReadings, 6)
-    let after = adapter.process(time: 600, pressure: 101.325)
-    XCTAssertEqual(after?.altitude ?? .nan, 0, accuracy: 0.01)
-    XCTAssertEqual(after?.pressure ?? .nan, 101.325, accuracy: 0.001)
-  }
-
   func testSecondStartReplacesTheHandlerAndRestartsFromZero() {
     let clock = VirtualClock()
     let (altimeter, scenario) = lift(clock)
