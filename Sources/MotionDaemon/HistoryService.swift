@@ -243,7 +243,7 @@ final class HistoryService: @unchecked Sendable {
         }
       }
       if let pressure = sample.pressure,
-        let relative = s.altitude.process(time: sample.timestamp, pressure: pressure)?.altitude
+        let reading = s.altitude.process(time: sample.timestamp, pressure: pressure)
       {
         let ascended = UInt64(clamping: s.altitude.floorsAscended)
         let descended = UInt64(clamping: s.altitude.floorsDescended)
@@ -261,8 +261,10 @@ final class HistoryService: @unchecked Sendable {
           s.lastAltitudeUpdate = sample.timestamp
           var altitude = Opencoremotion_Daemon_V1_AltitudeLive()
           altitude.timestamp = sample.timestamp
-          altitude.relativeAltitude = relative
-          altitude.pressure = pressure
+          // The pair CMAltimeter reports in process: the height and the smoothed pressure it is
+          // the height of.
+          altitude.relativeAltitude = reading.altitude
+          altitude.pressure = reading.pressure
           var live = Opencoremotion_Daemon_V1_LiveUpdate()
           live.altitude = altitude
           updates.append(LiveUpdate(kind: .altitude, wire: live))

@@ -295,9 +295,16 @@ extension DashboardFeedState {
     }
     if let pressure = sample.pressure {
       health.note(.barometer, time: time)
-      for event in pedometer.process(time: time, pressure: pressure) { batch.append(event) }
-      batch.append(
-        [time, pressure, pedometer.snapshot.relativeAltitude ?? 0], to: .pressure)
+      // A refused reading (a broken sensor, or hPa sent as kPa) is left out of the plot as well
+      // as the altitude, instead of being drawn at a height of 0.
+      if let events = pedometer.process(time: time, pressure: pressure) {
+        for event in events { batch.append(event) }
+        batch.append(
+          [
+            time, pedometer.snapshot.pressure ?? pressure,
+            pedometer.snapshot.relativeAltitude ?? 0,
+          ], to: .pressure)
+      }
     }
   }
 

@@ -22,6 +22,8 @@ package struct PedometerAdapter: Sendable {
   private var ridingGate = RidingStepGate()
   /// Relative altitude and walked floors (``BarometerTracker``).
   private var barometer = BarometerTracker()
+  /// Barometer readings refused (outside 1–200 kPa, or not finite): left out of the plots too.
+  package var refusedPressureReadings: Int { barometer.refusedReadings }
   private let strideModel = StrideModel(userHeight: nil)
   private var recentSteps: [Double] = []
   private var lastStepTime = -Double.infinity
@@ -60,10 +62,12 @@ package struct PedometerAdapter: Sendable {
   }
 
   /// Feeds one pressure reading (kPa) and returns the floor events it completed: climbed or
-  /// descended on foot (``FloorCounter``), one event per floor.
-  package mutating func process(time: Double, pressure: Double) -> [DashboardEvent] {
-    guard let reading = barometer.process(time: time, pressure: pressure) else { return [] }
-    snapshot.pressure = pressure
+  /// descended on foot (``FloorCounter``), one event per floor. `nil` when the reading is refused
+  /// (outside 1–200 kPa, not finite: ``BarometerTracker/refusedReadings`` counts it).
+  package mutating func process(time: Double, pressure: Double) -> [DashboardEvent]? {
+    guard let reading = barometer.process(time: time, pressure: pressure) else { return nil }
+    // The pair `CMAltimeter` reports: the smoothed pressure and its height since the first.
+    snapshot.pressure = reading.pressure
     snapshot.relativeAltitude = reading.altitude
     guard let floors = reading.floors else { return [] }
     snapshot.floorsAscended = barometer.floorsAscended

@@ -34,9 +34,9 @@ public struct BarometerTracker: Sendable {
   public var floorsDescended: Int { floorCounter.floorsDescended }
 
   /// Feeds one reading (time in s, pressure in kPa). Readings outside
-  /// ``BarometricAltitude/plausiblePressureRange`` (1–200 kPa; NaN and infinities too) return
-  /// `nil`, are counted in ``refusedReadings`` and leave the altitude and floor state as they
-  /// were.
+  /// ``BarometricAltitude/plausiblePressureRange`` (1–200 kPa; NaN and infinities too), or at a
+  /// time that is not finite, return `nil`, are counted in ``refusedReadings`` and leave the
+  /// altitude and floor state as they were.
   public mutating func process(time: Double, pressure: Double) -> Reading? {
     guard BarometricAltitude.isPlausible(pressure: pressure),
       let altitude = altitudeFilter.process(time: time, pressure: pressure)

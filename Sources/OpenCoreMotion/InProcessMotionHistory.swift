@@ -7,7 +7,7 @@ import MotionMath
 import MotionSensors
 
 /// The motion history of one sensor source, observed inside this process: runs the step detector,
-/// the activity classifier and the pressure adapter on every sample and keeps what they find.
+/// the riding gate, the activity classifier and the barometer tracker on every sample and keeps what they find.
 ///
 /// Observation starts when the history is created (the first pedometer, activity manager,
 /// altimeter or sensor recorder of the source) and lasts as long as the process: queries answer

@@ -4,7 +4,6 @@ import ArgumentParser
 import Foundation
 import MotionDetectors
 import MotionSensors
-import OpenCoreMotion
 
 /// `motionctl altitude FILE...`: relative altitude from a recording's barometer, as `CMAltimeter`
 /// computes it, for every pressure sample.
@@ -74,7 +73,7 @@ struct AltitudeCommand: ParsableCommand {
         invalidRows: skipInvalid ? .skip : .fail, columnMapping: mapping)
       var stream = try RecordingReader.open(
         url, format: recordingFormat ?? (mapping != nil ? .columns : nil), options: options)
-      var adapter = BarometerTracker()
+      var tracker = BarometerTracker()
       var written = 0
       var implausible = 0
       if !json, files.count > 1 { try out.writeLine("# \(file)") }
@@ -96,7 +95,7 @@ struct AltitudeCommand: ParsableCommand {
             implausible += 1
             continue
           }
-          guard let result = adapter.process(time: sample.timestamp, pressure: pressure) else {
+          guard let result = tracker.process(time: sample.timestamp, pressure: pressure) else {
             // Only a time that is not finite gets here; the reader refuses those rows first.
             implausible += 1
             continue
