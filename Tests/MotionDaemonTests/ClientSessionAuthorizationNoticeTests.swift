@@ -88,6 +88,11 @@ import Testing
 
   /// A change while earlier replies are still queued: the notice waits for them (an older
   /// answer must not overtake it) but not for replies queued after the change.
+  ///
+  /// The change happens while the second answer is being computed, so that answer is followed by
+  /// a fresh notice too. Whether that is a second notice or the first one still waiting depends on
+  /// whether the writer had sent the first before the answer was queued: the client reads three
+  /// or four messages, and every one after the first answer says "denied".
   @Test func aNoticeGoesOutAfterTheRepliesQueuedBeforeTheChange() throws {
     let read = try authorizationsRead(queries: [1, 2]) { session, id, allowed in
       if id == 2 {
@@ -99,7 +104,10 @@ import Testing
     }
     #expect(read.first?.requestID == 1)
     #expect(read.first?.allowed == true)
-    #expect(read.count == 3)
-    #expect(read.last?.allowed == false)
+    #expect((3...4).contains(read.count), "\(read)")
+    #expect(read.dropFirst().allSatisfy { !$0.allowed }, "\(read)")
+    #expect(read.filter { $0.requestID == 2 }.count == 1, "\(read)")
+    #expect(read.first { $0.requestID == 0 } != nil, "a notice: \(read)")
+    #expect(read.last?.requestID == 0 || read.last?.requestID == 2, "\(read)")
   }
 }
