@@ -94,7 +94,10 @@ import Testing
     } throws: { error in
       (error as? DaemonError)?.code == .timeout
     }
-    #expect(Date().timeIntervalSince(start) < 5)
+    // Well under the default 30 s, so the 0.3 s setting is what ended the wait. The timeout
+    // fires from a global dispatch queue, which a loaded CI machine running the suites in
+    // parallel has delayed to 6.2 s once (5 s was the bound then).
+    #expect(Date().timeIntervalSince(start) < 15)
     client.close()
   }
 
