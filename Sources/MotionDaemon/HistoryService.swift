@@ -8,9 +8,10 @@ import MotionMath
 import MotionSensors
 import OpenCoreMotion
 
-/// Runs the step detector, activity classifier and altitude estimator on every source sample,
-/// keeps the live pedometer/activity/altitude state, and writes the history: per-minute step rows,
-/// activity changes and (while a recording is requested) the accelerometer at 50 Hz.
+/// Runs the pedometer tracker (steps, riding gate, activity) and the barometer tracker on every
+/// source sample, keeps the live pedometer/activity/altitude state, and writes the history:
+/// per-minute step rows, activity changes and (while a recording is requested) the accelerometer
+/// at 50 Hz.
 ///
 /// Samples arrive on the source's delivery thread and only touch memory; a writer thread commits
 /// the gathered batch every ``flushInterval`` (so a `kill -9` loses at most that much) and prunes
@@ -47,10 +48,9 @@ final class HistoryService: @unchecked Sendable {
   }
 
   private struct State {
-    var stepDetector = StepDetector()
-    var activityClassifier = ActivityClassifier()
-    /// Holds back the steps of a bicycle or vehicle ride (``RidingStepGate``).
-    var ridingGate = RidingStepGate()
+    /// Steps (a ride's left out) and the activity: the same tracker `CMPedometer` and
+    /// `CMMotionActivityManager` run in process.
+    var pedometer = PedometerTracker()
     /// Relative altitude and walked floors: the same tracker `CMAltimeter` and `CMPedometer` run
     /// in process, so an app gets the same figures whether it reads the daemon or its sensors.
     var altitude = BarometerTracker()
@@ -184,18 +184,13 @@ final class HistoryService: @unchecked Sendable {
       let minute = Int64((date / 60).rounded(.down)) * 60
       if let rate = sample.gyroscope {
         // A limb's strides: steps the accelerometer misses (StepDetector.process(time:rotationRate:)).
-        s.stepDetector.process(time: sample.timestamp, rotationRate: rate)
+        s.pedometer.process(time: sample.timestamp, rotationRate: rate)
       }
       if let specificForce = sample.accelerometer, specificForce.isFinite {
         let acceleration = Units.coreMotionAcceleration(fromSpecificForce: specificForce)
-        if let stepTime = s.stepDetector.process(time: sample.timestamp, acceleration: acceleration)
+        if let estimate = s.pedometer.process(time: sample.timestamp, acceleration: acceleration)
+          .activity
         {
-          s.ridingGate.offer(stepTime: stepTime)
-        }
-        if let estimate = s.activityClassifier.process(
-          time: sample.timestamp, acceleration: acceleration)
-        {
-          s.ridingGate.noteActivity(estimate)
           let change = HistoryBatch.ActivityChange(
             startDate: date - (sample.timestamp - estimate.startTime),
             timestamp: estimate.startTime,
@@ -207,7 +202,7 @@ final class HistoryService: @unchecked Sendable {
         }
         // Steps given back after a ride come several at once: one live update carries them all.
         var counted = false
-        while let stepTime = s.ridingGate.nextStep() {
+        while let stepTime = s.pedometer.nextStep() {
           counted = true
           // The minute row of the step itself: steps given back after a ride are up to the
           // gate's release window (12 s) older than this sample.

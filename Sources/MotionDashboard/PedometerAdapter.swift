@@ -4,8 +4,8 @@ import MotionDetectors
 import MotionSensors
 
 /// Steps, cadence, pace, floors, activity and relative altitude for the dashboard, computed here
-/// from the `MotionDetectors` types on the accelerometer and barometer streams: the same step
-/// detector, riding gate, classifier and barometer tracker as `CMPedometer`,
+/// from the `MotionDetectors` types on the accelerometer and barometer streams: the same pedometer
+/// tracker (steps, riding gate, activity) and barometer tracker as `CMPedometer`,
 /// `CMMotionActivityManager` and `CMAltimeter`, so the page shows what an app would read.
 ///
 /// This is the one place that knows where these values come from; the feed reads only the
@@ -16,10 +16,8 @@ package struct PedometerAdapter: Sendable {
   /// Without a step for this long the user is not walking: cadence and pace become `nil`, s.
   package static let walkingTimeout = 2.0
 
-  private var stepDetector = StepDetector()
-  private var activityClassifier = ActivityClassifier()
-  /// Holds back the steps of a bicycle or vehicle ride, as the pedometer does.
-  private var ridingGate = RidingStepGate()
+  /// Steps (a ride's left out, as the pedometer does) and the activity (``PedometerTracker``).
+  private var pedometer = PedometerTracker()
   /// Relative altitude and walked floors (``BarometerTracker``).
   private var barometer = BarometerTracker()
   /// Barometer readings refused (outside 1–200 kPa, or not finite): left out of the plots too.
@@ -35,16 +33,12 @@ package struct PedometerAdapter: Sendable {
   /// the events it produced (a step, an activity change).
   package mutating func process(time: Double, acceleration: SIMD3<Double>) -> [DashboardEvent] {
     var events: [DashboardEvent] = []
-    if let stepTime = stepDetector.process(time: time, acceleration: acceleration) {
-      ridingGate.offer(stepTime: stepTime)
-    }
-    if let estimate = activityClassifier.process(time: time, acceleration: acceleration) {
-      ridingGate.noteActivity(estimate)
+    if let estimate = pedometer.process(time: time, acceleration: acceleration).activity {
       snapshot.activity = Self.name(of: estimate)
       snapshot.confidence = Self.name(of: estimate.confidence)
       events.append(DashboardEvent(time: time, kind: "activity", detail: snapshot.activity))
     }
-    while let stepTime = ridingGate.nextStep() {
+    while let stepTime = pedometer.nextStep() {
       noteStep(at: stepTime)
       events.append(DashboardEvent(time: stepTime, kind: "step", detail: String(snapshot.steps)))
     }
@@ -58,7 +52,7 @@ package struct PedometerAdapter: Sendable {
   /// Feeds one gyroscope reading (rad/s): the step detector adds the steps of a limb's strides
   /// that the accelerometer missed (``StepDetector/process(time:rotationRate:)``).
   package mutating func process(time: Double, rotationRate: SIMD3<Double>) {
-    stepDetector.process(time: time, rotationRate: rotationRate)
+    pedometer.process(time: time, rotationRate: rotationRate)
   }
 
   /// Feeds one pressure reading (kPa) and returns the floor events it completed: climbed or

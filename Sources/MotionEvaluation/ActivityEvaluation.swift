@@ -269,8 +269,7 @@ public enum ActivityEvaluation {
     return switches
   }
 
-  /// Runs the pedometer's step path (``StepDetector`` through a ``RidingStepGate`` fed by a
-  /// classifier with `parameters`) through a concatenation, and counts per label the steps the
+  /// Runs the pedometer's step path (a ``PedometerTracker`` whose classifier has `parameters`) through a concatenation, and counts per label the steps the
   /// detector found and the steps the gate let through, by each step's time. The concatenations
   /// put walking after a ride, so this measures both what the gate is for (a ride's steps left
   /// out) and what it costs (a walk's first steps held while the classifier still reports the
@@ -279,27 +278,20 @@ public enum ActivityEvaluation {
     _ sequence: Sequence, parameters: ActivityClassifier.Parameters, source: String,
     gateParameters: RidingStepGate.Parameters = .default
   ) -> [ActivityEvaluationResult.GatedSteps] {
-    var detector = StepDetector()
-    var classifier = ActivityClassifier(parameters: parameters)
-    var gate = RidingStepGate(parameters: gateParameters)
+    var tracker = PedometerTracker(activityParameters: parameters, ridingGate: gateParameters)
     var detected: [Double] = []
     var counted: [Double] = []
     for segment in sequence {
       for (time, a) in zip(segment.times, segment.acceleration) {
-        if let step = detector.process(time: time, acceleration: a) {
+        if let step = tracker.process(time: time, acceleration: a).detectedStep {
           detected.append(step)
-          gate.offer(stepTime: step)
         }
-        if let estimate = classifier.process(time: time, acceleration: a) {
-          gate.noteActivity(estimate)
-        }
-        while let step = gate.nextStep() { counted.append(step) }
+        while let step = tracker.nextStep() { counted.append(step) }
       }
     }
-    while let step = detector.takeQueuedStep() {
+    while let step = tracker.flushQueuedStep() {
       detected.append(step)
-      gate.offer(stepTime: step)
-      while let step = gate.nextStep() { counted.append(step) }
+      while let step = tracker.nextStep() { counted.append(step) }
     }
     func count(_ steps: [Double], from start: Double, to end: Double) -> Int {
       steps.reduce(0) { $0 + ($1 >= start && $1 < end ? 1 : 0) }

@@ -6,8 +6,9 @@ import MotionDetectors
 import MotionMath
 import MotionSensors
 
-/// The motion history of one sensor source, observed inside this process: runs the step detector,
-/// the riding gate, the activity classifier and the barometer tracker on every sample and keeps what they find.
+/// The motion history of one sensor source, observed inside this process: runs the pedometer
+/// tracker (steps, riding gate, activity) and the barometer tracker on every sample and keeps
+/// what they find.
 ///
 /// Observation starts when the history is created (the first pedometer, activity manager,
 /// altimeter or sensor recorder of the source) and lasts as long as the process: queries answer
@@ -59,10 +60,8 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
   private struct State {
     var timeline: MotionTimeline?
     var latestTimestamp: Double?
-    var stepDetector = StepDetector()
-    var classifier = ActivityClassifier()
-    /// Holds back the steps of a bicycle or vehicle ride (``RidingStepGate``).
-    var ridingGate = RidingStepGate()
+    /// Steps (a ride's left out) and the activity (``PedometerTracker``).
+    var pedometer = PedometerTracker()
     var pressure = BarometerTracker()
     var ledger: StepLedger
     var activities: [ActivityRecord] = []
@@ -274,16 +273,14 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
 
     if let rate = sample.gyroscope {
       // A limb's strides: the steps the accelerometer misses on stairs with the phone in a pocket.
-      s.stepDetector.process(time: t, rotationRate: rate)
+      s.pedometer.process(time: t, rotationRate: rate)
     }
     if let force = sample.accelerometer, force.isFinite {
       // The one conversion to Core Motion's units and sign for everything below.
       let acceleration = Units.coreMotionAcceleration(fromSpecificForce: force)
-      if let step = s.stepDetector.process(time: t, acceleration: acceleration), step.isFinite {
-        s.ridingGate.offer(stepTime: step)
-      }
-      observeActivity(t: t, acceleration: acceleration, timeline: timeline, in: &s, events: &events)
-      while let step = s.ridingGate.nextStep() {
+      let change = s.pedometer.process(time: t, acceleration: acceleration).activity
+      observeActivity(change, t: t, timeline: timeline, in: &s, events: &events)
+      while let step = s.pedometer.nextStep() {
         countStep(reported: step, t: t, timeline: timeline, in: &s, events: &events)
       }
       record(t: t, acceleration: acceleration, timeline: timeline, in: &s)
@@ -354,20 +351,18 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     events.append(.step(record))
   }
 
+  /// Records the activity in force: the classifier's `change` at sample time `t`, or at the first
+  /// sample the one it reports before any change.
   private func observeActivity(
-    t: Double, acceleration: SIMD3<Double>, timeline: MotionTimeline, in s: inout State,
+    _ change: ActivityEstimate?, t: Double, timeline: MotionTimeline, in s: inout State,
     events: inout [MotionHistoryEvent]
   ) {
-    var estimate: ActivityEstimate?
-    if s.activities.isEmpty {
+    var estimate = change
+    if estimate == nil, s.activities.isEmpty {
       // The activity at the start of observation, so that there is always one in force.
-      var initial = s.classifier.current
+      var initial = s.pedometer.currentActivity
       initial.startTime = t
       estimate = initial
-    }
-    if let changed = s.classifier.process(time: t, acceleration: acceleration) {
-      s.ridingGate.noteActivity(changed)
-      estimate = changed
     }
     guard var estimate else { return }
     // Activities start in order and not in the future.
