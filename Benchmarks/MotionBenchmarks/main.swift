@@ -304,6 +304,7 @@ do {
   if selection.contains("all") || selection.contains("steps") {
     StepDetectorBenchmark.run(report: report)
     RidingStepGateBenchmark.run(report: report)
+    PedometerTrackerBenchmark.run(report: report)
   }
   if selection.contains("all") || selection.contains("activity") { benchmarkActivity() }
   #if os(Linux)
