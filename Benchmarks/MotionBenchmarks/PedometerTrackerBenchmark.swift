@@ -37,6 +37,7 @@ enum PedometerTrackerBenchmark {
         if let estimate = classifier.process(time: time, acceleration: acceleration) {
           gate.noteActivity(estimate)
         }
+        gate.advance(to: time)
         while gate.nextStep() != nil { counts.byHand += 1 }
       }
       byHand = min(byHand, Double(DispatchTime.now().uptimeNanoseconds - start) * 1e-9)

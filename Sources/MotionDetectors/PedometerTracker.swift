@@ -69,6 +69,7 @@ public struct PedometerTracker: Sendable {
       update.activity = estimate
       if leavesOutRides { ridingGate.noteActivity(estimate) }
     }
+    ridingGate.advance(to: time)
     return update
   }
 

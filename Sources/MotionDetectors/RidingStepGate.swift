@@ -18,11 +18,14 @@
 /// - **Holding goes on** through `cycling` or `automotive` at any confidence, a vehicle at a
 ///   standstill (`automotive` with `stationary`) and `unknown`: a ride has pauses and doubtful
 ///   stretches.
-/// - **Walking or running ends the hold** and gives back the held steps from the last
-///   ``Parameters/releaseWindow`` seconds before that report. The classifier reports a change some
-///   seconds after it happened (5.7 s on average, 9 s at most on the shared switching tests), so
-///   the steps of the first seconds of a walk were held as ride steps; they are counted now, late
-///   but in order. Older held steps are dropped.
+/// - **Walking or running ends the hold** once the report has lasted
+///   ``Parameters/releaseConfirmation`` (5 s) with no ride reported after it: mid-ride, the
+///   classifier now and then reports walking for a few seconds. The held steps from the last
+///   ``Parameters/releaseWindow`` seconds before the report, and those of the confirmation, are
+///   given back then. The classifier reports a change some seconds after it happened (5.7 s on
+///   average, 9 s at most on the shared switching tests), so the steps of the first seconds of a
+///   walk were held as ride steps; they are counted now, late but in order. Older held steps are
+///   dropped.
 /// - **Rest ends the hold** (`stationary` without `automotive`) and drops the held steps: the
 ///   ride ended, and the steps that follow pass again.
 ///
@@ -31,8 +34,9 @@
 /// how `CMPedometer` treats rides; this is our choice, measured in docs/Steps.md.
 ///
 /// Use: feed every step of ``StepDetector`` to ``offer(stepTime:)`` and every estimate of
-/// ``ActivityClassifier`` to ``noteActivity(_:)`` as they come, and after each sample count the
-/// steps ``nextStep()`` returns, in that order. Times are the detectors' own (s, one clock).
+/// ``ActivityClassifier`` to ``noteActivity(_:)`` as they come, then the sample's time to
+/// ``advance(to:)``, and after each sample count the steps ``nextStep()`` returns, in that order
+/// (``PedometerTracker`` does all of this). Times are the detectors' own (s, one clock).
 /// Memory is fixed in `init`; nothing allocates afterwards.
 public struct RidingStepGate: Sendable {
   /// Tuning of the gate. Values outside the documented ranges are clamped; NaN is the default.
@@ -41,13 +45,21 @@ public struct RidingStepGate: Sendable {
     /// `high` by default, the cautious choice: the classifier guesses a ride for a second or a
     /// few while a walk begins (14 of the 105 shared Oxford and IPOL walks, 8 of them with `high`
     /// confidence), and steps held by a guess that is followed by a report of rest are dropped.
-    /// On the shared data `medium` counts one bike step fewer (41 of 1,220 instead of 42) and
-    /// changes nothing else (docs/Steps.md).
+    /// On the shared data, before ``releaseConfirmation``, `medium` counted one bike step fewer
+    /// (41 of 1,220 instead of 42) and changed nothing else (docs/Steps.md).
     public var holdingConfidence: ActivityEstimate.Confidence = .high
     /// How long before a report of walking or running a held step is still given back, s;
     /// 0...60. The default, 12 s, covers the classifier's longest switching delay measured
     /// (9 s) with room to spare; a longer window gives back more of a ride's last pedalling.
     public var releaseWindow = 12.0
+    /// How long a report of walking or running must last, with no report of a ride after it,
+    /// before the held steps are given back, s; 0...``releaseWindow``. Mid-ride, the classifier
+    /// reports walking for a few seconds now and then (on QROWD's rides for 3–4 s, with
+    /// `medium` and then `low` confidence); given back at once, each such report counted the
+    /// ride's last 12 s. The steps stay held meanwhile, so a walk after a ride is counted this
+    /// much later. On the shared rides 5 s counts 4 of the 1,220 bike steps instead of 42 and
+    /// changes no walk's count (docs/Steps.md).
+    public var releaseConfirmation = 5.0
 
     public init() {}
     public static let `default` = Parameters()
@@ -56,6 +68,11 @@ public struct RidingStepGate: Sendable {
   public let parameters: Parameters
   /// The release window actually used (``Parameters/releaseWindow`` clamped), s.
   private let releaseWindow: Double
+  /// The confirmation actually used (``Parameters/releaseConfirmation`` clamped), s.
+  private let releaseConfirmation: Double
+  /// When walking or running was reported while steps were held, until the report is confirmed
+  /// (it lasted ``Parameters/releaseConfirmation``) or contradicted (a ride or rest reported).
+  private var pendingRelease: Double?
   /// Steps held while riding, oldest first.
   private var held: StepTimeRing
   /// Steps that may be counted, oldest first: passed or given back.
@@ -81,7 +98,12 @@ public struct RidingStepGate: Sendable {
     let window = parameters.releaseWindow
     releaseWindow =
       window.isNaN ? Parameters.default.releaseWindow : Swift.min(Swift.max(window, 0), 60)
-    let capacity = Self.heldCapacity(releaseWindow: releaseWindow)
+    let confirmation = parameters.releaseConfirmation
+    releaseConfirmation =
+      confirmation.isNaN
+      ? Swift.min(Parameters.default.releaseConfirmation, releaseWindow)
+      : Swift.min(Swift.max(confirmation, 0), releaseWindow)
+    let capacity = Self.heldCapacity(releaseWindow: releaseWindow + releaseConfirmation)
     held = StepTimeRing(capacity: capacity)
     // Everything held can be given back at once, plus the steps offered before it is drained.
     ready = StepTimeRing(capacity: capacity + 16)
@@ -92,26 +114,53 @@ public struct RidingStepGate: Sendable {
   public mutating func noteActivity(_ estimate: ActivityEstimate) {
     let riding = (estimate.cycling || estimate.automotive) && !estimate.walking && !estimate.running
     if estimate.walking || estimate.running {
-      // A report without a usable time cannot date the held steps: all of them come back.
-      let reportTime = estimate.startTime.isFinite ? estimate.startTime : nil
-      let oldestGivenBack = reportTime.map { $0 - releaseWindow } ?? -.infinity
-      let newestGivenBack = reportTime.map { $0 + releaseWindow } ?? .infinity
-      while let time = held.popFirst() {
-        // A held time far after the report belongs to a timeline the clock has since left.
-        if time >= oldestGivenBack, time <= newestGivenBack, ready.append(time) {
-          releasedSteps = Self.increment(releasedSteps)
-        } else {
-          withheldSteps = Self.increment(withheldSteps)
-        }
-      }
-      isHolding = false
+      guard isHolding else { return }
+      // A report without a usable time cannot date the held steps, nor be confirmed by time:
+      // all of them come back now.
+      guard estimate.startTime.isFinite else { return release(reportTime: nil) }
+      // A second walking report (another confidence) does not restart the confirmation.
+      if pendingRelease == nil { pendingRelease = estimate.startTime }
+      if releaseConfirmation == 0 { release(reportTime: estimate.startTime) }
     } else if riding {
+      pendingRelease = nil
       if estimate.confidence >= parameters.holdingConfidence { isHolding = true }
     } else if !estimate.unknown {
       // At rest: the ride is over and its steps stay out.
       dropHeld()
+      pendingRelease = nil
       isHolding = false
     }
+  }
+
+  /// Tells the gate the time of the latest sample, s: a report of walking that has lasted
+  /// ``Parameters/releaseConfirmation`` gives the held steps back now. Call it after each sample
+  /// (``PedometerTracker`` does).
+  public mutating func advance(to time: Double) {
+    guard let reportTime = pendingRelease, time.isFinite else { return }
+    if time < reportTime {
+      // The clock restarted lower: confirm on the new clock (the old clock's held steps fall
+      // outside the new report's window and are dropped then).
+      pendingRelease = time
+    } else if time - reportTime >= releaseConfirmation {
+      release(reportTime: reportTime)
+    }
+  }
+
+  /// Gives back the held steps from ``Parameters/releaseWindow`` before `reportTime` on (all of
+  /// them when `nil`), drops the older ones, and stops holding.
+  private mutating func release(reportTime: Double?) {
+    let oldestGivenBack = reportTime.map { $0 - releaseWindow } ?? -.infinity
+    let newestGivenBack = reportTime.map { $0 + releaseWindow + releaseConfirmation } ?? .infinity
+    while let time = held.popFirst() {
+      // A held time far after the report belongs to a timeline the clock has since left.
+      if time >= oldestGivenBack, time <= newestGivenBack, ready.append(time) {
+        releasedSteps = Self.increment(releasedSteps)
+      } else {
+        withheldSteps = Self.increment(withheldSteps)
+      }
+    }
+    pendingRelease = nil
+    isHolding = false
   }
 
   /// Offers a step the detector found at `stepTime` (s): it becomes countable at once, or is held

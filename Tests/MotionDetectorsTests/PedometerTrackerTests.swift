@@ -35,8 +35,8 @@ final class PedometerTrackerTests: XCTestCase {
   }
 
   /// The steps counted, the steps detected and the activity changes, by the tracker and by the
-  /// three detectors wired by hand (offer each step, note each estimate, take what the gate lets
-  /// through after each sample; at the end the detector's queued steps), are the same.
+  /// three detectors wired by hand (offer each step, note each estimate, advance the gate to the
+  /// sample's time, take what the gate lets through; at the end the detector's queued steps), are the same.
   func testTheTrackerCountsWhatItsPartsWiredByHandCount() {
     for round in 0..<4 {
       let seed = testSeed() &+ UInt64(round)
@@ -66,6 +66,7 @@ final class PedometerTrackerTests: XCTestCase {
           handActivities.append(estimate)
           gate.noteActivity(estimate)
         }
+        gate.advance(to: time)
         while let step = gate.nextStep() { handCounted.append(step) }
       }
       while let step = tracker.flushQueuedStep() {

@@ -25,6 +25,12 @@ final class RidingStepGateTests: XCTestCase {
     return drain(&gate)
   }
 
+  /// Reports walking at `time` and lets it last the gate's confirmation (5 s by default).
+  private static func confirmWalking(at time: Double, in gate: inout RidingStepGate) {
+    gate.noteActivity(walking(at: time))
+    gate.advance(to: time + gate.parameters.releaseConfirmation)
+  }
+
   private static func drain(_ gate: inout RidingStepGate) -> [Double] {
     var passed: [Double] = []
     while let step = gate.nextStep() { passed.append(step) }
@@ -69,19 +75,84 @@ final class RidingStepGateTests: XCTestCase {
   }
 
   /// A walk after a ride: the classifier reports walking some seconds after the walk began, and
-  /// the steps of those seconds are counted then, in order; the ride's older steps are not.
+  /// once the report has lasted 5 s the steps since 12 s before it are counted, in order; the
+  /// ride's older steps are not.
   func testWalkingGivesBackTheStepsOfTheReleaseWindowOnly() {
     var gate = RidingStepGate()
     gate.noteActivity(Self.cycling(.high, at: 0))
     // Pedalling from 0 to 60 s, walking from 60 s, walking reported at 66 s.
     XCTAssertEqual(Self.offer(Self.steps(from: 0.5, to: 66), to: &gate), [])
     gate.noteActivity(Self.walking(at: 66))
+    gate.advance(to: 66)
+    XCTAssertEqual(Self.offer(Self.steps(from: 66, to: 71), to: &gate), [], "not confirmed yet")
+    gate.advance(to: 70.99)
+    XCTAssertEqual(Self.drain(&gate), [])
+    XCTAssertTrue(gate.isHolding)
+    gate.advance(to: 71)
     let givenBack = Self.drain(&gate)
-    XCTAssertEqual(givenBack, Self.steps(from: 54, to: 66), "the 12 s before the report")
-    XCTAssertEqual(gate.releasedSteps, 24)
-    XCTAssertEqual(gate.withheldSteps, 131 - 24)
+    XCTAssertEqual(
+      givenBack, Self.steps(from: 54, to: 71), "the 12 s before the report and the 5 s after")
+    XCTAssertEqual(gate.releasedSteps, 34)
+    XCTAssertEqual(gate.withheldSteps, 141 - 34)
     XCTAssertFalse(gate.isHolding)
-    XCTAssertEqual(Self.offer([66.5], to: &gate), [66.5])
+    XCTAssertEqual(Self.offer([71.5], to: &gate), [71.5])
+  }
+
+  /// Mid-ride the classifier reports walking for a few seconds (QROWD's rides: 3–4 s, medium then
+  /// low confidence, then the ride again): nothing is given back, and the hold goes on. A second
+  /// walking report of another confidence does not restart the confirmation.
+  func testABriefWalkingReportInARideGivesNothingBack() {
+    var gate = RidingStepGate()
+    gate.noteActivity(Self.cycling(.high, at: 0))
+    XCTAssertEqual(Self.offer(Self.steps(from: 0.5, to: 30), to: &gate), [])
+    gate.noteActivity(Self.walking(at: 30))
+    gate.advance(to: 33)
+    gate.noteActivity(ActivityEstimate(walking: true, confidence: .low, startTime: 33))
+    XCTAssertEqual(Self.offer(Self.steps(from: 30, to: 34), to: &gate), [])
+    gate.advance(to: 34)
+    gate.noteActivity(Self.cycling(.high, at: 34))
+    gate.advance(to: 60)
+    XCTAssertEqual(Self.offer(Self.steps(from: 34, to: 60), to: &gate), [])
+    XCTAssertTrue(gate.isHolding)
+    XCTAssertEqual(gate.releasedSteps, 0)
+    // A walk that lasts: confirmed 5 s after its first report, although a low-confidence
+    // report came in between.
+    gate.noteActivity(Self.walking(at: 60))
+    gate.advance(to: 62)
+    gate.noteActivity(ActivityEstimate(walking: true, confidence: .low, startTime: 62))
+    gate.advance(to: 65)
+    XCTAssertEqual(Self.drain(&gate), Self.steps(from: 48, to: 60))
+  }
+
+  /// Rest reported while a walking report waits for its confirmation drops what was held.
+  func testRestWhileAWalkIsConfirmedDropsTheHeldSteps() {
+    var gate = RidingStepGate()
+    gate.noteActivity(Self.cycling(.high, at: 0))
+    XCTAssertEqual(Self.offer(Self.steps(from: 0.5, to: 20), to: &gate), [])
+    gate.noteActivity(Self.walking(at: 20))
+    gate.advance(to: 22)
+    gate.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 22))
+    gate.advance(to: 40)
+    XCTAssertEqual(Self.drain(&gate), [])
+    XCTAssertFalse(gate.isHolding)
+    XCTAssertEqual(gate.withheldSteps, 39)
+    XCTAssertEqual(Self.offer([40.5], to: &gate), [40.5])
+  }
+
+  /// The clock restarts lower while a walking report waits: the confirmation starts again on the
+  /// new clock, and the old clock's steps are not given back.
+  func testAClockRestartWhileAWalkIsConfirmed() {
+    var gate = RidingStepGate()
+    gate.noteActivity(Self.cycling(.high, at: 1000))
+    XCTAssertEqual(Self.offer([1001, 1002], to: &gate), [])
+    gate.noteActivity(Self.walking(at: 1003))
+    gate.advance(to: 3)
+    XCTAssertEqual(Self.offer([3.5, 4], to: &gate), [])
+    gate.advance(to: 7.9)
+    XCTAssertEqual(Self.drain(&gate), [])
+    gate.advance(to: 8)
+    XCTAssertEqual(Self.drain(&gate), [3.5, 4])
+    XCTAssertEqual(gate.withheldSteps, 2)
   }
 
   func testRestEndsTheRideAndDropsWhatWasHeld() {
@@ -92,21 +163,22 @@ final class RidingStepGateTests: XCTestCase {
     XCTAssertFalse(gate.isHolding)
     XCTAssertEqual(gate.heldStepCount, 0)
     XCTAssertEqual(gate.withheldSteps, 3)
-    gate.noteActivity(Self.walking(at: 12))
+    Self.confirmWalking(at: 12, in: &gate)
     XCTAssertEqual(Self.drain(&gate), [], "nothing is left to give back after rest")
     XCTAssertEqual(Self.offer([12.5], to: &gate), [12.5])
   }
 
-  /// Memory is fixed: an hour of pedalling keeps at most the release window's worth of steps, and
-  /// the rest is counted as withheld.
+  /// Memory is fixed: an hour of pedalling keeps at most the release window's and the
+  /// confirmation's worth of steps (17 s at 5 steps/s, plus 16), and the rest is counted as
+  /// withheld.
   func testAnHourOfPedallingHoldsABoundedNumberOfSteps() {
     var gate = RidingStepGate()
     gate.noteActivity(Self.cycling(.high, at: 0))
     let ride = Array(stride(from: 0.25, to: 3600, by: 0.25))
     XCTAssertEqual(Self.offer(ride, to: &gate), [])
-    XCTAssertLessThanOrEqual(gate.heldStepCount, 16 + 60)
+    XCTAssertLessThanOrEqual(gate.heldStepCount, 16 + 85)
     XCTAssertEqual(gate.withheldSteps + gate.heldStepCount, ride.count)
-    gate.noteActivity(Self.walking(at: 3600))
+    Self.confirmWalking(at: 3600, in: &gate)
     XCTAssertEqual(Self.drain(&gate), Array(ride.suffix(48)), "12 s at 4 steps/s")
   }
 
@@ -119,7 +191,7 @@ final class RidingStepGateTests: XCTestCase {
     XCTAssertEqual(Self.offer([3, 4], to: &gate), [])
     XCTAssertEqual(gate.heldStepCount, 2)
     XCTAssertEqual(gate.withheldSteps, 2)
-    gate.noteActivity(Self.walking(at: 6))
+    Self.confirmWalking(at: 6, in: &gate)
     XCTAssertEqual(Self.drain(&gate), [3, 4])
   }
 
@@ -131,10 +203,32 @@ final class RidingStepGateTests: XCTestCase {
       gate.noteActivity(Self.cycling(.high, at: 0))
       XCTAssertEqual(Self.offer([.nan, .infinity, -.infinity, 1, 2], to: &gate), [])
       gate.noteActivity(Self.walking(at: 2))
-      let givenBack = Self.drain(&gate)
+      // The confirmation is clamped to the window: with a window of 0 the release is at once.
+      let immediate = Self.drain(&gate)
+      gate.advance(to: 2 + 5)
+      let givenBack = immediate + Self.drain(&gate)
       // NaN is the default window (both steps back), 0 gives back only the step at the report,
       // and anything longer is clamped to 60 s.
       XCTAssertEqual(givenBack, window == 0 || window == -1 ? [2] : [1, 2], "window \(window)")
+      XCTAssertEqual(immediate.isEmpty, !(window == 0 || window == -1), "window \(window)")
+    }
+    for confirmation in [Double.nan, -1, 0, .infinity, 1e300] {
+      var parameters = RidingStepGate.Parameters()
+      parameters.releaseConfirmation = confirmation
+      var gate = RidingStepGate(parameters: parameters)
+      gate.noteActivity(Self.cycling(.high, at: 0))
+      XCTAssertEqual(Self.offer([1, 2], to: &gate), [])
+      gate.noteActivity(Self.walking(at: 2))
+      for time in [Double.nan, .infinity, -.infinity] { gate.advance(to: time) }
+      // NaN is the default (5 s); 0 and −1 release at once; longer ones wait for the window
+      // (12 s), to which they are clamped.
+      let waited: Double = confirmation.isNaN ? 5 : confirmation <= 0 ? 0 : 12
+      if waited > 0 {
+        gate.advance(to: 2 + waited - 0.01)
+        XCTAssertEqual(Self.drain(&gate), [], "confirmation \(confirmation)")
+      }
+      gate.advance(to: 2 + waited)
+      XCTAssertEqual(Self.drain(&gate), [1, 2], "confirmation \(confirmation)")
     }
     // Reports without a usable time neither trap nor lose steps: a walking report that cannot
     // date the held steps gives all of them back.
