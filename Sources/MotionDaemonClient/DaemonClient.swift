@@ -244,7 +244,11 @@ public final class DaemonClient: @unchecked Sendable {
       throw DaemonError(.disconnected, "the client was closed")
     }
     let handshakeDecoder = decoder
-    let thread = Thread { [weak self] in self?.readLoop(socket, decoder: handshakeDecoder) }
+    // The reader holds the client only while it hands a message over: a client its owner drops
+    // without `close()` is freed, and its `deinit` closes the socket, which ends the reader.
+    let thread = Thread { [weak self] in
+      Self.readLoop(socket, decoder: handshakeDecoder) { [weak self] in self }
+    }
     thread.name = "motiond-client-read"
     thread.start()
     for stream in streams { sendSubscribe(stream) }
@@ -267,7 +271,11 @@ public final class DaemonClient: @unchecked Sendable {
     }
   }
 
-  private func readLoop(_ socket: UnixSocket, decoder initial: FrameDecoder) {
+  /// Reads `socket` until it ends and hands each message to the client `owner` returns, as long
+  /// as there is one.
+  private static func readLoop(
+    _ socket: UnixSocket, decoder initial: FrameDecoder, owner: () -> DaemonClient?
+  ) {
     var decoder = initial
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     reading: while true {
@@ -278,14 +286,19 @@ public final class DaemonClient: @unchecked Sendable {
         guard let message = try? WireServerMessage(serializedBytes: Array(frame)) else {
           break reading
         }
-        dispatch(message)
+        guard let client = owner() else { break reading }
+        client.dispatch(message)
       }
       let count: Int
       do { count = try socket.read(into: &buffer) } catch { break }
       if count == 0 { break }
       decoder.append(buffer[0..<count])
     }
-    connectionLost(socket)
+    if let client = owner() {
+      client.connectionLost(socket)
+    } else {
+      socket.close()
+    }
   }
 
   private func dispatch(_ message: WireServerMessage) {

@@ -38,6 +38,26 @@ import Testing
     client.close()
   }
 
+  /// A client its owner drops without `close()` (an app that lets its manager go) is freed and
+  /// its connection ends: the reader thread does not keep it alive. Before 2026-11-28 (night) the
+  /// reader held the client while it waited on the socket, so the connection stayed open for the
+  /// life of the process.
+  @Test func aClientDroppedWithoutClosingEndsItsConnection() async throws {
+    let daemon = try FakeDaemon()
+    weak var dropped: DaemonClient?
+    do {
+      let client = DaemonClient(socketPath: daemon.path)
+      try client.connect(timeout: 30)
+      // An answer (the fake daemon acknowledges, which the client takes for a wrong answer) has
+      // come through the reader thread: it is reading the socket now.
+      _ = try? await client.historyAuthorization()
+      dropped = client
+    }
+    try waitUntil(seconds: 30, "the connection to end") { daemon.ended == 1 }
+    #expect(dropped == nil)
+    #expect(daemon.accepted == 1)
+  }
+
   /// The daemon drops the connection; while the reconnect thread handshakes, a request connects.
   /// Two connections would each subscribe the stream (its handler would get every sample twice,
   /// and one socket would be orphaned): the request must wait for the reconnection and use it.

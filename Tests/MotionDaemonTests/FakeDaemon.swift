@@ -16,6 +16,8 @@ final class FakeDaemon: @unchecked Sendable {
   private struct State {
     var connections: [UnixSocket] = []
     var accepted = 0
+    /// Connections whose client closed them (the read saw the end).
+    var ended = 0
     /// Subscribe requests received, by connection (index in order of acceptance).
     var subscribes: [Int: Int] = [:]
     var helloDelay = 0.0
@@ -71,6 +73,8 @@ final class FakeDaemon: @unchecked Sendable {
 
   /// Connections accepted so far.
   var accepted: Int { state.withLock { $0.accepted } }
+  /// Connections the client side closed.
+  var ended: Int { state.withLock { $0.ended } }
 
   /// Subscribe requests received on every connection so far.
   var subscribes: Int { state.withLock { $0.subscribes.values.reduce(0, +) } }
@@ -127,5 +131,6 @@ final class FakeDaemon: @unchecked Sendable {
       }
       decoder.compact()
     }
+    state.withLock { $0.ended += 1 }
   }
 }
