@@ -30,12 +30,14 @@ import Testing
   }
 
   /// Serves authorization queries `requestIDs` through a session whose handler is `answer`
-  /// (given the session, the request's id and the authorization, which starts allowed and which
-  /// the handler may change), with notices built from that authorization; returns every
-  /// authorization message the client read, in order, until it has been quiet for 1 s.
+  /// (given the session, the request's id, the authorization, which starts allowed and which
+  /// the handler may change, and the count of notices the writer has built so far), with
+  /// notices built from that authorization; returns every authorization message the client
+  /// read, in order, until it has been quiet for 3 s.
   private func authorizationsRead(
     queries requestIDs: [UInt64],
-    answer: @escaping @Sendable (ClientSession, UInt64, Locked<Bool>) -> [WireServerMessage]
+    answer:
+      @escaping @Sendable (ClientSession, UInt64, Locked<Bool>, Locked<Int>) -> [WireServerMessage]
   ) throws -> [(requestID: UInt64, allowed: Bool)] {
     let path = "/tmp/session-notice-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
     let listener = try UnixSocket.listen(path: path)
@@ -44,11 +46,17 @@ import Testing
     unlink(path)
     let socket = try #require(try listener.accept())
     let allowed = Locked(true)
+    let noticesBuilt = Locked(0)
     let session = ClientSession(
       id: 1, socket: socket, streamCapacity: 8, limits: ClientSession.Limits(),
       logger: Logger(label: "test"),
-      onRequest: { session, request in answer(session, request.requestID, allowed) },
-      authorizationNotice: { Self.authorizationMessage(allowed.withLock { $0 }) },
+      onRequest: { session, request in
+        answer(session, request.requestID, allowed, noticesBuilt)
+      },
+      authorizationNotice: {
+        noticesBuilt.withLock { $0 += 1 }
+        return Self.authorizationMessage(allowed.withLock { $0 })
+      },
       onClose: { _ in })
     session.start()
     defer { session.close() }
@@ -59,7 +67,7 @@ import Testing
         }
       })
     var read: [(requestID: UInt64, allowed: Bool)] = []
-    while let message = try client.receive(seconds: 1) {
+    while let message = try client.receive(seconds: 3) {
       guard case .authorization(let authorization) = message.body else { continue }
       read.append((message.requestID, authorization.historyAuthorized))
     }
@@ -71,13 +79,17 @@ import Testing
   /// ahead of it). The answer, written after, says "allowed": before, that stale answer was the
   /// last word and the client's cache kept it; now a fresh notice follows it.
   @Test func anAnswerComputedBeforeAChangeIsFollowedByAFreshNotice() throws {
-    let read = try authorizationsRead(queries: [5]) { session, id, allowed in
+    let read = try authorizationsRead(queries: [5]) { session, id, allowed, noticesBuilt in
       let reply = Self.authorizationMessage(allowed.withLock { $0 }, requestID: id)
       // Another client's denial lands between computing the answer and queueing it.
       allowed.withLock { $0 = false }
       session.notifyAuthorizationChange()
-      // Time for the writer to send that notice before the answer is queued.
-      Thread.sleep(forTimeInterval: 0.2)
+      // The writer takes that notice before the answer is queued (a loaded machine may take a
+      // while to run it: wait for it rather than for a fixed time).
+      let deadline = Date().addingTimeInterval(30)
+      while noticesBuilt.withLock({ $0 }) == 0, Date() < deadline {
+        Thread.sleep(forTimeInterval: 0.01)
+      }
       return [reply]
     }
     // The notice of the denial, the stale answer, then the fresh notice.
@@ -94,7 +106,7 @@ import Testing
   /// whether the writer had sent the first before the answer was queued: the client reads three
   /// or four messages, and every one after the first answer says "denied".
   @Test func aNoticeGoesOutAfterTheRepliesQueuedBeforeTheChange() throws {
-    let read = try authorizationsRead(queries: [1, 2]) { session, id, allowed in
+    let read = try authorizationsRead(queries: [1, 2]) { session, id, allowed, _ in
       if id == 2 {
         // The first answer is queued: this change comes after it.
         allowed.withLock { $0 = false }

@@ -76,8 +76,11 @@ final class DaemonProcess: @unchecked Sendable {
       standardOutput: .appendToFile(logPath), standardError: .appendToFile(logPath))
     self.process = process
     // Ready when a client can complete the handshake.
+    // Each probe is closed at once, so that it holds none of the daemon's connection places.
     try waitUntil(seconds: 30, "motiond to listen on \(socketPath)") {
-      (try? DaemonClient(socketPath: socketPath, clientName: "probe").connect(timeout: 1)) != nil
+      let probe = DaemonClient(socketPath: socketPath, clientName: "probe")
+      defer { probe.close() }
+      return (try? probe.connect(timeout: 1)) != nil
     }
   }
 
