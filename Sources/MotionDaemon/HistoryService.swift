@@ -205,7 +205,7 @@ final class HistoryService: @unchecked Sendable {
         while let stepTime = s.pedometer.nextStep() {
           counted = true
           // The minute row of the step itself: steps given back after a ride are up to the
-          // gate's release window (12 s) older than this sample.
+          // gate's release window and confirmation (12 + 5 s) older than this sample.
           let age = sample.timestamp - stepTime
           let lag = age.isFinite ? Swift.min(Swift.max(age, 0), 60) : 0
           let stepMinute = Int64(((date - lag) / 60).rounded(.down)) * 60

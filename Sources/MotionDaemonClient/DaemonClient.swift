@@ -785,7 +785,9 @@ public final class DaemonClient: @unchecked Sendable {
       sendSubscribe(stream)
       return localID
     }
-    return SourceSubscription { [weak self] in self?.unsubscribe(localID) }
+    // The handle keeps the client: a subscriber that holds its subscription but not the client
+    // goes on receiving (the reader thread alone no longer keeps a client alive).
+    return SourceSubscription { self.unsubscribe(localID) }
   }
 
   /// The streams subscribed now (for the tests, which replay a reconnection's resubscription).

@@ -11,7 +11,8 @@
 /// Use: feed every sample to ``process(time:acceleration:)`` (and gyroscope readings to
 /// ``process(time:rotationRate:)``), then count the steps ``nextStep()`` returns until it returns
 /// `nil`. At the end of a recording, ``flushQueuedStep()`` offers the steps the detector still
-/// holds, one at a time; count ``nextStep()``'s after each. Times are the caller's (s, one clock).
+/// holds, one at a time (count ``nextStep()``'s after each), and ``finish()`` gives back what the
+/// gate still holds for a walk it had not yet confirmed (count ``nextStep()``'s after it). Times are the caller's (s, one clock).
 /// Memory is fixed in `init`; nothing allocates per sample.
 public struct PedometerTracker: Sendable {
   /// What one accelerometer sample gave, before the gate.
@@ -92,5 +93,12 @@ public struct PedometerTracker: Sendable {
     guard let step = stepDetector.takeQueuedStep() else { return nil }
     ridingGate.offer(stepTime: step)
     return step
+  }
+
+  /// At the end of a recording, after ``flushQueuedStep()`` has returned `nil`: a report of
+  /// walking that the gate was still confirming gives the held steps back now
+  /// (``RidingStepGate/finish()``). Take ``nextStep()`` until `nil` after it.
+  public mutating func finish() {
+    ridingGate.finish()
   }
 }

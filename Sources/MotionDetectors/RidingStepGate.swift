@@ -19,7 +19,8 @@
 ///   standstill (`automotive` with `stationary`) and `unknown`: a ride has pauses and doubtful
 ///   stretches.
 /// - **Walking or running ends the hold** once the report has lasted
-///   ``Parameters/releaseConfirmation`` (5 s) with no ride reported after it: mid-ride, the
+///   ``Parameters/releaseConfirmation`` (5 s) with no ride or rest reported after it (`unknown`
+///   does not interrupt it; the steps' own times count as time passing too): mid-ride, the
 ///   classifier now and then reports walking for a few seconds. The held steps from the last
 ///   ``Parameters/releaseWindow`` seconds before the report, and those of the confirmation, are
 ///   given back then. The classifier reports a change some seconds after it happened (5.7 s on
@@ -52,8 +53,8 @@ public struct RidingStepGate: Sendable {
     /// 0...60. The default, 12 s, covers the classifier's longest switching delay measured
     /// (9 s) with room to spare; a longer window gives back more of a ride's last pedalling.
     public var releaseWindow = 12.0
-    /// How long a report of walking or running must last, with no report of a ride after it,
-    /// before the held steps are given back, s; 0...``releaseWindow``. Mid-ride, the classifier
+    /// How long a report of walking or running must last, with no report of a ride or of rest
+    /// after it, before the held steps are given back, s; 0...``releaseWindow``. Mid-ride, the classifier
     /// reports walking for a few seconds now and then (on QROWD's rides for 3–4 s, with
     /// `medium` and then `low` confidence); given back at once, each such report counted the
     /// ride's last 12 s. The steps stay held meanwhile, so a walk after a ride is counted this
@@ -134,16 +135,32 @@ public struct RidingStepGate: Sendable {
 
   /// Tells the gate the time of the latest sample, s: a report of walking that has lasted
   /// ``Parameters/releaseConfirmation`` gives the held steps back now. Call it after each sample
-  /// (``PedometerTracker`` does).
+  /// (``PedometerTracker`` does); without it, the times of the steps offered confirm the report,
+  /// later.
   public mutating func advance(to time: Double) {
     guard let reportTime = pendingRelease, time.isFinite else { return }
-    if time < reportTime {
+    if time < reportTime - releaseWindow {
       // The clock restarted lower: confirm on the new clock (the old clock's held steps fall
-      // outside the new report's window and are dropped then).
+      // outside the new report's window and are dropped then). A sample only a little earlier
+      // than the report (out of order) changes nothing.
       pendingRelease = time
-    } else if time - reportTime >= releaseConfirmation {
-      release(reportTime: reportTime)
+    } else {
+      confirmIfDue(at: time)
     }
+  }
+
+  /// The input ended: a report of walking still waiting for its confirmation gives the held
+  /// steps back now, since nothing after it contradicted it. Take ``nextStep()`` after it.
+  public mutating func finish() {
+    guard let reportTime = pendingRelease else { return }
+    release(reportTime: reportTime)
+  }
+
+  /// Gives the held steps back when the pending report of walking has lasted long enough by
+  /// `time`.
+  private mutating func confirmIfDue(at time: Double) {
+    guard let reportTime = pendingRelease, time - reportTime >= releaseConfirmation else { return }
+    release(reportTime: reportTime)
   }
 
   /// Gives back the held steps from ``Parameters/releaseWindow`` before `reportTime` on (all of
@@ -167,6 +184,9 @@ public struct RidingStepGate: Sendable {
   /// while the person rides.
   public mutating func offer(stepTime: Double) {
     guard stepTime.isFinite else { return }
+    // A step well after a walking report confirms it, whether or not the caller advances the
+    // gate per sample.
+    confirmIfDue(at: stepTime)
     guard isHolding else {
       if !ready.append(stepTime) { withheldSteps = Self.increment(withheldSteps) }
       return

@@ -293,6 +293,8 @@ public enum ActivityEvaluation {
       detected.append(step)
       while let step = tracker.nextStep() { counted.append(step) }
     }
+    tracker.finish()
+    while let step = tracker.nextStep() { counted.append(step) }
     func count(_ steps: [Double], from start: Double, to end: Double) -> Int {
       steps.reduce(0) { $0 + ($1 >= start && $1 < end ? 1 : 0) }
     }

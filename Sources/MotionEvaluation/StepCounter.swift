@@ -40,6 +40,8 @@ package struct StepCounter: Sendable {
   /// The steps found, those still queued at the end included, and their distance.
   package mutating func finish(userHeight: Double? = nil) -> StepCount {
     while tracker.flushQueuedStep() != nil { takeCountedSteps() }
+    tracker.finish()
+    takeCountedSteps()
     return StepCount(stepTimes: steps, userHeight: userHeight)
   }
 }

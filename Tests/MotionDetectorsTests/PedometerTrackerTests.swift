@@ -38,6 +38,8 @@ final class PedometerTrackerTests: XCTestCase {
   /// three detectors wired by hand (offer each step, note each estimate, advance the gate to the
   /// sample's time, take what the gate lets through; at the end the detector's queued steps), are the same.
   func testTheTrackerCountsWhatItsPartsWiredByHandCount() {
+    // Steps the gate held (given back or not) over the rounds: the days must exercise the gate.
+    var heldOverRounds = 0
     for round in 0..<4 {
       let seed = testSeed() &+ UInt64(round)
       let samples = mixedDay(seed: seed)
@@ -73,11 +75,15 @@ final class PedometerTrackerTests: XCTestCase {
         trackerDetected.append(step)
         while let counted = tracker.nextStep() { trackerCounted.append(counted) }
       }
+      tracker.finish()
+      while let counted = tracker.nextStep() { trackerCounted.append(counted) }
       while let step = detector.takeQueuedStep() {
         handDetected.append(step)
         gate.offer(stepTime: step)
         while let counted = gate.nextStep() { handCounted.append(counted) }
       }
+      gate.finish()
+      while let counted = gate.nextStep() { handCounted.append(counted) }
       XCTAssertGreaterThan(handDetected.count, 0, "seed \(seed): the day has steps")
       XCTAssertEqual(trackerDetected, handDetected, "seed \(seed)")
       XCTAssertEqual(trackerCounted, handCounted, "seed \(seed)")
@@ -86,7 +92,9 @@ final class PedometerTrackerTests: XCTestCase {
       XCTAssertEqual(tracker.withheldSteps, gate.withheldSteps, "seed \(seed)")
       XCTAssertEqual(tracker.releasedSteps, gate.releasedSteps, "seed \(seed)")
       XCTAssertEqual(tracker.skippedSamples, detector.skippedSamples, "seed \(seed)")
+      heldOverRounds += gate.withheldSteps + gate.releasedSteps
     }
+    XCTAssertGreaterThan(heldOverRounds, 0, "seed \(testSeed()): the gate held steps")
   }
 
   /// Without the gate every step the detector finds is counted, at once and in order, the steps

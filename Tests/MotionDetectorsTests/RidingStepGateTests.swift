@@ -140,19 +140,60 @@ final class RidingStepGateTests: XCTestCase {
   }
 
   /// The clock restarts lower while a walking report waits: the confirmation starts again on the
-  /// new clock, and the old clock's steps are not given back.
+  /// new clock, and the old clock's steps are not given back. A sample only a little earlier than
+  /// the report (out of order) restarts nothing.
   func testAClockRestartWhileAWalkIsConfirmed() {
     var gate = RidingStepGate()
     gate.noteActivity(Self.cycling(.high, at: 1000))
     XCTAssertEqual(Self.offer([1001, 1002], to: &gate), [])
     gate.noteActivity(Self.walking(at: 1003))
     gate.advance(to: 3)
-    XCTAssertEqual(Self.offer([3.5, 4], to: &gate), [])
     gate.advance(to: 7.9)
     XCTAssertEqual(Self.drain(&gate), [])
+    XCTAssertTrue(gate.isHolding)
     gate.advance(to: 8)
-    XCTAssertEqual(Self.drain(&gate), [3.5, 4])
+    XCTAssertEqual(Self.drain(&gate), [], "the old clock's steps are outside the report's window")
     XCTAssertEqual(gate.withheldSteps, 2)
+    XCTAssertFalse(gate.isHolding)
+
+    gate.noteActivity(Self.cycling(.high, at: 20))
+    XCTAssertEqual(Self.offer([21, 22], to: &gate), [])
+    gate.noteActivity(Self.walking(at: 50))
+    gate.advance(to: 49.9)
+    gate.advance(to: 54.95)
+    XCTAssertTrue(gate.isHolding, "confirmed 5 s after the report, not after the late sample")
+    gate.advance(to: 55)
+    XCTAssertFalse(gate.isHolding)
+    XCTAssertEqual(Self.drain(&gate), [], "held steps older than the window are dropped")
+  }
+
+  /// A caller that never advances the gate: the steps' own times confirm the walking report.
+  func testStepTimesConfirmAWalkWithoutAdvance() {
+    var gate = RidingStepGate()
+    gate.noteActivity(Self.cycling(.high, at: 0))
+    XCTAssertEqual(Self.offer(Self.steps(from: 0.5, to: 10), to: &gate), [])
+    gate.noteActivity(Self.walking(at: 10))
+    XCTAssertEqual(Self.offer(Self.steps(from: 10, to: 15), to: &gate), [])
+    XCTAssertEqual(
+      Self.offer([15], to: &gate), Self.steps(from: 0.5, to: 15.5),
+      "the step 5 s after the report confirms it, and passes after the ones held")
+    XCTAssertEqual(Self.offer([15.5], to: &gate), [15.5])
+  }
+
+  /// The input ends while a walking report waits for its confirmation: `finish` gives the held
+  /// steps back (nothing contradicted the report).
+  func testFinishGivesBackWhatAWalkNotYetConfirmedHeld() {
+    var gate = RidingStepGate()
+    gate.noteActivity(Self.cycling(.high, at: 0))
+    XCTAssertEqual(Self.offer(Self.steps(from: 0.5, to: 12), to: &gate), [])
+    gate.noteActivity(Self.walking(at: 12))
+    gate.advance(to: 14)
+    XCTAssertEqual(Self.drain(&gate), [])
+    gate.finish()
+    XCTAssertEqual(Self.drain(&gate), Self.steps(from: 0.5, to: 12))
+    XCTAssertFalse(gate.isHolding)
+    gate.finish()
+    XCTAssertEqual(Self.drain(&gate), [], "nothing waits any more")
   }
 
   func testRestEndsTheRideAndDropsWhatWasHeld() {
