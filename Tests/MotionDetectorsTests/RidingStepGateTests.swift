@@ -25,6 +25,14 @@ final class RidingStepGateTests: XCTestCase {
     return drain(&gate)
   }
 
+  /// A gate whose holds all count as rides, however short (``RidingStepGate/Parameters/shortestRide``
+  /// 0): for the rules that are not about short holds.
+  private static func gateTreatingEveryHoldAsARide() -> RidingStepGate {
+    var parameters = RidingStepGate.Parameters()
+    parameters.shortestRide = 0
+    return RidingStepGate(parameters: parameters)
+  }
+
   /// Reports walking at `time` and lets it last the gate's confirmation (5 s by default).
   private static func confirmWalking(at time: Double, in gate: inout RidingStepGate) {
     gate.noteActivity(walking(at: time))
@@ -126,7 +134,7 @@ final class RidingStepGateTests: XCTestCase {
 
   /// Rest reported while a walking report waits for its confirmation drops what was held.
   func testRestWhileAWalkIsConfirmedDropsTheHeldSteps() {
-    var gate = RidingStepGate()
+    var gate = Self.gateTreatingEveryHoldAsARide()
     gate.noteActivity(Self.cycling(.high, at: 0))
     XCTAssertEqual(Self.offer(Self.steps(from: 0.5, to: 20), to: &gate), [])
     gate.noteActivity(Self.walking(at: 20))
@@ -143,7 +151,7 @@ final class RidingStepGateTests: XCTestCase {
   /// new clock, and the old clock's steps are not given back. A sample only a little earlier than
   /// the report (out of order) restarts nothing.
   func testAClockRestartWhileAWalkIsConfirmed() {
-    var gate = RidingStepGate()
+    var gate = Self.gateTreatingEveryHoldAsARide()
     gate.noteActivity(Self.cycling(.high, at: 1000))
     XCTAssertEqual(Self.offer([1001, 1002], to: &gate), [])
     gate.noteActivity(Self.walking(at: 1003))
@@ -196,8 +204,44 @@ final class RidingStepGateTests: XCTestCase {
     XCTAssertEqual(Self.drain(&gate), [], "nothing waits any more")
   }
 
-  func testRestEndsTheRideAndDropsWhatWasHeld() {
+  /// A hold that ends less than a minute after it started was a guess, not a ride (the first
+  /// seconds of a walk after a stop, taken for a vehicle): at rest or at a confirmed walk every
+  /// step it held comes back, not only the release window's. A longer hold is a ride.
+  func testAHoldShorterThanAMinuteGivesEverythingBack() {
     var gate = RidingStepGate()
+    gate.noteActivity(Self.cycling(.high, at: 0))
+    XCTAssertEqual(Self.offer(Self.steps(from: 0.5, to: 20), to: &gate), [])
+    gate.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 20))
+    XCTAssertEqual(Self.drain(&gate), Self.steps(from: 0.5, to: 20), "rest after 20 s")
+    XCTAssertFalse(gate.isHolding)
+
+    gate.noteActivity(Self.cycling(.high, at: 100))
+    XCTAssertEqual(Self.offer(Self.steps(from: 100.5, to: 150), to: &gate), [])
+    Self.confirmWalking(at: 150, in: &gate)
+    XCTAssertEqual(
+      Self.drain(&gate), Self.steps(from: 100.5, to: 150), "walking after 50 s: all, not 12 s")
+
+    gate.noteActivity(Self.cycling(.high, at: 200))
+    XCTAssertEqual(Self.offer(Self.steps(from: 200.5, to: 270), to: &gate), [])
+    gate.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 270))
+    XCTAssertEqual(Self.drain(&gate), [], "a 70 s ride ended at rest")
+    XCTAssertEqual(gate.releasedSteps, 39 + 99)
+
+    // Hostile values are clamped: NaN is the default (60 s), −1 is 0 (every hold is a ride),
+    // ∞ is 600 s.
+    for (shortest, givesBack) in [(Double.nan, true), (-1, false), (.infinity, true)] {
+      var parameters = RidingStepGate.Parameters()
+      parameters.shortestRide = shortest
+      var gate = RidingStepGate(parameters: parameters)
+      gate.noteActivity(Self.cycling(.high, at: 0))
+      XCTAssertEqual(Self.offer([1, 2], to: &gate), [])
+      gate.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 30))
+      XCTAssertEqual(Self.drain(&gate), givesBack ? [1, 2] : [], "shortestRide \(shortest)")
+    }
+  }
+
+  func testRestEndsTheRideAndDropsWhatWasHeld() {
+    var gate = Self.gateTreatingEveryHoldAsARide()
     gate.noteActivity(Self.cycling(.high, at: 0))
     XCTAssertEqual(Self.offer([1, 2, 3], to: &gate), [])
     gate.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 10))
@@ -209,15 +253,15 @@ final class RidingStepGateTests: XCTestCase {
     XCTAssertEqual(Self.offer([12.5], to: &gate), [12.5])
   }
 
-  /// Memory is fixed: an hour of pedalling keeps at most the release window's and the
-  /// confirmation's worth of steps (17 s at 5 steps/s, plus 16), and the rest is counted as
-  /// withheld.
+  /// Memory is fixed: an hour of pedalling keeps at most the shortest ride's worth of steps (60 s
+  /// at 5 steps/s, plus 16; longer than the release window and the confirmation), and the rest
+  /// is counted as withheld.
   func testAnHourOfPedallingHoldsABoundedNumberOfSteps() {
     var gate = RidingStepGate()
     gate.noteActivity(Self.cycling(.high, at: 0))
     let ride = Array(stride(from: 0.25, to: 3600, by: 0.25))
     XCTAssertEqual(Self.offer(ride, to: &gate), [])
-    XCTAssertLessThanOrEqual(gate.heldStepCount, 16 + 85)
+    XCTAssertLessThanOrEqual(gate.heldStepCount, 16 + 300)
     XCTAssertEqual(gate.withheldSteps + gate.heldStepCount, ride.count)
     Self.confirmWalking(at: 3600, in: &gate)
     XCTAssertEqual(Self.drain(&gate), Array(ride.suffix(48)), "12 s at 4 steps/s")
@@ -240,6 +284,7 @@ final class RidingStepGateTests: XCTestCase {
     for window in [Double.nan, -1, 0, .infinity, 1e300] {
       var parameters = RidingStepGate.Parameters()
       parameters.releaseWindow = window
+      parameters.shortestRide = 0
       var gate = RidingStepGate(parameters: parameters)
       gate.noteActivity(Self.cycling(.high, at: 0))
       XCTAssertEqual(Self.offer([.nan, .infinity, -.infinity, 1, 2], to: &gate), [])
