@@ -19,7 +19,8 @@
 ///   standstill (`automotive` with `stationary`) and `unknown`: a ride has pauses and doubtful
 ///   stretches.
 /// - **Walking or running ends the hold** once the report has lasted
-///   ``Parameters/releaseConfirmation`` (5 s) with no ride or rest reported after it (`unknown`
+///   ``Parameters/releaseConfirmation`` (5 s) with no sure ride (at least
+///   ``Parameters/holdingConfidence``) or rest reported after it (`unknown`
 ///   does not interrupt it; the steps' own times count as time passing too): mid-ride, the
 ///   classifier now and then reports walking for a few seconds. The held steps from the last
 ///   ``Parameters/releaseWindow`` seconds before the report, and those of the confirmation, are
@@ -55,16 +56,16 @@ public struct RidingStepGate: Sendable {
     /// 0...60. The default, 12 s, covers the classifier's longest switching delay measured
     /// (9 s) with room to spare; a longer window gives back more of a ride's last pedalling.
     public var releaseWindow = 12.0
-    /// How long a report of walking or running must last, with no report of a ride or of rest
-    /// after it, before the held steps are given back, s; 0...``releaseWindow``. Mid-ride, the classifier
+    /// How long a report of walking or running must last, with no report of rest or of a ride
+    /// with at least ``holdingConfidence`` after it, before the held steps are given back, s; 0...``releaseWindow``. Mid-ride, the classifier
     /// reports walking for a few seconds now and then (on QROWD's rides for 3–4 s, with
     /// `medium` and then `low` confidence); given back at once, each such report counted the
     /// ride's last 12 s. The steps stay held meanwhile, so a walk after a ride is counted this
     /// much later. On the shared rides 5 s counts 4 of the 1,220 bike steps instead of 42 and
     /// changes no walk's count (docs/Steps.md).
     public var releaseConfirmation = 5.0
-    /// A hold that ends (a walk confirmed, or rest reported) less than this after the report
-    /// that started it was not a ride: every step it held is given back, s; 0...600. The
+    /// A hold that ends (at the report of the walk that is then confirmed, or of rest) less than
+    /// this after the report that started it was not a ride: every step it held is given back, s; 0...600. The
     /// classifier now and then takes the first seconds of a walk after a stop for a vehicle,
     /// with high confidence (walking with stops, made from the shared walks and standing trials:
     /// 96 of 13,657 steps lost without this rule and the confirmation, 82 with both; a minute of
@@ -81,7 +82,8 @@ public struct RidingStepGate: Sendable {
   /// The confirmation actually used (``Parameters/releaseConfirmation`` clamped), s.
   private let releaseConfirmation: Double
   /// When walking or running was reported while steps were held, until the report is confirmed
-  /// (it lasted ``Parameters/releaseConfirmation``) or contradicted (a ride or rest reported).
+  /// (it lasted ``Parameters/releaseConfirmation``) or contradicted (a sure ride or rest
+  /// reported).
   private var pendingRelease: Double?
   /// The shortest ride actually used (``Parameters/shortestRide`` clamped), s.
   private let shortestRide: Double
@@ -101,10 +103,11 @@ public struct RidingStepGate: Sendable {
   /// Steps held and later given back because walking or running was reported.
   public private(set) var releasedSteps = 0
 
-  /// Held steps at most: the release window at 5 steps/s (faster than any gait), at least 16.
+  /// Held steps at most: `span` seconds (the longest stretch whose steps may all be given back)
+  /// at 5 steps/s (faster than any gait), plus 16.
   /// Older steps could not be given back anyway.
-  private static func heldCapacity(releaseWindow: Double) -> Int {
-    16 + Int((releaseWindow * 5).rounded(.up))
+  private static func heldCapacity(span: Double) -> Int {
+    16 + Int((span * 5).rounded(.up))
   }
 
   public init(parameters: Parameters = .default) {
@@ -121,7 +124,7 @@ public struct RidingStepGate: Sendable {
     shortestRide =
       shortest.isNaN ? Parameters.default.shortestRide : Swift.min(Swift.max(shortest, 0), 600)
     let capacity = Self.heldCapacity(
-      releaseWindow: Swift.max(releaseWindow + releaseConfirmation, shortestRide))
+      span: Swift.max(releaseWindow, shortestRide) + releaseConfirmation)
     held = StepTimeRing(capacity: capacity)
     // Everything held can be given back at once, plus the steps offered before it is drained.
     ready = StepTimeRing(capacity: capacity + 16)
@@ -149,8 +152,8 @@ public struct RidingStepGate: Sendable {
       }
     } else if !estimate.unknown {
       // At rest: the ride is over and its steps stay out, unless it was too short to be one.
-      if isHolding, let start = holdStart, estimate.startTime - start < shortestRide {
-        return release(reportTime: nil)
+      if isHolding, estimate.startTime.isFinite, isShortHold(endingAt: estimate.startTime) {
+        return release(reportTime: estimate.startTime)
       }
       dropHeld()
       pendingRelease = nil
@@ -167,8 +170,9 @@ public struct RidingStepGate: Sendable {
     if time < reportTime - releaseWindow {
       // The clock restarted lower: confirm on the new clock (the old clock's held steps fall
       // outside the new report's window and are dropped then). A sample only a little earlier
-      // than the report (out of order) changes nothing.
+      // than the report (out of order) changes nothing. The hold's start was on the old clock.
       pendingRelease = time
+      holdStart = nil
     } else {
       confirmIfDue(at: time)
     }
@@ -179,6 +183,14 @@ public struct RidingStepGate: Sendable {
   public mutating func finish() {
     guard let reportTime = pendingRelease else { return }
     release(reportTime: reportTime)
+  }
+
+  /// Whether the current hold, ending at `time`, is shorter than the shortest ride. A hold whose
+  /// start is unknown, or on another timeline (ending before it started), is not.
+  private func isShortHold(endingAt time: Double) -> Bool {
+    guard let start = holdStart else { return false }
+    let elapsed = time - start
+    return elapsed >= 0 && elapsed < shortestRide
   }
 
   /// Gives the held steps back when the pending report of walking has lasted long enough by
@@ -192,7 +204,7 @@ public struct RidingStepGate: Sendable {
   /// them when `nil`), drops the older ones, and stops holding.
   private mutating func release(reportTime: Double?) {
     var oldestGivenBack = reportTime.map { $0 - releaseWindow } ?? -.infinity
-    if let report = reportTime, let start = holdStart, report - start < shortestRide {
+    if let report = reportTime, isShortHold(endingAt: report) {
       // Too short to have been a ride: everything held comes back.
       oldestGivenBack = -.infinity
     }
@@ -224,6 +236,7 @@ public struct RidingStepGate: Sendable {
       // The detector started a new timeline (its clock restarted lower): what was held belongs
       // to the old one and could never be matched with a report on the new clock.
       dropHeld()
+      holdStart = nil
     }
     if held.isFull {
       _ = held.popFirst()
