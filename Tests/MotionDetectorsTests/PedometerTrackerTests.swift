@@ -138,12 +138,9 @@ final class PedometerTrackerTests: XCTestCase {
       frequency: 0.9, amplitude: 2, seconds: 60, using: &random)
     var tracker = PedometerTracker(ridingGate: nil)
     var counted: [Double] = []
-    var next = 0
-    for (time, acceleration) in samples {
-      while next < swing.count, swing[next].time <= time {
-        tracker.process(time: swing[next].time, rotationRate: swing[next].rate)
-        next += 1
-      }
+    StepDetectorGyroscopeTests.interleave(samples, rates: swing) { time, rate in
+      tracker.process(time: time, rotationRate: rate)
+    } accelerometer: { time, acceleration in
       tracker.process(time: time, acceleration: acceleration)
       while let step = tracker.nextStep() { counted.append(step) }
     }

@@ -26,6 +26,22 @@ final class StepDetectorGyroscopeTests: XCTestCase {
     }
   }
 
+  /// Feeds the accelerometer `samples` and the gyroscope `rates` in time order: each rate up to a
+  /// sample's time before that sample.
+  static func interleave(
+    _ samples: SyntheticGait.Samples, rates: [(time: Double, rate: SIMD3<Double>)],
+    gyroscope: (Double, SIMD3<Double>) -> Void, accelerometer: (Double, SIMD3<Double>) -> Void
+  ) {
+    var next = 0
+    for sample in samples {
+      while next < rates.count, rates[next].time <= sample.time {
+        gyroscope(rates[next].time, rates[next].rate)
+        next += 1
+      }
+      accelerometer(sample.time, sample.acceleration)
+    }
+  }
+
   /// Every step of the accelerometer `samples`, with the gyroscope `rates` interleaved by time
   /// when given, and the steps added from the strides.
   static func count(
@@ -34,16 +50,10 @@ final class StepDetectorGyroscopeTests: XCTestCase {
   ) -> (steps: [Double], added: Int) {
     var detector = StepDetector(parameters: parameters)
     var steps: [Double] = []
-    var next = 0
-    let rates = rates ?? []
-    for sample in samples {
-      while next < rates.count, rates[next].time <= sample.time {
-        detector.process(time: rates[next].time, rotationRate: rates[next].rate)
-        next += 1
-      }
-      if let step = detector.process(time: sample.time, acceleration: sample.acceleration) {
-        steps.append(step)
-      }
+    interleave(samples, rates: rates ?? []) { time, rate in
+      detector.process(time: time, rotationRate: rate)
+    } accelerometer: { time, acceleration in
+      if let step = detector.process(time: time, acceleration: acceleration) { steps.append(step) }
     }
     while let step = detector.takeQueuedStep() { steps.append(step) }
     return (steps, detector.gyroscopeSteps)
