@@ -2,7 +2,7 @@
 
 // motion-benchmarks: throughput and CPU cost of OpenCoreMotion's moving parts.
 //
-//     cd Benchmarks && swift run -c release motion-benchmarks [simulator|replay|device-motion|live|fusion|iio|steps|activity|all] [--broad FILE]
+//     cd Benchmarks && swift run -c release motion-benchmarks [simulator|replay|device-motion|live|fusion|iio|steps|altitude|activity|all] [--broad FILE]
 //     motion-benchmarks live-profile source|accelerometer|device-motion SECONDS [BATCH_S]   (one live stream, for valgrind/perf)
 //
 // Machines here are shared and noisy, so every figure is printed next to a baseline measured in the
@@ -276,7 +276,8 @@ if let index = arguments.firstIndex(of: "--broad"), index + 1 < arguments.count 
 }
 let selection = Set(arguments.isEmpty ? ["all"] : arguments)
 let known: Set = [
-  "all", "simulator", "replay", "device-motion", "live", "fusion", "iio", "steps", "activity",
+  "all", "simulator", "replay", "device-motion", "live", "fusion", "iio", "steps", "altitude",
+  "activity",
 ]
 guard selection.isSubset(of: known) else {
   FileHandle.standardError.write(
@@ -305,6 +306,9 @@ do {
     StepDetectorBenchmark.run(report: report)
     RidingStepGateBenchmark.run(report: report)
     PedometerTrackerBenchmark.run(report: report)
+  }
+  if selection.contains("all") || selection.contains("steps") || selection.contains("altitude") {
+    BarometerTrackerBenchmark.run(report: report)
   }
   if selection.contains("all") || selection.contains("activity") { benchmarkActivity() }
   #if os(Linux)

@@ -36,6 +36,17 @@ import MotionMath
 /// bin by more than the gap limit, and a step earlier than the latest one by more than the limit
 /// replaces it: one bogus future step time cannot make a lift ride count as climbed. The counts
 /// are kept across all of these.
+///
+/// Late steps: a step noted after the level track has already judged the time it happened at
+/// still counts for the change it falls in. The pedometer's riding gate gives the steps of a
+/// walk back only once it is sure the walk is not part of a ride, up to about a minute late
+/// (``RidingStepGate``); heard only from then on, a floor climbed right after a drive was found
+/// unwalked. So each step covers the ``Parameters/walkingGap`` after it, whenever it is noted: a
+/// change under way adds the newly covered time to its walked time, and an unwalked change that
+/// settled less than ``Parameters/lateStepAllowance`` ago is kept (the last
+/// ``maximumUnwalkedChanges``) and counts its floors at the next bin if late steps show it was
+/// walked after all. Steps noted in time are judged as before, so with every step noted at
+/// once the counts are unchanged.
 public struct FloorCounter: Sendable {
   /// Tuning of the counter. Every value is used within the range its documentation gives (NaN:
   /// the default), so that no setting traps or hangs the counter.
@@ -60,6 +71,12 @@ public struct FloorCounter: Sendable {
     public var walkingGap = 2.0
     /// Share of a change's duration that must be walked for it to count; 0...1.
     public var walkedFraction = 0.5
+    /// How long after an unwalked change settles, steps noted late may still show that it was
+    /// walked, s; 0...3600. The default covers the riding gate's longest delay (a hold shorter
+    /// than its ``RidingStepGate/Parameters/shortestRide``, 60 s, given back after the
+    /// ``RidingStepGate/Parameters/releaseConfirmation``, 5 s) with room for the step
+    /// detector's own delay.
+    public var lateStepAllowance = 70.0
     public init() {}
     public static let `default` = Parameters()
 
@@ -84,6 +101,7 @@ public struct FloorCounter: Sendable {
       p.settleDuration = clamp(settleDuration, 0...3600, defaults.settleDuration)
       p.walkingGap = clamp(walkingGap, 0...3600, defaults.walkingGap)
       p.walkedFraction = clamp(walkedFraction, 0...1, defaults.walkedFraction)
+      p.lateStepAllowance = clamp(lateStepAllowance, 0...3600, defaults.lateStepAllowance)
       return p
     }
   }
@@ -120,6 +138,16 @@ public struct FloorCounter: Sendable {
   private var settledSince: Double?
   private var changeWalkedTime = 0.0
   private var changeTotalTime = 0.0
+  /// Where the change under way began: the time its walked and total times are counted from.
+  private var changeStartTime = 0.0
+  /// Unwalked changes that settled recently, which late steps may still show to be walked.
+  private var unwalkedChanges = UnwalkedChangeRing()
+  /// How many recent unwalked changes are kept for late steps (the oldest is forgotten first).
+  public static let maximumUnwalkedChanges = UnwalkedChangeRing.capacity
+  /// The end of the time already credited as walked: by a bin judged walking when it closed,
+  /// or by a late step's cover. A late step adds only the judged time after it, so that no time
+  /// is credited twice.
+  private var creditedUntil = -Double.infinity
   private var lastBinTime: Double?
   /// The latest reading's time (the current timeline's).
   private var lastReadingTime: Double?
@@ -143,10 +171,33 @@ public struct FloorCounter: Sendable {
 
   /// Notes a step at `time` (s, the barometer's clock): floors only count while walking. A step
   /// earlier than the latest one by more than the gap limit is on a new timeline and replaces it.
+  ///
+  /// A step noted after the level track has passed its time (a step the riding gate held) is
+  /// credited to the change under way, or to a recent unwalked change, that it falls in (see
+  /// the type's overview).
   public mutating func noteStep(time: Double) {
     guard time.isFinite else { return }
+    if time < lastStepTime - gapLimit { creditedUntil = -.infinity }  // a new timeline
     lastStepTime = time < lastStepTime - gapLimit ? time : Swift.max(lastStepTime, time)
     stepsSinceReading &+= 1
+    // The step covers the walking gap after it. The bins up to the latest one have been judged
+    // already: the part of that cover they did not credit is credited now. The bins after it
+    // see the step through `lastStepTime`.
+    guard let judgedUntil = lastBinTime else { return }
+    let lateStart = Swift.max(time, creditedUntil)
+    let lateEnd = Swift.min(time + tuning.walkingGap, judgedUntil)
+    guard lateEnd > lateStart else { return }
+    creditedUntil = lateEnd
+    if changing {
+      let walked = Self.overlap(lateStart, lateEnd, changeStartTime, judgedUntil)
+      changeWalkedTime = Swift.min(changeTotalTime, changeWalkedTime + walked)
+    }
+    unwalkedChanges.credit(from: lateStart, to: lateEnd)
+  }
+
+  /// The length of the overlap of the intervals [a0, a1] and [b0, b1], s (0 when apart).
+  private static func overlap(_ a0: Double, _ a1: Double, _ b0: Double, _ b1: Double) -> Double {
+    Swift.max(0, Swift.min(a1, b1) - Swift.max(a0, b0))
   }
 
   /// Feeds one barometer reading (`time` s, `pressure` kPa); returns the floors counted by it, if
@@ -198,6 +249,9 @@ public struct FloorCounter: Sendable {
     settledSince = nil
     changeWalkedTime = 0
     changeTotalTime = 0
+    changeStartTime = 0
+    unwalkedChanges = UnwalkedChangeRing()
+    creditedUntil = -.infinity
     lastBinTime = nil
     lastReadingTime = nil
   }
@@ -221,14 +275,22 @@ public struct FloorCounter: Sendable {
     // time, or the clock went back since): it is no sign of walking now.
     let walking =
       time - lastStepTime <= tuning.walkingGap && lastStepTime - readingTime <= gapLimit
+    if walking { creditedUntil = Swift.max(creditedUntil, time) }
     var reference = referenceHeight ?? level
-    var change = Change(ascended: 0, descended: 0)
+
+    // Unwalked changes that late steps have shown to be walked count now; the others are
+    // forgotten once the allowance for late steps has passed.
+    let late = unwalkedChanges.takeWalked(
+      fraction: tuning.walkedFraction, forgettingBefore: time - tuning.lateStepAllowance,
+      floorHeight: tuning.floorHeight)
+    var change = Change(ascended: late.ascended, descended: late.descended)
 
     if abs(slope) >= tuning.settledSlope {
       if !changing {
         changing = true
         changeWalkedTime = 0
         changeTotalTime = 0
+        changeStartTime = time - elapsed
       }
       settledSince = nil
     } else if changing {
@@ -255,10 +317,17 @@ public struct FloorCounter: Sendable {
       }
       if let since = settledSince, time - since >= tuning.settleDuration {
         let remainder = level - reference
-        if walked, abs(remainder) >= tuning.minimumFloorChange {
-          // At most about 36 km / 0.5 m: well inside `Int`.
-          let floors = Swift.max(1, Int((abs(remainder) / tuning.floorHeight).rounded()))
-          if remainder > 0 { change.ascended += floors } else { change.descended += floors }
+        if abs(remainder) >= tuning.minimumFloorChange {
+          if walked {
+            let floors = FloorCounter.floors(in: remainder, floorHeight: tuning.floorHeight)
+            if remainder > 0 { change.ascended += floors } else { change.descended += floors }
+          } else if tuning.lateStepAllowance > 0 {
+            // Late steps may still show it was walked (a walk the riding gate is holding).
+            unwalkedChanges.append(
+              UnwalkedChange(
+                start: changeStartTime, end: time, totalTime: changeTotalTime,
+                walkedTime: changeWalkedTime, height: remainder))
+          }
         }
         reference = level
         changing = false
@@ -277,6 +346,95 @@ public struct FloorCounter: Sendable {
   /// Forgets everything seen so far (the counts restart at 0).
   public mutating func reset() {
     self = FloorCounter(parameters: parameters)
+  }
+
+  /// The floors a settled change of `height` m (at least the minimum floor change) counts:
+  /// `max(1, round(|height| / floorHeight))`.
+  static func floors(in height: Double, floorHeight: Double) -> Int {
+    // Heights of plausible pressures stay within about 36 km, over a floor height of at least
+    // 0.5 m: well inside `Int`.
+    Swift.max(1, Int((abs(height) / floorHeight).rounded()))
+  }
+}
+
+/// A change of level that settled without being walked enough to count, kept for steps noted
+/// late (``FloorCounter/noteStep(time:)``).
+struct UnwalkedChange: Sendable {
+  /// Where the change's walked and total times were counted from and to, s.
+  var start: Double
+  var end: Double
+  /// The change's duration and the part of it known to be walked, s.
+  var totalTime: Double
+  var walkedTime: Double
+  /// The settled height change, m (positive: up).
+  var height: Double
+}
+
+/// The last few unwalked changes, in a fixed-size ring (no heap allocation).
+struct UnwalkedChangeRing: Sendable {
+  static let capacity = 4
+  private var slots: (UnwalkedChange?, UnwalkedChange?, UnwalkedChange?, UnwalkedChange?) = (
+    nil, nil, nil, nil
+  )
+  /// The slot the next change goes to (the oldest when all are taken).
+  private var next = 0
+
+  private subscript(index: Int) -> UnwalkedChange? {
+    get {
+      switch index {
+      case 0: return slots.0
+      case 1: return slots.1
+      case 2: return slots.2
+      default: return slots.3
+      }
+    }
+    set {
+      switch index {
+      case 0: slots.0 = newValue
+      case 1: slots.1 = newValue
+      case 2: slots.2 = newValue
+      default: slots.3 = newValue
+      }
+    }
+  }
+
+  /// Keeps `change`, forgetting the oldest kept one when all slots are taken.
+  mutating func append(_ change: UnwalkedChange) {
+    self[next] = change
+    next = (next + 1) % Self.capacity
+  }
+
+  /// Credits the walked time from `start` to `end` s (a late step's coverage) to every kept
+  /// change it overlaps.
+  mutating func credit(from start: Double, to end: Double) {
+    guard end > start else { return }
+    for index in 0..<Self.capacity {
+      guard var change = self[index] else { continue }
+      let walked = Swift.min(end, change.end) - Swift.max(start, change.start)
+      guard walked > 0 else { continue }
+      change.walkedTime = Swift.min(change.totalTime, change.walkedTime + walked)
+      self[index] = change
+    }
+  }
+
+  /// Removes the kept changes now walked for at least `fraction` of their time, and returns the
+  /// floors they count; forgets those that ended before `oldestEnd` s. (A new timeline restarts
+  /// the level tracking, which empties the ring.)
+  mutating func takeWalked(
+    fraction: Double, forgettingBefore oldestEnd: Double, floorHeight: Double
+  ) -> FloorCounter.Change {
+    var change = FloorCounter.Change(ascended: 0, descended: 0)
+    for index in 0..<Self.capacity {
+      guard let kept = self[index] else { continue }
+      if kept.walkedTime >= fraction * kept.totalTime, kept.walkedTime > 0 {
+        let floors = FloorCounter.floors(in: kept.height, floorHeight: floorHeight)
+        if kept.height > 0 { change.ascended += floors } else { change.descended += floors }
+        self[index] = nil
+      } else if kept.end < oldestEnd {
+        self[index] = nil
+      }
+    }
+    return change
   }
 }
 

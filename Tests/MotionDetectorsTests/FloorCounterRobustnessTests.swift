@@ -172,6 +172,9 @@ final class FloorCounterRobustnessTests: XCTestCase {
       ("walkedFraction NaN", set { $0.walkedFraction = .nan }),
       ("settledSlope NaN", set { $0.settledSlope = .nan }),
       ("minimumFloorChange NaN", set { $0.minimumFloorChange = .nan }),
+      ("lateStepAllowance NaN", set { $0.lateStepAllowance = .nan }),
+      ("lateStepAllowance −∞", set { $0.lateStepAllowance = -.infinity }),
+      ("lateStepAllowance ∞", set { $0.lateStepAllowance = .infinity }),
     ]
     let halfMetreFloors: [(String, Parameters)] = [
       ("floorHeight 0", set { $0.floorHeight = 0 }),
