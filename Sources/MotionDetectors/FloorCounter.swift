@@ -45,8 +45,12 @@ import MotionMath
 /// change under way adds the newly covered time to its walked time, and an unwalked change that
 /// settled less than ``Parameters/lateStepAllowance`` ago is kept (the last
 /// ``maximumUnwalkedChanges``) and counts its floors at the next bin if late steps show it was
-/// walked after all. Steps noted in time are judged as before, so with every step noted at
-/// once the counts are unchanged.
+/// walked after all; a gap in the readings keeps them, a new timeline forgets them. Steps noted
+/// in time are judged as before, so with every step noted at once the counts are unchanged.
+/// Late steps can only count less than the same steps in time: a change they reach after it
+/// settled is judged on its whole length, settling included, while steps in time may count its
+/// floors as they are climbed. With steps 0.5–0.7 s apart, as on stairs, this makes no
+/// difference; with steps seconds apart it can.
 public struct FloorCounter: Sendable {
   /// Tuning of the counter. Every value is used within the range its documentation gives (NaN:
   /// the default), so that no setting traps or hangs the counter.
@@ -177,12 +181,14 @@ public struct FloorCounter: Sendable {
   /// the type's overview).
   public mutating func noteStep(time: Double) {
     guard time.isFinite else { return }
-    if time < lastStepTime - gapLimit { creditedUntil = -.infinity }  // a new timeline
     lastStepTime = time < lastStepTime - gapLimit ? time : Swift.max(lastStepTime, time)
     stepsSinceReading &+= 1
     // The step covers the walking gap after it. The bins up to the latest one have been judged
     // already: the part of that cover they did not credit is credited now. The bins after it
-    // see the step through `lastStepTime`.
+    // see the step through `lastStepTime`. `creditedUntil` only grows on the barometer's
+    // timeline (whatever the step times do), so no stretch is ever credited twice: a step
+    // time repeated, or one far off, cannot add up to a lift ride walked.
+
     guard let judgedUntil = lastBinTime else { return }
     let lateStart = Swift.max(time, creditedUntil)
     let lateEnd = Swift.min(time + tuning.walkingGap, judgedUntil)
@@ -214,7 +220,11 @@ public struct FloorCounter: Sendable {
       // what it knew no longer describes this reading's level.
       let gap = time - last
       let walkedThrough = Double(stepsSinceReading) * tuning.walkingGap >= gap
-      if gap < -gapLimit || (gap > gapLimit && !walkedThrough) { restartLevelTracking() }
+      if gap < -gapLimit {
+        restartLevelTracking(newTimeline: true)
+      } else if gap > gapLimit && !walkedThrough {
+        restartLevelTracking(newTimeline: false)
+      }
     }
     stepsSinceReading = 0
     lastReadingTime = Swift.max(lastReadingTime ?? time, time)
@@ -238,8 +248,10 @@ public struct FloorCounter: Sendable {
   }
 
   /// Forgets the level track (the next bins set the reference again), keeping the counts and the
-  /// latest step.
-  private mutating func restartLevelTracking() {
+  /// latest step. After a gap in the readings (`newTimeline` false) the unwalked changes that
+  /// settled before it, and what has been credited, still hold: late steps may still count
+  /// them. A new timeline forgets them too.
+  private mutating func restartLevelTracking(newTimeline: Bool) {
     binStart = nil
     binSum = 0
     binCount = 0
@@ -250,8 +262,10 @@ public struct FloorCounter: Sendable {
     changeWalkedTime = 0
     changeTotalTime = 0
     changeStartTime = 0
-    unwalkedChanges = UnwalkedChangeRing()
-    creditedUntil = -.infinity
+    if newTimeline {
+      unwalkedChanges = UnwalkedChangeRing()
+      creditedUntil = -.infinity
+    }
     lastBinTime = nil
     lastReadingTime = nil
   }
@@ -372,28 +386,29 @@ struct UnwalkedChange: Sendable {
 
 /// The last few unwalked changes, in a fixed-size ring (no heap allocation).
 struct UnwalkedChangeRing: Sendable {
-  static let capacity = 4
-  private var slots: (UnwalkedChange?, UnwalkedChange?, UnwalkedChange?, UnwalkedChange?) = (
-    nil, nil, nil, nil
+  /// Eight: short flights with landings between them, a floor every 10–15 s, settle one by one
+  /// during the longest hold the riding gate makes (about a minute).
+  static let capacity = 8
+  private typealias Slot = UnwalkedChange?
+  private var slots: (Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot) = (
+    nil, nil, nil, nil, nil, nil, nil, nil
   )
   /// The slot the next change goes to (the oldest when all are taken).
   private var next = 0
 
+  /// Slot `index` (0..<capacity). A homogeneous tuple is laid out as consecutive elements, so
+  /// it is read and written through a pointer to its first element.
   private subscript(index: Int) -> UnwalkedChange? {
     get {
-      switch index {
-      case 0: return slots.0
-      case 1: return slots.1
-      case 2: return slots.2
-      default: return slots.3
+      precondition((0..<Self.capacity).contains(index))
+      return withUnsafePointer(to: slots) { tuple in
+        tuple.withMemoryRebound(to: Slot.self, capacity: Self.capacity) { $0[index] }
       }
     }
     set {
-      switch index {
-      case 0: slots.0 = newValue
-      case 1: slots.1 = newValue
-      case 2: slots.2 = newValue
-      default: slots.3 = newValue
+      precondition((0..<Self.capacity).contains(index))
+      withUnsafeMutablePointer(to: &slots) { tuple in
+        tuple.withMemoryRebound(to: Slot.self, capacity: Self.capacity) { $0[index] = newValue }
       }
     }
   }

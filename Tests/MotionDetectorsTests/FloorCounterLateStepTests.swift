@@ -16,7 +16,8 @@ final class FloorCounterLateStepTests: XCTestCase {
   /// a minute of readings at the final height (so that a change noted late can settle).
   private func count(
     steps: [Double], notedLateBy delay: Double, until end: Double,
-    parameters: FloorCounter.Parameters = .default, height: (Double) -> Double
+    parameters: FloorCounter.Parameters = .default, missing: Range<Double> = 0..<0,
+    height: (Double) -> Double
   ) -> FloorCounter {
     var counter = FloorCounter(parameters: parameters)
     var nextStep = 0
@@ -27,6 +28,7 @@ final class FloorCounterLateStepTests: XCTestCase {
         counter.noteStep(time: steps[nextStep])
         nextStep += 1
       }
+      if missing.contains(time) { continue }  // the barometer dropped out
       let pressure = FloorCounterRobustnessTests.pressure(atHeight: height(Swift.min(time, end)))
       _ = counter.process(time: time, pressure: pressure)
     }
@@ -114,6 +116,82 @@ final class FloorCounterLateStepTests: XCTestCase {
       steps: walking(from: 115, to: 135), notedLateBy: 17, until: 220, height: height)
     XCTAssertEqual(counter.floorsAscended, 1)
     XCTAssertEqual(counter.floorsDescended, 0)
+  }
+
+  /// A step time repeated again and again, or far in the future, during a lift ride cannot add
+  /// up to the ride walked: no stretch of time is credited twice. (A review found that 40
+  /// repeats of the walk-in's last steps counted the 9 m ride as 3 floors.)
+  func testRepeatedOrBogusStepTimesDoNotWalkALiftRide() {
+    func lift(_ time: Double) -> Double { 9 * Swift.min(1, Swift.max(0, (time - 30) / 16)) }
+    for bogus in [false, true] {
+      var counter = FloorCounter()
+      let walkIn = walking(from: 10, to: 30)
+      var nextStep = 0
+      for index in 0..<1200 {
+        let time = Double(index) / 10
+        while nextStep < walkIn.count, walkIn[nextStep] <= time {
+          counter.noteStep(time: walkIn[nextStep])
+          nextStep += 1
+        }
+        if time >= 31, time < 60, index % 10 == 0 {
+          for _ in 0..<40 {
+            if bogus { counter.noteStep(time: 1e9) }
+            counter.noteStep(time: 25)
+            counter.noteStep(time: 29.5)
+          }
+        }
+        _ = counter.process(
+          time: time, pressure: FloorCounterRobustnessTests.pressure(atHeight: lift(time)))
+      }
+      XCTAssertEqual(
+        counter.floorsAscended + counter.floorsDescended, 0, bogus ? "with 1e9 s" : "repeats")
+    }
+  }
+
+  /// A floor walked while the steps are held, then a barometer dropout (6 s, no step noted
+  /// during it, since the walk is still held): the floor counts when the steps arrive.
+  func testAGapInTheReadingsKeepsAFloorWaitingForLateSteps() {
+    let steps = walking(from: 15, to: 35)
+    for delay in [0.0, 40.0, 65.0] {
+      let counter = count(
+        steps: steps, notedLateBy: delay, until: 150, missing: 40..<46, height: oneFloor(1))
+      XCTAssertEqual(counter.floorsAscended, 1, "steps \(delay) s late")
+    }
+  }
+
+  /// Six flights of one floor each (4 s, 12 s apart, steps only on the stairs), all noted a
+  /// minute late: they count what the same steps count in time (5 floors in this layout). With
+  /// four slots for waiting changes, a review counted 3.
+  func testSixShortFlightsNotedAMinuteLateAllCount() {
+    let starts = (0..<6).map { 20 + 12 * Double($0) }
+    let steps = starts.flatMap { walking(from: $0 - 0.5, to: $0 + 4.5) }
+    func height(_ time: Double) -> Double {
+      starts.reduce(0) { $0 + 3 * Swift.min(1, Swift.max(0, (time - $1) / 4)) }
+    }
+    let inTime = count(steps: steps, notedLateBy: 0, until: 200, height: height)
+    let late = count(steps: steps, notedLateBy: 60, until: 200, height: height)
+    XCTAssertEqual(late.floorsAscended, inTime.floorsAscended)
+    XCTAssertGreaterThanOrEqual(late.floorsAscended, 5)
+  }
+
+  /// The barometer's clock restarting lower forgets the changes waiting for late steps (their
+  /// times are on the old clock); nothing traps, and the new timeline counts its own floors.
+  func testANewTimelineForgetsTheWaitingChanges() {
+    var counter = FloorCounter()
+    // A floor climbed at 20–28 s with no step noted yet.
+    for index in 0..<600 {
+      let time = Double(index) / 10
+      _ = counter.process(
+        time: time, pressure: FloorCounterRobustnessTests.pressure(atHeight: oneFloor(1)(time)))
+    }
+    // The clock restarts at 0 (at the same height); the old walk's steps arrive, stamped on the
+    // old clock: they cannot reach the forgotten change.
+    for index in 0..<300 {
+      let time = Double(index) / 10
+      if index == 100 { for step in walking(from: 15, to: 35) { counter.noteStep(time: step) } }
+      _ = counter.process(time: time, pressure: FloorCounterRobustnessTests.pressure(atHeight: 3))
+    }
+    XCTAssertEqual(counter.floorsAscended, 0)
   }
 
   /// On every simulated activity scenario, steps noted 0–40 s late count exactly the floors
