@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+import XCTest
+import _MotionTestSupport
+
+@testable import OpenCoreMotion
+
+/// Through the API: a floor walked out of a car park right after a drive is in
+/// `CMPedometerData.floorsAscended`, although the pedometer counts that walk's first steps only
+/// once it is sure it is a walk (docs/Steps.md, late steps). Simulator, on a virtual clock.
+final class CMPedometerFloorsAfterADriveTests: XCTestCase {
+  func testAFloorWalkedRightAfterADriveIsCounted() throws {
+    let stairs = Gait(style: .walk, placement: .frontPocket, cadence: 1.8, speed: 0.5, climb: 3)
+    let scenario = Scenario(
+      name: "driveThenStairs",
+      segments: [
+        .rest(duration: 3),
+        .drive(speed: 13, duration: 90, vibration: 0.8, ramp: 6, turns: []),
+        .rest(duration: 2), .gait(stairs, duration: 7),
+        .gait(Gait(placement: .frontPocket), duration: 10), .rest(duration: 5),
+      ],
+      initialAttitude: DeviceAttitude.orientation(.portrait), altitude: 200)
+    for seed: UInt64 in [1, 2] {
+      let clock = VirtualClock()
+      let player = StreamPlayer(
+        SimulatedSensorStream(scenario: scenario, seed: seed), pacing: .virtual(clock))
+      let pedometer = CMPedometer(backend: HistoryFixture.history(player))
+      clock.advance(by: 200)
+      let result = Locked<(CMPedometerData?, (any Error)?)>((nil, nil))
+      let done = expectation(description: "query")
+      pedometer.queryPedometerData(
+        from: HistoryFixture.date(0), to: HistoryFixture.date(200)
+      ) { data, error in
+        result.withLock { $0 = (data, error) }
+        done.fulfill()
+      }
+      wait(for: [done], timeout: 30)
+      let (data, error) = result.withLock { $0 }
+      XCTAssertNil(error, "seed \(seed)")
+      let whole = try XCTUnwrap(data, "seed \(seed)")
+      // The walk's steps are counted (7 s of stairs and 10 s on the level at 1.8 steps/s).
+      XCTAssertGreaterThan(whole.numberOfSteps.intValue, 20, "seed \(seed)")
+      XCTAssertEqual(whole.floorsAscended?.intValue, 1, "seed \(seed)")
+      XCTAssertEqual(whole.floorsDescended?.intValue, 0, "seed \(seed)")
+    }
+  }
+}
