@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// The changes of level a floor counter keeps for steps noted late (see FloorCounter's overview).
+
+/// A change of level that settled without being walked enough to count, kept for steps noted
+/// late (``FloorCounter/noteStep(time:)``).
+struct UnwalkedChange: Sendable {
+  /// Where the change's walked and total times were counted from and to, s.
+  var start: Double
+  var end: Double
+  /// The change's duration and the part of it known to be walked, s.
+  var totalTime: Double
+  var walkedTime: Double
+  /// The settled height change, m (positive: up).
+  var height: Double
+}
+
+/// The last few unwalked changes, in a fixed-size ring (no heap allocation).
+struct UnwalkedChangeRing: Sendable {
+  /// Eight: short flights with landings between them, a floor every 10–15 s, settle one by one
+  /// during the longest hold the riding gate makes (about a minute).
+  static let capacity = 8
+  private typealias Slot = UnwalkedChange?
+  private var slots: (Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot) = (
+    nil, nil, nil, nil, nil, nil, nil, nil
+  )
+  /// The slot the next change goes to (the oldest when all are taken).
+  private var next = 0
+
+  /// Slot `index` (0..<capacity). A homogeneous tuple is laid out as consecutive elements, so
+  /// it is read and written through a pointer to its first element.
+  private subscript(index: Int) -> UnwalkedChange? {
+    get {
+      precondition((0..<Self.capacity).contains(index))
+      return withUnsafePointer(to: slots) { tuple in
+        tuple.withMemoryRebound(to: Slot.self, capacity: Self.capacity) { $0[index] }
+      }
+    }
+    set {
+      precondition((0..<Self.capacity).contains(index))
+      withUnsafeMutablePointer(to: &slots) { tuple in
+        tuple.withMemoryRebound(to: Slot.self, capacity: Self.capacity) { $0[index] = newValue }
+      }
+    }
+  }
+
+  /// Keeps `change`, forgetting the oldest kept one when all slots are taken.
+  mutating func append(_ change: UnwalkedChange) {
+    self[next] = change
+    next = (next + 1) % Self.capacity
+  }
+
+  /// Credits the walked time from `start` to `end` s (a late step's coverage) to every kept
+  /// change it overlaps.
+  mutating func credit(from start: Double, to end: Double) {
+    guard end > start else { return }
+    for index in 0..<Self.capacity {
+      guard var change = self[index] else { continue }
+      let walked = Swift.min(end, change.end) - Swift.max(start, change.start)
+      guard walked > 0 else { continue }
+      change.walkedTime = Swift.min(change.totalTime, change.walkedTime + walked)
+      self[index] = change
+    }
+  }
+
+  /// Removes the kept changes now walked for at least `fraction` of their time, and returns the
+  /// floors they count; forgets those that ended before `oldestEnd` s. (A new timeline restarts
+  /// the level tracking, which empties the ring.)
+  mutating func takeWalked(
+    fraction: Double, forgettingBefore oldestEnd: Double, floorHeight: Double
+  ) -> FloorCounter.Change {
+    var change = FloorCounter.Change(ascended: 0, descended: 0)
+    for index in 0..<Self.capacity {
+      guard let kept = self[index] else { continue }
+      if kept.walkedTime >= fraction * kept.totalTime, kept.walkedTime > 0 {
+        let floors = FloorCounter.floors(in: kept.height, floorHeight: floorHeight)
+        if kept.height > 0 { change.ascended += floors } else { change.descended += floors }
+        self[index] = nil
+      } else if kept.end < oldestEnd {
+        self[index] = nil
+      }
+    }
+    return change
+  }
+}
