@@ -6,7 +6,8 @@
 /// This is what `CMAltimeter` and `CMPedometer` run in process, what `motiond` runs for its
 /// history, what the dashboard shows and what `motionctl altitude` prints, so that each reports
 /// the same altitude and floors from the same readings. Floors count only around the steps told
-/// through ``noteStep(time:)`` (the pedometer's counted steps).
+/// through ``noteStep(time:)`` (the pedometer's counted steps, with their own times: those the
+/// riding gate gives back late still count for the floors walked when they happened).
 public struct BarometerTracker: Sendable {
   /// What one accepted reading gives.
   public struct Reading: Sendable, Equatable {
