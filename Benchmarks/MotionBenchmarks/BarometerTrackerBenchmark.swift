@@ -2,6 +2,7 @@
 
 import Foundation
 import MotionDetectors
+import MotionSensors
 import _AllocationCounter
 
 /// `motion-benchmarks steps` (continued) and `motion-benchmarks altitude`: the barometer's path,
@@ -9,15 +10,13 @@ import _AllocationCounter
 /// standard-atmosphere height of each reading (the shared altitude README's baseline formula)
 /// in the same run, and its heap allocations per reading in steady state.
 enum BarometerTrackerBenchmark {
+  /// A synthetic hour: the readings, and each step's time (s) with the time it is noted at.
+  typealias Hour = (readings: [Reading], steps: [(noted: Double, time: Double)])
+
   /// One barometer reading: time (s) and pressure (kPa).
   struct Reading {
     var time: Double
     var pressure: Double
-  }
-
-  /// Pressure, kPa, at `height` m in the standard atmosphere (``BarometricAltitude`` inverted).
-  static func pressure(atHeight height: Double) -> Double {
-    BarometricAltitude.standardSeaLevelPressure * pow(1 - height / 44_330.77, 1 / 0.190_263)
   }
 
   /// An office hour at `rate` Hz: every 300 s a floor walked up in 10 s (steps every 0.5 s from
@@ -27,7 +26,7 @@ enum BarometerTrackerBenchmark {
   /// none down.
   static func officeHour(
     rate: Double
-  ) -> (readings: [Reading], steps: [(noted: Double, time: Double)]) {
+  ) -> Hour {
     let count = Int(3600 * rate)
     var readings: [Reading] = []
     readings.reserveCapacity(count)
@@ -40,7 +39,9 @@ enum BarometerTrackerBenchmark {
       let noise = 0.001 * (0.7 * sin(37.1 * time) + 0.5 * sin(91.7 * time + 1.3))
       let weather = -0.15 * time / 3600
       readings.append(
-        Reading(time: time, pressure: pressure(atHeight: climbed + ridden) + weather + noise))
+        Reading(
+          time: time,
+          pressure: StandardAtmosphere.pressure(atAltitude: climbed + ridden) + weather + noise))
     }
     var steps: [(noted: Double, time: Double)] = []
     for cycle in 0..<12 {
@@ -55,7 +56,7 @@ enum BarometerTrackerBenchmark {
   /// Feeds the hour to `tracker`, each step before the first reading at or after its noting time.
   static func feed(
     _ tracker: inout BarometerTracker,
-    _ hour: (readings: [Reading], steps: [(noted: Double, time: Double)])
+    _ hour: Hour
   ) -> Double {
     var nextStep = 0
     var altitude = 0.0

@@ -24,9 +24,6 @@ struct UnwalkedChangeRing: Sendable {
   private var slots: (Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot) = (
     nil, nil, nil, nil, nil, nil, nil, nil
   )
-  /// The slot the next change goes to (the oldest when all are taken).
-  private var next = 0
-
   /// Slot `index` (0..<capacity). A homogeneous tuple is laid out as consecutive elements, so
   /// it is read and written through a pointer to its first element.
   private subscript(index: Int) -> UnwalkedChange? {
@@ -44,10 +41,18 @@ struct UnwalkedChangeRing: Sendable {
     }
   }
 
-  /// Keeps `change`, forgetting the oldest kept one when all slots are taken.
+  /// Keeps `change` in a free slot, or, when all are taken, in place of the kept change that
+  /// ended first (all are on one timeline: a new one empties the ring).
   mutating func append(_ change: UnwalkedChange) {
-    self[next] = change
-    next = (next + 1) % Self.capacity
+    var oldest = 0
+    for index in 0..<Self.capacity {
+      guard let kept = self[index] else {
+        self[index] = change
+        return
+      }
+      if let current = self[oldest], kept.end < current.end { oldest = index }
+    }
+    self[oldest] = change
   }
 
   /// Credits the walked time from `start` to `end` s (a late step's coverage) to every kept
@@ -56,7 +61,7 @@ struct UnwalkedChangeRing: Sendable {
     guard end > start else { return }
     for index in 0..<Self.capacity {
       guard var change = self[index] else { continue }
-      let walked = Swift.min(end, change.end) - Swift.max(start, change.start)
+      let walked = FloorCounter.overlap(start, end, change.start, change.end)
       guard walked > 0 else { continue }
       change.walkedTime = Swift.min(change.totalTime, change.walkedTime + walked)
       self[index] = change
@@ -73,8 +78,7 @@ struct UnwalkedChangeRing: Sendable {
     for index in 0..<Self.capacity {
       guard let kept = self[index] else { continue }
       if kept.walkedTime >= fraction * kept.totalTime, kept.walkedTime > 0 {
-        let floors = FloorCounter.floors(in: kept.height, floorHeight: floorHeight)
-        if kept.height > 0 { change.ascended += floors } else { change.descended += floors }
+        change.count(settledHeight: kept.height, floorHeight: floorHeight)
         self[index] = nil
       } else if kept.end < oldestEnd {
         self[index] = nil

@@ -116,6 +116,15 @@ public struct FloorCounter: Sendable {
     public var ascended: Int
     /// Floors added to ``FloorCounter/floorsDescended`` by this reading.
     public var descended: Int
+
+    /// Adds the floors of a settled change of `height` m (at least the minimum floor change):
+    /// `max(1, round(|height| / floorHeight))`, up or down by its sign.
+    mutating func count(settledHeight height: Double, floorHeight: Double) {
+      // Heights of plausible pressures stay within about 36 km, over a floor height of at least
+      // 0.5 m: well inside `Int`.
+      let floors = Swift.max(1, Int((abs(height) / floorHeight).rounded()))
+      if height > 0 { ascended += floors } else { descended += floors }
+    }
   }
 
   public let parameters: Parameters
@@ -202,7 +211,7 @@ public struct FloorCounter: Sendable {
   }
 
   /// The length of the overlap of the intervals [a0, a1] and [b0, b1], s (0 when apart).
-  private static func overlap(_ a0: Double, _ a1: Double, _ b0: Double, _ b1: Double) -> Double {
+  static func overlap(_ a0: Double, _ a1: Double, _ b0: Double, _ b1: Double) -> Double {
     Swift.max(0, Swift.min(a1, b1) - Swift.max(a0, b0))
   }
 
@@ -261,7 +270,6 @@ public struct FloorCounter: Sendable {
     settledSince = nil
     changeWalkedTime = 0
     changeTotalTime = 0
-    changeStartTime = 0
     if newTimeline {
       unwalkedChanges = UnwalkedChangeRing()
       creditedUntil = -.infinity
@@ -294,10 +302,9 @@ public struct FloorCounter: Sendable {
 
     // Unwalked changes that late steps have shown to be walked count now; the others are
     // forgotten once the allowance for late steps has passed.
-    let late = unwalkedChanges.takeWalked(
+    var change = unwalkedChanges.takeWalked(
       fraction: tuning.walkedFraction, forgettingBefore: time - tuning.lateStepAllowance,
       floorHeight: tuning.floorHeight)
-    var change = Change(ascended: late.ascended, descended: late.descended)
 
     if abs(slope) >= tuning.settledSlope {
       if !changing {
@@ -333,8 +340,7 @@ public struct FloorCounter: Sendable {
         let remainder = level - reference
         if abs(remainder) >= tuning.minimumFloorChange {
           if walked {
-            let floors = FloorCounter.floors(in: remainder, floorHeight: tuning.floorHeight)
-            if remainder > 0 { change.ascended += floors } else { change.descended += floors }
+            change.count(settledHeight: remainder, floorHeight: tuning.floorHeight)
           } else if tuning.lateStepAllowance > 0 {
             // Late steps may still show it was walked (a walk the riding gate is holding).
             unwalkedChanges.append(
@@ -360,14 +366,6 @@ public struct FloorCounter: Sendable {
   /// Forgets everything seen so far (the counts restart at 0).
   public mutating func reset() {
     self = FloorCounter(parameters: parameters)
-  }
-
-  /// The floors a settled change of `height` m (at least the minimum floor change) counts:
-  /// `max(1, round(|height| / floorHeight))`.
-  static func floors(in height: Double, floorHeight: Double) -> Int {
-    // Heights of plausible pressures stay within about 36 km, over a floor height of at least
-    // 0.5 m: well inside `Int`.
-    Swift.max(1, Int((abs(height) / floorHeight).rounded()))
   }
 }
 

@@ -22,12 +22,6 @@ final class BarometerTrackerTests: XCTestCase {
     XCTAssertEqual(after?.pressure ?? .nan, 101.325, accuracy: 0.001)
   }
 
-  /// The standard atmosphere's pressure at `height` m, kPa (the inverse of
-  /// `BarometricAltitude.height(atPressure:)`).
-  private static func pressure(atHeight height: Double) -> Double {
-    BarometricAltitude.standardSeaLevelPressure * pow(1 - height / 44330.77, 1 / 0.190263)
-  }
-
   /// The tracker is the filter and the counter together: the same altitude and the same floors
   /// as each of them fed alone, on two floors climbed on foot (10 Hz readings, a step every
   /// 0.5 s) and a lift ride of the same height without steps.
@@ -48,7 +42,7 @@ final class BarometerTrackerTests: XCTestCase {
           tracker.noteStep(time: time)
           counter.noteStep(time: time)
         }
-        let pressure = Self.pressure(atHeight: height)
+        let pressure = FloorCounterRobustnessTests.pressure(atHeight: height)
         let reading = tracker.process(time: time, pressure: pressure)
         XCTAssertEqual(reading?.altitude, filter.process(time: time, pressure: pressure))
         XCTAssertEqual(reading?.floors, counter.process(time: time, pressure: pressure))

@@ -203,20 +203,9 @@ final class FloorCounterLateStepTests: XCTestCase {
       scenario.segments.append(.rest(duration: 60))
       let truth = scenario.groundTruthFloors()
       for delay in [0.0, 3.0, 17.0, 40.0] {
-        var stream = SimulatedSensorStream(scenario: scenario, seed: 3)
-        let steps = stream.events.filter { $0.kind == .step }.map { ($0.start + $0.end) / 2 }
-        var nextStep = 0
-        var counter = FloorCounter()
-        while let sample = try stream.next() {
-          while nextStep < steps.count, steps[nextStep] + delay <= sample.timestamp {
-            counter.noteStep(time: steps[nextStep])
-            nextStep += 1
-          }
-          if let pressure = sample.pressure {
-            _ = counter.process(time: sample.timestamp, pressure: pressure)
-          }
-        }
-        XCTAssertEqual(nextStep, steps.count, "\(name): every step noted")
+        let (counter, stepsNotNoted) = try FloorCounterTests.countFloors(
+          scenario, seed: 3, stepsNotedLateBy: delay)
+        XCTAssertEqual(stepsNotNoted, 0, "\(name): every step noted")
         XCTAssertEqual(counter.floorsAscended, truth.ascended, "\(name), \(delay) s late")
         XCTAssertEqual(counter.floorsDescended, truth.descended, "\(name), \(delay) s late")
       }

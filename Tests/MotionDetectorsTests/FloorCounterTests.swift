@@ -8,14 +8,18 @@ import XCTest
 /// segments (the climb of each walked segment) and events (the steps).
 final class FloorCounterTests: XCTestCase {
   /// Runs `scenario` through a floor counter fed with the scenario's true step times (so that
-  /// this test checks the floor logic alone, not the step detector).
-  private func countFloors(_ scenario: Scenario, seed: UInt64 = 1) throws -> FloorCounter {
+  /// this test checks the floor logic alone, not the step detector), each noted `delay` s after
+  /// it happened: before the first sample at or after that time. Returns the counter and the
+  /// steps still waiting to be noted when the scenario ended.
+  static func countFloors(
+    _ scenario: Scenario, seed: UInt64 = 1, stepsNotedLateBy delay: Double = 0
+  ) throws -> (counter: FloorCounter, stepsNotNoted: Int) {
     var stream = SimulatedSensorStream(scenario: scenario, seed: seed)
     let steps = stream.events.filter { $0.kind == .step }.map { ($0.start + $0.end) / 2 }
     var nextStep = 0
     var counter = FloorCounter()
     while let sample = try stream.next() {
-      while nextStep < steps.count, steps[nextStep] <= sample.timestamp {
+      while nextStep < steps.count, steps[nextStep] + delay <= sample.timestamp {
         counter.noteStep(time: steps[nextStep])
         nextStep += 1
       }
@@ -23,7 +27,7 @@ final class FloorCounterTests: XCTestCase {
         _ = counter.process(time: sample.timestamp, pressure: pressure)
       }
     }
-    return counter
+    return (counter, steps.count - nextStep)
   }
 
   func testEveryActivityScenarioCountsItsWalkedFloorsExactly() throws {
@@ -31,7 +35,7 @@ final class FloorCounterTests: XCTestCase {
       let scenario = try Scenario.named(name)
       let truth = scenario.groundTruthFloors()
       for seed: UInt64 in [1, 2] {
-        let counter = try countFloors(scenario, seed: seed)
+        let counter = try Self.countFloors(scenario, seed: seed).counter
         XCTAssertEqual(
           counter.floorsAscended, truth.ascended, "\(name) seed \(seed): floors ascended")
         XCTAssertEqual(
@@ -48,7 +52,7 @@ final class FloorCounterTests: XCTestCase {
 
   func testLiftAndStandingEscalatorCountNoFloor() throws {
     for name in ["lift", "escalator"] {
-      let counter = try countFloors(try Scenario.named(name))
+      let counter = try Self.countFloors(try Scenario.named(name)).counter
       XCTAssertEqual(counter.floorsAscended + counter.floorsDescended, 0, name)
     }
   }
@@ -84,14 +88,14 @@ final class FloorCounterTests: XCTestCase {
         .gait(Gait(), duration: 10),
         .rest(duration: 6),
       ])
-    XCTAssertEqual(try countFloors(mezzanine).floorsAscended, 1)
+    XCTAssertEqual(try Self.countFloors(mezzanine).counter.floorsAscended, 1)
 
     let tower = Scenario(
       name: "tower",
       segments: [
         .rest(duration: 3), .gait(Gait(speed: 0.5, climb: -15), duration: 60), .rest(duration: 8),
       ])
-    let counter = try countFloors(tower)
+    let counter = try Self.countFloors(tower).counter
     XCTAssertEqual(counter.floorsDescended, 5)
     XCTAssertEqual(counter.floorsAscended, 0)
   }
