@@ -181,7 +181,6 @@ final class HistoryService: @unchecked Sendable {
       guard s.condition != .denied, !s.isStopping else { return [] }
       var updates: [LiveUpdate] = []
       let date = s.anchor.date(forTimestamp: sample.timestamp, now: now)
-      let minute = Int64((date / 60).rounded(.down)) * 60
       if let rate = sample.gyroscope {
         // A limb's strides: steps the accelerometer misses (StepDetector.process(time:rotationRate:)).
         s.pedometer.process(time: sample.timestamp, rotationRate: rate)
@@ -243,9 +242,15 @@ final class HistoryService: @unchecked Sendable {
         let ascended = UInt64(clamping: s.altitude.floorsAscended)
         let descended = UInt64(clamping: s.altitude.floorsDescended)
         if ascended != s.lastFloorsAscended || descended != s.lastFloorsDescended {
-          s.pending.steps[minute, default: HistoryBatch.StepDelta()].floorsAscended +=
+          // The minute row of when the floors were walked: floors that steps given back late
+          // showed to be walked are dated where their change settled, up to the floor counter's
+          // allowance for late steps (70 s) before this reading.
+          let age = sample.timestamp - (reading.floors?.time ?? sample.timestamp)
+          let lag = age.isFinite ? Swift.min(Swift.max(age, 0), 3600) : 0
+          let floorMinute = Int64(((date - lag) / 60).rounded(.down)) * 60
+          s.pending.steps[floorMinute, default: HistoryBatch.StepDelta()].floorsAscended +=
             Int64(ascended - s.lastFloorsAscended)
-          s.pending.steps[minute, default: HistoryBatch.StepDelta()].floorsDescended +=
+          s.pending.steps[floorMinute, default: HistoryBatch.StepDelta()].floorsDescended +=
             Int64(descended - s.lastFloorsDescended)
           s.lastFloorsAscended = ascended
           s.lastFloorsDescended = descended

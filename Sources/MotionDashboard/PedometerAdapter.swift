@@ -66,10 +66,14 @@ package struct PedometerAdapter: Sendable {
     guard let floors = reading.floors else { return [] }
     snapshot.floorsAscended = barometer.floorsAscended
     snapshot.floorsDescended = barometer.floorsDescended
+    // Stamped when they were walked (earlier than this reading for floors that late steps
+    // showed to be walked), as steps given back late are.
+    let walkedAt = floors.time.isFinite ? Swift.min(floors.time, time) : time
     return Array(
-      repeating: DashboardEvent(time: time, kind: "floor", detail: "up"), count: floors.ascended)
+      repeating: DashboardEvent(time: walkedAt, kind: "floor", detail: "up"),
+      count: floors.ascended)
       + Array(
-        repeating: DashboardEvent(time: time, kind: "floor", detail: "down"),
+        repeating: DashboardEvent(time: walkedAt, kind: "floor", detail: "down"),
         count: floors.descended)
   }
 

@@ -15,7 +15,9 @@ public struct BarometerTracker: Sendable {
     public var altitude: Double
     /// The smoothed pressure that ``altitude`` is the height of, kPa.
     public var pressure: Double
-    /// Floors completed by this reading, `nil` when none.
+    /// Floors counted by this reading, `nil` when none. Their ``FloorCounter/Change/time`` is
+    /// when they were walked: earlier than this reading when late steps showed a change to be
+    /// walked after it settled.
     public var floors: FloorCounter.Change?
   }
 

@@ -8,6 +8,9 @@ struct UnwalkedChange: Sendable {
   /// Where the change's walked and total times were counted from and to, s.
   var start: Double
   var end: Double
+  /// The reading at which the change settled (and would have counted, walked), s: the date of
+  /// its floors if late steps show it was walked.
+  var settlingReadingTime: Double
   /// The change's duration and the part of it known to be walked, s.
   var totalTime: Double
   var walkedTime: Double
@@ -68,22 +71,35 @@ struct UnwalkedChangeRing: Sendable {
     }
   }
 
-  /// Removes the kept changes now walked for at least `fraction` of their time, and returns the
-  /// floors they count; forgets those that ended before `oldestEnd` s. (A new timeline restarts
-  /// the level tracking, which empties the ring.)
-  mutating func takeWalked(
-    fraction: Double, forgettingBefore oldestEnd: Double, floorHeight: Double
-  ) -> FloorCounter.Change {
-    var change = FloorCounter.Change(ascended: 0, descended: 0)
+  /// Forgets the kept changes that ended before `oldestEnd` s and are not walked for at least
+  /// `fraction` of their time. (A new timeline restarts the level tracking, which empties the
+  /// ring.)
+  mutating func forgetUnwalked(fraction: Double, endedBefore oldestEnd: Double) {
     for index in 0..<Self.capacity {
-      guard let kept = self[index] else { continue }
-      if kept.walkedTime >= fraction * kept.totalTime, kept.walkedTime > 0 {
-        change.count(settledHeight: kept.height, floorHeight: floorHeight)
-        self[index] = nil
-      } else if kept.end < oldestEnd {
-        self[index] = nil
-      }
+      guard let kept = self[index], kept.end < oldestEnd, !kept.isWalked(fraction: fraction)
+      else { continue }
+      self[index] = nil
     }
-    return change
+  }
+
+  /// Removes and returns the kept change that ended first among those now walked for at least
+  /// `fraction` of their time, if any.
+  mutating func takeFirstWalked(fraction: Double) -> UnwalkedChange? {
+    var first: Int?
+    for index in 0..<Self.capacity {
+      guard let kept = self[index], kept.isWalked(fraction: fraction) else { continue }
+      if let current = first.flatMap({ self[$0] }), current.end <= kept.end { continue }
+      first = index
+    }
+    guard let first else { return nil }
+    defer { self[first] = nil }
+    return self[first]
+  }
+}
+
+extension UnwalkedChange {
+  /// Whether at least `fraction` of the change, and some of it, is known to be walked.
+  func isWalked(fraction: Double) -> Bool {
+    walkedTime >= fraction * totalTime && walkedTime > 0
   }
 }

@@ -44,8 +44,10 @@ import MotionMath
 /// unwalked. So each step covers the ``Parameters/walkingGap`` after it, whenever it is noted: a
 /// change under way adds the newly covered time to its walked time, and an unwalked change that
 /// settled less than ``Parameters/lateStepAllowance`` ago is kept (the last
-/// ``maximumUnwalkedChanges``) and counts its floors at the next bin if late steps show it was
-/// walked after all; a gap in the readings keeps them, a new timeline forgets them. Steps noted
+/// ``maximumUnwalkedChanges``) and counts its floors at the next bin that counts no other floors
+/// if late steps show it was walked after all. Those floors are dated (``Change/time``) at the
+/// reading where the change settled, as steps in time would have counted them. A gap in the
+/// readings keeps the kept changes, a new timeline forgets them. Steps noted
 /// in time are judged as before, so with every step noted at once the counts are unchanged.
 /// Late steps can only count less than the same steps in time: a change they reach after it
 /// settled is judged on its whole length, settling included, while steps in time may count its
@@ -116,6 +118,12 @@ public struct FloorCounter: Sendable {
     public var ascended: Int
     /// Floors added to ``FloorCounter/floorsDescended`` by this reading.
     public var descended: Int
+    /// When these floors were walked, on the barometer's clock, s: the time of the reading that
+    /// counts them, or, for floors that steps noted late showed to be walked, the time of the
+    /// reading at which their change settled, where steps noted in time would have counted them
+    /// (up to ``Parameters/lateStepAllowance`` before the reading that counts them). A history
+    /// files the floors under this time, not under the reading's.
+    public var time: Double
 
     /// Adds the floors of a settled change of `height` m (at least the minimum floor change):
     /// `max(1, round(|height| / floorHeight))`, up or down by its sign.
@@ -300,11 +308,7 @@ public struct FloorCounter: Sendable {
     if walking { creditedUntil = Swift.max(creditedUntil, time) }
     var reference = referenceHeight ?? level
 
-    // Unwalked changes that late steps have shown to be walked count now; the others are
-    // forgotten once the allowance for late steps has passed.
-    var change = unwalkedChanges.takeWalked(
-      fraction: tuning.walkedFraction, forgettingBefore: time - tuning.lateStepAllowance,
-      floorHeight: tuning.floorHeight)
+    var change = Change(ascended: 0, descended: 0, time: readingTime)
 
     if abs(slope) >= tuning.settledSlope {
       if !changing {
@@ -345,8 +349,8 @@ public struct FloorCounter: Sendable {
             // Late steps may still show it was walked (a walk the riding gate is holding).
             unwalkedChanges.append(
               UnwalkedChange(
-                start: changeStartTime, end: time, totalTime: changeTotalTime,
-                walkedTime: changeWalkedTime, height: remainder))
+                start: changeStartTime, end: time, settlingReadingTime: readingTime,
+                totalTime: changeTotalTime, walkedTime: changeWalkedTime, height: remainder))
           }
         }
         reference = level
@@ -358,6 +362,21 @@ public struct FloorCounter: Sendable {
       reference = level
     }
     referenceHeight = reference
+
+    // Unwalked changes that late steps have shown to be walked count now, each dated where it
+    // settled; the others are forgotten once the allowance for late steps has passed. One change
+    // carries one date, so a bin that counts floors of its own, or another late change, leaves
+    // the next walked change to the next bin (a second later; walked changes are never
+    // forgotten).
+    unwalkedChanges.forgetUnwalked(
+      fraction: tuning.walkedFraction, endedBefore: time - tuning.lateStepAllowance)
+    if change.ascended + change.descended == 0,
+      let walked = unwalkedChanges.takeFirstWalked(fraction: tuning.walkedFraction)
+    {
+      change.time = walked.settlingReadingTime
+      change.count(settledHeight: walked.height, floorHeight: tuning.floorHeight)
+    }
+
     floorsAscended += change.ascended
     floorsDescended += change.descended
     return change.ascended + change.descended > 0 ? change : nil

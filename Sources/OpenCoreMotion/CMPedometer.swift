@@ -177,7 +177,9 @@ open class CMPedometer: NSObject {
           p.pending = nil
           return p.lastDelivery ?? 0
         }
-        deliver(floors.date, timestamp, generation)
+        // Up to when they were counted, not walked: floors that late steps showed to be walked
+        // are dated before steps counted since, which the update must keep.
+        deliver(floors.countedDate, timestamp, generation)
       case .pedestrian(let change) where change.isPause:
         if let pending = pacing.withLock({ p in
           defer { p.pending = nil }; return p.pending

@@ -304,7 +304,12 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
       }
       events.append(.altitude(record))
       if let floors = result.floors, floors.ascended > 0 || floors.descended > 0 {
-        let record = FloorRecord(date: date, ascended: floors.ascended, descended: floors.descended)
+        // Filed when they were walked: floors that late steps showed to be walked are dated
+        // where their change settled, up to a minute before this reading (never after it).
+        let walkedAt = floors.time.isFinite ? Swift.min(floors.time, t) : t
+        let record = FloorRecord(
+          date: timeline.date(forTimestamp: walkedAt), ascended: floors.ascended,
+          descended: floors.descended, countedDate: date)
         s.ledger.append(record)
         events.append(.floors(record))
       }

@@ -30,16 +30,23 @@ package struct StepRecord: Sendable, Equatable {
   }
 }
 
-/// A change of the floor counts: `ascended` and `descended` floors completed at `date`.
+/// A change of the floor counts: `ascended` and `descended` floors walked at `date`, counted at
+/// `countedDate`.
 package struct FloorRecord: Sendable, Equatable {
+  /// When the floors were walked: what queries file them under.
   package var date: Date
   package var ascended: Int
   package var descended: Int
+  /// When they were counted (the barometer reading that counted them): later than `date` when
+  /// steps noted late showed a change to be walked after it settled. A live update they trigger
+  /// covers the history up to here.
+  package var countedDate: Date
 
-  package init(date: Date, ascended: Int, descended: Int) {
+  package init(date: Date, ascended: Int, descended: Int, countedDate: Date? = nil) {
     self.date = date
     self.ascended = ascended
     self.descended = descended
+    self.countedDate = Swift.max(date, countedDate ?? date)
   }
 }
 

@@ -55,16 +55,25 @@ struct StepLedger: Sendable {
     prune(before: date - retention)
   }
 
-  /// Adds floors completed at `record.date`.
+  /// Adds floors walked at `record.date`. Floors may come out of date order: those that steps
+  /// noted late showed to be walked are dated where their change settled, up to a minute before
+  /// floors counted in the meantime. They are put in their place and the running totals after
+  /// it are moved up (floors are few, and a late one has at most a minute's floors after it).
   mutating func append(_ record: FloorRecord) {
-    let previous = floors.last
     let date = record.date.timeIntervalSinceReferenceDate
-    floors.append(
+    let index = firstIndex(in: floors, where: { $0.date > date })
+    let previous = index > 0 ? floors[index - 1] : nil
+    floors.insert(
       Floors(
         date: date, ascended: record.ascended, descended: record.descended,
         cumulativeAscended: (previous?.cumulativeAscended ?? 0) &+ record.ascended,
-        cumulativeDescended: (previous?.cumulativeDescended ?? 0) &+ record.descended))
-    prune(before: date - retention)
+        cumulativeDescended: (previous?.cumulativeDescended ?? 0) &+ record.descended),
+      at: index)
+    for later in (index + 1)..<floors.count {
+      floors[later].cumulativeAscended &+= record.ascended
+      floors[later].cumulativeDescended &+= record.descended
+    }
+    prune(before: (floors.last?.date ?? date) - retention)
   }
 
   /// The totals of the steps and floors dated in `start ... end`; floors are `nil` unless

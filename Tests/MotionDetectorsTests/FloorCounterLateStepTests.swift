@@ -14,9 +14,12 @@ final class FloorCounterLateStepTests: XCTestCase {
   /// `delay` s after it happened: before the first reading at or after that time, as a
   /// pedometer that held it would. Steps still waiting at the end are noted then, followed by
   /// a minute of readings at the final height (so that a change noted late can settle).
+  /// `counted` hears each change the counter returns, with the time of the reading it came
+  /// from.
   private func count(
     steps: [Double], notedLateBy delay: Double, until end: Double,
     parameters: FloorCounter.Parameters = .default, missing: Range<Double> = 0..<0,
+    counted: (FloorCounter.Change, _ readingTime: Double) -> Void = { _, _ in },
     height: (Double) -> Double
   ) -> FloorCounter {
     var counter = FloorCounter(parameters: parameters)
@@ -30,7 +33,7 @@ final class FloorCounterLateStepTests: XCTestCase {
       }
       if missing.contains(time) { continue }  // the barometer dropped out
       let pressure = FloorCounterRobustnessTests.pressure(atHeight: height(Swift.min(time, end)))
-      _ = counter.process(time: time, pressure: pressure)
+      if let change = counter.process(time: time, pressure: pressure) { counted(change, time) }
     }
     return counter
   }
@@ -69,6 +72,41 @@ final class FloorCounterLateStepTests: XCTestCase {
       }
       XCTAssertEqual(counter.floorsAscended, 4, "steps \(delay) s late")
       XCTAssertEqual(counter.floorsDescended, 0, "steps \(delay) s late")
+    }
+  }
+
+  /// Floors that late steps show to be walked are dated where the same steps noted in time
+  /// count them (the reading at which the change settles), however late they are counted.
+  func testLateFloorsAreDatedWhereStepsInTimeCountThem() {
+    let steps = walking(from: 15, to: 35)
+    for sign in [1.0, -1.0] {
+      var inTime: [(change: FloorCounter.Change, readingTime: Double)] = []
+      _ = count(
+        steps: steps, notedLateBy: 0, until: 120, counted: { inTime.append(($0, $1)) },
+        height: oneFloor(sign))
+      XCTAssertEqual(inTime.count, 1, "sign \(sign)")
+      guard let expected = inTime.first else { continue }
+      XCTAssertEqual(expected.change.time, expected.readingTime, "sign \(sign), in time")
+      for delay in [2.5, 9.0, 17.0, 40.0, 65.0] {
+        var late: [(change: FloorCounter.Change, readingTime: Double)] = []
+        _ = count(
+          steps: steps, notedLateBy: delay, until: 120, counted: { late.append(($0, $1)) },
+          height: oneFloor(sign))
+        XCTAssertEqual(late.count, 1, "sign \(sign), steps \(delay) s late")
+        guard let counted = late.first else { continue }
+        XCTAssertEqual(counted.change.ascended, expected.change.ascended, "steps \(delay) s late")
+        XCTAssertEqual(counted.change.descended, expected.change.descended, "steps \(delay) s late")
+        XCTAssertEqual(
+          counted.change.time, expected.change.time, accuracy: 1e-9,
+          "sign \(sign), steps \(delay) s late: dated where steps in time count it")
+        // Counted only once the steps that walked it are noted (the last one, 34.5 s, needed
+        // to reach half of the change is noted `delay` s after it happened).
+        XCTAssertGreaterThanOrEqual(counted.readingTime, counted.change.time)
+        if delay >= 17 {
+          XCTAssertGreaterThan(
+            counted.readingTime, counted.change.time + 1, "steps \(delay) s late")
+        }
+      }
     }
   }
 
@@ -168,10 +206,34 @@ final class FloorCounterLateStepTests: XCTestCase {
     func height(_ time: Double) -> Double {
       starts.reduce(0) { $0 + 3 * Swift.min(1, Swift.max(0, (time - $1) / 4)) }
     }
-    let inTime = count(steps: steps, notedLateBy: 0, until: 200, height: height)
-    let late = count(steps: steps, notedLateBy: 60, until: 200, height: height)
+    var inTimeChanges: [(change: FloorCounter.Change, readingTime: Double)] = []
+    let inTime = count(
+      steps: steps, notedLateBy: 0, until: 200, counted: { inTimeChanges.append(($0, $1)) },
+      height: height)
+    var lateChanges: [(change: FloorCounter.Change, readingTime: Double)] = []
+    let late = count(
+      steps: steps, notedLateBy: 60, until: 200, counted: { lateChanges.append(($0, $1)) },
+      height: height)
     XCTAssertEqual(late.floorsAscended, inTime.floorsAscended)
     XCTAssertGreaterThanOrEqual(late.floorsAscended, 5)
+    // Each counted a minute late, dated where it was counted in time.
+    XCTAssertEqual(lateChanges.count, inTimeChanges.count)
+    for (late, inTime) in zip(lateChanges, inTimeChanges) {
+      XCTAssertEqual(late.change, inTime.change)
+      XCTAssertGreaterThanOrEqual(late.readingTime, inTime.readingTime + 55)
+    }
+
+    // All the steps noted at once after the last flight (a hold given back in one go): the
+    // waiting changes are counted over the next bins, one per bin, each with its own date.
+    var counter = FloorCounter()
+    var batched: [FloorCounter.Change] = []
+    for index in 0..<2000 {
+      let time = Double(index) / 10
+      if index == 950 { for step in steps { counter.noteStep(time: step) } }
+      let pressure = FloorCounterRobustnessTests.pressure(atHeight: height(time))
+      if let change = counter.process(time: time, pressure: pressure) { batched.append(change) }
+    }
+    XCTAssertEqual(batched, inTimeChanges.map(\.change))
   }
 
   /// The barometer's clock restarting lower forgets the changes waiting for late steps (their

@@ -28,22 +28,35 @@ final class CMPedometerFloorsAfterADriveTests: XCTestCase {
         SimulatedSensorStream(scenario: scenario, seed: seed), pacing: .virtual(clock))
       let pedometer = CMPedometer(backend: HistoryFixture.history(player))
       clock.advance(by: 200)
-      let result = Locked<(CMPedometerData?, (any Error)?)>((nil, nil))
-      let done = expectation(description: "query")
-      pedometer.queryPedometerData(
-        from: HistoryFixture.date(0), to: HistoryFixture.date(200)
-      ) { data, error in
-        result.withLock { $0 = (data, error) }
-        done.fulfill()
-      }
-      wait(for: [done], timeout: 30)
-      let (data, error) = result.withLock { $0 }
-      XCTAssertNil(error, "seed \(seed)")
-      let whole = try XCTUnwrap(data, "seed \(seed)")
+      let whole = try query(pedometer, from: 0, to: 200, seed: seed)
       // The walk's steps are counted (7 s of stairs and 10 s on the level at 1.8 steps/s).
       XCTAssertGreaterThan(whole.numberOfSteps.intValue, 20, "seed \(seed)")
       XCTAssertEqual(whole.floorsAscended?.intValue, 1, "seed \(seed)")
       XCTAssertEqual(whole.floorsDescended?.intValue, 0, "seed \(seed)")
+      // Filed when it was walked: within the walk (the climb is 95–102 s; the floor counts
+      // once the level has settled after it), not during the drive.
+      let drive = try query(pedometer, from: 0, to: 94, seed: seed)
+      XCTAssertEqual(drive.floorsAscended?.intValue, 0, "seed \(seed)")
+      let walk = try query(pedometer, from: 94, to: 112, seed: seed)
+      XCTAssertEqual(walk.floorsAscended?.intValue, 1, "seed \(seed)")
     }
+  }
+
+  /// `queryPedometerData` from `start` to `end` s of the run.
+  private func query(
+    _ pedometer: CMPedometer, from start: Double, to end: Double, seed: UInt64
+  ) throws -> CMPedometerData {
+    let result = Locked<(CMPedometerData?, (any Error)?)>((nil, nil))
+    let done = expectation(description: "query")
+    pedometer.queryPedometerData(
+      from: HistoryFixture.date(start), to: HistoryFixture.date(end)
+    ) { data, error in
+      result.withLock { $0 = (data, error) }
+      done.fulfill()
+    }
+    wait(for: [done], timeout: 30)
+    let (data, error) = result.withLock { $0 }
+    XCTAssertNil(error, "seed \(seed), \(start)…\(end) s")
+    return try XCTUnwrap(data, "seed \(seed), \(start)…\(end) s")
   }
 }

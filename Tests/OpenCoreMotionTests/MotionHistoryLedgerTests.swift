@@ -46,6 +46,31 @@ final class MotionHistoryLedgerTests: XCTestCase {
     XCTAssertEqual(ledger.summary(from: date(5), to: date(1), countsFloors: true).numberOfSteps, 0)
   }
 
+  /// Floors that late steps showed to be walked arrive dated before floors counted since: they
+  /// are filed under their own date, and every window's totals stay the sums of the floors
+  /// dated in it.
+  func testFloorsDatedBeforeLaterOnesAreFiledInOrder() {
+    var ledger = StepLedger(activeGapLimit: 2, retention: 7 * 86_400)
+    let floors: [(t: Double, up: Int, down: Int)] = [
+      (30, 1, 0), (50, 0, 2), (20, 2, 0), (40, 1, 1), (10, 0, 1), (60, 3, 0), (50, 1, 0),
+    ]
+    for floor in floors {
+      ledger.append(FloorRecord(date: date(floor.t), ascended: floor.up, descended: floor.down))
+    }
+    // Every window with ends on and between the dates.
+    let ends = stride(from: 0.0, through: 70, by: 5).map { $0 }
+    for start in ends {
+      for end in ends where end >= start {
+        let summary = ledger.summary(from: date(start), to: date(end), countsFloors: true)
+        let inside = floors.filter { $0.t >= start && $0.t <= end }
+        XCTAssertEqual(
+          summary.floorsAscended, inside.reduce(0) { $0 + $1.up }, "window \(start)…\(end)")
+        XCTAssertEqual(
+          summary.floorsDescended, inside.reduce(0) { $0 + $1.down }, "window \(start)…\(end)")
+      }
+    }
+  }
+
   func testOldEntriesAreDroppedAfterTheRetention() {
     var ledger = StepLedger(activeGapLimit: 2, retention: 100)
     for i in 0..<1000 {
