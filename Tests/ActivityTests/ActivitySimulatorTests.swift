@@ -85,6 +85,31 @@ final class ActivitySimulatorTests: XCTestCase {
     XCTAssertGreaterThanOrEqual(result.share, minimumAgreement, "drive: \(letters(run.activities))")
   }
 
+  /// `carPark`: a drive with the phone in a trouser pocket is automotive, and the walk out of
+  /// the car (up a flight of stairs, then on the level) is reported as walking, and no longer
+  /// automotive, within 10 s of its start (the bound for a real change), and stays so.
+  func testCarParkIsAutomotiveThenWalkingWithinTenSeconds() throws {
+    let run = try timeline("carPark")
+    let drive = try XCTUnwrap(run.events.first { $0.kind == .drive })
+    let driving = agreement(run, from: drive.start, to: drive.end) { $0.automotive }
+    XCTAssertGreaterThan(driving.count, 60)
+    XCTAssertGreaterThanOrEqual(
+      driving.share, minimumAgreement, "carPark: \(letters(run.activities))")
+    let climb = try XCTUnwrap(run.events.first { $0.kind == .stairs })
+    let walk = try XCTUnwrap(run.events.last { $0.kind == .walk })
+    let firstWalking = try XCTUnwrap(
+      zip(run.times, run.activities).first {
+        $0.0 >= climb.start && $0.1.walking && !$0.1.automotive
+      }?.0,
+      "carPark: \(letters(run.activities))")
+    XCTAssertLessThanOrEqual(
+      firstWalking - climb.start, settleTime, "carPark: \(letters(run.activities))")
+    let walking = agreement(run, from: climb.start, to: walk.end) { $0.walking && !$0.automotive }
+    XCTAssertGreaterThan(walking.count, 10)
+    XCTAssertGreaterThanOrEqual(
+      walking.share, minimumAgreement, "carPark: \(letters(run.activities))")
+  }
+
   /// `escalator`: standing on the moving steps is stationary (the step chain's rumble is small).
   func testEscalatorRideIsStationary() throws {
     let run = try timeline("escalator")

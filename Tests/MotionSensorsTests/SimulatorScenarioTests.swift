@@ -16,7 +16,7 @@ final class SimulatorScenarioTests: XCTestCase {
       "rotateX", "rotateY", "rotateZ", "figure8", "shake", "tap", "walk", "drive", "freefall",
       "tour",
       "walkPocket", "walkBackPocket", "walkBag", "run", "stairs", "lift", "escalator", "cycle",
-      "commute", "desk",
+      "commute", "carPark", "desk",
     ]
     XCTAssertEqual(Set(Scenario.builtInNames), Set(required))
     XCTAssertEqual(Scenario.builtInNames.count, Set(Scenario.builtInNames).count)

@@ -98,6 +98,21 @@ extension Scenario {
           .rest(duration: 3),
         ],
         initialAttitude: mount)
+    case "carPark":
+      // Out of the car and up the car park's stairs: a 90 s town drive with the phone in a
+      // trouser pocket, 2 s standing by the car, one floor up the stairs (3 m in 7 s), a walk on
+      // the level. The pedometer confirms a walk after a ride before counting its steps, so it
+      // hears the climb's steps only seconds after they happened; the floor still counts.
+      let stairs = Gait(style: .walk, placement: .frontPocket, cadence: 1.8, speed: 0.5, climb: 3)
+      return Scenario(
+        name: name,
+        segments: [
+          .rest(duration: 3),
+          .drive(speed: 13, duration: 90, vibration: 0.8, ramp: 6, turns: []),
+          .rest(duration: 2), .gait(stairs, duration: 7),
+          .gait(Gait(placement: .frontPocket), duration: 20), .rest(duration: 5),
+        ],
+        initialAttitude: inPocket, altitude: 200)
     case "desk":
       // Ten minutes on a desk face up, under a falling barometer (a storm coming: −0.15 kPa/h,
       // about 12 m of apparent height per hour) with two doors slammed (20–25 Pa for half a

@@ -13,7 +13,7 @@ extension Scenario {
   /// segments' climbs (``groundTruthFloors(floorHeight:)``).
   public static let activityNames = [
     "walkPocket", "walkBackPocket", "walkBag", "run", "stairs", "lift", "escalator", "cycle",
-    "commute", "desk",
+    "commute", "carPark", "desk",
   ]
 
   /// The built-in scenario called `name` (see ``builtInNames``; case is ignored), with the phone
