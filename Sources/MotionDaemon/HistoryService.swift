@@ -243,10 +243,12 @@ final class HistoryService: @unchecked Sendable {
         let descended = UInt64(clamping: s.altitude.floorsDescended)
         if ascended != s.lastFloorsAscended || descended != s.lastFloorsDescended {
           // The minute row of when the floors were walked: floors that steps given back late
-          // showed to be walked are dated where their change settled, up to the floor counter's
-          // allowance for late steps (70 s) before this reading.
+          // showed to be walked are dated where their change settled, usually a minute or so
+          // before this reading, after a gap in the readings as long before as the gap. The lag
+          // is bounded by the history's 7 days (older rows are pruned anyway), which keeps the
+          // minute's arithmetic near the wall clock whatever the source's timestamps.
           let age = sample.timestamp - (reading.floors?.time ?? sample.timestamp)
-          let lag = age.isFinite ? Swift.min(Swift.max(age, 0), 3600) : 0
+          let lag = age.isFinite ? Swift.min(Swift.max(age, 0), 7 * 86_400) : 0
           let floorMinute = Int64(((date - lag) / 60).rounded(.down)) * 60
           s.pending.steps[floorMinute, default: HistoryBatch.StepDelta()].floorsAscended +=
             Int64(ascended - s.lastFloorsAscended)

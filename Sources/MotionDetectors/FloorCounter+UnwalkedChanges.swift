@@ -45,17 +45,27 @@ struct UnwalkedChangeRing: Sendable {
   }
 
   /// Keeps `change` in a free slot, or, when all are taken, in place of the kept change that
-  /// ended first (all are on one timeline: a new one empties the ring).
-  mutating func append(_ change: UnwalkedChange) {
-    var oldest = 0
+  /// ended first among those not yet walked for `walkedFraction` of their time (all are on one
+  /// timeline: a new one empties the ring); a change already walked is only pushed out when
+  /// every kept change is.
+  mutating func append(_ change: UnwalkedChange, walkedFraction: Double) {
+    var replaced: Int?
+    var replacedIsWalked = true
     for index in 0..<Self.capacity {
       guard let kept = self[index] else {
         self[index] = change
         return
       }
-      if let current = self[oldest], kept.end < current.end { oldest = index }
+      let isWalked = kept.isWalked(fraction: walkedFraction)
+      if let current = replaced.flatMap({ self[$0] }) {
+        // Prefer an unwalked change, then the one that ended first.
+        if isWalked && !replacedIsWalked { continue }
+        if isWalked == replacedIsWalked && kept.end >= current.end { continue }
+      }
+      replaced = index
+      replacedIsWalked = isWalked
     }
-    self[oldest] = change
+    if let replaced { self[replaced] = change }
   }
 
   /// Credits the walked time from `start` to `end` s (a late step's coverage) to every kept

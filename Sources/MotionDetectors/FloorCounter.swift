@@ -44,10 +44,11 @@ import MotionMath
 /// unwalked. So each step covers the ``Parameters/walkingGap`` after it, whenever it is noted: a
 /// change under way adds the newly covered time to its walked time, and an unwalked change that
 /// settled less than ``Parameters/lateStepAllowance`` ago is kept (the last
-/// ``maximumUnwalkedChanges``) and counts its floors at the next bin that counts no other floors
-/// if late steps show it was walked after all. Those floors are dated (``Change/time``) at the
-/// reading where the change settled, as steps in time would have counted them. A gap in the
-/// readings keeps the kept changes, a new timeline forgets them. Steps noted
+/// ``maximumUnwalkedChanges``; when a new one comes, the oldest not yet walked makes room) and
+/// counts its floors at the next bin that counts no other floors if late steps show it was
+/// walked after all. Those floors are dated (``Change/time``) at the reading where the change
+/// settled, as steps in time would have counted them. A gap in the readings keeps the kept
+/// changes, a new timeline forgets them. Steps noted
 /// in time are judged as before, so with every step noted at once the counts are unchanged.
 /// Late steps can only count less than the same steps in time: a change they reach after it
 /// settled is judged on its whole length, settling included, while steps in time may count its
@@ -120,9 +121,11 @@ public struct FloorCounter: Sendable {
     public var descended: Int
     /// When these floors were walked, on the barometer's clock, s: the time of the reading that
     /// counts them, or, for floors that steps noted late showed to be walked, the time of the
-    /// reading at which their change settled, where steps noted in time would have counted them
-    /// (up to ``Parameters/lateStepAllowance`` before the reading that counts them). A history
-    /// files the floors under this time, not under the reading's.
+    /// reading at which their change settled, where steps noted in time would have counted them.
+    /// That is up to ``Parameters/lateStepAllowance`` before the steps are noted, and the count
+    /// comes at the next bins after them (one such change per bin): after a gap in the readings,
+    /// as much later as the gap. A history files the floors under this time, not under the
+    /// reading's.
     public var time: Double
 
     /// Adds the floors of a settled change of `height` m (at least the minimum floor change):
@@ -309,6 +312,9 @@ public struct FloorCounter: Sendable {
     var reference = referenceHeight ?? level
 
     var change = Change(ascended: 0, descended: 0, time: readingTime)
+    // A waiting change that late steps have shown to be walked is taken out first, so that an
+    // unwalked change settling in this bin cannot push it out of a full ring.
+    let lateWalked = unwalkedChanges.takeFirstWalked(fraction: tuning.walkedFraction)
 
     if abs(slope) >= tuning.settledSlope {
       if !changing {
@@ -350,7 +356,8 @@ public struct FloorCounter: Sendable {
             unwalkedChanges.append(
               UnwalkedChange(
                 start: changeStartTime, end: time, settlingReadingTime: readingTime,
-                totalTime: changeTotalTime, walkedTime: changeWalkedTime, height: remainder))
+                totalTime: changeTotalTime, walkedTime: changeWalkedTime, height: remainder),
+              walkedFraction: tuning.walkedFraction)
           }
         }
         reference = level
@@ -363,19 +370,21 @@ public struct FloorCounter: Sendable {
     }
     referenceHeight = reference
 
-    // Unwalked changes that late steps have shown to be walked count now, each dated where it
-    // settled; the others are forgotten once the allowance for late steps has passed. One change
-    // carries one date, so a bin that counts floors of its own, or another late change, leaves
-    // the next walked change to the next bin (a second later; walked changes are never
-    // forgotten).
+    // The waiting change that late steps have shown to be walked counts now, dated where it
+    // settled; the unwalked ones are forgotten once the allowance for late steps has passed.
+    // One change carries one date, so a bin that counts floors of its own puts the walked one
+    // back for the next bin (a bin that counts floors settles nothing unwalked, so its slot is
+    // still free), and further walked ones wait a bin each.
+    if let lateWalked {
+      if change.ascended + change.descended == 0 {
+        change.time = lateWalked.settlingReadingTime
+        change.count(settledHeight: lateWalked.height, floorHeight: tuning.floorHeight)
+      } else {
+        unwalkedChanges.append(lateWalked, walkedFraction: tuning.walkedFraction)
+      }
+    }
     unwalkedChanges.forgetUnwalked(
       fraction: tuning.walkedFraction, endedBefore: time - tuning.lateStepAllowance)
-    if change.ascended + change.descended == 0,
-      let walked = unwalkedChanges.takeFirstWalked(fraction: tuning.walkedFraction)
-    {
-      change.time = walked.settlingReadingTime
-      change.count(settledHeight: walked.height, floorHeight: tuning.floorHeight)
-    }
 
     floorsAscended += change.ascended
     floorsDescended += change.descended

@@ -305,7 +305,8 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
       events.append(.altitude(record))
       if let floors = result.floors, floors.ascended > 0 || floors.descended > 0 {
         // Filed when they were walked: floors that late steps showed to be walked are dated
-        // where their change settled, up to a minute before this reading (never after it).
+        // where their change settled, usually a minute or so before this reading (never after
+        // it; see `FloorCounter.Change.time`).
         let walkedAt = floors.time.isFinite ? Swift.min(floors.time, t) : t
         let record = FloorRecord(
           date: timeline.date(forTimestamp: walkedAt), ascended: floors.ascended,

@@ -56,9 +56,9 @@ struct StepLedger: Sendable {
   }
 
   /// Adds floors walked at `record.date`. Floors may come out of date order: those that steps
-  /// noted late showed to be walked are dated where their change settled, up to a minute before
-  /// floors counted in the meantime. They are put in their place and the running totals after
-  /// it are moved up (floors are few, and a late one has at most a minute's floors after it).
+  /// noted late showed to be walked are dated where their change settled, usually a minute or
+  /// so before floors counted in the meantime. They are put in their place and the running
+  /// totals after it are moved up (floors are few, and a late one has few floors after it).
   mutating func append(_ record: FloorRecord) {
     let date = record.date.timeIntervalSinceReferenceDate
     let index = firstIndex(in: floors, where: { $0.date > date })

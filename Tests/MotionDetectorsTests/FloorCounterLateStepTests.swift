@@ -236,6 +236,70 @@ final class FloorCounterLateStepTests: XCTestCase {
     XCTAssertEqual(batched, inTimeChanges.map(\.change))
   }
 
+  /// Eight flights 20 s apart whose steps are all held, then a lift ridden standing; the steps
+  /// come back at once, at any time before the lift settles (a longer allowance keeps all eight
+  /// flights waiting). Every flight counts, dated as in time: the lift settling in the bin where
+  /// the first walked flight is counted used to push that flight, already walked, out of the
+  /// full ring (a review found it).
+  func testAWalkedWaitingFlightIsNotPushedOutByALiftSettling() {
+    var parameters = FloorCounter.Parameters()
+    parameters.lateStepAllowance = 600
+    let starts = (0..<8).map { 20 + 20 * Double($0) }
+    let steps = starts.flatMap { walking(from: $0 - 3, to: $0 + 9) }
+    func height(_ time: Double) -> Double {
+      (starts + [190]).reduce(0) { $0 + 3 * Swift.min(1, Swift.max(0, (time - $1) / 4)) }
+    }
+    func run(notingAllAt noteIndex: Int?) -> [FloorCounter.Change] {
+      var counter = FloorCounter(parameters: parameters)
+      var nextStep = 0
+      var changes: [FloorCounter.Change] = []
+      for index in 0..<3000 {
+        let time = Double(index) / 10
+        if let noteIndex {
+          if index == noteIndex { steps.forEach { counter.noteStep(time: $0) } }
+        } else {
+          while nextStep < steps.count, steps[nextStep] <= time {
+            counter.noteStep(time: steps[nextStep])
+            nextStep += 1
+          }
+        }
+        let pressure = FloorCounterRobustnessTests.pressure(atHeight: height(time))
+        if let change = counter.process(time: time, pressure: pressure) { changes.append(change) }
+      }
+      return changes
+    }
+    let inTime = run(notingAllAt: nil)
+    XCTAssertEqual(inTime.reduce(0) { $0 + $1.ascended }, 8)
+    // The lift settles in the bin of 203 s: steps noted up to the reading before it.
+    for noteIndex in [1_800, 1_900, 2_000, 2_019, 2_020, 2_021, 2_025, 2_029, 2_030] {
+      let late = run(notingAllAt: noteIndex)
+      XCTAssertEqual(late, inTime, "steps noted at \(Double(noteIndex) / 10) s")
+    }
+  }
+
+  /// A floor whose steps are noted just before a two-hour gap in the readings is counted once
+  /// the level track is rebuilt after it, still dated where it settled, before the gap.
+  func testAFloorCountedAfterAGapKeepsItsDate() {
+    var counter = FloorCounter()
+    var changes: [(change: FloorCounter.Change, readingTime: Double)] = []
+    for index in 0..<1400 {
+      // 0–80 s, then 7200–7260 s.
+      let time = index < 800 ? Double(index) / 10 : 7200 + Double(index - 800) / 10
+      if index == 800 { walking(from: 15, to: 35).forEach { counter.noteStep(time: $0) } }
+      let pressure = FloorCounterRobustnessTests.pressure(atHeight: oneFloor(1)(time))
+      if let change = counter.process(time: time, pressure: pressure) {
+        changes.append((change, time))
+      }
+    }
+    let inTime = count(
+      steps: walking(from: 15, to: 35), notedLateBy: 0, until: 80, height: oneFloor(1))
+    XCTAssertEqual(inTime.floorsAscended, 1)
+    XCTAssertEqual(changes.count, 1)
+    XCTAssertEqual(changes.first?.change.ascended, 1)
+    XCTAssertGreaterThan(changes.first?.readingTime ?? 0, 7200)
+    XCTAssertLessThan(changes.first?.change.time ?? .infinity, 80)
+  }
+
   /// The barometer's clock restarting lower forgets the changes waiting for late steps (their
   /// times are on the old clock); nothing traps, and the new timeline counts its own floors.
   func testANewTimelineForgetsTheWaitingChanges() {
