@@ -155,8 +155,13 @@ open class CMPedometer: NSObject {
     let delivered = Locked<(date: Date, timestamp: Double, steps: Int)?>(nil)
     let deliver: @Sendable (Date, Double, UInt64) -> Void = { date, timestamp, generation in
       guard date >= start else { return }
-      let summary = totals(date)
-      delivered.withLock { $0 = (date, timestamp, summary.numberOfSteps) }
+      // An update never ends before the one before it, so cumulative totals never go back: a
+      // step the riding gate gives back late is dated before floors counted since (they may be
+      // dated up to the reading that counted them), and its own date would leave them out.
+      // Events arrive one at a time (the backend serialises deliveries).
+      let end = delivered.withLock { Swift.max(date, $0?.date ?? date) }
+      let summary = totals(end)
+      delivered.withLock { $0 = (end, timestamp, summary.numberOfSteps) }
       channel.deliver(Self.data(summary, live: true), timestamp: timestamp, generation: generation)
     }
     let generation = channel.connect(to: backend, sink: sink) { event, generation in
