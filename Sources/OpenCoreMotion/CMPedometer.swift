@@ -153,13 +153,18 @@ open class CMPedometer: NSObject {
       (nil, nil))
     // What the last update carried, so that a pause can tell whether the totals grew since.
     let delivered = Locked<(date: Date, timestamp: Double, steps: Int)?>(nil)
+    // The latest end of an update sent, the opening one included. An update never ends before
+    // it, so cumulative totals never go back: a step the riding gate gives back late is dated
+    // before floors counted since (they may be dated up to the reading that counted them), and
+    // its own date would leave them out.
+    let latestEnd = Locked<Date?>(nil)
     let deliver: @Sendable (Date, Double, UInt64) -> Void = { date, timestamp, generation in
       guard date >= start else { return }
-      // An update never ends before the one before it, so cumulative totals never go back: a
-      // step the riding gate gives back late is dated before floors counted since (they may be
-      // dated up to the reading that counted them), and its own date would leave them out.
-      // Events arrive one at a time (the backend serialises deliveries).
-      let end = delivered.withLock { Swift.max(date, $0?.date ?? date) }
+      let end = latestEnd.withLock { latest -> Date in
+        let end = Swift.max(date, latest ?? date)
+        latest = end
+        return end
+      }
       let summary = totals(end)
       delivered.withLock { $0 = (end, timestamp, summary.numberOfSteps) }
       channel.deliver(Self.data(summary, live: true), timestamp: timestamp, generation: generation)
@@ -213,8 +218,12 @@ open class CMPedometer: NSObject {
     }
     // Steps already in the history since `start` (on the daemon, also those taken while no app
     // ran). The channel drops it if a live update (which includes them) went out first.
-    let past = totals(Date())
+    let now = Date()
+    let past = totals(now)
     if past.numberOfSteps > 0 {
+      // Later updates end no earlier (if the channel drops this one, a live update went out
+      // first, and ending no earlier than now loses nothing).
+      latestEnd.withLock { $0 = Swift.max(now, $0 ?? now) }
       channel.deliverOpening(Self.data(past, live: false), generation: generation)
     }
   }

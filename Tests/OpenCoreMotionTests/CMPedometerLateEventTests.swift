@@ -38,6 +38,35 @@ final class CMPedometerLateEventTests: XCTestCase {
     let ends = received.map(\.endDate)
     XCTAssertEqual(ends, ends.sorted(), "updates end in order")
   }
+
+  /// The same when the floor was reported by the opening update (the totals already in the
+  /// history when updates start, up to now), and the late step comes after it: an app that
+  /// starts updates while the riding gate holds a walk's steps.
+  func testAStepGivenBackLateDoesNotTakeBackFloorsOfTheOpeningUpdate() throws {
+    let history = ScriptedHistory()
+    history.step(at: 10)
+    history.floor(walkedAt: 15, countedAt: 30)
+    let pedometer = CMPedometer(backend: history)
+    let updates = Locked<[CMPedometerData]>([])
+    pedometer.startUpdates(from: HistoryFixture.date(0)) { data, error in
+      XCTAssertNil(error)
+      if let data { updates.withLock { $0.append(data) } }
+    }
+    defer { pedometer.stopUpdates() }
+    let deadline = Date().addingTimeInterval(30)
+    while updates.withLock({ $0.isEmpty }), Date() < deadline { usleep(10_000) }
+    history.step(at: 12)
+    while updates.withLock({ $0.count }) < 2, Date() < deadline { usleep(10_000) }
+
+    let received = updates.withLock { $0 }
+    XCTAssertEqual(received.count, 2)
+    XCTAssertEqual(received.map(\.numberOfSteps.intValue), [1, 2])
+    XCTAssertEqual(
+      received.map { $0.floorsAscended?.intValue ?? -1 }, [1, 1],
+      "a later update must not take back the floor")
+    let ends = received.map(\.endDate)
+    XCTAssertEqual(ends, ends.sorted(), "updates end in order")
+  }
 }
 
 /// A history whose steps and floors the test adds by hand, each announced to the subscribers
