@@ -13,13 +13,8 @@ import XCTest
 final class CMPedometerLateEventTests: XCTestCase {
   func testAStepGivenBackLateDoesNotTakeBackFloorsAlreadyReported() throws {
     let history = ScriptedHistory()
-    let pedometer = CMPedometer(backend: history)
-    let updates = Locked<[CMPedometerData]>([])
-    pedometer.startUpdates(from: HistoryFixture.date(0)) { data, error in
-      XCTAssertNil(error)
-      if let data { updates.withLock { $0.append(data) } }
-    }
-    defer { pedometer.stopUpdates() }
+    let updates = LiveUpdates(history)
+    defer { updates.stop() }
 
     // A step at 10 s; a floor walked at 15 s and counted at 30 s; then a step of 12 s, given
     // back late by the riding gate.
@@ -27,14 +22,12 @@ final class CMPedometerLateEventTests: XCTestCase {
     history.floor(walkedAt: 15, countedAt: 30)
     history.step(at: 12)
 
-    let deadline = Date().addingTimeInterval(30)
-    while updates.withLock({ $0.count }) < 3, Date() < deadline { usleep(10_000) }
-    let received = updates.withLock { $0 }
+    let received = updates.wait(for: 3)
     XCTAssertEqual(received.count, 3)
-    let steps = received.map(\.numberOfSteps.intValue)
-    let floors = received.map { $0.floorsAscended?.intValue ?? -1 }
-    XCTAssertEqual(steps, [1, 1, 2])
-    XCTAssertEqual(floors, [0, 1, 1], "a later update must not take back the floor")
+    XCTAssertEqual(received.map(\.numberOfSteps.intValue), [1, 1, 2])
+    XCTAssertEqual(
+      received.map { $0.floorsAscended?.intValue ?? -1 }, [0, 1, 1],
+      "a later update must not take back the floor")
     let ends = received.map(\.endDate)
     XCTAssertEqual(ends, ends.sorted(), "updates end in order")
   }
@@ -46,19 +39,12 @@ final class CMPedometerLateEventTests: XCTestCase {
     let history = ScriptedHistory()
     history.step(at: 10)
     history.floor(walkedAt: 15, countedAt: 30)
-    let pedometer = CMPedometer(backend: history)
-    let updates = Locked<[CMPedometerData]>([])
-    pedometer.startUpdates(from: HistoryFixture.date(0)) { data, error in
-      XCTAssertNil(error)
-      if let data { updates.withLock { $0.append(data) } }
-    }
-    defer { pedometer.stopUpdates() }
-    let deadline = Date().addingTimeInterval(30)
-    while updates.withLock({ $0.isEmpty }), Date() < deadline { usleep(10_000) }
+    let updates = LiveUpdates(history)
+    defer { updates.stop() }
+    _ = updates.wait(for: 1)
     history.step(at: 12)
-    while updates.withLock({ $0.count }) < 2, Date() < deadline { usleep(10_000) }
 
-    let received = updates.withLock { $0 }
+    let received = updates.wait(for: 2)
     XCTAssertEqual(received.count, 2)
     XCTAssertEqual(received.map(\.numberOfSteps.intValue), [1, 2])
     XCTAssertEqual(
@@ -67,6 +53,29 @@ final class CMPedometerLateEventTests: XCTestCase {
     let ends = received.map(\.endDate)
     XCTAssertEqual(ends, ends.sorted(), "updates end in order")
   }
+}
+
+/// A `CMPedometer`'s live updates from source time 0 of `history`, as they arrive.
+private final class LiveUpdates {
+  private let pedometer: CMPedometer
+  private let received = Locked<[CMPedometerData]>([])
+
+  init(_ history: ScriptedHistory) {
+    pedometer = CMPedometer(backend: history)
+    pedometer.startUpdates(from: HistoryFixture.date(0)) { [received] data, error in
+      XCTAssertNil(error)
+      if let data { received.withLock { $0.append(data) } }
+    }
+  }
+
+  /// The updates so far, once there are `count` of them or 30 s have passed.
+  func wait(for count: Int) -> [CMPedometerData] {
+    let deadline = Date().addingTimeInterval(30)
+    while received.withLock({ $0.count }) < count, Date() < deadline { usleep(10_000) }
+    return received.withLock { $0 }
+  }
+
+  func stop() { pedometer.stopUpdates() }
 }
 
 /// A history whose steps and floors the test adds by hand, each announced to the subscribers
