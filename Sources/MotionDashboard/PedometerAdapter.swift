@@ -68,12 +68,11 @@ package struct PedometerAdapter: Sendable {
     snapshot.floorsDescended = barometer.floorsDescended
     // Stamped when they were walked (earlier than this reading for floors that late steps
     // showed to be walked), as steps given back late are.
-    let walkedAt = floors.time.isFinite ? Swift.min(floors.time, time) : time
     return Array(
-      repeating: DashboardEvent(time: walkedAt, kind: "floor", detail: "up"),
+      repeating: DashboardEvent(time: floors.time, kind: "floor", detail: "up"),
       count: floors.ascended)
       + Array(
-        repeating: DashboardEvent(time: walkedAt, kind: "floor", detail: "down"),
+        repeating: DashboardEvent(time: floors.time, kind: "floor", detail: "down"),
         count: floors.descended)
   }
 

@@ -45,27 +45,19 @@ struct UnwalkedChangeRing: Sendable {
   }
 
   /// Keeps `change` in a free slot, or, when all are taken, in place of the kept change that
-  /// ended first among those not yet walked for `walkedFraction` of their time (all are on one
-  /// timeline: a new one empties the ring); a change already walked is only pushed out when
-  /// every kept change is.
-  mutating func append(_ change: UnwalkedChange, walkedFraction: Double) {
-    var replaced: Int?
-    var replacedIsWalked = true
+  /// ended first (all are on one timeline: a new one empties the ring). The counter takes a
+  /// walked change out at the start of each bin, before anything settles in it, so a full ring
+  /// at this point holds only changes not yet walked.
+  mutating func append(_ change: UnwalkedChange) {
+    var oldest = 0
     for index in 0..<Self.capacity {
       guard let kept = self[index] else {
         self[index] = change
         return
       }
-      let isWalked = kept.isWalked(fraction: walkedFraction)
-      if let current = replaced.flatMap({ self[$0] }) {
-        // Prefer an unwalked change, then the one that ended first.
-        if isWalked && !replacedIsWalked { continue }
-        if isWalked == replacedIsWalked && kept.end >= current.end { continue }
-      }
-      replaced = index
-      replacedIsWalked = isWalked
+      if let current = self[oldest], kept.end < current.end { oldest = index }
     }
-    if let replaced { self[replaced] = change }
+    self[oldest] = change
   }
 
   /// Credits the walked time from `start` to `end` s (a late step's coverage) to every kept

@@ -44,7 +44,7 @@ import MotionMath
 /// unwalked. So each step covers the ``Parameters/walkingGap`` after it, whenever it is noted: a
 /// change under way adds the newly covered time to its walked time, and an unwalked change that
 /// settled less than ``Parameters/lateStepAllowance`` ago is kept (the last
-/// ``maximumUnwalkedChanges``; when a new one comes, the oldest not yet walked makes room) and
+/// ``maximumUnwalkedChanges``; a walked one is taken out before a new one can push it out) and
 /// counts its floors at the next bin that counts no other floors if late steps show it was
 /// walked after all. Those floors are dated (``Change/time``) at the reading where the change
 /// settled, as steps in time would have counted them. A gap in the readings keeps the kept
@@ -119,9 +119,10 @@ public struct FloorCounter: Sendable {
     public var ascended: Int
     /// Floors added to ``FloorCounter/floorsDescended`` by this reading.
     public var descended: Int
-    /// When these floors were walked, on the barometer's clock, s: the time of the reading that
-    /// counts them, or, for floors that steps noted late showed to be walked, the time of the
-    /// reading at which their change settled, where steps noted in time would have counted them.
+    /// When these floors were walked, on the barometer's clock, s (finite, and never after the
+    /// reading that counts them): the time of that reading, or, for floors that steps noted late
+    /// showed to be walked, the time of the reading at which their change settled, where steps
+    /// noted in time would have counted them.
     /// That is up to ``Parameters/lateStepAllowance`` before the steps are noted, and the count
     /// comes at the next bins after them (one such change per bin): after a gap in the readings,
     /// as much later as the gap. A history files the floors under this time, not under the
@@ -356,8 +357,7 @@ public struct FloorCounter: Sendable {
             unwalkedChanges.append(
               UnwalkedChange(
                 start: changeStartTime, end: time, settlingReadingTime: readingTime,
-                totalTime: changeTotalTime, walkedTime: changeWalkedTime, height: remainder),
-              walkedFraction: tuning.walkedFraction)
+                totalTime: changeTotalTime, walkedTime: changeWalkedTime, height: remainder))
           }
         }
         reference = level
@@ -374,13 +374,14 @@ public struct FloorCounter: Sendable {
     // settled; the unwalked ones are forgotten once the allowance for late steps has passed.
     // One change carries one date, so a bin that counts floors of its own puts the walked one
     // back for the next bin (a bin that counts floors settles nothing unwalked, so its slot is
-    // still free), and further walked ones wait a bin each.
+    // still free), and further walked ones wait a bin each. The date is never after this
+    // reading (a reading a little earlier than the latest one still closes a bin).
     if let lateWalked {
       if change.ascended + change.descended == 0 {
-        change.time = lateWalked.settlingReadingTime
+        change.time = Swift.min(lateWalked.settlingReadingTime, readingTime)
         change.count(settledHeight: lateWalked.height, floorHeight: tuning.floorHeight)
       } else {
-        unwalkedChanges.append(lateWalked, walkedFraction: tuning.walkedFraction)
+        unwalkedChanges.append(lateWalked)
       }
     }
     unwalkedChanges.forgetUnwalked(

@@ -307,9 +307,8 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
         // Filed when they were walked: floors that late steps showed to be walked are dated
         // where their change settled, usually a minute or so before this reading (never after
         // it; see `FloorCounter.Change.time`).
-        let walkedAt = floors.time.isFinite ? Swift.min(floors.time, t) : t
         let record = FloorRecord(
-          date: timeline.date(forTimestamp: walkedAt), ascended: floors.ascended,
+          date: timeline.date(forTimestamp: floors.time), ascended: floors.ascended,
           descended: floors.descended, countedDate: date)
         s.ledger.append(record)
         events.append(.floors(record))
