@@ -28,8 +28,14 @@
 ///   average, 9 s at most on the shared switching tests), so the steps of the first seconds of a
 ///   walk were held as ride steps; they are counted now, late but in order. Older held steps are
 ///   dropped.
-/// - **Rest ends the hold** (`stationary` without `automotive`) and drops the held steps: the
-///   ride ended, and the steps that follow pass again.
+/// - **Rest drops the held steps** (`stationary` without `automotive`): the ride ended, or it
+///   waits. A bicycle waiting at a light reads as rest (the classifier's standstill of a vehicle
+///   is reached only from a car, bus or train), and the pedalling that follows it would count
+///   until the classifier is sure of the ride again; so the hold goes on through rest, and
+///   **ends once rest has lasted** ``Parameters/longestStop`` (120 s) with no ride or walk
+///   reported after it. Steps found during the stop stay held until a report decides them: a
+///   walk after the stop is given back as after the ride itself, once confirmed; what is still
+///   held when the stop ends is dropped.
 /// - **A hold shorter than** ``Parameters/shortestRide`` (60 s) from the report that started it
 ///   to the walk or the rest that ends it was not a ride: every step it held is given back.
 ///
@@ -71,6 +77,14 @@ public struct RidingStepGate: Sendable {
     /// 96 of 13,657 steps lost without this rule and the confirmation, 82 with both; a minute of
     /// riding is far longer than those guesses). A real ride this short counts its steps.
     public var shortestRide = 60.0
+    /// How long a report of rest after a ride keeps the hold going, s; 0...600. A bicycle
+    /// waiting at a light reads as rest, not as a ride at a standstill, and the first seconds of
+    /// pedalling after it would count until the classifier reports the ride again (2–5 s on
+    /// QROWD's rides with stops, docs/Steps.md). Traffic lights rarely hold a rider more than two
+    /// minutes. The cost is latency for a walk after a ride and a rest this short: its steps are
+    /// held until the walk is confirmed and then given back, as after the ride itself. 0 ends
+    /// the hold at the first report of rest.
+    public var longestStop = 120.0
 
     public init() {}
     public static let `default` = Parameters()
@@ -89,6 +103,11 @@ public struct RidingStepGate: Sendable {
   private let shortestRide: Double
   /// When the current hold started (the time of the report that started it), if known.
   private var holdStart: Double?
+  /// The longest stop actually used (``Parameters/longestStop`` clamped), s.
+  private let longestStop: Double
+  /// When rest was first reported in the current hold with no ride reported since: the hold
+  /// ends once rest has lasted ``longestStop``.
+  private var restStart: Double?
   /// Steps held while riding, oldest first.
   private var held: StepTimeRing
   /// Steps that may be counted, oldest first: passed or given back.
@@ -123,6 +142,8 @@ public struct RidingStepGate: Sendable {
     let shortest = parameters.shortestRide
     shortestRide =
       shortest.isNaN ? Parameters.default.shortestRide : Swift.min(Swift.max(shortest, 0), 600)
+    let stop = parameters.longestStop
+    longestStop = stop.isNaN ? Parameters.default.longestStop : Swift.min(Swift.max(stop, 0), 600)
     let capacity = Self.heldCapacity(
       span: Swift.max(releaseWindow, shortestRide) + releaseConfirmation)
     held = StepTimeRing(capacity: capacity)
@@ -147,17 +168,25 @@ public struct RidingStepGate: Sendable {
       // doubtful ride reports as a walk starts or stops must not cost it its steps.
       if estimate.confidence >= parameters.holdingConfidence {
         pendingRelease = nil
+        restStart = nil
         if !isHolding { holdStart = estimate.startTime.isFinite ? estimate.startTime : nil }
         isHolding = true
       }
     } else if !estimate.unknown {
-      // At rest: the ride is over and its steps stay out, unless it was too short to be one.
-      if isHolding, estimate.startTime.isFinite, isShortHold(endingAt: estimate.startTime) {
+      // At rest: the ride's steps stay out, unless it was too short to be one.
+      guard isHolding else { return }
+      if estimate.startTime.isFinite, isShortHold(endingAt: estimate.startTime) {
         return release(reportTime: estimate.startTime)
       }
-      dropHeld()
       pendingRelease = nil
-      isHolding = false
+      // Steps found during a stop, after its first report of rest, stay held: the classifier
+      // reports rest (its confidence falling) for some seconds after a walk or the pedalling
+      // begins, and the walk's report, or the ride's, decides them.
+      if restStart == nil { dropHeld() }
+      // The ride may only wait (a bicycle at a light): the hold goes on until rest has lasted
+      // the longest stop. A report without a usable time cannot be timed, so it ends the hold.
+      if restStart == nil, estimate.startTime.isFinite { restStart = estimate.startTime }
+      if restStart == nil || longestStop == 0 { endHold() }
     }
   }
 
@@ -166,7 +195,9 @@ public struct RidingStepGate: Sendable {
   /// (``PedometerTracker`` does); without it, the times of the steps offered confirm the report,
   /// later.
   public mutating func advance(to time: Double) {
-    guard let reportTime = pendingRelease, time.isFinite else { return }
+    guard time.isFinite else { return }
+    endStopIfOver(at: time)
+    guard let reportTime = pendingRelease else { return }
     if time < reportTime - releaseWindow {
       // The clock restarted lower: confirm on the new clock (the old clock's held steps fall
       // outside the new report's window and are dropped then). A sample only a little earlier
@@ -183,6 +214,26 @@ public struct RidingStepGate: Sendable {
   public mutating func finish() {
     guard let reportTime = pendingRelease else { return }
     release(reportTime: reportTime)
+  }
+
+  /// Ends a hold whose rest, with no walk waiting to be confirmed, has lasted the longest stop
+  /// by `time`; its held steps (found while rest was reported) are dropped. A time far before the
+  /// rest began is a new timeline: the rest is timed from it.
+  private mutating func endStopIfOver(at time: Double) {
+    guard let start = restStart, pendingRelease == nil else { return }
+    if time < start - releaseWindow {
+      restStart = time
+    } else if time - start >= longestStop {
+      endHold()
+    }
+  }
+
+  /// Stops holding and drops what is held.
+  private mutating func endHold() {
+    dropHeld()
+    pendingRelease = nil
+    restStart = nil
+    isHolding = false
   }
 
   /// Whether the current hold, ending at `time`, is shorter than the shortest ride. A hold whose
@@ -218,6 +269,7 @@ public struct RidingStepGate: Sendable {
       }
     }
     pendingRelease = nil
+    restStart = nil
     isHolding = false
   }
 
@@ -228,6 +280,7 @@ public struct RidingStepGate: Sendable {
     // A step well after a walking report confirms it, whether or not the caller advances the
     // gate per sample.
     confirmIfDue(at: stepTime)
+    endStopIfOver(at: stepTime)
     guard isHolding else {
       if !ready.append(stepTime) { withheldSteps = Self.increment(withheldSteps) }
       return

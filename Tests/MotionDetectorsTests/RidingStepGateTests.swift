@@ -144,9 +144,12 @@ final class RidingStepGateTests: XCTestCase {
     gate.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 22))
     gate.advance(to: 40)
     XCTAssertEqual(Self.drain(&gate), [])
-    XCTAssertFalse(gate.isHolding)
     XCTAssertEqual(gate.withheldSteps, 39)
-    XCTAssertEqual(Self.offer([40.5], to: &gate), [40.5])
+    // The ride may be waiting (longestStop): the hold ends once rest has lasted 120 s.
+    XCTAssertTrue(gate.isHolding)
+    gate.advance(to: 142)
+    XCTAssertFalse(gate.isHolding)
+    XCTAssertEqual(Self.offer([142.5], to: &gate), [142.5])
   }
 
   /// The clock restarts lower while a walking report waits: the confirmation starts again on the
@@ -263,17 +266,128 @@ final class RidingStepGateTests: XCTestCase {
     }
   }
 
-  func testRestEndsTheRideAndDropsWhatWasHeld() {
+  /// Rest drops what was held; a walk that follows at once counts from its own steps only.
+  func testRestDropsWhatWasHeld() {
     var gate = Self.gateTreatingEveryHoldAsARide()
     gate.noteActivity(Self.cycling(.high, at: 0))
     XCTAssertEqual(Self.offer([1, 2, 3], to: &gate), [])
     gate.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 10))
-    XCTAssertFalse(gate.isHolding)
     XCTAssertEqual(gate.heldStepCount, 0)
     XCTAssertEqual(gate.withheldSteps, 3)
     Self.confirmWalking(at: 12, in: &gate)
     XCTAssertEqual(Self.drain(&gate), [], "nothing is left to give back after rest")
+    XCTAssertFalse(gate.isHolding)
     XCTAssertEqual(Self.offer([12.5], to: &gate), [12.5])
+  }
+
+  /// A bicycle waiting at a light reads as rest. The hold goes on through it, so the pedalling
+  /// that follows is held (and left out once the ride is reported again) instead of counted
+  /// until the classifier is sure of the ride; rest that lasts the longest stop (120 s) ends
+  /// the ride.
+  func testABicycleWaitingAtALightIsStillARide() {
+    var gate = RidingStepGate()
+    gate.noteActivity(Self.cycling(.high, at: 0))
+    XCTAssertEqual(Self.offer(Self.steps(from: 0.5, to: 100), to: &gate), [])
+    gate.noteActivity(ActivityEstimate(stationary: true, confidence: .medium, startTime: 100))
+    gate.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 102))
+    gate.advance(to: 130)
+    XCTAssertTrue(gate.isHolding, "30 s at a light")
+    XCTAssertEqual(gate.withheldSteps, 199, "the ride's steps are dropped at the stop")
+    // Pedalling again from 130 s; the classifier is sure of the ride at 134 s.
+    XCTAssertEqual(Self.offer(Self.steps(from: 130.5, to: 134), to: &gate), [])
+    gate.noteActivity(ActivityEstimate(unknown: true, startTime: 132))
+    gate.noteActivity(Self.cycling(.high, at: 134))
+    XCTAssertEqual(Self.offer(Self.steps(from: 134, to: 300), to: &gate), [])
+    // The second stop is timed from its own first report of rest, not the first stop's.
+    gate.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 300))
+    gate.advance(to: 419.99)
+    XCTAssertTrue(gate.isHolding)
+    gate.advance(to: 420)
+    XCTAssertFalse(gate.isHolding, "rest for 120 s: the ride is over")
+    XCTAssertEqual(gate.heldStepCount, 0)
+    XCTAssertEqual(gate.releasedSteps, 0)
+    XCTAssertEqual(Self.offer([420.5], to: &gate), [420.5])
+
+    // A step's time ends the stop too, when the caller does not advance the gate.
+    var unadvanced = RidingStepGate()
+    unadvanced.noteActivity(Self.cycling(.high, at: 0))
+    unadvanced.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 70))
+    XCTAssertEqual(Self.offer([189.5], to: &unadvanced), [])
+    XCTAssertEqual(Self.offer([190], to: &unadvanced), [190])
+  }
+
+  /// The rider gets off at a stop and walks: the walk's first steps are held while the
+  /// classifier still reports rest (its confidence falling, as on QROWD), and given back once
+  /// the walk is confirmed, as after the ride itself. A walking report that rest contradicts
+  /// does not restart the stop's clock.
+  func testAWalkAfterAStopIsGivenBack() {
+    var gate = RidingStepGate()
+    gate.noteActivity(Self.cycling(.high, at: 0))
+    XCTAssertEqual(Self.offer(Self.steps(from: 0.5, to: 100), to: &gate), [])
+    gate.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 100))
+    // Walking from 130 s, rest still reported with less confidence at 132 s, walking reported
+    // at 136 s and confirmed at 141 s.
+    XCTAssertEqual(Self.offer(Self.steps(from: 130, to: 132), to: &gate), [])
+    gate.noteActivity(ActivityEstimate(stationary: true, confidence: .low, startTime: 132))
+    XCTAssertEqual(Self.offer(Self.steps(from: 132, to: 136), to: &gate), [])
+    gate.noteActivity(Self.walking(at: 136))
+    XCTAssertEqual(Self.offer(Self.steps(from: 136, to: 141), to: &gate), [])
+    gate.advance(to: 141)
+    XCTAssertEqual(Self.drain(&gate), Self.steps(from: 130, to: 141))
+    XCTAssertFalse(gate.isHolding)
+    XCTAssertEqual(Self.offer([141.5], to: &gate), [141.5])
+
+    var contradicted = RidingStepGate()
+    contradicted.noteActivity(Self.cycling(.high, at: 0))
+    contradicted.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 100))
+    contradicted.noteActivity(Self.walking(at: 150))
+    XCTAssertEqual(Self.offer([150, 151], to: &contradicted), [])
+    contradicted.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 152))
+    XCTAssertEqual(contradicted.heldStepCount, 2, "held until a report decides them")
+    contradicted.advance(to: 219.99)
+    XCTAssertTrue(contradicted.isHolding)
+    contradicted.advance(to: 220)
+    XCTAssertFalse(contradicted.isHolding, "120 s after the first report of rest")
+    XCTAssertEqual(Self.drain(&contradicted), [])
+    XCTAssertEqual(contradicted.withheldSteps, 2, "dropped when the stop ends")
+  }
+
+  /// `longestStop` 0 ends the hold at the first report of rest; hostile values are clamped (NaN
+  /// is the default, 120 s; ∞ is 600 s). A report of rest without a usable time cannot be timed
+  /// and ends the hold. A clock restart during a stop times the stop from the new clock.
+  func testTheLongestStopParameterAndHostileTimes() {
+    for (stop, effective) in [
+      (0.0, nil), (-1, nil), (.nan, 120), (.infinity, 600), (30, 30),
+    ] as [(Double, Double?)] {
+      var parameters = RidingStepGate.Parameters()
+      parameters.longestStop = stop
+      var gate = RidingStepGate(parameters: parameters)
+      gate.noteActivity(Self.cycling(.high, at: 0))
+      gate.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 100))
+      guard let effective else {
+        XCTAssertFalse(gate.isHolding, "longestStop \(stop)")
+        continue
+      }
+      gate.advance(to: 100 + effective - 0.1)
+      XCTAssertTrue(gate.isHolding, "longestStop \(stop)")
+      gate.advance(to: 100 + effective)
+      XCTAssertFalse(gate.isHolding, "longestStop \(stop)")
+    }
+
+    var untimed = RidingStepGate()
+    untimed.noteActivity(Self.cycling(.high, at: 0))
+    untimed.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: .nan))
+    XCTAssertFalse(untimed.isHolding)
+
+    var restarted = RidingStepGate()
+    restarted.noteActivity(Self.cycling(.high, at: 1000))
+    restarted.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 1100))
+    restarted.advance(to: 5)
+    XCTAssertTrue(restarted.isHolding, "timed again from 5 s on the new clock")
+    restarted.advance(to: 124.9)
+    XCTAssertTrue(restarted.isHolding)
+    restarted.advance(to: 125)
+    XCTAssertFalse(restarted.isHolding)
   }
 
   /// Memory is fixed: an hour of pedalling keeps at most the shortest ride's and the
