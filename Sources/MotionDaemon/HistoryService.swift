@@ -204,10 +204,11 @@ final class HistoryService: @unchecked Sendable {
         while let stepTime = s.pedometer.nextStep() {
           counted = true
           // The minute row of the step itself: steps given back after a ride are up to the
-          // gate's release window and confirmation (12 + 5 s) older than this sample.
-          let age = sample.timestamp - stepTime
-          let lag = age.isFinite ? Swift.min(Swift.max(age, 0), 60) : 0
-          let stepMinute = Int64(((date - lag) / 60).rounded(.down)) * 60
+          // gate's release window and confirmation (12 + 5 s) older than this sample, and those
+          // of a hold too short to be a ride up to the shortest ride and the confirmation
+          // (60 + 5 s).
+          let stepMinute = Self.minuteRow(
+            date: date, age: sample.timestamp - stepTime, longestAge: Self.longestStepAge)
           if let last = s.lastStepTime, stepTime > last, stepTime - last < 2 {
             let instant = 1 / (stepTime - last)
             s.cadence = s.cadence == 0 ? instant : 0.8 * s.cadence + 0.2 * instant
@@ -247,9 +248,9 @@ final class HistoryService: @unchecked Sendable {
           // before this reading, after a gap in the readings as long before as the gap. The lag
           // is bounded by the history's 7 days (older rows are pruned anyway), which keeps the
           // minute's arithmetic near the wall clock whatever the source's timestamps.
-          let age = sample.timestamp - (reading.floors?.time ?? sample.timestamp)
-          let lag = age.isFinite ? Swift.min(Swift.max(age, 0), 7 * 86_400) : 0
-          let floorMinute = Int64(((date - lag) / 60).rounded(.down)) * 60
+          let floorMinute = Self.minuteRow(
+            date: date, age: sample.timestamp - (reading.floors?.time ?? sample.timestamp),
+            longestAge: Self.longestFloorAge)
           s.pending.steps[floorMinute, default: HistoryBatch.StepDelta()].floorsAscended +=
             Int64(ascended - s.lastFloorsAscended)
           s.pending.steps[floorMinute, default: HistoryBatch.StepDelta()].floorsDescended +=
@@ -296,6 +297,27 @@ final class HistoryService: @unchecked Sendable {
     pedometer.cadence = s.cadence
     pedometer.activeSeconds = s.activeSeconds
     return pedometer
+  }
+
+  /// How much older than the sample that counts it a step can be filed, s: the riding gate
+  /// gives steps back at most its longest shortest ride and confirmation later (600 + 60 s,
+  /// ``RidingStepGate/Parameters``), so 15 min bounds it with room. A larger age comes from a
+  /// source clock that jumped forward, and the step is filed no further back than this.
+  static let longestStepAge = 900.0
+  /// How much older than the reading that counts them floors can be filed, s: the history's
+  /// seven days (older rows are pruned anyway).
+  static let longestFloorAge = 7 * 86_400.0
+
+  /// The start of the minute row (s since 1970) for something `age` seconds older than the
+  /// sample dated `date` (wall clock, s since 1970): negative or non-finite ages file it at
+  /// `date`, ages over `longestAge` at `longestAge` before it. `date` comes from the wall clock
+  /// anchor and is always finite, near now; a non-finite one (which it never is) files at 0
+  /// rather than trap.
+  static func minuteRow(date: Double, age: Double, longestAge: Double) -> Int64 {
+    let lag = age.isFinite ? Swift.min(Swift.max(age, 0), longestAge) : 0
+    let minutes = ((date - lag) / 60).rounded(.down)
+    guard minutes.isFinite, abs(minutes) < 1e15 else { return 0 }
+    return Int64(minutes) * 60
   }
 
   static func flags(_ estimate: ActivityEstimate) -> Int64 {
