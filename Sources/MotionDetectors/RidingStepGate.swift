@@ -28,14 +28,15 @@
 ///   average, 9 s at most on the shared switching tests), so the steps of the first seconds of a
 ///   walk were held as ride steps; they are counted now, late but in order. Older held steps are
 ///   dropped.
-/// - **Rest drops the held steps** (`stationary` without `automotive`): the ride ended, or it
-///   waits. A bicycle waiting at a light reads as rest (the classifier's standstill of a vehicle
-///   is reached only from a car, bus or train), and the pedalling that follows it would count
-///   until the classifier is sure of the ride again; so the hold goes on through rest, and
-///   **ends once rest has lasted** ``Parameters/longestStop`` (120 s) with no ride or walk
-///   reported after it. Steps found during the stop stay held until a report decides them: a
-///   walk after the stop is given back as after the ride itself, once confirmed; what is still
-///   held when the stop ends is dropped.
+/// - **Rest drops the held steps** (`stationary` without `automotive`), except those a walk
+///   being confirmed would give back: the ride ended, or it waits. A bicycle waiting at a light
+///   reads as rest (the classifier's standstill of a vehicle is reached only from a car, bus or
+///   train), and the pedalling that follows would count until the classifier is sure of the ride
+///   again. So rest begins a **stop**: the steps found during it are held until a report decides
+///   them. A sure ride report resumes the ride (they are its steps, and the ride is timed again
+///   from that report); anything else gives every one of them back: a walk once confirmed, the
+///   end of the input, or the stop lasting ``Parameters/longestStop`` (120 s), after which steps
+///   pass again. Rest reported again during the stop decides nothing.
 /// - **A hold shorter than** ``Parameters/shortestRide`` (60 s) from the report that started it
 ///   to the walk or the rest that ends it was not a ride: every step it held is given back.
 ///
@@ -77,13 +78,14 @@ public struct RidingStepGate: Sendable {
     /// 96 of 13,657 steps lost without this rule and the confirmation, 82 with both; a minute of
     /// riding is far longer than those guesses). A real ride this short counts its steps.
     public var shortestRide = 60.0
-    /// How long a report of rest after a ride keeps the hold going, s; 0...600. A bicycle
-    /// waiting at a light reads as rest, not as a ride at a standstill, and the first seconds of
-    /// pedalling after it would count until the classifier reports the ride again (2–5 s on
-    /// QROWD's rides with stops, docs/Steps.md). Traffic lights rarely hold a rider more than two
-    /// minutes. The cost is latency for a walk after a ride and a rest this short: its steps are
-    /// held until the walk is confirmed and then given back, as after the ride itself. 0 ends
-    /// the hold at the first report of rest.
+    /// How long a stop (rest reported after a ride) holds the steps found during it, waiting for
+    /// a report of the ride going on, s; 0...600. A bicycle waiting at a light reads as rest,
+    /// not as a ride at a standstill, and the first seconds of pedalling after it would count
+    /// until the classifier reports the ride again (2–5 s on QROWD's rides with stops,
+    /// docs/Steps.md). Traffic lights rarely hold a rider more than two minutes. The cost is
+    /// latency, not steps: a walk begun during a stop is counted once it is confirmed, or when
+    /// the stop ends, with every step found since the stop began. 0 ends the hold at the first
+    /// report of rest.
     public var longestStop = 120.0
 
     public init() {}
@@ -105,9 +107,9 @@ public struct RidingStepGate: Sendable {
   private var holdStart: Double?
   /// The longest stop actually used (``Parameters/longestStop`` clamped), s.
   private let longestStop: Double
-  /// When rest was first reported in the current hold with no ride reported since: the hold
-  /// ends once rest has lasted ``longestStop``.
-  private var restStart: Double?
+  /// When the current stop began: rest first reported in a ride, with no ride reported since.
+  /// The stop ends once it has lasted ``longestStop``.
+  private var stopStart: Double?
   /// Steps held while riding, oldest first.
   private var held: StepTimeRing
   /// Steps that may be counted, oldest first: passed or given back.
@@ -145,7 +147,7 @@ public struct RidingStepGate: Sendable {
     let stop = parameters.longestStop
     longestStop = stop.isNaN ? Parameters.default.longestStop : Swift.min(Swift.max(stop, 0), 600)
     let capacity = Self.heldCapacity(
-      span: Swift.max(releaseWindow, shortestRide) + releaseConfirmation)
+      span: Swift.max(releaseWindow, shortestRide, longestStop) + releaseConfirmation)
     held = StepTimeRing(capacity: capacity)
     // Everything held can be given back at once, plus the steps offered before it is drained.
     ready = StepTimeRing(capacity: capacity + 16)
@@ -166,27 +168,40 @@ public struct RidingStepGate: Sendable {
     } else if riding {
       // Only a sure report of a ride contradicts a walk being confirmed: the classifier's
       // doubtful ride reports as a walk starts or stops must not cost it its steps.
-      if estimate.confidence >= parameters.holdingConfidence {
-        pendingRelease = nil
-        restStart = nil
-        if !isHolding { holdStart = estimate.startTime.isFinite ? estimate.startTime : nil }
-        isHolding = true
+      guard estimate.confidence >= parameters.holdingConfidence else { return }
+      pendingRelease = nil
+      if !isHolding || stopStart != nil {
+        // A ride starts, or goes on after a stop: timed from here, as a ride from rest would
+        // be, so that a guess as a walk begins after the stop is a short hold that gives its
+        // steps back. The steps found during the stop are this ride's now.
+        holdStart = estimate.startTime.isFinite ? estimate.startTime : nil
+        stopStart = nil
       }
+      isHolding = true
     } else if !estimate.unknown {
       // At rest: the ride's steps stay out, unless it was too short to be one.
       guard isHolding else { return }
       if estimate.startTime.isFinite, isShortHold(endingAt: estimate.startTime) {
         return release(reportTime: estimate.startTime)
       }
+      // Rest again during a stop (the classifier's confidence falling as a walk begins, or a
+      // walk report it contradicts) decides nothing: the stop's steps stay held.
+      guard stopStart == nil else {
+        pendingRelease = nil
+        return
+      }
+      // The first rest of a ride: its steps stay out, except those a walk being confirmed
+      // would give back (the walk may go on after this report).
+      if let reportTime = pendingRelease {
+        dropHeld(before: reportTime - releaseWindow)
+      } else {
+        dropHeld()
+      }
       pendingRelease = nil
-      // Steps found during a stop, after its first report of rest, stay held: the classifier
-      // reports rest (its confidence falling) for some seconds after a walk or the pedalling
-      // begins, and the walk's report, or the ride's, decides them.
-      if restStart == nil { dropHeld() }
-      // The ride may only wait (a bicycle at a light): the hold goes on until rest has lasted
-      // the longest stop. A report without a usable time cannot be timed, so it ends the hold.
-      if restStart == nil, estimate.startTime.isFinite { restStart = estimate.startTime }
-      if restStart == nil || longestStop == 0 { endHold() }
+      // The ride may only wait (a bicycle at a light): a stop begins. A report without a usable
+      // time cannot be timed, so it ends the hold, as does a longest stop of 0.
+      guard estimate.startTime.isFinite, longestStop > 0 else { return endHold() }
+      stopStart = estimate.startTime
     }
   }
 
@@ -210,21 +225,25 @@ public struct RidingStepGate: Sendable {
   }
 
   /// The input ended: a report of walking still waiting for its confirmation gives the held
-  /// steps back now, since nothing after it contradicted it. Take ``nextStep()`` after it.
+  /// steps back now, since nothing after it contradicted it, and so does a stop (no ride was
+  /// reported after it). Take ``nextStep()`` after it.
   public mutating func finish() {
-    guard let reportTime = pendingRelease else { return }
-    release(reportTime: reportTime)
+    if let reportTime = pendingRelease {
+      release(reportTime: reportTime)
+    } else if stopStart != nil {
+      release(reportTime: nil)
+    }
   }
 
-  /// Ends a hold whose rest, with no walk waiting to be confirmed, has lasted the longest stop
-  /// by `time`; its held steps (found while rest was reported) are dropped. A time far before the
-  /// rest began is a new timeline: the rest is timed from it.
+  /// Ends a stop that has lasted the longest stop by `time`: no ride was reported after its
+  /// first rest, so the steps found since are given back, and the steps that follow pass. A
+  /// time far before the stop began is a new timeline: the stop is timed from it.
   private mutating func endStopIfOver(at time: Double) {
-    guard let start = restStart, pendingRelease == nil else { return }
+    guard let start = stopStart else { return }
     if time < start - releaseWindow {
-      restStart = time
+      stopStart = time
     } else if time - start >= longestStop {
-      endHold()
+      release(reportTime: time)
     }
   }
 
@@ -232,7 +251,7 @@ public struct RidingStepGate: Sendable {
   private mutating func endHold() {
     dropHeld()
     pendingRelease = nil
-    restStart = nil
+    stopStart = nil
     isHolding = false
   }
 
@@ -259,6 +278,11 @@ public struct RidingStepGate: Sendable {
       // Too short to have been a ride: everything held comes back.
       oldestGivenBack = -.infinity
     }
+    if stopStart != nil {
+      // In a stop everything held was found after the ride's last report (the first rest
+      // dropped the ride's own steps) and no ride was reported since: all of it comes back.
+      oldestGivenBack = -.infinity
+    }
     let newestGivenBack = reportTime.map { $0 + releaseWindow + releaseConfirmation } ?? .infinity
     while let time = held.popFirst() {
       // A held time far after the report belongs to a timeline the clock has since left.
@@ -269,7 +293,7 @@ public struct RidingStepGate: Sendable {
       }
     }
     pendingRelease = nil
-    restStart = nil
+    stopStart = nil
     isHolding = false
   }
 
@@ -309,6 +333,14 @@ public struct RidingStepGate: Sendable {
   private mutating func dropHeld() {
     withheldSteps = Self.increment(withheldSteps, by: held.count)
     held.removeAll()
+  }
+
+  /// Drops the held steps found before `cutoff` (s), keeps the later ones.
+  private mutating func dropHeld(before cutoff: Double) {
+    while let first = held.first, first < cutoff {
+      _ = held.popFirst()
+      withheldSteps = Self.increment(withheldSteps)
+    }
   }
 
   private static func increment(_ value: Int, by amount: Int = 1) -> Int {

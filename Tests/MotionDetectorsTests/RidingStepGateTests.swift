@@ -134,8 +134,11 @@ final class RidingStepGateTests: XCTestCase {
     XCTAssertEqual(Self.drain(&gate), Self.steps(from: 48, to: 60))
   }
 
-  /// Rest reported while a walking report waits for its confirmation drops what was held.
-  func testRestWhileAWalkIsConfirmedDropsTheHeldSteps() {
+  /// Rest reported while a walking report waits for its confirmation drops the ride's older
+  /// steps but keeps those the walk would give back: the classifier's confidence may fall for a
+  /// second as the walk begins. The stop that rest begins gives them back when it ends with no
+  /// ride reported, or at once when the walk is reported again and confirmed.
+  func testRestWhileAWalkIsConfirmedKeepsTheWalksSteps() {
     var gate = Self.gateTreatingEveryHoldAsARide()
     gate.noteActivity(Self.cycling(.high, at: 0))
     XCTAssertEqual(Self.offer(Self.steps(from: 0.5, to: 20), to: &gate), [])
@@ -144,12 +147,21 @@ final class RidingStepGateTests: XCTestCase {
     gate.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 22))
     gate.advance(to: 40)
     XCTAssertEqual(Self.drain(&gate), [])
-    XCTAssertEqual(gate.withheldSteps, 39)
-    // The ride may be waiting (longestStop): the hold ends once rest has lasted 120 s.
+    XCTAssertEqual(gate.withheldSteps, 15, "the steps before 8 s (12 s before the walk report)")
     XCTAssertTrue(gate.isHolding)
     gate.advance(to: 142)
-    XCTAssertFalse(gate.isHolding)
+    XCTAssertFalse(gate.isHolding, "a stop of 120 s with no ride reported")
+    XCTAssertEqual(Self.drain(&gate), Self.steps(from: 8, to: 20))
     XCTAssertEqual(Self.offer([142.5], to: &gate), [142.5])
+
+    var walkGoesOn = Self.gateTreatingEveryHoldAsARide()
+    walkGoesOn.noteActivity(Self.cycling(.high, at: 0))
+    XCTAssertEqual(Self.offer(Self.steps(from: 0.5, to: 20), to: &walkGoesOn), [])
+    walkGoesOn.noteActivity(Self.walking(at: 20))
+    walkGoesOn.noteActivity(ActivityEstimate(stationary: true, confidence: .low, startTime: 22))
+    XCTAssertEqual(Self.offer(Self.steps(from: 20, to: 24), to: &walkGoesOn), [])
+    Self.confirmWalking(at: 24, in: &walkGoesOn)
+    XCTAssertEqual(Self.drain(&walkGoesOn), Self.steps(from: 8, to: 24))
   }
 
   /// The clock restarts lower while a walking report waits: the confirmation starts again on the
@@ -280,10 +292,10 @@ final class RidingStepGateTests: XCTestCase {
     XCTAssertEqual(Self.offer([12.5], to: &gate), [12.5])
   }
 
-  /// A bicycle waiting at a light reads as rest. The hold goes on through it, so the pedalling
-  /// that follows is held (and left out once the ride is reported again) instead of counted
-  /// until the classifier is sure of the ride; rest that lasts the longest stop (120 s) ends
-  /// the ride.
+  /// A bicycle waiting at a light reads as rest. Rest begins a stop: the pedalling that follows
+  /// is held, and once the ride is reported again it is the ride's and stays out, instead of
+  /// counting until the classifier is sure of the ride. A stop that lasts the longest stop
+  /// (120 s) with no ride reported ends the hold.
   func testABicycleWaitingAtALightIsStillARide() {
     var gate = RidingStepGate()
     gate.noteActivity(Self.cycling(.high, at: 0))
@@ -298,58 +310,111 @@ final class RidingStepGateTests: XCTestCase {
     gate.noteActivity(ActivityEstimate(unknown: true, startTime: 132))
     gate.noteActivity(Self.cycling(.high, at: 134))
     XCTAssertEqual(Self.offer(Self.steps(from: 134, to: 300), to: &gate), [])
-    // The second stop is timed from its own first report of rest, not the first stop's.
+    // The next light, 166 s after the ride went on: a ride, not a guess; its steps stay out.
     gate.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 300))
+    XCTAssertEqual(gate.heldStepCount, 0)
     gate.advance(to: 419.99)
     XCTAssertTrue(gate.isHolding)
     gate.advance(to: 420)
-    XCTAssertFalse(gate.isHolding, "rest for 120 s: the ride is over")
-    XCTAssertEqual(gate.heldStepCount, 0)
+    XCTAssertFalse(gate.isHolding, "a stop of 120 s with no ride reported: the ride is over")
     XCTAssertEqual(gate.releasedSteps, 0)
+    XCTAssertEqual(gate.withheldSteps, 199 + 7 + 332)
     XCTAssertEqual(Self.offer([420.5], to: &gate), [420.5])
 
-    // A step's time ends the stop too, when the caller does not advance the gate.
+    // A step's time ends the stop too when the caller does not advance the gate; what the stop
+    // held comes back then.
     var unadvanced = RidingStepGate()
     unadvanced.noteActivity(Self.cycling(.high, at: 0))
     unadvanced.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 70))
     XCTAssertEqual(Self.offer([189.5], to: &unadvanced), [])
-    XCTAssertEqual(Self.offer([190], to: &unadvanced), [190])
+    XCTAssertEqual(Self.offer([190], to: &unadvanced), [189.5, 190])
   }
 
-  /// The rider gets off at a stop and walks: the walk's first steps are held while the
-  /// classifier still reports rest (its confidence falling, as on QROWD), and given back once
-  /// the walk is confirmed, as after the ride itself. A walking report that rest contradicts
-  /// does not restart the stop's clock.
-  func testAWalkAfterAStopIsGivenBack() {
-    var gate = RidingStepGate()
-    gate.noteActivity(Self.cycling(.high, at: 0))
-    XCTAssertEqual(Self.offer(Self.steps(from: 0.5, to: 100), to: &gate), [])
-    gate.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 100))
+  /// The rider gets off at a stop and walks. However the classifier reports the walk's start,
+  /// every step found during the stop comes back, as the old rule (rest ends the hold) counted
+  /// them, only later: the reports below are those seen on QROWD or those a review of the rule
+  /// constructed.
+  func testAWalkAfterAStopKeepsEveryStep() {
+    /// A gate after a 100 s ride that stopped at 100 s.
+    func stopped() -> RidingStepGate {
+      var gate = RidingStepGate()
+      gate.noteActivity(Self.cycling(.high, at: 0))
+      XCTAssertEqual(Self.offer(Self.steps(from: 0.5, to: 100), to: &gate), [])
+      gate.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 100))
+      return gate
+    }
+    func rest(_ confidence: ActivityEstimate.Confidence, at time: Double) -> ActivityEstimate {
+      ActivityEstimate(stationary: true, confidence: confidence, startTime: time)
+    }
+
     // Walking from 130 s, rest still reported with less confidence at 132 s, walking reported
-    // at 136 s and confirmed at 141 s.
+    // at 136 s and confirmed at 141 s: every step since 130 s, at 141 s.
+    var gate = stopped()
     XCTAssertEqual(Self.offer(Self.steps(from: 130, to: 132), to: &gate), [])
-    gate.noteActivity(ActivityEstimate(stationary: true, confidence: .low, startTime: 132))
-    XCTAssertEqual(Self.offer(Self.steps(from: 132, to: 136), to: &gate), [])
+    gate.noteActivity(rest(.low, at: 132))
+    XCTAssertEqual(Self.offer(Self.steps(from: 132, to: 141), to: &gate), [])
     gate.noteActivity(Self.walking(at: 136))
-    XCTAssertEqual(Self.offer(Self.steps(from: 136, to: 141), to: &gate), [])
     gate.advance(to: 141)
     XCTAssertEqual(Self.drain(&gate), Self.steps(from: 130, to: 141))
     XCTAssertFalse(gate.isHolding)
     XCTAssertEqual(Self.offer([141.5], to: &gate), [141.5])
 
-    var contradicted = RidingStepGate()
-    contradicted.noteActivity(Self.cycling(.high, at: 0))
-    contradicted.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 100))
-    contradicted.noteActivity(Self.walking(at: 150))
-    XCTAssertEqual(Self.offer([150, 151], to: &contradicted), [])
-    contradicted.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: 152))
-    XCTAssertEqual(contradicted.heldStepCount, 2, "held until a report decides them")
-    contradicted.advance(to: 219.99)
-    XCTAssertTrue(contradicted.isHolding)
-    contradicted.advance(to: 220)
-    XCTAssertFalse(contradicted.isHolding, "120 s after the first report of rest")
-    XCTAssertEqual(Self.drain(&contradicted), [])
-    XCTAssertEqual(contradicted.withheldSteps, 2, "dropped when the stop ends")
+    // Reported 14 s after the walk began: more than the release window, all the same.
+    gate = stopped()
+    XCTAssertEqual(Self.offer(Self.steps(from: 150, to: 169), to: &gate), [])
+    gate.noteActivity(Self.walking(at: 164))
+    gate.advance(to: 169)
+    XCTAssertEqual(Self.drain(&gate), Self.steps(from: 150, to: 169))
+
+    // A walking report that rest contradicts, then walking again: the first steps still come.
+    gate = stopped()
+    XCTAssertEqual(Self.offer(Self.steps(from: 144, to: 150), to: &gate), [])
+    gate.noteActivity(Self.walking(at: 150))
+    gate.noteActivity(rest(.low, at: 152))
+    gate.noteActivity(Self.walking(at: 158))
+    XCTAssertEqual(Self.offer(Self.steps(from: 150, to: 163), to: &gate), [])
+    gate.advance(to: 163)
+    XCTAssertEqual(Self.drain(&gate), Self.steps(from: 144, to: 163))
+
+    // The classifier guesses a vehicle as the walk begins, then rest, then walking: the guess
+    // is a ride timed from its report, too short to be one, and gives everything back.
+    gate = stopped()
+    XCTAssertEqual(Self.offer(Self.steps(from: 148, to: 150), to: &gate), [])
+    gate.noteActivity(ActivityEstimate(automotive: true, confidence: .high, startTime: 150))
+    XCTAssertEqual(Self.offer(Self.steps(from: 150, to: 152), to: &gate), [])
+    gate.noteActivity(rest(.medium, at: 152))
+    XCTAssertEqual(Self.drain(&gate), Self.steps(from: 148, to: 152))
+    gate.noteActivity(Self.walking(at: 156))
+    XCTAssertEqual(
+      Self.offer(Self.steps(from: 152, to: 160), to: &gate), Self.steps(from: 152, to: 160))
+
+    // The walk begins 5 s before the stop's end and is reported after it: the stop's end gives
+    // its first steps back, and the rest pass.
+    gate = stopped()
+    XCTAssertEqual(Self.offer(Self.steps(from: 215, to: 220), to: &gate), [])
+    gate.advance(to: 220)
+    XCTAssertEqual(Self.drain(&gate), Self.steps(from: 215, to: 220))
+    XCTAssertEqual(
+      Self.offer(Self.steps(from: 220, to: 222), to: &gate), Self.steps(from: 220, to: 222))
+    gate.noteActivity(Self.walking(at: 221))
+    XCTAssertFalse(gate.isHolding)
+
+    // A walk reported, rest as the stop ends, walking again: nothing lost.
+    gate = stopped()
+    XCTAssertEqual(Self.offer(Self.steps(from: 212, to: 218), to: &gate), [])
+    gate.noteActivity(Self.walking(at: 218))
+    XCTAssertEqual(Self.offer(Self.steps(from: 218, to: 220), to: &gate), [])
+    gate.noteActivity(rest(.low, at: 220))
+    gate.advance(to: 220)
+    gate.noteActivity(Self.walking(at: 222))
+    XCTAssertEqual(Self.offer([220, 220.5], to: &gate), Self.steps(from: 212, to: 221))
+
+    // The recording ends during the stop: what it held is counted.
+    gate = stopped()
+    XCTAssertEqual(Self.offer(Self.steps(from: 150, to: 156), to: &gate), [])
+    gate.finish()
+    XCTAssertEqual(Self.drain(&gate), Self.steps(from: 150, to: 156))
+    XCTAssertEqual(gate.withheldSteps, 199)
   }
 
   /// `longestStop` 0 ends the hold at the first report of rest; hostile values are clamped (NaN
@@ -390,15 +455,15 @@ final class RidingStepGateTests: XCTestCase {
     XCTAssertFalse(restarted.isHolding)
   }
 
-  /// Memory is fixed: an hour of pedalling keeps at most the shortest ride's and the
-  /// confirmation's worth of steps (65 s at 5 steps/s, plus 16), and the rest is counted as
+  /// Memory is fixed: an hour of pedalling keeps at most the longest stop's and the
+  /// confirmation's worth of steps (125 s at 5 steps/s, plus 16), and the rest is counted as
   /// withheld.
   func testAnHourOfPedallingHoldsABoundedNumberOfSteps() {
     var gate = RidingStepGate()
     gate.noteActivity(Self.cycling(.high, at: 0))
     let ride = Array(stride(from: 0.25, to: 3600, by: 0.25))
     XCTAssertEqual(Self.offer(ride, to: &gate), [])
-    XCTAssertLessThanOrEqual(gate.heldStepCount, 16 + 325)
+    XCTAssertLessThanOrEqual(gate.heldStepCount, 16 + 625)
     XCTAssertEqual(gate.withheldSteps + gate.heldStepCount, ride.count)
     Self.confirmWalking(at: 3600, in: &gate)
     XCTAssertEqual(Self.drain(&gate), Array(ride.suffix(48)), "12 s at 4 steps/s")

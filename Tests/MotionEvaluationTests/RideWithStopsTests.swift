@@ -52,7 +52,7 @@ final class RideWithStopsTests: XCTestCase {
           + "\(rides.dropFirst().map(\.detected).reduce(0, +)) found; walk \(walking.counted) of "
           + "\(walking.detected)")
       laterRideSteps.append(afterStops)
-      // 2026-11-29: 184 of 184 and 151 of 151; every held step of the walk comes back once the
+      // 2026-11-29: 151 of 151 and 185 of 185; every held step of the walk comes back once the
       // walk is confirmed.
       XCTAssertGreaterThan(walking.detected, 100, "user \(user)")
       XCTAssertGreaterThanOrEqual(walking.counted, walking.detected - 1, "user \(user)")
