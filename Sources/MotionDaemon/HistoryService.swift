@@ -300,10 +300,11 @@ final class HistoryService: @unchecked Sendable {
   }
 
   /// How much older than the sample that counts it a step can be filed, s: the riding gate
-  /// gives steps back at most its longest shortest ride and confirmation later (600 + 60 s,
-  /// ``RidingStepGate/Parameters``), so 15 min bounds it with room. A larger age comes from a
+  /// gives steps back at most its longest stop, shortest ride and confirmation after they were
+  /// found (185 s by default, 1,260 s with each at the largest value it accepts,
+  /// ``RidingStepGate/Parameters``), so 30 min bounds it with room. A larger age comes from a
   /// source clock that jumped forward, and the step is filed no further back than this.
-  static let longestStepAge = 900.0
+  static let longestStepAge = 1_800.0
   /// How much older than the reading that counts them floors can be filed, s: the history's
   /// seven days (older rows are pruned anyway).
   static let longestFloorAge = 7 * 86_400.0

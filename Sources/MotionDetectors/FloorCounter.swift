@@ -79,10 +79,13 @@ public struct FloorCounter: Sendable {
     /// Share of a change's duration that must be walked for it to count; 0...1.
     public var walkedFraction = 0.5
     /// How long after an unwalked change settles, steps noted late may still show that it was
-    /// walked, s; 0...3600. The default covers the riding gate's longest delay (a hold shorter
-    /// than its ``RidingStepGate/Parameters/shortestRide``, 60 s, given back after the
+    /// walked, s; 0...3600. The default covers the riding gate's delay after a ride (a hold
+    /// shorter than its ``RidingStepGate/Parameters/shortestRide``, 60 s, given back after the
     /// ``RidingStepGate/Parameters/releaseConfirmation``, 5 s) with room for the step
-    /// detector's own delay.
+    /// detector's own delay. Steps found during a stop after a ride, and given back only when
+    /// the stop ends (a walk the classifier keeps reporting as rest), can be later than this
+    /// (up to ``RidingStepGate/Parameters/longestStop``, 120 s); they no longer count toward a
+    /// floor.
     public var lateStepAllowance = 70.0
     public init() {}
     public static let `default` = Parameters()

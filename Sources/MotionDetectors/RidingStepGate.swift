@@ -34,9 +34,13 @@
 ///   train), and the pedalling that follows would count until the classifier is sure of the ride
 ///   again. So rest begins a **stop**: the steps found during it are held until a report decides
 ///   them. A sure ride report resumes the ride (they are its steps, and the ride is timed again
-///   from that report); anything else gives every one of them back: a walk once confirmed, the
-///   end of the input, or the stop lasting ``Parameters/longestStop`` (120 s), after which steps
-///   pass again. Rest reported again during the stop decides nothing.
+///   from that report); a walk confirmed during the stop gives them back (with those kept from
+///   before it when it was reported within the release window of the stop's start); the end of
+///   the input, a new timeline, or the stop lasting
+///   ``Parameters/longestStop`` (120 s) give back those found during it, after which steps pass
+///   again. Rest reported again during the stop decides nothing. So the gate never counts more
+///   than ending the hold at the first rest would, and a walk after a stop keeps its steps
+///   unless the classifier takes it for a vehicle with high confidence for over a minute.
 /// - **A hold shorter than** ``Parameters/shortestRide`` (60 s) from the report that started it
 ///   to the walk or the rest that ends it was not a ride: every step it held is given back.
 ///
@@ -83,9 +87,10 @@ public struct RidingStepGate: Sendable {
     /// not as a ride at a standstill, and the first seconds of pedalling after it would count
     /// until the classifier reports the ride again (2–5 s on QROWD's rides with stops,
     /// docs/Steps.md). Traffic lights rarely hold a rider more than two minutes. The cost is
-    /// latency, not steps: a walk begun during a stop is counted once it is confirmed, or when
-    /// the stop ends, with every step found since the stop began. 0 ends the hold at the first
-    /// report of rest.
+    /// mostly latency: a walk begun during a stop is counted once it is confirmed, or when the
+    /// stop ends. A step can come back up to this, plus ``shortestRide`` and the confirmation,
+    /// after it was found (a walk taken for a ride just after the stop). 0 ends the hold at the
+    /// first report of rest.
     public var longestStop = 120.0
 
     public init() {}
@@ -110,6 +115,11 @@ public struct RidingStepGate: Sendable {
   /// When the current stop began: rest first reported in a ride, with no ride reported since.
   /// The stop ends once it has lasted ``longestStop``.
   private var stopStart: Double?
+  /// How many of the held steps, the oldest, a stop kept from before it began: those a walk
+  /// being confirmed at the stop's first rest would have given back. They come back only if a
+  /// walk reported within ``releaseWindow`` of the stop's start is confirmed; otherwise they
+  /// were the ride's.
+  private var keptBeforeStop = 0
   /// Steps held while riding, oldest first.
   private var held: StepTimeRing
   /// Steps that may be counted, oldest first: passed or given back.
@@ -146,8 +156,11 @@ public struct RidingStepGate: Sendable {
       shortest.isNaN ? Parameters.default.shortestRide : Swift.min(Swift.max(shortest, 0), 600)
     let stop = parameters.longestStop
     longestStop = stop.isNaN ? Parameters.default.longestStop : Swift.min(Swift.max(stop, 0), 600)
+    // The longest stretch given back at once: a walk confirmed after a hold too short to be a
+    // ride that went on from a stop, with the steps the stop kept from before it.
     let capacity = Self.heldCapacity(
-      span: Swift.max(releaseWindow, shortestRide, longestStop) + releaseConfirmation)
+      span: releaseWindow + longestStop + Swift.max(releaseWindow, shortestRide)
+        + releaseConfirmation)
     held = StepTimeRing(capacity: capacity)
     // Everything held can be given back at once, plus the steps offered before it is drained.
     ready = StepTimeRing(capacity: capacity + 16)
@@ -173,7 +186,9 @@ public struct RidingStepGate: Sendable {
       if !isHolding || stopStart != nil {
         // A ride starts, or goes on after a stop: timed from here, as a ride from rest would
         // be, so that a guess as a walk begins after the stop is a short hold that gives its
-        // steps back. The steps found during the stop are this ride's now.
+        // steps back. The steps found during the stop are this ride's now; those kept from
+        // before the stop were the ride's all along.
+        dropKeptBeforeStop()
         holdStart = estimate.startTime.isFinite ? estimate.startTime : nil
         stopStart = nil
       }
@@ -194,6 +209,7 @@ public struct RidingStepGate: Sendable {
       // would give back (the walk may go on after this report).
       if let reportTime = pendingRelease {
         dropHeld(before: reportTime - releaseWindow)
+        keptBeforeStop = held.count
       } else {
         dropHeld()
       }
@@ -231,25 +247,38 @@ public struct RidingStepGate: Sendable {
     if let reportTime = pendingRelease {
       release(reportTime: reportTime)
     } else if stopStart != nil {
-      release(reportTime: nil)
+      endStop()
     }
   }
 
-  /// Ends a stop that has lasted the longest stop by `time`: no ride was reported after its
-  /// first rest, so the steps found since are given back, and the steps that follow pass. A
-  /// time far before the stop began is a new timeline: the stop is timed from it.
+  /// Ends a stop that has lasted the longest stop by `time`, or that a time far before it began
+  /// shows to be on a timeline the clock has left (``endStop()``).
   private mutating func endStopIfOver(at time: Double) {
     guard let start = stopStart else { return }
-    if time < start - releaseWindow {
-      stopStart = time
-    } else if time - start >= longestStop {
-      release(reportTime: time)
+    if time < start - releaseWindow || time - start >= longestStop { endStop() }
+  }
+
+  /// Ends a stop with no ride reported since it began: the steps found during it come back (the
+  /// rule of rest ending the hold at once would have counted them), those kept from before it
+  /// do not, and the steps that follow pass.
+  private mutating func endStop() {
+    dropKeptBeforeStop()
+    release(reportTime: nil)
+  }
+
+  /// Drops the held steps kept from before the current stop (``keptBeforeStop``).
+  private mutating func dropKeptBeforeStop() {
+    while keptBeforeStop > 0, held.popFirst() != nil {
+      keptBeforeStop -= 1
+      withheldSteps = Self.increment(withheldSteps)
     }
+    keptBeforeStop = 0
   }
 
   /// Stops holding and drops what is held.
   private mutating func endHold() {
     dropHeld()
+    keptBeforeStop = 0
     pendingRelease = nil
     stopStart = nil
     isHolding = false
@@ -278,9 +307,13 @@ public struct RidingStepGate: Sendable {
       // Too short to have been a ride: everything held comes back.
       oldestGivenBack = -.infinity
     }
-    if stopStart != nil {
+    if let stop = stopStart {
       // In a stop everything held was found after the ride's last report (the first rest
       // dropped the ride's own steps) and no ride was reported since: all of it comes back.
+      // The steps kept from before it come back with a walk reported soon after the stop began,
+      // the walk they were kept for; a walk reported later is another (a flicker while the
+      // rider pedals on, or a walk after a wait), and they were the ride's.
+      if let report = reportTime, report - stop > releaseWindow { dropKeptBeforeStop() }
       oldestGivenBack = -.infinity
     }
     let newestGivenBack = reportTime.map { $0 + releaseWindow + releaseConfirmation } ?? .infinity
@@ -294,6 +327,7 @@ public struct RidingStepGate: Sendable {
     }
     pendingRelease = nil
     stopStart = nil
+    keptBeforeStop = 0
     isHolding = false
   }
 
@@ -310,6 +344,13 @@ public struct RidingStepGate: Sendable {
       return
     }
     if let newest = held.last, stepTime < newest - releaseWindow {
+      if stopStart != nil {
+        // A new timeline during a stop: no ride was reported since it began, so its steps
+        // come back, and this one passes.
+        endStop()
+        if !ready.append(stepTime) { withheldSteps = Self.increment(withheldSteps) }
+        return
+      }
       // The detector started a new timeline (its clock restarted lower): what was held belongs
       // to the old one and could never be matched with a report on the new clock.
       dropHeld()
@@ -317,6 +358,7 @@ public struct RidingStepGate: Sendable {
     }
     if held.isFull {
       _ = held.popFirst()
+      if keptBeforeStop > 0 { keptBeforeStop -= 1 }
       withheldSteps = Self.increment(withheldSteps)
     }
     _ = held.append(stepTime)
@@ -333,6 +375,7 @@ public struct RidingStepGate: Sendable {
   private mutating func dropHeld() {
     withheldSteps = Self.increment(withheldSteps, by: held.count)
     held.removeAll()
+    keptBeforeStop = 0
   }
 
   /// Drops the held steps found before `cutoff` (s), keeps the later ones.
