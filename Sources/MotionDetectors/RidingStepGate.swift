@@ -28,19 +28,18 @@
 ///   average, 9 s at most on the shared switching tests), so the steps of the first seconds of a
 ///   walk were held as ride steps; they are counted now, late but in order. Older held steps are
 ///   dropped.
-/// - **Rest drops the held steps** (`stationary` without `automotive`), except those a walk
-///   being confirmed would give back: the ride ended, or it waits. A bicycle waiting at a light
-///   reads as rest (the classifier's standstill of a vehicle is reached only from a car, bus or
-///   train), and the pedalling that follows would count until the classifier is sure of the ride
-///   again. So rest begins a **stop**: the steps found during it are held until a report decides
-///   them. A sure ride report resumes the ride (they are its steps, and the ride is timed again
-///   from that report); a walk confirmed during the stop gives them back (with those kept from
-///   before it when it was reported within the release window of the stop's start); the end of
-///   the input, a new timeline, or the stop lasting
-///   ``Parameters/longestStop`` (120 s) give back those found during it, after which steps pass
+/// - **Rest drops the held steps** (`stationary` without `automotive`), those of a walk being
+///   confirmed too: the ride ended, or it waits. A bicycle waiting at a light reads as rest (the
+///   classifier's standstill of a vehicle is reached only from a car, bus or train), and the
+///   pedalling that follows would count until the classifier is sure of the ride again. So rest
+///   begins a **stop**: the steps found during it are held until a report decides them. A sure
+///   ride report resumes the ride (they are its steps, and the ride is timed again from that
+///   report); a walk confirmed during the stop, the end of the input, a new timeline, or the
+///   stop lasting ``Parameters/longestStop`` (120 s) give them all back, after which steps pass
 ///   again. Rest reported again during the stop decides nothing. So the gate never counts more
-///   than ending the hold at the first rest would, and a walk after a stop keeps its steps
-///   unless the classifier takes it for a vehicle with high confidence for over a minute.
+///   than ending the hold at the first rest would, and a walk after a stop keeps its steps,
+///   later, unless a vehicle is reported with high confidence as it begins and no walk is
+///   confirmed for over a minute.
 /// - **A hold shorter than** ``Parameters/shortestRide`` (60 s) from the report that started it
 ///   to the walk or the rest that ends it was not a ride: every step it held is given back.
 ///
@@ -115,11 +114,6 @@ public struct RidingStepGate: Sendable {
   /// When the current stop began: rest first reported in a ride, with no ride reported since.
   /// The stop ends once it has lasted ``longestStop``.
   private var stopStart: Double?
-  /// How many of the held steps, the oldest, a stop kept from before it began: those a walk
-  /// being confirmed at the stop's first rest would have given back. They come back only if a
-  /// walk reported within ``releaseWindow`` of the stop's start is confirmed; otherwise they
-  /// were the ride's.
-  private var keptBeforeStop = 0
   /// Steps held while riding, oldest first.
   private var held: StepTimeRing
   /// Steps that may be counted, oldest first: passed or given back.
@@ -157,10 +151,9 @@ public struct RidingStepGate: Sendable {
     let stop = parameters.longestStop
     longestStop = stop.isNaN ? Parameters.default.longestStop : Swift.min(Swift.max(stop, 0), 600)
     // The longest stretch given back at once: a walk confirmed after a hold too short to be a
-    // ride that went on from a stop, with the steps the stop kept from before it.
+    // ride that went on from a stop.
     let capacity = Self.heldCapacity(
-      span: releaseWindow + longestStop + Swift.max(releaseWindow, shortestRide)
-        + releaseConfirmation)
+      span: longestStop + Swift.max(releaseWindow, shortestRide) + releaseConfirmation)
     held = StepTimeRing(capacity: capacity)
     // Everything held can be given back at once, plus the steps offered before it is drained.
     ready = StepTimeRing(capacity: capacity + 16)
@@ -182,13 +175,13 @@ public struct RidingStepGate: Sendable {
       // Only a sure report of a ride contradicts a walk being confirmed: the classifier's
       // doubtful ride reports as a walk starts or stops must not cost it its steps.
       guard estimate.confidence >= parameters.holdingConfidence else { return }
+      // A report without a usable time cannot time the ride going on: the stop goes on.
+      if stopStart != nil, !estimate.startTime.isFinite { return }
       pendingRelease = nil
       if !isHolding || stopStart != nil {
         // A ride starts, or goes on after a stop: timed from here, as a ride from rest would
         // be, so that a guess as a walk begins after the stop is a short hold that gives its
-        // steps back. The steps found during the stop are this ride's now; those kept from
-        // before the stop were the ride's all along.
-        dropKeptBeforeStop()
+        // steps back. The steps found during the stop are this ride's now.
         holdStart = estimate.startTime.isFinite ? estimate.startTime : nil
         stopStart = nil
       }
@@ -205,14 +198,10 @@ public struct RidingStepGate: Sendable {
         pendingRelease = nil
         return
       }
-      // The first rest of a ride: its steps stay out, except those a walk being confirmed
-      // would give back (the walk may go on after this report).
-      if let reportTime = pendingRelease {
-        dropHeld(before: reportTime - releaseWindow)
-        keptBeforeStop = held.count
-      } else {
-        dropHeld()
-      }
+      // The first rest of a ride: its steps stay out, those of a walk being confirmed too (it
+      // may be a flicker as the rider brakes; the gate never counts more than ending the hold
+      // here would).
+      dropHeld()
       pendingRelease = nil
       // The ride may only wait (a bicycle at a light): a stop begins. A report without a usable
       // time cannot be timed, so it ends the hold, as does a longest stop of 0.
@@ -259,26 +248,15 @@ public struct RidingStepGate: Sendable {
   }
 
   /// Ends a stop with no ride reported since it began: the steps found during it come back (the
-  /// rule of rest ending the hold at once would have counted them), those kept from before it
-  /// do not, and the steps that follow pass.
+  /// rule of rest ending the hold at once would have counted them), and the steps that follow
+  /// pass.
   private mutating func endStop() {
-    dropKeptBeforeStop()
     release(reportTime: nil)
-  }
-
-  /// Drops the held steps kept from before the current stop (``keptBeforeStop``).
-  private mutating func dropKeptBeforeStop() {
-    while keptBeforeStop > 0, held.popFirst() != nil {
-      keptBeforeStop -= 1
-      withheldSteps = Self.increment(withheldSteps)
-    }
-    keptBeforeStop = 0
   }
 
   /// Stops holding and drops what is held.
   private mutating func endHold() {
     dropHeld()
-    keptBeforeStop = 0
     pendingRelease = nil
     stopStart = nil
     isHolding = false
@@ -307,13 +285,9 @@ public struct RidingStepGate: Sendable {
       // Too short to have been a ride: everything held comes back.
       oldestGivenBack = -.infinity
     }
-    if let stop = stopStart {
+    if stopStart != nil {
       // In a stop everything held was found after the ride's last report (the first rest
       // dropped the ride's own steps) and no ride was reported since: all of it comes back.
-      // The steps kept from before it come back with a walk reported soon after the stop began,
-      // the walk they were kept for; a walk reported later is another (a flicker while the
-      // rider pedals on, or a walk after a wait), and they were the ride's.
-      if let report = reportTime, report - stop > releaseWindow { dropKeptBeforeStop() }
       oldestGivenBack = -.infinity
     }
     let newestGivenBack = reportTime.map { $0 + releaseWindow + releaseConfirmation } ?? .infinity
@@ -327,7 +301,6 @@ public struct RidingStepGate: Sendable {
     }
     pendingRelease = nil
     stopStart = nil
-    keptBeforeStop = 0
     isHolding = false
   }
 
@@ -358,7 +331,6 @@ public struct RidingStepGate: Sendable {
     }
     if held.isFull {
       _ = held.popFirst()
-      if keptBeforeStop > 0 { keptBeforeStop -= 1 }
       withheldSteps = Self.increment(withheldSteps)
     }
     _ = held.append(stepTime)
@@ -375,15 +347,6 @@ public struct RidingStepGate: Sendable {
   private mutating func dropHeld() {
     withheldSteps = Self.increment(withheldSteps, by: held.count)
     held.removeAll()
-    keptBeforeStop = 0
-  }
-
-  /// Drops the held steps found before `cutoff` (s), keeps the later ones.
-  private mutating func dropHeld(before cutoff: Double) {
-    while let first = held.first, first < cutoff {
-      _ = held.popFirst()
-      withheldSteps = Self.increment(withheldSteps)
-    }
   }
 
   private static func increment(_ value: Int, by amount: Int = 1) -> Int {
