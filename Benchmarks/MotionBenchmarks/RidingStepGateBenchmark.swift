@@ -30,7 +30,63 @@ enum RidingStepGateBenchmark {
     return counted
   }
 
+  /// One hour of steps at 2 steps/s with stops: every 90 s a ride of 60 s reported with high
+  /// confidence, then 30 s reported as rest (a light) whose last 10 s have steps again, held as
+  /// the stop's: pedalling, which the next ride report takes, or, before every fourth cycle, a
+  /// walk's first steps, given back when the walk is confirmed 5 s after its report.
+  static func exerciseWithStops(_ gate: inout RidingStepGate, steps: Int) -> Int {
+    var counted = 0
+    for index in 0..<steps {
+      let time = Double(index) * 0.5
+      let cycle = index / 180
+      let phase = index % 180
+      if phase == 0 {
+        gate.noteActivity(
+          cycle % 4 == 3
+            ? ActivityEstimate(walking: true, confidence: .medium, startTime: time)
+            : ActivityEstimate(cycling: true, confidence: .high, startTime: time))
+      } else if phase == 120 {
+        gate.noteActivity(ActivityEstimate(stationary: true, confidence: .high, startTime: time))
+      }
+      // Standing still for the first 20 s of the stop.
+      if phase < 120 || phase >= 160 { gate.offer(stepTime: time) }
+      gate.advance(to: time)
+      while gate.nextStep() != nil { counted += 1 }
+    }
+    return counted
+  }
+
   static func run(report: (String, Double, String, String) -> Void) {
+    runWithoutStops(report: report)
+    runWithStops(report: report)
+  }
+
+  static func runWithStops(report: (String, Double, String, String) -> Void) {
+    let steps = 7200
+    var counted = 0
+    var best = Double.infinity
+    for _ in 0..<5 {
+      var gate = RidingStepGate()
+      let start = DispatchTime.now().uptimeNanoseconds
+      counted = exerciseWithStops(&gate, steps: steps)
+      best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) * 1e-9)
+    }
+    report(
+      "steps: RidingStepGate with stops", best / Double(steps) * 1e9, "ns/step",
+      "(\(counted) of \(steps) steps counted: the walks after every fourth stop)")
+
+    guard motion_allocation_counting_available() != 0 else { return }
+    var gate = RidingStepGate()
+    _ = exerciseWithStops(&gate, steps: 720)  // a ride, a stop and a walk: both rings used
+    let before = motion_allocation_count()
+    counted = exerciseWithStops(&gate, steps: steps)
+    let allocations = motion_allocation_count() - before
+    report(
+      "steps: RidingStepGate with stops, allocations per step",
+      Double(allocations) / Double(steps), "", "(\(allocations) over \(steps) steps)")
+  }
+
+  static func runWithoutStops(report: (String, Double, String, String) -> Void) {
     let steps = 7200
     var counted = 0
     var best = Double.infinity
