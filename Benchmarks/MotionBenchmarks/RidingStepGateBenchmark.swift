@@ -57,58 +57,44 @@ enum RidingStepGateBenchmark {
   }
 
   static func run(report: (String, Double, String, String) -> Void) {
-    runWithoutStops(report: report)
-    runWithStops(report: report)
+    measure(
+      "steps: RidingStepGate", warmUpSteps: 240,  // one ride and one walk: both rings used
+      explanation: "walks, and 12 s of each ride given back 5 s into the walk", report: report,
+      exercise: exercise)
+    measure(
+      "steps: RidingStepGate with stops", warmUpSteps: 720,  // a ride, a stop and a walk
+      explanation: "the walks after every fourth stop", report: report,
+      exercise: exerciseWithStops)
   }
 
-  static func runWithStops(report: (String, Double, String, String) -> Void) {
+  /// Times `exercise` over 7,200 steps (the best of five runs, per step) and counts its heap
+  /// allocations after a warm-up of `warmUpSteps`.
+  static func measure(
+    _ name: String, warmUpSteps: Int, explanation: String,
+    report: (String, Double, String, String) -> Void,
+    exercise: (inout RidingStepGate, Int) -> Int
+  ) {
     let steps = 7200
     var counted = 0
     var best = Double.infinity
     for _ in 0..<5 {
       var gate = RidingStepGate()
       let start = DispatchTime.now().uptimeNanoseconds
-      counted = exerciseWithStops(&gate, steps: steps)
+      counted = exercise(&gate, steps)
       best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) * 1e-9)
     }
     report(
-      "steps: RidingStepGate with stops", best / Double(steps) * 1e9, "ns/step",
-      "(\(counted) of \(steps) steps counted: the walks after every fourth stop)")
+      name, best / Double(steps) * 1e9, "ns/step",
+      "(\(counted) of \(steps) steps counted: \(explanation))")
 
     guard motion_allocation_counting_available() != 0 else { return }
     var gate = RidingStepGate()
-    _ = exerciseWithStops(&gate, steps: 720)  // a ride, a stop and a walk: both rings used
+    _ = exercise(&gate, warmUpSteps)
     let before = motion_allocation_count()
-    counted = exerciseWithStops(&gate, steps: steps)
+    counted = exercise(&gate, steps)
     let allocations = motion_allocation_count() - before
     report(
-      "steps: RidingStepGate with stops, allocations per step",
-      Double(allocations) / Double(steps), "", "(\(allocations) over \(steps) steps)")
-  }
-
-  static func runWithoutStops(report: (String, Double, String, String) -> Void) {
-    let steps = 7200
-    var counted = 0
-    var best = Double.infinity
-    for _ in 0..<5 {
-      var gate = RidingStepGate()
-      let start = DispatchTime.now().uptimeNanoseconds
-      counted = exercise(&gate, steps: steps)
-      best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) * 1e-9)
-    }
-    report(
-      "steps: RidingStepGate", best / Double(steps) * 1e9, "ns/step",
-      "(\(counted) of \(steps) steps counted: walks, and 12 s of each ride given back 5 s into the walk)"
-    )
-
-    guard motion_allocation_counting_available() != 0 else { return }
-    var gate = RidingStepGate()
-    _ = exercise(&gate, steps: 240)  // one ride and one walk: both rings used
-    let before = motion_allocation_count()
-    counted = exercise(&gate, steps: steps)
-    let allocations = motion_allocation_count() - before
-    report(
-      "steps: RidingStepGate heap allocations per step", Double(allocations) / Double(steps), "",
+      "\(name), allocations per step", Double(allocations) / Double(steps), "",
       "(\(allocations) over \(steps) steps)")
   }
 }
