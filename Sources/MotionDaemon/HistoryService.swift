@@ -203,10 +203,8 @@ final class HistoryService: @unchecked Sendable {
         var counted = false
         while let stepTime = s.pedometer.nextStep() {
           counted = true
-          // The minute row of the step itself: steps given back after a ride are up to the
-          // gate's release window and confirmation (12 + 5 s) older than this sample, and those
-          // of a hold too short to be a ride up to the shortest ride and the confirmation
-          // (60 + 5 s).
+          // The minute row of the step itself: the riding gate gives steps back up to minutes
+          // after they were found (``longestStepAge``).
           let stepMinute = Self.minuteRow(
             date: date, age: sample.timestamp - stepTime, longestAge: Self.longestStepAge)
           if let last = s.lastStepTime, stepTime > last, stepTime - last < 2 {

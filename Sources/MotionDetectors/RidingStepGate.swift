@@ -312,18 +312,15 @@ public struct RidingStepGate: Sendable {
     // gate per sample.
     confirmIfDue(at: stepTime)
     endStopIfOver(at: stepTime)
+    let startsNewTimeline = held.last.map { stepTime < $0 - releaseWindow } ?? false
+    // A new timeline during a stop: no ride was reported since it began, so its steps come
+    // back, and this one passes.
+    if startsNewTimeline, stopStart != nil { endStop() }
     guard isHolding else {
       if !ready.append(stepTime) { withheldSteps = Self.increment(withheldSteps) }
       return
     }
-    if let newest = held.last, stepTime < newest - releaseWindow {
-      if stopStart != nil {
-        // A new timeline during a stop: no ride was reported since it began, so its steps
-        // come back, and this one passes.
-        endStop()
-        if !ready.append(stepTime) { withheldSteps = Self.increment(withheldSteps) }
-        return
-      }
+    if startsNewTimeline {
       // The detector started a new timeline (its clock restarted lower): what was held belongs
       // to the old one and could never be matched with a report on the new clock.
       dropHeld()
