@@ -131,6 +131,7 @@ final class SimulatorNoiseTests: XCTestCase {
     scenario.noise.timestampJitter = 0.003  // large: 30 % of the period, so clamping matters
     let seed = testSeed()
     let samples = try simulate(scenario, seed: seed)
+    let trajectory = ScenarioTrajectory(scenario: scenario)
     var jittered = 0
     for (k, sample) in samples.enumerated() {
       let nominal = Double(k) / 100
@@ -139,7 +140,7 @@ final class SimulatorNoiseTests: XCTestCase {
       if k > 0 { XCTAssertGreaterThan(sample.timestamp, samples[k - 1].timestamp, "seed \(seed)") }
       // The sample reads the interval that ends at its stamped (jittered) instant: it matches the
       // trajectory at that interval's middle, half a nominal period earlier.
-      let truth = sensedState(scenario, at: sample.timestamp)
+      let truth = sensedState(scenario, trajectory, at: sample.timestamp)
       assertVectorsEqual(sample.accelerometer, truth.specificForce, accuracy: 1e-9)
     }
     XCTAssertGreaterThan(jittered, samples.count / 2)

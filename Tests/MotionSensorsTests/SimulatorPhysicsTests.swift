@@ -7,7 +7,7 @@ import XCTest
 
 /// The noiseless simulator's readings follow from its trajectory by the laws the documentation
 /// states (specific force, body rate, field, standard atmosphere), read at the middle of each
-/// sample's interval (``sensedState(_:at:)``); the ground truth is at the timestamp.
+/// sample's interval (``sensedState(_:_:at:)``); the ground truth is at the timestamp.
 final class SimulatorPhysicsTests: XCTestCase {
   private let g = Units.standardGravity
 
@@ -118,7 +118,8 @@ final class SimulatorPhysicsTests: XCTestCase {
         let truth = sample.groundTruth!
         // The reading: the specific force at the middle of the interval.
         assertVectorsEqual(
-          sample.accelerometer, sensedState(scenario, at: sample.timestamp).specificForce,
+          sample.accelerometer,
+          sensedState(scenario, trajectory, at: sample.timestamp).specificForce,
           accuracy: 1e-9, name)
         // The truth: the specific force at the timestamp.
         assertVectorsEqual(
@@ -181,12 +182,14 @@ final class SimulatorPhysicsTests: XCTestCase {
   func testMagnetometerHasTheConfiguredStrengthAndDip() throws {
     var scenario = try noiselessScenario("figure8")
     scenario.magneticField = MagneticFieldModel(strength: 48, dip: 65)
+    let trajectory = ScenarioTrajectory(scenario: scenario)
     for sample in try simulate(scenario) {
       let field = sample.magnetometer!
       XCTAssertEqual(field.length, 48, accuracy: 1e-9)
       // Down in the sensor frame at the instant the field was read.
-      let down = sensedState(scenario, at: sample.timestamp).earthFromSensor.conjugate.act(
-        on: SIMD3(0, 0, -1))
+      let down = sensedState(scenario, trajectory, at: sample.timestamp).earthFromSensor.conjugate
+        .act(
+          on: SIMD3(0, 0, -1))
       XCTAssertEqual(
         Double.asin(field.normalized.dot(down)) * Units.degreesPerRadian, 65, accuracy: 1e-6)
     }

@@ -17,9 +17,12 @@ func noiselessScenario(_ name: String, duration: Double? = nil) throws -> Scenar
 /// The trajectory's state at the instant a sample stamped `timestamp` reads: the middle of the
 /// sample interval that ends at its timestamp (the simulator's sensors report the interval's mean,
 /// which the middle gives to second order).
-func sensedState(_ scenario: Scenario, at timestamp: Double) -> KinematicState {
-  ScenarioTrajectory(scenario: scenario).state(
-    at: Swift.max(timestamp - 0.5 / scenario.sampleRate, 0))
+/// `trajectory` is the scenario's, built once by the caller: building one per sample made a pass
+/// over the long activity scenarios take two minutes.
+func sensedState(
+  _ scenario: Scenario, _ trajectory: ScenarioTrajectory, at timestamp: Double
+) -> KinematicState {
+  trajectory.state(at: Swift.max(timestamp - 0.5 / scenario.sampleRate, 0))
 }
 
 /// Every sample of a scenario.
