@@ -5,13 +5,14 @@
 /// A change of level that settled without being walked enough to count, kept for steps noted
 /// late (``FloorCounter/noteStep(time:)``).
 struct UnwalkedChange: Sendable {
-  /// Where the change's walked and total times were counted from and to, s.
+  /// The change's moving time (its first and last bins that moved the track), s.
   var start: Double
   var end: Double
   /// The reading at which the change settled (and would have counted, walked), s: the date of
   /// its floors if late steps show it was walked.
   var settlingReadingTime: Double
-  /// The change's duration and the part of it known to be walked, s.
+  /// The change's moving time and the part of it known to be walked, s (the walked share of its
+  /// height as a share of that time).
   var totalTime: Double
   var walkedTime: Double
   /// The settled height change, m (positive: up).
@@ -60,8 +61,8 @@ struct UnwalkedChangeRing: Sendable {
     self[oldest] = change
   }
 
-  /// Credits the walked time from `start` to `end` s (a late step's coverage) to every kept
-  /// change it overlaps.
+  /// Credits the time from `start` to `end` s (a late step's coverage) to every kept change whose
+  /// moving time it overlaps.
   mutating func credit(from start: Double, to end: Double) {
     guard end > start else { return }
     for index in 0..<Self.capacity {

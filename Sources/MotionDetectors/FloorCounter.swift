@@ -15,9 +15,13 @@ import MotionMath
 ///    moves the pressure by at most a few hPa per hour (≈ 0.01 m/s), far below stairs (0.1–0.4
 ///    m/s), so while settled the reference level simply follows the track: drift never accumulates.
 /// 3. While the height is changing, the counter tracks whether the person is walking (a step
-///    within ``Parameters/walkingGap``). A walked change counts a floor each time the track moves
-///    a full ``Parameters/floorHeight`` (plus ``Parameters/floorMargin``) from the reference, and
-///    the reference moves by one floor height, so long staircases count as they are climbed.
+///    within ``Parameters/walkingGap``) as each bin moves the track. A change is *walked* when at
+///    least ``Parameters/walkedFraction`` of its height was moved in bins judged walking: the
+///    share is of metres, not seconds, so what the person does while the track lags behind a
+///    change that has already ended (walking out of a lift as its doors open, standing still
+///    after a quick flight) does not decide it. A walked change counts a floor each time the track moves a full ``Parameters/floorHeight``
+///    (plus ``Parameters/floorMargin``) from the reference, and the reference moves by one floor
+///    height, so long staircases count as they are climbed.
 /// 4. When the track settles again the rest of a walked change is counted as Apple's and the
 ///    IPIN baseline's rule does: a change of at least ``Parameters/minimumFloorChange`` counts
 ///    `max(1, round(Δh / floorHeight))` floors (a 2 m mezzanine is one level); an unwalked change
@@ -42,7 +46,10 @@ import MotionMath
 /// walk back only once it is sure the walk is not part of a ride, up to about a minute late
 /// (``RidingStepGate``); heard only from then on, a floor climbed right after a drive was found
 /// unwalked. So each step covers the ``Parameters/walkingGap`` after it, whenever it is noted: a
-/// change under way adds the newly covered time to its walked time, and an unwalked change that
+/// change under way adds the newly covered part of its *moving time* (from its first to its last
+/// bin that moved the track at more than ``Parameters/settledSlope``) to its walked share, taking
+/// the track to have moved evenly over that time (the bins' own movements are not kept that
+/// long), and an unwalked change that
 /// settled less than ``Parameters/lateStepAllowance`` ago is kept (the last
 /// ``maximumUnwalkedChanges``; a walked one is taken out before a new one can push it out) and
 /// counts its floors at the next bin that counts no other floors if late steps show it was
@@ -76,7 +83,7 @@ public struct FloorCounter: Sendable {
     public var settleDuration = 3.0
     /// Longest gap between steps that still counts as walking, s; 0...3600.
     public var walkingGap = 2.0
-    /// Share of a change's duration that must be walked for it to count; 0...1.
+    /// Share of a change's height that must be moved while walking for it to count; 0...1.
     public var walkedFraction = 0.5
     /// How long after an unwalked change settles, steps noted late may still show that it was
     /// walked, s; 0...3600. The default covers the riding gate's delay after a ride (a hold
@@ -164,10 +171,16 @@ public struct FloorCounter: Sendable {
   private var referenceHeight: Double?
   private var changing = false
   private var settledSince: Double?
-  private var changeWalkedTime = 0.0
-  private var changeTotalTime = 0.0
-  /// Where the change under way began: the time its walked and total times are counted from.
-  private var changeStartTime = 0.0
+  /// The track's level at the last bin, m (what each bin's movement is measured from).
+  private var lastLevel: Double?
+  /// How far the change under way has moved the track, m, and how much of that was walked (in
+  /// bins judged walking, or covered by late steps).
+  private var changeWalkedHeight = 0.0
+  private var changeTotalHeight = 0.0
+  /// The change's moving time: from the start of its first bin that moved the track at more than
+  /// the settled slope to the end of its last one, s (`nil` until one has).
+  private var changeMovingStart: Double?
+  private var changeMovingEnd = 0.0
   /// Unwalked changes that settled recently, which late steps may still show to be walked.
   private var unwalkedChanges = UnwalkedChangeRing()
   /// How many recent unwalked changes are kept for late steps (the oldest is forgotten first).
@@ -218,9 +231,13 @@ public struct FloorCounter: Sendable {
     let lateEnd = Swift.min(time + tuning.walkingGap, judgedUntil)
     guard lateEnd > lateStart else { return }
     creditedUntil = lateEnd
-    if changing {
-      let walked = Self.overlap(lateStart, lateEnd, changeStartTime, judgedUntil)
-      changeWalkedTime = Swift.min(changeTotalTime, changeWalkedTime + walked)
+    if changing, let movingStart = changeMovingStart, changeMovingEnd > movingStart {
+      // The covered share of the moving time, of the change's height.
+      let covered =
+        Self.overlap(lateStart, lateEnd, movingStart, changeMovingEnd)
+        / (changeMovingEnd - movingStart)
+      changeWalkedHeight = Swift.min(
+        changeTotalHeight, changeWalkedHeight + covered * changeTotalHeight)
     }
     unwalkedChanges.credit(from: lateStart, to: lateEnd)
   }
@@ -283,8 +300,8 @@ public struct FloorCounter: Sendable {
     referenceHeight = nil
     changing = false
     settledSince = nil
-    changeWalkedTime = 0
-    changeTotalTime = 0
+    lastLevel = nil
+    beginChange()
     if newTimeline {
       unwalkedChanges = UnwalkedChangeRing()
       creditedUntil = -.infinity
@@ -303,6 +320,8 @@ public struct FloorCounter: Sendable {
     let level = bins.medianOfLastThree
     let elapsed = lastBinTime.map { Swift.max(0, time - $0) } ?? tuning.binDuration
     lastBinTime = time
+    let moved = lastLevel.map { abs(level - $0) } ?? 0
+    lastLevel = level
     guard bins.count >= binsPerSlope + 3 else {
       referenceHeight = level
       return nil
@@ -323,9 +342,7 @@ public struct FloorCounter: Sendable {
     if abs(slope) >= tuning.settledSlope {
       if !changing {
         changing = true
-        changeWalkedTime = 0
-        changeTotalTime = 0
-        changeStartTime = time - elapsed
+        beginChange()
       }
       settledSince = nil
     } else if changing {
@@ -333,9 +350,13 @@ public struct FloorCounter: Sendable {
     }
 
     if changing {
-      changeTotalTime += elapsed
-      if walking { changeWalkedTime += elapsed }
-      let walked = changeWalkedTime >= tuning.walkedFraction * changeTotalTime
+      changeTotalHeight += moved
+      if walking { changeWalkedHeight += moved }
+      if moved > tuning.settledSlope * elapsed {
+        if changeMovingStart == nil { changeMovingStart = time - elapsed }
+        changeMovingEnd = time
+      }
+      let walked = changeWalkedHeight >= tuning.walkedFraction * changeTotalHeight
       if walked && walking {
         // Count whole floors while the climb goes on. Each turn moves the reference by a floor
         // height of at least 0.5 m towards a level that plausible pressures keep within about
@@ -355,12 +376,19 @@ public struct FloorCounter: Sendable {
         if abs(remainder) >= tuning.minimumFloorChange {
           if walked {
             change.count(settledHeight: remainder, floorHeight: tuning.floorHeight)
-          } else if tuning.lateStepAllowance > 0 {
-            // Late steps may still show it was walked (a walk the riding gate is holding).
+          } else if tuning.lateStepAllowance > 0, let movingStart = changeMovingStart,
+            changeTotalHeight > 0
+          {
+            // Late steps may still show it was walked (a walk the riding gate is holding): kept
+            // as its moving time, with the walked share of its height as a share of that time
+            // (the track taken to move evenly over it).
+            let duration = Swift.max(0, changeMovingEnd - movingStart)
             unwalkedChanges.append(
               UnwalkedChange(
-                start: changeStartTime, end: time, settlingReadingTime: readingTime,
-                totalTime: changeTotalTime, walkedTime: changeWalkedTime, height: remainder))
+                start: movingStart, end: changeMovingEnd, settlingReadingTime: readingTime,
+                totalTime: duration,
+                walkedTime: duration * changeWalkedHeight / changeTotalHeight,
+                height: remainder))
           }
         }
         reference = level
@@ -393,6 +421,14 @@ public struct FloorCounter: Sendable {
     floorsAscended += change.ascended
     floorsDescended += change.descended
     return change.ascended + change.descended > 0 ? change : nil
+  }
+
+  /// Starts the accounting of a new change (or clears it).
+  private mutating func beginChange() {
+    changeWalkedHeight = 0
+    changeTotalHeight = 0
+    changeMovingStart = nil
+    changeMovingEnd = 0
   }
 
   /// Forgets everything seen so far (the counts restart at 0).

@@ -216,11 +216,13 @@ final class FloorCounterLateStepTests: XCTestCase {
       height: height)
     XCTAssertEqual(late.floorsAscended, inTime.floorsAscended)
     XCTAssertGreaterThanOrEqual(late.floorsAscended, 5)
-    // Each counted a minute late, dated where it was counted in time.
+    // Each counted once the steps of its flight were noted (from a minute after it began),
+    // dated where it was counted in time.
     XCTAssertEqual(lateChanges.count, inTimeChanges.count)
-    for (late, inTime) in zip(lateChanges, inTimeChanges) {
+    for (index, (late, inTime)) in zip(lateChanges, inTimeChanges).enumerated() {
       XCTAssertEqual(late.change, inTime.change)
-      XCTAssertGreaterThanOrEqual(late.readingTime, inTime.readingTime + 55)
+      XCTAssertGreaterThanOrEqual(late.readingTime, starts[index] + 60)
+      XCTAssertGreaterThan(late.readingTime, inTime.readingTime + 40)
     }
 
     // All the steps noted at once after the last flight (a hold given back in one go): the
