@@ -74,13 +74,17 @@ package struct StepRecording: Sendable {
   /// reading (time s, pressure kPa) in the recording's order without keeping them, so that memory
   /// does not grow with the file. (A plain table's accelerometer samples wait until its units
   /// are decided, up to ``RecordingReader/plainTableUnitSampleCount`` samples: its gyroscope
-  /// readings run that far ahead of them.)
+  /// readings run that far ahead of them.) Rows with a non-finite value or a backwards timestamp
+  /// fail the read, or with `invalidRows` ``RecordingReader/InvalidRowPolicy/skip`` are left out;
+  /// returns how many were.
+  @discardableResult
   package static func read(
     _ url: URL, format: RecordingFormat? = nil, columns: ColumnMapping? = nil,
+    invalidRows: RecordingReader.InvalidRowPolicy = .fail,
     accelerometer: (Double, SIMD3<Double>) throws -> Void,
     gyroscope: (Double, SIMD3<Double>) throws -> Void = { _, _ in },
     pressure: (Double, Double) throws -> Void = { _, _ in }
-  ) throws {
+  ) throws -> Int {
     var mapping = columns
     var isPlainTable = false
     if format == nil, mapping == nil {
@@ -92,7 +96,7 @@ package struct StepRecording: Sendable {
     }
     var stream = try RecordingReader.open(
       url, format: format ?? (mapping != nil ? .columns : nil),
-      options: RecordingReader.Options(columnMapping: mapping))
+      options: RecordingReader.Options(invalidRows: invalidRows, columnMapping: mapping))
     // A plain `t,ax,ay,az` table is specific force in m/s² (the shared steps layout) or g with
     // Apple's sign (iPhone loggers, the shared activity layout): told apart by its first samples,
     // which wait until then.
@@ -107,6 +111,7 @@ package struct StepRecording: Sendable {
       try detector.add(time: sample.timestamp, value: value, deliver: deliver)
     }
     try detector.finish(deliver: deliver)
+    return stream.skippedRowCount
   }
 
   /// m/s² per g.
@@ -118,21 +123,29 @@ package struct StepRecording: Sendable {
   /// every step is known before the pressure around it, exactly as
   /// ``StepCount/floors(pressures:)`` has it over a loaded recording.
   ///
-  /// - Parameter pressureFile: where the barometer readings are when they are not in `url` (a
-  ///   logger that writes one file per sensor, such as the IPIN layout's `…_pressure.csv` beside
-  ///   `…_acc.csv`), on the same clock: any recording format, or a shared pressure table. Without
-  ///   it the barometer is the one in `url`, if any.
+  /// - Parameters:
+  ///   - pressureFile: where the barometer readings are when they are not in `url` (a logger
+  ///     that writes one file per sensor, such as the IPIN layout's `…_pressure.csv` beside
+  ///     `…_acc.csv`), on the same clock: any recording format, or a shared pressure table.
+  ///     Without it the barometer is the one in `url`, if any. Its invalid rows (a timestamp a
+  ///     little earlier than the row before, as Android loggers write now and then) are always
+  ///     skipped: the floors need only its good readings, and failing there would lose the
+  ///     steps too.
+  ///   - invalidRows: what a row of `url` with a non-finite value or a backwards timestamp does:
+  ///     fail the count (the default) or be skipped.
+  ///   - skipped: told, for each file read, how many invalid rows were skipped (when any were).
   package static func count(
     _ url: URL, format: RecordingFormat? = nil, columns: ColumnMapping? = nil,
-    pressureFile: URL? = nil,
-    parameters: StepDetector.Parameters = .default, userHeight: Double? = nil
+    pressureFile: URL? = nil, invalidRows: RecordingReader.InvalidRowPolicy = .fail,
+    parameters: StepDetector.Parameters = .default, userHeight: Double? = nil,
+    skipped: (_ file: URL, _ rows: Int) -> Void = { _, _ in }
   ) throws -> (count: StepCount, floors: (ascended: Int, descended: Int)?) {
     var counter = StepCounter(parameters: parameters)
     var hasPressure = false
     var accelerometerTimes = TimeRange()
     var accelerometerSamples = 0
-    try read(
-      url, format: format, columns: columns,
+    let skippedRows = try read(
+      url, format: format, columns: columns, invalidRows: invalidRows,
       accelerometer: {
         accelerometerSamples += 1
         accelerometerTimes.add($0)
@@ -140,6 +153,7 @@ package struct StepRecording: Sendable {
       },
       gyroscope: { counter.add(time: $0, rotationRate: $1) },
       pressure: { _, _ in hasPressure = true })
+    if skippedRows > 0 { skipped(url, skippedRows) }
     guard accelerometerSamples > 0 else {
       throw Failure.noAccelerometerSamples(recording: url.path)
     }
@@ -147,12 +161,13 @@ package struct StepRecording: Sendable {
     var floors = WalkedFloors(stepTimes: count.stepTimes)
     if let pressureFile {
       var pressureTimes = TimeRange()
-      try read(
-        pressureFile, accelerometer: { _, _ in },
+      let skippedReadings = try read(
+        pressureFile, invalidRows: .skip, accelerometer: { _, _ in },
         pressure: {
           pressureTimes.add($0)
           floors.add(time: $0, pressure: $1)
         })
+      if skippedReadings > 0 { skipped(pressureFile, skippedReadings) }
       guard pressureTimes.range != nil else {
         throw Failure.noPressureReadings(barometer: pressureFile.path)
       }
@@ -165,8 +180,8 @@ package struct StepRecording: Sendable {
       }
     } else if hasPressure {
       try read(
-        url, format: format, columns: columns, accelerometer: { _, _ in },
-        pressure: { floors.add(time: $0, pressure: $1) })
+        url, format: format, columns: columns, invalidRows: invalidRows,
+        accelerometer: { _, _ in }, pressure: { floors.add(time: $0, pressure: $1) })
     }
     return (count, hasPressure ? floors.result : nil)
   }

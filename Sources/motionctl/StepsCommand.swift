@@ -18,7 +18,10 @@ struct StepsCommand: ParsableCommand {
       (--height refines it). Floors (walked, not ridden: FloorCounter) need a barometer: a pressure column \
       (t,ax,ay,az,pressure_hpa or pressure_kpa), a --pressure file on the same clock, or for a file named \
       NAME_acc.csv the NAME_pressure.csv beside it (one file per sensor, as the IPIN logs have it); \
-      without one they are null.
+      without one they are null. Rows with NaN or infinite values or time going back fail a \
+      recording (--skip-invalid skips and counts them); in a separate barometer file they are \
+      always skipped and counted on stderr. A recording that cannot be read is reported on stderr \
+      and the others are still counted; the status is then non-zero.
       """)
 
   @Argument(help: "Recording files.")
@@ -44,6 +47,12 @@ struct StepsCommand: ParsableCommand {
 
   @Option(help: "The walker's height in metres, for the stride length.")
   var height: Double?
+
+  @Flag(
+    help:
+      "Skip rows with NaN/infinite values or backwards timestamps (counted on stderr) instead of failing."
+  )
+  var skipInvalid = false
 
   @Flag(
     help:
@@ -101,14 +110,31 @@ struct StepsCommand: ParsableCommand {
     if pressure != nil, files.count != 1 {
       throw CLIError("--pressure belongs to one recording; give exactly one file with it")
     }
+    var failures = 0
     for file in files {
       let url = URL(fileURLWithPath: file)
       let pressureFile =
         pressure.map { URL(fileURLWithPath: $0) } ?? StepRecording.siblingPressureFile(of: url)
-      // Read as a stream: memory holds the step times, not the recording.
-      let (count, floors) = try StepRecording.count(
-        url, format: recordingFormat, columns: mapping, pressureFile: pressureFile,
-        userHeight: height)
+      // Read as a stream: memory holds the step times, not the recording. One unreadable file
+      // does not cost the others their counts.
+      let result: (count: StepCount, floors: (ascended: Int, descended: Int)?)
+      do {
+        result = try StepRecording.count(
+          url, format: recordingFormat, columns: mapping, pressureFile: pressureFile,
+          invalidRows: skipInvalid ? .skip : .fail, userHeight: height
+        ) { skippedFile, rows in
+          printToStandardError(
+            "skipped \(rows) invalid rows of \(skippedFile.path) (NaN or infinite values, or time going back)"
+          )
+        }
+      } catch {
+        // One recording: its error is the command's, as it always was.
+        guard files.count > 1 else { throw error }
+        failures += 1
+        printToStandardError("\(file): \(error)")
+        continue
+      }
+      let (count, floors) = result
       // Millisecond resolution is plenty for step times and keeps the output short.
       let output = Output(
         file: file, steps: count.stepTimes.count,
@@ -125,6 +151,9 @@ struct StepsCommand: ParsableCommand {
         }
         print(line)
       }
+    }
+    if failures > 0 {
+      throw CLIError("\(failures) of \(files.count) recordings could not be counted")
     }
   }
 }

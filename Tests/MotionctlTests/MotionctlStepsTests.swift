@@ -59,24 +59,7 @@ final class MotionctlStepsTests: XCTestCase {
   /// `--pressure` names a barometer file; `--pressure` with two recordings is refused.
   func testStepsTakesTheBarometerFromItsOwnFile() throws {
     let folder = try makeTemporaryDirectory(for: self)
-    let simulated = folder.appendingPathComponent("stairs.csv")
-    let run = try MotionctlRunner.run(["simulate", "stairs", simulated.path])
-    XCTAssertEqual(run.status, 0, run.standardError)
-    // Split the simulated recording into the two plain tables.
-    let lines = try String(contentsOf: simulated, encoding: .utf8).split(separator: "\n")
-      .filter { !$0.hasPrefix("#") }
-    let header = lines[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-    let column = { (name: String) in try XCTUnwrap(header.firstIndex(of: name), name) }
-    let (t, ax, ay, az, p) = try (
-      column("t"), column("acc_x"), column("acc_y"), column("acc_z"), column("pressure")
-    )
-    var accelerometer = "t,ax,ay,az\n"
-    var barometer = "t,pressure_hpa\n"
-    for line in lines.dropFirst() {
-      let cells = line.split(separator: ",", omittingEmptySubsequences: false)
-      accelerometer += "\(cells[t]),\(cells[ax]),\(cells[ay]),\(cells[az])\n"
-      if let kilopascals = Double(cells[p]) { barometer += "\(cells[t]),\(kilopascals * 10)\n" }
-    }
+    let (accelerometer, barometer) = try simulatedStairsTables(in: folder)
     let accelerometerFile = folder.appendingPathComponent("T03_R02_acc.csv")
     let barometerFile = folder.appendingPathComponent("T03_R02_pressure.csv")
     try accelerometer.write(to: accelerometerFile, atomically: true, encoding: .utf8)
@@ -100,6 +83,86 @@ final class MotionctlStepsTests: XCTestCase {
       ["steps", renamed.path, accelerometerFile.path, "--pressure", barometerFile.path])
     XCTAssertNotEqual(refused.status, 0)
     XCTAssertTrue(refused.standardError.contains("--pressure"), refused.standardError)
+  }
+
+  /// The simulated `stairs` scenario (two floors up, two down) split into the IPIN layout's two
+  /// plain tables: `t,ax,ay,az` (m/s²) and `t,pressure_hpa`, one line per sample.
+  private func simulatedStairsTables(
+    in folder: URL
+  ) throws -> (
+    accelerometer: String, barometer: String
+  ) {
+    let simulated = folder.appendingPathComponent("stairs.csv")
+    let run = try MotionctlRunner.run(["simulate", "stairs", simulated.path])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    let lines = try String(contentsOf: simulated, encoding: .utf8).split(separator: "\n")
+      .filter { !$0.hasPrefix("#") }
+    let header = lines[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    let column = { (name: String) in try XCTUnwrap(header.firstIndex(of: name), name) }
+    let (t, ax, ay, az, p) = try (
+      column("t"), column("acc_x"), column("acc_y"), column("acc_z"), column("pressure")
+    )
+    var accelerometer = "t,ax,ay,az\n"
+    var barometer = "t,pressure_hpa\n"
+    for line in lines.dropFirst() {
+      let cells = line.split(separator: ",", omittingEmptySubsequences: false)
+      accelerometer += "\(cells[t]),\(cells[ax]),\(cells[ay]),\(cells[az])\n"
+      if let kilopascals = Double(cells[p]) { barometer += "\(cells[t]),\(kilopascals * 10)\n" }
+    }
+    return (accelerometer, barometer)
+  }
+
+  /// Android loggers now and then write a sensor's row a few milliseconds before the one above
+  /// it. In a barometer file of its own such rows are skipped and counted, not fatal: before,
+  /// one of them lost the whole recording's output, steps included. In the recording itself
+  /// they fail it unless `--skip-invalid`; with several recordings the others are still
+  /// counted, and the status says one failed.
+  func testStepsSkipsBackwardsBarometerRowsAndCountsTheOtherRecordings() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let (accelerometer, barometer) = try simulatedStairsTables(in: folder)
+    // Every 50th barometer row 15 ms earlier than the row above it.
+    var rows = barometer.split(separator: "\n").map(String.init)
+    var shifted = 0
+    for index in Swift.stride(from: 50, to: rows.count, by: 50) {
+      let cells = rows[index].split(separator: ",")
+      let previous = try XCTUnwrap(Double(rows[index - 1].split(separator: ",")[0]))
+      rows[index] = "\(previous - 0.015),\(cells[1])"
+      shifted += 1
+    }
+    let accelerometerFile = folder.appendingPathComponent("T01_R01_acc.csv")
+    try accelerometer.write(to: accelerometerFile, atomically: true, encoding: .utf8)
+    try (rows.joined(separator: "\n") + "\n").write(
+      to: folder.appendingPathComponent("T01_R01_pressure.csv"), atomically: true,
+      encoding: .utf8)
+    let result = try MotionctlRunner.run(["steps", "--json", accelerometerFile.path])
+    XCTAssertEqual(result.status, 0, result.standardError)
+    let object = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    XCTAssertEqual(object["floors_ascended"] as? Int, 2)
+    XCTAssertEqual(object["floors_descended"] as? Int, 2)
+    XCTAssertTrue(
+      result.standardError.contains("skipped \(shifted) invalid rows of"), result.standardError)
+
+    // A recording with a backwards row of its own, before a good one.
+    var accelerometerRows = accelerometer.split(separator: "\n").map(String.init)
+    accelerometerRows.swapAt(500, 501)
+    let broken = folder.appendingPathComponent("broken.csv")
+    try (accelerometerRows.joined(separator: "\n") + "\n").write(
+      to: broken, atomically: true, encoding: .utf8)
+    let both = try MotionctlRunner.run(["steps", "--json", broken.path, accelerometerFile.path])
+    XCTAssertNotEqual(both.status, 0)
+    XCTAssertTrue(both.standardError.contains("broken.csv"), both.standardError)
+    XCTAssertTrue(
+      both.standardError.contains("1 of 2 recordings could not be counted"), both.standardError)
+    let printed = both.standardOutput.split(separator: "\n")
+    XCTAssertEqual(printed.count, 1, both.standardOutput)
+    XCTAssertTrue(printed.first?.contains("T01_R01_acc.csv") ?? false, both.standardOutput)
+    let skipping = try MotionctlRunner.run(
+      ["steps", "--json", "--skip-invalid", broken.path, accelerometerFile.path])
+    XCTAssertEqual(skipping.status, 0, skipping.standardError)
+    XCTAssertEqual(skipping.standardOutput.split(separator: "\n").count, 2)
+    XCTAssertTrue(
+      skipping.standardError.contains("invalid rows of \(broken.path)"), skipping.standardError)
   }
 
   /// `evaluate steps` on one shared recording: JSON with the recording and its set.
