@@ -119,11 +119,18 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
       let liveSummary = live.pedometerSummary(from: start, to: end)
       guard let current else { return liveSummary }
       // A baseline of an earlier connection does not match the restarted counter's readings:
-      // its totals stand alone until the new answer arrives.
-      return Self.summary(
+      // its totals stand alone until the new answer arrives. They are the daemon's count at the
+      // start of updates, less than what the updates since have shown, so what was shown is a
+      // floor: cumulative totals never go back.
+      let summary = Self.summary(
         current.totals, counters: current.counters,
         latest: current.epoch == epoch ? latest : nil, live: liveSummary,
         countsFloors: countsFloors)
+      return baseline.withLock { state in
+        let shown = summary.notBelow(state.shown)
+        state.shown = shown
+        return shown
+      }
     }
   }
 
@@ -268,4 +275,25 @@ private struct PedometerBaselineState: Sendable {
   var isFetching = false
   /// When the last question was asked (the first one included).
   var lastAttempt: Date
+  /// The largest totals returned so far.
+  var shown: PedometerSummary?
+}
+
+extension PedometerSummary {
+  /// These totals, each raised to `floor`'s where it is larger (the dates, pace and cadence are
+  /// these): a cumulative count that must not go back.
+  package func notBelow(_ floor: PedometerSummary?) -> PedometerSummary {
+    guard let floor else { return self }
+    var raised = self
+    raised.numberOfSteps = Swift.max(numberOfSteps, floor.numberOfSteps)
+    raised.distance = Swift.max(distance, floor.distance)
+    raised.activeDuration = Swift.max(activeDuration, floor.activeDuration)
+    if let ascended = floorsAscended, let shown = floor.floorsAscended {
+      raised.floorsAscended = Swift.max(ascended, shown)
+    }
+    if let descended = floorsDescended, let shown = floor.floorsDescended {
+      raised.floorsDescended = Swift.max(descended, shown)
+    }
+    return raised
+  }
 }

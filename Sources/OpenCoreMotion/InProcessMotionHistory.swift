@@ -75,6 +75,8 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     /// then gave back are older than it, and the resume must not be dated before the pause.
     var lastPauseDate: Date?
     var isWalking = false
+    /// How many times the source's clock restarted lower (see ``beginTimeline(at:in:events:)``).
+    var timelineRestarts = 0
     var recordUntil: Date?
     var pendingRecordingDuration: Double?
     var recordingDecimator: UpdateDecimator
@@ -261,8 +263,12 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     _ sample: MotionSample, in s: inout State, events: inout [MotionHistoryEvent]
   ) {
     let t = sample.timestamp
-    // Out of order: skip it and keep time monotonic.
-    if let latest = s.latestTimestamp, t < latest { return }
+    if let latest = s.latestTimestamp, t < latest {
+      // A little early: out of order; skip it and keep time monotonic. Far earlier: the source's
+      // clock restarted, and skipping would stop every history service until it caught up.
+      guard latest - t > Self.timelineTolerance else { return }
+      beginTimeline(at: t, in: &s, events: &events)
+    }
     let timeline = s.timeline ?? MotionTimeline(referenceDate: Date(), referenceTimestamp: t)
     s.timeline = timeline
     s.latestTimestamp = t
@@ -314,15 +320,58 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
         events.append(.floors(record))
       }
     } else if s.pressure.refusedReadings != refusedBefore {
-      // Logged at the 1st, 10th, 100th, … refusal: counted, never silent, never a flood.
+      // Counted, never silent, never a flood.
       let refused = s.pressure.refusedReadings
-      var power = 1
-      while power < refused, power <= Int.max / 10 { power *= 10 }
-      if power == refused {
+      if Self.isLogged(occurrence: refused) {
         Logger.openCoreMotion.warning(
           "barometer readings outside 1–200 kPa are left out of the altitude and floors",
           metadata: ["refused": "\(refused)", "latest": "\(sample.pressure ?? .nan) kPa"])
       }
+    }
+  }
+
+  /// Whether the `occurrence`th time something happens is logged: the 1st, 10th, 100th, …
+  static func isLogged(occurrence: Int) -> Bool {
+    var power = 1
+    while power < occurrence, power <= Int.max / 10 { power *= 10 }
+    return power == occurrence
+  }
+
+  /// How much earlier than the latest sample a sample may be stamped and still be taken as out of
+  /// order (and skipped), s; an earlier one starts a new timeline. The detectors below draw the
+  /// same line at about this distance (`RelativeAltitudeFilter`, `FloorCounter`).
+  static let timelineTolerance = 1.0
+
+  /// Continues the history on a source clock that restarted lower at `t` (a daemon or a
+  /// simulation started again, a phone stream that reconnected): dates go on from the later of
+  /// the last sample's date and now, so the history stays in date order, and a walk in progress
+  /// pauses there (its steps were on the old clock). The detectors start their own timelines on
+  /// the same sample. Before, every sample until the new clock passed the old one was taken as
+  /// out of order: steps, activity, altitude and floors stopped without an error.
+  private func beginTimeline(
+    at t: Double, in s: inout State, events: inout [MotionHistoryEvent]
+  ) {
+    guard let old = s.timeline, let latest = s.latestTimestamp else { return }
+    let lastDate = old.date(forTimestamp: latest)
+    s.timeline = MotionTimeline(referenceDate: Swift.max(lastDate, Date()), referenceTimestamp: t)
+    s.latestTimestamp = nil
+    if s.isWalking {
+      s.isWalking = false
+      s.lastPauseDate = lastDate
+      events.append(.pedestrian(PedestrianEventRecord(date: lastDate, isPause: true)))
+    }
+    s.boutStepTimes.removeAll(keepingCapacity: true)
+    s.lastStepTime = nil
+    s.lastStepReport = nil
+    s.timelineRestarts += 1
+    // A source whose clock keeps jumping back is reported without flooding the log.
+    if Self.isLogged(occurrence: s.timelineRestarts) {
+      Logger.openCoreMotion.warning(
+        "the source's clock restarted lower; the motion history continues on the new clock",
+        metadata: [
+          "source": "\(source.name)", "from": "\(latest) s", "to": "\(t) s",
+          "restarts": "\(s.timelineRestarts)",
+        ])
     }
   }
 

@@ -44,6 +44,8 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
 
   private let state: Locked<State>
   private let handlerLock = NSRecursiveLock()
+  /// Keeps the hand-over of items in the order they were decided (see ``offer(timestamp:generation:opening:make:)``).
+  private let orderLock = NSLock()
   /// Operations queued for a handler and not yet run, and updates dropped because too many were.
   private let backlog = Locked<(pending: Int, dropped: Int)>((0, 0))
 
@@ -102,6 +104,13 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
   /// already counted) bypasses the schedule and is delivered only while the run has delivered
   /// nothing: a live item that went out first is newer and already includes it.
   func offer(timestamp: Double, generation: UInt64, opening: Bool = false, make: () -> Item?) {
+    // Held from the decision to the hand-over to a queue or a sequence, so that items reach them
+    // in the order they were decided: an opening item decided on the caller's thread cannot be
+    // queued after a newer live one decided on the source's thread. (A handler called on this
+    // thread is called after it is released: it may start or stop updates.)
+    orderLock.lock()
+    var isOrderLockHeld = true
+    defer { if isOrderLockHeld { orderLock.unlock() } }
     let delivery = state.withLock { s -> (Sink, Item)? in
       guard s.isActive, s.generation == generation,
         opening ? !s.hasDelivered : s.decimator.accept(timestamp, interval: s.interval),
@@ -133,11 +142,19 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
         return
       }
       let call = PendingCall(handler: handler, item: item, error: nil)
-      queue.addOperation { [self] in
-        backlog.withLock { $0.pending -= 1 }
+      let slot = BacklogSlot(backlog)
+      let operation = BlockOperation { [self] in
+        slot.release()
         run(call, generation: generation)
       }
+      // An operation the app cancels (`cancelAllOperations()`) never runs its block but still
+      // completes: its slot is given back then. Left taken, the slots would run out and every
+      // later update be dropped.
+      operation.completionBlock = { slot.release() }
+      queue.addOperation(operation)
     case .immediate(let handler):
+      orderLock.unlock()
+      isOrderLockHeld = false
       run(PendingCall(handler: handler, item: item, error: nil), generation: generation)
     case .stream(let yield, _):
       yield(item)
@@ -197,9 +214,19 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     }
   }
 
-  /// Ends the run in progress, if any: no handler runs after this returns.
+  /// Ends the run in progress, if any: no handler runs after this returns. Called from inside a
+  /// handler of another channel while this channel's handler runs on another thread, it does not
+  /// wait for that call to return (the call may itself be waiting to stop the caller's service:
+  /// two handlers stopping each other's service would wait for each other for ever); no call of
+  /// this run starts after it returns.
   func end() {
-    handlerLock.lock()
+    let holdsHandlerLock: Bool
+    if HandlerThread.isRunningHandler {
+      holdsHandlerLock = handlerLock.try()
+    } else {
+      handlerLock.lock()
+      holdsHandlerLock = true
+    }
     let subscription = state.withLock { s -> SourceSubscription? in
       if s.isActive { s.generation &+= 1 }
       s.isActive = false
@@ -207,7 +234,7 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
       defer { s.subscription = nil }
       return s.subscription
     }
-    handlerLock.unlock()
+    if holdsHandlerLock { handlerLock.unlock() }
     subscription?.cancel()
   }
 
@@ -215,7 +242,24 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     handlerLock.lock()
     defer { handlerLock.unlock() }
     guard state.withLock({ $0.isActive && $0.generation == generation }) else { return }
-    call.handler(call.item, call.error)
+    HandlerThread.whileRunningHandler { call.handler(call.item, call.error) }
+  }
+
+  /// One queued update's place in the backlog, given back once (by whichever of its operation's
+  /// block and completion comes first).
+  private final class BacklogSlot: Sendable {
+    private let backlog: Locked<(pending: Int, dropped: Int)>
+    private let isReleased = Locked(false)
+
+    init(_ backlog: Locked<(pending: Int, dropped: Int)>) { self.backlog = backlog }
+
+    func release() {
+      let isFirst = isReleased.withLock { released -> Bool in
+        defer { released = true }
+        return !released
+      }
+      if isFirst { backlog.withLock { $0.pending -= 1 } }
+    }
   }
 
   /// One handler call handed to an `OperationQueue`.

@@ -265,5 +265,16 @@ extension DaemonProcessTests {
       totals, counters: totals.counters!, latest: nil, live: live, countsFloors: false)
     #expect(none.numberOfSteps == 120)
     #expect(none.floorsAscended == nil)
+    // After a reconnection the stored totals stand alone until the daemon answers again; the
+    // updates never go back below what they showed (150 steps, 3 floors up) meanwhile.
+    let afterReconnection = none.notBelow(later)
+    #expect(afterReconnection.numberOfSteps == 150)
+    #expect(abs(afterReconnection.distance - 111) < 1e-9)
+    #expect(afterReconnection.floorsAscended == nil)
+    let withFloors = stale.notBelow(later)
+    #expect(withFloors.floorsAscended == 3)
+    #expect(withFloors.floorsDescended == 1)
+    #expect(abs(withFloors.activeDuration - 75) < 1e-9)
+    #expect(later.notBelow(stale) == later)
   }
 }

@@ -123,6 +123,40 @@ final class AdvisoryFailureAndBoundedQueueTests: XCTestCase {
     manager.stopAccelerometerUpdates()
   }
 
+  /// Operations the app cancels (`cancelAllOperations()` on its handler queue) give their place
+  /// in the bound back: before, each left the count of queued updates one higher for the life of
+  /// the object, and once a full queue's worth had been cancelled every update was dropped.
+  func testCancelledOperationsGiveTheirPlaceBack() throws {
+    let source = ScriptedSource()
+    let manager = CMMotionManager(source: source)
+    manager.accelerometerUpdateInterval = 0.01
+    let queue = makeSerialQueue()
+    let handled = Locked(0)
+    manager.startAccelerometerUpdates(to: queue) { _, _ in handled.withLock { $0 += 1 } }
+    let limit = UpdateChannel<CMAccelerometerData>.maximumQueuedUpdates
+    var time = 0.0
+    for _ in 0..<2 {
+      queue.isSuspended = true
+      for _ in 0..<limit {
+        source.emit(.sample(Synthetic.sample(at: time, earthFromSensor: .identity)))
+        time += 0.01
+      }
+      queue.cancelAllOperations()
+      queue.isSuspended = false
+      queue.waitUntilAllOperationsAreFinished()
+    }
+    XCTAssertEqual(handled.withLock { $0 }, 0)
+    // A cancelled operation's completion may run just after the queue reports it finished.
+    let deadline = Date().addingTimeInterval(5)
+    while handled.withLock({ $0 }) == 0, Date() < deadline {
+      source.emit(.sample(Synthetic.sample(at: time, earthFromSensor: .identity)))
+      time += 0.01
+      queue.waitUntilAllOperationsAreFinished()
+    }
+    XCTAssertGreaterThan(handled.withLock { $0 }, 0, "updates flow after cancelled ones")
+    manager.stopAccelerometerUpdates()
+  }
+
   /// An async sequence nobody reads keeps the newest `maximumBufferedUpdates` and counts the rest.
   func testUnreadAsyncSequenceIsBounded() async throws {
     let source = ScriptedSource()

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+import XCTest
+
+@testable import OpenCoreMotion
+
+/// A source the test feeds by hand, synchronously: an accelerometer at rest and a barometer.
+private final class HandFedSource: SensorSource, @unchecked Sendable {
+  // `handlers` is behind its lock; the rest is immutable.
+  private let handlers = Locked<[@Sendable (SourceEvent) -> Void]>([])
+  let name = "hand-fed"
+  let availableSensors: SensorSet = [.accelerometer, .barometer]
+  let supportedSampleRates: ClosedRange<Double> = 1...100
+
+  func subscribe(
+    requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
+  ) -> SourceSubscription {
+    handlers.withLock { $0.append(handler) }
+    return SourceSubscription(onCancel: {})
+  }
+
+  func push(t: Double, pressure: Double) {
+    let sample = MotionSample(timestamp: t, accelerometer: SIMD3(0, 0, 9.81), pressure: pressure)
+    for handler in handlers.withLock({ $0 }) { handler(.sample(sample)) }
+  }
+}
+
+/// The in-process history goes on when the source's clock restarts lower: a daemon or a
+/// simulation started again behind a reconnecting client, or one sample stamped far in the
+/// future. It used to take every later sample for an out-of-order one, so the altimeter, the
+/// pedometer and the activity stopped without an error until the new clock passed the old one.
+/// (Found by a review of 2026-11-29.)
+final class InProcessHistoryNewTimelineTests: XCTestCase {
+  private func altitudes(feeding feed: (HandFedSource) -> Void) -> [CMAltitudeData] {
+    let source = HandFedSource()
+    let history = HistoryFixture.history(source)
+    let altimeter = CMAltimeter(backend: history)
+    let queue = makeSerialQueue()
+    let received = Collector<CMAltitudeData>()
+    altimeter.startRelativeAltitudeUpdates(to: queue) { data, _ in data.map(received.append) }
+    feed(source)
+    drain(queue)
+    altimeter.stopRelativeAltitudeUpdates()
+    return received.all
+  }
+
+  /// One sample stamped 1e9 s, then the device climbs about 10 m on its normal clock: the
+  /// altitude follows it.
+  func testOneSampleStampedFarAheadDoesNotStopTheAltimeter() {
+    let received = altitudes { source in
+      for i in 0..<500 { source.push(t: Double(i) / 100, pressure: 101.325) }
+      source.push(t: 1e9, pressure: 101.325)
+      for i in 500..<1500 { source.push(t: Double(i) / 100, pressure: 101.2) }
+    }
+    let after = received.filter { $0.timestamp > 5.5 && $0.timestamp < 1e8 }
+    XCTAssertGreaterThan(after.count, 5, "updates after the far-ahead sample")
+    // 0.125 kPa lower is about 10.4 m up (standard atmosphere), relative to the first reading.
+    XCTAssertEqual(after.last?.relativeAltitude.doubleValue ?? 0, 10.4, accuracy: 0.3)
+  }
+
+  /// The clock restarts at 0 after 20 s (a restarted daemon's simulation): updates go on, and
+  /// the history's dates stay in order across the restart.
+  func testAClockThatRestartsLowerKeepsTheHistoryGoing() {
+    let source = HandFedSource()
+    let history = HistoryFixture.history(source)
+    for i in 0..<2000 { source.push(t: Double(i) / 100, pressure: 101.325) }
+    for i in 0..<1000 { source.push(t: Double(i) / 100, pressure: 101.2) }
+    let records = history.altitudes(from: .distantPast, to: .distantFuture)
+    XCTAssertGreaterThan(records.count, 25, "one record a second over 30 s")
+    XCTAssertEqual(records.last?.altitude ?? 0, 10.4, accuracy: 0.3)
+    for (earlier, later) in zip(records, records.dropFirst()) {
+      XCTAssertLessThanOrEqual(earlier.date, later.date)
+    }
+  }
+}
+
+/// Two services whose handlers stop each other's service, both running at once (each altimeter
+/// stops the other when it reports): each stop used to wait for the other handler, which waited
+/// for it, for ever. A stop from inside a handler now does not wait for another service's running
+/// handler; no call of the stopped service starts after it returns. (Found by the same review.)
+final class CrossServiceStopTests: XCTestCase {
+  func testHandlersThatStopEachOthersServiceDoNotWaitForEachOther() {
+    let source = HandFedSource()
+    let history = HistoryFixture.history(source)
+    let first = CMAltimeter(backend: history)
+    let second = CMAltimeter(backend: history)
+    let inFirst = DispatchSemaphore(value: 0)
+    let inSecond = DispatchSemaphore(value: 0)
+    let firstReturned = expectation(description: "the first handler returned")
+    let secondReturned = expectation(description: "the second handler returned")
+    let calls = Locked((first: 0, second: 0))
+    first.startRelativeAltitudeUpdates(to: makeSerialQueue()) { _, _ in
+      guard
+        calls.withLock({ c in
+          c.first += 1
+          return c.first == 1
+        })
+      else { return }
+      inFirst.signal()
+      _ = inSecond.wait(timeout: .now() + 5)  // both handlers are running now
+      second.stopRelativeAltitudeUpdates()
+      firstReturned.fulfill()
+    }
+    second.startRelativeAltitudeUpdates(to: makeSerialQueue()) { _, _ in
+      guard
+        calls.withLock({ c in
+          c.second += 1
+          return c.second == 1
+        })
+      else { return }
+      inSecond.signal()
+      _ = inFirst.wait(timeout: .now() + 5)
+      first.stopRelativeAltitudeUpdates()
+      secondReturned.fulfill()
+    }
+    source.push(t: 0, pressure: 101.325)
+    wait(for: [firstReturned, secondReturned], timeout: 20)
+    // Both are stopped: later readings reach neither.
+    for i in 1...300 { source.push(t: Double(i) / 100, pressure: 101.2) }
+    Thread.sleep(forTimeInterval: 0.2)
+    XCTAssertEqual(calls.withLock { $0.first }, 1)
+    XCTAssertEqual(calls.withLock { $0.second }, 1)
+  }
+}
