@@ -58,6 +58,9 @@ final class HistoryService: @unchecked Sendable {
     var anchor = WallClockAnchor()
     var recorderDecimator = UpdateDecimator(nominalSourcePeriod: 0)
     var lastStepTime: Double?
+    /// The latest sample's timestamp (source clock, s) and date (s since 1970): where steps the
+    /// pedometer still holds are filed when the daemon stops.
+    var latestSample: (timestamp: Double, date: Double)?
     var cadence = 0.0
     var steps: UInt64 = 0
     var distance = 0.0
@@ -152,9 +155,21 @@ final class HistoryService: @unchecked Sendable {
     }
   }
 
-  /// Writes what is pending and closes the store.
+  /// Writes what is pending and closes the store. The steps the pedometer still holds are counted
+  /// first, as at the end of a recording: the one the step detector has queued, and those the
+  /// riding gate holds while it confirms a walk (a walk's first seconds, or a stop's steps). A
+  /// SIGTERM (logout, a service restart, an update) used to lose them.
   func stop() {
-    state.withLock { $0.isStopping = true }
+    state.withLock { s in
+      if s.condition != .denied, !s.isStopping, let latest = s.latestSample {
+        while s.pedometer.flushQueuedStep() != nil {}
+        s.pedometer.finish()
+        // Into the pending batch that the flush below writes (no client hears of them: the
+        // daemon is stopping).
+        _ = fileCountedSteps(&s, timestamp: latest.timestamp, date: latest.date)
+      }
+      s.isStopping = true
+    }
     wakeUp.withLock { wakeUp.broadcast() }
     storeLock.withLock {
       flushLocked()
@@ -181,6 +196,7 @@ final class HistoryService: @unchecked Sendable {
       guard s.condition != .denied, !s.isStopping else { return [] }
       var updates: [LiveUpdate] = []
       let date = s.anchor.date(forTimestamp: sample.timestamp, now: now)
+      s.latestSample = (sample.timestamp, date)
       if let rate = sample.gyroscope {
         // A limb's strides: steps the accelerometer misses (StepDetector.process(time:rotationRate:)).
         s.pedometer.process(time: sample.timestamp, rotationRate: rate)
@@ -200,28 +216,7 @@ final class HistoryService: @unchecked Sendable {
           updates.append(LiveUpdate(kind: .activity, wire: live))
         }
         // Steps given back after a ride come several at once: one live update carries them all.
-        var counted = false
-        while let stepTime = s.pedometer.nextStep() {
-          counted = true
-          // The minute row of the step itself: the riding gate gives steps back up to minutes
-          // after they were found (``longestStepAge``).
-          let stepMinute = Self.minuteRow(
-            date: date, age: sample.timestamp - stepTime, longestAge: Self.longestStepAge)
-          if let last = s.lastStepTime, stepTime > last, stepTime - last < 2 {
-            let instant = 1 / (stepTime - last)
-            s.cadence = s.cadence == 0 ? instant : 0.8 * s.cadence + 0.2 * instant
-          }
-          s.lastStepTime = stepTime
-          s.altitude.noteStep(time: stepTime)
-          let stride = s.strideModel.strideLength(cadence: s.cadence > 0 ? s.cadence : 1.8)
-          s.steps += 1
-          s.distance += stride
-          s.pending.steps[stepMinute, default: HistoryBatch.StepDelta()].steps += 1
-          s.pending.steps[stepMinute, default: HistoryBatch.StepDelta()].distance += stride
-          let active = s.cadence > 0 ? 1 / s.cadence : 0.5
-          s.activeSeconds += active
-          s.pending.steps[stepMinute, default: HistoryBatch.StepDelta()].activeSeconds += active
-        }
+        let counted = fileCountedSteps(&s, timestamp: sample.timestamp, date: date)
         if counted { updates.append(pedometerUpdate(s, timestamp: sample.timestamp, date: date)) }
         if s.store != nil, date <= s.recordingUntil,
           s.recorderDecimator.accept(sample.timestamp, interval: 1 / settings.recordingRate)
@@ -273,6 +268,34 @@ final class HistoryService: @unchecked Sendable {
       }
       return updates
     }
+  }
+
+  /// Files every step the pedometer lets through now, at the sample of `timestamp` (source clock,
+  /// s) and `date` (s since 1970); returns whether there was one.
+  private func fileCountedSteps(_ s: inout State, timestamp: Double, date: Double) -> Bool {
+    var counted = false
+    while let stepTime = s.pedometer.nextStep() {
+      counted = true
+      // The minute row of the step itself: the riding gate gives steps back up to minutes
+      // after they were found (``longestStepAge``).
+      let stepMinute = Self.minuteRow(
+        date: date, age: timestamp - stepTime, longestAge: Self.longestStepAge)
+      if let last = s.lastStepTime, stepTime > last, stepTime - last < 2 {
+        let instant = 1 / (stepTime - last)
+        s.cadence = s.cadence == 0 ? instant : 0.8 * s.cadence + 0.2 * instant
+      }
+      s.lastStepTime = stepTime
+      s.altitude.noteStep(time: stepTime)
+      let stride = s.strideModel.strideLength(cadence: s.cadence > 0 ? s.cadence : 1.8)
+      s.steps += 1
+      s.distance += stride
+      s.pending.steps[stepMinute, default: HistoryBatch.StepDelta()].steps += 1
+      s.pending.steps[stepMinute, default: HistoryBatch.StepDelta()].distance += stride
+      let active = s.cadence > 0 ? 1 / s.cadence : 0.5
+      s.activeSeconds += active
+      s.pending.steps[stepMinute, default: HistoryBatch.StepDelta()].activeSeconds += active
+    }
+    return counted
   }
 
   private func pedometerUpdate(_ s: State, timestamp: Double, date: Double) -> LiveUpdate {
@@ -528,6 +551,10 @@ final class HistoryService: @unchecked Sendable {
               s.pending = HistoryBatch()
               s.recordingUntil = 0
               s.condition = .denied
+              // Nothing observed before the denial reaches a store opened after it: not the
+              // steps the pedometer holds, nor an activity the classifier reported already (a
+              // fresh one reports the activity in force again, so the new store has one).
+              s.pedometer = PedometerTracker()
             }
             return s.store
           }

@@ -422,16 +422,19 @@ import MotionSensors
       let cursor = try Row.fetchCursor(
         db,
         // `end_date` is exact, a decoded date is rounded to the microsecond: a block whose last
-        // sample reads up to 1 µs later than its end date is not left out.
+        // sample reads up to 1 µs later than its end date is not left out. The resumption is one
+        // row-value comparison, which SQLite answers with a range of the start-date index; as
+        // an OR of two terms it collected and sorted every remaining block of the range, payloads
+        // included, on every read (a 12 h answer in 108 reads took 4.7 s instead of 0.08 s on a
+        // 3-day store, measured by a review with the same SQLite).
         sql: """
           SELECT rowid AS block_row, * FROM accel_block
           WHERE end_date >= ? - 1e-6 AND start_date <= ?
-            AND (start_date > ? OR (start_date = ? AND rowid >= ?))
+            AND (start_date, rowid) >= (?, ?)
           ORDER BY start_date, rowid
           """,
         arguments: [
-          from, to, after?.blockStartDate ?? -Double.infinity, after?.blockStartDate ?? 0,
-          after?.blockRow ?? Int64.min,
+          from, to, after?.blockStartDate ?? -Double.infinity, after?.blockRow ?? Int64.min,
         ])
       var chunk:
         [(identifier: UInt64, timestamp: Double, date: Double, acceleration: SIMD3<Double>)] = []
