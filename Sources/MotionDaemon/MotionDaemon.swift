@@ -156,6 +156,15 @@ public final class MotionDaemon: @unchecked Sendable {
         continue
       }
       guard let socket = accepted else { return }
+      // The socket is 0600 in a 0700 folder, so only this user reaches it; a socket path in a
+      // shared folder (`MOTIOND_SOCKET`) must not open the history to every user either.
+      guard socket.isPeerTrusted else {
+        logger.warning(
+          "refused a connection from another user (uid \(socket.peerUserID.map(String.init) ?? "unknown"))"
+        )
+        socket.close()
+        continue
+      }
       if failures.count > 0 {
         logger.notice("accepting connections again (\(failures.count) accept calls failed)")
         failures = AcceptFailures()

@@ -31,14 +31,34 @@ final class ReadersWriterLock: @unchecked Sendable {
       var attributes = pthread_rwlockattr_t()
       pthread_rwlockattr_init(&attributes)
       defer { pthread_rwlockattr_destroy(&attributes) }
-      pthread_rwlockattr_setkind_np(
-        &attributes, Int32(PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP))
+      if Self.writerPreferenceIsSound {
+        pthread_rwlockattr_setkind_np(
+          &attributes, Int32(PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP))
+      }
       let status = pthread_rwlock_init(lock, &attributes)
     #else
       let status = pthread_rwlock_init(lock, nil)
     #endif
     precondition(status == 0, "pthread_rwlock_init failed: \(status)")
   }
+
+  #if canImport(Glibc)
+    /// Whether this glibc's writer-preferring kind is safe: before 2.29 a reader could wait for
+    /// ever on an unlocked lock of that kind (glibc bug 23861, fixed in 2.29; Amazon Linux 2 and
+    /// RHEL 8 ship older versions). There the default kind is used, and a denial may wait for
+    /// queries as before.
+    static let writerPreferenceIsSound: Bool = {
+      var buffer = [CChar](repeating: 0, count: 64)
+      let length = confstr(Int32(_CS_GNU_LIBC_VERSION), &buffer, buffer.count)
+      guard length > 0, length <= buffer.count else { return false }
+      // "glibc 2.36"
+      let text = String(
+        decoding: buffer.prefix(length - 1).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      let numbers = text.split(separator: " ").last?.split(separator: ".").compactMap { Int($0) }
+      guard let numbers, numbers.count >= 2 else { return false }
+      return (numbers[0], numbers[1]) >= (2, 29)
+    }()
+  #endif
 
   deinit {
     pthread_rwlock_destroy(lock)

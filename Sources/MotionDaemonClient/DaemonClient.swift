@@ -193,6 +193,14 @@ public final class DaemonClient: @unchecked Sendable {
     do { socket = try UnixSocket.connect(path: socketPath) } catch {
       throw DaemonError(.disconnected, "the motion daemon is not running (\(socketPath): \(error))")
     }
+    guard socket.isPeerTrusted else {
+      let owner = socket.peerUserID.map { "user \($0)" } ?? "an unknown user"
+      socket.close()
+      throw DaemonError(
+        .disconnected,
+        "the process listening on \(socketPath) runs as \(owner), not as this user: not a motion daemon to trust with motion data"
+      )
+    }
     // Handshake synchronously on this thread before the reader starts.
     var hello = WireClientMessage()
     hello.requestID = 0

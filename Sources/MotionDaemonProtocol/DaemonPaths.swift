@@ -39,10 +39,31 @@ package enum DaemonPaths {
     return home + "/.local/state/opencoremotion"
   }
 
-  /// Creates `path` (and parents) if needed and sets it to mode 0700.
+  /// Creates `path` (and parents) if needed and sets it to mode 0700. A `path` that exists must
+  /// be a directory of this user's, not a symbolic link: under `/tmp` another user can create
+  /// the folder first (and listen in it), and the error says so instead of a bare "permission
+  /// denied".
   package static func makePrivateDirectory(_ path: String) throws {
     try FileManager.default.createDirectory(
       atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    var status = stat()
+    guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+      throw CocoaError(
+        .fileWriteNoPermission,
+        userInfo: [
+          NSFilePathErrorKey: path,
+          NSLocalizedDescriptionKey: "\(path) is not a directory (a symbolic link?): not using it",
+        ])
+    }
+    guard status.st_uid == getuid() else {
+      throw CocoaError(
+        .fileWriteNoPermission,
+        userInfo: [
+          NSFilePathErrorKey: path,
+          NSLocalizedDescriptionKey:
+            "\(path) belongs to user \(status.st_uid), not to this user: another user may have created it to listen in; set XDG_RUNTIME_DIR or MOTIOND_SOCKET",
+        ])
+    }
     guard chmod(path, 0o700) == 0 else {
       throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
     }

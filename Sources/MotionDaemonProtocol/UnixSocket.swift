@@ -202,7 +202,13 @@ package final class UnixSocket: @unchecked Sendable {
   }
 
   /// The connecting process's id (SO_PEERCRED), 0 when unknown.
-  package var peerProcessID: Int32 {
+  package var peerProcessID: Int32 { peerCredentials?.processID ?? 0 }
+
+  /// The user the process at the other end ran as when the connection was made (SO_PEERCRED),
+  /// or `nil` when the kernel does not say.
+  package var peerUserID: UInt32? { peerCredentials?.userID }
+
+  private var peerCredentials: (processID: Int32, userID: UInt32)? {
     // struct ucred { pid_t pid; uid_t uid; gid_t gid; } (Glibc hides it behind _GNU_SOURCE).
     var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
     var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
@@ -210,7 +216,18 @@ package final class UnixSocket: @unchecked Sendable {
     let result = try? withDescriptor("getsockopt") {
       getsockopt($0, SOL_SOCKET, peerCredentialsOption, &credentials, &length)
     }
-    return result == 0 ? credentials.0 : 0
+    guard result == 0, length == socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size) else {
+      return nil
+    }
+    return (credentials.0, credentials.1)
+  }
+
+  /// Whether the process at the other end runs as this process's user or as root: the only
+  /// peers a daemon and its clients trust with motion data. Without `XDG_RUNTIME_DIR` the socket
+  /// lives under `/tmp`, where another user can create the folder first and listen there.
+  package var isPeerTrusted: Bool {
+    guard let user = peerUserID else { return false }
+    return user == getuid() || user == 0
   }
 
   /// Writes all of `bytes`; throws when the peer has gone (never raises SIGPIPE).

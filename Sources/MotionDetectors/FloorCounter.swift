@@ -49,8 +49,8 @@ import MotionMath
 /// change under way adds the newly covered part of its *moving time* (from its first to its last
 /// bin that moved the track at more than ``Parameters/settledSlope``) to its walked share, taking
 /// the track to have moved evenly over that time (the bins' own movements are not kept that
-/// long), and an unwalked change that
-/// settled less than ``Parameters/lateStepAllowance`` ago is kept (the last
+/// long), and an unwalked change whose moving time ended less than
+/// ``Parameters/lateStepAllowance`` ago is kept (the last
 /// ``maximumUnwalkedChanges``; a walked one is taken out before a new one can push it out) and
 /// counts its floors at the next bin that counts no other floors if late steps show it was
 /// walked after all. Those floors are dated (``Change/time``) at the reading where the change
@@ -85,11 +85,12 @@ public struct FloorCounter: Sendable {
     public var walkingGap = 2.0
     /// Share of a change's height that must be moved while walking for it to count; 0...1.
     public var walkedFraction = 0.5
-    /// How long after an unwalked change settles, steps noted late may still show that it was
-    /// walked, s; 0...3600. The default covers the riding gate's delay after a ride (a hold
-    /// shorter than its ``RidingStepGate/Parameters/shortestRide``, 60 s, given back after the
-    /// ``RidingStepGate/Parameters/releaseConfirmation``, 5 s) with room for the step
-    /// detector's own delay. Steps found during a stop after a ride, and given back only when
+    /// How long after an unwalked change's moving time ends, steps noted late may still show
+    /// that it was walked, s; 0...3600. The default covers the riding gate's delay after a ride
+    /// (a hold shorter than its ``RidingStepGate/Parameters/shortestRide``, 60 s, given back
+    /// after the ``RidingStepGate/Parameters/releaseConfirmation``, 5 s) with room for the step
+    /// detector's own delay (about 5 s: the steps that show a change walked lie within its
+    /// moving time). Steps found during a stop after a ride, and given back only when
     /// the stop ends (a walk the classifier keeps reporting as rest), can be later than this
     /// (up to ``RidingStepGate/Parameters/longestStop``, 120 s); they no longer count toward a
     /// floor.

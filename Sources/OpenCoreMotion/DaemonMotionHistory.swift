@@ -117,15 +117,16 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
         }
       }
       let liveSummary = live.pedometerSummary(from: start, to: end)
-      guard let current else { return liveSummary }
-      // A baseline of an earlier connection does not match the restarted counter's readings:
-      // its totals stand alone until the new answer arrives. They are the daemon's count at the
-      // start of updates, less than what the updates since have shown, so what was shown is a
-      // floor: cumulative totals never go back.
-      let summary = Self.summary(
-        current.totals, counters: current.counters,
-        latest: current.epoch == epoch ? latest : nil, live: liveSummary,
-        countsFloors: countsFloors)
+      // Without an answer yet, the process's own count. A baseline of an earlier connection does
+      // not match the restarted counter's readings: its totals stand alone until the new answer
+      // arrives. They are the daemon's count at the start of updates, less than what the updates
+      // since have shown, so what was shown is a floor: cumulative totals never go back.
+      let summary =
+        current.map {
+          Self.summary(
+            $0.totals, counters: $0.counters, latest: $0.epoch == epoch ? latest : nil,
+            live: liveSummary, countsFloors: countsFloors)
+        } ?? liveSummary
       return baseline.withLock { state in
         let shown = summary.notBelow(state.shown)
         state.shown = shown

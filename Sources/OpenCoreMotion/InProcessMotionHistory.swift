@@ -77,6 +77,11 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     var isWalking = false
     /// How many times the source's clock restarted lower (see ``beginTimeline(at:in:events:)``).
     var timelineRestarts = 0
+    /// A sample far ahead of the latest one, held until the next sample says whether the clock
+    /// moved on (it is not earlier) or the sample was stamped wrong (see ``observe(_:in:events:)``).
+    var aheadSample: MotionSample?
+    /// Samples stamped far ahead of the clock and left out.
+    var samplesStampedAhead = 0
     var recordUntil: Date?
     var pendingRecordingDuration: Double?
     var recordingDecimator: UpdateDecimator
@@ -244,7 +249,14 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     case .failure(let failure):
       events.append(.failure(failure))
     case .finished:
-      state.withLock { $0.isFinished = true }
+      state.withLock { s in
+        // The last sample, after a gap: nothing came to say it was stamped wrong.
+        if let ahead = s.aheadSample {
+          s.aheadSample = nil
+          observeInOrder(ahead, in: &s, events: &events)
+        }
+        s.isFinished = true
+      }
       events.append(.finished)
     }
     guard !events.isEmpty else { return }
@@ -259,7 +271,46 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     }
   }
 
+  /// Observes `sample`, unless it is stamped far ahead of the latest one
+  /// (``largestForwardStep``): then it waits for the next sample. A next sample not earlier than
+  /// it means the clock moved on (a gap in the stream), and both are observed in turn; an earlier
+  /// one means the sample was stamped wrong, and it is left out (counted, logged). Observed at
+  /// once, one sample stamped 1e9 s dated the history's records 31 years ahead, and every later
+  /// record after them.
   private func observe(
+    _ sample: MotionSample, in s: inout State, events: inout [MotionHistoryEvent]
+  ) {
+    if let latest = s.latestTimestamp, sample.timestamp - latest > Self.largestForwardStep {
+      if let ahead = s.aheadSample, sample.timestamp >= ahead.timestamp {
+        s.aheadSample = nil
+        observeInOrder(ahead, in: &s, events: &events)
+        observeInOrder(sample, in: &s, events: &events)
+      } else {
+        if s.aheadSample != nil { noteSampleStampedAhead(in: &s) }
+        s.aheadSample = sample
+      }
+      return
+    }
+    if s.aheadSample != nil {
+      s.aheadSample = nil
+      noteSampleStampedAhead(in: &s)
+    }
+    observeInOrder(sample, in: &s, events: &events)
+  }
+
+  /// The largest step forward from the latest sample that is observed at once, s.
+  static let largestForwardStep = 10.0
+
+  private func noteSampleStampedAhead(in s: inout State) {
+    s.samplesStampedAhead += 1
+    if Self.isLogged(occurrence: s.samplesStampedAhead) {
+      Logger.openCoreMotion.warning(
+        "a sample stamped far ahead of the source's clock was left out of the motion history",
+        metadata: ["source": "\(source.name)", "samples": "\(s.samplesStampedAhead)"])
+    }
+  }
+
+  private func observeInOrder(
     _ sample: MotionSample, in s: inout State, events: inout [MotionHistoryEvent]
   ) {
     let t = sample.timestamp
@@ -338,13 +389,15 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
   }
 
   /// How much earlier than the latest sample a sample may be stamped and still be taken as out of
-  /// order (and skipped), s; an earlier one starts a new timeline. The detectors below draw the
-  /// same line at about this distance (`RelativeAltitudeFilter`, `FloorCounter`).
+  /// order (and skipped), s; an earlier one starts a new timeline. The detectors below draw their
+  /// own lines near it (`RelativeAltitudeFilter` at 1 s; `FloorCounter` at its gap limit, 4 s,
+  /// joining a reading up to that early to its bin in progress).
   static let timelineTolerance = 1.0
 
   /// Continues the history on a source clock that restarted lower at `t` (a daemon or a
   /// simulation started again, a phone stream that reconnected): dates go on from the later of
-  /// the last sample's date and now, so the history stays in date order, and a walk in progress
+  /// the last sample's date and now, so the history stays in date order (a sample stamped far
+  /// ahead never became the last one: see ``observe(_:in:events:)``), and a walk in progress
   /// pauses there (its steps were on the old clock). The detectors start their own timelines on
   /// the same sample. Before, every sample until the new clock passed the old one was taken as
   /// out of order: steps, activity, altitude and floors stopped without an error.

@@ -217,8 +217,9 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
   /// Ends the run in progress, if any: no handler runs after this returns. Called from inside a
   /// handler of another channel while this channel's handler runs on another thread, it does not
   /// wait for that call to return (the call may itself be waiting to stop the caller's service:
-  /// two handlers stopping each other's service would wait for each other for ever); no call of
-  /// this run starts after it returns.
+  /// two handlers stopping each other's service would wait for each other for ever): that call
+  /// may still be starting as this returns, but no call that checks the run after this ended it
+  /// runs.
   func end() {
     let holdsHandlerLock: Bool
     if HandlerThread.isRunningHandler {

@@ -12,6 +12,10 @@ import Testing
 /// check; here they overlap, so the read side is never free.)
 @Suite struct ReadersWriterLockTests {
   @Test func aWaitingWriterIsNotHeldOffByReadersThatKeepComing() {
+    guard ReadersWriterLock.writerPreferenceIsSound else {
+      print("skipped: this glibc (before 2.29) has no sound writer-preferring lock")
+      return
+    }
     let lock = ReadersWriterLock()
     let stop = Locked(false)
     let readersDone = DispatchSemaphore(value: 0)

@@ -33,31 +33,41 @@ private final class HandFedSource: SensorSource, @unchecked Sendable {
 /// pedometer and the activity stopped without an error until the new clock passed the old one.
 /// (Found by a review of 2026-11-29.)
 final class InProcessHistoryNewTimelineTests: XCTestCase {
-  private func altitudes(feeding feed: (HandFedSource) -> Void) -> [CMAltitudeData] {
+  /// One sample stamped 1e9 s, then the device climbs about 10 m on its normal clock: the
+  /// altitude follows it, and the history's dates stay on the normal clock (the far-ahead sample
+  /// is left out: the next sample is earlier than it).
+  func testOneSampleStampedFarAheadDoesNotStopTheAltimeter() {
     let source = HandFedSource()
     let history = HistoryFixture.history(source)
     let altimeter = CMAltimeter(backend: history)
     let queue = makeSerialQueue()
     let received = Collector<CMAltitudeData>()
     altimeter.startRelativeAltitudeUpdates(to: queue) { data, _ in data.map(received.append) }
-    feed(source)
+    for i in 0..<500 { source.push(t: Double(i) / 100, pressure: 101.325) }
+    source.push(t: 1e9, pressure: 101.325)
+    for i in 500..<1500 { source.push(t: Double(i) / 100, pressure: 101.2) }
     drain(queue)
     altimeter.stopRelativeAltitudeUpdates()
-    return received.all
-  }
-
-  /// One sample stamped 1e9 s, then the device climbs about 10 m on its normal clock: the
-  /// altitude follows it.
-  func testOneSampleStampedFarAheadDoesNotStopTheAltimeter() {
-    let received = altitudes { source in
-      for i in 0..<500 { source.push(t: Double(i) / 100, pressure: 101.325) }
-      source.push(t: 1e9, pressure: 101.325)
-      for i in 500..<1500 { source.push(t: Double(i) / 100, pressure: 101.2) }
-    }
-    let after = received.filter { $0.timestamp > 5.5 && $0.timestamp < 1e8 }
+    let after = received.all.filter { $0.timestamp > 5.5 }
     XCTAssertGreaterThan(after.count, 5, "updates after the far-ahead sample")
+    XCTAssertLessThan(after.last?.timestamp ?? .infinity, 16)
     // 0.125 kPa lower is about 10.4 m up (standard atmosphere), relative to the first reading.
     XCTAssertEqual(after.last?.relativeAltitude.doubleValue ?? 0, 10.4, accuracy: 0.3)
+    let records = history.altitudes(from: .distantPast, to: .distantFuture)
+    XCTAssertLessThanOrEqual(records.last?.date ?? .distantFuture, HistoryFixture.date(15))
+  }
+
+  /// A gap in the stream (a minute without samples) is not a wrong stamp: the samples after it
+  /// are observed, the first of them as soon as the second confirms the clock moved on.
+  func testAGapInTheStreamIsObserved() {
+    let source = HandFedSource()
+    let history = HistoryFixture.history(source)
+    for i in 0..<500 { source.push(t: Double(i) / 100, pressure: 101.325) }
+    for i in 0..<500 { source.push(t: 65 + Double(i) / 100, pressure: 101.2) }
+    let records = history.altitudes(from: .distantPast, to: .distantFuture)
+    XCTAssertEqual(records.last?.altitude ?? 0, 10.4, accuracy: 0.3)
+    XCTAssertGreaterThan(records.last?.date ?? .distantPast, HistoryFixture.date(68.5))
+    XCTAssertLessThanOrEqual(records.last?.date ?? .distantFuture, HistoryFixture.date(70))
   }
 
   /// The clock restarts at 0 after 20 s (a restarted daemon's simulation): updates go on, and
