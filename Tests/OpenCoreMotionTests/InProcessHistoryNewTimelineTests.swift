@@ -91,46 +91,46 @@ final class InProcessHistoryNewTimelineTests: XCTestCase {
 /// for it, for ever. A stop from inside a handler now does not wait for another service's running
 /// handler; no call of the stopped service starts after it returns. (Found by the same review.)
 final class CrossServiceStopTests: XCTestCase {
+  /// One altimeter's side: its handler, on its first call, says it is running, waits until the
+  /// other's handler runs too, then stops `other`.
+  private struct Side {
+    let altimeter: CMAltimeter
+    let running = DispatchSemaphore(value: 0)
+    let calls = Locked(0)
+    let returned: XCTestExpectation
+
+    func start(stopping other: Side) {
+      altimeter.startRelativeAltitudeUpdates(to: makeSerialQueue()) { _, _ in
+        guard
+          calls.withLock({
+            $0 += 1; return $0 == 1
+          })
+        else { return }
+        running.signal()
+        _ = other.running.wait(timeout: .now() + 5)  // both handlers are running now
+        other.altimeter.stopRelativeAltitudeUpdates()
+        returned.fulfill()
+      }
+    }
+  }
+
   func testHandlersThatStopEachOthersServiceDoNotWaitForEachOther() {
     let source = HandFedSource()
     let history = HistoryFixture.history(source)
-    let first = CMAltimeter(backend: history)
-    let second = CMAltimeter(backend: history)
-    let inFirst = DispatchSemaphore(value: 0)
-    let inSecond = DispatchSemaphore(value: 0)
-    let firstReturned = expectation(description: "the first handler returned")
-    let secondReturned = expectation(description: "the second handler returned")
-    let calls = Locked((first: 0, second: 0))
-    first.startRelativeAltitudeUpdates(to: makeSerialQueue()) { _, _ in
-      guard
-        calls.withLock({ c in
-          c.first += 1
-          return c.first == 1
-        })
-      else { return }
-      inFirst.signal()
-      _ = inSecond.wait(timeout: .now() + 5)  // both handlers are running now
-      second.stopRelativeAltitudeUpdates()
-      firstReturned.fulfill()
-    }
-    second.startRelativeAltitudeUpdates(to: makeSerialQueue()) { _, _ in
-      guard
-        calls.withLock({ c in
-          c.second += 1
-          return c.second == 1
-        })
-      else { return }
-      inSecond.signal()
-      _ = inFirst.wait(timeout: .now() + 5)
-      first.stopRelativeAltitudeUpdates()
-      secondReturned.fulfill()
-    }
+    let first = Side(
+      altimeter: CMAltimeter(backend: history),
+      returned: expectation(description: "the first handler returned"))
+    let second = Side(
+      altimeter: CMAltimeter(backend: history),
+      returned: expectation(description: "the second handler returned"))
+    first.start(stopping: second)
+    second.start(stopping: first)
     source.push(t: 0, pressure: 101.325)
-    wait(for: [firstReturned, secondReturned], timeout: 20)
+    wait(for: [first.returned, second.returned], timeout: 20)
     // Both are stopped: later readings reach neither.
     for i in 1...300 { source.push(t: Double(i) / 100, pressure: 101.2) }
     Thread.sleep(forTimeInterval: 0.2)
-    XCTAssertEqual(calls.withLock { $0.first }, 1)
-    XCTAssertEqual(calls.withLock { $0.second }, 1)
+    XCTAssertEqual(first.calls.withLock { $0 }, 1)
+    XCTAssertEqual(second.calls.withLock { $0 }, 1)
   }
 }
