@@ -75,13 +75,15 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     /// then gave back are older than it, and the resume must not be dated before the pause.
     var lastPauseDate: Date?
     var isWalking = false
-    /// How many times the source's clock restarted lower (see ``beginTimeline(at:in:events:)``).
-    var timelineRestarts = 0
+    /// Times the source's clock restarted lower (see ``beginTimeline(at:in:events:)``).
+    var timelineRestarts = PowerOfTenReports()
     /// A sample far ahead of the latest one, held until the next sample says whether the clock
     /// moved on (it is not earlier) or the sample was stamped wrong (see ``observe(_:in:events:)``).
     var aheadSample: MotionSample?
     /// Samples stamped far ahead of the clock and left out.
-    var samplesStampedAhead = 0
+    var samplesStampedAhead = PowerOfTenReports()
+    /// Barometer readings the tracker refused, as far as reported.
+    var refusedPressureReports = PowerOfTenReports()
     var recordUntil: Date?
     var pendingRecordingDuration: Double?
     var recordingDecimator: UpdateDecimator
@@ -302,11 +304,10 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
   static let largestForwardStep = 10.0
 
   private func noteSampleStampedAhead(in s: inout State) {
-    s.samplesStampedAhead += 1
-    if Self.isLogged(occurrence: s.samplesStampedAhead) {
+    if let total = s.samplesStampedAhead.count() {
       Logger.openCoreMotion.warning(
         "a sample stamped far ahead of the source's clock was left out of the motion history",
-        metadata: ["source": "\(source.name)", "samples": "\(s.samplesStampedAhead)"])
+        metadata: ["source": "\(source.name)", "samples": "\(total)"])
     }
   }
 
@@ -373,19 +374,12 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     } else if s.pressure.refusedReadings != refusedBefore {
       // Counted, never silent, never a flood.
       let refused = s.pressure.refusedReadings
-      if Self.isLogged(occurrence: refused) {
+      if s.refusedPressureReports.isDue(total: refused) {
         Logger.openCoreMotion.warning(
           "barometer readings outside 1–200 kPa are left out of the altitude and floors",
           metadata: ["refused": "\(refused)", "latest": "\(sample.pressure ?? .nan) kPa"])
       }
     }
-  }
-
-  /// Whether the `occurrence`th time something happens is logged: the 1st, 10th, 100th, …
-  static func isLogged(occurrence: Int) -> Bool {
-    var power = 1
-    while power < occurrence, power <= Int.max / 10 { power *= 10 }
-    return power == occurrence
   }
 
   /// How much earlier than the latest sample a sample may be stamped and still be taken as out of
@@ -416,14 +410,13 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     s.boutStepTimes.removeAll(keepingCapacity: true)
     s.lastStepTime = nil
     s.lastStepReport = nil
-    s.timelineRestarts += 1
     // A source whose clock keeps jumping back is reported without flooding the log.
-    if Self.isLogged(occurrence: s.timelineRestarts) {
+    if let restarts = s.timelineRestarts.count() {
       Logger.openCoreMotion.warning(
         "the source's clock restarted lower; the motion history continues on the new clock",
         metadata: [
           "source": "\(source.name)", "from": "\(latest) s", "to": "\(t) s",
-          "restarts": "\(s.timelineRestarts)",
+          "restarts": "\(restarts)",
         ])
     }
   }
