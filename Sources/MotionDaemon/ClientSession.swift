@@ -138,20 +138,34 @@ final class ClientSession: @unchecked Sendable {
     }
   }
 
-  /// Adds (or replaces, for a reused `request_id`) a subscription; `false` when the client already
-  /// has ``Limits/subscriptions`` others: every subscription costs work on the source's delivery
-  /// thread, which all clients share.
-  func addSubscription(_ subscription: ClientSubscription) -> Bool {
+  /// What ``addSubscription(_:daemonIsFull:)`` did.
+  enum SubscriptionOutcome: Equatable {
+    case added
+    /// The client already has ``Limits/subscriptions`` others.
+    case connectionIsFull
+    /// The daemon's subscriptions of all clients together are at their limit.
+    case daemonIsFull
+  }
+
+  /// Adds (or replaces, for a reused `request_id`) a subscription, unless the client already has
+  /// ``Limits/subscriptions`` others or, for a new one, `daemonIsFull`: every subscription costs
+  /// work on the source's delivery thread, which all clients share. A replacement is always
+  /// accepted (it adds no work).
+  func addSubscription(
+    _ subscription: ClientSubscription, daemonIsFull: Bool
+  ) -> SubscriptionOutcome {
     condition.withLock {
-      if state.subscriptions[subscription.id] == nil,
-        state.subscriptions.count >= limits.subscriptions
-      {
-        return false
+      if state.subscriptions[subscription.id] == nil {
+        if state.subscriptions.count >= limits.subscriptions { return .connectionIsFull }
+        if daemonIsFull { return .daemonIsFull }
       }
       state.subscriptions[subscription.id] = subscription
-      return true
+      return .added
     }
   }
+
+  /// The client's subscriptions.
+  var subscriptionCount: Int { condition.withLock { state.subscriptions.count } }
 
   @discardableResult
   func removeSubscription(_ id: UInt64) -> Bool {

@@ -24,6 +24,10 @@ public struct DaemonConfiguration: Sendable {
   public var maximumClients = 128
   /// Subscriptions per connection (more are refused with `ERROR_NOT_AVAILABLE`).
   public var maximumSubscriptionsPerClient = 64
+  /// Subscriptions of all connections together (more are refused with `ERROR_NOT_AVAILABLE`):
+  /// every one costs work on the source's delivery thread, and 128 connections of 64 each would
+  /// be 8,192. Connections subscribing at the same instant may pass it by one each.
+  public var maximumSubscriptions = 1024
   /// Unsent reply bytes per client above which its requests are no longer read (flow control).
   public var clientReplyBytes = 4 << 20
   /// Seconds a client has to complete a frame once its first byte arrived.

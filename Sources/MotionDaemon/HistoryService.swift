@@ -17,7 +17,11 @@ import OpenCoreMotion
 /// the gathered batch every ``flushInterval`` (so a `kill -9` loses at most that much) and prunes
 /// every ``pruneInterval``. When a write fails with `SQLITE_FULL` history pauses (live updates go
 /// on), the batch is kept up to ``maximumPendingSamples`` recorded samples, and the write is
-/// retried every ``retryInterval``.
+/// retried every ``retryInterval``. Any other write error is retried the same way, but after
+/// ``reopenAfterFailedWrites`` failures in a row the store is closed and opened again: errors
+/// like an I/O error or a corrupted page persist on the open connection, and used to pause the
+/// history until the daemon restarted. A store file deleted or replaced while open is reopened
+/// too (its writes would otherwise go on, into a file no one opens again).
 final class HistoryService: @unchecked Sendable {
   // Sendable because every mutable property is in `state` (a Locked) or `storeLock`-guarded; the
   // store a query reads is kept open by `closeLock`'s read side.
@@ -42,6 +46,8 @@ final class HistoryService: @unchecked Sendable {
     var flushInterval = 1.0
     var pruneInterval = 3600.0
     var retryInterval = 5.0
+    /// Write failures in a row (other than a full disk) after which the store is reopened.
+    var reopenAfterFailedWrites = 3
     var recordingRate = 50.0
     var maximumPendingSamples = 50 * 600
     var maximumPageCount: Int?
@@ -73,12 +79,17 @@ final class HistoryService: @unchecked Sendable {
     var droppedSamples: UInt64 = 0
     var recordingUntil = 0.0
     var nextIdentifier: UInt64 = 0
-    var condition = Condition.unavailable("not opened")
+    var condition = Condition.unavailable("being opened")
     var isStopping = false
     var store: HistoryStore?
     /// Whether the last attempt to open the store failed and was logged (later attempts of the
     /// same episode log at debug level only).
     var openFailureLogged = false
+    /// Write failures in a row, other than a full disk, since the last write that succeeded.
+    var failedWrites = 0
+    /// The last activity change reported: filed again into a store reopened under way, which
+    /// may be a new, empty file, so that it has the activity in force.
+    var lastActivity: HistoryBatch.ActivityChange?
   }
 
   let settings: Settings
@@ -108,7 +119,12 @@ final class HistoryService: @unchecked Sendable {
   func start() {
     storeLock.withLock {
       if FileManager.default.fileExists(atPath: denialMarkerPath) {
-        state.withLock { $0.condition = .denied }
+        state.withLock { s in
+          s.condition = .denied
+          // Samples that arrived before the denial was read (the daemon serves before the
+          // store opens) are not history.
+          s.pending = HistoryBatch()
+        }
         logger.info("motion history is denied by the user; not recording")
       } else {
         openStoreLocked()
@@ -129,7 +145,8 @@ final class HistoryService: @unchecked Sendable {
       let recovered = state.withLock { s -> Bool in
         s.store = store
         s.nextIdentifier = identifier
-        s.recordingUntil = until
+        // A store reopened under way may be a new file: a recording requested meanwhile goes on.
+        s.recordingUntil = Swift.max(s.recordingUntil, until)
         s.condition = .recording
         defer { s.openFailureLogged = false }
         return s.openFailureLogged
@@ -211,6 +228,7 @@ final class HistoryService: @unchecked Sendable {
             timestamp: estimate.startTime,
             flags: Self.flags(estimate), confidence: Int64(estimate.confidence.rawValue))
           s.pending.activities.append(change)
+          s.lastActivity = change
           var live = Opencoremotion_Daemon_V1_LiveUpdate()
           live.activity = Self.wireSegment(change)
           updates.append(LiveUpdate(kind: .activity, wire: live))
@@ -390,10 +408,19 @@ final class HistoryService: @unchecked Sendable {
           openStoreLocked()
           return
         }
+        if let store = state.withLock({ $0.store }), !store.isStillAtItsPath {
+          reopenStoreLocked(because: "its file \(store.path) was deleted or replaced")
+          return
+        }
         if case .paused = state.withLock({ $0.condition }), now < nextRetry { return }
         flushLocked()
         if case .paused = state.withLock({ $0.condition }) {
           nextRetry = now + settings.retryInterval
+        }
+        if state.withLock({ $0.failedWrites }) >= settings.reopenAfterFailedWrites {
+          reopenStoreLocked(
+            because: "writes failed \(settings.reopenAfterFailedWrites) times in a row")
+          return
         }
         if now - lastPrune >= settings.pruneInterval, let store = state.withLock({ $0.store }) {
           lastPrune = now
@@ -417,6 +444,7 @@ final class HistoryService: @unchecked Sendable {
       try store.write(batch, firstIdentifier: identifier)
       state.withLock { s in
         s.nextIdentifier &+= UInt64(batch.recorded.count)
+        s.failedWrites = 0
         if case .paused = s.condition {
           s.condition = .recording
           logger.notice("motion history resumed")
@@ -435,6 +463,8 @@ final class HistoryService: @unchecked Sendable {
           s.droppedSamples += UInt64(excess)
         }
         s.pending = restored
+        // A full disk is waited out on the same connection; other errors may stay with it.
+        s.failedWrites = isFull ? 0 : s.failedWrites + 1
         let reason = isFull ? "disk full" : "write failed: \(error)"
         if s.condition != .paused(reason) {
           logger.error(
@@ -443,6 +473,28 @@ final class HistoryService: @unchecked Sendable {
         }
         s.condition = .paused(reason)
       }
+    }
+  }
+
+  /// Closes the store after repeated write failures and opens it again; the pending batch is kept
+  /// and written to the reopened store (caller holds `storeLock`). A failed open leaves history
+  /// unavailable, retried by the writer loop like a store that could not be opened at start.
+  private func reopenStoreLocked(because reason: String) {
+    closeLock.withWriteLock {
+      let store = state.withLock { s -> HistoryStore? in
+        defer {
+          s.store = nil
+          s.failedWrites = 0
+        }
+        return s.store
+      }
+      store?.close()
+    }
+    logger.warning("reopening the motion history: \(reason)")
+    openStoreLocked()
+    state.withLock { s in
+      // Idempotent (rows are keyed by their start date) if the file was not new.
+      if let last = s.lastActivity { s.pending.activities.insert(last, at: 0) }
     }
   }
 

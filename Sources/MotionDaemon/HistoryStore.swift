@@ -27,10 +27,34 @@ import MotionSensors
   /// Recorded accelerometer retention, s.
   static let accelerometerRetention = 3 * 86_400.0
 
+  /// The device and inode of the file opened, to notice it being deleted or replaced.
+  private let fileIdentity: FileIdentity?
+
+  private struct FileIdentity: Equatable {
+    var device: UInt64
+    var inode: UInt64
+
+    init?(path: String) {
+      var info = stat()
+      guard lstat(path, &info) == 0 else { return nil }
+      device = UInt64(info.st_dev)
+      inode = UInt64(info.st_ino)
+    }
+  }
+
   private init(path: String, pool: DatabasePool, logger: Logger) {
     self.path = path
     self.pool = pool
     self.logger = logger
+    self.fileIdentity = FileIdentity(path: path)
+  }
+
+  /// Whether the file at ``path`` is still the one this store opened. A store file deleted or
+  /// replaced while open (someone removing the state folder to start afresh, a restore from a
+  /// backup) goes on accepting writes in WAL mode: they land in a file no one will open again.
+  package var isStillAtItsPath: Bool {
+    guard let fileIdentity else { return true }
+    return FileIdentity(path: path) == fileIdentity
   }
 
   /// Opens (or creates) the store in `directory` (created 0700). A file SQLite reports as corrupt

@@ -83,11 +83,15 @@ public final class MotionDaemon: @unchecked Sendable {
     }
     instanceLock.withLock { $0 = lock }
     self.listener = listener
-    history.start()
-    updateSourceSubscription()
+    // Accept first: opening the store runs SQLite's quick_check, which takes seconds on a large
+    // history, and apps started meanwhile (at login) would time out in the handshake and fall
+    // back to their own sensors. Until the store is open, queries answer that the history is
+    // unavailable (the apps then answer from what they observe) and live streams are served.
     let thread = Thread { [self] in acceptLoop(listener) }
     thread.name = "motiond-accept"
     thread.start()
+    history.start()
+    updateSourceSubscription()
     logger.info(
       "motiond serving \(source.name) on \(configuration.socketPath) (sensors \(source.availableSensors))"
     )
@@ -383,16 +387,35 @@ public final class MotionDaemon: @unchecked Sendable {
           return [Wire.error(refusal.code, refusal.message, requestID: id)]
         }
       }
-      let added = session.addSubscription(
+      // Counted outside the hub's lock (each session has its own); two clients subscribing at
+      // the same instant may both pass at the limit.
+      let total = hub.withLock { $0.sessionList }.reduce(0) { $0 + $1.subscriptionCount }
+      let outcome = session.addSubscription(
         ClientSubscription(
           id: id, sensors: sensors, rate: rate, pedometer: subscribe.pedometer,
           activity: subscribe.activity, altitude: subscribe.altitude, fusedMotion: fusedMotion,
-          deviceMotion: deviceMotion))
-      guard added else {
+          deviceMotion: deviceMotion),
+        daemonIsFull: total >= configuration.maximumSubscriptions)
+      switch outcome {
+      case .added:
+        break
+      case .connectionIsFull:
         return [
           Wire.error(
             .notAvailable,
             "too many subscriptions: at most \(configuration.maximumSubscriptionsPerClient) per connection; unsubscribe first",
+            requestID: id)
+        ]
+      case .daemonIsFull:
+        // Debug level: the client gets the error, and a client retrying in a loop must not
+        // flood the log.
+        logger.debug(
+          "refused a subscription: the daemon's clients hold \(total) (at most \(configuration.maximumSubscriptions))"
+        )
+        return [
+          Wire.error(
+            .notAvailable,
+            "too many subscriptions: the daemon serves at most \(configuration.maximumSubscriptions) for all clients together; try again later",
             requestID: id)
         ]
       }
@@ -499,6 +522,11 @@ public final class MotionDaemon: @unchecked Sendable {
   ) -> [WireServerMessage] {
     if let problem = Self.rangeProblem(query.fromDate, query.toDate) {
       return [Wire.error(.invalidParameter, problem, requestID: id)]
+    }
+    // Nothing is known of a window that begins in the future: the activity recorded last may
+    // have ended by then, and the store would offer it as the one in force.
+    guard query.fromDate <= Date().timeIntervalSince1970 else {
+      return [Wire.error(.noData, "no activity recorded in that range", requestID: id)]
     }
     let answered = history.withStoreForQuery { store -> [WireServerMessage] in
       do {

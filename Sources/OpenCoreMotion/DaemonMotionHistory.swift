@@ -26,6 +26,9 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
   /// The shortest time between two background questions for live pedometer totals, s (after a
   /// reconnection, or while the daemon refuses the question: a start date still in the future).
   private let refetchSpacing: Double
+  /// The longest the start of pedometer updates waits for the daemon's totals on the caller's
+  /// thread, s (a daemon on the same machine answers within milliseconds).
+  private let startWait: Double
 
   /// The daemon's live pedometer counter: the latest reading, and a connection epoch that changes
   /// whenever the connection drops (a restarted daemon counts from zero again).
@@ -34,12 +37,13 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
 
   package init(
     client: DaemonClient, live: InProcessMotionHistory, queryTimeout: Double = 5,
-    refetchSpacing: Double = 1
+    refetchSpacing: Double = 1, startWait: Double = 0.5
   ) {
     self.client = client
     self.live = live
     self.queryTimeout = queryTimeout
     self.refetchSpacing = refetchSpacing
+    self.startWait = startWait
   }
 
   package var name: String { "daemon history (\(live.name))" }
@@ -80,10 +84,12 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
   /// process's own history answers.
   ///
   /// The returned function runs in the live event path, which on the daemon is the connection's
-  /// reader thread: the thread that would read the answer. So only the first answer is waited
-  /// for (here, on the caller's thread); later ones are asked in the background, at most once a
-  /// ``refetchSpacing``, and until one arrives the totals stay where they were (an update never
-  /// goes back).
+  /// reader thread: the thread that would read the answer. So answers arrive in the background:
+  /// the first is asked at once and waited for on the caller's thread for at most
+  /// ``startWait`` (so that the opening update has the steps taken before it; a daemon that does
+  /// not answer by then, hung or overloaded, does not hold the app's thread, and updates carry its
+  /// totals once they arrive); later ones are asked at most once a ``refetchSpacing``. Until one
+  /// arrives the totals stay where they were (an update never goes back).
   package func pedometerUpdates(from start: Date) -> @Sendable (Date) -> PedometerSummary {
     startCounting()
     let fetch: @Sendable () async -> PedometerBaseline? = { [self] in
@@ -93,8 +99,18 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
       else { return nil }
       return PedometerBaseline(epoch: epoch, totals: totals, counters: counters)
     }
-    let first = wait { await fetch() }
-    let baseline = Locked(PedometerBaselineState(baseline: first ?? nil, lastAttempt: Date()))
+    let baseline = Locked(
+      PedometerBaselineState(baseline: nil, isFetching: true, lastAttempt: Date()))
+    let firstAnswer = DispatchSemaphore(value: 0)
+    Task {
+      let answer = await fetch()
+      baseline.withLock { state in
+        state.isFetching = false
+        if let answer, state.baseline == nil { state.baseline = answer }
+      }
+      firstAnswer.signal()
+    }
+    _ = firstAnswer.wait(timeout: .now() + Swift.min(startWait, queryTimeout))
     let refetchSpacing = self.refetchSpacing
     return { [self] end in
       let (epoch, latest) = counter.withLock { ($0.epoch, $0.reading) }

@@ -174,6 +174,13 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
   package func activities(from start: Date, to end: Date) -> [ActivityRecord] {
     guard start <= end else { return [] }
     return state.withLock { s in
+      // Nothing is known of a window that begins after the latest sample: the activity in
+      // force now may have ended by then (Apple answers such a window with no activity).
+      if let latest = s.latestTimestamp, let timeline = s.timeline,
+        start > timeline.date(forTimestamp: latest)
+      {
+        return []
+      }
       // The activity in force at `start` is the last one that began at or before it.
       let inForce = s.activities.lastIndex { $0.date <= start }
       let first = inForce ?? s.activities.firstIndex { $0.date >= start } ?? s.activities.count

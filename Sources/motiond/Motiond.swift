@@ -68,6 +68,10 @@ struct Motiond: ParsableCommand {
   var maxSubscriptions: Int = 64
 
   @Option(
+    help: ArgumentHelp("Subscriptions of all client connections together.", visibility: .hidden))
+  var maxTotalSubscriptions: Int = 1024
+
+  @Option(
     help: ArgumentHelp(
       "Unsent reply bytes per client above which its requests are not read.", visibility: .hidden))
   var clientReplyBytes: Int = 4 << 20
@@ -87,6 +91,7 @@ struct Motiond: ParsableCommand {
     configuration.clientQueueCapacity = max(1, min(clientQueue, 1 << 20))
     configuration.maximumClients = max(1, min(maxClients, 1 << 16))
     configuration.maximumSubscriptionsPerClient = max(1, min(maxSubscriptions, 1 << 16))
+    configuration.maximumSubscriptions = max(1, min(maxTotalSubscriptions, 1 << 20))
     configuration.clientReplyBytes = max(1 << 10, min(clientReplyBytes, 1 << 30))
     configuration.frameDeadline = frameDeadline.isFinite ? max(0.1, min(frameDeadline, 3600)) : 10
     let level = Logger.Level(rawValue: logLevel) ?? .info

@@ -33,6 +33,12 @@ extension DaemonProcessTests {
     #expect(summary.numberOfSteps >= 20)
     #expect(summary.distance > 10)
     #expect(history.activities(from: window.0, to: window.1).contains { $0.estimate.walking })
+    // A window that begins in the future has no activity: the last one recorded may have ended.
+    let future = (now.addingTimeInterval(600), now.addingTimeInterval(1200))
+    #expect(throws: (any Error).self) {
+      try blocking { try await client.activities(from: future.0, to: future.1) }
+    }
+    #expect(history.activities(from: future.0, to: future.1).isEmpty)
     client.close()
     try daemon.terminate()
   }

@@ -148,13 +148,14 @@ extension DaemonProcessTests {
     #expect(try daemon.terminate() == 0)
   }
 
-  /// The 65th subscription of a connection is refused with a clear error; the others stand.
-  @Test func subscriptionsPerClientAreCapped() throws {
-    let daemon = try DaemonProcess(source: "simulator:tour")
-    let connection = try RawConnection(path: daemon.socketPath)
+  /// Sends `ids` as altitude subscriptions at 1 Hz on `connection`, in one write, and returns
+  /// the answer to each.
+  static func subscribe(
+    _ ids: ClosedRange<UInt64>, on connection: RawConnection
+  ) throws -> [UInt64: WireServerMessage] {
     var requests: [UInt8] = []
-    for id in 1...65 {
-      requests += Self.frame(UInt64(id)) {
+    for id in ids {
+      requests += frame(id) {
         var body = Opencoremotion_Daemon_V1_Subscribe()
         body.rateHz = 1
         body.altitude = true
@@ -163,17 +164,26 @@ extension DaemonProcessTests {
     }
     try connection.write(requests)
     var answers: [UInt64: WireServerMessage] = [:]
-    while answers.count < 65 {
+    while answers.count < ids.count {
       let message = try #require(try connection.receive(), "\(answers.count) answers only")
       if case .live = message.body { continue }
-      if message.requestID >= 1, message.requestID <= 65 { answers[message.requestID] = message }
+      if ids.contains(message.requestID) { answers[message.requestID] = message }
     }
-    for id in 1...64 {
-      guard case .ack = answers[UInt64(id)]?.body else {
-        Issue.record(
-          "subscription \(id) was not acknowledged: \(String(describing: answers[UInt64(id)]))")
-        continue
-      }
+    return answers
+  }
+
+  static func isAcknowledged(_ answer: WireServerMessage?) -> Bool {
+    if case .ack = answer?.body { return true }
+    return false
+  }
+
+  /// The 65th subscription of a connection is refused with a clear error; the others stand.
+  @Test func subscriptionsPerClientAreCapped() throws {
+    let daemon = try DaemonProcess(source: "simulator:tour")
+    let connection = try RawConnection(path: daemon.socketPath)
+    let answers = try Self.subscribe(1...65, on: connection)
+    for id in UInt64(1)...64 where !Self.isAcknowledged(answers[id]) {
+      Issue.record("subscription \(id) was not acknowledged: \(String(describing: answers[id]))")
     }
     guard case .error(let error) = answers[65]?.body else {
       Issue.record("the 65th subscription was not refused")
@@ -181,6 +191,36 @@ extension DaemonProcessTests {
     }
     #expect(error.code == .notAvailable)
     #expect(error.message.contains("too many subscriptions"))
+    #expect(try daemon.terminate() == 0)
+  }
+
+  /// The daemon's subscriptions are capped in all, not only per connection (128 connections of
+  /// 64 each would be 8,192 on the delivery thread): past the limit a new one is refused with a
+  /// clear error, a replacement is still accepted, and a connection that leaves frees its share.
+  @Test func subscriptionsOfAllClientsAreCapped() throws {
+    let daemon = try DaemonProcess(
+      source: "simulator:tour", extraArguments: ["--max-total-subscriptions", "5"])
+    let first = try RawConnection(path: daemon.socketPath)
+    let firstAnswers = try Self.subscribe(1...3, on: first)
+    #expect((UInt64(1)...3).allSatisfy { Self.isAcknowledged(firstAnswers[$0]) })
+    var second: RawConnection? = try RawConnection(path: daemon.socketPath)
+    let secondAnswers = try Self.subscribe(1...3, on: second!)
+    #expect(Self.isAcknowledged(secondAnswers[1]) && Self.isAcknowledged(secondAnswers[2]))
+    guard case .error(let error) = secondAnswers[3]?.body else {
+      Issue.record(
+        "the sixth subscription was not refused: \(String(describing: secondAnswers[3]))")
+      return
+    }
+    #expect(error.code == .notAvailable)
+    #expect(error.message.contains("all clients together"))
+    // Replacing a subscription adds no work: accepted at the limit.
+    #expect(Self.isAcknowledged(try Self.subscribe(1...1, on: first)[1]))
+    // The second connection leaves: its two subscriptions are free again.
+    second = nil
+    try waitUntil(seconds: 30, "the second connection's subscriptions to be freed") {
+      let answer = try Self.subscribe(4...4, on: first)[4]
+      return Self.isAcknowledged(answer)
+    }
     #expect(try daemon.terminate() == 0)
   }
 

@@ -22,20 +22,9 @@ import Testing
     let service = HistoryService(settings: settings, logger: Logger(label: "test"))
     service.start()
     defer { service.stop() }
-    let epoch = 1_800_000_000.0
-    var random = UInt64(42)
-    /// A phone lying still at 50 Hz (a hundredth of a g of noise), samples `range`.
-    func feed(_ range: Range<Int>) {
-      for k in range {
-        let t = Double(k) * 0.02
-        random = random &* 6_364_136_223_846_793_005 &+ 1
-        let jitter = Double(random >> 40) / Double(1 << 24) * 0.02 - 0.01
-        let sample = MotionSample(
-          timestamp: 100 + t, accelerometer: SIMD3(jitter, -jitter, 9.80665 + jitter),
-          gyroscope: SIMD3(0, 0, 0), pressure: 101.3)
-        _ = service.process(sample, now: epoch + t)
-      }
-    }
+    var phone = StillPhoneFeed(service: service)
+    let epoch = StillPhoneFeed.epoch
+    func feed(_ range: Range<Int>) { phone.feed(range) }
     func storedActivities(from: Double, to: Double) -> Int {
       Thread.sleep(forTimeInterval: 0.3)  // a few flushes
       let read = service.withStoreForQuery { try? $0.activities(from: from, to: to) }

@@ -95,6 +95,17 @@ final class CMMotionActivityManagerTests: XCTestCase {
     XCTAssertEqual(coreMotionCode(error), Int(CMErrorUnknown.rawValue))
     let (_, reversed) = query(manager, HistoryFixture.date(2), HistoryFixture.date(1))
     XCTAssertEqual(coreMotionCode(reversed), Int(CMErrorInvalidParameter.rawValue))
+    // A window after the latest sample (about 3 s): the activity in force now is not known to
+    // last until then.
+    let (future, futureError) = query(
+      manager, HistoryFixture.date(10), HistoryFixture.date(20))
+    XCTAssertNil(future)
+    XCTAssertEqual(coreMotionCode(futureError), Int(CMErrorUnknown.rawValue))
+    // A window that reaches past the latest sample still has the activity observed in it.
+    let (reaching, reachingError) = query(
+      manager, HistoryFixture.date(1), HistoryFixture.date(20))
+    XCTAssertNil(reachingError)
+    XCTAssertFalse(reaching?.isEmpty ?? true)
   }
 
   /// The activity in force when updates start is offered after the live subscription exists, so

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionDaemonClient
+import OpenCoreMotion
+import Testing
+
+/// Starting live pedometer updates on the daemon asks it for the totals since the start date.
+/// It used to wait for the answer on the caller's thread for the whole query timeout (5 s), so a
+/// stuck daemon froze an app's `startUpdates(from:)` call; it now waits a short while and lets
+/// the answer arrive in the background.
+@Suite struct DaemonMotionHistoryStartTests {
+  @Test func startingPedometerUpdatesDoesNotWaitForAStuckDaemon() throws {
+    let daemon = try FakeDaemon()
+    daemon.answersQueries = false
+    let source = try DaemonSource(socketPath: daemon.path)
+    source.client.replyTimeout = 600
+    let live = InProcessMotionHistory(source: source, startsObserving: false)
+    // A query timeout of 10 minutes: before, the start waited for all of it.
+    let history = DaemonMotionHistory(
+      client: source.client, live: live, queryTimeout: 600, startWait: 0.2)
+    let started = Date()
+    let totals = history.pedometerUpdates(from: Date(timeIntervalSinceNow: -3_600))
+    // A generous bound (a loaded machine wakes threads late), far below the 600 s of a wait.
+    #expect(Date().timeIntervalSince(started) < 60)
+    // Until the daemon answers, the totals are what this process observed: nothing.
+    #expect(totals(Date()).numberOfSteps == 0)
+    source.client.close()
+  }
+}
