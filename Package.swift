@@ -345,6 +345,12 @@ let exampleNames = [
     .executableTarget(
       name: "QuickStartExample", dependencies: ["CoreMotion"], path: "Examples/QuickStart",
       swiftSettings: swiftSettings))
+  // iOS unit-test doubles (subclassed managers and data classes) with `import CoreMotion` alone:
+  // compiled and run by ExamplesTests.
+  targets.append(
+    .executableTarget(
+      name: "TestDoublesExample", dependencies: ["CoreMotion"], path: "Examples/TestDoubles",
+      swiftSettings: swiftSettings))
   targets.append(
     .testTarget(
       name: "ExamplesTests",
@@ -352,7 +358,7 @@ let exampleNames = [
         "OpenUIDevice", "OpenCoreMotion", "SourceComposition", "MotionSensors", "MotionRecognition",
         "_MotionTestSupport",
       ]
-        + (exampleNames + ["QuickStart"]).map { .target(name: $0 + "Example") }))
+        + (exampleNames + ["QuickStart", "TestDoubles"]).map { .target(name: $0 + "Example") }))
 #endif
 
 let package = Package(

@@ -184,6 +184,16 @@ final class HistoryService: @unchecked Sendable {
         // Into the pending batch that the flush below writes (no client hears of them: the
         // daemon is stopping).
         _ = fileCountedSteps(&s, timestamp: latest.timestamp, date: latest.date)
+        // Nothing is known of the time until the next start: the activity in force would
+        // otherwise last through it (a daemon stopped while walking in the evening would show a
+        // night of walking, and a query inside the gap would answer "walking").
+        // (After the last change: rows are keyed by their start date.)
+        if let last = s.lastActivity {
+          s.pending.activities.append(
+            HistoryBatch.ActivityChange(
+              startDate: Swift.max(latest.date, last.startDate + 0.001),
+              timestamp: latest.timestamp, flags: Self.unknownActivityFlags, confidence: 0))
+        }
       }
       s.isStopping = true
     }
@@ -359,6 +369,9 @@ final class HistoryService: @unchecked Sendable {
     guard minutes.isFinite, abs(minutes) < 1e15 else { return 0 }
     return Int64(minutes) * 60
   }
+
+  /// ``flags(_:)`` of an activity that is only `unknown`.
+  static let unknownActivityFlags: Int64 = 32
 
   static func flags(_ estimate: ActivityEstimate) -> Int64 {
     var flags: Int64 = 0

@@ -357,8 +357,13 @@ public final class MotionDaemon: @unchecked Sendable {
     reply.requestID = id
     switch request.body {
     case .hello(let hello):
+      // 200 Unicode scalars, not Characters: one Character can be a letter followed by millions of
+      // combining marks, and the name is kept for the connection's life and copied into every
+      // status answer.
       session.name =
-        hello.clientName.isEmpty ? "pid \(session.processID)" : String(hello.clientName.prefix(200))
+        hello.clientName.isEmpty
+        ? "pid \(session.processID)"
+        : String(String.UnicodeScalarView(hello.clientName.unicodeScalars.prefix(200)))
       var answer = Opencoremotion_Daemon_V1_HelloReply()
       answer.protocolVersion = Wire.protocolVersion
       answer.sourceName = source.name
@@ -496,8 +501,11 @@ public final class MotionDaemon: @unchecked Sendable {
     if let problem = Self.rangeProblem(query.fromDate, query.toDate) {
       return [Wire.error(.invalidParameter, problem, requestID: id)]
     }
+    let now = Date().timeIntervalSince1970
+    // Only the retained days answer, whenever the hourly prune last ran.
     switch history.pedometerTotals(
-      from: query.fromDate, to: query.toDate, now: Date().timeIntervalSince1970)
+      from: Swift.max(query.fromDate, now - HistoryStore.motionRetention), to: query.toDate,
+      now: now)
     {
     case .failure(let error): return [Wire.error(error.code, error.message, requestID: id)]
     case .success(let (totals, counters)):
@@ -525,12 +533,18 @@ public final class MotionDaemon: @unchecked Sendable {
     }
     // Nothing is known of a window that begins in the future: the activity recorded last may
     // have ended by then, and the store would offer it as the one in force.
-    guard query.fromDate <= Date().timeIntervalSince1970 else {
+    let now = Date().timeIntervalSince1970
+    guard query.fromDate <= now else {
+      return [Wire.error(.noData, "no activity recorded in that range", requestID: id)]
+    }
+    // Only the retained days answer, whenever the hourly prune last ran.
+    let from = Swift.max(query.fromDate, now - HistoryStore.motionRetention)
+    guard from <= query.toDate else {
       return [Wire.error(.noData, "no activity recorded in that range", requestID: id)]
     }
     let answered = history.withStoreForQuery { store -> [WireServerMessage] in
       do {
-        let changes = try store.activities(from: query.fromDate, to: query.toDate)
+        let changes = try store.activities(from: from, to: query.toDate)
         guard !changes.isEmpty else {
           return [Wire.error(.noData, "no activity recorded in that range", requestID: id)]
         }
@@ -566,14 +580,16 @@ public final class MotionDaemon: @unchecked Sendable {
   private func streamAccelerometer(
     _ query: Opencoremotion_Daemon_V1_AccelerometerQuery, id: UInt64, to session: ClientSession
   ) -> [WireServerMessage] {
-    let from = query.fromDate
     let to = query.toDate
-    if let problem = Self.rangeProblem(from, to) {
+    if let problem = Self.rangeProblem(query.fromDate, to) {
       return [Wire.error(.invalidParameter, problem, requestID: id)]
     }
-    guard to - from <= 43_200 else {
+    guard to - query.fromDate <= 43_200 else {
       return [Wire.error(.invalidParameter, "the range must be at most 12 h long", requestID: id)]
     }
+    // Only the retained days answer, whenever the hourly prune last ran.
+    let from = Swift.max(
+      query.fromDate, Date().timeIntervalSince1970 - HistoryStore.accelerometerRetention)
     var pending: [Opencoremotion_Daemon_V1_RecordedSample] = []
     var position: HistoryStore.RecordedPosition?
     while true {

@@ -149,7 +149,7 @@ package final class FoxgloveConnection: Sendable {
       let parsed = ids.compactMap(Self.identifier)
       state.withLock { s in for id in parsed { s.subscriptions.removeValue(forKey: id) } }
     default:
-      status(1, "unsupported op \(String(op.prefix(40)))")
+      status(1, "unsupported op \(String(String.UnicodeScalarView(op.unicodeScalars.prefix(40))))")
     }
   }
 

@@ -16,8 +16,14 @@ open class CMAbsoluteAltitudeData: CMLogItem {
   open var precision: Double { storedPrecision }
 
   /// A zero sample at timestamp 0.
-  public convenience init() {
-    self.init(altitude: 0, accuracy: 0, precision: 0, timestamp: 0)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: a mock subclass can call
+  /// `super.init()`.
+  public override init() {
+    storedAltitude = 0
+    storedAccuracy = 0
+    storedPrecision = 0
+    super.init()
   }
 
   /// Creates a sample. An addition to Apple's API, for tests and mocks.

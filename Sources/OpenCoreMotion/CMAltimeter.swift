@@ -21,8 +21,12 @@ open class CMAltimeter: NSObject {
   static let updateInterval: Double = 1
 
   /// Creates an altimeter for the process's default source.
-  public override convenience init() {
-    self.init(backend: MotionHistoryBackends.default)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: an app's mock subclass can
+  /// call `super.init()` or inherit it.
+  public override init() {
+    backend = MotionHistoryBackends.default
+    super.init()
   }
 
   /// Creates an altimeter for `source`. An addition to Apple's API (simulations, recordings,

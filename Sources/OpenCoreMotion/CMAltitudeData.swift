@@ -14,8 +14,13 @@ open class CMAltitudeData: CMLogItem {
   open var pressure: NSNumber { NSNumber(value: storedPressure) }
 
   /// A zero sample at timestamp 0.
-  public convenience init() {
-    self.init(relativeAltitude: 0, pressure: 0, timestamp: 0)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: a mock subclass can call
+  /// `super.init()`.
+  public override init() {
+    storedRelativeAltitude = 0
+    storedPressure = 0
+    super.init()
   }
 
   /// Creates a sample. An addition to Apple's API, for tests and mocks.

@@ -18,10 +18,13 @@ open class CMAmbientPressureData: CMLogItem {
   open var temperature: Measurement<UnitTemperature> { storedTemperature }
 
   /// Creates a sample of 0 kPa and 0 °C at timestamp 0.
-  public convenience init() {
-    self.init(
-      pressure: Measurement(value: 0, unit: .kilopascals),
-      temperature: Measurement(value: 0, unit: .celsius), timestamp: 0)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: a mock subclass can call
+  /// `super.init()`.
+  public override init() {
+    storedPressure = Measurement(value: 0, unit: .kilopascals)
+    storedTemperature = Measurement(value: 0, unit: .celsius)
+    super.init()
   }
 
   /// Creates a sample. An addition to Apple's API, for tests and mocks.

@@ -19,8 +19,12 @@ open class CMAttitude: NSObject, NSCopying, NSSecureCoding {
   private(set) var referenceFromDevice: Quaternion
 
   /// Creates the identity attitude (the device aligned with the reference frame).
-  public override convenience init() {
-    self.init(referenceFromDevice: .identity)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: a mock subclass can call
+  /// `super.init()`.
+  public override init() {
+    referenceFromDevice = .identity
+    super.init()
   }
 
   init(referenceFromDevice: Quaternion) {

@@ -34,17 +34,28 @@ open class CMBatchedSensorManager: NSObject {
   package let handlerQueue: OperationQueue
 
   /// Creates a manager for the process's default source (`COREMOTION_SOURCE`).
-  public override convenience init() {
-    self.init(source: SourceFactory.defaultSource)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: an app's mock subclass can
+  /// call `super.init()`.
+  public override init() {
+    manager = CMMotionManager()
+    handlerQueue = Self.makeHandlerQueue()
+    super.init()
   }
 
   /// Creates a manager for `source`. An addition to Apple's API (simulations, recordings, tests).
   public init(source: any SensorSource) {
     manager = CMMotionManager(source: source)
-    handlerQueue = OperationQueue()
-    handlerQueue.name = "CMBatchedSensorManager"
-    handlerQueue.maxConcurrentOperationCount = 1
+    handlerQueue = Self.makeHandlerQueue()
     super.init()
+  }
+
+  /// The serial queue every handler of this manager runs on.
+  private static func makeHandlerQueue() -> OperationQueue {
+    let queue = OperationQueue()
+    queue.name = "CMBatchedSensorManager"
+    queue.maxConcurrentOperationCount = 1
+    return queue
   }
 
   deinit {

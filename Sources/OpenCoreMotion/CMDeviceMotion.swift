@@ -72,11 +72,19 @@ open class CMDeviceMotion: CMLogItem {
   open var sensorLocation: SensorLocation { storedSensorLocation }
 
   /// Creates a sample at rest in the identity attitude, timestamp 0.
-  public convenience init() {
-    self.init(
-      timestamp: 0, attitude: CMAttitude(), rotationRate: CMRotationRate(),
-      gravity: CMAcceleration(x: 0, y: 0, z: -1), userAcceleration: CMAcceleration(),
-      magneticField: CMCalibratedMagneticField(), heading: -1, headingAccuracy: -1)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: a mock subclass can call
+  /// `super.init()`.
+  public override init() {
+    storedAttitude = CMAttitude()
+    storedRotationRate = CMRotationRate()
+    storedGravity = CMAcceleration(x: 0, y: 0, z: -1)
+    storedUserAcceleration = CMAcceleration()
+    storedMagneticField = CMCalibratedMagneticField()
+    storedHeading = -1
+    storedHeadingAccuracy = -1
+    storedSensorLocation = .default
+    super.init()
   }
 
   /// Creates a sample from its parts. An addition to Apple's API, for tests and mocks.

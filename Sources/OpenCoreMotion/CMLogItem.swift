@@ -14,8 +14,12 @@ open class CMLogItem: NSObject, NSCopying, NSSecureCoding {
   open var timestamp: TimeInterval { storedTimestamp }
 
   /// Creates an item with timestamp 0.
-  public override convenience init() {
-    self.init(timestamp: 0)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: a mock subclass can call
+  /// `super.init()`.
+  public override init() {
+    storedTimestamp = 0
+    super.init()
   }
 
   /// Creates an item at `timestamp` seconds. An addition to Apple's API, for tests and mocks.

@@ -11,8 +11,12 @@ open class CMMagnetometerData: CMLogItem {
   open var magneticField: CMMagneticField { storedMagneticField }
 
   /// Creates a zero sample at timestamp 0.
-  public convenience init() {
-    self.init(magneticField: CMMagneticField(), timestamp: 0)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: a mock subclass can call
+  /// `super.init()`.
+  public override init() {
+    storedMagneticField = CMMagneticField()
+    super.init()
   }
 
   /// Creates a sample. An addition to Apple's API, for tests and mocks.

@@ -37,8 +37,14 @@ open class CMMotionActivity: CMLogItem {
   open var confidence: CMMotionActivityConfidence { storedConfidence }
 
   /// No activity at the reference date, low confidence.
-  public convenience init() {
-    self.init(startDate: Date(timeIntervalSinceReferenceDate: 0), timestamp: 0)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: a mock subclass can call
+  /// `super.init()`.
+  public override init() {
+    flags = 0
+    storedStartDate = Date(timeIntervalSinceReferenceDate: 0)
+    storedConfidence = .low
+    super.init()
   }
 
   /// Creates an activity. An addition to Apple's API, for tests and mocks.

@@ -17,8 +17,12 @@ open class CMMotionActivityManager: NSObject {
   private let channel = UpdateChannel<CMMotionActivity>(interval: 0)
 
   /// Creates a manager for the process's default source.
-  public override convenience init() {
-    self.init(backend: MotionHistoryBackends.default)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: an app's mock subclass can
+  /// call `super.init()` or inherit it.
+  public override init() {
+    backend = MotionHistoryBackends.default
+    super.init()
   }
 
   /// Creates a manager for `source`. An addition to Apple's API (simulations, recordings, tests).

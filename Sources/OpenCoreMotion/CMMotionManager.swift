@@ -43,22 +43,43 @@ open class CMMotionManager: NSObject {
   static let defaultUpdateInterval: TimeInterval = 0.01
 
   /// Creates a manager for the process's default source (`COREMOTION_SOURCE`).
-  public override convenience init() {
-    self.init(source: SourceFactory.defaultSource)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: an app's mock subclass can
+  /// call `super.init()`.
+  public override init() {
+    (
+      source, minimumUpdateInterval, maximumUpdateInterval, accelerometerChannel, gyroChannel,
+      magnetometerChannel, deviceMotionChannel
+    ) = Self.parts(for: SourceFactory.defaultSource)
+    super.init()
   }
 
   /// Creates a manager for `source`. An addition to Apple's API (simulations, recordings, tests).
   public init(source: any SensorSource) {
-    self.source = source
-    minimumUpdateInterval = source.shortestSamplePeriod
-    maximumUpdateInterval = Swift.max(1, minimumUpdateInterval)
-    let interval = Swift.min(
-      Swift.max(Self.defaultUpdateInterval, minimumUpdateInterval), maximumUpdateInterval)
-    accelerometerChannel = UpdateChannel(interval: interval)
-    gyroChannel = UpdateChannel(interval: interval)
-    magnetometerChannel = UpdateChannel(interval: interval)
-    deviceMotionChannel = UpdateChannel(interval: interval)
+    (
+      self.source, minimumUpdateInterval, maximumUpdateInterval, accelerometerChannel, gyroChannel,
+      magnetometerChannel, deviceMotionChannel
+    ) = Self.parts(for: source)
     super.init()
+  }
+
+  /// What a manager of `source` starts with: the source, the shortest and longest update
+  /// intervals it allows (s), and the four channels at the starting interval (100 Hz within
+  /// those bounds).
+  private static func parts(
+    for source: any SensorSource
+  ) -> (
+    any SensorSource, TimeInterval, TimeInterval, UpdateChannel<CMAccelerometerData>,
+    UpdateChannel<CMGyroData>, UpdateChannel<CMMagnetometerData>, UpdateChannel<CMDeviceMotion>
+  ) {
+    let shortest = source.shortestSamplePeriod
+    let longest = Swift.max(1, shortest)
+    let interval = Swift.min(Swift.max(defaultUpdateInterval, shortest), longest)
+    return (
+      source, shortest, longest, UpdateChannel(interval: interval),
+      UpdateChannel(interval: interval), UpdateChannel(interval: interval),
+      UpdateChannel(interval: interval)
+    )
   }
 
   deinit {

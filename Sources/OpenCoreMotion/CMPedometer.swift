@@ -17,7 +17,7 @@ open class CMPedometer: NSObject {
   package let backend: any MotionHistoryBackend
   /// The serial queue every handler of this pedometer runs on.
   package let handlerQueue: OperationQueue
-  private let updateChannel = UpdateChannel<CMPedometerData>(interval: 0)
+  let updateChannel = UpdateChannel<CMPedometerData>(interval: 0)
   private let eventChannel = UpdateChannel<CMPedometerEvent>(interval: 0)
 
   /// The shortest time between two live updates while steps keep coming, s of source time. The
@@ -28,8 +28,13 @@ open class CMPedometer: NSObject {
   static let historyLength: TimeInterval = 7 * 86_400
 
   /// Creates a pedometer for the process's default source.
-  public override convenience init() {
-    self.init(backend: MotionHistoryBackends.default)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: an app's mock subclass can
+  /// call `super.init()` or inherit it.
+  public override init() {
+    backend = MotionHistoryBackends.default
+    handlerQueue = Self.makeHandlerQueue()
+    super.init()
   }
 
   /// Creates a pedometer for `source`. An addition to Apple's API (simulations, recordings, tests).
@@ -39,10 +44,16 @@ open class CMPedometer: NSObject {
 
   package init(backend: any MotionHistoryBackend) {
     self.backend = backend
-    handlerQueue = OperationQueue()
-    handlerQueue.name = "CMPedometer"
-    handlerQueue.maxConcurrentOperationCount = 1
+    handlerQueue = Self.makeHandlerQueue()
     super.init()
+  }
+
+  /// The serial background queue the handlers run on, as Apple documents.
+  private static func makeHandlerQueue() -> OperationQueue {
+    let queue = OperationQueue()
+    queue.name = "CMPedometer"
+    queue.maxConcurrentOperationCount = 1
+    return queue
   }
 
   deinit {
@@ -146,8 +157,12 @@ open class CMPedometer: NSObject {
     sink: UpdateChannel<CMPedometerData>.Sink
   ) {
     if let error = serviceError { return channel.refuse(error, sink: sink) }
-    // The totals of each update (on the daemon: its stored count from `start`, then its counter).
+    // The totals of each update (on the daemon: its stored count from `start`, then its counter;
+    // asking for it may take a moment).
+    let endsBefore = channel.endCount
     let totals = backend.pedometerUpdates(from: start)
+    // A stop (or another start) issued meanwhile wins: it came after this start.
+    guard channel.endCount == endsBefore else { return }
     // Source time of the last delivery, and whether steps arrived since.
     let pacing = Locked<(lastDelivery: Double?, pending: (date: Date, timestamp: Double)?)>(
       (nil, nil))
@@ -191,8 +206,15 @@ open class CMPedometer: NSObject {
         // are dated before steps counted since, which the update must keep.
         deliver(floors.countedDate, timestamp, generation)
       case .pedestrian(let change) where change.isPause:
+        // The next step after a pause is delivered at once. This also starts the spacing afresh
+        // when the source's clock restarted lower (the history pauses a walk in progress then):
+        // measured from the old clock's last delivery, every later step would be held.
         if let pending = pacing.withLock({ p in
-          defer { p.pending = nil }; return p.pending
+          defer {
+            p.pending = nil
+            p.lastDelivery = nil
+          }
+          return p.pending
         }) {
           deliver(pending.date, pending.timestamp, generation)
         } else if let last = delivered.withLock({ $0 }),

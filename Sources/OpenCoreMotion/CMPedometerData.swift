@@ -39,11 +39,20 @@ open class CMPedometerData: NSObject, NSCopying, NSSecureCoding {
   open var averageActivePace: NSNumber? { storedAverageActivePace }
 
   /// An empty window at the reference date. Apps normally receive these from ``CMPedometer``.
-  public override convenience init() {
-    self.init(
-      startDate: Date(timeIntervalSinceReferenceDate: 0),
-      endDate: Date(timeIntervalSinceReferenceDate: 0),
-      numberOfSteps: 0)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: a mock subclass can call
+  /// `super.init()`.
+  public override init() {
+    storedStartDate = Date(timeIntervalSinceReferenceDate: 0)
+    storedEndDate = Date(timeIntervalSinceReferenceDate: 0)
+    storedNumberOfSteps = 0
+    storedDistance = nil
+    storedFloorsAscended = nil
+    storedFloorsDescended = nil
+    storedCurrentPace = nil
+    storedCurrentCadence = nil
+    storedAverageActivePace = nil
+    super.init()
   }
 
   /// Creates pedometer data. An addition to Apple's API, for tests and mocks.

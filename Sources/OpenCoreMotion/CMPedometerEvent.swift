@@ -13,8 +13,13 @@ open class CMPedometerEvent: NSObject, NSCopying, NSSecureCoding {
   open var type: CMPedometerEventType { storedType }
 
   /// A pause at the reference date. Apps normally receive events from ``CMPedometer``.
-  public override convenience init() {
-    self.init(date: Date(timeIntervalSinceReferenceDate: 0), type: .pause)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: a mock subclass can call
+  /// `super.init()`.
+  public override init() {
+    storedDate = Date(timeIntervalSinceReferenceDate: 0)
+    storedType = .pause
+    super.init()
   }
 
   /// Creates an event. An addition to Apple's API, for tests and mocks.

@@ -13,6 +13,17 @@ open class CMRecordedAccelerometerData: CMAccelerometerData {
   /// A number unique to this sample; later samples have larger identifiers.
   open var identifier: UInt64 { storedIdentifier }
 
+  /// An empty sample at the reference date, identifier 0. Apps normally receive these from
+  /// ``CMSensorRecorder``.
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: a mock subclass can call
+  /// `super.init()`.
+  public override init() {
+    storedStartDate = Date(timeIntervalSinceReferenceDate: 0)
+    storedIdentifier = 0
+    super.init()
+  }
+
   /// Creates a sample. An addition to Apple's API, for tests and mocks.
   public init(
     acceleration: CMAcceleration, timestamp: TimeInterval, startDate: Date, identifier: UInt64

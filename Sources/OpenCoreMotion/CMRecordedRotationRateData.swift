@@ -10,6 +10,15 @@ open class CMRecordedRotationRateData: CMRotationRateData {
   /// The wall-clock time of the sample.
   open var startDate: Date { storedStartDate }
 
+  /// An empty sample at the reference date.
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: a mock subclass can call
+  /// `super.init()`.
+  public override init() {
+    storedStartDate = Date(timeIntervalSinceReferenceDate: 0)
+    super.init()
+  }
+
   /// Creates a sample. An addition to Apple's API, for tests and mocks.
   public init(rotationRate: CMRotationRate, timestamp: TimeInterval, startDate: Date) {
     storedStartDate = startDate

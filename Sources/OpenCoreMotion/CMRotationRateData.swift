@@ -14,8 +14,12 @@ open class CMRotationRateData: CMLogItem {
   open var rotationRate: CMRotationRate { storedRotationRate }
 
   /// Creates a zero sample at timestamp 0.
-  public convenience init() {
-    self.init(rotationRate: CMRotationRate(), timestamp: 0)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: a mock subclass can call
+  /// `super.init()`.
+  public override init() {
+    storedRotationRate = CMRotationRate()
+    super.init()
   }
 
   /// Creates a sample. An addition to Apple's API, for tests and mocks.

@@ -15,6 +15,12 @@ import Foundation
 open class CMSensorDataList: NSObject, Sequence {
   private let records: [AccelerometerRecord]
 
+  /// An empty list. Apps normally receive lists from ``CMSensorRecorder``.
+  public override init() {
+    records = []
+    super.init()
+  }
+
   init(records: [AccelerometerRecord]) {
     self.records = records
     super.init()

@@ -16,8 +16,12 @@ open class CMSensorRecorder: NSObject {
   static let longestWindow: TimeInterval = 43_200
 
   /// Creates a recorder for the process's default source.
-  public override convenience init() {
-    self.init(backend: MotionHistoryBackends.default)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: an app's mock subclass can
+  /// call `super.init()` or inherit it.
+  public override init() {
+    backend = MotionHistoryBackends.default
+    super.init()
   }
 
   /// Creates a recorder for `source`. An addition to Apple's API (simulations, recordings, tests).

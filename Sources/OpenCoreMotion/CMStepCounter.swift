@@ -23,8 +23,12 @@ open class CMStepCounter: NSObject {
   private let channel = UpdateChannel<StepCount>(interval: 0)
 
   /// Creates a step counter for the process's default source.
-  public override convenience init() {
-    self.init(backend: MotionHistoryBackends.default)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: an app's mock subclass can
+  /// call `super.init()` or inherit it.
+  public override init() {
+    backend = MotionHistoryBackends.default
+    super.init()
   }
 
   /// Creates a step counter for `source`. An addition to Apple's API (simulations, recordings,

@@ -23,8 +23,13 @@ open class CMWaterSubmersionEvent: NSObject, NSCopying, NSSecureCoding {
   open var state: State { storedState }
 
   /// An unknown state at the reference date. Apps normally receive events from the manager.
-  public override convenience init() {
-    self.init(date: Date(timeIntervalSinceReferenceDate: 0), state: .unknown)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: a mock subclass can call
+  /// `super.init()`.
+  public override init() {
+    storedDate = Date(timeIntervalSinceReferenceDate: 0)
+    storedState = .unknown
+    super.init()
   }
 
   /// Creates an event. An addition to Apple's API, for tests and mocks.

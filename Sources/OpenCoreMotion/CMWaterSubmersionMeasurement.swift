@@ -51,11 +51,16 @@ open class CMWaterSubmersionMeasurement: NSObject, NSCopying, NSSecureCoding {
 
   /// An unknown state at the reference date, sea-level surface pressure (101.325 kPa). Apps
   /// normally receive measurements from the manager.
-  public override convenience init() {
-    self.init(
-      date: Date(timeIntervalSinceReferenceDate: 0), depth: nil, pressure: nil,
-      surfacePressure: Measurement(value: 101.325, unit: UnitPressure.kilopascals),
-      submersionState: .unknown)
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: a mock subclass can call
+  /// `super.init()`.
+  public override init() {
+    storedDate = Date(timeIntervalSinceReferenceDate: 0)
+    depthInMetres = nil
+    waterPressureInKilopascals = nil
+    surfacePressureInKilopascals = 101.325
+    storedState = .unknown
+    super.init()
   }
 
   /// Creates a measurement. An addition to Apple's API, for tests and mocks.

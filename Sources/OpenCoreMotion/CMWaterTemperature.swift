@@ -24,11 +24,14 @@ open class CMWaterTemperature: NSObject, NSCopying, NSSecureCoding {
 
   /// 0 °C with no uncertainty at the reference date. Apps normally receive temperatures from the
   /// manager.
-  public override convenience init() {
-    self.init(
-      date: Date(timeIntervalSinceReferenceDate: 0),
-      temperature: Measurement(value: 0, unit: UnitTemperature.celsius),
-      temperatureUncertainty: Measurement(value: 0, unit: UnitTemperature.celsius))
+  ///
+  /// Designated, as `NSObject`'s `init()` is on Apple's platforms: a mock subclass can call
+  /// `super.init()`.
+  public override init() {
+    storedDate = Date(timeIntervalSinceReferenceDate: 0)
+    temperatureInCelsius = 0
+    uncertaintyInCelsius = 0
+    super.init()
   }
 
   /// Creates a temperature. An addition to Apple's API, for tests and mocks. The uncertainty is

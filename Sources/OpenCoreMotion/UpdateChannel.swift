@@ -33,6 +33,8 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
   private struct State {
     var generation: UInt64 = 0
     var isActive = false
+    /// Calls of ``end()`` so far, whether or not a run was in progress.
+    var ends: UInt64 = 0
     var interval: Double
     var latest: Item?
     var decimator = UpdateDecimator(nominalSourcePeriod: 0.01)
@@ -64,6 +66,11 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
 
   /// Whether a run is in progress (between a start and the matching stop).
   var isActive: Bool { state.withLock { $0.isActive } }
+
+  /// Calls of ``end()`` so far (a stop, or the start of another run). A start that prepares
+  /// before it begins its run (the pedometer asks the daemon for totals) compares it before and
+  /// after: a stop that came meanwhile must win, as it would had the start returned at once.
+  var endCount: UInt64 { state.withLock { $0.ends } }
 
   /// The most recently delivered item, kept after a stop.
   var latest: Item? { state.withLock { $0.latest } }
@@ -228,14 +235,22 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
       handlerLock.lock()
       holdsHandlerLock = true
     }
-    let subscription = state.withLock { s -> SourceSubscription? in
+    let (subscription, oldSink) = state.withLock { s -> (SourceSubscription?, Sink) in
       if s.isActive { s.generation &+= 1 }
       s.isActive = false
-      s.sink = .pull
-      defer { s.subscription = nil }
-      return s.subscription
+      s.ends &+= 1
+      defer {
+        s.sink = .pull
+        s.subscription = nil
+      }
+      return (s.subscription, s.sink)
     }
-    if holdsHandlerLock { handlerLock.unlock() }
+    // The old sink (the app's handler and what it captured) is released after both locks: an
+    // object kept alive only by the handler may stop or restart this service in its deinit, which
+    // would call this again and wait for ever on a lock held here.
+    withExtendedLifetime(oldSink) {
+      if holdsHandlerLock { handlerLock.unlock() }
+    }
     subscription?.cancel()
   }
 

@@ -173,4 +173,17 @@ final class ExamplesTests: XCTestCase {
     XCTAssertEqual(none.status, 1)
     XCTAssertTrue(none.output.contains("no device motion"), none.output)
   }
+
+  /// iOS test doubles: subclassed managers and data classes, in a file that imports CoreMotion
+  /// alone. That it builds is most of the check; the run shows the overrides are the ones read.
+  func testTestDoublesCompileAndRun() throws {
+    let run = try ExampleBinary.run("TestDoublesExample", source: "none")
+    XCTAssertEqual(run.status, 0, run.error)
+    XCTAssertEqual(
+      run.output.split(separator: "\n"),
+      [
+        "steps in the last hour: 4321", "walking: true", "device motion available: true",
+        "altimeter readings: 0", "recorded samples: 0 0",
+      ], run.output)
+  }
 }

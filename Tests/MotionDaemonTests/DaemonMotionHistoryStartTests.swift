@@ -2,8 +2,9 @@
 
 import Foundation
 import MotionDaemonClient
-import OpenCoreMotion
 import Testing
+
+@testable import OpenCoreMotion
 
 /// Starting live pedometer updates on the daemon asks it for the totals since the start date.
 /// It used to wait for the answer on the caller's thread for the whole query timeout (5 s), so a
@@ -25,6 +26,31 @@ import Testing
     #expect(Date().timeIntervalSince(started) < 60)
     // Until the daemon answers, the totals are what this process observed: nothing.
     #expect(totals(Date()).numberOfSteps == 0)
+    source.client.close()
+  }
+
+  /// A stop issued while the start still waits for the daemon wins, as it would had the start
+  /// returned at once: the run the start was preparing does not begin after it.
+  @Test func aStopDuringTheStartWins() throws {
+    let daemon = try FakeDaemon()
+    daemon.answersQueries = false
+    let source = try DaemonSource(socketPath: daemon.path)
+    source.client.replyTimeout = 600
+    let live = InProcessMotionHistory(source: source, startsObserving: false)
+    let history = DaemonMotionHistory(
+      client: source.client, live: live, queryTimeout: 600, startWait: 2)
+    let pedometer = CMPedometer(backend: history)
+    let startReturned = DispatchSemaphore(value: 0)
+    // Only the start's thread and then this one use it, in turn (the semaphore orders them).
+    nonisolated(unsafe) let starting = pedometer
+    Thread {
+      starting.startUpdates(from: Date(timeIntervalSinceNow: -60)) { _, _ in }
+      startReturned.signal()
+    }.start()
+    Thread.sleep(forTimeInterval: 0.3)
+    pedometer.stopUpdates()
+    #expect(startReturned.wait(timeout: .now() + 60) == .success)
+    #expect(!pedometer.updateChannel.isActive, "the start began its run after the stop")
     source.client.close()
   }
 }

@@ -194,6 +194,31 @@ extension DaemonProcessTests {
     #expect(try daemon.terminate() == 0)
   }
 
+  /// A client name is kept to 200 Unicode scalars, not 200 Characters: one Character can be a
+  /// letter followed by a million combining marks, and the name used to be kept whole (up to the
+  /// 16 MiB frame) and copied into every status answer, which then exceeded every client's limit.
+  @Test func aClientNameOfOneHugeCharacterIsCut() throws {
+    let daemon = try DaemonProcess(source: "simulator:tour")
+    let hostile = try RawConnection(path: daemon.socketPath)
+    let name = "a" + String(repeating: "\u{301}", count: 1_000_000)
+    #expect(name.count == 1)
+    try hostile.write(
+      Self.frame(1) {
+        var hello = Opencoremotion_Daemon_V1_Hello()
+        hello.protocolVersion = Wire.protocolVersion
+        hello.clientName = name
+        $0.hello = hello
+      })
+    _ = try #require(try hostile.receive(), "no answer to the Hello")
+    let observer = DaemonClient(socketPath: daemon.socketPath, clientName: "observer")
+    let status = try blocking { try await observer.status() }
+    let names = status.clients.map(\.name)
+    #expect(names.contains("observer"))
+    #expect(names.allSatisfy { $0.unicodeScalars.count <= 200 }, "\(names.map(\.utf8.count))")
+    observer.close()
+    #expect(try daemon.terminate() == 0)
+  }
+
   /// The daemon's subscriptions are capped in all, not only per connection (128 connections of
   /// 64 each would be 8,192 on the delivery thread): past the limit a new one is refused with a
   /// clear error, a replacement is still accepted, and a connection that leaves frees its share.
@@ -243,6 +268,11 @@ extension DaemonProcessTests {
       source: "simulator:tour", extraArguments: ["--retry-interval", "0.5"], directory: directory)
     let client = DaemonClient(socketPath: daemon.socketPath)
     #expect(try blocking { try await client.status() }.historyState.hasPrefix("unavailable"))
+    // The daemon serves while it opens the store (SQLite waits up to 2 s for the lock): the open
+    // has failed, and is retried, before the lock goes.
+    try waitUntil(seconds: 30, "the first open to fail") {
+      daemon.log.contains("cannot open the motion history")
+    }
     _ = close(locker)
     try waitUntil(seconds: 30, "history to recover") {
       try blocking { try await client.status() }.historyState == "recording"

@@ -3,6 +3,7 @@
 import Foundation
 import MotionConcurrency
 import MotionDaemonProtocol
+import MotionSensors
 
 #if canImport(Glibc)
   import Glibc
@@ -116,6 +117,8 @@ final class FakeDaemon: @unchecked Sendable {
           var answer = Opencoremotion_Daemon_V1_HelloReply()
           answer.protocolVersion = Wire.protocolVersion
           answer.sourceName = "fake"
+          // An accelerometer, so that the services built on it (the pedometer) are available.
+          answer.availableSensors = Wire.sensorBits([.accelerometer])
           answer.minRateHz = 1
           answer.maxRateHz = 100
           answer.historyAuthorized = true

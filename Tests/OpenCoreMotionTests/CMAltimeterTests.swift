@@ -90,6 +90,40 @@ final class CMAltimeterTests: XCTestCase {
     XCTAssertEqual(received.count, atStop)
   }
 
+  /// An object kept alive only by its handler, which stops the altimeter in its deinit (a common
+  /// iOS shape: a reader that cleans up after itself). Stopping updates releases the handler and
+  /// so runs that deinit, which stops the altimeter again: the release used to happen under the
+  /// channel's locks, and the second stop waited for them for ever.
+  func testStoppingReleasesAHandlerWhoseOwnerStopsTheAltimeterInItsDeinit() {
+    final class Reader: @unchecked Sendable {
+      // Sendable for the handler's capture: `altimeter` is immutable and thread-safe.
+      let altimeter: CMAltimeter
+      init(_ altimeter: CMAltimeter, queue: OperationQueue) {
+        self.altimeter = altimeter
+        altimeter.startRelativeAltitudeUpdates(to: queue) { data, _ in _ = (self, data) }
+      }
+      deinit { altimeter.stopRelativeAltitudeUpdates() }
+    }
+    let clock = VirtualClock()
+    let (altimeter, _) = lift(clock)
+    let queue = makeSerialQueue()
+    _ = Reader(altimeter, queue: queue)
+    clock.advance(by: 2)
+    drain(queue)
+    let stopped = DispatchSemaphore(value: 0)
+    // Used from that thread only until the semaphore says it is done (a hang keeps it there).
+    nonisolated(unsafe) let stopping = altimeter
+    Thread {
+      stopping.stopRelativeAltitudeUpdates()
+      // A second start replaces the handler the same way.
+      _ = Reader(stopping, queue: queue)
+      stopping.startRelativeAltitudeUpdates(to: queue) { _, _ in }
+      stopping.stopRelativeAltitudeUpdates()
+      stopped.signal()
+    }.start()
+    XCTAssertEqual(stopped.wait(timeout: .now() + 60), .success, "stopping hung")
+  }
+
   func testWithoutABarometerStartDoesNothing() async {
     let clock = VirtualClock()
     let altimeter = CMAltimeter(

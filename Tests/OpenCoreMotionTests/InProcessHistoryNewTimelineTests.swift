@@ -21,8 +21,12 @@ private final class HandFedSource: SensorSource, @unchecked Sendable {
     return SourceSubscription(onCancel: {})
   }
 
-  func push(t: Double, pressure: Double) {
-    let sample = MotionSample(timestamp: t, accelerometer: SIMD3(0, 0, 9.81), pressure: pressure)
+  func push(t: Double, pressure: Double, specificForce: SIMD3<Double> = SIMD3(0, 0, 9.81)) {
+    let sample = MotionSample(timestamp: t, accelerometer: specificForce, pressure: pressure)
+    for handler in handlers.withLock({ $0 }) { handler(.sample(sample)) }
+  }
+
+  func push(_ sample: MotionSample) {
     for handler in handlers.withLock({ $0 }) { handler(.sample(sample)) }
   }
 }
@@ -83,6 +87,43 @@ final class InProcessHistoryNewTimelineTests: XCTestCase {
     for (earlier, later) in zip(records, records.dropFirst()) {
       XCTAssertLessThanOrEqual(earlier.date, later.date)
     }
+  }
+}
+
+/// Live pedometer updates across a restart of the source's clock (a reconnecting client of a
+/// restarted daemon, a simulation started again) in the middle of a walk. The updates' spacing
+/// was measured from the old clock's last delivery, so every step after the restart was held
+/// until a pause. (Found by a review of 2026-11-29.)
+final class PedometerAcrossANewTimelineTests: XCTestCase {
+  func testUpdatesGoOnDuringAWalkAfterTheClockRestarts() {
+    let source = HandFedSource()
+    // Source time 0 is now (the fixture's anchor is months ago, and the restart continues the
+    // dates from now: the history would keep only the last 7 days of them).
+    let start = Date()
+    let history = InProcessMotionHistory(
+      source: source, timeline: MotionTimeline(referenceDate: start, referenceTimestamp: 0))
+    let pedometer = CMPedometer(backend: history)
+    let received = Collector<CMPedometerData>()
+    pedometer.startUpdates(from: start) { data, _ in data.map(received.append) }
+    // The simulator's walk (1.8 steps/s, phone in hand), its samples fed twice on the same
+    // clock: the second time, the clock has started again at 0 in the middle of the walk.
+    var stream = SimulatedSensorStream(
+      scenario: HistoryFixture.walkScenario(restBefore: 1, walk: 40, restAfter: 0))
+    var walk: [MotionSample] = []
+    while let sample = try? stream.next() { walk.append(sample) }
+    let walking = walk.filter { $0.timestamp >= 2 }
+    for sample in walk { source.push(sample) }
+    drain(pedometer.handlerQueue)
+    let beforeRestart = received.count
+    XCTAssertGreaterThan(beforeRestart, 20, "about one update a second while walking")
+    for sample in walking { source.push(sample) }  // the clock starts again at 2 s
+    drain(pedometer.handlerQueue)
+    pedometer.stopUpdates()
+    let after = received.all.dropFirst(beforeRestart)
+    XCTAssertGreaterThan(after.count, 20, "updates while the walk goes on after the restart")
+    let counts = received.all.map(\.numberOfSteps.intValue)
+    XCTAssertEqual(counts, counts.sorted(), "cumulative counts never go back")
+    XCTAssertGreaterThan(counts.last ?? 0, 120, "about 140 steps in all")
   }
 }
 

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Logging
+import MotionSensors
+import Testing
+
+@_spi(Benchmarks) @testable import MotionDaemon
+
+/// The history across a store file deleted under way, and across a stop.
+@Suite struct HistoryServiceLifeCycleTests {
+  /// A store file deleted while the daemon runs (someone clearing the state folder to start
+  /// afresh). In WAL mode SQLite goes on accepting writes to the unlinked file, so the history
+  /// used to vanish silently for the rest of the run; the writer now notices that the path no
+  /// longer names the file it opened and opens the store again, with the activity in force.
+  @Test func aStoreFileDeletedUnderwayIsOpenedAgain() throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("history-reopen-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    var settings = HistoryService.Settings(directory: directory)
+    settings.flushInterval = 0.05
+    settings.retryInterval = 0.1
+    let service = HistoryService(settings: settings, logger: Logger(label: "test"))
+    service.start()
+    var phone = StillPhoneFeed(service: service)
+    let epoch = StillPhoneFeed.epoch
+    phone.feed(0..<3_000)  // a minute at rest: the classifier reports it
+    Thread.sleep(forTimeInterval: 0.3)  // a few flushes
+    let path = directory + "/" + HistoryStore.fileName
+    for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+    Thread.sleep(forTimeInterval: 0.5)  // the writer notices and reopens
+    phone.feed(3_000..<6_000)  // another minute
+    Thread.sleep(forTimeInterval: 0.3)
+    #expect(service.condition == .recording)
+    service.stop()
+    #expect(FileManager.default.fileExists(atPath: path), "a store at the path again")
+    let reopened = try HistoryStore.open(directory: directory, logger: Logger(label: "test"))
+    defer { reopened.close() }
+    #expect(try !reopened.activities(from: epoch, to: epoch + 120).isEmpty)
+  }
+
+  /// The activity in force when the daemon stops does not last through the time it is stopped:
+  /// an `unknown` change is filed at the last sample. It used to: a daemon stopped at rest in the
+  /// evening showed a night at rest, and a query inside the gap answered "stationary".
+  @Test func stoppingEndsTheActivityInForce() throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("history-stop-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    var settings = HistoryService.Settings(directory: directory)
+    settings.flushInterval = 0.05
+    let service = HistoryService(settings: settings, logger: Logger(label: "test"))
+    service.start()
+    var phone = StillPhoneFeed(service: service)
+    let epoch = StillPhoneFeed.epoch
+    phone.feed(0..<3_000)  // a minute at rest, the last sample at epoch + 59.98 s
+    service.stop()
+    let store = try HistoryStore.open(directory: directory, logger: Logger(label: "test"))
+    defer { store.close() }
+    let whole = try store.activities(from: epoch, to: epoch + 3_600)
+    #expect(whole.contains { $0.flags & 1 != 0 }, "at rest while running: \(whole)")
+    let last = try #require(whole.last)
+    #expect(last.flags == HistoryService.unknownActivityFlags)
+    #expect(abs(last.startDate - (epoch + 59.98)) < 0.01)
+    // An hour later, while stopped: unknown, not at rest.
+    let later = try store.activities(from: epoch + 3_600, to: epoch + 3_700)
+    #expect(later.map(\.flags) == [HistoryService.unknownActivityFlags])
+  }
+}
