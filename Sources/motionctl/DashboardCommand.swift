@@ -15,8 +15,9 @@ struct DashboardCommand: ParsableCommand {
     commandName: "dashboard",
     abstract: "Serve a live motion dashboard in the browser (3D attitude, streams, steps, events).",
     discussion: """
-      Listens on http://127.0.0.1:PORT/ (loopback only). --listen ADDR exposes it on another \
-      address; then every request needs the random token printed at start-up. The source is \
+      Listens on http://127.0.0.1:PORT/ (loopback only); every request needs the random token in \
+      the URL printed at start-up (a loopback port is open to every user of the machine). \
+      --listen ADDR exposes it on another address. The source is \
       --source, else COREMOTION_SOURCE, else the simulator's tour. docs/Dashboard.md describes \
       the WebSocket frames for other tools. When motiond runs with --dashboard-port and no source \
       is chosen, this prints the daemon's dashboard URL (its page also shows the history) instead.
@@ -29,7 +30,7 @@ struct DashboardCommand: ParsableCommand {
   @Option(help: "The TCP port (0 picks a free one).")
   var port: Int = 8787
 
-  @Option(help: "Listen on this address instead of 127.0.0.1 (requires the printed token).")
+  @Option(help: "Listen on this address instead of 127.0.0.1.")
   var listen: String?
 
   @Option(help: "The reference frame device motion starts in.")
@@ -72,21 +73,22 @@ struct DashboardCommand: ParsableCommand {
     let specification = try dashboardSourceSpecification(source)
     let host = listen ?? "127.0.0.1"
     var configuration = DashboardConfiguration(
-      host: host, port: port, token: listen == nil ? nil : DashboardConfiguration.makeToken(),
+      // A token on loopback too: a loopback port is open to every user of the machine, and the
+      // page shows the live sensors and starts recordings (as the daemon's own page does).
+      host: host, port: port, token: DashboardConfiguration.makeToken(),
       source: specification, referenceFrame: frame.frame, updateRate: rate)
     if let recordingDirectory {
       configuration.recordingDirectory = URL(
         fileURLWithPath: (recordingDirectory as NSString).expandingTildeInPath, isDirectory: true)
     }
     let server = DashboardServer(configuration: configuration)
-    let hasToken = configuration.token != nil
     let outcome = Locked<Error?>(nil)
     let done = DispatchSemaphore(value: 0)
     Task {
       do {
         try await server.run(onRunning: { url in
           print("Dashboard for \(specification) at \(url.absoluteString)")
-          if hasToken { print("Open it with the token above; other requests are refused.") }
+          print("Open it with the token above; other requests are refused.")
           // The same endpoint speaks Foxglove's protocol (docs/Dashboard.md).
           var webSocket = URLComponents(url: url, resolvingAgainstBaseURL: false)
           webSocket?.scheme = "ws"

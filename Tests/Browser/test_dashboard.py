@@ -167,6 +167,14 @@ def test_recording_to_private_file(driver):
 
 
 def test_token_when_exposed(driver):
+    # On the loopback default too: a loopback port is open to every user of the machine.
+    with DashboardProcess("simulator:tour") as server:
+        assert "token=" in server.url, server.url
+        try:
+            urllib.request.urlopen(server.base, timeout=5)
+            raise AssertionError("the loopback page was served without the token")
+        except urllib.error.HTTPError as error:
+            assert error.code == 401, error.code
     with DashboardProcess("simulator:tour", extra=("--listen", "127.0.0.1")) as server:
         assert "token=" in server.url, server.url
         try:

@@ -103,12 +103,13 @@ class Dashboard:
             self.stop()
             raise RuntimeError("motionctl printed no URL:\n" + "\n".join(self.lines))
         output = "\n".join(self.lines)
-        match = re.search(r"ws://127\.0\.0\.1:\d+/ws", output)
+        # The printed WebSocket address carries the dashboard's token (`?token=…`).
+        match = re.search(r"ws://127\.0\.0\.1:\d+/ws(\?token=[0-9a-f]+)?", output)
         if match:
             self.url = match.group(0)
         else:
-            port = re.search(r"127\.0\.0\.1:(\d+)", output).group(1)
-            self.url = f"ws://127.0.0.1:{port}/ws"
+            found = re.search(r"127\.0\.0\.1:(\d+)/(\?token=[0-9a-f]+)?", output)
+            self.url = f"ws://127.0.0.1:{found.group(1)}/ws{found.group(2) or ''}"
 
     def stop(self):
         if self.process.poll() is None:

@@ -21,7 +21,9 @@ final class DashboardStalledClientTests: XCTestCase {
     defer { server.stop() }
     let page = try server.waitForURL(seconds: 120)
     let port = try XCTUnwrap(page.port)
-    let webSocket = try XCTUnwrap(URL(string: "ws://127.0.0.1:\(port)/ws"))
+    // The page's token (motionctl dashboard has one on loopback too) goes with the WebSocket.
+    let query = page.query.map { "?" + $0 } ?? ""
+    let webSocket = try XCTUnwrap(URL(string: "ws://127.0.0.1:\(port)/ws\(query)"))
 
     let stalled = try WebSocketTestClient(url: webSocket, receiveBufferBytes: 4096)
     let healthy = try WebSocketTestClient(url: webSocket)
