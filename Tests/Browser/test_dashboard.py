@@ -225,6 +225,14 @@ def test_daemon_page_shows_history_and_clients(driver):
         assert len(json.loads(canvas.get_attribute("data-days"))) == 7
         assert "Steps per day" in (canvas.get_attribute("aria-label") or "")
         log(f"  chart: {canvas.get_attribute('aria-label')}")
+        # Time by activity, today first: the walk shows in today's walking cell.
+        def walking_today():
+            cells = driver.find_elements("css selector", "[data-testid=activity-table] tbody tr:first-child td[data-activity=walking]")
+            return cells[0].text if cells else ""
+        assert wait_until(lambda: walking_today() not in ("", "–"), 25, interval=1), \
+            f"no walking time today: {walking_today()!r}; history {steps_today()[1]['days'][-1]}"
+        assert len(driver.find_elements("css selector", "[data-testid=activity-table] tbody tr")) == 7
+        log(f"  walking today: {walking_today()}")
         screenshot(driver, "dashboard-daemon.png")
 
 

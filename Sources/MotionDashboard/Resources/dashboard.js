@@ -443,6 +443,35 @@ async function loadHistory() {
   }
 }
 
+// The activity columns of the history's table, in the order of Apple's CMMotionActivity flags.
+const historyActivities = ["stationary", "walking", "running", "cycling", "automotive", "unknown"];
+
+/// "2 h 05", "12 min", "< 1 min" or "–" for `seconds` spent in an activity on a day. A moment
+/// in two activities (a car stopped at a light: automotive and stationary) counts in both.
+function formatActivityTime(seconds) {
+  if (!(seconds > 0)) return "–";
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 1) return "< 1 min";
+  if (minutes < 60) return minutes + " min";
+  return Math.floor(minutes / 60) + " h " + String(minutes % 60).padStart(2, "0");
+}
+
+function drawActivityTable(days) {
+  $("activity-rows").replaceChildren(...days.slice().reverse().map((day) => {
+    const row = document.createElement("tr");
+    row.dataset.date = day.date;
+    const cells = [day.date.slice(5)].concat(
+      historyActivities.map((name) => formatActivityTime((day.activitySeconds || {})[name])));
+    cells.forEach((text, index) => {
+      const cell = document.createElement(index === 0 ? "th" : "td");
+      cell.textContent = text;
+      if (index > 0) cell.dataset.activity = historyActivities[index - 1];
+      row.append(cell);
+    });
+    return row;
+  }));
+}
+
 function drawHistory(history) {
   const canvas = $("history-chart");
   const ratio = window.devicePixelRatio || 1;
@@ -464,6 +493,7 @@ function drawHistory(history) {
     g.fillText(day.date.slice(5), index * barWidth + 4, canvas.height - 3 * ratio);
     g.fillText(String(day.steps), index * barWidth + 4, canvas.height - 16 * ratio - h);
   });
+  drawActivityTable(days);
   const extent = history.recorderStart && history.recorderEnd
     ? new Date(history.recorderStart * 1000).toLocaleString() + " – " + new Date(history.recorderEnd * 1000).toLocaleString()
     : "not recording";
