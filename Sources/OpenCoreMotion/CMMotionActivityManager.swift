@@ -103,7 +103,8 @@ open class CMMotionActivityManager: NSObject {
   ) {
     if let error = serviceError { return channel.refuse(error, sink: sink) }
     let backend = backend
-    let generation = channel.connect(to: backend, sink: sink) { event, generation in
+    let generation = channel.connect(to: backend, sink: sink, holdingFinish: true) {
+      event, generation in
       switch event {
       case .activity(let record):
         channel.deliver(Self.activity(record), timestamp: record.timestamp, generation: generation)
@@ -119,6 +120,7 @@ open class CMMotionActivityManager: NSObject {
     if let current = backend.currentActivity {
       channel.deliverOpening(Self.activity(current), generation: generation)
     }
+    channel.releaseFinish(generation: generation)
   }
 
   /// The API object for `record`.

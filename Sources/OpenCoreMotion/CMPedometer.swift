@@ -184,7 +184,8 @@ open class CMPedometer: NSObject {
       delivered.withLock { $0 = (end, timestamp, summary.numberOfSteps) }
       channel.deliver(Self.data(summary, live: true), timestamp: timestamp, generation: generation)
     }
-    let generation = channel.connect(to: backend, sink: sink) { event, generation in
+    let generation = channel.connect(to: backend, sink: sink, holdingFinish: true) {
+      event, generation in
       switch event {
       case .step(let step):
         let due = pacing.withLock { p -> Bool in
@@ -248,6 +249,7 @@ open class CMPedometer: NSObject {
       latestEnd.withLock { $0 = Swift.max(now, $0 ?? now) }
       channel.deliverOpening(Self.data(past, live: false), generation: generation)
     }
+    channel.releaseFinish(generation: generation)
   }
 
   func connectEvents(

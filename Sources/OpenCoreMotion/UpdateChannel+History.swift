@@ -8,13 +8,16 @@ import MotionSensors
 // pacing is their own, so they start channels with interval 0 (every offered item is delivered).
 extension UpdateChannel {
   /// Begins a run fed by `backend`'s live events: `route` turns each event into deliveries on
-  /// this channel for run `generation`. Returns the generation.
+  /// this channel for run `generation`. Returns the generation. With `holdingFinish`, the end of
+  /// the source waits for ``releaseFinish(generation:)``, which the caller calls once it has
+  /// offered the run's opening update.
   @discardableResult
   func connect(
-    to backend: any MotionHistoryBackend, sink: Sink,
+    to backend: any MotionHistoryBackend, sink: Sink, holdingFinish: Bool = false,
     route: @escaping @Sendable (MotionHistoryEvent, UInt64) -> Void
   ) -> UInt64 {
     let generation = begin(sink: sink, nominalSourcePeriod: 0.01)
+    if holdingFinish { holdFinish(generation: generation) }
     let subscription = backend.subscribe { event in route(event, generation) }
     attach(subscription, generation: generation)
     return generation

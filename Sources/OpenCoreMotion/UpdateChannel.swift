@@ -35,6 +35,9 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     var isActive = false
     /// Calls of ``end()`` so far, whether or not a run was in progress.
     var ends: UInt64 = 0
+    /// Whether the run's end of source is held back until its opening update has been offered
+    /// (see ``holdFinish(generation:)``), and whether it came meanwhile.
+    var finishHold = FinishHold.none
     var interval: Double
     var latest: Item?
     var decimator = UpdateDecimator(nominalSourcePeriod: 0.01)
@@ -88,6 +91,7 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
       s.generation &+= 1
       s.isActive = true
       s.sink = sink
+      s.finishHold = .none
       s.decimator = UpdateDecimator(nominalSourcePeriod: nominalSourcePeriod)
       s.hasDelivered = false
       return s.generation
@@ -194,9 +198,45 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     callHandler(with: error, sink: sink(of: generation), generation: generation)
   }
 
-  /// Tells an async-sequence consumer of run `generation` that the source has no more samples.
+  /// Tells an async-sequence consumer of run `generation` that the source has no more samples
+  /// (once its opening update is offered, if the run holds the end back for it).
   func finish(generation: UInt64) {
-    if case .stream(_, let finish) = sink(of: generation) { finish(nil) }
+    let sink = state.withLock { s -> Sink? in
+      guard s.isActive, s.generation == generation else { return nil }
+      guard s.finishHold == .none else {
+        s.finishHold = .requested
+        return nil
+      }
+      return s.sink
+    }
+    if case .stream(_, let finish) = sink { finish(nil) }
+  }
+
+  /// Whether the end of the source waits for a run's opening update.
+  enum FinishHold: Sendable {
+    case none
+    case held
+    case requested
+  }
+
+  /// Holds back the end of source for run `generation` until ``releaseFinish(generation:)``: a
+  /// source that has already finished reports it as soon as the run subscribes, before the
+  /// service offers the opening update (the activity in force, the steps since the start date),
+  /// and an async sequence would end without it.
+  func holdFinish(generation: UInt64) {
+    state.withLock { s in
+      if s.isActive, s.generation == generation { s.finishHold = .held }
+    }
+  }
+
+  /// Ends the hold of ``holdFinish(generation:)``, delivering the end of source if it came.
+  func releaseFinish(generation: UInt64) {
+    let isDue = state.withLock { s -> Bool in
+      guard s.isActive, s.generation == generation else { return false }
+      defer { s.finishHold = .none }
+      return s.finishHold == .requested
+    }
+    if isDue { finish(generation: generation) }
   }
 
   /// The sink of run `generation`, or `nil` once that run is over.

@@ -194,5 +194,11 @@ final class CMMotionActivityManagerTests: XCTestCase {
     XCTAssertNil(sequence.error)
     XCTAssertGreaterThan(activities.count, 1)
     XCTAssertTrue(activities.contains { $0.walking })
+    // A sequence started after the source finished still gives the activity in force, as
+    // startActivityUpdates does, then ends. (The end used to come first, synchronously as the
+    // sequence subscribed, and the sequence ended empty.)
+    var late: [CMMotionActivity] = []
+    for await activity in manager.activityUpdates() { late.append(activity) }
+    XCTAssertEqual(late.map(\.startDate), activities.last.map { [$0.startDate] })
   }
 }

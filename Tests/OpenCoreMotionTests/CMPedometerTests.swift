@@ -226,6 +226,13 @@ final class CMPedometerTests: XCTestCase {
     XCTAssertGreaterThan(steps.count, 1)
     XCTAssertEqual(steps, steps.sorted())
     XCTAssertEqual(types, [.resume, .pause])
+    // Started after the source finished: the steps since the start date, then the end (which
+    // used to come first, synchronously as the sequence subscribed, and end it empty).
+    var late: [Int] = []
+    for await data in pedometer.updates(from: HistoryFixture.anchor) {
+      late.append(data.numberOfSteps.intValue)
+    }
+    XCTAssertEqual(late, steps.last.map { [$0] })
   }
 
   func testWithoutAnAccelerometerEverythingReportsNotAvailable() async {
