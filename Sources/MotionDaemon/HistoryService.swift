@@ -23,8 +23,9 @@ import OpenCoreMotion
 /// history until the daemon restarted. A store file deleted or replaced while open is reopened
 /// too (its writes would otherwise go on, into a file no one opens again).
 final class HistoryService: @unchecked Sendable {
-  // Sendable because every mutable property is in `state` (a Locked) or `storeLock`-guarded; the
-  // store a query reads is kept open by `closeLock`'s read side.
+  // Sendable because every mutable property is in `state` (a Locked), `storeLock`-guarded or
+  // (`hasTriedToOpen`) guarded by `firstOpenAttempt`; the store a query reads is kept open by
+  // `closeLock`'s read side.
   enum Condition: Sendable, Equatable {
     case recording
     case paused(String)
@@ -104,6 +105,14 @@ final class HistoryService: @unchecked Sendable {
   private let closeLock = ReadersWriterLock()
   private let wakeUp = NSCondition()
   private var writerThread: Thread?
+  /// Broadcast once ``start()`` has tried to open the store: queries wait for it (the daemon
+  /// serves its clients while the store is opened, which takes seconds for a large one), so a
+  /// query that comes as the daemon starts answers from the store, not "unavailable".
+  private let firstOpenAttempt = NSCondition()
+  /// Whether ``start()`` has tried to open the store (guarded by `firstOpenAttempt`).
+  private var hasTriedToOpen = false
+  /// The longest a query waits for the first attempt to open the store, s.
+  static let firstOpenWait = 60.0
 
   /// The file whose presence means the user denied motion history.
   var denialMarkerPath: String { settings.directory + "/history-denied" }
@@ -115,20 +124,32 @@ final class HistoryService: @unchecked Sendable {
 
   // MARK: Life cycle
 
+  /// Takes the user's denial of history into account, if the marker file says so; returns
+  /// whether history is denied. Cheap (one file check): the daemon calls it before it serves, so
+  /// that clients connecting while the store is opened are told the right authorization.
+  @discardableResult
+  func readDenial() -> Bool {
+    guard FileManager.default.fileExists(atPath: denialMarkerPath) else { return false }
+    state.withLock { s in
+      s.condition = .denied
+      // Samples that arrived before the denial was read are not history.
+      s.pending = HistoryBatch()
+    }
+    return true
+  }
+
   /// Opens the store (unless history is denied) and starts the writer thread.
   func start() {
     storeLock.withLock {
-      if FileManager.default.fileExists(atPath: denialMarkerPath) {
-        state.withLock { s in
-          s.condition = .denied
-          // Samples that arrived before the denial was read (the daemon serves before the
-          // store opens) are not history.
-          s.pending = HistoryBatch()
-        }
+      if readDenial() {
         logger.info("motion history is denied by the user; not recording")
       } else {
         openStoreLocked()
       }
+    }
+    firstOpenAttempt.withLock {
+      hasTriedToOpen = true
+      firstOpenAttempt.broadcast()
     }
     let thread = Thread { [self] in writerLoop() }
     thread.name = "motiond-history"
@@ -187,13 +208,7 @@ final class HistoryService: @unchecked Sendable {
         // Nothing is known of the time until the next start: the activity in force would
         // otherwise last through it (a daemon stopped while walking in the evening would show a
         // night of walking, and a query inside the gap would answer "walking").
-        // (After the last change: rows are keyed by their start date.)
-        if let last = s.lastActivity {
-          s.pending.activities.append(
-            HistoryBatch.ActivityChange(
-              startDate: Swift.max(latest.date, last.startDate + 0.001),
-              timestamp: latest.timestamp, flags: Self.unknownActivityFlags, confidence: 0))
-        }
+        Self.fileUnknownActivity(&s, from: latest)
       }
       s.isStopping = true
     }
@@ -223,6 +238,20 @@ final class HistoryService: @unchecked Sendable {
       guard s.condition != .denied, !s.isStopping else { return [] }
       var updates: [LiveUpdate] = []
       let date = s.anchor.date(forTimestamp: sample.timestamp, now: now)
+      if let previous = s.latestSample, date - previous.date > Self.activityGap,
+        let last = s.lastActivity
+      {
+        // A gap in the samples (the machine was suspended, the source stalled): unknown through
+        // it, then the activity in force again from this sample (the classifier reports a change
+        // if it finds another). It used to last through the gap: a laptop suspended at rest
+        // overnight showed a night at rest.
+        Self.fileUnknownActivity(&s, from: previous)
+        let resumed = HistoryBatch.ActivityChange(
+          startDate: date, timestamp: sample.timestamp, flags: last.flags,
+          confidence: last.confidence)
+        s.pending.activities.append(resumed)
+        s.lastActivity = resumed
+      }
       s.latestSample = (sample.timestamp, date)
       if let rate = sample.gyroscope {
         // A limb's strides: steps the accelerometer misses (StepDetector.process(time:rotationRate:)).
@@ -373,6 +402,24 @@ final class HistoryService: @unchecked Sendable {
   /// ``flags(_:)`` of an activity that is only `unknown`.
   static let unknownActivityFlags: Int64 = 32
 
+  /// The longest time between two samples that the activity in force is taken to last through,
+  /// s (of the wall clock).
+  static let activityGap = 10.0
+
+  /// Files an `unknown` activity from the sample `latest`, if an activity was reported: nothing
+  /// is known of the time after it (the daemon stops, or the samples stop for a while). Dated
+  /// after the last change: rows are keyed by their start date.
+  private static func fileUnknownActivity(
+    _ s: inout State, from latest: (timestamp: Double, date: Double)
+  ) {
+    guard let last = s.lastActivity else { return }
+    let unknown = HistoryBatch.ActivityChange(
+      startDate: Swift.max(latest.date, last.startDate + 0.001), timestamp: latest.timestamp,
+      flags: unknownActivityFlags, confidence: 0)
+    s.pending.activities.append(unknown)
+    s.lastActivity = unknown
+  }
+
   static func flags(_ estimate: ActivityEstimate) -> Int64 {
     var flags: Int64 = 0
     if estimate.stationary { flags |= 1 }
@@ -514,13 +561,24 @@ final class HistoryService: @unchecked Sendable {
   // MARK: Requests
 
   var condition: Condition { state.withLock { $0.condition } }
+
+  /// Waits (at most ``firstOpenWait``) until ``start()`` has tried to open the store, so that a
+  /// query or a status request that comes as the daemon starts sees the store, not "being
+  /// opened".
+  func waitForTheFirstOpenAttempt() {
+    firstOpenAttempt.withLock {
+      let deadline = Date(timeIntervalSinceNow: Self.firstOpenWait)
+      while !hasTriedToOpen, firstOpenAttempt.wait(until: deadline) {}
+    }
+  }
   var recordingUntil: Double { state.withLock { $0.recordingUntil } }
   var droppedSamples: UInt64 { state.withLock { $0.droppedSamples } }
 
   /// Runs `body` with the open store, kept open until it returns (a privacy denial or shutdown
   /// waits for it), or returns the error code and message a query gets instead.
   func withStoreForQuery<T>(_ body: (HistoryStore) -> T) -> Result<T, QueryError> {
-    closeLock.withReadLock {
+    waitForTheFirstOpenAttempt()
+    return closeLock.withReadLock {
       let open = state.withLock { s -> Result<HistoryStore, QueryError> in
         if s.condition == .denied {
           return .failure(QueryError(code: .notAuthorized, message: "motion history is denied"))

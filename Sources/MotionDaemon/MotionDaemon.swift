@@ -85,8 +85,9 @@ public final class MotionDaemon: @unchecked Sendable {
     self.listener = listener
     // Accept first: opening the store runs SQLite's quick_check, which takes seconds on a large
     // history, and apps started meanwhile (at login) would time out in the handshake and fall
-    // back to their own sensors. Until the store is open, queries answer that the history is
-    // unavailable (the apps then answer from what they observe) and live streams are served.
+    // back to their own sensors. Live streams are served meanwhile, and queries wait for the
+    // store (``HistoryService/withStoreForQuery(_:)``).
+    history.readDenial()
     let thread = Thread { [self] in acceptLoop(listener) }
     thread.name = "motiond-accept"
     thread.start()
@@ -672,6 +673,7 @@ public final class MotionDaemon: @unchecked Sendable {
       }
       return client
     }
+    history.waitForTheFirstOpenAttempt()
     let condition = history.condition
     status.historyAuthorized = condition != .denied
     status.historyState = condition.text

@@ -65,4 +65,34 @@ import Testing
     let later = try store.activities(from: epoch + 3_600, to: epoch + 3_700)
     #expect(later.map(\.flags) == [HistoryService.unknownActivityFlags])
   }
+
+  /// A gap in the samples (a laptop suspended for an hour: the source's clock goes on where it
+  /// stopped, the wall clock has moved on) is unknown, and the activity in force starts again
+  /// after it. It used to last through the gap.
+  @Test func aGapInTheSamplesIsUnknown() throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("history-gap-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    var settings = HistoryService.Settings(directory: directory)
+    settings.flushInterval = 0.05
+    let service = HistoryService(settings: settings, logger: Logger(label: "test"))
+    service.start()
+    var phone = StillPhoneFeed(service: service)
+    let epoch = StillPhoneFeed.epoch
+    phone.feed(0..<3_000)  // a minute at rest
+    phone.wallClockOffset = 3_600  // suspended for an hour
+    phone.feed(3_000..<4_500)  // half a minute at rest after it
+    service.stop()
+    let store = try HistoryStore.open(directory: directory, logger: Logger(label: "test"))
+    defer { store.close() }
+    // Inside the gap: unknown from the last sample before it.
+    let inside = try store.activities(from: epoch + 1_800, to: epoch + 1_900)
+    #expect(inside.map(\.flags) == [HistoryService.unknownActivityFlags])
+    #expect(abs((inside.first?.startDate ?? 0) - (epoch + 59.98)) < 0.01)
+    // After it: at rest again from the first sample (epoch + 60 s + 1 h).
+    let after = try store.activities(from: epoch + 3_665, to: epoch + 3_670)
+    #expect(after.count == 1)
+    #expect((after.first?.flags ?? 0) & 1 != 0, "\(after)")
+    #expect(abs((after.first?.startDate ?? 0) - (epoch + 3_660)) < 0.01)
+  }
 }

@@ -11,6 +11,8 @@ import MotionSensors
 struct StillPhoneFeed {
   static let epoch = 1_800_000_000.0
   let service: HistoryService
+  /// Added to every sample's wall-clock time, s (a machine suspended meanwhile moves it on).
+  var wallClockOffset = 0.0
   private var random = UInt64(42)
 
   init(service: HistoryService) {
@@ -26,7 +28,7 @@ struct StillPhoneFeed {
       let sample = MotionSample(
         timestamp: 100 + t, accelerometer: SIMD3(jitter, -jitter, 9.80665 + jitter),
         gyroscope: SIMD3(0, 0, 0), pressure: 101.3)
-      _ = service.process(sample, now: Self.epoch + t)
+      _ = service.process(sample, now: Self.epoch + t + wallClockOffset)
     }
   }
 }
