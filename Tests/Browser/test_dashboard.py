@@ -167,26 +167,21 @@ def test_recording_to_private_file(driver):
 
 
 def test_token_when_exposed(driver):
-    # On the loopback default too: a loopback port is open to every user of the machine.
-    with DashboardProcess("simulator:tour") as server:
-        assert "token=" in server.url, server.url
-        try:
-            urllib.request.urlopen(server.base, timeout=5)
-            raise AssertionError("the loopback page was served without the token")
-        except urllib.error.HTTPError as error:
-            assert error.code == 401, error.code
-    with DashboardProcess("simulator:tour", extra=("--listen", "127.0.0.1")) as server:
-        assert "token=" in server.url, server.url
-        try:
-            urllib.request.urlopen(server.base, timeout=5)
-            raise AssertionError("the page was served without the token")
-        except urllib.error.HTTPError as error:
-            assert error.code == 401, error.code
-        with urllib.request.urlopen(server.url, timeout=5) as response:
-            assert response.status == 200
-        driver.get(server.url)
-        assert wait_until(lambda: text_of(driver, "connection-status") == "live", 20), "no live data with the token"
-        assert wait_until(lambda: text_of(driver, "orientation-name") != "", 5)
+    # On the loopback default too (a loopback port is open to every user of the machine), and on
+    # an address given with --listen.
+    for extra in ((), ("--listen", "127.0.0.1")):
+        with DashboardProcess("simulator:tour", extra=extra) as server:
+            assert "token=" in server.url, server.url
+            try:
+                urllib.request.urlopen(server.base, timeout=5)
+                raise AssertionError(f"the page was served without the token ({extra})")
+            except urllib.error.HTTPError as error:
+                assert error.code == 401, error.code
+            with urllib.request.urlopen(server.url, timeout=5) as response:
+                assert response.status == 200
+            driver.get(server.url)
+            assert wait_until(lambda: text_of(driver, "connection-status") == "live", 20), "no live data with the token"
+            assert wait_until(lambda: text_of(driver, "orientation-name") != "", 5)
 
 
 def test_daemon_page_shows_history_and_clients(driver):

@@ -11,15 +11,24 @@ import Testing
 /// stuck daemon froze an app's `startUpdates(from:)` call; it now waits a short while and lets
 /// the answer arrive in the background.
 @Suite struct DaemonMotionHistoryStartTests {
-  @Test func startingPedometerUpdatesDoesNotWaitForAStuckDaemon() throws {
+  /// A daemon that answers the handshake and subscriptions but no query, and the history of an
+  /// app on it, whose queries would wait 10 minutes (the start used to wait for all of it).
+  static func historyOfAStuckDaemon(
+    startWait: Double
+  ) throws -> (FakeDaemon, DaemonSource, DaemonMotionHistory) {
     let daemon = try FakeDaemon()
     daemon.answersQueries = false
     let source = try DaemonSource(socketPath: daemon.path)
     source.client.replyTimeout = 600
     let live = InProcessMotionHistory(source: source, startsObserving: false)
-    // A query timeout of 10 minutes: before, the start waited for all of it.
     let history = DaemonMotionHistory(
-      client: source.client, live: live, queryTimeout: 600, startWait: 0.2)
+      client: source.client, live: live, queryTimeout: 600, startWait: startWait)
+    return (daemon, source, history)
+  }
+
+  @Test func startingPedometerUpdatesDoesNotWaitForAStuckDaemon() throws {
+    let (daemon, source, history) = try Self.historyOfAStuckDaemon(startWait: 0.2)
+    _ = daemon
     let started = Date()
     let totals = history.pedometerUpdates(from: Date(timeIntervalSinceNow: -3_600))
     // A generous bound (a loaded machine wakes threads late), far below the 600 s of a wait.
@@ -32,13 +41,8 @@ import Testing
   /// A stop issued while the start still waits for the daemon wins, as it would had the start
   /// returned at once: the run the start was preparing does not begin after it.
   @Test func aStopDuringTheStartWins() throws {
-    let daemon = try FakeDaemon()
-    daemon.answersQueries = false
-    let source = try DaemonSource(socketPath: daemon.path)
-    source.client.replyTimeout = 600
-    let live = InProcessMotionHistory(source: source, startsObserving: false)
-    let history = DaemonMotionHistory(
-      client: source.client, live: live, queryTimeout: 600, startWait: 2)
+    let (daemon, source, history) = try Self.historyOfAStuckDaemon(startWait: 2)
+    _ = daemon
     let pedometer = CMPedometer(backend: history)
     let startReturned = DispatchSemaphore(value: 0)
     // Only the start's thread and then this one use it, in turn (the semaphore orders them).

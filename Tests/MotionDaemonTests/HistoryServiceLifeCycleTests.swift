@@ -14,28 +14,22 @@ import Testing
   /// used to vanish silently for the rest of the run; the writer now notices that the path no
   /// longer names the file it opened and opens the store again, with the activity in force.
   @Test func aStoreFileDeletedUnderwayIsOpenedAgain() throws {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("history-reopen-\(UUID().uuidString)").path
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    var settings = HistoryService.Settings(directory: directory)
-    settings.flushInterval = 0.05
-    settings.retryInterval = 0.1
-    let service = HistoryService(settings: settings, logger: Logger(label: "test"))
-    service.start()
+    let history = TemporaryHistory("reopen")
+    defer { history.remove() }
+    let service = history.service
     var phone = StillPhoneFeed(service: service)
     let epoch = StillPhoneFeed.epoch
     phone.feed(0..<3_000)  // a minute at rest: the classifier reports it
     Thread.sleep(forTimeInterval: 0.3)  // a few flushes
-    let path = directory + "/" + HistoryStore.fileName
+    let path = history.directory + "/" + HistoryStore.fileName
     for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
     Thread.sleep(forTimeInterval: 0.5)  // the writer notices and reopens
     phone.feed(3_000..<6_000)  // another minute
     Thread.sleep(forTimeInterval: 0.3)
     #expect(service.condition == .recording)
-    service.stop()
-    #expect(FileManager.default.fileExists(atPath: path), "a store at the path again")
-    let reopened = try HistoryStore.open(directory: directory, logger: Logger(label: "test"))
+    let reopened = try history.storeAfterStop()
     defer { reopened.close() }
+    #expect(FileManager.default.fileExists(atPath: path), "a store at the path again")
     #expect(try !reopened.activities(from: epoch, to: epoch + 120).isEmpty)
   }
 
@@ -43,18 +37,13 @@ import Testing
   /// an `unknown` change is filed at the last sample. It used to: a daemon stopped at rest in the
   /// evening showed a night at rest, and a query inside the gap answered "stationary".
   @Test func stoppingEndsTheActivityInForce() throws {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("history-stop-\(UUID().uuidString)").path
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    var settings = HistoryService.Settings(directory: directory)
-    settings.flushInterval = 0.05
-    let service = HistoryService(settings: settings, logger: Logger(label: "test"))
-    service.start()
+    let history = TemporaryHistory("stop")
+    defer { history.remove() }
+    let service = history.service
     var phone = StillPhoneFeed(service: service)
     let epoch = StillPhoneFeed.epoch
     phone.feed(0..<3_000)  // a minute at rest, the last sample at epoch + 59.98 s
-    service.stop()
-    let store = try HistoryStore.open(directory: directory, logger: Logger(label: "test"))
+    let store = try history.storeAfterStop()
     defer { store.close() }
     let whole = try store.activities(from: epoch, to: epoch + 3_600)
     #expect(whole.contains { $0.flags & 1 != 0 }, "at rest while running: \(whole)")
@@ -70,20 +59,15 @@ import Testing
   /// stopped, the wall clock has moved on) is unknown, and the activity in force starts again
   /// after it. It used to last through the gap.
   @Test func aGapInTheSamplesIsUnknown() throws {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("history-gap-\(UUID().uuidString)").path
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    var settings = HistoryService.Settings(directory: directory)
-    settings.flushInterval = 0.05
-    let service = HistoryService(settings: settings, logger: Logger(label: "test"))
-    service.start()
+    let history = TemporaryHistory("gap")
+    defer { history.remove() }
+    let service = history.service
     var phone = StillPhoneFeed(service: service)
     let epoch = StillPhoneFeed.epoch
     phone.feed(0..<3_000)  // a minute at rest
     phone.wallClockOffset = 3_600  // suspended for an hour
     phone.feed(3_000..<4_500)  // half a minute at rest after it
-    service.stop()
-    let store = try HistoryStore.open(directory: directory, logger: Logger(label: "test"))
+    let store = try history.storeAfterStop()
     defer { store.close() }
     // Inside the gap: unknown from the last sample before it.
     let inside = try store.activities(from: epoch + 1_800, to: epoch + 1_900)

@@ -14,13 +14,9 @@ import Testing
 /// 2026-11-29; its reproducer, in Swift Testing.)
 @Suite struct HistoryServicePrivacyTests {
   @Test func allowingAfterADenialRecordsTheActivityInForce() throws {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("history-privacy-\(UUID().uuidString)").path
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    var settings = HistoryService.Settings(directory: directory)
-    settings.flushInterval = 0.05
-    let service = HistoryService(settings: settings, logger: Logger(label: "test"))
-    service.start()
+    let history = TemporaryHistory("privacy")
+    defer { history.remove() }
+    let service = history.service
     defer { service.stop() }
     var phone = StillPhoneFeed(service: service)
     let epoch = StillPhoneFeed.epoch

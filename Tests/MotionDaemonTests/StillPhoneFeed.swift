@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Logging
 import MotionSensors
 
-@testable import MotionDaemon
+@_spi(Benchmarks) @testable import MotionDaemon
 
 /// Feeds a ``HistoryService`` a phone lying still at 50 Hz (a hundredth of a g of seeded noise),
 /// sample `k` at `epoch + k / 50` s since 1970 on the wall clock and `100 + k / 50` s on the
@@ -31,4 +32,30 @@ struct StillPhoneFeed {
       _ = service.process(sample, now: Self.epoch + t + wallClockOffset)
     }
   }
+}
+
+/// A started ``HistoryService`` on a store in a temporary folder, flushing every 50 ms and
+/// retrying every 100 ms; ``remove()`` deletes the folder.
+struct TemporaryHistory {
+  let directory: String
+  let service: HistoryService
+
+  init(_ name: String) {
+    directory =
+      FileManager.default.temporaryDirectory
+      .appendingPathComponent("history-\(name)-\(UUID().uuidString)").path
+    var settings = HistoryService.Settings(directory: directory)
+    settings.flushInterval = 0.05
+    settings.retryInterval = 0.1
+    service = HistoryService(settings: settings, logger: Logger(label: "test"))
+    service.start()
+  }
+
+  /// Stops the service and opens its store as the next daemon would (the caller closes it).
+  func storeAfterStop() throws -> HistoryStore {
+    service.stop()
+    return try HistoryStore.open(directory: directory, logger: Logger(label: "test"))
+  }
+
+  func remove() { try? FileManager.default.removeItem(atPath: directory) }
 }
