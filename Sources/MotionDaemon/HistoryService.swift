@@ -88,6 +88,9 @@ final class HistoryService: @unchecked Sendable {
     var openFailureLogged = false
     /// Write failures in a row, other than a full disk, since the last write that succeeded.
     var failedWrites = 0
+    /// Whether the store was reopened for failed writes since the last write that succeeded
+    /// (once per episode: an error that survives a reopen is waited out like a full disk).
+    var reopenedForFailures = false
     /// The last activity change reported: filed again into a store reopened under way, which
     /// may be a new, empty file, so that it has the activity in force.
     var lastActivity: HistoryBatch.ActivityChange?
@@ -134,6 +137,9 @@ final class HistoryService: @unchecked Sendable {
       s.condition = .denied
       // Samples that arrived before the denial was read are not history.
       s.pending = HistoryBatch()
+      s.pedometer = PedometerTracker()
+      s.lastActivity = nil
+      s.latestSample = nil
     }
     return true
   }
@@ -477,9 +483,12 @@ final class HistoryService: @unchecked Sendable {
         if case .paused = state.withLock({ $0.condition }) {
           nextRetry = now + settings.retryInterval
         }
-        if state.withLock({ $0.failedWrites }) >= settings.reopenAfterFailedWrites {
+        if state.withLock({ s in
+          s.failedWrites >= settings.reopenAfterFailedWrites && !s.reopenedForFailures
+        }) {
           reopenStoreLocked(
-            because: "writes failed \(settings.reopenAfterFailedWrites) times in a row")
+            because: "writes failed \(settings.reopenAfterFailedWrites) times in a row",
+            keepingThePause: true)
           return
         }
         if now - lastPrune >= settings.pruneInterval, let store = state.withLock({ $0.store }) {
@@ -505,6 +514,7 @@ final class HistoryService: @unchecked Sendable {
       state.withLock { s in
         s.nextIdentifier &+= UInt64(batch.recorded.count)
         s.failedWrites = 0
+        s.reopenedForFailures = false
         if case .paused = s.condition {
           s.condition = .recording
           logger.notice("motion history resumed")
@@ -536,23 +546,28 @@ final class HistoryService: @unchecked Sendable {
     }
   }
 
-  /// Closes the store after repeated write failures and opens it again; the pending batch is kept
-  /// and written to the reopened store (caller holds `storeLock`). A failed open leaves history
-  /// unavailable, retried by the writer loop like a store that could not be opened at start.
-  private func reopenStoreLocked(because reason: String) {
-    closeLock.withWriteLock {
-      let store = state.withLock { s -> HistoryStore? in
+  /// Closes the store and opens it again; the pending batch is kept and written to the reopened
+  /// store (caller holds `storeLock`). A failed open leaves history unavailable, retried by the
+  /// writer loop like a store that could not be opened at start. With `keepingThePause` (a
+  /// reopen for failed writes) history stays paused until a write succeeds, and the store is not
+  /// reopened again in the same episode.
+  private func reopenStoreLocked(because reason: String, keepingThePause: Bool = false) {
+    let pause = closeLock.withWriteLock { () -> Condition in
+      let (store, condition) = state.withLock { s -> (HistoryStore?, Condition) in
         defer {
           s.store = nil
           s.failedWrites = 0
+          if keepingThePause { s.reopenedForFailures = true }
         }
-        return s.store
+        return (s.store, s.condition)
       }
       store?.close()
+      return condition
     }
     logger.warning("reopening the motion history: \(reason)")
     openStoreLocked()
     state.withLock { s in
+      if keepingThePause, case .paused = pause, s.condition == .recording { s.condition = pause }
       // Idempotent (rows are keyed by their start date) if the file was not new.
       if let last = s.lastActivity { s.pending.activities.insert(last, at: 0) }
     }
@@ -603,8 +618,11 @@ final class HistoryService: @unchecked Sendable {
       (totals: HistoryBatch.StepDelta, counters: Opencoremotion_Daemon_V1_PedometerLive), QueryError
     >
   {
+    // Before `storeLock`: the first open takes it (a query holding it while waiting for the open
+    // would hold the open off).
+    waitForTheFirstOpenAttempt()
     // Under `storeLock` no flush moves pending steps into the store between the two reads.
-    storeLock.withLock {
+    return storeLock.withLock {
       let stored = withStoreForQuery { store in
         Result { try store.stepMinutes(from: from, to: to) }
       }
@@ -638,6 +656,7 @@ final class HistoryService: @unchecked Sendable {
         QueryError(code: .invalidParameter, message: "duration must be in (0, 43200] s"))
     }
     let until = now + duration
+    waitForTheFirstOpenAttempt()  // before `storeLock`, which the first open takes
     // The store is taken under `storeLock`, so a privacy denial cannot close it in between.
     let written = storeLock.withLock {
       withStoreForQuery { store in
@@ -676,8 +695,11 @@ final class HistoryService: @unchecked Sendable {
               s.condition = .denied
               // Nothing observed before the denial reaches a store opened after it: not the
               // steps the pedometer holds, nor an activity the classifier reported already (a
-              // fresh one reports the activity in force again, so the new store has one).
+              // fresh one reports the activity in force again, so the new store has one), nor
+              // the unknown activity of a gap or a stop after the last sample before it.
               s.pedometer = PedometerTracker()
+              s.lastActivity = nil
+              s.latestSample = nil
             }
             return s.store
           }

@@ -158,7 +158,9 @@ open class CMPedometer: NSObject {
   ) {
     if let error = serviceError { return channel.refuse(error, sink: sink) }
     // The totals of each update (on the daemon: its stored count from `start`, then its counter;
-    // asking for it may take a moment).
+    // asking for it may take a moment). The run in progress ends first, so that this start
+    // replaces it even if an earlier start still waiting for its totals begins after it.
+    channel.end()
     let endsBefore = channel.endCount
     let totals = backend.pedometerUpdates(from: start)
     // A stop (or another start) issued meanwhile wins: it came after this start.

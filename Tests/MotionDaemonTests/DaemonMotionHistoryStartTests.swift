@@ -28,7 +28,7 @@ import Testing
 
   @Test func startingPedometerUpdatesDoesNotWaitForAStuckDaemon() throws {
     let (daemon, source, history) = try Self.historyOfAStuckDaemon(startWait: 0.2)
-    _ = daemon
+    defer { withExtendedLifetime(daemon) {} }
     let started = Date()
     let totals = history.pedometerUpdates(from: Date(timeIntervalSinceNow: -3_600))
     // A generous bound (a loaded machine wakes threads late), far below the 600 s of a wait.
@@ -41,8 +41,8 @@ import Testing
   /// A stop issued while the start still waits for the daemon wins, as it would had the start
   /// returned at once: the run the start was preparing does not begin after it.
   @Test func aStopDuringTheStartWins() throws {
-    let (daemon, source, history) = try Self.historyOfAStuckDaemon(startWait: 2)
-    _ = daemon
+    let (daemon, source, history) = try Self.historyOfAStuckDaemon(startWait: 5)
+    defer { withExtendedLifetime(daemon) {} }
     let pedometer = CMPedometer(backend: history)
     let startReturned = DispatchSemaphore(value: 0)
     // Only the start's thread and then this one use it, in turn (the semaphore orders them).
@@ -51,7 +51,11 @@ import Testing
       starting.startUpdates(from: Date(timeIntervalSinceNow: -60)) { _, _ in }
       startReturned.signal()
     }.start()
-    Thread.sleep(forTimeInterval: 0.3)
+    // The start ends the run in progress (none) before it asks for the totals, then waits for
+    // them for up to 5 s; stop in that wait. (Not "once the daemon has the question": the
+    // question goes out from a task, which a loaded test run may not schedule for a while.)
+    try waitUntil(seconds: 60, "the start to begin") { pedometer.updateChannel.endCount >= 1 }
+    Thread.sleep(forTimeInterval: 0.2)
     pedometer.stopUpdates()
     #expect(startReturned.wait(timeout: .now() + 60) == .success)
     #expect(!pedometer.updateChannel.isActive, "the start began its run after the stop")

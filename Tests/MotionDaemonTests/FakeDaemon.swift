@@ -24,6 +24,8 @@ final class FakeDaemon: @unchecked Sendable {
     var helloDelay = 0.0
     var noticesBeforeHello = 0
     var answersQueries = true
+    /// Requests other than Hello and Subscribe received.
+    var queries = 0
   }
 
   let path: String
@@ -74,6 +76,8 @@ final class FakeDaemon: @unchecked Sendable {
 
   /// Connections accepted so far.
   var accepted: Int { state.withLock { $0.accepted } }
+  /// Requests other than Hello and Subscribe received so far (answered or not).
+  var queries: Int { state.withLock { $0.queries } }
   /// Connections the client side closed.
   var ended: Int { state.withLock { $0.ended } }
 
@@ -127,7 +131,12 @@ final class FakeDaemon: @unchecked Sendable {
           state.withLock { $0.subscribes[index, default: 0] += 1 }
           reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
         default:
-          guard state.withLock({ $0.answersQueries }) else { continue }
+          guard
+            state.withLock({ s in
+              s.queries += 1
+              return s.answersQueries
+            })
+          else { continue }
           reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
         }
         try? socket.write(Wire.frame(reply))

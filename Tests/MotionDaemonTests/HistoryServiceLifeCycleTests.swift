@@ -23,7 +23,10 @@ import Testing
     Thread.sleep(forTimeInterval: 0.3)  // a few flushes
     let path = history.directory + "/" + HistoryStore.fileName
     for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
-    Thread.sleep(forTimeInterval: 0.5)  // the writer notices and reopens
+    // The writer notices within a flush or two and opens a new file at the path.
+    try waitUntil(seconds: 30, "the store to be opened again") {
+      FileManager.default.fileExists(atPath: path)
+    }
     phone.feed(3_000..<6_000)  // another minute
     Thread.sleep(forTimeInterval: 0.3)
     #expect(service.condition == .recording)

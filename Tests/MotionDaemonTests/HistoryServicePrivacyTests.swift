@@ -33,7 +33,11 @@ import Testing
     service.setAllowed(false)
     service.setAllowed(true)
     #expect(service.condition == .recording)
-    feed(6_000..<12_000)  // two more, history allowed again
-    #expect(storedActivities(from: epoch + 125, to: epoch + 240) > 0)
+    phone.wallClockOffset = 600  // allowed again ten minutes later
+    feed(6_000..<12_000)  // two more minutes, history allowed again
+    #expect(storedActivities(from: epoch + 725, to: epoch + 840) > 0)
+    // Nothing of before the denial: not the activity then in force, nor the unknown time of the
+    // gap from the last sample before it (dated before the denial).
+    #expect(storedActivities(from: epoch - 600, to: epoch + 700) == 0)
   }
 }
