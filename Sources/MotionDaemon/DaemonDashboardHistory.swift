@@ -59,8 +59,7 @@ struct DaemonDashboardHistory: DashboardHistoryProvider {
       let to = index + 1 < starts.count ? starts[index + 1].timeIntervalSince1970 : end
       // The current minute counts whole up to now (not pro rata of its 60 s, which would show
       // 92 of the 100 steps taken in its first 50 s).
-      let totals = HistoryBatch.totals(
-        of: try store.stepMinutes(from: from, to: to), from: from, to: to, now: end)
+      let totals = try store.pedometerTotals(from: from, to: to, now: end)
       return DashboardHistory.Day(
         date: formatter.string(from: start), steps: Int(totals.steps),
         activitySeconds: activitySeconds(changes, from: from, to: to, now: end))

@@ -133,15 +133,22 @@ final class HistoryService: @unchecked Sendable {
   @discardableResult
   func readDenial() -> Bool {
     guard FileManager.default.fileExists(atPath: denialMarkerPath) else { return false }
-    state.withLock { s in
-      s.condition = .denied
-      // Samples that arrived before the denial was read are not history.
-      s.pending = HistoryBatch()
-      s.pedometer = PedometerTracker()
-      s.lastActivity = nil
-      s.latestSample = nil
-    }
+    // Samples that arrived before the denial was read are not history.
+    state.withLock { Self.deny(&$0) }
     return true
+  }
+
+  /// Marks history denied and forgets what was observed: nothing observed before the denial
+  /// reaches a store opened after it. Not the pending batch, nor the steps the pedometer holds,
+  /// nor an activity the classifier reported already (a fresh one reports the activity in force
+  /// again, so the new store has one), nor the unknown activity of a gap or a stop after the last
+  /// sample before it.
+  private static func deny(_ s: inout State) {
+    s.condition = .denied
+    s.pending = HistoryBatch()
+    s.pedometer = PedometerTracker()
+    s.lastActivity = nil
+    s.latestSample = nil
   }
 
   /// Opens the store (unless history is denied) and starts the writer thread.
@@ -433,7 +440,7 @@ final class HistoryService: @unchecked Sendable {
     if estimate.running { flags |= 4 }
     if estimate.cycling { flags |= 8 }
     if estimate.automotive { flags |= 16 }
-    if estimate.unknown { flags |= 32 }
+    if estimate.unknown { flags |= unknownActivityFlags }
     return flags
   }
 
@@ -690,16 +697,8 @@ final class HistoryService: @unchecked Sendable {
           let store = state.withLock { s -> HistoryStore? in
             defer {
               s.store = nil
-              s.pending = HistoryBatch()
               s.recordingUntil = 0
-              s.condition = .denied
-              // Nothing observed before the denial reaches a store opened after it: not the
-              // steps the pedometer holds, nor an activity the classifier reported already (a
-              // fresh one reports the activity in force again, so the new store has one), nor
-              // the unknown activity of a gap or a stop after the last sample before it.
-              s.pedometer = PedometerTracker()
-              s.lastActivity = nil
-              s.latestSample = nil
+              Self.deny(&s)
             }
             return s.store
           }

@@ -345,12 +345,12 @@ import MotionSensors
   // MARK: Queries
 
   /// Pedometer totals over [from, to] from the minute rows; a partly covered minute counts pro
-  /// rata.
+  /// rata over the part of it before `now` (s since 1970; by default every minute is over and
+  /// counts over its 60 s).
   @_spi(Benchmarks) public func pedometerTotals(
-    from: Double, to: Double
+    from: Double, to: Double, now: Double = .infinity
   ) throws -> HistoryBatch.StepDelta {
-    // Every minute here is over (no `now` inside one): each counts pro rata over its 60 s.
-    HistoryBatch.totals(of: try stepMinutes(from: from, to: to), from: from, to: to, now: .infinity)
+    HistoryBatch.totals(of: try stepMinutes(from: from, to: to), from: from, to: to, now: now)
   }
 
   /// The per-minute pedometer rows overlapping [from, to] (minute start → counts). A row holding

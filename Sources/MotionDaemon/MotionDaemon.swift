@@ -534,13 +534,10 @@ public final class MotionDaemon: @unchecked Sendable {
     }
     // Nothing is known of a window that begins in the future: the activity recorded last may
     // have ended by then, and the store would offer it as the one in force.
-    let now = Date().timeIntervalSince1970
-    guard query.fromDate <= now else {
-      return [Wire.error(.noData, "no activity recorded in that range", requestID: id)]
-    }
     // Only the retained days answer, whenever the hourly prune last ran.
+    let now = Date().timeIntervalSince1970
     let from = Swift.max(query.fromDate, now - HistoryStore.motionRetention)
-    guard from <= query.toDate else {
+    guard query.fromDate <= now, from <= query.toDate else {
       return [Wire.error(.noData, "no activity recorded in that range", requestID: id)]
     }
     let answered = history.withStoreForQuery { store -> [WireServerMessage] in
