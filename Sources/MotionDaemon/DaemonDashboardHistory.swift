@@ -10,13 +10,28 @@ import MotionDashboard
 /// still listed.
 struct DaemonDashboardHistory: DashboardHistoryProvider {
   let daemon: MotionDaemon
+  /// Reads the store on a thread of its own, once for every page that asks meanwhile.
+  private let reader = SharedRead<DashboardHistory>(label: "motiond-dashboard-history")
+
+  init(daemon: MotionDaemon) {
+    self.daemon = daemon
+  }
 
   /// Activity names by bit of `activity_change.flags` (``HistoryService/flags(_:)``).
   static let activityNames = [
     "stationary", "walking", "running", "cycling", "automotive", "unknown",
   ]
 
+  /// Reading the store blocks (SQLite, and at start-up the first open of a large store, which
+  /// the daemon's queries wait for), so it runs on a thread of its own rather than on one of
+  /// Swift concurrency's shared threads, which the dashboard's connections run on. Every page
+  /// polls; pages that ask while a read runs share its answer, so they cannot queue reads faster
+  /// than the store answers.
   func history() async throws -> DashboardHistory {
+    try await reader.read { [daemon] in try Self.read(daemon) }
+  }
+
+  private static func read(_ daemon: MotionDaemon) throws -> DashboardHistory {
     let status = daemon.status()
     let clients = status.clients.map { client in
       let rates = client.subscriptions.map(\.rateHz).filter { $0 > 0 }

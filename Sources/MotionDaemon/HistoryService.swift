@@ -107,7 +107,6 @@ final class HistoryService: @unchecked Sendable {
   /// `storeLock` before `closeLock`.
   private let closeLock = ReadersWriterLock()
   private let wakeUp = NSCondition()
-  private var writerThread: Thread?
   /// Broadcast once ``start()`` has tried to open the store: queries wait for it (the daemon
   /// serves its clients while the store is opened, which takes seconds for a large one), so a
   /// query that comes as the daemon starts answers from the store, not "unavailable".
@@ -166,7 +165,6 @@ final class HistoryService: @unchecked Sendable {
     }
     let thread = Thread { [self] in writerLoop() }
     thread.name = "motiond-history"
-    writerThread = thread
     thread.start()
   }
 
@@ -473,6 +471,8 @@ final class HistoryService: @unchecked Sendable {
       if state.withLock({ $0.isStopping }) { return }
       let now = Date().timeIntervalSince1970
       storeLock.withLock {
+        // `stop()` may have closed the store since the check above: nothing is opened again.
+        if state.withLock({ $0.isStopping }) { return }
         // A store that could not be opened (locked by another process, a file in the way) is
         // tried again, so history recovers without a restart once the cause is gone.
         if case .unavailable = state.withLock({ $0.condition }) {

@@ -20,7 +20,8 @@ import OpenCoreMotion
 /// fused motion the source runs at its highest rate with the nine-axis sensors, one estimator
 /// reads every sample, and each client receives the estimates due at its own rate.
 public final class MotionDaemon: @unchecked Sendable {
-  // Sendable because mutable state lives in `hub` (a Locked) and the services are thread-safe.
+  // Sendable because mutable state lives in Locked values (`hub`, `listener`, `instanceLock`,
+  // `fusion`) or under `stoppedCondition` (`isFinished`), and the services are thread-safe.
   private struct Hub {
     var sessions: [UInt64: ClientSession] = [:]
     /// The sessions as an array, rebuilt on change, so delivery does not allocate per sample.
@@ -53,7 +54,9 @@ public final class MotionDaemon: @unchecked Sendable {
     /// ones' only, never the last samples of an older subscription at another rate.
     var firstGeneration: UInt64
   }
-  private var listener: UnixSocket?
+  /// The listening socket, once ``start()`` has made it; ``stop()`` may run on another thread
+  /// meanwhile (a SIGTERM while the store opens).
+  private let listener = Locked<UnixSocket?>(nil)
   /// Held from before the socket path is touched until after it is removed (see ``InstanceLock``).
   private let instanceLock = Locked<InstanceLock?>(nil)
   private let stoppedCondition = NSCondition()
@@ -82,7 +85,13 @@ public final class MotionDaemon: @unchecked Sendable {
       throw error
     }
     instanceLock.withLock { $0 = lock }
-    self.listener = listener
+    self.listener.withLock { $0 = listener }
+    // A stop that came first (a SIGTERM during start-up) found no listener to close.
+    if hub.withLock({ $0.isStopped }) {
+      listener.close()
+      releaseInstance()
+      return
+    }
     // Accept first: opening the store runs SQLite's quick_check, which takes seconds on a large
     // history, and apps started meanwhile (at login) would time out in the handshake and fall
     // back to their own sensors. Live streams are served meanwhile, and queries wait for the
@@ -110,15 +119,8 @@ public final class MotionDaemon: @unchecked Sendable {
       }
       return (h.sessionList, h.subscription)
     }
-    listener?.close()
-    if let lock = instanceLock.withLock({ l -> InstanceLock? in
-      defer { l = nil }
-      return l
-    }) {
-      // Only the lock's holder may remove the socket: it is its own.
-      unlink(configuration.socketPath)
-      lock.release()
-    }
+    listener.withLock { $0 }?.close()
+    releaseInstance()
     for session in sessions { session.close() }
     subscription?.cancel()
     history.stop()
@@ -137,6 +139,18 @@ public final class MotionDaemon: @unchecked Sendable {
   }
 
   // MARK: Connections
+
+  /// Removes the socket and releases the instance lock, if this daemon holds it.
+  private func releaseInstance() {
+    if let lock = instanceLock.withLock({ l -> InstanceLock? in
+      defer { l = nil }
+      return l
+    }) {
+      // Only the lock's holder may remove the socket: it is its own.
+      unlink(configuration.socketPath)
+      lock.release()
+    }
+  }
 
   private func acceptLoop(_ listener: UnixSocket) {
     var limits = ClientSession.Limits()

@@ -75,12 +75,17 @@ public final class DaemonClient: @unchecked Sendable {
 
   /// One subscription; `deliveryLock` makes `cancel()` wait for a running handler.
   final class Stream: @unchecked Sendable {
-    // Sendable because `isCancelled` and `wireID` are guarded by `deliveryLock`.
+    // Sendable because `isCancelled` is guarded by `deliveryLock`, and `wireID` is a Locked.
     let request: DaemonStreamRequest
     let handler: @Sendable (DaemonStreamEvent) -> Void
     let deliveryLock = NSRecursiveLock()
     var isCancelled = false
-    var wireID: UInt64 = 0
+    /// The stream's id on the current connection (its Subscribe's request id). A lock of its
+    /// own, taken last and never held while taking another: `send` sets it under the client's
+    /// `state`, and a handler (under `deliveryLock`) may cancel its stream, which takes `state`;
+    /// were it guarded by `deliveryLock`, those two would take the same two locks in opposite
+    /// orders.
+    let wireID = Locked<UInt64>(0)
     init(request: DaemonStreamRequest, handler: @escaping @Sendable (DaemonStreamEvent) -> Void) {
       self.request = request
       self.handler = handler
@@ -485,7 +490,7 @@ public final class DaemonClient: @unchecked Sendable {
       if let stream, let localID {
         s.wireToStream[s.nextRequestID] = localID
         let id = s.nextRequestID
-        stream.deliveryLock.withLock { stream.wireID = id }
+        stream.wireID.withLock { $0 = id }
       }
       return (socket, false)
     }
@@ -568,24 +573,87 @@ public final class DaemonClient: @unchecked Sendable {
     }
   }
 
-  /// One request with a single reply, as an async call.
-  private func request<T: Sendable>(
-    _ fill: (inout WireClientMessage) -> Void,
-    decode: @escaping @Sendable (WireServerMessage) throws -> T
-  ) async throws -> T {
-    if !isConnected { try connect() }
-    return try await cancellable { (continuation: CheckedContinuation<T, any Error>) in
-      send(
-        fill, timesOut: true,
-        onMessage: { message in
-          if case .error(let error) = message.body {
-            continuation.resume(throwing: Self.error(error))
-          } else {
-            continuation.resume(with: Result { try decode(message) })
-          }
-          return true
-        },
-        onFailure: { continuation.resume(throwing: $0) })
+  // MARK: Queries
+
+  /// Sends `query` and hands its answer, or why there is none, to `completion`, exactly once: on
+  /// the connection's reader thread, on a timer's thread for a reply that never came
+  /// (``replyTimeout``), or on the calling thread when the request could not be sent. Returns the
+  /// request's id (`nil` when it was not sent), for ``cancel(_:)``.
+  ///
+  /// Without a connection it first connects, blocking for at most `connectTimeout` s; with
+  /// `connectTimeout` `nil` it fails at once with ``DaemonError/Code/disconnected`` instead (for
+  /// callers that must not block, such as a stream handler on the reader thread: the client
+  /// reconnects by itself in the background).
+  @discardableResult
+  package func ask<Answer>(
+    _ query: DaemonQuery<Answer>, connectingFor connectTimeout: Double? = 2,
+    completion: @escaping @Sendable (Result<Answer, any Error>) -> Void
+  ) -> UInt64? {
+    if let connectTimeout, !isConnected {
+      do { try connect(timeout: connectTimeout) } catch {
+        completion(.failure(error))
+        return nil
+      }
+    }
+    let read = query.makeReader()
+    return send(
+      query.fill, timesOut: true,
+      onMessage: { message in
+        do {
+          if case .error(let error) = message.body { throw Self.error(error) }
+          guard let answer = try read(message) else { return false }
+          completion(.success(answer))
+        } catch {
+          completion(.failure(error))
+        }
+        return true
+      },
+      onFailure: { completion(.failure($0)) })
+  }
+
+  /// Cancels request `id` of ``ask(_:connectingFor:completion:)``: if it is still waiting, its
+  /// completion gets ``DaemonError/Code/cancelled`` and a later reply is ignored.
+  package func cancel(_ id: UInt64) {
+    cancelRequest(id)
+  }
+
+  /// Sends `query` and waits for its answer on the calling thread, for at most `timeout` s
+  /// (connecting included); then the request is cancelled and ``DaemonError/Code/timeout``
+  /// thrown.
+  ///
+  /// For synchronous callers (the Core Motion history queries). An `async` request waited for
+  /// from a thread needs a thread of Swift concurrency's shared pool to run on, and in a process
+  /// that keeps the pool busy every such query would time out; this wait needs none. Never call
+  /// it from a stream handler: those run on the connection's reader thread, which reads the
+  /// answer.
+  package func waitForAnswer<Answer>(
+    to query: DaemonQuery<Answer>, timeout: Double
+  ) throws -> Answer {
+    let limit = timeout.isFinite ? max(0, timeout) : replyTimeout
+    let deadline = Date(timeIntervalSinceNow: limit)
+    let outcome = AnswerSlot<Answer>()
+    let id = ask(query, connectingFor: limit) { outcome.fill($0) }
+    guard let result = outcome.wait(until: deadline) else {
+      if let id { cancelRequest(id) }
+      throw DaemonError(.timeout, "the motion daemon did not answer within \(limit) s")
+    }
+    return try result.get()
+  }
+
+  /// Sends `query` and awaits its answer; cancelling the calling task fails the request with
+  /// ``DaemonError/Code/cancelled``. Connecting, when needed, blocks a thread of its own rather
+  /// than one of Swift concurrency's shared pool.
+  package func answer<Answer>(to query: DaemonQuery<Answer>) async throws -> Answer {
+    if !isConnected {
+      try await withCheckedThrowingContinuation {
+        (continuation: CheckedContinuation<Void, any Error>) in
+        DispatchQueue.global().async {
+          continuation.resume(with: Result { _ = try self.connect() })
+        }
+      }
+    }
+    return try await cancellable { (continuation: CheckedContinuation<Answer, any Error>) in
+      ask(query, connectingFor: nil) { continuation.resume(with: $0) }
     }
   }
 
@@ -599,147 +667,39 @@ public final class DaemonClient: @unchecked Sendable {
     }
   }
 
-  private static func unexpected(_ message: WireServerMessage) -> DaemonError {
-    DaemonError(
-      .protocolError, "unexpected reply from the motion daemon: \(String(describing: message.body))"
-    )
-  }
-
   /// The daemon's state.
   public func status() async throws -> DaemonStatus {
-    try await request({ $0.status = Opencoremotion_Daemon_V1_StatusRequest() }) { message in
-      guard case .status(let s) = message.body else { throw Self.unexpected(message) }
-      return DaemonStatus(
-        sourceName: s.sourceName, availableSensors: Wire.sensorSet(s.availableSensors),
-        sourceRate: s.sourceRateHz,
-        sourceSensors: Wire.sensorSet(s.sourceSensors), sourceSubscribed: s.sourceSubscribed,
-        clients: s.clients.map { c in
-          DaemonStatus.Client(
-            name: c.name, processID: Int(c.pid),
-            subscriptions: c.subscriptions.map {
-              DaemonStreamRequest(
-                sensors: Wire.sensorSet($0.sensors), rate: $0.rateHz, pedometer: $0.pedometer,
-                activity: $0.activity,
-                altitude: $0.altitude, fusedMotion: $0.fusedMotion,
-                deviceMotionFrame: DaemonReferenceFrame(rawValue: $0.deviceMotionFrame.rawValue))
-            }, dropped: c.dropped, queued: Int(c.queued))
-        },
-        historyAuthorized: s.historyAuthorized, historyState: s.historyState,
-        historyOldest: s.historyOldestDate > 0
-          ? Date(timeIntervalSince1970: s.historyOldestDate) : nil,
-        historyNewest: s.historyNewestDate > 0
-          ? Date(timeIntervalSince1970: s.historyNewestDate) : nil,
-        historyBytes: s.historyBytes,
-        recordingUntil: s.recordingUntilDate > 0
-          ? Date(timeIntervalSince1970: s.recordingUntilDate) : nil,
-        samplesReceived: s.samplesReceived, storePath: s.storePath)
-    }
+    try await answer(to: .status)
   }
 
   /// Pedometer totals between two dates (`CMPedometer.queryPedometerData`).
   public func pedometerTotals(from start: Date, to end: Date) async throws -> DaemonPedometerTotals
   {
-    try await request({
-      var query = Opencoremotion_Daemon_V1_PedometerQuery()
-      query.fromDate = start.timeIntervalSince1970
-      query.toDate = end.timeIntervalSince1970
-      $0.pedometerQuery = query
-    }) { message in
-      guard case .pedometer(let p) = message.body else { throw Self.unexpected(message) }
-      let c = p.counters
-      return DaemonPedometerTotals(
-        startDate: Date(timeIntervalSince1970: p.fromDate),
-        endDate: Date(timeIntervalSince1970: p.toDate),
-        steps: p.steps, distance: p.distance, floorsAscended: p.floorsAscended,
-        floorsDescended: p.floorsDescended,
-        activeTime: p.activeSeconds,
-        counters: p.hasCounters
-          ? DaemonPedometerReading(
-            timestamp: c.timestamp, date: Date(timeIntervalSince1970: c.date), steps: c.steps,
-            distance: c.distance,
-            floorsAscended: c.floorsAscended, floorsDescended: c.floorsDescended,
-            cadence: c.cadence,
-            activeTime: c.activeSeconds) : nil)
-    }
+    try await answer(to: .pedometerTotals(from: start, to: end))
   }
 
   /// Activity segments between two dates, starting with the one in force at `start`
   /// (`CMMotionActivityManager.queryActivityStarting`).
   public func activities(from start: Date, to end: Date) async throws -> [DaemonActivitySegment] {
-    try await request({
-      var query = Opencoremotion_Daemon_V1_ActivityQuery()
-      query.fromDate = start.timeIntervalSince1970
-      query.toDate = end.timeIntervalSince1970
-      $0.activityQuery = query
-    }) { message in
-      guard case .activities(let a) = message.body else { throw Self.unexpected(message) }
-      return a.segments.map(Self.segment)
-    }
+    try await answer(to: .activities(from: start, to: end))
   }
 
   /// Recorded accelerometer samples with `start ≤ date ≤ end` (≤ 12 h; `CMSensorRecorder`).
   public func recordedAccelerometer(
     from start: Date, to end: Date
   ) async throws -> [DaemonRecordedSample] {
-    if !isConnected { try connect() }
-    let collected = Locked<[DaemonRecordedSample]>([])
-    return try await cancellable {
-      (continuation: CheckedContinuation<[DaemonRecordedSample], any Error>) in
-      send(
-        {
-          var query = Opencoremotion_Daemon_V1_AccelerometerQuery()
-          query.fromDate = start.timeIntervalSince1970
-          query.toDate = end.timeIntervalSince1970
-          $0.accelerometerQuery = query
-        },
-        timesOut: true,
-        onMessage: { message in
-          switch message.body {
-          case .error(let error):
-            continuation.resume(throwing: Self.error(error))
-            return true
-          case .recorded(let chunk):
-            collected.withLock { samples in
-              samples.reserveCapacity(samples.count + chunk.samples.count)
-              for s in chunk.samples {
-                samples.append(
-                  DaemonRecordedSample(
-                    identifier: s.identifier, timestamp: s.timestamp,
-                    startDate: Date(timeIntervalSince1970: s.date),
-                    specificForce: Wire.simd(s.acceleration)))
-              }
-            }
-            if chunk.complete { continuation.resume(returning: collected.withLock { $0 }) }
-            return chunk.complete
-          default:
-            continuation.resume(throwing: Self.unexpected(message))
-            return true
-          }
-        },
-        onFailure: { continuation.resume(throwing: $0) })
-    }
+    try await answer(to: .recordedAccelerometer(from: start, to: end))
   }
 
   /// Asks the daemon to record the accelerometer for `duration` s (≤ 43 200); returns when the
   /// recording now ends.
   public func recordAccelerometer(duration: Double) async throws -> Date {
-    try await request({
-      var record = Opencoremotion_Daemon_V1_RecordAccelerometer()
-      record.duration = duration
-      $0.recordAccelerometer = record
-    }) { message in
-      guard case .ack(let ack) = message.body else { throw Self.unexpected(message) }
-      return Date(timeIntervalSince1970: ack.untilDate)
-    }
+    try await answer(to: .recordAccelerometer(duration: duration))
   }
 
   /// Whether the user allows motion history (`motionctl privacy`), asked of the daemon now.
   public func historyAuthorization() async throws -> Bool {
-    try await request({ $0.authorizationQuery = Opencoremotion_Daemon_V1_AuthorizationQuery() }) {
-      message in
-      guard case .authorization(let answer) = message.body else { throw Self.unexpected(message) }
-      return answer.historyAuthorized
-    }
+    try await answer(to: .historyAuthorization)
   }
 
   /// Whether the user allows motion history, without a round trip: the daemon's answer at the
@@ -762,14 +722,7 @@ public final class DaemonClient: @unchecked Sendable {
 
   /// Allows or denies motion history (deny stops recording and deletes the history).
   public func setHistoryAllowed(_ allowed: Bool) async throws {
-    try await request({
-      var privacy = Opencoremotion_Daemon_V1_SetPrivacy()
-      privacy.allow = allowed
-      $0.setPrivacy = privacy
-    }) { message in
-      guard case .ack = message.body else { throw Self.unexpected(message) }
-      return ()
-    }
+    try await answer(to: .setHistoryAllowed(allowed))
   }
 
   // MARK: Streams
@@ -842,7 +795,7 @@ public final class DaemonClient: @unchecked Sendable {
     else { return }
     stream.deliveryLock.lock()
     stream.isCancelled = true
-    let wireID = stream.wireID
+    let wireID = stream.wireID.withLock { $0 }
     stream.deliveryLock.unlock()
     send(
       { message in

@@ -11,14 +11,19 @@ import MotionRecognition
 extension CMMotionManager {
   /// The recogniser inputs of this manager: device-motion updates when the source has a
   /// gyroscope (gravity and user acceleration separated by fusion), otherwise accelerometer
-  /// updates. Ends when the source ends.
+  /// updates. Ends when the source ends. Like the update sequences it reads, it keeps the newest
+  /// ``MotionUpdateSequence/maximumBufferedUpdates`` inputs for a consumer that falls behind.
   public func motionInputs() -> AsyncStream<MotionInput> {
     // The update sequences are made here, before the task runs, so that the task captures only
     // them (sendable) and not the manager, and the subscription starts at once.
     let deviceMotion = isDeviceMotionAvailable ? deviceMotionUpdates() : nil
     let accelerometer =
       deviceMotion == nil && isAccelerometerAvailable ? accelerometerUpdates() : nil
-    return AsyncStream { continuation in
+    // Bounded as the update sequences are: the task below reads them as fast as they come, so
+    // without a bound of its own a slow consumer would only move the backlog here, unbounded.
+    return AsyncStream(
+      bufferingPolicy: .bufferingNewest(MotionUpdateSequence<MotionInput>.maximumBufferedUpdates)
+    ) { continuation in
       let task = Task {
         if let deviceMotion {
           for await motion in deviceMotion { continuation.yield(MotionInput(motion)) }

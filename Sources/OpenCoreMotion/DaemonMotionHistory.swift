@@ -54,7 +54,7 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
 
   package func pedometerSummary(from start: Date, to end: Date) -> PedometerSummary {
     let liveSummary = live.pedometerSummary(from: start, to: end)
-    guard let totals = wait({ try await self.client.pedometerTotals(from: start, to: end) }),
+    guard let totals = wait(for: .pedometerTotals(from: start, to: end)),
       totals.steps.isFinite, totals.distance.isFinite
     else { return liveSummary }
     // The daemon keeps per-minute buckets (partial minutes pro rata): whole steps and floors.
@@ -92,25 +92,44 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
   /// arrives the totals stay where they were (an update never goes back).
   package func pedometerUpdates(from start: Date) -> @Sendable (Date) -> PedometerSummary {
     startCounting()
-    let fetch: @Sendable () async -> PedometerBaseline? = { [self] in
-      let epoch = counter.withLock { $0.epoch }
-      guard let totals = try? await self.client.pedometerTotals(from: start, to: Date()),
-        let counters = totals.counters, totals.steps.isFinite, totals.distance.isFinite
-      else { return nil }
-      return PedometerBaseline(epoch: epoch, totals: totals, counters: counters)
-    }
+    let client = self.client
     let baseline = Locked(
       PedometerBaselineState(baseline: nil, isFetching: true, lastAttempt: Date()))
-    let firstAnswer = DispatchSemaphore(value: 0)
-    Task {
-      let answer = await fetch()
-      baseline.withLock { state in
-        state.isFetching = false
-        if let answer, state.baseline == nil { state.baseline = answer }
+    // Asks for the totals from `start` to now and hands them to `completion` (`nil` when there
+    // are none), on the connection's reader thread; never blocks (see `DaemonClient.ask`).
+    let fetch:
+      @Sendable (
+        _ connectTimeout: Double?, _ completion: @escaping @Sendable (PedometerBaseline?) -> Void
+      ) -> Void = {
+        [counter] connectTimeout, completion in
+        let epoch = counter.withLock { $0.epoch }
+        client.ask(.pedometerTotals(from: start, to: Date()), connectingFor: connectTimeout) {
+          result in
+          guard case .success(let totals) = result, let counters = totals.counters,
+            totals.steps.isFinite, totals.distance.isFinite
+          else { return completion(nil) }
+          completion(PedometerBaseline(epoch: epoch, totals: totals, counters: counters))
+        }
       }
-      firstAnswer.signal()
+    // The first question is asked from a thread of its own (connecting blocks), and waited for
+    // here for at most `startWait`.
+    let firstAnswer = NSCondition()
+    let connectTimeout = queryTimeout
+    DispatchQueue.global().async {
+      fetch(connectTimeout) { answer in
+        baseline.withLock { state in
+          state.isFetching = false
+          if let answer, state.baseline == nil { state.baseline = answer }
+        }
+        firstAnswer.withLock { firstAnswer.broadcast() }
+      }
     }
-    _ = firstAnswer.wait(timeout: .now() + Swift.min(startWait, queryTimeout))
+    let deadline = Date(timeIntervalSinceNow: Swift.min(startWait, queryTimeout))
+    firstAnswer.withLock {
+      while baseline.withLock({ $0.isFetching }) {
+        if !firstAnswer.wait(until: deadline) { break }
+      }
+    }
     let refetchSpacing = self.refetchSpacing
     return { [self] end in
       let (epoch, latest) = counter.withLock { ($0.epoch, $0.reading) }
@@ -124,8 +143,9 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
         return (state.baseline, true)
       }
       if refetch {
-        Task {
-          let answer = await fetch()
+        // On the reader thread: no connecting here (the client reconnects by itself; the next
+        // update after `refetchSpacing` asks again).
+        fetch(nil) { answer in
           baseline.withLock { state in
             state.isFetching = false
             if let answer { state.baseline = answer }
@@ -203,7 +223,7 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
   }
 
   package func activities(from start: Date, to end: Date) -> [ActivityRecord] {
-    guard let segments = wait({ try await self.client.activities(from: start, to: end) }),
+    guard let segments = wait(for: .activities(from: start, to: end)),
       !segments.isEmpty
     else {
       return live.activities(from: start, to: end)
@@ -231,11 +251,13 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
     // query still answers if the daemon disappears.
     live.recordAccelerometer(forDuration: duration)
     let client = self.client
-    Task { _ = try? await client.recordAccelerometer(duration: duration) }
+    DispatchQueue.global().async {
+      client.ask(.recordAccelerometer(duration: duration)) { _ in }
+    }
   }
 
   package func recordedAccelerometer(from start: Date, to end: Date) -> [AccelerometerRecord] {
-    guard let samples = wait({ try await self.client.recordedAccelerometer(from: start, to: end) }),
+    guard let samples = wait(for: .recordedAccelerometer(from: start, to: end)),
       !samples.isEmpty
     else { return live.recordedAccelerometer(from: start, to: end) }
     return samples.map { sample in
@@ -255,25 +277,15 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
     counterSubscription.withLock { $0 }?.cancel()
   }
 
-  /// Runs `query` against the daemon and waits for it (the history API is synchronous and is called
-  /// off the main thread by the `CM*` classes), at most ``queryTimeout`` seconds; `nil` on failure.
+  /// Asks the daemon `query` and waits for the answer on this thread (the history API is
+  /// synchronous and is called off the main thread by the `CM*` classes), at most
+  /// ``queryTimeout`` seconds; `nil` on failure. The wait needs no other thread of the process
+  /// (see `DaemonClient.waitForAnswer(to:timeout:)`).
   ///
   /// Never call it from a live event handler: those run on the connection's reader thread, which
   /// is the one that reads the answer, so the wait would always time out.
-  private func wait<Value: Sendable>(
-    _ query: @escaping @Sendable () async throws -> Value
-  ) -> Value? {
-    let result = Locked<Value?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    let task = Task {
-      if let value = try? await query() { result.withLock { $0 = value } }
-      done.signal()
-    }
-    if done.wait(timeout: .now() + queryTimeout) == .timedOut {
-      task.cancel()
-      return nil
-    }
-    return result.withLock { $0 }
+  private func wait<Value: Sendable>(for query: DaemonQuery<Value>) -> Value? {
+    try? client.waitForAnswer(to: query, timeout: queryTimeout)
   }
 }
 

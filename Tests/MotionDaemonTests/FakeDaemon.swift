@@ -24,6 +24,7 @@ final class FakeDaemon: @unchecked Sendable {
     var helloDelay = 0.0
     var noticesBeforeHello = 0
     var answersQueries = true
+    var pedometerSteps: Double?
     /// Requests other than Hello and Subscribe received.
     var queries = 0
   }
@@ -75,6 +76,12 @@ final class FakeDaemon: @unchecked Sendable {
   }
 
   /// Connections accepted so far.
+  /// When set, pedometer queries are answered with this many steps (and the counters at 0);
+  /// other queries get an acknowledgement.
+  var pedometerSteps: Double? {
+    get { state.withLock { $0.pedometerSteps } }
+    set { state.withLock { $0.pedometerSteps = newValue } }
+  }
   var accepted: Int { state.withLock { $0.accepted } }
   /// Requests other than Hello and Subscribe received so far (answered or not).
   var queries: Int { state.withLock { $0.queries } }
@@ -137,7 +144,18 @@ final class FakeDaemon: @unchecked Sendable {
               return s.answersQueries
             })
           else { continue }
-          reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
+          if case .pedometerQuery(let query) = request.body,
+            let steps = state.withLock({ $0.pedometerSteps })
+          {
+            var answer = Opencoremotion_Daemon_V1_PedometerTotals()
+            answer.fromDate = query.fromDate
+            answer.toDate = query.toDate
+            answer.steps = steps
+            answer.counters = Opencoremotion_Daemon_V1_PedometerLive()
+            reply.pedometer = answer
+          } else {
+            reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
+          }
         }
         try? socket.write(Wire.frame(reply))
       }

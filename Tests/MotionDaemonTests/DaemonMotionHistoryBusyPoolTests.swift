@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionDaemonClient
+import XCTest
+
+@testable import OpenCoreMotion
+
+/// The Core Motion history queries are synchronous, and on the daemon they wait for its answer.
+/// They used to wait for a `Task` that asked the question, which needs a thread of Swift
+/// concurrency's shared pool: in a process whose pool threads were all busy (an app's own
+/// blocking work, or a loaded parallel test run) every query timed out and fell back to what the
+/// process saw itself. The wait now needs no pool thread.
+///
+/// XCTest, not Swift Testing: its tests run on a thread of their own, outside the pool that this
+/// test fills, and one at a time.
+final class DaemonMotionHistoryBusyPoolTests: XCTestCase {
+  func testAQueryIsAnsweredWhileEveryPoolThreadIsBusy() throws {
+    let daemon = try FakeDaemon()
+    daemon.pedometerSteps = 1_234
+    let source = try DaemonSource(socketPath: daemon.path)
+    defer { source.client.close() }
+    let live = InProcessMotionHistory(source: source, startsObserving: false)
+    // Long enough for a Task to be scheduled on an idle pool many times over; short enough that
+    // a wait that needs the pool fails in reasonable time.
+    let history = DaemonMotionHistory(client: source.client, live: live, queryTimeout: 5)
+
+    // Occupies every thread of the pool (its width is the number of processors) until released.
+    // The pool has threads of its own per priority: these tasks inherit this thread's, as a task
+    // made on this thread to ask the daemon would.
+    let width = ProcessInfo.processInfo.activeProcessorCount
+    let blocker = PoolBlocker()
+    for _ in 0..<width {
+      Task { blocker.occupy() }
+    }
+    defer { blocker.release() }
+    let occupied = blocker.waitUntilOccupied(width, seconds: 60)
+    XCTAssertEqual(occupied, width, "not every pool thread was taken")
+
+    let now = Date()
+    let summary = history.pedometerSummary(from: now.addingTimeInterval(-3_600), to: now)
+    XCTAssertEqual(summary.numberOfSteps, 1_234, "the daemon's count, not the process's own")
+    blocker.release()
+    withExtendedLifetime(daemon) {}
+  }
+}
+
+/// Holds the threads that call ``occupy()`` until ``release()``.
+private final class PoolBlocker: @unchecked Sendable {
+  // Sendable because `occupied` and `isReleased` are used only while `condition` is locked.
+  private let condition = NSCondition()
+  private var occupied = 0
+  private var isReleased = false
+
+  /// Blocks the calling thread until ``release()``.
+  func occupy() {
+    condition.lock()
+    defer { condition.unlock() }
+    occupied += 1
+    condition.broadcast()
+    while !isReleased { condition.wait() }
+  }
+
+  /// Waits until `count` threads are held, or `seconds` pass; returns how many are.
+  func waitUntilOccupied(_ count: Int, seconds: Double) -> Int {
+    condition.lock()
+    defer { condition.unlock() }
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    while occupied < count, condition.wait(until: deadline) {}
+    return occupied
+  }
+
+  func release() {
+    condition.lock()
+    defer { condition.unlock() }
+    isReleased = true
+    condition.broadcast()
+  }
+}
