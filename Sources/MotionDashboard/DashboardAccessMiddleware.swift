@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Hummingbird
+import MotionServerSupport
 
 /// Lets a request through only with the access token, when there is one: as `?token=` (then the
 /// response sets a same-site, HTTP-only cookie so the page's own requests carry it) or as that
@@ -11,6 +12,9 @@ struct DashboardAccessMiddleware: RouterMiddleware {
   typealias Context = DashboardRequestContext
 
   let token: String?
+  /// Told which connections carried the token, so that they never give way to newer ones of
+  /// their address (see `PeerConnectionLimit`).
+  var peerLimit: PeerConnectionLimit? = nil
 
   func handle(
     _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -21,6 +25,7 @@ struct DashboardAccessMiddleware: RouterMiddleware {
     guard let given, Self.constantTimeEqual(given, token) else {
       return context.refusal(.unauthorized, "the dashboard needs its access token (?token=…)\n")
     }
+    peerLimit?.prove(ObjectIdentifier(context.channel))
     var response = try await next(request, context)
     if fromQuery != nil {
       response.setCookie(

@@ -26,9 +26,11 @@ import SourceComposition
 /// rate only picks which updates become rows (by the samples' own timestamps, as the motion
 /// manager's update intervals do), and changing it restarts nothing.
 ///
-/// `@unchecked Sendable`: the manager is only touched by ``start()``, ``stop()`` and the setters,
-/// which hold `control`; everything the handlers write is in `state`; the recognisers are touched
-/// only by the device-motion (or accelerometer) handler, which the manager calls serially.
+/// `@unchecked Sendable`: the manager, `rawSubscription` and `started` are only touched with
+/// `control` held (``start()``, ``stop()``, ``applySelectedFrame()``, ``isStarted``); the page's
+/// choices are in `selection` and everything the handlers write is in `state`; the recognisers
+/// are touched only by the device-motion (or accelerometer) handler, which the manager calls
+/// serially.
 package final class DashboardFeed: @unchecked Sendable {
   package let specification: SourceSpecification
   package let source: any SensorSource
@@ -37,8 +39,9 @@ package final class DashboardFeed: @unchecked Sendable {
   private let manager: CMMotionManager
   private let control = NSLock()
   private var rawSubscription: SourceSubscription?
-  private var frame: CMAttitudeReferenceFrame
-  private var rate: Double
+  /// The reference frame and display rate the page chose: a lock of their own, so that the page's
+  /// greeting reads them while a source is still starting (under `control`, for seconds).
+  private let selection: Locked<(frame: CMAttitudeReferenceFrame, rate: Double)>
   private let state: LockedState
   /// The recognisers' state, kept across reference-frame changes; used by the motion handler only.
   private let recognizers = DashboardRecognizers()
@@ -57,8 +60,7 @@ package final class DashboardFeed: @unchecked Sendable {
     self.specification = specification
     self.source = source
     self.recorder = recorder
-    self.frame = frame
-    self.rate = rate
+    selection = Locked((frame, rate))
     manager = CMMotionManager(source: source)
     state = LockedState(
       DashboardFeedState(displayInterval: 1 / rate, sourcePeriod: source.shortestSamplePeriod))
@@ -71,10 +73,11 @@ package final class DashboardFeed: @unchecked Sendable {
   }
 
   package var currentFrame: String {
-    control.withLock { DashboardReferenceFrame(frame)?.rawValue ?? "xArbitraryZVertical" }
+    let frame = selection.withLock { $0.frame }
+    return DashboardReferenceFrame(frame)?.rawValue ?? "xArbitraryZVertical"
   }
 
-  package var currentRate: Double { control.withLock { rate } }
+  package var currentRate: Double { selection.withLock { $0.rate } }
 
   // MARK: Starting and stopping
 
@@ -102,11 +105,24 @@ package final class DashboardFeed: @unchecked Sendable {
     }
   }
 
-  /// Restarts device motion in `frame` (the recognisers keep their state).
+  /// Restarts device motion in `frame` (the recognisers keep their state): ``selectFrame(_:)``
+  /// then ``applySelectedFrame()``.
   package func setFrame(_ newFrame: CMAttitudeReferenceFrame) {
+    selectFrame(newFrame)
+    applySelectedFrame()
+  }
+
+  /// Makes `newFrame` the frame the page is told (``currentFrame``) and the next start uses; does
+  /// not block.
+  package func selectFrame(_ newFrame: CMAttitudeReferenceFrame) {
+    selection.withLock { $0.frame = newFrame }
+    state.withLock { $0.problem = nil }
+  }
+
+  /// Restarts device motion in the selected frame, if the feed runs. Subscribing may block for as
+  /// long as the source takes to start.
+  package func applySelectedFrame() {
     control.withLock {
-      frame = newFrame
-      state.withLock { $0.problem = nil }
       guard started else { return }
       manager.stopDeviceMotionUpdates()
       manager.stopAccelerometerUpdates()
@@ -116,10 +132,8 @@ package final class DashboardFeed: @unchecked Sendable {
 
   /// Sets the display rate (Hz) of device motion and the raw streams.
   package func setRate(_ newRate: Double) {
-    control.withLock {
-      rate = newRate
-      state.withLock { $0.displayInterval = 1 / newRate }
-    }
+    selection.withLock { $0.rate = newRate }
+    state.withLock { $0.displayInterval = 1 / newRate }
   }
 
   /// Makes raw gyroscope rows even while device motion carries the rotation rate (a Foxglove
@@ -194,7 +208,7 @@ package final class DashboardFeed: @unchecked Sendable {
     if manager.isDeviceMotionAvailable {
       manager.deviceMotionUpdateInterval = 0
       manager.startDeviceMotionUpdates(
-        using: frame,
+        using: selection.withLock { $0.frame },
         onDeliveryThread: { motion, error in
           if let error { state.withLock { $0.problem = (error as NSError).localizedDescription } }
           guard let motion else { return }

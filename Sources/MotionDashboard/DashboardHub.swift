@@ -81,6 +81,37 @@ package actor DashboardHub {
   /// The current feed.
   private var feed: DashboardFeed { registry.withLock { $0.feed } }
 
+  /// Where feeds start and stop, in the order the hub asks, each step on the feed current when
+  /// it runs. Starting or stopping a source can block for seconds (a phone-stream server binding
+  /// its port and waiting for its task, a daemon's handshake), and the actor runs on Swift
+  /// concurrency's shared threads, which the dashboard's connections share: one thread on a
+  /// one-processor machine, where the phone-stream server's task waited for the very thread its
+  /// start was blocking.
+  private let sourceQueue = DispatchQueue(label: "MotionDashboard.hub.source")
+
+  /// Starts the current feed (if it has not started), on ``sourceQueue``.
+  private nonisolated func startFeed() {
+    sourceQueue.async { [registry] in registry.withLock { $0.feed }.start() }
+  }
+
+  /// Stops the current feed when no client is connected then and nothing records it (a source
+  /// that stops when idle), on ``sourceQueue``: a page that connected meanwhile keeps it.
+  private nonisolated func stopFeedIfIdle() {
+    sourceQueue.async { [registry, recorder, logger] in
+      let idleFeed = registry.withLock { $0.isEmpty ? $0.feed : nil }
+      guard let idleFeed, !recorder.status.isRecording else { return }
+      idleFeed.stop()
+      logger.info("last page closed: source unsubscribed until the next one")
+    }
+  }
+
+  /// Waits until what ``sourceQueue`` was asked before has been done.
+  private nonisolated func sourceQueueDrained() async {
+    await withCheckedContinuation { continuation in
+      sourceQueue.async { continuation.resume() }
+    }
+  }
+
   /// The heartbeat timer, and the event loop it runs on.
   private var frameTimer: (task: RepeatedTask, eventLoop: any EventLoop)?
   /// The loop that broadcasts: the frame timer's. The feed's frame requests read it from the
@@ -128,7 +159,7 @@ package actor DashboardHub {
   package func connect(
     on eventLoop: (any EventLoop)? = nil, format: DashboardFrameFormat = .json
   ) -> Connection {
-    feed.start()
+    startFeed()
     nextClient += 1
     let id = nextClient
     let queue = DashboardClientQueue(format: format)
@@ -151,7 +182,7 @@ package actor DashboardHub {
 
   /// Adds a Foxglove client; like a page, the first client starts the source.
   package func connectFoxglove() -> (id: UInt64, connection: FoxgloveConnection) {
-    feed.start()
+    startFeed()
     nextClient += 1
     let connection = FoxgloveConnection(
       serverName: "OpenCoreMotion dashboard (\(feed.specification.description))",
@@ -179,10 +210,7 @@ package actor DashboardHub {
     }
     if isEmpty == true { configureFrameRequests(of: feed) }
     // A recording in progress keeps the source even without a page.
-    if isEmpty == true, stopsSourceWhenIdle, !recorder.status.isRecording {
-      feed.stop()
-      logger.info("last page closed: source unsubscribed until the next one")
-    }
+    if isEmpty == true, stopsSourceWhenIdle { stopFeedIfIdle() }
   }
 
   /// Takes what the feed collected and offers it to every client as one frame; called for each
@@ -248,7 +276,10 @@ package actor DashboardHub {
       else {
         return DashboardFrameEncoder.notice("the source does not support that reference frame")
       }
-      feed.setFrame(frame.frame)
+      // Told to the pages at once; the restart (which subscribes again) on the source queue.
+      let feed = self.feed
+      feed.selectFrame(frame.frame)
+      sourceQueue.async { feed.applySelectedFrame() }
     case "setRate":
       guard let rate = message.rate, rate.isFinite, rate >= 1, rate <= maximumRate else {
         return DashboardFrameEncoder.notice("the rate must be between 1 and \(Int(maximumRate)) Hz")
@@ -290,7 +321,6 @@ package actor DashboardHub {
     }
     let previous = feed
     let rate = previous.currentRate
-    previous.stop()
     let next = DashboardFeed(
       specification: specification, source: source, frame: frame, rate: rate, recorder: recorder)
     let hasClients = registry.withLock { registry in
@@ -298,14 +328,17 @@ package actor DashboardHub {
       return !registry.isEmpty
     }
     configureFrameRequests(of: next)
-    if hasClients { next.start() }
+    sourceQueue.async { previous.stop() }
+    if hasClients { startFeed() }
     logger.info("dashboard source switched to \(specification)")
   }
 
   /// Stops the frame timer and the feed and closes every client's queue.
-  package func shutDown() {
+  package func shutDown() async {
     stopFrameTimer()
-    feed.stop()
+    let feed = self.feed
+    sourceQueue.async { feed.stop() }
+    await sourceQueueDrained()
     if recorder.status.isRecording { _ = recorder.stop() }
     registry.withLock { registry in
       for queue in registry.clients.values { queue.finish() }

@@ -16,7 +16,9 @@ package final class DashboardRecorder: Sendable {
   private let logger = Logger(label: "MotionDashboard.recorder")
   private let current = Locked<Recording?>(nil)
 
-  /// A recording in progress. `@unchecked Sendable`: only touched with `current`'s lock held.
+  /// A recording in progress. `@unchecked Sendable`: only touched with `current`'s lock held,
+  /// or by ``stop()`` once it has taken the recording out of `current` (no one else can reach
+  /// it then).
   private final class Recording: @unchecked Sendable {
     let writer: RecordingWriter
     let started: Date
@@ -85,20 +87,30 @@ package final class DashboardRecorder: Sendable {
   }
 
   /// Finishes the recording in progress (the file appears complete, mode 0600).
+  ///
+  /// The file is finished (flushed, synced to disk, renamed) after the recording is taken out of
+  /// ``current``, not under its lock: the frame broadcast reads ``status`` on an event loop, and
+  /// a sync on a slow card took seconds. Once taken out, no sample reaches the writer.
   package func stop() -> Status {
-    let message: String? = current.withLock { recording in
-      guard let active = recording else { return "not recording" }
-      recording = nil
+    let taken = current.withLock { recording -> Recording? in
+      defer { recording = nil }
+      return recording
+    }
+    let message: String
+    if let active = taken {
       do {
         try active.writer.finish()
         try FileManager.default.setAttributes(
           [.posixPermissions: 0o600], ofItemAtPath: active.writer.url.path)
-        return active.failure
+        message =
+          active.failure
           ?? "saved \(active.writer.url.lastPathComponent) (\(active.writer.sampleCount) samples)"
       } catch {
         logger.error("cannot finish the recording: \(error)")
-        return "cannot finish the recording: \(error)"
+        message = "cannot finish the recording: \(error)"
       }
+    } else {
+      message = "not recording"
     }
     lastMessage.withLock { $0 = message }
     return status

@@ -66,9 +66,22 @@ public struct DashboardServer: Sendable {
       stopsSourceWhenIdle: configuration.stopsSourceWhenIdle, makeSource: makeSource)
     // The feed starts with the first page (DashboardHub.connect()).
 
+    // One peer address holds at most `maximumConnectionsPerPeer` connections
+    // (PeerConnectionLimit); their refusals are logged as warnings, the first and each power of
+    // ten. With a token, a connection that has not yet sent it gives way to a newer one from its
+    // address (every local user is 127.0.0.1): the access middleware proves the others.
+    let perPeer = configuration.connectionLimits.maximumConnectionsPerPeer
+    let peerLimit = PeerConnectionLimit(
+      limit: perPeer, evictsUnprovenConnections: configuration.token != nil
+    ) { [logger] total in
+      logger.warning(
+        "\(total) dashboard connection(s) so far were closed on arrival because their address already held \(perPeer) connections"
+      )
+    }
     let router = Router(context: DashboardRequestContext.self)
     router.middlewares.add(DashboardRequestGuard(hasToken: configuration.token != nil))
-    router.middlewares.add(DashboardAccessMiddleware(token: configuration.token))
+    router.middlewares.add(
+      DashboardAccessMiddleware(token: configuration.token, peerLimit: peerLimit))
     Self.addPageRoutes(to: router, files: files, history: configuration.history)
     Self.addWebSocketRoute(to: router, hub: hub, hasToken: configuration.token != nil)
 
@@ -82,14 +95,7 @@ public struct DashboardServer: Sendable {
     // Every connection gets the guard first (see DashboardConnectionGuard), at most
     // `maximumConnections` are served at once, so idle or unread connections cannot exhaust the
     // process's descriptors, and one peer address holds at most `maximumConnectionsPerPeer` of
-    // them (PeerConnectionLimit); their refusals are logged as warnings, the first and each
-    // power of ten.
-    let perPeer = limits.maximumConnectionsPerPeer
-    let peerLimit = PeerConnectionLimit(limit: perPeer) { [logger] total in
-      logger.warning(
-        "\(total) dashboard connection(s) so far were closed on arrival because their address already held \(perPeer) connections"
-      )
-    }
+    // them (see `peerLimit` above).
     let server = HTTPServerBuilder { responder in
       DashboardGuardedChannel(
         inner: HTTP1WebSocketUpgradeChannel(

@@ -61,12 +61,9 @@ public struct ActivityRecording: Sendable {
     public var skippedRows: Int
   }
 
-  /// Samples the unit detection looks at (the median magnitude of the first ones).
-  static let unitDetectionSampleCount = 500
-
   /// Reads a file as ``load(_:)`` does, handing over each sample (time s, acceleration in g with
-  /// Apple's sign) without keeping the file: only the first
-  /// ``unitDetectionSampleCount`` samples are held, until their units are known.
+  /// Apple's sign) without keeping the file: only the first samples are held, until their units
+  /// are known (see `AccelerationUnitProbe`).
   ///
   /// - Throws: `RecordingError` for a missing or unreadable file; what `body` throws.
   @discardableResult
@@ -102,13 +99,11 @@ public struct ActivityRecording: Sendable {
 }
 
 extension ActivityRecording.Units {
-  /// The units of a plain `t,ax,ay,az` table, told from the median magnitude of its first
-  /// samples: about 1 is g (taken with Apple's sign, as iPhone loggers write it), about 9.8 is
-  /// specific force in m/s². Nothing at rest or walking on the Earth's surface has a median
-  /// |a| of 4 g, nor of 4 m/s², so the line between them is safe. Empty: m/s².
+  /// The units of a plain `t,ax,ay,az` table, told from the magnitudes of its first samples by
+  /// `AccelerationUnitProbe`: g is taken with Apple's sign, as iPhone loggers write it; m/s² is
+  /// specific force. No measurement at all: m/s².
   package static func detected(fromFirst samples: [SIMD3<Double>]) -> Self {
-    let magnitudes = samples.map { ($0 * $0).sum().squareRoot() }.sorted()
-    return !magnitudes.isEmpty && magnitudes[magnitudes.count / 2] < 4
+    AccelerationUnitProbe.isInG(magnitudes: samples.map { ($0 * $0).sum().squareRoot() }) == true
       ? .appleG : .metresPerSecondSquared
   }
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import MotionSensors
+
 /// The acceleration of a plain `t,ax,ay,az` table, whose units (g with Apple's sign, or specific
-/// force in m/s²) its first ``ActivityRecording/unitDetectionSampleCount`` samples decide
+/// force in m/s²) its first `AccelerationUnitProbe.sampleCount` measurements decide
 /// (``ActivityRecording/Units/detected(fromFirst:)``). It holds those samples until then and hands
 /// every sample over with the units it is in, so a reader keeps no more of the file than that.
 /// Shared by ``ActivityRecording`` and ``StepRecording``, which convert to their own conventions.
@@ -11,6 +13,12 @@ struct PlainTableUnitDetector {
   /// The units, once decided (from the start when the reader's format already converts).
   private(set) var units: Units?
   private var head: [(time: Double, value: SIMD3<Double>)] = []
+  /// How many held samples are measurements (not near-zero placeholders, which the decision
+  /// leaves out): the decision waits for enough of them, holding at most
+  /// ``maximumHeldSamples`` in all.
+  private var measuredCount = 0
+  /// A file of placeholders only is decided on what it has by then, so memory stays bounded.
+  static let maximumHeldSamples = 20 * AccelerationUnitProbe.sampleCount
 
   /// - Parameter units: the units when they are known already, `nil` to decide from the samples.
   init(units: Units?) {
@@ -27,7 +35,14 @@ struct PlainTableUnitDetector {
       return
     }
     head.append((time, value))
-    if head.count == ActivityRecording.unitDetectionSampleCount { try decide(deliver) }
+    if AccelerationUnitProbe.isMeasurement((value * value).sum().squareRoot()) {
+      measuredCount += 1
+    }
+    if measuredCount == AccelerationUnitProbe.sampleCount
+      || head.count >= Self.maximumHeldSamples
+    {
+      try decide(deliver)
+    }
   }
 
   /// At the end of the file: decides from what is held, if it has not yet, hands it over, and

@@ -17,52 +17,118 @@ import NIOCore
 /// report the refusals each in its own way: `onRefusalDue` gets the running total the first time
 /// and each time it reaches a power of ten.
 package final class PeerConnectionLimit: Sendable {
+  /// A connection's hold on one of its peer's slots, from ``admit(_:key:evict:)`` to
+  /// ``release(_:)``.
+  package struct Slot: Sendable, Hashable {
+    package let peer: String
+    fileprivate let id: UInt64
+  }
+
+  private struct Holder {
+    let id: UInt64
+    let key: ObjectIdentifier?
+    /// Whether the connection has shown it belongs to a legitimate client (``prove(_:)``).
+    var isProven = false
+    let evict: (@Sendable () -> Void)?
+  }
+
   private struct State {
-    var counts: [String: Int] = [:]
+    /// Each peer's connections, oldest first.
+    var holders: [String: [Holder]] = [:]
+    /// The slot of each connection by its key (its channel), for ``prove(_:)``.
+    var slots: [ObjectIdentifier: Slot] = [:]
+    var nextID: UInt64 = 0
     var refusals = PowerOfTenReports()
+    var evictions = 0
   }
 
   /// The most connections one peer address holds at once (at least 1).
   package let limit: Int
+  /// Whether a peer at its limit makes room by closing its oldest connection that has not
+  /// proven itself (see ``init(limit:evictsUnprovenConnections:onRefusalDue:)``).
+  package let evictsUnprovenConnections: Bool
   private let state = Locked(State())
   private let onRefusalDue: @Sendable (_ total: Int) -> Void
 
   /// `onRefusalDue` is called on an event loop, outside the limit's lock.
-  package init(limit: Int, onRefusalDue: @escaping @Sendable (_ total: Int) -> Void) {
+  ///
+  /// With `evictsUnprovenConnections`, a connection that arrives while its peer holds the limit
+  /// closes the peer's oldest connection that has not proven itself (``prove(_:)``: the
+  /// dashboard proves a connection when a request on it carries the access token) instead of
+  /// being refused. On loopback every local user is the same peer, 127.0.0.1, so without this
+  /// another user could hold all of the owner's slots with idle connections and lock the owner
+  /// out; now such connections give way to the owner's, which prove themselves on their first
+  /// request.
+  package init(
+    limit: Int, evictsUnprovenConnections: Bool = false,
+    onRefusalDue: @escaping @Sendable (_ total: Int) -> Void
+  ) {
     self.limit = max(1, limit)
+    self.evictsUnprovenConnections = evictsUnprovenConnections
     self.onRefusalDue = onRefusalDue
   }
 
-  /// Takes a slot for `peer`; false (and the refusal counted) when the peer already holds the
-  /// limit.
-  package func admit(_ peer: String) -> Bool {
-    let (admitted, due) = state.withLock { state -> (Bool, Int?) in
-      let held = state.counts[peer, default: 0]
-      guard held < limit else { return (false, state.refusals.count()) }
-      state.counts[peer] = held + 1
-      return (true, nil)
+  /// Takes a slot for a connection of `peer`; `nil` (and the refusal counted) when the peer holds
+  /// the limit and none of its connections gives way. `key` identifies the connection for
+  /// ``prove(_:)``; `evict` closes it, should it give way to a later one.
+  package func admit(
+    _ peer: String, key: ObjectIdentifier? = nil, evict: (@Sendable () -> Void)? = nil
+  ) -> Slot? {
+    let (slot, evicted, due) = state.withLock {
+      state -> (Slot?, (@Sendable () -> Void)?, Int?) in
+      var held = state.holders[peer, default: []]
+      var evicted: (@Sendable () -> Void)?
+      if held.count >= limit {
+        guard evictsUnprovenConnections, let oldest = held.firstIndex(where: { !$0.isProven })
+        else { return (nil, nil, state.refusals.count()) }
+        let gone = held.remove(at: oldest)
+        if let key = gone.key { state.slots[key] = nil }
+        state.evictions += 1
+        evicted = gone.evict
+      }
+      state.nextID += 1
+      let slot = Slot(peer: peer, id: state.nextID)
+      held.append(Holder(id: slot.id, key: key, evict: evict))
+      state.holders[peer] = held
+      if let key { state.slots[key] = slot }
+      return (slot, evicted, nil)
     }
     if let due { onRefusalDue(due) }
-    return admitted
+    evicted?()
+    return slot
   }
 
-  /// Gives back a slot of `peer`.
-  package func release(_ peer: String) {
+  /// Marks the connection with `key` as a legitimate client's: it no longer gives way.
+  package func prove(_ key: ObjectIdentifier) {
     state.withLock { state in
-      let held = state.counts[peer, default: 0]
-      if held <= 1 {
-        state.counts.removeValue(forKey: peer)
-      } else {
-        state.counts[peer] = held - 1
-      }
+      guard let slot = state.slots[key], var held = state.holders[slot.peer],
+        let index = held.firstIndex(where: { $0.id == slot.id })
+      else { return }
+      held[index].isProven = true
+      state.holders[slot.peer] = held
+    }
+  }
+
+  /// Gives back `slot` (nothing if its connection already gave way).
+  package func release(_ slot: Slot) {
+    state.withLock { state in
+      guard var held = state.holders[slot.peer],
+        let index = held.firstIndex(where: { $0.id == slot.id })
+      else { return }
+      let gone = held.remove(at: index)
+      if let key = gone.key { state.slots[key] = nil }
+      state.holders[slot.peer] = held.isEmpty ? nil : held
     }
   }
 
   /// Connections closed for their peer's excess so far.
   package var refusedCount: Int { state.withLock { $0.refusals.total } }
 
+  /// Unproven connections closed to make room for a later one of their peer so far.
+  package var evictedCount: Int { state.withLock { $0.evictions } }
+
   /// The number of peer addresses holding connections.
-  package var peerCount: Int { state.withLock { $0.counts.count } }
+  package var peerCount: Int { state.withLock { $0.holders.count } }
 
   /// One per connection, ahead of the handlers that parse anything: admits the connection when it
   /// becomes active or closes it, and gives its slot back when it closes or the handler is
@@ -74,7 +140,7 @@ package final class PeerConnectionLimit: Sendable {
     package typealias InboundOut = Part
 
     private let limit: PeerConnectionLimit
-    private var admittedPeer: String?
+    private var slot: Slot?
     private var isRefused = false
 
     package init(_ limit: PeerConnectionLimit) {
@@ -103,18 +169,21 @@ package final class PeerConnectionLimit: Sendable {
     }
 
     private func releaseSlot() {
-      if let peer = admittedPeer {
-        admittedPeer = nil
-        limit.release(peer)
+      if let slot {
+        self.slot = nil
+        limit.release(slot)
       }
     }
 
     private func admit(context: ChannelHandlerContext) {
-      guard admittedPeer == nil, !isRefused else { return }
+      guard slot == nil, !isRefused else { return }
       // A connection without an IP address (a Unix socket) is one peer of its own kind.
       let peer = context.channel.remoteAddress?.ipAddress ?? "unknown"
-      if limit.admit(peer) {
-        admittedPeer = peer
+      let channel = context.channel
+      if let slot = limit.admit(
+        peer, key: ObjectIdentifier(channel), evict: { channel.close(promise: nil) })
+      {
+        self.slot = slot
       } else {
         isRefused = true
         context.close(promise: nil)

@@ -46,6 +46,12 @@ open class UIDevice: NSObject, @unchecked Sendable {
   private var classifier: OrientationClassifier
   private var smoother: FirstOrderLowPassFilter<SIMD3<Double>>?
   private var lastTimestamp: Double?
+  /// Whether the sensors run (``startSensing()`` has run and ``stopSensing()`` not since).
+  private var isSensing = false
+  /// Whether a thread is bringing the sensors in line with ``generationCount``
+  /// (``reconcileSensing()``), and whether the count changed meanwhile.
+  private var isReconciling = false
+  private var reconcileRequested = false
   /// The ``orientationUpdates()`` streams, in the order they were made.
   private let streams = SubscriberFanOut<UIDeviceOrientation>()
   private let queue: OperationQueue = {
@@ -91,9 +97,8 @@ open class UIDevice: NSObject, @unchecked Sendable {
   open func beginGeneratingDeviceOrientationNotifications() {
     lock.lock()
     generationCount += 1
-    let isFirst = generationCount == 1
     lock.unlock()
-    if isFirst { startSensing() }
+    reconcileSensing()
   }
 
   /// Removes one nesting level; the last one stops sensing and resets the orientation to unknown.
@@ -105,9 +110,8 @@ open class UIDevice: NSObject, @unchecked Sendable {
       return
     }
     generationCount -= 1
-    let isLast = generationCount == 0
     lock.unlock()
-    if isLast { stopSensing() }
+    reconcileSensing()
   }
 
   /// A Swift-native stream of orientations: the current one first, then every change. Creating
@@ -133,6 +137,40 @@ open class UIDevice: NSObject, @unchecked Sendable {
   }
 
   // MARK: Sensing
+
+  /// Starts or stops the sensors so that they run exactly while ``generationCount`` is positive.
+  ///
+  /// A begin and an end on two threads (a stream ending on a background queue while another
+  /// begins) used to decide under the lock and act after it: the end's stop could come after the
+  /// begin's start and leave a counted stream without updates. Now one thread at a time acts,
+  /// and it looks at the count again after each start or stop, so the last change wins. A thread
+  /// that finds another one acting leaves the work to it instead of waiting: a notification
+  /// observer that begins or ends while a stop waits for its handler to return would otherwise
+  /// wait for that stop for ever.
+  private func reconcileSensing() {
+    lock.lock()
+    reconcileRequested = true
+    guard !isReconciling else {
+      lock.unlock()
+      return
+    }
+    isReconciling = true
+    while reconcileRequested {
+      reconcileRequested = false
+      let wanted = generationCount > 0
+      let running = isSensing
+      lock.unlock()
+      if wanted && !running {
+        startSensing()
+      } else if !wanted && running {
+        stopSensing()
+      }
+      lock.lock()
+      if wanted != running { isSensing = wanted }
+    }
+    isReconciling = false
+    lock.unlock()
+  }
 
   private func startSensing() {
     lock.lock()

@@ -6,16 +6,16 @@ import Foundation
 /// references). Tests call ``SharedData/file(_:)``: when the file is missing it returns `nil` on a
 /// developer machine (the test then skips) but on CI (`CI=true`) a missing file is a failure, which
 /// the caller reports.
-public enum SharedData {
+package enum SharedData {
   /// The repository root, found from this source file's location.
-  public static let repositoryRoot: URL = {
+  package static let repositoryRoot: URL = {
     var url = URL(fileURLWithPath: #filePath)
     for _ in 0..<3 { url.deleteLastPathComponent() }  // _MotionTestSupport, Sources, root
     return url
   }()
 
   /// `../shared`, or `$OPENCOREMOTION_SHARED` when set.
-  public static var root: URL {
+  package static var root: URL {
     if let override = ProcessInfo.processInfo.environment["OPENCOREMOTION_SHARED"] {
       return URL(fileURLWithPath: override)
     }
@@ -23,15 +23,15 @@ public enum SharedData {
   }
 
   /// The BROAD trials folder.
-  public static var broadDirectory: URL { root.appendingPathComponent("data/broad") }
+  package static var broadDirectory: URL { root.appendingPathComponent("data/broad") }
 
   /// Whether the run is on CI, where missing shared data fails instead of skipping.
-  public static var isCI: Bool {
+  package static var isCI: Bool {
     ProcessInfo.processInfo.environment["CI"]?.lowercased() == "true"
   }
 
   /// The URL of a BROAD trial by file name (`"24_disturbed_tapping_A.csv"`), or `nil` if absent.
-  public static func broadTrial(_ fileName: String) -> URL? {
+  package static func broadTrial(_ fileName: String) -> URL? {
     let url = broadDirectory.appendingPathComponent(fileName)
     return FileManager.default.fileExists(atPath: url.path) ? url : nil
   }

@@ -4,15 +4,15 @@ import MotionMath
 
 /// A small, fast, seedable random number generator (Steele, Lea & Flood's SplitMix64) for
 /// reproducible tests. Never use `SystemRandomNumberGenerator` in tests: print the seed instead.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
   private var state: UInt64
 
   /// Creates a generator from a seed; equal seeds give equal sequences.
-  public init(seed: UInt64) {
+  package init(seed: UInt64) {
     state = seed
   }
 
-  public mutating func next() -> UInt64 {
+  package mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -21,7 +21,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
   }
 
   /// A standard normal deviate (Box–Muller).
-  public mutating func nextGaussian() -> Double {
+  package mutating func nextGaussian() -> Double {
     let u1 = Double.random(in: Double.ulpOfOne..<1, using: &self)
     let u2 = Double.random(in: 0..<1, using: &self)
     return (-2 * Double.log(u1)).squareRoot() * Double.cos(2 * .pi * u2)
@@ -30,13 +30,13 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 
 extension SplitMix64 {
   /// A uniformly distributed unit quaternion (a normalised Gaussian 4-vector).
-  public mutating func nextUnitQuaternion() -> Quaternion {
+  package mutating func nextUnitQuaternion() -> Quaternion {
     Quaternion(w: nextGaussian(), x: nextGaussian(), y: nextGaussian(), z: nextGaussian())
       .normalized
   }
 
   /// A uniformly distributed unit vector.
-  public mutating func nextUnitVector() -> SIMD3<Double> {
+  package mutating func nextUnitVector() -> SIMD3<Double> {
     SIMD3(nextGaussian(), nextGaussian(), nextGaussian()).normalized
   }
 }

@@ -4,7 +4,7 @@ import Foundation
 
 /// The seed for a randomised test: `MOTION_TEST_SEED` from the environment when set (to replay a
 /// failure), otherwise a fixed value derived from the test's name, so runs are reproducible.
-public func testSeed(for name: String = #function) -> UInt64 {
+package func testSeed(for name: String = #function) -> UInt64 {
   if let text = ProcessInfo.processInfo.environment["MOTION_TEST_SEED"], let seed = UInt64(text) {
     return seed
   }

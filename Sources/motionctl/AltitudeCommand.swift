@@ -41,7 +41,7 @@ struct AltitudeCommand: ParsableCommand {
 
   @Flag(
     help:
-      "Skip rows with NaN/infinite values, backwards timestamps or pressures outside 1–200 kPa (counted on stderr) instead of failing."
+      "Skip rows with NaN/infinite values, backwards timestamps, the wrong number of cells or pressures outside 1–200 kPa (counted on stderr) instead of failing."
   )
   var skipInvalid = false
 
@@ -120,7 +120,7 @@ struct AltitudeCommand: ParsableCommand {
           try? out.writeLine("],\"error\":\(message)}")
         }
         try? out.finish()
-        throw error
+        throw pointingToSkipInvalid(error)
       }
       if json, written > 0 { try out.writeLine("]}") }
       try out.finish()

@@ -61,7 +61,7 @@ struct ReplayCommand: ParsableCommand {
 
   @Flag(
     help:
-      "Skip rows with NaN/infinite values or backwards timestamps (counted on stderr) instead of failing."
+      "Skip rows with NaN/infinite values, backwards timestamps or the wrong number of cells (counted on stderr) instead of failing."
   )
   var skipInvalid = false
 
@@ -140,7 +140,7 @@ struct ReplayCommand: ParsableCommand {
       }
     } catch {
       out.abandon()
-      throw error
+      throw pointingToSkipInvalid(error)
     }
   }
 }

@@ -18,8 +18,9 @@ struct StepsCommand: ParsableCommand {
       (--height refines it). Floors (walked, not ridden: FloorCounter) need a barometer: a pressure column \
       (t,ax,ay,az,pressure_hpa or pressure_kpa), a --pressure file on the same clock, or for a file named \
       NAME_acc.csv the NAME_pressure.csv beside it (one file per sensor, as the IPIN logs have it); \
-      without one they are null. Rows with NaN or infinite values or time going back fail a \
-      recording (--skip-invalid skips and counts them); in a separate barometer file they are \
+      without one they are null. Rows with NaN or infinite values, time going back or the wrong \
+      number of cells fail a recording (--skip-invalid skips and counts them); in a separate \
+      barometer file they are \
       always skipped and counted on stderr. A recording that cannot be read is reported on stderr \
       and the others are still counted; the status is then non-zero.
       """)
@@ -50,7 +51,7 @@ struct StepsCommand: ParsableCommand {
 
   @Flag(
     help:
-      "Skip rows with NaN/infinite values or backwards timestamps (counted on stderr) instead of failing."
+      "Skip rows with NaN/infinite values, backwards timestamps or the wrong number of cells (counted on stderr) instead of failing."
   )
   var skipInvalid = false
 
@@ -124,11 +125,12 @@ struct StepsCommand: ParsableCommand {
           invalidRows: skipInvalid ? .skip : .fail, userHeight: height
         ) { skippedFile, rows in
           printToStandardError(
-            "skipped \(rows) invalid rows of \(skippedFile.path) (NaN or infinite values, or time going back)"
+            "skipped \(rows) invalid rows of \(skippedFile.path) (NaN or infinite values, time going back, or the wrong number of cells)"
           )
         }
       } catch {
         // One recording: its error is the command's, as it always was.
+        let error = pointingToSkipInvalid(error)
         guard files.count > 1 else { throw error }
         failures += 1
         printToStandardError("\(file): \(error)")

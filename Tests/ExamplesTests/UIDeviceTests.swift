@@ -35,6 +35,53 @@ final class UIDeviceTests: XCTestCase {
     XCTAssertFalse(device.isGeneratingDeviceOrientationNotifications)
   }
 
+  /// Begins and ends from many threads at once (streams that end on a background queue while
+  /// others begin): the sensors run exactly while a begin is unmatched. Deciding under the lock
+  /// and starting or stopping after it let a stop land after a start, or the reverse. That
+  /// interleaving is rare and this test does not force it (it passed with the old code too): it
+  /// guards the invariant, and that the serialised start and stop neither deadlock nor lose a
+  /// change.
+  func testBeginsAndEndsFromManyThreadsLeaveTheSensorsMatchingTheCount() throws {
+    let device = try device("portrait")
+    for round in 0..<5 {
+      DispatchQueue.concurrentPerform(iterations: 64) { _ in
+        device.beginGeneratingDeviceOrientationNotifications()
+        device.endGeneratingDeviceOrientationNotifications()
+      }
+      XCTAssertFalse(device.isGeneratingDeviceOrientationNotifications)
+      XCTAssertFalse(device.motionManager.isDeviceMotionActive, "round \(round): running unasked")
+      device.beginGeneratingDeviceOrientationNotifications()
+      XCTAssertTrue(device.motionManager.isDeviceMotionActive, "round \(round): not running")
+      device.endGeneratingDeviceOrientationNotifications()
+    }
+  }
+
+  /// An observer may end (or begin) notifications from its handler while another thread's end
+  /// stops the sensors and waits for that handler: neither waits for the other.
+  func testAnObserverThatEndsNotificationsDuringAStopDoesNotHang() throws {
+    let center = NotificationCenter()
+    let device = try device("landscapeLeft", center: center)
+    let posted = expectation(description: "the first change")
+    posted.assertForOverFulfill = false
+    let observer = center.addObserver(
+      forName: UIDevice.orientationDidChangeNotification, object: device, queue: nil
+    ) { _ in
+      posted.fulfill()
+      device.beginGeneratingDeviceOrientationNotifications()
+      device.endGeneratingDeviceOrientationNotifications()
+    }
+    defer { center.removeObserver(observer) }
+    device.beginGeneratingDeviceOrientationNotifications()
+    wait(for: [posted], timeout: 30)
+    let ended = expectation(description: "the end returned")
+    DispatchQueue.global().async {
+      device.endGeneratingDeviceOrientationNotifications()
+      ended.fulfill()
+    }
+    wait(for: [ended], timeout: 30)
+    XCTAssertFalse(device.motionManager.isDeviceMotionActive)
+  }
+
   func testNotificationIsPostedWithTheNewOrientation() throws {
     let center = NotificationCenter()
     let device = try device("landscapeLeft", center: center)

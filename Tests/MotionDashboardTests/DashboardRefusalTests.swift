@@ -92,4 +92,38 @@ final class DashboardRefusalTests: XCTestCase {
       XCTAssertNotNil(again, "a closed connection gives its slot back")
     }
   }
+
+  /// Every local user is 127.0.0.1: another user used to lock the owner out of a loopback
+  /// dashboard by holding its address's share of connections, idle. Connections that have not
+  /// sent the token now give way to newer ones of the same address; those that have (the
+  /// owner's) do not.
+  func testIdleConnectionsWithoutTheTokenGiveWayToTheOwners() async throws {
+    var configuration = DashboardConfiguration(
+      port: 0, token: Self.token, source: .simulator(scenario: "flat"))
+    // Idle connections are not closed for their silence during the test.
+    configuration.connectionLimits = DashboardConnectionLimits(
+      requestHeadTimeout: 120, idleTimeout: 120, maximumConnections: 16,
+      maximumConnectionsPerPeer: 4)
+    let (url, task) = try await DashboardServerTests.start(configuration)
+    defer { task.cancel() }
+    let port = try XCTUnwrap(url.port)
+    try await onThread {
+      let squatters = try (0..<4).map { _ in try DashboardRawConnection(port: port) }
+      // Accepted and holding the address's four slots.
+      XCTAssertEqual(squatters.filter { $0.waitForClose(timeout: 0.3) }.count, 0)
+      let owner = try DashboardRawConnection(port: port)
+      try owner.send(Self.get("/?token=\(Self.token)", port: port))
+      XCTAssertEqual(owner.status(timeout: 5), 200, "the owner's page is served")
+      XCTAssertEqual(
+        squatters.filter { $0.waitForClose(timeout: 1) }.count, 1, "the oldest idle one gave way")
+      // More idle connections push out the other idle ones, never the owner's.
+      let more = try (0..<3).map { _ in try DashboardRawConnection(port: port) }
+      XCTAssertEqual(squatters.filter { $0.waitForClose(timeout: 1) }.count, 4)
+      Thread.sleep(forTimeInterval: 0.5)
+      try owner.send(Self.get("/?token=\(Self.token)", port: port))
+      let second = String(decoding: owner.receive(timeout: 5) ?? [], as: UTF8.self)
+      XCTAssertTrue(second.contains("HTTP/1.1 200"), "the owner's connection stays: \(second)")
+      withExtendedLifetime(more) {}
+    }
+  }
 }

@@ -7,30 +7,55 @@ import XCTest
 /// The per-peer connection cap shared by the dashboard and the Sensor Logger receiver, without a
 /// server: slots per address, their release, and when a refusal is reported.
 final class PeerConnectionLimitTests: XCTestCase {
-  func testEachAddressGetsItsOwnSlotsAndReleasingOneAdmitsTheNext() {
+  func testEachAddressGetsItsOwnSlotsAndReleasingOneAdmitsTheNext() throws {
     let limit = PeerConnectionLimit(limit: 2) { _ in }
-    XCTAssertTrue(limit.admit("10.0.0.1"))
-    XCTAssertTrue(limit.admit("10.0.0.1"))
-    XCTAssertFalse(limit.admit("10.0.0.1"))
-    XCTAssertTrue(limit.admit("10.0.0.2"), "another address is not held back")
+    let first = try XCTUnwrap(limit.admit("10.0.0.1"))
+    let second = try XCTUnwrap(limit.admit("10.0.0.1"))
+    XCTAssertNil(limit.admit("10.0.0.1"))
+    let other = try XCTUnwrap(limit.admit("10.0.0.2"), "another address is not held back")
     XCTAssertEqual(limit.peerCount, 2)
-    limit.release("10.0.0.1")
-    XCTAssertTrue(limit.admit("10.0.0.1"))
-    limit.release("10.0.0.1")
-    limit.release("10.0.0.1")
-    limit.release("10.0.0.2")
+    limit.release(first)
+    let third = try XCTUnwrap(limit.admit("10.0.0.1"))
+    limit.release(second)
+    limit.release(third)
+    limit.release(other)
     XCTAssertEqual(limit.peerCount, 0, "an address without connections is forgotten")
-    // A release of an address that holds nothing changes nothing.
-    limit.release("10.0.0.3")
+    // A slot given back twice changes nothing.
+    limit.release(other)
     XCTAssertEqual(limit.peerCount, 0)
+    XCTAssertEqual(limit.refusedCount, 1)
+  }
+
+  /// With eviction on, a peer at its limit makes room by closing its oldest connection that has
+  /// not proven itself; proven ones stay, and with every one proven a newcomer is refused.
+  func testUnprovenConnectionsGiveWayOldestFirst() throws {
+    let limit = PeerConnectionLimit(limit: 2, evictsUnprovenConnections: true) { _ in }
+    let evicted = Locked<[Int]>([])
+    final class Key {}
+    let keys = (0..<5).map { _ in Key() }
+    func admit(_ index: Int) -> PeerConnectionLimit.Slot? {
+      limit.admit(
+        "127.0.0.1", key: ObjectIdentifier(keys[index]),
+        evict: { evicted.withLock { $0.append(index) } })
+    }
+    _ = try XCTUnwrap(admit(0))
+    _ = try XCTUnwrap(admit(1))
+    limit.prove(ObjectIdentifier(keys[1]))
+    _ = try XCTUnwrap(admit(2), "the unproven connection 0 gives way")
+    XCTAssertEqual(evicted.withLock { $0 }, [0])
+    _ = try XCTUnwrap(admit(3), "then 2; the proven 1 stays")
+    XCTAssertEqual(evicted.withLock { $0 }, [0, 2])
+    limit.prove(ObjectIdentifier(keys[3]))
+    XCTAssertNil(admit(4), "every connection proven: refused")
+    XCTAssertEqual(limit.evictedCount, 2)
     XCTAssertEqual(limit.refusedCount, 1)
   }
 
   func testRefusalsAreReportedTheFirstTimeAndAtEachPowerOfTen() {
     let reported = Locked<[Int]>([])
     let limit = PeerConnectionLimit(limit: 1) { total in reported.withLock { $0.append(total) } }
-    XCTAssertTrue(limit.admit("peer"))
-    for _ in 0..<1_000 { XCTAssertFalse(limit.admit("peer")) }
+    XCTAssertNotNil(limit.admit("peer"))
+    for _ in 0..<1_000 { XCTAssertNil(limit.admit("peer")) }
     XCTAssertEqual(reported.withLock { $0 }, [1, 10, 100, 1_000])
     XCTAssertEqual(limit.refusedCount, 1_000)
   }
@@ -38,7 +63,7 @@ final class PeerConnectionLimitTests: XCTestCase {
   func testALimitBelowOneStillAdmitsOneConnection() {
     let limit = PeerConnectionLimit(limit: -5) { _ in }
     XCTAssertEqual(limit.limit, 1)
-    XCTAssertTrue(limit.admit("peer"))
-    XCTAssertFalse(limit.admit("peer"))
+    XCTAssertNotNil(limit.admit("peer"))
+    XCTAssertNil(limit.admit("peer"))
   }
 }

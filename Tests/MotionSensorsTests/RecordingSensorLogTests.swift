@@ -51,6 +51,67 @@ final class RecordingSensorLogTests: XCTestCase {
     XCTAssertEqual(samples[4].pressure, 100.123)
   }
 
+  /// SensorLog can log device motion alone; its accelerometer is then Core Motion's gravity plus
+  /// user acceleration of each row, and its gyroscope the bias-corrected rotation rate (the file
+  /// used to have "no accelerometer samples" for `motionctl steps`).
+  func testDeviceMotionAloneGivesTheAccelerometerAndGyroscope() throws {
+    let motionOnly =
+      "loggingTime(txt),motionTimestamp_sinceReboot(s),motionRotationRateX(rad/s),motionRotationRateY(rad/s),"
+      + "motionRotationRateZ(rad/s),motionUserAccelerationX(G),motionUserAccelerationY(G),motionUserAccelerationZ(G),"
+      + "motionGravityX(G),motionGravityY(G),motionGravityZ(G)\n"
+      + "2025-03-11T14:44:11.899-04:00,100.00,0.1,0.2,0.3,0.1,0,0,0,0,-1\n"
+      + "2025-03-11T14:44:11.909-04:00,100.01,0.4,0.5,0.6,0,0.2,-0.5,0,-1,0\n"
+    let folder = try RecordingFixtureFolder()
+    let url = try folder.write(motionOnly, to: "motion-only.csv")
+    var stream = try RecordingReader.open(url)
+    XCTAssertEqual(stream.descriptor.sensors, [.accelerometer, .gyroscope])
+    let samples = try stream.collect()
+    let accelerometer = samples.compactMap(\.accelerometer)
+    XCTAssertEqual(accelerometer.count, 2)
+    // Apple's acceleration is gravity + user acceleration, in g; specific force is −g times it.
+    XCTAssertEqual(accelerometer[0].x, -0.1 * g, accuracy: 1e-12)
+    XCTAssertEqual(accelerometer[0].z, g, accuracy: 1e-12)
+    XCTAssertEqual(accelerometer[1].y, -(-1 + 0.2) * g, accuracy: 1e-12)
+    XCTAssertEqual(accelerometer[1].z, 0.5 * g, accuracy: 1e-12)
+    XCTAssertEqual(samples.compactMap(\.gyroscope), [SIMD3(0.1, 0.2, 0.3), SIMD3(0.4, 0.5, 0.6)])
+  }
+
+  /// A row with a cell missing (SensorLog leaves out cells it has no value for) cannot be read,
+  /// since its cells no longer line up with the header; with skipping on it is counted and left
+  /// out, like any invalid row, instead of stopping the file.
+  func testARowOfTheWrongLengthCanBeSkipped() throws {
+    let folder = try RecordingFixtureFolder()
+    var lines = (header + rows).split(separator: "\n").map(String.init)
+    lines[1].removeLast(2)  // the empty altimeter cells of the first data row
+    let url = try folder.write(lines.joined(separator: "\n") + "\n", to: "short.csv")
+    XCTAssertThrowsError(try RecordingReader.readSamples(url)) { error in
+      XCTAssertEqual((error as? RecordingError)?.kind, .malformedRow)
+      XCTAssertEqual((error as? RecordingError)?.wouldBeSkipped, true)
+    }
+    var skipping = try RecordingReader.open(url, options: .init(invalidRows: .skip))
+    let samples = try skipping.collect()
+    XCTAssertGreaterThan(skipping.skippedRowCount, 0)
+    let times = Set(samples.map(\.timestamp))
+    XCTAssertTrue(
+      times.isDisjoint(with: [9130.01, 9130.011, 9130.012]), "the short row is left out")
+    XCTAssertTrue(times.isSuperset(of: [9130.02, 9130.021, 9130.022]), "the next row is read")
+  }
+
+  /// SensorLog's zip holds a log per session (and a watch's): which to read is asked, not
+  /// guessed.
+  func testAnArchiveWithSeveralLogsNamesThem() throws {
+    let folder = try RecordingFixtureFolder()
+    let zip = try folder.writeZip(
+      [("phone.csv", header + rows), ("phone_Apple Watch.csv", header + rows)], to: "logs.zip")
+    XCTAssertEqual(try RecordingFormat.detect(zip), .sensorLog)
+    XCTAssertThrowsError(try RecordingReader.open(zip)) { error in
+      XCTAssertTrue("\(error)".contains("holds 2 SensorLog logs"), "\(error)")
+      XCTAssertTrue("\(error)".contains("phone_Apple Watch.csv"), "\(error)")
+    }
+    let one = try folder.writeZip([("phone.csv", header + rows)], to: "one.zip")
+    XCTAssertEqual(try RecordingReader.readSamples(one).count, 8)
+  }
+
   func testDeviceMotionIsKeptAsGroundTruth() throws {
     let folder = try RecordingFixtureFolder()
     let url = try folder.write(header + rows, to: "log.csv")

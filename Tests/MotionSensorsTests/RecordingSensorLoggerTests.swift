@@ -115,6 +115,40 @@ final class RecordingSensorLoggerTests: XCTestCase {
     XCTAssertEqual(samples.map(\.timestamp), [1_610_000_000, 1_610_000_000.01])
   }
 
+  /// An iOS export whose Metadata.csv is gone (or lacks the platform): its
+  /// AccelerometerUncalibrated.csv is in g with Apple's sign, and reading it as Android's m/s²
+  /// made a walk 9.8 times too weak (steps lost, the activity unknown). Its readings tell.
+  func testAnIOSExportWithoutItsPlatformIsToldByItsReadings() throws {
+    let folder = try RecordingFixtureFolder()
+    let files = iOSFiles().filter { $0.0 != "Metadata.csv" }
+    let zip = try folder.writeZip(files, to: "ios-without-metadata.zip")
+    var stream = try RecordingReader.open(zip)
+    XCTAssertTrue(stream.descriptor.metadata["platform"]?.contains("g (iOS)") ?? false)
+    let accelerometer = try stream.collect().compactMap(\.accelerometer)
+    // Face up: Core Motion (0, 0, -1) g is specific force (0, 0, +g); written z,y,x.
+    XCTAssertEqual(accelerometer.first, SIMD3(-0.0, -0.5 * g, g))
+    // An Android export of the same layout (m/s²) is left as it is.
+    try folder.write(
+      "time,seconds_elapsed,z,y,x\n1610000000000000000,0,9.8,0,0\n1610000000010000000,0.01,9.7,0.1,0\n",
+      to: "android/AccelerometerUncalibrated.csv")
+    let android = try RecordingReader.readSamples(folder.url.appendingPathComponent("android"))
+    XCTAssertEqual(android.first?.accelerometer, SIMD3(0, 0, 9.8))
+  }
+
+  /// One table of an export has no metadata (units, signs) and no other sensors: the error says
+  /// to give the export, instead of a zip-reading error about a plain CSV.
+  func testOneTableOfAnExportIsAClearError() throws {
+    let folder = try RecordingFixtureFolder()
+    let url = try folder.write(
+      "time,seconds_elapsed,z,y,x\n1610000000000000000,0,9.8,0,0\n",
+      to: "export/TotalAcceleration.csv")
+    XCTAssertThrowsError(try RecordingReader.open(url)) { error in
+      XCTAssertTrue("\(error)".contains("give the export itself"), "\(error)")
+      XCTAssertTrue(
+        "\(error)".contains(folder.url.appendingPathComponent("export").path), "\(error)")
+    }
+  }
+
   func testWithoutARawFileTheAccelerometerIsUserAccelerationPlusGravity() throws {
     let folder = try RecordingFixtureFolder()
     // Android schema 2: linear acceleration and gravity, both in Android's (specific-force) sign.

@@ -17,6 +17,8 @@ final class RecordingSharedTableLayoutTests: XCTestCase {
       ("t,ax,ay,az,pressure_hpa", [.steps, .pressureHectopascals]),
       ("t,ax,ay,az,gx,gy,gz,in_trial", [.steps, .gyroscope]),
       ("t,ax,ay,az,gx,gy", [.steps]),
+      // R's write.csv and pandas with QUOTE_ALL quote every name.
+      ("\"t\",\"ax\",\"ay\",\"az\"", [.steps]),
       ("ax,ay,az,t", []),
       ("time,pressure_hpa", []),
       ("", []),
@@ -28,6 +30,27 @@ final class RecordingSharedTableLayoutTests: XCTestCase {
         XCTAssertNoThrow(try ColumnMapping(parsing: layout.columnMapping), header)
       }
     }
+  }
+
+  /// The units of a plain table come from its readings; zero rows that some loggers write before
+  /// the sensor's first reading do not count (300 of them made an m/s² walk read as g).
+  func testLeadingZeroRowsDoNotDecideTheUnits() throws {
+    let folder = try RecordingFixtureFolder()
+    var text = "t,ax,ay,az\n"
+    for row in 0..<300 { text += "\(Double(row) * 0.01),0,0,0\n" }
+    for row in 300..<900 { text += "\(Double(row) * 0.01),0.3,0.2,9.7\n" }
+    let url = try folder.write(text, to: "zeros-first.csv")
+    var stream = try RecordingReader.openIncludingSharedTables(url)
+    let samples = try stream.collect()
+    XCTAssertEqual(samples.last?.accelerometer, SIMD3(0.3, 0.2, 9.7), "m/s², read as is")
+    // The same readings in g (Apple's sign) are converted.
+    var inG = "t,ax,ay,az\n"
+    for row in 0..<300 { inG += "\(Double(row) * 0.01),0,0,0\n" }
+    for row in 300..<900 { inG += "\(Double(row) * 0.01),0,0,-1\n" }
+    let gURL = try folder.write(inG, to: "zeros-first-g.csv")
+    var gStream = try RecordingReader.openIncludingSharedTables(gURL)
+    let converted = try gStream.collect()
+    XCTAssertEqual(converted.last?.accelerometer?.z ?? 0, 9.80665, accuracy: 1e-9)
   }
 
   /// One mapping reads every layout a header matches: a steps table's pressure column too.

@@ -101,7 +101,10 @@ struct CSVTableStream: RecordingRowStream {
   /// Handles a row that parses but must not be used: throws, or counts it and returns `nil`.
   private mutating func reject(_ error: RecordingError) throws -> MotionSample? {
     switch invalidRows {
-    case .fail: throw error
+    case .fail:
+      var error = error
+      error.wouldBeSkipped = true
+      throw error
     case .skip:
       skippedRowCount += 1
       return nil
@@ -176,8 +179,10 @@ struct CSVTableStream: RecordingRowStream {
     let count = fields.count
     if count != headerColumnCount {
       let trailingEmpty = count == headerColumnCount + 1 && fields[count - 1].isEmpty
+      // Skippable: a row cut short or run together (a logger killed mid-write, SensorLog's rows
+      // that leave out a cell) is one bad row; the cells cannot be told apart, so it is never read.
       if !trailingEmpty {
-        throw malformed("expected \(headerColumnCount) cells, found \(count)")
+        return try reject(malformed("expected \(headerColumnCount) cells, found \(count)"))
       }
     }
     if layout.missingTimeSkipsRow && timeIsMissing() { return nil }

@@ -37,6 +37,9 @@ public struct RecordingError: Error, Sendable, Equatable, CustomStringConvertibl
   public var column: String?
   /// What is wrong, for people.
   public var message: String
+  /// Whether the reader would have left the row out and counted it had it been asked to skip
+  /// invalid rows (``RecordingReader/InvalidRowPolicy/skip``): a tool can say so.
+  package var wouldBeSkipped = false
 
   /// Creates an error.
   public init(

@@ -17,7 +17,9 @@ public enum RecordingFormat: String, CaseIterable, Sendable {
   case sensorLog = "sensorlog"
   /// Sensor Logger (iOS/Android) export: zip or folder of per-sensor CSVs plus `Metadata.csv`;
   /// the raw (uncalibrated or total) files are replayed, iOS's accelerometer converted from g with
-  /// Apple's sign; times are UTC epoch seconds.
+  /// Apple's sign (without a platform in the metadata, an `AccelerometerUncalibrated.csv` reading
+  /// about 1 is taken for iOS's g); times are UTC epoch seconds. One table of an export alone is
+  /// an error that asks for the export.
   case sensorLogger = "sensorlogger"
   /// phyphox CSV export: zip or folder with `meta/time.csv`, or one exported table; times are the
   /// experiment time, the wall-clock start is in the metadata.
@@ -104,8 +106,12 @@ public enum RecordingFormat: String, CaseIterable, Sendable {
     if container.path(named: "Inertial.csv") != nil { return .ximu3 }
     if PhyphoxExport.matches(container) { return .phyphox }
     let csvs = container.paths.filter { $0.lowercased().hasSuffix(".csv") }
-    if csvs.count == 1, let line = try? container.firstLine(csvs[0]),
-      SensorLogCSV.matches(headerLine: line)
+    // SensorLog's own zip holds one log per session (and a Watch's): which one is meant, its
+    // reader asks when there are several.
+    if !csvs.isEmpty,
+      csvs.allSatisfy({
+        (try? container.firstLine($0)).map(SensorLogCSV.matches(headerLine:)) ?? false
+      })
     {
       return .sensorLog
     }

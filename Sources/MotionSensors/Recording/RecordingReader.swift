@@ -15,8 +15,8 @@ import Foundation
 /// the previous one whose next row goes back before it (continuing the old timeline); a far row
 /// whose next row continues after it is a gap in the recording and is kept. With
 /// ``Options/invalidRows`` set to ``InvalidRowPolicy/skip``, rows with non-finite values, backwards
-/// or glitched timestamps are left out and counted instead (``RecordingStream/skippedRowCount``);
-/// text that does not parse is always an error.
+/// or glitched timestamps, or the wrong number of cells are left out and counted instead
+/// (``RecordingStream/skippedRowCount``); text that does not parse is always an error.
 public enum RecordingReader {
   /// What to do with a row that parses but cannot be used.
   public enum InvalidRowPolicy: String, Sendable, CaseIterable {

@@ -6,7 +6,8 @@ import MotionMath
 /// Reads CSV logs of the SensorLog app (Bernd Thomas; iOS), one wide row per logging tick with
 /// columns such as `accelerometerTimestamp_sinceReboot(s)`, `accelerometerAccelerationX(G)`,
 /// `gyroRotationX(rad/s)`, `magnetometerX(µT)`, `altimeterPressure(kPa)` and the fused
-/// `motion…` columns. A zip holding one such CSV is read too.
+/// `motion…` columns. A zip holding one such CSV is read too; a zip holding several (SensorLog
+/// exports one log per session, and a watch's) is an error that names them, rather than a guess.
 ///
 /// Each sensor group has its own timestamp column (seconds since boot, Core Motion's clock) and
 /// SensorLog repeats a group's last values on every row until it ticks again, so each group is read
@@ -21,6 +22,11 @@ import MotionMath
 /// `motionRotationRate`, `gravity` `motionGravity · 9.80665` (pointing down, as ``GroundTruth``
 /// wants) and `linearAcceleration` `−motionUserAcceleration · 9.80665`. It is Apple's estimate, not
 /// measured truth; the descriptor's metadata says so (`groundTruthSource`).
+///
+/// A log of device motion alone (the raw sensors switched off in the app) is read through it:
+/// the accelerometer is `motionGravity + motionUserAcceleration` of each row (Core Motion's
+/// acceleration, converted as above) and the gyroscope the bias-corrected `motionRotationRate`,
+/// as for MotionSense; the metadata says so (`accelerometerSource`, `gyroscopeSource`).
 enum SensorLogCSV {
   /// Whether a header line is SensorLog's.
   static func matches(headerLine: String) -> Bool {
@@ -33,13 +39,21 @@ enum SensorLogCSV {
     let bytes: CSVBytes
     if RecordingContainer.isZipArchive(url) {
       let container = try RecordingContainer(url)
-      let candidates = container.paths.filter { $0.lowercased().hasSuffix(".csv") }
-      guard
-        let path = candidates.first(where: {
-          (try? container.firstLine($0)).map(matches(headerLine:)) ?? false
-        })
-      else {
+      let logs = container.paths.filter {
+        $0.lowercased().hasSuffix(".csv")
+          && ((try? container.firstLine($0)).map(matches(headerLine:)) ?? false)
+      }
+      guard let path = logs.first else {
         throw RecordingError(.unknownFormat, file: url.path, "no SensorLog CSV in this archive")
+      }
+      // Several sessions, or a phone's and a watch's log: counting one of them silently would
+      // answer for a recording the user may not have meant.
+      guard logs.count == 1 else {
+        let shown = logs.prefix(5).map { container.displayName($0) }.joined(separator: ", ")
+        throw RecordingError(
+          .unknownFormat, file: url.path,
+          "this archive holds \(logs.count) SensorLog logs (\(shown)\(logs.count > 5 ? ", …" : "")); "
+            + "extract the one to read and give it alone")
       }
       bytes = try container.bytes(path)
     } else {
@@ -63,16 +77,27 @@ enum SensorLogCSV {
     ]
     var parts: [any RecordingRowStream] = []
 
-    func group(_ timeColumn: String, sensors: SensorSet, configure: (inout ColumnLayout) -> Bool) {
-      guard let time = index(timeColumn) else { return }
+    /// The rows of one sensor group, or `nil` when the file lacks its columns.
+    func table(
+      _ timeColumn: String, sensors: SensorSet, configure: (inout ColumnLayout) -> Bool
+    ) -> RepeatedTimestampFilter? {
+      guard let time = index(timeColumn) else { return nil }
       var layout = ColumnLayout(time: time, columnNames: names)
       layout.missingTimeSkipsRow = true
-      guard configure(&layout) else { return }
+      guard configure(&layout) else { return nil }
       let table = CSVTableStream(
         cursor: cursor, layout: layout, headerColumnCount: names.count,
         descriptor: StreamDescriptor(name: timeColumn, sensors: sensors, nominalSampleRate: nil),
         options: options)
-      parts.append(RepeatedTimestampFilter(table))
+      return RepeatedTimestampFilter(table)
+    }
+    var sensors: SensorSet = []
+    func group(
+      _ timeColumn: String, sensors kind: SensorSet, configure: (inout ColumnLayout) -> Bool
+    ) {
+      guard let rows = table(timeColumn, sensors: kind, configure: configure) else { return }
+      parts.append(rows)
+      sensors.formUnion(kind)
     }
     let g = Units.standardGravity
     group("accelerometerTimestamp_sinceReboot", sensors: .accelerometer) { layout in
@@ -123,6 +148,48 @@ enum SensorLogCSV {
       }
       hasDeviceMotion = layout.hasGroundTruth
       return hasDeviceMotion
+    }
+    // Logged with device motion only (SensorLog can switch each sensor off): the accelerometer
+    // is Core Motion's gravity plus user acceleration of the same row, and the gyroscope its
+    // bias-corrected rotation rate, as for MotionSense. Steps, activity and fusion then run on
+    // what the phone measured, through its own filter.
+    if !sensors.contains(.accelerometer) {
+      let motionTime = "motionTimestamp_sinceReboot"
+      let user = table(motionTime, sensors: .accelerometer) { layout in
+        guard
+          let v = index.vector(
+            "motionUserAccelerationX", "motionUserAccelerationY", "motionUserAccelerationZ")
+        else { return false }
+        layout.accelerometer = .init(columns: v, scale: SIMD3(repeating: -g))
+        return true
+      }
+      let gravity = table(motionTime, sensors: .accelerometer) { layout in
+        guard let v = index.vector("motionGravityX", "motionGravityY", "motionGravityZ") else {
+          return false
+        }
+        layout.accelerometer = .init(columns: v, scale: SIMD3(repeating: -g))
+        return true
+      }
+      if let user, let gravity {
+        parts.append(
+          SummedAccelerometerStream(
+            user, gravity, userFile: bytes.fileName, gravityFile: bytes.fileName,
+            descriptor: StreamDescriptor(
+              name: motionTime, sensors: .accelerometer, nominalSampleRate: nil)))
+        sensors.insert(.accelerometer)
+        notes["accelerometerSource"] =
+          "motionGravity + motionUserAcceleration (no accelerometer columns), g with Apple's sign"
+      }
+    }
+    if !sensors.contains(.gyroscope) {
+      group("motionTimestamp_sinceReboot", sensors: .gyroscope) { layout in
+        guard
+          let v = index.vector("motionRotationRateX", "motionRotationRateY", "motionRotationRateZ")
+        else { return false }
+        layout.gyroscope = .init(columns: v)
+        notes["gyroscopeSource"] = "motionRotationRate (no gyro columns): bias-corrected"
+        return true
+      }
     }
     guard !parts.isEmpty else {
       throw RecordingError(

@@ -80,6 +80,18 @@ enum SensorLoggerExport {
   }
 
   static func open(_ url: URL, options: RecordingReader.Options) throws -> MergedRecordingStream {
+    // One table of an export (its header says Sensor Logger) lacks the metadata that says its
+    // units and signs, and the other sensors: the export is what is read.
+    let type =
+      (try? FileManager.default.attributesOfItem(atPath: url.path))?[.type] as? FileAttributeType
+    if type == .typeRegular, !RecordingContainer.isZipArchive(url) {
+      let folder = url.deletingLastPathComponent().path
+      throw RecordingError(
+        .unknownFormat, file: url.path,
+        "this is one table of a Sensor Logger export; give the export itself, its folder ("
+          + (folder.isEmpty ? "." : folder)
+          + ") or its zip: Metadata.csv there says the units and signs of the tables")
+    }
     let container = try RecordingContainer(url)
     let meta = try metadata(container)
     let platform = meta["platform"]?.lowercased()
@@ -106,11 +118,26 @@ enum SensorLoggerExport {
       accelerometerFile = try nonEmpty("AccelerometerUncalibrated.csv").map {
         ($0, standardised ? 1 : -Units.standardGravity)
       }
-    } else {
-      accelerometerFile =
-        (try nonEmpty("TotalAcceleration.csv") ?? nonEmpty("AccelerometerUncalibrated.csv")).map {
-          ($0, 1)
+    } else if let total = try nonEmpty("TotalAcceleration.csv") {
+      accelerometerFile = (total, 1)
+    } else if let uncalibrated = try nonEmpty("AccelerometerUncalibrated.csv") {
+      // Android writes it in m/s² (specific force), iOS in g with Apple's sign. Without the
+      // platform in the metadata, the readings tell which.
+      var scale = 1.0
+      if platform == nil {
+        var head = try vectorStream(
+          container, uncalibrated, kind: .accelerometer, scale: 1, options: options)
+        if try AccelerationUnitProbe.isInG(reading: &head) == true {
+          // In g, so not converted to Android's units; its sign is Android's only if the export
+          // says so.
+          scale = standardised ? Units.standardGravity : -Units.standardGravity
+          notes["platform"] =
+            "unknown; AccelerometerUncalibrated.csv reads about 1: g (iOS) assumed"
         }
+      }
+      accelerometerFile = (uncalibrated, scale)
+    } else {
+      accelerometerFile = nil
     }
     if let (path, scale) = accelerometerFile {
       parts.append(

@@ -94,7 +94,13 @@ package enum SharedTableLayout: Sendable, Equatable, CaseIterable {
     var line = String(decoding: head.prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
     // A UTF-8 byte-order mark (spreadsheet exports write one) is not part of the first name.
     if line.hasPrefix("\u{FEFF}") { line.removeFirst() }
-    return line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+    // Quoted names (R's `write.csv`, pandas with QUOTE_ALL) are the same names.
+    return line.split(separator: ",").map {
+      $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(
+        in: CharacterSet(charactersIn: "\"")
+      )
+      .lowercased()
+    }
   }
 }
 
@@ -107,8 +113,8 @@ extension RecordingReader {
   ///
   /// The shared step tables hold specific force in m/s² (+9.81 up at rest), but iPhone loggers and
   /// the MotionSense files write g with Apple's sign under the same header. As `motionctl steps`
-  /// and `activity` do, the median |a| of the first ``plainTableUnitSampleCount`` samples decides:
-  /// under 4, g with Apple's sign (at rest it is 1), else m/s² (9.8).
+  /// and `activity` do, the magnitudes of the first readings decide (``AccelerationUnitProbe``):
+  /// about 1 is g with Apple's sign, about 9.8 is m/s².
   ///
   /// - Throws: what ``open(_:format:options:)`` throws; its `.unknownFormat` error when the header
   ///   matches no shared layout either.
@@ -126,12 +132,7 @@ extension RecordingReader {
         return try open(url, format: .columns, options: options)
       }
       var head = try open(url, format: .columns, options: options)
-      var magnitudes: [Double] = []
-      while magnitudes.count < plainTableUnitSampleCount, let sample = try head.next() {
-        if let a = sample.accelerometer { magnitudes.append((a * a).sum().squareRoot()) }
-      }
-      magnitudes.sort()
-      if !magnitudes.isEmpty, magnitudes[magnitudes.count / 2] < 4 {
+      if try AccelerationUnitProbe.isInG(reading: &head) == true {
         // Read as m/s², these are g: read them again as g with Apple's sign.
         if let appleG = SharedTableLayout.columnMapping(reading: layouts, accelerationUnit: "-g") {
           options.columnMapping = try ColumnMapping(parsing: appleG)
@@ -140,8 +141,4 @@ extension RecordingReader {
       return try open(url, format: .columns, options: options)
     }
   }
-
-  /// How many samples of a plain `t,ax,ay,az` table decide its units (see
-  /// ``openIncludingSharedTables(_:options:)``).
-  package static let plainTableUnitSampleCount = 500
 }
