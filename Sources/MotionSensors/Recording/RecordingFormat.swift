@@ -29,6 +29,12 @@ public enum RecordingFormat: String, CaseIterable, Sendable {
   /// x-io Technologies x-IMU3 log folder/zip (`Inertial.csv`, `Magnetometer.csv`) or a CSV with the
   /// same column names (the Fusion library's example data); deg/s and g converted.
   case ximu3
+  /// Core Motion device motion as a CSV of its properties (`gravity.x`, `rotationRate.x`,
+  /// `userAcceleration.x`, …), such as MotionSense's `A_DeviceMotion_data` files: the
+  /// accelerometer is `gravity + userAcceleration` (g, Apple's sign), the gyroscope the
+  /// bias-corrected rotation rate, Apple's split kept as ``GroundTruth`` (see
+  /// ``DeviceMotionCSV``).
+  case deviceMotion = "devicemotion"
   /// Any CSV read through a ``ColumnMapping`` (``RecordingReader/Options/columnMapping``); never
   /// detected automatically.
   case columns
@@ -51,6 +57,10 @@ public enum RecordingFormat: String, CaseIterable, Sendable {
     case .ximu3:
       return
         "x-io x-IMU3 log (Inertial.csv, Timestamp (us),Gyroscope X (deg/s),...) or Fusion-style CSV"
+    case .deviceMotion:
+      return
+        "Core Motion device-motion CSV (gravity.x,...,rotationRate.x,...,userAcceleration.x,...; "
+        + "MotionSense's rows at 50 Hz)"
     case .columns:
       return "any CSV with a column mapping (t=time,ax=...;units=...), never auto-detected"
     }
@@ -97,6 +107,7 @@ public enum RecordingFormat: String, CaseIterable, Sendable {
     if XIMU3Log.matches(headerLine: first) { return .ximu3 }
     if PhyphoxExport.matches(headerLine: first) { return .phyphox }
     if SensorLoggerExport.matches(headerLine: first) { return .sensorLogger }
+    if DeviceMotionCSV.matches(headerLine: first) { return .deviceMotion }
     return nil
   }
 

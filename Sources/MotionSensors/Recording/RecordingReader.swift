@@ -75,6 +75,8 @@ public enum RecordingReader {
       base = try SensorLogCSV.open(url, options: options)
     case .sensorLogger:
       base = try SensorLoggerExport.open(url, options: options)
+    case .deviceMotion:
+      base = try DeviceMotionCSV.open(url, options: options)
     case .phyphox:
       base = try PhyphoxExport.open(url, options: options)
     case .euroc:
