@@ -101,6 +101,11 @@ public final class MotionDaemon: @unchecked Sendable {
     thread.name = "motiond-accept"
     thread.start()
     history.start()
+    // A stop while the store opened (seconds, for a large one) found it not yet open: close it.
+    if hub.withLock({ $0.isStopped }) {
+      history.stop()
+      return
+    }
     updateSourceSubscription()
     logger.info(
       "motiond serving \(source.name) on \(configuration.socketPath) (sensors \(source.availableSensors))"

@@ -647,7 +647,7 @@ public final class DaemonClient: @unchecked Sendable {
     if !isConnected {
       try await withCheckedThrowingContinuation {
         (continuation: CheckedContinuation<Void, any Error>) in
-        DispatchQueue.global().async {
+        Self.connectingQueue.async {
           continuation.resume(with: Result { _ = try self.connect() })
         }
       }
@@ -656,6 +656,11 @@ public final class DaemonClient: @unchecked Sendable {
       ask(query, connectingFor: nil) { continuation.resume(with: $0) }
     }
   }
+
+  /// Where `answer(to:)` connects. A queue of its own: on Linux the global queues share their
+  /// threads with Swift concurrency's pool, so a busy pool would hold the connection up too.
+  /// Serial, since connections are made one at a time anyway (`establishing`).
+  private static let connectingQueue = DispatchQueue(label: "OpenCoreMotion.daemon-client.connect")
 
   static func error(_ wire: WireError) -> DaemonError {
     switch wire.code {

@@ -47,6 +47,8 @@ package actor DashboardHub {
     var lastFrameSent = -Double.infinity
     /// Frames dropped for connections that have closed (the open ones count their own).
     var droppedByClosedClients = 0
+    /// Set by ``shutDown()``: no feed starts after it (a page connecting while it waits).
+    var isShutDown = false
 
     var isEmpty: Bool { clients.isEmpty && foxgloveClients.isEmpty }
 
@@ -91,7 +93,9 @@ package actor DashboardHub {
 
   /// Starts the current feed (if it has not started), on ``sourceQueue``.
   private nonisolated func startFeed() {
-    sourceQueue.async { [registry] in registry.withLock { $0.feed }.start() }
+    sourceQueue.async { [registry] in
+      registry.withLock { $0.isShutDown ? nil : $0.feed }?.start()
+    }
   }
 
   /// Stops the current feed when no client is connected then and nothing records it (a source
@@ -336,7 +340,10 @@ package actor DashboardHub {
   /// Stops the frame timer and the feed and closes every client's queue.
   package func shutDown() async {
     stopFrameTimer()
-    let feed = self.feed
+    let feed = registry.withLock { registry in
+      registry.isShutDown = true
+      return registry.feed
+    }
     sourceQueue.async { feed.stop() }
     await sourceQueueDrained()
     if recorder.status.isRecording { _ = recorder.stop() }

@@ -90,7 +90,9 @@ package final class DashboardRecorder: Sendable {
   ///
   /// The file is finished (flushed, synced to disk, renamed) after the recording is taken out of
   /// ``current``, not under its lock: the frame broadcast reads ``status`` on an event loop, and
-  /// a sync on a slow card took seconds. Once taken out, no sample reaches the writer.
+  /// a sync on a slow card took seconds. Once taken out, no sample reaches the writer. Callers
+  /// start and stop one at a time (the hub's actor): a start of the same name during a stop's
+  /// finish would not yet see the file it replaces.
   package func stop() -> Status {
     let taken = current.withLock { recording -> Recording? in
       defer { recording = nil }

@@ -72,7 +72,12 @@ public struct DashboardServer: Sendable {
     // address (every local user is 127.0.0.1): the access middleware proves the others.
     let perPeer = configuration.connectionLimits.maximumConnectionsPerPeer
     let peerLimit = PeerConnectionLimit(
-      limit: perPeer, evictsUnprovenConnections: configuration.token != nil
+      limit: perPeer, evictsUnprovenConnections: configuration.token != nil,
+      onEvictionDue: { [logger] total in
+        logger.warning(
+          "\(total) dashboard connection(s) so far that had not sent the token were closed to make room for newer ones from their address (a flood of connections?)"
+        )
+      }
     ) { [logger] total in
       logger.warning(
         "\(total) dashboard connection(s) so far were closed on arrival because their address already held \(perPeer) connections"

@@ -73,8 +73,9 @@ package struct StepRecording: Sendable {
   /// (time s, specific force m/s²), each gyroscope reading (time s, rad/s) and each barometer
   /// reading (time s, pressure kPa) in the recording's order without keeping them, so that memory
   /// does not grow with the file. (A plain table's accelerometer samples wait until its units
-  /// are decided, up to `AccelerationUnitProbe.sampleCount` samples: its gyroscope
-  /// readings run that far ahead of them.) Rows with a non-finite value or a backwards timestamp
+  /// are decided, up to `AccelerationUnitProbe.sampleCount` measurements, or 20 times as many
+  /// samples when the file starts with zero placeholder rows: its gyroscope readings run that
+  /// far ahead of them.) Rows with a non-finite value or a backwards timestamp
   /// fail the read, or with `invalidRows` ``RecordingReader/InvalidRowPolicy/skip`` are left out;
   /// returns how many were.
   @discardableResult

@@ -39,7 +39,7 @@ package final class PeerConnectionLimit: Sendable {
     var slots: [ObjectIdentifier: Slot] = [:]
     var nextID: UInt64 = 0
     var refusals = PowerOfTenReports()
-    var evictions = 0
+    var evictions = PowerOfTenReports()
   }
 
   /// The most connections one peer address holds at once (at least 1).
@@ -49,8 +49,11 @@ package final class PeerConnectionLimit: Sendable {
   package let evictsUnprovenConnections: Bool
   private let state = Locked(State())
   private let onRefusalDue: @Sendable (_ total: Int) -> Void
+  private let onEvictionDue: @Sendable (_ total: Int) -> Void
 
-  /// `onRefusalDue` is called on an event loop, outside the limit's lock.
+  /// `onRefusalDue` and `onEvictionDue` are called on an event loop, outside the limit's lock,
+  /// with the running totals of refused and of evicted connections, the first time and each
+  /// time one reaches a power of ten (many evictions mean a flood of connections).
   ///
   /// With `evictsUnprovenConnections`, a connection that arrives while its peer holds the limit
   /// closes the peer's oldest connection that has not proven itself (``prove(_:)``: the
@@ -61,10 +64,12 @@ package final class PeerConnectionLimit: Sendable {
   /// request.
   package init(
     limit: Int, evictsUnprovenConnections: Bool = false,
+    onEvictionDue: @escaping @Sendable (_ total: Int) -> Void = { _ in },
     onRefusalDue: @escaping @Sendable (_ total: Int) -> Void
   ) {
     self.limit = max(1, limit)
     self.evictsUnprovenConnections = evictsUnprovenConnections
+    self.onEvictionDue = onEvictionDue
     self.onRefusalDue = onRefusalDue
   }
 
@@ -74,16 +79,17 @@ package final class PeerConnectionLimit: Sendable {
   package func admit(
     _ peer: String, key: ObjectIdentifier? = nil, evict: (@Sendable () -> Void)? = nil
   ) -> Slot? {
-    let (slot, evicted, due) = state.withLock {
-      state -> (Slot?, (@Sendable () -> Void)?, Int?) in
+    let (slot, evicted, refusalDue, evictionDue) = state.withLock {
+      state -> (Slot?, (@Sendable () -> Void)?, Int?, Int?) in
       var held = state.holders[peer, default: []]
       var evicted: (@Sendable () -> Void)?
+      var evictionDue: Int?
       if held.count >= limit {
         guard evictsUnprovenConnections, let oldest = held.firstIndex(where: { !$0.isProven })
-        else { return (nil, nil, state.refusals.count()) }
+        else { return (nil, nil, state.refusals.count(), nil) }
         let gone = held.remove(at: oldest)
         if let key = gone.key { state.slots[key] = nil }
-        state.evictions += 1
+        evictionDue = state.evictions.count()
         evicted = gone.evict
       }
       state.nextID += 1
@@ -91,9 +97,10 @@ package final class PeerConnectionLimit: Sendable {
       held.append(Holder(id: slot.id, key: key, evict: evict))
       state.holders[peer] = held
       if let key { state.slots[key] = slot }
-      return (slot, evicted, nil)
+      return (slot, evicted, nil, evictionDue)
     }
-    if let due { onRefusalDue(due) }
+    if let refusalDue { onRefusalDue(refusalDue) }
+    if let evictionDue { onEvictionDue(evictionDue) }
     evicted?()
     return slot
   }
@@ -125,7 +132,7 @@ package final class PeerConnectionLimit: Sendable {
   package var refusedCount: Int { state.withLock { $0.refusals.total } }
 
   /// Unproven connections closed to make room for a later one of their peer so far.
-  package var evictedCount: Int { state.withLock { $0.evictions } }
+  package var evictedCount: Int { state.withLock { $0.evictions.total } }
 
   /// The number of peer addresses holding connections.
   package var peerCount: Int { state.withLock { $0.holders.count } }

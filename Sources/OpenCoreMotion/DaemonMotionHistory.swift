@@ -34,6 +34,10 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
   /// whenever the connection drops (a restarted daemon counts from zero again).
   private let counter = Locked<(epoch: UInt64, reading: DaemonPedometerReading?)>((0, nil))
   private let counterSubscription = Locked<SourceSubscription?>(nil)
+  /// Where requests that may have to connect first (which blocks) are sent from, so that no
+  /// caller waits for the connection. A queue of its own: on Linux the global queues share their
+  /// threads with Swift concurrency's pool, which the app may keep busy.
+  private let requests = DispatchQueue(label: "OpenCoreMotion.daemon-history.requests")
 
   package init(
     client: DaemonClient, live: InProcessMotionHistory, queryTimeout: Double = 5,
@@ -111,11 +115,11 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
           completion(PedometerBaseline(epoch: epoch, totals: totals, counters: counters))
         }
       }
-    // The first question is asked from a thread of its own (connecting blocks), and waited for
-    // here for at most `startWait`.
+    // The first question is asked from a queue of the history's own (connecting blocks), and
+    // waited for here for at most `startWait`.
     let firstAnswer = NSCondition()
     let connectTimeout = queryTimeout
-    DispatchQueue.global().async {
+    requests.async {
       fetch(connectTimeout) { answer in
         baseline.withLock { state in
           state.isFetching = false
@@ -251,7 +255,7 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
     // query still answers if the daemon disappears.
     live.recordAccelerometer(forDuration: duration)
     let client = self.client
-    DispatchQueue.global().async {
+    requests.async {
       client.ask(.recordAccelerometer(duration: duration)) { _ in }
     }
   }

@@ -101,8 +101,9 @@ open class UIDevice: NSObject, @unchecked Sendable {
     reconcileSensing()
   }
 
-  /// Removes one nesting level; the last one stops sensing and resets the orientation to unknown.
-  /// Extra calls are ignored.
+  /// Removes one nesting level; the last one stops sensing and resets the orientation to unknown
+  /// (at once, unless another thread is starting or stopping the sensors just then: that thread
+  /// does it before it returns). Extra calls are ignored.
   open func endGeneratingDeviceOrientationNotifications() {
     lock.lock()
     guard generationCount > 0 else {

@@ -56,32 +56,6 @@ final class UIDeviceTests: XCTestCase {
     }
   }
 
-  /// An observer may end (or begin) notifications from its handler while another thread's end
-  /// stops the sensors and waits for that handler: neither waits for the other.
-  func testAnObserverThatEndsNotificationsDuringAStopDoesNotHang() throws {
-    let center = NotificationCenter()
-    let device = try device("landscapeLeft", center: center)
-    let posted = expectation(description: "the first change")
-    posted.assertForOverFulfill = false
-    let observer = center.addObserver(
-      forName: UIDevice.orientationDidChangeNotification, object: device, queue: nil
-    ) { _ in
-      posted.fulfill()
-      device.beginGeneratingDeviceOrientationNotifications()
-      device.endGeneratingDeviceOrientationNotifications()
-    }
-    defer { center.removeObserver(observer) }
-    device.beginGeneratingDeviceOrientationNotifications()
-    wait(for: [posted], timeout: 30)
-    let ended = expectation(description: "the end returned")
-    DispatchQueue.global().async {
-      device.endGeneratingDeviceOrientationNotifications()
-      ended.fulfill()
-    }
-    wait(for: [ended], timeout: 30)
-    XCTAssertFalse(device.motionManager.isDeviceMotionActive)
-  }
-
   func testNotificationIsPostedWithTheNewOrientation() throws {
     let center = NotificationCenter()
     let device = try device("landscapeLeft", center: center)

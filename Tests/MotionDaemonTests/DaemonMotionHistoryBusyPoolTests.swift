@@ -40,6 +40,12 @@ final class DaemonMotionHistoryBusyPoolTests: XCTestCase {
     let now = Date()
     let summary = history.pedometerSummary(from: now.addingTimeInterval(-3_600), to: now)
     XCTAssertEqual(summary.numberOfSteps, 1_234, "the daemon's count, not the process's own")
+    // Live updates from a past date open with the daemon's totals, asked from a queue of the
+    // history's own (the global queues share the pool's threads on Linux).
+    let slowStart = DaemonMotionHistory(
+      client: source.client, live: live, queryTimeout: 5, startWait: 3)
+    let totals = slowStart.pedometerUpdates(from: now.addingTimeInterval(-3_600))
+    XCTAssertEqual(totals(Date()).numberOfSteps, 1_234, "the opening update has the daemon's steps")
     blocker.release()
     withExtendedLifetime(daemon) {}
   }

@@ -75,13 +75,13 @@ final class FakeDaemon: @unchecked Sendable {
     set { state.withLock { $0.answersQueries = newValue } }
   }
 
-  /// Connections accepted so far.
   /// When set, pedometer queries are answered with this many steps (and the counters at 0);
   /// other queries get an acknowledgement.
   var pedometerSteps: Double? {
     get { state.withLock { $0.pedometerSteps } }
     set { state.withLock { $0.pedometerSteps = newValue } }
   }
+  /// Connections accepted so far.
   var accepted: Int { state.withLock { $0.accepted } }
   /// Requests other than Hello and Subscribe received so far (answered or not).
   var queries: Int { state.withLock { $0.queries } }

@@ -33,8 +33,10 @@ struct CSVTableStream: RecordingRowStream {
   ///   - skipsCommentLines: whether data lines starting with `#` are ignored.
   init(
     cursor: CSVCursor, layout: ColumnLayout, headerColumnCount: Int, descriptor: StreamDescriptor,
-    options: RecordingReader.Options, decimalComma: Bool = false, skipsCommentLines: Bool = false
+    options: RecordingReader.Options, decimalComma: Bool = false, skipsCommentLines: Bool = false,
+    countsRowsOfTheWrongLength: Bool = true
   ) {
+    self.countsRowsOfTheWrongLength = countsRowsOfTheWrongLength
     self.cursor = cursor
     self.layout = layout
     self.headerColumnCount = headerColumnCount
@@ -55,6 +57,11 @@ struct CSVTableStream: RecordingRowStream {
   /// Without this, one row stamped 99 999 999 among rows 0, 0.01, … kept the glitch and dropped
   /// every later row as going backwards.
   static let suspiciousForwardJump = 60.0
+
+  /// Whether a skipped row of the wrong length is counted in ``skippedRowCount``. Tables that read
+  /// the same rows for different sensors (SensorLog's groups, device-motion CSVs) all skip such a
+  /// row; one of them counts it, so the row is counted once.
+  private let countsRowsOfTheWrongLength: Bool
 
   mutating func next() throws -> MotionSample? {
     if let ready = readyRow {
@@ -182,7 +189,9 @@ struct CSVTableStream: RecordingRowStream {
       // Skippable: a row cut short or run together (a logger killed mid-write, SensorLog's rows
       // that leave out a cell) is one bad row; the cells cannot be told apart, so it is never read.
       if !trailingEmpty {
-        return try reject(malformed("expected \(headerColumnCount) cells, found \(count)"))
+        let error = malformed("expected \(headerColumnCount) cells, found \(count)")
+        if case .skip = invalidRows, !countsRowsOfTheWrongLength { return nil }
+        return try reject(error)
       }
     }
     if layout.missingTimeSkipsRow && timeIsMissing() { return nil }

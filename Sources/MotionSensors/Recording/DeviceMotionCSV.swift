@@ -70,9 +70,12 @@ enum DeviceMotionCSV {
           + "(MotionSense)")
     }
 
+    // Every table reads every row: only the first counts rows of the wrong length.
+    var isFirstTable = true
     func table(
       _ sensors: SensorSet, _ configure: (inout ColumnLayout) -> Void
     ) -> CSVTableStream {
+      defer { isFirstTable = false }
       var layout = ColumnLayout(time: time, columnNames: names)
       layout.timeEncoding = timeEncoding
       configure(&layout)
@@ -80,7 +83,7 @@ enum DeviceMotionCSV {
         cursor: cursor, layout: layout, headerColumnCount: names.count,
         descriptor: StreamDescriptor(
           name: bytes.fileName, sensors: sensors, nominalSampleRate: nil),
-        options: options)
+        options: options, countsRowsOfTheWrongLength: isFirstTable)
     }
     let minusG = SIMD3(repeating: -g)
     var parts: [any RecordingRowStream] = [

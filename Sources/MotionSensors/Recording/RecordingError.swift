@@ -52,6 +52,13 @@ public struct RecordingError: Error, Sendable, Equatable, CustomStringConvertibl
     self.message = message
   }
 
+  /// Errors are equal when they say the same thing about the same place (whether the row would
+  /// have been skipped is a hint for tools, not part of the error).
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.kind == rhs.kind && lhs.file == rhs.file && lhs.line == rhs.line
+      && lhs.column == rhs.column && lhs.message == rhs.message
+  }
+
   public var description: String {
     var text = file
     if let line { text += ":\(line)" }

@@ -77,6 +77,8 @@ enum SensorLogCSV {
     ]
     var parts: [any RecordingRowStream] = []
 
+    /// Every group reads every row: only the first table counts rows of the wrong length.
+    var isFirstTable = true
     /// The rows of one sensor group, or `nil` when the file lacks its columns.
     func table(
       _ timeColumn: String, sensors: SensorSet, configure: (inout ColumnLayout) -> Bool
@@ -88,7 +90,8 @@ enum SensorLogCSV {
       let table = CSVTableStream(
         cursor: cursor, layout: layout, headerColumnCount: names.count,
         descriptor: StreamDescriptor(name: timeColumn, sensors: sensors, nominalSampleRate: nil),
-        options: options)
+        options: options, countsRowsOfTheWrongLength: isFirstTable)
+      isFirstTable = false
       return RepeatedTimestampFilter(table)
     }
     var sensors: SensorSet = []

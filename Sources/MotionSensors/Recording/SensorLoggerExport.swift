@@ -23,7 +23,8 @@ import MotionMath
 /// - pressure: `Barometer.csv` `pressure` (mbar = hPa, converted to kPa).
 ///
 /// Without `Metadata.csv` (or without its `platform` column) the Android convention is assumed and
-/// the descriptor's metadata says so.
+/// the descriptor's metadata says so, except that an `AccelerometerUncalibrated.csv` read as the
+/// accelerometer whose readings are about 1 (not 9.8) is taken for iOS's g with Apple's sign.
 enum SensorLoggerExport {
   static let metadataFile = "Metadata.csv"
   static let sensorFiles = [
@@ -94,7 +95,9 @@ enum SensorLoggerExport {
     }
     let container = try RecordingContainer(url)
     let meta = try metadata(container)
-    let platform = meta["platform"]?.lowercased()
+    // An empty cell says no more than a missing column.
+    let platform = meta["platform"].map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+      .flatMap { $0.isEmpty ? nil : $0 }
     let standardised = meta["standardisation"]?.lowercased() == "true"
     let isIOS = platform == "ios"
     var notes: [String: String] = [
