@@ -97,6 +97,39 @@ final class RecordingSensorLogTests: XCTestCase {
     XCTAssertTrue(times.isSuperset(of: [9130.02, 9130.021, 9130.022]), "the next row is read")
   }
 
+  /// Tab-separated, and semicolons with decimal commas (a spreadsheet in a German locale saving
+  /// the log again) read as the comma-separated original.
+  func testOtherSeparatorsAndDecimalCommasReadTheSame() throws {
+    let folder = try RecordingFixtureFolder()
+    let original = try RecordingReader.readSamples(try folder.write(header + rows, to: "comma.csv"))
+    func rewritten(_ separator: String, decimalComma: Bool) -> String {
+      (header + rows).split(separator: "\n", omittingEmptySubsequences: false).map { line in
+        var text = String(line)
+        if decimalComma { text = text.replacingOccurrences(of: ".", with: "#") }
+        text = text.replacingOccurrences(of: ",", with: separator)
+        // Only numbers get a decimal comma: names and dates keep their points.
+        if decimalComma {
+          text = text.split(separator: Character(separator), omittingEmptySubsequences: false).map {
+            cell in
+            let c = String(cell)
+            return Double(c.replacingOccurrences(of: "#", with: ".")) != nil
+              ? c.replacingOccurrences(of: "#", with: ",")
+              : c.replacingOccurrences(of: "#", with: ".")
+          }.joined(separator: separator)
+        }
+        return text
+      }.joined(separator: "\n")
+    }
+    for (name, separator, decimalComma) in [("tab", "\t", false), ("semicolon", ";", true)] {
+      let url = try folder.write(
+        rewritten(separator, decimalComma: decimalComma), to: "\(name).csv")
+      XCTAssertEqual(try RecordingFormat.detect(url), .sensorLog, name)
+      let samples = try RecordingReader.readSamples(url)
+      XCTAssertEqual(samples.map(\.timestamp), original.map(\.timestamp), name)
+      XCTAssertEqual(samples.map(\.accelerometer), original.map(\.accelerometer), name)
+    }
+  }
+
   /// SensorLog's zip holds a log per session (and a watch's): which to read is asked, not
   /// guessed.
   func testAnArchiveWithSeveralLogsNamesThem() throws {

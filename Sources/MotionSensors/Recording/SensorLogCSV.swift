@@ -59,10 +59,24 @@ enum SensorLogCSV {
     } else {
       bytes = try CSVBytes(contentsOf: url)
     }
+    // The header's names hold no separator of any kind, so the header tells which one the file
+    // uses. With another separator than a comma, a comma in the first data row is a decimal mark
+    // (a file saved again by a spreadsheet in a German or French locale).
     let headerLine = try bytes.firstLine()
     let separator: UInt8 =
-      headerLine.contains(",")
-      ? UInt8(ascii: ",") : (headerLine.contains("|") ? UInt8(ascii: "|") : UInt8(ascii: ";"))
+      if headerLine.contains(",") {
+        UInt8(ascii: ",")
+      } else if headerLine.contains("\t") {
+        0x09
+      } else if headerLine.contains("|") {
+        UInt8(ascii: "|")
+      } else {
+        UInt8(ascii: ";")
+      }
+    var lines = CSVCursor(bytes)
+    _ = try lines.nextLine()
+    let firstRow = try lines.nextLine() ?? ""
+    let decimalComma = separator != UInt8(ascii: ",") && firstRow.contains(",")
     var cursor = CSVCursor(bytes, separator: separator)
     let names = try CSVTableStream.readHeader(&cursor)
     // Names carry a unit suffix in parentheses; match on the part before it.
@@ -90,7 +104,7 @@ enum SensorLogCSV {
       let table = CSVTableStream(
         cursor: cursor, layout: layout, headerColumnCount: names.count,
         descriptor: StreamDescriptor(name: timeColumn, sensors: sensors, nominalSampleRate: nil),
-        options: options, countsRowsOfTheWrongLength: isFirstTable)
+        options: options, decimalComma: decimalComma, countsRowsOfTheWrongLength: isFirstTable)
       isFirstTable = false
       return RepeatedTimestampFilter(table)
     }
