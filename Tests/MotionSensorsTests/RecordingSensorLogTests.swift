@@ -74,6 +74,20 @@ final class RecordingSensorLogTests: XCTestCase {
     XCTAssertEqual(accelerometer[1].y, -(-1 + 0.2) * g, accuracy: 1e-12)
     XCTAssertEqual(accelerometer[1].z, 0.5 * g, accuracy: 1e-12)
     XCTAssertEqual(samples.compactMap(\.gyroscope), [SIMD3(0.1, 0.2, 0.3), SIMD3(0.4, 0.5, 0.6)])
+
+    // SensorLog writes every column, those of the switched-off sensors empty: the same.
+    let emptyRaw =
+      header
+      + "2025-03-11T14:44:11.899-04:00,1,,,,,,,,,,,,,100.00,0,0,0,0.1,0.2,0.3,0.1,0,0,"
+      + "XArbitraryZVertical,0,0,0,1,0,0,-1,,\n"
+      + "2025-03-11T14:44:11.909-04:00,2,,,,,,,,,,,,,100.01,0,0,0,0.4,0.5,0.6,0,0.2,-0.5,"
+      + "XArbitraryZVertical,0,0,0,1,0,-1,0,,\n"
+    var full = try RecordingReader.open(try folder.write(emptyRaw, to: "empty-raw.csv"))
+    // The magnetometer, switched off, is not announced; the altimeter may start late, so it is.
+    XCTAssertEqual(full.descriptor.sensors, [.accelerometer, .gyroscope, .barometer])
+    let fullSamples = try full.collect()
+    XCTAssertEqual(fullSamples.compactMap(\.accelerometer), accelerometer)
+    XCTAssertEqual(fullSamples.compactMap(\.gyroscope), samples.compactMap(\.gyroscope))
   }
 
   /// A row with a cell missing (SensorLog leaves out cells it has no value for) cannot be read,

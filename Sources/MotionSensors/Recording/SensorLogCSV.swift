@@ -28,6 +28,10 @@ import MotionMath
 /// acceleration, converted as above) and the gyroscope the bias-corrected `motionRotationRate`,
 /// as for MotionSense; the metadata says so (`accelerometerSource`, `gyroscopeSource`).
 enum SensorLogCSV {
+  /// How many rows tell which sensor groups were logged (2 s at 100 Hz; every group of SensorLog
+  /// logs from the first row).
+  static let rowsThatShowTheGroups = 200
+
   /// Whether a header line is SensorLog's.
   static func matches(headerLine: String) -> Bool {
     let lower = headerLine.lowercased()
@@ -91,13 +95,43 @@ enum SensorLogCSV {
     ]
     var parts: [any RecordingRowStream] = []
 
+    // SensorLog writes every column whichever sensors are switched on, and leaves those of the
+    // others empty. The accelerometer, gyroscope and magnetometer start with the log: one whose
+    // timestamp is empty in each of the first rows (while another group's is not) is switched
+    // off, so it is neither announced nor read; with device motion logged, the accelerometer and
+    // gyroscope are then read from it (below). The altimeter is kept however late it starts (its
+    // first reading can take seconds).
+    let loggedTimeColumns: Set<Int> = try {
+      var probe = cursor
+      var fields: [CSVField] = []
+      var logged: Set<Int> = []
+      var rows = 0
+      while rows < Self.rowsThatShowTheGroups, try probe.nextRow(into: &fields) {
+        rows += 1
+        for (column, field) in fields.enumerated() where !logged.contains(column) {
+          if !probe.bytes.trimmed(field).isEmpty { logged.insert(column) }
+        }
+      }
+      return logged
+    }()
+
+    let groupTimeColumns = [
+      "accelerometerTimestamp_sinceReboot", "gyroTimestamp_sinceReboot",
+      "magnetometerTimestamp_sinceReboot", "motionTimestamp_sinceReboot",
+      "altimeterTimestamp_sinceReboot",
+    ].compactMap { index($0) }
+    let anyGroupIsLogged = groupTimeColumns.contains(where: loggedTimeColumns.contains)
+
     /// Every group reads every row: only the first table counts rows of the wrong length.
     var isFirstTable = true
-    /// The rows of one sensor group, or `nil` when the file lacks its columns.
+    /// The rows of one sensor group, or `nil` when the file lacks its columns, or when the group
+    /// `startsWithTheLog` and was switched off (see above).
     func table(
-      _ timeColumn: String, sensors: SensorSet, configure: (inout ColumnLayout) -> Bool
+      _ timeColumn: String, sensors: SensorSet, startsWithTheLog: Bool = false,
+      configure: (inout ColumnLayout) -> Bool
     ) -> RepeatedTimestampFilter? {
       guard let time = index(timeColumn) else { return nil }
+      if startsWithTheLog, anyGroupIsLogged, !loggedTimeColumns.contains(time) { return nil }
       var layout = ColumnLayout(time: time, columnNames: names)
       layout.missingTimeSkipsRow = true
       guard configure(&layout) else { return nil }
@@ -110,14 +144,19 @@ enum SensorLogCSV {
     }
     var sensors: SensorSet = []
     func group(
-      _ timeColumn: String, sensors kind: SensorSet, configure: (inout ColumnLayout) -> Bool
+      _ timeColumn: String, sensors kind: SensorSet, startsWithTheLog: Bool = false,
+      configure: (inout ColumnLayout) -> Bool
     ) {
-      guard let rows = table(timeColumn, sensors: kind, configure: configure) else { return }
+      guard
+        let rows = table(
+          timeColumn, sensors: kind, startsWithTheLog: startsWithTheLog, configure: configure)
+      else { return }
       parts.append(rows)
       sensors.formUnion(kind)
     }
     let g = Units.standardGravity
-    group("accelerometerTimestamp_sinceReboot", sensors: .accelerometer) { layout in
+    group("accelerometerTimestamp_sinceReboot", sensors: .accelerometer, startsWithTheLog: true) {
+      layout in
       guard
         let v = index.vector(
           "accelerometerAccelerationX", "accelerometerAccelerationY", "accelerometerAccelerationZ")
@@ -125,14 +164,15 @@ enum SensorLogCSV {
       layout.accelerometer = .init(columns: v, scale: SIMD3(repeating: -g))
       return true
     }
-    group("gyroTimestamp_sinceReboot", sensors: .gyroscope) { layout in
+    group("gyroTimestamp_sinceReboot", sensors: .gyroscope, startsWithTheLog: true) { layout in
       guard let v = index.vector("gyroRotationX", "gyroRotationY", "gyroRotationZ") else {
         return false
       }
       layout.gyroscope = .init(columns: v)
       return true
     }
-    group("magnetometerTimestamp_sinceReboot", sensors: .magnetometer) { layout in
+    group("magnetometerTimestamp_sinceReboot", sensors: .magnetometer, startsWithTheLog: true) {
+      layout in
       guard let v = index.vector("magnetometerX", "magnetometerY", "magnetometerZ") else {
         return false
       }
