@@ -36,21 +36,19 @@ final class RecordingSharedTableLayoutTests: XCTestCase {
   /// the sensor's first reading do not count (300 of them made an m/s² walk read as g).
   func testLeadingZeroRowsDoNotDecideTheUnits() throws {
     let folder = try RecordingFixtureFolder()
-    var text = "t,ax,ay,az\n"
-    for row in 0..<300 { text += "\(Double(row) * 0.01),0,0,0\n" }
-    for row in 300..<900 { text += "\(Double(row) * 0.01),0.3,0.2,9.7\n" }
-    let url = try folder.write(text, to: "zeros-first.csv")
-    var stream = try RecordingReader.openIncludingSharedTables(url)
-    let samples = try stream.collect()
-    XCTAssertEqual(samples.last?.accelerometer, SIMD3(0.3, 0.2, 9.7), "m/s², read as is")
+    /// The last sample of a table of 300 zero rows, then 600 rows of `reading`.
+    func lastSample(afterZeroRowsOf reading: String, name: String) throws -> SIMD3<Double>? {
+      var text = "t,ax,ay,az\n"
+      for row in 0..<900 { text += "\(Double(row) * 0.01),\(row < 300 ? "0,0,0" : reading)\n" }
+      var stream = try RecordingReader.openIncludingSharedTables(try folder.write(text, to: name))
+      return try stream.collect().last?.accelerometer
+    }
+    XCTAssertEqual(
+      try lastSample(afterZeroRowsOf: "0.3,0.2,9.7", name: "m.csv"), SIMD3(0.3, 0.2, 9.7),
+      "m/s², read as is")
     // The same readings in g (Apple's sign) are converted.
-    var inG = "t,ax,ay,az\n"
-    for row in 0..<300 { inG += "\(Double(row) * 0.01),0,0,0\n" }
-    for row in 300..<900 { inG += "\(Double(row) * 0.01),0,0,-1\n" }
-    let gURL = try folder.write(inG, to: "zeros-first-g.csv")
-    var gStream = try RecordingReader.openIncludingSharedTables(gURL)
-    let converted = try gStream.collect()
-    XCTAssertEqual(converted.last?.accelerometer?.z ?? 0, 9.80665, accuracy: 1e-9)
+    let inG = try lastSample(afterZeroRowsOf: "0,0,-1", name: "g.csv")
+    XCTAssertEqual(inG?.z ?? 0, 9.80665, accuracy: 1e-9)
   }
 
   /// One mapping reads every layout a header matches: a steps table's pressure column too.
