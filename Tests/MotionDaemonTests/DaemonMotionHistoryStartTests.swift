@@ -53,7 +53,8 @@ import Testing
     }.start()
     // The start ends the run in progress (none) before it asks for the totals, then waits for
     // them for up to 5 s; stop in that wait. (Not "once the daemon has the question": the
-    // question goes out from a task, which a loaded test run may not schedule for a while.)
+    // question goes out from the history's request queue, which a loaded test run may not
+    // run for a while.)
     try waitUntil(seconds: 60, "the start to begin") { pedometer.updateChannel.endCount >= 1 }
     Thread.sleep(forTimeInterval: 0.2)
     pedometer.stopUpdates()

@@ -212,21 +212,17 @@ enum SensorLogCSV {
     // what the phone measured, through its own filter.
     if !sensors.contains(.accelerometer) {
       let motionTime = "motionTimestamp_sinceReboot"
-      let user = table(motionTime, sensors: .accelerometer) { layout in
-        guard
-          let v = index.vector(
-            "motionUserAccelerationX", "motionUserAccelerationY", "motionUserAccelerationZ")
-        else { return false }
-        layout.accelerometer = .init(columns: v, scale: SIMD3(repeating: -g))
-        return true
-      }
-      let gravity = table(motionTime, sensors: .accelerometer) { layout in
-        guard let v = index.vector("motionGravityX", "motionGravityY", "motionGravityZ") else {
-          return false
+      /// Three device-motion columns read as an accelerometer in g with Apple's sign.
+      func motionAcceleration(_ x: String, _ y: String, _ z: String) -> RepeatedTimestampFilter? {
+        table(motionTime, sensors: .accelerometer) { layout in
+          guard let v = index.vector(x, y, z) else { return false }
+          layout.accelerometer = .init(columns: v, scale: SIMD3(repeating: -g))
+          return true
         }
-        layout.accelerometer = .init(columns: v, scale: SIMD3(repeating: -g))
-        return true
       }
+      let user = motionAcceleration(
+        "motionUserAccelerationX", "motionUserAccelerationY", "motionUserAccelerationZ")
+      let gravity = motionAcceleration("motionGravityX", "motionGravityY", "motionGravityZ")
       if let user, let gravity {
         parts.append(
           SummedAccelerometerStream(
@@ -235,7 +231,7 @@ enum SensorLogCSV {
               name: motionTime, sensors: .accelerometer, nominalSampleRate: nil)))
         sensors.insert(.accelerometer)
         notes["accelerometerSource"] =
-          "motionGravity + motionUserAcceleration (no accelerometer columns), g with Apple's sign"
+          "motionGravity + motionUserAcceleration (accelerometer not logged), g with Apple's sign"
       }
     }
     if !sensors.contains(.gyroscope) {
@@ -244,7 +240,7 @@ enum SensorLogCSV {
           let v = index.vector("motionRotationRateX", "motionRotationRateY", "motionRotationRateZ")
         else { return false }
         layout.gyroscope = .init(columns: v)
-        notes["gyroscopeSource"] = "motionRotationRate (no gyro columns): bias-corrected"
+        notes["gyroscopeSource"] = "motionRotationRate (gyro not logged): bias-corrected"
         return true
       }
     }
