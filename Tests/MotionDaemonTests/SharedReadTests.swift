@@ -31,9 +31,11 @@ import Testing
         results.withLock { $0.append(value) }
       }
     }
-    // Every caller is waiting on the one read, which is held at the gate.
+    // Every caller is waiting on the one read, which is held at the gate. (The read runs on its
+    // queue some time after the first caller started it: on a loaded machine, after the others
+    // have joined.)
     let deadline = Date(timeIntervalSinceNow: 60)
-    while reader.waitingCount < callers, Date() < deadline {
+    while reader.waitingCount < callers || reads.withLock({ $0 }) < 1, Date() < deadline {
       try await Task.sleep(for: .milliseconds(10))
     }
     #expect(reader.waitingCount == callers)
