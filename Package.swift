@@ -265,7 +265,7 @@ var targets: [Target] = [
   .testTarget(
     name: "PhoneStreamsTests",
     dependencies: [
-      "PhoneStreams", "PhoneStreamDecoding", "MotionSensors",
+      "PhoneStreams", "PhoneStreamDecoding", "MotionSensors", "_MotionTestSupport",
       .product(name: "Hummingbird", package: "hummingbird"),
       .product(name: "NIOCore", package: "swift-nio"),
       .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

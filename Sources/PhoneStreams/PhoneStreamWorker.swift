@@ -5,7 +5,9 @@ import Foundation
 
 /// One phone stream's network work, run as a task, with a stop that never waits forever.
 ///
-/// The body runs in a detached task. ``stop(timeout:)`` first asks it to end in an orderly way
+/// The body runs in a detached task that prefers a ``PhoneStreamExecutor`` of its own, so neither
+/// it nor a caller that waits for it needs a free thread of Swift concurrency's pool.
+/// ``stop(timeout:)`` first asks it to end in an orderly way
 /// (`gracefulStop`, when given: a server stops accepting and closes its connections), then, if it
 /// has not ended by the last half second, cancels it. It waits at most the given time in all; a
 /// body that overruns is left to finish on its own, and later events it produces are still
@@ -14,15 +16,19 @@ final class PhoneStreamWorker: Sendable {
   private let task: Task<Void, Never>
   private let finished: DispatchSemaphore
   private let gracefulStop: (@Sendable () async -> Void)?
+  private let executor: PhoneStreamExecutor
 
-  /// Starts `body` at once.
+  /// Starts `body` at once, on an executor labelled `label`.
   init(
-    gracefulStop: (@Sendable () async -> Void)? = nil, _ body: @escaping @Sendable () async -> Void
+    label: String, gracefulStop: (@Sendable () async -> Void)? = nil,
+    _ body: @escaping @Sendable () async -> Void
   ) {
     let finished = DispatchSemaphore(value: 0)
+    let executor = PhoneStreamExecutor(label: label)
     self.finished = finished
     self.gracefulStop = gracefulStop
-    task = Task.detached {
+    self.executor = executor
+    task = Task.detached(executorPreference: executor) {
       await body()
       finished.signal()
     }
@@ -32,7 +38,7 @@ final class PhoneStreamWorker: Sendable {
   @discardableResult
   func stop(timeout: Double) -> Bool {
     if let gracefulStop {
-      Task.detached { await gracefulStop() }
+      Task.detached(executorPreference: executor) { await gracefulStop() }
       if finished.wait(timeout: .now() + max(0, timeout - 0.5)) == .success {
         finished.signal()  // Keep the semaphore signalled for a repeated stop.
         return true

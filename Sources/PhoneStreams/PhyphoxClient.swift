@@ -90,7 +90,7 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
     self.configuration = configuration
     hub = LiveSourceHub(name: "phyphox", failureLabel: "phyphox client") { [weak self] in
       guard let self else { return nil }
-      return PhoneStreamWorker { [self] in await run() }
+      return PhoneStreamWorker(label: "Phyphox") { [self] in await run() }
     }
   }
 

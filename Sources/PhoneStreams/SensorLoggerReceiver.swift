@@ -192,7 +192,9 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     let services = ServiceGroup(
       configuration: ServiceGroupConfiguration(
         services: [makeApplication(started: started)], logger: quietLogger))
-    let worker = PhoneStreamWorker(gracefulStop: { await services.triggerGracefulShutdown() }) {
+    let worker = PhoneStreamWorker(
+      label: "SensorLogger", gracefulStop: { await services.triggerGracefulShutdown() }
+    ) {
       [self] in
       await withTaskGroup(of: Void.self) { group in
         group.addTask {

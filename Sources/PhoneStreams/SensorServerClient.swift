@@ -125,7 +125,7 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     }
     hub = LiveSourceHub(name: "SensorServer", failureLabel: "SensorServer client") { [weak self] in
       guard let self else { return nil }
-      return PhoneStreamWorker { [self] in await run() }
+      return PhoneStreamWorker(label: "SensorServer") { [self] in await run() }
     }
   }
 

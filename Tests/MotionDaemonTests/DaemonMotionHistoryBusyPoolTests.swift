@@ -3,6 +3,7 @@
 import Foundation
 import MotionDaemonClient
 import XCTest
+import _MotionTestSupport
 
 @testable import OpenCoreMotion
 
@@ -30,9 +31,7 @@ final class DaemonMotionHistoryBusyPoolTests: XCTestCase {
     // made on this thread to ask the daemon would.
     let width = ProcessInfo.processInfo.activeProcessorCount
     let blocker = PoolBlocker()
-    for _ in 0..<width {
-      Task { blocker.occupy() }
-    }
+    blocker.occupy(width)
     defer { blocker.release() }
     let occupied = blocker.waitUntilOccupied(width, seconds: 60)
     XCTAssertEqual(occupied, width, "not every pool thread was taken")
@@ -48,38 +47,5 @@ final class DaemonMotionHistoryBusyPoolTests: XCTestCase {
     XCTAssertEqual(totals(Date()).numberOfSteps, 1_234, "the opening update has the daemon's steps")
     blocker.release()
     withExtendedLifetime(daemon) {}
-  }
-}
-
-/// Holds the threads that call ``occupy()`` until ``release()``.
-private final class PoolBlocker: @unchecked Sendable {
-  // Sendable because `occupied` and `isReleased` are used only while `condition` is locked.
-  private let condition = NSCondition()
-  private var occupied = 0
-  private var isReleased = false
-
-  /// Blocks the calling thread until ``release()``.
-  func occupy() {
-    condition.lock()
-    defer { condition.unlock() }
-    occupied += 1
-    condition.broadcast()
-    while !isReleased { condition.wait() }
-  }
-
-  /// Waits until `count` threads are held, or `seconds` pass; returns how many are.
-  func waitUntilOccupied(_ count: Int, seconds: Double) -> Int {
-    condition.lock()
-    defer { condition.unlock() }
-    let deadline = Date(timeIntervalSinceNow: seconds)
-    while occupied < count, condition.wait(until: deadline) {}
-    return occupied
-  }
-
-  func release() {
-    condition.lock()
-    defer { condition.unlock() }
-    isReleased = true
-    condition.broadcast()
   }
 }

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Dispatch
+
+/// Runs one phone stream's tasks on a serial dispatch queue of their own, outside Swift
+/// concurrency's shared pool.
+///
+/// Starting and stopping a phone stream is synchronous (``LiveSourceHub`` is called from
+/// `CMMotionManager.start…Updates`): the caller waits, bounded, for the server to listen or the
+/// worker to end. When the caller is itself a task, it holds one of the pool's threads while it
+/// waits; on a one-processor machine that is the only one, so a worker on the pool could not run
+/// until the wait had timed out. On this executor the worker's task and its child tasks (task
+/// groups, `async let`; the server's per-connection tasks are such children) never need a pool
+/// thread. The queue's thread comes from Dispatch's own overcommitting threads.
+///
+/// Unstructured tasks do not inherit the preference. Hummingbird's server starts one for its
+/// graceful shutdown, so with every pool thread busy an orderly stop cannot finish and
+/// ``PhoneStreamWorker/stop(timeout:)`` falls back to cancelling the worker at its deadline.
+///
+/// The work is light (a few requests or messages a second, decoding, handing events to the
+/// hub), so one serial queue per stream is enough.
+final class PhoneStreamExecutor: TaskExecutor {
+  private let queue: DispatchQueue
+
+  /// An executor on a new serial queue labelled after the stream.
+  init(label: String) {
+    queue = DispatchQueue(label: "OpenCoreMotion.\(label).tasks")
+  }
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    queue.async { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
+  }
+}

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionSensors
+import XCTest
+import _MotionTestSupport
+
+@testable import PhoneStreams
+
+/// Starting a phone stream is synchronous: `subscribe` waits (up to 5 s) until the Sensor Logger
+/// receiver listens. Its server used to run on Swift concurrency's shared pool, so a caller that
+/// held the pool's last free thread (an app starting updates from inside a `Task` on a
+/// one-processor machine) waited for a server that could not run: the start failed after 5 s.
+/// The server's tasks now run on an executor of their own.
+///
+/// XCTest, not Swift Testing: its tests run on a thread of their own, outside the pool that this
+/// test fills, and one at a time.
+final class PhoneStreamBusyPoolTests: XCTestCase {
+  func testTheReceiverStartsServesAndStopsWhileEveryPoolThreadIsBusy() throws {
+    // The server's task is detached with no priority of its own: it runs at the default
+    // (medium) priority, whose threads these tasks take.
+    let width = ProcessInfo.processInfo.activeProcessorCount
+    let blocker = PoolBlocker()
+    blocker.occupy(width, priority: .medium)
+    defer { blocker.release() }
+    XCTAssertEqual(blocker.waitUntilOccupied(width, seconds: 60), width, "pool not filled")
+
+    let receiver = SensorLoggerReceiver(
+      configuration: .init(
+        bindAddress: "127.0.0.1", port: 0, platform: .android, sampleHoldTime: 0.05,
+        maximumSampleDelay: 0.05, clock: .phone))
+    let collector = NetworkEventCollector()
+    let started = Date()
+    let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
+    let startSeconds = Date().timeIntervalSince(started)
+    let port = try XCTUnwrap(receiver.listeningPort, "not listening: \(collector.failures)")
+    // A start that needed the pool would end only at its 5 s deadline.
+    XCTAssertLessThan(startSeconds, 4, "the start waited for the pool")
+
+    // Requests are served (per connection, in child tasks of the server's) with the pool still full.
+    let client = try NetworkTestHTTPClient(port: port)
+    let body = NetworkSensorLoggerTests.body(
+      messageID: 0,
+      readings: [0, 100, 200].map { ("gyroscope", $0, NetworkSensorLoggerTests.xyz(0, 0, 1)) })
+    XCTAssertEqual(try client.post(body).status, 200)
+    XCTAssertTrue(
+      collector.wait(timeout: 3) { $0.samples.count >= 3 }, "samples: \(collector.samples.count)")
+    XCTAssertTrue(collector.failures.isEmpty, "\(collector.failures)")
+
+    // The stop stays within the hub's bound (3 s) and gives the port back. With the pool full it
+    // takes that long: Hummingbird's graceful shutdown runs in an unstructured task of its own,
+    // which does not inherit the worker's executor, so the worker is cancelled at the deadline.
+    let stopping = Date()
+    subscription.cancel()
+    XCTAssertLessThan(
+      Date().timeIntervalSince(stopping), LiveSourceHub.stopTimeout + 0.5, "the stop overran")
+    XCTAssertNil(receiver.listeningPort)
+    blocker.release()
+  }
+}
