@@ -70,7 +70,10 @@ struct EvaluateCommand: ParsableCommand {
       on iPhone recordings in the MotionSense layout (t, ax…az in g, gx…gz in rad/s, \
       apple_gravity_x…z): median and 95th percentile angle per file, degrees; and both \
       gravities' angles to the recording's own centred reference (the mean specific force over \
-      5 s around each sample, in its frame through the gyroscope).
+      5 s around each sample, in its frame through the gyroscope). Other recordings that log \
+      Core Motion's device motion (SensorLog with its motion columns, device-motion CSVs) are \
+      replayed as CMMotionManager would fuse them, each sensor on its own clock, and compared \
+      at Apple's instants (no reference figures).
       """)
   var appleAgreement = false
 
@@ -196,9 +199,7 @@ extension EvaluateCommand {
     _ = try FusionEvaluation.parameters(with: overrides)  // a clear error before any file is read
     var trials: [FusionAppleAgreement.Trial] = []
     for file in FusionEvaluation.trialFiles(in: paths) {
-      trials.append(
-        try FusionAppleAgreement.evaluateDeviceMotion(
-          path: file, decimation: decimate, overrides: overrides))
+      trials.append(try appleAgreement(path: file))
     }
     if json {
       let encoder = JSONEncoder()

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionEvaluation
+import MotionSensors
+import OpenCoreMotion
+
+extension EvaluateCommand {
+  /// `--apple-agreement` on one file: the MotionSense layout as before; any other recording that
+  /// carries Core Motion's device motion (a SensorLog log with its `motion…` columns, a
+  /// device-motion CSV) through ``appleAgreementByReplay(path:)``.
+  func appleAgreement(path: String) throws -> FusionAppleAgreement.Trial {
+    do {
+      return try FusionAppleAgreement.evaluateDeviceMotion(
+        path: path, decimation: decimate, overrides: overrides)
+    } catch FusionAppleAgreement.Failure.missingColumns(_, let missing) {
+      // Not the MotionSense layout. Another recording with Apple's device motion is replayed
+      // (with the default estimator, so without the options that only the layout takes); a
+      // file with neither gets an error that names both.
+      guard decimate == 1, overrides.isEmpty else {
+        throw CLIError(
+          "\(path): --decimate and --set apply to the MotionSense layout (this file lacks "
+            + "\(missing.joined(separator: ", "))); other recordings are replayed as Core Motion "
+            + "would fuse them, with the default estimator")
+      }
+      guard let trial = try Self.appleAgreementByReplay(path: path) else {
+        throw CLIError(
+          "\(path): no Apple device motion to compare with: neither the MotionSense layout "
+            + "(missing \(missing.joined(separator: ", "))) nor a recording that logs Core "
+            + "Motion's gravity (SensorLog with its motion columns, a device-motion CSV)")
+      }
+      return trial
+    }
+  }
+
+  /// Replays a recording that logs Core Motion's device motion beside its sensors through the
+  /// same fusion as `CMMotionManager` (``DeviceMotionReplay``, `.xArbitraryZVertical`), and
+  /// compares each of Apple's logged gravity instants with our update nearest in time
+  /// (``GravityAgreementMatcher``). The sensors keep their own clocks (SensorLog logs each group
+  /// with its own timestamps), as they would reach the fusion live.
+  ///
+  /// Returns `nil` when the recording carries no device motion of Apple's. The centred reference
+  /// needs one uniform row clock for rates and accelerations, so its figures are left out here.
+  static func appleAgreementByReplay(path: String) throws -> FusionAppleAgreement.Trial? {
+    let url = URL(fileURLWithPath: path)
+    let recording: RecordingStream
+    do {
+      recording = try RecordingReader.open(url)
+    } catch let error as RecordingError where error.kind == .unknownFormat {
+      return nil  // no reader knows it, so it logs no device motion we can read
+    }
+    let descriptor = recording.descriptor
+    guard descriptor.hasGroundTruth,
+      descriptor.metadata["groundTruthSource"]?.contains("Apple") == true
+    else { return nil }
+    let instants = AppleGravityInstants()
+    var matcher = GravityAgreementMatcher()
+    let summary = try DeviceMotionReplay.run(
+      AppleGravityTap(base: recording, instants: instants), frame: .xArbitraryZVertical
+    ) { motion in
+      for (time, gravity) in instants.take() { matcher.appendApple(time: time, gravity: gravity) }
+      let gravity = motion.gravity
+      matcher.appendEstimate(
+        time: motion.timestamp, gravity: SIMD3(gravity.x, gravity.y, gravity.z))
+    }
+    for (time, gravity) in instants.take() { matcher.appendApple(time: time, gravity: gravity) }
+    let name = url.deletingPathExtension().lastPathComponent
+    guard let trial = matcher.finish(name: name) else {
+      throw CLIError(
+        "\(path): no update of ours within \(matcher.tolerance) s of Apple's device-motion "
+          + "instants (\(summary.deviceMotionCount) updates, \(matcher.unmatchedCount) instants)")
+    }
+    return trial
+  }
+}
+
+/// Apple's gravity instants read from a recording, handed from the stream (read by the replay's
+/// player) to the replay's update handler. Both run on the replay's thread; the lock makes the
+/// hand-over safe whatever thread the player reads on.
+private final class AppleGravityInstants: Sendable {
+  private let instants = Locked<[(Double, SIMD3<Double>)]>([])
+
+  func append(time: Double, gravity: SIMD3<Double>) {
+    instants.withLock { $0.append((time, gravity)) }
+  }
+
+  /// The instants appended since the last call, oldest first.
+  func take() -> [(Double, SIMD3<Double>)] {
+    instants.withLock { current in
+      defer { current.removeAll(keepingCapacity: true) }
+      return current
+    }
+  }
+}
+
+/// Passes a recording's samples on unchanged, noting each one's Apple gravity (its
+/// ``GroundTruth/gravity``, pointing down) as it is read.
+private struct AppleGravityTap: SampleStream {
+  var base: RecordingStream
+  let instants: AppleGravityInstants
+
+  var descriptor: StreamDescriptor { base.descriptor }
+
+  mutating func next() throws -> MotionSample? {
+    guard let sample = try base.next() else { return nil }
+    if let gravity = sample.groundTruth?.gravity {
+      instants.append(time: sample.timestamp, gravity: gravity)
+    }
+    return sample
+  }
+}
