@@ -31,6 +31,8 @@ final class PhoneStreamWorker: Sendable {
     task = Task.detached(executorPreference: executor) {
       await body()
       finished.signal()
+      // Held by the task itself: a body that overruns a stop outlives the worker.
+      withExtendedLifetime(executor) {}
     }
   }
 

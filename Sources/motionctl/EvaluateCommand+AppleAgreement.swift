@@ -9,7 +9,7 @@ extension EvaluateCommand {
   /// `--apple-agreement` on one file: the MotionSense layout as before; any other recording that
   /// carries Core Motion's device motion (a SensorLog log with its `motion…` columns, a
   /// device-motion CSV) through ``appleAgreementByReplay(path:)``.
-  func appleAgreement(path: String) throws -> FusionAppleAgreement.Trial {
+  func appleAgreementTrial(path: String) throws -> FusionAppleAgreement.Trial {
     do {
       return try FusionAppleAgreement.evaluateDeviceMotion(
         path: path, decimation: decimate, overrides: overrides)

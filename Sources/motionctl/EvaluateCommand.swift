@@ -199,7 +199,7 @@ extension EvaluateCommand {
     _ = try FusionEvaluation.parameters(with: overrides)  // a clear error before any file is read
     var trials: [FusionAppleAgreement.Trial] = []
     for file in FusionEvaluation.trialFiles(in: paths) {
-      trials.append(try appleAgreement(path: file))
+      trials.append(try appleAgreementTrial(path: file))
     }
     if json {
       let encoder = JSONEncoder()
