@@ -57,7 +57,7 @@ struct StepsCommand: ParsableCommand {
 
   @Flag(
     help:
-      "Print one JSON object per file: {\"file\", \"steps\", \"step_times\", \"distance_m\", \"floors_ascended\", \"floors_descended\"}."
+      "Print one JSON object per file: {\"file\", \"steps\", \"step_times\", \"distance_m\", \"floors_ascended\", \"floors_descended\"}, and \"apple\" ({\"steps\", \"distance_m\", \"floors_ascended\", \"floors_descended\"}) when a SensorLog log records Apple's own pedometer."
   )
   var json = false
 
@@ -69,9 +69,34 @@ struct StepsCommand: ParsableCommand {
     var distance: Double
     var floorsAscended: Int?
     var floorsDescended: Int?
+    /// What Apple's own pedometer counted, when the recording logs it (SensorLog).
+    var apple: ApplePedometer?
+
+    /// Apple's `CMPedometer` totals logged beside the sensors (absent from the JSON otherwise).
+    struct ApplePedometer: Codable {
+      var steps: Int
+      var distance: Double?
+      var floorsAscended: Int?
+      var floorsDescended: Int?
+
+      enum CodingKeys: String, CodingKey {
+        case steps
+        case distance = "distance_m"
+        case floorsAscended = "floors_ascended"
+        case floorsDescended = "floors_descended"
+      }
+
+      func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(steps, forKey: .steps)
+        try container.encode(distance, forKey: .distance)  // null when not logged
+        try container.encode(floorsAscended, forKey: .floorsAscended)
+        try container.encode(floorsDescended, forKey: .floorsDescended)
+      }
+    }
 
     enum CodingKeys: String, CodingKey {
-      case file, steps
+      case file, steps, apple
       case stepTimes = "step_times"
       case distance = "distance_m"
       case floorsAscended = "floors_ascended"
@@ -86,6 +111,7 @@ struct StepsCommand: ParsableCommand {
       try container.encode(distance, forKey: .distance)
       try container.encode(floorsAscended, forKey: .floorsAscended)  // null, not absent
       try container.encode(floorsDescended, forKey: .floorsDescended)
+      try container.encodeIfPresent(apple, forKey: .apple)
     }
   }
 
@@ -142,7 +168,8 @@ struct StepsCommand: ParsableCommand {
         file: file, steps: count.stepTimes.count,
         stepTimes: count.stepTimes.map { ($0 * 1000).rounded() / 1000 },
         distance: (count.distance * 100).rounded() / 100, floorsAscended: floors?.ascended,
-        floorsDescended: floors?.descended)
+        floorsDescended: floors?.descended,
+        apple: recordingFormat == nil && mapping == nil ? applePedometer(url) : nil)
       if json {
         print(String(decoding: try encoder.encode(output), as: UTF8.self))
       } else {
@@ -151,11 +178,29 @@ struct StepsCommand: ParsableCommand {
           line += ", floors \(floors.ascended) up, \(floors.descended) down"
           if let pressureFile { line += " (barometer: \(pressureFile.path))" }
         }
+        if let apple = output.apple {
+          line += "; Apple's CMPedometer in the log: \(apple.steps) steps"
+          if let distance = apple.distance { line += String(format: ", %.1f m", distance) }
+        }
         print(line)
       }
     }
     if failures > 0 {
       throw CLIError("\(failures) of \(files.count) recordings could not be counted")
+    }
+  }
+
+  /// Apple's pedometer totals when the recording is a SensorLog log that has them; a log that
+  /// cannot be read a second time is said on stderr and has none.
+  func applePedometer(_ url: URL) -> Output.ApplePedometer? {
+    do {
+      guard let totals = try SensorLogPedometer.totals(in: url) else { return nil }
+      return Output.ApplePedometer(
+        steps: totals.steps, distance: totals.distance.map { ($0 * 100).rounded() / 100 },
+        floorsAscended: totals.floorsAscended, floorsDescended: totals.floorsDescended)
+    } catch {
+      printToStandardError("\(url.path): Apple's pedometer columns could not be read: \(error)")
+      return nil
     }
   }
 }

@@ -34,6 +34,47 @@ final class MotionctlStepsTests: XCTestCase {
       try XCTUnwrap(object["distance_m"] as? Double), Double(steps) * 0.426 * 1.70, accuracy: 0.05)
     XCTAssertTrue(object["floors_ascended"] is NSNull)
     XCTAssertTrue(object["floors_descended"] is NSNull)
+    XCTAssertNil(object["apple"], "no Apple pedometer in this layout")
+  }
+
+  /// The same walk as a SensorLog log that also records Apple's `CMPedometer`: its totals are
+  /// set beside ours, in the JSON and in the line of text.
+  func testStepsSetsApplesPedometerFromASensorLogLogBesideOurs() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let file = folder.appendingPathComponent("sensorlog.csv")
+    var text =
+      "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),"
+      + "accelerometerAccelerationY(G),accelerometerAccelerationZ(G),pedometerNumberofSteps(N),"
+      + "pedometerDistance(m),pedometerFloorAscended(N),pedometerFloorDescended(N)\n"
+    for index in 0..<3000 {
+      let t = Double(index) / 100
+      let phase = 2 * Double.pi * 2 * t
+      // Core Motion's acceleration: g, pointing down at rest.
+      let vertical = -(1 + 0.25 * sin(phase) + 0.08 * sin(2 * phase + 0.7))
+      // Apple's count, cumulative, reported every second (empty cells before the first).
+      let pedometer = index < 100 ? ",,," : "\(2 * (index / 100)),\(Double(index / 100) * 1.5),0,0"
+      text +=
+        String(
+          format: "2026-11-29T10:00:00.000+01:00,%.2f,%.4f,%.4f,%.4f,", 1_000 + t, 0.3 * vertical,
+          0.02, 0.95 * vertical) + pedometer + "\n"
+    }
+    try text.write(to: file, atomically: true, encoding: .utf8)
+
+    let result = try MotionctlRunner.run(["steps", "--json", file.path])
+    XCTAssertEqual(result.status, 0, result.standardError)
+    let object = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    XCTAssertEqual(Double(try XCTUnwrap(object["steps"] as? Int)), 60, accuracy: 2)
+    let apple = try XCTUnwrap(object["apple"] as? [String: Any])
+    XCTAssertEqual(apple["steps"] as? Int, 58)
+    XCTAssertEqual(apple["distance_m"] as? Double, 43.5)
+    XCTAssertEqual(apple["floors_ascended"] as? Int, 0)
+
+    let plain = try MotionctlRunner.run(["steps", file.path])
+    XCTAssertEqual(plain.status, 0, plain.standardError)
+    XCTAssertTrue(
+      plain.standardOutput.contains("Apple's CMPedometer in the log: 58 steps, 43.5 m"),
+      plain.standardOutput)
   }
 
   /// Floors from a recording's barometer and the detected steps: the simulated stairs (two floors

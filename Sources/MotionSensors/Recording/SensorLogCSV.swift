@@ -39,7 +39,19 @@ enum SensorLogCSV {
       && (lower.contains("accelerometer") || lower.contains("gyro") || lower.contains("motion"))
   }
 
-  static func open(_ url: URL, options: RecordingReader.Options) throws -> MergedRecordingStream {
+  /// A SensorLog log opened for reading: its bytes, the cursor after the header, the header's
+  /// names, the index of those names without their unit suffix, and whether numbers use a
+  /// decimal comma.
+  struct Table {
+    var bytes: CSVBytes
+    var cursor: CSVCursor
+    var names: [String]
+    var index: ColumnIndex
+    var decimalComma: Bool
+  }
+
+  /// Opens the log at `url` (a CSV, or a zip holding exactly one) and reads its header.
+  static func openTable(_ url: URL) throws -> Table {
     let bytes: CSVBytes
     if RecordingContainer.isZipArchive(url) {
       let container = try RecordingContainer(url)
@@ -89,6 +101,15 @@ enum SensorLogCSV {
         String(name.split(separator: "(", maxSplits: 1).first ?? "").trimmingCharacters(
           in: .whitespaces)
       })
+    return Table(
+      bytes: bytes, cursor: cursor, names: names, index: index, decimalComma: decimalComma)
+  }
+
+  static func open(_ url: URL, options: RecordingReader.Options) throws -> MergedRecordingStream {
+    let opened = try openTable(url)
+    let (bytes, cursor, names, index, decimalComma) = (
+      opened.bytes, opened.cursor, opened.names, opened.index, opened.decimalComma
+    )
     var notes = [
       "format": RecordingFormat.sensorLog.rawValue,
       "clock": "seconds since boot (Core Motion timestamps)",
