@@ -7,6 +7,7 @@ import MotionSensors
 /// The input's first byte chooses the format (detection, or one of ``RecordingFormat`` forced) and
 /// the invalid-row policy; the rest is the file (a CSV, a log, or a zip archive of an export).
 /// Every outcome but a crash, a hang or a sanitizer report is fine: samples or a thrown error.
+/// Detected or SensorLog inputs also go through ``SensorLogPedometer``.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRecording(_ pointer: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   guard let data = pointer else { return 0 }
@@ -22,6 +23,8 @@ public func fuzzRecording(_ pointer: UnsafePointer<UInt8>?, _ size: Int) -> Int3
     var stream = try RecordingReader.open(url, format: format, options: options)
     _ = try stream.collect(limit: 100_000)
   } catch {}
+  // Apple's pedometer totals are read from SensorLog logs by a reader of their own.
+  if format == nil || format == .sensorLog { _ = try? SensorLogPedometer.totals(in: url) }
   return 0
 }
 
