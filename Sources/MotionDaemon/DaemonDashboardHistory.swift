@@ -7,11 +7,16 @@ import MotionDashboard
 /// 7 local days, the recorded accelerometer's extent, and the connected client processes.
 ///
 /// While history is denied or unavailable the days and the extent are empty; the clients are
-/// still listed.
+/// still listed. One day's detail (``dayDetail(_:)``) is then `nil`, as for a day outside the
+/// seven: no day is listed, so none is answerable.
 struct DaemonDashboardHistory: DashboardHistoryProvider {
   let daemon: MotionDaemon
   /// Reads the store on a thread of its own, once for every page that asks meanwhile.
   private let reader = SharedRead<DashboardHistory>(label: "motiond-dashboard-history")
+  /// The same for the days' detail: one read answers for all seven days, so pages that ask for
+  /// different days meanwhile can share it (`nil`: history denied or unavailable).
+  private let detailReader = SharedRead<[DashboardHistoryDayDetail]?>(
+    label: "motiond-dashboard-history-day")
 
   init(daemon: MotionDaemon) {
     self.daemon = daemon
@@ -29,6 +34,20 @@ struct DaemonDashboardHistory: DashboardHistoryProvider {
   /// than the store answers.
   func history() async throws -> DashboardHistory {
     try await reader.read { [daemon] in try Self.read(daemon) }
+  }
+
+  /// The detail of `date` (`YYYY-MM-DD`) if it is one of the last 7 local days, read as
+  /// ``history()`` reads (off the shared threads, shared with the pages that ask meanwhile).
+  func dayDetail(_ date: String) async throws -> DashboardHistoryDayDetail? {
+    let details = try await detailReader.read { [daemon] in
+      let now = Date()
+      let read = daemon.history.withStoreForQuery { store in
+        Result { try Self.dayDetails(store: store, now: now, calendar: Calendar.current) }
+      }
+      guard case .success(let details) = read else { return nil }
+      return try details.get()
+    }
+    return details?.first { $0.date == date }
   }
 
   private static func read(_ daemon: MotionDaemon) throws -> DashboardHistory {
@@ -57,18 +76,11 @@ struct DaemonDashboardHistory: DashboardHistoryProvider {
   static func days(
     store: HistoryStore, now: Date, calendar: Calendar
   ) throws -> [DashboardHistory.Day] {
-    let today = calendar.startOfDay(for: now)
-    let starts = (0..<7).reversed().compactMap {
-      calendar.date(byAdding: .day, value: -$0, to: today)
-    }
+    let starts = dayStarts(now: now, calendar: calendar)
     guard let first = starts.first else { return [] }
     let end = now.timeIntervalSince1970
     let changes = try store.activities(from: first.timeIntervalSince1970, to: end)
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.calendar = calendar
-    formatter.timeZone = calendar.timeZone
-    formatter.dateFormat = "yyyy-MM-dd"
+    let formatter = dayFormatter(calendar: calendar)
     return try starts.enumerated().map { index, start in
       let from = start.timeIntervalSince1970
       let to = index + 1 < starts.count ? starts[index + 1].timeIntervalSince1970 : end
@@ -79,6 +91,22 @@ struct DaemonDashboardHistory: DashboardHistoryProvider {
         date: formatter.string(from: start), steps: Int(totals.steps),
         activitySeconds: activitySeconds(changes, from: from, to: to, now: end))
     }
+  }
+
+  /// The local midnights of the last 7 days, oldest first (today's last).
+  static func dayStarts(now: Date, calendar: Calendar) -> [Date] {
+    let today = calendar.startOfDay(for: now)
+    return (0..<7).reversed().compactMap { calendar.date(byAdding: .day, value: -$0, to: today) }
+  }
+
+  /// Formats a day as `YYYY-MM-DD` in `calendar`'s time zone, whatever the user's locale.
+  static func dayFormatter(calendar: Calendar) -> DateFormatter {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.calendar = calendar
+    formatter.timeZone = calendar.timeZone
+    formatter.dateFormat = "yyyy-MM-dd"
+    return formatter
   }
 
   /// Seconds in [from, to] spent in each activity: a change lasts until the next one (the last

@@ -2,10 +2,23 @@
 
 /// The daemon's hook into the dashboard: when a provider is given, the page shows the history
 /// panel (7 days of steps and activity, the recorder's extent, the connected clients) from
-/// `GET /api/history`; without one that endpoint answers 404 and the panel stays hidden.
+/// `GET /api/history`, and one day's detail from `GET /api/history/day`; without one both
+/// endpoints answer 404 and the panel stays hidden.
 public protocol DashboardHistoryProvider: Sendable {
   /// The history as of now.
   func history() async throws -> DashboardHistory
+
+  /// One local day's hourly steps and activity timeline as of now, or `nil` when the provider
+  /// cannot answer for that day (it is not one of the days ``history()`` lists, or the provider
+  /// keeps no detail). `date` is `YYYY-MM-DD`; the server passes only real calendar dates, but
+  /// a provider must still answer `nil` for any text it does not list.
+  func dayDetail(_ date: String) async throws -> DashboardHistoryDayDetail?
+}
+
+extension DashboardHistoryProvider {
+  /// No detail: a provider written before the drill-down (or one without per-hour data) keeps
+  /// compiling, and the server answers 404 for every day.
+  public func dayDetail(_ date: String) async throws -> DashboardHistoryDayDetail? { nil }
 }
 
 /// What the history panel shows. Encoded as JSON for `GET /api/history` (see docs/Dashboard.md).

@@ -12,7 +12,8 @@ import OpenCoreMotion
 import SourceComposition
 
 /// Serves the live motion dashboard: the page on `/`, live frames on the WebSocket `/ws`, the
-/// daemon's history on `/api/history` (docs/Dashboard.md describes all three).
+/// daemon's history on `/api/history` and one day of it on `/api/history/day`
+/// (docs/Dashboard.md describes them).
 public struct DashboardServer: Sendable {
   /// The cookie that carries the access token after the page was opened with `?token=`.
   public static let tokenCookie = "motiondashboard_token"
@@ -172,6 +173,32 @@ public struct DashboardServer: Sendable {
         status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
         body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
+    // One local day's hourly steps and activity timeline (the panel's drill-down): 400 for a
+    // missing, repeated or malformed date (DashboardCalendarDate), 404 without a provider or for
+    // a day it does not answer for (outside the last 7, or history denied).
+    router.get("/api/history/day") { request, _ -> Response in
+      guard let history else { return Self.plainText(.notFound, "no history here\n") }
+      let dates = request.uri.queryParameters[values: "date"]
+      guard dates.count == 1, let date = DashboardCalendarDate.validated(dates[0]) else {
+        return Self.plainText(.badRequest, "date must be one real date as YYYY-MM-DD\n")
+      }
+      guard let detail = try await history.dayDetail(date) else {
+        return Self.plainText(.notFound, "no history for that day\n")
+      }
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys]
+      let data = try encoder.encode(detail)
+      return Response(
+        status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+  }
+
+  /// A short plain-text answer (a refusal's reason for a person reading it).
+  private static func plainText(_ status: HTTPResponse.Status, _ text: String) -> Response {
+    Response(
+      status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+      body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
   }
 
   private static func addWebSocketRoute(

@@ -229,6 +229,77 @@ def test_daemon_page_shows_history_and_clients(driver):
         assert len(driver.find_elements("css selector", "[data-testid=activity-table] tbody tr")) == 7
         log(f"  walking today: {walking_today()}")
         screenshot(driver, "dashboard-daemon.png")
+        check_day_drill_down(driver, canvas, history["days"][-1]["date"], history["days"][-2]["date"])
+
+
+def check_day_drill_down(driver, canvas, today, yesterday):
+    """The history panel's drill-down on the daemon's page: a click on today's bar shows today by
+    hour (the walk's steps in the current hour) and its activity timeline (walking up to now);
+    the choice outlives the panel's reloads; a day button chosen with the keyboard shows that day."""
+    import json
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    def stat(name):
+        return driver.execute_script(f"return window.dashboardStats.{name};")
+
+    detail = driver.find_element("css selector", "[data-testid=day-detail]")
+    hour_chart = driver.find_element("css selector", "[data-testid=hour-chart]")
+    timeline = driver.find_element("css selector", "[data-testid=day-timeline]")
+    # Today's bar is the last of seven: the click lands in the middle of its slot (Selenium's
+    # offsets are from the element's centre).
+    slot = canvas.size["width"] / 7
+    ActionChains(driver).move_to_element_with_offset(canvas, int(6.5 * slot - canvas.size["width"] / 2), 0) \
+        .click().perform()
+    assert wait_until(lambda: detail.is_displayed() and detail.get_attribute("data-date") == today, 15), \
+        f"today's detail was not shown: {detail.get_attribute('data-date')!r}"
+
+    def hours():
+        return json.loads(hour_chart.get_attribute("data-hours") or "[]")
+
+    def current_hour_steps():
+        now = time.time()
+        return sum(h["steps"] for h in hours() if h["start"] <= now < h["start"] + 3600)
+    # The walk began when the daemon started, a minute or two ago; should an hour have begun
+    # since, its steps come with the next reloads.
+    assert wait_until(lambda: current_hour_steps() >= 1 and sum(h["steps"] for h in hours()) >= 10, 40,
+                      interval=1), f"the hourly chart misses the walk: {hour_chart.get_attribute('data-hours')}"
+    assert 23 <= len(hours()) <= 25, hours()
+    assert "Steps per hour on " + today in (hour_chart.get_attribute("aria-label") or "")
+
+    def segments():
+        return json.loads(timeline.get_attribute("data-segments") or "[]")
+    assert wait_until(lambda: any("walking" in s["activities"] for s in segments()), 30, interval=1), \
+        f"the timeline shows no walking: {segments()}"
+    # Today's last segment ends now (as of the last reload, every 10 s).
+    assert segments()[-1]["end"] >= time.time() - 30, segments()[-1]
+    assert "walking" in (timeline.get_attribute("aria-label") or ""), timeline.get_attribute("aria-label")
+    log(f"  today by hour: {hour_chart.get_attribute('aria-label')}")
+    log(f"  timeline: {timeline.get_attribute('aria-label')}")
+    screenshot(driver, "dashboard-daemon-day.png")
+
+    # The panel reloads every 10 s: today stays chosen and its detail is fetched again.
+    loads, day_loads = stat("historyLoads"), stat("dayLoads")
+    assert wait_until(lambda: stat("historyLoads") > loads and stat("dayLoads") > day_loads, 25, interval=0.5), \
+        "the panel did not reload today's detail"
+    assert detail.get_attribute("data-date") == today
+    pressed = driver.find_elements("css selector", "[data-testid=day-picker] button[aria-pressed=true]")
+    assert [b.get_attribute("data-date") for b in pressed] == [today], pressed
+
+    # With the keyboard: yesterday's button, focused and pressed with Enter.
+    button = driver.find_element("css selector", f"[data-testid=day-picker] button[data-date='{yesterday}']")
+    driver.execute_script("arguments[0].focus();", button)
+    button.send_keys(Keys.ENTER)
+    assert wait_until(lambda: detail.get_attribute("data-date") == yesterday, 15), detail.get_attribute("data-date")
+    assert wait_until(lambda: any(h["hour"] == 23 for h in hours()) and hour_chart.get_attribute("aria-label")
+                      .startswith("Steps per hour on " + yesterday), 15), hour_chart.get_attribute("aria-label")
+    # The fresh store has nothing before today.
+    assert sum(h["steps"] for h in hours()) == 0, hours()
+    assert segments() == [], segments()
+    loads = stat("historyLoads")
+    assert wait_until(lambda: stat("historyLoads") > loads, 25, interval=0.5), "the panel did not reload"
+    assert detail.get_attribute("data-date") == yesterday
+    assert button.get_attribute("aria-pressed") == "true"
 
 
 # Foxglove's web app is a page that opens `new WebSocket(url, ["foxglove.websocket.v1"])`; this is

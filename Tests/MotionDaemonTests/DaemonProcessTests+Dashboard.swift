@@ -70,6 +70,16 @@ extension DaemonProcessTests {
     formatter.dateFormat = "yyyy-MM-dd"
     #expect(days.last?["date"] as? String == formatter.string(from: Date()))
     #expect(days.allSatisfy { $0["steps"] is Int && $0["activitySeconds"] is [String: Any] })
+    // One listed day in detail (its hours and timeline); a day before the seven is not answered.
+    let today = try #require(days.last?["date"] as? String)
+    let (dayStatus, dayBody) = try Self.get(base + "/api/history/day?date=\(today)&token=\(token)")
+    #expect(dayStatus == 200)
+    let detail = try Self.object(dayBody)
+    #expect(detail["date"] as? String == today)
+    #expect((23...25).contains((detail["hours"] as? [Any])?.count ?? 0), "\(detail)")
+    #expect(detail["segments"] is [Any])
+    let weekAgo = formatter.string(from: Date(timeIntervalSinceNow: -8 * 86_400))
+    #expect(try Self.get(base + "/api/history/day?date=\(weekAgo)&token=\(token)").status == 404)
     let clients = try #require(history["clients"] as? [[String: Any]])
     #expect(
       clients.contains {

@@ -61,6 +61,11 @@ final class DashboardHostileClientTests: XCTestCase {
         try Self.status(
           port: port,
           "GET /api/history HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example\r\n\r\n"), 403)
+      XCTAssertEqual(
+        try Self.status(
+          port: port,
+          "GET /api/history/day?date=2026-11-23 HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example\r\n\r\n"
+        ), 403)
       // Another local server (another port) is another site.
       XCTAssertNotEqual(
         try Self.status(

@@ -39,6 +39,10 @@ const state = {
   heading: null, frame: null, fps: 0, frames: 0, messages: 0, rafCount: 0, rafStart: performance.now(),
   lastLatency: null, retry: 500, fieldAccuracy: null, hasMotion: false, dataVersion: 0, drawnVersion: -1,
   drawnAutoscale: true, workMs: 0, messageMs: 0,
+  // The history panel: the last answer of /api/history, the day chosen for the drill-down
+  // (`YYYY-MM-DD`, kept across reloads) and its detail as drawn; how many of each were drawn
+  // (for tests).
+  history: null, selectedDay: null, dayDetail: null, historyLoads: 0, dayLoads: 0,
 };
 window.dashboardStats = state;  // read by the browser tests and the frame-rate benchmark
 
@@ -437,7 +441,10 @@ async function loadHistory() {
   try {
     const response = await fetch("/api/history" + tokenQuery(), { cache: "no-store" });
     if (!response.ok) { $("history-panel").hidden = true; return; }
-    drawHistory(await response.json());
+    state.history = await response.json();
+    drawHistory(state.history);
+    state.historyLoads++;
+    refreshSelectedDay(state.history.days.slice(-7));
   } catch (error) {
     $("history-panel").hidden = true;
   }
@@ -487,13 +494,15 @@ function drawHistory(history) {
   g.font = (10 * ratio) + "px sans-serif";
   days.forEach((day, index) => {
     const h = (canvas.height - 24 * ratio) * day.steps / most;
-    g.fillStyle = palette.z;
+    // The day shown in detail below stands out.
+    g.fillStyle = day.date === state.selectedDay ? palette.accent : palette.z;
     g.fillRect(index * barWidth + 4, canvas.height - 14 * ratio - h, barWidth - 8, h);
     g.fillStyle = palette.muted;
     g.fillText(day.date.slice(5), index * barWidth + 4, canvas.height - 3 * ratio);
     g.fillText(String(day.steps), index * barWidth + 4, canvas.height - 16 * ratio - h);
   });
   drawActivityTable(days);
+  drawDayPicker(days);
   const extent = history.recorderStart && history.recorderEnd
     ? new Date(history.recorderStart * 1000).toLocaleString() + " – " + new Date(history.recorderEnd * 1000).toLocaleString()
     : "not recording";
@@ -509,6 +518,179 @@ function drawHistory(history) {
   }));
 }
 
+// --- One day in detail (the history panel's drill-down, daemon only) -------------------------
+
+// The timeline's colour for each activity (the legend under it uses the same, from the CSS).
+function activityColor(name) {
+  return { stationary: palette.muted, walking: palette.y, running: palette.x, cycling: palette.accent,
+           automotive: palette.z }[name] || "#d97706";
+}
+
+// One button per day under the chart, so that a day can be chosen with the keyboard too. Kept
+// when the days are the same (a reload every 10 s must not take the focus away from a button).
+function drawDayPicker(days) {
+  const picker = $("day-picker");
+  const dates = days.map((d) => d.date);
+  const shown = Array.from(picker.children, (button) => button.dataset.date);
+  if (shown.join() !== dates.join()) {
+    picker.replaceChildren(...dates.map((date, index) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.dataset.date = date;
+      button.textContent = index === dates.length - 1 ? "today" : date.slice(5);
+      button.setAttribute("aria-label", "Show " + date + " by hour");
+      button.addEventListener("click", () => selectDay(date));
+      return button;
+    }));
+  }
+  for (const button of picker.children) {
+    button.setAttribute("aria-pressed", String(button.dataset.date === state.selectedDay));
+  }
+}
+
+function selectDay(date) {
+  state.selectedDay = date;
+  if (state.history) drawHistory(state.history);
+  loadDay(date);
+}
+
+// After each reload of the history: today's detail follows the steps being counted; a past
+// day's does not change, so it is fetched once; a day that is no longer one of the seven (the
+// page stayed open past midnight for a week) is let go.
+function refreshSelectedDay(days) {
+  const date = state.selectedDay;
+  if (!date) return;
+  if (!days.some((d) => d.date === date)) {
+    state.selectedDay = null;
+    state.dayDetail = null;
+    $("day-detail").hidden = true;
+    drawHistory(state.history);
+    return;
+  }
+  const isToday = days[days.length - 1].date === date;
+  if (isToday || !state.dayDetail || state.dayDetail.date !== date) loadDay(date);
+}
+
+async function loadDay(date) {
+  const token = tokenQuery();
+  const query = "?date=" + encodeURIComponent(date) + (token ? "&" + token.slice(1) : "");
+  let detail = null;
+  try {
+    const response = await fetch("/api/history/day" + query, { cache: "no-store" });
+    if (response.ok) detail = await response.json();
+  } catch (error) {
+    detail = null;
+  }
+  // Another day was chosen meanwhile: its own answer draws it.
+  if (state.selectedDay !== date) return;
+  if (detail) {
+    state.dayDetail = detail;
+    drawDay(detail);
+    state.dayLoads++;
+  } else {
+    state.dayDetail = null;
+    $("day-detail").hidden = false;
+    $("day-detail").dataset.date = date;
+    setText("day-detail-date", date + " (no detail)");
+  }
+}
+
+// "HH:MM" on the daemon's clock for a time within the day: from the hour it falls in (the
+// hours carry the daemon's local hour, which the browser's time zone might not share).
+function clockTime(detail, t) {
+  if (t >= detail.end) return "24:00";
+  let hour = detail.hours[0];
+  for (const h of detail.hours) if (h.start <= t) hour = h;
+  if (!hour) return "–";
+  const minutes = Math.min(59, Math.max(0, Math.floor((t - hour.start) / 60)));
+  return String(hour.hour).padStart(2, "0") + ":" + String(minutes).padStart(2, "0");
+}
+
+function sizeCanvas(canvas, ratio) {
+  canvas.width = Math.max(1, Math.round(canvas.clientWidth * ratio));
+  canvas.height = Math.max(1, Math.round(canvas.clientHeight * ratio));
+  return canvas.getContext("2d");
+}
+
+function drawDay(detail) {
+  const section = $("day-detail");
+  section.hidden = false;
+  section.dataset.date = detail.date;
+  const total = detail.hours.reduce((sum, h) => sum + h.steps, 0);
+  setText("day-detail-date", detail.date + " · " + total + " steps");
+  const ratio = window.devicePixelRatio || 1;
+
+  // Steps per hour.
+  const chart = $("hour-chart");
+  const g = sizeCanvas(chart, ratio);
+  const hours = detail.hours;
+  chart.setAttribute("aria-label", "Steps per hour on " + detail.date + ": "
+    + hours.map((h) => String(h.hour).padStart(2, "0") + ":00 " + h.steps).join(", "));
+  chart.dataset.hours = JSON.stringify(hours);
+  const most = Math.max(1, ...hours.map((h) => h.steps));
+  const barWidth = chart.width / Math.max(24, hours.length);
+  g.font = (10 * ratio) + "px sans-serif";
+  hours.forEach((hour, index) => {
+    const h = (chart.height - 24 * ratio) * hour.steps / most;
+    g.fillStyle = palette.z;
+    g.fillRect(index * barWidth + 1, chart.height - 14 * ratio - h, Math.max(1, barWidth - 2), h);
+    g.fillStyle = palette.muted;
+    if (hour.hour % 3 === 0 && (index === 0 || hours[index - 1].hour !== hour.hour)) {
+      g.fillText(String(hour.hour).padStart(2, "0"), index * barWidth + 1, chart.height - 3 * ratio);
+    }
+    if (hour.steps > 0 && hour.steps === most) {
+      g.fillText(String(hour.steps), index * barWidth + 1, chart.height - 16 * ratio - h);
+    }
+  });
+
+  // The activity timeline over the day: a change's activities share its height (stationary in
+  // a car shows both colours), stretches with none stay empty.
+  const timeline = $("day-timeline");
+  const t = sizeCanvas(timeline, ratio);
+  const span = Math.max(1, detail.end - detail.start);
+  const x = (time) => (time - detail.start) / span * timeline.width;
+  const strip = timeline.height - 13 * ratio;
+  t.fillStyle = palette.line;
+  t.fillRect(0, strip - 1, timeline.width, 1);
+  for (const segment of detail.segments) {
+    const names = segment.activities;
+    const left = x(segment.start);
+    const width = Math.max(1, x(segment.end) - left);
+    names.forEach((name, index) => {
+      t.fillStyle = activityColor(name);
+      t.fillRect(left, strip * index / names.length, width, strip / names.length);
+    });
+  }
+  t.fillStyle = palette.muted;
+  t.font = (10 * ratio) + "px sans-serif";
+  hours.forEach((hour, index) => {
+    if (hour.hour % 6 === 0 && (index === 0 || hours[index - 1].hour !== hour.hour)) {
+      t.fillText(String(hour.hour).padStart(2, "0"), x(hour.start), timeline.height - 2 * ratio);
+    }
+  });
+  const described = detail.segments.map((segment) =>
+    clockTime(detail, segment.start) + "–" + clockTime(detail, segment.end) + " "
+    + (segment.activities.length ? segment.activities.join(" and ") : "no activity")
+    + (segment.confidence ? " (" + segment.confidence + ")" : ""));
+  timeline.setAttribute("aria-label", "Activity on " + detail.date + ": "
+    + (described.length ? described.join("; ") : "nothing recorded"));
+  timeline.dataset.segments = JSON.stringify(detail.segments);
+  $("day-timeline-list").replaceChildren(...(described.length ? described : ["nothing recorded"]).map((text) => {
+    const item = document.createElement("li");
+    item.textContent = text;
+    return item;
+  }));
+}
+
+// A click on the steps chart chooses the day of the bar under it.
+function onHistoryChartClick(event) {
+  const days = state.history ? state.history.days.slice(-7) : [];
+  const canvas = $("history-chart");
+  if (!days.length || !canvas.clientWidth) return;
+  const index = Math.floor(event.offsetX / (canvas.clientWidth / Math.max(7, days.length)));
+  if (index >= 0 && index < days.length) selectDay(days[index].date);
+}
+
 // --- Controls ------------------------------------------------------------------------------
 
 function setUp() {
@@ -522,6 +704,7 @@ function setUp() {
     const active = $("record-button").classList.contains("active");
     send(active ? { op: "stopRecording" } : { op: "startRecording", name: $("record-name").value || undefined });
   });
+  $("history-chart").addEventListener("click", onHistoryChartClick);
   $("pause-button").addEventListener("click", () => {
     state.paused = !state.paused;
     state.pausedAt = state.latestTime;
