@@ -276,6 +276,7 @@ def check_day_drill_down(driver, canvas, today, yesterday):
     assert "walking" in (timeline.get_attribute("aria-label") or ""), timeline.get_attribute("aria-label")
     log(f"  today by hour: {hour_chart.get_attribute('aria-label')}")
     log(f"  timeline: {timeline.get_attribute('aria-label')}")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", detail)
     screenshot(driver, "dashboard-daemon-day.png")
 
     # The panel reloads every 10 s: today stays chosen and its detail is fetched again.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionDaemonClient
 import Testing
 import _MotionTestSupport
 
@@ -80,6 +81,19 @@ extension DaemonProcessTests {
     #expect(detail["segments"] is [Any])
     let weekAgo = formatter.string(from: Date(timeIntervalSinceNow: -8 * 86_400))
     #expect(try Self.get(base + "/api/history/day?date=\(weekAgo)&token=\(token)").status == 404)
+    // While history is denied no day is answered (`/api/history` then lists none either).
+    let settings = DaemonClient(socketPath: daemon.socketPath, clientName: "motionctl")
+    let todayURL = base + "/api/history/day?date=\(today)&token=\(token)"
+    try blocking { try await settings.setHistoryAllowed(false) }
+    try waitUntil(seconds: 30, "no day while history is denied") {
+      try Self.get(todayURL).status == 404
+    }
+    let whileDenied = try Self.object(try Self.get(base + "/api/history?token=\(token)").body)
+    #expect((whileDenied["days"] as? [Any])?.isEmpty == true, "\(whileDenied)")
+    try blocking { try await settings.setHistoryAllowed(true) }
+    try waitUntil(seconds: 30, "today again once history is allowed") {
+      try Self.get(todayURL).status == 200
+    }
     let clients = try #require(history["clients"] as? [[String: Any]])
     #expect(
       clients.contains {
