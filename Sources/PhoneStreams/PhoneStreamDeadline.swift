@@ -21,7 +21,7 @@ struct PhoneStreamDeadline: Error, CustomStringConvertible {
       group.addTask { try await operation() }
       group.addTask {
         // Returns nil when the deadline passes; cancelled (throws) when the operation wins.
-        try await Task.sleep(nanoseconds: UInt64(max(0, min(seconds, 3_600)) * 1e9))
+        guard await phoneStreamPause(seconds) else { throw CancellationError() }
         return nil
       }
       defer { group.cancelAll() }

@@ -10,8 +10,10 @@ import Dispatch
 /// worker to end. When the caller is itself a task, it holds one of the pool's threads while it
 /// waits; on a one-processor machine that is the only one, so a worker on the pool could not run
 /// until the wait had timed out. On this executor the worker's task and its child tasks (task
-/// groups, `async let`; the server's per-connection tasks are such children) never need a pool
-/// thread. The queue's thread comes from Dispatch's own overcommitting threads.
+/// groups, `async let`; the server's per-connection tasks are such children) run without a pool
+/// thread, and their pauses wake on a dispatch timer (``phoneStreamPause(_:)``; a `Task.sleep`
+/// wake-up is a job for the pool). The queue's thread comes from Dispatch's own overcommitting
+/// threads.
 ///
 /// Unstructured tasks do not inherit the preference. Hummingbird's server starts one for its
 /// graceful shutdown, so with every pool thread busy an orderly stop cannot finish and

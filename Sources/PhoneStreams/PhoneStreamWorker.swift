@@ -2,6 +2,7 @@
 
 import Dispatch
 import Foundation
+import MotionSensors
 
 /// One phone stream's network work, run as a task, with a stop that never waits forever.
 ///
@@ -59,12 +60,66 @@ func phoneStreamUptime() -> Double {
   ProcessInfo.processInfo.systemUptime
 }
 
-/// Sleeps `seconds` unless the task is cancelled first; returns whether it slept the whole time.
+/// Sleeps `seconds` (at most an hour) unless the task is cancelled first; returns whether it
+/// slept the whole time.
+///
+/// Not `Task.sleep`: its wake-up is a job for Swift concurrency's shared pool, whatever executor
+/// the task prefers, so with every pool thread busy a worker's tick loop, poll interval or body
+/// deadline would wait for a free thread (about a second, when the pool grows). This one wakes on
+/// a dispatch timer of the phone streams' own and resumes the task on its preferred executor
+/// (``PhoneStreamExecutor``).
 func phoneStreamPause(_ seconds: Double) async -> Bool {
-  do {
-    try await Task.sleep(nanoseconds: UInt64(max(0, min(seconds, 3_600)) * 1e9))
-    return true
-  } catch {
-    return false
+  let pause = PhoneStreamPause()
+  return await withTaskCancellationHandler {
+    await withCheckedContinuation { continuation in
+      pause.begin(continuation, seconds: seconds)
+    }
+  } onCancel: {
+    pause.end(sleptWholeTime: false)
+  }
+}
+
+/// One ``phoneStreamPause(_:)``: the continuation is resumed once, by the timer or by a
+/// cancellation, whichever comes first (a cancellation before the wait began ends it at once).
+private final class PhoneStreamPause: Sendable {
+  private enum Phase {
+    case notStarted
+    case waiting(CheckedContinuation<Bool, Never>)
+    case ended(Bool)
+  }
+
+  /// The timers' queue: serial, of its own, so no timer waits for Swift concurrency's pool.
+  private static let timers = DispatchQueue(label: "OpenCoreMotion.PhoneStreams.timers")
+
+  private let phase = Locked(Phase.notStarted)
+
+  func begin(_ continuation: CheckedContinuation<Bool, Never>, seconds: Double) {
+    let endedEarly = phase.withLock { phase -> Bool? in
+      if case .ended(let outcome) = phase { return outcome }
+      phase = .waiting(continuation)
+      return nil
+    }
+    if let endedEarly {
+      continuation.resume(returning: endedEarly)
+      return
+    }
+    let delay = seconds.isFinite ? Swift.min(Swift.max(seconds, 0), 3_600) : 0
+    Self.timers.asyncAfter(deadline: .now() + delay) { [self] in end(sleptWholeTime: true) }
+  }
+
+  func end(sleptWholeTime: Bool) {
+    let waiting = phase.withLock { phase -> CheckedContinuation<Bool, Never>? in
+      switch phase {
+      case .notStarted:
+        phase = .ended(sleptWholeTime)
+        return nil
+      case .waiting(let continuation):
+        phase = .ended(sleptWholeTime)
+        return continuation
+      case .ended:
+        return nil
+      }
+    }
+    waiting?.resume(returning: sleptWholeTime)
   }
 }
