@@ -301,7 +301,8 @@ public final class MotionDaemon: @unchecked Sendable {
         fusion = nil
       } else if fusion == nil {
         fusion = Fusion(
-          feed: DeviceMotionFeed(samplePeriod: source.shortestSamplePeriod),
+          feed: DeviceMotionFeed(
+            samplePeriod: source.shortestSamplePeriod, timing: source.sampleTiming),
           firstGeneration: current)
       }
     }

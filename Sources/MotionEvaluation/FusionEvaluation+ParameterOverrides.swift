@@ -41,6 +41,7 @@ extension FusionEvaluation {
       "magneticMaximumRejectionTime": \.magneticMaximumRejectionTime,
       "magneticRejectionFactor": \.magneticRejectionFactor,
       "gyroscopeDelay": \.gyroscopeDelay,
+      "gyroscopeDelayIntervals": \.gyroscopeDelayIntervals,
       "sampleAveragingLag": \.sampleAveragingLag,
       "magnetometerDelay": \.magnetometerDelay,
       "reinitializationGap": \.reinitializationGap,

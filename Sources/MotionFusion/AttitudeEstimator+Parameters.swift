@@ -145,10 +145,19 @@ extension AttitudeEstimator {
     /// interval means are in step with the accelerometer. Rates that are instants rather than
     /// interval means (Core Motion's own device-motion `rotationRate`) put the integrated
     /// attitude half a sample period ahead of its timestamp: for them use minus half their
-    /// period (`FusionAppleAgreement.deviceMotionParameters(rowPeriod:)` in MotionEvaluation
-    /// does; measured in `Benchmarks/fusion-comparison/README.md`). Default: 1.75 ms (half a
+    /// period (``deviceMotionInstants`` does, through ``gyroscopeDelayIntervals``;
+    /// `FusionAppleAgreement.deviceMotionParameters(rowPeriod:)` in MotionEvaluation does it here
+    /// in seconds, for rows averaged down; measured in `Benchmarks/fusion-comparison/README.md`). Default: 1.75 ms (half a
     /// period of BROAD's 286 Hz sensor, where it was measured against the optical reference).
     public var gyroscopeDelay = 0.5 / 286
+
+    /// A further gyroscope delay as a share of the current sample interval (the time since the
+    /// previous gyroscope sample), added to ``gyroscopeDelay``. For rates that are instants rather
+    /// than interval means the lead is half of *their* interval whatever the rate, which the
+    /// recording's own rows tell only once they are read: Core Motion's device-motion
+    /// `rotationRate` replayed through `CMMotionManager`'s fusion uses −0.5 with a
+    /// ``gyroscopeDelay`` of 0 (``deviceMotionInstants``). Default: 0.
+    public var gyroscopeDelayIntervals = 0.0
 
     /// Where an accelerometer or magnetometer sample lies in its sample interval, as the share of
     /// the interval before its timestamp. The gyroscope's rate is integrated over the whole

@@ -131,12 +131,14 @@ public struct AttitudeEstimator: Sendable {
 
   /// The rotation vector (rad, sensor frame) from the instant a vector sample describes to the
   /// instant the outputs describe, for a bias-corrected `rate` (rad/s) and the sample's lag behind
-  /// `timestamp` (``sampleLag(at:sampleTimestamp:interval:clock:parameters:)``, s) plus
-  /// ``Parameters/gyroscopeDelay``: what ``State/sampleToOutputRotation`` holds after an update.
+  /// `timestamp` (``sampleLag(at:sampleTimestamp:interval:clock:parameters:)``, s) plus the
+  /// gyroscope's delay over this interval (``Parameters/gyroscopeDelay`` and
+  /// ``Parameters/gyroscopeDelayIntervals``, s): what ``State/sampleToOutputRotation`` holds after
+  /// an update.
   package static func sampleToOutputRotation(
-    rate: SIMD3<Double>, sampleLag: Double, parameters: Parameters
+    rate: SIMD3<Double>, sampleLag: Double, gyroscopeDelay: Double
   ) -> SIMD3<Double> {
-    rate * (sampleLag + parameters.gyroscopeDelay)
+    rate * (sampleLag + gyroscopeDelay)
   }
 
   /// Seconds from the instant a vector sample describes to `timestamp`: for a sample stamped
@@ -245,7 +247,7 @@ public struct AttitudeEstimator: Sendable {
       at: timestamp, sampleTimestamp: accelerometerTimestamp, interval: dt,
       clock: state.accelerometerClock, parameters: parameters)
     state.sampleToOutputRotation = Self.sampleToOutputRotation(
-      rate: rate, sampleLag: accelerometerLag, parameters: parameters)
+      rate: rate, sampleLag: accelerometerLag, gyroscopeDelay: gyroscopeDelay(over: dt))
     if !accelerometerSaturated {
       correctInclination(
         accelerometer, rotationSince: rate * accelerometerLag, dt: dt,
@@ -388,8 +390,9 @@ public struct AttitudeEstimator: Sendable {
   @inline(__always)
   mutating func integrateGyroscope(_ gyroscope: SIMD3<Double>, dt: Double) -> SIMD3<Double> {
     let rate = gyroscope - state.gyroscopeBias
-    if coefficients.gyroscopeDelay != 0 {
-      state.outputPrediction = Self.exponential(rate * coefficients.gyroscopeDelay)
+    let delay = gyroscopeDelay(over: dt)
+    if delay != 0 {
+      state.outputPrediction = Self.exponential(rate * delay)
     }
     state.meanSquaredRate += coefficients.rateGain * (rate.lengthSquared - state.meanSquaredRate)
     let increment = rate * dt
@@ -402,6 +405,12 @@ public struct AttitudeEstimator: Sendable {
     let q = Self.multiply(state.inertialFromSensor, Self.exponential(v))
     state.inertialFromSensor = Self.renormalized(q)
     return rate
+  }
+
+  /// The gyroscope's delay over a sample interval of `dt` s, s.
+  @inline(__always)
+  func gyroscopeDelay(over dt: Double) -> Double {
+    coefficients.gyroscopeDelay + coefficients.gyroscopeDelayIntervals * dt
   }
 
   @inline(__always)

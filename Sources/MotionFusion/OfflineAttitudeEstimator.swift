@@ -130,6 +130,7 @@ public enum OfflineAttitudeEstimator {
     // reversed pass's time. Likewise an accelerometer or magnetometer sample describes an instant
     // before its timestamp, which in reversed time comes after it.
     backwardParameters.gyroscopeDelay = -parameters.gyroscopeDelay
+    backwardParameters.gyroscopeDelayIntervals = -parameters.gyroscopeDelayIntervals
     backwardParameters.sampleAveragingLag = -parameters.sampleAveragingLag
     backwardParameters.magnetometerDelay = -parameters.magnetometerDelay
     var reversed = AttitudeEstimator(parameters: backwardParameters, samplePeriod: samplePeriod)

@@ -28,6 +28,9 @@ public struct StreamDescriptor: Sendable, Equatable {
   public var hasGroundTruth: Bool
   /// Free-form facts about the stream (device, units, origin), for listings.
   public var metadata: [String: String]
+  /// How the inertial samples were taken (``SampleTiming/sensorOutputs`` unless a reader knows
+  /// they are Core Motion's device-motion outputs).
+  public var sampleTiming = SampleTiming.sensorOutputs
 
   public init(
     name: String,

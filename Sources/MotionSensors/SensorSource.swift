@@ -18,6 +18,10 @@ public protocol SensorSource: AnyObject, Sendable {
   /// The sample rates in Hz the source can deliver; update intervals are clamped to this range.
   var supportedSampleRates: ClosedRange<Double> { get }
 
+  /// How the source's inertial samples were taken, for the fusion (default:
+  /// ``SampleTiming/sensorOutputs``; a recording of Core Motion's device motion says so).
+  var sampleTiming: SampleTiming { get }
+
   /// Starts delivering events to `handler` until the returned subscription is cancelled.
   ///
   /// - Parameter requestedSampleRate: the rate in Hz the subscriber would like; the source uses the
@@ -43,6 +47,9 @@ public protocol SensorSource: AnyObject, Sendable {
 }
 
 extension SensorSource {
+  /// Sensor outputs: what live sensors and most recordings deliver.
+  public var sampleTiming: SampleTiming { .sensorOutputs }
+
   public func subscribe(
     requestedSampleRate: Double, sensors: SensorSet,
     _ handler: @escaping @Sendable (SourceEvent) -> Void

@@ -33,6 +33,8 @@ public final class StreamPlayer: SensorSource, Sendable {
   public let supportedSampleRates: ClosedRange<Double>
   /// The stream's description.
   public let descriptor: StreamDescriptor
+  /// The recording's (``StreamDescriptor/sampleTiming``).
+  public var sampleTiming: SampleTiming { descriptor.sampleTiming }
   /// How playback is paced.
   public let pacing: Pacing
   /// Under wall-clock pacing, the shortest time between two wake-ups of the player's thread, s:

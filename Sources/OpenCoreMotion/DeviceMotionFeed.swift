@@ -22,9 +22,12 @@ package struct DeviceMotionFeed: Sendable {
   private var latestMagnetometerTimestamp: Double?
   private var lastEstimateTimestamp = -Double.infinity
 
-  /// A feed for samples nominally `samplePeriod` seconds apart.
-  package init(samplePeriod: Double) {
-    estimator = DeviceMotionEstimator(samplePeriod: samplePeriod)
+  /// A feed for samples nominally `samplePeriod` seconds apart, taken as `timing` says (Core
+  /// Motion's device-motion instants get ``AttitudeEstimator/Parameters/deviceMotionInstants``).
+  package init(samplePeriod: Double, timing: SampleTiming = .sensorOutputs) {
+    estimator = DeviceMotionEstimator(
+      samplePeriod: samplePeriod,
+      parameters: timing == .deviceMotionInstants ? .deviceMotionInstants : .default)
   }
 
   /// The estimator's counters (refused samples, resets, …).

@@ -43,7 +43,8 @@ final class DeviceMotionPipeline: Sendable {
   private init(source: any SensorSource) {
     self.source = source
     samplePeriod = source.shortestSamplePeriod
-    state = Locked(State(feed: DeviceMotionFeed(samplePeriod: samplePeriod)))
+    state = Locked(
+      State(feed: DeviceMotionFeed(samplePeriod: samplePeriod, timing: source.sampleTiming)))
   }
 
   // MARK: Sharing
@@ -76,7 +77,7 @@ final class DeviceMotionPipeline: Sendable {
       let isFirst = !s.isConnected
       if isFirst {
         s.isConnected = true
-        s.feed = DeviceMotionFeed(samplePeriod: samplePeriod)
+        s.feed = DeviceMotionFeed(samplePeriod: samplePeriod, timing: source.sampleTiming)
       }
       return (id, isFirst)
     }

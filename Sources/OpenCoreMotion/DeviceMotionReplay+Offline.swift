@@ -201,7 +201,8 @@ extension DeviceMotionReplay {
         at: timestamp, sampleTimestamp: accelerometerTimestamp, interval: interval,
         clock: accelerometerClock, parameters: parameters)
       let rotation = AttitudeEstimator.sampleToOutputRotation(
-        rate: gyroscope - gyroscopeBias, sampleLag: lag, parameters: parameters)
+        rate: gyroscope - gyroscopeBias, sampleLag: lag,
+        gyroscopeDelay: parameters.gyroscopeDelay + parameters.gyroscopeDelayIntervals * interval)
       let estimate = DeviceMotionPipeline.Estimate(
         timestamp: timestamp, earthFromSensor6D: attitude,
         earthFromSensor9D: attitude, hasMagneticHeading: usesMagnetometer,

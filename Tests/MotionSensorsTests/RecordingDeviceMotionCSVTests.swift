@@ -25,6 +25,7 @@ final class RecordingDeviceMotionCSVTests: XCTestCase {
     XCTAssertEqual(stream.descriptor.sensors, [.accelerometer, .gyroscope])
     XCTAssertTrue(stream.descriptor.hasGroundTruth)
     XCTAssertTrue(stream.descriptor.metadata["clock"]?.contains("row number") ?? false)
+    XCTAssertEqual(stream.descriptor.sampleTiming, .deviceMotionInstants)
     let samples = try stream.collect()
     XCTAssertEqual(samples.map(\.timestamp), [0, 0.02])
     // Core Motion's acceleration is gravity + user acceleration (g, Apple's sign); specific

@@ -36,6 +36,8 @@ final class RecordingSensorLogTests: XCTestCase {
     XCTAssertEqual(
       stream.descriptor.metadata["sensorlog.referenceFrame"], "XArbitraryCorrectedZVertical")
     XCTAssertNotNil(stream.descriptor.metadata["groundTruthSource"])
+    // Raw sensors: their own outputs, for the fusion.
+    XCTAssertEqual(stream.descriptor.sampleTiming, .sensorOutputs)
     let samples = try stream.collect()
     XCTAssertEqual(
       samples.map(\.timestamp),
@@ -65,6 +67,8 @@ final class RecordingSensorLogTests: XCTestCase {
     let url = try folder.write(motionOnly, to: "motion-only.csv")
     var stream = try RecordingReader.open(url)
     XCTAssertEqual(stream.descriptor.sensors, [.accelerometer, .gyroscope])
+    // Both read from device motion: the fusion is told they are Core Motion's instants.
+    XCTAssertEqual(stream.descriptor.sampleTiming, .deviceMotionInstants)
     let samples = try stream.collect()
     let accelerometer = samples.compactMap(\.accelerometer)
     XCTAssertEqual(accelerometer.count, 2)

@@ -2,6 +2,7 @@
 
 import Foundation
 import XCTest
+import _MotionTestSupport
 
 /// `motionctl evaluate --apple-agreement` on recordings other than the MotionSense layout:
 /// SensorLog logs (each sensor group on its own clock) and device-motion CSVs are replayed as
@@ -103,6 +104,51 @@ final class MotionctlAppleAgreementTests: XCTestCase {
       let off = try agreement(tilted)
       XCTAssertEqual(try XCTUnwrap(off["median"] as? Double), 10, accuracy: 1, "\(name): \(off)")
     }
+  }
+
+  /// A real iPhone recording (MotionSense, subject 2 walking, 50 Hz) written as a device-motion
+  /// CSV: replayed through `CMMotionManager`'s fusion, which the reader tells that the samples
+  /// are Core Motion's instants, it gives what the MotionSense path measures row by row with the
+  /// same timing (per-file median and 95th percentile within 1e-6°).
+  func testADeviceMotionCSVReplaysAsTheMotionSensePathMeasuresIt() throws {
+    let shared = SharedData.root.appendingPathComponent(
+      "data/activity/motionsense/sub02_wlk_08.csv")
+    guard FileManager.default.fileExists(atPath: shared.path) else {
+      if SharedData.isCI { XCTFail("missing \(shared.path)") }
+      throw XCTSkip("the shared MotionSense data is not beside the repository")
+    }
+    let lines = try String(contentsOf: shared, encoding: .utf8).split(separator: "\n")
+    let names = lines[0].split(separator: ",").map(String.init)
+    func column(_ name: String) throws -> Int { try XCTUnwrap(names.firstIndex(of: name), name) }
+    let t = try column("t")
+    let acceleration = try ["ax", "ay", "az"].map(column)
+    let rate = try ["gx", "gy", "gz"].map(column)
+    let gravity = try ["apple_gravity_x", "apple_gravity_y", "apple_gravity_z"].map(column)
+    var rows = [
+      "timestamp,gravity.x,gravity.y,gravity.z,rotationRate.x,rotationRate.y,rotationRate.z,"
+        + "userAcceleration.x,userAcceleration.y,userAcceleration.z"
+    ]
+    for line in lines.dropFirst() {
+      let cells = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+      let g = gravity.map { Double(cells[$0]) ?? .nan }
+      // Apple's acceleration is gravity + user acceleration; the layout keeps their sum.
+      let user = zip(acceleration, g).map { (Double(cells[$0.0]) ?? .nan) - $0.1 }
+      rows.append(
+        ([cells[t]] + g.map { "\($0)" } + rate.map { cells[$0] } + user.map { "\($0)" })
+          .joined(separator: ","))
+    }
+    let folder = try makeTemporaryDirectory(for: self)
+    let converted = folder.appendingPathComponent("sub02_wlk_08.csv")
+    try (rows.joined(separator: "\n") + "\n").write(
+      to: converted, atomically: true, encoding: .utf8)
+
+    let measured = try agreement(shared)
+    let replayed = try agreement(converted)
+    for key in ["median", "p95"] {
+      let expected = try XCTUnwrap(measured[key] as? Double, key)
+      XCTAssertEqual(try XCTUnwrap(replayed[key] as? Double, key), expected, accuracy: 1e-6, key)
+    }
+    XCTAssertEqual(replayed["count"] as? Int, measured["count"] as? Int)
   }
 
   func testFilesWithoutApplesDeviceMotionAndLayoutOnlyOptionsAreRefused() throws {

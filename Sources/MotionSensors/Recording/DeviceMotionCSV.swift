@@ -20,7 +20,8 @@ import MotionMath
 /// `rotationRate` (rad/s); the magnetometer the calibrated `magneticField` (µT), when present.
 /// Apple's split is kept as ``GroundTruth`` beside them: `gravity` `gravity · 9.80665` (pointing
 /// down, as ``GroundTruth`` wants) and `linearAcceleration` `−userAcceleration · 9.80665`. It is
-/// Apple's estimate, not measured truth (`groundTruthSource` in the metadata).
+/// Apple's estimate, not measured truth (`groundTruthSource` in the metadata). The samples are
+/// Core Motion's instants (``SampleTiming/deviceMotionInstants``), which the fusion is told.
 enum DeviceMotionCSV {
   /// MotionSense's rate: the time of a row numbered `n` is `n · rowPeriod`.
   static let rowPeriod = 0.02
@@ -106,6 +107,7 @@ enum DeviceMotionCSV {
     notes["accelerometerSource"] = "gravity + userAcceleration, g with Apple's sign"
     notes["gyroscopeSource"] = "rotationRate (bias-corrected)"
     return MergedRecordingStream(
-      parts: parts, name: url.lastPathComponent, hasGroundTruth: true, metadata: notes)
+      parts: parts, name: url.lastPathComponent, hasGroundTruth: true, metadata: notes,
+      sampleTiming: .deviceMotionInstants)
   }
 }

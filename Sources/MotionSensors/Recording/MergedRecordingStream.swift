@@ -21,17 +21,18 @@ struct MergedRecordingStream: RecordingRowStream {
   }
 
   /// Merges `parts` into a stream named `name` that has every part's sensors and no nominal rate
-  /// (parts may tick at different rates); `hasGroundTruth` defaults to `false`.
+  /// (parts may tick at different rates); `hasGroundTruth` defaults to `false`, `sampleTiming`
+  /// to sensor outputs.
   init(
     parts: [any RecordingRowStream], name: String, hasGroundTruth: Bool = false,
-    metadata: [String: String]
+    metadata: [String: String], sampleTiming: SampleTiming = .sensorOutputs
   ) {
     let sensors = parts.reduce(SensorSet()) { $0.union($1.descriptor.sensors) }
-    self.init(
-      parts: parts,
-      descriptor: StreamDescriptor(
-        name: name, sensors: sensors, nominalSampleRate: nil, hasGroundTruth: hasGroundTruth,
-        metadata: metadata))
+    var descriptor = StreamDescriptor(
+      name: name, sensors: sensors, nominalSampleRate: nil, hasGroundTruth: hasGroundTruth,
+      metadata: metadata)
+    descriptor.sampleTiming = sampleTiming
+    self.init(parts: parts, descriptor: descriptor)
   }
 
   var skippedRowCount: Int { parts.reduce(0) { $0 + $1.skippedRowCount } }

@@ -26,7 +26,8 @@ import MotionMath
 /// A log of device motion alone (the raw sensors switched off in the app) is read through it:
 /// the accelerometer is `motionGravity + motionUserAcceleration` of each row (Core Motion's
 /// acceleration, converted as above) and the gyroscope the bias-corrected `motionRotationRate`,
-/// as for MotionSense; the metadata says so (`accelerometerSource`, `gyroscopeSource`).
+/// as for MotionSense; the metadata says so (`accelerometerSource`, `gyroscopeSource`), and the
+/// descriptor's ``SampleTiming`` tells the fusion that these samples are Core Motion's instants.
 enum SensorLogCSV {
   /// How many rows tell which sensor groups were logged (2 s at 100 Hz; every group of SensorLog
   /// logs from the first row).
@@ -282,7 +283,10 @@ enum SensorLogCSV {
         }
       }
     }
+    // Both inertial sensors read from device motion: the samples are Core Motion's instants.
+    let fromDeviceMotion = notes["accelerometerSource"] != nil && notes["gyroscopeSource"] != nil
     return MergedRecordingStream(
-      parts: parts, name: url.lastPathComponent, hasGroundTruth: hasDeviceMotion, metadata: notes)
+      parts: parts, name: url.lastPathComponent, hasGroundTruth: hasDeviceMotion, metadata: notes,
+      sampleTiming: fromDeviceMotion ? .deviceMotionInstants : .sensorOutputs)
   }
 }
