@@ -96,14 +96,22 @@ struct DaemonDashboardHistory: DashboardHistoryProvider {
   /// The local midnights of the last 7 days, oldest first (today's last).
   static func dayStarts(now: Date, calendar: Calendar) -> [Date] {
     let today = calendar.startOfDay(for: now)
-    return (0..<7).reversed().compactMap { calendar.date(byAdding: .day, value: -$0, to: today) }
+    // Each day's own start: where a day's midnight does not exist (clocks forward at 00:00, as
+    // in Chile), its start is 01:00, and stepping back from it would carry 01:00 into the days
+    // before.
+    return (0..<7).reversed().compactMap {
+      calendar.date(byAdding: .day, value: -$0, to: today).map { calendar.startOfDay(for: $0) }
+    }
   }
 
-  /// Formats a day as `YYYY-MM-DD` in `calendar`'s time zone, whatever the user's locale.
+  /// Formats a day as Gregorian `YYYY-MM-DD` in `calendar`'s time zone, whatever the user's
+  /// locale and calendar (a Buddhist year would not be a date the page can ask for).
   static func dayFormatter(calendar: Calendar) -> DateFormatter {
     let formatter = DateFormatter()
     formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.calendar = calendar
+    var gregorian = Calendar(identifier: .gregorian)
+    gregorian.timeZone = calendar.timeZone
+    formatter.calendar = gregorian
     formatter.timeZone = calendar.timeZone
     formatter.dateFormat = "yyyy-MM-dd"
     return formatter

@@ -38,6 +38,10 @@ public enum FusionAppleAgreement {
     /// 95th percentile of that angle, degrees. (The four reference figures are `nil` for a
     /// recording shorter than the reference's window.)
     public var appleReferenceP95: Double?
+    /// Of a replayed recording (``GravityAgreementMatcher``), Apple's instants that had no
+    /// update of ours within the matcher's tolerance (or a value that could not be compared);
+    /// `nil` for the MotionSense layout, where every row is compared.
+    public var unmatchedInstants: Int?
   }
 
   /// Errors reading a recording.

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import MotionMath
-
 /// Pairs Apple's gravity, logged at its device-motion instants, with an estimator's gravity
 /// updates on the same clock, and collects the angle between the two directions.
 ///
@@ -81,19 +79,20 @@ public struct GravityAgreementMatcher: Sendable {
     return FusionAppleAgreement.Trial(
       name: name, median: FusionAppleAgreement.quantile(angles, 0.5),
       p95: FusionAppleAgreement.quantile(angles, 0.95), count: angles.count,
-      skippedRows: skippedRows)
+      skippedRows: skippedRows, unmatchedInstants: unmatchedCount)
   }
 
   private mutating func compare(
     _ apple: (time: Double, gravity: SIMD3<Double>),
     with estimate: (time: Double, gravity: SIMD3<Double>)
   ) {
-    guard abs(apple.time - estimate.time) <= tolerance else {
+    // Too far apart in time, or a direction too long to compare (a cell of 1e200): counted.
+    guard abs(apple.time - estimate.time) <= tolerance,
+      let angle = CentredGravityReference.angle(apple.gravity, estimate.gravity)
+    else {
       unmatchedCount += 1
       return
     }
-    let denominator = (apple.gravity.lengthSquared * estimate.gravity.lengthSquared).squareRoot()
-    let cosine = Swift.min(1, Swift.max(-1, (apple.gravity * estimate.gravity).sum() / denominator))
-    angles.append(Double.acos(cosine) / Units.radiansPerDegree)
+    angles.append(angle)
   }
 }

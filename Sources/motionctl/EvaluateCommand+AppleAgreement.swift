@@ -70,6 +70,20 @@ extension EvaluateCommand {
         "\(path): no update of ours within \(matcher.tolerance) s of Apple's device-motion "
           + "instants (\(summary.deviceMotionCount) updates, \(matcher.unmatchedCount) instants)")
     }
+    // Left out, not lost: what the comparison could not use is said beside its figures.
+    var leftOut: [String] = []
+    if matcher.unmatchedCount > 0 {
+      leftOut.append(
+        "\(matcher.unmatchedCount) of Apple's instants with no update of ours within "
+          + "\(matcher.tolerance) s")
+    }
+    if summary.refusedSampleCount > 0 {
+      leftOut.append("\(summary.refusedSampleCount) samples the estimator refused")
+    }
+    if !leftOut.isEmpty {
+      printToStandardError(
+        "\(path): compared \(trial.count); left out " + leftOut.joined(separator: ", "))
+    }
     return trial
   }
 }

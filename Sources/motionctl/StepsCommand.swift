@@ -169,7 +169,8 @@ struct StepsCommand: ParsableCommand {
         stepTimes: count.stepTimes.map { ($0 * 1000).rounded() / 1000 },
         distance: (count.distance * 100).rounded() / 100, floorsAscended: floors?.ascended,
         floorsDescended: floors?.descended,
-        apple: recordingFormat == nil && mapping == nil ? applePedometer(url) : nil)
+        apple: mapping == nil && (recordingFormat ?? .sensorLog) == .sensorLog
+          ? applePedometer(url) : nil)
       if json {
         print(String(decoding: try encoder.encode(output), as: UTF8.self))
       } else {

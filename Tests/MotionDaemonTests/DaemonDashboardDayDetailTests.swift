@@ -182,3 +182,21 @@ import Testing
       ])
   }
 }
+
+/// A day whose midnight does not exist: in Chile the clocks went from 00:00 to 01:00 on
+/// 2026-09-06, so that day starts at 01:00; the days before it still start at their own midnight
+/// (stepping back from 01:00 used to carry 01:00 into them, each losing its first hour).
+@Suite struct DaemonDashboardDayStartsTests {
+  @Test func theDaysBeforeADayWithoutMidnightStartAtTheirOwnMidnight() throws {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = try #require(TimeZone(identifier: "America/Santiago"))
+    let now = try #require(
+      calendar.date(from: DateComponents(year: 2026, month: 9, day: 6, hour: 12)))
+    let starts = DaemonDashboardHistory.dayStarts(now: now, calendar: calendar)
+    #expect(starts.count == 7)
+    let hours = starts.map { calendar.component(.hour, from: $0) }
+    #expect(hours == [0, 0, 0, 0, 0, 0, 1], "local start hours \(hours)")
+    let days = starts.map { calendar.component(.day, from: $0) }
+    #expect(days == [31, 1, 2, 3, 4, 5, 6])
+  }
+}

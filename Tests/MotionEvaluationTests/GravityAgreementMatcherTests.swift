@@ -26,6 +26,7 @@ final class GravityAgreementMatcherTests: XCTestCase {
     let trial = try XCTUnwrap(matcher.finish(name: "t"))
     XCTAssertEqual(trial.count, 3)
     XCTAssertEqual(matcher.unmatchedCount, 2)
+    XCTAssertEqual(trial.unmatchedInstants, 2)
     XCTAssertEqual(trial.median, 2, accuracy: 1e-9)
     // numpy's linear interpolation over [1, 2, 3]: 2.9 at 0.95.
     XCTAssertEqual(trial.p95, 2.9, accuracy: 1e-9)
@@ -37,8 +38,11 @@ final class GravityAgreementMatcherTests: XCTestCase {
     matcher.appendApple(time: .nan, gravity: down(tiltedBy: 0))
     matcher.appendApple(time: 1, gravity: .zero)
     matcher.appendEstimate(time: 1, gravity: SIMD3(.infinity, 0, 0))
+    // Finite, but too long to compare: its squared length overflows.
+    matcher.appendApple(time: 2, gravity: SIMD3(1e200, 0, 0))
+    matcher.appendEstimate(time: 2, gravity: down(tiltedBy: 0))
     XCTAssertNil(matcher.finish(name: "empty"))
-    XCTAssertEqual(matcher.unmatchedCount, 2)
+    XCTAssertEqual(matcher.unmatchedCount, 3)
   }
 
   func testOppositeDirectionsAreHalfATurnApart() throws {
