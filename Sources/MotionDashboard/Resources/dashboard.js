@@ -43,6 +43,9 @@ const state = {
   // (`YYYY-MM-DD`, kept across reloads) and its detail as drawn; how many of each were drawn
   // (for tests).
   history: null, selectedDay: null, dayDetail: null, historyLoads: 0, dayLoads: 0,
+  // The latest day request (older answers are dropped), and whether the detail shown was
+  // fetched while its day was today (it is fetched once more after midnight).
+  daySeq: 0, dayDetailWasToday: false,
 };
 window.dashboardStats = state;  // read by the browser tests and the frame-rate benchmark
 
@@ -551,11 +554,13 @@ function drawDayPicker(days) {
 function selectDay(date) {
   state.selectedDay = date;
   if (state.history) drawHistory(state.history);
-  loadDay(date);
+  const days = state.history ? state.history.days : [];
+  loadDay(date, days.length > 0 && days[days.length - 1].date === date);
 }
 
 // After each reload of the history: today's detail follows the steps being counted; a past
-// day's does not change, so it is fetched once; a day that is no longer one of the seven (the
+// day's does not change, so it is fetched once (once more if it was fetched while it was still
+// today: the page stayed open past midnight); a day that is no longer one of the seven (the
 // page stayed open past midnight for a week) is let go.
 function refreshSelectedDay(days) {
   const date = state.selectedDay;
@@ -568,10 +573,15 @@ function refreshSelectedDay(days) {
     return;
   }
   const isToday = days[days.length - 1].date === date;
-  if (isToday || !state.dayDetail || state.dayDetail.date !== date) loadDay(date);
+  const shown = state.dayDetail && state.dayDetail.date === date;
+  if (isToday || !shown || state.dayDetailWasToday) loadDay(date, isToday);
 }
 
-async function loadDay(date) {
+// Fetches `date`'s detail and draws it, unless another request was made meanwhile (its answer,
+// not this one, is drawn: answers can come back out of order). A failed refresh of the day
+// shown keeps what is shown; a day that cannot be had is said so, with its charts cleared.
+async function loadDay(date, isToday) {
+  const seq = ++state.daySeq;
   const token = tokenQuery();
   const query = "?date=" + encodeURIComponent(date) + (token ? "&" + token.slice(1) : "");
   let detail = null;
@@ -581,18 +591,32 @@ async function loadDay(date) {
   } catch (error) {
     detail = null;
   }
-  // Another day was chosen meanwhile: its own answer draws it.
-  if (state.selectedDay !== date) return;
+  if (seq !== state.daySeq || state.selectedDay !== date) return;
   if (detail) {
     state.dayDetail = detail;
+    state.dayDetailWasToday = isToday;
     drawDay(detail);
     state.dayLoads++;
-  } else {
+  } else if (!state.dayDetail || state.dayDetail.date !== date) {
     state.dayDetail = null;
-    $("day-detail").hidden = false;
-    $("day-detail").dataset.date = date;
-    setText("day-detail-date", date + " (no detail)");
+    clearDay(date);
   }
+}
+
+// The day section with nothing to show for `date`: no bars, no segments, no stale labels.
+function clearDay(date) {
+  const section = $("day-detail");
+  section.hidden = false;
+  section.dataset.date = date;
+  setText("day-detail-date", date + " (no detail)");
+  for (const id of ["hour-chart", "day-timeline"]) {
+    const canvas = $(id);
+    canvas.getContext("2d").clearRect(0, 0, canvas.width, canvas.height);
+    canvas.setAttribute("aria-label", "No detail for " + date);
+  }
+  $("hour-chart").dataset.hours = "[]";
+  $("day-timeline").dataset.segments = "[]";
+  $("day-timeline-list").replaceChildren();
 }
 
 // "HH:MM" on the daemon's clock for a time within the day: from the hour it falls in (the
