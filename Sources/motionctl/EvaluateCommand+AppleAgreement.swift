@@ -8,8 +8,20 @@ import OpenCoreMotion
 extension EvaluateCommand {
   /// `--apple-agreement` on one file: the MotionSense layout as before; any other recording that
   /// carries Core Motion's device motion (a SensorLog log with its `motion…` columns, a
-  /// device-motion CSV) through ``appleAgreementByReplay(path:)``.
+  /// device-motion CSV) through ``appleAgreementByReplay(path:detected:)``.
   func appleAgreementTrial(path: String) throws -> FusionAppleAgreement.Trial {
+    // A recording a reader detects (SensorLog, a zip of one, a device-motion CSV) is replayed;
+    // the MotionSense layout is a plain table that no reader claims.
+    let detected = try? RecordingFormat.detect(URL(fileURLWithPath: path))
+    if let detected, Self.replayedFormats.contains(detected) {
+      try refuseLayoutOnlyOptions(path: path, reason: "it is a \(detected.rawValue) recording")
+      guard let trial = try Self.appleAgreementByReplay(path: path, detected: true) else {
+        throw CLIError(
+          "\(path): this \(detected.rawValue) recording logs no Apple device motion to compare with"
+        )
+      }
+      return trial
+    }
     do {
       return try FusionAppleAgreement.evaluateDeviceMotion(
         path: path, decimation: decimate, overrides: overrides)
@@ -17,12 +29,8 @@ extension EvaluateCommand {
       // Not the MotionSense layout. Another recording with Apple's device motion is replayed
       // (with the default estimator, so without the options that only the layout takes); a
       // file with neither gets an error that names both.
-      guard decimate == 1, overrides.isEmpty else {
-        throw CLIError(
-          "\(path): --decimate and --set apply to the MotionSense layout (this file lacks "
-            + "\(missing.joined(separator: ", "))); other recordings are replayed as Core Motion "
-            + "would fuse them, with the default estimator")
-      }
+      try refuseLayoutOnlyOptions(
+        path: path, reason: "this file lacks \(missing.joined(separator: ", "))")
       guard let trial = try Self.appleAgreementByReplay(path: path) else {
         throw CLIError(
           "\(path): no Apple device motion to compare with: neither the MotionSense layout "
@@ -33,20 +41,52 @@ extension EvaluateCommand {
     }
   }
 
+  /// The formats whose recordings can carry Core Motion's device motion beside the sensors.
+  static let replayedFormats: Set<RecordingFormat> = [.sensorLog, .deviceMotion]
+
+  /// `--decimate` and `--set` apply to the MotionSense layout only: a replayed recording is
+  /// fused as `CMMotionManager` fuses it.
+  func refuseLayoutOnlyOptions(path: String, reason: String) throws {
+    guard decimate == 1, overrides.isEmpty else {
+      throw CLIError(
+        "\(path): --decimate and --set apply to the MotionSense layout (\(reason)); other "
+          + "recordings are replayed as Core Motion would fuse them")
+    }
+  }
+
+  /// The files `--apple-agreement` reads from `paths`: as given, folders expanded to their CSV
+  /// files and zip archives (SensorLog exports its logs zipped) in name order.
+  static func appleAgreementFiles(in paths: [String]) -> [String] {
+    paths.flatMap { path -> [String] in
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+        isDirectory.boolValue
+      else { return [path] }  // a file, or a missing path that reading reports
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+      return names.sorted()
+        .filter { $0.lowercased().hasSuffix(".csv") || $0.lowercased().hasSuffix(".zip") }
+        .map { (path as NSString).appendingPathComponent($0) }
+    }
+  }
+
   /// Replays a recording that logs Core Motion's device motion beside its sensors through the
   /// same fusion as `CMMotionManager` (``DeviceMotionReplay``, `.xArbitraryZVertical`), and
   /// compares each of Apple's logged gravity instants with our update nearest in time
   /// (``GravityAgreementMatcher``). The sensors keep their own clocks (SensorLog logs each group
   /// with its own timestamps), as they would reach the fusion live.
   ///
-  /// Returns `nil` when the recording carries no device motion of Apple's. The centred reference
+  /// Returns `nil` when the recording carries no device motion of Apple's (or, unless its format
+  /// was `detected`, when no reader knows it; a detected recording's reading error is thrown as
+  /// the reader words it, such as an archive holding several logs). The centred reference
   /// needs one uniform row clock for rates and accelerations, so its figures are left out here.
-  static func appleAgreementByReplay(path: String) throws -> FusionAppleAgreement.Trial? {
+  static func appleAgreementByReplay(
+    path: String, detected: Bool = false
+  ) throws -> FusionAppleAgreement.Trial? {
     let url = URL(fileURLWithPath: path)
     let recording: RecordingStream
     do {
       recording = try RecordingReader.open(url)
-    } catch let error as RecordingError where error.kind == .unknownFormat {
+    } catch let error as RecordingError where error.kind == .unknownFormat && !detected {
       return nil  // no reader knows it, so it logs no device motion we can read
     }
     let descriptor = recording.descriptor

@@ -198,7 +198,7 @@ extension EvaluateCommand {
     // (`FusionAppleAgreement.deviceMotionParameters`), and the overrides apply on top.
     _ = try FusionEvaluation.parameters(with: overrides)  // a clear error before any file is read
     var trials: [FusionAppleAgreement.Trial] = []
-    for file in FusionEvaluation.trialFiles(in: paths) {
+    for file in Self.appleAgreementFiles(in: paths) {
       trials.append(try appleAgreementTrial(path: file))
     }
     if json {

@@ -151,6 +151,24 @@ final class MotionctlAppleAgreementTests: XCTestCase {
     XCTAssertEqual(replayed["count"] as? Int, measured["count"] as? Int)
   }
 
+  /// A folder: its CSV files (and zip archives, as SensorLog exports them) in name order; other
+  /// files are not read.
+  func testAFolderOfRecordingsIsReadFileByFile() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    try sensorLog(Swing()).write(
+      to: folder.appendingPathComponent("a_log.csv"), atomically: true, encoding: .utf8)
+    try deviceMotionCSV(Swing()).write(
+      to: folder.appendingPathComponent("b_motion.csv"), atomically: true, encoding: .utf8)
+    try "notes".write(
+      to: folder.appendingPathComponent("README.txt"), atomically: true, encoding: .utf8)
+    let result = try MotionctlRunner.run(["evaluate", "--apple-agreement", "--json", folder.path])
+    XCTAssertEqual(result.status, 0, result.standardError)
+    let object = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    let trials = try XCTUnwrap(object["trials"] as? [[String: Any]])
+    XCTAssertEqual(trials.compactMap { $0["name"] as? String }, ["a_log", "b_motion"])
+  }
+
   func testFilesWithoutApplesDeviceMotionAndLayoutOnlyOptionsAreRefused() throws {
     let folder = try makeTemporaryDirectory(for: self)
     let plain = folder.appendingPathComponent("plain.csv")
