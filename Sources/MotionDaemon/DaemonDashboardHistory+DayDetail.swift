@@ -75,9 +75,7 @@ extension DaemonDashboardHistory {
       let start = max(change.startDate, from)
       let end = min(changeEnd, to, now)
       guard end > start else { continue }
-      let names = activityNames.enumerated().compactMap { bit, name in
-        change.flags & (1 << Int64(bit)) != 0 ? name : nil
-      }
+      let names = activities(of: change.flags)
       let confidence =
         confidenceNames.indices.contains(Int(change.confidence))
         ? confidenceNames[Int(change.confidence)] : nil

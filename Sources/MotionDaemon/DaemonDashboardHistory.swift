@@ -27,6 +27,13 @@ struct DaemonDashboardHistory: DashboardHistoryProvider {
     "stationary", "walking", "running", "cycling", "automotive", "unknown",
   ]
 
+  /// The activities set in `flags`, in ``activityNames`` order (several at once for a car at a
+  /// red light; none when no bit is set).
+  static func activities(of flags: Int64) -> [String] {
+    activityNames.enumerated().compactMap { bit, name in flags & (1 << Int64(bit)) != 0 ? name : nil
+    }
+  }
+
   /// Reading the store blocks (SQLite, and at start-up the first open of a large store, which
   /// the daemon's queries wait for), so it runs on a thread of its own rather than on one of
   /// Swift concurrency's shared threads, which the dashboard's connections run on. Every page
@@ -127,7 +134,7 @@ struct DaemonDashboardHistory: DashboardHistoryProvider {
       let changeEnd = index + 1 < changes.count ? changes[index + 1].startDate : now
       let overlap = min(changeEnd, to) - max(change.startDate, from)
       guard overlap > 0 else { continue }
-      for (bit, name) in activityNames.enumerated() where change.flags & (1 << Int64(bit)) != 0 {
+      for name in activities(of: change.flags) {
         seconds[name, default: 0] += overlap
       }
     }

@@ -166,12 +166,7 @@ public struct DashboardServer: Sendable {
           status: .notFound, body: ResponseBody(byteBuffer: ByteBuffer(string: "no history here\n"))
         )
       }
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys]
-      let data = try encoder.encode(try await history.history())
-      return Response(
-        status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+      return try Self.json(try await history.history())
     }
     // One local day's hourly steps and activity timeline (the panel's drill-down): 400 for a
     // missing, repeated or malformed date (DashboardCalendarDate), 404 without a provider or for
@@ -185,13 +180,17 @@ public struct DashboardServer: Sendable {
       guard let detail = try await history.dayDetail(date) else {
         return Self.plainText(.notFound, "no history for that day\n")
       }
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys]
-      let data = try encoder.encode(detail)
-      return Response(
-        status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+      return try Self.json(detail)
     }
+  }
+
+  /// `value` as a JSON answer (keys sorted, never cached): the history routes' one shape.
+  private static func json(_ value: some Encodable) throws -> Response {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return Response(
+      status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+      body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
   }
 
   /// A short plain-text answer (a refusal's reason for a person reading it).

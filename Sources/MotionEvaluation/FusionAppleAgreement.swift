@@ -215,10 +215,12 @@ public enum FusionAppleAgreement {
   /// `Benchmarks/fusion-comparison/README.md`): the best delay at 50 Hz and at 17 Hz is this one,
   /// −10 ms, not the decimated interval's half (−30 ms at 17 Hz).
   public static func deviceMotionParameters(rowPeriod: Double) -> AttitudeEstimator.Parameters {
-    var parameters = AttitudeEstimator.Parameters.default
+    var parameters = AttitudeEstimator.Parameters.deviceMotionInstants
     let period = rowPeriod.isFinite && rowPeriod > 0 ? Swift.min(rowPeriod, 1) : 0.02
+    // Rows averaged down still lead by half a *row*, not by half the decimated interval that
+    // the preset's share would give: the delay is fixed in seconds instead.
+    parameters.gyroscopeDelayIntervals = 0
     parameters.gyroscopeDelay = -period / 2
-    parameters.sampleAveragingLag = 0.5
     return parameters
   }
 

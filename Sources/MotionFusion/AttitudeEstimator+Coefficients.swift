@@ -28,9 +28,6 @@ extension AttitudeEstimator {
     public var magneticReferenceGain: Double
     /// The gyroscope delay, s (``Parameters/gyroscopeDelay``).
     public var gyroscopeDelay: Double
-    /// The gyroscope delay's share of the current sample interval
-    /// (``Parameters/gyroscopeDelayIntervals``).
-    public var gyroscopeDelayIntervals: Double
     /// Accelerometer readings with any axis at or beyond this magnitude are clipped, m/s²
     /// (``Parameters/accelerometerRange`` less its margin).
     public var accelerometerClippingLevel: Double
@@ -76,7 +73,6 @@ extension AttitudeEstimator {
       accelerometerClippingFraction = 1 - margin
       accelerometerClippingLevel = p.accelerometerRange * (1 - margin)
       gyroscopeDelay = p.gyroscopeDelay
-      gyroscopeDelayIntervals = p.gyroscopeDelayIntervals.isFinite ? p.gyroscopeDelayIntervals : 0
       // The variance regrows by the initial variance over the forgetting time.
       biasProcessVariance =
         p.biasForgettingTime > 0

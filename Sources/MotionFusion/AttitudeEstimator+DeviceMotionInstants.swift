@@ -19,4 +19,11 @@ extension AttitudeEstimator.Parameters {
     parameters.sampleAveragingLag = 0.5
     return parameters
   }
+
+  /// The gyroscope's delay over a sample interval of `interval` s, s: ``gyroscopeDelay`` plus
+  /// ``gyroscopeDelayIntervals`` of the interval (a share that is not finite counts as none).
+  @inline(__always)
+  package func gyroscopeDelay(over interval: Double) -> Double {
+    gyroscopeDelay + (gyroscopeDelayIntervals.isFinite ? gyroscopeDelayIntervals * interval : 0)
+  }
 }

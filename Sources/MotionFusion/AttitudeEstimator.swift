@@ -237,7 +237,8 @@ public struct AttitudeEstimator: Sendable {
     if gyroscopeSaturated || accelerometerSaturated { state.diagnostics.saturatedSamples += 1 }
     if accelerometerSaturated { state.diagnostics.clippedAccelerometerSamples += 1 }
 
-    let rate = integrateGyroscope(gyroscope, dt: dt)
+    let gyroscopeDelay = parameters.gyroscopeDelay(over: dt)
+    let rate = integrateGyroscope(gyroscope, dt: dt, delay: gyroscopeDelay)
     // The attitude now describes the end of the sample interval; an accelerometer or
     // magnetometer sample describes an earlier instant (``Parameters/sampleAveragingLag``,
     // ``Parameters/magnetometerDelay``). `rate * lag` is the rotation vector (rad, sensor frame)
@@ -247,7 +248,7 @@ public struct AttitudeEstimator: Sendable {
       at: timestamp, sampleTimestamp: accelerometerTimestamp, interval: dt,
       clock: state.accelerometerClock, parameters: parameters)
     state.sampleToOutputRotation = Self.sampleToOutputRotation(
-      rate: rate, sampleLag: accelerometerLag, gyroscopeDelay: gyroscopeDelay(over: dt))
+      rate: rate, sampleLag: accelerometerLag, gyroscopeDelay: gyroscopeDelay)
     if !accelerometerSaturated {
       correctInclination(
         accelerometer, rotationSince: rate * accelerometerLag, dt: dt,
@@ -386,11 +387,13 @@ public struct AttitudeEstimator: Sendable {
 
   // MARK: - Gyroscope
 
-  /// Integrates one rate sample over `dt` s; returns the bias-corrected rate (rad/s).
+  /// Integrates one rate sample over `dt` s, with the outputs extrapolated over the gyroscope's
+  /// `delay` (s); returns the bias-corrected rate (rad/s).
   @inline(__always)
-  mutating func integrateGyroscope(_ gyroscope: SIMD3<Double>, dt: Double) -> SIMD3<Double> {
+  mutating func integrateGyroscope(
+    _ gyroscope: SIMD3<Double>, dt: Double, delay: Double
+  ) -> SIMD3<Double> {
     let rate = gyroscope - state.gyroscopeBias
-    let delay = gyroscopeDelay(over: dt)
     if delay != 0 {
       state.outputPrediction = Self.exponential(rate * delay)
     }
@@ -405,12 +408,6 @@ public struct AttitudeEstimator: Sendable {
     let q = Self.multiply(state.inertialFromSensor, Self.exponential(v))
     state.inertialFromSensor = Self.renormalized(q)
     return rate
-  }
-
-  /// The gyroscope's delay over a sample interval of `dt` s, s.
-  @inline(__always)
-  func gyroscopeDelay(over dt: Double) -> Double {
-    coefficients.gyroscopeDelay + coefficients.gyroscopeDelayIntervals * dt
   }
 
   @inline(__always)

@@ -202,7 +202,7 @@ extension DeviceMotionReplay {
         clock: accelerometerClock, parameters: parameters)
       let rotation = AttitudeEstimator.sampleToOutputRotation(
         rate: gyroscope - gyroscopeBias, sampleLag: lag,
-        gyroscopeDelay: parameters.gyroscopeDelay + parameters.gyroscopeDelayIntervals * interval)
+        gyroscopeDelay: parameters.gyroscopeDelay(over: interval))
       let estimate = DeviceMotionPipeline.Estimate(
         timestamp: timestamp, earthFromSensor6D: attitude,
         earthFromSensor9D: attitude, hasMagneticHeading: usesMagnetometer,
