@@ -94,24 +94,40 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     var subscribers: [UInt64: @Sendable (MotionHistoryEvent) -> Void] = [:]
     var nextSubscriberID: UInt64 = 0
     var isFinished = false
+    /// Whether the system's wall clock was set since the dates were anchored.
+    var clockWatch = WallClockStepWatch()
+    /// The source time of the last look at the wall clock, s.
+    var lastClockCheck: Double?
+    /// Times the wall clock was set, as far as reported.
+    var clockSteps = PowerOfTenReports(reportingEachUpTo: 10)
   }
 
   private let state: Locked<State>
   private let deliveryLock = NSRecursiveLock()
   private let stride: StrideModel
   private let sourceSubscription = Locked<SourceSubscription?>(nil)
+  private let readClocks: ClockReading
+
+  /// Reads the wall clock and the boot clock (s) together.
+  package typealias ClockReading = @Sendable () -> (wall: Date, boot: Double)
+
+  /// The system's clocks: `Date()` and `CLOCK_BOOTTIME`.
+  package static let systemClocks: ClockReading = { (Date(), BootClock.now) }
 
   /// Creates the history of `source` and starts observing it, unless `startsObserving` is false
   /// (then ``startObserving()`` does, once the live subscribers are in place: a source played as
   /// fast as possible would otherwise run ahead of them). `timeline` fixes the dates of the
-  /// source's timestamps (tests); `nil` anchors them at the first sample.
+  /// source's timestamps (tests); `nil` anchors them at the first sample. `clocks` are the
+  /// clocks that anchor and follow the dates (tests set the wall clock).
   package init(
     source: any SensorSource, parameters: Parameters = Parameters(),
     timeline: MotionTimeline? = nil,
-    startsObserving: Bool = true
+    startsObserving: Bool = true,
+    clocks: @escaping ClockReading = InProcessMotionHistory.systemClocks
   ) {
     self.source = source
     self.parameters = parameters
+    self.readClocks = clocks
     self.stride = StrideModel(userHeight: parameters.userHeight)
     state = Locked(
       State(
@@ -328,7 +344,7 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
       guard latest - t > Self.timelineTolerance else { return }
       beginTimeline(at: t, in: &s, events: &events)
     }
-    let timeline = s.timeline ?? MotionTimeline(referenceDate: Date(), referenceTimestamp: t)
+    let timeline = currentTimeline(at: t, in: &s)
     s.timeline = timeline
     s.latestTimestamp = t
     if let pending = s.pendingRecordingDuration {
@@ -394,6 +410,45 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
   /// own lines near it (`RelativeAltitudeFilter` at 1 s; `FloorCounter` at its gap limit, 4 s,
   /// joining a reading up to that early to its bin in progress).
   static let timelineTolerance = 1.0
+
+  /// Seconds of source time between two looks at the wall clock.
+  static let clockCheckInterval = 1.0
+
+  /// The timeline of a sample at `t`: anchored at the wall clock's "now" at the first sample, and
+  /// moved with the wall clock when the system's clock was set (``WallClockStepWatch``, looked
+  /// at once a second of source time). Moved forward, dates go on from the new time, so that
+  /// updates and queries for today find the steps taken after the clock was set (those before
+  /// keep their old dates, as in the daemon's store). Moved back, they go on from the last date
+  /// given out: the history stays in date order.
+  private func currentTimeline(at t: Double, in s: inout State) -> MotionTimeline {
+    guard let timeline = s.timeline else {
+      let clocks = readClocks()
+      _ = s.clockWatch.step(wall: clocks.wall, boot: clocks.boot)
+      s.lastClockCheck = t
+      return MotionTimeline(referenceDate: clocks.wall, referenceTimestamp: t)
+    }
+    // A source clock that restarted lower is also due a look.
+    if let last = s.lastClockCheck, Swift.abs(t - last) < Self.clockCheckInterval {
+      return timeline
+    }
+    s.lastClockCheck = t
+    let clocks = readClocks()
+    guard let step = s.clockWatch.step(wall: clocks.wall, boot: clocks.boot) else {
+      return timeline
+    }
+    let lastDate = timeline.date(forTimestamp: s.latestTimestamp ?? t)
+    let date = Swift.max(timeline.date(forTimestamp: t).addingTimeInterval(step), lastDate)
+    // A recording asked for a duration keeps its length.
+    s.recordUntil = s.recordUntil?.addingTimeInterval(step)
+    if let total = s.clockSteps.count() {
+      Logger.openCoreMotion.notice(
+        "the system clock was set; the motion history's dates follow it from now on",
+        metadata: [
+          "source": "\(source.name)", "step": "\(step) s", "times": "\(total)",
+        ])
+    }
+    return MotionTimeline(referenceDate: date, referenceTimestamp: t)
+  }
 
   /// Continues the history on a source clock that restarted lower at `t` (a daemon or a
   /// simulation started again, a phone stream that reconnected): dates go on from the later of

@@ -12,7 +12,8 @@ struct Motionctl: ParsableCommand {
       "Core Motion on Linux: run the demo, replay, record, simulate and evaluate motion data.",
     discussion: """
       Sources are chosen with COREMOTION_SOURCE (simulator[:SCENARIO], replay:PATH[?speed=N|max], \
-      iio, none, daemon) or with a command's --source option.
+      iio, none, daemon[:SOCKET], and a phone streaming its sensors: sensorlogger:PORT, \
+      sensorserver:ws://PHONE:PORT, phyphox:http://PHONE:PORT) or with a command's --source option.
       """,
     subcommands: [
       DemoCommand.self, ReplayCommand.self, RecordCommand.self, SimulateCommand.self,

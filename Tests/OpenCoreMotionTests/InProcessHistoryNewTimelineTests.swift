@@ -175,3 +175,93 @@ final class CrossServiceStopTests: XCTestCase {
     XCTAssertEqual(second.calls.withLock { $0 }, 1)
   }
 }
+
+/// The system's wall clock set while the history runs: a board without a battery-backed clock
+/// boots in 1970 and NTP sets the date a minute later, after an app at boot has started. The
+/// history anchored its dates once, at the first sample, so every later step stayed in 1970, and
+/// an update or a query for today found none of them. (Found in session review, 2026-11-29.)
+final class InProcessHistoryWallClockStepTests: XCTestCase {
+  /// Clocks the test sets: the boot clock follows the source's time (as for live hardware), and
+  /// the wall clock is the boot clock plus an offset the test can step.
+  private final class TestClocks: Sendable {
+    private let state = Locked((boot: 0.0, offset: 100.0))
+    var reading: InProcessMotionHistory.ClockReading {
+      { [state] in
+        state.withLock { (Date(timeIntervalSince1970: $0.offset + $0.boot), $0.boot) }
+      }
+    }
+    func advance(to boot: Double) { state.withLock { $0.boot = boot } }
+    func setWallClock(forwardBy step: Double) { state.withLock { $0.offset += step } }
+    var now: Date { reading().wall }
+  }
+
+  /// Booted in 1970; 20 s in, the clock is set forward to 2026 while the device climbs about
+  /// 10 m: the altitude records after the step are dated in 2026, the step's second included,
+  /// and the records stay in date order.
+  func testDatesFollowTheWallClockWhenItIsSetForward() {
+    let source = HandFedSource()
+    let clocks = TestClocks()
+    let history = InProcessMotionHistory(source: source, clocks: clocks.reading)
+    for i in 0..<2000 {
+      clocks.advance(to: Double(i) / 100)
+      source.push(t: Double(i) / 100, pressure: 101.325)
+    }
+    let step = 1_795_000_000.0  // 1970 → 2026
+    clocks.setWallClock(forwardBy: step)
+    let setAt = clocks.now
+    for i in 2000..<3000 {
+      clocks.advance(to: Double(i) / 100)
+      source.push(t: Double(i) / 100, pressure: 101.2)
+    }
+    let now = clocks.now
+    let recent = history.altitudes(from: setAt.addingTimeInterval(-1), to: now)
+    XCTAssertGreaterThanOrEqual(recent.count, 9, "one record a second since the clock was set")
+    XCTAssertEqual(recent.last?.altitude ?? 0, 10.4, accuracy: 0.3)
+    XCTAssertEqual(recent.last?.date.timeIntervalSince(now) ?? .infinity, 0, accuracy: 1.5)
+    let all = history.altitudes(from: .distantPast, to: .distantFuture)
+    XCTAssertGreaterThan(all.count, recent.count, "the records before the step keep their dates")
+    for (earlier, later) in zip(all, all.dropFirst()) {
+      XCTAssertLessThanOrEqual(earlier.date, later.date)
+    }
+  }
+
+  /// The same during a walk, through the Core Motion API: a pedometer started after the clock
+  /// was set counts the steps that follow, and a query over the minute since then finds them.
+  func testAPedometerStartedAfterTheClockWasSetCountsTheSteps() {
+    let source = HandFedSource()
+    let clocks = TestClocks()
+    let history = InProcessMotionHistory(source: source, clocks: clocks.reading)
+    let pedometer = CMPedometer(backend: history)
+    var stream = SimulatedSensorStream(
+      scenario: HistoryFixture.walkScenario(restBefore: 1, walk: 40, restAfter: 3))
+    var walk: [MotionSample] = []
+    while let sample = try? stream.next() { walk.append(sample) }
+    let step = 1_795_000_000.0
+    var started: Date?
+    let received = Collector<CMPedometerData>()
+    for sample in walk {
+      if started == nil, sample.timestamp >= 10 {
+        clocks.setWallClock(forwardBy: step)
+        started = clocks.now
+        pedometer.startUpdates(from: clocks.now) { data, _ in data.map(received.append) }
+      }
+      clocks.advance(to: sample.timestamp)
+      source.push(sample)
+    }
+    drain(pedometer.handlerQueue)
+    pedometer.stopUpdates()
+    // About 1.8 steps/s over the 31 s of walking after the clock was set.
+    let counted = received.all.last?.numberOfSteps.intValue ?? 0
+    XCTAssertGreaterThan(counted, 45, "steps in the live updates")
+    XCTAssertLessThan(counted, 62)
+    let answer = Locked<CMPedometerData?>(nil)
+    let done = expectation(description: "query")
+    pedometer.queryPedometerData(from: started ?? .distantPast, to: clocks.now) { data, _ in
+      answer.withLock { $0 = data }
+      done.fulfill()
+    }
+    wait(for: [done], timeout: 10)
+    let queried = answer.withLock { $0 }?.numberOfSteps.intValue ?? 0
+    XCTAssertEqual(Double(queried), Double(counted), accuracy: 2, "the query finds them too")
+  }
+}
