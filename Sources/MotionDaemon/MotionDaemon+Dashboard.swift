@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionSensors
 
 extension MotionDaemon {
   /// The URL (with its access token) of the dashboard served by the daemon listening on
@@ -10,10 +11,12 @@ extension MotionDaemon {
   /// socket too.
   public static func dashboardURL(socketPath: String) -> URL? {
     let path = DaemonDashboard.urlFilePath(socketPath: socketPath)
-    // The file is one short line; anything longer is not ours.
-    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-      let size = attributes[.size] as? NSNumber, size.intValue < 4096,
-      let text = try? String(contentsOfFile: path, encoding: .utf8)
+    // The file is one short line; anything longer is not ours. The folder may be another user's
+    // (`/tmp` without XDG_RUNTIME_DIR), so the file is read only if it is a regular one, without
+    // waiting (a FIFO in its place used to block every `motionctl dashboard`), and at most 4 KiB
+    // of it.
+    guard let data = try? RegularFile.readPrefix(path, count: 4096, purpose: "dashboard URLs"),
+      data.count < 4096, let text = String(data: data, encoding: .utf8)
     else { return nil }
     return URL(string: text.trimmingCharacters(in: .whitespacesAndNewlines))
   }

@@ -141,6 +141,27 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
     XCTAssertEqual(try String(contentsOf: target, encoding: .utf8), "keep")
   }
 
+  /// A rate header no recording can have is a clear error: it used to be taken as the player's
+  /// rate range (1...1e19 Hz), which a daemon replaying the file reported to `motionctl status`,
+  /// whose `Int(rate)` trapped.
+  func testARateHeaderBeyondOneMegahertzIsRefused() throws {
+    let folder = try RecordingFixtureFolder()
+    for (name, rate) in [("fast.csv", "1e19"), ("infinite.csv", "inf"), ("zero.csv", "0")] {
+      let url = folder.url.appendingPathComponent(name)
+      try
+        "# OpenCoreMotion CSV\n# version: 1\n# nominal-sample-rate-hz: \(rate)\nt,acc_x,acc_y,acc_z\n0,0,0,9.81\n"
+        .write(to: url, atomically: true, encoding: .utf8)
+      XCTAssertThrowsError(try RecordingReader.open(url), rate) { error in
+        XCTAssertTrue("\(error)".contains("nominal-sample-rate-hz"), "\(error)")
+      }
+    }
+    let url = folder.url.appendingPathComponent("megahertz.csv")
+    try
+      "# OpenCoreMotion CSV\n# version: 1\n# nominal-sample-rate-hz: 1e6\nt,acc_x,acc_y,acc_z\n0,0,0,9.81\n"
+      .write(to: url, atomically: true, encoding: .utf8)
+    XCTAssertEqual(try RecordingReader.open(url).descriptor.nominalSampleRate, 1e6)
+  }
+
   func testWithoutGroundTruthColumnsSamplesReadBackWithoutGroundTruth() throws {
     let seed = testSeed()
     let samples = makeSamples(count: 50, seed: seed).map { s -> MotionSample in

@@ -176,10 +176,11 @@ public enum OpenCoreMotionCSV {
 
     var rate: Double?
     if let text = header["nominal-sample-rate-hz"] {
-      guard let value = Double(text), value > 0, value.isFinite else {
+      // Beyond 1 MHz is no recording's rate, and the rate becomes a player's rate range.
+      guard let value = Double(text), value > 0, value <= 1e6 else {
         throw RecordingError(
           .malformedHeader, file: file,
-          "nominal-sample-rate-hz \"\(text)\" is not a positive number")
+          "nominal-sample-rate-hz \"\(text)\" is not a positive number up to 1000000")
       }
       rate = value
     }

@@ -104,8 +104,10 @@ public enum RecordingReader {
     var samples: [MotionSample] = []
     if let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int {
       // Rows of single files take 100–150 bytes (a folder's or archive's size is only a hint); a
-      // rough guess saves most reallocations.
-      samples.reserveCapacity(Swift.min(size / 100, 10_000_000))
+      // rough guess saves the first reallocations. Capped at 100,000 samples (about 20 MB): a
+      // file's size is the outside world's to choose (a sparse file of a terabyte), and growth by
+      // doubling costs little beyond that.
+      samples.reserveCapacity(Swift.min(size / 100, 100_000))
     }
     while let sample = try stream.next() { samples.append(sample) }
     return samples

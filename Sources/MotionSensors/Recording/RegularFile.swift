@@ -18,7 +18,7 @@ import Foundation
 /// is refused with a ``RecordingError`` that says what it is. The file is then opened with
 /// `O_NONBLOCK` and checked again on the descriptor, so a path swapped for a FIFO between the two
 /// steps is refused too instead of blocking the `open`.
-enum RegularFile {
+package enum RegularFile {
   /// Opens `path` for reading and returns the descriptor (the caller closes it) and the size.
   ///
   /// - Parameter purpose: what such files hold, for the message refusing one that is not regular
@@ -71,7 +71,7 @@ enum RegularFile {
   ///
   /// - Throws: what ``openForReading(_:displayName:purpose:)`` throws, and `.unreadable` for a read
   ///   error.
-  static func readPrefix(
+  package static func readPrefix(
     _ path: String, displayName: String? = nil, count: Int, purpose: String = "recordings"
   ) throws -> Data {
     let name = displayName ?? path
