@@ -129,6 +129,11 @@ public enum OfflineAttitudeEstimator {
     // The gyroscope delay is physical: extrapolate forward in real time, i.e. backward in the
     // reversed pass's time. Likewise an accelerometer or magnetometer sample describes an instant
     // before its timestamp, which in reversed time comes after it.
+    // Instants (`deviceMotionInstants`) too: going backward, sample i+1's rate is integrated from
+    // t[i+1] down to t[i], its instant at the reversed interval's start, so the attitude is half
+    // an interval *behind* in reversed time (forward it is ahead) and +0.5 intervals turns it to
+    // t[i]; the acceleration, an instant at t[i], is then half an interval after the attitude
+    // (lag −0.5). Checked by `OfflineReplaySampleTimingTests` at the backward-weighted start.
     backwardParameters.gyroscopeDelay = -parameters.gyroscopeDelay
     backwardParameters.gyroscopeDelayIntervals = -parameters.gyroscopeDelayIntervals
     backwardParameters.sampleAveragingLag = -parameters.sampleAveragingLag

@@ -26,8 +26,7 @@ package struct DeviceMotionFeed: Sendable {
   /// Motion's device-motion instants get ``AttitudeEstimator/Parameters/deviceMotionInstants``).
   package init(samplePeriod: Double, timing: SampleTiming = .sensorOutputs) {
     estimator = DeviceMotionEstimator(
-      samplePeriod: samplePeriod,
-      parameters: timing == .deviceMotionInstants ? .deviceMotionInstants : .default)
+      samplePeriod: samplePeriod, parameters: timing.attitudeEstimatorParameters)
   }
 
   /// The estimator's counters (refused samples, resets, …).
@@ -64,5 +63,17 @@ package struct DeviceMotionFeed: Sendable {
     lastEstimateTimestamp = sample.timestamp
     return estimator.estimate(
       timestamp: sample.timestamp, gyroscope: gyroscope, accelerometer: accelerometer)
+  }
+}
+
+extension SampleTiming {
+  /// The estimator's parameters for samples taken this way, one choice for the real-time feed and
+  /// the offline replay: ``AttitudeEstimator/Parameters/deviceMotionInstants`` for Core Motion's
+  /// device-motion instants, the default (raw sensor outputs) otherwise.
+  package var attitudeEstimatorParameters: AttitudeEstimator.Parameters {
+    switch self {
+    case .sensorOutputs: .default
+    case .deviceMotionInstants: .deviceMotionInstants
+    }
   }
 }

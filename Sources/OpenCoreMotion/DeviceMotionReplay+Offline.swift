@@ -25,9 +25,13 @@ extension DeviceMotionReplay {
   /// filter but only possible after the fact.
   ///
   /// One update per gyroscope sample (with the latest accelerometer and magnetometer values, as in
-  /// real time). The rotation rate is corrected by the gyroscope bias a forward pass has converged
-  /// to over the whole recording; gravity and user acceleration follow from the offline attitude.
-  /// Both storages give the same updates, bit for bit.
+  /// real time). The samples are placed in time as the stream's
+  /// ``MotionSensors/StreamDescriptor/sampleTiming`` says, with the same estimator parameters as
+  /// the real-time replay: raw sensor outputs (interval means) by default, Core Motion's
+  /// device-motion outputs (a device-motion CSV, a SensorLog log of device motion alone) as the
+  /// instants they are. The rotation rate is corrected by the gyroscope bias a forward pass has
+  /// converged to over the whole recording; gravity and user acceleration follow from the offline
+  /// attitude. Both storages give the same updates, bit for bit.
   ///
   /// - Throws: ``Failure`` when the stream is malformed, has no usable samples or cannot provide
   ///   `frame`, or when a temporary file cannot be created, written or read; what `body` throws.
@@ -58,6 +62,7 @@ extension DeviceMotionReplay {
     try checkAvailability(of: frame, in: stream.descriptor, declination: declination)
     let usesMagnetometer = frame.needsMagnetometer
     let name = stream.descriptor.name
+    let parameters = stream.descriptor.sampleTiming.attitudeEstimatorParameters
     switch storage {
     case .memory:
       var recording = OfflineAttitudeRecording(hasMagnetometer: usesMagnetometer)
@@ -72,8 +77,8 @@ extension DeviceMotionReplay {
       var forward = backward
       return counted(
         try emitOffline(
-          recording, name: name, frame: frame, declination: declination, backward: &backward,
-          forward: &forward, checkStorage: {}, body: body), inputs: inputs)
+          recording, name: name, parameters: parameters, frame: frame, declination: declination,
+          backward: &backward, forward: &forward, checkStorage: {}, body: body), inputs: inputs)
     case .temporaryFiles:
       do {
         let recording = try TemporaryOfflineRecording(
@@ -93,8 +98,8 @@ extension DeviceMotionReplay {
         var forwardStore = forward
         return counted(
           try emitOffline(
-            recording, name: name, frame: frame, declination: declination,
-            backward: &backwardStore, forward: &forwardStore,
+            recording, name: name, parameters: parameters, frame: frame,
+            declination: declination, backward: &backwardStore, forward: &forwardStore,
             checkStorage: {
               if let failure = recording.failure ?? backward.failure ?? forward.failure {
                 throw failure
@@ -159,11 +164,12 @@ extension DeviceMotionReplay {
     return inputs
   }
 
-  /// Estimates the attitudes of `recording` into `forward` (with `backward` as the backward
-  /// pass's store), then passes one update per sample to `body`. `checkStorage` throws when the
-  /// stores lost data; it is called before the first update and after the last.
+  /// Estimates the attitudes of `recording` with `parameters` into `forward` (with `backward` as
+  /// the backward pass's store), then passes one update per sample to `body`. `checkStorage`
+  /// throws when the stores lost data; it is called before the first update and after the last.
   private static func emitOffline<Store: OfflineAttitudeStore>(
-    _ recording: some OfflineAttitudeInputs, name: String, frame: CMAttitudeReferenceFrame,
+    _ recording: some OfflineAttitudeInputs, name: String,
+    parameters: AttitudeEstimator.Parameters, frame: CMAttitudeReferenceFrame,
     declination: Double?, backward: inout Store, forward: inout Store,
     checkStorage: () throws -> Void, body: (CMDeviceMotion) throws -> Void
   ) throws -> Summary {
@@ -178,13 +184,13 @@ extension DeviceMotionReplay {
     // The bias is the one a forward pass over everything converged to: the best constant
     // estimate the whole recording gives.
     let gyroscopeBias = OfflineAttitudeEstimator.estimate(
-      recording, samplePeriod: samplePeriod, backward: &backward, result: &forward)
+      recording, samplePeriod: samplePeriod, parameters: parameters, backward: &backward,
+      result: &forward)
     try checkStorage()
 
     let usesMagnetometer = recording.hasMagnetometer
     let aligner = ReferenceFrameAligner(frame: frame, declination: declination ?? 0)
     var summary = Summary()
-    let parameters = AttitudeEstimator.Parameters.default
     let ages = recording.hasSensorAges
     var accelerometerClock = AttitudeEstimator.State.SensorClock()
     for i in 0..<count {
