@@ -31,9 +31,11 @@ open class CMPedometerData: NSObject, NSCopying, NSSecureCoding {
   open var floorsAscended: NSNumber? { storedFloorsAscended }
   /// Floors descended on foot in the window; `nil` without floor counting.
   open var floorsDescended: NSNumber? { storedFloorsDescended }
-  /// The current pace, s/m; `nil` for queries and before it is known.
+  /// The current pace, s/m; `nil` for queries, before it is known and once walking paused (about
+  /// 2 s after the last step was reported).
   open var currentPace: NSNumber? { storedCurrentPace }
-  /// The current cadence, steps/s; `nil` for queries and before it is known.
+  /// The current cadence, steps/s; `nil` for queries, before it is known and once walking paused
+  /// (about 2 s after the last step was reported).
   open var currentCadence: NSNumber? { storedCurrentCadence }
   /// Time spent walking or running over distance in the window, s/m; `nil` without distance.
   open var averageActivePace: NSNumber? { storedAverageActivePace }

@@ -184,7 +184,12 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
 
   package func pedometerSummary(from start: Date, to end: Date) -> PedometerSummary {
     let countsFloors = countsFloors
-    return state.withLock { $0.ledger.summary(from: start, to: end, countsFloors: countsFloors) }
+    return state.withLock { s in
+      // The current cadence is judged no later than the detector's clock (see `StepLedger`).
+      let observed = s.latestTimestamp.flatMap { s.timeline?.date(forTimestamp: $0) }
+      return s.ledger.summary(
+        from: start, to: end, countsFloors: countsFloors, observedUntil: observed)
+    }
   }
 
   package func activities(from start: Date, to end: Date) -> [ActivityRecord] {
@@ -506,7 +511,7 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     let length = stride.strideLength(cadence: cadence ?? parameters.nominalCadence)
     let record = StepRecord(
       date: stepDate, timestamp: stepTime, distance: length.isFinite ? Swift.max(0, length) : 0)
-    s.ledger.append(record, cadence: cadence)
+    s.ledger.append(record, cadence: cadence, reportedDate: timeline.date(forTimestamp: t))
     s.pressure.noteStep(time: stepTime)
     s.lastStepTime = stepTime
     s.lastStepReport = t

@@ -122,7 +122,8 @@ package struct PedometerSummary: Sendable, Equatable {
   /// Time spent walking or running in the window, s: the gaps between consecutive steps that are
   /// at most the pause delay.
   package var activeDuration: Double
-  /// Steps per second over the last few steps before the end of the window, when they are recent.
+  /// Steps per second over the last few steps before the end of the window, while their walk had
+  /// not paused by then (judged from when the last step was reported, as pause events are).
   package var recentCadence: Double?
   /// Metres per step of the last step in the window, when ``recentCadence`` is known.
   package var recentStride: Double?

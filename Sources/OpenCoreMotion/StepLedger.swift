@@ -10,6 +10,9 @@ import Foundation
 struct StepLedger: Sendable {
   private struct Step: Sendable {
     var date: Double
+    /// When the step was reported (the sample that confirmed it, or that the riding gate gave it
+    /// back at), at or after `date`: the walk's pauses are judged from it.
+    var reported: Double
     var timestamp: Double
     var distance: Double
     /// Sum of `distance` up to and including this step.
@@ -41,15 +44,16 @@ struct StepLedger: Sendable {
     self.retention = retention
   }
 
-  /// Adds a step (dates non-decreasing).
-  mutating func append(_ record: StepRecord, cadence: Double?) {
+  /// Adds a step (dates non-decreasing), reported at `reportedDate` (`nil`: at its own date).
+  mutating func append(_ record: StepRecord, cadence: Double?, reportedDate: Date? = nil) {
     let date = record.date.timeIntervalSinceReferenceDate
+    let reported = Swift.max(date, reportedDate?.timeIntervalSinceReferenceDate ?? date)
     let previous = steps.last
     let gap = previous.map { date - $0.date } ?? .infinity
     let active = gap <= activeGapLimit ? gap : 0
     steps.append(
       Step(
-        date: date, timestamp: record.timestamp, distance: record.distance,
+        date: date, reported: reported, timestamp: record.timestamp, distance: record.distance,
         cumulativeDistance: (previous?.cumulativeDistance ?? 0) + record.distance,
         cumulativeActive: (previous?.cumulativeActive ?? 0) + active, cadence: cadence))
     prune(before: date - retention)
@@ -77,9 +81,19 @@ struct StepLedger: Sendable {
   }
 
   /// The totals of the steps and floors dated in `start ... end`; floors are `nil` unless
-  /// `countsFloors`. The recent cadence and stride are those of the last step in the window when
-  /// it is at most ``activeGapLimit`` before `end`.
-  func summary(from start: Date, to end: Date, countsFloors: Bool) -> PedometerSummary {
+  /// `countsFloors`.
+  ///
+  /// The recent cadence and stride are those of the last step in the window while its walk had
+  /// not paused by `end`, or by `observedUntil` (the latest instant the detector processed) when
+  /// that is earlier: less than ``activeGapLimit`` after the step was reported, the rule of the
+  /// history's pause events. Judged from the step's own date, a steady walk lost them in updates
+  /// whose newest step came late (the detector confirms steps up to about 2 s after them, a
+  /// limb's strides and the riding gate later still); judged at an `end` beyond what the detector
+  /// has seen (an opening update ends at the wall clock's now, a lagging source is behind it),
+  /// they were lost for a pause that nobody could have observed.
+  func summary(
+    from start: Date, to end: Date, countsFloors: Bool, observedUntil: Date? = nil
+  ) -> PedometerSummary {
     var result = PedometerSummary(startDate: start, endDate: end)
     let a = start.timeIntervalSinceReferenceDate
     let b = end.timeIntervalSinceReferenceDate
@@ -92,7 +106,8 @@ struct StepLedger: Sendable {
       result.numberOfSteps = upper - lower
       result.distance = last.cumulativeDistance - first.cumulativeDistance + first.distance
       result.activeDuration = last.cumulativeActive - first.cumulativeActive
-      if b - last.date <= activeGapLimit, let cadence = last.cadence {
+      let judged = Swift.min(b, observedUntil?.timeIntervalSinceReferenceDate ?? b)
+      if judged - last.reported < activeGapLimit, let cadence = last.cadence {
         result.recentCadence = cadence
         result.recentStride = last.distance
       }

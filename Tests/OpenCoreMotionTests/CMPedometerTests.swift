@@ -78,6 +78,51 @@ final class CMPedometerTests: XCTestCase {
     }
   }
 
+  /// Live updates started during a walk on a source whose samples arrive 5 s behind the wall
+  /// clock (a phone stream's buffered samples, a loaded machine): the opening update ends at the
+  /// wall clock's now, so do the updates of the steps dated before it, and each carries the
+  /// current cadence and pace until the walk pauses. Judged from the steps' dates at the update's
+  /// end, those of the steps more than 2 s before it had none.
+  func testLiveUpdatesKeepTheCadenceWhileWalkingOnASourceBehindTheWallClock() throws {
+    let clock = VirtualClock()
+    let scenario = HistoryFixture.walkScenario()
+    let lag = 5.0
+    let walked = 8.0
+    let history = InProcessMotionHistory(
+      source: HistoryFixture.player(scenario, clock: clock),
+      timeline: MotionTimeline(
+        referenceDate: Date().addingTimeInterval(-walked - lag), referenceTimestamp: 0))
+    let pedometer = CMPedometer(backend: history)
+    let start = try XCTUnwrap(history.date(forTimestamp: 0))
+    // Steps are in the history when updates start: the opening update carries them up to now.
+    clock.advance(by: walked)
+    let updates = Collector<CMPedometerData>()
+    pedometer.startUpdates(from: start) { data, error in
+      XCTAssertNil(error)
+      data.map(updates.append)
+    }
+    clock.advance(by: scenario.segmentsDuration + 1 - walked)
+    drain(pedometer.handlerQueue)
+    pedometer.stopUpdates()
+    let all = updates.all
+    XCTAssertGreaterThan(all.first?.numberOfSteps.intValue ?? 0, 5, "the opening update")
+    let live = all.dropFirst()
+    // About one a second until the walk ends at 21 s.
+    XCTAssertGreaterThan(live.count, 8)
+    for data in live {
+      let steps = data.numberOfSteps.intValue
+      XCTAssertEqual(
+        try XCTUnwrap(data.currentCadence, "cadence at \(steps) steps").doubleValue, 1.8,
+        accuracy: 0.3)
+      XCTAssertNotNil(data.currentPace, "pace at \(steps) steps")
+    }
+    // After the walk paused, even a window ending far ahead has no current cadence.
+    let after = history.pedometerSummary(from: start, to: Date().addingTimeInterval(60))
+    XCTAssertEqual(after.numberOfSteps, all.last?.numberOfSteps.intValue)
+    XCTAssertNil(after.recentCadence)
+    XCTAssertNil(after.recentStride)
+  }
+
   func testQueryRangesAddUp() {
     let (_, pedometer, _) = walkWithUpdates()
     let (whole, _) = query(pedometer, HistoryFixture.anchor, HistoryFixture.date(60))

@@ -46,6 +46,36 @@ final class MotionHistoryLedgerTests: XCTestCase {
     XCTAssertEqual(ledger.summary(from: date(5), to: date(1), countsFloors: true).numberOfSteps, 0)
   }
 
+  /// The current cadence lasts while the walk has not paused: until ``StepLedger/activeGapLimit``
+  /// after the last step was reported, not after its own date (the detector confirms steps up to
+  /// about 2 s after them), and judged no later than what the detector has processed.
+  func testTheCurrentCadenceLastsUntilAPauseAfterTheLastStepWasReported() {
+    var ledger = StepLedger(activeGapLimit: 2, retention: 7 * 86_400)
+    // Steps 0.5 s apart (0 … 3 s), each confirmed 2.5 s after it (a slow walk's first steps).
+    for t in stride(from: 0.0, through: 3, by: 0.5) {
+      ledger.append(
+        StepRecord(date: date(t), timestamp: t, distance: 0.7), cadence: 2,
+        reportedDate: date(t + 2.5))
+    }
+    func cadence(at end: Double, observedUntil observed: Double? = nil) -> Double? {
+      ledger.summary(
+        from: date(0), to: date(end), countsFloors: false, observedUntil: observed.map(date)
+      ).recentCadence
+    }
+    // At the last report (5.5 s), 2.5 s after the step: still walking.
+    XCTAssertEqual(cadence(at: 5.5), 2)
+    XCTAssertEqual(cadence(at: 4), 2, "before the last step was reported")
+    XCTAssertEqual(cadence(at: 7.4), 2)
+    // A real pause: 2 s without a step reported.
+    XCTAssertNil(cadence(at: 7.5))
+    XCTAssertNil(cadence(at: 100))
+    // A window ending after what the detector has processed is judged at the detector's clock:
+    // it cannot know of a pause later than that.
+    XCTAssertEqual(cadence(at: 100, observedUntil: 6), 2)
+    XCTAssertNil(cadence(at: 100, observedUntil: 8))
+    XCTAssertNil(cadence(at: 8, observedUntil: 100))
+  }
+
   /// Floors that late steps showed to be walked arrive dated before floors counted since: they
   /// are filed under their own date, and every window's totals stay the sums of the floors
   /// dated in it.
