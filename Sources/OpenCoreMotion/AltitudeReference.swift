@@ -10,15 +10,20 @@ import MotionFusion
 ///   `101.8`, from a weather report): altitude is the standard-atmosphere height for that
 ///   sea-level pressure;
 /// - the device's location with its altitude (`CMMotionManager.deviceLocation`, else
-///   `COREMOTION_LOCATION=lat,lon,altitude_m`): the first reading is taken to be at that altitude
-///   (above sea level, as Apple's absolute altitude is), and later readings move from it by the
-///   standard-atmosphere height difference. A location without an altitude (`lat,lon`, enough for
-///   true north) does not count: its 0 m is nobody's measurement.
+///   `COREMOTION_LOCATION=lat,lon,altitude_m`): the first reading taken with that altitude is
+///   taken to be at it (above sea level, as Apple's absolute altitude is), and later readings move
+///   from it by the standard-atmosphere height difference. The anchor is kept for the process and
+///   the barometer (the source's history, which the daemon-backed history shares): every later
+///   start reads the change since, so a user who started updates at street level and starts them
+///   again three floors up reads three floors up, not the street's altitude again. Another
+///   altitude (the device moved) anchors afresh. Other processes anchor their own, the daemon's
+///   clients too. A location without an altitude (`lat,lon`, enough for true north) does not
+///   count: its 0 m is nobody's measurement.
 /// Without either, absolute altitude is not available.
 enum AltitudeReference: Equatable, Sendable {
   /// Sea-level pressure, kPa.
   case seaLevelPressure(Double)
-  /// Altitude of the device when updates start, m.
+  /// Altitude of the device at the first reading taken with it, m.
   case startAltitude(Double)
 
   static let seaLevelPressureVariable = "COREMOTION_SEA_LEVEL_PRESSURE"

@@ -74,6 +74,12 @@ open class CMAltimeter: NSObject {
 
   /// Starts absolute-altitude updates on `queue`. Without a barometer or an altitude reference the
   /// handler receives `CMErrorNotAvailable` once.
+  ///
+  /// With the device's altitude as the reference, the barometer is pinned to it once per process:
+  /// the first reading taken with that altitude is at it, and every later start (of this altimeter
+  /// or another one of the same source) reads the altitude change since, so updates started again
+  /// three floors up read three floors up. Setting another altitude pins it afresh at the next
+  /// start (see `AltitudeReference`).
   open func startAbsoluteAltitudeUpdates(
     to queue: OperationQueue, withHandler handler: @escaping CMAbsoluteAltitudeHandler
   ) {
@@ -149,8 +155,12 @@ open class CMAltimeter: NSObject {
         sink: sink)
     }
     channel.interval = Self.updateInterval
-    // For a start altitude: the offset from the standard-atmosphere height to the altitude, m.
+    // For a start altitude: the offset from the standard-atmosphere height to the altitude, m,
+    // from the backend's anchor at this run's first reading (kept for the run: a location set
+    // meanwhile is for the next start).
     let offset = Locked<Double?>(nil)
+    // Not `self.backend` in the handler: the channel this altimeter owns keeps the handler.
+    let backend = backend
     channel.connect(to: backend, sink: sink) { event, generation in
       switch event {
       case .altitude(let record):
@@ -163,7 +173,10 @@ open class CMAltimeter: NSObject {
           case .startAltitude(let start):
             let height = PressureAltitudeAdapter.standardHeight(pressure: record.pressure)
             let shift = offset.withLock { o in
-              if o == nil { o = start - height }
+              if o == nil {
+                let anchor = backend.pressure(atStartAltitude: start, reading: record.pressure)
+                o = start - PressureAltitudeAdapter.standardHeight(pressure: anchor)
+              }
               return o ?? 0
             }
             altitude = height + shift

@@ -113,6 +113,9 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
 
   /// The system's clocks: `Date()` and `CLOCK_BOOTTIME`.
   package static let systemClocks: ClockReading = { (Date(), BootClock.now) }
+  /// The start altitude given last, m, and the pressure it was read at, kPa (see
+  /// ``pressure(atStartAltitude:reading:)``).
+  private let startAltitudeAnchor = Locked<(altitude: Double, pressure: Double)?>(nil)
 
   /// Creates the history of `source` and starts observing it, unless `startsObserving` is false
   /// (then ``startObserving()`` does, once the live subscribers are in place: a source played as
@@ -231,6 +234,14 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
 
   package func recordedAccelerometer(from start: Date, to end: Date) -> [AccelerometerRecord] {
     state.withLock { $0.recorded.records(from: start, to: end) }
+  }
+
+  package func pressure(atStartAltitude altitude: Double, reading pressure: Double) -> Double {
+    startAltitudeAnchor.withLock { anchor in
+      if let anchor, anchor.altitude == altitude { return anchor.pressure }
+      anchor = (altitude, pressure)
+      return pressure
+    }
   }
 
   /// The date of the source timestamp `timestamp`, once the timeline is known.

@@ -183,6 +183,64 @@ final class CMAltimeterTests: XCTestCase {
     XCTAssertEqual(coreMotionCode(sequence.error), Int(CMErrorNotAvailable.rawValue))
   }
 
+  /// A start altitude anchors the barometer once: updates started again after a 10 m climb, by
+  /// the same altimeter or another one of the same source, read 10 m more, not the start altitude
+  /// again. Another altitude (the device moved) anchors afresh.
+  func testAStartAltitudeIsAnchoredOnceNotAtEveryStart() throws {
+    let clock = VirtualClock()
+    let scenario = Scenario(
+      name: "lift-and-wait",
+      segments: [
+        .rest(duration: 2), .translate(displacement: SIMD3(0, 0, 10), duration: 10),
+        .rest(duration: 10),
+      ],
+      noise: .noiseless)
+    let history = HistoryFixture.history(HistoryFixture.player(scenario, clock: clock))
+    let street = CMAltimeter(backend: history)
+    let streetChannel = UpdateChannel<CMAbsoluteAltitudeData>(interval: 0)
+    // Absolute altitudes from `reference` for `seconds` of source time, from the clock's time.
+    func run(
+      _ altimeter: CMAltimeter, on channel: UpdateChannel<CMAbsoluteAltitudeData>,
+      _ reference: AltitudeReference, for seconds: Double
+    ) throws -> CMAbsoluteAltitudeData {
+      let queue = makeSerialQueue()
+      let received = Collector<CMAbsoluteAltitudeData>()
+      altimeter.connectAbsolute(
+        channel, reference: reference,
+        sink: .queue(
+          queue,
+          { data, error in
+            XCTAssertNil(error)
+            data.map(received.append)
+          }))
+      clock.advance(by: seconds)
+      drain(queue)
+      channel.end()
+      return try XCTUnwrap(received.all.first, "\(reference) at \(clock.now) s")
+    }
+    XCTAssertEqual(
+      try run(street, on: streetChannel, .startAltitude(250), for: 1).altitude, 250,
+      accuracy: 0.001)
+    // Carried 10 m up (2–12 s) without updates; the same altimeter starts again at 15 s.
+    clock.advance(by: 14)
+    XCTAssertEqual(
+      try run(street, on: streetChannel, .startAltitude(250), for: 1).altitude, 260,
+      accuracy: 0.001)
+    // So does a second altimeter of the same source.
+    let other = CMAltimeter(backend: history)
+    let otherChannel = UpdateChannel<CMAbsoluteAltitudeData>(interval: 0)
+    XCTAssertEqual(
+      try run(other, on: otherChannel, .startAltitude(250), for: 1).altitude, 260,
+      accuracy: 0.001)
+    // Another altitude anchors afresh, and so does the first one given again after it.
+    XCTAssertEqual(
+      try run(other, on: otherChannel, .startAltitude(400), for: 1).altitude, 400,
+      accuracy: 0.001)
+    XCTAssertEqual(
+      try run(street, on: streetChannel, .startAltitude(250), for: 1).altitude, 250,
+      accuracy: 0.001)
+  }
+
   func testTheHistoryKeepsOneReadingPerSecond() throws {
     let clock = VirtualClock()
     let scenario = HistoryFixture.liftScenario(rise: 10, duration: 10)
