@@ -13,7 +13,8 @@ import MotionSensors
 package struct PedometerAdapter: Sendable {
   /// Recent steps kept for the cadence, s.
   package static let cadenceWindow = 4.0
-  /// Without a step for this long the user is not walking: cadence and pace become `nil`, s.
+  /// Without a step reported for this long the user is not walking: cadence and pace become
+  /// `nil`, s (the rule of `CMPedometer`'s pause events).
   package static let walkingTimeout = 2.0
 
   /// Steps (a ride's left out, as the pedometer does) and the activity (``PedometerTracker``).
@@ -24,7 +25,10 @@ package struct PedometerAdapter: Sendable {
   package var refusedPressureReadings: Int { barometer.refusedReadings }
   private let strideModel = StrideModel(userHeight: nil)
   private var recentSteps: [Double] = []
-  private var lastStepTime = -Double.infinity
+  /// When the last step was reported (the reading that gave it), s. Steps come out after they
+  /// happen (the accelerometer's up to about 2 s, a limb's strides 3.5–7.5 s late): judged from
+  /// the step's own time, cadence and pace blinked out on the simulated stairs for 6.5 s in all.
+  private var lastStepReport = -Double.infinity
   package private(set) var snapshot = PedometerSnapshot()
 
   package init() {}
@@ -39,10 +43,11 @@ package struct PedometerAdapter: Sendable {
       events.append(DashboardEvent(time: time, kind: "activity", detail: snapshot.activity))
     }
     while let stepTime = pedometer.nextStep() {
+      lastStepReport = time
       noteStep(at: stepTime)
       events.append(DashboardEvent(time: stepTime, kind: "step", detail: String(snapshot.steps)))
     }
-    if time - lastStepTime > Self.walkingTimeout {
+    if time - lastStepReport > Self.walkingTimeout {
       snapshot.cadence = nil
       snapshot.pace = nil
     }
@@ -77,7 +82,6 @@ package struct PedometerAdapter: Sendable {
   }
 
   private mutating func noteStep(at time: Double) {
-    lastStepTime = time
     barometer.noteStep(time: time)
     snapshot.steps += 1
     recentSteps.append(time)
