@@ -238,14 +238,53 @@ struct RecordingContainer {
     return String(repeating: "0", count: 8 - digits.count) + digits
   }
 
+  /// The longest first line ``firstLine(_:)`` reads from an archive member, bytes: far above any
+  /// header a format is detected by.
+  static let firstLineLimit = 64 << 10
+
   /// The first line of a file, for format detection (empty for an empty file).
+  ///
+  /// An archive member is inflated only until its first line break (at most ``firstLineLimit``
+  /// bytes; a longer first line is returned cut there, and matches no format). Detection asks
+  /// for the first line of every member of an archive, and inflating each whole (up to 512 MiB
+  /// apiece, into a temporary file) to read a header made a crafted archive of many large
+  /// members take minutes to be found wanting. The member's checksum is checked when it is read
+  /// for real (``bytes(_:)``), not here.
   func firstLine(_ path: String) throws -> String {
-    try self.bytes(path).firstLine()
+    guard case .archive(let archive, let entries) = storage else {
+      return try self.bytes(path).firstLine()
+    }
+    guard let entry = entries[path] else {
+      throw RecordingError(.fileNotFound, file: displayName(path), "no such file in the archive")
+    }
+    var prefix = Data()
+    do {
+      _ = try archive.extract(entry, skipCRC32: true) { chunk in
+        let room = Self.firstLineLimit - prefix.count
+        let taken = chunk.prefix(room)
+        if let lineBreak = taken.firstIndex(of: 0x0A) {
+          prefix.append(taken[taken.startIndex..<lineBreak])
+          throw ExtractionEnough()
+        }
+        prefix.append(taken)
+        if prefix.count >= Self.firstLineLimit { throw ExtractionEnough() }
+      }
+    } catch is ExtractionEnough {
+      // The first line is in.
+    } catch {
+      throw RecordingError(
+        .unreadable, file: displayName(path), "cannot extract from the archive (\(error))")
+    }
+    if prefix.last == 0x0D { prefix.removeLast() }
+    return String(decoding: prefix, as: UTF8.self)
   }
 }
 
 /// Thrown from the extraction consumer to stop inflating a member past its cap.
 private struct InflationLimitExceeded: Error {}
+
+/// Thrown from the extraction consumer to stop inflating once enough of the member is in.
+private struct ExtractionEnough: Error {}
 
 /// An archive member being inflated into an unnamed temporary file (mode 0600: motion data is
 /// personal; unlinked at once, so it disappears with its descriptor).
