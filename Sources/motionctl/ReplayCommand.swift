@@ -17,7 +17,10 @@ struct ReplayCommand: ParsableCommand {
       negative in the arbitrary frames).
       """)
 
-  @Argument(help: "The recording (OpenCoreMotion CSV, BROAD CSV, … — detected from its header).")
+  @Argument(
+    help:
+      "The recording (OpenCoreMotion CSV, BROAD CSV, … — detected from its header — or a shared data set's t,ax,ay,az[,gx,gy,gz] table)."
+  )
   var file: String
 
   @Option(
@@ -94,10 +97,14 @@ struct ReplayCommand: ParsableCommand {
     }
     let options = RecordingReader.Options(
       invalidRows: skipInvalid ? .skip : .fail, columnMapping: mapping)
+    let url = URL(fileURLWithPath: file)
+    // Without a format or a mapping, what `COREMOTION_SOURCE=replay:` reads: any detected format,
+    // else a shared data set's plain table (`t,ax,ay,az[,gx,gy,gz][,pressure_hpa]`).
     let stream = CountingSampleStream(
-      try RecordingReader.open(
-        URL(fileURLWithPath: file), format: recordingFormat ?? (mapping != nil ? .columns : nil),
-        options: options))
+      try recordingFormat == nil && mapping == nil
+        ? RecordingReader.openIncludingSharedTables(url, options: options)
+        : RecordingReader.open(
+          url, format: recordingFormat ?? (mapping != nil ? .columns : nil), options: options))
     let tally = stream.tally
     let declination = try frame == .trueNorth ? declinationForTrueNorth(location) : nil
 

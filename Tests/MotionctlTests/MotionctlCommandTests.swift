@@ -41,6 +41,25 @@ final class MotionctlCommandTests: XCTestCase {
     XCTAssertEqual(last[17], -1, "heading is negative in the arbitrary frame")
   }
 
+  /// A shared data set's plain table (MotionSense's layout: g with Apple's sign, a gyroscope)
+  /// replays as `COREMOTION_SOURCE=replay:` plays it; `replay` used to say it could not tell the
+  /// format, while `steps` and `activity` read the same file.
+  func testReplayReadsASharedTableWithAGyroscope() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let path = folder.appendingPathComponent("sub01_sit_01.csv").path
+    var text = "t,ax,ay,az,gx,gy,gz,apple_gravity_x,apple_gravity_y,apple_gravity_z\n"
+    // Upright in portrait (gravity along −y in g with Apple's sign), still, 50 Hz for 4 s.
+    for i in 0..<200 { text += "\(Double(i) / 50),0,-1,0,0,0,0,0,-1,0\n" }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    let replay = try MotionctlRunner.run(["replay", path])
+    XCTAssertEqual(replay.status, 0, replay.standardError)
+    let lines = replay.standardOutput.split(separator: "\n")
+    XCTAssertEqual(lines.count - 1, 200, "one row per sample")
+    let last = try XCTUnwrap(lines.last).split(separator: ",").compactMap { Double($0) }
+    XCTAssertEqual(last.count, Self.replayColumns.split(separator: ",").count)
+    XCTAssertEqual(last[9], -1, accuracy: 0.01, "gravity_y upright in portrait")
+  }
+
   func testReplayJSONLinesUsesTheColumnNamesAsKeys() throws {
     let folder = try makeTemporaryDirectory(for: self)
     let recording = folder.appendingPathComponent("portrait.csv").path
