@@ -302,17 +302,44 @@ final class IIODeviceReader {
     var elements: [IIOScanLayout.Element] = []
     for element in elementNames where readNumber("\(scanDirectory)/\(element)_en") ?? 0 != 0 {
       guard let indexText = readText("\(scanDirectory)/\(element)_index"),
-        let index = Int(indexText), let typeText = readText("\(scanDirectory)/\(element)_type"),
-        let type = IIOScanType(parsing: typeText)
+        let index = Int(indexText)
       else { throw .other("\(device.displayName): unreadable scan element \(element)") }
+      let typePath = "\(scanDirectory)/\(element)_type"
+      guard let typeText = readText(typePath) else {
+        throw .other("\(device.displayName): unreadable scan element \(element) (\(typePath))")
+      }
+      guard let type = IIOScanType(parsing: typeText) else {
+        // Quoted short and escaped: the text comes from sysfs and may be anything.
+        let quoted = String(typeText.prefix(64)).debugDescription
+        throw .other(
+          "\(device.displayName): unusable \(typePath) \(quoted) (expected "
+            + "[be|le]:[s|u]bits/storagebits[Xrepeat]>>shift, a repeat of at most "
+            + "\(IIOScanType.maximumRepeatCount))")
+      }
       elements.append(IIOScanLayout.Element(name: element, index: index, type: type))
     }
     try configureLayout(IIOScanLayout(elements))
   }
 
+  /// The largest record accepted, in bytes. The read buffer holds 64 records, and the layout comes
+  /// from sysfs text: without a bound a tree of many repeated 64-bit elements would size it in
+  /// gigabytes. Real records are tens of bytes (an IMU with a timestamp: 16–24), so 4 KiB is far
+  /// above any device.
+  static let maximumRecordSize = 4096
+
   /// Prepares decoding for `layout` (also used directly by tests and the benchmark).
   func configureLayout(_ layout: IIOScanLayout) throws(IIOReaderFailure) {
     guard layout.recordSize > 0 else { throw .other("\(device.displayName): empty scan") }
+    guard layout.recordSize <= Self.maximumRecordSize else {
+      let largest = layout.elements.max { $0.type.byteCount < $1.type.byteCount }
+      let culprit = largest.map {
+        " (the largest enabled element, \(device.scanElementsDirectory ?? "scan_elements")/"
+          + "\($0.name)_type, is \($0.type))"
+      }
+      throw .other(
+        "\(device.displayName): records of \(layout.recordSize) bytes are more than the "
+          + "\(Self.maximumRecordSize) this reader accepts\(culprit ?? "")")
+    }
     self.layout = layout
     plan = converter.channels.compactMap { entry in
       layout.element(named: entry.channel.name).map { ($0.offset, $0.type, entry.slot) }

@@ -23,20 +23,25 @@ public struct IIOScanType: Hashable, Sendable, CustomStringConvertible {
   /// The size of one stored value in bits: 8, 16, 32 or 64.
   public var storageBits: Int
   /// How many values of this format the element holds back to back (1 when the kernel prints no
-  /// `X` part).
+  /// `X` part), at most ``maximumRepeatCount``.
   public var repeatCount: Int
   /// The right shift to apply before masking out `realBits` bits.
   public var shift: Int
 
+  /// The largest repeat count: the kernel keeps it in a `u8` (`struct iio_scan_type.repeat`), so a
+  /// sysfs tree printing more is not a kernel's, and its records are not sized from it.
+  public static let maximumRepeatCount = 255
+
   /// Creates a format from its parts; returns nil when they are inconsistent (storage not
-  /// 8/16/32/64 bits, more real bits than storage, or a shift that pushes the value out of its
-  /// storage).
+  /// 8/16/32/64 bits, more real bits than storage, a shift that pushes the value out of its
+  /// storage, or a repeat count outside 1 ... ``maximumRepeatCount``).
   public init?(
     endianness: Endianness, isSigned: Bool, realBits: Int, storageBits: Int, repeatCount: Int = 1,
     shift: Int = 0
   ) {
     guard [8, 16, 32, 64].contains(storageBits), realBits >= 1, realBits <= storageBits,
-      shift >= 0, shift + realBits <= storageBits, repeatCount >= 1
+      shift >= 0, shift + realBits <= storageBits, repeatCount >= 1,
+      repeatCount <= Self.maximumRepeatCount
     else { return nil }
     self.endianness = endianness
     self.isSigned = isSigned
