@@ -367,26 +367,36 @@ final class IIODeviceReader {
     case failed(IIOReaderFailure)
   }
 
-  /// Reads every complete record available without blocking.
+  /// The most full reads (64 records each) one ``readBuffered()`` makes. A descriptor that never
+  /// runs dry (a device faster than the reader, or a node that is really `/dev/zero`) kept it
+  /// reading for ever: the samples piled up undelivered and the reader thread could not be
+  /// stopped. After this many the round ends and delivers; the next one reads on at once, as the
+  /// descriptor is still readable.
+  static let maximumReadsPerRound = 16
+
+  /// Reads the complete records available without blocking, at most ``maximumReadsPerRound``
+  /// buffers full.
   func readBuffered() -> BufferedOutcome {
     guard fd >= 0, let layout else { return .failed(.other("not streaming")) }
     var samples: [MotionSample] = []
     var endOfFile = false
     let recordSize = layout.recordSize
     let clockOffset = clockOffsetToBoot()
-    while true {
+    reads: for _ in 0..<Self.maximumReadsPerRound {
       let result = readBuffer.withUnsafeMutableBytes { raw in
         system.readDevice(fd, into: raw.baseAddress!, count: raw.count)
       }
       switch result {
       case .success(0):
         endOfFile = true
+        break reads
       case .success(let count):
         pending.append(contentsOf: readBuffer[0..<count])
         decodeRecords(recordSize: recordSize, clockOffset: clockOffset, into: &samples)
-        if count == readBuffer.count { continue }
+        // A short read emptied the descriptor; a full one may have left more.
+        if count < readBuffer.count { break reads }
       case .failure(.wouldBlock):
-        break
+        break reads
       case .failure(.gone):
         return .failed(
           .disconnected("\(device.displayName) is gone (read from \(device.devicePath))"))
@@ -394,8 +404,8 @@ final class IIODeviceReader {
         return .failed(
           .other("\(device.displayName): reading \(device.devicePath): \(error.phrase)"))
       }
-      return .samples(samples, endOfFile: endOfFile)
     }
+    return .samples(samples, endOfFile: endOfFile)
   }
 
   /// Re-opens the buffer descriptor (after a FIFO writer left); false when the node is gone.
