@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionSensors
 
 /// How the IIO backend reads devices and which per-device corrections it applies.
 ///
@@ -60,10 +61,8 @@ public struct IIOConfiguration: Sendable, Equatable {
     var configuration = IIOConfiguration()
     let explicitFile = environment["COREMOTION_IIO_CONFIG"]
     let file = explicitFile ?? "/etc/opencoremotion/iio.conf"
-    if let text = try? String(contentsOfFile: file, encoding: .utf8) {
+    if let text = try readFile(file, isExplicit: explicitFile != nil) {
       try configuration.apply(fileContents: text, origin: file)
-    } else if let explicitFile {
-      throw IIOError.invalidConfiguration("cannot read COREMOTION_IIO_CONFIG=\(explicitFile)")
     }
     if let mode = environment["COREMOTION_IIO_MODE"] {
       guard let parsed = Mode(rawValue: mode.lowercased()) else {
@@ -76,6 +75,41 @@ public struct IIOConfiguration: Sendable, Equatable {
       try configuration.apply(signList: signs)
     }
     return configuration
+  }
+
+  /// The largest configuration file read, in bytes (a real one is a few lines).
+  public static let maximumFileSize = 64 * 1024
+
+  /// The text of the configuration file at `path`: a regular file (a FIFO or a device is refused
+  /// at once, saying what it is) of at most ``maximumFileSize`` bytes of UTF-8 (it used to be read
+  /// whole, whatever its size).
+  ///
+  /// - Returns: nil when the default file is missing, or is there but unusable (it is optional, as
+  ///   it always was; the reason is logged).
+  /// - Throws: ``IIOError/invalidConfiguration(_:)`` saying why the file named by
+  ///   `COREMOTION_IIO_CONFIG` (`isExplicit`) cannot be used.
+  private static func readFile(_ path: String, isExplicit: Bool) throws -> String? {
+    let problem: String
+    do {
+      let data = try RegularFile.readPrefix(
+        path, count: maximumFileSize + 1, purpose: "IIO configuration files")
+      if data.count > maximumFileSize {
+        problem =
+          "is larger than \(maximumFileSize >> 10) KiB, more than a configuration file may be"
+      } else if let text = String(data: data, encoding: .utf8) {
+        return text
+      } else {
+        problem = "is not UTF-8 text"
+      }
+    } catch let error as RecordingError {
+      if !isExplicit, error.kind == .fileNotFound { return nil }
+      problem = error.message
+    }
+    guard isExplicit else {
+      IIOSensorSource.logger.warning("iio: ignoring the configuration file \(path): \(problem)")
+      return nil
+    }
+    throw IIOError.invalidConfiguration("COREMOTION_IIO_CONFIG=\(path): \(problem)")
   }
 
   /// Applies `COREMOTION_IIO_ACCEL_SIGN`: `-1`, `+1`, or `name:sign,name:sign`.

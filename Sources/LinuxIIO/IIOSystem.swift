@@ -23,6 +23,11 @@ enum IIOSystemError: Error, Equatable, Sendable {
   case wouldBlock
   /// `EINVAL` and anything else, with the errno value.
   case other(Int32)
+  /// Not a regular file, which every sysfs attribute is: a FIFO, a device, a folder (what it is,
+  /// as `RegularFile.kindName(_:)` says it: "a pipe (FIFO)").
+  case notRegularFile(String)
+  /// An attribute longer than ``IIOSystem/maximumAttributeSize``.
+  case tooLarge
 
   /// A short phrase for messages.
   var phrase: String {
@@ -32,6 +37,11 @@ enum IIOSystemError: Error, Equatable, Sendable {
     case .gone: return "no such device"
     case .wouldBlock: return "no data available"
     case .other(let code): return "error \(code) (\(String(cString: strerror(code))))"
+    case .notRegularFile(let kind):
+      return "it is \(kind), not a regular file as sysfs attributes are"
+    case .tooLarge:
+      return "it holds more than \(IIOSystem.maximumAttributeSize >> 10) KiB, which no sysfs "
+        + "attribute does"
     }
   }
 }
@@ -46,10 +56,19 @@ enum IIOSystemError: Error, Equatable, Sendable {
 class IIOSystem: @unchecked Sendable {
   init() {}
 
-  /// Reads a whole sysfs attribute as text.
+  /// The most bytes read from one attribute. sysfs gives an attribute one page (4 KiB); the cap
+  /// keeps a fake tree's file (`COREMOTION_IIO_ROOT` may name any folder) from being read whole,
+  /// whatever its size.
+  static let maximumAttributeSize = 64 * 1024
+
+  /// Reads a whole sysfs attribute as text: a regular file of at most ``maximumAttributeSize``
+  /// bytes.
   func readAttribute(_ path: String) -> Result<String, IIOSystemError> {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return .failure(Self.classify(errno)) }
+    let fd: Int32
+    switch openAttribute(path, O_RDONLY) {
+    case .success(let descriptor): fd = descriptor
+    case .failure(let error): return .failure(error)
+    }
     defer { close(fd) }
     var data = [UInt8]()
     var chunk = [UInt8](repeating: 0, count: 4096)
@@ -60,6 +79,7 @@ class IIOSystem: @unchecked Sendable {
         return .failure(Self.classify(errno))
       }
       if count == 0 { break }
+      guard data.count + count <= Self.maximumAttributeSize else { return .failure(.tooLarge) }
       data.append(contentsOf: chunk[0..<count])
     }
     return .success(String(decoding: data, as: UTF8.self))
@@ -68,13 +88,43 @@ class IIOSystem: @unchecked Sendable {
   /// Writes `value` (plus a newline, as `echo` would) to a sysfs attribute, replacing its content.
   func writeAttribute(_ path: String, _ value: String) -> Result<Void, IIOSystemError> {
     // O_TRUNC matters only for the fake trees of tests (regular files); sysfs ignores it.
-    let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
-    guard fd >= 0 else { return .failure(Self.classify(errno)) }
+    let fd: Int32
+    switch openAttribute(path, O_WRONLY | O_TRUNC) {
+    case .success(let descriptor): fd = descriptor
+    case .failure(let error): return .failure(error)
+    }
     defer { close(fd) }
     let bytes = Array((value + "\n").utf8)
     let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     if written < 0 { return .failure(Self.classify(errno)) }
     return .success(())
+  }
+
+  /// Opens the attribute at `path` with `flags`, only when it is a regular file (as every sysfs
+  /// attribute is).
+  ///
+  /// Anything else is refused before it is opened: opening a FIFO waits for its other end (a tree
+  /// with one hung discovery for ever), a device never ends (`/dev/zero` filled memory) and
+  /// opening one may claim it. The descriptor is opened with `O_NONBLOCK` and checked again, so a
+  /// path swapped for a FIFO in between is refused too instead of blocking (as MotionSensors'
+  /// `RegularFile` does for recordings). Attribute reads and writes never wait on a regular
+  /// file, so `O_NONBLOCK` changes nothing for them.
+  private func openAttribute(_ path: String, _ flags: Int32) -> Result<Int32, IIOSystemError> {
+    var status = stat()
+    guard stat(path, &status) == 0 else { return .failure(Self.classify(errno)) }
+    if let kind = RegularFile.kindName(status.st_mode) { return .failure(.notRegularFile(kind)) }
+    let fd = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+    guard fd >= 0 else { return .failure(Self.classify(errno)) }
+    guard fstat(fd, &status) == 0 else {
+      let code = errno
+      close(fd)
+      return .failure(Self.classify(code))
+    }
+    if let kind = RegularFile.kindName(status.st_mode) {
+      close(fd)
+      return .failure(.notRegularFile(kind))
+    }
+    return .success(fd)
   }
 
   /// Whether a file or directory exists at `path`.

@@ -114,6 +114,124 @@ final class IIOHostileSysfsTests: XCTestCase {
     XCTAssertTrue(IIOSensorSource.waitForReadersToStop(timeout: 5))
     XCTAssertEqual(tree.read(0, "buffer/enable"), "0")
   }
+
+  // MARK: Files that are not attributes
+
+  /// A FIFO, a link to `/dev/zero` and an oversized file as attributes: refused at once with what
+  /// they are, for reading and writing. The FIFO used to block the `open` for ever and `/dev/zero`
+  /// was read until memory ran out; a real attribute (a regular file) still reads.
+  func testAttributesThatAreNotRegularFilesAreRefusedWithoutBlocking() throws {
+    let tree = try IIOFakeTree()
+    let system = IIOSystem()
+    let fifo = tree.base + "/fifo_attribute"
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0, "mkfifo errno \(errno)")
+    XCTAssertEqual(
+      finishing { system.readAttribute(fifo) }, .failure(.notRegularFile("a pipe (FIFO)")),
+      "read")
+    XCTAssertEqual(
+      finishing { system.writeAttribute(fifo, "1").map { "written" } },
+      .failure(.notRegularFile("a pipe (FIFO)")), "write")
+
+    let large = tree.base + "/large_attribute"
+    let limit = IIOSystem.maximumAttributeSize
+    try String(repeating: "7", count: limit).write(
+      toFile: large, atomically: false, encoding: .utf8)
+    // Compared by length: a failure message quoting 64 KiB of text helps nobody.
+    XCTAssertEqual(system.readAttribute(large).map(\.count), .success(limit), "at the limit")
+    try String(repeating: "7", count: limit + 1).write(
+      toFile: large, atomically: false, encoding: .utf8)
+    XCTAssertEqual(system.readAttribute(large).map(\.count), .failure(.tooLarge))
+    XCTAssertTrue(IIOSystemError.tooLarge.phrase.contains("64 KiB"))
+
+    let zero = tree.base + "/zero_attribute"
+    XCTAssertEqual(symlink("/dev/zero", zero), 0, "symlink errno \(errno)")
+    XCTAssertEqual(
+      finishing { system.readAttribute(zero) }, .failure(.notRegularFile("a character device")))
+
+    let regular = tree.base + "/regular_attribute"
+    try "42\n".write(toFile: regular, atomically: false, encoding: .utf8)
+    XCTAssertEqual(system.readAttribute(regular), .success("42\n"))
+    XCTAssertEqual(system.writeAttribute(regular, "43").map { "written" }, .success("written"))
+    XCTAssertEqual(system.readAttribute(regular), .success("43\n"))
+  }
+
+  /// Behind a source: a FIFO for the device's `name` no longer hangs discovery (the device is
+  /// named by its folder), and a value attribute linked to `/dev/zero` is a failure naming it.
+  func testSourceWithAFIFONameAndADevZeroValueFailsClearly() throws {
+    let tree = try IIOFakeTree()
+    try Fixtures.mpu6050(tree)
+    let device = tree.devicePath(0)
+    unlink(device + "/name")
+    XCTAssertEqual(mkfifo(device + "/name", 0o600), 0, "mkfifo errno \(errno)")
+    unlink(device + "/in_accel_x_raw")
+    XCTAssertEqual(symlink("/dev/zero", device + "/in_accel_x_raw"), 0, "symlink errno \(errno)")
+    let (sysfsRoot, devRoot) = (tree.sysfsRoot, tree.devRoot)
+    let discovered = finishing {
+      Result {
+        try IIOSensorSource.discover(
+          sysfsRoot: sysfsRoot, devRoot: devRoot, configuration: Fixtures.configuration(.polled),
+          system: IIOSystem())
+      }
+    }
+    let found = try XCTUnwrap(discovered, "discovery did not finish")
+    let source = try XCTUnwrap(try found.get())
+    source.warningHandler = { _ in }
+    XCTAssertEqual(source.name, "iio:iio:device0")
+    let collector = EventCollector()
+    let subscription = source.subscribe(requestedSampleRate: 50, collector.handler)
+    defer { subscription.cancel() }
+    let failure = try XCTUnwrap(collector.waitForFailure(.other))
+    for part in ["in_accel_x_raw", "a character device, not a regular file"] {
+      XCTAssertTrue(failure.message.contains(part), "\(part): \(failure.message)")
+    }
+  }
+
+  // MARK: Configuration file
+
+  /// `COREMOTION_IIO_CONFIG` naming a FIFO, `/dev/zero` or a file over 64 KiB: an error saying
+  /// so, at once. The FIFO used to block discovery (`CMMotionManager()` with the automatic
+  /// source) for ever, and `/dev/zero` was read until memory ran out.
+  func testConfigurationFileMustBeASmallRegularFile() throws {
+    let tree = try IIOFakeTree()
+    let fifo = tree.base + "/iio.conf.fifo"
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0, "mkfifo errno \(errno)")
+    let large = tree.base + "/iio.conf.large"
+    let comment = "# " + String(repeating: "-", count: 99) + "\n"
+    try String(repeating: comment, count: IIOConfiguration.maximumFileSize / 100 + 1).write(
+      toFile: large, atomically: false, encoding: .utf8)
+    for (file, expected) in [
+      (fifo, "is a pipe (FIFO), not a regular file"),
+      (large, "is larger than 64 KiB"),
+      ("/dev/zero", "is a character device, not a regular file"),
+    ] {
+      let outcome = finishing {
+        Result { try IIOConfiguration.fromEnvironment(["COREMOTION_IIO_CONFIG": file]) }
+      }
+      guard let outcome else {
+        XCTFail("reading \(file) did not finish")
+        continue
+      }
+      XCTAssertThrowsError(try outcome.get(), file) { error in
+        let text = String(describing: error)
+        XCTAssertTrue(text.contains("COREMOTION_IIO_CONFIG=\(file)"), text)
+        XCTAssertTrue(text.contains(expected), text)
+      }
+    }
+  }
+}
+
+/// Runs `body` on a thread of its own and returns its result, or nil when it has not finished
+/// within `timeout` seconds (what a hang looks like; the thread is left blocked).
+func finishing<T: Sendable>(within timeout: Double = 5, _ body: @escaping @Sendable () -> T) -> T? {
+  let result = Locked<T?>(nil)
+  let done = DispatchSemaphore(value: 0)
+  Thread {
+    let value = body()
+    result.withLock { $0 = value }
+    done.signal()
+  }.start()
+  guard done.wait(timeout: .now() + timeout) == .success else { return nil }
+  return result.withLock { $0 }
 }
 
 /// An ``IIOSystem`` that counts device reads and, past `limit` of them, reports no data: a round

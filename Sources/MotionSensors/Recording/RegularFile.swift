@@ -18,6 +18,10 @@ import Foundation
 /// is refused with a ``RecordingError`` that says what it is. The file is then opened with
 /// `O_NONBLOCK` and checked again on the descriptor, so a path swapped for a FIFO between the two
 /// steps is refused too instead of blocking the `open`.
+///
+/// `package`: LinuxIIO reads its configuration file (`COREMOTION_IIO_CONFIG`) and the daemon
+/// its dashboard's URL file through ``readPrefix(_:displayName:count:purpose:)``, and LinuxIIO
+/// names what its sysfs attributes are with ``kindName(_:)``.
 package enum RegularFile {
   /// Opens `path` for reading and returns the descriptor (the caller closes it) and the size.
   ///
@@ -99,7 +103,7 @@ package enum RegularFile {
   }
 
   /// What a file of this mode is, for messages; `nil` for a regular file.
-  static func kindName(_ mode: mode_t) -> String? {
+  package static func kindName(_ mode: mode_t) -> String? {
     switch mode & S_IFMT {
     case S_IFREG: return nil
     case S_IFDIR: return "a folder"
