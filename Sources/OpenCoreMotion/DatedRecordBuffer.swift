@@ -33,6 +33,11 @@ struct DatedRecordBuffer<Record: DatedRecord>: Sendable {
     }
   }
 
+  /// Moves every record's date by `seconds` (the system clock was set: ``WallClockStepWatch``).
+  mutating func shiftDates(by seconds: Double) {
+    for index in storage.indices { storage[index].date.addTimeInterval(seconds) }
+  }
+
   /// Drops the records dated before `limit`.
   mutating func removeRecords(before limit: Date) {
     let keepFrom = firstIndex { $0.date >= limit }

@@ -432,10 +432,11 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
 
   /// The timeline of a sample at `t`: anchored at the wall clock's "now" at the first sample, and
   /// moved with the wall clock when the system's clock was set (``WallClockStepWatch``, looked
-  /// at once a second of source time). Moved forward, dates go on from the new time, so that
-  /// updates and queries for today find the steps taken after the clock was set (those before
-  /// keep their old dates, as in the daemon's store). Moved back, they go on from the last date
-  /// given out: the history stays in date order.
+  /// at once a second of source time). Set forward, everything kept moves with it (its dates
+  /// were the wrong clock's), so that updates and queries for today find the steps taken before
+  /// and after, and an update started before the step keeps counting. Set back, dates go on from
+  /// the last one given out, so the history stays in date order (and runs ahead of the wall clock
+  /// by up to the step).
   private func currentTimeline(at t: Double, in s: inout State) -> MotionTimeline {
     guard let timeline = s.timeline else {
       let clocks = readClocks()
@@ -452,10 +453,39 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     guard let step = s.clockWatch.step(wall: clocks.wall, boot: clocks.boot) else {
       return timeline
     }
-    let lastDate = timeline.date(forTimestamp: s.latestTimestamp ?? t)
-    let date = Swift.max(timeline.date(forTimestamp: t).addingTimeInterval(step), lastDate)
+    let current = timeline.date(forTimestamp: t)
+    let move: Double
+    if step > 0 {
+      // What is kept moves with the clock: the old dates were the wrong clock's, and kept
+      // there a step of years would have pruned them as older than 7 days at the next step
+      // counted (an update started before the step would have gone back to about 1 step).
+      move = step
+      shiftDates(by: move, in: &s)
+    } else {
+      // Set back, records and the updates already delivered stay where they are, and dates go
+      // on from the last one given out.
+      let lastDate = timeline.date(forTimestamp: s.latestTimestamp ?? t)
+      move = Swift.max(current.addingTimeInterval(step), lastDate).timeIntervalSince(current)
+      // A recording asked for a duration keeps its length.
+      s.recordUntil = s.recordUntil?.addingTimeInterval(move)
+    }
+    noteClockStep(step, in: &s)
+    return MotionTimeline(referenceDate: current.addingTimeInterval(move), referenceTimestamp: t)
+  }
+
+  /// Moves the dates of everything the history keeps by `seconds`: the system clock was set
+  /// forward, and they were the wrong clock's.
+  private func shiftDates(by seconds: Double, in s: inout State) {
+    s.ledger.shiftDates(by: seconds)
+    for index in s.activities.indices { s.activities[index].date.addTimeInterval(seconds) }
+    s.recorded.shiftDates(by: seconds)
+    s.altitudes.shiftDates(by: seconds)
+    s.lastPauseDate = s.lastPauseDate?.addingTimeInterval(seconds)
     // A recording asked for a duration keeps its length.
-    s.recordUntil = s.recordUntil?.addingTimeInterval(step)
+    s.recordUntil = s.recordUntil?.addingTimeInterval(seconds)
+  }
+
+  private func noteClockStep(_ step: Double, in s: inout State) {
     if let total = s.clockSteps.count() {
       Logger.openCoreMotion.notice(
         "the system clock was set; the motion history's dates follow it from now on",
@@ -463,7 +493,6 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
           "source": "\(source.name)", "step": "\(step) s", "times": "\(total)",
         ])
     }
-    return MotionTimeline(referenceDate: date, referenceTimestamp: t)
   }
 
   /// Continues the history on a source clock that restarted lower at `t` (a daemon or a
@@ -477,8 +506,21 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     at t: Double, in s: inout State, events: inout [MotionHistoryEvent]
   ) {
     guard let old = s.timeline, let latest = s.latestTimestamp else { return }
-    let lastDate = old.date(forTimestamp: latest)
-    s.timeline = MotionTimeline(referenceDate: Swift.max(lastDate, Date()), referenceTimestamp: t)
+    var lastDate = old.date(forTimestamp: latest)
+    // "Now" from the clocks the watch reads, and the watch anchored at it: a clock set while
+    // the source was away is in this date already, and must not be applied again. Set forward,
+    // what is kept moves with it, as in ``currentTimeline(at:in:)``.
+    let clocks = readClocks()
+    if let step = s.clockWatch.step(wall: clocks.wall, boot: clocks.boot) {
+      if step > 0 {
+        shiftDates(by: step, in: &s)
+        lastDate.addTimeInterval(step)
+      }
+      noteClockStep(step, in: &s)
+    }
+    s.lastClockCheck = t
+    s.timeline = MotionTimeline(
+      referenceDate: Swift.max(lastDate, clocks.wall), referenceTimestamp: t)
     s.latestTimestamp = nil
     if s.isWalking {
       s.isWalking = false

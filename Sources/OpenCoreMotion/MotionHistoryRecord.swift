@@ -8,7 +8,7 @@ import MotionDetectors
 
 /// A history record with a wall-clock date.
 package protocol DatedRecord: Sendable {
-  var date: Date { get }
+  var date: Date { get set }
 }
 
 extension AccelerometerRecord: DatedRecord {}

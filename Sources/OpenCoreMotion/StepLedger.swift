@@ -146,6 +146,16 @@ struct StepLedger: Sendable {
 
   /// Drops entries dated before `limit`, once they are an hour's worth older than it, so that the
   /// copying happens rarely.
+  /// Moves every step's and floor's date by `seconds` (the system clock was set:
+  /// ``WallClockStepWatch``); their order and spacing stay.
+  mutating func shiftDates(by seconds: Double) {
+    for index in steps.indices {
+      steps[index].date += seconds
+      steps[index].reported += seconds
+    }
+    for index in floors.indices { floors[index].date += seconds }
+  }
+
   private mutating func prune(before limit: Double) {
     if let first = steps.first, first.date < limit - 3600 {
       steps.removeFirst(firstIndex(in: steps, where: { $0.date >= limit }))

@@ -196,8 +196,8 @@ final class InProcessHistoryWallClockStepTests: XCTestCase {
   }
 
   /// Booted in 1970; 20 s in, the clock is set forward to 2026 while the device climbs about
-  /// 10 m: the altitude records after the step are dated in 2026, the step's second included,
-  /// and the records stay in date order.
+  /// 10 m: the altitude records after the step are dated in 2026, the step's second included;
+  /// those before it move with the clock (they were the wrong clock's), and all stay in order.
   func testDatesFollowTheWallClockWhenItIsSetForward() {
     let source = HandFedSource()
     let clocks = TestClocks()
@@ -219,19 +219,82 @@ final class InProcessHistoryWallClockStepTests: XCTestCase {
     XCTAssertEqual(recent.last?.altitude ?? 0, 10.4, accuracy: 0.3)
     XCTAssertEqual(recent.last?.date.timeIntervalSince(now) ?? .infinity, 0, accuracy: 1.5)
     let all = history.altitudes(from: .distantPast, to: .distantFuture)
-    XCTAssertGreaterThan(all.count, recent.count, "the records before the step keep their dates")
+    XCTAssertGreaterThanOrEqual(all.count, 28, "the records before the step are kept")
+    XCTAssertEqual(
+      all.first?.date.timeIntervalSince(now) ?? .infinity, -30, accuracy: 1.5,
+      "and dated on the new clock")
     for (earlier, later) in zip(all, all.dropFirst()) {
       XCTAssertLessThanOrEqual(earlier.date, later.date)
     }
   }
 
+  /// The source's clock restarts (a phone stream reconnecting) after the system clock was set
+  /// while it was away: the step is applied once, not once by the new timeline and again by the
+  /// watch (which dated the history 56 years ahead).
+  func testAClockSetWhileTheSourceRestartsIsAppliedOnce() {
+    let source = HandFedSource()
+    let clocks = TestClocks()
+    let history = InProcessMotionHistory(source: source, clocks: clocks.reading)
+    for i in 0..<1000 {
+      clocks.advance(to: Double(i) / 100)
+      source.push(t: Double(i) / 100, pressure: 101.325)
+    }
+    clocks.setWallClock(forwardBy: 1_795_000_000)
+    // The source comes back 30 s later with its clock at 0; the boot clock went on.
+    for i in 0..<1000 {
+      clocks.advance(to: 40 + Double(i) / 100)
+      source.push(t: Double(i) / 100, pressure: 101.325)
+    }
+    let all = history.altitudes(from: .distantPast, to: .distantFuture)
+    XCTAssertEqual(
+      all.last?.date.timeIntervalSince(clocks.now) ?? .infinity, 0, accuracy: 1.5,
+      "the newest record is dated now")
+    for (earlier, later) in zip(all, all.dropFirst()) {
+      XCTAssertLessThanOrEqual(earlier.date, later.date)
+    }
+  }
+
+  /// Set back by an hour: the history stays in date order, and a recording asked for keeps
+  /// its length instead of ending at the step.
+  func testAClockSetBackKeepsTheOrderAndTheRecording() {
+    let source = HandFedSource()
+    let clocks = TestClocks()
+    let history = InProcessMotionHistory(source: source, clocks: clocks.reading)
+    for i in 0..<1000 {
+      clocks.advance(to: Double(i) / 100)
+      source.push(t: Double(i) / 100, pressure: 101.325)
+    }
+    history.recordAccelerometer(forDuration: 20)
+    for i in 1000..<1500 {
+      clocks.advance(to: Double(i) / 100)
+      source.push(t: Double(i) / 100, pressure: 101.325)
+    }
+    clocks.setWallClock(forwardBy: -3600)
+    for i in 1500..<2500 {
+      clocks.advance(to: Double(i) / 100)
+      source.push(t: Double(i) / 100, pressure: 101.325)
+    }
+    let altitudes = history.altitudes(from: .distantPast, to: .distantFuture)
+    for (earlier, later) in zip(altitudes, altitudes.dropFirst()) {
+      XCTAssertLessThanOrEqual(earlier.date, later.date)
+    }
+    // Recorded from 10 s to 25 s of source time (the source ends there), at 50 Hz.
+    let recorded = history.recordedAccelerometer(from: .distantPast, to: .distantFuture)
+    XCTAssertGreaterThan(recorded.count, 600, "the recording went on after the clock was set back")
+  }
+
   /// The same during a walk, through the Core Motion API: a pedometer started after the clock
-  /// was set counts the steps that follow, and a query over the minute since then finds them.
+  /// was set counts the steps that follow, and a query over the minute since then finds them; one
+  /// started at boot, before the step, goes on counting every step (kept at their old dates, the
+  /// steps before the clock was set were pruned as older than 7 days at the next step).
   func testAPedometerStartedAfterTheClockWasSetCountsTheSteps() {
     let source = HandFedSource()
     let clocks = TestClocks()
     let history = InProcessMotionHistory(source: source, clocks: clocks.reading)
     let pedometer = CMPedometer(backend: history)
+    let atBoot = CMPedometer(backend: history)
+    let sinceBoot = Collector<CMPedometerData>()
+    atBoot.startUpdates(from: clocks.now) { data, _ in data.map(sinceBoot.append) }
     var stream = SimulatedSensorStream(
       scenario: HistoryFixture.walkScenario(restBefore: 1, walk: 40, restAfter: 3))
     var walk: [MotionSample] = []
@@ -250,6 +313,12 @@ final class InProcessHistoryWallClockStepTests: XCTestCase {
     }
     drain(pedometer.handlerQueue)
     pedometer.stopUpdates()
+    drain(atBoot.handlerQueue)
+    atBoot.stopUpdates()
+    let sinceBootCounts = sinceBoot.all.map(\.numberOfSteps.intValue)
+    XCTAssertEqual(sinceBootCounts, sinceBootCounts.sorted(), "cumulative counts never go back")
+    // About 1.8 steps/s over the 40 s walk.
+    XCTAssertGreaterThan(sinceBootCounts.last ?? 0, 62, "every step of the walk")
     // About 1.8 steps/s over the 31 s of walking after the clock was set.
     let counted = received.all.last?.numberOfSteps.intValue ?? 0
     XCTAssertGreaterThan(counted, 45, "steps in the live updates")
