@@ -47,7 +47,7 @@ package struct PedometerAdapter: Sendable {
       noteStep(at: stepTime)
       events.append(DashboardEvent(time: stepTime, kind: "step", detail: String(snapshot.steps)))
     }
-    if time - lastStepReport > Self.walkingTimeout {
+    if time - lastStepReport >= Self.walkingTimeout {
       snapshot.cadence = nil
       snapshot.pace = nil
     }

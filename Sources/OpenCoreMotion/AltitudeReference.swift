@@ -12,11 +12,12 @@ import MotionFusion
 /// - the device's location with its altitude (`CMMotionManager.deviceLocation`, else
 ///   `COREMOTION_LOCATION=lat,lon,altitude_m`): the first reading taken with that altitude is
 ///   taken to be at it (above sea level, as Apple's absolute altitude is), and later readings move
-///   from it by the standard-atmosphere height difference. The anchor is kept for the process and
-///   the barometer (the source's history, which the daemon-backed history shares): every later
-///   start reads the change since, so a user who started updates at street level and starts them
-///   again three floors up reads three floors up, not the street's altitude again. Another
-///   altitude (the device moved) anchors afresh. Other processes anchor their own, the daemon's
+///   from it by the standard-atmosphere height difference. The anchor is kept for an hour by the
+///   barometer's history (the source's, which the daemon-backed history shares): every later
+///   start within it reads the change since, so a user who started updates at street level and
+///   starts them again three floors up reads three floors up, not the street's altitude again.
+///   Another altitude (the device moved), or a start after the hour (weather has moved the
+///   pressure by then), anchors afresh. Other processes anchor their own, the daemon's
 ///   clients too. A location without an altitude (`lat,lon`, enough for true north) does not
 ///   count: its 0 m is nobody's measurement.
 /// Without either, absolute altitude is not available.

@@ -75,11 +75,11 @@ open class CMAltimeter: NSObject {
   /// Starts absolute-altitude updates on `queue`. Without a barometer or an altitude reference the
   /// handler receives `CMErrorNotAvailable` once.
   ///
-  /// With the device's altitude as the reference, the barometer is pinned to it once per process:
-  /// the first reading taken with that altitude is at it, and every later start (of this altimeter
-  /// or another one of the same source) reads the altitude change since, so updates started again
-  /// three floors up read three floors up. Setting another altitude pins it afresh at the next
-  /// start (see `AltitudeReference`).
+  /// With the device's altitude as the reference, the barometer is pinned to it for up to an hour:
+  /// the first reading taken with that altitude is at it, and every later start within the hour
+  /// (of this altimeter or another one of the same source) reads the altitude change since, so
+  /// updates started again three floors up read three floors up. Setting another altitude, or
+  /// starting more than an hour later (weather drift), pins it afresh (see `AltitudeReference`).
   open func startAbsoluteAltitudeUpdates(
     to queue: OperationQueue, withHandler handler: @escaping CMAbsoluteAltitudeHandler
   ) {
@@ -174,7 +174,8 @@ open class CMAltimeter: NSObject {
             let height = PressureAltitudeAdapter.standardHeight(pressure: record.pressure)
             let shift = offset.withLock { o in
               if o == nil {
-                let anchor = backend.pressure(atStartAltitude: start, reading: record.pressure)
+                let anchor = backend.pressure(
+                  atStartAltitude: start, reading: record.pressure, date: record.date)
                 o = start - PressureAltitudeAdapter.standardHeight(pressure: anchor)
               }
               return o ?? 0

@@ -250,11 +250,13 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
     live.altitudes(from: start, to: end)
   }
 
-  package func pressure(atStartAltitude altitude: Double, reading pressure: Double) -> Double {
+  package func pressure(
+    atStartAltitude altitude: Double, reading pressure: Double, date: Date
+  ) -> Double {
     // The daemon's pressure is the barometer the live history reads: one anchor for both, so
     // that `CMAltimeter()` and `CMAltimeter(source:)` of the daemon's source agree, and a
     // reconnection (a restarted daemon, the same barometer) keeps it.
-    live.pressure(atStartAltitude: altitude, reading: pressure)
+    live.pressure(atStartAltitude: altitude, reading: pressure, date: date)
   }
 
   package func recordAccelerometer(forDuration duration: TimeInterval) {

@@ -113,9 +113,15 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
 
   /// The system's clocks: `Date()` and `CLOCK_BOOTTIME`.
   package static let systemClocks: ClockReading = { (Date(), BootClock.now) }
-  /// The start altitude given last, m, and the pressure it was read at, kPa (see
-  /// ``pressure(atStartAltitude:reading:)``).
-  private let startAltitudeAnchor = Locked<(altitude: Double, pressure: Double)?>(nil)
+  /// The start altitude given last, m, the pressure it was read at, kPa, and when (see
+  /// ``pressure(atStartAltitude:reading:date:)``).
+  private let startAltitudeAnchor = Locked<(altitude: Double, pressure: Double, date: Date)?>(nil)
+
+  /// How long a start altitude's anchor is kept, s. Weather moves the pressure by about 1 hPa in
+  /// 3 hours (about 3 m an hour of apparent climb), so after an hour the anchor is no better than
+  /// the altitude given, and a board left at one place for days would otherwise drift without
+  /// end.
+  package static let startAltitudeAnchorLifetime: Double = 3600
 
   /// Creates the history of `source` and starts observing it, unless `startsObserving` is false
   /// (then ``startObserving()`` does, once the live subscribers are in place: a source played as
@@ -236,10 +242,16 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     state.withLock { $0.recorded.records(from: start, to: end) }
   }
 
-  package func pressure(atStartAltitude altitude: Double, reading pressure: Double) -> Double {
+  package func pressure(
+    atStartAltitude altitude: Double, reading pressure: Double, date: Date
+  ) -> Double {
     startAltitudeAnchor.withLock { anchor in
-      if let anchor, anchor.altitude == altitude { return anchor.pressure }
-      anchor = (altitude, pressure)
+      if let anchor, anchor.altitude == altitude,
+        (0...Self.startAltitudeAnchorLifetime).contains(date.timeIntervalSince(anchor.date))
+      {
+        return anchor.pressure
+      }
+      anchor = (altitude, pressure, date)
       return pressure
     }
   }

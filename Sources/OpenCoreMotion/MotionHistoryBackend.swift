@@ -31,10 +31,11 @@ package protocol MotionHistoryBackend: AnyObject, Sendable {
   func altitudes(from start: Date, to end: Date) -> [AltitudeRecord]
   /// The pressure, kPa, at which this history's barometer read the start altitude `altitude` m
   /// (`AltitudeReference.startAltitude`): that of the first reading it was asked with for
-  /// that altitude, `pressure` when this reading is the first. Kept for the life of the history,
-  /// which for the histories the API objects share is the process's; another altitude (the device
-  /// moved) replaces it.
-  func pressure(atStartAltitude altitude: Double, reading pressure: Double) -> Double
+  /// that altitude, `pressure` (read at `date`) when this reading is the first. Kept for an hour
+  /// (weather drift: ``InProcessMotionHistory/startAltitudeAnchorLifetime``) in the history, which
+  /// for the histories the API objects share lives as long as the process; another altitude (the
+  /// device moved) replaces it.
+  func pressure(atStartAltitude altitude: Double, reading pressure: Double, date: Date) -> Double
 
   /// Asks for accelerometer samples to be recorded at 50 Hz for `duration` seconds from now.
   func recordAccelerometer(forDuration duration: TimeInterval)

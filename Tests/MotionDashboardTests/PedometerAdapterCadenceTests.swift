@@ -32,7 +32,7 @@ final class PedometerAdapterCadenceTests: XCTestCase {
       }
       if adapter.snapshot.cadence != nil {
         hadCadence = true
-      } else if hadCadence, time - lastReport <= PedometerAdapter.walkingTimeout,
+      } else if hadCadence, time - lastReport < PedometerAdapter.walkingTimeout,
         lastReport - reportBefore <= PedometerAdapter.walkingTimeout
       {
         // (The first step after a pause has no cadence yet: one step has none.)

@@ -11,7 +11,7 @@ import ZIPFoundation
 /// first line break. (Found by the hostile-input review of 2026-11-30.)
 final class RecordingContainerFirstLineTests: XCTestCase {
   /// The same first lines from a folder and from an archive of the same files: a header with more
-  /// rows, CRLF line ends, a file without a line break, an empty file.
+  /// rows, CRLF line ends, a file without a line break, an empty file, a byte-order mark.
   func testAnArchiveMemberGivesTheFirstLineAFolderGives() throws {
     let folder = try RecordingFixtureFolder()
     let files = [
@@ -19,6 +19,7 @@ final class RecordingContainerFirstLineTests: XCTestCase {
       ("crlf.csv", "Time (s),x\r\n0,1\r\n"),
       ("one-line.csv", "only a header"),
       ("empty.csv", ""),
+      ("bom.csv", "\u{FEFF}time,seconds_elapsed,z,y,x\n1,0,0,0,1\n"),
     ]
     for (name, text) in files { try folder.write(text, to: "plain/" + name) }
     let zip = try folder.writeZip(files, to: "same.zip")
@@ -28,6 +29,7 @@ final class RecordingContainerFirstLineTests: XCTestCase {
       XCTAssertEqual(try archive.firstLine(name), try plain.firstLine(name), name)
     }
     XCTAssertEqual(try archive.firstLine("crlf.csv"), "Time (s),x")
+    XCTAssertEqual(try archive.firstLine("bom.csv"), "time,seconds_elapsed,z,y,x")
     XCTAssertThrowsError(try archive.firstLine("missing.csv"))
   }
 

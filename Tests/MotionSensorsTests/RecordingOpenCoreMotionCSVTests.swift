@@ -162,6 +162,22 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
     XCTAssertEqual(try RecordingReader.open(url).descriptor.nominalSampleRate, 1e6)
   }
 
+  /// A rate the header may not give (one estimated from timestamps nanoseconds apart) is left out
+  /// by the writer, so that what it writes reads back.
+  func testTheWriterLeavesOutARateTheReaderWouldRefuse() throws {
+    let folder = try RecordingFixtureFolder()
+    let url = folder.url.appendingPathComponent("fast.csv")
+    let writer = try RecordingWriter(
+      url: url,
+      descriptor: StreamDescriptor(name: "x", sensors: [.accelerometer], nominalSampleRate: 1e20))
+    try writer.append(MotionSample(timestamp: 0, accelerometer: SIMD3(0, 0, 9.81)))
+    try writer.append(MotionSample(timestamp: 0.01, accelerometer: SIMD3(0, 0, 9.81)))
+    try writer.finish()
+    let text = try String(contentsOf: url, encoding: .utf8)
+    XCTAssertFalse(text.contains("nominal-sample-rate-hz"), text)
+    XCTAssertEqual(try RecordingReader.readSamples(url).count, 2)
+  }
+
   func testWithoutGroundTruthColumnsSamplesReadBackWithoutGroundTruth() throws {
     let seed = testSeed()
     let samples = makeSamples(count: 50, seed: seed).map { s -> MotionSample in

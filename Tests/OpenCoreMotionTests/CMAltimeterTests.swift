@@ -186,6 +186,21 @@ final class CMAltimeterTests: XCTestCase {
   /// A start altitude anchors the barometer once: updates started again after a 10 m climb, by
   /// the same altimeter or another one of the same source, read 10 m more, not the start altitude
   /// again. Another altitude (the device moved) anchors afresh.
+  /// The anchor lasts an hour: weather moves the pressure by about 3 m of apparent climb an
+  /// hour, and a board left in one place for days would otherwise drift without end.
+  func testAStartAltitudeAnchorIsRenewedAfterAnHour() {
+    let history = HistoryFixture.history(HistoryFixture.gyroscopeOnly(clock: VirtualClock()))
+    let start = HistoryFixture.date(0)
+    func anchor(_ pressure: Double, at seconds: Double) -> Double {
+      history.pressure(
+        atStartAltitude: 250, reading: pressure, date: start.addingTimeInterval(seconds))
+    }
+    XCTAssertEqual(anchor(100, at: 0), 100)
+    XCTAssertEqual(anchor(99.9, at: 3000), 100, "within the hour: the first reading's")
+    XCTAssertEqual(anchor(99.8, at: 3700), 99.8, "after it: anchored afresh")
+    XCTAssertEqual(anchor(99.7, at: 3800), 99.8)
+  }
+
   func testAStartAltitudeIsAnchoredOnceNotAtEveryStart() throws {
     let clock = VirtualClock()
     let scenario = Scenario(

@@ -97,7 +97,9 @@ private final class ScriptedHistory: MotionHistoryBackend, @unchecked Sendable {
   func activities(from start: Date, to end: Date) -> [ActivityRecord] { [] }
   var currentActivity: ActivityRecord? { nil }
   func altitudes(from start: Date, to end: Date) -> [AltitudeRecord] { [] }
-  func pressure(atStartAltitude altitude: Double, reading pressure: Double) -> Double { pressure }
+  func pressure(atStartAltitude altitude: Double, reading pressure: Double, date: Date) -> Double {
+    pressure
+  }
   func recordAccelerometer(forDuration duration: TimeInterval) {}
   func recordedAccelerometer(from start: Date, to end: Date) -> [AccelerometerRecord] { [] }
 

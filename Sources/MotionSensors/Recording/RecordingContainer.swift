@@ -276,6 +276,8 @@ struct RecordingContainer {
         .unreadable, file: displayName(path), "cannot extract from the archive (\(error))")
     }
     if prefix.last == 0x0D { prefix.removeLast() }
+    // A UTF-8 byte-order mark (a spreadsheet's save) is not part of the line, as for a file.
+    if prefix.starts(with: [0xEF, 0xBB, 0xBF]) { prefix.removeFirst(3) }
     return String(decoding: prefix, as: UTF8.self)
   }
 }

@@ -107,7 +107,9 @@ public final class RecordingWriter: @unchecked Sendable {
       "# source: \(F.escape(descriptor.name))",
       "# sensors: \(sensors.names.joined(separator: ","))",
     ]
-    if let rate = descriptor.nominalSampleRate { lines.append("# nominal-sample-rate-hz: \(rate)") }
+    if let rate = descriptor.nominalSampleRate, rate > 0, F.nominalRates.contains(rate) {
+      lines.append("# nominal-sample-rate-hz: \(rate)")
+    }
     lines += [
       "# clock: seconds on the source's clock",
       "# earth-frame: NWU (x north, y west, z up)",
