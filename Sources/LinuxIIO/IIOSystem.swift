@@ -101,30 +101,21 @@ class IIOSystem: @unchecked Sendable {
   }
 
   /// Opens the attribute at `path` with `flags`, only when it is a regular file (as every sysfs
-  /// attribute is).
+  /// attribute is), through MotionSensors' `RegularFile.openRegular(_:flags:)`, the check the
+  /// recording readers use.
   ///
   /// Anything else is refused before it is opened: opening a FIFO waits for its other end (a tree
   /// with one hung discovery for ever), a device never ends (`/dev/zero` filled memory) and
   /// opening one may claim it. The descriptor is opened with `O_NONBLOCK` and checked again, so a
-  /// path swapped for a FIFO in between is refused too instead of blocking (as MotionSensors'
-  /// `RegularFile` does for recordings). Attribute reads and writes never wait on a regular
-  /// file, so `O_NONBLOCK` changes nothing for them.
+  /// path swapped for a FIFO in between is refused too instead of blocking. Attribute reads and
+  /// writes never wait on a regular file, so `O_NONBLOCK` changes nothing for them.
   private func openAttribute(_ path: String, _ flags: Int32) -> Result<Int32, IIOSystemError> {
-    var status = stat()
-    guard stat(path, &status) == 0 else { return .failure(Self.classify(errno)) }
-    if let kind = RegularFile.kindName(status.st_mode) { return .failure(.notRegularFile(kind)) }
-    let fd = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-    guard fd >= 0 else { return .failure(Self.classify(errno)) }
-    guard fstat(fd, &status) == 0 else {
-      let code = errno
-      close(fd)
-      return .failure(Self.classify(code))
+    switch RegularFile.openRegular(path, flags: flags) {
+    case .success(let opened): return .success(opened.descriptor)
+    case .failure(.system(let code)): return .failure(Self.classify(code))
+    case .failure(.notRegular(let mode)):
+      return .failure(.notRegularFile(RegularFile.kindName(mode) ?? "not a regular file"))
     }
-    if let kind = RegularFile.kindName(status.st_mode) {
-      close(fd)
-      return .failure(.notRegularFile(kind))
-    }
-    return .success(fd)
   }
 
   /// Whether a file or directory exists at `path`.

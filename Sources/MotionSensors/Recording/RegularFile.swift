@@ -21,7 +21,7 @@ import Foundation
 ///
 /// `package`: LinuxIIO reads its configuration file (`COREMOTION_IIO_CONFIG`) and the daemon
 /// its dashboard's URL file through ``readPrefix(_:displayName:count:purpose:)``, and LinuxIIO
-/// names what its sysfs attributes are with ``kindName(_:)``.
+/// opens its sysfs attributes with ``openRegular(_:flags:)``.
 package enum RegularFile {
   /// Opens `path` for reading and returns the descriptor (the caller closes it) and the size.
   ///
@@ -33,27 +33,50 @@ package enum RegularFile {
     _ path: String, displayName: String? = nil, purpose: String = "recordings"
   ) throws -> (descriptor: Int32, size: Int) {
     let name = displayName ?? path
+    switch openRegular(path, flags: O_RDONLY) {
+    case .success(let opened):
+      // Reads of a regular file never wait, so O_NONBLOCK changes nothing from here on; it is
+      // cleared all the same so the descriptor behaves like any other.
+      let flags = fcntl(opened.descriptor, F_GETFL)
+      if flags >= 0 { _ = fcntl(opened.descriptor, F_SETFL, flags & ~O_NONBLOCK) }
+      return opened
+    case .failure(.system(let code)):
+      throw openError(code, name: name)
+    case .failure(.notRegular(let mode)):
+      throw notRegularError(mode, name: name, purpose: purpose)
+    }
+  }
+
+  /// Why ``openRegular(_:flags:)`` gave no descriptor.
+  package enum OpenFailure: Error, Equatable {
+    /// `stat`, `open` or `fstat` failed with this `errno`.
+    case system(Int32)
+    /// The path is not a regular file but this mode's kind (``kindName(_:)``).
+    case notRegular(mode_t)
+  }
+
+  /// Opens `path` with `flags` (and `O_NONBLOCK`, `O_NOCTTY`, `O_CLOEXEC`) only when it is a
+  /// regular file, checked on the path before and on the descriptor after (the caller closes it);
+  /// returns the descriptor and the size. The one check behind the recording readers and the IIO
+  /// backend's sysfs attributes. `O_NONBLOCK` stays set: on a regular file it changes nothing.
+  package static func openRegular(
+    _ path: String, flags: Int32
+  ) -> Result<(descriptor: Int32, size: Int), OpenFailure> {
     var status = stat()
-    guard stat(path, &status) == 0 else { throw openError(errno, name: name) }
-    try refuseUnlessRegular(status.st_mode, name: name, purpose: purpose)
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-    guard descriptor >= 0 else { throw openError(errno, name: name) }
+    guard stat(path, &status) == 0 else { return .failure(.system(errno)) }
+    guard kindName(status.st_mode) == nil else { return .failure(.notRegular(status.st_mode)) }
+    let descriptor = open(path, flags | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+    guard descriptor >= 0 else { return .failure(.system(errno)) }
     guard fstat(descriptor, &status) == 0 else {
       let code = errno
       close(descriptor)
-      throw openError(code, name: name)
+      return .failure(.system(code))
     }
-    do {
-      try refuseUnlessRegular(status.st_mode, name: name, purpose: purpose)
-    } catch {
+    guard kindName(status.st_mode) == nil else {
       close(descriptor)
-      throw error
+      return .failure(.notRegular(status.st_mode))
     }
-    // Reads of a regular file never wait, so O_NONBLOCK changes nothing from here on; it is cleared
-    // all the same so the descriptor behaves like any other.
-    let flags = fcntl(descriptor, F_GETFL)
-    if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
-    return (descriptor, Int(clamping: status.st_size))
+    return .success((descriptor, Int(clamping: status.st_size)))
   }
 
   /// The size of the regular file at `path` (after following symbolic links); `nil` when nothing
@@ -118,14 +141,21 @@ package enum RegularFile {
   private static func refuseUnlessRegular(
     _ mode: mode_t, name: String, purpose: String = "recordings"
   ) throws {
-    guard let kind = kindName(mode) else { return }
+    guard kindName(mode) != nil else { return }
+    throw notRegularError(mode, name: name, purpose: purpose)
+  }
+
+  /// The error refusing a file of `mode`, which is not a regular one.
+  private static func notRegularError(
+    _ mode: mode_t, name: String, purpose: String
+  ) -> RecordingError {
     if mode & S_IFMT == S_IFDIR {
-      throw RecordingError(.unreadable, file: name, "cannot read the file (it is a folder)")
+      return RecordingError(.unreadable, file: name, "cannot read the file (it is a folder)")
     }
-    throw RecordingError(
+    return RecordingError(
       .unreadable, file: name,
-      "is \(kind), not a regular file: \(purpose) are read from regular files only (save the "
-        + "data to a file first)")
+      "is \(kindName(mode) ?? "not a regular file"), not a regular file: \(purpose) are read "
+        + "from regular files only (save the data to a file first)")
   }
 
   private static func openError(_ code: Int32, name: String) -> RecordingError {
