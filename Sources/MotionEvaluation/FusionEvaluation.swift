@@ -20,8 +20,10 @@ public enum FusionEvaluation {
   }
 
   /// The `.csv` files named by `paths`: files as given, directories expanded to their `.csv`
-  /// files in name order.
-  public static func trialFiles(in paths: [String]) -> [String] {
+  /// files in name order (or to the files whose names `isTrial` accepts).
+  public static func trialFiles(
+    in paths: [String], where isTrial: (String) -> Bool = { $0.hasSuffix(".csv") }
+  ) -> [String] {
     var files: [String] = []
     for path in paths {
       var isDirectory: ObjCBool = false
@@ -31,7 +33,7 @@ public enum FusionEvaluation {
       }
       if isDirectory.boolValue {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-        for name in names.sorted() where name.hasSuffix(".csv") {
+        for name in names.sorted() where isTrial(name) {
           files.append((path as NSString).appendingPathComponent(name))
         }
       } else {

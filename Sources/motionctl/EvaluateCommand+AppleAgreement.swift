@@ -57,15 +57,8 @@ extension EvaluateCommand {
   /// The files `--apple-agreement` reads from `paths`: as given, folders expanded to their CSV
   /// files and zip archives (SensorLog exports its logs zipped) in name order.
   static func appleAgreementFiles(in paths: [String]) -> [String] {
-    paths.flatMap { path -> [String] in
-      var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
-        isDirectory.boolValue
-      else { return [path] }  // a file, or a missing path that reading reports
-      let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-      return names.sorted()
-        .filter { $0.lowercased().hasSuffix(".csv") || $0.lowercased().hasSuffix(".zip") }
-        .map { (path as NSString).appendingPathComponent($0) }
+    FusionEvaluation.trialFiles(in: paths) {
+      $0.lowercased().hasSuffix(".csv") || $0.lowercased().hasSuffix(".zip")
     }
   }
 
