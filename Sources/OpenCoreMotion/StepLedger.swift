@@ -144,8 +144,6 @@ struct StepLedger: Sendable {
     return low
   }
 
-  /// Drops entries dated before `limit`, once they are an hour's worth older than it, so that the
-  /// copying happens rarely.
   /// Moves every step's and floor's date by `seconds` (the system clock was set:
   /// ``WallClockStepWatch``); their order and spacing stay.
   mutating func shiftDates(by seconds: Double) {
@@ -156,6 +154,8 @@ struct StepLedger: Sendable {
     for index in floors.indices { floors[index].date += seconds }
   }
 
+  /// Drops entries dated before `limit`, once they are an hour's worth older than it, so that the
+  /// copying happens rarely.
   private mutating func prune(before limit: Double) {
     if let first = steps.first, first.date < limit - 3600 {
       steps.removeFirst(firstIndex(in: steps, where: { $0.date >= limit }))

@@ -79,7 +79,7 @@ struct StatusCommand: ParsableCommand {
   /// A rate the daemon reported: whole numbers without decimals. The daemon is another process
   /// (its source may be a recording with any header), so a value `Int` cannot hold is written as
   /// it is instead of trapping.
-  static func format(_ value: Double) -> String {
+  private static func format(_ value: Double) -> String {
     guard value.isFinite, Swift.abs(value) < 1e15 else { return "\(value)" }
     return value == value.rounded() ? String(Int(value)) : String(format: "%.2f", value)
   }

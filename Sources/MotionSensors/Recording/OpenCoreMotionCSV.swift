@@ -31,13 +31,14 @@ import MotionMath
 /// `key: value` are comments. Columns are found by name, in any order; unknown columns are ignored,
 /// so later versions may add columns. A file whose `version` is newer than ``version`` is rejected.
 public enum OpenCoreMotionCSV {
-  /// The first line of every file in this format.
-  /// The nominal rates a header may give, Hz: beyond 1 MHz is no recording's rate, and the rate
-  /// becomes a player's rate range (which `motionctl status` once turned into an `Int` and trapped
-  /// on). The writer leaves out a rate outside it (a rate estimated from timestamps microseconds
-  /// apart) rather than write a file its reader refuses.
-  static let nominalRates: ClosedRange<Double> = 0...1e6
+  /// Whether a header may give `rate` (Hz) as the nominal rate: positive and at most 1 MHz.
+  /// Beyond that is no recording's rate, and the rate becomes a player's rate range (which
+  /// `motionctl status` once turned into an `Int` and trapped on). The writer leaves out a rate
+  /// this refuses (one estimated from timestamps microseconds apart) rather than write a file its
+  /// reader refuses.
+  static func isNominalRate(_ rate: Double) -> Bool { rate > 0 && rate <= 1e6 }
 
+  /// The first line of every file in this format.
   public static let magic = "# OpenCoreMotion CSV"
   /// The format version this library writes and the newest it reads.
   public static let version = 1
@@ -182,7 +183,7 @@ public enum OpenCoreMotionCSV {
 
     var rate: Double?
     if let text = header["nominal-sample-rate-hz"] {
-      guard let value = Double(text), Self.nominalRates.contains(value), value > 0 else {
+      guard let value = Double(text), Self.isNominalRate(value) else {
         throw RecordingError(
           .malformedHeader, file: file,
           "nominal-sample-rate-hz \"\(text)\" is not a positive number up to 1000000")

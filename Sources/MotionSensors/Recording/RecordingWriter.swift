@@ -107,7 +107,7 @@ public final class RecordingWriter: @unchecked Sendable {
       "# source: \(F.escape(descriptor.name))",
       "# sensors: \(sensors.names.joined(separator: ","))",
     ]
-    if let rate = descriptor.nominalSampleRate, rate > 0, F.nominalRates.contains(rate) {
+    if let rate = descriptor.nominalSampleRate, F.isNominalRate(rate) {
       lines.append("# nominal-sample-rate-hz: \(rate)")
     }
     lines += [
