@@ -148,6 +148,28 @@ final class CMAltimeterTests: XCTestCase {
       SourceFactory.defaultSource.availableSensors.contains(.barometer))
   }
 
+  /// The absolute altitudes `altimeter` delivers on `channel` from `reference` while `advance`
+  /// runs (with no error), after which the channel ends.
+  private func absoluteAltitudes(
+    _ altimeter: CMAltimeter, on channel: UpdateChannel<CMAbsoluteAltitudeData>,
+    from reference: AltitudeReference, while advance: () -> Void
+  ) -> [CMAbsoluteAltitudeData] {
+    let queue = makeSerialQueue()
+    let received = Collector<CMAbsoluteAltitudeData>()
+    altimeter.connectAbsolute(
+      channel, reference: reference,
+      sink: .queue(
+        queue,
+        { data, error in
+          XCTAssertNil(error)
+          data.map(received.append)
+        }))
+    advance()
+    drain(queue)
+    channel.end()
+    return received.all
+  }
+
   func testAbsoluteAltitudeFromASeaLevelPressureOrAStartAltitude() async throws {
     for (reference, start) in [
       (AltitudeReference.seaLevelPressure(101.325), 0.0), (.startAltitude(250), 250),
@@ -155,20 +177,9 @@ final class CMAltimeterTests: XCTestCase {
       let clock = VirtualClock()
       let (altimeter, scenario) = lift(clock)
       let channel = UpdateChannel<CMAbsoluteAltitudeData>(interval: 0)
-      let queue = makeSerialQueue()
-      let received = Collector<CMAbsoluteAltitudeData>()
-      altimeter.connectAbsolute(
-        channel, reference: reference,
-        sink: .queue(
-          queue,
-          { data, error in
-            XCTAssertNil(error)
-            data.map(received.append)
-          }))
-      clock.advance(by: scenario.segmentsDuration + 1)
-      drain(queue)
-      channel.end()
-      let all = received.all
+      let all = absoluteAltitudes(altimeter, on: channel, from: reference) {
+        clock.advance(by: scenario.segmentsDuration + 1)
+      }
       // The simulator starts at sea level in the standard atmosphere: 1 mm (formula rounding).
       XCTAssertEqual(try XCTUnwrap(all.first).altitude, start, accuracy: 0.001, "\(reference)")
       XCTAssertEqual(try XCTUnwrap(all.last).altitude, start + 10, accuracy: 0.001, "\(reference)")
@@ -218,20 +229,10 @@ final class CMAltimeterTests: XCTestCase {
       _ altimeter: CMAltimeter, on channel: UpdateChannel<CMAbsoluteAltitudeData>,
       _ reference: AltitudeReference, for seconds: Double
     ) throws -> CMAbsoluteAltitudeData {
-      let queue = makeSerialQueue()
-      let received = Collector<CMAbsoluteAltitudeData>()
-      altimeter.connectAbsolute(
-        channel, reference: reference,
-        sink: .queue(
-          queue,
-          { data, error in
-            XCTAssertNil(error)
-            data.map(received.append)
-          }))
-      clock.advance(by: seconds)
-      drain(queue)
-      channel.end()
-      return try XCTUnwrap(received.all.first, "\(reference) at \(clock.now) s")
+      let all = absoluteAltitudes(altimeter, on: channel, from: reference) {
+        clock.advance(by: seconds)
+      }
+      return try XCTUnwrap(all.first, "\(reference) at \(clock.now) s")
     }
     XCTAssertEqual(
       try run(street, on: streetChannel, .startAltitude(250), for: 1).altitude, 250,

@@ -195,6 +195,19 @@ final class InProcessHistoryWallClockStepTests: XCTestCase {
     var now: Date { reading().wall }
   }
 
+  /// Pushes `rows` of a still device at 100 Hz with `pressure` (kPa), source time row / 100 s,
+  /// the boot clock `bootAhead` s ahead of it (a source whose clock restarted).
+  private func feed(
+    _ source: HandFedSource, _ clocks: TestClocks, rows: Range<Int>, pressure: Double,
+    bootAhead: Double = 0
+  ) {
+    for row in rows {
+      let t = Double(row) / 100
+      clocks.advance(to: bootAhead + t)
+      source.push(t: t, pressure: pressure)
+    }
+  }
+
   /// Booted in 1970; 20 s in, the clock is set forward to 2026 while the device climbs about
   /// 10 m: the altitude records after the step are dated in 2026, the step's second included;
   /// those before it move with the clock (they were the wrong clock's), and all stay in order.
@@ -202,17 +215,11 @@ final class InProcessHistoryWallClockStepTests: XCTestCase {
     let source = HandFedSource()
     let clocks = TestClocks()
     let history = InProcessMotionHistory(source: source, clocks: clocks.reading)
-    for i in 0..<2000 {
-      clocks.advance(to: Double(i) / 100)
-      source.push(t: Double(i) / 100, pressure: 101.325)
-    }
+    feed(source, clocks, rows: 0..<2000, pressure: 101.325)
     let step = 1_795_000_000.0  // 1970 → 2026
     clocks.setWallClock(forwardBy: step)
     let setAt = clocks.now
-    for i in 2000..<3000 {
-      clocks.advance(to: Double(i) / 100)
-      source.push(t: Double(i) / 100, pressure: 101.2)
-    }
+    feed(source, clocks, rows: 2000..<3000, pressure: 101.2)
     let now = clocks.now
     let recent = history.altitudes(from: setAt.addingTimeInterval(-1), to: now)
     XCTAssertGreaterThanOrEqual(recent.count, 9, "one record a second since the clock was set")
@@ -235,16 +242,10 @@ final class InProcessHistoryWallClockStepTests: XCTestCase {
     let source = HandFedSource()
     let clocks = TestClocks()
     let history = InProcessMotionHistory(source: source, clocks: clocks.reading)
-    for i in 0..<1000 {
-      clocks.advance(to: Double(i) / 100)
-      source.push(t: Double(i) / 100, pressure: 101.325)
-    }
+    feed(source, clocks, rows: 0..<1000, pressure: 101.325)
     clocks.setWallClock(forwardBy: 1_795_000_000)
     // The source comes back 30 s later with its clock at 0; the boot clock went on.
-    for i in 0..<1000 {
-      clocks.advance(to: 40 + Double(i) / 100)
-      source.push(t: Double(i) / 100, pressure: 101.325)
-    }
+    feed(source, clocks, rows: 0..<1000, pressure: 101.325, bootAhead: 40)
     let all = history.altitudes(from: .distantPast, to: .distantFuture)
     XCTAssertEqual(
       all.last?.date.timeIntervalSince(clocks.now) ?? .infinity, 0, accuracy: 1.5,
@@ -260,20 +261,11 @@ final class InProcessHistoryWallClockStepTests: XCTestCase {
     let source = HandFedSource()
     let clocks = TestClocks()
     let history = InProcessMotionHistory(source: source, clocks: clocks.reading)
-    for i in 0..<1000 {
-      clocks.advance(to: Double(i) / 100)
-      source.push(t: Double(i) / 100, pressure: 101.325)
-    }
+    feed(source, clocks, rows: 0..<1000, pressure: 101.325)
     history.recordAccelerometer(forDuration: 20)
-    for i in 1000..<1500 {
-      clocks.advance(to: Double(i) / 100)
-      source.push(t: Double(i) / 100, pressure: 101.325)
-    }
+    feed(source, clocks, rows: 1000..<1500, pressure: 101.325)
     clocks.setWallClock(forwardBy: -3600)
-    for i in 1500..<2500 {
-      clocks.advance(to: Double(i) / 100)
-      source.push(t: Double(i) / 100, pressure: 101.325)
-    }
+    feed(source, clocks, rows: 1500..<2500, pressure: 101.325)
     let altitudes = history.altitudes(from: .distantPast, to: .distantFuture)
     for (earlier, later) in zip(altitudes, altitudes.dropFirst()) {
       XCTAssertLessThanOrEqual(earlier.date, later.date)
