@@ -169,11 +169,7 @@ public enum FusionAppleAgreement {
         oursToReference.append(comparison.first)
         appleToReference.append(comparison.second)
       }
-      let denominator = (ours.lengthSquared * apple.lengthSquared).squareRoot()
-      if denominator > 1e-9 {
-        let cosine = Swift.min(1, Swift.max(-1, (ours * apple).sum() / denominator))
-        angles.append(Double.acos(cosine) / Units.radiansPerDegree)
-      }
+      if let angle = CentredGravityReference.angle(ours, apple) { angles.append(angle) }
       inWindow = 0
       force = .zero
       rate = .zero

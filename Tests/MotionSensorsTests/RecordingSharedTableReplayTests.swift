@@ -57,6 +57,23 @@ final class RecordingSharedTableReplayTests: XCTestCase {
     }
   }
 
+  /// A MotionSense table holds Apple's gravity beside its inputs, so its rows are Core Motion's
+  /// device-motion instants, and the replay's fusion is told so (as for a device-motion CSV); a
+  /// steps table without those columns keeps the raw sensors' timing.
+  func testATableWithApplesGravityReplaysAsDeviceMotionInstants() throws {
+    let folder = try RecordingFixtureFolder()
+    var text = "t,ax,ay,az,gx,gy,gz,apple_gravity_x,apple_gravity_y,apple_gravity_z\n"
+    for index in 0..<300 { text += "\(Double(index) / 50),0.01,-0.02,-1.0,0,0,0,0,0,-1\n" }
+    let motionSense = try folder.write(text, to: "sub01_wlk_07.csv")
+    let deviceMotion = try RecordingReader.openIncludingSharedTables(motionSense)
+    XCTAssertEqual(deviceMotion.descriptor.sampleTiming, .deviceMotionInstants)
+    XCTAssertEqual(deviceMotion.descriptor.sensors, [.accelerometer, .gyroscope])
+
+    let steps = try folder.write("t,ax,ay,az,gx,gy,gz\n0,0,0,9.81,0,0,0\n", to: "ipol.csv")
+    XCTAssertEqual(
+      try RecordingReader.openIncludingSharedTables(steps).descriptor.sampleTiming, .sensorOutputs)
+  }
+
   /// Played as a replay plays it (a StreamPlayer, here on a virtual clock), every row arrives.
   func testTheTablePlaysThroughAStreamPlayer() throws {
     let folder = try RecordingFixtureFolder()

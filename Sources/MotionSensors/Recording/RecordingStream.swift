@@ -15,7 +15,9 @@ public struct RecordingStream: SampleStream {
   public let url: URL
   /// The format it was read as.
   public let format: RecordingFormat
-  public let descriptor: StreamDescriptor
+  // Settable in the module: a reader that learns more of the recording after opening it (the
+  // shared tables' device-motion columns) says so.
+  public internal(set) var descriptor: StreamDescriptor
   private var base: any RecordingRowStream
   private var readAhead: [MotionSample] = []
   private var readAheadIndex = 0

@@ -84,6 +84,16 @@ package enum SharedTableLayout: Sendable, Equatable, CaseIterable {
     }
   }
 
+  /// Whether a header with the (lower-cased, trimmed) column `names` holds Apple's own
+  /// `CMDeviceMotion.gravity` (`apple_gravity_x`, `_y`, `_z`, as the MotionSense tables do). Its
+  /// accelerometer and gyroscope columns are then Core Motion's device-motion outputs
+  /// (`gravity + userAcceleration`, the bias-corrected `rotationRate`), computed for one instant
+  /// each: ``SampleTiming/deviceMotionInstants``, not a sensor's interval means.
+  package static func recordsAppleDeviceMotion(_ names: [String]) -> Bool {
+    names.contains("apple_gravity_x") && names.contains("apple_gravity_y")
+      && names.contains("apple_gravity_z")
+  }
+
   /// The lower-cased, trimmed comma-separated names of the file's first line, or `nil` when it is
   /// not a readable regular file.
   static func headerNames(of url: URL) -> [String]? {
@@ -114,7 +124,9 @@ extension RecordingReader {
   /// The shared step tables hold specific force in m/s² (+9.81 up at rest), but iPhone loggers and
   /// the MotionSense files write g with Apple's sign under the same header. As `motionctl steps`
   /// and `activity` do, the magnitudes of the first readings decide (``AccelerationUnitProbe``):
-  /// about 1 is g with Apple's sign, about 9.8 is m/s².
+  /// about 1 is g with Apple's sign, about 9.8 is m/s². A table that also holds Apple's gravity
+  /// (MotionSense) is Core Motion's device motion, and its stream says so
+  /// (``SharedTableLayout/recordsAppleDeviceMotion(_:)``), as the device-motion CSV reader's does.
   ///
   /// - Throws: what ``open(_:format:options:)`` throws; its `.unknownFormat` error when the header
   ///   matches no shared layout either.
@@ -138,7 +150,13 @@ extension RecordingReader {
           options.columnMapping = try ColumnMapping(parsing: appleG)
         }
       }
-      return try open(url, format: .columns, options: options)
+      var stream = try open(url, format: .columns, options: options)
+      if let names = SharedTableLayout.headerNames(of: url),
+        SharedTableLayout.recordsAppleDeviceMotion(names)
+      {
+        stream.descriptor.sampleTiming = .deviceMotionInstants
+      }
+      return stream
     }
   }
 }
