@@ -303,6 +303,82 @@ final class RecordingHostileFileTests: XCTestCase {
       containing: "the archive is corrupt")
   }
 
+  // MARK: - Deflate streams that never end (review of 2026-11-30)
+
+  /// A member marked deflated whose data opens a stored block longer than the rest of the file
+  /// (`00 FF FF 00 00`: not final, 65 535 bytes) leaves zlib waiting for input without an error.
+  /// ZIPFoundation's Linux inflate loop then read empty chunks past the end of the file and spun
+  /// at full CPU for good, in `RecordingReader.open` (reading the table) and in
+  /// `RecordingFormat.detect` (a member's first line). The member is now read within its declared
+  /// compressed size, and a stream still open there is a damaged member. Each call runs on its own
+  /// thread under a deadline, so a regression fails here instead of hanging the suite.
+  func testADeflateStreamThatNeverEndsIsRefusedInsteadOfSpinning() throws {
+    let folder = try RecordingFixtureFolder()
+    func write(_ name: String, _ members: [(String, String)], open member: Int) throws -> URL {
+      var archive = StoredZipArchive(members)
+      let data = archive.dataOffsets[member]
+      for (index, byte) in [UInt8]([0x00, 0xFF, 0xFF, 0x00, 0x00]).enumerated() {
+        archive.data[data + index] = byte
+      }
+      // Method 8 (deflate) in the local header and in the central-directory record.
+      let local = data - 30 - members[member].0.utf8.count
+      archive.data[local + 8] = 8
+      archive.data[archive.directoryOffsets[member] + 10] = 8
+      let url = folder.url.appendingPathComponent(name)
+      try archive.write(to: url)
+      return url
+    }
+    let sensorLogger = try write(
+      "never-ending.zip",
+      [("Metadata.csv", "platform\nandroid\n"), ("TotalAcceleration.csv", "abcdefgh,ijkl\n")],
+      open: 1)
+    let single = try write("never-ending-line.zip", [("x.csv", "abcdefghijkl")], open: 0)
+
+    // What `work` threw, run on its own thread; a call still running after 20 s fails the test.
+    func thrown(by name: String, _ work: @escaping @Sendable () throws -> Void) -> (any Error)? {
+      let error = Locked<(any Error)?>(nil)
+      let done = DispatchSemaphore(value: 0)
+      Thread.detachNewThread {
+        do { try work() } catch let thrown { error.withLock { $0 = thrown } }
+        done.signal()
+      }
+      guard done.wait(timeout: .now() + 20) == .success else {
+        XCTFail("\(name) did not return in 20 s")
+        return nil
+      }
+      return error.withLock { $0 }
+    }
+    func assertUnreadable(_ error: (any Error)?, containing text: String) {
+      guard let error = error as? RecordingError else {
+        return XCTFail("not a RecordingError: \(String(describing: error))")
+      }
+      XCTAssertEqual(error.kind, .unreadable, "\(error)")
+      XCTAssertTrue("\(error)".contains(text), "\(error)")
+    }
+    assertUnreadable(
+      thrown(by: "open") { _ = try RecordingReader.readSamples(sensorLogger) },
+      containing: "TotalAcceleration.csv: damaged archive member: its deflate stream does not end")
+    let detection = thrown(by: "detect") { _ = try RecordingFormat.detect(single) }
+    XCTAssertNotNil(detection as? RecordingError, "\(String(describing: detection))")
+    assertUnreadable(
+      thrown(by: "first line") { _ = try RecordingContainer(single).firstLine("x.csv") },
+      containing: "its deflate stream does not end within its data")
+  }
+
+  /// A stored member whose declared size runs past the end of the file is refused before any of
+  /// it is read (ZIPFoundation would hand out empty chunks past the end for as long as the size
+  /// says).
+  func testAStoredMemberRunningPastTheEndIsRefused() throws {
+    let folder = try RecordingFixtureFolder()
+    var archive = StoredZipArchive([("x.csv", "t,a\n0,1\n")])
+    archive.put32(0x7FFF_0000, at: archive.directoryOffsets[0] + 20)
+    let url = folder.url.appendingPathComponent("long.zip")
+    try archive.write(to: url)
+    assertRecordingError(
+      try RecordingContainer(url).bytes("x.csv"), .unreadable,
+      containing: "runs past the end of the archive")
+  }
+
   // MARK: - Messages (finding 14)
 
   /// Damaged archives say so instead of "cannot tell the recording format", with the format given

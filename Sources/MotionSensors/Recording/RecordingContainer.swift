@@ -20,11 +20,18 @@ struct RecordingContainer {
 
   private enum Storage {
     case folder
-    /// The archive and its file entries by path, indexed once when it is opened: ZIPFoundation's
-    /// `archive[path]` walks the central directory from the start (two seeks and reads per
-    /// entry), so looking members up through it made reading an archive quadratic in its member
-    /// count (6000 members took more than a minute).
-    case archive(Archive, entries: [String: Entry])
+    /// The archive's file and its file entries by path, indexed once when it is opened:
+    /// ZIPFoundation's `archive[path]` walks the central directory from the start (two seeks and
+    /// reads per entry), so looking members up through it made reading an archive quadratic in
+    /// its member count (6000 members took more than a minute).
+    case archive(ArchiveFile, entries: [String: ArchiveMember])
+  }
+
+  /// One file of an archive: ZIPFoundation's entry (name, sizes, checksum) and where its data
+  /// lies, which ``ZipMember`` reads.
+  private struct ArchiveMember {
+    let entry: Entry
+    let data: ZipMember
   }
 
   /// The most bytes of a side file read whole for its metadata (phyphox `meta/*.csv`, Sensor
@@ -81,8 +88,8 @@ struct RecordingContainer {
         }
       }
     } else {
-      let (archive, entries, walked) = try Self.openArchive(url)
-      storage = .archive(archive, entries: entries)
+      let (file, entries, walked) = try Self.openArchive(url)
+      storage = .archive(file, entries: entries)
       found = Array(entries.keys)
       if walked == 0 {
         throw RecordingError(.unreadable, file: url.path, "the zip archive holds no files")
@@ -101,11 +108,13 @@ struct RecordingContainer {
   /// with `archive[path]`); also returns how many entries the walk read.
   private static func openArchive(
     _ url: URL
-  ) throws -> (Archive, [String: Entry], walked: Int) {
+  ) throws -> (ArchiveFile, [String: ArchiveMember], walked: Int) {
     // Checked regular and kept open while ZIPFoundation opens it: on Linux it opens the same file
-    // again through /proc/self/fd, so a FIFO put in its place meanwhile cannot block `fopen`.
-    let (descriptor, size) = try RegularFile.openForReading(url.path)
-    defer { close(descriptor) }
+    // again through /proc/self/fd, so a FIFO put in its place meanwhile cannot block `fopen`. The
+    // members are read from this descriptor later (``ZipMember``), so from the file indexed.
+    let file = try ArchiveFile(url.path)
+    let descriptor = file.descriptor
+    let size = file.size
     let reopened = "/proc/self/fd/\(descriptor)"
     let archiveURL =
       FileManager.default.fileExists(atPath: reopened) ? URL(fileURLWithPath: reopened) : url
@@ -115,7 +124,7 @@ struct RecordingContainer {
     } catch {
       throw RecordingError(.unreadable, file: url.path, "not a readable zip archive (\(error))")
     }
-    var entries: [String: Entry] = [:]
+    var entries: [String: (entry: Entry, index: Int)] = [:]
     var walked = 0
     for entry in archive {
       walked += 1
@@ -130,17 +139,26 @@ struct RecordingContainer {
       guard !path.hasPrefix("__MACOSX/"), path.split(separator: "/").count <= 4,
         entries[path] == nil
       else { continue }
-      entries[path] = entry
+      entries[path] = (entry, walked - 1)
     }
-    if let directory = ZipCentralDirectory(descriptor: descriptor, fileSize: size),
-      UInt64(walked) < directory.declaredEntryCount
-    {
+    guard let directory = ZipCentralDirectory(descriptor: descriptor, fileSize: size) else {
+      throw RecordingError(
+        .unreadable, file: url.path, "not a readable zip archive (no end of central directory)")
+    }
+    if UInt64(walked) < directory.declaredEntryCount {
       throw RecordingError(
         .unreadable, file: url.path,
         "not a readable zip archive (\(directory.problem(atEntry: walked)); \(walked) of "
           + "\(directory.declaredEntryCount) entries readable)")
     }
-    return (archive, entries, walked)
+    guard let locations = directory.members(count: walked) else {
+      throw RecordingError(
+        .unreadable, file: url.path, "not a readable zip archive (the central directory is damaged)"
+      )
+    }
+    return (
+      file, entries.mapValues { ArchiveMember(entry: $0.entry, data: locations[$0.index]) }, walked
+    )
   }
 
   /// The relative path of the first file called `name` (case-insensitive), shallowest first.
@@ -170,7 +188,7 @@ struct RecordingContainer {
         ?? 0
     case .archive(_, let entries):
       // The size comes from the archive's (zip64) header: clamp instead of converting unchecked.
-      return entries[path].map { Int(clamping: UInt64($0.uncompressedSize)) } ?? 0
+      return entries[path].map { Int(clamping: UInt64($0.entry.uncompressedSize)) } ?? 0
     }
   }
 
@@ -190,10 +208,11 @@ struct RecordingContainer {
     case .folder:
       return try CSVBytes(
         contentsOf: url.appendingPathComponent(path), displayName: displayName(path))
-    case .archive(let archive, let entries):
-      guard let entry = entries[path] else {
+    case .archive(let archiveFile, let entries):
+      guard let member = entries[path] else {
         throw RecordingError(.fileNotFound, file: displayName(path), "no such file in the archive")
       }
+      let entry = member.entry
       // The declared sizes are untrusted: cap what inflation actually produces by size and by
       // ratio to the compressed size.
       let compressed = Int(clamping: UInt64(entry.compressedSize))
@@ -207,7 +226,7 @@ struct RecordingContainer {
       do {
         // ZIPFoundation computes the CRC-32 of what it extracts but leaves the comparison to the
         // caller: without it a corrupted member was read as if it were sound.
-        let checksum = try archive.extract(entry, skipCRC32: false) { chunk in
+        let checksum = try archiveFile.extract(member.data, skipCRC32: false) { chunk in
           guard chunk.count <= limit - file.size else { throw InflationLimitExceeded() }
           try file.append(chunk)
         }
@@ -224,6 +243,9 @@ struct RecordingContainer {
         )
       } catch let error as RecordingError {
         throw error
+      } catch let damage as ZipMember.Damage {
+        throw RecordingError(
+          .unreadable, file: displayName(path), "damaged archive member: \(damage)")
       } catch {
         throw RecordingError(
           .unreadable, file: displayName(path), "cannot extract from the archive (\(error))")
@@ -251,15 +273,15 @@ struct RecordingContainer {
   /// members take minutes to be found wanting. The member's checksum is checked when it is read
   /// for real (``bytes(_:)``), not here.
   func firstLine(_ path: String) throws -> String {
-    guard case .archive(let archive, let entries) = storage else {
+    guard case .archive(let archiveFile, let entries) = storage else {
       return try self.bytes(path).firstLine()
     }
-    guard let entry = entries[path] else {
+    guard let member = entries[path] else {
       throw RecordingError(.fileNotFound, file: displayName(path), "no such file in the archive")
     }
     var prefix = Data()
     do {
-      _ = try archive.extract(entry, skipCRC32: true) { chunk in
+      _ = try archiveFile.extract(member.data, skipCRC32: true) { chunk in
         let room = Self.firstLineLimit - prefix.count
         let taken = chunk.prefix(room)
         if let lineBreak = taken.firstIndex(of: 0x0A) {
@@ -271,6 +293,9 @@ struct RecordingContainer {
       }
     } catch is ExtractionEnough {
       // The first line is in.
+    } catch let damage as ZipMember.Damage {
+      throw RecordingError(
+        .unreadable, file: displayName(path), "damaged archive member: \(damage)")
     } catch {
       throw RecordingError(
         .unreadable, file: displayName(path), "cannot extract from the archive (\(error))")
@@ -279,6 +304,28 @@ struct RecordingContainer {
     // A UTF-8 byte-order mark (a spreadsheet's save) is not part of the line, as for a file.
     if prefix.starts(with: [0xEF, 0xBB, 0xBF]) { prefix.removeFirst(3) }
     return String(decoding: prefix, as: UTF8.self)
+  }
+}
+
+/// An archive's file, open for as long as its container is in use: its members are read from
+/// the file that was indexed, whatever is put at its path later.
+private final class ArchiveFile {
+  let descriptor: Int32
+  let size: Int
+
+  init(_ path: String) throws {
+    (descriptor, size) = try RegularFile.openForReading(path)
+  }
+
+  deinit { close(descriptor) }
+
+  /// Reads `member` (``ZipMember/extract(from:fileSize:skipCRC32:consumer:)``).
+  func extract(
+    _ member: ZipMember, skipCRC32: Bool, consumer: (Data) throws -> Void
+  ) throws
+    -> UInt32
+  {
+    try member.extract(from: descriptor, fileSize: size, skipCRC32: skipCRC32, consumer: consumer)
   }
 }
 

@@ -95,9 +95,63 @@ struct ZipCentralDirectory {
     }
   }
 
+  /// Where the data of each of the first `count` members lies, in central-directory order (the
+  /// order ZIPFoundation's entry iterator walks); `nil` when a record cannot be read. Sizes and
+  /// the local header's offset come from the zip64 extra field where the record's own are
+  /// 0xFFFFFFFF.
+  func members(count: Int) -> [ZipMember]? {
+    var members: [ZipMember] = []
+    var position = offset
+    while members.count < count {
+      guard position <= UInt64(fileSize),
+        let record = Self.read(descriptor, at: Int(position), count: 46, fileSize: fileSize),
+        Self.uint32(record, 0) == 0x0201_4B50
+      else { return nil }
+      let nameLength = Int(Self.uint16(record, 28))
+      let extraLength = Int(Self.uint16(record, 30))
+      let commentLength = Int(Self.uint16(record, 32))
+      var compressedSize = UInt64(Self.uint32(record, 20))
+      let uncompressedSize = UInt64(Self.uint32(record, 24))
+      var localOffset = UInt64(Self.uint32(record, 42))
+      if compressedSize == 0xFFFF_FFFF || uncompressedSize == 0xFFFF_FFFF
+        || localOffset == 0xFFFF_FFFF
+      {
+        guard
+          let extra = Self.read(
+            descriptor, at: Int(position) + 46 + nameLength, count: extraLength, fileSize: fileSize)
+        else { return nil }
+        // The zip64 field (0x0001) holds, in this order, only the values marked 0xFFFFFFFF.
+        var field = 0
+        while field + 4 <= extra.count {
+          let id = Self.uint16(extra, field)
+          let size = Int(Self.uint16(extra, field + 2))
+          guard field + 4 + size <= extra.count else { break }
+          if id == 0x0001 {
+            var value = field + 4
+            func next() -> UInt64? {
+              guard value + 8 <= field + 4 + size else { return nil }
+              defer { value += 8 }
+              return Self.uint64(extra, value)
+            }
+            if uncompressedSize == 0xFFFF_FFFF { _ = next() }
+            if compressedSize == 0xFFFF_FFFF, let size = next() { compressedSize = size }
+            if localOffset == 0xFFFF_FFFF, let offset = next() { localOffset = offset }
+            break
+          }
+          field += 4 + size
+        }
+      }
+      members.append(
+        ZipMember(
+          localHeaderOffset: localOffset, compressedSize: compressedSize,
+          method: Self.uint16(record, 10)))
+      position += 46 + UInt64(nameLength) + UInt64(extraLength) + UInt64(commentLength)
+    }
+    return members
+  }
+
   /// `count` bytes at `offset`, or `nil` when they are not all inside the file.
-  private static func read(_ descriptor: Int32, at offset: Int, count: Int, fileSize: Int) -> Data?
-  {
+  static func read(_ descriptor: Int32, at offset: Int, count: Int, fileSize: Int) -> Data? {
     guard offset >= 0, count >= 0, offset <= fileSize, count <= fileSize - offset else {
       return nil
     }
@@ -114,16 +168,16 @@ struct ZipCentralDirectory {
     return data
   }
 
-  private static func uint16(_ data: Data, _ at: Int) -> UInt16 {
+  static func uint16(_ data: Data, _ at: Int) -> UInt16 {
     let i = data.startIndex + at
     return UInt16(data[i]) | UInt16(data[i + 1]) << 8
   }
 
-  private static func uint32(_ data: Data, _ at: Int) -> UInt32 {
+  static func uint32(_ data: Data, _ at: Int) -> UInt32 {
     UInt32(uint16(data, at)) | UInt32(uint16(data, at + 2)) << 16
   }
 
-  private static func uint64(_ data: Data, _ at: Int) -> UInt64 {
+  static func uint64(_ data: Data, _ at: Int) -> UInt64 {
     UInt64(uint32(data, at)) | UInt64(uint32(data, at + 4)) << 32
   }
 }
