@@ -29,10 +29,16 @@ import MotionMath
 ///
 /// Time: readings and steps share one clock (the barometer's). A gap in the readings longer than
 /// the *gap limit* (``Parameters/slopeWindow``, at least two bins) restarts the level tracking
-/// with the reference at the level found after it, unless steps noted during the gap could cover
-/// it (one at least every ``Parameters/walkingGap``): otherwise the track cannot tell a lift
-/// ridden during the gap from stairs, so nothing is counted across it (a change under way is
-/// dropped). A reading
+/// with the reference at the level found after it, unless the steps noted during the gap cover it
+/// by their times: a step at most ``Parameters/walkingGap`` after the reading before the gap, each
+/// next one at most that after the one before, and the reading after the gap at most that after
+/// the last. Otherwise the track cannot tell a lift ridden during the gap from stairs, so nothing
+/// is counted across it (a change under way is dropped): steps that stop before the gap ends (a
+/// walk to a lift), and late steps given back during the gap with times before it, do not make a
+/// ride walked. The steps are chained in the order they are noted: one beyond the covered time
+/// extends nothing, even if an earlier step noted after it would have closed the hole: simple, and
+/// steps out of order can only make a walked gap unwalked (the climb under way is lost), never a
+/// ride walked. A reading
 /// earlier than the latest one by more than the gap limit starts a new timeline the same way (a
 /// clock that restarted lower, or one reading stamped far in the future, would otherwise leave
 /// every later reading "earlier" and no bin would ever close); a less early one joins the bin in
@@ -193,8 +199,12 @@ public struct FloorCounter: Sendable {
   private var lastBinTime: Double?
   /// The latest reading's time (the current timeline's).
   private var lastReadingTime: Double?
-  /// Steps noted since the latest reading (to tell a walked gap in the readings from another).
-  private var stepsSinceReading = 0
+  /// How far the steps noted since the latest reading cover the time after it, s: the latest
+  /// reading's time plus ``Parameters/walkingGap``, pushed on by each step within it to that
+  /// step's time plus the walking gap (to tell a walked gap in the readings from another; see the
+  /// type's overview). Counting the steps instead, whatever their times, took 30 steps of a walk
+  /// to a lift, or a late burst of steps from before the gap, for a 30 s gap walked.
+  private var gapCoveredUntil = -Double.infinity
   private var lastStepTime = -Double.infinity
 
   public init(parameters: Parameters = .default) {
@@ -220,7 +230,11 @@ public struct FloorCounter: Sendable {
   public mutating func noteStep(time: Double) {
     guard time.isFinite else { return }
     lastStepTime = time < lastStepTime - gapLimit ? time : Swift.max(lastStepTime, time)
-    stepsSinceReading &+= 1
+    // A step within the cover since the latest reading pushes it on; a later one (a hole in the
+    // walk) pushes nothing, and before the first reading there is no cover.
+    if time <= gapCoveredUntil {
+      gapCoveredUntil = Swift.max(gapCoveredUntil, time + tuning.walkingGap)
+    }
     // The step covers the walking gap after it. The bins up to the latest one have been judged
     // already: the part of that cover they did not credit is credited now. The bins after it
     // see the step through `lastStepTime`. `creditedUntil` only grows on the barometer's
@@ -256,20 +270,22 @@ public struct FloorCounter: Sendable {
     guard time.isFinite, BarometricAltitude.isPlausible(pressure: pressure) else { return nil }
     let height = BarometricAltitude.height(atPressure: pressure)
     if let last = lastReadingTime {
-      // A gap is known to be walked when the steps noted in it could cover it (one at least every
-      // `walkingGap`): a barometer that drops out for a few seconds on a staircase (a phone stream
-      // over Wi-Fi) must not lose the climb. Any other gap, or a new timeline, restarts the track:
-      // what it knew no longer describes this reading's level.
+      // A gap is known to be walked when the steps noted in it cover it by their times (one at
+      // least every `walkingGap`, from the reading before it to this one): a barometer that drops
+      // out for a few seconds on a staircase (a phone stream over Wi-Fi) must not lose the climb.
+      // Any other gap, or a new timeline, restarts the track: what it knew no longer describes
+      // this reading's level.
       let gap = time - last
-      let walkedThrough = Double(stepsSinceReading) * tuning.walkingGap >= gap
+      let walkedThrough = time <= gapCoveredUntil
       if gap < -gapLimit {
         restartLevelTracking(newTimeline: true)
       } else if gap > gapLimit && !walkedThrough {
         restartLevelTracking(newTimeline: false)
       }
     }
-    stepsSinceReading = 0
-    lastReadingTime = Swift.max(lastReadingTime ?? time, time)
+    let latest = Swift.max(lastReadingTime ?? time, time)
+    lastReadingTime = latest
+    gapCoveredUntil = latest + tuning.walkingGap
     guard let start = binStart else {
       binStart = time
       binSum = height

@@ -88,6 +88,42 @@ final class FloorCounterRobustnessTests: XCTestCase {
     XCTAssertEqual(counter.floorsDescended, 0)
   }
 
+  /// A gap in the readings is walked only where its steps, by their times, cover it.
+  /// - Walking on the level for 30 s, then the readings stop: 15 s walking to the lift (a step
+  ///   every 0.5 s, 30.0…44.5 s), a 9 m ride without a step (45…60 s), and walking on at +9 m
+  ///   from 60 s. No floor: the steps of the gap stop 15 s before it ends. Before, the gap
+  ///   counted as walked when steps × `walkingGap` reached its length (31 × 2 s ≥ 30.1 s),
+  ///   whatever their times, and the ride counted 3 floors.
+  /// - The same ride after standing, with the walk's steps given back late, in a burst during the
+  ///   gap with their old times (0…29.5 s): old times cover nothing after the last reading, no
+  ///   floor (before: 3).
+  /// - A 6 m staircase at 0.2 m/s whose barometer drops out for 20 s (25…45 s, most of the climb)
+  ///   while a step is noted every 0.5 s throughout: covered, so the climb counts its 2 floors.
+  func testAGapIsWalkedOnlyWhereItsStepsCoverIt() {
+    var lift = FloorCounter()
+    Self.walkOnTheLevel(&lift, from: 0, to: 30, at: 0)
+    for index in 0..<30 { lift.noteStep(time: 30 + 0.5 * Double(index)) }
+    Self.walkOnTheLevel(&lift, from: 60, to: 120, at: 9)
+    XCTAssertEqual(lift.floorsAscended, 0)
+    XCTAssertEqual(lift.floorsDescended, 0)
+
+    var late = FloorCounter()
+    Self.feed(&late, from: 0, to: 30, walking: false) { _ in 0 }
+    for index in 0..<60 { late.noteStep(time: 0.5 * Double(index)) }
+    Self.walkOnTheLevel(&late, from: 60, to: 120, at: 9)
+    XCTAssertEqual(late.floorsAscended, 0)
+    XCTAssertEqual(late.floorsDescended, 0)
+
+    var stairs = FloorCounter()
+    Self.walkOnTheLevel(&stairs, from: 0, to: 20, at: 0)
+    let height = { (time: Double) in Swift.min(6, Swift.max(0, 0.2 * (time - 20))) }
+    Self.feed(&stairs, from: 20, to: 25, walking: true, height: height)
+    for index in 0..<40 { stairs.noteStep(time: 25 + 0.5 * Double(index)) }
+    Self.feed(&stairs, from: 45, to: 100, walking: true, height: height)
+    XCTAssertEqual(stairs.floorsAscended, 2)
+    XCTAssertEqual(stairs.floorsDescended, 0)
+  }
+
   /// An hour without readings, then the level is 1.6 m higher (weather, or another level): no
   /// floor (before: 1).
   func testAnHourLongGapCountsNothing() {
