@@ -9,7 +9,8 @@ extension StepDetector {
   /// are compared, ``Parameters/strideCheckDelay`` after they end, with the steps found in them.
   /// A walk has two steps per stride; when at least ``Parameters/leastMissingSteps`` are missing,
   /// they are added: each in the middle of the next stride-long interval between found steps
-  /// (where the hidden leg steps), or spread out if none comes within twice the delay. Only where
+  /// (where the hidden leg steps), or spread out if none comes within twice the delay or a gap in
+  /// the input ends the bout first (then before the gap). Only where
   /// - every stride lasts ``Parameters/strideDuration`` and swings like a limb
   ///   (``Parameters/leastStrideRotationRate``),
   /// - |a| shows stepping's impacts (``Parameters/leastStrideCheckRMS``), and
@@ -48,18 +49,47 @@ extension StepDetector {
   /// Compares the strides whose stretch ended at least the delay before `time` (a grid time of
   /// the accelerometer) with the steps found in them; see ``process(time:rotationRate:)``.
   mutating func compareStrides(at time: Double) {
+    markStepBand(upTo: time)
+    compareStretches(dueAt: time, delay: parameters.strideCheckDelay)
+    let waited = time - state.hiddenStepsSince
+    if state.hiddenSteps > 0, waited > 2 * parameters.strideCheckDelay || !(waited >= 0) {
+      // No stride-long interval came to hold them (the walk ended, or |a| sees both legs now).
+      releaseHiddenSteps(before: time)
+    }
+  }
+
+  /// At a gap in the accelerometer longer than ``Parameters/longestInputGap``, which ends the
+  /// bout (`end` is the last sample's time before it): no step will be found in the strides that
+  /// ended by then, so they are compared now, without waiting for the delay, and every hidden
+  /// step still waiting is returned before the gap, as at the end of a stream. Left waiting, they
+  /// were compared at the first samples after the gap and spread from the last step before it to
+  /// a time after it: an hour's gap got steps dated every ten minutes or so inside it, where there
+  /// are no data.
+  mutating func settleStrides(beforeGapAfter end: Double) {
+    markStepBand(upTo: end)
+    compareStretches(dueAt: end, delay: 0)
+    releaseHiddenSteps(before: end)
+  }
+
+  /// Gives the strides up to `time` (a grid time) the step band's RMS at it.
+  private mutating func markStepBand(upTo time: Double) {
     while state.stridesWithStepBand < state.strideCount,
       state.strides[state.stridesWithStepBand].time <= time
     {
       state.strides[state.stridesWithStepBand].stepBandRMS = state.energy.squareRoot()
       state.stridesWithStepBand += 1
     }
+  }
+
+  /// Compares each stretch of strides that ended at least `delay` before `time` with the steps
+  /// found in it, and grants the missing ones as hidden steps.
+  private mutating func compareStretches(dueAt time: Double, delay: Double) {
     let count = coefficients.stridesPerCheck
     while state.strideCount > count {
       let first = state.strides[0]
       let last = state.strides[count]
       // Not due yet (and nor are the later ones); the waiting hidden steps are still checked.
-      guard last.time + parameters.strideCheckDelay <= time else { break }
+      guard last.time + delay <= time else { break }
       guard isWalkingStretch(strides: count) else {
         dropStrides(1)
         continue
@@ -75,11 +105,6 @@ extension StepDetector {
         state.hiddenSteps = min(state.hiddenSteps + missing, Self.mostHiddenSteps)
       }
       dropStrides(count)
-    }
-    let waited = time - state.hiddenStepsSince
-    if state.hiddenSteps > 0, waited > 2 * parameters.strideCheckDelay || !(waited >= 0) {
-      // No stride-long interval came to hold them (the walk ended, or |a| sees both legs now).
-      releaseHiddenSteps(before: time)
     }
   }
 

@@ -136,7 +136,11 @@ public struct StepDetector: Sendable {
       state.lowPass.settle(at: 0)
       state.nextGridTime = time
     } else if time - state.previousTime > coefficients.longestInputGap {
-      // A hole in the data: do not invent a signal across it.
+      // A hole in the data: do not invent a signal across it. The strides and hidden steps of
+      // the stretch before it are settled first, so that no step is dated inside it.
+      if state.strideCount > 0 || state.hiddenSteps > 0 {
+        settleStrides(beforeGapAfter: state.previousTime)
+      }
       endBout()
       state.nextGridTime = time
     } else if time - state.previousTime >= parameters.shortestBridgedGap {

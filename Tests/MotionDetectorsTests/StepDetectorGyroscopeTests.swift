@@ -121,6 +121,26 @@ final class StepDetectorGyroscopeTests: XCTestCase {
     XCTAssertLessThanOrEqual(drained, 2, "returned live: \(live), seed \(seed)")
   }
 
+  /// Pocket stairs with the thigh's swing for 30 s, then an hour without a sample, then the phone
+  /// at rest: the hidden steps still waiting when the samples stop are returned before the gap,
+  /// as at the end of a stream, and none is dated inside the hour that has no data. Before, the
+  /// gap left them (and the strides not yet compared) waiting, and after it they were spread
+  /// evenly from the last step before it to the first samples after it (about +720, +1440, … s).
+  func testHiddenStepsAreNotDatedInsideALongGap() {
+    let seed = testSeed()
+    var random = SplitMix64(seed: seed)
+    let stairs = SyntheticGait.impacts(
+      frequency: 0.9, secondPhase: 0.5, secondHeight: 0, amplitude: 1.0, seconds: 30,
+      using: &random)
+    let rest = SyntheticGait.rest(seconds: 20, start: 3630, using: &random)
+    let swing = Self.swing(frequency: 0.9, amplitude: 2, seconds: 30, using: &random)
+    let counted = Self.count(stairs + rest, rates: swing)
+    XCTAssertGreaterThan(counted.added, 10, "seed \(seed)")
+    XCTAssertEqual(counted.steps, counted.steps.sorted(), "seed \(seed)")
+    let inTheGap = counted.steps.filter { $0 > 31 && $0 < 3629 }
+    XCTAssertEqual(inTheGap, [], "seed \(seed)")
+  }
+
   /// Walking with two steps per stride in |a| and the thigh swinging at the stride rate: the
   /// strides find nothing missing and the count is the same with and without them.
   func testWalkingWithBothStepsVisibleGetsNothingAdded() {
