@@ -27,15 +27,30 @@ public struct RelativeAltitudeFilter: Sendable {
   /// stream (readings batched a little out of order).
   static let timelineTolerance = 1.0
 
-  /// Tuning of the filter.
+  /// Tuning of the filter. Every value is used within the range its documentation gives (NaN:
+  /// the default), as the other detectors' parameters are.
   public struct Parameters: Sendable, Equatable {
-    /// Time constant of the smoothing, s (0 disables it).
+    /// Time constant of the smoothing, s; 0...60 (0 disables it). A minute is already far more
+    /// than smoothing a barometer needs; beyond it the filter would barely move: an infinite or
+    /// huge value blended every reading by 0 and froze the altitude at 0 for good.
     public var smoothingTimeConstant: Double = 0.1
     public init() {}
     public static let `default` = Parameters()
+
+    /// The parameters within their documented ranges.
+    func sanitized() -> Parameters {
+      var p = Parameters()
+      p.smoothingTimeConstant =
+        smoothingTimeConstant.isNaN
+        ? Parameters.default.smoothingTimeConstant
+        : Swift.min(Swift.max(smoothingTimeConstant, 0), 60)
+      return p
+    }
   }
 
   public let parameters: Parameters
+  /// ``parameters`` within their documented ranges: what the filter uses.
+  private let tuning: Parameters
   /// The height of the first reading, m (standard atmosphere).
   public private(set) var referenceHeight: Double?
   /// The smoothed pressure, kPa (the first reading until a second arrives).
@@ -46,6 +61,7 @@ public struct RelativeAltitudeFilter: Sendable {
 
   public init(parameters: Parameters = .default) {
     self.parameters = parameters
+    tuning = parameters.sanitized()
   }
 
   /// Feeds one reading (`time` s, `pressure` kPa) and returns the relative altitude in metres, or
@@ -64,7 +80,7 @@ public struct RelativeAltitudeFilter: Sendable {
     let newTimeline = previous - time > Self.timelineTolerance
     let period = Swift.max(0, time - previous)
     lastTime = newTimeline ? time : Swift.max(previous, time)
-    let tau = parameters.smoothingTimeConstant
+    let tau = tuning.smoothingTimeConstant
     // Exact discretisation of the first-order filter for this reading's period; on a new timeline
     // there is no period to smooth over, so the reading is taken as it is, as the first one is.
     let blend = newTimeline ? 1 : tau > 0 ? 1 - Double.exp(-period / tau) : 1

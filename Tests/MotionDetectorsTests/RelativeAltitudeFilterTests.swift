@@ -30,6 +30,28 @@ final class RelativeAltitudeFilterTests: XCTestCase {
       check.process(time: 1, pressure: 101.225) ?? .nan, 8.33, accuracy: ruleOfThumbTolerance)
   }
 
+  /// A time constant beyond the documented 0…60 s is 60 s, NaN the default: an infinite one
+  /// froze the filter for good (each reading blended by 0, the altitude stuck at 0). Fed 101.325
+  /// kPa then 101.2 kPa every second for 10 minutes (ten 60 s time constants), the altitude
+  /// reaches the standard-atmosphere difference, ≈ 10.4 m.
+  func testAnInfiniteOrNaNTimeConstantDoesNotFreezeTheAltitude() {
+    let expected =
+      BarometricAltitude.height(atPressure: 101.2)
+      - BarometricAltitude.height(atPressure: 101.325)
+    XCTAssertEqual(expected, 10.4, accuracy: 0.05)
+    for tau in [Double.infinity, 1e300, .nan] {
+      var parameters = RelativeAltitudeFilter.Parameters()
+      parameters.smoothingTimeConstant = tau
+      var filter = RelativeAltitudeFilter(parameters: parameters)
+      _ = filter.process(time: 0, pressure: 101.325)
+      var altitude = 0.0
+      for second in 1...600 {
+        altitude = filter.process(time: Double(second), pressure: 101.2) ?? .nan
+      }
+      XCTAssertEqual(altitude, expected, accuracy: 0.01, "τ = \(tau)")
+    }
+  }
+
   /// At 1 Hz (what phones deliver) the light smoothing changes nothing measurable (< 1 mm).
   func testSmoothingIsNegligibleAtPhoneRates() {
     var smoothed = RelativeAltitudeFilter()
