@@ -95,7 +95,9 @@ public final class StreamPlayer: SensorSource, Sendable {
     self.descriptor = descriptor
     self.name = name ?? descriptor.name
     self.availableSensors = descriptor.sensors
-    let rate = descriptor.nominalSampleRate ?? 100
+    // A rate that is not a positive number (a library user's descriptor: the readers check
+    // theirs) would make the range below trap.
+    let rate = descriptor.nominalSampleRate.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? 100
     self.supportedSampleRates = Swift.min(1, rate)...rate
     self.pacing = pacing
     self.batchInterval = batchInterval.isFinite ? Swift.min(Swift.max(batchInterval, 0), 1) : 0

@@ -53,6 +53,22 @@ final class RecordingDeviceMotionCSVTests: XCTestCase {
     XCTAssertEqual(samples[0].accelerometer, SIMD3(-0.0, -0.0, g))
   }
 
+  /// One row going back in time is skipped by every table reading the shared time column (the
+  /// accelerometer's two halves, the gyroscope), and counted once: it was counted three times.
+  func testARowSkippedForItsTimeIsCountedOnce() throws {
+    let folder = try RecordingFixtureFolder()
+    let row = ",0,0,-1,0,0,0,0,0,0\n"
+    let url = try folder.write(
+      "timestamp,gravity.x,gravity.y,gravity.z,rotationRate.x,rotationRate.y,rotationRate.z,"
+        + "userAcceleration.x,userAcceleration.y,userAcceleration.z\n"
+        + ["1.00", "1.02", "1.01", "1.04", "nan", "1.06"].map { $0 + row }.joined(),
+      to: "motion.csv")
+    var stream = try RecordingReader.open(url, options: .init(invalidRows: .skip))
+    let samples = try stream.collect()
+    XCTAssertEqual(samples.map(\.timestamp), [1.00, 1.02, 1.04, 1.06])
+    XCTAssertEqual(stream.skippedRowCount, 2, "the row going back and the NaN time, once each")
+  }
+
   func testWithoutATimeColumnItIsAClearError() throws {
     let folder = try RecordingFixtureFolder()
     let url = try folder.write(

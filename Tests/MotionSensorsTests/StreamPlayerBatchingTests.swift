@@ -56,4 +56,15 @@ final class StreamPlayerBatchingTests: XCTestCase {
       StreamPlayer(stream, pacing: .realTime(speed: 1)).batchInterval,
       StreamPlayer.defaultBatchInterval)
   }
+
+  /// A descriptor's rate that is not a positive number (the readers check theirs; a library
+  /// user's stream may not) plays as the default 100 Hz instead of trapping on `1...nan`.
+  func testARateThatIsNotAPositiveNumberIsTheDefault() {
+    for rate in [Double.nan, -50, 0, .infinity] {
+      let stream = ArraySampleStream(
+        [], descriptor: StreamDescriptor(name: "x", sensors: [], nominalSampleRate: rate))
+      XCTAssertEqual(
+        StreamPlayer(stream, pacing: .asFastAsPossible).supportedSampleRates, 1...100, "\(rate)")
+    }
+  }
 }

@@ -34,9 +34,10 @@ struct CSVTableStream: RecordingRowStream {
   init(
     cursor: CSVCursor, layout: ColumnLayout, headerColumnCount: Int, descriptor: StreamDescriptor,
     options: RecordingReader.Options, decimalComma: Bool = false, skipsCommentLines: Bool = false,
-    countsRowsOfTheWrongLength: Bool = true
+    countsRowsOfTheWrongLength: Bool = true, countsTimeRejections: Bool = true
   ) {
     self.countsRowsOfTheWrongLength = countsRowsOfTheWrongLength
+    self.countsTimeRejections = countsTimeRejections
     self.cursor = cursor
     self.layout = layout
     self.headerColumnCount = headerColumnCount
@@ -62,6 +63,13 @@ struct CSVTableStream: RecordingRowStream {
   /// the same rows for different sensors (SensorLog's groups, device-motion CSVs) all skip such a
   /// row; one of them counts it, so the row is counted once.
   private let countsRowsOfTheWrongLength: Bool
+
+  /// Whether a row skipped for its timestamp (not finite, glitched, going backwards) is counted in
+  /// ``skippedRowCount``. Tables that read one time column for different sensors (a device-motion
+  /// CSV's, SensorLog's `motionTimestamp_sinceReboot` read as accelerometer, gyroscope and ground
+  /// truth) all skip such a row; the first table of each time column counts it, so it is counted
+  /// once (three or four times before).
+  private let countsTimeRejections: Bool
 
   mutating func next() throws -> MotionSample? {
     if let ready = readyRow {
@@ -106,14 +114,18 @@ struct CSVTableStream: RecordingRowStream {
   }
 
   /// Handles a row that parses but must not be used: throws, or counts it and returns `nil`.
-  private mutating func reject(_ error: RecordingError) throws -> MotionSample? {
+  /// `forItsTime`: rejected for its timestamp, which every table of the same time column rejects
+  /// too (see ``countsTimeRejections``).
+  private mutating func reject(
+    _ error: RecordingError, forItsTime: Bool = false
+  ) throws -> MotionSample? {
     switch invalidRows {
     case .fail:
       var error = error
       error.wouldBeSkipped = true
       throw error
     case .skip:
-      skippedRowCount += 1
+      if !forItsTime || countsTimeRejections { skippedRowCount += 1 }
       return nil
     }
   }
@@ -198,7 +210,8 @@ struct CSVTableStream: RecordingRowStream {
     let time = try timestamp()
     guard time.isFinite else {
       return try reject(
-        malformed("the timestamp is not finite", column: layout.time).kind(.invalidValue))
+        malformed("the timestamp is not finite", column: layout.time).kind(.invalidValue),
+        forItsTime: true)
     }
 
     var sample = MotionSample(timestamp: time)
@@ -226,7 +239,8 @@ struct CSVTableStream: RecordingRowStream {
           .invalidValue, file: fileName, line: held.line, column: layout.columnNames[layout.time],
           "the timestamp \(held.sample.timestamp) jumps \(held.sample.timestamp - lastTimestamp) s "
             + "ahead of the previous row's \(lastTimestamp), and the next row (line "
-            + "\(cursor.lineNumber)) goes back to \(time): a glitched timestamp"))
+            + "\(cursor.lineNumber)) goes back to \(time): a glitched timestamp"),
+        forItsTime: true)
     }
     return try place(&sample)
   }
@@ -240,7 +254,8 @@ struct CSVTableStream: RecordingRowStream {
         RecordingError(
           .timestampWentBackwards, file: fileName, line: cursor.lineNumber,
           column: layout.columnNames[layout.time],
-          "the timestamp \(time) is earlier than the previous row's \(lastTimestamp)"))
+          "the timestamp \(time) is earlier than the previous row's \(lastTimestamp)"),
+        forItsTime: true)
     }
     if layout.hasGroundTruth { sample.groundTruth = try groundTruth() }
     if lastTimestamp.isFinite, time - lastTimestamp > Self.suspiciousForwardJump {

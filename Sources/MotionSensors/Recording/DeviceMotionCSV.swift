@@ -84,7 +84,8 @@ enum DeviceMotionCSV {
         cursor: cursor, layout: layout, headerColumnCount: names.count,
         descriptor: StreamDescriptor(
           name: bytes.fileName, sensors: sensors, nominalSampleRate: nil),
-        options: options, countsRowsOfTheWrongLength: isFirstTable)
+        options: options, countsRowsOfTheWrongLength: isFirstTable,
+        countsTimeRejections: isFirstTable)
     }
     let minusG = SIMD3(repeating: -g)
     var parts: [any RecordingRowStream] = [

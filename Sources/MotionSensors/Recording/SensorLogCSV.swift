@@ -144,8 +144,10 @@ enum SensorLogCSV {
     ].compactMap { index($0) }
     let anyGroupIsLogged = groupTimeColumns.contains(where: loggedTimeColumns.contains)
 
-    /// Every group reads every row: only the first table counts rows of the wrong length.
+    /// Every group reads every row: only the first table counts rows of the wrong length, and only
+    /// the first table of each time column the rows skipped for their time.
     var isFirstTable = true
+    var timeColumnsCounted: Set<Int> = []
     /// The rows of one sensor group, or `nil` when the file lacks its columns, or when the group
     /// `startsWithTheLog` and was switched off (see above).
     func table(
@@ -160,7 +162,8 @@ enum SensorLogCSV {
       let table = CSVTableStream(
         cursor: cursor, layout: layout, headerColumnCount: names.count,
         descriptor: StreamDescriptor(name: timeColumn, sensors: sensors, nominalSampleRate: nil),
-        options: options, decimalComma: decimalComma, countsRowsOfTheWrongLength: isFirstTable)
+        options: options, decimalComma: decimalComma, countsRowsOfTheWrongLength: isFirstTable,
+        countsTimeRejections: timeColumnsCounted.insert(time).inserted)
       isFirstTable = false
       return RepeatedTimestampFilter(table)
     }
