@@ -194,8 +194,20 @@ public final class DaemonClient: @unchecked Sendable {
 
   /// Connects and handshakes; the caller holds `establishing`.
   private func establish(timeout: Double) throws -> DaemonServerInfo {
+    let deadline = ProcessInfo.processInfo.systemUptime + timeout
+    /// What is left of `timeout`, at least 10 ms (a timeout of 0 would mean none).
+    func left() -> Double { max(0.01, deadline - ProcessInfo.processInfo.systemUptime) }
     let socket: UnixSocket
-    do { socket = try UnixSocket.connect(path: socketPath) } catch {
+    do {
+      // Bounded: a daemon that stopped accepting (SIGSTOP, stuck) keeps each attempt in its
+      // backlog, and once that is full an unbounded `connect` would wait for ever.
+      socket = try UnixSocket.connect(path: socketPath, timeout: timeout)
+    } catch let error as UnixSocket.SocketError where error.isTimeout {
+      throw DaemonError(
+        .timeout,
+        "the motion daemon at \(socketPath) took no connection within \(timeout) s (stopped or stuck)"
+      )
+    } catch {
       throw DaemonError(.disconnected, "the motion daemon is not running (\(socketPath): \(error))")
     }
     guard socket.isPeerTrusted else {
@@ -213,11 +225,11 @@ public final class DaemonClient: @unchecked Sendable {
     body.clientName = clientName
     body.protocolVersion = Wire.protocolVersion
     hello.hello = body
-    socket.setReceiveTimeout(seconds: timeout)
+    socket.setReceiveTimeout(seconds: left())
     var decoder = FrameDecoder()
     var reply: WireServerMessage
     do {
-      try socket.write(Wire.frame(hello))
+      try socket.write(Wire.frame(hello), timeout: left())
       reply = try Self.readOne(socket, &decoder)
       // An authorization change notified to every client can be queued for this connection
       // before the Hello is answered; the reply reflects the change anyway.
@@ -264,7 +276,7 @@ public final class DaemonClient: @unchecked Sendable {
     }
     thread.name = "motiond-client-read"
     thread.start()
-    for stream in streams { sendSubscribe(stream) }
+    for stream in streams { sendSubscribe(stream, sendingBy: deadline) }
     return info
   }
 
@@ -442,13 +454,20 @@ public final class DaemonClient: @unchecked Sendable {
         }
         // Through `connect`: a request may have connected meanwhile, and its connection serves.
         if (try? self.connect(timeout: 2)) != nil {
-          self.logger.info("reconnected to the motion daemon at \(self.socketPath)")
-          let streams = self.state.withLock { s -> [Stream] in
+          // The new connection may have ended already (before or after `connect` returned), and
+          // its `connectionLost`, seeing this thread still reconnecting, left the reconnection to
+          // it: the streams are reconnected only if a connection is up now, else this thread
+          // tries again. Clearing the flag for a dead connection ended reconnection for good.
+          let streams = self.state.withLock { s -> [Stream]? in
+            guard s.socket != nil else { return nil }
             s.isReconnecting = false
             return Array(s.streams.values)
           }
-          for stream in streams { stream.deliver(.reconnected) }
-          return
+          if let streams {
+            self.logger.info("reconnected to the motion daemon at \(self.socketPath)")
+            for stream in streams { stream.deliver(.reconnected) }
+            return
+          }
         }
         Thread.sleep(forTimeInterval: self.reconnectInterval)
       }
@@ -457,15 +476,36 @@ public final class DaemonClient: @unchecked Sendable {
     thread.start()
   }
 
+  /// Starts reconnecting when there is no connection, streams want one, and no reconnection is
+  /// under way already.
+  private func reconnectIfNeeded() {
+    let start = state.withLock { s -> Bool in
+      guard s.socket == nil, !s.isClosed, !s.streams.isEmpty, !s.isReconnecting else {
+        return false
+      }
+      s.isReconnecting = true
+      return true
+    }
+    if start { startReconnecting() }
+  }
+
   // MARK: Requests
 
   /// Sends `body` and calls `onMessage` with each reply until it returns true. Returns the
   /// request's id on this connection (`nil` when not connected: `onFailure` has been called).
   /// A request that `timesOut` fails with `.timeout` after ``replyTimeout`` s without a reply (a
   /// daemon that is stopped or stuck); a Subscribe does not, its stream may be quiet for hours.
+  ///
+  /// Writing waits at most ``replyTimeout`` s, and not past `deadline` (boot clock, s) when there
+  /// is one, for the daemon to take the request: one that stopped reading fills the socket's
+  /// buffer after a few hundred requests, and the write would otherwise block for ever, before
+  /// any reply timeout applies. A write that fails or times out may have sent part of the frame, so it
+  /// ends the connection, as the daemon going away does (the client reconnects when it has
+  /// streams).
   @discardableResult
   private func send(
     _ fill: (inout WireClientMessage) -> Void, stream: Stream? = nil, timesOut: Bool = false,
+    sendingBy deadline: Double? = nil,
     onMessage: @escaping (WireServerMessage) -> Bool, onFailure: @escaping (DaemonError) -> Void
   ) -> UInt64? {
     var message = WireClientMessage()
@@ -500,10 +540,19 @@ public final class DaemonClient: @unchecked Sendable {
       return nil
     }
     if timesOut { watch(message.requestID, pending, after: replyTimeout) }
-    do { try socket.write(Wire.frame(message)) } catch {
+    // At least 10 ms, as a write with room in the buffer does not wait at all.
+    let limit = min(
+      replyTimeout, max(0.01, (deadline ?? .infinity) - ProcessInfo.processInfo.systemUptime))
+    do { try socket.write(Wire.frame(message), timeout: limit) } catch {
+      let failure =
+        (error as? UnixSocket.SocketError)?.isTimeout == true
+        ? DaemonError(.timeout, "the motion daemon took no request for \(limit) s")
+        : DaemonError(.disconnected, "the motion daemon went away: \(error)")
       if let pending = state.withLock({ $0.pending.removeValue(forKey: message.requestID) }) {
-        pending.fail(DaemonError(.disconnected, "the motion daemon went away: \(error)"))
+        pending.fail(failure)
       }
+      logger.warning("closing the connection to the motion daemon: \(failure.message)")
+      connectionLost(socket)
     }
     return message.requestID
   }
@@ -583,10 +632,12 @@ public final class DaemonClient: @unchecked Sendable {
   /// Without a connection it first connects, blocking for at most `connectTimeout` s; with
   /// `connectTimeout` `nil` it fails at once with ``DaemonError/Code/disconnected`` instead (for
   /// callers that must not block, such as a stream handler on the reader thread: the client
-  /// reconnects by itself in the background).
+  /// reconnects by itself in the background). Handing the request to a daemon that does not read
+  /// it blocks for ``replyTimeout`` s at most, and not past `deadline` (boot clock, s).
   @discardableResult
   package func ask<Answer>(
     _ query: DaemonQuery<Answer>, connectingFor connectTimeout: Double? = 2,
+    sendingBy deadline: Double? = nil,
     completion: @escaping @Sendable (Result<Answer, any Error>) -> Void
   ) -> UInt64? {
     if let connectTimeout, !isConnected {
@@ -597,7 +648,7 @@ public final class DaemonClient: @unchecked Sendable {
     }
     let read = query.makeReader()
     return send(
-      query.fill, timesOut: true,
+      query.fill, timesOut: true, sendingBy: deadline,
       onMessage: { message in
         do {
           if case .error(let error) = message.body { throw Self.error(error) }
@@ -611,8 +662,8 @@ public final class DaemonClient: @unchecked Sendable {
       onFailure: { completion(.failure($0)) })
   }
 
-  /// Cancels request `id` of ``ask(_:connectingFor:completion:)``: if it is still waiting, its
-  /// completion gets ``DaemonError/Code/cancelled`` and a later reply is ignored.
+  /// Cancels request `id` of ``ask(_:connectingFor:sendingBy:completion:)``: if it is still
+  /// waiting, its completion gets ``DaemonError/Code/cancelled`` and a later reply is ignored.
   package func cancel(_ id: UInt64) {
     cancelRequest(id)
   }
@@ -632,7 +683,9 @@ public final class DaemonClient: @unchecked Sendable {
     let limit = timeout.isFinite ? max(0, timeout) : replyTimeout
     let deadline = Date(timeIntervalSinceNow: limit)
     let outcome = AnswerSlot<Answer>()
-    let id = ask(query, connectingFor: limit) { outcome.fill($0) }
+    let id = ask(
+      query, connectingFor: limit, sendingBy: ProcessInfo.processInfo.systemUptime + limit
+    ) { outcome.fill($0) }
     guard let result = outcome.wait(until: deadline) else {
       if let id { cancelRequest(id) }
       throw DaemonError(.timeout, "the motion daemon did not answer within \(limit) s")
@@ -760,8 +813,9 @@ public final class DaemonClient: @unchecked Sendable {
   var subscribedStreams: [Stream] { state.withLock { Array($0.streams.values) } }
 
   /// Subscribes `stream` on the current connection (at a start, and for every stream after a
-  /// reconnection); nothing when it was unsubscribed meanwhile.
-  func sendSubscribe(_ stream: Stream) {
+  /// reconnection); nothing when it was unsubscribed meanwhile. Writing waits until `deadline`
+  /// at most (see `send`).
+  func sendSubscribe(_ stream: Stream, sendingBy deadline: Double? = nil) {
     send(
       { message in
         var subscribe = Opencoremotion_Daemon_V1_Subscribe()
@@ -776,7 +830,7 @@ public final class DaemonClient: @unchecked Sendable {
             Opencoremotion_Daemon_V1_ReferenceFrame(rawValue: frame.rawValue) ?? .unspecified
         }
         message.subscribe = subscribe
-      }, stream: stream,
+      }, stream: stream, sendingBy: deadline,
       onMessage: { reply in
         // A refused subscription (a frame the source cannot give) reaches its handler as a
         // failure of the stream rather than as silence.
@@ -787,7 +841,13 @@ public final class DaemonClient: @unchecked Sendable {
               message: "the motion daemon refused the subscription: \(error.message)"))
         }
         return true
-      }, onFailure: { _ in })
+      },
+      onFailure: { [weak self] _ in
+        // No connection to subscribe on: it ended after `subscribe()` found it up but before the
+        // stream was registered, so its `connectionLost` saw no stream to reconnect for. Without
+        // this the stream would wait for a reconnection that nothing starts.
+        self?.reconnectIfNeeded()
+      })
   }
 
   private func unsubscribe(_ localID: UInt64) {

@@ -9,8 +9,9 @@ import MotionSensors
 /// A query can be sent three ways: awaited (``DaemonClient/answer(to:)``, behind the public
 /// `async` methods), waited for on a thread of the caller's own
 /// (``DaemonClient/waitForAnswer(to:timeout:)``, for the synchronous Core Motion history
-/// queries), or handed to a completion handler (``DaemonClient/ask(_:connectingFor:completion:)``,
-/// for callers on the connection's reader thread, which must not wait).
+/// queries), or handed to a completion handler
+/// (``DaemonClient/ask(_:connectingFor:sendingBy:completion:)``, for callers on the connection's
+/// reader thread, which must not wait).
 package struct DaemonQuery<Answer: Sendable>: Sendable {
   /// Fills in the request (its id is the client's).
   let fill: @Sendable (inout WireClientMessage) -> Void

@@ -40,6 +40,8 @@ package final class UnixSocket: @unchecked Sendable {
     package var operation: String
     package var code: Int32
     package var description: String { "\(operation): \(String(cString: strerror(code)))" }
+    /// Whether the call gave up at its timeout (`ETIMEDOUT`) rather than failed.
+    package var isTimeout: Bool { code == ETIMEDOUT }
   }
 
   private init(descriptor: Int32) {
@@ -108,21 +110,61 @@ package final class UnixSocket: @unchecked Sendable {
     return fd
   }
 
-  /// Connects to the socket at `path`.
-  package static func connect(path: String) throws -> UnixSocket {
+  /// Connects to the socket at `path`, waiting at most `timeout` s (`nil`: no limit) for room in
+  /// the listener's backlog.
+  ///
+  /// A listener that stops accepting (a daemon stopped with SIGSTOP, or stuck) keeps every
+  /// connection made to it in its backlog; once the backlog is full, a Linux Unix-socket
+  /// `connect` waits for room for as long as the socket's send timeout, by default for ever. The
+  /// timeout is that send timeout (`SO_SNDTIMEO`), set for the `connect` only: it then fails
+  /// with `ETIMEDOUT` (``SocketError/isTimeout``).
+  package static func connect(path: String, timeout: Double? = nil) throws -> UnixSocket {
     var address = try makeAddress(path)
     let fd = try newSocket()
-    let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+    let deadline = timeout.map { ProcessInfo.processInfo.systemUptime + max(0, $0) }
+    var code: Int32 = 0
+    while true {
+      if let deadline {
+        let left = deadline - ProcessInfo.processInfo.systemUptime
+        guard left > 0 else {
+          code = ETIMEDOUT
+          break
+        }
+        setTimeout(fd, SO_SNDTIMEO, seconds: left)
       }
+      let result = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
+      }
+      if result == 0 {
+        code = 0
+        break
+      }
+      code = errno
+      // A signal during the wait: the socket is still unconnected, so trying again is safe.
+      if code == EINTR { continue }
+      // What a Unix socket's `connect` reports when its send timeout ran out.
+      if code == EAGAIN, deadline != nil { code = ETIMEDOUT }
+      break
     }
-    guard result == 0 else {
-      let code = errno
+    guard code == 0 else {
       _ = Glibc.close(fd)
       throw SocketError(operation: "connect \(path)", code: code)
     }
+    // Writes take a timeout of their own (`write(_:timeout:)`).
+    if deadline != nil { setTimeout(fd, SO_SNDTIMEO, seconds: 0) }
     return UnixSocket(descriptor: fd)
+  }
+
+  /// Sets `option` (`SO_RCVTIMEO` or `SO_SNDTIMEO`) of `fd` to `seconds` (at most an hour); 0 =
+  /// none. A positive time is at least 1 µs, since a zero `timeval` would mean none.
+  private static func setTimeout(_ fd: Int32, _ option: Int32, seconds: Double) {
+    let clamped = max(0, min(seconds, 3600))
+    var value = timeval(
+      tv_sec: Int(clamped), tv_usec: Int((clamped - clamped.rounded(.down)) * 1e6))
+    if clamped > 0, value.tv_sec == 0, value.tv_usec == 0 { value.tv_usec = 1 }
+    _ = setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
   }
 
   /// Binds and listens at `path` with mode 0600. An existing socket file is replaced only when no
@@ -231,20 +273,47 @@ package final class UnixSocket: @unchecked Sendable {
   }
 
   /// Writes all of `bytes`; throws when the peer has gone (never raises SIGPIPE).
-  package func write(_ bytes: [UInt8]) throws {
+  ///
+  /// With a `timeout`, gives up with `ETIMEDOUT` (``SocketError/isTimeout``) when the peer has not
+  /// taken all of them within `timeout` s: a peer that stopped reading fills the send buffer,
+  /// and a blocking `send` would then wait for ever. Part of `bytes` may have been sent by then,
+  /// so the byte stream is out of step: the caller closes the socket.
+  package func write(_ bytes: [UInt8], timeout: Double? = nil) throws {
+    let deadline = timeout.map { ProcessInfo.processInfo.systemUptime + max(0, $0) }
+    // Without a deadline, a blocking `send`; with one, a non-blocking `send` and a `poll` for
+    // room (per call, where `SO_SNDTIMEO` would apply to every thread writing to the socket).
+    let flags = Int32(MSG_NOSIGNAL) | (deadline == nil ? 0 : Int32(MSG_DONTWAIT))
     try withDescriptor("send") { fd in
       var offset = 0
       try bytes.withUnsafeBytes { buffer in
         while offset < buffer.count {
-          let written = send(
-            fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+          let written = send(fd, buffer.baseAddress! + offset, buffer.count - offset, flags)
           if written < 0 {
-            if errno == EINTR { continue }
-            throw SocketError(operation: "send", code: errno)
+            let code = errno
+            if code == EINTR { continue }
+            if let deadline, code == EAGAIN || code == EWOULDBLOCK {
+              try Self.waitForRoom(fd, until: deadline)
+              continue
+            }
+            throw SocketError(operation: "send", code: code)
           }
           offset += written
         }
       }
+    }
+  }
+
+  /// Waits until `fd` can take more bytes, or an error or hang-up that the next `send` reports;
+  /// throws `ETIMEDOUT` at `deadline` (boot clock, s).
+  private static func waitForRoom(_ fd: Int32, until deadline: Double) throws {
+    while true {
+      let left = deadline - ProcessInfo.processInfo.systemUptime
+      guard left > 0 else { throw SocketError(operation: "send", code: ETIMEDOUT) }
+      var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+      // Whole milliseconds, at least 1: a 0 would return at once and spin.
+      let result = poll(&entry, 1, Int32(min(max(1, (left * 1000).rounded(.up)), 3_600_000)))
+      if result > 0 { return }
+      if result < 0, errno != EINTR { throw SocketError(operation: "poll", code: errno) }
     }
   }
 
@@ -262,12 +331,7 @@ package final class UnixSocket: @unchecked Sendable {
 
   /// Sets a receive timeout (for handshakes); 0 = none.
   package func setReceiveTimeout(seconds: Double) {
-    let clamped = max(0, min(seconds, 3600))
-    var value = timeval(
-      tv_sec: Int(clamped), tv_usec: Int((clamped - clamped.rounded(.down)) * 1e6))
-    _ = try? withDescriptor("setsockopt") {
-      setsockopt($0, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
-    }
+    _ = try? withDescriptor("setsockopt") { Self.setTimeout($0, SO_RCVTIMEO, seconds: seconds) }
   }
 
   /// Wakes any thread blocked in `read`/`accept` (both directions shut down) without releasing
@@ -275,6 +339,15 @@ package final class UnixSocket: @unchecked Sendable {
   package func shutdown() {
     lock.withLock {
       if descriptor >= 0 { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+    }
+  }
+
+  /// Stops reading this end (`SHUT_RD`): the peer's writes fail with `EPIPE` from now on, while
+  /// this end can still write to it. For the tests' stand-in daemons, to make a client's next
+  /// write fail at a known point.
+  package func shutdownReading() {
+    lock.withLock {
+      if descriptor >= 0 { _ = Glibc.shutdown(descriptor, Int32(SHUT_RD)) }
     }
   }
 

@@ -27,6 +27,8 @@ final class FakeDaemon: @unchecked Sendable {
     var pedometerSteps: Double?
     /// Requests other than Hello and Subscribe received.
     var queries = 0
+    var readsAfterHello = true
+    var connectionsRefusingRequests = 0
   }
 
   let path: String
@@ -81,6 +83,21 @@ final class FakeDaemon: @unchecked Sendable {
     get { state.withLock { $0.pedometerSteps } }
     set { state.withLock { $0.pedometerSteps = newValue } }
   }
+  /// Whether a connection is read after its Hello is answered; when `false` it stays open but
+  /// unread, as from a daemon that stopped reading (the client's writes fill its socket buffer).
+  var readsAfterHello: Bool {
+    get { state.withLock { $0.readsAfterHello } }
+    set { state.withLock { $0.readsAfterHello = newValue } }
+  }
+
+  /// How many of the next handshakes stop reading before the Hello reply (`SHUT_RD`): the
+  /// handshake succeeds, and the client's first write after it fails, so that the connection
+  /// ends at a known point.
+  var connectionsRefusingRequests: Int {
+    get { state.withLock { $0.connectionsRefusingRequests } }
+    set { state.withLock { $0.connectionsRefusingRequests = newValue } }
+  }
+
   /// Connections accepted so far.
   var accepted: Int { state.withLock { $0.accepted } }
   /// Requests other than Hello and Subscribe received so far (answered or not).
@@ -118,8 +135,12 @@ final class FakeDaemon: @unchecked Sendable {
         reply.requestID = request.requestID
         switch request.body {
         case .hello:
-          let (delay, notices) = state.withLock { ($0.helloDelay, $0.noticesBeforeHello) }
+          let (delay, notices, refusing) = state.withLock { s in
+            defer { s.connectionsRefusingRequests = max(0, s.connectionsRefusingRequests - 1) }
+            return (s.helloDelay, s.noticesBeforeHello, s.connectionsRefusingRequests > 0)
+          }
           Thread.sleep(forTimeInterval: delay)
+          if refusing { socket.shutdownReading() }
           for _ in 0..<notices {
             var notice = WireServerMessage()
             notice.authorization.historyAuthorized = true
@@ -158,6 +179,7 @@ final class FakeDaemon: @unchecked Sendable {
           }
         }
         try? socket.write(Wire.frame(reply))
+        if case .hello = request.body, !state.withLock({ $0.readsAfterHello }) { return }
       }
       decoder.compact()
     }
