@@ -425,7 +425,12 @@ public final class DaemonClient: @unchecked Sendable {
       confidence: Int(a.confidence))
   }
 
-  private func connectionLost(_ socket: UnixSocket) {
+  /// Ends the connection on `socket`, if it is still the current one: its requests fail, its
+  /// streams get `.disconnected`, and a reconnection starts when streams want one. The state
+  /// changes at once; the rest follows on this thread, or `inBackground` on a thread of its own:
+  /// a writer whose write failed may be inside a request's completion or a stream's handler, and
+  /// failing that request again there would take its lock a second time.
+  private func connectionLost(_ socket: UnixSocket, inBackground: Bool = false) {
     let (pending, streams, shouldReconnect) = state.withLock { s -> ([Pending], [Stream], Bool) in
       guard s.socket === socket else { return ([], [], false) }
       s.socket = nil
@@ -437,11 +442,15 @@ public final class DaemonClient: @unchecked Sendable {
       return (pending, Array(s.streams.values), reconnect)
     }
     socket.close()
-    for request in pending {
-      request.fail(DaemonError(.disconnected, "the motion daemon went away"))
+    guard !pending.isEmpty || !streams.isEmpty else { return }
+    let tell: @Sendable () -> Void = { [self] in
+      for request in pending {
+        request.fail(DaemonError(.disconnected, "the motion daemon went away"))
+      }
+      for stream in streams { stream.deliver(.disconnected("the motion daemon went away")) }
+      if shouldReconnect { startReconnecting() }
     }
-    for stream in streams { stream.deliver(.disconnected("the motion daemon went away")) }
-    if shouldReconnect { startReconnecting() }
+    if inBackground { Thread(block: tell).start() } else { tell() }
   }
 
   private func startReconnecting() {
@@ -552,7 +561,7 @@ public final class DaemonClient: @unchecked Sendable {
         pending.fail(failure)
       }
       logger.warning("closing the connection to the motion daemon: \(failure.message)")
-      connectionLost(socket)
+      connectionLost(socket, inBackground: true)
     }
     return message.requestID
   }
