@@ -189,7 +189,7 @@ package actor DashboardHub {
     startFeed()
     nextClient += 1
     let connection = FoxgloveConnection(
-      serverName: "OpenCoreMotion dashboard (\(feed.specification.description))",
+      serverName: "OpenCoreMotion dashboard (\(feed.specification.displayDescription))",
       sessionID: sessionID)
     let wasEmpty = registry.withLock { registry in
       let wasEmpty = registry.isEmpty
@@ -334,7 +334,7 @@ package actor DashboardHub {
     configureFrameRequests(of: next)
     sourceQueue.async { previous.stop() }
     if hasClients { startFeed() }
-    logger.info("dashboard source switched to \(specification)")
+    logger.info("dashboard source switched to \(specification.displayDescription)")
   }
 
   /// Stops the frame timer and the feed and closes every client's queue.
@@ -375,7 +375,7 @@ package actor DashboardHub {
     ]
     let available = feed.source.availableSensors
     return DashboardFrameEncoder.hello(
-      source: feed.specification.description,
+      source: feed.specification.displayDescription,
       sensors: sensors.filter { available.contains($0.0) }.map(\.1),
       frames: feed.supportedFrames, frame: feed.currentFrame, rate: feed.currentRate,
       rates: Self.offeredRates.filter { $0 <= maximumRate }, scenarios: scenarios,

@@ -268,7 +268,15 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
   }
 
   /// The canonical `COREMOTION_SOURCE` form.
-  public var description: String {
+  public var description: String { text(showingSecrets: true) }
+
+  /// The canonical form with Sensor Logger's push token hidden (`token=hidden`), for what others
+  /// may see: the dashboard's pages and its Foxglove server name, logs, error messages. The token
+  /// is the only guard on a receiver listening on the network; whoever reads it can post
+  /// readings, and viewing a dashboard (or a screenshot of one) must not grant that.
+  public var displayDescription: String { text(showingSecrets: false) }
+
+  private func text(showingSecrets: Bool) -> String {
     func address(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
     func query(_ options: [(String, String?)]) -> String {
       let present = options.compactMap { key, value in value.map { "\(key)=\($0)" } }
@@ -280,7 +288,7 @@ public enum PhoneStreamSpecification: Sendable, Equatable, CustomStringConvertib
         + query([
           ("platform", c.platform == .automatic ? nil : c.platform.rawValue),
           ("clock", c.clock == .receiverBoot ? nil : c.clock.rawValue),
-          ("token", c.token),
+          ("token", showingSecrets ? c.token : c.token.map { _ in "hidden" }),
         ])
     case .sensorServer(let c):
       let types = c.types.map { $0.replacingOccurrences(of: "android.sensor.", with: "") }

@@ -30,7 +30,7 @@ public enum SourceFactory {
     case .simulator(_, .multiplier(let factor)), .replay(_, .multiplier(let factor)):
       guard SourceSpecification.PlaybackSpeed.multiplierRange.contains(factor) else {
         throw SourceSpecificationError(
-          text: specification.description,
+          text: specification.displayDescription,
           problem: "speed \(factor) is outside \(SourceSpecification.multiplierRangeText)")
       }
     default:
@@ -46,7 +46,7 @@ public enum SourceFactory {
       let found = try wrapping(specification) { try DefaultSourceFactory.discoverHardware() }
       guard let found else {
         throw SourceSpecificationError(
-          text: specification.description, problem: "no IIO motion sensors were found",
+          text: specification.displayDescription, problem: "no IIO motion sensors were found",
           kind: .unavailable)
       }
       return found
@@ -130,7 +130,7 @@ public enum SourceFactory {
       throw error
     } catch {
       throw SourceSpecificationError(
-        text: specification.description, problem: "\(error)", kind: .unavailable)
+        text: specification.displayDescription, problem: "\(error)", kind: .unavailable)
     }
   }
 }

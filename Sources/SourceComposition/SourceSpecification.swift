@@ -147,6 +147,15 @@ public enum SourceSpecification: Equatable, Sendable, CustomStringConvertible {
   }
 
   /// The text form, which ``init(parsing:)`` reads back to an equal value.
+  /// ``description`` with secrets hidden (a phone stream's push token), for pages, logs and
+  /// error messages; see `PhoneStreamSpecification.displayDescription`.
+  public var displayDescription: String {
+    #if PhoneStreams
+      if case .phoneStream(let phone) = self { return phone.displayDescription }
+    #endif
+    return description
+  }
+
   public var description: String {
     switch self {
     case .automatic:

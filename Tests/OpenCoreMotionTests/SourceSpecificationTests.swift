@@ -50,6 +50,21 @@ final class SourceSpecificationTests: XCTestCase {
     }
   }
 
+  /// A Sensor Logger push token stays in the canonical form (it round-trips) but not in the one
+  /// shown on the dashboard's pages, its Foxglove name, logs and error messages: whoever reads it
+  /// can post readings to the receiver.
+  func testTheDisplayedFormHidesAPushToken() throws {
+    #if PhoneStreams
+      let text = "sensorlogger:192.168.1.5:8000?token=s3cret-Token"
+      let specification = try SourceSpecification(parsing: text)
+      XCTAssertEqual(try SourceSpecification(parsing: specification.description), specification)
+      XCTAssertTrue(specification.description.contains("s3cret-Token"))
+      XCTAssertEqual(
+        specification.displayDescription, "sensorlogger://192.168.1.5:8000?token=hidden")
+    #endif
+    XCTAssertEqual(SourceSpecification.iio.displayDescription, "iio")
+  }
+
   func testDescriptionRoundTrips() throws {
     var specifications: [SourceSpecification] = [
       .none, .automatic, .simulator(scenario: nil),
