@@ -82,6 +82,12 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     var aheadSample: MotionSample?
     /// Samples stamped far ahead of the clock and left out.
     var samplesStampedAhead = PowerOfTenReports()
+    /// A sample far behind the latest one, held until the next sample says whether the source's
+    /// clock restarted lower (it is far behind too, and not before this one) or the sample was
+    /// stamped wrong (see ``observe(_:in:events:)``).
+    var behindSample: MotionSample?
+    /// Samples stamped far behind the clock and left out.
+    var samplesStampedBehind = PowerOfTenReports()
     /// Barometer readings the tracker refused, as far as reported.
     var refusedPressureReports = PowerOfTenReports()
     var recordUntil: Date?
@@ -308,6 +314,13 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
           s.aheadSample = nil
           observeInOrder(ahead, in: &s, events: &events)
         }
+        // The last sample, far behind: one sample of a restarted clock is not worth a new
+        // timeline that a stale stamp would date everything after from (a source that comes
+        // back goes on from the old one).
+        if s.behindSample != nil {
+          s.behindSample = nil
+          noteSampleStampedBehind(in: &s)
+        }
         s.isFinished = true
       }
       events.append(.finished)
@@ -330,9 +343,35 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
   /// one means the sample was stamped wrong, and it is left out (counted, logged). Observed at
   /// once, one sample stamped 1e9 s dated the history's records 31 years ahead, and every later
   /// record after them.
+  ///
+  /// A sample far behind the latest one (``timelineTolerance``) waits too: a next sample also far
+  /// behind the latest one, and not before it, means the source's clock restarted lower, and both
+  /// are observed on a new timeline; any other means the sample was stamped wrong, and it is left
+  /// out (counted, logged). Taken at once for a restart, one stale stamp (t = 0 in a stream at
+  /// t = 500) began a timeline dated from now at 0, and every later sample was dated 500 s ahead
+  /// for good, while the detectors restarted for nothing.
   private func observe(
     _ sample: MotionSample, in s: inout State, events: inout [MotionHistoryEvent]
   ) {
+    if let behind = s.behindSample {
+      s.behindSample = nil
+      if let latest = s.latestTimestamp, latest - sample.timestamp > Self.timelineTolerance,
+        sample.timestamp >= behind.timestamp
+      {
+        // The clock restarted: `behind` begins the new timeline, and `sample` goes on from it.
+        observeInOrder(behind, in: &s, events: &events)
+      } else {
+        noteSampleStampedBehind(in: &s)
+      }
+    }
+    if let latest = s.latestTimestamp, latest - sample.timestamp > Self.timelineTolerance {
+      if s.aheadSample != nil {
+        s.aheadSample = nil
+        noteSampleStampedAhead(in: &s)
+      }
+      s.behindSample = sample
+      return
+    }
     if let latest = s.latestTimestamp, sample.timestamp - latest > Self.largestForwardStep {
       if let ahead = s.aheadSample, sample.timestamp >= ahead.timestamp {
         s.aheadSample = nil
@@ -358,6 +397,14 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     if let total = s.samplesStampedAhead.count() {
       Logger.openCoreMotion.warning(
         "a sample stamped far ahead of the source's clock was left out of the motion history",
+        metadata: ["source": "\(source.name)", "samples": "\(total)"])
+    }
+  }
+
+  private func noteSampleStampedBehind(in s: inout State) {
+    if let total = s.samplesStampedBehind.count() {
+      Logger.openCoreMotion.warning(
+        "a sample stamped far behind the source's clock was left out of the motion history",
         metadata: ["source": "\(source.name)", "samples": "\(total)"])
     }
   }

@@ -61,6 +61,22 @@ final class InProcessHistoryNewTimelineTests: XCTestCase {
     XCTAssertLessThanOrEqual(records.last?.date ?? .distantFuture, HistoryFixture.date(15))
   }
 
+  /// One sample stamped 0 in the middle of a stream at t = 500 (a stale stamp), then the stream
+  /// goes on: the sample is left out, and the dates stay on the stream's clock. It used to begin a
+  /// new timeline dated from now at 0, so every later record was dated 500 s ahead of it.
+  /// (Found by a review of 2026-11-30.)
+  func testOneSampleStampedFarBehindDoesNotMoveTheDates() {
+    let source = HandFedSource()
+    let history = HistoryFixture.history(source)
+    for i in 50_000...52_000 { source.push(t: Double(i) / 100, pressure: 101.325) }
+    source.push(t: 0, pressure: 101.325)
+    for i in 52_001...53_000 { source.push(t: Double(i) / 100, pressure: 101.325) }
+    let records = history.altitudes(from: .distantPast, to: .distantFuture)
+    XCTAssertGreaterThan(records.count, 25, "one record a second over 30 s")
+    XCTAssertLessThanOrEqual(records.last?.date ?? .distantFuture, HistoryFixture.date(531))
+    XCTAssertGreaterThan(records.last?.date ?? .distantPast, HistoryFixture.date(529))
+  }
+
   /// A gap in the stream (a minute without samples) is not a wrong stamp: the samples after it
   /// are observed, the first of them as soon as the second confirms the clock moved on.
   func testAGapInTheStreamIsObserved() {
