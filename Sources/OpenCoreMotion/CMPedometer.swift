@@ -175,6 +175,11 @@ open class CMPedometer: NSObject {
     // before floors counted since (they may be dated up to the reading that counted them), and
     // its own date would leave them out.
     let latestEnd = Locked<Date?>(nil)
+    // The largest totals handed over in this run. Apple's updates are cumulative from `start`: a
+    // count never goes back within one run. Recomputed from the history, it could: steps older
+    // than 7 days pruned from under an old `start`, or steps moved forward with a clock set
+    // forward while an update's end stayed on the old clock (the pause's update counted ~0).
+    let shown = Locked<PedometerSummary?>(nil)
     let deliver: @Sendable (Date, Double, UInt64) -> Void = { date, timestamp, generation in
       guard date >= start else { return }
       let end = latestEnd.withLock { latest -> Date in
@@ -182,9 +187,17 @@ open class CMPedometer: NSObject {
         latest = end
         return end
       }
-      let summary = totals(end)
-      delivered.withLock { $0 = (end, timestamp, summary.numberOfSteps) }
-      channel.deliver(Self.data(summary, live: true), timestamp: timestamp, generation: generation)
+      let computed = totals(end)
+      // Raised under the channel's lock, in hand-over order: the floor is what went out before.
+      channel.offer(timestamp: timestamp, generation: generation) {
+        let summary = shown.withLock { floor -> PedometerSummary in
+          let raised = computed.notBelow(floor)
+          floor = raised
+          return raised
+        }
+        delivered.withLock { $0 = (end, timestamp, summary.numberOfSteps) }
+        return Self.data(summary, live: true)
+      }
     }
     let generation = channel.connect(to: backend, sink: sink, holdingFinish: true) {
       event, generation in
@@ -221,7 +234,7 @@ open class CMPedometer: NSObject {
         }) {
           deliver(pending.date, pending.timestamp, generation)
         } else if let last = delivered.withLock({ $0 }),
-          totals(last.date).numberOfSteps != last.steps
+          totals(last.date).numberOfSteps > last.steps
         {
           // The totals grew after the last update without a step event of this process: on the
           // daemon, its counter for the last steps arrived after the update the step triggered.
@@ -249,7 +262,10 @@ open class CMPedometer: NSObject {
       // Later updates end no earlier (if the channel drops this one, a live update went out
       // first, and ending no earlier than now loses nothing).
       latestEnd.withLock { $0 = Swift.max(now, $0 ?? now) }
-      channel.deliverOpening(Self.data(past, live: false), generation: generation)
+      channel.offer(timestamp: -.infinity, generation: generation, opening: true) {
+        shown.withLock { $0 = past.notBelow($0) }
+        return Self.data(past, live: false)
+      }
     }
     channel.releaseFinish(generation: generation)
   }

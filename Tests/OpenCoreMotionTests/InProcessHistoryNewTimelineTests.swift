@@ -291,6 +291,52 @@ final class InProcessHistoryWallClockStepTests: XCTestCase {
     XCTAssertGreaterThan(recorded.count, 600, "the recording went on after the clock was set back")
   }
 
+  /// The clock set forward by 1e9 s about 0.3 s after the walk's last step was reported, before
+  /// its pause (2 s later): the live updates' counts never go back. The steps moved forward with
+  /// the clock while the update's end stayed on the old clock, so the pause's update counted
+  /// about 0 steps. (Found by a review of 2026-11-30.)
+  func testPedometerCountsDoNotGoBackWhenTheClockIsSetForwardBeforeThePause() {
+    var stream = SimulatedSensorStream(
+      scenario: HistoryFixture.walkScenario(restBefore: 1, walk: 20, restAfter: 4))
+    var walk: [MotionSample] = []
+    while let sample = try? stream.next() { walk.append(sample) }
+    // When the last step is reported: a dry run through a history of its own.
+    let dry = HandFedSource()
+    let dryHistory = InProcessMotionHistory(source: dry)
+    let feeding = Locked(0.0)
+    let lastReport = Locked<Double?>(nil)
+    let watch = dryHistory.subscribe { event in
+      if case .step = event { lastReport.withLock { $0 = feeding.withLock { $0 } } }
+    }
+    for sample in walk {
+      feeding.withLock { $0 = sample.timestamp }
+      dry.push(sample)
+    }
+    watch.cancel()
+    guard let lastStep = lastReport.withLock({ $0 }) else { return XCTFail("no step in the walk") }
+    let source = HandFedSource()
+    let clocks = TestClocks()
+    let history = InProcessMotionHistory(source: source, clocks: clocks.reading)
+    let pedometer = CMPedometer(backend: history)
+    let received = Collector<CMPedometerData>()
+    pedometer.startUpdates(from: clocks.now) { data, _ in data.map(received.append) }
+    var isSet = false
+    for sample in walk {
+      if !isSet, sample.timestamp >= lastStep + 0.3 {
+        clocks.setWallClock(forwardBy: 1e9)
+        isSet = true
+      }
+      clocks.advance(to: sample.timestamp)
+      source.push(sample)
+    }
+    drain(pedometer.handlerQueue)
+    pedometer.stopUpdates()
+    XCTAssertTrue(isSet, "the clock was set before the pause")
+    let counts = received.all.map(\.numberOfSteps.intValue)
+    XCTAssertGreaterThan(counts.last ?? 0, 25, "about 1.8 steps/s over the 20 s walk")
+    XCTAssertEqual(counts, counts.sorted(), "cumulative counts never go back")
+  }
+
   /// The same during a walk, through the Core Motion API: a pedometer started after the clock
   /// was set counts the steps that follow, and a query over the minute since then finds them; one
   /// started at boot, before the step, goes on counting every step (kept at their old dates, the
