@@ -304,7 +304,13 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     switch event {
     case .sample(let sample):
       guard sample.timestamp.isFinite else { return }
-      state.withLock { s in observe(sample, in: &s, events: &events) }
+      state.withLock { s in
+        // A sample after the end: the source is live again (a motion daemon that finished its
+        // replay and restarted, and the client resubscribed). Left finished, every later
+        // subscriber was told `.finished` at once, and no new update got a live event.
+        s.isFinished = false
+        observe(sample, in: &s, events: &events)
+      }
     case .failure(let failure):
       events.append(.failure(failure))
     case .finished:

@@ -29,6 +29,11 @@ private final class HandFedSource: SensorSource, @unchecked Sendable {
   func push(_ sample: MotionSample) {
     for handler in handlers.withLock({ $0 }) { handler(.sample(sample)) }
   }
+
+  /// Ends the stream (samples may follow: the source came back).
+  func finish() {
+    for handler in handlers.withLock({ $0 }) { handler(.finished) }
+  }
 }
 
 /// The in-process history goes on when the source's clock restarts lower: a daemon or a
@@ -75,6 +80,28 @@ final class InProcessHistoryNewTimelineTests: XCTestCase {
     XCTAssertGreaterThan(records.count, 25, "one record a second over 30 s")
     XCTAssertLessThanOrEqual(records.last?.date ?? .distantFuture, HistoryFixture.date(531))
     XCTAssertGreaterThan(records.last?.date ?? .distantPast, HistoryFixture.date(529))
+  }
+
+  /// The source finishes (a motion daemon's replay ended), then samples flow again (the daemon
+  /// restarted and the client resubscribed): an altimeter started after that gets live updates.
+  /// The history stayed finished, and told every later subscriber `.finished` at once.
+  /// (Found by a review of 2026-11-30.)
+  func testUpdatesStartedAfterTheSourceCameBackAreDelivered() {
+    let source = HandFedSource()
+    let history = HistoryFixture.history(source)
+    for i in 0..<500 { source.push(t: Double(i) / 100, pressure: 101.325) }
+    source.finish()
+    for i in 500..<1000 { source.push(t: Double(i) / 100, pressure: 101.325) }
+    let altimeter = CMAltimeter(backend: history)
+    let queue = makeSerialQueue()
+    let received = Collector<CMAltitudeData>()
+    altimeter.startRelativeAltitudeUpdates(to: queue) { data, _ in data.map(received.append) }
+    for i in 1000..<1500 { source.push(t: Double(i) / 100, pressure: 101.2) }
+    drain(queue)
+    altimeter.stopRelativeAltitudeUpdates()
+    XCTAssertGreaterThan(received.count, 0, "live updates after the source came back")
+    // About 10 m up (0.125 kPa lower), the filter still settling 5 s after the change.
+    XCTAssertGreaterThan(received.all.last?.relativeAltitude.doubleValue ?? 0, 5)
   }
 
   /// A gap in the stream (a minute without samples) is not a wrong stamp: the samples after it
