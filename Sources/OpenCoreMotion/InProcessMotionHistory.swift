@@ -451,7 +451,11 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     if s.isWalking, let report = s.lastStepReport, t - report >= parameters.pauseDelay {
       s.isWalking = false
       s.boutStepTimes.removeAll(keepingCapacity: true)
-      let pauseDate = timeline.date(forTimestamp: t)
+      // Dated when the walk stopped (the pause delay after the last step's report), not at this
+      // sample: after a gap in the source (an hour without samples), the event stream showed an
+      // hour-long walk. Never before the last step.
+      let stopped = Swift.min(t, report + parameters.pauseDelay)
+      let pauseDate = timeline.date(forTimestamp: Swift.max(stopped, s.lastStepTime ?? stopped))
       s.lastPauseDate = pauseDate
       events.append(.pedestrian(PedestrianEventRecord(date: pauseDate, isPause: true)))
     }

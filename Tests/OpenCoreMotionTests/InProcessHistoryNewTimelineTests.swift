@@ -104,6 +104,28 @@ final class InProcessHistoryNewTimelineTests: XCTestCase {
     XCTAssertGreaterThan(received.all.last?.relativeAltitude.doubleValue ?? 0, 5)
   }
 
+  /// A walk until t = 21, then nothing from the source for an hour, then rest: the pause is dated
+  /// when the walk stopped (about 2 s after its last step), not when the source came back. It was
+  /// dated at the first sample after the gap, so the event stream showed an hour-long walk.
+  /// (Found by a review of 2026-11-30.)
+  func testAPauseAfterAGapInTheSourceIsDatedWhenTheWalkStopped() {
+    let source = HandFedSource()
+    let history = HistoryFixture.history(source)
+    let pedometer = CMPedometer(backend: history)
+    let events = Collector<CMPedometerEvent>()
+    pedometer.startEventUpdates { event, _ in event.map(events.append) }
+    var stream = SimulatedSensorStream(
+      scenario: HistoryFixture.walkScenario(restBefore: 1, walk: 20, restAfter: 0))
+    while let sample = try? stream.next() { source.push(sample) }
+    for i in 0..<300 { source.push(t: 3621 + Double(i) / 100, pressure: 101.325) }
+    drain(pedometer.handlerQueue)
+    pedometer.stopEventUpdates()
+    let pauses = events.all.filter { $0.type == .pause }
+    XCTAssertEqual(pauses.count, 1)
+    XCTAssertGreaterThan(pauses.first?.date ?? .distantPast, HistoryFixture.date(15))
+    XCTAssertLessThan(pauses.first?.date ?? .distantFuture, HistoryFixture.date(26))
+  }
+
   /// A gap in the stream (a minute without samples) is not a wrong stamp: the samples after it
   /// are observed, the first of them as soon as the second confirms the clock moved on.
   func testAGapInTheStreamIsObserved() {
