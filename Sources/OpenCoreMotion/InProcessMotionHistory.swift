@@ -104,6 +104,8 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     var clockWatch = WallClockStepWatch()
     /// The source time of the last look at the wall clock, s.
     var lastClockCheck: Double?
+    /// The boot clock at the last look at the wall clock, s.
+    var lastClockCheckBoot: Double?
     /// Times the wall clock was set, as far as reported.
     var clockSteps = PowerOfTenReports(reportingEachUpTo: 10)
   }
@@ -203,13 +205,35 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
       // The current cadence is judged no later than the detector's clock (see `StepLedger`).
       let observed = s.latestTimestamp.flatMap { s.timeline?.date(forTimestamp: $0) }
       return s.ledger.summary(
-        from: start, to: end, countsFloors: countsFloors, observedUntil: observed)
+        from: start, to: end, countsFloors: countsFloors, observedUntil: observed,
+        keptSince: keptSince(parameters.retention, in: s))
     }
+  }
+
+  /// The history's now: the date of the source time of the last look at the clocks, moved on by
+  /// the boot clock since (`nil` before the first sample). A history whose source stopped still
+  /// ages; its dates stay on the history's own timeline (a test's fixed one included).
+  private func now(in s: State) -> Date? {
+    guard let timeline = s.timeline, let check = s.lastClockCheck, let boot = s.lastClockCheckBoot
+    else { return nil }
+    let elapsed = readClocks().boot - boot
+    return timeline.date(forTimestamp: check).addingTimeInterval(
+      elapsed.isFinite ? Swift.max(0, elapsed) : 0)
+  }
+
+  /// The oldest date a query answers for, `retention` s before the history's now: entries are
+  /// dropped only when newer ones arrive, so without new data a query would find a recording of
+  /// 4 days ago, or steps of 8 days ago (Apple keeps 3 and 7 days, and so do our docs).
+  private func keptSince(_ retention: Double, in s: State) -> Date? {
+    now(in: s)?.addingTimeInterval(-retention)
   }
 
   package func activities(from start: Date, to end: Date) -> [ActivityRecord] {
     guard start <= end else { return [] }
     return state.withLock { s in
+      // Nothing older than the retention (see ``keptSince(_:in:)``).
+      let start = Swift.max(start, keptSince(parameters.retention, in: s) ?? start)
+      guard start <= end else { return [] }
       // Nothing is known of a window that begins after the latest sample: the activity in
       // force now may have ended by then (Apple answers such a window with no activity).
       if let latest = s.latestTimestamp, let timeline = s.timeline,
@@ -245,7 +269,11 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
   }
 
   package func recordedAccelerometer(from start: Date, to end: Date) -> [AccelerometerRecord] {
-    state.withLock { $0.recorded.records(from: start, to: end) }
+    state.withLock { s in
+      // Nothing older than the recording retention (see ``keptSince(_:in:)``).
+      let start = Swift.max(start, keptSince(parameters.recordingRetention, in: s) ?? start)
+      return start <= end ? s.recorded.records(from: start, to: end) : []
+    }
   }
 
   package func pressure(
@@ -511,6 +539,7 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
       let clocks = readClocks()
       _ = s.clockWatch.step(wall: clocks.wall, boot: clocks.boot)
       s.lastClockCheck = t
+      s.lastClockCheckBoot = clocks.boot
       return MotionTimeline(referenceDate: clocks.wall, referenceTimestamp: t)
     }
     // A source clock that restarted lower is also due a look.
@@ -519,6 +548,7 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     }
     s.lastClockCheck = t
     let clocks = readClocks()
+    s.lastClockCheckBoot = clocks.boot
     guard let step = s.clockWatch.step(wall: clocks.wall, boot: clocks.boot) else {
       return timeline
     }
@@ -588,6 +618,7 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
       noteClockStep(step, in: &s)
     }
     s.lastClockCheck = t
+    s.lastClockCheckBoot = clocks.boot
     s.timeline = MotionTimeline(
       referenceDate: Swift.max(lastDate, clocks.wall), referenceTimestamp: t)
     s.latestTimestamp = nil

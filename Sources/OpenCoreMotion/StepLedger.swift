@@ -91,13 +91,19 @@ struct StepLedger: Sendable {
   /// limb's strides and the riding gate later still); judged at an `end` beyond what the detector
   /// has seen (an opening update ends at the wall clock's now, a lagging source is behind it),
   /// they were lost for a pause that nobody could have observed.
+  ///
+  /// Entries before `keptSince` are left out (they are past the retention, and only dropped when
+  /// newer ones arrive); the summary's dates stay `start` and `end`.
   func summary(
-    from start: Date, to end: Date, countsFloors: Bool, observedUntil: Date? = nil
+    from start: Date, to end: Date, countsFloors: Bool, observedUntil: Date? = nil,
+    keptSince: Date? = nil
   ) -> PedometerSummary {
     var result = PedometerSummary(startDate: start, endDate: end)
-    let a = start.timeIntervalSinceReferenceDate
+    guard start <= end else { return result }
+    let a = Swift.max(
+      start.timeIntervalSinceReferenceDate,
+      keptSince?.timeIntervalSinceReferenceDate ?? -.infinity)
     let b = end.timeIntervalSinceReferenceDate
-    guard a <= b else { return result }
     let lower = firstIndex(in: steps, where: { $0.date >= a })
     let upper = firstIndex(in: steps, where: { $0.date > b })
     if lower < upper {

@@ -386,6 +386,49 @@ final class InProcessHistoryWallClockStepTests: XCTestCase {
     XCTAssertEqual(counts, counts.sorted(), "cumulative counts never go back")
   }
 
+  /// A recording made, then the source stops and 4 days pass: the recording is no longer
+  /// returned (3 days are kept, as Apple). Entries were dropped only when newer ones arrived, so
+  /// it was returned for ever. (Found by a review of 2026-11-30.)
+  func testARecordingOlderThanThreeDaysIsNotReturnedWithoutNewData() {
+    let source = HandFedSource()
+    let clocks = TestClocks()
+    let history = InProcessMotionHistory(source: source, clocks: clocks.reading)
+    history.recordAccelerometer(forDuration: 5)
+    feed(source, clocks, rows: 0..<1000, pressure: 101.325)
+    let fresh = history.recordedAccelerometer(from: .distantPast, to: .distantFuture)
+    XCTAssertGreaterThan(fresh.count, 200, "5 s at 50 Hz")
+    clocks.advance(to: 10 + 2 * 86_400)
+    XCTAssertEqual(
+      history.recordedAccelerometer(from: .distantPast, to: .distantFuture).count, fresh.count,
+      "kept for 3 days")
+    clocks.advance(to: 10 + 4 * 86_400)
+    XCTAssertEqual(history.recordedAccelerometer(from: .distantPast, to: .distantFuture).count, 0)
+  }
+
+  /// A walk, then the source stops and 8 days pass: its steps are no longer counted (7 days are
+  /// kept, as Apple). They were counted as long as nothing newer was walked. (Same review.)
+  func testStepsOlderThanSevenDaysAreNotCountedWithoutNewSteps() {
+    let source = HandFedSource()
+    let clocks = TestClocks()
+    let history = InProcessMotionHistory(source: source, clocks: clocks.reading)
+    var stream = SimulatedSensorStream(
+      scenario: HistoryFixture.walkScenario(restBefore: 1, walk: 20, restAfter: 3))
+    while let sample = try? stream.next() {
+      clocks.advance(to: sample.timestamp)
+      source.push(sample)
+    }
+    let steps = { history.pedometerSummary(from: .distantPast, to: .distantFuture).numberOfSteps }
+    let activities = { history.activities(from: .distantPast, to: .distantFuture).count }
+    XCTAssertGreaterThan(steps(), 25, "about 1.8 steps/s over the 20 s walk")
+    XCTAssertGreaterThan(activities(), 1, "still, walking, ...")
+    clocks.advance(to: 30 + 6 * 86_400)
+    XCTAssertGreaterThan(steps(), 25, "kept for 7 days")
+    clocks.advance(to: 30 + 8 * 86_400)
+    XCTAssertEqual(steps(), 0)
+    // The source has said nothing for 8 days: nothing is known of the 7 days kept.
+    XCTAssertEqual(activities(), 0, "activities older than 7 days")
+  }
+
   /// The same during a walk, through the Core Motion API: a pedometer started after the clock
   /// was set counts the steps that follow, and a query over the minute since then finds them; one
   /// started at boot, before the step, goes on counting every step (kept at their old dates, the
