@@ -17,9 +17,12 @@ import MotionSensors
 /// reading requests (the kernel's socket buffer then stops the client's writes), and long answers
 /// are produced chunk by chunk as the client drains them (``sendWhenRoom(_:)``). An authorization
 /// change another client causes takes one slot that holds only the latest change
-/// (``notifyAuthorizationChange()``), so no client's requests can grow this client's queue. Only
-/// source events can add beyond the limit; a client whose queue still grows past
-/// ``Limits/hardReplyBytes`` is disconnected.
+/// (``notifyAuthorizationChange()``), so no client's requests can grow this client's queue. A live
+/// activity change, which the next one does not make up for as a pedometer or altitude update's
+/// cumulative values do, is not put in the ring either: each subscription has one slot holding
+/// its latest change not yet written, never dropped for other messages. Only source events can add
+/// beyond the limit; a client whose queue still grows past ``Limits/hardReplyBytes`` is
+/// disconnected.
 ///
 /// A frame must be completed within ``Limits/frameDeadline`` of the previous frame's end once a
 /// byte of it has arrived: a peer that stops half-way cannot hold a 16 MiB buffer for ever. An idle
@@ -32,6 +35,15 @@ final class ClientSession: @unchecked Sendable {
     /// Bytes of replies queued or being written (decreased when the write has completed).
     var replyBytes = 0
     var subscriptions: [UInt64: ClientSubscription] = [:]
+    /// Each subscription's latest live activity change not yet written, as a frame. Outside the
+    /// ring: an activity change dropped there was reported nowhere (a `LiveUpdate` has no
+    /// `dropped_before`), and the app showed the activity before it until the next change, which
+    /// may be hours later. One slot per subscription keeps it bounded (at most
+    /// ``Limits/subscriptions`` small frames): a change not yet written when the next one comes
+    /// is replaced by it and counted in `dropped`, since the latest one is the activity in force.
+    var pendingActivity: [UInt64: [UInt8]] = [:]
+    /// Messages the client will not get: dropped from the ring, or activity changes replaced by
+    /// a later one before they were written.
     var dropped: UInt64 = 0
     var isClosed = false
     /// The client shut down its sending side (end of stream): no request comes any more, and the
@@ -106,7 +118,7 @@ final class ClientSession: @unchecked Sendable {
     condition.withLock {
       (
         state.name, state.subscriptions.values.sorted { $0.id < $1.id }, state.dropped,
-        state.stream.count
+        state.stream.count + state.pendingActivity.count
       )
     }
   }
@@ -160,6 +172,8 @@ final class ClientSession: @unchecked Sendable {
         if daemonIsFull { return .daemonIsFull }
       }
       state.subscriptions[subscription.id] = subscription
+      // A replacement that no longer wants activity changes must not get the old one's.
+      if !subscription.activity { state.pendingActivity[subscription.id] = nil }
       return .added
     }
   }
@@ -169,7 +183,10 @@ final class ClientSession: @unchecked Sendable {
 
   @discardableResult
   func removeSubscription(_ id: UInt64) -> Bool {
-    condition.withLock { state.subscriptions.removeValue(forKey: id) != nil }
+    condition.withLock {
+      state.pendingActivity[id] = nil
+      return state.subscriptions.removeValue(forKey: id) != nil
+    }
   }
 
   // MARK: Delivery (called on the source's delivery thread; never blocks on the socket)
@@ -244,6 +261,10 @@ final class ClientSession: @unchecked Sendable {
   }
 
   /// Queues a live pedometer/activity/altitude update for the subscriptions that want it.
+  ///
+  /// Pedometer and altitude updates go through the ring: each carries cumulative values, so the
+  /// next one makes up for one dropped. An activity change does not: it goes to the
+  /// subscription's own slot (`State.pendingActivity`), replacing a change not yet written.
   func deliver(_ update: LiveUpdate) {
     condition.lock()
     defer { condition.unlock() }
@@ -253,7 +274,14 @@ final class ClientSession: @unchecked Sendable {
       var message = WireServerMessage()
       message.requestID = subscription.id
       message.live = update.wire
-      enqueueStreamLocked(subscription.id, Wire.frame(message))
+      let frame = Wire.frame(message)
+      if update.kind == .activity {
+        if state.pendingActivity.updateValue(frame, forKey: subscription.id) != nil {
+          state.dropped += 1
+        }
+      } else {
+        enqueueStreamLocked(subscription.id, frame)
+      }
       queuedAny = true
     }
     if queuedAny { condition.broadcast() }
@@ -476,7 +504,7 @@ final class ClientSession: @unchecked Sendable {
     while true {
       condition.lock()
       while !state.isClosed && state.stream.isEmpty && state.replies.isEmpty
-        && !state.peerFinished && !state.authorizationChanged
+        && state.pendingActivity.isEmpty && !state.peerFinished && !state.authorizationChanged
       {
         condition.wait()
       }
@@ -505,6 +533,10 @@ final class ClientSession: @unchecked Sendable {
       let writesNotice = state.authorizationChanged && repliesTaken >= state.noticeAfterReplies
       if writesNotice { state.authorizationChanged = false }
       while let item = state.stream.popFirst() { output.append(contentsOf: item.frame) }
+      // Each subscription's latest activity change (their order between subscriptions does not
+      // matter: each client stream reads only its own).
+      for frame in state.pendingActivity.values { output.append(contentsOf: frame) }
+      state.pendingActivity.removeAll(keepingCapacity: true)
       condition.unlock()
       // Built outside the lock (it reads the history's condition under the history's own lock);
       // a change made from here on sets the flag again and is written next time.

@@ -48,7 +48,9 @@
 // FLOW CONTROL
 //   Each client has a bounded outgoing queue in the daemon. When a client does not read, the oldest
 //   queued stream messages are dropped and counted (`SampleBatch.dropped_before`, `ClientStatus`);
-//   replies to requests are never dropped. A slow client never delays another one.
+//   replies to requests are never dropped. A live activity change (`LiveUpdate.activity`) is not
+//   dropped for other messages: a later change of the same subscription replaces one not yet sent
+//   (the later one is the activity in force). A slow client never delays another one.
 
 import SwiftProtobuf
 
