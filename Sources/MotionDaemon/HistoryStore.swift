@@ -17,8 +17,9 @@ import MotionSensors
   package let path: String
   private let pool: DatabasePool
   private let logger: Logger
-  /// The tables whose unusable rows have been reported at warning level (later queries report
-  /// them at debug level only: a client querying in a loop must not flood the log).
+  /// The tables whose unusable rows (or, for `activity_change`, too many rows for a query) have
+  /// been reported at warning level (later queries report them at debug level only: a client
+  /// querying in a loop must not flood the log).
   private let reportedTables = Locked<Set<String>>([])
 
   static let fileName = "history.sqlite"
@@ -382,9 +383,59 @@ import MotionSensors
     return minutes
   }
 
-  /// Activity changes in [from, to], preceded by the one in force at `from`.
-  package func activities(from: Double, to: Double) throws -> [HistoryBatch.ActivityChange] {
-    let (changes, skipped) = try pool.read { db in
+  /// Activity changes one query reads at most (``activities(from:to:limit:)``).
+  ///
+  /// The store's contents must not set the size of an answer: the file is the user's, and one
+  /// edited or damaged can hold any number of rows in a week (the key is a REAL date). At about
+  /// 650,000 changes a week's answer passed the protocol's 16 MiB frame: the daemon disconnected
+  /// the client as one that "does not read its replies", and every week-long query failed after
+  /// reading and encoding the whole table. 100,000 is far above any real week: the classifier
+  /// reports a change only at a 1 s window after the new class has led for 2 windows (3 for a
+  /// vehicle), with hysteresis on the confidence too, and people change activity minutes apart;
+  /// 100,000 is one change every 6 s, day and night, for the 7 days kept. At most about 34 bytes
+  /// each on the wire, such an answer stays under 3.4 MB, within the frame limit and the 4 MiB a
+  /// client's unsent replies may hold.
+  package static let activityChangeLimit = 100_000
+
+  /// A range of the store holds more activity changes than a query reads
+  /// (``HistoryStore/activityChangeLimit``): more than motiond writes, so the file was edited or
+  /// damaged. A client gets it as `ERROR_NOT_AVAILABLE` with this text.
+  package struct TooManyActivityChanges: Error, CustomStringConvertible {
+    package var limit: Int
+
+    package var description: String {
+      "the history holds more than \(limit) activity changes in that range, more than motiond "
+        + "ever writes in a week: the file was damaged or edited (ask for a shorter range, or "
+        + "delete the history to start afresh)"
+    }
+  }
+
+  /// Activity changes in [from, to], preceded by the one in force at `from`; throws
+  /// ``TooManyActivityChanges`` when there are more than `limit` of them (rows that turn out
+  /// unusable count too: the read is bounded by the rows, not by what they hold).
+  package func activities(
+    from: Double, to: Double, limit: Int = HistoryStore.activityChangeLimit
+  ) throws -> [HistoryBatch.ActivityChange] {
+    let read: (changes: [HistoryBatch.ActivityChange], skipped: SkippedRows)
+    do { read = try readActivities(from: from, to: to, limit: limit) } catch let error
+      as TooManyActivityChanges
+    {
+      // Said once at warning level: the user should learn that the file is damaged, but a
+      // client querying in a loop must not flood the log.
+      let isFirst = reportedTables.withLock { $0.insert("activity_change (too many)").inserted }
+      let message: Logger.Message = "motion history \(path): \(error)"
+      if isFirst { logger.warning(message) } else { logger.debug(message) }
+      throw error
+    }
+    report(read.skipped, table: "activity_change")
+    return read.changes
+  }
+
+  private func readActivities(
+    from: Double, to: Double, limit: Int
+  ) throws -> (changes: [HistoryBatch.ActivityChange], skipped: SkippedRows) {
+    try pool.read { db in
+      // One row beyond the limit tells a range that holds more from one that holds exactly it.
       let rows = try Row.fetchAll(
         db,
         sql: """
@@ -392,8 +443,10 @@ import MotionSensors
           WHERE start_date >= (SELECT COALESCE(MAX(start_date), ?) FROM activity_change WHERE start_date <= ?)
             AND start_date <= ?
           ORDER BY start_date
+          LIMIT ?
           """,
-        arguments: [from, from, to])
+        arguments: [from, from, to, min(limit, Int.max - 1) + 1])
+      guard rows.count <= limit else { throw TooManyActivityChanges(limit: limit) }
       var changes: [HistoryBatch.ActivityChange] = []
       var skipped = SkippedRows()
       for row in rows {
@@ -410,8 +463,6 @@ import MotionSensors
       }
       return (changes, skipped)
     }
-    report(skipped, table: "activity_change")
-    return changes
   }
 
   /// Where a read of recorded samples stopped: the last sample delivered, as its block (the

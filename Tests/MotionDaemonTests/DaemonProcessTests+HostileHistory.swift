@@ -5,6 +5,7 @@ import GRDB
 import Logging
 @_spi(Benchmarks) import MotionDaemon
 import MotionDaemonClient
+import MotionDaemonProtocol
 import Testing
 
 /// A history file edited by hand (it is the user's own file) must not stop the daemon that serves
@@ -61,6 +62,69 @@ extension DaemonProcessTests {
     #expect(daemon.process.terminationStatus == nil, "motiond stopped: \(daemon.log)")
     #expect(daemon.log.contains("skipped"))
     client.close()
+    #expect(try daemon.terminate() == 0)
+  }
+
+  /// An edited file with 700,000 activity changes in the last week (nothing in the schema bounds
+  /// them): a week's answer (about 18 MB) passed the 16 MiB frame limit, and the daemon
+  /// disconnected the client as one that "does not read its replies" after reading the whole
+  /// table. The query now reads at most ``HistoryStore/activityChangeLimit`` rows and answers
+  /// `ERROR_NOT_AVAILABLE` saying why; the same connection is served on, and a short range
+  /// answers.
+  @Test func moreActivityChangesThanAnAnswerHoldsGiveAClearErrorOnAnOpenConnection() throws {
+    let directory = URL(
+      fileURLWithPath: "/tmp/motiond-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+    let state = directory.appendingPathComponent("state/opencoremotion")
+    let now = Date().timeIntervalSince1970
+    let store = try HistoryStore.open(directory: state.path, logger: Logger(label: "test"))
+    store.close()
+    // 700,000 changes 0.5 s apart from 6 days ago (4 days of them), in one statement.
+    let first = now - 6 * 86_400
+    let count = 700_000
+    let last = first + Double(count - 1) * 0.5
+    let queue = try DatabaseQueue(path: state.appendingPathComponent("history.sqlite").path)
+    try queue.write { db in
+      try db.execute(
+        sql: """
+          WITH RECURSIVE n(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM n WHERE k < \(count - 1))
+          INSERT INTO activity_change SELECT \(first) + k * 0.5, k, 2, 2 FROM n;
+          """)
+    }
+    try queue.close()
+
+    let daemon = try DaemonProcess(source: "simulator:tour", directory: directory)
+    let connection = try RawConnection(path: daemon.socketPath)
+    func query(_ id: UInt64, from: Double) throws -> WireServerMessage? {
+      try connection.write(
+        Self.frame(id) {
+          var query = Opencoremotion_Daemon_V1_ActivityQuery()
+          query.fromDate = from
+          query.toDate = now
+          $0.activityQuery = query
+        })
+      return try connection.receive(seconds: 60)
+    }
+    let week = try #require(try query(1, from: now - 7 * 86_400 + 60), "disconnected")
+    #expect(week.requestID == 1)
+    guard case .error(let error) = week.body else {
+      Issue.record("a week's answer: \(week.body.map { "\($0)".prefix(200) } ?? "none")")
+      return
+    }
+    #expect(error.code == .notAvailable)
+    #expect(error.message.contains("more than 100000 activity changes"), "\(error.message)")
+    // The same connection is served on: the last day starts with the change in force (the
+    // daemon's own detectors may have added some since it started).
+    let day = try #require(try query(2, from: now - 86_400), "disconnected")
+    #expect(day.requestID == 2)
+    guard case .activities(let segments) = day.body else {
+      Issue.record("a day's answer: \(day.body.map { "\($0)".prefix(200) } ?? "none")")
+      return
+    }
+    #expect(segments.segments.first?.startDate == last)
+    #expect(segments.segments.count < 1_000)
+    #expect(!daemon.log.contains("does not read its replies"))
+    #expect(daemon.log.contains("activity changes"))
+    #expect(daemon.process.terminationStatus == nil, "motiond stopped: \(daemon.log)")
     #expect(try daemon.terminate() == 0)
   }
 }

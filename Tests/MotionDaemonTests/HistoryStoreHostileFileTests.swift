@@ -93,6 +93,36 @@ import Testing
     #expect(dates.suffix(3) == [1600, 1600, 1600])
   }
 
+  /// Nothing in the schema bounds the activity changes of a week (their key is a REAL date): an
+  /// edited file can hold any number, and a query used to read them all, building an answer the
+  /// size of the file. A query now reads at most `limit` of them, one more telling that there
+  /// are more, and fails with an error saying so; exactly `limit` rows are answered. Unusable
+  /// rows count too (the row in force at 250 s, with text flags, is one of the 1,001 here).
+  @Test func moreActivityChangesThanAQueryReadsGiveAClearError() throws {
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let store = try hostileStore()
+    defer { store.close() }
+    // 1,000 changes 1 ms apart from 300 s, in one statement.
+    try tamper(
+      """
+      WITH RECURSIVE n(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM n WHERE k < 999)
+      INSERT INTO activity_change SELECT 300 + k * 0.001, k, 2, 2 FROM n;
+      """)
+    #expect(try store.activities(from: 250, to: 400, limit: 1_001).count == 1_000)
+    #expect(try store.activities(from: 250, to: 400).count == 1_000)
+    #expect(throws: HistoryStore.TooManyActivityChanges.self) {
+      _ = try store.activities(from: 250, to: 400, limit: 1_000)
+    }
+    do {
+      _ = try store.activities(from: 0, to: 400, limit: 10)
+      Issue.record("read more changes than the limit")
+    } catch let error as HistoryStore.TooManyActivityChanges {
+      #expect(error.description.contains("more than 10 activity changes"))
+    }
+    // A range within the limit still answers.
+    #expect(try store.activities(from: 250, to: 300.0045, limit: 10).count == 5)
+  }
+
   @Test func extentsIgnoreDatesThatAreNotNumbers() throws {
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let store = try hostileStore()
