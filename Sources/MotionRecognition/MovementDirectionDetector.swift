@@ -23,6 +23,11 @@ import MotionMath
 /// ``Parameters/quietTime`` below the onset threshold), so the last swing of a shake is not
 /// reported. Stretches longer than ``Parameters/maximumDuration`` (1.2 s) are not sharp moves and
 /// are dropped.
+///
+/// A timestamp more than a second earlier than the latest one starts a new timeline (a clock that
+/// restarted lower, e.g. a replay restarted by the daemon): the detector drops the move in progress
+/// and forgets the refractory and quiet times, so moves on the new clock are reported at once
+/// instead of being blocked until the new clock passes the old one.
 public struct MovementDirectionDetector: MotionEventDetector {
   /// One move.
   public struct Event: Sendable, Hashable {
@@ -94,6 +99,7 @@ public struct MovementDirectionDetector: MotionEventDetector {
   private var move: Move?
   private var quietUntil = -Double.infinity
   private var lastActive = -Double.infinity
+  private var timeline = TimelineWatch()
 
   /// Creates a detector with the given parameters (default ``Parameters/default``).
   public init(parameters: Parameters = .default) {
@@ -105,10 +111,17 @@ public struct MovementDirectionDetector: MotionEventDetector {
     move = nil
     quietUntil = -.infinity
     lastActive = -.infinity
+    timeline.reset()
   }
 
   public mutating func update(_ input: MotionInput) -> Event? {
     let t = input.timestamp
+    if timeline.startsNewTimeline(at: t) {
+      // Times from the old timeline mean nothing on the new one (see the type's documentation).
+      move = nil
+      quietUntil = -.infinity
+      lastActive = -.infinity
+    }
     // Core Motion's user acceleration points against the kinematic acceleration.
     let acceleration = -separator.separate(input).user
     let magnitude = acceleration.length

@@ -26,6 +26,9 @@ import MotionMath
 /// - **Shaking.** Readings whose length is more than ``Parameters/magnitudeTolerance`` (0.4 g) away
 ///   from 1 g do not change the class; if that lasts ``Parameters/unsteadyTimeout`` (0.5 s), the
 ///   result becomes unknown until the device is steady again.
+/// - **New timeline.** A timestamp more than a second earlier than the pending candidate's or the
+///   unsteady readings' start (a clock that restarted lower) restarts those timings from it and
+///   keeps the committed orientation.
 ///
 /// Parameters (what the user sets) and ``State`` (what evolves) are separate values, so a
 /// classifier can be snapshotted or reset without losing its configuration.
@@ -113,6 +116,7 @@ public struct OrientationClassifier: Sendable {
       state.orientation = .unknown
       return .unknown
     }
+    startNewTimelineIfNeeded(at: timestamp)
     if Swift.abs(magnitude - 1) > parameters.magnitudeTolerance {
       // A jolt or a shake: the direction is not gravity's, so it must not move the class.
       let since = state.unsteadySince ?? timestamp
@@ -139,6 +143,24 @@ public struct OrientationClassifier: Sendable {
       state.candidate = nil
     }
     return state.orientation
+  }
+
+  /// Forgets the times of a pending candidate and of unsteady readings when `timestamp` is more than
+  /// a second earlier than them: a new timeline (a clock that restarted lower, e.g. a replay
+  /// restarted by the daemon). Timed against the old clock, the candidate would not commit, nor
+  /// would unsteadiness time out, until the new clock passed the old one, up to an hour later.
+  /// Both start again from `timestamp`. The committed orientation is kept: a new timeline is not a
+  /// new pose. (Those two times are the only ones the classifier keeps, so they are what is
+  /// compared; an earlier time by at most a second is out-of-order jitter and only waits a little.)
+  private mutating func startNewTimelineIfNeeded(at timestamp: Double) {
+    if state.candidate != nil,
+      TimelineWatch.isNewTimeline(timestamp, after: state.candidateSince)
+    {
+      state.candidate = nil
+    }
+    if let since = state.unsteadySince, TimelineWatch.isNewTimeline(timestamp, after: since) {
+      state.unsteadySince = nil
+    }
   }
 
   /// The class the dead-zone rules pick for `gravity`, before settling.

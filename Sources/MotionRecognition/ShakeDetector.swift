@@ -19,6 +19,12 @@ import MotionMath
 /// User acceleration comes from ``MotionInput/userAcceleration`` when present, otherwise from a
 /// ``GravitySeparator``. Single taps and knocks are too short and do not reverse at a hand's
 /// pace, so they do not count.
+///
+/// A timestamp more than a second earlier than the latest one starts a new timeline (a clock that
+/// restarted lower, e.g. a replay restarted by the daemon): the jolts so far are forgotten, and a
+/// shake in progress (or the quiet wait after a cancellation) is timed from the jump, so it ends
+/// with `.ended` after ``Parameters/quietTime`` of quiet on the new clock instead of staying on
+/// until the new clock passes the old one.
 public struct ShakeDetector: MotionEventDetector {
   /// A shake's lifecycle stage, as in `UIResponder.motionBegan/Ended/Cancelled`.
   public enum Phase: Sendable, Hashable {
@@ -80,6 +86,7 @@ public struct ShakeDetector: MotionEventDetector {
   private var lastJolt: (direction: SIMD3<Double>, time: Double)?
   private var reversals = 0
   private var lastActiveTime = -Double.infinity
+  private var timeline = TimelineWatch()
 
   /// Creates a detector with the given parameters (default ``Parameters/default``).
   public init(parameters: Parameters = .default) {
@@ -99,10 +106,12 @@ public struct ShakeDetector: MotionEventDetector {
     lastJolt = nil
     reversals = 0
     lastActiveTime = -.infinity
+    timeline.reset()
   }
 
   public mutating func update(_ input: MotionInput) -> Event? {
     let t = input.timestamp
+    if timeline.startsNewTimeline(at: t) { startNewTimeline(at: t) }
     let user = separator.separate(input).user
     trackLobes(user, at: t)
 
@@ -132,6 +141,26 @@ public struct ShakeDetector: MotionEventDetector {
   }
 
   /// Splits the user acceleration into lobes and counts reversing jolts.
+  /// Moves the timing state onto a new timeline that starts at `t` (see the type's
+  /// documentation): the jolts of the old timeline are forgotten, and a shake in progress (or a
+  /// suppression) carries on as if the last jolt had been at `t`, so it ends after
+  /// ``Parameters/quietTime`` of quiet on the new clock, with its `.ended`, and is cancelled
+  /// ``Parameters/maximumDuration`` after `t` if it goes on.
+  private mutating func startNewTimeline(at t: Double) {
+    lobePeak = nil
+    lastJolt = nil
+    reversals = 0
+    switch stage {
+    case .idle:
+      lastActiveTime = -.infinity
+    case .shaking:
+      stage = .shaking(since: t)
+      lastActiveTime = t
+    case .suppressed:
+      lastActiveTime = t
+    }
+  }
+
   private mutating func trackLobes(_ user: SIMD3<Double>, at t: Double) {
     let magnitude = user.length
     let threshold = parameters.joltThreshold

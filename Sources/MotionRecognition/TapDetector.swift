@@ -16,6 +16,11 @@ import MotionMath
 /// ``Parameters/refractoryPeriod`` (0.25 s) passes before the next, so the ringing of one impact is
 /// not counted twice.
 ///
+/// A timestamp more than a second earlier than the latest one starts a new timeline (a clock that
+/// restarted lower, e.g. a replay restarted by the daemon): the detector forgets the spike in
+/// progress and the times of the last tap and lobe, so the first knock on the new clock counts at
+/// once instead of being refused until the new clock passes the old one.
+///
 /// The event reports the axis and the sign of the spike in Core Motion's acceleration. With that
 /// sign, a knock on the device's left edge (the palm pushes it towards +x) reads *negative* on x;
 /// ``Event/struckSide`` names the side that was hit.
@@ -113,6 +118,7 @@ public struct TapDetector: MotionEventDetector {
   private var lobeSamples: [(time: Double, magnitude: Double)] = []
   private var lastTap = -Double.infinity
   private var lastLobeEnd = -Double.infinity
+  private var timeline = TimelineWatch()
 
   /// Creates a detector with the given parameters (default ``Parameters/default``).
   public init(parameters: Parameters = .default) {
@@ -124,10 +130,17 @@ public struct TapDetector: MotionEventDetector {
     lobeStart = nil
     lastTap = -.infinity
     lastLobeEnd = -.infinity
+    timeline.reset()
   }
 
   public mutating func update(_ input: MotionInput) -> Event? {
     let t = input.timestamp
+    if timeline.startsNewTimeline(at: t) {
+      // Times from the old timeline mean nothing on the new one (see the type's documentation).
+      lobeStart = nil
+      lastTap = -.infinity
+      lastLobeEnd = -.infinity
+    }
     let user = separator.separate(input).user
     let magnitude = user.length
     let half = 0.5 * parameters.threshold

@@ -63,4 +63,25 @@ final class MovementDirectionDetectorTests: XCTestCase {
     XCTAssertTrue(
       inputs.motionEvents(detectedBy: MovementDirectionDetector()).isEmpty, "seed \(seed)")
   }
+
+  /// A clock that restarts lower (a new timeline) must not block moves until the new clock passes
+  /// the old one's refractory time.
+  func testAMoveAfterTheClockRestartsLowerIsReported() {
+    let seed = testSeed()
+    var motion = SyntheticMotion(seed: seed)
+    func move(at start: Double) -> (Double) -> SIMD3<Double> {
+      { t in
+        sharpMove(
+          t, start: start, direction: MovementDirection.up.vector, startPeak: 0.5, startWidth: 0.2,
+          stopWidth: 0.2)
+      }
+    }
+    let before = motion.samples(from: 100, duration: 1.5, user: move(at: 100.5))
+    let after = motion.samples(from: 0, duration: 1.5, user: move(at: 0.5))
+    let moves = (before + after).motionEvents(detectedBy: MovementDirectionDetector())
+    XCTAssertEqual(moves.map(\.direction), [.up, .up], "seed \(seed)")
+    guard moves.count == 2 else { return }
+    XCTAssertEqual(moves[0].startTime, 100.5, accuracy: 0.06)
+    XCTAssertEqual(moves[1].startTime, 0.5, accuracy: 0.06)
+  }
 }

@@ -199,4 +199,32 @@ final class OrientationClassifierTests: XCTestCase {
     XCTAssertEqual(classifier.orientation, .unknown)
     XCTAssertEqual(classifier.parameters.settlingTime, 0)
   }
+
+  /// A clock that restarts lower (a new timeline) while a change is pending, or while readings are
+  /// unsteady, must not freeze the orientation until the new clock passes the old one; the
+  /// committed orientation itself survives the jump.
+  func testAChangeAfterTheClockRestartsLowerCommits() {
+    var classifier = OrientationClassifier()
+    hold(&classifier, SIMD3(0, -1, 0), from: 3599)
+    XCTAssertEqual(classifier.orientation, .portrait)
+    // The old timeline ends on the first landscape reading: a change is pending.
+    hold(&classifier, SIMD3(1, 0, 0), from: 3599.3, duration: 0.01)
+    XCTAssertEqual(classifier.orientation, .portrait)
+    let changes = hold(&classifier, SIMD3(1, 0, 0), from: 0)
+    XCTAssertEqual(changes.map(\.previous), [.portrait])
+    XCTAssertEqual(changes.map(\.orientation), [.landscapeRight])
+    XCTAssertEqual(changes.first?.timestamp ?? -1, 0.01, accuracy: 1e-9)
+
+    // Unsteady readings across a jump still time out on the new clock.
+    hold(&classifier, SIMD3(2, 0, 0), from: 3700, duration: 0.2)
+    XCTAssertEqual(classifier.orientation, .landscapeRight)
+    hold(&classifier, SIMD3(2, 0, 0), from: 0, duration: 0.7)
+    XCTAssertEqual(classifier.orientation, .unknown)
+
+    // A new timeline alone does not change the orientation.
+    hold(&classifier, SIMD3(0, 0, -1), from: 5000)
+    XCTAssertEqual(classifier.orientation, .faceUp)
+    XCTAssertTrue(hold(&classifier, SIMD3(0, 0, -1), from: 0).isEmpty)
+    XCTAssertEqual(classifier.orientation, .faceUp)
+  }
 }

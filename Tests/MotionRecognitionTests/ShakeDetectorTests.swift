@@ -65,4 +65,28 @@ final class ShakeDetectorTests: XCTestCase {
       })
     XCTAssertTrue(inputs.motionEvents(detectedBy: ShakeDetector()).isEmpty, "seed \(seed)")
   }
+
+  /// A clock that restarts lower (a new timeline) in the middle of a shake must not keep the shake
+  /// going until the new clock passes the old one: quiet on the new clock ends it.
+  func testAShakeEndsPromptlyWhenTheClockRestartsLower() {
+    let seed = testSeed()
+    var motion = SyntheticMotion(seed: seed)
+    let shaking = motion.samples(
+      from: 99, duration: 1.1, user: { self.shake($0, start: 99.2, end: 101) })
+    let quiet = motion.samples(from: 0, duration: 2)
+    var detector = ShakeDetector()
+    var events: [ShakeDetector.Event] = []
+    for input in shaking {
+      if let event = detector.update(input) { events.append(event) }
+    }
+    XCTAssertTrue(detector.isShaking, "seed \(seed)")
+    for input in quiet {
+      if let event = detector.update(input) { events.append(event) }
+    }
+    XCTAssertEqual(events.map(\.phase), [.began, .ended], "seed \(seed)")
+    XCTAssertFalse(detector.isShaking)
+    guard events.count == 2 else { return }
+    // Ends once the quiet time (0.4 s) has passed on the new clock.
+    XCTAssertEqual(events[1].timestamp, 0.4, accuracy: 0.05)
+  }
 }

@@ -84,4 +84,22 @@ final class TapDetectorTests: XCTestCase {
       }
     }
   }
+
+  /// A clock that restarts lower (a new timeline, e.g. a replay restarted by the daemon) must not
+  /// leave the detector refusing knocks until the new clock passes the old one's last tap.
+  func testAKnockAfterTheClockRestartsLowerIsDetected() {
+    let seed = testSeed()
+    var motion = SyntheticMotion(seed: seed)
+    let push = SIMD3<Double>(1, 0, 0)
+    let before = motion.samples(
+      from: 99, duration: 2, user: { t in self.knock(t, at: 100, push: push) })
+    let after = motion.samples(
+      from: 0, duration: 2, user: { t in self.knock(t, at: 1, push: push) })
+    let taps = (before + after).motionEvents(detectedBy: TapDetector())
+    XCTAssertEqual(taps.count, 2, "seed \(seed)")
+    guard taps.count == 2 else { return }
+    XCTAssertEqual(taps[0].timestamp, 100, accuracy: 0.015)
+    XCTAssertEqual(taps[1].timestamp, 1, accuracy: 0.015)
+    XCTAssertEqual(taps[1].struckSide, .left)
+  }
 }
