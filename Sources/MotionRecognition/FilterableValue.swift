@@ -31,3 +31,12 @@ extension SIMD3: FilterableValue where Scalar == Double {
   @inlinable
   public var filterNorm: Double { length }
 }
+
+extension FilterableValue {
+  /// Whether the filters take this value: its size is finite, so no component is NaN or infinite.
+  /// A filter's state is a running blend of its inputs, so one non-finite sample would make every
+  /// later output NaN or infinite; the filters skip such a sample instead. (A vector with finite
+  /// components so huge that its length overflows, beyond 10¹⁵⁰, is skipped too; no sensor reads
+  /// that.)
+  var isFilterable: Bool { filterNorm.isFinite }
+}

@@ -10,6 +10,11 @@
 /// The first sample is taken as the signal's resting level, so the output starts at zero instead
 /// of with a jump. With ``adaptive`` set, noise-sized changes are attenuated more strongly while
 /// large changes pass at the nominal cut-off (see ``AdaptiveSmoothing``).
+///
+/// A sample with a NaN or infinite component is skipped: the state is kept and the current output
+/// returned (zero before the first usable sample). Taken in, it would poison the output for good
+/// (the next change from it is infinite or NaN, and the output carries it on); inputs can be built
+/// by apps, and a sensor or a division upstream can produce one.
 public struct FirstOrderHighPassFilter<Value: FilterableValue>: Sendable {
   /// The −3 dB frequency in Hz.
   public var cutoffFrequency: Double { pole.cutoffFrequency }
@@ -49,6 +54,8 @@ public struct FirstOrderHighPassFilter<Value: FilterableValue>: Sendable {
   }
 
   private mutating func step(_ input: Value, pole: Double) -> Value {
+    // A non-finite sample would poison the state for good: skip it (see the type's documentation).
+    guard input.isFilterable else { return value ?? .zero }
     guard let lastInput = previousInput, let lastOutput = value else {
       previousInput = input
       value = .zero

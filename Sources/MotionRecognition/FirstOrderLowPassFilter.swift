@@ -13,6 +13,11 @@
 ///
 /// With ``adaptive`` set, the filter smooths noise-sized changes more strongly and follows larger
 /// changes at the nominal cut-off (see ``AdaptiveSmoothing``).
+///
+/// A sample with a NaN or infinite component is skipped: the state is kept and the current output
+/// returned (before the first usable sample, the sample itself, as there is no output yet). Taken
+/// in, it would poison the output for good (infinity, then NaN at the next normal sample); inputs
+/// can be built by apps, and a sensor or a division upstream can produce one.
 public struct FirstOrderLowPassFilter<Value: FilterableValue>: Sendable {
   /// The −3 dB frequency in Hz.
   public var cutoffFrequency: Double { pole.cutoffFrequency }
@@ -55,6 +60,8 @@ public struct FirstOrderLowPassFilter<Value: FilterableValue>: Sendable {
   }
 
   private mutating func step(_ input: Value, pole: Double) -> Value {
+    // A non-finite sample would poison the state for good: skip it (see the type's documentation).
+    guard input.isFilterable else { return value ?? input }
     guard let previous = value else {
       value = input
       return input

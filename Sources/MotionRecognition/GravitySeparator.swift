@@ -14,6 +14,13 @@ import MotionMath
 /// When an input already carries ``MotionInput/gravity`` (and ``MotionInput/userAcceleration``),
 /// those are passed through unchanged and the estimate is reset to them, so switching sources
 /// mid-stream does not jump.
+///
+/// A reading with a NaN or infinite component (in the acceleration, or in the gravity or user
+/// acceleration it carries) is skipped: the estimate and the time of the last reading are kept, and
+/// the current gravity (zero before the first usable reading) with no user acceleration is
+/// returned. Taken in, an infinite reading made the estimate infinite and the next normal reading
+/// made it NaN for good, silently disabling the shake, tap and direction detectors built on the
+/// separator; ``MotionInput`` is public, so apps can build such a reading.
 public struct GravitySeparator: Sendable {
   /// The low-pass cut-off in Hz that separates gravity from movement. Default 0.8 Hz: slow enough
   /// to leave out a shake (3–6 Hz), quick enough to follow a deliberate turn within a second.
@@ -31,6 +38,13 @@ public struct GravitySeparator: Sendable {
   public mutating func separate(
     _ input: MotionInput
   ) -> (gravity: SIMD3<Double>, user: SIMD3<Double>) {
+    // A non-finite reading would poison the estimate for good: skip it (see the type's
+    // documentation).
+    let usable =
+      input.gravity.map { known in
+        known.isFinite && (input.userAcceleration ?? input.acceleration - known).isFinite
+      } ?? input.acceleration.isFinite
+    guard usable else { return (gravity ?? .zero, .zero) }
     let period = lastTimestamp.map { input.timestamp - $0 } ?? 0
     lastTimestamp = input.timestamp
     if let known = input.gravity {

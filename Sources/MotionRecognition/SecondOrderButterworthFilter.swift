@@ -12,6 +12,12 @@ import MotionMath
 ///
 /// The first sample initialises the state to the steady state for that input (output equal to the
 /// input for a low-pass, zero for a high-pass), so there is no start-up transient.
+///
+/// A sample with a NaN or infinite component is skipped: the state is kept and the current output
+/// returned (before the first usable sample: the sample itself for a low-pass, zero for a
+/// high-pass, as there is no output yet). Taken in, it would stay in the biquad's state and make
+/// every later output NaN; inputs can be built by apps, and a sensor or a division upstream can
+/// produce one.
 public struct SecondOrderButterworthFilter<Value: FilterableValue>: Sendable {
   /// Which band the filter passes.
   public enum Kind: Sendable, Hashable {
@@ -93,6 +99,8 @@ public struct SecondOrderButterworthFilter<Value: FilterableValue>: Sendable {
   /// Filters one sample and returns the new output.
   @discardableResult
   public mutating func update(_ input: Value) -> Value {
+    // A non-finite sample would poison the state for good: skip it (see the type's documentation).
+    guard input.isFilterable else { return value ?? (kind == .lowPass ? input : .zero) }
     let c = coefficients
     if value == nil {
       // Steady state for a constant input x with DC gain G: y = G·x, s2 = (b2 − a2·G)·x,

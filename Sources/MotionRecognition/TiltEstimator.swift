@@ -11,6 +11,11 @@ import MotionMath
 /// (+y) below it, each mapped linearly from ``Parameters/deadZone`` (2°) to
 /// ``Parameters/maximumAngle`` (30°) onto 0…1, with the sign kept and clamped to ±1. An optional
 /// first-order low-pass (``Parameters/smoothingCutoff``, default 5 Hz) steadies the result.
+///
+/// A gravity reading with a NaN or infinite component is skipped: the smoothing state and the
+/// time of the last reading are kept, and the tilt of the current smoothed gravity is returned
+/// (``Tilt/level`` without smoothing or before the first usable reading). Taken in, it would make
+/// every later smoothed tilt NaN.
 public struct TiltEstimator: Sendable {
   /// A steering input.
   public struct Tilt: Sendable, Hashable {
@@ -85,6 +90,8 @@ public struct TiltEstimator: Sendable {
 
   /// The tilt for one gravity reading (g, Core Motion's sign) taken at `timestamp` seconds.
   public mutating func update(gravity: SIMD3<Double>, timestamp: Double) -> Tilt {
+    // A non-finite reading would poison the smoothing: skip it (see the type's documentation).
+    guard gravity.isFinite else { return smoother?.value.map { tilt(ofGravity: $0) } ?? .level }
     var g = gravity
     if smoother != nil {
       let period = lastTimestamp.map { timestamp - $0 } ?? 0.01

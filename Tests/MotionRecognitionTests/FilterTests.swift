@@ -222,4 +222,37 @@ final class FilterTests: XCTestCase {
       XCTAssert((0..<1).contains(alpha) && (0..<1).contains(beta))
     }
   }
+
+  /// A NaN or infinite sample is skipped; taken in, it made every later output NaN.
+  func testANonFiniteSampleDoesNotPoisonTheFilters() {
+    for bad in [Double.nan, .infinity, -.infinity] {
+      var low = FirstOrderLowPassFilter<Double>(cutoffFrequency: 1, sampleRate: 100)
+      var adaptive = FirstOrderLowPassFilter<Double>(
+        cutoffFrequency: 1, sampleRate: 100, adaptive: AdaptiveSmoothing())
+      var high = FirstOrderHighPassFilter<Double>(cutoffFrequency: 1, sampleRate: 100)
+      var butterLow = SecondOrderButterworthFilter<Double>.lowPass(
+        cutoffFrequency: 1, sampleRate: 100)
+      var butterHigh = SecondOrderButterworthFilter<Double>.highPass(
+        cutoffFrequency: 1, sampleRate: 100)
+      var vector = FirstOrderLowPassFilter<SIMD3<Double>>(cutoffFrequency: 1, sampleRate: 100)
+      for i in 0..<50 {
+        let input = i == 10 ? bad : Double(i % 3)
+        let outputs = [
+          low.update(input), adaptive.update(input), high.update(input),
+          high.update(input, samplePeriod: 0.01), butterLow.update(input), butterHigh.update(input),
+        ]
+        let vectorOutput = vector.update(SIMD3(input, 1, -1))
+        XCTAssertTrue(outputs.allSatisfy(\.isFinite), "\(bad) at \(i): \(outputs)")
+        XCTAssertTrue(vectorOutput.isFinite, "\(bad) at \(i): \(vectorOutput)")
+      }
+    }
+    // Before the first usable sample: nothing is initialised by the bad one.
+    var low = FirstOrderLowPassFilter<Double>(cutoffFrequency: 1, sampleRate: 100)
+    _ = low.update(.nan)
+    XCTAssertNil(low.value)
+    XCTAssertEqual(low.update(2), 2)
+    var high = FirstOrderHighPassFilter<Double>(cutoffFrequency: 1, sampleRate: 100)
+    XCTAssertEqual(high.update(.nan), 0)
+    XCTAssertEqual(high.update(2), 0)
+  }
 }

@@ -89,4 +89,17 @@ final class ShakeDetectorTests: XCTestCase {
     // Ends once the quiet time (0.4 s) has passed on the new clock.
     XCTAssertEqual(events[1].timestamp, 0.4, accuracy: 0.05)
   }
+
+  /// One infinite reading used to turn the gravity estimate infinite and then NaN for good, so no
+  /// shake was ever recognised again.
+  func testAShakeAfterANonFiniteReadingIsRecognised() {
+    let seed = testSeed()
+    var motion = SyntheticMotion(seed: seed)
+    let rest = motion.samples(from: 0, duration: 1)
+    let bad = MotionInput(timestamp: 1, acceleration: SIMD3(0, .infinity, -1))
+    let shaking = motion.samples(
+      from: 1.01, duration: 2, user: { self.shake($0, start: 1.5, end: 2.5, frequency: 4) })
+    let events = (rest + [bad] + shaking).motionEvents(detectedBy: ShakeDetector())
+    XCTAssertEqual(events.map(\.phase), [.began, .ended], "seed \(seed)")
+  }
 }

@@ -49,4 +49,19 @@ final class TiltEstimatorTests: XCTestCase {
     }
     XCTAssertEqual(last.longitudinal, tipped.longitudinal, accuracy: 1e-6)
   }
+
+  /// A NaN or infinite gravity reading is skipped; taken in, it made every later smoothed tilt
+  /// NaN.
+  func testANonFiniteReadingDoesNotPoisonTheSmoothing() {
+    var estimator = TiltEstimator()
+    let tipped = gravity(rightDown: 16 * degree, topDown: 0)
+    for i in 0..<50 { _ = estimator.update(gravity: tipped, timestamp: Double(i) / 100) }
+    let skipped = estimator.update(gravity: SIMD3(.nan, 0, -1), timestamp: 0.5)
+    XCTAssertEqual(skipped.lateral, 0.5, accuracy: 1e-3)
+    _ = estimator.update(gravity: SIMD3(0, .infinity, -1), timestamp: 0.51)
+    var last = TiltEstimator.Tilt.level
+    for i in 52..<100 { last = estimator.update(gravity: tipped, timestamp: Double(i) / 100) }
+    XCTAssertEqual(last.lateral, 0.5, accuracy: 1e-6)
+    XCTAssertEqual(last.longitudinal, 0, accuracy: 1e-6)
+  }
 }
