@@ -285,7 +285,7 @@ var targets: [Target] = [
     name: "OpenCoreMotionTests",
     dependencies: [
       "OpenCoreMotion", "SourceComposition", "PhoneStreams", "MotionSensors", "LinuxIIO",
-      "Geomagnetism", "MotionMath", "MotionFusion",
+      "Geomagnetism", "MotionMath", "MotionFusion", "MotionDetectors",
       "MotionRecognition", "_LinuxIIOTestSupport", "_MotionTestSupport",
     ]),
   .testTarget(

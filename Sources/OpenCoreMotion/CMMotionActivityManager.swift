@@ -103,11 +103,18 @@ open class CMMotionActivityManager: NSObject {
   ) {
     if let error = serviceError { return channel.refuse(error, sink: sink) }
     let backend = backend
+    // The activity the opening update gave. The history appends a change before it dispatches
+    // it, so a start between the two reads the change as the activity in force and then gets it
+    // live as well: delivered twice, where Apple gives the current activity and then only
+    // changes. Both decisions are made under the channel's lock, in hand-over order.
+    let opening = Locked<ActivityRecord?>(nil)
     let generation = channel.connect(to: backend, sink: sink, holdingFinish: true) {
       event, generation in
       switch event {
       case .activity(let record):
-        channel.deliver(Self.activity(record), timestamp: record.timestamp, generation: generation)
+        channel.offer(timestamp: record.timestamp, generation: generation) {
+          opening.withLock { $0 == record } ? nil : Self.activity(record)
+        }
       case .finished:
         channel.finish(generation: generation)
       case .failure(let failure):
@@ -118,7 +125,10 @@ open class CMMotionActivityManager: NSObject {
     }
     // The activity in force now; dropped by the channel if a change went out first.
     if let current = backend.currentActivity {
-      channel.deliverOpening(Self.activity(current), generation: generation)
+      channel.offer(timestamp: -.infinity, generation: generation, opening: true) {
+        opening.withLock { $0 = current }
+        return Self.activity(current)
+      }
     }
     channel.releaseFinish(generation: generation)
   }

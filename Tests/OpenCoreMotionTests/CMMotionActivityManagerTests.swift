@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionDetectors
 import MotionSensors
 import SourceComposition
 import XCTest
@@ -136,6 +137,29 @@ final class CMMotionActivityManagerTests: XCTestCase {
     channel.end()
   }
 
+  /// The history appends a change before it dispatches it: a start between the two reads the
+  /// change as the activity in force (the opening update) and then receives it live. It was
+  /// delivered twice; Apple gives the current activity, then only changes.
+  func testAChangeAlreadyInForceAtTheStartIsNotDeliveredAgain() {
+    let walking = ActivityRecord(
+      estimate: ActivityEstimate(walking: true, confidence: .medium, startTime: 5),
+      date: HistoryFixture.date(5), timestamp: 5)
+    let running = ActivityRecord(
+      estimate: ActivityEstimate(running: true, confidence: .high, startTime: 9),
+      date: HistoryFixture.date(9), timestamp: 9)
+    let history = ActivityBetweenAppendAndDispatch(current: walking)
+    let manager = CMMotionActivityManager(backend: history)
+    let queue = makeSerialQueue()
+    let received = Collector<CMMotionActivity>()
+    manager.startActivityUpdates(to: queue) { activity in activity.map(received.append) }
+    history.dispatch(.activity(walking))  // the dispatch that was under way at the start
+    history.dispatch(.activity(running))
+    drain(queue)
+    manager.stopActivityUpdates()
+    XCTAssertEqual(received.all.map(\.walking), [true, false])
+    XCTAssertEqual(received.all.map(\.running), [false, true])
+  }
+
   func testSecondStartReplacesTheHandlerAndStopEndsDelivery() {
     let clock = VirtualClock()
     let scenario = HistoryFixture.walkScenario(restBefore: 6, walk: 12, restAfter: 6)
@@ -200,5 +224,40 @@ final class CMMotionActivityManagerTests: XCTestCase {
     var late: [CMMotionActivity] = []
     for await activity in manager.activityUpdates() { late.append(activity) }
     XCTAssertEqual(late.map(\.startDate), activities.last.map { [$0.startDate] })
+  }
+}
+
+/// A history whose latest activity change is appended (so it is the activity in force) but not
+/// yet dispatched: the test dispatches it, as the history's thread would a moment later.
+private final class ActivityBetweenAppendAndDispatch: MotionHistoryBackend, @unchecked Sendable {
+  // @unchecked: `handlers` is behind its lock; `current` is set once, at creation.
+  private let handlers = Locked<[@Sendable (MotionHistoryEvent) -> Void]>([])
+  let currentActivity: ActivityRecord?
+
+  init(current: ActivityRecord) { currentActivity = current }
+
+  var name: String { "between append and dispatch" }
+  var availableSensors: SensorSet { [.accelerometer] }
+  var countsFloors: Bool { false }
+  func pedometerSummary(from start: Date, to end: Date) -> PedometerSummary {
+    PedometerSummary(startDate: start, endDate: end)
+  }
+  func activities(from start: Date, to end: Date) -> [ActivityRecord] { [] }
+  func altitudes(from start: Date, to end: Date) -> [AltitudeRecord] { [] }
+  func pressure(atStartAltitude altitude: Double, reading pressure: Double, date: Date) -> Double {
+    pressure
+  }
+  func recordAccelerometer(forDuration duration: TimeInterval) {}
+  func recordedAccelerometer(from start: Date, to end: Date) -> [AccelerometerRecord] { [] }
+  func subscribe(
+    _ handler: @escaping @Sendable (MotionHistoryEvent) -> Void
+  ) -> SourceSubscription {
+    handlers.withLock { $0.append(handler) }
+    return SourceSubscription {}
+  }
+
+  /// Hands `event` to every subscriber.
+  func dispatch(_ event: MotionHistoryEvent) {
+    for handler in handlers.withLock({ $0 }) { handler(event) }
   }
 }
