@@ -10,11 +10,18 @@ extension WorldMagneticModel {
   /// (365 or 366 days), so it is continuous across a day. NOAA's calculators count whole days
   /// (day-of-year − 1); the difference is under one day, i.e. below 0.003 year, which moves the
   /// declination by well under 0.001°.
+  ///
+  /// A date more than a million years from 1970 gets the mean Gregorian year's approximation
+  /// (the field there is an extrapolation by a factor of 10⁵ anyway; the calendar's integer
+  /// arithmetic would overflow), and a NaN date a NaN year: a date computed by an app must not
+  /// trap here. ``GeomagneticField/isWithinValidityPeriod`` is `false` for both.
   public static func decimalYear(from date: Date) -> Double {
     let seconds = date.timeIntervalSince1970
     let secondsPerDay = 86_400.0
+    let meanYears = seconds / (365.2425 * secondsPerDay)
+    guard Swift.abs(meanYears) < 1e6 else { return 1970 + meanYears }  // NaN too
     // Estimate with the mean Gregorian year, then correct by at most one year either way.
-    var year = 1970 + Int((seconds / (365.2425 * secondsPerDay)).rounded(.down))
+    var year = 1970 + Int(meanYears.rounded(.down))
     while Double(daysFromEpoch(toJanuaryFirstOf: year)) * secondsPerDay > seconds { year -= 1 }
     while Double(daysFromEpoch(toJanuaryFirstOf: year + 1)) * secondsPerDay <= seconds { year += 1 }
     let start = Double(daysFromEpoch(toJanuaryFirstOf: year)) * secondsPerDay

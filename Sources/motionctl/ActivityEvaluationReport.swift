@@ -2,12 +2,22 @@
 
 import Foundation
 import MotionEvaluation
+import MotionSensors
 
 /// `motionctl evaluate activity PATH...`: the tables (or JSON) of ``ActivityEvaluation``.
 enum ActivityEvaluationReport {
   static func run(paths: [String], json: Bool, writeModel: String?) throws {
     guard !paths.isEmpty else {
       throw CLIError("evaluate activity: give the activity folder or files")
+    }
+    // The model file is checked before minutes of evaluation, and written as every output is
+    // (TextOutput: a temporary file renamed into place; a FIFO, a device or a folder at the path
+    // is refused: a plain write blocked for ever on a FIFO without a reader).
+    if let writeModel,
+      let refusal = OutputPath.refusal(for: writeModel, inputs: paths)
+        ?? FileReplacement.refusal(for: writeModel)
+    {
+      throw CLIError("cannot write \(writeModel): \(refusal)")
     }
     let dataset: ActivityDataset
     do {
@@ -23,8 +33,14 @@ enum ActivityEvaluationReport {
       let sources = Set(sets.map(\.entry.source)).sorted().joined(separator: ", ")
       let note =
         "Trained on \(sets.count) files (\(sources)), \(sets.map(\.features.count).reduce(0, +)) windows."
-      try Data(ActivityTrainer.swiftSource(model, note: note).utf8).write(
-        to: URL(fileURLWithPath: writeModel))
+      let out = try TextOutput(path: writeModel)
+      do {
+        try out.write(ActivityTrainer.swiftSource(model, note: note))
+        try out.finish()
+      } catch {
+        out.abandon()
+        throw error
+      }
     }
     if json {
       let encoder = JSONEncoder()

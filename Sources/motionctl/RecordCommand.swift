@@ -123,6 +123,12 @@ struct RecordCommand: ParsableCommand {
       writer.cancel()
       throw CLIError(error)
     }
+    // A source that ended without a sample (a replayed file with a header and no rows) is an
+    // error, as for replay, steps and the others: a recording of nothing is not a success.
+    if writer.sampleCount == 0, !signals.wasReceived, outcome.sourceFailure == nil {
+      writer.cancel()
+      throw CLIError("\(sensorSource.name) ended without delivering a sample; nothing was recorded")
+    }
     try writer.finish()
     var summary = "recorded \(writer.sampleCount) samples from \(sensorSource.name) to \(output)"
     if outcome.advisoryFailureCount > 0 { summary += " (\(outcome.advisoryFailureCount) warnings)" }

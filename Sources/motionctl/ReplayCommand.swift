@@ -78,6 +78,10 @@ struct ReplayCommand: ParsableCommand {
       throw ValidationError(
         "--offline-in-memory chooses where --offline keeps its passes; add --offline")
     }
+    // Given and ignored, a location (even a malformed one) did nothing without a word.
+    if location != nil && frame != .trueNorth {
+      throw ValidationError("--location places true north; it applies to --frame true-north only")
+    }
   }
 
   func run() throws {

@@ -181,4 +181,24 @@ final class WorldMagneticModelTests: XCTestCase {
         .compassReliability,
       .caution)
   }
+
+  /// A date an app computed may be NaN or absurd: the decimal year is then NaN or an
+  /// approximation, the field an extrapolation flagged as such, and nothing traps (the calendar
+  /// conversion of 1e300 s or NaN trapped on `Int(_:)`).
+  func testNonFiniteAndFarDatesDoNotTrap() throws {
+    let location = try GeographicLocation(parsing: "48.8584,2.2945,35")
+    let model = WorldMagneticModel.wmm2025
+    XCTAssertTrue(WorldMagneticModel.decimalYear(from: Date(timeIntervalSince1970: .nan)).isNaN)
+    for seconds in [Double.nan, .infinity, -.infinity, 1e300, -1e300, 1e20] {
+      let date = Date(timeIntervalSince1970: seconds)
+      XCTAssertFalse(model.field(at: location, date: date).isWithinValidityPeriod, "\(seconds)")
+      _ = model.magneticDeclination(at: location, date: date)
+    }
+    // A million years out is still the calendar's exact year; beyond, the mean year's estimate.
+    XCTAssertEqual(
+      WorldMagneticModel.decimalYear(from: Date(timeIntervalSince1970: 0)), 1970, accuracy: 1e-12)
+    XCTAssertEqual(
+      WorldMagneticModel.decimalYear(from: Date(timeIntervalSince1970: 1e20)),
+      1970 + 1e20 / (365.2425 * 86_400), accuracy: 1e6)
+  }
 }

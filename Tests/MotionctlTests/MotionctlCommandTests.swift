@@ -194,6 +194,23 @@ final class MotionctlCommandTests: XCTestCase {
     XCTAssertTrue(sensors.standardOutput.contains("sensors:     none"), sensors.standardOutput)
   }
 
+  /// A replayed recording with a header and no rows ends at once: that is an error, as replay,
+  /// steps and the others say, not "recorded 0 samples" with status 0; and no file is left.
+  func testRecordingASourceThatEndsWithoutASampleFails() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let empty = folder.appendingPathComponent("header-only.csv").path
+    try "# OpenCoreMotion CSV\nt,acc_x,acc_y,acc_z\n".write(
+      toFile: empty, atomically: true, encoding: .utf8)
+    let output = folder.appendingPathComponent("out.csv").path
+    let record = try MotionctlRunner.run([
+      "record", "--source", "replay:\(empty)?speed=max", "--duration", "1", output,
+    ])
+    XCTAssertNotEqual(record.status, 0, record.standardError)
+    XCTAssertTrue(
+      record.standardError.contains("ended without delivering a sample"), record.standardError)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+  }
+
   func testDemoPrintsPlainLinesWhenPiped() throws {
     let demo = try MotionctlRunner.run(["demo", "--duration", "1", "--rate", "10"])
     XCTAssertEqual(demo.status, 0, demo.standardError)

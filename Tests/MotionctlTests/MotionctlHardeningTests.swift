@@ -57,6 +57,9 @@ final class MotionctlHardeningTests: XCTestCase {
       (["evaluate", "steps", "x", "--decimate", "2"], "--decimate"),
       (["evaluate", "x.csv", "--heading-uncertainty", "--mode", "realtime6d"], "--mode"),
       (["replay", "x.csv", "--offline-in-memory"], "--offline"),
+      // --location only places true north; with another frame it did nothing, unread.
+      (["replay", "x.csv", "--location", "48,2"], "--location"),
+      (["replay", "x.csv", "--frame", "magnetic-north", "--location", "x"], "--location"),
       (["replay", "x.csv", "--format", "broad", "--columns", "t=time"], "--columns"),
       (["steps", "x.csv", "--format", "euroc", "--columns", "t=time"], "--columns"),
     ]
@@ -67,6 +70,22 @@ final class MotionctlHardeningTests: XCTestCase {
         result.standardError.contains(mentioned),
         "\(arguments.joined(separator: " ")): \(result.standardError)")
     }
+  }
+
+  /// The activity model is written as every output is: a FIFO at its path is refused before the
+  /// evaluation runs (a plain write blocked for ever on a FIFO without a reader, after minutes of
+  /// evaluation), and so is a symbolic link.
+  func testTheActivityModelIsNotWrittenIntoAFIFO() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let fifo = folder.appendingPathComponent("model.swift").path
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+    let result = try MotionctlRunner.run([
+      "evaluate", "activity", folder.appendingPathComponent("none").path, "--write-model", fifo,
+    ])
+    XCTAssertNotEqual(result.status, 0)
+    XCTAssertTrue(
+      result.standardError.contains("cannot write \(fifo)")
+        && result.standardError.contains("pipe"), result.standardError)
   }
 
   /// Spreadsheet exports start with a UTF-8 byte-order mark; the shared layouts are still known.
