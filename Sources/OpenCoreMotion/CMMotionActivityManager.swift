@@ -125,7 +125,7 @@ open class CMMotionActivityManager: NSObject {
     }
     // The activity in force now; dropped by the channel if a change went out first.
     if let current = backend.currentActivity {
-      channel.offer(timestamp: -.infinity, generation: generation, opening: true) {
+      channel.deliverOpening(generation: generation) {
         opening.withLock { $0 = current }
         return Self.activity(current)
       }

@@ -262,7 +262,7 @@ open class CMPedometer: NSObject {
       // Later updates end no earlier (if the channel drops this one, a live update went out
       // first, and ending no earlier than now loses nothing).
       latestEnd.withLock { $0 = Swift.max(now, $0 ?? now) }
-      channel.offer(timestamp: -.infinity, generation: generation, opening: true) {
+      channel.deliverOpening(generation: generation) {
         shown.withLock { $0 = past.notBelow($0) }
         return Self.data(past, live: false)
       }

@@ -37,7 +37,13 @@ extension UpdateChannel {
   /// Delivers `item` as run `generation`'s opening update unless a live one went out first (see
   /// ``offer(timestamp:generation:opening:make:)``).
   func deliverOpening(_ item: Item, generation: UInt64) {
-    offer(timestamp: -.infinity, generation: generation, opening: true) { item }
+    deliverOpening(generation: generation) { item }
+  }
+
+  /// As ``deliverOpening(_:generation:)``, with the item made by `make` under the channel's lock
+  /// once the opening is decided (a service that notes what its opening gave).
+  func deliverOpening(generation: UInt64, make: () -> Item?) {
+    offer(timestamp: -.infinity, generation: generation, opening: true, make: make)
   }
 }
 

@@ -136,7 +136,9 @@ extension RecordingReader {
     do {
       return try open(url, options: options)
     } catch let error as RecordingError where error.kind == .unknownFormat {
-      let layouts = SharedTableLayout.layouts(of: url)
+      // The header is read once, for the layouts and for Apple's device-motion columns.
+      let names = SharedTableLayout.headerNames(of: url) ?? []
+      let layouts = SharedTableLayout.allCases.filter { $0.matches(names) }
       guard let text = SharedTableLayout.columnMapping(reading: layouts) else { throw error }
       var options = options
       options.columnMapping = try ColumnMapping(parsing: text)
@@ -151,9 +153,7 @@ extension RecordingReader {
         }
       }
       var stream = try open(url, format: .columns, options: options)
-      if let names = SharedTableLayout.headerNames(of: url),
-        SharedTableLayout.recordsAppleDeviceMotion(names)
-      {
+      if SharedTableLayout.recordsAppleDeviceMotion(names) {
         stream.descriptor.sampleTiming = .deviceMotionInstants
       }
       return stream

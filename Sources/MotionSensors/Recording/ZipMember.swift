@@ -82,7 +82,8 @@ struct ZipMember: Sendable, Equatable {
         provider: { _, size in
           // ZIPFoundation asks again for as long as the stream is open; an empty answer would
           // make it spin.
-          guard position < end else {
+          var piece = try nextPiece(size)
+          guard !piece.isEmpty else {
             throw Damage(description: "its deflate stream does not end within its data")
           }
           // Its Linux inflate hands zlib `size` bytes whatever the chunk's length, so the chunk
@@ -90,14 +91,7 @@ struct ZipMember: Sendable, Equatable {
           // ZIPFoundation's own reader gives the file's next bytes). A stream that ends in its
           // data never reads them; one that does not is cut off at the next request, and what
           // zlib made of the zeros fails the checksum.
-          var piece = Data(count: size)
-          let count = Swift.min(size, end - position)
-          guard
-            let read = ZipCentralDirectory.read(
-              descriptor, at: position, count: count, fileSize: fileSize)
-          else { throw Damage(description: "its data cannot be read") }
-          piece.replaceSubrange(0..<count, with: read)
-          position += count
+          if piece.count < size { piece.append(Data(count: size - piece.count)) }
           return piece
         }, consumer: consumer)
     default:
