@@ -39,12 +39,7 @@ import Testing
     answer:
       @escaping @Sendable (ClientSession, UInt64, Locked<Bool>, Locked<Int>) -> [WireServerMessage]
   ) throws -> [(requestID: UInt64, allowed: Bool)] {
-    let path = "/tmp/session-notice-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-    let listener = try UnixSocket.listen(path: path)
-    defer { listener.close() }
-    let client = try RawConnection(path: path)
-    unlink(path)
-    let socket = try #require(try listener.accept())
+    let (client, socket) = try RawConnection.accepted(prefix: "session-notice")
     let allowed = Locked(true)
     let noticesBuilt = Locked(0)
     let session = ClientSession(

@@ -26,12 +26,7 @@ import Testing
   /// showed the activity before it until the next change. It now waits in its subscription's
   /// own slot and arrives once the client reads.
   @Test func anActivityChangeIsNotDroppedBehindSamples() throws {
-    let path = "/tmp/session-activity-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-    let listener = try UnixSocket.listen(path: path)
-    defer { listener.close() }
-    let client = try RawConnection(path: path)
-    unlink(path)
-    let socket = try #require(try listener.accept())
+    let (client, socket) = try RawConnection.accepted(prefix: "session-activity")
     let capacity = 4
     let session = ClientSession(
       id: 1, socket: socket, streamCapacity: capacity, limits: ClientSession.Limits(),
@@ -102,12 +97,7 @@ import Testing
   /// Two changes while the client does not read: the slot holds the later one, the activity in
   /// force, and the earlier one is counted as dropped.
   @Test func aLaterActivityChangeReplacesOneNotYetWritten() throws {
-    let path = "/tmp/session-activity-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-    let listener = try UnixSocket.listen(path: path)
-    defer { listener.close() }
-    let client = try RawConnection(path: path)
-    unlink(path)
-    let socket = try #require(try listener.accept())
+    let (client, socket) = try RawConnection.accepted(prefix: "session-activity")
     let session = ClientSession(
       id: 1, socket: socket, streamCapacity: 4, limits: ClientSession.Limits(),
       logger: Logger(label: "test"), onRequest: { _, _ in [] }, authorizationNotice: { nil },

@@ -36,6 +36,20 @@ final class RawConnection: @unchecked Sendable {
 
   deinit { _ = close(descriptor) }
 
+  /// A raw client connected to a fresh socket path (named after `prefix`, removed at once), and
+  /// the daemon side's accepted socket for it: for tests that drive a `ClientSession` in process.
+  static func accepted(prefix: String) throws -> (client: RawConnection, socket: UnixSocket) {
+    let path = "/tmp/\(prefix)-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+    let listener = try UnixSocket.listen(path: path)
+    defer { listener.close() }
+    let client = try RawConnection(path: path)
+    unlink(path)
+    guard let socket = try listener.accept() else {
+      throw DaemonProcess.Failure(description: "accept \(path): no connection")
+    }
+    return (client, socket)
+  }
+
   /// Writes all of `bytes` (blocking).
   func write(_ bytes: [UInt8]) throws {
     var offset = 0
