@@ -70,13 +70,18 @@ import Testing
     let daemon = try FakeDaemon()
     daemon.readsAfterHello = false
     let client = DaemonClient(socketPath: daemon.path)
-    client.replyTimeout = 0.5
+    // The write's own limit (0.2 s) well under the reply timeout (2 s): with both at 0.5 s the
+    // reply watch, started just before the write, could fail the request first under load, and
+    // the write's timeout then had no request left to report to (a flaky count of 0 in CI).
+    client.replyTimeout = 2
     try client.connect(timeout: 30)
     let requests = 2000
     let failures = Locked<[DaemonError]>([])
     let sent = finishes(within: 60) {
       for _ in 0..<requests {
-        client.ask(.status, connectingFor: 5) { result in
+        client.ask(
+          .status, connectingFor: 5, sendingBy: ProcessInfo.processInfo.systemUptime + 0.2
+        ) { result in
           guard case .failure(let error) = result else { return }
           failures.withLock { $0.append(error as? DaemonError ?? DaemonError(.protocolError, "")) }
         }
