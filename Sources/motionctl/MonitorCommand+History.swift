@@ -6,14 +6,16 @@ import OpenCoreMotion
 
 /// Starts `monitor pedometer|activity|altitude` on `source`: one line per pedometer update or
 /// pause/resume event, per activity change, or per altimeter event. Returns what stops it (after
-/// letting the updates already queued run).
+/// letting the updates already queued run) and whether the history has observed a sample, so that
+/// a source that ends without one is reported rather than ending in silence.
 ///
 /// The history observes the source only once the handlers are subscribed, so that a source played
 /// as fast as possible cannot get ahead of the monitor.
 func startHistoryMonitor(
   _ what: MonitorTarget, source: any SensorSource, queue: OperationQueue, session: SourceSession
-) throws -> () -> Void {
+) throws -> (stop: () -> Void, observedASample: () -> Bool) {
   let history = InProcessMotionHistory(source: source, startsObserving: false)
+  let observedASample = { history.latestSampleDate != nil }
   let seconds = { (date: Date) -> Double in history.timestamp(for: date) ?? 0 }
   switch what {
   case .pedometer:
@@ -35,11 +37,12 @@ func startHistoryMonitor(
         }
     }
     history.startObserving()
-    return {
+    let stop = {
       pedometer.handlerQueue.waitUntilAllOperationsAreFinished()
       pedometer.stopUpdates()
       pedometer.stopEventUpdates()
     }
+    return (stop, observedASample)
   case .activity:
     guard source.availableSensors.contains(.accelerometer) else {
       throw CLIError("\(source.name) has no accelerometer: activity cannot be classified")
@@ -51,10 +54,11 @@ func startHistoryMonitor(
       }
     }
     history.startObserving()
-    return {
+    let stop = {
       queue.waitUntilAllOperationsAreFinished()
       manager.stopActivityUpdates()
     }
+    return (stop, observedASample)
   case .altitude:
     guard source.availableSensors.contains(.barometer) else {
       throw CLIError("\(source.name) has no barometer: altitude is not available")
@@ -70,12 +74,13 @@ func startHistoryMonitor(
         }
     }
     history.startObserving()
-    return {
+    let stop = {
       queue.waitUntilAllOperationsAreFinished()
       altimeter.stopRelativeAltitudeUpdates()
     }
+    return (stop, observedASample)
   default:
-    return {}
+    return ({}, { true })
   }
 }
 

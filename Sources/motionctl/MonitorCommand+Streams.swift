@@ -5,19 +5,23 @@ import MotionSensors
 import OpenCoreMotion
 
 /// Starts the raw sensor updates `what` asks for (`raw`: all three) at `interval` seconds and
-/// prints one line per update, in Core Motion's units.
+/// prints one line per update, in Core Motion's units. Returns the count of updates printed so far
+/// (read it once the queue is drained), so that a source that ends without a sample is reported
+/// rather than ending in silence.
 ///
 /// - Throws: `CLIError` when the source has none of the sensors asked for.
 func startRawMonitor(
   _ what: MonitorTarget, manager: CMMotionManager, interval: Double, queue: OperationQueue,
   session: SourceSession
-) throws {
+) throws -> Locked<Int> {
+  let updates = Locked(0)
   let all = what == .raw
   if all || what == .accelerometer, manager.isAccelerometerAvailable {
     manager.accelerometerUpdateInterval = interval
     manager.startAccelerometerUpdates(to: queue) { data, error in
       session.emit(error)
         ?? data.map {
+          updates.withLock { $0 += 1 }
           session.print(
             String(
               format: "%10.3f accelerometer  x %+7.3f  y %+7.3f  z %+7.3f g", $0.timestamp,
@@ -30,6 +34,7 @@ func startRawMonitor(
     manager.startGyroUpdates(to: queue) { data, error in
       session.emit(error)
         ?? data.map {
+          updates.withLock { $0 += 1 }
           session.print(
             String(
               format: "%10.3f gyroscope      x %+7.3f  y %+7.3f  z %+7.3f rad/s", $0.timestamp,
@@ -42,6 +47,7 @@ func startRawMonitor(
     manager.startMagnetometerUpdates(to: queue) { data, error in
       session.emit(error)
         ?? data.map {
+          updates.withLock { $0 += 1 }
           session.print(
             String(
               format: "%10.3f magnetometer   x %+7.2f  y %+7.2f  z %+7.2f µT", $0.timestamp,
@@ -53,6 +59,7 @@ func startRawMonitor(
   else {
     throw CLIError("\(manager.source.name) has no \(all ? "sensors" : what.rawValue)")
   }
+  return updates
 }
 
 /// Starts device-motion updates (arbitrary frame, Z vertical) at `interval` seconds and prints

@@ -51,20 +51,23 @@ struct MonitorCommand: ParsableCommand {
     let session = SourceSession(source: sensorSource)
     let interval = 1 / rate
     var stopHistory: () -> Void = {}
-    var deviceMotionUpdates: Locked<Int>?
+    var historyObservedASample: () -> Bool = { true }
+    // Updates the handlers received (nil for the history targets: their history tells whether it
+    // observed a sample).
+    var updates: Locked<Int>?
 
     switch what {
     case .raw, .accelerometer, .gyroscope, .magnetometer:
-      try startRawMonitor(
+      updates = try startRawMonitor(
         what, manager: manager, interval: interval, queue: queue, session: session)
     case .deviceMotion:
-      deviceMotionUpdates = try startDeviceMotionMonitor(
+      updates = try startDeviceMotionMonitor(
         manager: manager, interval: interval, queue: queue, session: session)
     case .pedometer, .activity, .altitude:
-      stopHistory = try startHistoryMonitor(
+      (stopHistory, historyObservedASample) = try startHistoryMonitor(
         what, source: sensorSource, queue: queue, session: session)
     default:
-      try startEventMonitor(what, manager: manager, queue: queue, session: session)
+      updates = try startEventMonitor(what, manager: manager, queue: queue, session: session)
     }
 
     // Watch for the end only now, so that a source played as fast as possible does not start
@@ -82,9 +85,13 @@ struct MonitorCommand: ParsableCommand {
     queue.waitUntilAllOperationsAreFinished()
     session.end()
     if let failure = session.failure { throw CLIError(failure) }
-    // A source that ran to its end without one update had every sample refused by the estimator
-    // (or none with both sensors): an error, not an empty success.
-    if let deviceMotionUpdates, session.sourceFinished, deviceMotionUpdates.withLock({ $0 }) == 0 {
+    // A source that ran to its end without one update is an error, not an empty success: a
+    // recording with no usable row, or (device motion) one whose every sample the estimator
+    // refused or that has no row with both an accelerometer and a gyroscope reading.
+    if session.sourceFinished, updates?.withLock({ $0 }) == 0 || !historyObservedASample() {
+      guard what == .deviceMotion else {
+        throw CLIError("\(sensorSource.name) ended without delivering a sample")
+      }
       throw CLIError(
         "\(sensorSource.name) ended without a device-motion update: the estimator refused every "
           + "sample (\(ReplayCommand.refusalReasons)), or none had both an accelerometer and a "
@@ -113,14 +120,16 @@ func monitoredSource(_ text: String?) throws -> any SensorSource {
   return try SourceFactory.makeSource(fromEnvironment)
 }
 
-/// Starts the recogniser for an event target and prints one line per event.
+/// Starts the recogniser for an event target and prints one line per event. Returns the count of
+/// updates the recogniser was given so far (read it once the queue is drained).
 ///
 /// The detectors run in an ordinary update handler (device motion when the source has a gyroscope,
 /// else the accelerometer), which subscribes at once, so a source played as fast as possible
 /// cannot get ahead of the monitor.
 func startEventMonitor(
   _ what: MonitorTarget, manager: CMMotionManager, queue: OperationQueue, session: SourceSession
-) throws {
+) throws -> Locked<Int> {
+  let updates = Locked(0)
   guard manager.isAccelerometerAvailable else {
     throw CLIError(
       "\(manager.source.name) has no accelerometer: no motion events can be recognised")
@@ -160,20 +169,27 @@ func startEventMonitor(
       }
     }
   default:
-    return
+    return updates
   }
   // Every sample the source gives: recognisers want the full rate.
   if manager.isDeviceMotionAvailable {
     manager.deviceMotionUpdateInterval = 0
     manager.startDeviceMotionUpdates(to: queue) { motion, error in
       session.emit(error)
-        ?? motion.map { if let line = describe(MotionInput($0)) { session.print(line) } }
+        ?? motion.map {
+          updates.withLock { $0 += 1 }
+          if let line = describe(MotionInput($0)) { session.print(line) }
+        }
     }
   } else {
     manager.accelerometerUpdateInterval = 0
     manager.startAccelerometerUpdates(to: queue) { data, error in
       session.emit(error)
-        ?? data.map { if let line = describe(MotionInput($0)) { session.print(line) } }
+        ?? data.map {
+          updates.withLock { $0 += 1 }
+          if let line = describe(MotionInput($0)) { session.print(line) }
+        }
     }
   }
+  return updates
 }

@@ -171,6 +171,23 @@ final class MotionctlHostileRecordingTests: XCTestCase {
     XCTAssertTrue(monitoredPartial.standardOutput.contains("attitude"))
   }
 
+  /// A recording with a header and no rows ends every kind of `monitor` with an error, not an
+  /// empty success: raw values, a recogniser and the pedometer's history.
+  func testMonitorOfASourceThatEndsWithoutASampleFails() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let empty = try write(header, "header_only.csv", in: folder)
+    for target in ["raw", "shake", "pedometer"] {
+      let result = try MotionctlRunner.run([
+        "monitor", target, "--source", "replay:\(empty)?speed=max",
+      ])
+      XCTAssertNotEqual(result.status, 0, target)
+      XCTAssertTrue(
+        result.standardError.contains("ended without delivering a sample"),
+        "\(target): \(result.standardError)")
+      XCTAssertEqual(result.standardOutput, "", target)
+    }
+  }
+
   // MARK: - --out (finding 13)
 
   /// `--out` naming the input (itself, through a symbolic link or a hard link) is refused and the
