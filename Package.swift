@@ -295,7 +295,7 @@ var targets: [Target] = [
     name: "MotionDaemonTests",
     dependencies: [
       "MotionConcurrency", "MotionDaemon", "MotionDaemonClient", "MotionDaemonProtocol",
-      "MotionSensors", "MotionFusion",
+      "MotionSensors", "MotionFusion", "MotionDashboard", "MotionDetectors", "MotionEvaluation",
       "MotionMath", "OpenCoreMotion", "SourceComposition", "_MotionTestSupport",
       .product(name: "SwiftProtobuf", package: "swift-protobuf"),
       .product(name: "GRDB", package: "GRDB.swift"),

@@ -61,13 +61,15 @@ final class HistoryService: @unchecked Sendable {
     /// Relative altitude and walked floors: the same tracker `CMAltimeter` and `CMPedometer` run
     /// in process, so an app gets the same figures whether it reads the daemon or its sensors.
     var altitude = BarometerTracker()
-    var strideModel = StrideModel(userHeight: nil)
+    /// Each step's cadence and length: the rule `CMPedometer` applies in process.
+    var stepCadence = StepCadence()
     var anchor = WallClockAnchor()
     var recorderDecimator = UpdateDecimator(nominalSourcePeriod: 0)
     var lastStepTime: Double?
     /// The latest sample's timestamp (source clock, s) and date (s since 1970): where steps the
     /// pedometer still holds are filed when the daemon stops.
     var latestSample: (timestamp: Double, date: Double)?
+    /// The latest step's cadence, steps/s (0 for a bout's first step: not known yet).
     var cadence = 0.0
     var steps: UInt64 = 0
     var distance = 0.0
@@ -348,13 +350,11 @@ final class HistoryService: @unchecked Sendable {
       // after they were found (``longestStepAge``).
       let stepMinute = Self.minuteRow(
         date: date, age: timestamp - stepTime, longestAge: Self.longestStepAge)
-      if let last = s.lastStepTime, stepTime > last, stepTime - last < 2 {
-        let instant = 1 / (stepTime - last)
-        s.cadence = s.cadence == 0 ? instant : 0.8 * s.cadence + 0.2 * instant
-      }
+      let step = s.stepCadence.noteStep(at: stepTime)
+      s.cadence = step.cadence ?? 0
       s.lastStepTime = stepTime
       s.altitude.noteStep(time: stepTime)
-      let stride = s.strideModel.strideLength(cadence: s.cadence > 0 ? s.cadence : 1.8)
+      let stride = step.length
       s.steps += 1
       s.distance += stride
       s.pending.steps[stepMinute, default: HistoryBatch.StepDelta()].steps += 1

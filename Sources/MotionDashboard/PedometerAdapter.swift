@@ -11,8 +11,6 @@ import MotionSensors
 /// This is the one place that knows where these values come from; the feed reads only the
 /// ``PedometerSnapshot`` and the events.
 package struct PedometerAdapter: Sendable {
-  /// Recent steps kept for the cadence, s.
-  package static let cadenceWindow = 4.0
   /// Without a step reported for this long the user is not walking: cadence and pace become
   /// `nil`, s (the rule of `CMPedometer`'s pause events).
   package static let walkingTimeout = 2.0
@@ -23,8 +21,8 @@ package struct PedometerAdapter: Sendable {
   private var barometer = BarometerTracker()
   /// Barometer readings refused (outside 1–200 kPa, or not finite): left out of the plots too.
   package var refusedPressureReadings: Int { barometer.refusedReadings }
-  private let strideModel = StrideModel(userHeight: nil)
-  private var recentSteps: [Double] = []
+  /// Each step's cadence and length: the rule `CMPedometer` applies.
+  private var stepCadence = StepCadence()
   /// When the last step was reported (the reading that gave it), s. Steps come out after they
   /// happen (the accelerometer's up to about 2 s, a limb's strides 3.5–7.5 s late): judged from
   /// the step's own time, cadence and pace blinked out on the simulated stairs for 6.5 s in all.
@@ -84,17 +82,13 @@ package struct PedometerAdapter: Sendable {
   private mutating func noteStep(at time: Double) {
     barometer.noteStep(time: time)
     snapshot.steps += 1
-    recentSteps.append(time)
-    recentSteps.removeAll { time - $0 > Self.cadenceWindow }
-    guard recentSteps.count >= 2, let first = recentSteps.first, time > first else {
-      snapshot.distance += strideModel.strideLength(cadence: .nan)
-      return
-    }
-    let cadence = Double(recentSteps.count - 1) / (time - first)
-    let stride = strideModel.strideLength(cadence: cadence)
-    snapshot.distance += stride
+    let step = stepCadence.noteStep(at: time)
+    snapshot.distance += step.length
+    // A bout's first step has no cadence yet: the previous values stay until the walking
+    // timeout clears them.
+    guard let cadence = step.cadence else { return }
     snapshot.cadence = cadence
-    snapshot.pace = stride > 0 && cadence > 0 ? 1 / (stride * cadence) : nil
+    snapshot.pace = step.length > 0 && cadence > 0 ? 1 / (step.length * cadence) : nil
   }
 
   private static func name(of estimate: ActivityEstimate) -> String {

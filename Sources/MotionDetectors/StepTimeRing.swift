@@ -12,6 +12,10 @@ struct StepTimeRing: Sendable {
 
   var isFull: Bool { count == storage.count }
 
+  var first: Double? {
+    count == 0 ? nil : storage[head]
+  }
+
   var last: Double? {
     count == 0 ? nil : storage[(head + count - 1) % storage.count]
   }

@@ -54,26 +54,10 @@ package struct StepCount: Sendable, Equatable {
       of: stepTimes.filter { window.contains($0) }, model: StrideModel(userHeight: userHeight))
   }
 
-  /// Sum of step lengths; a step's cadence is the inverse of the mean of up to four preceding
-  /// intervals shorter than 2 s (a bout's first step uses the following interval).
+  /// Sum of step lengths, each at its cadence as the pedometer measures it live
+  /// (``StepCadence``), so that a file gives the distance `CMPedometer` would.
   package static func distance(of steps: [Double], model: StrideModel) -> Double {
-    var total = 0.0
-    for index in steps.indices {
-      var sum = 0.0
-      var count = 0
-      var back = index
-      while back > 0, count < 4, steps[back] - steps[back - 1] < 2 {
-        sum += steps[back] - steps[back - 1]
-        count += 1
-        back -= 1
-      }
-      if count == 0, index + 1 < steps.count, steps[index + 1] - steps[index] < 2 {
-        sum = steps[index + 1] - steps[index]
-        count = 1
-      }
-      let cadence = count > 0 && sum > 0 ? Double(count) / sum : 1.8
-      total += model.strideLength(cadence: cadence)
-    }
-    return total
+    var cadence = StepCadence(strideModel: model)
+    return steps.reduce(0) { $0 + cadence.noteStep(at: $1).length }
   }
 }

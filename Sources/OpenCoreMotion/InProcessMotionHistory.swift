@@ -65,8 +65,8 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     var pressure = BarometerTracker()
     var ledger: StepLedger
     var activities: [ActivityRecord] = []
-    /// Times of the last steps of the current bout, s (at most `cadenceSteps`).
-    var boutStepTimes: [Double] = []
+    /// Each step's cadence and length, from the last steps of the current bout.
+    var cadence: StepCadence
     var lastStepTime: Double?
     /// When the last step was reported (source time, s); pauses are judged from it, so that the
     /// detector's confirmation delay cannot cause a pause in the middle of a walk.
@@ -112,7 +112,6 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
 
   private let state: Locked<State>
   private let deliveryLock = NSRecursiveLock()
-  private let stride: StrideModel
   private let sourceSubscription = Locked<SourceSubscription?>(nil)
   private let readClocks: ClockReading
 
@@ -145,11 +144,15 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     self.source = source
     self.parameters = parameters
     self.readClocks = clocks
-    self.stride = StrideModel(userHeight: parameters.userHeight)
     state = Locked(
       State(
         timeline: timeline,
         ledger: StepLedger(activeGapLimit: parameters.pauseDelay, retention: parameters.retention),
+        cadence: StepCadence(
+          parameters: StepCadence.Parameters(
+            stepsKept: parameters.cadenceSteps, boutGap: parameters.pauseDelay,
+            nominalCadence: parameters.nominalCadence),
+          strideModel: StrideModel(userHeight: parameters.userHeight)),
         recordingDecimator: UpdateDecimator(nominalSourcePeriod: source.shortestSamplePeriod),
         recorded: DatedRecordBuffer(capacity: parameters.recordingCapacity),
         altitudes: DatedRecordBuffer(capacity: parameters.altitudeHistoryCapacity)))
@@ -478,7 +481,7 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     // Pauses are judged on every sample's time, whichever sensors it carries.
     if s.isWalking, let report = s.lastStepReport, t - report >= parameters.pauseDelay {
       s.isWalking = false
-      s.boutStepTimes.removeAll(keepingCapacity: true)
+      s.cadence.endBout()
       // Dated when the walk stopped (the pause delay after the last step's report), not at this
       // sample: after a gap in the source (an hour without samples), the event stream showed an
       // hour-long walk. Never before the last step.
@@ -627,7 +630,7 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
       s.lastPauseDate = lastDate
       events.append(.pedestrian(PedestrianEventRecord(date: lastDate, isPause: true)))
     }
-    s.boutStepTimes.removeAll(keepingCapacity: true)
+    s.cadence.endBout()
     s.lastStepTime = nil
     s.lastStepReport = nil
     // A source whose clock keeps jumping back is reported without flooding the log.
@@ -655,16 +658,9 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
       let resumeDate = s.lastPauseDate.map { Swift.max($0, stepDate) } ?? stepDate
       events.append(.pedestrian(PedestrianEventRecord(date: resumeDate, isPause: false)))
     }
-    s.boutStepTimes.append(stepTime)
-    if s.boutStepTimes.count > parameters.cadenceSteps { s.boutStepTimes.removeFirst() }
-    var cadence: Double?
-    if let first = s.boutStepTimes.first, s.boutStepTimes.count >= 2, stepTime > first {
-      cadence = Double(s.boutStepTimes.count - 1) / (stepTime - first)
-    }
-    let length = stride.strideLength(cadence: cadence ?? parameters.nominalCadence)
-    let record = StepRecord(
-      date: stepDate, timestamp: stepTime, distance: length.isFinite ? Swift.max(0, length) : 0)
-    s.ledger.append(record, cadence: cadence, reportedDate: timeline.date(forTimestamp: t))
+    let step = s.cadence.noteStep(at: stepTime)
+    let record = StepRecord(date: stepDate, timestamp: stepTime, distance: step.length)
+    s.ledger.append(record, cadence: step.cadence, reportedDate: timeline.date(forTimestamp: t))
     s.pressure.noteStep(time: stepTime)
     s.lastStepTime = stepTime
     s.lastStepReport = t
