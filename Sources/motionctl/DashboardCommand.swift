@@ -24,7 +24,9 @@ struct DashboardCommand: ParsableCommand {
       """)
 
   @Option(
-    help: "The source, as in COREMOTION_SOURCE (default: COREMOTION_SOURCE, else simulator:tour).")
+    help:
+      "The source, as in COREMOTION_SOURCE (default: COREMOTION_SOURCE, else IIO hardware, else simulator:tour)."
+  )
   var source: String?
 
   @Option(help: "The TCP port (0 picks a free one).")

@@ -17,15 +17,17 @@ struct MonitorCommand: ParsableCommand {
       WHAT is one of: \(MonitorTarget.allCases.map(\.rawValue).joined(separator: ", ")). Raw values \
       are in Core Motion units (g with Apple's sign, rad/s, µT). pedometer prints CMPedometer's \
       cumulative updates and pause/resume events, activity each CMMotionActivity change, altitude \
-      CMAltimeter's events (m, kPa). The source is --source, else COREMOTION_SOURCE, else the \
-      simulator's tour.
+      CMAltimeter's events (m, kPa). The source is --source, else COREMOTION_SOURCE, else IIO \
+      hardware when it is found, else the simulator's tour.
       """)
 
   @Argument(help: "What to monitor.")
   var what: MonitorTarget = .raw
 
   @Option(
-    help: "The source, as in COREMOTION_SOURCE (default: COREMOTION_SOURCE, else simulator:tour).")
+    help:
+      "The source, as in COREMOTION_SOURCE (default: COREMOTION_SOURCE, else IIO hardware, else simulator:tour)."
+  )
   var source: String?
 
   @Option(help: "Updates per second for value streams.")
@@ -108,7 +110,8 @@ enum MonitorTarget: String, ExpressibleByArgument, CaseIterable {
   case pedometer, activity, altitude
 }
 
-/// The source for `monitor`: `--source`, else `COREMOTION_SOURCE`, else the simulator's tour.
+/// The source for `monitor`: `--source`, else `COREMOTION_SOURCE`, else IIO hardware when it is
+/// found, else the simulator's tour.
 func monitoredSource(_ text: String?) throws -> any SensorSource {
   if let text { return try SourceFactory.makeSource(SourceSpecification(parsing: text)) }
   let fromEnvironment = try SourceSpecification.fromEnvironment()
