@@ -75,6 +75,13 @@ package enum StepEvaluation {
     }
   }
 
+  /// A path given to the evaluation that names no file or folder: skipping it would score the
+  /// others as if it had never been asked for.
+  package struct NoSuchPath: Error, CustomStringConvertible {
+    package var path: String
+    package var description: String { "\(path): no such file or folder" }
+  }
+
   package struct Result: Codable, Sendable, Equatable {
     package var recordings: [Recording]
     package var sets: [Group]
@@ -83,14 +90,15 @@ package enum StepEvaluation {
 
   /// The recordings under `paths` (files, or folders searched recursively for `*.csv` other than
   /// `index.csv` and `*.steps.csv`), sorted by path.
-  package static func recordingFiles(in paths: [String]) -> [URL] {
+  ///
+  /// - Throws: ``NoSuchPath`` for a path that names nothing.
+  package static func recordingFiles(in paths: [String]) throws -> [URL] {
     var files: [URL] = []
     for path in paths {
       let url = URL(fileURLWithPath: path)
       var isDirectory: ObjCBool = false
       guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-        files.append(url)  // reported as missing by the loader
-        continue
+        throw NoSuchPath(path: path)
       }
       if !isDirectory.boolValue {
         files.append(url)
@@ -129,7 +137,7 @@ package enum StepEvaluation {
     var recordings: [Recording] = []
     // Each folder's index.csv and README are read once for the whole run.
     let indexes = StepGroundTruth.IndexCache()
-    for url in recordingFiles(in: paths) {
+    for url in try recordingFiles(in: paths) {
       guard let truth = try StepGroundTruth.load(for: url, indexes: indexes) else { continue }
       guard truth.steps > 0 else { throw NoTruthSteps(file: url.path) }
       var counter = StepCounter(parameters: parameters)

@@ -55,7 +55,7 @@ final class EvaluationStreamingTests: XCTestCase {
     let streamed = try StepEvaluation.evaluate(paths: [folder.path])
 
     var loaded: [StepEvaluation.Recording] = []
-    for url in StepEvaluation.recordingFiles(in: [folder.path]) {
+    for url in try StepEvaluation.recordingFiles(in: [folder.path]) {
       let truth = try XCTUnwrap(StepGroundTruth.load(for: url))
       let recording = try StepRecording.load(url)
       let count = StepCount(
