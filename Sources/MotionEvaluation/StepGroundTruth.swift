@@ -40,7 +40,7 @@ package struct StepGroundTruth: Sendable, Equatable {
     for _ in 0..<3 {
       if let index = try indexes.index(in: folder) {
         let relative = String(standardized.path.dropFirst(folder.path.count)).trimmingPrefix("/")
-        if let truth = index.truth(name: String(relative)) { return truth }
+        if let truth = try index.truth(name: String(relative)) { return truth }
       }
       folder.deleteLastPathComponent()
     }
@@ -78,11 +78,13 @@ package struct StepGroundTruth: Sendable, Equatable {
   /// One folder's `index.csv`, its rows by file name (the first row of a name wins, as the linear
   /// search it replaces had it), and its README's baseline counts.
   struct FolderIndex {
+    private let indexURL: URL
     private let table: CSVTable
     private let rowByName: [String: Int]
     private let baseline: [String: Int]
 
     init(indexURL: URL) throws {
+      self.indexURL = indexURL
       table = try CSVTable(contentsOf: indexURL)
       var rows: [String: Int] = [:]
       if let file = table.column("file") {
@@ -97,7 +99,9 @@ package struct StepGroundTruth: Sendable, Equatable {
 
     /// The truth of the recording `name` (relative to the folder), or `nil` when the index has no
     /// usable row for it.
-    func truth(name: String) -> StepGroundTruth? {
+    ///
+    /// - Throws: ``InvalidCount`` for a `gt_steps` outside 0…``StepGroundTruth/largestCount``.
+    func truth(name: String) throws -> StepGroundTruth? {
       guard let rowNumber = rowByName[name] else { return nil }
       let row = table.rows[rowNumber]
       func value(_ column: String) -> String? {
@@ -108,7 +112,10 @@ package struct StepGroundTruth: Sendable, Equatable {
       func number(_ column: String) -> Double? {
         value(column).flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
       }
-      guard let steps = value("gt_steps").flatMap(Int.init), steps > 0,
+      guard
+        let steps = try value("gt_steps").flatMap({
+          try StepGroundTruth.stepCount($0, in: indexURL, of: name, column: "gt_steps")
+        }), steps > 0,
         let start = number("gt_window_start_s"), let end = number("gt_window_end_s"), start <= end
       else { return nil }
       return StepGroundTruth(
@@ -150,11 +157,44 @@ package struct StepGroundTruth: Sendable, Equatable {
       }
       guard let header, let baseline = header.firstIndex(of: "baseline"),
         cells.count == header.count,
-        let count = Int(cells[baseline])
+        let count = try stepCount(cells[baseline], in: readmeURL, of: cells[1], column: "baseline")
       else { continue }
       counts[cells[1]] = count
     }
     return counts
+  }
+
+  /// The largest step count a table may give, as `SensorLogPedometer` bounds Apple's: far more
+  /// than anyone walks in one recording, and small enough that the evaluation's sums and
+  /// differences of counts cannot overflow `Int` (a crafted 2^62 or `Int.min` trapped there).
+  static let largestCount = 1_000_000_000
+
+  /// A count given outside 0…``largestCount`` in the index or the README's table.
+  package struct InvalidCount: Error, CustomStringConvertible {
+    package var file: String
+    package var name: String
+    package var column: String
+    package var value: String
+    package var description: String {
+      "\(file): the \(column) count of \(name), \(value), is not a step count between 0 and "
+        + "\(largestCount)"
+    }
+  }
+
+  /// `text` as a step count: `nil` when it is not an integer at all (a dash, a blank cell, as
+  /// before), an ``InvalidCount`` when it is one outside 0…``largestCount``, too many digits for
+  /// `Int` included, so that such a cell is neither trapped on nor left out without a word.
+  static func stepCount(
+    _ text: String, in file: URL, of name: String, column: String
+  ) throws
+    -> Int?
+  {
+    let digits = text.first == "+" || text.first == "-" ? text.dropFirst() : Substring(text)
+    guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+    guard let count = Int(text), (0...largestCount).contains(count) else {
+      throw InvalidCount(file: file.path, name: name, column: column, value: text)
+    }
+    return count
   }
 }
 

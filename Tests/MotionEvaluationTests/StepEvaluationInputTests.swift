@@ -32,4 +32,42 @@ final class StepEvaluationInputTests: XCTestCase {
       XCTAssertEqual("\($0)", "/nonexistent.csv: no such file or folder")
     }
   }
+
+  /// Counts no walk has, in the index or the README's baseline column, are an error naming the
+  /// cell: two `gt_steps` of 2^62 overflowed the summed truth, a baseline of `Int.min` the
+  /// baseline's difference from the truth (traps, before). A count with too many digits for
+  /// `Int` is refused too rather than taken for a blank cell.
+  func testCountsBeyondAnyWalkAreRefusedNotTrappedOn() throws {
+    for (truth, baseline) in [
+      ("4611686018427387904", "12"), ("10", "-9223372036854775808"),
+      ("99999999999999999999", "12"), ("10", "1000000001"),
+    ] {
+      let folder = try dataFolder(recordings: 2)
+      let index = """
+        file,source,position,gt_steps,gt_window_start_s,gt_window_end_s
+        r0.csv,oxford-test,InHand,\(truth),0,5
+        r1.csv,oxford-test,InHand,\(truth),0,5
+
+        """
+      try Data(index.utf8).write(to: folder.appendingPathComponent("index.csv"))
+      let readme = """
+        | file | baseline |
+        | --- | --- |
+        | r0.csv | \(baseline) |
+        | r1.csv | \(baseline) |
+
+        """
+      try Data(readme.utf8).write(to: folder.appendingPathComponent("README.md"))
+      let bad = truth == "10" ? baseline : truth
+      XCTAssertThrowsError(try StepEvaluation.evaluate(paths: [folder.path]), bad) {
+        XCTAssertTrue("\($0)".contains(", \(bad), is not a step count"), "\($0)")
+      }
+    }
+    // In range, the same tables are scored.
+    let folder = try dataFolder(recordings: 2)
+    try Data("| file | baseline |\n| --- | --- |\n| r0.csv | 1000000000 |\n| r1.csv | - |\n".utf8)
+      .write(to: folder.appendingPathComponent("README.md"))
+    let result = try StepEvaluation.evaluate(paths: [folder.path])
+    XCTAssertEqual(result.recordings.map(\.baselineSteps), [1_000_000_000, nil])
+  }
 }
