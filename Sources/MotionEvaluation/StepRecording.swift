@@ -134,11 +134,18 @@ package struct StepRecording: Sendable {
   ///     steps too.
   ///   - invalidRows: what a row of `url` with a non-finite value or a backwards timestamp does:
   ///     fail the count (the default) or be skipped.
+  ///   - noPressureReadings: told when `pressureFile` gave no pressure reading; by default it
+  ///     throws ``Failure/noPressureReadings(barometer:)`` (a file asked for by name). When it
+  ///     returns instead (a file found beside the recording, not asked for), the barometer is the
+  ///     one in `url`, if any.
   ///   - skipped: told, for each file read, how many invalid rows were skipped (when any were).
   package static func count(
     _ url: URL, format: RecordingFormat? = nil, columns: ColumnMapping? = nil,
     pressureFile: URL? = nil, invalidRows: RecordingReader.InvalidRowPolicy = .fail,
     parameters: StepDetector.Parameters = .default, userHeight: Double? = nil,
+    noPressureReadings: (_ barometer: URL) throws -> Void = {
+      throw Failure.noPressureReadings(barometer: $0.path)
+    },
     skipped: (_ file: URL, _ rows: Int) -> Void = { _, _ in }
   ) throws -> (count: StepCount, floors: (ascended: Int, descended: Int)?) {
     var counter = StepCounter(parameters: parameters)
@@ -160,6 +167,7 @@ package struct StepRecording: Sendable {
     }
     let count = counter.finish(userHeight: userHeight)
     var floors = WalkedFloors(stepTimes: count.stepTimes)
+    var barometerFileRead = false
     if let pressureFile {
       var pressureTimes = TimeRange()
       let skippedReadings = try read(
@@ -169,17 +177,18 @@ package struct StepRecording: Sendable {
           floors.add(time: $0, pressure: $1)
         })
       if skippedReadings > 0 { skipped(pressureFile, skippedReadings) }
-      guard pressureTimes.range != nil else {
-        throw Failure.noPressureReadings(barometer: pressureFile.path)
+      if let pressure = pressureTimes.range {
+        barometerFileRead = true
+        hasPressure = true
+        if let accelerometer = accelerometerTimes.range, !accelerometer.overlaps(pressure) {
+          throw Failure.clocksDoNotOverlap(
+            barometer: pressureFile.path, accelerometer: accelerometer, pressure: pressure)
+        }
+      } else {
+        try noPressureReadings(pressureFile)
       }
-      hasPressure = true
-      if let accelerometer = accelerometerTimes.range, let pressure = pressureTimes.range,
-        !accelerometer.overlaps(pressure)
-      {
-        throw Failure.clocksDoNotOverlap(
-          barometer: pressureFile.path, accelerometer: accelerometer, pressure: pressure)
-      }
-    } else if hasPressure {
+    }
+    if !barometerFileRead, hasPressure {
       try read(
         url, format: format, columns: columns, invalidRows: invalidRows,
         accelerometer: { _, _ in }, pressure: { floors.add(time: $0, pressure: $1) })

@@ -18,8 +18,9 @@ struct StepsCommand: ParsableCommand {
       (--height refines it). Floors (walked, not ridden: FloorCounter) need a barometer: a pressure column \
       (t,ax,ay,az,pressure_hpa or pressure_kpa), a --pressure file on the same clock, or for a file named \
       NAME_acc.csv the NAME_pressure.csv beside it (one file per sensor, as the IPIN logs have it); \
-      without one they are null. Rows with NaN or infinite values, time going back or the wrong \
-      number of cells fail a recording (--skip-invalid skips and counts them); in a separate \
+      without one they are null. A --pressure file without a pressure reading is an error; such a \
+      NAME_pressure.csv is said on stderr and the floors are null. Rows with NaN or infinite \
+      values, time going back or the wrong number of cells fail a recording (--skip-invalid skips and counts them); in a separate \
       barometer file they are \
       always skipped and counted on stderr. A recording that cannot be read is reported on stderr \
       and the others are still counted; the status is then non-zero.
@@ -140,15 +141,26 @@ struct StepsCommand: ParsableCommand {
     var failures = 0
     for file in files {
       let url = URL(fileURLWithPath: file)
-      let pressureFile =
-        pressure.map { URL(fileURLWithPath: $0) } ?? StepRecording.siblingPressureFile(of: url)
+      let sibling = pressure == nil ? StepRecording.siblingPressureFile(of: url) : nil
+      let pressureFile = pressure.map { URL(fileURLWithPath: $0) } ?? sibling
+      var barometerIgnored = false
       // Read as a stream: memory holds the step times, not the recording. One unreadable file
       // does not cost the others their counts.
       let result: (count: StepCount, floors: (ascended: Int, descended: Int)?)
       do {
         result = try StepRecording.count(
           url, format: recordingFormat, columns: mapping, pressureFile: pressureFile,
-          invalidRows: skipInvalid ? .skip : .fail, userHeight: height
+          invalidRows: skipInvalid ? .skip : .fail, userHeight: height,
+          noPressureReadings: { barometer in
+            // Asked for by name, an empty barometer file is an error. Found beside the recording,
+            // it was not asked for: its steps still count, and the notice says why floors are null.
+            guard sibling != nil else {
+              throw StepRecording.Failure.noPressureReadings(barometer: barometer.path)
+            }
+            barometerIgnored = true
+            printToStandardError(
+              "\(barometer.path): no pressure readings, so it gives \(file) no floors")
+          }
         ) { skippedFile, rows in
           printToStandardError(
             "skipped \(rows) invalid rows of \(skippedFile.path) (NaN or infinite values, time going back, or the wrong number of cells)"
@@ -177,7 +189,7 @@ struct StepsCommand: ParsableCommand {
         var line = String(format: "%@: %d steps, %.1f m", file, output.steps, output.distance)
         if let floors {
           line += ", floors \(floors.ascended) up, \(floors.descended) down"
-          if let pressureFile { line += " (barometer: \(pressureFile.path))" }
+          if let pressureFile, !barometerIgnored { line += " (barometer: \(pressureFile.path))" }
         }
         if let apple = output.apple {
           line += "; Apple's CMPedometer in the log: \(apple.steps) steps"

@@ -126,6 +126,34 @@ final class MotionctlStepsTests: XCTestCase {
     XCTAssertTrue(refused.standardError.contains("--pressure"), refused.standardError)
   }
 
+  /// A `NAME_pressure.csv` found beside `NAME_acc.csv` without a reading (a header alone) is said
+  /// on stderr and the floors are null, the steps counted; before, it failed the recording, which
+  /// `steps` had not been asked to read with a barometer. Named with `--pressure`, the same file
+  /// is still an error.
+  func testAnEmptyBarometerFileBesideTheRecordingLeavesTheFloorsNull() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let (accelerometer, _) = try simulatedStairsTables(in: folder)
+    let accelerometerFile = folder.appendingPathComponent("X_acc.csv")
+    let barometerFile = folder.appendingPathComponent("X_pressure.csv")
+    try accelerometer.write(to: accelerometerFile, atomically: true, encoding: .utf8)
+    try "t,pressure_hpa\n".write(to: barometerFile, atomically: true, encoding: .utf8)
+
+    let result = try MotionctlRunner.run(["steps", "--json", accelerometerFile.path])
+    XCTAssertEqual(result.status, 0, result.standardError)
+    XCTAssertTrue(result.standardOutput.contains("\"floors_ascended\":null"), result.standardOutput)
+    let object = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    XCTAssertGreaterThan(object["steps"] as? Int ?? 0, 30)
+    XCTAssertTrue(
+      result.standardError.contains("\(barometerFile.path): no pressure readings"),
+      result.standardError)
+
+    let named = try MotionctlRunner.run(
+      ["steps", "--json", accelerometerFile.path, "--pressure", barometerFile.path])
+    XCTAssertNotEqual(named.status, 0)
+    XCTAssertTrue(named.standardError.contains("no pressure readings"), named.standardError)
+  }
+
   /// The simulated `stairs` scenario (two floors up, two down) split into the IPIN layout's two
   /// plain tables: `t,ax,ay,az` (m/s²) and `t,pressure_hpa`, one line per sample.
   private func simulatedStairsTables(
