@@ -89,11 +89,17 @@ package enum StepEvaluation {
   }
 
   /// The recordings under `paths` (files, or folders searched recursively for `*.csv` other than
-  /// `index.csv` and `*.steps.csv`), sorted by path.
+  /// `index.csv` and `*.steps.csv`), sorted by path. A recording that more than one path reaches
+  /// (a folder and a file in it, or one folder given twice) is listed once, as
+  /// ``ActivityDataset/load(paths:)`` has it: scored twice, it would weigh double in every group.
   ///
   /// - Throws: ``NoSuchPath`` for a path that names nothing.
   package static func recordingFiles(in paths: [String]) throws -> [URL] {
     var files: [URL] = []
+    var seen = Set<String>()
+    func add(_ url: URL) {
+      if seen.insert(url.standardizedFileURL.path).inserted { files.append(url) }
+    }
     for path in paths {
       let url = URL(fileURLWithPath: path)
       var isDirectory: ObjCBool = false
@@ -101,14 +107,14 @@ package enum StepEvaluation {
         throw NoSuchPath(path: path)
       }
       if !isDirectory.boolValue {
-        files.append(url)
+        add(url)
         continue
       }
       let enumerator = FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil)
       while let next = enumerator?.nextObject() as? URL {
         let name = next.lastPathComponent
         if name.hasSuffix(".csv"), !name.hasSuffix(".steps.csv"), name != "index.csv" {
-          files.append(next)
+          add(next)
         }
       }
     }

@@ -70,4 +70,18 @@ final class StepEvaluationInputTests: XCTestCase {
     let result = try StepEvaluation.evaluate(paths: [folder.path])
     XCTAssertEqual(result.recordings.map(\.baselineSteps), [1_000_000_000, nil])
   }
+
+  /// Paths that overlap (one folder twice, a folder and a file in it, the same file spelt two
+  /// ways) score each recording once: counted twice, it weighed double in every statistic.
+  func testOverlappingPathsScoreEachRecordingOnce() throws {
+    let folder = try dataFolder(recordings: 3)
+    let once = try StepEvaluation.evaluate(paths: [folder.path])
+    XCTAssertEqual(once.recordings.count, 3)
+    let file = folder.appendingPathComponent("r1.csv").path
+    let twice = try StepEvaluation.evaluate(paths: [
+      folder.path, folder.path + "/", file, folder.path + "/./r1.csv",
+    ])
+    XCTAssertEqual(twice, once)
+    XCTAssertEqual(twice.sets.first?.ours.recordings, 3)
+  }
 }
