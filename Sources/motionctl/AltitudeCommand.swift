@@ -20,7 +20,9 @@ struct AltitudeCommand: ParsableCommand {
       {"file", "samples": [{"t", "pressure_kpa", "relative_altitude_m"}]}. Both are written as \
       the samples are read. A pressure outside 1–200 kPa (a broken reading or the wrong unit) is \
       an error, or with --skip-invalid skipped and counted; a file without a usable pressure \
-      reading is an error.
+      reading is an error. A recording that cannot be read is reported on stderr (a --json \
+      object already begun is closed with an "error" member) and the others are still read; the \
+      status is then non-zero.
       """)
 
   @Argument(help: "The recordings.")
@@ -64,80 +66,104 @@ struct AltitudeCommand: ParsableCommand {
     // 3 million samples).
     let out = try TextOutput(path: nil)
     defer { try? out.finish() }
+    // The same for every file: a bad mapping is the command's error, not each recording's.
+    let columnMapping = try columns.map { try ColumnMapping(parsing: $0) }
+    var failures = 0
     for file in files {
-      let url = URL(fileURLWithPath: file)
-      let mapping =
-        try columns.map { try ColumnMapping(parsing: $0) }
-        ?? (recordingFormat == nil ? Self.pressureTableMapping(url) : nil)
-      let options = RecordingReader.Options(
-        invalidRows: skipInvalid ? .skip : .fail, columnMapping: mapping)
-      var stream = try RecordingReader.open(
-        url, format: recordingFormat ?? (mapping != nil ? .columns : nil), options: options)
-      var tracker = BarometerTracker()
-      var written = 0
-      var implausible = 0
-      if !json, files.count > 1 { try out.writeLine("# \(file)") }
-      // A failure part way through a JSON object still leaves valid JSON: the object is closed
-      // with the error in it (and the command ends with the error and a non-zero status).
       do {
-        while let sample = try stream.next() {
-          guard let pressure = sample.pressure else { continue }
-          // Checked here, before the filter (which refuses such readings too), so that every one is
-          // either an error or a counted skip, never a silent loss.
-          guard BarometricAltitude.isPlausible(pressure: pressure) else {
-            guard skipInvalid else {
-              throw CLIError(
-                "\(file): the pressure at t=\(sample.timestamp) s, \(pressure) kPa, is outside "
-                  + Self.plausibleRangeText
-                  + " (a broken reading, or the wrong unit); --skip-invalid skips and counts such rows"
-              )
-            }
-            implausible += 1
-            continue
-          }
-          guard let result = tracker.process(time: sample.timestamp, pressure: pressure) else {
-            // Only a time that is not finite gets here; the reader refuses those rows first.
-            implausible += 1
-            continue
-          }
-          if json {
-            if written == 0 {
-              try out.write("{\"file\":\(try Self.jsonString(file)),\"samples\":[")
-            }
-            // Finite by construction; Swift's shortest round-trip text is valid JSON.
-            try out.write(
-              (written == 0 ? "" : ",") + "{\"pressure_kpa\":\(result.pressure),"
-                + "\"relative_altitude_m\":\(result.altitude),\"t\":\(sample.timestamp)}")
-          } else {
-            try out.writeLine(
-              String(format: "%.6f %.6f %.4f", sample.timestamp, result.pressure, result.altitude))
-          }
-          written += 1
-        }
+        try write(file, format: recordingFormat, columns: columnMapping, to: out)
       } catch {
-        // The original error is the one reported, even if closing the output fails too.
-        if json, written > 0, let message = try? Self.jsonString("\(error)") {
-          try? out.writeLine("],\"error\":\(message)}")
-        }
-        try? out.finish()
-        throw pointingToSkipInvalid(error)
-      }
-      if json, written > 0 { try out.writeLine("]}") }
-      try out.finish()
-      let skipped = stream.skippedRowCount
-      if skipped > 0 { printToStandardError("skipped \(skipped) invalid rows of \(file)") }
-      if implausible > 0 {
+        // One recording: its error is the command's. Of several, a bad one does not cost the
+        // others their altitudes, as in `steps`; the status says that one failed.
+        guard files.count > 1 else { throw error }
+        failures += 1
+        let message = "\(error)"
+        let path = URL(fileURLWithPath: file).path
         printToStandardError(
-          "skipped \(implausible) rows of \(file) with a pressure outside \(Self.plausibleRangeText)"
-        )
+          message.hasPrefix(path) || message.hasPrefix(file) ? message : "\(file): \(message)")
       }
-      // A recording without one usable pressure reading is an error, not an empty success.
-      guard written > 0 else {
-        let refused = skipped + implausible
-        throw CLIError(
-          "\(file): no pressure samples"
-            + (refused > 0 ? " (\(refused) rows were invalid and skipped)" : ""))
+    }
+    if failures > 0 {
+      throw CLIError("\(failures) of \(files.count) recordings could not be read")
+    }
+  }
+
+  /// Writes the altitudes of `file` to `out` (flushed before it returns or throws).
+  private func write(
+    _ file: String, format recordingFormat: RecordingFormat?, columns: ColumnMapping?,
+    to out: TextOutput
+  ) throws {
+    let url = URL(fileURLWithPath: file)
+    let mapping =
+      try columns ?? (recordingFormat == nil ? Self.pressureTableMapping(url) : nil)
+    let options = RecordingReader.Options(
+      invalidRows: skipInvalid ? .skip : .fail, columnMapping: mapping)
+    var stream = try RecordingReader.open(
+      url, format: recordingFormat ?? (mapping != nil ? .columns : nil), options: options)
+    var tracker = BarometerTracker()
+    var written = 0
+    var implausible = 0
+    if !json, files.count > 1 { try out.writeLine("# \(file)") }
+    // A failure part way through a JSON object still leaves valid JSON: the object is closed
+    // with the error in it (and the command ends with a non-zero status).
+    do {
+      while let sample = try stream.next() {
+        guard let pressure = sample.pressure else { continue }
+        // Checked here, before the filter (which refuses such readings too), so that every one is
+        // either an error or a counted skip, never a silent loss.
+        guard BarometricAltitude.isPlausible(pressure: pressure) else {
+          guard skipInvalid else {
+            throw CLIError(
+              "\(file): the pressure at t=\(sample.timestamp) s, \(pressure) kPa, is outside "
+                + Self.plausibleRangeText
+                + " (a broken reading, or the wrong unit); --skip-invalid skips and counts such rows"
+            )
+          }
+          implausible += 1
+          continue
+        }
+        guard let result = tracker.process(time: sample.timestamp, pressure: pressure) else {
+          // Only a time that is not finite gets here; the reader refuses those rows first.
+          implausible += 1
+          continue
+        }
+        if json {
+          if written == 0 {
+            try out.write("{\"file\":\(try Self.jsonString(file)),\"samples\":[")
+          }
+          // Finite by construction; Swift's shortest round-trip text is valid JSON.
+          try out.write(
+            (written == 0 ? "" : ",") + "{\"pressure_kpa\":\(result.pressure),"
+              + "\"relative_altitude_m\":\(result.altitude),\"t\":\(sample.timestamp)}")
+        } else {
+          try out.writeLine(
+            String(format: "%.6f %.6f %.4f", sample.timestamp, result.pressure, result.altitude))
+        }
+        written += 1
       }
+    } catch {
+      // The original error is the one reported, even if closing the output fails too.
+      if json, written > 0, let message = try? Self.jsonString("\(error)") {
+        try? out.writeLine("],\"error\":\(message)}")
+      }
+      try? out.finish()
+      throw pointingToSkipInvalid(error)
+    }
+    if json, written > 0 { try out.writeLine("]}") }
+    try out.finish()
+    let skipped = stream.skippedRowCount
+    if skipped > 0 { printToStandardError("skipped \(skipped) invalid rows of \(file)") }
+    if implausible > 0 {
+      printToStandardError(
+        "skipped \(implausible) rows of \(file) with a pressure outside \(Self.plausibleRangeText)"
+      )
+    }
+    // A recording without one usable pressure reading is an error, not an empty success.
+    guard written > 0 else {
+      let refused = skipped + implausible
+      throw CLIError(
+        "\(file): no pressure samples"
+          + (refused > 0 ? " (\(refused) rows were invalid and skipped)" : ""))
     }
   }
 

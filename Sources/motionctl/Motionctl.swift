@@ -11,9 +11,11 @@ struct Motionctl: ParsableCommand {
     abstract:
       "Core Motion on Linux: run the demo, replay, record, simulate and evaluate motion data.",
     discussion: """
-      Sources are chosen with COREMOTION_SOURCE (simulator[:SCENARIO], replay:PATH[?speed=N|max], \
-      iio, none, daemon[:SOCKET], and a phone streaming its sensors: sensorlogger:PORT, \
-      sensorserver:ws://PHONE:PORT, phyphox:http://PHONE:PORT) or with a command's --source option.
+      Sources are written as COREMOTION_SOURCE takes them (simulator[:SCENARIO], \
+      replay:PATH[?speed=N|max], iio, none, daemon[:SOCKET], and a phone streaming its sensors: \
+      sensorlogger:PORT, sensorserver:ws://PHONE:PORT, phyphox:http://PHONE:PORT) and chosen with \
+      a command's --source option; without it, record, sensors, monitor, dashboard and daemon use \
+      COREMOTION_SOURCE, while demo runs the simulator (it ignores COREMOTION_SOURCE).
       """,
     subcommands: [
       DemoCommand.self, ReplayCommand.self, RecordCommand.self, SimulateCommand.self,

@@ -131,6 +131,40 @@ final class MotionctlHostileRecordingTests: XCTestCase {
       none.standardError)
   }
 
+  /// Given several files, `activity` and `altitude` report a bad one on stderr, go on with the
+  /// others and end with a non-zero status, as `steps` does; before, the first bad file ended
+  /// the run and the files after it were never read.
+  func testActivityAndAltitudeGoOnAfterABadFile() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    var still = "t,ax,ay,az\n"
+    for i in 0..<300 { still += "\(Double(i) / 50),0,0,9.81\n" }
+    let missing = folder.appendingPathComponent("missing.csv").path
+    let activity = [
+      try write(still, "good.csv", in: folder), missing, try write(still, "good2.csv", in: folder),
+    ]
+    let altitude = [
+      try write("t,pressure_hpa\n0,1013.25\n1,1013.2\n", "p.csv", in: folder), missing,
+      try write("t,pressure_hpa\n0,1013.25\n1,x\n", "bad.csv", in: folder),
+      try write("t,pressure_hpa\n0,1000\n", "p2.csv", in: folder),
+    ]
+    for (command, files) in [("activity", activity), ("altitude", altitude)] {
+      let result = try MotionctlRunner.run([command, "--json"] + files)
+      XCTAssertNotEqual(result.status, 0, command)
+      let objects = try lines(result.standardOutput).map {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+      }
+      // `altitude` closes the object it had begun for bad.csv with the error in it.
+      let read = files.filter { $0 != missing }
+      XCTAssertEqual(objects.map { $0["file"] as? String }, read, command)
+      XCTAssertEqual(objects.filter { $0["error"] != nil }.count, read.count - 2, command)
+      XCTAssertTrue(
+        result.standardError.contains("\(missing): no such file or folder"), result.standardError)
+      XCTAssertTrue(
+        result.standardError.contains("\(files.count - 2) of \(files.count) recordings could not"),
+        result.standardError)
+    }
+  }
+
   // MARK: - replay and monitor (finding 9)
 
   /// Samples the estimator refuses (a gyroscope at 150 rad/s, a repeated timestamp) are counted
