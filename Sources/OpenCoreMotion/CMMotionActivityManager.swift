@@ -15,6 +15,8 @@ import MotionSensors
 open class CMMotionActivityManager: NSObject {
   package let backend: any MotionHistoryBackend
   private let channel = UpdateChannel<CMMotionActivity>(interval: 0)
+  /// Where queries are answered, one at a time in the order they were made.
+  private let queries = DispatchQueue(label: "OpenCoreMotion.CMMotionActivityManager.queries")
 
   /// Creates a manager for the process's default source.
   ///
@@ -78,21 +80,30 @@ open class CMMotionActivityManager: NSObject {
     let backend = backend
     let error = serviceError
     let box = HandlerBox(handler)
-    queue.addOperation {
-      let handler = box.handler
-      if let error { return handler(nil, error) }
-      guard start <= end else {
-        return handler(
-          nil, NSError(CMErrorInvalidParameter, description: "the start date is after the end date")
-        )
+    // Answered on the manager's own queue, not on `queue` (which may be the main queue): the
+    // daemon's answer can take seconds (connecting, then up to its reply timeout), and Apple's
+    // query returns at once with only the handler on `queue`.
+    queries.async {
+      let answer: Result<[ActivityRecord], NSError>
+      if let error {
+        answer = .failure(error)
+      } else if start > end {
+        answer = .failure(
+          NSError(CMErrorInvalidParameter, description: "the start date is after the end date"))
+      } else {
+        let records = backend.activities(from: start, to: end)
+        answer =
+          records.isEmpty
+          ? .failure(
+            NSError(CMErrorUnknown, description: "no motion activity was observed in the window"))
+          : .success(records)
       }
-      let records = backend.activities(from: start, to: end)
-      guard !records.isEmpty else {
-        return handler(
-          nil, NSError(CMErrorUnknown, description: "no motion activity was observed in the window")
-        )
+      queue.addOperation {
+        switch answer {
+        case .success(let records): box.handler(records.map(Self.activity), nil)
+        case .failure(let error): box.handler(nil, error)
+        }
       }
-      handler(records.map(Self.activity), nil)
     }
   }
 

@@ -21,6 +21,8 @@ public typealias CMStepUpdateHandler = (Int, Date, (any Error)?) -> Void
 open class CMStepCounter: NSObject {
   package let backend: any MotionHistoryBackend
   private let channel = UpdateChannel<StepCount>(interval: 0)
+  /// Where queries are answered, one at a time in the order they were made.
+  private let queries = DispatchQueue(label: "OpenCoreMotion.CMStepCounter.queries")
 
   /// Creates a step counter for the process's default source.
   ///
@@ -64,14 +66,25 @@ open class CMStepCounter: NSObject {
     let backend = backend
     let error = serviceError
     let box = HandlerBox(handler)
-    queue.addOperation {
-      let handler = box.handler
-      if let error { return handler(0, error) }
-      guard start <= end else {
-        return handler(
-          0, NSError(CMErrorInvalidParameter, description: "the start date is after the end date"))
+    // Counted on the counter's own queue, not on `queue` (which may be the main queue): the
+    // daemon's answer can take seconds (connecting, then up to its reply timeout), and Apple's
+    // query returns at once with only the handler on `queue`.
+    queries.async {
+      let answer: Result<Int, NSError>
+      if let error {
+        answer = .failure(error)
+      } else if start > end {
+        answer = .failure(
+          NSError(CMErrorInvalidParameter, description: "the start date is after the end date"))
+      } else {
+        answer = .success(backend.pedometerSummary(from: start, to: end).numberOfSteps)
       }
-      handler(backend.pedometerSummary(from: start, to: end).numberOfSteps, nil)
+      queue.addOperation {
+        switch answer {
+        case .success(let steps): box.handler(steps, nil)
+        case .failure(let error): box.handler(0, error)
+        }
+      }
     }
   }
 

@@ -291,8 +291,10 @@ package final class DaemonMotionHistory: MotionHistoryBackend {
   }
 
   /// Asks the daemon `query` and waits for the answer on this thread (the history API is
-  /// synchronous and is called off the main thread by the `CM*` classes), at most
-  /// ``queryTimeout`` seconds; `nil` on failure. The wait needs no other thread of the process
+  /// synchronous), at most ``queryTimeout`` seconds; `nil` on failure. The pedometer, step
+  /// counter and activity queries ask from a queue of their own, never the app's; only
+  /// `CMSensorRecorder.accelerometerData(from:to:)`, synchronous in Apple's API too, waits on
+  /// the caller's thread. The wait needs no other thread of the process
   /// (see `DaemonClient.waitForAnswer(to:timeout:)`).
   ///
   /// Never call it from a live event handler: those run on the connection's reader thread, which

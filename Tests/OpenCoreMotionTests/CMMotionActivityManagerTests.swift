@@ -17,10 +17,12 @@ final class CMMotionActivityManagerTests: XCTestCase {
   ) -> ([CMMotionActivity]?, (any Error)?) {
     let queue = makeSerialQueue()
     let result = Locked<([CMMotionActivity]?, (any Error)?)>((nil, nil))
+    let done = expectation(description: "query")
     manager.queryActivityStarting(from: start, to: end, to: queue) { activities, error in
       result.withLock { $0 = (activities, error) }
+      done.fulfill()
     }
-    drain(queue)
+    wait(for: [done], timeout: 30)
     return result.withLock { $0 }
   }
 

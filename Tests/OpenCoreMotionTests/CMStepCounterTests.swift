@@ -32,10 +32,12 @@ import Testing
   ) -> (steps: Int, error: (any Error)?) {
     let result = Locked<(Int, (any Error)?)>((-1, nil))
     let queue = serialQueue()
+    let done = DispatchSemaphore(value: 0)
     counter.queryStepCountStarting(from: start, to: end, to: queue) { steps, error in
       result.withLock { $0 = (steps, error) }
+      done.signal()
     }
-    drain(queue)
+    #expect(done.wait(timeout: .now() + 30) == .success, "the query answers")
     return result.withLock { $0 }
   }
 
