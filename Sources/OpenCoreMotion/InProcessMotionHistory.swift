@@ -257,12 +257,16 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     guard duration.isFinite, duration > 0 else { return }
     let length = Swift.min(duration, parameters.longestRecording)
     state.withLock { s in
-      guard let timeline = s.timeline, let now = s.latestTimestamp else {
+      guard let timeline = s.timeline, let latest = s.latestTimestamp else {
         // Nothing observed yet: the recording starts with the first sample.
         s.pendingRecordingDuration = Swift.max(s.pendingRecordingDuration ?? 0, length)
         return
       }
-      let until = timeline.date(forTimestamp: now).addingTimeInterval(length)
+      // From now, not from the latest sample: in a gap in the source that sample is in the
+      // past, and a recording timed from it could be over before the samples come again. Not
+      // before it either: a source played faster than real time runs ahead of the boot clock.
+      let from = Swift.max(timeline.date(forTimestamp: latest), now(in: s) ?? .distantPast)
+      let until = from.addingTimeInterval(length)
       s.recordUntil = Swift.max(s.recordUntil ?? until, until)
     }
   }

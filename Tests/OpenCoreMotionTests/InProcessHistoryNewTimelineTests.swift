@@ -405,6 +405,26 @@ final class InProcessHistoryWallClockStepTests: XCTestCase {
     XCTAssertEqual(history.recordedAccelerometer(from: .distantPast, to: .distantFuture).count, 0)
   }
 
+  /// The source pauses for 20 minutes (a phone stream gone away), a 10-minute recording is asked
+  /// for, and samples come again 5 minutes later: they are recorded. The recording was timed from
+  /// the last sample seen, 20 minutes before the request, so it had ended before it began and
+  /// nothing was recorded. (Found by a review of 2026-11-30.)
+  func testARecordingAskedForDuringAGapInTheSourceRunsFromTheRequest() {
+    let source = HandFedSource()
+    let clocks = TestClocks()
+    let history = InProcessMotionHistory(source: source, clocks: clocks.reading)
+    feed(source, clocks, rows: 0..<1000, pressure: 101.325)
+    clocks.advance(to: 10 + 1200)
+    history.recordAccelerometer(forDuration: 600)
+    // 5 minutes after the request, on the source's clock, which went on through the gap.
+    feed(source, clocks, rows: 151_000..<152_000, pressure: 101.325)
+    let recorded = history.recordedAccelerometer(from: .distantPast, to: .distantFuture)
+    XCTAssertGreaterThan(recorded.count, 400, "10 s at 50 Hz")
+    XCTAssertEqual(
+      recorded.last?.date.timeIntervalSince(clocks.now) ?? .infinity, 0, accuracy: 1,
+      "the samples after the gap")
+  }
+
   /// A walk, then the source stops and 8 days pass: its steps are no longer counted (7 days are
   /// kept, as Apple). They were counted as long as nothing newer was walked. (Same review.)
   func testStepsOlderThanSevenDaysAreNotCountedWithoutNewSteps() {
