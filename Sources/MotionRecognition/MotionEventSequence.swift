@@ -4,7 +4,11 @@
 /// readings, itself an `AsyncSequence`.
 ///
 /// Create one with `inputs.motionEvents(detectedBy:)`. Each iterator runs its own copy of the
-/// detector, so iterating twice gives the same events for the same readings.
+/// detector, so over readings that can be read again (an array's, a file's) iterating twice gives
+/// the same events. Over readings that are used up as they are read, such as the `AsyncStream` of
+/// `CMMotionManager.motionEvents(detectedBy:)`, it does not: a second iteration only sees what the
+/// first left, and two at once trap (`AsyncStream` allows one waiting iterator). Such a sequence
+/// has one consumer; make another (call `motionEvents(detectedBy:)` again) for a second.
 public struct MotionEventSequence<Base: AsyncSequence, Detector: MotionEventDetector>: AsyncSequence
 where Base.Element == MotionInput {
   public typealias Element = Detector.Event

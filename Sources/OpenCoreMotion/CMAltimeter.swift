@@ -10,7 +10,10 @@ import MotionSensors
 /// altitude changed. Relative altitude is the standard-atmosphere height difference of the
 /// pressure readings, relative to the first event of the updates (which reports 0). A second start
 /// replaces the handler (and starts again from 0); after a stop returns, no handler of that service
-/// runs any more.
+/// runs any more, unless the stop was called from inside a handler of another Core Motion service:
+/// it then does not wait for a handler of that service already running on another thread (two
+/// handlers stopping each other's service would wait for each other for ever), which may finish
+/// after the stop returns; no later one starts.
 open class CMAltimeter: NSObject {
   package let backend: any MotionHistoryBackend
   private let relativeChannel = UpdateChannel<CMAltitudeData>(interval: CMAltimeter.updateInterval)
@@ -67,7 +70,8 @@ open class CMAltimeter: NSObject {
     connectRelative(relativeChannel, sink: .queue(queue, handler))
   }
 
-  /// Stops relative-altitude updates; no handler runs after this returns.
+  /// Stops relative-altitude updates; no handler runs after this returns (unless it is called from
+  /// inside another service's handler while one is running: see ``CMAltimeter``).
   open func stopRelativeAltitudeUpdates() {
     relativeChannel.end()
   }
@@ -87,7 +91,8 @@ open class CMAltimeter: NSObject {
       absoluteChannel, reference: AltitudeReference.current(), sink: .queue(queue, handler))
   }
 
-  /// Stops absolute-altitude updates; no handler runs after this returns.
+  /// Stops absolute-altitude updates; no handler runs after this returns (unless it is called from
+  /// inside another service's handler while one is running: see ``CMAltimeter``).
   open func stopAbsoluteAltitudeUpdates() {
     absoluteChannel.end()
   }

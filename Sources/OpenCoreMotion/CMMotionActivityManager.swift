@@ -10,8 +10,11 @@ import MotionSensors
 /// `CMMotionActivityManager()` reads the process's default source (`COREMOTION_SOURCE`) through the
 /// in-process motion history: queries answer from what this process observed since the first
 /// pedometer, activity manager, altimeter or sensor recorder was created. After
-/// ``stopActivityUpdates()`` returns, no update handler runs any more; updates also stop when the
-/// manager is deallocated.
+/// ``stopActivityUpdates()`` returns, no update handler runs any more, unless the stop was called
+/// from inside a handler of another Core Motion service: it then does not wait for an update
+/// handler already running on another thread (two handlers stopping each other's service would
+/// wait for each other for ever), which may finish after the stop returns; no later one starts.
+/// Updates also stop when the manager is deallocated.
 open class CMMotionActivityManager: NSObject {
   package let backend: any MotionHistoryBackend
   private let channel = UpdateChannel<CMMotionActivity>(interval: 0)
@@ -64,7 +67,8 @@ open class CMMotionActivityManager: NSObject {
     connect(channel, sink: .queue(queue, { activity, _ in if let activity { handler(activity) } }))
   }
 
-  /// Stops activity updates; no handler runs after this returns.
+  /// Stops activity updates; no handler runs after this returns (unless it is called from inside
+  /// another service's handler while one is running: see ``CMMotionActivityManager``).
   open func stopActivityUpdates() {
     channel.end()
   }

@@ -67,6 +67,10 @@ extension CMMotionManager {
 /// Iteration never throws: the sequence simply ends. Afterwards ``error`` says whether it ended
 /// because of a problem (source failure, sensor or reference frame not available) rather than the
 /// end of the source's data.
+///
+/// One consumer: each update is handed out once (the sequence is an `AsyncStream`), so a second
+/// iteration only gets what the first left, and two at once trap. For another consumer, call the
+/// `…Updates()` method again: each call is a subscription of its own.
 public struct MotionUpdateSequence<Element>: AsyncSequence, Sendable {
   private let stream: AsyncStream<ImmutableItem<Element>>
   private let failure: Locked<(any Error)?>

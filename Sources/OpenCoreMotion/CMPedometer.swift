@@ -12,7 +12,11 @@ import MotionSensors
 ///
 /// Every handler runs on the pedometer's own serial background queue, live updates and query
 /// results alike. After ``stopUpdates()`` or ``stopEventUpdates()`` returns, no handler of that
-/// service runs any more.
+/// service runs any more, with one exception: a stop called from inside a handler of another
+/// Core Motion service (another object's, or an async sequence's) does not wait for a handler of
+/// this service already running on another thread (two handlers stopping each other's service
+/// would wait for each other for ever). That call may still finish after the stop returns; no
+/// later one starts.
 open class CMPedometer: NSObject {
   package let backend: any MotionHistoryBackend
   /// The serial queue every handler of this pedometer runs on.
@@ -147,7 +151,8 @@ open class CMPedometer: NSObject {
     connectUpdates(updateChannel, from: start, sink: .queue(handlerQueue, handler))
   }
 
-  /// Stops live updates; no update handler runs after this returns.
+  /// Stops live updates; no update handler runs after this returns (unless it is called from
+  /// inside another service's handler while one is running: see ``CMPedometer``).
   open func stopUpdates() {
     updateChannel.end()
   }
@@ -158,7 +163,8 @@ open class CMPedometer: NSObject {
     connectEvents(eventChannel, sink: .queue(handlerQueue, handler))
   }
 
-  /// Stops pause and resume events; no event handler runs after this returns.
+  /// Stops pause and resume events; no event handler runs after this returns (unless it is called
+  /// from inside another service's handler while one is running: see ``CMPedometer``).
   open func stopEventUpdates() {
     eventChannel.end()
   }

@@ -16,7 +16,10 @@ public typealias CMStepUpdateHandler = (Int, Date, (any Error)?) -> Void
 ///
 /// It reads the same step history as ``CMPedometer`` (the process's default source, or the motion
 /// daemon), so both count the same steps. Handlers run on the `OperationQueue` the caller passes,
-/// and after ``stopStepCountingUpdates()`` returns no update handler runs any more.
+/// and after ``stopStepCountingUpdates()`` returns no update handler runs any more, unless the
+/// stop was called from inside a handler of another Core Motion service: it then does not wait
+/// for an update handler already running on another thread (two handlers stopping each other's
+/// service would wait for each other for ever), which may finish after the stop returns.
 @available(iOS, introduced: 7.0, deprecated: 8.0, message: "Use CMPedometer instead")
 open class CMStepCounter: NSObject {
   package let backend: any MotionHistoryBackend
@@ -105,7 +108,8 @@ open class CMStepCounter: NSObject {
     connect(every: max(stepCounts, 1), sink: sink)
   }
 
-  /// Stops live counting; no update handler runs after this returns.
+  /// Stops live counting; no update handler runs after this returns (unless it is called from
+  /// inside another service's handler while one is running: see ``CMStepCounter``).
   open func stopStepCountingUpdates() {
     channel.end()
   }
