@@ -30,6 +30,9 @@ final class DeviceMotionPipeline: Sendable {
     /// Whether a source subscription exists or is being made (set before `subscribe` is called, so
     /// that two first consumers arriving together make only one).
     var isConnected = false
+    /// Counts connections: the end of a source subscription disconnects only the connection it
+    /// belongs to, not one a later consumer has made since.
+    var connection: UInt64 = 0
     var feed: DeviceMotionFeed
   }
 
@@ -72,24 +75,25 @@ final class DeviceMotionPipeline: Sendable {
 
   /// Adds a consumer until the returned subscription is cancelled.
   func subscribe(_ consumer: @escaping Consumer) -> SourceSubscription {
-    let (id, isFirst) = state.withLock { s -> (UInt64, Bool) in
+    let (id, connection) = state.withLock { s -> (UInt64, UInt64?) in
       let id = consumers.add(consumer)
-      let isFirst = !s.isConnected
-      if isFirst {
-        s.isConnected = true
-        s.feed = DeviceMotionFeed(samplePeriod: samplePeriod, timing: source.sampleTiming)
-      }
-      return (id, isFirst)
+      guard !s.isConnected else { return (id, nil) }
+      s.isConnected = true
+      s.connection &+= 1
+      s.feed = DeviceMotionFeed(samplePeriod: samplePeriod, timing: source.sampleTiming)
+      return (id, s.connection)
     }
-    if isFirst {
+    if let connection {
       // The estimator wants every sample the source can give, of the inertial sensors only (a
       // source that can switch sensors off keeps the barometer off for it).
       let subscription = source.subscribe(
         requestedSampleRate: source.supportedSampleRates.upperBound, sensors: Self.sensorsRead
-      ) { [weak self] event in self?.handle(event) }
+      ) { [weak self] event in self?.handle(event, connection: connection) }
       let stillWanted = state.withLock { s -> Bool in
-        // Everybody may have left while the subscription was being made.
-        guard s.isConnected, !consumers.isEmpty, s.subscription == nil else { return false }
+        // Everybody may have left while the subscription was being made, or the source may have
+        // finished meanwhile (and someone connected again).
+        guard s.isConnected, s.connection == connection, !consumers.isEmpty, s.subscription == nil
+        else { return false }
         s.subscription = subscription
         return true
       }
@@ -116,7 +120,8 @@ final class DeviceMotionPipeline: Sendable {
 
   // MARK: Samples
 
-  private func handle(_ event: SourceEvent) {
+  /// Handles an event of the source subscription made for `connection`.
+  private func handle(_ event: SourceEvent, connection: UInt64) {
     let outgoing: Event
     switch event {
     case .sample(let sample):
@@ -125,6 +130,17 @@ final class DeviceMotionPipeline: Sendable {
     case .failure(let failure):
       outgoing = .failure(failure)
     case .finished:
+      // The source has dropped this subscription (a player at the end of its stream), while
+      // handler consumers stay: disconnect, so that the next consumer subscribes again and hears
+      // the end from the source (or a live source starts again) instead of waiting for ever.
+      let finished = state.withLock { s -> SourceSubscription? in
+        guard s.isConnected, s.connection == connection else { return nil }
+        s.isConnected = false
+        defer { s.subscription = nil }
+        return s.subscription
+      }
+      // Outside the lock, like `unsubscribe` (the source has dropped it already: no effect).
+      finished?.cancel()
       outgoing = .finished
     }
     consumers.deliver(outgoing)

@@ -123,6 +123,28 @@ final class CMMotionManagerAsyncSequenceTests: XCTestCase {
     XCTAssertEqual(gyroCount, 30)
   }
 
+  /// A handler keeps the shared fusion pipeline past the end of the recording; a sequence started
+  /// afterwards used to join that finished connection and wait for ever (the raw sequences ended
+  /// at once). It must end, as they do.
+  func testDeviceMotionSequenceStartedAfterTheEndFinishes() async throws {
+    let clock = VirtualClock()
+    let manager = CMMotionManager(
+      source: Synthetic.player(Synthetic.still(.identity, count: 30), clock: clock))
+    let delivered = Collector<Double>()
+    manager.startDeviceMotionUpdates(to: makeSerialQueue()) { motion, _ in
+      if let motion { delivered.append(motion.timestamp) }
+    }
+    clock.advance(by: 1)
+    let motions = manager.deviceMotionUpdates()
+    let count = try await withDeadline(seconds: 20, "a device-motion sequence after the end") {
+      var count = 0
+      for await _ in motions { count += 1 }
+      return count
+    }
+    XCTAssertEqual(count, 0)
+    manager.stopDeviceMotionUpdates()
+  }
+
   func testMissingSensorEndsWithNotAvailable() async {
     let manager = CMMotionManager(source: EmptySensorSource())
     let updates = manager.magnetometerUpdates()
