@@ -24,8 +24,8 @@ import PhoneStreamDecoding
 /// several such totals are reached before the subscriber catches up, the latest).
 ///
 /// `@unchecked Sendable`: `subscribers` and the pending events are guarded by `state` (a lock),
-/// `isRunning` and `worker` by `lifecycleLock`; handlers run only on `queue` while `deliveryLock`
-/// is held.
+/// `isRunning`, `worker` and `failedStartCoverage` by `lifecycleLock`; handlers run only on `queue`
+/// while `deliveryLock` is held.
 final class LiveSourceHub: @unchecked Sendable {
   typealias Handler = @Sendable (SourceEvent) -> Void
 
@@ -82,6 +82,9 @@ final class LiveSourceHub: @unchecked Sendable {
   private let lifecycleLock = NSLock()
   private var isRunning = false
   private var worker: PhoneStreamWorker?
+  /// After a failed start, the highest subscriber id that was subscribed when it failed (and so is
+  /// told of it); `nil` while no start has failed since the worker last stopped.
+  private var failedStartCoverage: UInt64?
   private let queue: DispatchQueue
   private let failureLabel: String
   private let startWorker: @Sendable () throws -> PhoneStreamWorker?
@@ -94,7 +97,8 @@ final class LiveSourceHub: @unchecked Sendable {
   ///
   /// `startWorker` opens the owner's connection and returns its running worker (or `nil` when the
   /// owner is gone); if it throws, subscribers get the error as a failure (a ``SourceFailure`` as
-  /// is, anything else as `.other`) and no worker runs until the last subscriber has left.
+  /// is, anything else as `.other`), and each later subscriber makes another attempt (whose
+  /// failure goes to the subscribers that had not been told yet).
   /// `didStop` (default: nothing) runs after the worker has been stopped.
   /// `maximumPendingEvents` (at least 1) bounds the events waiting for slow subscribers.
   init(
@@ -141,22 +145,53 @@ final class LiveSourceHub: @unchecked Sendable {
   private func updateLifecycle() {
     lifecycleLock.lock()
     defer { lifecycleLock.unlock() }
-    let wanted = hasSubscribers
-    if wanted && !isRunning {
+    let (wanted, newestID) = state.withLock { s in (!s.subscribers.isEmpty, s.nextID) }
+    // A subscriber that arrived after a failed start tries again (the port may be free by now):
+    // without that it would get neither events nor the failure, for as long as anyone (the
+    // in-process motion history, say) stays subscribed.
+    let retriesFailedStart = failedStartCoverage.map { newestID > $0 } ?? false
+    if wanted && (!isRunning || retriesFailedStart) {
       isRunning = true
+      let failure: SourceFailure
       do {
         worker = try startWorker()
-      } catch let failure as SourceFailure {
-        deliver(.failure(failure))
+        failedStartCoverage = nil
+        return
+      } catch let error as SourceFailure {
+        failure = error
       } catch {
-        deliver(.failure(SourceFailure(.other, "\(failureLabel): \(error)")))
+        failure = SourceFailure(.other, "\(failureLabel): \(error)")
+      }
+      // A retry's failure only to those not yet told, once each.
+      let alreadyTold = retriesFailedStart ? failedStartCoverage : nil
+      failedStartCoverage = newestID
+      if let alreadyTold {
+        deliver(failure, toSubscribersIn: (alreadyTold + 1)...newestID)
+      } else {
+        deliver(.failure(failure))
       }
     } else if !wanted && isRunning {
       isRunning = false
+      failedStartCoverage = nil
       // Bounded: the worker's tasks only hand events to `queue`, and the wait has a deadline.
       worker?.stop(timeout: Self.stopTimeout)
       worker = nil
       didStop()
+    }
+  }
+
+  /// Hands `failure` to the subscribers whose id is in `ids` (on `queue`, after the delivery task
+  /// queued so far).
+  private func deliver(_ failure: SourceFailure, toSubscribersIn ids: ClosedRange<UInt64>) {
+    queue.async { [self] in
+      deliveryLock.lock()
+      defer { deliveryLock.unlock() }
+      let targets = state.withLock { $0.subscribers.keys.filter { ids.contains($0) }.sorted() }
+      for id in targets {
+        // Looked up one by one, as in `drain`.
+        guard let handler = state.withLock({ $0.subscribers[id] }) else { continue }
+        handler(.failure(failure))
+      }
     }
   }
 
