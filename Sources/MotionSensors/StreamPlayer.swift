@@ -140,11 +140,13 @@ public final class StreamPlayer: SensorSource, Sendable {
   private func unsubscribe(_ id: UInt64) {
     deliveryLock.lock()
     defer { deliveryLock.unlock() }
-    let isEmpty = subscribers.remove(id)
+    subscribers.remove(id)
     let observerToRemove = state.withLock { s -> UInt64? in
       s.sensorsBySubscriber.removeValue(forKey: id)
       s.updateActiveSensors()
-      guard isEmpty else { return nil }
+      // Asked under this lock, where subscribers are added: one that arrived since the removal
+      // keeps the clock observer (its `startIfNeeded` found it there).
+      guard subscribers.isEmpty else { return nil }
       s.streamOrigin = nil
       defer { s.clockObserver = nil }
       return s.clockObserver
@@ -157,17 +159,18 @@ public final class StreamPlayer: SensorSource, Sendable {
   private func startIfNeeded() {
     switch pacing {
     case .virtual(let clock, let speed):
-      let needsObserver = state.withLock { s -> Bool in
-        guard s.clockObserver == nil else { return false }
+      // Registered under the state lock, so that two first subscribers register one observer and
+      // a last subscriber leaving meanwhile finds it to remove (a leaked observer would go on
+      // consuming samples with nobody subscribed). The clock's lock is a leaf: it calls no
+      // observer while held.
+      state.withLock { s in
+        guard s.clockObserver == nil, !s.isFinished, !subscribers.isEmpty else { return }
         s.clockOrigin = clock.now
         s.streamOrigin = nil
-        return true
+        s.clockObserver = clock.addObserver { [weak self] reading in
+          self?.catchUp(toClock: reading, speed: speed)
+        }
       }
-      guard needsObserver else { return }
-      let token = clock.addObserver { [weak self] reading in
-        self?.catchUp(toClock: reading, speed: speed)
-      }
-      state.withLock { $0.clockObserver = token }
     case .realTime(let speed):
       launchWorker(speed: speed)
     case .asFastAsPossible:
