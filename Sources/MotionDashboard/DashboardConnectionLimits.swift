@@ -14,7 +14,9 @@ public struct DashboardConnectionLimits: Sendable, Equatable {
   public var maximumConnections: Int
   /// The most connections one peer address holds at once; its further connections are closed
   /// when accepted, so that one host cannot hold every slot; default 16 (a browser opens up to six
-  /// HTTP connections to a server plus one WebSocket per tab, so a few tabs fit).
+  /// HTTP connections to a server plus one WebSocket per tab, so a few tabs fit). Every
+  /// connection from this machine counts as one peer, whichever of its addresses (127.0.0.2, …)
+  /// it comes from.
   public var maximumConnectionsPerPeer: Int
 
   /// Creates limits; every parameter has the default stated on its property.

@@ -70,7 +70,8 @@ public struct DashboardServer: Sendable {
     // One peer address holds at most `maximumConnectionsPerPeer` connections
     // (PeerConnectionLimit); their refusals are logged as warnings, the first and each power of
     // ten. With a token, a connection that has not yet sent it gives way to a newer one from its
-    // address (every local user is 127.0.0.1): the access middleware proves the others.
+    // address (every connection from this machine is one peer, whatever its address): the access
+    // middleware proves the others.
     let perPeer = configuration.connectionLimits.maximumConnectionsPerPeer
     let peerLimit = PeerConnectionLimit(
       limit: perPeer, evictsUnprovenConnections: configuration.token != nil,

@@ -11,7 +11,8 @@ import NIOCore
 /// one host that opened that many connections and sent nothing (or a request now and then) kept
 /// every other client out for as long as it cared to reopen them. With this cap a peer address
 /// gets ``limit`` connections; its further connections are closed as soon as they are accepted,
-/// which frees their slot at once.
+/// which frees their slot at once. Every connection from this machine, whatever its address, is
+/// one peer (``peer(of:at:)``).
 ///
 /// Used by the dashboard (MotionDashboard) and the Sensor Logger receiver (PhoneStreams), which
 /// report the refusals each in its own way: `onRefusalDue` gets the running total the first time
@@ -58,10 +59,9 @@ package final class PeerConnectionLimit: Sendable {
   /// With `evictsUnprovenConnections`, a connection that arrives while its peer holds the limit
   /// closes the peer's oldest connection that has not proven itself (``prove(_:)``: the
   /// dashboard proves a connection when a request on it carries the access token) instead of
-  /// being refused. On loopback every local user is the same peer, 127.0.0.1, so without this
-  /// another user could hold all of the owner's slots with idle connections and lock the owner
-  /// out; now such connections give way to the owner's, which prove themselves on their first
-  /// request.
+  /// being refused. Every local user is the same peer (``localPeer``), so without this another
+  /// user could hold all of the owner's slots with idle connections and lock the owner out; now
+  /// such connections give way to the owner's, which prove themselves on their first request.
   package init(
     limit: Int, evictsUnprovenConnections: Bool = false,
     onEvictionDue: @escaping @Sendable (_ total: Int) -> Void = { _ in },
@@ -137,6 +137,62 @@ package final class PeerConnectionLimit: Sendable {
   /// The number of peer addresses holding connections.
   package var peerCount: Int { state.withLock { $0.holders.count } }
 
+  /// The peer whose slots a connection from `remote` to the server's `local` address takes: its
+  /// IP address, except that every connection from this machine is the one peer ``localPeer``.
+  ///
+  /// Linux routes all of 127.0.0.0/8 to the loopback and lets a process connect from any of the
+  /// machine's own addresses, so counting such connections by address gave any local user as
+  /// many shares as they cared to pick addresses (127.0.0.2, 127.0.0.3, …): eight of them held
+  /// the dashboard's 128 connections, and the owner's waited in the listen queue. A connection is
+  /// from this machine when it comes from a loopback address (127/8, `::1`, or either mapped into
+  /// IPv6), when it arrives at one (nothing else can reach it), or when it comes from the very
+  /// address it arrives at. An IPv4 address mapped into IPv6 (`::ffff:a.b.c.d`, on a dual-stack
+  /// listener) counts as the IPv4 address. Other IPv6 addresses are not grouped by prefix: the
+  /// hosts of one LAN share a /64, so the phone would share its slots with every other host.
+  /// A connection without an IP address (a Unix socket) is one peer of its own kind.
+  package static func peer(of remote: SocketAddress?, at local: SocketAddress?) -> String {
+    guard let remote = remote.flatMap(PeerAddress.init) else { return "unknown" }
+    if remote.isLoopback { return localPeer }
+    if let local = local.flatMap(PeerAddress.init), local.isLoopback || local == remote {
+      return localPeer
+    }
+    return remote.text
+  }
+
+  /// The one peer of every connection from this machine (see ``peer(of:at:)``).
+  package static let localPeer = "local"
+
+  /// An IP address reduced to what ``peer(of:at:)`` compares: IPv4 mapped into IPv6 as IPv4.
+  private struct PeerAddress: Equatable {
+    /// The address's bytes, 4 for IPv4 and 16 for IPv6.
+    let bytes: [UInt8]
+    let text: String
+
+    init?(_ address: SocketAddress) {
+      switch address {
+      case .v4(let v4):
+        bytes = withUnsafeBytes(of: v4.address.sin_addr) { Array($0) }
+        text = address.ipAddress ?? bytes.map(String.init).joined(separator: ".")
+      case .v6(let v6):
+        let all = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+        if all.prefix(10).allSatisfy({ $0 == 0 }) && all[10] == 0xff && all[11] == 0xff {
+          bytes = Array(all.suffix(4))
+          text = bytes.map(String.init).joined(separator: ".")
+        } else {
+          bytes = all
+          guard let shown = address.ipAddress else { return nil }
+          text = shown
+        }
+      default:
+        return nil
+      }
+    }
+
+    var isLoopback: Bool {
+      bytes.count == 4 ? bytes[0] == 127 : bytes == Array(repeating: 0, count: 15) + [1]
+    }
+  }
+
   /// One per connection, ahead of the handlers that parse anything: admits the connection when it
   /// becomes active or closes it, and gives its slot back when it closes or the handler is
   /// removed. `Part` is whatever flows through the pipeline at its position; it passes untouched.
@@ -184,8 +240,8 @@ package final class PeerConnectionLimit: Sendable {
 
     private func admit(context: ChannelHandlerContext) {
       guard slot == nil, !isRefused else { return }
-      // A connection without an IP address (a Unix socket) is one peer of its own kind.
-      let peer = context.channel.remoteAddress?.ipAddress ?? "unknown"
+      let peer = PeerConnectionLimit.peer(
+        of: context.channel.remoteAddress, at: context.channel.localAddress)
       let channel = context.channel
       if let slot = limit.admit(
         peer, key: ObjectIdentifier(channel), evict: { channel.close(promise: nil) })

@@ -89,7 +89,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     public var maximumConnections: Int
     /// The most connections one peer address holds at once; its further connections are closed
     /// when accepted, so that one machine's idle connections cannot fill the receiver; default 4
-    /// (Sensor Logger pushes one request at a time).
+    /// (Sensor Logger pushes one request at a time). Every connection from this machine counts as
+    /// one peer, whichever of its addresses (127.0.0.2, …) it comes from.
     public var maximumConnectionsPerPeer: Int
     /// Seconds a request body may take to arrive (408 beyond); default 10.
     public var requestBodyTimeout: Double

@@ -9,8 +9,8 @@ import XCTest
 /// a 401 or 403 kept the connection open for more keep-alive requests, and one host could take
 /// all 128 slots, keeping every page out.
 ///
-/// Other peers are other loopback addresses (`127.0.0.2`), which Linux routes to the server on
-/// `127.0.0.1`.
+/// Other local users connect from other loopback addresses (`127.0.0.2`), which Linux routes to the
+/// server on `127.0.0.1`; all of them are one peer, the machine's.
 final class DashboardRefusalTests: XCTestCase {
   private static let token = "k3y"
 
@@ -55,9 +55,10 @@ final class DashboardRefusalTests: XCTestCase {
     }
   }
 
-  /// One address opens three times its share of connections: all beyond its share are closed on
-  /// arrival (each wait ends at the close; the held ones wait out their 0.3 s), and a page from
-  /// another address is served at once although the server serves only 8 connections at a time.
+  /// One address opens three times its share of connections: all beyond its share are closed
+  /// (each wait ends at the close; the held ones wait out their 0.3 s), and a page is served at
+  /// once although the server serves only 8 connections at a time. Both are local, so one peer:
+  /// the flood's connections gave way, oldest first, and the page's takes the place of another.
   func testOneHostCannotHoldEveryConnection() async throws {
     var configuration = DashboardConfiguration(
       port: 0, token: Self.token, source: .simulator(scenario: "flat"))
@@ -72,8 +73,8 @@ final class DashboardRefusalTests: XCTestCase {
       }
       let closed = flood.filter { $0.waitForClose(timeout: 0.3) }.count
       XCTAssertEqual(closed, 8)
-      // The flood's four keep their slots (until the request-head timeout, 10 s by default);
-      // another address gets in.
+      // The flood's last four hold the machine's share (until the request-head timeout, 10 s by
+      // default); the page, with the token, makes room for itself.
       let page = try DashboardRawConnection(port: port, from: "127.0.0.1")
       try page.send(Self.get("/?token=\(Self.token)", port: port))
       XCTAssertEqual(page.status(timeout: 3), 200)
@@ -90,6 +91,33 @@ final class DashboardRefusalTests: XCTestCase {
         }
       }
       XCTAssertNotNil(again, "a closed connection gives its slot back")
+    }
+  }
+
+  /// Other local users connect from loopback addresses of their choosing (127.0.0.2, 127.0.0.3,
+  /// …), each counted as a peer of its own: two of them held the 32 connections the server serves
+  /// at once with idle connections, and the owner's request waited in the listen queue until the
+  /// request-head timeout (here 120 s) closed some. They are one peer now, the machine, whose
+  /// idle connections give way to the owner's.
+  func testOtherLoopbackAddressesDoNotGetSharesOfTheirOwn() async throws {
+    var configuration = DashboardConfiguration(
+      port: 0, token: Self.token, source: .simulator(scenario: "flat"))
+    configuration.connectionLimits = DashboardConnectionLimits(
+      requestHeadTimeout: 120, idleTimeout: 120, maximumConnections: 32,
+      maximumConnectionsPerPeer: 16)
+    let (url, task) = try await DashboardServerTests.start(configuration)
+    defer { task.cancel() }
+    let port = try XCTUnwrap(url.port)
+    try await onThread {
+      let squatters = try ["127.0.0.2", "127.0.0.3"].flatMap { source in
+        try (0..<16).map { _ in try DashboardRawConnection(port: port, from: source) }
+      }
+      let owner = try DashboardRawConnection(port: port, from: "127.0.0.1")
+      try owner.send(Self.get("/?token=\(Self.token)", port: port))
+      XCTAssertEqual(owner.status(timeout: 5), 200, "the owner's page is served at once")
+      // The machine's share is 16: the 33 connections made 17 give way (the closed ones' waits end
+      // at the close; the 15 held ones wait out their 0.3 s).
+      XCTAssertEqual(squatters.filter { $0.waitForClose(timeout: 0.3) }.count, 17)
     }
   }
 

@@ -2,6 +2,7 @@
 
 import MotionConcurrency
 import MotionServerSupport
+import NIOCore
 import XCTest
 
 /// The per-peer connection cap shared by the dashboard and the Sensor Logger receiver, without a
@@ -49,6 +50,36 @@ final class PeerConnectionLimitTests: XCTestCase {
     XCTAssertNil(admit(4), "every connection proven: refused")
     XCTAssertEqual(limit.evictedCount, 2)
     XCTAssertEqual(limit.refusedCount, 1)
+  }
+
+  /// Every connection from this machine is one peer, whatever loopback or own address it uses:
+  /// counted by address, a local user got a share for each of 127.0.0.2, 127.0.0.3, … and eight
+  /// of them filled the dashboard. Other addresses stay apart, and an IPv4 address mapped into
+  /// IPv6 is the IPv4 address.
+  func testConnectionsFromThisMachineAreOnePeer() throws {
+    func peer(_ remote: String, at local: String = "10.0.0.1") throws -> String {
+      PeerConnectionLimit.peer(
+        of: try SocketAddress(ipAddress: remote, port: 40_000),
+        at: try SocketAddress(ipAddress: local, port: 8_787))
+    }
+    let local = PeerConnectionLimit.localPeer
+    XCTAssertEqual(try peer("127.0.0.1"), local)
+    XCTAssertEqual(try peer("127.0.0.5"), local)
+    XCTAssertEqual(try peer("127.255.0.9"), local)
+    XCTAssertEqual(try peer("::1", at: "::"), local)
+    XCTAssertEqual(try peer("::ffff:127.0.0.2", at: "::"), local)
+    // Arriving at a loopback address, or from the address it arrives at: from this machine.
+    XCTAssertEqual(try peer("192.0.2.2", at: "127.0.0.1"), local)
+    XCTAssertEqual(try peer("10.0.0.1", at: "10.0.0.1"), local)
+    XCTAssertEqual(try peer("fd00::2", at: "fd00::2"), local)
+    XCTAssertEqual(try peer("fd00::3", at: "::ffff:127.0.0.1"), local)
+    // Other hosts.
+    XCTAssertEqual(try peer("10.0.0.2"), "10.0.0.2")
+    XCTAssertEqual(try peer("::ffff:10.0.0.2", at: "::ffff:10.0.0.1"), "10.0.0.2")
+    XCTAssertEqual(try peer("fd00::3", at: "fd00::2"), "fd00::3")
+    XCTAssertEqual(try peer("fd00::4", at: "fd00::2"), "fd00::4", "not grouped by prefix")
+    XCTAssertEqual(try peer("128.0.0.1"), "128.0.0.1")
+    XCTAssertEqual(PeerConnectionLimit.peer(of: nil, at: nil), "unknown")
   }
 
   func testRefusalsAreReportedTheFirstTimeAndAtEachPowerOfTen() {
