@@ -16,8 +16,9 @@ import Dispatch
 /// threads.
 ///
 /// Unstructured tasks do not inherit the preference. Hummingbird's server starts one for its
-/// graceful shutdown, so with every pool thread busy an orderly stop cannot finish and
-/// ``PhoneStreamWorker/stop(timeout:)`` falls back to cancelling the worker at its deadline.
+/// graceful shutdown, and ServiceLifecycle's cancellation of a Hummingbird application's date
+/// cache resumes from one, so with every pool thread busy neither ends: the Sensor Logger
+/// receiver runs its server without an application and stops it with a ``ServerDrain``.
 ///
 /// The work is light (a few requests or messages a second, decoding, handing events to the
 /// hub), so one serial queue per stream is enough.

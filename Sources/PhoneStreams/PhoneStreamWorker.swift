@@ -37,6 +37,14 @@ final class PhoneStreamWorker: Sendable {
     }
   }
 
+  /// How many stops so far had to cancel their worker because its orderly stop did not end it in
+  /// time (the fallback that, for a server, can drop accepted connections).
+  static var cancelledAfterGracePeriodCount: Int {
+    cancelledAfterGracePeriod.withLock { $0 }
+  }
+
+  private static let cancelledAfterGracePeriod = Locked(0)
+
   /// Cancels the work and waits up to `timeout` seconds for it to end; returns whether it ended.
   @discardableResult
   func stop(timeout: Double) -> Bool {
@@ -47,6 +55,7 @@ final class PhoneStreamWorker: Sendable {
         return true
       }
     }
+    if gracefulStop != nil { Self.cancelledAfterGracePeriod.withLock { $0 += 1 } }
     task.cancel()
     let remaining = gracefulStop == nil ? timeout : min(timeout, 0.5)
     let ended = finished.wait(timeout: .now() + remaining) == .success

@@ -188,19 +188,17 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       return current.session
     }
     let started = StartSignal()
-    // Stopped by graceful shutdown (cancelling a Hummingbird server that is accepting a connection
-    // can trap in NIO); cancellation is only the fallback after the grace period.
-    let services = ServiceGroup(
-      configuration: ServiceGroupConfiguration(
-        services: [makeApplication(started: started)], logger: quietLogger))
-    let worker = PhoneStreamWorker(
-      label: "SensorLogger", gracefulStop: { await services.triggerGracefulShutdown() }
-    ) {
+    // Stopped by draining the server (cancelling a Hummingbird server that is accepting a
+    // connection can trap in NIO), not by Hummingbird's graceful shutdown, which needs a free
+    // pool thread (see ServerDrain); cancellation is only the fallback after the grace period.
+    let drain = ServerDrain()
+    let server = try makeServer(started: started, drain: drain)
+    let worker = PhoneStreamWorker(label: "SensorLogger", gracefulStop: { drain.drain() }) {
       [self] in
       await withTaskGroup(of: Void.self) { group in
         group.addTask {
           do {
-            try await services.run()
+            try await server.run()
             // Ignored when it had started: the server ended because it was stopped.
             started.fail(SourceFailure(.other, "Sensor Logger receiver: the server ended at once"))
           } catch {
@@ -256,33 +254,42 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     return SourceFailure(.other, "Sensor Logger receiver: cannot listen on \(endpoint): \(error)")
   }
 
-  private func makeApplication(started: StartSignal) -> some ApplicationProtocol {
-    let responder = CallbackResponder<SensorLoggerRequestContext> { [self] request, context in
-      await respond(to: request, context: context)
-    }
+  /// The HTTP server, run on its own rather than in a Hummingbird `Application`: an application
+  /// also runs a date cache, whose end (by cancellation or graceful shutdown) waits for a free
+  /// thread of Swift concurrency's pool (ServiceLifecycle's `CancellationWaiter` resumes from an
+  /// unstructured task), so with the pool full its stop could only end by the worker's
+  /// cancellation. Answers carry no `Date` header; Sensor Logger reads none.
+  private func makeServer(started: StartSignal, drain: ServerDrain) throws -> any Service {
     let onOverflow: @Sendable () -> Void = { [weak self] in self?.countOversizedHead() }
     let peerLimit = PeerConnectionLimit(limit: configuration.maximumConnectionsPerPeer) {
       [weak self] total in self?.reportPeerExcess(total)
     }
     let idle = TimeAmount.nanoseconds(Int64(max(0.05, min(configuration.idleTimeout, 3_600)) * 1e9))
-    return Application(
-      responder: responder,
-      server: .http1(
-        configuration: .init(
-          additionalChannelHandlers: [
-            PeerConnectionLimit.Handler<HTTPConnectionStateHandler.InboundIn>(peerLimit),
-            SensorLoggerRequestHeadLimit.Handler(onOverflow: onOverflow),
-          ],
-          idleTimeout: idle, httpDecoderConfiguration: SensorLoggerRequestHeadLimit.httpDecoder)),
-      configuration: ApplicationConfiguration(
+    let server: HTTPServerBuilder = .http1(
+      configuration: .init(
+        additionalChannelHandlers: [
+          PeerConnectionLimit.Handler<HTTPConnectionStateHandler.InboundIn>(peerLimit),
+          ServerDrain.Handler<HTTPConnectionStateHandler.InboundIn>(drain),
+          SensorLoggerRequestHeadLimit.Handler(onOverflow: onOverflow),
+        ],
+        idleTimeout: idle, httpDecoderConfiguration: SensorLoggerRequestHeadLimit.httpDecoder))
+    return try server.buildServer(
+      configuration: ServerConfiguration(
         address: .hostname(configuration.bindAddress, port: Int(configuration.port)),
         serverName: nil,
         availableConnectionsDelegate: MaximumAvailableConnections(
           max(1, configuration.maximumConnections), logger: quietLogger)),
-      onServerRunning: { channel in
-        started.listening(UInt16(clamping: channel.localAddress?.port ?? 0))
+      eventLoopGroup: NIOSingletons.posixEventLoopGroup, logger: quietLogger,
+      responder: { [self] request, writer, channel in
+        let context = SensorLoggerRequestContext(
+          source: ApplicationRequestContextSource(channel: channel, logger: quietLogger))
+        let response = await respond(to: request, context: context)
+        try await writer.write(response: response.head, body: response.body)
       },
-      logger: quietLogger)
+      onServerRunning: { channel in
+        drain.listening(on: channel)
+        started.listening(UInt16(clamping: channel.localAddress?.port ?? 0))
+      })
   }
 
   // MARK: - Requests

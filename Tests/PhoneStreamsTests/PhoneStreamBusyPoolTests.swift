@@ -49,13 +49,21 @@ final class PhoneStreamBusyPoolTests: XCTestCase {
       collector.wait(timeout: 0.6) { $0.samples.count >= 3 }, "samples: \(collector.samples.count)")
     XCTAssertTrue(collector.failures.isEmpty, "\(collector.failures)")
 
-    // The stop stays within the hub's bound (3 s) and gives the port back. With the pool full it
-    // takes that long: Hummingbird's graceful shutdown runs in an unstructured task of its own,
-    // which does not inherit the worker's executor, so the worker is cancelled at the deadline.
+    // The stop is orderly and gives the port back, with the pool still full and the client's
+    // keep-alive connection open. It used to ask Hummingbird for its graceful shutdown, which
+    // runs in an unstructured task of its own (no executor preference): that waited for a pool
+    // thread, so the worker was cancelled after its 2.5 s grace period, every time, and a
+    // cancelled accept loop can trap in NIO. The server is now drained from the stop's thread.
+    let cancelledBefore = PhoneStreamWorker.cancelledAfterGracePeriodCount
     let stopping = Date()
     subscription.cancel()
-    XCTAssertLessThan(
-      Date().timeIntervalSince(stopping), LiveSourceHub.stopTimeout + 1, "the stop overran")
+    let stopSeconds = Date().timeIntervalSince(stopping)
+    XCTAssertEqual(
+      PhoneStreamWorker.cancelledAfterGracePeriodCount, cancelledBefore,
+      "the orderly stop did not end the server; it was cancelled after \(stopSeconds) s")
+    XCTAssertLessThan(stopSeconds, LiveSourceHub.stopTimeout + 1, "the stop overran")
+    XCTAssertTrue(
+      client.socket.waitForClose(timeout: 5), "the keep-alive connection was not closed")
     // The port is free again: another receiver listens on it (still with the pool full).
     let again = SensorLoggerReceiver(
       configuration: .init(bindAddress: "127.0.0.1", port: port, platform: .android, clock: .phone))
