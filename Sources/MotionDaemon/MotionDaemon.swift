@@ -358,6 +358,9 @@ public final class MotionDaemon: @unchecked Sendable {
       wire.kind = .failure
       wire.failureKind = failure.kind.rawValue
       wire.message = failure.message
+      // Without it a client takes every failure for fatal, and one malformed message of a phone
+      // source would end every client's async sequences.
+      wire.advisory = !failure.isFatal
       logger.warning("source \(source.name) failed: \(failure.message)")
       for session in sessions { session.deliver(sourceEvent: wire) }
     case .finished:

@@ -391,7 +391,9 @@ public final class DaemonClient: @unchecked Sendable {
         if event.kind == .finished {
           stream.deliver(.sourceFinished)
         } else {
-          stream.deliver(.sourceFailure(kind: event.failureKind, message: event.message))
+          stream.deliver(
+            .sourceFailure(
+              kind: event.failureKind, message: event.message, isFatal: !event.advisory))
         }
       default:
         break
@@ -847,7 +849,8 @@ public final class DaemonClient: @unchecked Sendable {
           stream.deliver(
             .sourceFailure(
               kind: SourceFailure.Kind.other.rawValue,
-              message: "the motion daemon refused the subscription: \(error.message)"))
+              message: "the motion daemon refused the subscription: \(error.message)",
+              isFatal: true))
         }
         return true
       },

@@ -10,9 +10,9 @@ import MotionSensors
 /// Each subscription becomes one daemon subscription at the requested rate (the daemon decimates);
 /// samples keep the source's exact timestamps. Device motion need not be fused again in every
 /// client: ``subscribeFusedMotion(rate:_:)`` delivers the daemon's own fusion, which it runs once
-/// for all of them. When the daemon goes away subscribers receive
+/// for all of them. When the daemon goes away subscribers receive an advisory (`isFatal` false)
 /// `SourceFailure.Kind.disconnected`; the connection comes back by itself when the daemon returns
-/// and samples continue.
+/// and samples continue. Failures of the daemon's source keep their `isFatal`.
 public final class DaemonSource: SensorSource, @unchecked Sendable {
   // Sendable: immutable after init; `client` is thread-safe.
   public let name: String
@@ -93,12 +93,18 @@ public final class DaemonSource: SensorSource, @unchecked Sendable {
     do {
       return try client.subscribe(request) { event in
         switch event {
-        case .sourceFailure(let kind, let message):
-          handler(.failure(SourceFailure(SourceFailure.Kind(rawValue: kind) ?? .other, message)))
+        case .sourceFailure(let kind, let message, let isFatal):
+          handler(
+            .failure(
+              SourceFailure(
+                SourceFailure.Kind(rawValue: kind) ?? .other, message, isFatal: isFatal)))
         case .sourceFinished:
           handler(.finished)
         case .disconnected(let message):
-          handler(.failure(SourceFailure(.disconnected, "motion daemon: " + message)))
+          // The client reconnects and resubscribes by itself, and samples continue: a daemon
+          // restart must not end the subscriber's run (an async sequence would finish for good).
+          handler(
+            .failure(SourceFailure(.disconnected, "motion daemon: " + message, isFatal: false)))
         default:
           if let converted = item(event) { handler(converted) }
         }

@@ -127,7 +127,10 @@ public enum DaemonStreamEvent: Sendable {
   /// Stream messages the daemon dropped because this client read too slowly.
   case dropped(UInt64)
   /// The daemon's source failed (`kind` is a `SourceFailure.Kind` raw value) or finished.
-  case sourceFailure(kind: String, message: String)
+  /// `isFatal` is `SourceFailure.isFatal` of the daemon's source: `false` for a failure the source
+  /// goes on after (one malformed message, late samples dropped); always `true` from a daemon
+  /// that predates `SourceEvent.advisory`.
+  case sourceFailure(kind: String, message: String, isFatal: Bool)
   case sourceFinished
   /// The connection to the daemon was lost; the client reconnects and resubscribes by itself.
   case disconnected(String)

@@ -1071,6 +1071,11 @@ public nonisolated struct Opencoremotion_Daemon_V1_SourceEvent: Sendable {
 
   public var message: String = String()
 
+  /// Set for a failure the source goes on after (SourceFailure.isFatal false: one malformed
+  /// message, late samples dropped): clients report it and keep their streams. Unset, as from a
+  /// daemon before this field, the failure ends the streams.
+  public var advisory: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum Kind: SwiftProtobuf.Enum, Swift.CaseIterable {
@@ -3036,7 +3041,7 @@ nonisolated extension Opencoremotion_Daemon_V1_AltitudeLive: SwiftProtobuf.Messa
 
 nonisolated extension Opencoremotion_Daemon_V1_SourceEvent: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SourceEvent"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{3}failure_kind\0\u{1}message\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{3}failure_kind\0\u{1}message\0\u{1}advisory\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3047,6 +3052,7 @@ nonisolated extension Opencoremotion_Daemon_V1_SourceEvent: SwiftProtobuf.Messag
       case 1: try { try decoder.decodeSingularEnumField(value: &self.kind) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.failureKind) }()
       case 3: try { try decoder.decodeSingularStringField(value: &self.message) }()
+      case 4: try { try decoder.decodeSingularBoolField(value: &self.advisory) }()
       default: break
       }
     }
@@ -3062,6 +3068,9 @@ nonisolated extension Opencoremotion_Daemon_V1_SourceEvent: SwiftProtobuf.Messag
     if !self.message.isEmpty {
       try visitor.visitSingularStringField(value: self.message, fieldNumber: 3)
     }
+    if self.advisory != false {
+      try visitor.visitSingularBoolField(value: self.advisory, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -3069,6 +3078,7 @@ nonisolated extension Opencoremotion_Daemon_V1_SourceEvent: SwiftProtobuf.Messag
     if lhs.kind != rhs.kind {return false}
     if lhs.failureKind != rhs.failureKind {return false}
     if lhs.message != rhs.message {return false}
+    if lhs.advisory != rhs.advisory {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

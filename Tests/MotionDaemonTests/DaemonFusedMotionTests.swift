@@ -138,7 +138,7 @@ extension DaemonProcessTests {
         switch event {
         case .deviceMotion(let motion, _): motions.append(motion)
         case .fusedMotion(let estimate, _): estimates.append(estimate)
-        case .sourceFailure(_, let message): failures.append(message)
+        case .sourceFailure(_, let message, _): failures.append(message)
         default: break
         }
       }

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Logging
+import MotionConcurrency
+import MotionDaemon
+import MotionDaemonClient
+import MotionSensors
+import OpenCoreMotion
+import Testing
+
+/// A source the test drives by hand: `emit` delivers synchronously, on the caller's thread, to
+/// every subscriber (the daemon, here).
+private final class HandDrivenSource: SensorSource, @unchecked Sendable {
+  // Sendable because `handlers` is a Locked value and the rest is immutable.
+  let name = "hand-driven"
+  let availableSensors: SensorSet = [.accelerometer]
+  let supportedSampleRates: ClosedRange<Double> = 1...100
+  private let handlers = Locked<(next: UInt64, all: [UInt64: @Sendable (SourceEvent) -> Void])>(
+    (0, [:]))
+
+  func subscribe(
+    requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
+  ) -> SourceSubscription {
+    let id = handlers.withLock { h -> UInt64 in
+      h.next += 1
+      h.all[h.next] = handler
+      return h.next
+    }
+    return SourceSubscription { [handlers] in
+      _ = handlers.withLock { $0.all.removeValue(forKey: id) }
+    }
+  }
+
+  func emit(_ event: SourceEvent) {
+    for handler in handlers.withLock({ Array($0.all.values) }) { handler(event) }
+  }
+}
+
+/// Failures of the daemon's source reach a `DaemonSource` with their `isFatal`, and a lost
+/// connection is advisory. Before, the wire had no room for `isFatal` and every failure arrived
+/// fatal: one malformed POST of a phone source, or a daemon restart, ended every client's async
+/// sequences for good.
+@Suite struct DaemonAdvisoryFailureTests {
+  @Test func anAdvisoryFailureOfTheDaemonsSourceLeavesClientSequencesRunning() async throws {
+    let directory = "/tmp/ocm-advisory-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    var configuration = DaemonConfiguration(
+      socketPath: directory + "/motiond.sock", stateDirectory: directory + "/state")
+    configuration.flushInterval = 0.05
+    let source = HandDrivenSource()
+    func startDaemon() throws -> MotionDaemon {
+      let daemon = MotionDaemon(
+        source: source, configuration: configuration, logger: Logger(label: "test"))
+      try daemon.start()
+      return daemon
+    }
+    var daemon = try startDaemon()
+    defer { daemon.stop() }
+
+    let daemonSource = try DaemonSource(socketPath: configuration.socketPath)
+    defer { daemonSource.client.close() }
+    let manager = CMMotionManager(source: daemonSource)
+    manager.accelerometerUpdateInterval = 0.01
+    let sequence = manager.accelerometerUpdates()
+
+    // Samples every 20 ms of the source's clock on a thread of their own, while the test consumes
+    // the sequence on its task (a second task could wait for a cooperative thread for ever on a
+    // loaded machine). Past its deadline the thread ends the source, which ends the sequence, so
+    // that a test that goes wrong fails rather than hangs.
+    let stopEmitting = Locked(false)
+    let emitterDone = DispatchSemaphore(value: 0)
+    Thread {
+      let deadline = Date(timeIntervalSinceNow: 60)
+      var timestamp = 1000.0
+      while !stopEmitting.withLock({ $0 }) {
+        if Date() > deadline {
+          source.emit(.finished)
+          break
+        }
+        timestamp += 0.02
+        source.emit(.sample(MotionSample(timestamp: timestamp, accelerometer: SIMD3(0, 0, 9.81))))
+        usleep(20_000)
+      }
+      emitterDone.signal()
+    }.start()
+
+    var received = 0
+    for await _ in sequence {
+      received += 1
+      switch received {
+      case 5:
+        source.emit(.failure(SourceFailure(.malformedData, "one bad POST", isFatal: false)))
+      case 10:
+        // A daemon restart: the client reconnects, and the same sequence goes on.
+        daemon.stop()
+        daemon = try startDaemon()
+      case 15:
+        stopEmitting.withLock { $0 = true }
+        emitterDone.wait()
+        source.emit(.finished)
+      default:
+        break
+      }
+    }
+    stopEmitting.withLock { $0 = true }
+    // The manager's runs end with it: it must live until the sequence has ended.
+    withExtendedLifetime(manager) {}
+    #expect(received >= 15, "the sequence ended after \(received) updates")
+    #expect(sequence.error == nil, "the sequence ended with \(String(describing: sequence.error))")
+  }
+}
