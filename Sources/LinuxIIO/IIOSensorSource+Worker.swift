@@ -132,17 +132,21 @@ extension IIOSensorSource {
     case .busy(let message):
       if !slot.busyReported {
         slot.busyReported = true
-        deliver([.failure(SourceFailure(.busy, "iio: \(message); retrying"))])
+        // Advisory: the device is retried below, and reading resumes once it is free.
+        deliver([.failure(SourceFailure(.busy, "iio: \(message); retrying", isFatal: false))])
       }
       slot.retryAt = now + configuration.recoveryInterval
     case .permissionDenied(let path):
       // Permissions do not change by waiting; the user has to install the rule.
       deliver([.failure(IIOError.permissionDenied(path: path).sourceFailure)])
     case .disconnected(let message):
+      // Advisory: the device is looked for again below, and reading resumes when it reappears; a
+      // fatal failure would end a session (motionctl) that would have gone on.
       deliver([
         .failure(
           SourceFailure(
-            .disconnected, "iio: \(message); waiting for \(slot.displayName) to come back"))
+            .disconnected, "iio: \(message); waiting for \(slot.displayName) to come back",
+            isFatal: false))
       ])
       slot.retryAt = now + configuration.recoveryInterval
     case .other(let message):
@@ -238,7 +242,9 @@ extension IIOSensorSource {
             // A buffer enabled by someone else blocks `_raw` reads; keep trying at the poll rate.
             if !slot.busyReported {
               slot.busyReported = true
-              deliver([.failure(SourceFailure(.busy, "iio: \(message); retrying"))])
+              deliver([
+                .failure(SourceFailure(.busy, "iio: \(message); retrying", isFatal: false))
+              ])
             }
           } else {
             fail(slot, error, now: now)
