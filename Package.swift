@@ -183,6 +183,7 @@ var targets: [Target] = [
       .product(name: "HummingbirdCore", package: "hummingbird"),
       .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
       .product(name: "NIOCore", package: "swift-nio"),
+      .product(name: "NIOHTTP1", package: "swift-nio"),
       .product(name: "Logging", package: "swift-log"),
     ],
     resources: [.copy("Resources")],

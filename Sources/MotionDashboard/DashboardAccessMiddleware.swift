@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Hummingbird
+import HummingbirdCore
 import MotionServerSupport
 
 /// Lets a request through only with the access token, when there is one: as `?token=` (then the
@@ -20,20 +21,32 @@ struct DashboardAccessMiddleware: RouterMiddleware {
     _ request: Request, context: Context, next: (Request, Context) async throws -> Response
   ) async throws -> Response {
     guard let token else { return try await next(request, context) }
-    let fromQuery = request.uri.queryParameters["token"].map(String.init)
-    let given = fromQuery ?? request.cookies[DashboardServer.tokenCookie]?.value
-    guard let given, Self.constantTimeEqual(given, token) else {
+    let given = Self.givenToken(uri: request.uri, cookieHeaders: request.headers[values: .cookie])
+    guard let given, Self.constantTimeEqual(given.value, token) else {
       return context.refusal(.unauthorized, "the dashboard needs its access token (?token=…)\n")
     }
+    // DashboardEarlyProof has usually proven the connection already, on its event loop; this
+    // covers a connection whose pipeline has none.
     peerLimit?.prove(ObjectIdentifier(context.channel))
     var response = try await next(request, context)
-    if fromQuery != nil {
+    if given.fromQuery {
       response.setCookie(
         Cookie(
           name: DashboardServer.tokenCookie, value: token, path: "/", httpOnly: true,
           sameSite: .strict))
     }
     return response
+  }
+
+  /// The token a request carries: its `?token=` if it has one, else its token cookie. This
+  /// middleware and ``DashboardEarlyProof`` (which sees the request head before Hummingbird
+  /// does) read it here, so that both accept the same requests.
+  static func givenToken(uri: URI, cookieHeaders: [String]) -> (value: String, fromQuery: Bool)? {
+    if let query = uri.queryParameters["token"] { return (String(query), true) }
+    guard let cookie = Cookies(from: cookieHeaders)[DashboardServer.tokenCookie] else {
+      return nil
+    }
+    return (cookie.value, false)
   }
 
   /// Compares without stopping at the first difference, so timing tells nothing about the token.

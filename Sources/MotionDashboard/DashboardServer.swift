@@ -70,8 +70,9 @@ public struct DashboardServer: Sendable {
     // One peer address holds at most `maximumConnectionsPerPeer` connections
     // (PeerConnectionLimit); their refusals are logged as warnings, the first and each power of
     // ten. With a token, a connection that has not yet sent it gives way to a newer one from its
-    // address (every connection from this machine is one peer, whatever its address): the access
-    // middleware proves the others.
+    // address (every connection from this machine is one peer, whatever its address): a request
+    // head with the token proves its connection as soon as it is decoded (DashboardEarlyProof),
+    // and the access middleware answers it.
     let perPeer = configuration.connectionLimits.maximumConnectionsPerPeer
     let peerLimit = PeerConnectionLimit(
       limit: perPeer, evictsUnprovenConnections: configuration.token != nil,
@@ -108,7 +109,7 @@ public struct DashboardServer: Sendable {
         inner: HTTP1WebSocketUpgradeChannel(
           responder: responder, webSocketResponder: webSocketResponder,
           configuration: channelConfiguration),
-        limits: limits, peerLimit: peerLimit)
+        limits: limits, peerLimit: peerLimit, token: token)
     }
     // Hummingbird logs each connection that ends before its request (closed by the guard, or by
     // the peer) as an error; those are the peers' doing, and logging each would let any peer
