@@ -7,8 +7,8 @@ import XCTest
 /// The shipped classifier on the simulator's scenarios, against each scenario's ground truth (its
 /// events), with the phone noise preset and the scenario's own seed: what `motionctl demo` shows.
 ///
-/// Not asserted, because the classifier still gets it wrong (docs/MotionActivity.md): `cycle`
-/// (pedalling with the phone in a trouser pocket reads as walking).
+/// Not asserted: `cycle` (pedalling with the phone in a trouser pocket), which read as walking
+/// until the simulator's thigh tilted the right way (docs/MotionActivity.md).
 final class ActivitySimulatorTests: XCTestCase {
   /// The classifier may take up to this long to report a change (the issue allows 10 s; the window
   /// is 5 s and two windows confirm a change), so seconds this close after a change are not scored.

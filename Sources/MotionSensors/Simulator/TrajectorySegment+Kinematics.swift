@@ -139,10 +139,12 @@ extension TrajectorySegment {
         direction: g.forward, travel + g.surge * (w * step) + g.strideSwing * (w * stride))
       + VectorJet(direction: Self.up, g.climb * progress.fraction - g.bounce * (w * stepCos))
       + VectorJet(direction: g.left, g.sway * (w * stride))
+    // A pocket (or a bag) hangs from above: as it swings forward (a positive `stride`), the knee
+    // leads and the phone's upper end tilts back, a negative turn about the walker's left.
     return Pose(
       offset: offset,
       attitude(
-        g.bodyLeft, g.swingAngle * (w * stride) + g.stepPitch * (w * step), g.bodyForward,
+        g.bodyLeft, -g.swingAngle * (w * stride) + g.stepPitch * (w * step), g.bodyForward,
         g.strideRoll * (w * stride)))
   }
 
@@ -190,8 +192,10 @@ extension TrajectorySegment {
       + VectorJet(
         direction: Self.up,
         0.03 * (w * Jet.sinusoid(t, frequency: c.cadence, phase: .pi / 2)) + bumps)
-    // The thigh rises and falls with each pedal turn (about ±25°).
-    return Pose(offset: offset, attitude(c.bodyLeft, (25 * Units.radiansPerDegree) * (w * pedal)))
+    // The thigh rises and falls with each pedal turn (about ±25°) about the hip, above the pocket:
+    // as the knee rises the pocket moves forward and the thigh turns negatively about the left.
+    return Pose(
+      offset: offset, attitude(c.bodyLeft, (-25 * Units.radiansPerDegree) * (w * pedal)))
   }
 
   /// `q = Rz(yaw) ⊗ q₀ ⊗ R(a₁, θ₁) ⊗ R(a₂, θ₂)` and its body angular velocity

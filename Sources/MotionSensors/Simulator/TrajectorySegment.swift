@@ -72,7 +72,8 @@ struct TrajectorySegment: Sendable {
     var sway: Double
     /// Forward swing at the stride frequency (the thigh carrying a pocket), m.
     var strideSwing: Double
-    /// Rotation about the walker's lateral axis at the stride frequency, rad.
+    /// Rotation about the walker's lateral axis at the stride frequency, rad: back at the top while
+    /// `strideSwing` is forward, as for a pendulum hung from the hip (or a strap's shoulder).
     var swingAngle: Double
     /// Rotation about the lateral axis at the step frequency, rad.
     var stepPitch: Double
