@@ -48,11 +48,13 @@ extension IIOSensorSource {
     let slots = assignments.map(Slot.init)
     var configuredRate: Double?
     var configuredSensors: SensorSet = []
+    var seenSubscriptions: UInt64 = 0
     while true {
-      let (desired, wanted, isEmpty) = state.withLock { s in
+      let (desired, wanted, isEmpty, subscriptions) = state.withLock { s in
         (
           s.rates.values.max() ?? 0,
-          s.sensors.values.reduce(into: SensorSet()) { $0.formUnion($1) }, s.rates.isEmpty
+          s.sensors.values.reduce(into: SensorSet()) { $0.formUnion($1) }, s.rates.isEmpty,
+          s.subscriptionCount
         )
       }
       if isEmpty {
@@ -66,6 +68,8 @@ extension IIOSensorSource {
         if exit { return }
         continue
       }
+      let isNewSubscriber = subscriptions != seenSubscriptions
+      seenSubscriptions = subscriptions
       if configuredRate != desired || configuredSensors != wanted {
         stopAll(slots)
         configuredRate = desired
@@ -78,6 +82,13 @@ extension IIOSensorSource {
           s.activeSensors = slots.reduce(into: SensorSet()) { set, slot in
             for kind in slot.activeKinds { set.formUnion(kind.sensor) }
           }
+        }
+      } else if isNewSubscriber {
+        // A device left off by a failure that is not retried (no reader, no retry time) would
+        // say nothing to a subscriber arriving later: start it again, which reports the failure
+        // once more, or reads if the cause (a permission) was fixed meanwhile.
+        for slot in slots where slot.reader == nil && slot.retryAt == nil {
+          start(slot, rate: desired)
         }
       }
       step(slots, rate: desired)

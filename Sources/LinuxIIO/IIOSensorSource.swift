@@ -49,6 +49,10 @@ public final class IIOSensorSource: SensorSource, Sendable {
     var rates: [UInt64: Double] = [:]
     /// The sensors each subscriber needs (same ids).
     var sensors: [UInt64: SensorSet] = [:]
+    /// Bumped by every subscription: a new subscriber with the rate and sensors of the others
+    /// changes nothing else, and the reader thread needs to see it to try again the devices a
+    /// failure left off for good (a refused permission), so that this subscriber hears why too.
+    var subscriptionCount: UInt64 = 0
     /// The sensors of the devices (or channels) being read now.
     var activeSensors: SensorSet = []
     var isWorkerRunning = false
@@ -197,6 +201,7 @@ public final class IIOSensorSource: SensorSource, Sendable {
       let id = subscribers.add(handler)
       s.rates[id] = rate
       s.sensors[id] = sensors.intersection(availableSensors)
+      s.subscriptionCount &+= 1
       defer { s.isWorkerRunning = true }
       return (id, !s.isWorkerRunning)
     }

@@ -116,6 +116,36 @@ final class IIOFailureTests: XCTestCase {
     XCTAssertTrue(collector.samples.isEmpty)
   }
 
+  /// A subscriber arriving after a refused permission (same rate and sensors as the first) hears
+  /// the failure too; it heard nothing, as nothing retried the device. Once the permission is
+  /// fixed, the next subscriber reads.
+  func testLateSubscriberAfterPermissionDeniedHearsTheFailureOrReads() throws {
+    let tree = try IIOFakeTree()
+    try Fixtures.mpu6050(tree)
+    let system = FaultInjectingSystem()
+    system.failOpen("/iio:device0", .permissionDenied)
+    let source = try Fixtures.source(tree, .buffered, system: system)
+    let first = EventCollector()
+    let firstSubscription = source.subscribe(requestedSampleRate: 100, first.handler)
+    defer { firstSubscription.cancel() }
+    XCTAssertNotNil(first.waitForFailure(.permissionDenied))
+
+    let second = EventCollector()
+    let secondSubscription = source.subscribe(requestedSampleRate: 100, second.handler)
+    defer { secondSubscription.cancel() }
+    let failure = try XCTUnwrap(second.waitForFailure(.permissionDenied, timeout: 10))
+    XCTAssertTrue(failure.message.contains("udev rule"), failure.message)
+
+    system.openFaults.withLock { $0.removeAll() }
+    let third = EventCollector()
+    let thirdSubscription = source.subscribe(requestedSampleRate: 100, third.handler)
+    defer { thirdSubscription.cancel() }
+    let writer = try IIOFIFOWriter(path: tree.nodePath(0), timeout: 10)
+    writer.write(Fixtures.mpuLayout().pack(["in_accel_z": 1, "in_timestamp": 1_000_000_000]))
+    XCTAssertTrue(third.waitForSamples(1, timeout: 10))
+    XCTAssertEqual(source.readModes["mpu6050"], .buffered)
+  }
+
   /// No write access to the buffer attributes (an unprivileged user): automatic mode polls and
   /// says how to get buffered reading.
   func testUnwritableBufferAttributesPollWithUdevHint() throws {
