@@ -19,7 +19,11 @@ enum IIOReaderFailure: Error, Equatable {
   case permissionDenied(path: String)
   /// The device went away.
   case disconnected(String)
-  /// Anything else, for people.
+  /// A read or open that failed this time but may well work the next (an I/O error from the bus,
+  /// a value caught half-written); the device is tried again later.
+  case transient(String)
+  /// Anything else, for people: what trying again does not change (no buffer, an unusable scan
+  /// layout).
   case other(String)
 }
 
@@ -113,7 +117,7 @@ final class IIODeviceReader {
             warnings.append(
               "\(device.displayName): no write access for buffered reading (\(path)); polling "
                 + "sysfs instead. For full-rate streaming \(IIOError.udevRuleHint)")
-          case .disconnected, .other:
+          case .disconnected, .transient, .other:
             throw error
           }
         }
@@ -295,7 +299,8 @@ final class IIODeviceReader {
           + "reader, e.g. iio-sensor-proxy, has it open)")
     case .failure(.permissionDenied): throw .permissionDenied(path: device.devicePath)
     case .failure(.gone): throw .disconnected("\(device.devicePath) is gone")
-    case .failure(let error): throw .other("opening \(device.devicePath): \(error.phrase)")
+    case .failure(let error):
+      throw .transient("opening \(device.devicePath): \(error.phrase)")
     }
 
     // The record layout from what is enabled now (read back, in case a write did not take).
@@ -402,7 +407,7 @@ final class IIODeviceReader {
           .disconnected("\(device.displayName) is gone (read from \(device.devicePath))"))
       case .failure(let error):
         return .failed(
-          .other("\(device.displayName): reading \(device.devicePath): \(error.phrase)"))
+          .transient("\(device.displayName): reading \(device.devicePath): \(error.phrase)"))
       }
     }
     return .samples(samples, endOfFile: endOfFile)
@@ -482,7 +487,7 @@ final class IIODeviceReader {
         guard let value = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)),
           value.isFinite
         else {
-          throw .other("\(device.displayName): unparsable \(attribute) \"\(text)\"")
+          throw .transient("\(device.displayName): unparsable \(attribute) \"\(text)\"")
         }
         values[slot] = value
       case .failure(.busy):
@@ -491,8 +496,10 @@ final class IIODeviceReader {
             + "has its buffer enabled)")
       case .failure(.permissionDenied): throw .permissionDenied(path: path)
       case .failure(.gone): throw .disconnected("\(device.displayName) is gone (\(path))")
-      case .failure(let error):
+      case .failure(let error) where error.isLasting:
         throw .other("\(device.displayName): reading \(path): \(error.phrase)")
+      case .failure(let error):
+        throw .transient("\(device.displayName): reading \(path): \(error.phrase)")
       }
     }
     let timestamp = system.bootTime()

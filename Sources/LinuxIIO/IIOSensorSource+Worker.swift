@@ -25,6 +25,9 @@ extension IIOSensorSource {
     var nextPresenceCheck = 0.0
     /// Whether a busy spell has been reported already (one message per spell).
     var busyReported = false
+    /// Failures that may pass (an I/O error reading a value or the node), counted so that a
+    /// device failing on every retry is reported the first time and then at powers of ten.
+    var transientFailures = PowerOfTenReports()
     /// The sensors subscribers need now; the slot reads only its channels of these.
     var wantedSensors: SensorSet = []
 
@@ -160,7 +163,17 @@ extension IIOSensorSource {
             isFatal: false))
       ])
       slot.retryAt = now + configuration.recoveryInterval
+    case .transient(let message):
+      // Advisory: one failed read does not end the device; it is started again below.
+      if let total = slot.transientFailures.count() {
+        let count = total == 1 ? "" : " (\(total) such failures so far)"
+        deliver([
+          .failure(SourceFailure(.other, "iio: \(message); retrying\(count)", isFatal: false))
+        ])
+      }
+      slot.retryAt = now + configuration.recoveryInterval
     case .other(let message):
+      // What a retry would not change (no buffer, an unusable scan layout): fatal, not retried.
       deliver([.failure(SourceFailure(.other, "iio: \(message)"))])
     }
   }

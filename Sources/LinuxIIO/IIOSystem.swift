@@ -29,6 +29,15 @@ enum IIOSystemError: Error, Equatable, Sendable {
   /// An attribute longer than ``IIOSystem/maximumAttributeSize``.
   case tooLarge
 
+  /// Whether the file itself is wrong for an attribute (not a regular file, too large), which
+  /// trying again does not change, unlike an errno from the device.
+  var isLasting: Bool {
+    switch self {
+    case .notRegularFile, .tooLarge: return true
+    default: return false
+    }
+  }
+
   /// A short phrase for messages.
   var phrase: String {
     switch self {

@@ -99,6 +99,30 @@ final class IIOFailureTests: XCTestCase {
     XCTAssertEqual(collector.failures.filter { $0.kind == .busy }.count, 1, "reported once")
   }
 
+  /// EIO reading a `_raw` attribute (an I²C hiccup) is an advisory failure and the device is
+  /// tried again: polling resumes once the reads work. It used to stop the device for good.
+  func testIOErrorReadingAValueIsAdvisoryAndPollingResumes() throws {
+    let tree = try IIOFakeTree()
+    try Fixtures.mpu6050(tree)
+    let system = FaultInjectingSystem()
+    let source = try Fixtures.source(tree, .polled, system: system)
+    let collector = EventCollector()
+    let subscription = source.subscribe(requestedSampleRate: 200, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(collector.waitForSamples(1))
+    system.failRead("in_accel_y_raw", .other(EIO))
+    let failure = try XCTUnwrap(collector.waitForFailure(.other, timeout: 10))
+    XCTAssertFalse(failure.isFatal, "the device is tried again")
+    XCTAssertTrue(failure.message.contains("in_accel_y_raw"), failure.message)
+    // Several retries fail; they are not each reported.
+    XCTAssertTrue(eventually(timeout: 10) { system.readFaultHits.withLock { $0 } >= 3 })
+    system.readFaults.withLock { $0.removeAll() }
+    let count = collector.samples.count
+    XCTAssertTrue(collector.waitForSamples(count + 1, timeout: 10))
+    let hits = system.readFaultHits.withLock { $0 }
+    XCTAssertLessThan(collector.failures.count, hits, "counted, not reported per failure")
+  }
+
   /// EACCES on the node in buffered-only mode: a `.permissionDenied` failure naming the fix.
   func testPermissionDeniedNamesTheUdevRule() throws {
     let tree = try IIOFakeTree()
