@@ -104,9 +104,14 @@ class IIOSystem: @unchecked Sendable {
     }
     defer { close(fd) }
     let bytes = Array((value + "\n").utf8)
-    let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    if written < 0 { return .failure(Self.classify(errno)) }
-    return .success(())
+    while true {
+      let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      if written >= 0 { return .success(()) }
+      // A signal during the write (the reads retry too): nothing was written, so write again
+      // rather than report a failure that would stop the device or leave a setting unrestored.
+      if errno == EINTR { continue }
+      return .failure(Self.classify(errno))
+    }
   }
 
   /// Opens the attribute at `path` with `flags`, only when it is a regular file (as every sysfs
