@@ -90,7 +90,14 @@ final class IIODeviceReader {
     guard system.exists(device.sysfsPath) else {
       throw .disconnected("\(device.displayName) is gone (\(device.sysfsPath))")
     }
-    configureRate(rate)
+    // A buffer another reader (iio-sensor-proxy) has enabled streams at the rate it chose: ours
+    // is not written, or every retry would change what that reader gets. Buffered-only mode
+    // touches nothing else either; automatic mode polls at the device's rate (below).
+    let heldByAnother = preference != .polled && isBufferEnabled()
+    if heldByAnother, preference == .buffered {
+      throw .busy("\(device.displayName) is busy (its buffer is already enabled by another reader)")
+    }
+    configureRate(rate, writing: !heldByAnother)
     let effective = Swift.min(rate, deviceRate ?? rate)
     pollInterval = 1 / Swift.max(effective, 0.1)
     let recordRate = deviceRate ?? rate
@@ -155,8 +162,17 @@ final class IIODeviceReader {
     pending = []
   }
 
-  /// Picks and writes the sampling frequency for every control governing the assigned kinds.
-  private func configureRate(_ rate: Double) {
+  /// Whether the device's buffer is enabled now; at start, by someone else.
+  private func isBufferEnabled() -> Bool {
+    guard device.supportsBuffer, let bufferDirectory = device.bufferDirectory,
+      let enabled = readNumber("\(bufferDirectory)/enable")
+    else { return false }
+    return enabled != 0
+  }
+
+  /// Picks and writes the sampling frequency for every control governing the assigned kinds;
+  /// only reads the current one when not `writing`.
+  private func configureRate(_ rate: Double, writing: Bool) {
     var chosen: [Double] = []
     var seen: Set<String> = []
     for kind in kinds {
@@ -167,10 +183,11 @@ final class IIODeviceReader {
       let current = readNumber(path) ?? control.current
       guard let target = control.available?.bestRate(for: rate) ?? (current == nil ? nil : rate)
       else { continue }
-      if let current, abs(current - target) < 1e-6 {
-        chosen.append(current)
+      if let current, abs(current - target) < 1e-6 || !writing {
+        if current > 0 { chosen.append(current) }
         continue
       }
+      guard writing else { continue }
       let previous = readText(path)
       switch system.writeAttribute(path, IIOFormat.number(target)) {
       case .success:

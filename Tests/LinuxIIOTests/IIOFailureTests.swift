@@ -54,6 +54,33 @@ final class IIOFailureTests: XCTestCase {
     XCTAssertEqual(tree.read(0, "scan_elements/in_accel_x_en"), "0", "not touched")
   }
 
+  /// A buffer another reader streams from keeps the rate that reader chose: neither a buffered-only
+  /// start (busy, retried) nor the automatic fallback to polling writes `sampling_frequency`. Both
+  /// wrote ours first, on every retry.
+  func testBufferEnabledByAnotherReaderKeepsItsRate() throws {
+    let tree = try IIOFakeTree()
+    try Fixtures.mpu6050(tree)
+    try tree.write(0, "buffer/enable", "1")
+    let system = FaultInjectingSystem()
+    let strict = try Fixtures.source(tree, .buffered, system: system)
+    let strictCollector = EventCollector()
+    let strictSubscription = strict.subscribe(requestedSampleRate: 100, strictCollector.handler)
+    XCTAssertEqual(strictCollector.waitForFailure(.busy, timeout: 10)?.isFatal, false)
+    strictSubscription.cancel()
+
+    let automatic = try Fixtures.source(tree, .automatic, system: system)
+    let collector = EventCollector()
+    let subscription = automatic.subscribe(requestedSampleRate: 100, collector.handler)
+    XCTAssertTrue(collector.waitForSamples(1, timeout: 10))
+    XCTAssertEqual(automatic.readModes["mpu6050"], .polled)
+    subscription.cancel()
+
+    let rateWrites = system.writes.withLock { $0 }.filter { $0.hasSuffix("sampling_frequency") }
+    XCTAssertEqual(rateWrites, [], "the other reader's rate was changed")
+    XCTAssertEqual(tree.read(0, "sampling_frequency"), "50")
+    XCTAssertEqual(tree.read(0, "buffer/enable"), "1", "not ours to disable")
+  }
+
   /// EBUSY when enabling the buffer also falls back; in buffered-only mode it is a `.busy` failure.
   func testBusyOnEnable() throws {
     let tree = try IIOFakeTree()

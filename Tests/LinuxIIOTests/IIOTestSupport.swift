@@ -75,6 +75,8 @@ final class FaultInjectingSystem: IIOSystem, @unchecked Sendable {
   let writeFaults = Locked<[String: IIOSystemError]>([:])
   let readFaults = Locked<[String: IIOSystemError]>([:])
   let opens = Locked<[String]>([])
+  /// The paths written, in order (refused writes too).
+  let writes = Locked<[String]>([])
   /// How many reads failed by injection.
   let readFaultHits = Locked(0)
 
@@ -100,6 +102,7 @@ final class FaultInjectingSystem: IIOSystem, @unchecked Sendable {
   }
 
   override func writeAttribute(_ path: String, _ value: String) -> Result<Void, IIOSystemError> {
+    writes.withLock { $0.append(path) }
     if let error = fault(writeFaults, path) { return .failure(error) }
     return super.writeAttribute(path, value)
   }
