@@ -15,7 +15,8 @@ public struct IIOChannelInfo: Hashable, Sendable {
   /// Whether ``valueAttribute`` is a processed `_input` value (already in the kernel's unit; scale
   /// and offset do not apply).
   public var isProcessed: Bool
-  /// The kernel's scale (`<name>_scale`, else the type's shared `in_<type>_scale`); 1 when absent.
+  /// The kernel's scale (`<name>_scale`, else the type's shared `in_<type>_scale`); 1 when absent
+  /// or unusable (not a number, infinite, or zero, which would read every value as zero).
   public var scale: Double
   /// The kernel's offset, added to the raw value before scaling; 0 when absent. (`calibbias` is
   /// applied by the hardware and deliberately not read.)

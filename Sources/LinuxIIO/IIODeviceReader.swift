@@ -181,8 +181,13 @@ final class IIODeviceReader {
       seen.insert(control.attribute)
       let path = "\(device.sysfsPath)/\(control.attribute)"
       let current = readNumber(path) ?? control.current
-      guard let target = control.available?.bestRate(for: rate) ?? (current == nil ? nil : rate)
-      else { continue }
+      // A list offering no usable rate (`[0 0 0]`) chooses none; without a list, the requested one.
+      let offered = control.available.map { $0.bestRate(for: rate) }
+      guard let target = offered ?? (current == nil ? nil : rate), target > 0 else {
+        // Never 0 Hz (a driver then produces nothing): the device keeps the rate it has.
+        if let current, current > 0 { chosen.append(current) }
+        continue
+      }
       if let current, abs(current - target) < 1e-6 || !writing {
         if current > 0 { chosen.append(current) }
         continue

@@ -77,7 +77,9 @@ struct IIODiscovery {
         isProcessed: isProcessed)
       if !isProcessed {
         let candidates = [parsed.stem, parsed.typeStem, "in_\(parsed.kind.rawValue)"]
-        if let scale = firstNumber(path, candidates.map { "\($0)_scale" }, fileSet, &notes) {
+        if let scale = firstNumber(
+          path, candidates.map { "\($0)_scale" }, fileSet, &notes, refusingZero: true)
+        {
           channel.scale = scale
         }
         if let offset = firstNumber(path, candidates.map { "\($0)_offset" }, fileSet, &notes) {
@@ -189,11 +191,19 @@ struct IIODiscovery {
   }
 
   private func firstNumber(
-    _ path: String, _ names: [String], _ files: Set<String>, _ notes: inout [String]
+    _ path: String, _ names: [String], _ files: Set<String>, _ notes: inout [String],
+    refusingZero: Bool = false
   ) -> Double? {
     for name in names where files.contains(name) {
       guard let content = text("\(path)/\(name)") else { continue }
-      if let value = Double(content), value.isFinite { return value }
+      if let value = Double(content), value.isFinite {
+        // A zero scale (0 or -0) would read every value as zero for ever, silently.
+        if refusingZero, value == 0 {
+          notes.append("ignored unusable \(name) \"\(content)\" (a zero scale)")
+          continue
+        }
+        return value
+      }
       notes.append("ignored unparsable \(name) \"\(content)\"")
     }
     return nil

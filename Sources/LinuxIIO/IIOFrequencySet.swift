@@ -40,7 +40,8 @@ public enum IIOFrequencySet: Hashable, Sendable, CustomStringConvertible {
       return low...high
     case .range(let minimum, let step, let maximum):
       let low = minimum > 0 ? minimum : (step > 0 ? step : Swift.min(1, maximum))
-      return low <= maximum ? low...maximum : nil
+      // `[0 0 0]` offers no rate but 0 Hz: no usable bounds, so no rate is chosen from it.
+      return low > 0 && low <= maximum ? low...maximum : nil
     }
   }
 

@@ -47,6 +47,11 @@ final class IIOAttributeParsingTests: XCTestCase {
     XCTAssertEqual(range.bestRate(for: 1), 4)
     XCTAssertEqual(range.bestRate(for: 2000), 1000)
     XCTAssertNil(IIOFrequencySet(parsing: "none"))
+    // A range offering nothing but 0 Hz has no usable rate (it chose 0 Hz).
+    let zero = try XCTUnwrap(IIOFrequencySet(parsing: "[0 0 0]"))
+    XCTAssertNil(zero.bounds)
+    XCTAssertNil(zero.bestRate(for: 100))
+    XCTAssertEqual(IIOFrequencySet(parsing: "[0 0 0.5]")?.bestRate(for: 100), 0.5)
   }
 
   func testValueAttributeNames() {

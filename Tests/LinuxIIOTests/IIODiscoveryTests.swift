@@ -116,6 +116,26 @@ final class IIODiscoveryTests: XCTestCase {
     XCTAssertEqual(magn.map(\.scale), [0.000146, 0.000146, 0.000200])
     XCTAssertEqual(magn.map(\.offset), [-10, -10, -10])
   }
+
+  /// A zero scale (0 or -0) is noted as unusable, as "nan" is, and the next candidate (the shared
+  /// scale, else 1) used: it read every axis as zero for ever, silently.
+  func testZeroScaleIsNotedAndSkipped() throws {
+    let tree = try IIOFakeTree()
+    try tree.addDevice(
+      index: 0, name: "lis3mdl",
+      attributes: [
+        "in_magn_x_raw": "100", "in_magn_y_raw": "200", "in_magn_z_raw": "300",
+        "in_magn_x_scale": "-0", "in_magn_scale": "0.000146", "in_accel_x_raw": "1",
+        "in_accel_y_raw": "2", "in_accel_z_raw": "3", "in_accel_scale": "0",
+      ])
+    let device = try XCTUnwrap(discover(tree).first)
+    XCTAssertEqual(device.channels(of: .magnetometer).map(\.scale), [0.000146, 0.000146, 0.000146])
+    XCTAssertEqual(device.channels(of: .accelerometer).map(\.scale), [1, 1, 1])
+    XCTAssertTrue(
+      device.notes.contains { $0.contains("in_magn_x_scale") && $0.contains("zero scale") },
+      "\(device.notes)")
+    XCTAssertTrue(device.notes.contains { $0.contains("in_accel_scale") }, "\(device.notes)")
+  }
 }
 
 extension Fixtures {

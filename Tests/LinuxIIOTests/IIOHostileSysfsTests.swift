@@ -60,6 +60,22 @@ final class IIOHostileSysfsTests: XCTestCase {
     }
   }
 
+  // MARK: Rates
+
+  /// `sampling_frequency_available` offering only 0 Hz (`[0 0 0]`): the device keeps its rate. It
+  /// was set to 0 Hz, at which drivers produce nothing.
+  func testZeroOnlyRateRangeKeepsTheDevicesRate() throws {
+    let tree = try IIOFakeTree()
+    try Fixtures.mpu6050(tree)
+    try tree.write(0, "sampling_frequency_available", "[0 0 0]")
+    let source = try Fixtures.source(tree, .polled)
+    let collector = EventCollector()
+    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(collector.waitForSamples(1, timeout: 10))
+    XCTAssertEqual(tree.read(0, "sampling_frequency"), "50")
+  }
+
   // MARK: Buffered reads
 
   /// Replaces device `index`'s node with a link to `/dev/zero`: a descriptor that never runs dry,
