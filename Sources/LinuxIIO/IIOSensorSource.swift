@@ -21,7 +21,11 @@ import MotionSensors
 /// explicit:
 /// - a busy device (another reader) falls back to polling with a ``warnings`` entry;
 /// - missing permissions in buffered-only mode are a `.permissionDenied` failure naming the udev
-///   rule (in automatic mode, a warning and polling);
+///   rule (in automatic mode, a warning and polling); each later subscriber tries the device again,
+///   so it hears the failure too, or reads once the rule is installed;
+/// - a read or open that fails otherwise (an I/O error, an unparsable value) is an advisory
+///   `.other` failure, reported the first time and then at powers of ten, and the device is tried
+///   again every ``IIOConfiguration/recoveryInterval``;
 /// - a device that disappears sends `.failure(.disconnected)` and is looked for again by name
 ///   every ``IIOConfiguration/recoveryInterval``; samples resume when it is back.
 ///
