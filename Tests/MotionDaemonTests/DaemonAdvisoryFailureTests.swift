@@ -10,18 +10,27 @@ import OpenCoreMotion
 import Testing
 
 /// A source the test drives by hand: `emit` delivers synchronously, on the caller's thread, to
-/// every subscriber (the daemon, here).
+/// every subscriber (the daemon, here). Once finished it answers a later subscriber `.finished`,
+/// as a player at the end of its recording does: a daemon restarted just before the end, whose
+/// client has not subscribed again yet, still passes the end on.
 private final class HandDrivenSource: SensorSource, @unchecked Sendable {
-  // Sendable because `handlers` is a Locked value and the rest is immutable.
+  // Sendable because `handlers` and `isFinished` are Locked values and the rest is immutable.
   let name = "hand-driven"
   let availableSensors: SensorSet = [.accelerometer]
   let supportedSampleRates: ClosedRange<Double> = 1...100
   private let handlers = Locked<(next: UInt64, all: [UInt64: @Sendable (SourceEvent) -> Void])>(
     (0, [:]))
+  private let isFinished = Locked(false)
+  /// The timestamp of the latest sample emitted, s.
+  let latestTimestamp = Locked(0.0)
 
   func subscribe(
     requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
   ) -> SourceSubscription {
+    if isFinished.withLock({ $0 }) {
+      handler(.finished)
+      return SourceSubscription {}
+    }
     let id = handlers.withLock { h -> UInt64 in
       h.next += 1
       h.all[h.next] = handler
@@ -33,6 +42,11 @@ private final class HandDrivenSource: SensorSource, @unchecked Sendable {
   }
 
   func emit(_ event: SourceEvent) {
+    switch event {
+    case .finished: isFinished.withLock { $0 = true }
+    case .sample(let sample): latestTimestamp.withLock { $0 = sample.timestamp }
+    case .failure: break
+    }
     for handler in handlers.withLock({ Array($0.all.values) }) { handler(event) }
   }
 }
@@ -71,7 +85,7 @@ private final class HandDrivenSource: SensorSource, @unchecked Sendable {
     let stopEmitting = Locked(false)
     let emitterDone = DispatchSemaphore(value: 0)
     Thread {
-      let deadline = Date(timeIntervalSinceNow: 60)
+      let deadline = Date(timeIntervalSinceNow: 120)
       var timestamp = 1000.0
       while !stopEmitting.withLock({ $0 }) {
         if Date() > deadline {
@@ -85,28 +99,36 @@ private final class HandDrivenSource: SensorSource, @unchecked Sendable {
       emitterDone.signal()
     }.start()
 
+    // The consumer may start late on a busy machine and find many samples queued: what proves
+    // that the sequence went on across the restart is a sample emitted after it.
     var received = 0
-    for await _ in sequence {
+    var restartedAfter: Double?
+    var receivedAfterRestart = 0
+    for await data in sequence {
       received += 1
+      if let restartedAfter, data.timestamp > restartedAfter { receivedAfterRestart += 1 }
       switch received {
       case 5:
         source.emit(.failure(SourceFailure(.malformedData, "one bad POST", isFatal: false)))
       case 10:
         // A daemon restart: the client reconnects, and the same sequence goes on.
         daemon.stop()
+        restartedAfter = source.latestTimestamp.withLock { $0 }
         daemon = try startDaemon()
-      case 15:
+      default:
+        break
+      }
+      if receivedAfterRestart == 5 {
         stopEmitting.withLock { $0 = true }
         emitterDone.wait()
         source.emit(.finished)
-      default:
-        break
       }
     }
     stopEmitting.withLock { $0 = true }
     // The manager's runs end with it: it must live until the sequence has ended.
     withExtendedLifetime(manager) {}
     #expect(received >= 15, "the sequence ended after \(received) updates")
+    #expect(receivedAfterRestart >= 5, "\(receivedAfterRestart) updates after the restart")
     #expect(sequence.error == nil, "the sequence ended with \(String(describing: sequence.error))")
   }
 }
