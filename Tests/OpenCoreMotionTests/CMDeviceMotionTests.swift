@@ -2,6 +2,7 @@
 
 import Foundation
 import Geomagnetism
+import MotionFusion
 import MotionMath
 import MotionSensors
 import XCTest
@@ -116,15 +117,40 @@ final class CMDeviceMotionTests: XCTestCase {
     }
   }
 
-  func testRotationRateIsGyroscopeMinusBias() throws {
+  func testRotationRateIsTheRawRateBeforeABiasIsLearnt() throws {
     let bias = SIMD3<Double>(0.01, -0.02, 0.005)
     let samples = (0..<20).map { i in
       Synthetic.sample(at: Double(i) / 100, earthFromSensor: .identity, gyroscope: bias)
     }
     let motion = try XCTUnwrap(deviceMotion(samples).motions.last)
-    // The baseline filter estimates bias only after 1.5 s of rest, so here bias ≈ 0 and the
-    // rotation rate is the raw rate; the estimator's bias is what gets subtracted.
+    // The estimator learns a bias only after 1.5 s of rest, so here its bias is 0 and the
+    // rotation rate is the raw rate.
     XCTAssertVector(motion.rotationRate.vector, bias, accuracy: 1e-12)
+  }
+
+  /// `CMDeviceMotion.rotationRate` is the gyroscope's rate less the estimated bias (Apple's raw
+  /// `CMGyroData` keeps it). Tolerance 1e-15: one subtraction per axis.
+  func testRotationRateIsTheGyroscopeLessTheEstimatedBias() throws {
+    let estimate = DeviceMotionEstimate(
+      timestamp: 1, earthFromSensor6D: .identity, earthFromSensor9D: .identity,
+      hasMagneticHeading: false, gyroscope: SIMD3(0.1, -0.2, 0.3),
+      gyroscopeBias: SIMD3(0.01, 0.02, 0.03), accelerometer: SIMD3(0, 0, 9.81),
+      calibratedMagneticField: nil, magneticCalibrationAccuracy: .uncalibrated,
+      needsCalibrationMotion: false, headingUncertainty: nil)
+    let motion = try XCTUnwrap(
+      ReferenceFrameAligner(frame: .xArbitraryZVertical).deviceMotion(from: estimate))
+    XCTAssertVector(motion.rotationRate.vector, SIMD3(0.09, -0.22, 0.27), accuracy: 1e-15)
+  }
+
+  /// At rest the estimator learns a constant gyroscope offset, and device motion's rotation rate
+  /// falls to a tenth of it within 10 s while the raw rate keeps it.
+  func testAConstantGyroscopeOffsetAtRestLeavesDeviceMotionsRate() throws {
+    let bias = SIMD3<Double>(0.01, -0.02, 0.005)  // 0.3–1.1 °/s
+    let samples = (0..<1000).map { i in
+      Synthetic.sample(at: Double(i) / 100, earthFromSensor: .identity, gyroscope: bias)
+    }
+    let motion = try XCTUnwrap(deviceMotion(samples, duration: 10).motions.last)
+    XCTAssertLessThan(motion.rotationRate.vector.length, 0.1 * bias.length)
   }
 
   func testArbitraryFrameStartsAtZeroYawAndHasNegativeHeading() throws {

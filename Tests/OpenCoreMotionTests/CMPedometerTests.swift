@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionDetectors
 import MotionSensors
 import SourceComposition
 import XCTest
@@ -65,6 +66,12 @@ final class CMPedometerTests: XCTestCase {
     for data in walking {
       if let cadence = data.currentCadence?.doubleValue {
         XCTAssertEqual(cadence, 1.8, accuracy: 1.2)
+        // Pace is the inverse of speed, seconds per metre: one step's stride at this cadence
+        // (the default height's model) over one step's time. A speed in m/s would be 1.57× it
+        // here (1.8 steps/s × 0.70 m against 0.80 s/m) and fail.
+        let stride = StrideModel().strideLength(cadence: cadence)
+        let pace = try XCTUnwrap(data.currentPace).doubleValue
+        XCTAssertEqual(pace * cadence * stride, 1, accuracy: 1e-9, "pace \(pace) s/m")
       }
     }
     if PressureAltitudeAdapter.countsFloors {
@@ -141,10 +148,12 @@ final class CMPedometerTests: XCTestCase {
     XCTAssertEqual(first!.endDate, HistoryFixture.date(10))
     XCTAssertNil(whole!.currentPace)
     XCTAssertNil(whole!.currentCadence)
-    // Average active pace: walking time over distance, s/m, for a walk at 1.8 steps/s.
+    // Average active pace: walking time over distance, s/m. At 1.8 steps/s the model's stride is
+    // 0.70 m, so 0.80 s/m; the bounds allow the scaffolding detector's cadence error and leave
+    // out 1.25, the same walk's speed in m/s.
     let pace = whole!.averageActivePace!.doubleValue
-    XCTAssertGreaterThan(pace, 0.3)
-    XCTAssertLessThan(pace, 2)
+    XCTAssertGreaterThan(pace, 0.65)
+    XCTAssertLessThan(pace, 0.95)
     // Before any observation: zero steps, no error.
     let (before, error) = query(pedometer, HistoryFixture.date(-100), HistoryFixture.date(-50))
     XCTAssertNil(error)
