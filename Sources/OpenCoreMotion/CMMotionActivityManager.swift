@@ -19,7 +19,7 @@ open class CMMotionActivityManager: NSObject {
   package let backend: any MotionHistoryBackend
   private let channel = UpdateChannel<CMMotionActivity>(interval: 0)
   /// Where queries are answered, one at a time in the order they were made.
-  private let queries = DispatchQueue(label: "OpenCoreMotion.CMMotionActivityManager.queries")
+  private let queries = HistoryQueries(label: "OpenCoreMotion.CMMotionActivityManager.queries")
 
   /// Creates a manager for the process's default source.
   ///
@@ -82,31 +82,19 @@ open class CMMotionActivityManager: NSObject {
     withHandler handler: @escaping CMMotionActivityQueryHandler
   ) {
     let backend = backend
-    let error = serviceError
-    let box = HandlerBox(handler)
-    // Answered on the manager's own queue, not on `queue` (which may be the main queue): the
-    // daemon's answer can take seconds (connecting, then up to its reply timeout), and Apple's
-    // query returns at once with only the handler on `queue`.
-    queries.async {
-      let answer: Result<[ActivityRecord], NSError>
-      if let error {
-        answer = .failure(error)
-      } else if start > end {
-        answer = .failure(
-          NSError(CMErrorInvalidParameter, description: "the start date is after the end date"))
-      } else {
+    queries.answer(
+      from: start, to: end, refusal: serviceError, on: queue,
+      ask: { start, end in
         let records = backend.activities(from: start, to: end)
-        answer =
-          records.isEmpty
+        return records.isEmpty
           ? .failure(
             NSError(CMErrorUnknown, description: "no motion activity was observed in the window"))
           : .success(records)
       }
-      queue.addOperation {
-        switch answer {
-        case .success(let records): box.handler(records.map(Self.activity), nil)
-        case .failure(let error): box.handler(nil, error)
-        }
+    ) { answer in
+      switch answer {
+      case .success(let records): handler(records.map(Self.activity), nil)
+      case .failure(let error): handler(nil, error)
       }
     }
   }

@@ -23,8 +23,9 @@ open class CMPedometer: NSObject {
   package let handlerQueue: OperationQueue
   let updateChannel = UpdateChannel<CMPedometerData>(interval: 0)
   private let eventChannel = UpdateChannel<CMPedometerEvent>(interval: 0)
-  /// Where queries are counted, one at a time in the order they were made.
-  private let queries = DispatchQueue(label: "OpenCoreMotion.CMPedometer.queries")
+  /// Where queries are counted, one at a time in the order they were made, off the handler queue:
+  /// live updates and events that come meanwhile go out first.
+  private let queries = HistoryQueries(label: "OpenCoreMotion.CMPedometer.queries")
 
   /// The shortest time between two live updates while steps keep coming, s of source time. The
   /// update at a pause, at a floor change and at the end of the source is never held back.
@@ -113,28 +114,13 @@ open class CMPedometer: NSObject {
     from start: Date, to end: Date, withHandler handler: @escaping CMPedometerHandler
   ) {
     let backend = backend
-    let error = serviceError
-    let box = HandlerBox(handler)
-    let handlerQueue = handlerQueue
-    // Counted on a queue of its own, and only the handler goes on the serial handler queue: the
-    // daemon's answer can take seconds (connecting, then up to its reply timeout), and counting
-    // there would hold every live update and event behind it. Those that come meanwhile go out
-    // first; queries are answered in the order they were made.
-    queries.async {
-      let answer: Result<PedometerSummary, NSError>
-      if let error {
-        answer = .failure(error)
-      } else if start > end {
-        answer = .failure(
-          NSError(CMErrorInvalidParameter, description: "the start date is after the end date"))
-      } else {
-        answer = .success(backend.pedometerSummary(from: start, to: end))
-      }
-      handlerQueue.addOperation {
-        switch answer {
-        case .success(let summary): box.handler(Self.data(summary, live: false), nil)
-        case .failure(let error): box.handler(nil, error)
-        }
+    queries.answer(
+      from: start, to: end, refusal: serviceError, on: handlerQueue,
+      ask: { .success(backend.pedometerSummary(from: $0, to: $1)) }
+    ) { answer in
+      switch answer {
+      case .success(let summary): handler(Self.data(summary, live: false), nil)
+      case .failure(let error): handler(nil, error)
       }
     }
   }

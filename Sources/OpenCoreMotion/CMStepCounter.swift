@@ -25,7 +25,7 @@ open class CMStepCounter: NSObject {
   package let backend: any MotionHistoryBackend
   private let channel = UpdateChannel<StepCount>(interval: 0)
   /// Where queries are answered, one at a time in the order they were made.
-  private let queries = DispatchQueue(label: "OpenCoreMotion.CMStepCounter.queries")
+  private let queries = HistoryQueries(label: "OpenCoreMotion.CMStepCounter.queries")
 
   /// Creates a step counter for the process's default source.
   ///
@@ -67,26 +67,13 @@ open class CMStepCounter: NSObject {
     withHandler handler: @escaping CMStepQueryHandler
   ) {
     let backend = backend
-    let error = serviceError
-    let box = HandlerBox(handler)
-    // Counted on the counter's own queue, not on `queue` (which may be the main queue): the
-    // daemon's answer can take seconds (connecting, then up to its reply timeout), and Apple's
-    // query returns at once with only the handler on `queue`.
-    queries.async {
-      let answer: Result<Int, NSError>
-      if let error {
-        answer = .failure(error)
-      } else if start > end {
-        answer = .failure(
-          NSError(CMErrorInvalidParameter, description: "the start date is after the end date"))
-      } else {
-        answer = .success(backend.pedometerSummary(from: start, to: end).numberOfSteps)
-      }
-      queue.addOperation {
-        switch answer {
-        case .success(let steps): box.handler(steps, nil)
-        case .failure(let error): box.handler(0, error)
-        }
+    queries.answer(
+      from: start, to: end, refusal: serviceError, on: queue,
+      ask: { .success(backend.pedometerSummary(from: $0, to: $1).numberOfSteps) }
+    ) { answer in
+      switch answer {
+      case .success(let steps): handler(steps, nil)
+      case .failure(let error): handler(0, error)
       }
     }
   }
