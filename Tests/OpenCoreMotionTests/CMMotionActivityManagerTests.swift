@@ -231,7 +231,9 @@ final class CMMotionActivityManagerTests: XCTestCase {
 
 /// A history whose latest activity change is appended (so it is the activity in force) but not
 /// yet dispatched: the test dispatches it, as the history's thread would a moment later.
-private final class ActivityBetweenAppendAndDispatch: MotionHistoryBackend, @unchecked Sendable {
+private final class ActivityBetweenAppendAndDispatch: StepsAndActivityOnlyHistory,
+  @unchecked Sendable
+{
   // @unchecked: `handlers` is behind its lock; `current` is set once, at creation.
   private let handlers = Locked<[@Sendable (MotionHistoryEvent) -> Void]>([])
   let currentActivity: ActivityRecord?
@@ -245,12 +247,6 @@ private final class ActivityBetweenAppendAndDispatch: MotionHistoryBackend, @unc
     PedometerSummary(startDate: start, endDate: end)
   }
   func activities(from start: Date, to end: Date) -> [ActivityRecord] { [] }
-  func altitudes(from start: Date, to end: Date) -> [AltitudeRecord] { [] }
-  func pressure(atStartAltitude altitude: Double, reading pressure: Double, date: Date) -> Double {
-    pressure
-  }
-  func recordAccelerometer(forDuration duration: TimeInterval) {}
-  func recordedAccelerometer(from start: Date, to end: Date) -> [AccelerometerRecord] { [] }
   func subscribe(
     _ handler: @escaping @Sendable (MotionHistoryEvent) -> Void
   ) -> SourceSubscription {

@@ -80,7 +80,7 @@ private final class LiveUpdates {
 
 /// A history whose steps and floors the test adds by hand, each announced to the subscribers
 /// as it is added (as ``InProcessMotionHistory`` announces what it counts).
-private final class ScriptedHistory: MotionHistoryBackend, @unchecked Sendable {
+private final class ScriptedHistory: StepsAndActivityOnlyHistory, @unchecked Sendable {
   // @unchecked: `state` is behind its lock; the handlers are called outside it, one event at a
   // time (the test adds events from one thread).
   private let state = Locked<
@@ -96,12 +96,6 @@ private final class ScriptedHistory: MotionHistoryBackend, @unchecked Sendable {
   }
   func activities(from start: Date, to end: Date) -> [ActivityRecord] { [] }
   var currentActivity: ActivityRecord? { nil }
-  func altitudes(from start: Date, to end: Date) -> [AltitudeRecord] { [] }
-  func pressure(atStartAltitude altitude: Double, reading pressure: Double, date: Date) -> Double {
-    pressure
-  }
-  func recordAccelerometer(forDuration duration: TimeInterval) {}
-  func recordedAccelerometer(from start: Date, to end: Date) -> [AccelerometerRecord] { [] }
 
   func subscribe(
     _ handler: @escaping @Sendable (MotionHistoryEvent) -> Void

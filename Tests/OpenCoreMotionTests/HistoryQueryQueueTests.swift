@@ -92,7 +92,7 @@ final class HistoryQueryQueueTests: XCTestCase {
 
 /// A history whose step and activity queries wait until the test lets them answer, as a daemon
 /// that is slow to answer (or still being connected to) makes them wait.
-private final class BlockingHistory: MotionHistoryBackend, @unchecked Sendable {
+private final class BlockingHistory: StepsAndActivityOnlyHistory, @unchecked Sendable {
   // @unchecked: only the two semaphores, which are thread-safe, and constants.
   /// Signalled when a query starts waiting.
   let asked = DispatchSemaphore(value: 0)
@@ -117,12 +117,6 @@ private final class BlockingHistory: MotionHistoryBackend, @unchecked Sendable {
         timestamp: 0)
     ]
   }
-  func altitudes(from start: Date, to end: Date) -> [AltitudeRecord] { [] }
-  func pressure(atStartAltitude altitude: Double, reading pressure: Double, date: Date) -> Double {
-    pressure
-  }
-  func recordAccelerometer(forDuration duration: TimeInterval) {}
-  func recordedAccelerometer(from start: Date, to end: Date) -> [AccelerometerRecord] { [] }
   func subscribe(
     _ handler: @escaping @Sendable (MotionHistoryEvent) -> Void
   ) -> SourceSubscription {

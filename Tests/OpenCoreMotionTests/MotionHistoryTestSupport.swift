@@ -70,3 +70,17 @@ func coreMotionCode(_ error: (any Error)?) -> Int? {
   guard let error = error as NSError?, error.domain == CMErrorDomain else { return nil }
   return error.code
 }
+
+/// A hand-made history for a test that scripts steps or activities only: the altimeter's and the
+/// recorder's parts of ``MotionHistoryBackend`` answer as a history without a barometer or
+/// recordings would, so that each such history spells out only what its test is about.
+protocol StepsAndActivityOnlyHistory: MotionHistoryBackend {}
+
+extension StepsAndActivityOnlyHistory {
+  func altitudes(from start: Date, to end: Date) -> [AltitudeRecord] { [] }
+  func pressure(atStartAltitude altitude: Double, reading pressure: Double, date: Date) -> Double {
+    pressure
+  }
+  func recordAccelerometer(forDuration duration: TimeInterval) {}
+  func recordedAccelerometer(from start: Date, to end: Date) -> [AccelerometerRecord] { [] }
+}
