@@ -10,18 +10,31 @@ import _LinuxIIOTestSupport
 final class IIOFailureTests: XCTestCase {
   private let mpuScale = 0.000598
 
+  /// A fake tree holding an mpu6050 (device 0), and the system to read it through, on which a
+  /// test sets its faults before it makes its sources.
+  private func mpu6050BehindFaults() throws -> (IIOFakeTree, FaultInjectingSystem) {
+    let tree = try IIOFakeTree()
+    try Fixtures.mpu6050(tree)
+    return (tree, FaultInjectingSystem())
+  }
+
+  /// A new collector subscribed to `source` at `rate` Hz, and its subscription.
+  private func collect(
+    _ source: IIOSensorSource, rate: Double = 100
+  ) -> (EventCollector, SourceSubscription) {
+    let collector = EventCollector()
+    return (collector, source.subscribe(requestedSampleRate: rate, collector.handler))
+  }
+
   /// EBUSY opening `/dev/iio:device0` (another reader has it): polling instead, with a warning,
   /// and the buffer settings rolled back.
   func testBusyOnOpenFallsBackToPolling() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
-    let system = FaultInjectingSystem()
+    let (tree, system) = try mpu6050BehindFaults()
     system.failOpen("/iio:device0", .busy)
     let source = try Fixtures.source(tree, .automatic, system: system)
     let warnings = Locked<[String]>([])
     source.warningHandler = { message in warnings.withLock { $0.append(message) } }
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = collect(source)
     XCTAssertTrue(collector.waitForSamples(2))
     XCTAssertEqual(source.readModes, ["mpu6050": .polled])
     subscription.cancel()
@@ -44,8 +57,7 @@ final class IIOFailureTests: XCTestCase {
     try Fixtures.mpu6050(tree)
     try tree.write(0, "buffer/enable", "1")
     let source = try Fixtures.source(tree)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = collect(source)
     XCTAssertTrue(collector.waitForSamples(1))
     XCTAssertEqual(source.readModes["mpu6050"], .polled)
     subscription.cancel()
@@ -58,19 +70,15 @@ final class IIOFailureTests: XCTestCase {
   /// start (busy, retried) nor the automatic fallback to polling writes `sampling_frequency`. Both
   /// wrote ours first, on every retry.
   func testBufferEnabledByAnotherReaderKeepsItsRate() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let (tree, system) = try mpu6050BehindFaults()
     try tree.write(0, "buffer/enable", "1")
-    let system = FaultInjectingSystem()
     let strict = try Fixtures.source(tree, .buffered, system: system)
-    let strictCollector = EventCollector()
-    let strictSubscription = strict.subscribe(requestedSampleRate: 100, strictCollector.handler)
+    let (strictCollector, strictSubscription) = collect(strict)
     XCTAssertEqual(strictCollector.waitForFailure(.busy, timeout: 10)?.isFatal, false)
     strictSubscription.cancel()
 
     let automatic = try Fixtures.source(tree, .automatic, system: system)
-    let collector = EventCollector()
-    let subscription = automatic.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = collect(automatic)
     XCTAssertTrue(collector.waitForSamples(1, timeout: 10))
     XCTAssertEqual(automatic.readModes["mpu6050"], .polled)
     subscription.cancel()
@@ -83,20 +91,16 @@ final class IIOFailureTests: XCTestCase {
 
   /// EBUSY when enabling the buffer also falls back; in buffered-only mode it is a `.busy` failure.
   func testBusyOnEnable() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
-    let system = FaultInjectingSystem()
+    let (tree, system) = try mpu6050BehindFaults()
     system.failWrite("buffer/enable", .busy)
     let automatic = try Fixtures.source(tree, .automatic, system: system)
-    let collector = EventCollector()
-    let subscription = automatic.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = collect(automatic)
     XCTAssertTrue(collector.waitForSamples(1))
     XCTAssertEqual(automatic.readModes["mpu6050"], .polled)
     subscription.cancel()
 
     let strict = try Fixtures.source(tree, .buffered, system: system)
-    let strictCollector = EventCollector()
-    let strictSubscription = strict.subscribe(requestedSampleRate: 100, strictCollector.handler)
+    let (strictCollector, strictSubscription) = collect(strict)
     let failure = try XCTUnwrap(strictCollector.waitForFailure(.busy))
     strictSubscription.cancel()
     XCTAssertTrue(failure.message.contains("EBUSY"), failure.message)
@@ -107,12 +111,9 @@ final class IIOFailureTests: XCTestCase {
   /// EBUSY on sysfs reads (a driver refusing `_raw` while someone else buffers) is reported once
   /// as `.busy`, and polling resumes when the device is free.
   func testBusySysfsReadsAreReportedOnceAndRecover() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
-    let system = FaultInjectingSystem()
+    let (tree, system) = try mpu6050BehindFaults()
     let source = try Fixtures.source(tree, .polled, system: system)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 200, collector.handler)
+    let (collector, subscription) = collect(source, rate: 200)
     defer { subscription.cancel() }
     XCTAssertTrue(collector.waitForSamples(1))
     system.failRead("in_accel_y_raw", .busy)
@@ -129,12 +130,9 @@ final class IIOFailureTests: XCTestCase {
   /// EIO reading a `_raw` attribute (an I²C hiccup) is an advisory failure and the device is
   /// tried again: polling resumes once the reads work. It used to stop the device for good.
   func testIOErrorReadingAValueIsAdvisoryAndPollingResumes() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
-    let system = FaultInjectingSystem()
+    let (tree, system) = try mpu6050BehindFaults()
     let source = try Fixtures.source(tree, .polled, system: system)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 200, collector.handler)
+    let (collector, subscription) = collect(source, rate: 200)
     defer { subscription.cancel() }
     XCTAssertTrue(collector.waitForSamples(1))
     system.failRead("in_accel_y_raw", .other(EIO))
@@ -152,13 +150,10 @@ final class IIOFailureTests: XCTestCase {
 
   /// EACCES on the node in buffered-only mode: a `.permissionDenied` failure naming the fix.
   func testPermissionDeniedNamesTheUdevRule() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
-    let system = FaultInjectingSystem()
+    let (tree, system) = try mpu6050BehindFaults()
     system.failOpen("/iio:device0", .permissionDenied)
     let source = try Fixtures.source(tree, .buffered, system: system)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = collect(source)
     let failure = try XCTUnwrap(collector.waitForFailure(.permissionDenied))
     subscription.cancel()
     XCTAssertTrue(failure.message.contains(tree.nodePath(0)), failure.message)
@@ -171,25 +166,20 @@ final class IIOFailureTests: XCTestCase {
   /// the failure too; it heard nothing, as nothing retried the device. Once the permission is
   /// fixed, the next subscriber reads.
   func testLateSubscriberAfterPermissionDeniedHearsTheFailureOrReads() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
-    let system = FaultInjectingSystem()
+    let (tree, system) = try mpu6050BehindFaults()
     system.failOpen("/iio:device0", .permissionDenied)
     let source = try Fixtures.source(tree, .buffered, system: system)
-    let first = EventCollector()
-    let firstSubscription = source.subscribe(requestedSampleRate: 100, first.handler)
+    let (first, firstSubscription) = collect(source)
     defer { firstSubscription.cancel() }
     XCTAssertNotNil(first.waitForFailure(.permissionDenied))
 
-    let second = EventCollector()
-    let secondSubscription = source.subscribe(requestedSampleRate: 100, second.handler)
+    let (second, secondSubscription) = collect(source)
     defer { secondSubscription.cancel() }
     let failure = try XCTUnwrap(second.waitForFailure(.permissionDenied, timeout: 10))
     XCTAssertTrue(failure.message.contains("udev rule"), failure.message)
 
     system.openFaults.withLock { $0.removeAll() }
-    let third = EventCollector()
-    let thirdSubscription = source.subscribe(requestedSampleRate: 100, third.handler)
+    let (third, thirdSubscription) = collect(source)
     defer { thirdSubscription.cancel() }
     let writer = try IIOFIFOWriter(path: tree.nodePath(0), timeout: 10)
     writer.write(Fixtures.mpuLayout().pack(["in_accel_z": 1, "in_timestamp": 1_000_000_000]))
@@ -200,14 +190,11 @@ final class IIOFailureTests: XCTestCase {
   /// No write access to the buffer attributes (an unprivileged user): automatic mode polls and
   /// says how to get buffered reading.
   func testUnwritableBufferAttributesPollWithUdevHint() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
-    let system = FaultInjectingSystem()
+    let (tree, system) = try mpu6050BehindFaults()
     system.failWrite("_en", .permissionDenied)
     system.failWrite("sampling_frequency", .permissionDenied)
     let source = try Fixtures.source(tree, .automatic, system: system)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = collect(source)
     XCTAssertTrue(collector.waitForSamples(1))
     XCTAssertEqual(source.readModes["mpu6050"], .polled)
     subscription.cancel()
@@ -216,8 +203,7 @@ final class IIOFailureTests: XCTestCase {
     // Unreadable sysfs values are a permission failure too.
     system.failRead("in_accel_x_raw", .permissionDenied)
     let polled = try Fixtures.source(tree, .polled, system: system)
-    let polledCollector = EventCollector()
-    let polledSubscription = polled.subscribe(requestedSampleRate: 100, polledCollector.handler)
+    let (polledCollector, polledSubscription) = collect(polled)
     XCTAssertNotNil(polledCollector.waitForFailure(.permissionDenied))
     polledSubscription.cancel()
   }
@@ -228,8 +214,7 @@ final class IIOFailureTests: XCTestCase {
     let tree = try IIOFakeTree()
     try Fixtures.mpu6050(tree, index: 0)
     let source = try Fixtures.source(tree, .buffered)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = collect(source)
     defer { subscription.cancel() }
     let layout = Fixtures.mpuLayout()
     let writer = try IIOFIFOWriter(path: tree.nodePath(0))
@@ -260,8 +245,7 @@ final class IIOFailureTests: XCTestCase {
     try Fixtures.bmp280(tree, index: 1)
     let source = try Fixtures.source(tree, .polled)
     XCTAssertEqual(source.availableSensors, [.barometer, .thermometer])
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = collect(source)
     defer { subscription.cancel() }
     XCTAssertTrue(collector.waitForSamples(1))
     let sample = collector.samples[0]
@@ -286,8 +270,7 @@ final class IIOFailureTests: XCTestCase {
     var configuration = Fixtures.configuration(.polled)
     try configuration.apply(signList: "mpu6050:-1")
     let source = try Fixtures.source(tree, configuration: configuration)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 20, collector.handler)
+    let (collector, subscription) = collect(source, rate: 20)
     XCTAssertTrue(collector.waitForSamples(1))
     XCTAssertEqual(tree.read(0, "sampling_frequency"), "20")
     // A second subscriber asking for more raises the device rate (slowest offered ≥ 150 Hz).
