@@ -14,6 +14,21 @@ import XCTest
 final class DashboardRefusalTests: XCTestCase {
   private static let token = "k3y"
 
+  /// Runs `body` with the port of a dashboard (the simulator's flat scenario, with the token and
+  /// `limits`) on a thread of its own, as the raw connections block; the server stops after it.
+  private func withDashboard(
+    _ limits: DashboardConnectionLimits = DashboardConnectionLimits(),
+    _ body: @escaping @Sendable (_ port: Int) throws -> Void
+  ) async throws {
+    var configuration = DashboardConfiguration(
+      port: 0, token: Self.token, source: .simulator(scenario: "flat"))
+    configuration.connectionLimits = limits
+    let (url, task) = try await DashboardServerTests.start(configuration)
+    defer { task.cancel() }
+    let port = try XCTUnwrap(url.port)
+    try await onThread { try body(port) }
+  }
+
   private static func get(_ path: String, port: Int, extraHeaders: String = "") -> String {
     "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(extraHeaders)\r\n"
   }
@@ -22,12 +37,7 @@ final class DashboardRefusalTests: XCTestCase {
   /// `Connection: close` and the server closes the connection; a request with the token keeps its
   /// connection for the next one.
   func testRefusedRequestsCloseTheirConnection() async throws {
-    let configuration = DashboardConfiguration(
-      port: 0, token: Self.token, source: .simulator(scenario: "flat"))
-    let (url, task) = try await DashboardServerTests.start(configuration)
-    defer { task.cancel() }
-    let port = try XCTUnwrap(url.port)
-    try await onThread {
+    try await withDashboard { port in
       let noToken = try DashboardRawConnection(port: port)
       try noToken.send(Self.get("/", port: port))
       let unauthorized = noToken.head()
@@ -60,14 +70,9 @@ final class DashboardRefusalTests: XCTestCase {
   /// once although the server serves only 8 connections at a time. Both are local, so one peer:
   /// the flood's connections gave way, oldest first, and the page's takes the place of another.
   func testOneHostCannotHoldEveryConnection() async throws {
-    var configuration = DashboardConfiguration(
-      port: 0, token: Self.token, source: .simulator(scenario: "flat"))
-    configuration.connectionLimits = DashboardConnectionLimits(
-      maximumConnections: 8, maximumConnectionsPerPeer: 4)
-    let (url, task) = try await DashboardServerTests.start(configuration)
-    defer { task.cancel() }
-    let port = try XCTUnwrap(url.port)
-    try await onThread {
+    try await withDashboard(
+      DashboardConnectionLimits(maximumConnections: 8, maximumConnectionsPerPeer: 4)
+    ) { port in
       let flood = try (0..<12).map { _ in
         try DashboardRawConnection(port: port, from: "127.0.0.2")
       }
@@ -100,15 +105,10 @@ final class DashboardRefusalTests: XCTestCase {
   /// request-head timeout (here 120 s) closed some. They are one peer now, the machine, whose
   /// idle connections give way to the owner's.
   func testOtherLoopbackAddressesDoNotGetSharesOfTheirOwn() async throws {
-    var configuration = DashboardConfiguration(
-      port: 0, token: Self.token, source: .simulator(scenario: "flat"))
-    configuration.connectionLimits = DashboardConnectionLimits(
+    let limits = DashboardConnectionLimits(
       requestHeadTimeout: 120, idleTimeout: 120, maximumConnections: 32,
       maximumConnectionsPerPeer: 16)
-    let (url, task) = try await DashboardServerTests.start(configuration)
-    defer { task.cancel() }
-    let port = try XCTUnwrap(url.port)
-    try await onThread {
+    try await withDashboard(limits) { port in
       let squatters = try ["127.0.0.2", "127.0.0.3"].flatMap { source in
         try (0..<16).map { _ in try DashboardRawConnection(port: port, from: source) }
       }
@@ -126,16 +126,11 @@ final class DashboardRefusalTests: XCTestCase {
   /// sent the token now give way to newer ones of the same address; those that have (the
   /// owner's) do not.
   func testIdleConnectionsWithoutTheTokenGiveWayToTheOwners() async throws {
-    var configuration = DashboardConfiguration(
-      port: 0, token: Self.token, source: .simulator(scenario: "flat"))
     // Idle connections are not closed for their silence during the test.
-    configuration.connectionLimits = DashboardConnectionLimits(
+    let limits = DashboardConnectionLimits(
       requestHeadTimeout: 120, idleTimeout: 120, maximumConnections: 16,
       maximumConnectionsPerPeer: 4)
-    let (url, task) = try await DashboardServerTests.start(configuration)
-    defer { task.cancel() }
-    let port = try XCTUnwrap(url.port)
-    try await onThread {
+    try await withDashboard(limits) { port in
       let squatters = try (0..<4).map { _ in try DashboardRawConnection(port: port) }
       // Accepted and holding the address's four slots.
       XCTAssertEqual(squatters.filter { $0.waitForClose(timeout: 0.3) }.count, 0)
