@@ -63,4 +63,58 @@ final class SimulatorPocketSwingTests: XCTestCase {
     XCTAssertLessThan(result.across, 2, "cycle: the swing across the phone")
     XCTAssertLessThan(result.orientationChange, 0.05, "cycle")
   }
+
+  /// `cycle`, from the simulator's ground truth: the pocket turns with the thigh about the hip, so
+  /// it is highest, and furthest forward, when the knee is up (the thigh turned furthest up,
+  /// negatively about the rider's left). Over the middle 45 s (54 turns) the thigh's turn and the
+  /// pocket's height and forward travel (each less its mean) must move against each other almost
+  /// exactly. Before 2026-11-30 the height led the turn by a quarter of a pedal turn: its
+  /// correlation with the turn was about 0, the pocket highest at mid-swing.
+  func testAPedallingPocketIsHighestWithTheKneeUp() throws {
+    let scenario = try noiselessScenario("cycle")
+    let trajectory = ScenarioTrajectory(scenario: scenario)
+    let ride = try XCTUnwrap(trajectory.events.first { $0.kind == .cycle })
+    XCTAssertLessThanOrEqual(ride.start, 10)
+    XCTAssertGreaterThanOrEqual(ride.end, 55)
+    let times = stride(from: 10.0, to: 55.0, by: 0.01).map { $0 }
+    let states = times.map { trajectory.state(at: $0) }
+    let up = SIMD3<Double>(0, 0, 1)
+    let travel = states.last!.position - states.first!.position
+    let forward = SIMD3(travel.x, travel.y, 0) / SIMD3(travel.x, travel.y, 0).length
+    let left = SIMD3(
+      up.y * forward.z - up.z * forward.y, up.z * forward.x - up.x * forward.z,
+      up.x * forward.y - up.y * forward.x)
+    // The turn about the rider's left (earth frame) from the first attitude: the thigh turns about
+    // the hip's axis only, so this is its whole turn.
+    let reference = states[0].earthFromSensor
+    let turn = states.map { state -> Double in
+      let q = (state.earthFromSensor * reference.conjugate).canonicalized
+      let axis = q.imaginary
+      return 2 * Double.atan2((axis * left).sum(), q.w)
+    }
+    let height = states.map(\.position.z)
+    // Forward travel less the steady riding speed: the pocket's swing along the ride.
+    let speed = (travel * forward).sum() / (times.last! - times.first!)
+    let along = zip(states, times).map { state, time in
+      ((state.position - states[0].position) * forward).sum() - speed * (time - times[0])
+    }
+    func correlation(_ a: [Double], _ b: [Double]) -> Double {
+      let meanA = a.reduce(0, +) / Double(a.count)
+      let meanB = b.reduce(0, +) / Double(b.count)
+      var ab = 0.0
+      var aa = 0.0
+      var bb = 0.0
+      for (x, y) in zip(a, b) {
+        ab += (x - meanA) * (y - meanB)
+        aa += (x - meanA) * (x - meanA)
+        bb += (y - meanB) * (y - meanB)
+      }
+      return ab / (aa * bb).squareRoot()
+    }
+    XCTAssertGreaterThan(
+      turn.max()! - turn.min()!, 0.7, "the thigh turns about ±25° about the left")
+    XCTAssertLessThan(correlation(turn, height), -0.9, "cycle: the pocket highest with the knee up")
+    XCTAssertLessThan(
+      correlation(turn, along), -0.9, "cycle: the pocket furthest forward with the knee up")
+  }
 }

@@ -187,11 +187,15 @@ extension TrajectorySegment {
     let pedal = Jet.sinusoid(t, frequency: c.cadence)
     // Road roughness: broadband as for driving, but stronger and stiffer (no suspension).
     let bumps = RoadVibration.bicycle.displacement(t, level: w)
+    // The pocket is a point on the thigh, which turns about the hip: seated, the thigh slopes
+    // forward and down, and the crank lifts the knee to its highest (the thigh nearest level) as
+    // its pedal passes the top. Turning the thigh up about the hip carries every point of it both
+    // up and forward, so the pocket is highest and furthest forward together, in step with the
+    // thigh's turn: `pedal` = 1 is knee up for all three. (A quarter turn between the height and
+    // the turn would put the pocket at its highest with the thigh at mid-swing.)
     let offset =
       VectorJet(direction: c.forward, c.speed * progress.distance + 0.06 * (w * pedal))
-      + VectorJet(
-        direction: Self.up,
-        0.03 * (w * Jet.sinusoid(t, frequency: c.cadence, phase: .pi / 2)) + bumps)
+      + VectorJet(direction: Self.up, 0.03 * (w * pedal) + bumps)
     // The thigh rises and falls with each pedal turn (about ±25°) about the hip, above the pocket:
     // as the knee rises the pocket moves forward and the thigh turns negatively about the left.
     return Pose(
