@@ -76,11 +76,16 @@ struct StatusCommand: ParsableCommand {
     return off.isEmpty ? on : on + " (off: " + off.names.joined(separator: ", ") + ")"
   }
 
-  /// A rate the daemon reported: whole numbers without decimals. The daemon is another process
-  /// (its source may be a recording with any header), so a value `Int` cannot hold is written as
-  /// it is instead of trapping.
-  private static func format(_ value: Double) -> String {
+  /// A rate the daemon reported, to two decimals, and without them when they are zero: "50",
+  /// "12.50". Whether it is whole is read from the rounded text, so that 29.999 is "30", not
+  /// "30.00", and a small negative rate that rounds to zero is "0", not "-0.00". The daemon is
+  /// another process (its source may be a recording with any header), so a value that is not
+  /// finite or too large for two decimals to mean anything is written as it is instead of trapping.
+  static func format(_ value: Double) -> String {
     guard value.isFinite, Swift.abs(value) < 1e15 else { return "\(value)" }
-    return value == value.rounded() ? String(Int(value)) : String(format: "%.2f", value)
+    let text = String(format: "%.2f", value)
+    guard text.hasSuffix(".00") else { return text }
+    let whole = text.dropLast(3)
+    return whole == "-0" ? "0" : String(whole)
   }
 }
