@@ -59,8 +59,8 @@ package final class PeerConnectionLimit: Sendable {
   /// With `evictsUnprovenConnections`, a connection that arrives while its peer holds the limit
   /// closes the peer's oldest connection that has not proven itself (``prove(_:)``: the
   /// dashboard proves a connection as soon as a request head with the access token is decoded on
-  /// it, before any task runs for it) instead of
-  /// being refused. Every local user is the same peer (``localPeer``), so without this another
+  /// it, before any task runs for it; the Sensor Logger receiver once a push on it is accepted)
+  /// instead of being refused. Every local user is the same peer (``localPeer``), so without this another
   /// user could hold all of the owner's slots with idle connections and lock the owner out; now
   /// such connections give way to the owner's, which prove themselves on their first request.
   package init(

@@ -87,10 +87,11 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     public var idleTimeout: Double
     /// The most connections served at once; more wait in the listen queue; default 64.
     public var maximumConnections: Int
-    /// The most connections one peer address holds at once; its further connections are closed
-    /// when accepted, so that one machine's idle connections cannot fill the receiver; default 4
-    /// (Sensor Logger pushes one request at a time). Every connection from this machine counts as
-    /// one peer, whichever of its addresses (127.0.0.2, …) it comes from.
+    /// The most connections one peer address holds at once, so that one machine's idle
+    /// connections cannot fill the receiver; default 4 (Sensor Logger pushes one request at a
+    /// time). At the limit a new connection closes the peer's oldest one that has had no push
+    /// accepted yet, or is itself closed when every one has. Every connection from this machine
+    /// counts as one peer, whichever of its addresses (127.0.0.2, …) it comes from.
     public var maximumConnectionsPerPeer: Int
     /// Seconds a request body may take to arrive (408 beyond); default 10.
     public var requestBodyTimeout: Double
@@ -261,9 +262,15 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   /// cancellation. Answers carry no `Date` header; Sensor Logger reads none.
   private func makeServer(started: StartSignal, drain: ServerDrain) throws -> any Service {
     let onOverflow: @Sendable () -> Void = { [weak self] in self?.countOversizedHead() }
-    let peerLimit = PeerConnectionLimit(limit: configuration.maximumConnectionsPerPeer) {
-      [weak self] total in self?.reportPeerExcess(total)
-    }
+    // Every connection from this machine is one peer, so a phone pushing through a tunnel to
+    // localhost (adb reverse, USB) shares its slots with every local process: one that kept
+    // reopening idle connections, each closed only by the idle timeout, held them all. A
+    // connection that has not yet had a push accepted (respond(to:context:proving:)) now gives
+    // way to a newer one of its peer, oldest first.
+    let peerLimit = PeerConnectionLimit(
+      limit: configuration.maximumConnectionsPerPeer, evictsUnprovenConnections: true,
+      onEvictionDue: { [weak self] total in self?.reportPeerEvictions(total) }
+    ) { [weak self] total in self?.reportPeerExcess(total) }
     let idle = TimeAmount.nanoseconds(Int64(max(0.05, min(configuration.idleTimeout, 3_600)) * 1e9))
     let server: HTTPServerBuilder = .http1(
       configuration: .init(
@@ -283,7 +290,7 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
       responder: { [self] request, writer, channel in
         let context = SensorLoggerRequestContext(
           source: ApplicationRequestContextSource(channel: channel, logger: quietLogger))
-        let response = await respond(to: request, context: context)
+        let response = await respond(to: request, context: context, proving: peerLimit)
         try await writer.write(response: response.head, body: response.body)
       },
       onServerRunning: { channel in
@@ -303,11 +310,18 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   /// Answers a request. Only a push the stream accepted keeps its connection open: every other
   /// answer (a refusal, a page for a person, a malformed body) closes it, so a peer cannot hold
   /// the few connection slots with keep-alive requests, however often it sends them. Refusals are
-  /// counted and reported (advisory) the first time and at every power of ten.
-  private func respond(to request: Request, context: SensorLoggerRequestContext) async -> Response {
+  /// counted and reported (advisory) the first time and at every power of ten. An accepted push
+  /// proves its connection to `peerLimit`: it no longer gives way to newer connections of its
+  /// peer, which idle ones do (with a token only its holder gets there).
+  private func respond(
+    to request: Request, context: SensorLoggerRequestContext, proving peerLimit: PeerConnectionLimit
+  ) async -> Response {
     var response = await answer(to: request, context: context)
     let isPush = request.method == .post || request.method == .put
-    if isPush && response.status == .ok { return response }
+    if isPush && response.status == .ok {
+      peerLimit.prove(ObjectIdentifier(context.channel))
+      return response
+    }
     response.headers[.connection] = "close"
     context.closeAfterAnswer()
     if Self.refusals.contains(response.status) {
@@ -349,6 +363,19 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
           .other,
           "Sensor Logger receiver: \(report) connection(s) so far were closed on arrival because "
             + "their address already held \(configuration.maximumConnectionsPerPeer) connections",
+          isFatal: false)))
+  }
+
+  /// Reports (advisory) the connections closed to make room for newer ones of their peer
+  /// (`PeerConnectionLimit`), the first time and at every power of ten of their total: many of
+  /// them mean a flood of connections.
+  private func reportPeerEvictions(_ report: Int) {
+    hub.deliver(
+      .failure(
+        SourceFailure(
+          .other,
+          "Sensor Logger receiver: \(report) connection(s) so far that had no push accepted were "
+            + "closed to make room for newer ones from their address (a flood of connections?)",
           isFatal: false)))
   }
 

@@ -170,12 +170,12 @@ final class NetworkHostilePeerTests: XCTestCase {
   }
 
   /// One machine's idle connections hold at most `maximumConnectionsPerPeer` of the receiver's
-  /// slots, whichever of its addresses they come from: the rest are closed on arrival. Before,
-  /// 100 such connections kept every push out for as long as they were reopened; then each
-  /// loopback address (127.0.0.2, 127.0.0.3, …) still got a share of its own, and two of them
-  /// filled the 8 slots. The held ones stay for the whole idle timeout (10 s); once they are
-  /// gone, the phone gets through. (Another host's own share, which lets a phone in at once, is
-  /// PeerConnectionLimitTests' to check: every test connection comes from this machine.)
+  /// slots, whichever of its addresses they come from. Before, 100 such connections kept every
+  /// push out for as long as they were reopened; then each loopback address (127.0.0.2,
+  /// 127.0.0.3, …) still got a share of its own, and two of them filled the 8 slots. Now each
+  /// beyond the fourth closes the oldest idle one, so four are left and the phone gets through at
+  /// once. (Another host's own share is PeerConnectionLimitTests' to check: every test connection
+  /// comes from this machine.)
   func testOneMachinesIdleConnectionsCannotFillTheReceiver() throws {
     let receiver = makeReceiver(
       idleTimeout: 10, maximumConnections: 8, maximumConnectionsPerPeer: 4)
@@ -186,23 +186,64 @@ final class NetworkHostilePeerTests: XCTestCase {
     let idle = try ["127.0.0.2", "127.0.0.3"].flatMap { source in
       try (0..<16).map { _ in try NetworkTestSocket.connect(port: port, from: source) }
     }
-    // Everything beyond the first four is closed on arrival (each wait ends at the close; the
-    // four held ones wait out their 0.3 s).
+    // All but four are closed (each wait ends at the close; the four held ones wait out their
+    // 0.3 s).
     let closed = idle.filter { $0.waitForClose(timeout: 0.3) }.count
     XCTAssertEqual(closed, 28)
     XCTAssertTrue(
       collector.wait(timeout: 3) { events in
-        events.failures.contains { $0.message.contains("closed on arrival") && !$0.isFatal }
+        events.failures.contains { $0.message.contains("to make room") && !$0.isFatal }
       }, "\(collector.failures)")
-    // The receiver frees the held slots when it sees the closes, which a new connection may beat.
-    idle.forEach { $0.close() }
-    let body = Logger.body(messageID: 0, readings: [("gyroscope", 0, Logger.xyz(1, 2, 3))])
-    var status: Int?
+    try assertPhoneGetsThrough(receiver, collector, messageID: 0)
+    withExtendedLifetime(idle) {}
+  }
+
+  /// A phone pushing through a tunnel to localhost (adb reverse) is the same peer as every local
+  /// process. One that kept four idle connections open (each reopened as the idle timeout closed
+  /// it) held the four slots, and the phone's connections were closed on arrival. Idle
+  /// connections now give way to newer ones, oldest first, and a connection that has had a push
+  /// accepted never does.
+  func testIdleConnectionsGiveWayToThePhonesPushes() throws {
+    // The idle timeout does not close the idle connections during the test.
+    let receiver = makeReceiver(
+      idleTimeout: 120, maximumConnections: 16, token: "k3y", maximumConnectionsPerPeer: 4)
+    let collector = NetworkEventCollector()
+    let subscription = receiver.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let port = try XCTUnwrap(receiver.listeningPort)
+    let squatters = try (0..<4).map { _ in try NetworkTestSocket.connect(port: port) }
+    // Accepted and holding the machine's four slots.
+    XCTAssertEqual(squatters.filter { $0.waitForClose(timeout: 0.3) }.count, 0)
+    let phone = try NetworkTestHTTPClient(port: port)
+    let first = Logger.body(messageID: 0, readings: [("gyroscope", 0, Logger.xyz(1, 2, 3))])
+    XCTAssertEqual(try phone.post(first, path: "/k3y/data").status, 200, "the phone's push")
+    // The oldest idle one gave way (which one is oldest is the order the server admitted them
+    // in, its event loops' to decide).
+    XCTAssertTrue(Self.waitUntil(closed: 1, of: squatters), "an idle connection gave way")
+    // More idle connections push out the other idle ones (and then the oldest of their own),
+    // never the phone's.
+    let more = try (0..<4).map { _ in try NetworkTestSocket.connect(port: port) }
+    XCTAssertTrue(Self.waitUntil(closed: 4, of: squatters), "the idle connections gave way")
+    XCTAssertTrue(Self.waitUntil(closed: 1, of: more), "a newer idle connection gave way")
+    let second = Logger.body(messageID: 1, readings: [("gyroscope", 10, Logger.xyz(1, 2, 3))])
+    XCTAssertEqual(try phone.post(second, path: "/k3y/data").status, 200, "its connection stays")
+    XCTAssertTrue(
+      collector.wait(timeout: 5) { events in
+        events.failures.contains { $0.message.contains("to make room") && !$0.isFatal }
+      }, "\(collector.failures)")
+    XCTAssertFalse(
+      collector.failures.contains { $0.message.contains("closed on arrival") },
+      "\(collector.failures)")
+  }
+
+  /// Whether at least `count` of `sockets` are closed by the server within 5 s (a failure
+  /// bound: each close takes milliseconds).
+  private static func waitUntil(closed count: Int, of sockets: [NetworkTestSocket]) -> Bool {
     let deadline = Date(timeIntervalSinceNow: 5)
-    while status != 200, deadline.timeIntervalSinceNow > 0 {
-      status = try? NetworkTestHTTPClient(port: port).post(body).status
+    while deadline.timeIntervalSinceNow > 0 {
+      if sockets.filter({ $0.waitForClose(timeout: 0.01) }).count >= count { return true }
     }
-    XCTAssertEqual(status, 200, "the phone gets a slot once the idle connections are gone")
+    return false
   }
 
   func testSlowReaderCannotStallTheReceiverOrStop() throws {
