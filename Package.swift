@@ -21,7 +21,7 @@
 //   MotionDaemonClient    → MotionDaemonProtocol (SwiftProtobuf)       client of motiond's Unix socket
 //   PhoneStreams          → PhoneStreamDecoding, MotionServerSupport, Hummingbird, HummingbirdWSClient,
 //                           AsyncHTTPClient                            phone apps' live streams
-//   MotionServerSupport   → MotionConcurrency, NIOCore                 what both servers share (per-peer cap)
+//   MotionServerSupport   → MotionConcurrency, NIOCore                 what both servers share (per-peer cap, drain)
 //   PhoneStreamDecoding   → MotionSensors (Foundation only, fuzzable)  untrusted phone input → samples
 //   MotionEvaluation      → MotionFusion, MotionRecognition, MotionDetectors, MotionSensors, MotionMath
 //                                                                      accuracy metrics

@@ -25,6 +25,7 @@ final class DashboardConnectionGuard: ChannelDuplexHandler, RemovableChannelHand
   private var firstAnswerTimer: Scheduled<Void>?
   private var stalledWriteTimer: Scheduled<Void>?
   private var hasAnswered = false
+  private var hasRead = false
 
   init(limits: DashboardConnectionLimits, logger: Logger) {
     self.limits = limits
@@ -47,6 +48,24 @@ final class DashboardConnectionGuard: ChannelDuplexHandler, RemovableChannelHand
   func channelInactive(context: ChannelHandlerContext) {
     cancelTimers()
     context.fireChannelInactive()
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    hasRead = true
+    context.fireChannelRead(data)
+  }
+
+  /// The server is stopping (`ServerDrain`): a connection that has sent nothing yet is closed at
+  /// once. Hummingbird's handling of it waits, uncancellably, for its first request head (the
+  /// WebSocket upgrade's negotiation, before which no handler of Hummingbird's quiesces), so one
+  /// idle connection held the server's stop until ``DashboardConnectionLimits/requestHeadTimeout``.
+  /// One that has sent something is answered first, or closed by that timeout.
+  func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    if event is ChannelShouldQuiesceEvent, !hasRead, !hasAnswered {
+      context.close(promise: nil)
+      return
+    }
+    context.fireUserInboundEventTriggered(event)
   }
 
   func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

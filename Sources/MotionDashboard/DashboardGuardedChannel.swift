@@ -21,13 +21,18 @@ struct DashboardGuardedChannel: ServerChildChannel {
   let peerLimit: PeerConnectionLimit
   /// The access token, if any: requests that carry it prove their connection to `peerLimit`.
   let token: String?
+  /// Shared by every connection of the server: ends them when the server stops.
+  let drain: ServerDrain
 
   func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
     let limits = self.limits
     let peerLimit = self.peerLimit
+    let drain = self.drain
     return channel.eventLoop.makeCompletedFuture {
       try channel.pipeline.syncOperations.addHandler(
         DashboardConnectionGuard(limits: limits, logger: logger), position: .first)
+      try channel.pipeline.syncOperations.addHandler(
+        ServerDrain.Handler<ByteBuffer>(drain), position: .first)
       // Ahead of the guard: a connection beyond its peer's share is closed before anything else.
       try channel.pipeline.syncOperations.addHandler(
         PeerConnectionLimit.Handler<ByteBuffer>(peerLimit), position: .first)

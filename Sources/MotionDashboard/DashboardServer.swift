@@ -100,6 +100,10 @@ public struct DashboardServer: Sendable {
     let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
       http1: .init(idleTimeout: idle), ws: .init(maxFrameSize: DashboardControlMessage.maximumSize))
     let webSocketResponder = router.buildResponder()
+    // Stops the server when this task is cancelled: closes the listener and asks each connection
+    // to quiesce, so that connections which have sent nothing are closed (see
+    // DashboardConnectionGuard) rather than holding the stop.
+    let drain = ServerDrain()
     // Every connection gets the guard first (see DashboardConnectionGuard), at most
     // `maximumConnections` are served at once, so idle or unread connections cannot exhaust the
     // process's descriptors, and one peer address holds at most `maximumConnectionsPerPeer` of
@@ -109,7 +113,7 @@ public struct DashboardServer: Sendable {
         inner: HTTP1WebSocketUpgradeChannel(
           responder: responder, webSocketResponder: webSocketResponder,
           configuration: channelConfiguration),
-        limits: limits, peerLimit: peerLimit, token: token)
+        limits: limits, peerLimit: peerLimit, token: token, drain: drain)
     }
     // Hummingbird logs each connection that ends before its request (closed by the guard, or by
     // the peer) as an error; those are the peers' doing, and logging each would let any peer
@@ -124,6 +128,7 @@ public struct DashboardServer: Sendable {
         availableConnectionsDelegate: MaximumAvailableConnections(
           max(1, limits.maximumConnections), logger: serverLogger)),
       onServerRunning: { channel in
+        drain.listening(on: channel)
         let port = channel.localAddress?.port ?? configuration.port
         let shownHost = host.contains(":") ? "[\(host)]" : host
         var text = "http://\(shownHost):\(port)/"
@@ -137,7 +142,11 @@ public struct DashboardServer: Sendable {
     // (EventLoopTaskExecutor).
     await hub.startFrameTimer(on: app.eventLoopGroup.next())
     do {
-      try await app.runService()
+      try await withTaskCancellationHandler {
+        try await app.runService()
+      } onCancel: {
+        drain.drain()
+      }
     } catch {
       await hub.shutDown()
       throw error

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import MotionSensors
+import MotionConcurrency
 import NIOCore
 
 /// Stops a Hummingbird server in an orderly way without a thread of Swift concurrency's pool.
 ///
+/// Used by the Sensor Logger receiver (PhoneStreams), whose stop is this drain, and the dashboard
+/// (MotionDashboard), which drains as its task is cancelled.
+///
 /// Hummingbird's own graceful shutdown (`ServiceGroup.triggerGracefulShutdown()`) runs in an
-/// unstructured task, which does not inherit the worker's executor (``PhoneStreamExecutor``):
+/// unstructured task, which does not inherit the worker's executor (PhoneStreams' `PhoneStreamExecutor`):
 /// with every pool thread busy it never ran, so every stop waited out its grace period and then
 /// cancelled the worker, and cancelling the server's accept loop can drop connections it has
 /// accepted but not handed over, which traps in NIO ("Deinited NIOAsyncWriter without calling
@@ -15,7 +18,7 @@ import NIOCore
 /// are still handed over), and asks each open connection to quiesce (`ChannelShouldQuiesceEvent`:
 /// Hummingbird closes it once the request in progress is answered, at once when idle). The
 /// server's run then returns by itself, once its connections are closed.
-final class ServerDrain: Sendable {
+package final class ServerDrain: Sendable {
   private struct State {
     var listener: (any Channel)?
     var connections: [ObjectIdentifier: any Channel] = [:]
@@ -26,7 +29,9 @@ final class ServerDrain: Sendable {
 
   /// Keeps the server's listening channel (from `onServerRunning`), or closes it if the drain
   /// has begun.
-  func listening(on channel: any Channel) {
+  package init() {}
+
+  package func listening(on channel: any Channel) {
     let isLate = state.withLock { state -> Bool in
       if !state.isDraining { state.listener = channel }
       return state.isDraining
@@ -36,7 +41,7 @@ final class ServerDrain: Sendable {
 
   /// Stops accepting and quiesces the open connections; returns at once. Repeating it does
   /// nothing more.
-  func drain() {
+  package func drain() {
     let (listener, connections) = state.withLock { state in
       state.isDraining = true
       defer {
@@ -68,25 +73,25 @@ final class ServerDrain: Sendable {
   /// flows through the pipeline at its position; it passes untouched.
   ///
   /// Used on its channel's event loop only (NIO's handler contract).
-  final class Handler<Part>: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = Part
-    typealias InboundOut = Part
+  package final class Handler<Part>: ChannelInboundHandler, RemovableChannelHandler {
+    package typealias InboundIn = Part
+    package typealias InboundOut = Part
 
     private let drain: ServerDrain
 
-    init(_ drain: ServerDrain) {
+    package init(_ drain: ServerDrain) {
       self.drain = drain
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
       drain.opened(context.channel)
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
       drain.closed(context.channel)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
       drain.closed(context.channel)
       context.fireChannelInactive()
     }
