@@ -27,10 +27,11 @@ package final class ServerDrain: Sendable {
 
   private let state = Locked(State())
 
-  /// Keeps the server's listening channel (from `onServerRunning`), or closes it if the drain
-  /// has begun.
+  /// A drain for one server; nothing is kept until ``listening(on:)`` and the handlers tell it.
   package init() {}
 
+  /// Keeps the server's listening channel (from `onServerRunning`), or closes it if the drain
+  /// has begun.
   package func listening(on channel: any Channel) {
     let isLate = state.withLock { state -> Bool in
       if !state.isDraining { state.listener = channel }
