@@ -193,10 +193,13 @@ final class CMMotionManagerThreadedPlaybackTests: XCTestCase {
   /// whose cancellation cancels an inner one). A deadlock would hold the rounds past the deadline.
   func testCancellingWhileSamplesArriveNeverDeadlocks() async throws {
     let rounds = 150
+    // Every round plays the same 20,000 samples on a player of its own: made once, as making them
+    // (a rotation per sample, in a debug build) took most of the test's time, 150 times over.
+    let samples = Synthetic.still(Synthetic.portrait, count: 20_000)
     let finished = try await withDeadline(seconds: 120, "\(rounds) cancellations during playback") {
       var finished = 0
       for round in 0..<rounds {
-        let manager = CMMotionManager(source: Self.fastPlayer(count: 20_000))
+        let manager = CMMotionManager(source: Self.fastPlayer(samples))
         let consumer: Task<Void, Never>
         if round.isMultiple(of: 2) {
           let updates = manager.accelerometerUpdates()
@@ -218,7 +221,10 @@ final class CMMotionManagerThreadedPlaybackTests: XCTestCase {
   private func fastPlayer(count: Int) -> StreamPlayer { Self.fastPlayer(count: count) }
 
   private static func fastPlayer(count: Int) -> StreamPlayer {
-    let samples = Synthetic.still(Synthetic.portrait, count: count)
+    fastPlayer(Synthetic.still(Synthetic.portrait, count: count))
+  }
+
+  private static func fastPlayer(_ samples: [MotionSample]) -> StreamPlayer {
     let descriptor = StreamDescriptor(name: "fast", sensors: .nineAxis, nominalSampleRate: 100)
     return StreamPlayer(
       ArraySampleStream(samples, descriptor: descriptor), pacing: .asFastAsPossible)
