@@ -2,10 +2,13 @@
 
 import ArgumentParser
 import Foundation
-import LinuxIIO
 import MotionSensors
 import OpenCoreMotion
 import SourceComposition
+
+#if os(Linux)
+  import LinuxIIO
+#endif
 
 /// `motionctl sensors`: what the configured source offers.
 struct SensorsCommand: ParsableCommand {
@@ -24,16 +27,23 @@ struct SensorsCommand: ParsableCommand {
     let specification =
       try source.map { try SourceSpecification(parsing: $0) }
       ?? SourceSpecification.fromEnvironment()
-    if iio || specification == .automatic || specification == .iio {
-      let devices = try IIOSensorSource.listDevices()
-      if devices.isEmpty {
-        print(
-          "IIO: no devices under \(ProcessInfo.processInfo.environment["COREMOTION_IIO_ROOT"] ?? "/sys/bus/iio/devices")"
-        )
+    #if os(Linux)
+      if iio || specification == .automatic || specification == .iio {
+        let devices = try IIOSensorSource.listDevices()
+        if devices.isEmpty {
+          print(
+            "IIO: no devices under \(ProcessInfo.processInfo.environment["COREMOTION_IIO_ROOT"] ?? "/sys/bus/iio/devices")"
+          )
+        }
+        for device in devices { print(device.description) }
+        if iio { return }
       }
-      for device in devices { print(device.description) }
-      if iio { return }
-    }
+    #else
+      // LinuxIIO is built on Linux only (Package.swift); say so rather than listing nothing.
+      if iio || specification == .iio {
+        throw CLIError("IIO is Linux-only: this motionctl was built without the IIO backend")
+      }
+    #endif
     let sensorSource = try SourceFactory.makeSource(specification)
     print("source:      \(sensorSource.name)")
     let sensors = sensorSource.availableSensors
