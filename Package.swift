@@ -6,7 +6,7 @@
 // Module graph (every arrow is a declared dependency; all point downwards; checked in CI with
 // `swift build --build-tests --explicit-target-dependency-import-check=error`):
 //
-//   motionctl ──────────────────────────────────────────────── executable (+ MotionEvaluation, ArgumentParser)
+//   motionctl ─────────────────────────────────────── executable (+ MotionEvaluation, ArgumentParser, Logging)
 //   motiond, MotionDaemon → MotionDashboard, OpenCoreMotion, SourceComposition, MotionDetectors,
 //                           MotionDaemonProtocol, GRDB       the daemon: shared sensors, history, its dashboard
 //   MotionDashboard       → OpenCoreMotion, OpenUIDevice, SourceComposition, MotionDetectors,
@@ -26,7 +26,8 @@
 //   MotionEvaluation      → MotionFusion, MotionRecognition, MotionDetectors, MotionSensors, MotionMath
 //                                                                      accuracy metrics
 //   LinuxIIO              → MotionSensors                              Industrial I/O hardware backend
-//   (swift-log `Logging`: LinuxIIO, SourceComposition, OpenCoreMotion — library diagnostics)
+//   (swift-log `Logging`: LinuxIIO, PhoneStreams, SourceComposition, MotionDaemonClient, OpenCoreMotion,
+//   MotionDashboard, MotionDaemon — library diagnostics; motiond and motionctl set up its backend)
 //   MotionSensors         → MotionMath, MotionConcurrency, ZIPFoundation
 //                                                                      sources: simulator, recordings
 //   MotionFusion          → MotionMath                                 attitude estimation
@@ -226,6 +227,7 @@ var targets: [Target] = [
       "MotionDaemonClient",
       .target(name: "LinuxIIO", condition: .when(platforms: [.linux])),
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      .product(name: "Logging", package: "swift-log"),
     ],
     swiftSettings: swiftSettings),
 
@@ -306,7 +308,7 @@ var targets: [Target] = [
   .testTarget(
     name: "MotionDashboardTests",
     dependencies: [
-      "MotionDashboard", "MotionSensors", "OpenCoreMotion", "MotionMath", "_MotionTestSupport",
+      "MotionDashboard", "MotionSensors", "OpenCoreMotion", "_MotionTestSupport",
       "SourceComposition", "motionctl", "MotionServerSupport", "MotionConcurrency",
       .product(name: "NIOCore", package: "swift-nio"),
       .product(name: "NIOPosix", package: "swift-nio"),
@@ -328,12 +330,15 @@ let exampleNames = [
   "Orientation", "ColorTilt", "Gyroscope", "Motion", "Clunk", "Facing", "Horizon",
   "MovementReporter",
 ]
+// The examples that import MotionRecognition themselves (its gesture and orientation recognisers).
+let examplesUsingRecognition: Set = ["ColorTilt", "Clunk", "Facing", "MovementReporter"]
 #if os(Linux)
   for name in exampleNames {
     targets.append(
       .executableTarget(
         name: name + "Example",
-        dependencies: ["CoreMotion", "MotionRecognition", "ExampleSupport"],
+        dependencies: ["CoreMotion", "ExampleSupport"]
+          + (examplesUsingRecognition.contains(name) ? ["MotionRecognition"] : []),
         path: "Examples/" + name, swiftSettings: swiftSettings))
   }
   // An iOS-style client of the motion daemon, run by MotionDaemonTests.

@@ -5,6 +5,7 @@ import Logging
 import MotionDaemonProtocol
 import MotionFusion
 import MotionSensors
+import SwiftProtobuf
 
 /// One connected client: a reader thread that parses its requests and a writer thread that drains
 /// its bounded outgoing queue.

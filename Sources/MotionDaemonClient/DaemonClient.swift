@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import MotionDaemonProtocol
 import MotionSensors
+import SwiftProtobuf
 
 /// A connection to the motion daemon: live streams, history queries, recording and privacy.
 ///

@@ -4,6 +4,7 @@ import Foundation
 import MotionConcurrency
 import MotionDaemonProtocol
 import MotionSensors
+import SwiftProtobuf
 
 #if canImport(Glibc)
   import Glibc

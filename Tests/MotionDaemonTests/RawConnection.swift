@@ -2,6 +2,7 @@
 
 import Foundation
 import MotionDaemonProtocol
+import SwiftProtobuf
 
 #if canImport(Glibc)
   import Glibc

@@ -3,6 +3,7 @@
 import MotionDaemonProtocol
 import MotionFusion
 import MotionMath
+import SwiftProtobuf
 import Testing
 
 @testable import OpenCoreMotion
