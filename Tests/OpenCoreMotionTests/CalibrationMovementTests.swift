@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Geomagnetism
 import MotionSensors
 import XCTest
 
@@ -69,5 +70,43 @@ final class DeviceLocationTests: XCTestCase {
     XCTAssertTrue(with.contains(.xTrueNorthZVertical))
     let declination = try XCTUnwrap(CMMotionManager.currentDeclination())
     XCTAssertEqual(declination, 7.5, accuracy: 1.5)
+  }
+
+  /// Apps set the location from whatever thread their GPS answers on: after concurrent sets, the
+  /// declination in use is the one at the location that won, never a location paired with another
+  /// set's declination (which turned true north by the wrong angle until the next set).
+  func testConcurrentSetsKeepTheLocationAndItsDeclinationTogether() throws {
+    try XCTSkipIf(
+      ProcessInfo.processInfo.environment["COREMOTION_LOCATION"] != nil,
+      "needs no COREMOTION_LOCATION: a nil location must mean no declination")
+    // Declinations far apart (WMM2025, 2026), so a mismatch cannot hide in the tolerance; nil
+    // (fall back to the environment, which has no location) widens the race: it reads the
+    // environment between its two stores.
+    let locations: [GeographicLocation?] = try [
+      GeographicLocation(latitude: 40.015, longitude: -105.27, altitude: 1655),  // Boulder, ≈ +7.5°
+      GeographicLocation(latitude: 47.61, longitude: -122.33, altitude: 50),  // Seattle, ≈ +15°
+      nil,
+      GeographicLocation(latitude: 48.85, longitude: 2.29, altitude: 35),  // Paris, ≈ +1.5°
+      GeographicLocation(latitude: 40.71, longitude: -74.01, altitude: 10),  // New York, ≈ -12.5°
+    ]
+    let rounds = 5000
+    var mismatches = 0
+    for round in 0..<rounds {
+      DispatchQueue.concurrentPerform(iterations: 4) { index in
+        for step in 0..<8 {
+          CMMotionManager.deviceLocation = locations[(index * 3 + round + step) % locations.count]
+        }
+      }
+      let declination = CMMotionManager.currentDeclination()
+      let expected = CMMotionManager.deviceLocation.map {
+        magneticDeclination(at: $0, date: Date())
+      }
+      // 0.01°: the two dates differ by microseconds and the declination drifts ~0.1° a year.
+      if let declination, let expected, abs(declination - expected) <= 0.01 { continue }
+      if declination == nil, expected == nil { continue }
+      mismatches += 1
+    }
+    XCTAssertEqual(
+      mismatches, 0, "rounds of \(rounds) that left a location with another's declination")
   }
 }
