@@ -900,14 +900,19 @@ extension AttitudeEstimator {
 
   /// Starts with the magnetometer calibration `calibrator` ended with (e.g. a backward pass over
   /// the same recording): its offset, soft iron, accuracy and trust, but none of its accumulated
-  /// sums, so this estimator's own fits still start from its own data.
-  public mutating func seedMagnetometerCalibration(from calibrator: MagnetometerCalibrator) {
+  /// sums, so this estimator's own fits still start from its own data. For
+  /// ``OfflineAttitudeEstimator``'s passes.
+  package mutating func seedMagnetometerCalibration(from calibrator: MagnetometerCalibrator) {
     state.magnetometerCalibrator.adoptCalibration(of: calibrator)
   }
 
   /// Starts the bias estimate from a known value `bias` (rad/s) with standard deviation `sigma`
-  /// (rad/s), e.g. from a previous run or a backward pass.
-  public mutating func seedGyroscopeBias(_ bias: SIMD3<Double>, sigma: Double) {
+  /// (rad/s), e.g. from a backward pass (``OfflineAttitudeEstimator``). A bias or sigma that is
+  /// not finite is ignored, and the estimate starts as it would have: a NaN sigma would make the
+  /// bias covariance NaN (the invariant check traps on it in debug builds), and a NaN bias would
+  /// be clamped to an arbitrary bound.
+  package mutating func seedGyroscopeBias(_ bias: SIMD3<Double>, sigma: Double) {
+    guard bias.isFinite, sigma.isFinite else { return }
     state.gyroscopeBias = clampBias(bias)
     let v = Swift.min(sigma * sigma, coefficients.biasInitialVariance)
     state.biasCovariance = .diagonal(v)

@@ -81,4 +81,40 @@ final class AttitudeEstimatorHostileInputTests: XCTestCase {
     // restarts from the first field sample); 2° covers the 3 s accelerometer time constant.
     XCTAssertLessThan(q.angle(to: all.last!.earthFromSensor) / degree, 2)
   }
+
+  /// A seed that is not finite (a first pass that went wrong) is refused: the estimator keeps its
+  /// own starting bias and uncertainty, where a NaN sigma made the bias covariance NaN and tripped
+  /// the invariant check at the next sample.
+  func testNonFiniteSeedsAreRefused() {
+    let fresh = AttitudeEstimator(samplePeriod: 0.01)
+    let bias = SIMD3(0.01, -0.02, 0.005)
+    for sigma in [Double.nan, .infinity, -.infinity] {
+      var estimator = fresh
+      estimator.seedGyroscopeBias(bias, sigma: sigma)
+      XCTAssertEqual(estimator.gyroscopeBias, fresh.gyroscopeBias, "sigma \(sigma)")
+      XCTAssertEqual(estimator.gyroscopeBiasSigma, fresh.gyroscopeBiasSigma, "sigma \(sigma)")
+    }
+    let badBiases: [SIMD3<Double>] = [
+      SIMD3(.nan, 0, 0), SIMD3(0, .infinity, 0), SIMD3(0, 0, -.infinity),
+    ]
+    for badBias in badBiases {
+      var estimator = fresh
+      estimator.seedGyroscopeBias(badBias, sigma: 0.001)
+      XCTAssertEqual(estimator.gyroscopeBias, fresh.gyroscopeBias, "bias \(badBias)")
+      XCTAssertEqual(estimator.gyroscopeBiasSigma, fresh.gyroscopeBiasSigma, "bias \(badBias)")
+    }
+    // A finite seed is still taken, and the estimator runs on from a refused one.
+    var estimator = fresh
+    estimator.seedGyroscopeBias(bias, sigma: .nan)
+    estimator.seedGyroscopeBias(bias, sigma: 0.001)
+    XCTAssertEqual(estimator.gyroscopeBias, bias)
+    XCTAssertEqual(estimator.gyroscopeBiasSigma, 0.001, accuracy: 1e-12)
+    guard estimator.gyroscopeBiasSigma.isFinite, estimator.gyroscopeBias.isFinite else { return }
+    for s in samples().prefix(100) {
+      estimator.update(
+        timestamp: s.timestamp, gyroscope: s.gyroscope, accelerometer: s.accelerometer,
+        magnetometer: s.magnetometer)
+    }
+    XCTAssertTrue(estimator.earthFromSensor9D.w.isFinite)
+  }
 }
