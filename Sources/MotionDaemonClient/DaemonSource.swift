@@ -57,7 +57,7 @@ public final class DaemonSource: SensorSource, @unchecked Sendable {
   }
 
   /// What a fused-motion subscription delivers.
-  public enum FusedMotionEvent: Sendable {
+  package enum FusedMotionEvent: Sendable {
     /// One estimate of the daemon's fusion, with the boot-clock time (ns) at which the daemon
     /// received the sample it came from.
     case estimate(DeviceMotionEstimate, receivedBootNanoseconds: UInt64)
@@ -70,7 +70,7 @@ public final class DaemonSource: SensorSource, @unchecked Sendable {
   /// estimates due at its rate; the client only turns them into its reference frame.
   ///
   /// Only meaningful when ``servesFusedMotion`` is set (an older daemon sends nothing).
-  public func subscribeFusedMotion(
+  package func subscribeFusedMotion(
     rate: Double, _ handler: @escaping @Sendable (FusedMotionEvent) -> Void
   ) -> SourceSubscription {
     let request = DaemonStreamRequest(rate: clampedRate(rate), fusedMotion: true)

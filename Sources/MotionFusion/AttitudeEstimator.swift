@@ -115,7 +115,7 @@ public struct AttitudeEstimator: Sendable {
   /// rotation between the two (``State/sampleToOutputRotation``; a fraction of a degree). Gravity
   /// from the outputs and a specific force turned this way refer to the same instant, so their
   /// sum, the user acceleration, holds no gravity from the rotation in between.
-  public func atOutputInstant(_ vector: SIMD3<Double>) -> SIMD3<Double> {
+  package func atOutputInstant(_ vector: SIMD3<Double>) -> SIMD3<Double> {
     Self.turned(vector, by: state.sampleToOutputRotation)
   }
 

@@ -23,7 +23,7 @@ public struct DeviceMotionEstimate: Sendable, Equatable {
   public var gyroscopeBias: SIMD3<Double>
   /// Specific force, m/s² (+9.81 on the up axis at rest), in the sensor axes of the instant the
   /// attitudes describe: the sample turned by the fraction of a degree the device rotated since
-  /// the instant it describes (``AttitudeEstimator/atOutputInstant(_:)``), so that it and the
+  /// the instant it describes (``AttitudeEstimator/State/sampleToOutputRotation``), so that it and the
   /// attitude's gravity give the user acceleration without gravity leaking in.
   public var accelerometer: SIMD3<Double>
   /// Calibrated field, µT, or `nil` without magnetometer data.

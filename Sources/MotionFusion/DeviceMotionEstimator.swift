@@ -64,7 +64,7 @@ public struct DeviceMotionEstimator: Sendable {
 
   /// The device's own (kinematic) acceleration in the sensor frame, m/s², from the latest
   /// specific-force sample: the sample turned to the instant ``gravity`` describes
-  /// (``AttitudeEstimator/atOutputInstant(_:)``) plus ``gravity`` (zero at rest). Added to gravity
+  /// (by ``AttitudeEstimator/State/sampleToOutputRotation``) plus ``gravity`` (zero at rest). Added to gravity
   /// unturned, a sample taken half an interval earlier would leave g times the rotation in between
   /// in the result (0.4 m/s² at 20 Hz and 90°/s).
   public func linearAcceleration(specificForce: SIMD3<Double>) -> SIMD3<Double> {

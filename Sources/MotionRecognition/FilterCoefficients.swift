@@ -6,7 +6,7 @@ import MotionMath
 ///
 /// Every formula takes the cut-off in Hz and the sample rate in Hz, never a bare smoothing factor,
 /// so a filter keeps its meaning when the update interval changes.
-public enum FilterCoefficients {
+package enum FilterCoefficients {
   /// The pole `β` of the one-pole low-pass `y ← y + (1 − β)(x − y)` whose gain is exactly −3 dB
   /// (1/√2) at `cutoffFrequency` Hz for a signal sampled at `sampleRate` Hz.
   ///
@@ -14,7 +14,7 @@ public enum FilterCoefficients {
   /// `β² + (2c − 4)β + 1 = 0`, whose root inside the unit circle is `(2 − c) − √((1 − c)(3 − c))`.
   /// The usual RC formula `Δt / (RC + Δt)` only approximates this when the cut-off is far below the
   /// sample rate. The cut-off is clamped just below the Nyquist frequency.
-  public static func lowPassPole(cutoffFrequency: Double, sampleRate: Double) -> Double {
+  package static func lowPassPole(cutoffFrequency: Double, sampleRate: Double) -> Double {
     let c = Double.cos(normalizedAngularFrequency(cutoffFrequency, sampleRate))
     return (2 - c) - ((1 - c) * (3 - c)).squareRoot()
   }
@@ -24,7 +24,7 @@ public enum FilterCoefficients {
   ///
   /// For `H(z) = β(1 − z⁻¹) / (1 − β z⁻¹)`, `|H|² = ½` gives `(3 − 4c)β² + 2cβ − 1 = 0`; the root
   /// written as `1 / (c + √((1 − c)(3 − c)))` stays finite where `3 − 4c` vanishes.
-  public static func highPassPole(cutoffFrequency: Double, sampleRate: Double) -> Double {
+  package static func highPassPole(cutoffFrequency: Double, sampleRate: Double) -> Double {
     let c = Double.cos(normalizedAngularFrequency(cutoffFrequency, sampleRate))
     return 1 / (c + ((1 - c) * (3 - c)).squareRoot())
   }

@@ -4,7 +4,7 @@
 ///
 /// Use it to keep the quick part of a signal: the jolts of a tap or shake without gravity. The
 /// pole is chosen so that the gain is exactly −3 dB at ``cutoffFrequency`` for the configured
-/// ``sampleRate`` (see ``FilterCoefficients/highPassPole(cutoffFrequency:sampleRate:)``); the gain
+/// ``sampleRate`` (the exact pole, not the RC approximation, which drifts near Nyquist); the gain
 /// at DC is exactly 0, so a constant input decays to zero.
 ///
 /// The first sample is taken as the signal's resting level, so the output starts at zero instead

@@ -4,8 +4,8 @@
 ///
 /// Use it to pull gravity out of accelerometer readings (cut-off around 0.5–2 Hz) or to steady a
 /// tilt reading. The pole is chosen so that the gain is exactly −3 dB at ``cutoffFrequency`` for
-/// the configured ``sampleRate`` (see
-/// ``FilterCoefficients/lowPassPole(cutoffFrequency:sampleRate:)``); the DC gain is exactly 1.
+/// the configured ``sampleRate`` (the exact pole, not the RC approximation `Δt / (RC + Δt)`, which
+/// holds only far below the sample rate); the DC gain is exactly 1.
 ///
 /// The first sample initialises the output (no start-up transient from zero). Feed samples with
 /// ``update(_:)`` at the configured rate, or with ``update(_:samplePeriod:)`` when the interval

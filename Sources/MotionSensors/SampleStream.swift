@@ -47,21 +47,6 @@ public struct StreamDescriptor: Sendable, Equatable {
   }
 }
 
-/// A type-erased sample stream.
-public struct AnySampleStream: SampleStream {
-  private var base: any SampleStream
-
-  public init(_ base: some SampleStream) {
-    self.base = base
-  }
-
-  public var descriptor: StreamDescriptor { base.descriptor }
-
-  public mutating func next() throws -> MotionSample? {
-    try base.next()
-  }
-}
-
 /// A stream over samples already in memory.
 public struct ArraySampleStream: SampleStream {
   public let descriptor: StreamDescriptor
