@@ -25,7 +25,9 @@ public final class DaemonClient: @unchecked Sendable {
     DaemonPaths.socketPath(environment: environment)
   }
 
+  /// The Unix socket this client connects, and reconnects, to.
   public let socketPath: String
+  /// The name this client gives the daemon, shown by `motionctl status`.
   public let clientName: String
   /// Seconds between reconnection attempts.
   public var reconnectInterval: Double { 0.1 }

@@ -2,6 +2,7 @@
 
 /// A failed daemon request, with the `CMError` code Core Motion would report for it.
 public struct DaemonError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// Why the request failed; ``coreMotionErrorCode`` maps it to Core Motion's.
   public enum Code: Sendable, Equatable {
     /// A parameter was out of range (`CMErrorInvalidParameter`, 107).
     case invalidParameter
@@ -21,9 +22,12 @@ public struct DaemonError: Error, Sendable, Equatable, CustomStringConvertible {
     case protocolError
   }
 
+  /// Why the request failed.
   public var code: Code
+  /// What went wrong, for people (the daemon's words, or this client's).
   public var message: String
 
+  /// An error of kind `code`, described by `message`.
   public init(_ code: Code, _ message: String) {
     self.code = code
     self.message = message

@@ -30,6 +30,8 @@
 /// ``Parameters/enterThreshold`` of the vehicle's probability (a vehicle waiting at a light), and
 /// cleared under its complement.
 public struct ActivityClassifier: Sendable {
+  /// The classifier's thresholds, confirmation times and model; ``default`` is the tuning this
+  /// package ships.
   public struct Parameters: Sendable, Equatable {
     /// Probability per window (1 s) that the activity stays the same.
     public var stayProbability = 0.95
@@ -108,6 +110,8 @@ public struct ActivityClassifier: Sendable {
   }
 
   public let parameters: Parameters
+  /// The activity reported now, with its confidence and the time it began; unknown until the first
+  /// window is classified.
   public private(set) var current = ActivityEstimate(unknown: true)
   /// Posterior probability of each ``ActivityClass`` after the latest window (uniform at first).
   public private(set) var posterior: [Double]

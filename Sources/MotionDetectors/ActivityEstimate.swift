@@ -14,13 +14,21 @@ public struct ActivityEstimate: Sendable, Equatable {
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
   }
 
+  /// The device is not moving (also set, with ``automotive``, in a vehicle at rest).
   public var stationary = false
+  /// The person is walking.
   public var walking = false
+  /// The person is running.
   public var running = false
+  /// The person is cycling.
   public var cycling = false
+  /// The device is in a vehicle, moving or not.
   public var automotive = false
+  /// The classifier cannot tell yet (no window classified, or the evidence is too weak).
   public var unknown = false
+  /// How sure the classifier is of the flags above.
   public var confidence: Confidence = .low
+  /// When this activity began, s on the input's clock.
   public var startTime: Double = 0
 
   public init(

@@ -29,7 +29,11 @@ public struct GyroscopeStrideTracker: Sendable {
   /// One stride's start: its time (s) and the RMS of the stride signal then (rad/s), which tells a
   /// limb's swing (a thigh walking: about 1 rad/s or more) from a trunk's sway.
   public struct Stride: Sendable, Equatable {
+    /// When the stride began: the grid time, s on the input's clock, at which the stride signal
+    /// rose above the hysteresis level.
     public var time: Double
+    /// The running RMS of the stride signal at that moment, rad/s: about 1 or more for a thigh
+    /// walking, far less for a trunk's sway.
     public var rotationRateRMS: Double
   }
 

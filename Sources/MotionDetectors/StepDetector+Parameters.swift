@@ -57,16 +57,24 @@ extension StepDetector {
     public var minimumBoutPeriodicity: Double = 0.5
     /// Least peak height, m/s², and least height relative to the running RMS, outside the rhythm.
     public var minimumPeakHeight: Double = 0.5
+    /// Least peak height as a fraction of the running RMS of the band-passed |a|; the larger of
+    /// this and ``minimumPeakHeight`` is the threshold, so the bar rises with the gait's own
+    /// strength.
     public var relativePeakHeight: Double = 0.6
     /// Least peak height, m/s², and relative to the RMS, for a peak where the rhythm expects the
     /// next step (weak steps in turns and at the end of a walk).
     public var minimumRhythmPeakHeight: Double = 0.2
+    /// Least height, as a fraction of the same RMS, of a peak inside ``rhythmWindow`` during a
+    /// bout; the larger of this and ``minimumRhythmPeakHeight`` applies, a lower bar than outside
+    /// the rhythm.
     public var relativeRhythmPeakHeight: Double = 0.15
     /// The window in which a peak is "in rhythm", as fractions of the step period.
     public var rhythmWindow: ClosedRange<Double> = 0.7...1.4
     /// Shortest interval between two steps, s, and as a fraction of the step period (the larger
     /// applies): of the peaks closer than that, the highest is the step.
     public var minimumStepInterval: Double = 0.2
+    /// Shortest interval between two steps as a fraction of the current step period; the larger of
+    /// this times the period and ``minimumStepInterval`` applies.
     public var relativeMinimumStepInterval: Double = 0.55
     /// Intervals between consecutive steps of a bout, as fractions of the step period; an interval
     /// outside ends the bout.

@@ -32,7 +32,10 @@ extension AttitudeEstimator {
 
     /// The last timestamp seen from a sensor on its own clock and the interval before it, s.
     public struct SensorClock: Sendable, Equatable {
+      /// The sensor's latest sample time, s on its own clock; `nil` before its first sample.
       public var timestamp: Double?
+      /// The interval between its last two distinct samples, s; 0 while unknown (one sample so far,
+      /// or a gap longer than the limit).
       public var interval = 0.0
 
       package init() {}
@@ -76,6 +79,8 @@ extension AttitudeEstimator {
     var restGyroscope = LowPassFilter3(timeConstant: 0, samplePeriod: 1)
     var restAccelerometer = LowPassFilter3(timeConstant: 0, samplePeriod: 1)
     public var restDuration = 0.0
+    /// Whether the device has been at rest (gyroscope and accelerometer steady) for at least
+    /// ``Parameters/restMinimumDuration`` (``restDuration``, s, is how long so far).
     public var isRestDetected = false
 
     /// Magnetic heading and disturbance tracking.
@@ -88,17 +93,27 @@ extension AttitudeEstimator {
     var headingBiasCovariance = 0.0
     /// Low-pass filtered field norm (µT) and sine of the dip angle.
     public var currentFieldNorm = 0.0
+    /// The sine of the current field's dip (inclination) angle, positive downwards, low-pass
+    /// filtered like the norm.
     public var currentFieldDip = 0.0
     /// Reference field norm (µT) and sine of the dip angle.
     public var referenceFieldNorm = 0.0
+    /// The sine of the reference field's dip angle, positive downwards.
     public var referenceFieldDip = 0.0
+    /// Whether a reference field exists (from the first magnetometer samples, or seeded from a
+    /// model); without one, no disturbance can be detected.
     public var hasFieldReference = false
+    /// Whether the reference is trusted: seeded from a model, or held steady for
+    /// ``Parameters/magneticFirstFieldTime``. Until then a steadier new field may still replace it.
     public var isFieldReferenceConfirmed = false
     var candidateFieldNorm = 0.0
     var candidateFieldDip = 0.0
     var candidateFieldTime = 0.0
     var undisturbedTime = 0.0
     var rejectionTime = 0.0
+    /// Whether the current field differs from the reference in norm or dip beyond the tolerances (a
+    /// magnet, steel nearby): heading corrections are then held back, and let through at a reduced
+    /// gain once it has lasted ``Parameters/magneticMaximumRejectionTime``.
     public var isMagneticDisturbanceDetected = false
     /// The last raw magnetometer sample, µT (sensor frame).
     public var lastMagneticField: SIMD3<Double>?
@@ -121,6 +136,8 @@ extension AttitudeEstimator {
     /// Online hard/soft-iron calibration.
     public var magnetometerCalibrator = MagnetometerCalibrator()
 
+    /// Counters of the inputs the estimator refused or repaired (implausible or non-finite samples,
+    /// state resets).
     public var diagnostics = FusionDiagnostics()
 
     /// The largest accelerometer axis magnitude seen at or above the rail floor, m/s², and how

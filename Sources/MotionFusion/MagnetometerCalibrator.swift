@@ -158,6 +158,9 @@ public struct MagnetometerCalibrator: Sendable {
   public internal(set) var adoptedEarthField = SIMD3<Double>.zero
   /// Excitation (0…1) and relative residual of the latest fit.
   public private(set) var excitation = 0.0
+  /// The latest fit's RMS residual per axis as a fraction of the fitted field's norm (0.03:
+  /// readings stray from the fitted sphere or ellipsoid by about 3 % of the field, RMS); infinite
+  /// before the first fit.
   public private(set) var relativeResidual = Double.infinity
   /// Norm of the earth field from the latest fit, µT.
   public private(set) var fieldNorm = 0.0

@@ -33,8 +33,11 @@ public protocol OfflineAttitudeInputs {
 }
 
 extension OfflineAttitudeInputs {
+  /// The default: no sensor on its own clock, so every reading is paired with its gyroscope sample.
   public var hasSensorAges: Bool { false }
+  /// The default: the accelerometer reading was taken with its gyroscope sample (age 0 s).
   public func accelerometerAge(at index: Int) -> Double { 0 }
+  /// The default: the magnetometer reading was taken with its gyroscope sample (age 0 s).
   public func magnetometerAge(at index: Int) -> Double { 0 }
 }
 

@@ -123,13 +123,19 @@ public struct GroundTruth: Sendable, Equatable {
 
 /// A set of sensor kinds.
 public struct SensorSet: OptionSet, Hashable, Sendable, CustomStringConvertible {
+  /// One bit per sensor kind, as below (the daemon's protocol uses the same bits).
   public let rawValue: UInt8
   public init(rawValue: UInt8) { self.rawValue = rawValue }
 
+  /// The accelerometer: specific force, m/s² (``MotionSample/accelerometer``).
   public static let accelerometer = SensorSet(rawValue: 1 << 0)
+  /// The gyroscope: angular velocity, rad/s (``MotionSample/gyroscope``).
   public static let gyroscope = SensorSet(rawValue: 1 << 1)
+  /// The magnetometer: magnetic field, µT (``MotionSample/magnetometer``).
   public static let magnetometer = SensorSet(rawValue: 1 << 2)
+  /// The barometer: pressure, kPa (``MotionSample/pressure``).
   public static let barometer = SensorSet(rawValue: 1 << 3)
+  /// The sensor's thermometer: temperature, °C (``MotionSample/temperature``).
   public static let thermometer = SensorSet(rawValue: 1 << 4)
 
   /// Accelerometer and gyroscope.

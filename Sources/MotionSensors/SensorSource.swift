@@ -85,7 +85,10 @@ public struct SourceFailure: Error, Sendable, Equatable, CustomStringConvertible
     case other
   }
 
+  /// What kind of failure this is, for code that reacts to it (a busy device retried, a denied one
+  /// reported).
   public var kind: Kind
+  /// What happened, for people: names the device, file or peer and the cause.
   public var message: String
   /// Whether the source cannot go on after this failure (default `true`). Advisory failures
   /// (`false`) report something a person should know while samples keep flowing: samples dropped
@@ -93,6 +96,7 @@ public struct SourceFailure: Error, Sendable, Equatable, CustomStringConvertible
   /// network. A session should end only on a fatal failure or the end of the source.
   public var isFatal: Bool
 
+  /// A failure of `kind` described by `message`; fatal unless `isFatal` is `false`.
   public init(_ kind: Kind, _ message: String, isFatal: Bool = true) {
     self.kind = kind
     self.message = message

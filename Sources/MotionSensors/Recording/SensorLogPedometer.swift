@@ -10,12 +10,16 @@ import Foundation
 public enum SensorLogPedometer {
   /// Apple's totals over a log.
   public struct Totals: Sendable, Equatable {
+    /// Steps Apple's pedometer counted over the log.
     public var steps: Int
-    /// Metres, when logged.
+    /// Distance Apple's pedometer measured over the log, m; `nil` when the log has none.
     public var distance: Double?
+    /// Floors climbed over the log; `nil` when the log has no such column or value.
     public var floorsAscended: Int?
+    /// Floors gone down over the log; `nil` when the log has no such column or value.
     public var floorsDescended: Int?
 
+    /// Totals of `steps`, and of distance (m) and floors when logged.
     public init(steps: Int, distance: Double?, floorsAscended: Int?, floorsDescended: Int?) {
       self.steps = steps
       self.distance = distance
