@@ -9,8 +9,8 @@ import MotionSensors
 ///
 /// Each subscription becomes one daemon subscription at the requested rate (the daemon decimates);
 /// samples keep the source's exact timestamps. Device motion need not be fused again in every
-/// client: ``subscribeFusedMotion(rate:_:)`` delivers the daemon's own fusion, which it runs once
-/// for all of them. When the daemon goes away subscribers receive an advisory (`isFatal` false)
+/// client: `CMMotionManager` on this source takes the daemon's own fusion, which it runs once for
+/// all of them, where the daemon serves it (``servesFusedMotion``). When the daemon goes away subscribers receive an advisory (`isFatal` false)
 /// `SourceFailure.Kind.disconnected`; the connection comes back by itself when the daemon returns
 /// and samples continue. Failures of the daemon's source keep their `isFatal`.
 public final class DaemonSource: SensorSource, @unchecked Sendable {
@@ -18,8 +18,8 @@ public final class DaemonSource: SensorSource, @unchecked Sendable {
   public let name: String
   public let availableSensors: SensorSet
   public let supportedSampleRates: ClosedRange<Double>
-  /// Whether the daemon serves its fused motion (``subscribeFusedMotion(rate:_:)``); an older
-  /// daemon does not, and its clients fuse raw samples themselves.
+  /// Whether the daemon serves its fused motion, which `CMMotionManager`'s device motion then
+  /// uses; an older daemon does not, and its clients fuse raw samples themselves.
   public let servesFusedMotion: Bool
   /// The connection (also usable for history queries).
   public let client: DaemonClient

@@ -80,7 +80,9 @@ public struct DaemonRecordedSample: Sendable, Equatable {
 public struct DaemonPedometerReading: Sendable, Equatable {
   /// Source clock of the reading, s.
   public var timestamp: Double
-  /// Wall-clock time of the last step counted.
+  /// Wall-clock date of the sample that produced the reading. The newest step may be older: a
+  /// floor change sends a reading without a new step, and steps held back during a possible ride
+  /// are counted, all at once, when they are given back.
   public var date: Date
   /// Steps counted since the daemon started counting.
   public var steps: UInt64

@@ -55,8 +55,9 @@ final class DashboardConnectionGuard: ChannelDuplexHandler, RemovableChannelHand
     context.fireChannelRead(data)
   }
 
-  /// The server is stopping (`ServerDrain`): a connection that has sent nothing yet is closed at
-  /// once. Hummingbird's handling of it waits, uncancellably, for its first request head (the
+  /// The server is stopping (`ServerDrain`): a connection of which nothing has been read yet is
+  /// closed at once. (Bytes a client sent in the same instant, not yet read from the socket, are
+  /// not waited for: a request racing the stop may be closed unanswered.) Hummingbird's handling of it waits, uncancellably, for its first request head (the
   /// WebSocket upgrade's negotiation, before which no handler of Hummingbird's quiesces), so one
   /// idle connection held the server's stop until ``DashboardConnectionLimits/requestHeadTimeout``.
   /// One that has sent something is answered first, or closed by that timeout.

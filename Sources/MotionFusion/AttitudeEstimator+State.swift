@@ -103,8 +103,11 @@ extension AttitudeEstimator {
     /// Whether a reference field exists (from the first magnetometer samples, or seeded from a
     /// model); without one, no disturbance can be detected.
     public var hasFieldReference = false
-    /// Whether the reference is trusted: seeded from a model, or held steady for
-    /// ``Parameters/magneticFirstFieldTime``. Until then a steadier new field may still replace it.
+    /// Whether the reference has been confirmed: seeded from a model, or the field stayed steady
+    /// while the device turned (at ``Parameters/magneticNewFieldMinimumRate`` or faster) for
+    /// ``Parameters/magneticFirstFieldTime`` in all; a device lying still never confirms it. A
+    /// steady new field seen while the reference looks disturbed replaces it after that time of
+    /// turning while unconfirmed, and after ``Parameters/magneticNewFieldTime`` once confirmed.
     public var isFieldReferenceConfirmed = false
     var candidateFieldNorm = 0.0
     var candidateFieldDip = 0.0

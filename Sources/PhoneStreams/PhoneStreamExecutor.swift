@@ -18,7 +18,7 @@ import Dispatch
 /// Unstructured tasks do not inherit the preference. Hummingbird's server starts one for its
 /// graceful shutdown, and ServiceLifecycle's cancellation of a Hummingbird application's date
 /// cache resumes from one, so with every pool thread busy neither ends: the Sensor Logger
-/// receiver runs its server without an application and stops it with a ``ServerDrain``.
+/// receiver runs its server without an application and stops it with a `ServerDrain` (MotionServerSupport).
 ///
 /// The work is light (a few requests or messages a second, decoding, handing events to the
 /// hub), so one serial queue per stream is enough.
