@@ -327,13 +327,10 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
     if Self.refusals.contains(response.status) {
       let report = refused.withLock { $0.count() }
       if let report {
-        hub.deliver(
-          .failure(
-            SourceFailure(
-              .other,
-              "Sensor Logger receiver: \(report) request(s) so far were refused (unknown path, a web "
-                + "page, or a method or content type Sensor Logger does not use); their connections "
-                + "were closed", isFatal: false)))
+        advise(
+          .other,
+          "\(report) request(s) so far were refused (unknown path, a web page, or a method or "
+            + "content type Sensor Logger does not use); their connections were closed")
       }
     }
     return response
@@ -344,39 +341,39 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   private func countOversizedHead() {
     let report = oversizedHeads.withLock { $0.count() }
     guard let report else { return }
-    hub.deliver(
-      .failure(
-        SourceFailure(
-          .malformedData,
-          "Sensor Logger receiver: \(report) request(s) so far had a request line and headers "
-            + "beyond \(SensorLoggerRequestHeadLimit.maximumBytes / 1024) KiB or "
-            + "\(SensorLoggerRequestHeadLimit.maximumFieldCount) fields; they were answered 431 and "
-            + "their connections closed", isFatal: false)))
+    advise(
+      .malformedData,
+      "\(report) request(s) so far had a request line and headers beyond "
+        + "\(SensorLoggerRequestHeadLimit.maximumBytes / 1024) KiB or "
+        + "\(SensorLoggerRequestHeadLimit.maximumFieldCount) fields; they were answered 431 and "
+        + "their connections closed")
   }
 
   /// Reports (advisory) the connections closed for their peer's excess (`PeerConnectionLimit`),
   /// which calls this the first time and at every power of ten of their total.
   private func reportPeerExcess(_ report: Int) {
-    hub.deliver(
-      .failure(
-        SourceFailure(
-          .other,
-          "Sensor Logger receiver: \(report) connection(s) so far were closed on arrival because "
-            + "their address already held \(configuration.maximumConnectionsPerPeer) connections",
-          isFatal: false)))
+    advise(
+      .other,
+      "\(report) connection(s) so far were closed on arrival because their address already held "
+        + "\(configuration.maximumConnectionsPerPeer) connections")
   }
 
   /// Reports (advisory) the connections closed to make room for newer ones of their peer
   /// (`PeerConnectionLimit`), the first time and at every power of ten of their total: many of
   /// them mean a flood of connections.
   private func reportPeerEvictions(_ report: Int) {
+    advise(
+      .other,
+      "\(report) connection(s) so far that had no push accepted were closed to make room for "
+        + "newer ones from their address (a flood of connections?)")
+  }
+
+  /// Tells subscribers of a refusal or a limit reached: an advisory failure (the stream goes on),
+  /// its message prefixed with the receiver's name. The callers count and call this the first
+  /// time and at every power of ten.
+  private func advise(_ kind: SourceFailure.Kind, _ message: String) {
     hub.deliver(
-      .failure(
-        SourceFailure(
-          .other,
-          "Sensor Logger receiver: \(report) connection(s) so far that had no push accepted were "
-            + "closed to make room for newer ones from their address (a flood of connections?)",
-          isFatal: false)))
+      .failure(SourceFailure(kind, "Sensor Logger receiver: " + message, isFatal: false)))
   }
 
   private func answer(to request: Request, context: SensorLoggerRequestContext) async -> Response {
@@ -414,10 +411,7 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
         // each power of ten with the count, like the other refusals.
         if let report = oversizedBodies.withLock({ $0.count() }) {
           let counted = report == 1 ? "" : " (\(report) so far)"
-          hub.deliver(
-            .failure(
-              SourceFailure(
-                .malformedData, "Sensor Logger receiver: " + reason + counted, isFatal: false)))
+          advise(.malformedData, reason + counted)
         }
         context.closeAfterAnswer()
         return Self.response(
