@@ -102,7 +102,12 @@ public struct DashboardServer: Sendable {
     let webSocketResponder = router.buildResponder()
     // Stops the server when this task is cancelled: closes the listener and asks each connection
     // to quiesce, so that connections which have sent nothing are closed (see
-    // DashboardConnectionGuard) rather than holding the stop.
+    // DashboardConnectionGuard) rather than holding the stop. Hummingbird's graceful shutdown,
+    // which the cancellation also starts, does the same from a task of its own, which cannot run
+    // while every thread of Swift concurrency's pool is busy (motiond shares the pool); the drain
+    // does it on the cancelling thread, so the listener and the idle connections close even then
+    // (DashboardStopTests fails without it). The run itself still returns only once a pool
+    // thread is free.
     let drain = ServerDrain()
     // Every connection gets the guard first (see DashboardConnectionGuard), at most
     // `maximumConnections` are served at once, so idle or unread connections cannot exhaust the

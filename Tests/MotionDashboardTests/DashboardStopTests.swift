@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import MotionConcurrency
 import XCTest
+import _MotionTestSupport
 
 @testable import MotionDashboard
 
@@ -11,11 +13,11 @@ import XCTest
 /// nothing held the stop until the request-head timeout closed it (10 s by default). Such a
 /// connection is now closed at once when it is asked to quiesce (`DashboardConnectionGuard`).
 ///
-/// What this checks is that close. The quiesce reaches the connections here through Hummingbird's
-/// own graceful shutdown, which the cancellation starts, as well as through the dashboard's
-/// `ServerDrain`; the test passes with either alone (checked 2026-11-30). The drain is for a stop
-/// while every pool thread is busy, when Hummingbird's shutdown task cannot run, and no test
-/// covers that case yet.
+/// The first test checks that close. The quiesce reaches the connections there through
+/// Hummingbird's own graceful shutdown, which the cancellation starts, as well as through the
+/// dashboard's `ServerDrain`; it passes with either alone (checked 2026-11-30). The drain is for a
+/// stop while every pool thread is busy, when Hummingbird's shutdown task cannot run: the second
+/// test, which fails without it (checked 2026-11-30).
 ///
 /// XCTest, not Swift Testing: the waits below block their thread (`onThread`).
 final class DashboardStopTests: XCTestCase {
@@ -49,5 +51,69 @@ final class DashboardStopTests: XCTestCase {
       XCTAssertEqual(idle.filter { $0.waitForClose(timeout: 5) }.count, 4)
       XCTAssertTrue(page.waitForClose(timeout: 5), "the page's connection was closed")
     }
+  }
+
+  /// The dashboard's `ServerDrain` case: a stop while every thread of Swift concurrency's pool is
+  /// busy (motiond shares the pool). Hummingbird's graceful shutdown runs in a task of its own,
+  /// which cannot start then, so nothing asked the connections to quiesce and the listener kept
+  /// accepting until a thread was free; the drain does both on the cancelling thread. The stop
+  /// itself still completes only once a pool thread is free, since the server's tasks run there.
+  ///
+  /// A plain (non-async) test, as DashboardBusyPoolTests: it runs on a thread outside the pool.
+  func testTheStopClosesIdleConnectionsWhileThePoolIsBusy() throws {
+    var configuration = DashboardConfiguration(
+      port: 0, token: "k3y", source: .simulator(scenario: "flat"))
+    configuration.connectionLimits = DashboardConnectionLimits(
+      requestHeadTimeout: 120, idleTimeout: 120, maximumConnections: 32,
+      maximumConnectionsPerPeer: 8)
+    let server = DashboardServer(configuration: configuration)
+    let url = Locked<URL?>(nil)
+    let running = DispatchSemaphore(value: 0)
+    let finished = DispatchSemaphore(value: 0)
+    // At the priority whose pool threads the blocker takes, as DashboardBusyPoolTests.
+    let task = Task(priority: .medium) {
+      defer { finished.signal() }
+      try await server.run(onRunning: { started in
+        url.withLock { $0 = started }
+        running.signal()
+      })
+    }
+    defer { task.cancel() }
+    XCTAssertEqual(running.wait(timeout: .now() + 60), .success, "the server did not start")
+    let port = try XCTUnwrap(url.withLock { $0 }?.port)
+
+    // A page loaded on a keep-alive connection while the pool is free, then idle connections.
+    let page = try DashboardRawConnection(port: port)
+    try page.send("GET /?token=k3y HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+    XCTAssertEqual(page.status(timeout: 20), 200)
+    let idle = try (0..<4).map { _ in try DashboardRawConnection(port: port) }
+
+    let width = ProcessInfo.processInfo.activeProcessorCount
+    let blocker = PoolBlocker()
+    blocker.occupy(width, priority: .medium)
+    defer { blocker.release() }
+    XCTAssertEqual(blocker.waitUntilOccupied(width, seconds: 60), width, "pool not filled")
+
+    task.cancel()
+    // Failure bounds: the closes take milliseconds, on the event loops, with the pool still full.
+    XCTAssertEqual(idle.filter { $0.waitForClose(timeout: 10) }.count, 4, "idle ones left open")
+    XCTAssertTrue(page.waitForClose(timeout: 10), "the page's connection was left open")
+    // The listener is closed too (on its own event loop, so perhaps a moment after them).
+    let deadline = Date(timeIntervalSinceNow: 10)
+    var isRefused = false
+    while !isRefused, deadline.timeIntervalSinceNow > 0 {
+      // Refused, not timed out: a listener that stops accepting fills its backlog and then
+      // lets connects time out.
+      do { _ = try DashboardRawConnection(port: port) } catch {
+        isRefused = "\(error)".hasSuffix("errno \(ECONNREFUSED)")
+        if !isRefused { break }
+      }
+      if !isRefused { Thread.sleep(forTimeInterval: 0.01) }
+    }
+    XCTAssertTrue(isRefused, "the dashboard still accepts connections")
+
+    // The server's run returns once the pool has a thread for it.
+    blocker.release()
+    XCTAssertEqual(finished.wait(timeout: .now() + 20), .success, "the stop did not finish")
   }
 }
