@@ -29,8 +29,8 @@ final class DaemonDashboard: Sendable {
     unlink(urlFile)
     var configuration = DashboardConfiguration(
       host: settings.host, port: settings.port, token: DashboardConfiguration.makeToken(),
-      source: .daemon(socketPath: daemon.configuration.socketPath),
-      history: DaemonDashboardHistory(daemon: daemon))
+      source: .daemon(socketPath: daemon.configuration.socketPath))
+    configuration.history = DaemonDashboardHistory(daemon: daemon)
     configuration.stopsSourceWhenIdle = true
     let server = DashboardServer(configuration: configuration, logger: logger)
     let finished = DispatchSemaphore(value: 0)

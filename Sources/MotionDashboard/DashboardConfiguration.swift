@@ -21,8 +21,9 @@ public struct DashboardConfiguration: Sendable {
   public var updateRate: Double
   /// Where recordings started from the page go.
   public var recordingDirectory: URL
-  /// The daemon's history, or `nil` (the page hides the history panel).
-  public var history: (any DashboardHistoryProvider)?
+  /// The daemon's history, or `nil` (the page hides the history panel). Package-only, as its
+  /// types: only motiond (MotionDaemon) provides one, from its store.
+  package var history: (any DashboardHistoryProvider)?
   /// Whether the source is unsubscribed while no page is open (and subscribed again, from where
   /// it is then, when one opens). The daemon sets it so a closed tab costs it nothing; off by
   /// default, so a simulation or a recording keeps playing from where the first page started it.
@@ -34,8 +35,7 @@ public struct DashboardConfiguration: Sendable {
   public init(
     host: String = "127.0.0.1", port: Int = 8787, token: String? = nil, source: SourceSpecification,
     referenceFrame: CMAttitudeReferenceFrame = .xArbitraryZVertical, updateRate: Double = 50,
-    recordingDirectory: URL = DashboardConfiguration.defaultRecordingDirectory,
-    history: (any DashboardHistoryProvider)? = nil
+    recordingDirectory: URL = DashboardConfiguration.defaultRecordingDirectory
   ) {
     self.host = host
     self.port = port
@@ -44,7 +44,6 @@ public struct DashboardConfiguration: Sendable {
     self.referenceFrame = referenceFrame
     self.updateRate = updateRate
     self.recordingDirectory = recordingDirectory
-    self.history = history
   }
 
   /// `$XDG_DATA_HOME/opencoremotion/recordings`, else `~/.local/share/opencoremotion/recordings`.

@@ -4,17 +4,17 @@
 /// (`GET /api/history/day?date=YYYY-MM-DD`, see docs/Dashboard.md): the steps of each local hour
 /// and the activity timeline. Times are seconds since 1970, so the page places them without
 /// knowing the provider's time zone (which may not be the browser's).
-public struct DashboardHistoryDayDetail: Codable, Sendable, Equatable {
+package struct DashboardHistoryDayDetail: Codable, Sendable, Equatable {
   /// One local hour of the day and the steps counted in it.
-  public struct Hour: Codable, Sendable, Equatable {
+  package struct Hour: Codable, Sendable, Equatable {
     /// When the hour begins, seconds since 1970.
-    public var start: Double
+    package var start: Double
     /// The local clock hour it begins at (0–23), as the provider's time zone reads it: on the
     /// day the clocks go forward one hour is missing, on the day they go back one appears twice.
-    public var hour: Int
-    public var steps: Int
+    package var hour: Int
+    package var steps: Int
 
-    public init(start: Double, hour: Int, steps: Int) {
+    package init(start: Double, hour: Int, steps: Int) {
       self.start = start
       self.hour = hour
       self.steps = steps
@@ -23,19 +23,19 @@ public struct DashboardHistoryDayDetail: Codable, Sendable, Equatable {
 
   /// A stretch of the day with one set of activities: from one activity change to the next
   /// (clipped to the day; today's last one ends now).
-  public struct Segment: Codable, Sendable, Equatable {
+  package struct Segment: Codable, Sendable, Equatable {
     /// Seconds since 1970.
-    public var start: Double
+    package var start: Double
     /// Seconds since 1970.
-    public var end: Double
+    package var end: Double
     /// The activities set (`stationary`, `walking`, `running`, `cycling`, `automotive`,
     /// `unknown`), in that order: several may be set at once (stationary in a car is
     /// `stationary` and `automotive`), and none when the classifier set none.
-    public var activities: [String]
+    package var activities: [String]
     /// `low`, `medium` or `high`; `nil` when the provider does not know it.
-    public var confidence: String?
+    package var confidence: String?
 
-    public init(start: Double, end: Double, activities: [String], confidence: String?) {
+    package init(start: Double, end: Double, activities: [String], confidence: String?) {
       self.start = start
       self.end = end
       self.activities = activities
@@ -44,20 +44,20 @@ public struct DashboardHistoryDayDetail: Codable, Sendable, Equatable {
   }
 
   /// The day, `YYYY-MM-DD` in local time (as ``DashboardHistory/Day/date``).
-  public var date: String
+  package var date: String
   /// The day's local midnight, seconds since 1970.
-  public var start: Double
+  package var start: Double
   /// The next day's local midnight, seconds since 1970: 23 or 25 hours after `start` on a
   /// daylight-saving change day. For today, later than now.
-  public var end: Double
+  package var end: Double
   /// Every hour of the day, in order, from `start` to `end` (24 of them, or 23 or 25 on a
   /// daylight-saving change day); today's hours after now have no steps.
-  public var hours: [Hour]
+  package var hours: [Hour]
   /// The activity timeline, in order, not overlapping; the day may begin before the first one
   /// (nothing was recorded).
-  public var segments: [Segment]
+  package var segments: [Segment]
 
-  public init(date: String, start: Double, end: Double, hours: [Hour], segments: [Segment]) {
+  package init(date: String, start: Double, end: Double, hours: [Hour], segments: [Segment]) {
     self.date = date
     self.start = start
     self.end = end

@@ -4,7 +4,7 @@
 /// panel (7 days of steps and activity, the recorder's extent, the connected clients) from
 /// `GET /api/history`, and one day's detail from `GET /api/history/day`; without one both
 /// endpoints answer 404 and the panel stays hidden.
-public protocol DashboardHistoryProvider: Sendable {
+package protocol DashboardHistoryProvider: Sendable {
   /// The history as of now.
   func history() async throws -> DashboardHistory
 
@@ -16,23 +16,23 @@ public protocol DashboardHistoryProvider: Sendable {
 }
 
 extension DashboardHistoryProvider {
-  /// No detail: a provider written before the drill-down (or one without per-hour data) keeps
-  /// compiling, and the server answers 404 for every day.
-  public func dayDetail(_ date: String) async throws -> DashboardHistoryDayDetail? { nil }
+  /// No detail: for a provider without per-hour data (the tests' ones), the server answers 404
+  /// for every day.
+  package func dayDetail(_ date: String) async throws -> DashboardHistoryDayDetail? { nil }
 }
 
 /// What the history panel shows. Encoded as JSON for `GET /api/history` (see docs/Dashboard.md).
-public struct DashboardHistory: Codable, Sendable, Equatable {
+package struct DashboardHistory: Codable, Sendable, Equatable {
   /// One day of pedometer and activity totals, oldest first (at most 7 are shown).
-  public struct Day: Codable, Sendable, Equatable {
+  package struct Day: Codable, Sendable, Equatable {
     /// The day, `YYYY-MM-DD` in local time.
-    public var date: String
-    public var steps: Int
+    package var date: String
+    package var steps: Int
     /// Seconds spent in each activity (`stationary`, `walking`, `running`, `cycling`,
     /// `automotive`).
-    public var activitySeconds: [String: Double]
+    package var activitySeconds: [String: Double]
 
-    public init(date: String, steps: Int, activitySeconds: [String: Double]) {
+    package init(date: String, steps: Int, activitySeconds: [String: Double]) {
       self.date = date
       self.steps = steps
       self.activitySeconds = activitySeconds
@@ -40,26 +40,26 @@ public struct DashboardHistory: Codable, Sendable, Equatable {
   }
 
   /// A process connected to the daemon.
-  public struct Client: Codable, Sendable, Equatable {
-    public var name: String
-    public var processIdentifier: Int32?
+  package struct Client: Codable, Sendable, Equatable {
+    package var name: String
+    package var processIdentifier: Int32?
     /// The rate it receives, Hz.
-    public var rate: Double?
+    package var rate: Double?
 
-    public init(name: String, processIdentifier: Int32?, rate: Double?) {
+    package init(name: String, processIdentifier: Int32?, rate: Double?) {
       self.name = name
       self.processIdentifier = processIdentifier
       self.rate = rate
     }
   }
 
-  public var days: [Day]
+  package var days: [Day]
   /// The sensor recorder's stored extent (seconds since 1970), if it records.
-  public var recorderStart: Double?
-  public var recorderEnd: Double?
-  public var clients: [Client]
+  package var recorderStart: Double?
+  package var recorderEnd: Double?
+  package var clients: [Client]
 
-  public init(days: [Day], recorderStart: Double?, recorderEnd: Double?, clients: [Client]) {
+  package init(days: [Day], recorderStart: Double?, recorderEnd: Double?, clients: [Client]) {
     self.days = days
     self.recorderStart = recorderStart
     self.recorderEnd = recorderEnd

@@ -65,8 +65,9 @@ final class DashboardServerTests: XCTestCase {
       }
     }
     let token = DashboardConfiguration.makeToken()
-    let configuration = DashboardConfiguration(
-      port: 0, token: token, source: .simulator(scenario: "flat"), history: History())
+    var configuration = DashboardConfiguration(
+      port: 0, token: token, source: .simulator(scenario: "flat"))
+    configuration.history = History()
     let (url, task) = try await Self.start(configuration)
     defer { task.cancel() }
     XCTAssertTrue(url.absoluteString.hasSuffix("?token=\(token)"))
@@ -114,8 +115,9 @@ final class DashboardServerTests: XCTestCase {
   /// repeated, malformed or not a real date; 404 for a day the provider does not answer for.
   func testOneDayOfHistoryIsServedForAWellFormedDateOnly() async throws {
     let token = DashboardConfiguration.makeToken()
-    let configuration = DashboardConfiguration(
-      port: 0, token: token, source: .simulator(scenario: "flat"), history: OneDayHistory())
+    var configuration = DashboardConfiguration(
+      port: 0, token: token, source: .simulator(scenario: "flat"))
+    configuration.history = OneDayHistory()
     let (url, task) = try await Self.start(configuration)
     defer { task.cancel() }
     func day(_ query: String?, token sendsToken: Bool = true) async throws -> (Int, String) {
@@ -168,8 +170,9 @@ final class DashboardServerTests: XCTestCase {
         DashboardHistory(days: [], recorderStart: nil, recorderEnd: nil, clients: [])
       }
     }
-    let configuration = DashboardConfiguration(
-      port: 0, source: .simulator(scenario: "flat"), history: History())
+    var configuration = DashboardConfiguration(
+      port: 0, source: .simulator(scenario: "flat"))
+    configuration.history = History()
     let (url, task) = try await Self.start(configuration)
     defer { task.cancel() }
     var day = URLComponents(url: url, resolvingAgainstBaseURL: false)!
