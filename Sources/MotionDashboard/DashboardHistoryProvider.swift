@@ -4,6 +4,10 @@
 /// panel (7 days of steps and activity, the recorder's extent, the connected clients) from
 /// `GET /api/history`, and one day's detail from `GET /api/history/day`; without one both
 /// endpoints answer 404 and the panel stays hidden.
+///
+/// A request in progress ends when the server stops, without waiting for the provider's answer
+/// (which is then dropped). A provider must not block a thread of Swift concurrency's pool: the
+/// server's stop needs one.
 package protocol DashboardHistoryProvider: Sendable {
   /// The history as of now.
   func history() async throws -> DashboardHistory

@@ -182,7 +182,7 @@ public struct DashboardServer: Sendable {
           status: .notFound, body: ResponseBody(byteBuffer: ByteBuffer(string: "no history here\n"))
         )
       }
-      return try Self.json(try await history.history())
+      return try Self.json(try await Self.abandoningOnCancel { try await history.history() })
     }
     // One local day's hourly steps and activity timeline (the panel's drill-down): 400 for a
     // missing, repeated or malformed date (DashboardCalendarDate), 404 without a provider or for
@@ -193,10 +193,40 @@ public struct DashboardServer: Sendable {
       guard dates.count == 1, let date = DashboardCalendarDate.validated(dates[0]) else {
         return Self.plainText(.badRequest, "date must be one real date as YYYY-MM-DD\n")
       }
-      guard let detail = try await history.dayDetail(date) else {
+      guard let detail = try await Self.abandoningOnCancel({ try await history.dayDetail(date) })
+      else {
         return Self.plainText(.notFound, "no history for that day\n")
       }
       return try Self.json(detail)
+    }
+  }
+
+  /// `body`'s result, or `CancellationError` as soon as the calling task is cancelled, whether or
+  /// not `body` heeds it. A request is cancelled when the server stops, but a provider's read
+  /// that ignores cancellation (the daemon's store reads wait on a queue of their own) held its
+  /// request, and so the server's run, for as long as the read took: without end, for one that
+  /// never returns. The abandoned call runs on to its end; its result is dropped.
+  static func abandoningOnCancel<T: Sendable>(
+    _ body: @escaping @Sendable () async throws -> T
+  ) async throws -> T {
+    let work = Task { try await body() }
+    // Resumed once: by the work's end or by the cancellation, whichever takes it first.
+    let waiter = Locked<CheckedContinuation<T, any Error>?>(nil)
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        waiter.withLock { $0 = continuation }
+        Task {
+          let result = await work.result
+          waiter.withLock { $0.take() }?.resume(with: result)
+        }
+        // Cancelled before the continuation was stored: the handler found nothing to resume.
+        if Task.isCancelled {
+          waiter.withLock { $0.take() }?.resume(throwing: CancellationError())
+        }
+      }
+    } onCancel: {
+      work.cancel()
+      waiter.withLock { $0.take() }?.resume(throwing: CancellationError())
     }
   }
 

@@ -116,4 +116,57 @@ final class DashboardStopTests: XCTestCase {
     blocker.release()
     XCTAssertEqual(finished.wait(timeout: .now() + 20), .success, "the stop did not finish")
   }
+
+  /// A history provider whose read never returns while the test holds `gate`, and ignores
+  /// cancellation (as the daemon's store reads, which wait on a queue of their own).
+  private struct HangingHistory: DashboardHistoryProvider {
+    let gate: DispatchSemaphore
+    let entered: DispatchSemaphore
+
+    func history() async throws -> DashboardHistory {
+      entered.signal()
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        DispatchQueue.global().async {
+          gate.wait()
+          continuation.resume()
+        }
+      }
+      return DashboardHistory(days: [], recorderStart: nil, recorderEnd: nil, clients: [])
+    }
+  }
+
+  /// The server's run waited for every request in progress, and a request for the history
+  /// waited for the provider's read whether or not the request was cancelled, so a read that
+  /// never returned held the stop for ever (motiond gives up waiting after 5 s, and its
+  /// dashboard then outlived it). The request now ends with its cancellation.
+  func testAHistoryReadThatNeverReturnsDoesNotHoldTheStop() throws {
+    let gate = DispatchSemaphore(value: 0)
+    let entered = DispatchSemaphore(value: 0)
+    defer { gate.signal() }
+    var configuration = DashboardConfiguration(
+      port: 0, token: "k3y", source: .simulator(scenario: "flat"))
+    configuration.history = HangingHistory(gate: gate, entered: entered)
+    let server = DashboardServer(configuration: configuration)
+    let url = Locked<URL?>(nil)
+    let running = DispatchSemaphore(value: 0)
+    let finished = DispatchSemaphore(value: 0)
+    let task = Task {
+      defer { finished.signal() }
+      try await server.run(onRunning: { started in
+        url.withLock { $0 = started }
+        running.signal()
+      })
+    }
+    defer { task.cancel() }
+    XCTAssertEqual(running.wait(timeout: .now() + 60), .success, "the server did not start")
+    let port = try XCTUnwrap(url.withLock { $0 }?.port)
+    let client = try DashboardRawConnection(port: port)
+    try client.send("GET /api/history?token=k3y HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+    XCTAssertEqual(entered.wait(timeout: .now() + 20), .success, "the read did not start")
+
+    task.cancel()
+    // A failure bound: the stop takes milliseconds.
+    XCTAssertEqual(finished.wait(timeout: .now() + 10), .success, "the stop waited for the read")
+    withExtendedLifetime(client) {}
+  }
 }
