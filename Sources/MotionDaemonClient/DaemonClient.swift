@@ -243,6 +243,19 @@ public final class DaemonClient: @unchecked Sendable {
         skipped += 1
         reply = try Self.readOne(socket, &decoder)
       }
+    } catch let error as UnixSocket.SocketError
+      where error.code == EAGAIN || error.code == EWOULDBLOCK || error.isTimeout
+    {
+      // The receive timeout ran out (`recv` reports it as EAGAIN): the kernel queued the
+      // connection, but nothing answers on it (a daemon stopped with SIGSTOP, or stuck). Said so,
+      // where "Resource temporarily unavailable" named neither the daemon nor the wait.
+      socket.close()
+      // To the millisecond: the caller's deadline arrives here as 0.1999959… for 0.2.
+      let shown = (timeout * 1000).rounded() / 1000
+      throw DaemonError(
+        .timeout,
+        "the motion daemon at \(socketPath) did not answer the handshake within \(shown) s (stopped or stuck)"
+      )
     } catch {
       socket.close()
       throw (error as? DaemonError)

@@ -56,9 +56,35 @@ import Testing
     #expect(seen.count == attempts)
     // The first ones connected and timed out in the handshake; the last ones found the backlog
     // full and timed out waiting for room.
-    #expect(seen.prefix(60).allSatisfy { $0 == .disconnected })
+    #expect(seen.prefix(60).allSatisfy { $0 == .timeout })
     #expect(seen.suffix(3).allSatisfy { $0 == .timeout })
     client.close()
+  }
+
+  /// A daemon stopped with SIGSTOP: the kernel still queues the connection, so `connect`
+  /// succeeds and the Hello reply never comes. `motionctl status` said "handshake with the motion
+  /// daemon failed: recv: Resource temporarily unavailable" (`recv`'s EAGAIN at the receive
+  /// timeout), as `.disconnected`; it is a `.timeout` that names the daemon and the wait.
+  @Test func aHandshakeNobodyAnswersTimesOutWithAClearMessage() throws {
+    let path = "/tmp/silent-motiond-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+    let listener = try UnixSocket.listen(path: path)
+    defer {
+      listener.close()
+      unlink(path)
+    }
+    let client = DaemonClient(socketPath: path)
+    defer { client.close() }
+    let failure = Locked<DaemonError?>(nil)
+    let finished = finishes(within: 30) {
+      do { try client.connect(timeout: 0.2) } catch {
+        failure.withLock { $0 = error as? DaemonError }
+      }
+    }
+    #expect(finished)
+    let error = try #require(failure.withLock { $0 })
+    #expect(error.code == .timeout)
+    #expect(error.message.contains("did not answer the handshake within 0.2 s"), "\(error)")
+    #expect(error.message.contains(path))
   }
 
   /// A daemon that answers the handshake and then stops reading: the requests fill the socket's
