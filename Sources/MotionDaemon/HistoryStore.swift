@@ -16,6 +16,9 @@ import MotionSensors
   // properties are immutable.
   package let path: String
   private let pool: DatabasePool
+  /// An exclusive `flock` on the store's directory, held while the store is open (released by
+  /// ``close()``, or when the store is let go): one daemon per history.
+  private let lock: InstanceLock
   private let logger: Logger
   /// The tables whose unusable rows (or, for `activity_change`, too many rows for a query) have
   /// been reported at warning level (later queries report them at debug level only: a client
@@ -43,9 +46,10 @@ import MotionSensors
     }
   }
 
-  private init(path: String, pool: DatabasePool, logger: Logger) {
+  private init(path: String, pool: DatabasePool, lock: InstanceLock, logger: Logger) {
     self.path = path
     self.pool = pool
+    self.lock = lock
     self.logger = logger
     self.fileIdentity = FileIdentity(path: path)
   }
@@ -66,6 +70,8 @@ import MotionSensors
   /// history and its journal beside the link's target, where denying history would not delete
   /// them, and a directory or FIFO can never be a store. Those are left alone and refused with a
   /// ``HistoryStoreOpenError`` naming what is there; the daemon retries the open periodically.
+  /// So is a `directory` another open store holds (another daemon's: two daemons on different
+  /// sockets would each add their steps to the same minutes).
   ///
   /// - Parameter maximumPageCount: limits the file to this many pages (tests use it to simulate a
   ///   full disk: SQLite then fails writes with `SQLITE_FULL`).
@@ -82,8 +88,24 @@ import MotionSensors
         )
       }
     }
+    // One daemon per history: two daemons on different sockets (one started by systemd, one in
+    // a session without XDG_RUNTIME_DIR, whose socket is in /tmp) both wrote their steps into the
+    // same file, where each minute's rows add up, so every step was stored twice.
+    let lock: InstanceLock
     do {
-      return try openChecked(path: path, maximumPageCount: maximumPageCount, logger: logger)
+      // On the directory itself: a lock file would stay behind when history is denied, and
+      // denying leaves only the denial marker.
+      lock = try InstanceLock(
+        path: directory,
+        whenHeld:
+          "another motiond is recording the motion history in \(directory) (it holds a lock on that directory); this one keeps no history while that one runs",
+        isDirectory: true)
+    } catch let failure as InstanceLock.Failure {
+      throw HistoryStoreOpenError(description: failure.description)
+    }
+    do {
+      return try openChecked(
+        path: path, maximumPageCount: maximumPageCount, lock: lock, logger: logger)
     } catch let error as DatabaseError
       where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB
     {
@@ -97,7 +119,8 @@ import MotionSensors
       logger.error(
         "motion history \(path) is corrupt (\(error.resultCode)); moved it to \(aside) and started a new one"
       )
-      return try openChecked(path: path, maximumPageCount: maximumPageCount, logger: logger)
+      return try openChecked(
+        path: path, maximumPageCount: maximumPageCount, lock: lock, logger: logger)
     }
   }
 
@@ -134,7 +157,7 @@ import MotionSensors
   }
 
   private static func openChecked(
-    path: String, maximumPageCount: Int?, logger: Logger
+    path: String, maximumPageCount: Int?, lock: InstanceLock, logger: Logger
   ) throws -> HistoryStore {
     // Create the file 0600 first: SQLite gives its -wal and -shm files the database file's mode.
     // O_NOFOLLOW: never create a file through a link that appeared since the check.
@@ -163,7 +186,7 @@ import MotionSensors
         resultCode: .SQLITE_CORRUPT, message: "quick_check: \(result ?? "no answer")")
     }
     try migrator.migrate(pool)
-    return HistoryStore(path: path, pool: pool, logger: logger)
+    return HistoryStore(path: path, pool: pool, lock: lock, logger: logger)
   }
 
   private static var migrator: DatabaseMigrator {
@@ -202,6 +225,7 @@ import MotionSensors
 
   @_spi(Benchmarks) public func close() {
     try? pool.close()
+    lock.release()
   }
 
   // MARK: Writing

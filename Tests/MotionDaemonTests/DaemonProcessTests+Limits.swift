@@ -317,6 +317,42 @@ extension DaemonProcessTests {
     for racer in racers { racer.stop(grace: 10) }
   }
 
+  /// A second daemon on another socket but the same state directory (one started by systemd,
+  /// one in a session without XDG_RUNTIME_DIR, whose socket is in /tmp): both used to record into
+  /// the same file, where each minute's steps add up, so every step was stored twice. The second
+  /// now serves without history, saying why, and takes the history over once the first stops.
+  @Test func aSecondDaemonOnTheSameHistoryKeepsNone() throws {
+    let daemon = try DaemonProcess(source: "simulator:tour")
+    let first = DaemonClient(socketPath: daemon.socketPath)
+    try waitUntil(seconds: 30, "the first daemon to record") {
+      (try? blocking { try await first.status() })?.historyState == "recording"
+    }
+    first.close()
+    let socketPath = daemon.socketPath + ".second"
+    let second = try ChildProcess(
+      DaemonProcess.productsDirectory.appendingPathComponent("motiond"),
+      arguments: [
+        "--source", "simulator:tour", "--socket", socketPath, "--state-directory",
+        daemon.stateDirectory,
+      ])
+    defer { second.stop(grace: 10) }
+    let client = DaemonClient(socketPath: socketPath)
+    defer { client.close() }
+    try waitUntil(seconds: 30, "the second daemon to answer") {
+      (try? blocking { try await client.status() }) != nil
+    }
+    let state = try blocking { try await client.status() }.historyState
+    #expect(state.hasPrefix("unavailable"), "\(state)")
+    #expect(state.contains("another motiond is recording the motion history"), "\(state)")
+    #expect(try daemon.terminate() == 0)
+    // Retried every --retry-interval (5 s by default).
+    try waitUntil(seconds: 60, "the second daemon to take the history over") {
+      (try? blocking { try await client.status() })?.historyState == "recording"
+    }
+    // The state directory is the first daemon's: it goes when that is let go.
+    withExtendedLifetime(daemon) {}
+  }
+
   /// A file that is not a socket at the socket path is an error, and is left alone.
   @Test func aRegularFileAtTheSocketPathIsNotReplaced() throws {
     let daemon = try DaemonProcess(source: "simulator:tour")
