@@ -154,13 +154,7 @@ final class HistoryService: @unchecked Sendable {
 
   /// Opens the store (unless history is denied) and starts the writer thread.
   func start() {
-    storeLock.withLock {
-      if readDenial() {
-        logger.info("motion history is denied by the user; not recording")
-      } else {
-        openStoreLocked()
-      }
-    }
+    storeLock.withLock { openStoreLocked() }
     firstOpenAttempt.withLock {
       hasTriedToOpen = true
       firstOpenAttempt.broadcast()
@@ -171,6 +165,13 @@ final class HistoryService: @unchecked Sendable {
   }
 
   private func openStoreLocked() {
+    // The user may have denied history through another daemon on this state directory (one
+    // that could not take the store's lock): it deleted the files and left the marker, and this
+    // one, retrying or reopening the deleted file, would start a new history against the denial.
+    if readDenial() {
+      logger.notice("motion history was denied by the user (\(denialMarkerPath)); not recording")
+      return
+    }
     do {
       let store = try HistoryStore.open(
         directory: settings.directory, maximumPageCount: settings.maximumPageCount, logger: logger)

@@ -353,6 +353,40 @@ extension DaemonProcessTests {
     withExtendedLifetime(daemon) {}
   }
 
+  /// The user's denial, given through a second daemon on the same state directory (one without
+  /// the store's lock), deletes the files the first daemon records into. The first one used to
+  /// reopen the deleted file as a new, empty store and record on ("reopening the motion history:
+  /// its file … was deleted"), against the denial; it now finds the marker and stops recording.
+  @Test func aDenialThroughTheSecondDaemonStopsTheFirst() throws {
+    let daemon = try DaemonProcess(source: "simulator:tour")
+    let first = DaemonClient(socketPath: daemon.socketPath)
+    defer { first.close() }
+    try waitUntil(seconds: 30, "the first daemon to record") {
+      (try? blocking { try await first.status() })?.historyState == "recording"
+    }
+    let socketPath = daemon.socketPath + ".second"
+    let second = try ChildProcess(
+      DaemonProcess.productsDirectory.appendingPathComponent("motiond"),
+      arguments: [
+        "--source", "simulator:tour", "--socket", socketPath, "--state-directory",
+        daemon.stateDirectory,
+      ])
+    defer { second.stop(grace: 10) }
+    let client = DaemonClient(socketPath: socketPath)
+    defer { client.close() }
+    try waitUntil(seconds: 30, "the second daemon to answer") {
+      (try? blocking { try await client.status() }) != nil
+    }
+    try blocking { try await client.setHistoryAllowed(false) }
+    // The first notices the deleted file at its next flush (every few seconds).
+    try waitUntil(seconds: 60, "the first daemon to stop recording") {
+      (try? blocking { try await first.status() })?.historyState == "denied"
+    }
+    let store = URL(fileURLWithPath: daemon.stateDirectory).appendingPathComponent(
+      "history.sqlite")
+    #expect(!FileManager.default.fileExists(atPath: store.path), "a new history was started")
+  }
+
   /// A file that is not a socket at the socket path is an error, and is left alone.
   @Test func aRegularFileAtTheSocketPathIsNotReplaced() throws {
     let daemon = try DaemonProcess(source: "simulator:tour")
