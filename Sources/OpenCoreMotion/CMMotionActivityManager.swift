@@ -75,8 +75,9 @@ open class CMMotionActivityManager: NSObject {
 
   /// Reports, on `queue`, the activities in `start ... end` in time order: the one in force at
   /// `start` (whose `startDate` may be earlier), then each change. No activity in the window
-  /// delivers `CMErrorUnknown`, as on Apple devices; a start after the end
-  /// `CMErrorInvalidParameter`; no accelerometer `CMErrorMotionActivityNotAvailable`.
+  /// delivers `CMErrorUnknown`, as on Apple devices; a start after the end, or a date that is not
+  /// finite (NaN or infinity), `CMErrorInvalidParameter`; no accelerometer
+  /// `CMErrorMotionActivityNotAvailable`.
   open func queryActivityStarting(
     from start: Date, to end: Date, to queue: OperationQueue,
     withHandler handler: @escaping CMMotionActivityQueryHandler

@@ -109,7 +109,8 @@ open class CMPedometer: NSObject {
 
   /// Reports the totals of `start ... end` once, on the pedometer's queue. Only what the history
   /// holds is counted (at most the last 7 days). `currentPace` and `currentCadence` are `nil`.
-  /// A start after the end delivers `CMErrorInvalidParameter`.
+  /// A start after the end, or a date that is not finite (NaN or infinity), delivers
+  /// `CMErrorInvalidParameter`.
   open func queryPedometerData(
     from start: Date, to end: Date, withHandler handler: @escaping CMPedometerHandler
   ) {
@@ -132,7 +133,8 @@ open class CMPedometer: NSObject {
   /// while walking, and one at each pause). When the history already holds steps since `start`,
   /// their totals come at once. On the motion daemon a past `start` counts from the daemon's
   /// stored history (steps taken while no app ran included), then adds the steps counted live.
-  /// A second call replaces the first.
+  /// A start that is not finite (NaN or infinity) delivers `CMErrorInvalidParameter` and no
+  /// update. A second call replaces the first.
   open func startUpdates(from start: Date, withHandler handler: @escaping CMPedometerHandler) {
     connectUpdates(updateChannel, from: start, sink: .queue(handlerQueue, handler))
   }
@@ -162,6 +164,12 @@ open class CMPedometer: NSObject {
     sink: UpdateChannel<CMPedometerData>.Sink
   ) {
     if let error = serviceError { return channel.refuse(error, sink: sink) }
+    // A NaN start would drop every step (no date is at or after it), so the updates would stay
+    // silent for ever; an infinite one asks the history for a window it cannot have.
+    guard start.timeIntervalSinceReferenceDate.isFinite else {
+      return channel.refuse(
+        NSError(CMErrorInvalidParameter, description: "the start date is not finite"), sink: sink)
+    }
     // The totals of each update (on the daemon: its stored count from `start`, then its counter;
     // asking for it may take a moment). The run in progress ends first, so that this start
     // replaces it even if an earlier start still waiting for its totals begins after it.

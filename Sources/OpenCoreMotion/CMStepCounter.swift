@@ -60,8 +60,8 @@ open class CMStepCounter: NSObject {
   private var serviceError: NSError? { CMPedometer.stepCountingError(backend: backend) }
 
   /// Reports the steps counted from `start` to `end` once, on `queue`. Only what the history holds
-  /// is counted (at most the last 7 days). A start after the end delivers 0 and
-  /// `CMErrorInvalidParameter`.
+  /// is counted (at most the last 7 days). A start after the end, or a date that is not finite
+  /// (NaN or infinity), delivers 0 and `CMErrorInvalidParameter`.
   open func queryStepCountStarting(
     from start: Date, to end: Date, to queue: OperationQueue,
     withHandler handler: @escaping CMStepQueryHandler

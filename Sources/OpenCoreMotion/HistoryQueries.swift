@@ -21,7 +21,8 @@ struct HistoryQueries: Sendable {
 
   /// Answers a query of `start ... end` and calls `handler` with the answer on `handlerQueue`:
   /// `refusal` (why the object cannot serve, decided when the query is made) if any, else
-  /// `CMErrorInvalidParameter` for a start after the end, else what `ask` answers for the window.
+  /// `CMErrorInvalidParameter` for a date that is not finite (NaN or infinity) or a start after
+  /// the end, else what `ask` answers for the window.
   func answer<Answer: Sendable>(
     from start: Date, to end: Date, refusal: NSError?, on handlerQueue: OperationQueue,
     ask: @escaping @Sendable (_ start: Date, _ end: Date) -> Result<Answer, NSError>,
@@ -32,6 +33,13 @@ struct HistoryQueries: Sendable {
       let answer: Result<Answer, NSError>
       if let refusal {
         answer = .failure(refusal)
+      } else if !start.timeIntervalSinceReferenceDate.isFinite
+        || !end.timeIntervalSinceReferenceDate.isFinite
+      {
+        // A NaN date passes the order check below (`start > end` is false with it) and would reach
+        // the history, which answers it as an empty or an unbounded window, without an error.
+        answer = .failure(
+          NSError(CMErrorInvalidParameter, description: "the start or end date is not finite"))
       } else if start > end {
         answer = .failure(
           NSError(CMErrorInvalidParameter, description: "the start date is after the end date"))

@@ -87,6 +87,32 @@ final class CMMotionActivityManagerTests: XCTestCase {
     XCTAssertEqual(one?.first?.startDate, last.startDate)
   }
 
+  /// A NaN date passed the reversed-range check (`start > end` is false with it) and the query
+  /// answered `CMErrorUnknown` or the whole history; a date that is not finite is an invalid
+  /// parameter.
+  func testQueryWithANonFiniteDateIsAnInvalidParameter() {
+    let clock = VirtualClock()
+    let manager = CMMotionActivityManager(
+      backend: HistoryFixture.history(
+        HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock)))
+    clock.advance(by: 5)
+    let nan = Date(timeIntervalSinceReferenceDate: .nan)
+    let infinity = Date(timeIntervalSinceReferenceDate: .infinity)
+    for (start, end) in [
+      (nan, HistoryFixture.date(5)), (HistoryFixture.anchor, nan),
+      (HistoryFixture.anchor, infinity),
+      (Date(timeIntervalSinceReferenceDate: -.infinity), HistoryFixture.date(5)),
+    ] {
+      let (activities, error) = query(manager, start, end)
+      XCTAssertNil(activities)
+      XCTAssertEqual(
+        coreMotionCode(error), Int(CMErrorInvalidParameter.rawValue), window(start, end))
+    }
+    let (all, error) = query(manager, .distantPast, .distantFuture)
+    XCTAssertNil(error)
+    XCTAssertFalse(all?.isEmpty ?? true)
+  }
+
   func testQueryWithoutSamplesIsCMErrorUnknown() {
     let clock = VirtualClock()
     let manager = CMMotionActivityManager(

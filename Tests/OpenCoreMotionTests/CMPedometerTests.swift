@@ -170,6 +170,61 @@ final class CMPedometerTests: XCTestCase {
     XCTAssertEqual(coreMotionCode(error), Int(CMErrorInvalidParameter.rawValue))
   }
 
+  /// A NaN date passed the reversed-range check (`start > end` is false with it) and the query
+  /// answered 0 steps, or every step for a NaN end, without an error; an infinite date is no
+  /// date either. The widest finite window (`distantPast ... distantFuture`) is a valid one.
+  func testQueryWithANonFiniteDateIsAnInvalidParameter() {
+    let clock = VirtualClock()
+    let pedometer = CMPedometer(
+      backend: HistoryFixture.history(
+        HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock)))
+    clock.advance(by: HistoryFixture.walkScenario().segmentsDuration + 1)
+    let nan = Date(timeIntervalSinceReferenceDate: .nan)
+    let infinity = Date(timeIntervalSinceReferenceDate: .infinity)
+    let minusInfinity = Date(timeIntervalSinceReferenceDate: -.infinity)
+    let windows = [
+      (nan, HistoryFixture.date(60)), (HistoryFixture.anchor, nan), (nan, nan),
+      (HistoryFixture.anchor, infinity), (minusInfinity, HistoryFixture.date(60)),
+      (minusInfinity, infinity),
+    ]
+    for (start, end) in windows {
+      let (data, error) = query(pedometer, start, end)
+      XCTAssertNil(data, window(start, end))
+      XCTAssertEqual(
+        coreMotionCode(error), Int(CMErrorInvalidParameter.rawValue), window(start, end))
+    }
+    let (all, error) = query(pedometer, .distantPast, .distantFuture)
+    XCTAssertNil(error)
+    XCTAssertGreaterThan(all?.numberOfSteps.intValue ?? 0, 20)
+  }
+
+  /// Live updates from a NaN start dropped every step (no date is at or after NaN) and never said
+  /// why; a start that is not finite is now refused with `CMErrorInvalidParameter`, on the
+  /// handler and on the async sequence.
+  func testUpdatesFromANonFiniteStartAreAnInvalidParameter() async {
+    for start in [
+      Date(timeIntervalSinceReferenceDate: .nan), Date(timeIntervalSinceReferenceDate: .infinity),
+      Date(timeIntervalSinceReferenceDate: -.infinity),
+    ] {
+      let clock = VirtualClock()
+      let pedometer = CMPedometer(
+        backend: HistoryFixture.history(
+          HistoryFixture.player(HistoryFixture.walkScenario(), clock: clock)))
+      let errors = Collector<Int?>()
+      pedometer.startUpdates(from: start) { data, error in
+        XCTAssertNil(data)
+        errors.append(coreMotionCode(error))
+      }
+      clock.advance(by: HistoryFixture.walkScenario().segmentsDuration + 1)
+      drain(pedometer.handlerQueue)
+      pedometer.stopUpdates()
+      XCTAssertEqual(errors.all, [Int(CMErrorInvalidParameter.rawValue)], window(start, start))
+      let sequence = pedometer.updates(from: start)
+      for await _ in sequence { XCTFail("no data from \(start.timeIntervalSinceReferenceDate)") }
+      XCTAssertEqual(coreMotionCode(sequence.error), Int(CMErrorInvalidParameter.rawValue))
+    }
+  }
+
   func testHandlersRunOnThePedometersSerialBackgroundQueue() {
     let clock = VirtualClock()
     let pedometer = CMPedometer(

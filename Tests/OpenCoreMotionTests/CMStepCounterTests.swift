@@ -113,6 +113,26 @@ import Testing
     #expect(coreMotionCode(error) == Int(CMErrorInvalidParameter.rawValue))
   }
 
+  /// A NaN date passed the reversed-range check (`start > end` is false with it) and the
+  /// query answered 0 steps without an error; infinite dates are refused as well.
+  @Test func queryWithANonFiniteDateIsAnInvalidParameter() {
+    let (history, clock) = walkHistory(origin: HistoryFixture.anchor)
+    let counter = CMStepCounter(backend: history)
+    clock.advance(by: HistoryFixture.walkScenario().segmentsDuration + 1)
+    let nan = Date(timeIntervalSinceReferenceDate: .nan)
+    let infinity = Date(timeIntervalSinceReferenceDate: .infinity)
+    for (start, end) in [
+      (nan, HistoryFixture.date(60)), (HistoryFixture.anchor, nan),
+      (HistoryFixture.anchor, infinity),
+      (Date(timeIntervalSinceReferenceDate: -.infinity), HistoryFixture.date(60)),
+    ] {
+      let (steps, error) = query(counter, start, end)
+      #expect(steps == 0)
+      #expect(coreMotionCode(error) == Int(CMErrorInvalidParameter.rawValue))
+    }
+    #expect(query(counter, .distantPast, .distantFuture).steps > 20)
+  }
+
   @Test func noHandlerRunsAfterStopAndASecondStartReplacesTheFirst() {
     let (history, clock) = walkHistory(origin: Date())
     let counter = CMStepCounter(backend: history)

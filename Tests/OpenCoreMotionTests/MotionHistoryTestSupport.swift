@@ -65,6 +65,12 @@ func drain(_ queue: OperationQueue) {
   queue.waitUntilAllOperationsAreFinished()
 }
 
+/// `start ... end` for a failure message, in s since the reference date: `Date.description`
+/// traps on a date that is not finite.
+func window(_ start: Date, _ end: Date) -> String {
+  "\(start.timeIntervalSinceReferenceDate) ... \(end.timeIntervalSinceReferenceDate)"
+}
+
 /// The `CMErrorDomain` code of `error`, or `nil`.
 func coreMotionCode(_ error: (any Error)?) -> Int? {
   guard let error = error as NSError?, error.domain == CMErrorDomain else { return nil }
