@@ -250,6 +250,10 @@ final class CMMotionManagerPushTests: XCTestCase {
     XCTAssertEqual(manager.deviceMotionUpdateInterval, 0.1, "NaN is ignored")
     manager.deviceMotionUpdateInterval = -Double.infinity
     XCTAssertEqual(manager.deviceMotionUpdateInterval, 0.02, accuracy: 1e-12)
+    manager.accelerometerUpdateInterval = Double.infinity
+    XCTAssertEqual(manager.accelerometerUpdateInterval, 1, "the longest interval")
+    manager.gyroUpdateInterval = -1
+    XCTAssertEqual(manager.gyroUpdateInterval, 0.02, accuracy: 1e-12)
 
     let fast = CMMotionManager(
       source: Synthetic.player([], rate: 200, clock: clock))

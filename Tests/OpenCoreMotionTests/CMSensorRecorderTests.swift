@@ -77,6 +77,40 @@ final class CMSensorRecorderTests: XCTestCase {
         .count, 0)
   }
 
+  /// An app's duration or window that is not a number: a duration that is NaN, infinite or not
+  /// positive records nothing (an infinite or huge one does not record for ever, nor size
+  /// anything by it: 12 h at most), and a window with a NaN or infinite end is `nil`, as a
+  /// reversed one is (a NaN date is not after any other, so only the length check catches it).
+  func testDurationsAndWindowsThatAreNotNumbersAreRefused() throws {
+    let clock = VirtualClock()
+    let recorder = CMSensorRecorder(
+      backend: HistoryFixture.history(
+        HistoryFixture.player(HistoryFixture.liftScenario(), clock: clock)))
+    for duration in [.nan, -.infinity, -1, 0] as [TimeInterval] {
+      recorder.recordAccelerometer(forDuration: duration)
+    }
+    clock.advance(by: 2)
+    XCTAssertEqual(
+      recorder.accelerometerData(from: HistoryFixture.anchor, to: HistoryFixture.date(60))?.count,
+      0)
+    recorder.recordAccelerometer(forDuration: .infinity)
+    recorder.recordAccelerometer(forDuration: .greatestFiniteMagnitude)
+    clock.advance(by: 1)
+    XCTAssertGreaterThan(
+      recorder.accelerometerData(from: HistoryFixture.anchor, to: HistoryFixture.date(60))?.count
+        ?? 0, 40)
+    let nan = Date(timeIntervalSinceReferenceDate: .nan)
+    let infinity = Date(timeIntervalSinceReferenceDate: .infinity)
+    let minusInfinity = Date(timeIntervalSinceReferenceDate: -.infinity)
+    for (from, to) in [
+      (nan, HistoryFixture.date(60)), (HistoryFixture.anchor, nan), (nan, nan),
+      (HistoryFixture.anchor, infinity), (minusInfinity, HistoryFixture.date(60)),
+      (minusInfinity, minusInfinity), (infinity, infinity), (.distantPast, .distantFuture),
+    ] {
+      XCTAssertNil(recorder.accelerometerData(from: from, to: to), window(from, to))
+    }
+  }
+
   func testNothingIsRecordedWithoutARequestOrAnAccelerometer() {
     let clock = VirtualClock()
     let recorder = CMSensorRecorder(
