@@ -101,6 +101,6 @@ open class CMMotionActivity: CMLogItem {
   open override var description: String {
     let confidenceName = ["low", "medium", "high"][storedConfidence.rawValue]
     return
-      "<CMMotionActivity \(activityNames.joined(separator: "+")) (\(confidenceName)) since \(storedStartDate)>"
+      "<CMMotionActivity \(activityNames.joined(separator: "+")) (\(confidenceName)) since \(storedStartDate.logDescription)>"
   }
 }

@@ -128,7 +128,7 @@ open class CMPedometerData: NSObject, NSCopying, NSSecureCoding {
     if let storedCurrentPace {
       parts.append(String(format: "pace %.2f s/m", storedCurrentPace.doubleValue))
     }
-    return "<CMPedometerData \(storedStartDate) – \(storedEndDate): "
+    return "<CMPedometerData \(storedStartDate.logDescription) – \(storedEndDate.logDescription): "
       + parts.joined(separator: ", ") + ">"
   }
 }

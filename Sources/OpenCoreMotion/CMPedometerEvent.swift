@@ -49,6 +49,6 @@ open class CMPedometerEvent: NSObject, NSCopying, NSSecureCoding {
   }
 
   open override var description: String {
-    "<CMPedometerEvent \(storedType == .pause ? "pause" : "resume") at \(storedDate)>"
+    "<CMPedometerEvent \(storedType == .pause ? "pause" : "resume") at \(storedDate.logDescription)>"
   }
 }

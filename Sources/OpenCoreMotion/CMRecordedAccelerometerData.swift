@@ -46,6 +46,6 @@ open class CMRecordedAccelerometerData: CMAccelerometerData {
   }
 
   open override var description: String {
-    "#\(storedIdentifier) " + super.description + " (\(storedStartDate))"
+    "#\(storedIdentifier) " + super.description + " (\(storedStartDate.logDescription))"
   }
 }

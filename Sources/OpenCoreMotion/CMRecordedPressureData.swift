@@ -46,6 +46,6 @@ open class CMRecordedPressureData: CMAmbientPressureData {
   }
 
   open override var description: String {
-    "#\(storedIdentifier) " + super.description + " (\(storedStartDate))"
+    "#\(storedIdentifier) " + super.description + " (\(storedStartDate.logDescription))"
   }
 }

@@ -36,6 +36,6 @@ open class CMRecordedRotationRateData: CMRotationRateData {
   }
 
   open override var description: String {
-    super.description + " (\(storedStartDate))"
+    super.description + " (\(storedStartDate.logDescription))"
   }
 }

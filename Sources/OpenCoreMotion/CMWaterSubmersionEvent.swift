@@ -57,6 +57,6 @@ open class CMWaterSubmersionEvent: NSObject, NSCopying, NSSecureCoding {
   }
 
   open override var description: String {
-    "<CMWaterSubmersionEvent \(storedState) at \(storedDate)>"
+    "<CMWaterSubmersionEvent \(storedState) at \(storedDate.logDescription)>"
   }
 }

@@ -105,6 +105,6 @@ open class CMWaterSubmersionMeasurement: NSObject, NSCopying, NSSecureCoding {
   open override var description: String {
     let depthText = depthInMetres.map { "\($0) m" } ?? "none"
     return
-      "<CMWaterSubmersionMeasurement \(storedState) depth \(depthText) surface \(surfacePressureInKilopascals) kPa at \(storedDate)>"
+      "<CMWaterSubmersionMeasurement \(storedState) depth \(depthText) surface \(surfacePressureInKilopascals) kPa at \(storedDate.logDescription)>"
   }
 }

@@ -76,6 +76,6 @@ open class CMWaterTemperature: NSObject, NSCopying, NSSecureCoding {
   }
 
   open override var description: String {
-    "<CMWaterTemperature \(temperatureInCelsius) ± \(uncertaintyInCelsius) °C at \(storedDate)>"
+    "<CMWaterTemperature \(temperatureInCelsius) ± \(uncertaintyInCelsius) °C at \(storedDate.logDescription)>"
   }
 }

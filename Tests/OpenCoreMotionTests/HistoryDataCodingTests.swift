@@ -101,6 +101,41 @@ final class HistoryDataCodingTests: XCTestCase {
     XCTAssertEqual(CMPedometerData().numberOfSteps, 0)
   }
 
+  /// A NaN date (an archive from outside, a daemon's answer, an app's mock) is kept as it is,
+  /// and describing the object no longer traps: `Date.description` does on NaN, and every data
+  /// class's description printed its date with it.
+  func testADataObjectWithANaNDateDecodesAndDescribesItself() throws {
+    let nan = Date(timeIntervalSinceReferenceDate: .nan)
+    let kilopascals = Measurement(value: 101, unit: UnitPressure.kilopascals)
+    let celsius = Measurement(value: 20, unit: UnitTemperature.celsius)
+    let objects: [NSObject] = [
+      try roundTrip(CMPedometerData(startDate: nan, endDate: nan, numberOfSteps: 1)),
+      try roundTrip(CMPedometerEvent(date: nan, type: .pause)),
+      try roundTrip(CMMotionActivity(walking: true, startDate: nan, timestamp: 1)),
+      try roundTrip(
+        CMRecordedAccelerometerData(
+          acceleration: CMAcceleration(x: 0, y: 0, z: -1), timestamp: 1, startDate: nan,
+          identifier: 1)),
+      try roundTrip(
+        CMRecordedPressureData(
+          pressure: kilopascals, temperature: celsius, timestamp: 1, startDate: nan,
+          identifier: 1)),
+      try roundTrip(
+        CMRecordedRotationRateData(
+          rotationRate: CMRotationRate(x: 0, y: 0, z: 0), timestamp: 1, startDate: nan)),
+      try roundTrip(CMWaterSubmersionEvent(date: nan, state: .submerged)),
+      try roundTrip(
+        CMWaterSubmersionMeasurement(
+          date: nan, depth: nil, pressure: nil, surfacePressure: kilopascals,
+          submersionState: .notSubmerged)),
+      try roundTrip(
+        CMWaterTemperature(date: nan, temperature: celsius, temperatureUncertainty: celsius)),
+    ]
+    for object in objects {
+      XCTAssertTrue(object.description.contains("NaN date"), "\(type(of: object))")
+    }
+  }
+
   func testEventActivityAltitudeAndRecordedDataRoundTrip() throws {
     let date = Date(timeIntervalSinceReferenceDate: 5000)
     let event = try roundTrip(CMPedometerEvent(date: date, type: .resume))
