@@ -22,6 +22,11 @@ package struct StepRecording: Sendable {
     /// The recording gave no accelerometer sample (a header with no rows, or no accelerometer
     /// columns at all): "0 steps" would look like a result, so it is an error.
     case noAccelerometerSamples(recording: String)
+    /// Most of the recording's accelerometer samples are further apart than the step detector
+    /// bridges (``StepDetector/Parameters/longestInputGap``), so it restarts at nearly every
+    /// sample and cannot find a step: a time column in milliseconds read as seconds, or a logger
+    /// at 1 Hz or less. "0 steps" would look like a result, so it is an error.
+    case accelerometerTooSparse(recording: String, longestGap: Double, sparse: Int, intervals: Int)
     /// The barometer file gave no pressure reading (no pressure column, or no rows): floors
     /// left `null` would look as if the file had not been asked for.
     case noPressureReadings(barometer: String)
@@ -33,6 +38,10 @@ package struct StepRecording: Sendable {
           + "pressure_kpa, or a recording format with a barometer)"
       case .noAccelerometerSamples(let recording):
         return "\(recording): no accelerometer samples"
+      case .accelerometerTooSparse(let recording, let longestGap, let sparse, let intervals):
+        return "\(recording): \(sparse) of the \(intervals) intervals between accelerometer "
+          + "samples are longer than \(longestGap) s, too sparse to count steps (is the time "
+          + "column in milliseconds rather than seconds?)"
       case .clocksDoNotOverlap(let file, let accelerometer, let pressure):
         return String(
           format:
@@ -120,7 +129,9 @@ package struct StepRecording: Sendable {
 
   /// Counts the steps, distance and floors of `url` while reading it: memory holds the step
   /// times, not the samples. A recording without one accelerometer sample is
-  /// ``Failure/noAccelerometerSamples(recording:)``, not zero steps. Floors take a second read (only when there is a barometer), so that
+  /// ``Failure/noAccelerometerSamples(recording:)``, not zero steps, and one whose samples are
+  /// mostly too far apart for the detector is
+  /// ``Failure/accelerometerTooSparse(recording:longestGap:sparse:intervals:)``. Floors take a second read (only when there is a barometer), so that
   /// every step is known before the pressure around it, exactly as
   /// ``StepCount/floors(pressures:)`` has it over a loaded recording.
   ///
@@ -152,11 +163,18 @@ package struct StepRecording: Sendable {
     var hasPressure = false
     var accelerometerTimes = TimeRange()
     var accelerometerSamples = 0
+    // How many intervals between consecutive samples the detector cannot bridge.
+    var previousTime = -Double.infinity
+    var sparseIntervals = 0
     let skippedRows = try read(
       url, format: format, columns: columns, invalidRows: invalidRows,
       accelerometer: {
         accelerometerSamples += 1
         accelerometerTimes.add($0)
+        if previousTime.isFinite, $0 - previousTime > parameters.longestInputGap {
+          sparseIntervals += 1
+        }
+        previousTime = $0
         counter.add(time: $0, specificForce: $1)
       },
       gyroscope: { counter.add(time: $0, rotationRate: $1) },
@@ -164,6 +182,14 @@ package struct StepRecording: Sendable {
     if skippedRows > 0 { skipped(url, skippedRows) }
     guard accelerometerSamples > 0 else {
       throw Failure.noAccelerometerSamples(recording: url.path)
+    }
+    // A long gap now and then is a pause in the logging; most intervals that long leave the
+    // detector nothing to work on.
+    let intervals = accelerometerSamples - 1
+    guard intervals == 0 || sparseIntervals * 2 <= intervals else {
+      throw Failure.accelerometerTooSparse(
+        recording: url.path, longestGap: parameters.longestInputGap, sparse: sparseIntervals,
+        intervals: intervals)
     }
     let count = counter.finish(userHeight: userHeight)
     var floors = WalkedFloors(stepTimes: count.stepTimes)

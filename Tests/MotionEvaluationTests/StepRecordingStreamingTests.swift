@@ -47,6 +47,34 @@ final class StepRecordingStreamingTests: XCTestCase {
     XCTAssertNil(floors)
   }
 
+  /// A walk whose time column is in milliseconds, read as seconds, has its samples 10 s apart:
+  /// the detector restarts at each one and finds no step. That is an error naming the likely
+  /// cause, not "0 steps"; the same walk in seconds, with one long pause in it, still counts.
+  func testAnAccelerometerTooSparseForStepsIsAnError() throws {
+    let folder = try temporaryFolder("step-sparse")
+    var stream = SimulatedSensorStream(scenario: try Scenario.named("walkPocket"), seed: 5)
+    var seconds = "t,ax,ay,az\n"
+    var milliseconds = "t,ax,ay,az\n"
+    var index = 0
+    while let sample = try stream.next() {
+      guard let force = sample.accelerometer else { continue }
+      let pause = index >= 1000 ? 36_000.0 : 0  // ten hours
+      let values = "\(force.x),\(force.y),\(force.z)\n"
+      seconds += "\(sample.timestamp + pause)," + values
+      milliseconds += "\(sample.timestamp * 1000)," + values
+      index += 1
+    }
+    let secondsURL = folder.appendingPathComponent("seconds.csv")
+    let millisecondsURL = folder.appendingPathComponent("milliseconds.csv")
+    try Data(seconds.utf8).write(to: secondsURL)
+    try Data(milliseconds.utf8).write(to: millisecondsURL)
+    XCTAssertGreaterThan(try StepRecording.count(secondsURL).count.stepTimes.count, 30)
+    XCTAssertThrowsError(try StepRecording.count(millisecondsURL)) {
+      XCTAssertTrue("\($0)".contains("too sparse to count steps"), "\($0)")
+      XCTAssertTrue("\($0)".contains("milliseconds"), "\($0)")
+    }
+  }
+
   /// The simulated stairs (two floors up, two down) written the ways a barometer comes beside an
   /// accelerometer in plain tables: one table `t,ax,ay,az,pressure_hpa` whose pressure cells are
   /// empty between readings; and one file per sensor, `NAME_acc.csv` and `NAME_pressure.csv` (the
