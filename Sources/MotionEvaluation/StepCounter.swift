@@ -52,6 +52,10 @@ package struct StepCounter: Sendable {
     detector?.process(time: time, rotationRate: rotationRate)
   }
 
+  /// Accelerometer samples the detector left out (``StepDetector/skippedSamples``): a value not
+  /// finite or implausibly large, or a timestamp not later than the one before.
+  package var refusedSamples: Int { tracker?.skippedSamples ?? detector?.skippedSamples ?? 0 }
+
   /// The steps found, those still queued at the end included, and their distance.
   package mutating func finish(userHeight: Double? = nil) -> StepCount {
     while let step = detector?.takeQueuedStep() { steps.append(step) }

@@ -150,6 +150,10 @@ package struct StepRecording: Sendable {
   ///     returns instead (a file found beside the recording, not asked for), the barometer is the
   ///     one in `url`, if any.
   ///   - skipped: told, for each file read, how many invalid rows were skipped (when any were).
+  ///   - refused: told how many of the recording's accelerometer samples, of how many, the step
+  ///     detector left out (when any were): readable rows whose value is implausibly large (say
+  ///     1e308) or whose time repeats the one before. They are not invalid rows, so without this
+  ///     the count would leave them out unsaid.
   package static func count(
     _ url: URL, format: RecordingFormat? = nil, columns: ColumnMapping? = nil,
     pressureFile: URL? = nil, invalidRows: RecordingReader.InvalidRowPolicy = .fail,
@@ -157,7 +161,8 @@ package struct StepRecording: Sendable {
     noPressureReadings: (_ barometer: URL) throws -> Void = {
       throw Failure.noPressureReadings(barometer: $0.path)
     },
-    skipped: (_ file: URL, _ rows: Int) -> Void = { _, _ in }
+    skipped: (_ file: URL, _ rows: Int) -> Void = { _, _ in },
+    refused: (_ file: URL, _ samples: Int, _ of: Int) -> Void = { _, _, _ in }
   ) throws -> (count: StepCount, floors: (ascended: Int, descended: Int)?) {
     var counter = StepCounter(parameters: parameters)
     var hasPressure = false
@@ -192,6 +197,7 @@ package struct StepRecording: Sendable {
         intervals: intervals)
     }
     let count = counter.finish(userHeight: userHeight)
+    if counter.refusedSamples > 0 { refused(url, counter.refusedSamples, accelerometerSamples) }
     var floors = WalkedFloors(stepTimes: count.stepTimes)
     var barometerFileRead = false
     if let pressureFile {

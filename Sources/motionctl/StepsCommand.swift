@@ -23,7 +23,9 @@ struct StepsCommand: ParsableCommand {
       values, time going back or the wrong number of cells fail a recording (--skip-invalid skips and counts them); in a separate \
       barometer file they are \
       always skipped and counted on stderr. A recording whose accelerometer samples are mostly more \
-      than 1 s apart (a time column in ms read as s) is an error, not 0 steps. A recording that \
+      than 1 s apart (a time column in ms read as s) is an error, not 0 steps. Readable samples \
+      the step detector refuses (an implausibly large value, a repeated time) are counted on \
+      stderr. A recording that \
       cannot be read is reported on stderr and the others are still counted; the status is then \
       non-zero.
       """)
@@ -162,12 +164,18 @@ struct StepsCommand: ParsableCommand {
             barometerIgnored = true
             printToStandardError(
               "\(barometer.path): no pressure readings, so it gives \(file) no floors")
-          }
-        ) { skippedFile, rows in
-          printToStandardError(
-            "skipped \(rows) invalid rows of \(skippedFile.path) (NaN or infinite values, time going back, or the wrong number of cells)"
-          )
-        }
+          },
+          skipped: { skippedFile, rows in
+            printToStandardError(
+              "skipped \(rows) invalid rows of \(skippedFile.path) (NaN or infinite values, time going back, or the wrong number of cells)"
+            )
+          },
+          refused: { refusedFile, samples, total in
+            printToStandardError(
+              "left out \(samples) of \(total) accelerometer samples of \(refusedFile.path) that "
+                + "the step detector refused (an implausibly large value, or a timestamp that "
+                + "does not move forward)")
+          })
       } catch {
         // One recording: its error is the command's, as it always was.
         let error = pointingToSkipInvalid(error)

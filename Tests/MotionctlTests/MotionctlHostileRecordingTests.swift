@@ -107,6 +107,24 @@ final class MotionctlHostileRecordingTests: XCTestCase {
     }
   }
 
+  /// Readable rows the step detector refuses (a value of 1e308, implausibly large but finite,
+  /// so no invalid row) are counted on stderr, as `replay` counts what its estimator refuses;
+  /// they used to be left out unsaid.
+  func testStepsCountsTheSamplesTheDetectorRefuses() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    var text = "t,ax,ay,az\n"
+    for i in 0..<500 {
+      text += "\(Double(i) / 100),\((100..<103).contains(i) ? "1e308" : "0"),0,9.81\n"
+    }
+    let file = try write(text, "huge.csv", in: folder)
+    let result = try MotionctlRunner.run(["steps", file])
+    XCTAssertEqual(result.status, 0, result.standardError)
+    XCTAssertTrue(
+      result.standardError.contains(
+        "left out 3 of 500 accelerometer samples of \(file) that the step detector refused"),
+      result.standardError)
+  }
+
   /// `activity` counts the rows it leaves out (time going back, NaN, infinity) on stderr, and a
   /// file with none left is an error saying so.
   func testActivityCountsTheRowsItSkips() throws {
