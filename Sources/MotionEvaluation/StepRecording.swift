@@ -22,10 +22,12 @@ package struct StepRecording: Sendable {
     /// The recording gave no accelerometer sample (a header with no rows, or no accelerometer
     /// columns at all): "0 steps" would look like a result, so it is an error.
     case noAccelerometerSamples(recording: String)
-    /// Most of the recording's accelerometer samples are further apart than the step detector
-    /// bridges (``StepDetector/Parameters/longestInputGap``), so it restarts at nearly every
-    /// sample and cannot find a step: a time column in milliseconds read as seconds, or a logger
-    /// at 1 Hz or less. "0 steps" would look like a result, so it is an error.
+    /// Nearly all (99 % or more) of the intervals between the recording's accelerometer samples
+    /// are longer than the step detector bridges (``StepDetector/Parameters/longestInputGap``),
+    /// so it restarts at nearly every sample and cannot find a step: a time column in
+    /// milliseconds read as seconds, or a logger at 1 Hz or less. "0 steps" would look like a
+    /// result, so it is an error. A recording with dense stretches among sparse ones (a logger
+    /// slowed down in the background between walks) is counted: its dense stretches hold steps.
     case accelerometerTooSparse(recording: String, longestGap: Double, sparse: Int, intervals: Int)
     /// The barometer file gave no pressure reading (no pressure column, or no rows): floors
     /// left `null` would look as if the file had not been asked for.
@@ -130,7 +132,7 @@ package struct StepRecording: Sendable {
   /// Counts the steps, distance and floors of `url` while reading it: memory holds the step
   /// times, not the samples. A recording without one accelerometer sample is
   /// ``Failure/noAccelerometerSamples(recording:)``, not zero steps, and one whose samples are
-  /// mostly too far apart for the detector is
+  /// nearly all too far apart for the detector is
   /// ``Failure/accelerometerTooSparse(recording:longestGap:sparse:intervals:)``. Floors take a second read (only when there is a barometer), so that
   /// every step is known before the pressure around it, exactly as
   /// ``StepCount/floors(pressures:)`` has it over a loaded recording.
@@ -188,10 +190,11 @@ package struct StepRecording: Sendable {
     guard accelerometerSamples > 0 else {
       throw Failure.noAccelerometerSamples(recording: url.path)
     }
-    // A long gap now and then is a pause in the logging; most intervals that long leave the
-    // detector nothing to work on.
+    // A long gap now and then is a pause in the logging, and a logger slowed down between walks
+    // still has its walks' dense stretches; only when nearly every interval is that long is
+    // there nothing to count (a unit mistake, or a logger at 1 Hz or less).
     let intervals = accelerometerSamples - 1
-    guard intervals == 0 || sparseIntervals * 2 <= intervals else {
+    guard intervals == 0 || sparseIntervals * 100 < intervals * 99 else {
       throw Failure.accelerometerTooSparse(
         recording: url.path, longestGap: parameters.longestInputGap, sparse: sparseIntervals,
         intervals: intervals)

@@ -22,8 +22,8 @@ struct StepsCommand: ParsableCommand {
       NAME_pressure.csv is said on stderr and the floors are null. Rows with NaN or infinite \
       values, time going back or the wrong number of cells fail a recording (--skip-invalid skips and counts them); in a separate \
       barometer file they are \
-      always skipped and counted on stderr. A recording whose accelerometer samples are mostly more \
-      than 1 s apart (a time column in ms read as s) is an error, not 0 steps. Readable samples \
+      always skipped and counted on stderr. A recording whose accelerometer samples are nearly all \
+      (99 %) more than 1 s apart (a time column in ms read as s) is an error, not 0 steps. Readable samples \
       the step detector refuses (an implausibly large value, a repeated time) are counted on \
       stderr. A recording that \
       cannot be read is reported on stderr and the others are still counted; the status is then \

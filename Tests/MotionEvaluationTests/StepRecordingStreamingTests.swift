@@ -49,26 +49,40 @@ final class StepRecordingStreamingTests: XCTestCase {
 
   /// A walk whose time column is in milliseconds, read as seconds, has its samples 10 s apart:
   /// the detector restarts at each one and finds no step. That is an error naming the likely
-  /// cause, not "0 steps"; the same walk in seconds, with one long pause in it, still counts.
+  /// cause, not "0 steps"; the same walk in seconds, with one long pause in it, still counts, and
+  /// so does the walk followed by more sparse samples than it has dense ones (a logger slowed
+  /// down in the background after the walk: most intervals long, but not nearly all).
   func testAnAccelerometerTooSparseForStepsIsAnError() throws {
     let folder = try temporaryFolder("step-sparse")
     var stream = SimulatedSensorStream(scenario: try Scenario.named("walkPocket"), seed: 5)
     var seconds = "t,ax,ay,az\n"
     var milliseconds = "t,ax,ay,az\n"
+    var mixed = "t,ax,ay,az\n"
     var index = 0
+    var lastTime = 0.0
     while let sample = try stream.next() {
       guard let force = sample.accelerometer else { continue }
       let pause = index >= 1000 ? 36_000.0 : 0  // ten hours
       let values = "\(force.x),\(force.y),\(force.z)\n"
       seconds += "\(sample.timestamp + pause)," + values
       milliseconds += "\(sample.timestamp * 1000)," + values
+      mixed += "\(sample.timestamp)," + values
+      lastTime = sample.timestamp
       index += 1
     }
+    // At rest on a table, one sample every 2 s, twice as many samples as the walk has.
+    for rest in 1...(2 * index) { mixed += "\(lastTime + 2 * Double(rest)),0,0,9.81\n" }
     let secondsURL = folder.appendingPathComponent("seconds.csv")
     let millisecondsURL = folder.appendingPathComponent("milliseconds.csv")
+    let mixedURL = folder.appendingPathComponent("mixed.csv")
     try Data(seconds.utf8).write(to: secondsURL)
     try Data(milliseconds.utf8).write(to: millisecondsURL)
-    XCTAssertGreaterThan(try StepRecording.count(secondsURL).count.stepTimes.count, 30)
+    try Data(mixed.utf8).write(to: mixedURL)
+    let walked = try StepRecording.count(secondsURL).count.stepTimes.count
+    XCTAssertGreaterThan(walked, 30)
+    // Within a step of it: the walk in `seconds` is broken by its pause.
+    let walkedThenRested = try StepRecording.count(mixedURL).count.stepTimes.count
+    XCTAssertLessThanOrEqual(abs(walkedThenRested - walked), 1, "\(walkedThenRested) vs \(walked)")
     XCTAssertThrowsError(try StepRecording.count(millisecondsURL)) {
       XCTAssertTrue("\($0)".contains("too sparse to count steps"), "\($0)")
       XCTAssertTrue("\($0)".contains("milliseconds"), "\($0)")
