@@ -96,18 +96,19 @@ open class CMPedometerData: NSObject, NSCopying, NSSecureCoding {
     coder.encodeOptionalNumber(storedAverageActivePace, forKey: "averageActivePace")
   }
 
+  /// Decodes pedometer data; `nil` when the archive's floors are not whole, non-negative counts.
   public required init?(coder: NSCoder) {
+    // Floors are whole numbers: decoded as integers again, and an archive that holds something
+    // else for them (NaN, a fraction, a negative) is refused rather than given absurd floors.
+    guard let floorsAscended = coder.decodeOptionalCount(forKey: "floorsAscended"),
+      let floorsDescended = coder.decodeOptionalCount(forKey: "floorsDescended")
+    else { return nil }
     storedStartDate = coder.decodeDate(forKey: "startDate")
     storedEndDate = coder.decodeDate(forKey: "endDate")
     storedNumberOfSteps = coder.decodeInteger(forKey: "numberOfSteps")
-    // Floors are whole numbers: decode them as integers again.
     storedDistance = coder.decodeOptionalNumber(forKey: "distance")
-    storedFloorsAscended = coder.decodeOptionalNumber(forKey: "floorsAscended").map {
-      NSNumber(value: $0.intValue)
-    }
-    storedFloorsDescended = coder.decodeOptionalNumber(forKey: "floorsDescended").map {
-      NSNumber(value: $0.intValue)
-    }
+    storedFloorsAscended = floorsAscended
+    storedFloorsDescended = floorsDescended
     storedCurrentPace = coder.decodeOptionalNumber(forKey: "currentPace")
     storedCurrentCadence = coder.decodeOptionalNumber(forKey: "currentCadence")
     storedAverageActivePace = coder.decodeOptionalNumber(forKey: "averageActivePace")

@@ -21,6 +21,17 @@ extension NSCoder {
     containsValue(forKey: key) ? NSNumber(value: decodeDouble(forKey: key)) : nil
   }
 
+  /// A whole, non-negative count written by `encodeOptionalNumber` (floors): `.some(nil)` when the
+  /// archive has none, and `nil` when what it holds is no count (NaN, infinite, negative,
+  /// fractional or beyond `Int`). An archive is outside input: `NSNumber.intValue` of such a
+  /// value gave floors of -9.2e18.
+  func decodeOptionalCount(forKey key: String) -> NSNumber?? {
+    guard containsValue(forKey: key) else { return .some(nil) }
+    let value = decodeDouble(forKey: key)
+    guard value >= 0, let count = Int(exactly: value) else { return nil }
+    return .some(NSNumber(value: count))
+  }
+
   /// Encodes an unsigned 64-bit integer (a recorded sample's identifier) as its bit pattern:
   /// NSCoder has no unsigned 64-bit integers.
   func encodeUnsigned(_ value: UInt64, forKey key: String) {

@@ -104,6 +104,44 @@ final class HistoryDataCodingTests: XCTestCase {
   /// A NaN date (an archive from outside, a daemon's answer, an app's mock) is kept as it is,
   /// and describing the object no longer traps: `Date.description` does on NaN, and every data
   /// class's description printed its date with it.
+  /// An archive is outside input: floors that are no count (NaN, infinite, negative, fractional,
+  /// beyond `Int`) used to decode through `NSNumber.intValue` as -9.2e18 floors, and now make the
+  /// decoding fail. The archive is edited where the pedometer data's fields are stored.
+  func testPedometerDataWhoseFloorsAreNoCountIsNotDecoded() throws {
+    let data = try NSKeyedArchiver.archivedData(
+      withRootObject: CMPedometerData(
+        startDate: Date(timeIntervalSince1970: 0), endDate: Date(timeIntervalSince1970: 60),
+        numberOfSteps: 80, floorsAscended: 2, floorsDescended: 1),
+      requiringSecureCoding: true)
+    func edited(_ key: String, _ value: Double) throws -> Data {
+      var format = PropertyListSerialization.PropertyListFormat.binary
+      var archive = try XCTUnwrap(
+        PropertyListSerialization.propertyList(from: data, options: [], format: &format)
+          as? [String: Any])
+      var objects = try XCTUnwrap(archive["$objects"] as? [Any])
+      let index = try XCTUnwrap(objects.firstIndex { ($0 as? [String: Any])?[key] != nil })
+      var fields = try XCTUnwrap(objects[index] as? [String: Any])
+      fields[key] = value
+      objects[index] = fields
+      archive["$objects"] = objects
+      return try PropertyListSerialization.data(
+        fromPropertyList: archive, format: format, options: 0)
+    }
+    let unedited = try XCTUnwrap(
+      NSKeyedUnarchiver.unarchivedObject(
+        ofClass: CMPedometerData.self, from: try edited("floorsAscended", 3)))
+    XCTAssertEqual(unedited.floorsAscended, 3)
+    XCTAssertEqual(unedited.floorsDescended, 1)
+    for key in ["floorsAscended", "floorsDescended"] {
+      for value in [Double.nan, .infinity, -1, 2.5, 1e30] {
+        let decoded = try? NSKeyedUnarchiver.unarchivedObject(
+          ofClass: CMPedometerData.self, from: try edited(key, value))
+        XCTAssertNil(
+          decoded, "\(key) = \(value) gave \(String(describing: decoded?.floorsAscended))")
+      }
+    }
+  }
+
   func testADataObjectWithANaNDateDecodesAndDescribesItself() throws {
     let nan = Date(timeIntervalSinceReferenceDate: .nan)
     let kilopascals = Measurement(value: 101, unit: UnitPressure.kilopascals)
