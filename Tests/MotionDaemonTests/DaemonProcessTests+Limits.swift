@@ -282,13 +282,16 @@ extension DaemonProcessTests {
     #expect(try daemon.terminate() == 0)
   }
 
-  /// Runs a second `motiond` on `daemon`'s paths.
-  static func secondDaemon(_ daemon: DaemonProcess) throws -> ChildProcess {
+  /// Runs a second `motiond` on `daemon`'s state directory, and on its socket unless `socketPath`
+  /// names another.
+  static func secondDaemon(
+    _ daemon: DaemonProcess, socketPath: String? = nil
+  ) throws -> ChildProcess {
     try ChildProcess(
       DaemonProcess.productsDirectory.appendingPathComponent("motiond"),
       arguments: [
-        "--source", "simulator:tour", "--socket", daemon.socketPath, "--state-directory",
-        daemon.stateDirectory,
+        "--source", "simulator:tour", "--socket", socketPath ?? daemon.socketPath,
+        "--state-directory", daemon.stateDirectory,
       ])
   }
 
@@ -329,12 +332,7 @@ extension DaemonProcessTests {
     }
     first.close()
     let socketPath = daemon.socketPath + ".second"
-    let second = try ChildProcess(
-      DaemonProcess.productsDirectory.appendingPathComponent("motiond"),
-      arguments: [
-        "--source", "simulator:tour", "--socket", socketPath, "--state-directory",
-        daemon.stateDirectory,
-      ])
+    let second = try Self.secondDaemon(daemon, socketPath: socketPath)
     defer { second.stop(grace: 10) }
     let client = DaemonClient(socketPath: socketPath)
     defer { client.close() }
@@ -365,12 +363,7 @@ extension DaemonProcessTests {
       (try? blocking { try await first.status() })?.historyState == "recording"
     }
     let socketPath = daemon.socketPath + ".second"
-    let second = try ChildProcess(
-      DaemonProcess.productsDirectory.appendingPathComponent("motiond"),
-      arguments: [
-        "--source", "simulator:tour", "--socket", socketPath, "--state-directory",
-        daemon.stateDirectory,
-      ])
+    let second = try Self.secondDaemon(daemon, socketPath: socketPath)
     defer { second.stop(grace: 10) }
     let client = DaemonClient(socketPath: socketPath)
     defer { client.close() }

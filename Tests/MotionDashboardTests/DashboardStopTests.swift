@@ -53,6 +53,34 @@ final class DashboardStopTests: XCTestCase {
     }
   }
 
+  /// Runs a dashboard with `configuration` in a task at `priority`, waiting on this thread (not
+  /// a pool thread) until it listens; `finished` is signalled when its run returns.
+  private func runServer(
+    _ configuration: DashboardConfiguration, priority: TaskPriority? = nil
+  ) throws -> (task: Task<Void, any Error>, port: Int, finished: DispatchSemaphore) {
+    let server = DashboardServer(configuration: configuration)
+    let url = Locked<URL?>(nil)
+    let running = DispatchSemaphore(value: 0)
+    let finished = DispatchSemaphore(value: 0)
+    let task = Task(priority: priority) {
+      defer { finished.signal() }
+      try await server.run(onRunning: { started in
+        url.withLock { $0 = started }
+        running.signal()
+      })
+    }
+    guard running.wait(timeout: .now() + 60) == .success, let port = url.withLock({ $0 })?.port
+    else {
+      task.cancel()
+      throw DidNotStart()
+    }
+    return (task, port, finished)
+  }
+
+  private struct DidNotStart: Error, CustomStringConvertible {
+    var description: String { "the dashboard did not start within 60 s" }
+  }
+
   /// The dashboard's `ServerDrain` case: a stop while every thread of Swift concurrency's pool is
   /// busy (motiond shares the pool). Hummingbird's graceful shutdown runs in a task of its own,
   /// which cannot start then, so nothing asked the connections to quiesce and the listener kept
@@ -66,21 +94,9 @@ final class DashboardStopTests: XCTestCase {
     configuration.connectionLimits = DashboardConnectionLimits(
       requestHeadTimeout: 120, idleTimeout: 120, maximumConnections: 32,
       maximumConnectionsPerPeer: 8)
-    let server = DashboardServer(configuration: configuration)
-    let url = Locked<URL?>(nil)
-    let running = DispatchSemaphore(value: 0)
-    let finished = DispatchSemaphore(value: 0)
     // At the priority whose pool threads the blocker takes, as DashboardBusyPoolTests.
-    let task = Task(priority: .medium) {
-      defer { finished.signal() }
-      try await server.run(onRunning: { started in
-        url.withLock { $0 = started }
-        running.signal()
-      })
-    }
+    let (task, port, finished) = try runServer(configuration, priority: .medium)
     defer { task.cancel() }
-    XCTAssertEqual(running.wait(timeout: .now() + 60), .success, "the server did not start")
-    let port = try XCTUnwrap(url.withLock { $0 }?.port)
 
     // A page loaded on a keep-alive connection while the pool is free, then idle connections.
     let page = try DashboardRawConnection(port: port)
@@ -146,20 +162,8 @@ final class DashboardStopTests: XCTestCase {
     var configuration = DashboardConfiguration(
       port: 0, token: "k3y", source: .simulator(scenario: "flat"))
     configuration.history = HangingHistory(gate: gate, entered: entered)
-    let server = DashboardServer(configuration: configuration)
-    let url = Locked<URL?>(nil)
-    let running = DispatchSemaphore(value: 0)
-    let finished = DispatchSemaphore(value: 0)
-    let task = Task {
-      defer { finished.signal() }
-      try await server.run(onRunning: { started in
-        url.withLock { $0 = started }
-        running.signal()
-      })
-    }
+    let (task, port, finished) = try runServer(configuration)
     defer { task.cancel() }
-    XCTAssertEqual(running.wait(timeout: .now() + 60), .success, "the server did not start")
-    let port = try XCTUnwrap(url.withLock { $0 }?.port)
     let client = try DashboardRawConnection(port: port)
     try client.send("GET /api/history?token=k3y HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
     XCTAssertEqual(entered.wait(timeout: .now() + 20), .success, "the read did not start")
