@@ -50,7 +50,8 @@ public struct PhyphoxBufferGroup: Sendable, Equatable {
   /// components as single-entry objects: `{"x":"accX"}`, `{"t":"acc_time"}`, …).
   ///
   /// Returns the groups and notes for people (an experiment that only measures acceleration
-  /// *without* g, which is not specific force).
+  /// *without* g, which is not specific force; one with an accelerometer but no gyroscope, which
+  /// gives no device motion).
   package static func discover(
     in config: PhoneJSON
   ) -> (groups: [PhyphoxBufferGroup], notes: [String]) {
@@ -92,6 +93,17 @@ public struct PhyphoxBufferGroup: Sendable, Equatable {
       notes.append(
         "the phyphox experiment measures acceleration without g (not what an accelerometer reads); "
           + "use \"Acceleration with g\" for accelerometer samples")
+    }
+    // The client's available sensors are settled before `/config` is read (all four), so device
+    // motion, which needs the gyroscope, starts and would otherwise never update, with no word
+    // why. The built-in "Acceleration with g" experiment, the one most people open, is such a one.
+    if groups.contains(where: { $0.sensor == .accelerometer })
+      && !groups.contains(where: { $0.sensor == .gyroscope })
+    {
+      notes.append(
+        "the phyphox experiment has no gyroscope input, so there is no device motion (attitude, "
+          + "gravity, user acceleration); for it, use a custom experiment with the accelerometer "
+          + "and the gyroscope")
     }
     return (groups, notes)
   }

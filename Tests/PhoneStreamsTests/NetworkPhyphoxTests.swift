@@ -224,6 +224,33 @@ final class NetworkPhyphoxTests: XCTestCase {
       collector.failures[1].message.contains("Acceleration with g"), collector.failures[1].message)
   }
 
+  func testExperimentWithoutGyroscopeSaysThereIsNoDeviceMotion() throws {
+    // The built-in "Acceleration with g" experiment: the accelerometer only. Device motion was
+    // started on it (the client offers every sensor before reading /config) and never updated,
+    // with no failure to say why.
+    let config = """
+      {"inputs":[{"source":"accelerometer","outputs":[{"x":"accX"},{"y":"accY"},{"z":"accZ"},{"t":"acc_time"}]}]}
+      """
+    let (groups, notes) = PhyphoxBufferGroup.discover(in: try PhoneJSON.parse(Array(config.utf8)))
+    XCTAssertEqual(groups.map(\.sensor), [.accelerometer])
+    XCTAssertEqual(notes.count, 1, "\(notes)")
+    let stub = try NetworkPhyphoxStubServer(config: config)
+    defer { stub.stop() }
+    stub.append(Self.accelerometerRows([1.0]))
+    let client = makeClient(port: stub.port)
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(
+      collector.wait { !$0.failures.isEmpty && !$0.samples.isEmpty }, "\(collector.all)")
+    let notice = collector.failures.first
+    XCTAssertTrue(notice?.message.contains("no gyroscope input") ?? false, "\(collector.all)")
+    XCTAssertEqual(notice?.isFatal, false, "the accelerometer still streams")
+    // With the gyroscope, as in a custom experiment, there is nothing to say.
+    XCTAssertTrue(
+      PhyphoxBufferGroup.discover(in: try PhoneJSON.parse(Array(Self.config.utf8))).notes.isEmpty)
+  }
+
   func testSessionChangeRediscoversBuffers() throws {
     let stub = try NetworkPhyphoxStubServer(config: Self.config)
     defer { stub.stop() }
