@@ -41,6 +41,9 @@ package struct SensorLoggerConverter: Sendable {
   private var lastGravity: (time: Int64, value: SIMD3<Double>)?
   private var hasReportedUndecided = false
   private var hasReportedMissingGravity = false
+  /// Batches with accelerometer readings while no gyroscope stream has been seen.
+  private var batchesWithoutGyroscope = 0
+  private var hasReportedMissingGyroscope = false
 
   /// Creates a converter; `convention` `nil` means "detect from the stream".
   package init(convention: Convention?) {
@@ -130,7 +133,36 @@ package struct SensorLoggerConverter: Sendable {
             + "TotalAcceleration / AccelerometerUncalibrated) sensor in the app to get accelerometer samples.",
           isFatal: false))
     }
+    if let notice = missingGyroscopeNotice(batch, accelerometerStream: accelerometerStream) {
+      failures.append(notice)
+    }
     return (samples, failures)
+  }
+
+  /// How many batches with accelerometer readings and no gyroscope make the "no gyroscope"
+  /// notice due: more than one, so that a gyroscope that starts a little after the accelerometer
+  /// and misses the first batch is not reported.
+  package static let missingGyroscopeBatches = 3
+
+  /// The notice, once per recording, that the phone streams an accelerometer but no gyroscope.
+  ///
+  /// The receiver offers every sensor (what the phone streams is chosen in the app), so device
+  /// motion, which needs the gyroscope, starts and would otherwise never update, with no word why.
+  private mutating func missingGyroscopeNotice(
+    _ batch: SensorLoggerBatch, accelerometerStream: String
+  ) -> SourceFailure? {
+    guard !hasReportedMissingGyroscope,
+      !seenStreams.contains("gyroscope") && !seenStreams.contains("gyroscopeuncalibrated"),
+      batch.readings.contains(where: { $0.name == accelerometerStream })
+    else { return nil }
+    batchesWithoutGyroscope += 1
+    guard batchesWithoutGyroscope >= Self.missingGyroscopeBatches else { return nil }
+    hasReportedMissingGyroscope = true
+    return SourceFailure(
+      .other,
+      "Sensor Logger streams no gyroscope, so there is no device motion (attitude, gravity, user "
+        + "acceleration); enable the Gyroscope (or GyroscopeUncalibrated) sensor in the app for it.",
+      isFatal: false)
   }
 
   private func specificForce(

@@ -203,6 +203,39 @@ final class NetworkSensorLoggerTests: XCTestCase {
       android.convert(batch).samples.first?.accelerometer, SIMD3(0, 0, 9.81), tolerance: 0)
   }
 
+  func testStreamWithoutGyroscopeSaysThereIsNoDeviceMotion() throws {
+    // The receiver offers every sensor, so device motion started on a phone that streams no
+    // gyroscope and never updated, with no failure to say why.
+    func batch(_ id: Int, gyroscope: Bool = false) throws -> SensorLoggerBatch {
+      var readings = [("totalacceleration", id * 100, Self.xyz(0, 0, 9.81))]
+      if gyroscope { readings.append(("gyroscope", id * 100, Self.xyz(0.1, 0, 0))) }
+      return try SensorLoggerBatch(
+        body: Array(Self.body(messageID: id, readings: readings, accuracy: true).utf8))
+    }
+    // SensorLoggerConverter.missingGyroscopeBatches, spelled out so that this test builds, and
+    // fails, against a converter without the notice.
+    let grace = 3
+    var converter = SensorLoggerConverter(convention: nil)
+    var notices: [SourceFailure] = []
+    for id in 0..<(grace + 5) {
+      let (samples, failures) = converter.convert(try batch(id))
+      XCTAssertEqual(samples.count, 1, "the accelerometer still streams")
+      notices += failures
+      if id + 1 < grace {
+        XCTAssertTrue(notices.isEmpty, "a gyroscope may miss the first batch: \(notices)")
+      }
+    }
+    XCTAssertEqual(notices.count, 1, "once per recording: \(notices)")
+    XCTAssertTrue(notices.first?.message.contains("no gyroscope") ?? false, "\(notices)")
+    XCTAssertEqual(notices.first?.isFatal, false)
+    // A gyroscope that starts one batch late is not reported.
+    var late = SensorLoggerConverter(convention: nil)
+    XCTAssertTrue(late.convert(try batch(0)).failures.isEmpty)
+    for id in 1..<(grace + 5) {
+      XCTAssertTrue(late.convert(try batch(id, gyroscope: id % 2 == 1)).failures.isEmpty)
+    }
+  }
+
   func testTimeKeepsNanosecondPrecisionBeyondTwoToThe53() throws {
     let batch = try SensorLoggerBatch(
       body: Array(
