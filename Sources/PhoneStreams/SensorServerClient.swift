@@ -22,7 +22,8 @@ import PhoneStreamDecoding
 ///
 /// The connection opens with the first subscriber and closes when the last one cancels. If it
 /// drops (or cannot be made) subscribers get a `.disconnected` failure and the client retries every
-/// ``Configuration/reconnectDelay`` seconds. A phone that leaves the network is noticed: the client
+/// ``Configuration/reconnectDelay`` seconds; attempts that fail, or that the phone closes before
+/// sending anything (4001, a requested sensor missing), are reported once per outage. A phone that leaves the network is noticed: the client
 /// pings every ``Configuration/pingInterval`` seconds (no pong by the next ping closes the
 /// connection) and gives up on a connection that brought nothing for ``Configuration/idleTimeout``
 /// seconds, then reconnects. Each attempt runs on its own event loop, shut down when the attempt
@@ -145,6 +146,8 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     var reorder: SampleReorderBuffer
     var clock: SensorServerClockContinuity
     var isOpen = false
+    /// Whether the phone sent a message on this connection.
+    var receivedMessage = false
     var lastActivity: Double
     /// The open connection's writer, to close it properly when the peer falls silent.
     var outbound: WebSocketOutboundWriter?
@@ -171,13 +174,16 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
           lastActivity: phoneStreamUptime()))
       let ending = await connect(session)
       connected.withLock { $0 = false }
-      let (wasOpen, finalState) = session.withLock { ($0.isOpen, $0) }
+      let (broughtData, finalState) = session.withLock { ($0.receivedMessage, $0) }
       reorder = finalState.reorder
       clockOffset = finalState.clock.offset
       hub.deliver(reorder.release(now: phoneStreamUptime(), flushAll: true).map(SourceEvent.sample))
       if Task.isCancelled { return }
-      // A dropped connection is always reported; failed attempts once per outage.
-      if wasOpen || !reportedOutage {
+      // A dropped connection is always reported; failed attempts once per outage. A connection
+      // the phone closes before sending anything counts as a failed attempt: SensorServer closes
+      // at once (4001) when a requested sensor is missing, and reporting each of those reported
+      // the same refusal every reconnection delay for as long as the program ran.
+      if broughtData || !reportedOutage {
         reportedOutage = true
         // Advisory: the client reconnects, and the stream resumes with the phone.
         hub.deliver(
@@ -270,6 +276,7 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     for try await message in inbound.messages(maxSize: Self.maximumMessageSize) {
       let now = phoneStreamUptime()
       var events: [SourceEvent] = []
+      session.withLock { $0.receivedMessage = true }
       switch message {
       case .text(let text):
         do {
@@ -349,7 +356,7 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     case nil: meaning = "connection closed"
     case 1000?: meaning = "closed normally"
     case 1001?: meaning = "server going away"
-    case 4001?: meaning = "sensor not found on the phone"
+    case 4001?: meaning = "a requested sensor is not on the phone (request fewer with ?types=…)"
     case 4002?: meaning = "unsupported request"
     case 4003?: meaning = "request parameter missing"
     case 4004?: meaning = "server stopped"

@@ -187,6 +187,28 @@ final class NetworkSensorServerTests: XCTestCase {
     XCTAssertEqual(times[3], 2.1, accuracy: 1e-12)
   }
 
+  func testAMissingSensorIsReportedOnceNotAtEveryReconnection() throws {
+    // SensorServer closes the connection at once, with 4001, when a requested sensor is missing
+    // (a phone without a magnetometer and the default types). Each of those was reported as a
+    // dropped connection, so the same refusal came every reconnection delay.
+    let phone = try NetworkTestPhone { outbound, _ in
+      try await outbound.close(.unknown(4001), reason: "sensor not found")
+    }
+    defer { phone.stop() }
+    let client = SensorServerClient(
+      configuration: .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 0.05))
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(
+      networkEventually(timeout: 20) { phone.requestTargets.count >= 6 }, "\(phone.requestTargets)")
+    let failures = collector.failures
+    XCTAssertEqual(failures.count, 1, "\(failures)")
+    XCTAssertEqual(failures.first?.kind, .disconnected)
+    XCTAssertTrue(failures.first?.message.contains("[4001]") ?? false, "\(failures)")
+    XCTAssertTrue(failures.first?.message.contains("?types=") ?? false, "\(failures)")
+  }
+
   func testUnreachablePhoneIsReportedAsDisconnected() throws {
     // A port that nobody listens on: bind one, note it, close it.
     let (probe, port) = try NetworkTestSocket.listen()
