@@ -29,7 +29,8 @@ import PhoneStreamDecoding
 /// seconds, then reconnects. Each attempt runs on its own event loop, shut down when the attempt
 /// ends, so a phone that accepts TCP but never answers the upgrade is given up on after
 /// ``Configuration/connectTimeout`` like an unreachable one. The first malformed message is
-/// reported; later ones are counted and summarised at most every ten seconds.
+/// reported; later ones are counted and summarised at most every ten seconds (once that has
+/// passed, also when no malformed message follows).
 ///
 /// The WebSocket is HummingbirdWebSocket's client (SwiftNIO).
 ///
@@ -310,8 +311,9 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
   /// Seconds between reports of malformed messages after the first.
   static let malformedReportInterval = 10.0
 
-  /// Malformed messages not yet reported, and when the last report went out.
-  private let malformedMessages = Locked((unreported: 0, lastReport: -Double.infinity))
+  /// Malformed messages not yet reported, the latest of them, and when the last report went out.
+  private let malformedMessages = Locked(
+    (unreported: 0, latest: SourceFailure?.none, lastReport: -Double.infinity))
 
   /// The advisory failure for a malformed message, if one is due: the first is reported as it
   /// is, later ones are counted and summarised at most every ``malformedReportInterval`` seconds,
@@ -319,16 +321,30 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
   private func malformed(
     _ kind: SourceFailure.Kind, _ message: String, now: Double
   ) -> [SourceEvent] {
-    let count = malformedMessages.withLock { state -> Int? in
-      state.unreported += 1
-      guard now - state.lastReport >= Self.malformedReportInterval else { return nil }
-      defer { state = (0, now) }
-      return state.unreported
+    malformedMessages.withLock {
+      $0.unreported += 1
+      $0.latest = SourceFailure(kind, message, isFatal: false)
     }
-    guard let count else { return [] }
+    return dueMalformedReport(now: now)
+  }
+
+  /// The report of the malformed messages counted since the last one, once
+  /// ``malformedReportInterval`` has passed. The watchdog asks too, not only the next malformed
+  /// message: a burst of garbage followed by good messages was otherwise counted and never told.
+  private func dueMalformedReport(now: Double) -> [SourceEvent] {
+    let due = malformedMessages.withLock { state -> (count: Int, latest: SourceFailure)? in
+      guard let latest = state.latest, state.unreported > 0,
+        now - state.lastReport >= Self.malformedReportInterval
+      else { return nil }
+      defer { state = (0, nil, now) }
+      return (state.unreported, latest)
+    }
+    guard let due else { return [] }
     let text =
-      count == 1 ? message : "\(count) malformed messages since the last report; latest: \(message)"
-    return [.failure(SourceFailure(kind, text, isFatal: false))]
+      due.count == 1
+      ? due.latest.message
+      : "\(due.count) malformed messages since the last report; latest: \(due.latest.message)"
+    return [.failure(SourceFailure(due.latest.kind, text, isFatal: false))]
   }
 
   /// Releases due samples every few milliseconds and ends the connection when it does not open in
@@ -343,7 +359,7 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
           state.reorder.releaseEvents(now: now, source: "SensorServer client")
         )
       }
-      hub.deliver(events)
+      hub.deliver(events + dueMalformedReport(now: now))
       if !isOpen && now - start > configuration.connectTimeout { throw Ending.connectTimeout }
       if isOpen && now - last > configuration.idleTimeout { throw Ending.idle }
     }

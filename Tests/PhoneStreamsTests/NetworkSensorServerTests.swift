@@ -118,6 +118,33 @@ final class NetworkSensorServerTests: XCTestCase {
     XCTAssertEqual(collector.failures.first?.kind, .malformedData)
   }
 
+  func testMalformedMessagesBeforeGoodOnesAreStillSummarised() throws {
+    // A burst of garbage and then good messages only: the count was summarised only when a later
+    // malformed message came, so these were counted and never reported.
+    let phone = try NetworkTestPhone { outbound, _ in
+      for _ in 0..<5 { try await outbound.write(.text("{not json")) }
+      for index in 0..<600 {
+        try await outbound.write(
+          .text(Self.message("gyroscope", 1_000_000_000 + Int64(index) * 50_000_000, [1, 2, 3])))
+        try await Task.sleep(nanoseconds: 50_000_000)
+      }
+    }
+    defer { phone.stop() }
+    let client = SensorServerClient(
+      configuration: .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 5))
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
+    defer { subscription.cancel() }
+    // The summary is due SensorServerClient.malformedReportInterval (10 s) after the first report.
+    XCTAssertTrue(
+      collector.wait(timeout: 25) { $0.failures.count >= 2 }, "\(collector.failures)")
+    let failures = collector.failures
+    XCTAssertEqual(failures.count, 2, "\(failures)")
+    XCTAssertTrue(
+      failures.last?.message.hasPrefix("4 malformed messages since the last report") ?? false,
+      "\(failures)")
+  }
+
   func testBadHandshakeIsAFailureNotACrash() throws {
     // An HTTP server that answers the upgrade request with a plain 200.
     let responder = CallbackResponder<BasicRequestContext> { _, _ in Response(status: .ok) }
