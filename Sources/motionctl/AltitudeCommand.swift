@@ -77,10 +77,7 @@ struct AltitudeCommand: ParsableCommand {
         // others their altitudes, as in `steps`; the status says that one failed.
         guard files.count > 1 else { throw error }
         failures += 1
-        let message = "\(error)"
-        let path = URL(fileURLWithPath: file).path
-        printToStandardError(
-          message.hasPrefix(path) || message.hasPrefix(file) ? message : "\(file): \(message)")
+        printToStandardError(describing(error, of: file))
       }
     }
     if failures > 0 {

@@ -181,7 +181,7 @@ struct StepsCommand: ParsableCommand {
         let error = pointingToSkipInvalid(error)
         guard files.count > 1 else { throw error }
         failures += 1
-        printToStandardError("\(file): \(error)")
+        printToStandardError(describing(error, of: file))
         continue
       }
       let (count, floors) = result

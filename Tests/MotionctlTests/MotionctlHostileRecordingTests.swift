@@ -183,6 +183,20 @@ final class MotionctlHostileRecordingTests: XCTestCase {
     }
   }
 
+  /// Of several files, `steps` says a bad one's error once, with its path once: the errors of
+  /// most readers name the file already, and `steps` prefixed it again ("FILE: FILE: …").
+  func testStepsNamesABadFileOnce() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    var still = "t,ax,ay,az\n"
+    for i in 0..<300 { still += "\(Double(i) / 50),0,0,9.81\n" }
+    let empty = try write("t,ax,ay,az\n", "empty.csv", in: folder)
+    let result = try MotionctlRunner.run(["steps", try write(still, "good.csv", in: folder), empty])
+    XCTAssertNotEqual(result.status, 0)
+    XCTAssertTrue(
+      result.standardError.contains("\(empty): no accelerometer samples"), result.standardError)
+    XCTAssertFalse(result.standardError.contains("\(empty): \(empty)"), result.standardError)
+  }
+
   // MARK: - replay and monitor (finding 9)
 
   /// Samples the estimator refuses (a gyroscope at 150 rad/s, a repeated timestamp) are counted
