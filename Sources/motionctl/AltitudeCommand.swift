@@ -179,7 +179,17 @@ struct AltitudeCommand: ParsableCommand {
   /// A mapping for the shared altitude tables (`t` and `pressure_hpa` or `pressure_kpa`), or `nil`
   /// when the header is not one of them.
   static func pressureTableMapping(_ url: URL) throws -> ColumnMapping? {
-    guard let layout = SharedTableLayout.layouts(of: url).first(where: \.hasPressure) else {
+    let layouts = SharedTableLayout.layouts(of: url)
+    guard let layout = layouts.first(where: \.hasPressure) else {
+      // A shared table without a barometer (`t,ax,ay,az`, which `steps` and `activity` read, or
+      // `t,gx,gy,gz`): no recording format has that header, so the reader would say it cannot
+      // tell the format, where what is missing is the barometer.
+      guard layouts.isEmpty else {
+        throw CLIError(
+          "\(url.path): no pressure column; altitude needs a pressure column "
+            + "such as pressure_hpa or pressure_kpa, a barometer file such as NAME_pressure.csv, "
+            + "or a recording format with a barometer")
+      }
       return nil
     }
     return try ColumnMapping(parsing: layout.columnMapping)

@@ -183,6 +183,17 @@ final class MotionctlHostileRecordingTests: XCTestCase {
     }
   }
 
+  /// `altitude` on the shared accelerometer table (which `steps` and `activity` read) says the
+  /// barometer is missing; it said it could not tell the recording format.
+  func testAltitudeOnAnAccelerometerTableSaysThereIsNoPressure() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let table = try write("t,ax,ay,az\n0,0,0,9.81\n0.02,0,0,9.81\n", "walk.csv", in: folder)
+    let result = try MotionctlRunner.run(["altitude", table])
+    XCTAssertNotEqual(result.status, 0)
+    XCTAssertTrue(result.standardError.contains("no pressure column"), result.standardError)
+    XCTAssertFalse(result.standardError.contains("cannot tell"), result.standardError)
+  }
+
   /// Of several files, `steps` says a bad one's error once, with its path once: the errors of
   /// most readers name the file already, and `steps` prefixed it again ("FILE: FILE: …").
   func testStepsNamesABadFileOnce() throws {
