@@ -18,7 +18,9 @@ struct MonitorCommand: ParsableCommand {
       are in Core Motion units (g with Apple's sign, rad/s, µT). pedometer prints CMPedometer's \
       cumulative updates and pause/resume events, activity each CMMotionActivity change, altitude \
       CMAltimeter's events (m, kPa). The source is --source, else COREMOTION_SOURCE, else IIO \
-      hardware when it is found, else the simulator's tour.
+      hardware when it is found, else the simulator's tour. A run that gets no sample (a \
+      recording without a usable row, a live source silent for the whole --duration) ends with \
+      an error.
       """)
 
   @Argument(help: "What to monitor.")
@@ -87,10 +89,11 @@ struct MonitorCommand: ParsableCommand {
     queue.waitUntilAllOperationsAreFinished()
     session.end()
     if let failure = session.failure { throw CLIError(failure) }
+    guard updates?.withLock({ $0 }) == 0 || !historyObservedASample() else { return }
     // A source that ran to its end without one update is an error, not an empty success: a
     // recording with no usable row, or (device motion) one whose every sample the estimator
     // refused or that has no row with both an accelerometer and a gyroscope reading.
-    if session.sourceFinished, updates?.withLock({ $0 }) == 0 || !historyObservedASample() {
+    if session.sourceFinished {
       guard what == .deviceMotion else {
         throw CLIError("\(sensorSource.name) ended without delivering a sample")
       }
@@ -98,6 +101,16 @@ struct MonitorCommand: ParsableCommand {
         "\(sensorSource.name) ended without a device-motion update: the estimator refused every "
           + "sample (\(ReplayCommand.refusalReasons)), or none had both an accelerometer and a "
           + "gyroscope reading")
+    }
+    // So is a live source (a phone that never connected, a stream without a gyroscope for device
+    // motion) that delivered nothing for the whole `--duration`: the run printed nothing and
+    // ended with status 0, as if it had been watched and found still.
+    if let duration {
+      let missing =
+        what == .deviceMotion
+        ? "device-motion update in \(duration) s (it needs an accelerometer and a gyroscope)"
+        : "sample in \(duration) s"
+      throw CLIError("\(sensorSource.name) delivered no \(missing)")
     }
   }
 }

@@ -183,6 +183,18 @@ final class MotionctlHostileRecordingTests: XCTestCase {
     }
   }
 
+  /// `monitor` on a live source that delivers nothing for the whole `--duration` (here a
+  /// SensorServer address where nothing listens) is an error that says so; it printed nothing
+  /// and ended with status 0.
+  func testMonitorOfALiveSourceThatDeliversNothingFails() throws {
+    let result = try MotionctlRunner.run([
+      "monitor", "raw", "--source", "sensorserver:ws://127.0.0.1:1", "--duration", "1",
+    ])
+    XCTAssertNotEqual(result.status, 0, result.standardError)
+    XCTAssertTrue(
+      result.standardError.contains("delivered no sample in 1.0 s"), result.standardError)
+  }
+
   /// `altitude` on the shared accelerometer table (which `steps` and `activity` read) says the
   /// barometer is missing; it said it could not tell the recording format.
   func testAltitudeOnAnAccelerometerTableSaysThereIsNoPressure() throws {
