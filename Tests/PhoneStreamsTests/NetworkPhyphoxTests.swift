@@ -342,6 +342,24 @@ final class NetworkPhyphoxTests: XCTestCase {
     XCTAssertTrue(networkEventually(timeout: 5) { phone.acceptedCount >= 2 }, "polling goes on")
   }
 
+  /// A phone that accepts the connection and never answers: AsyncHTTPClient's deadline (on the
+  /// answer's head) and the client's own (on the whole answer) have the same length, and whichever
+  /// passed first named the failure, so it came both as "no complete answer within …" and as the
+  /// library's raw `deadlineExceeded`, in turn. It is now said one way.
+  func testAPhoneThatNeverAnswersIsReportedOneWay() throws {
+    let phone = try NetworkTestStallingPeer()
+    defer { phone.stop() }
+    let client = makeClient(port: phone.port, requestTimeout: 0.1)
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(networkEventually(timeout: 20) { phone.acceptedCount >= 12 }, "polling goes on")
+    let messages = Set(collector.failures.map(\.message))
+    XCTAssertEqual(messages.count, 1, "\(messages)")
+    XCTAssertTrue(
+      messages.allSatisfy { $0.contains("no complete answer within 0.1 s") }, "\(messages)")
+  }
+
   func testRedirectsAreNotFollowed() throws {
     let elsewhere = try NetworkTestStallingPeer()
     defer { elsewhere.stop() }
