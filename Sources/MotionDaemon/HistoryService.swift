@@ -126,6 +126,11 @@ final class HistoryService: @unchecked Sendable {
     self.logger = logger
   }
 
+  /// Called (on a queue of its own, no lock held) when this service finds a denial it did not
+  /// make: the marker, written by another daemon on the same state directory, found when the
+  /// store is opened again. The daemon tells its clients then, as it does for a denial it serves.
+  let onDenialFoundOnDisk = Locked<(@Sendable () -> Void)?>(nil)
+
   // MARK: Life cycle
 
   /// Takes the user's denial of history into account, if the marker file says so; returns
@@ -168,8 +173,12 @@ final class HistoryService: @unchecked Sendable {
     // The user may have denied history through another daemon on this state directory (one
     // that could not take the store's lock): it deleted the files and left the marker, and this
     // one, retrying or reopening the deleted file, would start a new history against the denial.
+    let wasDenied = state.withLock { $0.condition == .denied }
     if readDenial() {
       logger.notice("motion history was denied by the user (\(denialMarkerPath)); not recording")
+      if !wasDenied, let tell = onDenialFoundOnDisk.withLock({ $0 }) {
+        DispatchQueue.global().async { tell() }
+      }
       return
     }
     do {

@@ -100,6 +100,15 @@ public final class MotionDaemon: @unchecked Sendable {
     let thread = Thread { [self] in acceptLoop(listener) }
     thread.name = "motiond-accept"
     thread.start()
+    // A denial given through another daemon on this state directory reaches this one when it
+    // next opens its store: its clients are told then, as for a denial given here.
+    history.onDenialFoundOnDisk.withLock {
+      $0 = { [weak self] in
+        guard let self else { return }
+        updateSourceSubscription()
+        for session in hub.withLock({ $0.sessionList }) { session.notifyAuthorizationChange() }
+      }
+    }
     history.start()
     // A stop while the store opened (seconds, for a large one) found it not yet open: close it.
     if hub.withLock({ $0.isStopped }) {

@@ -375,6 +375,10 @@ extension DaemonProcessTests {
     try waitUntil(seconds: 60, "the first daemon to stop recording") {
       (try? blocking { try await first.status() })?.historyState == "denied"
     }
+    // Its clients are told, as for a denial given through it.
+    try waitUntil(seconds: 10, "the first daemon's client to learn of the denial") {
+      !first.isHistoryAuthorized
+    }
     let store = URL(fileURLWithPath: daemon.stateDirectory).appendingPathComponent(
       "history.sqlite")
     #expect(!FileManager.default.fileExists(atPath: store.path), "a new history was started")
