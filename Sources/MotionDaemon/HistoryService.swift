@@ -83,6 +83,10 @@ final class HistoryService: @unchecked Sendable {
     var recordingUntil = 0.0
     var nextIdentifier: UInt64 = 0
     var condition = Condition.unavailable("being opened")
+    /// Whether the denial in force has its marker on disk (read there, or written by this
+    /// daemon): only then does the marker's removal mean that the user allowed history through
+    /// another daemon. A denial whose marker could not be written holds until this one restarts.
+    var denialIsOnDisk = false
     var isStopping = false
     var store: HistoryStore?
     /// Whether the last attempt to open the store failed and was logged (later attempts of the
@@ -126,10 +130,17 @@ final class HistoryService: @unchecked Sendable {
     self.logger = logger
   }
 
-  /// Called (on a queue of its own, no lock held) when this service finds a denial it did not
-  /// make: the marker, written by another daemon on the same state directory, found when the
-  /// store is opened again. The daemon tells its clients then, as it does for a denial it serves.
-  let onDenialFoundOnDisk = Locked<(@Sendable () -> Void)?>(nil)
+  /// Called (on a queue of its own, no lock held) when this service finds a privacy choice it did
+  /// not make, given through another daemon on the same state directory: a denial marker found
+  /// when the store is opened again, or the marker of a denial in force gone (the writer thread
+  /// looks at every flush). The daemon tells its clients then, as it does for a choice it serves.
+  let onPrivacyChangeFoundOnDisk = Locked<(@Sendable () -> Void)?>(nil)
+
+  private func tellOfPrivacyChangeFoundOnDisk() {
+    if let tell = onPrivacyChangeFoundOnDisk.withLock({ $0 }) {
+      DispatchQueue.global().async { tell() }
+    }
+  }
 
   // MARK: Life cycle
 
@@ -140,7 +151,10 @@ final class HistoryService: @unchecked Sendable {
   func readDenial() -> Bool {
     guard FileManager.default.fileExists(atPath: denialMarkerPath) else { return false }
     // Samples that arrived before the denial was read are not history.
-    state.withLock { Self.deny(&$0) }
+    state.withLock { s in
+      Self.deny(&s)
+      s.denialIsOnDisk = true
+    }
     return true
   }
 
@@ -176,9 +190,7 @@ final class HistoryService: @unchecked Sendable {
     let wasDenied = state.withLock { $0.condition == .denied }
     if readDenial() {
       logger.notice("motion history was denied by the user (\(denialMarkerPath)); not recording")
-      if !wasDenied, let tell = onDenialFoundOnDisk.withLock({ $0 }) {
-        DispatchQueue.global().async { tell() }
-      }
+      if !wasDenied { tellOfPrivacyChangeFoundOnDisk() }
       return
     }
     do {
@@ -483,6 +495,21 @@ final class HistoryService: @unchecked Sendable {
       storeLock.withLock {
         // `stop()` may have closed the store since the check above: nothing is opened again.
         if state.withLock({ $0.isStopping }) { return }
+        // The user may have allowed history through another daemon on this state directory: it
+        // removed the marker, and this one would stay denied (its clients told so) until it
+        // restarted. One file check a flush. The store is opened as for an allow given here; if
+        // the other daemon took it first, this one is unavailable and takes it over by the retry
+        // below once that one stops (one daemon records per history).
+        if state.withLock({ $0.condition == .denied && $0.denialIsOnDisk }),
+          !FileManager.default.fileExists(atPath: denialMarkerPath)
+        {
+          logger.notice(
+            "motion history was allowed by the user (\(denialMarkerPath) was removed)")
+          openStoreLocked()
+          nextOpenAttempt = now + settings.retryInterval
+          tellOfPrivacyChangeFoundOnDisk()
+          return
+        }
         // A store that could not be opened (locked by another process, a file in the way) is
         // tried again, so history recovers without a restart once the cause is gone.
         if case .unavailable = state.withLock({ $0.condition }) {
@@ -709,6 +736,7 @@ final class HistoryService: @unchecked Sendable {
               s.store = nil
               s.recordingUntil = 0
               Self.deny(&s)
+              s.denialIsOnDisk = false
             }
             return s.store
           }
@@ -721,7 +749,9 @@ final class HistoryService: @unchecked Sendable {
         let markerWritten = FileManager.default.createFile(
           atPath: denialMarkerPath, contents: Data("denied\n".utf8),
           attributes: [.posixPermissions: 0o600])
-        if !markerWritten {
+        if markerWritten {
+          state.withLock { $0.denialIsOnDisk = true }
+        } else {
           // The denial still holds for this run; a restarted daemon would record again.
           logger.error(
             "could not write \(denialMarkerPath): the denial lasts until the daemon restarts")

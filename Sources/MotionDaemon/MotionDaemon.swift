@@ -100,9 +100,10 @@ public final class MotionDaemon: @unchecked Sendable {
     let thread = Thread { [self] in acceptLoop(listener) }
     thread.name = "motiond-accept"
     thread.start()
-    // A denial given through another daemon on this state directory reaches this one when it
-    // next opens its store: its clients are told then, as for a denial given here.
-    history.onDenialFoundOnDisk.withLock {
+    // A denial or an allow given through another daemon on this state directory reaches this
+    // one when it next opens its store or flushes: its clients are told then, as for a choice
+    // given here.
+    history.onPrivacyChangeFoundOnDisk.withLock {
       $0 = { [weak self] in
         guard let self else { return }
         updateSourceSubscription()

@@ -384,6 +384,49 @@ extension DaemonProcessTests {
     #expect(!FileManager.default.fileExists(atPath: store.path), "a new history was started")
   }
 
+  /// The mirror of the test above: the user's allow, given through the second daemon after a
+  /// denial, removes the marker. The first daemon used to stay denied, and to tell its clients
+  /// so, until it restarted; it now finds the marker gone, tells its clients, and one of the two
+  /// records (the other is unavailable, waiting for the store's lock).
+  @Test func anAllowThroughTheSecondDaemonReachesTheFirst() throws {
+    let daemon = try DaemonProcess(source: "simulator:tour")
+    let first = DaemonClient(socketPath: daemon.socketPath)
+    defer { first.close() }
+    try waitUntil(seconds: 30, "the first daemon to record") {
+      (try? blocking { try await first.status() })?.historyState == "recording"
+    }
+    let socketPath = daemon.socketPath + ".second"
+    let second = try Self.secondDaemon(daemon, socketPath: socketPath)
+    defer { second.stop(grace: 10) }
+    let client = DaemonClient(socketPath: socketPath)
+    defer { client.close() }
+    try waitUntil(seconds: 30, "the second daemon to answer") {
+      (try? blocking { try await client.status() }) != nil
+    }
+    try blocking { try await client.setHistoryAllowed(false) }
+    try waitUntil(seconds: 60, "the first daemon's client to learn of the denial") {
+      !first.isHistoryAuthorized
+    }
+    try blocking { try await client.setHistoryAllowed(true) }
+    try waitUntil(seconds: 20, "the first daemon's client to learn of the allow") {
+      first.isHistoryAuthorized
+    }
+    #expect(try blocking { try await first.historyAuthorization() })
+    // One of them records; the other waits for the store's lock.
+    var states: [String] = []
+    try waitUntil(seconds: 30, "one daemon to record") {
+      states = [first, client].compactMap { daemonClient in
+        (try? blocking { try await daemonClient.status() })?.historyState
+      }
+      return states.contains("recording")
+    }
+    #expect(states.count == 2, "\(states)")
+    #expect(states.filter { $0 == "recording" }.count == 1, "\(states)")
+    #expect(
+      states.contains { $0.contains("another motiond is recording the motion history") },
+      "\(states)")
+  }
+
   /// A file that is not a socket at the socket path is an error, and is left alone.
   @Test func aRegularFileAtTheSocketPathIsNotReplaced() throws {
     let daemon = try DaemonProcess(source: "simulator:tour")
