@@ -295,6 +295,34 @@ extension DaemonProcessTests {
       ])
   }
 
+  /// Waits until the first daemon, which `first` talks to, records its history (the store's
+  /// lock is then its own).
+  static func waitUntilTheFirstRecords(_ first: DaemonClient) throws {
+    try waitUntil(seconds: 30, "the first daemon to record") {
+      (try? blocking { try await first.status() })?.historyState == "recording"
+    }
+  }
+
+  /// Runs a second `motiond` on `daemon`'s state directory and a socket of its own, and waits
+  /// until it answers; the caller closes the client and stops the daemon.
+  static func secondDaemonOnTheSameHistory(
+    _ daemon: DaemonProcess
+  ) throws -> (process: ChildProcess, client: DaemonClient) {
+    let socketPath = daemon.socketPath + ".second"
+    let second = try secondDaemon(daemon, socketPath: socketPath)
+    let client = DaemonClient(socketPath: socketPath)
+    do {
+      try waitUntil(seconds: 30, "the second daemon to answer") {
+        (try? blocking { try await client.status() }) != nil
+      }
+    } catch {
+      client.close()
+      second.stop(grace: 10)
+      throw error
+    }
+    return (second, client)
+  }
+
   /// A second daemon on the same socket exits with a clear message, even when both start at the
   /// same instant, and never takes the first one's socket.
   @Test func onlyOneDaemonRunsPerSocket() throws {
@@ -327,18 +355,11 @@ extension DaemonProcessTests {
   @Test func aSecondDaemonOnTheSameHistoryKeepsNone() throws {
     let daemon = try DaemonProcess(source: "simulator:tour")
     let first = DaemonClient(socketPath: daemon.socketPath)
-    try waitUntil(seconds: 30, "the first daemon to record") {
-      (try? blocking { try await first.status() })?.historyState == "recording"
-    }
+    try Self.waitUntilTheFirstRecords(first)
     first.close()
-    let socketPath = daemon.socketPath + ".second"
-    let second = try Self.secondDaemon(daemon, socketPath: socketPath)
+    let (second, client) = try Self.secondDaemonOnTheSameHistory(daemon)
     defer { second.stop(grace: 10) }
-    let client = DaemonClient(socketPath: socketPath)
     defer { client.close() }
-    try waitUntil(seconds: 30, "the second daemon to answer") {
-      (try? blocking { try await client.status() }) != nil
-    }
     let state = try blocking { try await client.status() }.historyState
     #expect(state.hasPrefix("unavailable"), "\(state)")
     #expect(state.contains("another motiond is recording the motion history"), "\(state)")
@@ -359,17 +380,10 @@ extension DaemonProcessTests {
     let daemon = try DaemonProcess(source: "simulator:tour")
     let first = DaemonClient(socketPath: daemon.socketPath)
     defer { first.close() }
-    try waitUntil(seconds: 30, "the first daemon to record") {
-      (try? blocking { try await first.status() })?.historyState == "recording"
-    }
-    let socketPath = daemon.socketPath + ".second"
-    let second = try Self.secondDaemon(daemon, socketPath: socketPath)
+    try Self.waitUntilTheFirstRecords(first)
+    let (second, client) = try Self.secondDaemonOnTheSameHistory(daemon)
     defer { second.stop(grace: 10) }
-    let client = DaemonClient(socketPath: socketPath)
     defer { client.close() }
-    try waitUntil(seconds: 30, "the second daemon to answer") {
-      (try? blocking { try await client.status() }) != nil
-    }
     try blocking { try await client.setHistoryAllowed(false) }
     // The first notices the deleted file at its next flush (every few seconds).
     try waitUntil(seconds: 60, "the first daemon to stop recording") {
@@ -392,17 +406,10 @@ extension DaemonProcessTests {
     let daemon = try DaemonProcess(source: "simulator:tour")
     let first = DaemonClient(socketPath: daemon.socketPath)
     defer { first.close() }
-    try waitUntil(seconds: 30, "the first daemon to record") {
-      (try? blocking { try await first.status() })?.historyState == "recording"
-    }
-    let socketPath = daemon.socketPath + ".second"
-    let second = try Self.secondDaemon(daemon, socketPath: socketPath)
+    try Self.waitUntilTheFirstRecords(first)
+    let (second, client) = try Self.secondDaemonOnTheSameHistory(daemon)
     defer { second.stop(grace: 10) }
-    let client = DaemonClient(socketPath: socketPath)
     defer { client.close() }
-    try waitUntil(seconds: 30, "the second daemon to answer") {
-      (try? blocking { try await client.status() }) != nil
-    }
     try blocking { try await client.setHistoryAllowed(false) }
     try waitUntil(seconds: 60, "the first daemon's client to learn of the denial") {
       !first.isHistoryAuthorized
