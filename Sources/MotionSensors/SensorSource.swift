@@ -13,6 +13,11 @@ public protocol SensorSource: AnyObject, Sendable {
 
   /// The sensors this source can deliver. A sensor missing here is "not available" to
   /// `CMMotionManager`.
+  ///
+  /// It may shrink while the source runs: a phone stream offers a gyroscope until it learns that
+  /// the phone streams none. Read it when it matters rather than once. A source that drops a
+  /// sensor does so before it tells its subscribers (an advisory ``SourceFailure``), so that a
+  /// subscriber told reads the new set; `CMMotionManager` then ends the updates that needed it.
   var availableSensors: SensorSet { get }
 
   /// The sample rates in Hz the source can deliver; update intervals are clamped to this range.

@@ -11,8 +11,9 @@ import MotionSensors
 //
 // Each call makes an independent subscription: it does not touch `is…Active` or the pull
 // properties, and several sequences may run side by side with the handler API. The sequence ends
-// when the source has no more samples (end of a recording), when the source fails, or at once when
-// the sensor or reference frame is not available; the sequence's `error` then tells why (the
+// when the source has no more samples (end of a recording), when the source fails, at once when
+// the sensor or reference frame is not available, or when the source finds its sensor missing (a
+// phone stream without a gyroscope); the sequence's `error` then tells why (the
 // `NSError` in `CMErrorDomain` a handler would have received). Iteration never throws, so both
 // `for await` and `for try await` work. When the consumer stops iterating (the task is cancelled or
 // the sequence is dropped), the subscription is cancelled soon after, on a background queue: the

@@ -18,6 +18,11 @@ import SourceComposition
 /// operation per delivered sample. After a `stop…Updates()` call returns, no handler of that
 /// service runs any more, including operations that were already queued. Services whose hardware is
 /// missing do nothing when started, as on Apple devices.
+///
+/// Availability is read from the source each time, and may change while it runs: a phone stream
+/// offers a gyroscope until it learns the phone streams none. From then on `isGyroAvailable` and
+/// ``isDeviceMotionAvailable`` are `false`, and gyroscope and device-motion updates started before
+/// end with `CMErrorNotAvailable` (to the handler, or as an async sequence's `error`).
 open class CMMotionManager: NSObject {
   /// The sensor source this manager reads. An addition to Apple's API.
   public let source: any SensorSource
@@ -97,7 +102,8 @@ open class CMMotionManager: NSObject {
   open var isGyroAvailable: Bool { source.availableSensors.contains(.gyroscope) }
   /// Whether the source has a magnetometer.
   open var isMagnetometerAvailable: Bool { source.availableSensors.contains(.magnetometer) }
-  /// Whether device motion can be produced: the source has an accelerometer and a gyroscope.
+  /// Whether device motion can be produced: the source has an accelerometer and a gyroscope (read
+  /// live: a phone stream drops its gyroscope once it learns the phone streams none).
   open var isDeviceMotionAvailable: Bool { source.availableSensors.isSuperset(of: .inertial) }
 
   // MARK: Activity
@@ -353,16 +359,22 @@ extension CMMotionManager {
   ) -> Bool {
     guard source.availableSensors.contains(sensor) else { return false }
     let generation = channel.begin(sink: sink, nominalSourcePeriod: minimumUpdateInterval)
+    let loss = Locked(false)
     // Only this sensor: a source that can switch sensors off (IIO, the daemon) keeps the others
     // off while nobody else needs them.
     let subscription = source.subscribe(requestedSampleRate: 1 / channel.interval, sensors: sensor)
-    { event in
+    { [source] event in
       switch event {
       case .sample(let sample):
         guard sample.sensors.contains(sensor) else { return }
         channel.offer(timestamp: sample.timestamp, generation: generation) { make(sample) }
       case .failure(let failure):
         channel.report(failure, generation: generation)
+        if let missing = CMMotionManager.newlyMissing(sensor, in: source, reported: loss) {
+          channel.fail(
+            NSError(CMErrorNotAvailable, description: "\(source.name) has no \(missing)"),
+            generation: generation)
+        }
       case .finished:
         channel.finish(generation: generation)
       }
@@ -409,7 +421,8 @@ extension CMMotionManager {
     let aligner = ReferenceFrameAligner(frame: frame, declination: declination ?? 0)
     let movementRequest = CalibrationMovementRequest(
       appliesTo: frame, showsDisplay: showsDeviceMovementDisplay)
-    let subscription = subscribeEstimates(rate: 1 / channel.interval) { event in
+    let loss = Locked(false)
+    let subscription = subscribeEstimates(rate: 1 / channel.interval) { [source] event in
       switch event {
       case .estimate(let estimate):
         if let error = movementRequest.check(estimate) {
@@ -425,12 +438,39 @@ extension CMMotionManager {
         // motion daemon): the arbitrary frame's yaw carries on rather than jump.
         if failure.kind == .disconnected { aligner.continueHeadingAfterGap() }
         channel.report(failure, generation: generation)
+        if let missing = CMMotionManager.newlyMissing(.inertial, in: source, reported: loss) {
+          channel.fail(
+            NSError(
+              CMErrorNotAvailable,
+              description: "\(source.name) has no \(missing): device motion is not available"),
+            generation: generation)
+        }
       case .finished:
         channel.finish(generation: generation)
       }
     }
     channel.attach(subscription, generation: generation)
     return true
+  }
+
+  /// The names of `sensors` that `source` no longer has (`"gyroscope"`), the first time a run
+  /// finds them gone (`reported` is that run's flag), else `nil`.
+  ///
+  /// Checked at each failure the source reports: a phone stream offers a gyroscope until it
+  /// learns the phone has none, then drops it from its available sensors and says so with an
+  /// advisory failure. A run started before then would otherwise wait for ever in silence; it
+  /// ends with `CMErrorNotAvailable` instead, as a fatal failure would end it, and a start after
+  /// then is refused like on a device without the sensor.
+  private static func newlyMissing(
+    _ sensors: SensorSet, in source: any SensorSource, reported: Locked<Bool>
+  ) -> String? {
+    let missing = sensors.subtracting(source.availableSensors)
+    guard !missing.isEmpty else { return nil }
+    let isFirst = reported.withLock { wasReported -> Bool in
+      defer { wasReported = true }
+      return !wasReported
+    }
+    return isFirst ? missing.names.joined(separator: " and ") : nil
   }
 
   /// Fusion estimates for one run of device-motion updates at `rate` Hz: from the motion daemon's

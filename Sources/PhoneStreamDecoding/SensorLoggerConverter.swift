@@ -139,6 +139,14 @@ package struct SensorLoggerConverter: Sendable {
     return (samples, failures)
   }
 
+  /// Whether this recording has been found to stream no gyroscope (the notice of
+  /// ``missingGyroscopeBatches`` is out, and no gyroscope reading has come since): the receiver
+  /// then offers no gyroscope, so device motion is not available.
+  package var lacksGyroscope: Bool {
+    hasReportedMissingGyroscope && !seenStreams.contains("gyroscope")
+      && !seenStreams.contains("gyroscopeuncalibrated")
+  }
+
   /// How many batches with accelerometer readings and no gyroscope make the "no gyroscope"
   /// notice due: more than one, so that a gyroscope that starts a little after the accelerometer
   /// and misses the first batch is not reported.

@@ -53,6 +53,10 @@ package struct SensorLoggerStream: Sendable {
   /// The reorder buffer's state (for diagnostics and tests).
   package var reorderBuffer: SampleReorderBuffer { reorder }
 
+  /// Whether the current recording streams no gyroscope (see
+  /// ``SensorLoggerConverter/lacksGyroscope``).
+  package var lacksGyroscope: Bool { converter.lacksGyroscope }
+
   /// How many messages were skipped for an id that cannot be sequenced.
   package var skippedMessageCount: Int { sequencer.skippedMessageCount }
 

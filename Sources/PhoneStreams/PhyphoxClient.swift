@@ -24,6 +24,10 @@ import PhoneStreamDecoding
 /// through AsyncHTTPClient with a deadline on the whole answer (head and body), a bounded answer
 /// size, and no redirects followed.
 ///
+/// Until the experiment's `/config` is read every sensor is offered; an experiment without a
+/// gyroscope (the built-in "Acceleration with g") removes it from ``availableSensors``, so that
+/// `CMMotionManager` reports device motion as not available and ends updates started before.
+///
 /// `@unchecked Sendable`: `hub` is set once in `init`; the mutable state is in `Locked` boxes.
 public final class PhyphoxClient: SensorSource, @unchecked Sendable {
   /// Where to poll and how often.
@@ -66,9 +70,13 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
   /// The configuration the client was created with.
   public let configuration: Configuration
   public var name: String { "phyphox:http://\(configuration.host):\(configuration.port)" }
+  /// Every sensor until the experiment's `/config` has been read, then without the gyroscope if
+  /// the experiment has none (device motion is then not available).
   public var availableSensors: SensorSet {
     guard let buffers = configuration.buffers else {
-      return [.accelerometer, .gyroscope, .magnetometer, .barometer]
+      return lacksGyroscope.withLock { $0 }
+        ? [.accelerometer, .magnetometer, .barometer]
+        : [.accelerometer, .gyroscope, .magnetometer, .barometer]
     }
     return buffers.reduce(into: []) { set, group in
       switch group.sensor {
@@ -84,6 +92,9 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
 
   private var hub: LiveSourceHub!
   private let pollCount = Locked(0)
+  /// Whether the experiment last discovered has inputs but no gyroscope: set before its notes are
+  /// delivered, so that a subscriber told "no gyroscope" finds it gone from ``availableSensors``.
+  private let lacksGyroscope = Locked(false)
 
   /// Creates a client; nothing is polled until the first subscription.
   public init(configuration: Configuration) {
@@ -168,11 +179,16 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
       hub.deliver(.failure(failure))
     }
 
+    // Not known again until this run reads /config: the phone may have switched experiments.
+    lacksGyroscope.withLock { $0 = false }
     while !Task.isCancelled {
       var events: [SourceEvent] = []
       do {
         if poller == nil {
           let (groups, notes) = try await discoverGroups()
+          let withoutGyroscope =
+            !groups.isEmpty && !groups.contains(where: { $0.sensor == .gyroscope })
+          lacksGyroscope.withLock { $0 = withoutGyroscope }
           for note in notes { report(SourceFailure(.other, "phyphox: \(note)", isFatal: false)) }
           guard !groups.isEmpty else {
             report(

@@ -35,6 +35,11 @@ import ServiceLifecycle
 /// or a content type other than JSON are refused, and no CORS header is ever sent. A malformed
 /// body is answered 400 and reported as an advisory failure (`SourceFailure.isFatal` false).
 ///
+/// Every sensor is offered, since the app decides what it streams, until a recording turns out to
+/// stream no gyroscope: it is then removed from ``availableSensors`` (until a gyroscope reading or
+/// a new recording comes), so that `CMMotionManager` reports device motion as not available and
+/// ends updates started before.
+///
 /// `@unchecked Sendable`: `hub` is set once in `init`; the mutable state is in `Locked` boxes.
 public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   /// Which sign and unit convention the phone's readings follow.
@@ -124,8 +129,13 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   /// The configuration the receiver was created with.
   public let configuration: Configuration
   public var name: String { "sensorlogger:\(configuration.bindAddress):\(configuration.port)" }
+  /// Every sensor (the app chooses what it streams) but a gyroscope the current recording turned
+  /// out not to stream: the "no gyroscope" notice comes after this has dropped it, so that device
+  /// motion reads as not available and updates started before end.
   public var availableSensors: SensorSet {
-    [.accelerometer, .gyroscope, .magnetometer, .barometer]
+    stream.withLock { $0.state?.lacksGyroscope ?? false }
+      ? [.accelerometer, .magnetometer, .barometer]
+      : [.accelerometer, .gyroscope, .magnetometer, .barometer]
   }
   /// The phone decides the rate (Sensor Logger offers up to 100 Hz and more on some phones).
   public var supportedSampleRates: ClosedRange<Double> { 1...200 }

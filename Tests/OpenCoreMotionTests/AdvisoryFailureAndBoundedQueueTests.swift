@@ -7,16 +7,23 @@ import XCTest
 @testable import OpenCoreMotion
 
 /// A source that sends an advisory failure between samples, like a phone receiver that got one
-/// malformed POST. Delivery is synchronous in `emit`, on the caller's thread.
+/// malformed POST. Delivery is synchronous in `emit`, on the caller's thread. Its sensors can be
+/// changed while it runs (``drop(_:)``), as a phone stream's are when it learns there is no
+/// gyroscope.
 final class ScriptedSource: SensorSource, @unchecked Sendable {
   let name = "scripted"
-  let availableSensors: SensorSet
   let supportedSampleRates: ClosedRange<Double> = 1...100
   // Protected by its lock.
+  private let sensors: Locked<SensorSet>
   private let handlers = Locked<[UInt64: @Sendable (SourceEvent) -> Void]>([:])
   private let nextID = Locked<UInt64>(0)
 
-  init(sensors: SensorSet = .nineAxis) { availableSensors = sensors }
+  init(sensors: SensorSet = .nineAxis) { self.sensors = Locked(sensors) }
+
+  var availableSensors: SensorSet { sensors.withLock { $0 } }
+
+  /// Removes `dropped` from ``availableSensors``.
+  func drop(_ dropped: SensorSet) { sensors.withLock { $0.subtract(dropped) } }
 
   func subscribe(
     requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
@@ -65,6 +72,63 @@ final class AdvisoryFailureAndBoundedQueueTests: XCTestCase {
     XCTAssertEqual(errors.count, 2)
     XCTAssertFalse(errors.all.last?.isAdvisorySourceFailure ?? true)
     manager.stopAccelerometerUpdates()
+  }
+
+  /// A phone stream offers a gyroscope until it learns the phone streams none; it then drops it
+  /// and says so with an advisory failure. Device motion (and the gyroscope) must then read as
+  /// not available, and the updates started before must end with `CMErrorNotAvailable`: they
+  /// stayed "available" and active, silent for ever.
+  func testDeviceMotionEndsWhenTheSourceTurnsOutToHaveNoGyroscope() throws {
+    let source = ScriptedSource()
+    let manager = CMMotionManager(source: source)
+    XCTAssertTrue(manager.isDeviceMotionAvailable)
+    let queue = makeSerialQueue()
+    let updates = Collector<Double>()
+    let errors = Collector<NSError>()
+    manager.startDeviceMotionUpdates(using: .xArbitraryZVertical, to: queue) { motion, error in
+      if let motion { updates.append(motion.timestamp) }
+      if let error { errors.append(error as NSError) }
+    }
+    let gyroErrors = Collector<NSError>()
+    manager.startGyroUpdates(to: queue) { _, error in
+      if let error { gyroErrors.append(error as NSError) }
+    }
+    let sequence = manager.deviceMotionUpdates()
+    for i in 0..<100 {
+      source.emit(.sample(Synthetic.sample(at: Double(i) / 100, earthFromSensor: .identity)))
+    }
+    queue.waitUntilAllOperationsAreFinished()
+    XCTAssertFalse(updates.all.isEmpty, "device motion runs while the gyroscope streams")
+    XCTAssertTrue(errors.all.isEmpty, "\(errors.all)")
+
+    source.drop(.gyroscope)
+    let notice = "Sensor Logger streams no gyroscope, so there is no device motion"
+    source.emit(.failure(SourceFailure(.other, notice, isFatal: false)))
+    queue.waitUntilAllOperationsAreFinished()
+    XCTAssertFalse(manager.isDeviceMotionAvailable)
+    XCTAssertFalse(manager.isGyroAvailable)
+    XCTAssertTrue(manager.isAccelerometerAvailable)
+    // The notice itself (advisory), then the end of the run.
+    XCTAssertEqual(errors.count, 2, "\(errors.all)")
+    XCTAssertTrue(errors.all.first?.isAdvisorySourceFailure ?? false)
+    let end = errors.all.last
+    XCTAssertEqual(end?.domain, CMErrorDomain)
+    XCTAssertEqual(end?.code, Int(CMErrorNotAvailable.rawValue))
+    XCTAssertTrue(end?.localizedDescription.contains("no gyroscope") ?? false, "\(errors.all)")
+    XCTAssertEqual(
+      gyroErrors.all.last?.code, Int(CMErrorNotAvailable.rawValue), "\(gyroErrors.all)")
+    XCTAssertEqual(
+      (sequence.error as NSError?)?.code, Int(CMErrorNotAvailable.rawValue),
+      "the async sequence ends with the error")
+    // Once per run: a later failure does not repeat it.
+    source.emit(.failure(SourceFailure(.other, "another notice", isFatal: false)))
+    queue.waitUntilAllOperationsAreFinished()
+    XCTAssertEqual(errors.all.filter { $0.code == Int(CMErrorNotAvailable.rawValue) }.count, 1)
+    // A start from now on is refused, as on a device without a gyroscope.
+    manager.stopDeviceMotionUpdates()
+    manager.startDeviceMotionUpdates(to: queue) { _, _ in XCTFail("not available") }
+    XCTAssertFalse(manager.isDeviceMotionActive)
+    manager.stopGyroUpdates()
   }
 
   /// The pedometer, activity and altimeter sequences too: an advisory failure (one malformed

@@ -238,14 +238,24 @@ final class NetworkPhyphoxTests: XCTestCase {
     defer { stub.stop() }
     stub.append(Self.accelerometerRows([1.0]))
     let client = makeClient(port: stub.port)
+    XCTAssertTrue(client.availableSensors.contains(.gyroscope), "offered before /config is read")
     let collector = NetworkEventCollector()
-    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    // What a subscriber told "no gyroscope" reads: the gyroscope already gone, so that device
+    // motion is not available (the client kept offering it).
+    let atNotice = Locked<SensorSet?>(nil)
+    let subscription = client.subscribe(requestedSampleRate: 100) { [weak client] event in
+      if case .failure = event { atNotice.withLock { $0 = $0 ?? client?.availableSensors } }
+      collector.handler(event)
+    }
     defer { subscription.cancel() }
     XCTAssertTrue(
-      collector.wait { !$0.failures.isEmpty && !$0.samples.isEmpty }, "\(collector.all)")
+      collector.wait(timeout: 20) { !$0.failures.isEmpty && !$0.samples.isEmpty },
+      "\(collector.all)")
     let notice = collector.failures.first
     XCTAssertTrue(notice?.message.contains("no gyroscope input") ?? false, "\(collector.all)")
     XCTAssertEqual(notice?.isFatal, false, "the accelerometer still streams")
+    XCTAssertEqual(atNotice.withLock { $0 }, [.accelerometer, .magnetometer, .barometer])
+    XCTAssertEqual(client.availableSensors, [.accelerometer, .magnetometer, .barometer])
     // With the gyroscope, as in a custom experiment, there is nothing to say.
     XCTAssertTrue(
       PhyphoxBufferGroup.discover(in: try PhoneJSON.parse(Array(Self.config.utf8))).notes.isEmpty)

@@ -236,6 +236,41 @@ final class NetworkSensorLoggerTests: XCTestCase {
     }
   }
 
+  /// After the "no gyroscope" notice the receiver offers no gyroscope, so that device motion
+  /// reads as not available: it kept offering every sensor. Dropped before the notice reaches
+  /// subscribers, and offered again once a gyroscope streams.
+  func testReceiverStopsOfferingAGyroscopeTheRecordingLacks() throws {
+    let receiver = makeReceiver(platform: .android)
+    XCTAssertTrue(receiver.availableSensors.contains(.gyroscope), "offered before it is known")
+    let collector = NetworkEventCollector()
+    let atNotice = Locked<SensorSet?>(nil)
+    let subscription = receiver.subscribe(requestedSampleRate: 100) { [weak receiver] event in
+      if case .failure(let failure) = event, failure.message.contains("no gyroscope") {
+        atNotice.withLock { $0 = receiver?.availableSensors }
+      }
+      collector.handler(event)
+    }
+    defer { subscription.cancel() }
+    let client = try NetworkTestHTTPClient(port: try XCTUnwrap(receiver.listeningPort))
+    func post(_ id: Int, gyroscope: Bool = false) throws {
+      var readings = [("totalacceleration", id * 100, Self.xyz(0, 0, 9.81))]
+      if gyroscope { readings.append(("gyroscope", id * 100, Self.xyz(0.1, 0, 0))) }
+      XCTAssertEqual(try client.post(Self.body(messageID: id, readings: readings)).status, 200)
+    }
+    for id in 0..<(SensorLoggerConverter.missingGyroscopeBatches + 1) { try post(id) }
+    XCTAssertTrue(
+      collector.wait(timeout: 20) { $0.failures.contains { $0.message.contains("no gyroscope") } },
+      "\(collector.all)")
+    XCTAssertEqual(atNotice.withLock { $0 }, [.accelerometer, .magnetometer, .barometer])
+    XCTAssertEqual(receiver.availableSensors, [.accelerometer, .magnetometer, .barometer])
+    // The app's Gyroscope turned on: offered again.
+    try post(SensorLoggerConverter.missingGyroscopeBatches + 1, gyroscope: true)
+    XCTAssertTrue(
+      collector.wait(timeout: 20) { $0.samples.contains { $0.gyroscope != nil } },
+      "\(collector.all)")
+    XCTAssertTrue(receiver.availableSensors.contains(.gyroscope))
+  }
+
   func testTimeKeepsNanosecondPrecisionBeyondTwoToThe53() throws {
     let batch = try SensorLoggerBatch(
       body: Array(
