@@ -33,11 +33,16 @@ package struct StepRecording: Sendable {
     /// left `null` would look as if the file had not been asked for.
     case noPressureReadings(barometer: String)
 
+    /// What gives pressure readings, for this failure and for other tools' messages about a file
+    /// without any (`motionctl altitude`), so that they name the same columns and formats.
+    package static let pressureSources =
+      "a pressure column such as pressure_hpa or pressure_kpa, or a recording format with a "
+      + "barometer"
+
     package var description: String {
       switch self {
       case .noPressureReadings(let file):
-        return "\(file): no pressure readings (a pressure column such as pressure_hpa or "
-          + "pressure_kpa, or a recording format with a barometer)"
+        return "\(file): no pressure readings (\(Self.pressureSources))"
       case .noAccelerometerSamples(let recording):
         return "\(recording): no accelerometer samples"
       case .accelerometerTooSparse(let recording, let longestGap, let sparse, let intervals):

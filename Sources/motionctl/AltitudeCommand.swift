@@ -3,6 +3,7 @@
 import ArgumentParser
 import Foundation
 import MotionDetectors
+import MotionEvaluation  // StepRecording.Failure.pressureSources
 import MotionSensors
 
 /// `motionctl altitude FILE...`: relative altitude from a recording's barometer, as `CMAltimeter`
@@ -186,9 +187,9 @@ struct AltitudeCommand: ParsableCommand {
       // tell the format, where what is missing is the barometer.
       guard layouts.isEmpty else {
         throw CLIError(
-          "\(url.path): no pressure column; altitude needs a pressure column "
-            + "such as pressure_hpa or pressure_kpa, a barometer file such as NAME_pressure.csv, "
-            + "or a recording format with a barometer")
+          "\(url.path): no pressure column; altitude needs "
+            + "\(StepRecording.Failure.pressureSources) (such as a barometer file, "
+            + "NAME_pressure.csv)")
       }
       return nil
     }
