@@ -30,7 +30,8 @@ import PhoneStreamDecoding
 /// ends, so a phone that accepts TCP but never answers the upgrade is given up on after
 /// ``Configuration/connectTimeout`` like an unreachable one. The first malformed message is
 /// reported; later ones are counted and summarised at most every ten seconds (once that has
-/// passed, also when no malformed message follows).
+/// passed, also when no malformed message follows). A message over 64 KiB ends the connection
+/// (closed with 1009), and the report says so.
 ///
 /// The WebSocket is HummingbirdWebSocket's client (SwiftNIO).
 ///
@@ -118,6 +119,11 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
 
   /// The largest message accepted from the phone (one sensor event is about 150 bytes).
   static let maximumMessageSize = 1 << 16
+  /// The frame and message size the WebSocket library is given, above ``maximumMessageSize``:
+  /// the library closes the connection (1009) over its limit without saying which limit (a single
+  /// frame over it ends as a plain "connection closed"), so the client enforces its own limit below
+  /// it and reports it. A message beyond even this is still refused by the library alone.
+  static let libraryMessageSizeLimit = 1 << 20
 
   /// Creates a client; nothing connects until the first subscription.
   public init(configuration: Configuration) {
@@ -152,6 +158,8 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     var lastActivity: Double
     /// The open connection's writer, to close it properly when the peer falls silent.
     var outbound: WebSocketOutboundWriter?
+    /// Whether the phone sent a message over ``maximumMessageSize`` (the connection is closed).
+    var sentTooLargeMessage = false
   }
 
   /// Why a connection ended.
@@ -216,7 +224,7 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
   ) async -> String {
     let ping = Duration.nanoseconds(Int64(max(0.05, min(configuration.pingInterval, 3_600)) * 1e9))
     let webSocketConfiguration = WebSocketClientConfiguration(
-      maxFrameSize: Self.maximumMessageSize, closeTimeout: .seconds(1),
+      maxFrameSize: Self.libraryMessageSizeLimit, closeTimeout: .seconds(1),
       autoPing: .enabled(timePeriod: ping))
     let url = configuration.url
     do {
@@ -259,6 +267,7 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
           throw error
         }
       }
+      if session.withLock({ $0.sentTooLargeMessage }) { return Self.tooLargeMessageEnding }
       guard let closeFrame else { return "connection closed" }
       return Self.describeClose(
         code: UInt16(webSocketErrorCode: closeFrame.closeCode), reason: closeFrame.reason ?? "")
@@ -267,14 +276,31 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     } catch Ending.idle {
       return "nothing received for \(configuration.idleTimeout) s (phone gone?)"
     } catch {
+      if session.withLock({ $0.sentTooLargeMessage }) { return Self.tooLargeMessageEnding }
       return "connection lost (\(error))"
     }
   }
 
+  /// Why a connection ended on which the phone sent a message over ``maximumMessageSize``.
+  static let tooLargeMessageEnding =
+    "the phone sent a message larger than \(maximumMessageSize >> 10) KiB (close 1009)"
+
   /// Reads messages until the connection ends.
   private func serve(_ inbound: WebSocketInboundStream, session: Locked<Session>) async throws {
     let defaultType = configuration.types.count == 1 ? configuration.types[0] : nil
-    for try await message in inbound.messages(maxSize: Self.maximumMessageSize) {
+    for try await message in inbound.messages(maxSize: Self.libraryMessageSizeLimit) {
+      let size: Int
+      switch message {
+      case .text(let text): size = text.utf8.count
+      case .binary(let bytes): size = bytes.readableBytes
+      }
+      guard size <= Self.maximumMessageSize else {
+        // Closed here, the way the library would, so that the report can say why.
+        session.withLock { $0.sentTooLargeMessage = true }
+        try await session.withLock { $0.outbound }?.close(
+          .messageTooLarge, reason: "message larger than \(Self.maximumMessageSize >> 10) KiB")
+        return
+      }
       let now = phoneStreamUptime()
       var events: [SourceEvent] = []
       session.withLock { $0.receivedMessage = true }

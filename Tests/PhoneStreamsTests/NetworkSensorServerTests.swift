@@ -238,6 +238,30 @@ final class NetworkSensorServerTests: XCTestCase {
       SensorServerClient.describeClose(code: 4001, reason: "sensor not found").contains("?types="))
   }
 
+  func testAMessageOverTheSizeLimitIsReportedAsSuch() throws {
+    // A message over SensorServerClient.maximumMessageSize made the WebSocket library close the
+    // connection with 1009 by itself, and the report said only "connection closed" (one frame) or
+    // showed the library's error (frames of 16 KiB, put together by the library).
+    for frameSize in [1 << 20, 1 << 14] {
+      let phone = try NetworkTestPhone(maximumFrameSize: frameSize) { outbound, _ in
+        try await outbound.writeTextMessage(String(repeating: " ", count: 100 << 10))
+        try await Task.sleep(nanoseconds: 10_000_000_000)
+      }
+      defer { phone.stop() }
+      let client = SensorServerClient(
+        configuration: .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 5))
+      let collector = NetworkEventCollector()
+      let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
+      defer { subscription.cancel() }
+      XCTAssertTrue(collector.wait(timeout: 10) { !$0.failures.isEmpty }, "\(collector.all)")
+      let failure = try XCTUnwrap(collector.failures.first)
+      XCTAssertEqual(failure.kind, .disconnected)
+      XCTAssertTrue(
+        failure.message.contains("a message larger than 64 KiB (close 1009)"),
+        "frames of \(frameSize) bytes: \(failure.message)")
+    }
+  }
+
   func testUnreachablePhoneIsReportedAsDisconnected() throws {
     // A port that nobody listens on: bind one, note it, close it.
     let (probe, port) = try NetworkTestSocket.listen()

@@ -65,7 +65,8 @@ final class NetworkTestApplication: @unchecked Sendable {
 
 /// A fake SensorServer phone: a WebSocket server at `/sensors/connect` whose behaviour for each
 /// connection is `script(outbound, connectionIndex)`; it reads (and so answers pings) only when
-/// `answersPings` is true.
+/// `answersPings` is true. `writeTextMessage` splits a text of more than `maximumFrameSize` bytes
+/// (Hummingbird's default, 16 KiB) into several frames.
 final class NetworkTestPhone: @unchecked Sendable {
   // @unchecked Sendable: the mutable state is in `Locked` boxes; `application` is set once.
   typealias Script = @Sendable (WebSocketOutboundWriter, Int) async throws -> Void
@@ -74,7 +75,9 @@ final class NetworkTestPhone: @unchecked Sendable {
   private let connections = Locked(0)
   private let targets = Locked<[String]>([])
 
-  init(answersPings: Bool = true, script: @escaping Script) throws {
+  init(
+    answersPings: Bool = true, maximumFrameSize: Int = 1 << 14, script: @escaping Script
+  ) throws {
     let router = Router(context: BasicWebSocketRequestContext.self)
     router.ws("/sensors/connect") { [connections, targets] inbound, outbound, context in
       let index = connections.withLock { count -> Int in
@@ -96,7 +99,9 @@ final class NetworkTestPhone: @unchecked Sendable {
     application = try NetworkTestApplication { onRunning in
       Application(
         router: Router(),
-        server: .http1WebSocketUpgrade(webSocketRouter: router),
+        server: .http1WebSocketUpgrade(
+          webSocketRouter: router,
+          configuration: .init(ws: .init(maxFrameSize: maximumFrameSize))),
         configuration: .init(address: .hostname("127.0.0.1", port: 0)),
         onServerRunning: onRunning, logger: NetworkTestApplication.quietLogger)
     }
