@@ -17,12 +17,16 @@ final class RecordingSensorLoggerTests: XCTestCase {
         "version,device name,recording epoch time,recording time,recording timezone,platform,appVersion,sensors,sampleRateMs,standardisation\n"
           + "3,iPhone 13,1745877875750,2025-04-28_22-04-35,America/New_York,ios,1.43.2,Accelerometer|Gyroscope,10|10,\(standardised)\n"
       ),
-      // Face up at rest: Core Motion reads (0, 0, -1) g; written z,y,x.
+      // Face up at rest: Core Motion reads (0, 0, -1) g; written z,y,x. Standardised, the app
+      // writes specific force in m/s².
       (
         "AccelerometerUncalibrated.csv",
         "time,seconds_elapsed,z,y,x\n"
-          + "1745877875782820400,0.0328203125,-1,0.5,0\n"
-          + "1745877875792820400,0.0428203125,-1,0,0.25\n"
+          + (standardised
+            ? "1745877875782820400,0.0328203125,9.80665,-4.903325,0\n"
+              + "1745877875792820400,0.0428203125,9.80665,0,-2.4516625\n"
+            : "1745877875782820400,0.0328203125,-1,0.5,0\n"
+              + "1745877875792820400,0.0428203125,-1,0,0.25\n")
       ),
       // User acceleration (gravity removed): must not be replayed as the accelerometer.
       ("Accelerometer.csv", "time,seconds_elapsed,z,y,x\n1745877875782820400,0.03,0.1,0.1,0.1\n"),
@@ -75,7 +79,8 @@ final class RecordingSensorLoggerTests: XCTestCase {
     let standardised = try folder.writeZip(iOSFiles(standardised: true), to: "ios-standard.zip")
     let first = try XCTUnwrap(
       RecordingReader.readSamples(standardised).first { $0.accelerometer != nil })
-    XCTAssertEqual(first.accelerometer, SIMD3(0, 0.5, -1), "already m/s² in Android's convention")
+    XCTAssertEqual(
+      first.accelerometer, SIMD3(0, -4.903325, 9.80665), "already m/s² in Android's convention")
 
     let android: [(String, String)] = [
       (
@@ -100,6 +105,42 @@ final class RecordingSensorLoggerTests: XCTestCase {
     XCTAssertEqual(
       samples[0].accelerometer, SIMD3(1.423729419708252, 6.9344000816345215, 7.511070251464844))
     XCTAssertEqual(samples[0].timestamp, 1_707_663_721 + 0.3451092)
+  }
+
+  /// Metadata.csv that says the opposite of the readings: `standardisation` true over an
+  /// iPhone's g with Apple's sign was read as m/s² with Android's sign (9.8 times too weak and
+  /// upside down), and false over m/s² 9.8 times too strong. The readings decide, and the
+  /// descriptor says so.
+  func testMetadataThatContradictsTheReadingsIsOverruled() throws {
+    let folder = try RecordingFixtureFolder()
+    let claimsStandardised = iOSFiles().map { name, text in
+      (
+        name,
+        name == "Metadata.csv" ? text.replacingOccurrences(of: ",false\n", with: ",true\n") : text
+      )
+    }
+    var stream = try RecordingReader.open(try folder.writeZip(claimsStandardised, to: "a.zip"))
+    let note = try XCTUnwrap(stream.descriptor.metadata["metadataDisagreement"])
+    XCTAssertTrue(note.contains("standardisation true"), note)
+    XCTAssertTrue(note.contains("reads about 1: read as g with Apple's sign"), note)
+    // Face up: Core Motion (0, 0, -1) g is specific force (0, 0, +g); written z,y,x.
+    XCTAssertEqual(try stream.collect().compactMap(\.accelerometer).first, SIMD3(-0.0, -0.5 * g, g))
+
+    let claimsG = iOSFiles(standardised: true).map { name, text in
+      (
+        name,
+        name == "Metadata.csv" ? text.replacingOccurrences(of: ",true\n", with: ",false\n") : text
+      )
+    }
+    stream = try RecordingReader.open(try folder.writeZip(claimsG, to: "b.zip"))
+    let other = try XCTUnwrap(stream.descriptor.metadata["metadataDisagreement"])
+    XCTAssertTrue(other.contains("reads about 9.8: read as m/s² with Android's sign"), other)
+    XCTAssertEqual(
+      try stream.collect().compactMap(\.accelerometer).first, SIMD3(0, -4.903325, 9.80665))
+
+    // Metadata that agrees adds no note.
+    stream = try RecordingReader.open(try folder.writeZip(iOSFiles(), to: "c.zip"))
+    XCTAssertNil(stream.descriptor.metadata["metadataDisagreement"])
   }
 
   func testOldSchemaWithoutSecondsElapsedAndWithoutMetadata() throws {

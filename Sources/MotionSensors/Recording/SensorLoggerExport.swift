@@ -23,8 +23,11 @@ import MotionMath
 /// - pressure: `Barometer.csv` `pressure` (mbar = hPa, converted to kPa).
 ///
 /// Without `Metadata.csv` (or without its `platform` column) the Android convention is assumed and
-/// the descriptor's metadata says so, except that an `AccelerometerUncalibrated.csv` read as the
-/// accelerometer whose readings are about 1 (not 9.8) is taken for iOS's g with Apple's sign.
+/// the descriptor's metadata says so, except that a raw accelerometer file whose readings are
+/// about 1 (not 9.8) is taken for iOS's g with Apple's sign. The readings also have the last word
+/// when `Metadata.csv` is there: a raw file about 1 where its `platform` and `standardisation` say
+/// m/s² (or about 9.8 where they say g) is read as the readings say (g with Apple's sign, or m/s²
+/// with Android's) and the descriptor's metadata says so under `metadataDisagreement`.
 enum SensorLoggerExport {
   static let metadataFile = "Metadata.csv"
   static let sensorFiles = [
@@ -116,7 +119,7 @@ enum SensorLoggerExport {
     var used: [String] = []
 
     // Accelerometer: the raw, gravity-including reading.
-    let accelerometerFile: (path: String, scale: Double)?
+    var accelerometerFile: (path: String, scale: Double)?
     if isIOS {
       accelerometerFile = try nonEmpty("AccelerometerUncalibrated.csv").map {
         ($0, standardised ? 1 : -Units.standardGravity)
@@ -125,22 +128,30 @@ enum SensorLoggerExport {
       accelerometerFile = (total, 1)
     } else if let uncalibrated = try nonEmpty("AccelerometerUncalibrated.csv") {
       // Android writes it in m/s² (specific force), iOS in g with Apple's sign. Without the
-      // platform in the metadata, the readings tell which.
-      var scale = 1.0
-      if platform == nil {
-        var head = try vectorStream(
-          container, uncalibrated, kind: .accelerometer, scale: 1, options: options)
-        if try AccelerationUnitProbe.isInG(reading: &head) == true {
-          // In g, so not converted to Android's units; its sign is Android's only if the export
-          // says so.
-          scale = standardised ? Units.standardGravity : -Units.standardGravity
-          notes["platform"] =
-            "unknown; AccelerometerUncalibrated.csv reads about 1: g (iOS) assumed"
+      // platform in the metadata, the readings tell which (below).
+      accelerometerFile = (uncalibrated, 1)
+    }
+    if let (path, claimedScale) = accelerometerFile {
+      // The readings have the last word on the unit: Metadata.csv can be edited, copied from
+      // another export or describe a setting that was changed mid-way, and a walk read in the
+      // wrong unit is 9.8 times too weak or too strong (steps lost, the activity unknown). Only
+      // plain iOS writes g, so g also means Apple's sign; m/s² is Android's (standardised iOS
+      // included).
+      var head = try vectorStream(container, path, kind: .accelerometer, scale: 1, options: options)
+      let claimsG = claimedScale != 1
+      if let inG = try AccelerationUnitProbe.isInG(reading: &head), inG != claimsG {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        accelerometerFile = (path, inG ? -Units.standardGravity : 1)
+        if let platform {
+          notes["metadataDisagreement"] =
+            "Metadata.csv says platform \(platform), standardisation \(standardised) ("
+            + (claimsG ? "g with Apple's sign" : "m/s² with Android's sign")
+            + ") but \(name) reads about "
+            + (inG ? "1: read as g with Apple's sign" : "9.8: read as m/s² with Android's sign")
+        } else {
+          notes["platform"] = "unknown; \(name) reads about 1: g (iOS) assumed"
         }
       }
-      accelerometerFile = (uncalibrated, scale)
-    } else {
-      accelerometerFile = nil
     }
     if let (path, scale) = accelerometerFile {
       parts.append(
@@ -191,7 +202,7 @@ enum SensorLoggerExport {
       )
     }
     notes["files"] = used.joined(separator: ", ")
-    if isIOS && !standardised && accelerometerFile != nil {
+    if accelerometerFile?.scale == -Units.standardGravity {
       notes["accelerometerConversion"] =
         "iOS g with Apple's sign to specific force: f = -a * 9.80665"
     }
