@@ -32,6 +32,8 @@ package struct SensorLoggerBatch: Sendable, Equatable {
   package var messageID: Int64?
   /// The recording's identifier, if present (a new one means a new recording).
   package var sessionID: String?
+  /// The sending phone's identifier, if present (the app's, stable across recordings).
+  package var deviceID: String?
   /// The readings in the order they were sent.
   package var readings: [Reading]
 
@@ -100,6 +102,7 @@ package struct SensorLoggerBatch: Sendable, Equatable {
     }
     messageID = members["messageId"]?.int64Value
     sessionID = members["sessionId"]?.stringValue
+    deviceID = members["deviceId"]?.stringValue
     readings = []
     readings.reserveCapacity(payload.count)
     for (index, entry) in payload.enumerated() {

@@ -25,6 +25,9 @@ package struct SensorLoggerStream: Sendable {
   private var malformedBodies = PowerOfTenReports(reportingEachUpTo: 10)
   /// The early-release total at which the next notice is due (powers of ten).
   private var earlyReleaseReports = PowerOfTenReports()
+  /// The `deviceId` of the first message that had one, and whether a second one was reported.
+  private var firstDeviceID: String?
+  private var hasReportedSecondDevice = false
 
   /// Creates a stream; the parameters are those of ``SensorLoggerMessageSequencer`` and
   /// ``SampleReorderBuffer``.
@@ -112,7 +115,7 @@ package struct SensorLoggerStream: Sendable {
           isFatal: failure.isFatal)
       return ([.failure(reported)] + tick(now: now), failure)
     }
-    var events: [SourceEvent] = []
+    var events: [SourceEvent] = secondDeviceNotice(batch).map { [.failure($0)] } ?? []
     let (inOrder, sessionChanged) = sequencer.accept(batch, now: now)
     if sessionChanged {
       // A new recording: finish the old one and forget its convention. The sample timeline (what
@@ -158,6 +161,28 @@ package struct SensorLoggerStream: Sendable {
       "\(source): \(count) message(s) so far were passed on before their reorder window ended, "
         + "because more than \(SensorLoggerMessageSequencer.maximumHeldMessages) messages or "
         + "\(sequencer.maximumHeldReadings) readings were waiting for missing ones", isFatal: false)
+  }
+
+  /// A notice, once, when a message comes from another `deviceId` than the first: two phones
+  /// pushing to one receiver interleave two recordings, each message of one looks like a new
+  /// session after the other's, and their clocks differ, so many samples are dropped as late and
+  /// the rest mix two phones' motion. Their messages are still taken (a phone that was reinstalled
+  /// sends a new id too); the notice says what the late drops that follow mean.
+  private mutating func secondDeviceNotice(_ batch: SensorLoggerBatch) -> SourceFailure? {
+    guard let device = batch.deviceID, !hasReportedSecondDevice else { return nil }
+    guard let first = firstDeviceID else {
+      firstDeviceID = device
+      return nil
+    }
+    guard device != first else { return nil }
+    hasReportedSecondDevice = true
+    return SourceFailure(
+      .other,
+      "\(source): messages from a second phone, deviceId "
+        + "\(printableExcerpt(device, maximumCharacters: 60)), besides deviceId "
+        + "\(printableExcerpt(first, maximumCharacters: 60)); one receiver takes one phone, so their "
+        + "samples mix and many are dropped as late: give each phone a receiver on its own port",
+      isFatal: false)
   }
 
   /// Everything still held, in order (when the receiver stops).

@@ -26,6 +26,12 @@ import ServiceLifecycle
 /// The listening socket is opened when the first subscriber arrives and closed (port free again)
 /// when the last one cancels. A port that cannot be opened is reported as a `.busy` failure.
 ///
+/// One receiver takes one phone. Two phones pushing to it interleave two recordings (each message
+/// looks like a new one after the other phone's, on another clock), so many samples are dropped
+/// as late (counted and reported) and the rest mix both phones' motion; the first message from a
+/// second `deviceId` is reported once, as an advisory failure naming both. Give each phone a
+/// receiver on its own port.
+///
 /// The server is Hummingbird (SwiftNIO). Anything on the network may connect, so: request heads
 /// are limited to 16 KiB and 100 header fields (431 beyond, see
 /// `SensorLoggerRequestHeadLimit`), bodies are
