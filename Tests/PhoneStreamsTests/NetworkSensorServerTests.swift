@@ -23,6 +23,18 @@ final class NetworkSensorServerTests: XCTestCase {
     }
   }
 
+  /// A client of `configuration` with a collector subscribed to it; the caller cancels the
+  /// subscription (`defer`), so that the connection ends with its test or loop pass.
+  private func subscribedClient(
+    _ configuration: SensorServerClient.Configuration
+  ) -> (
+    client: SensorServerClient, collector: NetworkEventCollector, subscription: SourceSubscription
+  ) {
+    let client = SensorServerClient(configuration: configuration)
+    let collector = NetworkEventCollector()
+    return (client, collector, client.subscribe(requestedSampleRate: 50, collector.handler))
+  }
+
   func testFramesBecomeOrderedSamplesAndCloseCodesAreExplained() throws {
     let base: Int64 = 3_925_657_519_043_709  // boot-relative ns (~45 days of uptime)
     let closeGate = Locked(false)
@@ -40,13 +52,11 @@ final class NetworkSensorServerTests: XCTestCase {
       try await outbound.close(.unknown(4005), reason: "bye")
     }
     defer { phone.stop() }
-    let client = SensorServerClient(
-      configuration: .init(
+    let (client, collector, subscription) = subscribedClient(
+      .init(
         host: "127.0.0.1", port: phone.port, reconnectDelay: 5, sampleHoldTime: 0.05,
         maximumSampleDelay: 0.1, clock: .phone))
     XCTAssertEqual(client.availableSensors, .nineAxis)
-    let collector = NetworkEventCollector()
-    let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
     defer { subscription.cancel() }
 
     XCTAssertTrue(collector.wait(timeout: 5) { $0.samples.count >= 4 }, "got \(collector.all)")
@@ -84,10 +94,8 @@ final class NetworkSensorServerTests: XCTestCase {
       try await Task.sleep(nanoseconds: 10_000_000_000)
     }
     defer { phone.stop() }
-    let client = SensorServerClient(
-      configuration: .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 5))
-    let collector = NetworkEventCollector()
-    let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
+    let (_, collector, subscription) = subscribedClient(
+      .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 5))
     defer { subscription.cancel() }
     XCTAssertTrue(
       collector.wait(timeout: 5) { $0.samples.count >= 1 && $0.failures.count >= 1 },
@@ -108,10 +116,8 @@ final class NetworkSensorServerTests: XCTestCase {
       try await Task.sleep(nanoseconds: 10_000_000_000)
     }
     defer { phone.stop() }
-    let client = SensorServerClient(
-      configuration: .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 5))
-    let collector = NetworkEventCollector()
-    let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
+    let (_, collector, subscription) = subscribedClient(
+      .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 5))
     defer { subscription.cancel() }
     XCTAssertTrue(collector.wait(timeout: 10) { $0.samples.count >= 1 }, "\(collector.failures)")
     XCTAssertEqual(collector.failures.count, 1, "\(collector.failures.prefix(3))")
@@ -130,10 +136,8 @@ final class NetworkSensorServerTests: XCTestCase {
       }
     }
     defer { phone.stop() }
-    let client = SensorServerClient(
-      configuration: .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 5))
-    let collector = NetworkEventCollector()
-    let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
+    let (_, collector, subscription) = subscribedClient(
+      .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 5))
     defer { subscription.cancel() }
     // The summary is due SensorServerClient.malformedReportInterval (10 s) after the first report.
     XCTAssertTrue(
@@ -154,10 +158,8 @@ final class NetworkSensorServerTests: XCTestCase {
         onServerRunning: onRunning, logger: NetworkTestApplication.quietLogger)
     }
     defer { server.stop() }
-    let client = SensorServerClient(
-      configuration: .init(host: "127.0.0.1", port: server.port, reconnectDelay: 5))
-    let collector = NetworkEventCollector()
-    let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
+    let (client, collector, subscription) = subscribedClient(
+      .init(host: "127.0.0.1", port: server.port, reconnectDelay: 5))
     defer { subscription.cancel() }
     XCTAssertTrue(collector.wait(timeout: 5) { !$0.failures.isEmpty })
     XCTAssertEqual(collector.failures[0].kind, .disconnected)
@@ -196,12 +198,10 @@ final class NetworkSensorServerTests: XCTestCase {
       try await Task.sleep(nanoseconds: 200_000_000)  // then the app stops
     }
     defer { phone.stop() }
-    let client = SensorServerClient(
-      configuration: .init(
+    let (_, collector, subscription) = subscribedClient(
+      .init(
         host: "127.0.0.1", port: phone.port, reconnectDelay: 0.05, maximumSampleDelay: 0.05,
         clock: .phone))
-    let collector = NetworkEventCollector()
-    let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
     defer { subscription.cancel() }
     XCTAssertTrue(collector.wait(timeout: 8) { $0.samples.count >= 4 }, "\(collector.all)")
     XCTAssertGreaterThanOrEqual(collector.failures.count, 2)
@@ -222,10 +222,8 @@ final class NetworkSensorServerTests: XCTestCase {
       try await outbound.close(.unknown(4001), reason: "sensor not found")
     }
     defer { phone.stop() }
-    let client = SensorServerClient(
-      configuration: .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 0.05))
-    let collector = NetworkEventCollector()
-    let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
+    let (_, collector, subscription) = subscribedClient(
+      .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 0.05))
     defer { subscription.cancel() }
     XCTAssertTrue(
       networkEventually(timeout: 20) { phone.requestTargets.count >= 6 }, "\(phone.requestTargets)")
@@ -248,10 +246,8 @@ final class NetworkSensorServerTests: XCTestCase {
         try await Task.sleep(nanoseconds: 10_000_000_000)
       }
       defer { phone.stop() }
-      let client = SensorServerClient(
-        configuration: .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 5))
-      let collector = NetworkEventCollector()
-      let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
+      let (_, collector, subscription) = subscribedClient(
+        .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 5))
       defer { subscription.cancel() }
       XCTAssertTrue(collector.wait(timeout: 10) { !$0.failures.isEmpty }, "\(collector.all)")
       let failure = try XCTUnwrap(collector.failures.first)
@@ -266,10 +262,8 @@ final class NetworkSensorServerTests: XCTestCase {
     // A port that nobody listens on: bind one, note it, close it.
     let (probe, port) = try NetworkTestSocket.listen()
     probe.close()
-    let client = SensorServerClient(
-      configuration: .init(host: "127.0.0.1", port: port, connectTimeout: 0.5, reconnectDelay: 5))
-    let collector = NetworkEventCollector()
-    let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
+    let (_, collector, subscription) = subscribedClient(
+      .init(host: "127.0.0.1", port: port, connectTimeout: 0.5, reconnectDelay: 5))
     defer { subscription.cancel() }
     XCTAssertTrue(collector.wait { !$0.failures.isEmpty })
     XCTAssertEqual(collector.failures.first?.kind, .disconnected)
@@ -280,11 +274,8 @@ final class NetworkSensorServerTests: XCTestCase {
     // Accepts TCP and reads the upgrade request, but never answers it.
     let phone = try NetworkTestStallingPeer()
     defer { phone.stop() }
-    let client = SensorServerClient(
-      configuration: .init(
-        host: "127.0.0.1", port: phone.port, connectTimeout: 0.3, reconnectDelay: 0.05))
-    let collector = NetworkEventCollector()
-    let subscription = client.subscribe(requestedSampleRate: 50, collector.handler)
+    let (client, collector, subscription) = subscribedClient(
+      .init(host: "127.0.0.1", port: phone.port, connectTimeout: 0.3, reconnectDelay: 0.05))
     defer { subscription.cancel() }
     XCTAssertTrue(
       collector.wait(timeout: 5) {
