@@ -65,8 +65,8 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
 }
 
 /// Sensor bits, as in `sensors` masks below.
-public nonisolated enum Opencoremotion_Daemon_V1_Sensor: SwiftProtobuf.Enum, Swift.CaseIterable {
-  public typealias RawValue = Int
+package nonisolated enum Opencoremotion_Daemon_V1_Sensor: SwiftProtobuf.Enum, Swift.CaseIterable {
+  package typealias RawValue = Int
   case unspecified // = 0
   case accelerometer // = 1
   case gyroscope // = 2
@@ -75,11 +75,11 @@ public nonisolated enum Opencoremotion_Daemon_V1_Sensor: SwiftProtobuf.Enum, Swi
   case thermometer // = 16
   case UNRECOGNIZED(Int)
 
-  public init() {
+  package init() {
     self = .unspecified
   }
 
-  public init?(rawValue: Int) {
+  package init?(rawValue: Int) {
     switch rawValue {
     case 0: self = .unspecified
     case 1: self = .accelerometer
@@ -91,7 +91,7 @@ public nonisolated enum Opencoremotion_Daemon_V1_Sensor: SwiftProtobuf.Enum, Swi
     }
   }
 
-  public var rawValue: Int {
+  package var rawValue: Int {
     switch self {
     case .unspecified: return 0
     case .accelerometer: return 1
@@ -104,7 +104,7 @@ public nonisolated enum Opencoremotion_Daemon_V1_Sensor: SwiftProtobuf.Enum, Swi
   }
 
   // The compiler won't synthesize support with the UNRECOGNIZED case.
-  public static let allCases: [Opencoremotion_Daemon_V1_Sensor] = [
+  package static let allCases: [Opencoremotion_Daemon_V1_Sensor] = [
     .unspecified,
     .accelerometer,
     .gyroscope,
@@ -116,8 +116,8 @@ public nonisolated enum Opencoremotion_Daemon_V1_Sensor: SwiftProtobuf.Enum, Swi
 }
 
 /// `CMAttitudeReferenceFrame`.
-public nonisolated enum Opencoremotion_Daemon_V1_ReferenceFrame: SwiftProtobuf.Enum, Swift.CaseIterable {
-  public typealias RawValue = Int
+package nonisolated enum Opencoremotion_Daemon_V1_ReferenceFrame: SwiftProtobuf.Enum, Swift.CaseIterable {
+  package typealias RawValue = Int
   case unspecified // = 0
   case xArbitraryZVertical // = 1
   case xArbitraryCorrectedZVertical // = 2
@@ -125,11 +125,11 @@ public nonisolated enum Opencoremotion_Daemon_V1_ReferenceFrame: SwiftProtobuf.E
   case xTrueNorthZVertical // = 4
   case UNRECOGNIZED(Int)
 
-  public init() {
+  package init() {
     self = .unspecified
   }
 
-  public init?(rawValue: Int) {
+  package init?(rawValue: Int) {
     switch rawValue {
     case 0: self = .unspecified
     case 1: self = .xArbitraryZVertical
@@ -140,7 +140,7 @@ public nonisolated enum Opencoremotion_Daemon_V1_ReferenceFrame: SwiftProtobuf.E
     }
   }
 
-  public var rawValue: Int {
+  package var rawValue: Int {
     switch self {
     case .unspecified: return 0
     case .xArbitraryZVertical: return 1
@@ -152,7 +152,7 @@ public nonisolated enum Opencoremotion_Daemon_V1_ReferenceFrame: SwiftProtobuf.E
   }
 
   // The compiler won't synthesize support with the UNRECOGNIZED case.
-  public static let allCases: [Opencoremotion_Daemon_V1_ReferenceFrame] = [
+  package static let allCases: [Opencoremotion_Daemon_V1_ReferenceFrame] = [
     .unspecified,
     .xArbitraryZVertical,
     .xArbitraryCorrectedZVertical,
@@ -162,32 +162,32 @@ public nonisolated enum Opencoremotion_Daemon_V1_ReferenceFrame: SwiftProtobuf.E
 
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_Vector3: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_Vector3: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var x: Double = 0
+  package var x: Double = 0
 
-  public var y: Double = 0
+  package var y: Double = 0
 
-  public var z: Double = 0
+  package var z: Double = 0
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_ClientMessage: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_ClientMessage: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var requestID: UInt64 = 0
+  package var requestID: UInt64 = 0
 
-  public var body: Opencoremotion_Daemon_V1_ClientMessage.OneOf_Body? = nil
+  package var body: Opencoremotion_Daemon_V1_ClientMessage.OneOf_Body? = nil
 
-  public var hello: Opencoremotion_Daemon_V1_Hello {
+  package var hello: Opencoremotion_Daemon_V1_Hello {
     get {
       if case .hello(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_Hello()
@@ -195,7 +195,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ClientMessage: Sendable {
     set {body = .hello(newValue)}
   }
 
-  public var subscribe: Opencoremotion_Daemon_V1_Subscribe {
+  package var subscribe: Opencoremotion_Daemon_V1_Subscribe {
     get {
       if case .subscribe(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_Subscribe()
@@ -203,7 +203,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ClientMessage: Sendable {
     set {body = .subscribe(newValue)}
   }
 
-  public var unsubscribe: Opencoremotion_Daemon_V1_Unsubscribe {
+  package var unsubscribe: Opencoremotion_Daemon_V1_Unsubscribe {
     get {
       if case .unsubscribe(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_Unsubscribe()
@@ -211,7 +211,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ClientMessage: Sendable {
     set {body = .unsubscribe(newValue)}
   }
 
-  public var status: Opencoremotion_Daemon_V1_StatusRequest {
+  package var status: Opencoremotion_Daemon_V1_StatusRequest {
     get {
       if case .status(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_StatusRequest()
@@ -219,7 +219,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ClientMessage: Sendable {
     set {body = .status(newValue)}
   }
 
-  public var pedometerQuery: Opencoremotion_Daemon_V1_PedometerQuery {
+  package var pedometerQuery: Opencoremotion_Daemon_V1_PedometerQuery {
     get {
       if case .pedometerQuery(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_PedometerQuery()
@@ -227,7 +227,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ClientMessage: Sendable {
     set {body = .pedometerQuery(newValue)}
   }
 
-  public var activityQuery: Opencoremotion_Daemon_V1_ActivityQuery {
+  package var activityQuery: Opencoremotion_Daemon_V1_ActivityQuery {
     get {
       if case .activityQuery(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_ActivityQuery()
@@ -235,7 +235,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ClientMessage: Sendable {
     set {body = .activityQuery(newValue)}
   }
 
-  public var accelerometerQuery: Opencoremotion_Daemon_V1_AccelerometerQuery {
+  package var accelerometerQuery: Opencoremotion_Daemon_V1_AccelerometerQuery {
     get {
       if case .accelerometerQuery(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_AccelerometerQuery()
@@ -243,7 +243,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ClientMessage: Sendable {
     set {body = .accelerometerQuery(newValue)}
   }
 
-  public var recordAccelerometer: Opencoremotion_Daemon_V1_RecordAccelerometer {
+  package var recordAccelerometer: Opencoremotion_Daemon_V1_RecordAccelerometer {
     get {
       if case .recordAccelerometer(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_RecordAccelerometer()
@@ -251,7 +251,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ClientMessage: Sendable {
     set {body = .recordAccelerometer(newValue)}
   }
 
-  public var setPrivacy: Opencoremotion_Daemon_V1_SetPrivacy {
+  package var setPrivacy: Opencoremotion_Daemon_V1_SetPrivacy {
     get {
       if case .setPrivacy(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_SetPrivacy()
@@ -259,7 +259,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ClientMessage: Sendable {
     set {body = .setPrivacy(newValue)}
   }
 
-  public var authorizationQuery: Opencoremotion_Daemon_V1_AuthorizationQuery {
+  package var authorizationQuery: Opencoremotion_Daemon_V1_AuthorizationQuery {
     get {
       if case .authorizationQuery(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_AuthorizationQuery()
@@ -267,9 +267,9 @@ public nonisolated struct Opencoremotion_Daemon_V1_ClientMessage: Sendable {
     set {body = .authorizationQuery(newValue)}
   }
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public nonisolated enum OneOf_Body: Equatable, Sendable {
+  package nonisolated enum OneOf_Body: Equatable, Sendable {
     case hello(Opencoremotion_Daemon_V1_Hello)
     case subscribe(Opencoremotion_Daemon_V1_Subscribe)
     case unsubscribe(Opencoremotion_Daemon_V1_Unsubscribe)
@@ -283,181 +283,181 @@ public nonisolated struct Opencoremotion_Daemon_V1_ClientMessage: Sendable {
 
   }
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_Hello: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_Hello: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// A name for `motionctl status` (program name and pid, say).
-  public var clientName: String = String()
+  package var clientName: String = String()
 
   /// 1
-  public var protocolVersion: UInt32 = 0
+  package var protocolVersion: UInt32 = 0
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_Subscribe: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_Subscribe: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// Bitwise OR of `Sensor` values: which raw readings to deliver. 0 = no raw samples.
-  public var sensors: UInt32 = 0
+  package var sensors: UInt32 = 0
 
   /// Wanted delivery rate of raw samples in Hz (clamped to the source's range). The source runs
   /// at the highest rate any client asks for; this client gets samples decimated to its own rate,
   /// chosen by the samples' timestamps.
-  public var rateHz: Double = 0
+  package var rateHz: Double = 0
 
   /// Live pedometer, activity and altitude updates (sent when they change).
-  public var pedometer: Bool = false
+  package var pedometer: Bool = false
 
-  public var activity: Bool = false
+  package var activity: Bool = false
 
-  public var altitude: Bool = false
+  package var altitude: Bool = false
 
   /// The daemon's sensor fusion (`FusedMotionBatch`), at rate_hz like raw samples. The daemon runs
   /// one estimator over every sample of its source, at the source's highest rate, for all clients
   /// together: a client gets device motion without fusing it again. Only from daemons whose
   /// `HelloReply.serves_fused_motion` is set.
-  public var fusedMotion: Bool = false
+  package var fusedMotion: Bool = false
 
   /// Device motion in this Core Motion reference frame (`DeviceMotionBatch`), at rate_hz, from the
   /// same shared estimator; UNSPECIFIED: none. The arbitrary frames have yaw 0 at this
   /// subscription's first update. X_TRUE_NORTH_Z_VERTICAL needs the daemon to know its location
   /// (COREMOTION_LOCATION in its environment); without it, and without a magnetometer for the
   /// north-referenced and corrected frames, the request fails with ERROR_NOT_AVAILABLE.
-  public var deviceMotionFrame: Opencoremotion_Daemon_V1_ReferenceFrame = .unspecified
+  package var deviceMotionFrame: Opencoremotion_Daemon_V1_ReferenceFrame = .unspecified
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_Unsubscribe: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_Unsubscribe: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var subscriptionID: UInt64 = 0
+  package var subscriptionID: UInt64 = 0
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_StatusRequest: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_StatusRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
 /// Totals over [from_date, to_date] from the per-minute history, including the steps counted since
 /// the last write (partial minutes pro rata over the part of the minute that has passed).
-public nonisolated struct Opencoremotion_Daemon_V1_PedometerQuery: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_PedometerQuery: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var fromDate: Double = 0
+  package var fromDate: Double = 0
 
-  public var toDate: Double = 0
+  package var toDate: Double = 0
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
 /// Activity segments overlapping [from_date, to_date], including the one in force at from_date.
-public nonisolated struct Opencoremotion_Daemon_V1_ActivityQuery: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_ActivityQuery: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var fromDate: Double = 0
+  package var fromDate: Double = 0
 
-  public var toDate: Double = 0
+  package var toDate: Double = 0
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
 /// Recorded accelerometer samples in [from_date, to_date] (both inclusive, ≤ 12 h apart).
-public nonisolated struct Opencoremotion_Daemon_V1_AccelerometerQuery: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_AccelerometerQuery: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var fromDate: Double = 0
+  package var fromDate: Double = 0
 
-  public var toDate: Double = 0
+  package var toDate: Double = 0
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
 /// Records the accelerometer at 50 Hz for `duration` seconds (≤ 43 200) from now, whatever the
 /// client does afterwards.
-public nonisolated struct Opencoremotion_Daemon_V1_RecordAccelerometer: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_RecordAccelerometer: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var duration: Double = 0
+  package var duration: Double = 0
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
 /// allow = false stops recording and deletes all history; queries then fail with
 /// ERROR_NOT_AUTHORIZED until allowed again.
-public nonisolated struct Opencoremotion_Daemon_V1_SetPrivacy: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_SetPrivacy: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var allow: Bool = false
+  package var allow: Bool = false
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
 /// Whether motion history is authorized (`CMAuthorizationStatus`); answered by `Authorization`.
-public nonisolated struct Opencoremotion_Daemon_V1_AuthorizationQuery: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_AuthorizationQuery: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// The request this answers, or the subscription a stream message belongs to.
-  public var requestID: UInt64 = 0
+  package var requestID: UInt64 = 0
 
-  public var body: Opencoremotion_Daemon_V1_ServerMessage.OneOf_Body? = nil
+  package var body: Opencoremotion_Daemon_V1_ServerMessage.OneOf_Body? = nil
 
-  public var hello: Opencoremotion_Daemon_V1_HelloReply {
+  package var hello: Opencoremotion_Daemon_V1_HelloReply {
     get {
       if case .hello(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_HelloReply()
@@ -465,7 +465,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     set {body = .hello(newValue)}
   }
 
-  public var samples: Opencoremotion_Daemon_V1_SampleBatch {
+  package var samples: Opencoremotion_Daemon_V1_SampleBatch {
     get {
       if case .samples(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_SampleBatch()
@@ -473,7 +473,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     set {body = .samples(newValue)}
   }
 
-  public var live: Opencoremotion_Daemon_V1_LiveUpdate {
+  package var live: Opencoremotion_Daemon_V1_LiveUpdate {
     get {
       if case .live(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_LiveUpdate()
@@ -481,7 +481,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     set {body = .live(newValue)}
   }
 
-  public var sourceEvent: Opencoremotion_Daemon_V1_SourceEvent {
+  package var sourceEvent: Opencoremotion_Daemon_V1_SourceEvent {
     get {
       if case .sourceEvent(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_SourceEvent()
@@ -489,7 +489,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     set {body = .sourceEvent(newValue)}
   }
 
-  public var status: Opencoremotion_Daemon_V1_DaemonStatus {
+  package var status: Opencoremotion_Daemon_V1_DaemonStatus {
     get {
       if case .status(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_DaemonStatus()
@@ -497,7 +497,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     set {body = .status(newValue)}
   }
 
-  public var pedometer: Opencoremotion_Daemon_V1_PedometerTotals {
+  package var pedometer: Opencoremotion_Daemon_V1_PedometerTotals {
     get {
       if case .pedometer(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_PedometerTotals()
@@ -505,7 +505,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     set {body = .pedometer(newValue)}
   }
 
-  public var activities: Opencoremotion_Daemon_V1_ActivitySegments {
+  package var activities: Opencoremotion_Daemon_V1_ActivitySegments {
     get {
       if case .activities(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_ActivitySegments()
@@ -513,7 +513,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     set {body = .activities(newValue)}
   }
 
-  public var recorded: Opencoremotion_Daemon_V1_RecordedAccelerometer {
+  package var recorded: Opencoremotion_Daemon_V1_RecordedAccelerometer {
     get {
       if case .recorded(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_RecordedAccelerometer()
@@ -521,7 +521,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     set {body = .recorded(newValue)}
   }
 
-  public var ack: Opencoremotion_Daemon_V1_Acknowledgement {
+  package var ack: Opencoremotion_Daemon_V1_Acknowledgement {
     get {
       if case .ack(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_Acknowledgement()
@@ -529,7 +529,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     set {body = .ack(newValue)}
   }
 
-  public var error: Opencoremotion_Daemon_V1_ErrorReply {
+  package var error: Opencoremotion_Daemon_V1_ErrorReply {
     get {
       if case .error(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_ErrorReply()
@@ -537,7 +537,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     set {body = .error(newValue)}
   }
 
-  public var authorization: Opencoremotion_Daemon_V1_Authorization {
+  package var authorization: Opencoremotion_Daemon_V1_Authorization {
     get {
       if case .authorization(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_Authorization()
@@ -545,7 +545,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     set {body = .authorization(newValue)}
   }
 
-  public var fusedMotion: Opencoremotion_Daemon_V1_FusedMotionBatch {
+  package var fusedMotion: Opencoremotion_Daemon_V1_FusedMotionBatch {
     get {
       if case .fusedMotion(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_FusedMotionBatch()
@@ -553,7 +553,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     set {body = .fusedMotion(newValue)}
   }
 
-  public var deviceMotion: Opencoremotion_Daemon_V1_DeviceMotionBatch {
+  package var deviceMotion: Opencoremotion_Daemon_V1_DeviceMotionBatch {
     get {
       if case .deviceMotion(let v)? = body {return v}
       return Opencoremotion_Daemon_V1_DeviceMotionBatch()
@@ -561,9 +561,9 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     set {body = .deviceMotion(newValue)}
   }
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public nonisolated enum OneOf_Body: Equatable, Sendable {
+  package nonisolated enum OneOf_Body: Equatable, Sendable {
     case hello(Opencoremotion_Daemon_V1_HelloReply)
     case samples(Opencoremotion_Daemon_V1_SampleBatch)
     case live(Opencoremotion_Daemon_V1_LiveUpdate)
@@ -580,107 +580,107 @@ public nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
 
   }
 
-  public init() {}
+  package init() {}
 }
 
 /// The answer to `AuthorizationQuery`, and sent with request_id 0 to every client when it changes.
-public nonisolated struct Opencoremotion_Daemon_V1_Authorization: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_Authorization: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var historyAuthorized: Bool = false
+  package var historyAuthorized: Bool = false
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_HelloReply: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_HelloReply: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var protocolVersion: UInt32 = 0
+  package var protocolVersion: UInt32 = 0
 
-  public var sourceName: String = String()
+  package var sourceName: String = String()
 
   /// `Sensor` bits
-  public var availableSensors: UInt32 = 0
+  package var availableSensors: UInt32 = 0
 
-  public var minRateHz: Double = 0
+  package var minRateHz: Double = 0
 
-  public var maxRateHz: Double = 0
+  package var maxRateHz: Double = 0
 
-  public var historyAuthorized: Bool = false
+  package var historyAuthorized: Bool = false
 
   /// Whether `Subscribe.fused_motion` is served (a daemon without it ignores the field; its
   /// clients fuse raw samples themselves).
-  public var servesFusedMotion: Bool = false
+  package var servesFusedMotion: Bool = false
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_Sample: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_Sample: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var timestamp: Double = 0
+  package var timestamp: Double = 0
 
-  public var accelerometer: Opencoremotion_Daemon_V1_Vector3 {
+  package var accelerometer: Opencoremotion_Daemon_V1_Vector3 {
     get {_accelerometer ?? Opencoremotion_Daemon_V1_Vector3()}
     set {_accelerometer = newValue}
   }
   /// Returns true if `accelerometer` has been explicitly set.
-  public var hasAccelerometer: Bool {self._accelerometer != nil}
+  package var hasAccelerometer: Bool {self._accelerometer != nil}
   /// Clears the value of `accelerometer`. Subsequent reads from it will return its default value.
-  public mutating func clearAccelerometer() {self._accelerometer = nil}
+  package mutating func clearAccelerometer() {self._accelerometer = nil}
 
-  public var gyroscope: Opencoremotion_Daemon_V1_Vector3 {
+  package var gyroscope: Opencoremotion_Daemon_V1_Vector3 {
     get {_gyroscope ?? Opencoremotion_Daemon_V1_Vector3()}
     set {_gyroscope = newValue}
   }
   /// Returns true if `gyroscope` has been explicitly set.
-  public var hasGyroscope: Bool {self._gyroscope != nil}
+  package var hasGyroscope: Bool {self._gyroscope != nil}
   /// Clears the value of `gyroscope`. Subsequent reads from it will return its default value.
-  public mutating func clearGyroscope() {self._gyroscope = nil}
+  package mutating func clearGyroscope() {self._gyroscope = nil}
 
-  public var magnetometer: Opencoremotion_Daemon_V1_Vector3 {
+  package var magnetometer: Opencoremotion_Daemon_V1_Vector3 {
     get {_magnetometer ?? Opencoremotion_Daemon_V1_Vector3()}
     set {_magnetometer = newValue}
   }
   /// Returns true if `magnetometer` has been explicitly set.
-  public var hasMagnetometer: Bool {self._magnetometer != nil}
+  package var hasMagnetometer: Bool {self._magnetometer != nil}
   /// Clears the value of `magnetometer`. Subsequent reads from it will return its default value.
-  public mutating func clearMagnetometer() {self._magnetometer = nil}
+  package mutating func clearMagnetometer() {self._magnetometer = nil}
 
-  public var pressure: Double {
+  package var pressure: Double {
     get {_pressure ?? 0}
     set {_pressure = newValue}
   }
   /// Returns true if `pressure` has been explicitly set.
-  public var hasPressure: Bool {self._pressure != nil}
+  package var hasPressure: Bool {self._pressure != nil}
   /// Clears the value of `pressure`. Subsequent reads from it will return its default value.
-  public mutating func clearPressure() {self._pressure = nil}
+  package mutating func clearPressure() {self._pressure = nil}
 
-  public var temperature: Double {
+  package var temperature: Double {
     get {_temperature ?? 0}
     set {_temperature = newValue}
   }
   /// Returns true if `temperature` has been explicitly set.
-  public var hasTemperature: Bool {self._temperature != nil}
+  package var hasTemperature: Bool {self._temperature != nil}
   /// Clears the value of `temperature`. Subsequent reads from it will return its default value.
-  public mutating func clearTemperature() {self._temperature = nil}
+  package mutating func clearTemperature() {self._temperature = nil}
 
   /// CLOCK_BOOTTIME in ns when the daemon received the sample from its source (for latency).
-  public var receivedBootNs: UInt64 = 0
+  package var receivedBootNs: UInt64 = 0
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 
   fileprivate var _accelerometer: Opencoremotion_Daemon_V1_Vector3? = nil
   fileprivate var _gyroscope: Opencoremotion_Daemon_V1_Vector3? = nil
@@ -689,290 +689,290 @@ public nonisolated struct Opencoremotion_Daemon_V1_Sample: Sendable {
   fileprivate var _temperature: Double? = nil
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_SampleBatch: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_SampleBatch: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var samples: [Opencoremotion_Daemon_V1_Sample] = []
+  package var samples: [Opencoremotion_Daemon_V1_Sample] = []
 
   /// Stream messages of this subscription dropped since the previous batch (slow reader).
-  public var droppedBefore: UInt64 = 0
+  package var droppedBefore: UInt64 = 0
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
 /// A rotation as a unit quaternion (w + xi + yj + zk).
-public nonisolated struct Opencoremotion_Daemon_V1_Quaternion: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_Quaternion: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var w: Double = 0
+  package var w: Double = 0
 
-  public var x: Double = 0
+  package var x: Double = 0
 
-  public var y: Double = 0
+  package var y: Double = 0
 
-  public var z: Double = 0
+  package var z: Double = 0
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
 /// The daemon's attitude estimator after one gyroscope sample: the inputs it read and the state it
 /// reached. Earth frame NWU (x north, y west, z up); rotations map sensor-frame vectors into it.
-public nonisolated struct Opencoremotion_Daemon_V1_FusedMotion: @unchecked Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_FusedMotion: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// source clock, s
-  public var timestamp: Double {
+  package var timestamp: Double {
     get {_storage._timestamp}
     set {_uniqueStorage()._timestamp = newValue}
   }
 
   /// without magnetometer: heading arbitrary but steady
-  public var earthFromSensor6D: Opencoremotion_Daemon_V1_Quaternion {
+  package var earthFromSensor6D: Opencoremotion_Daemon_V1_Quaternion {
     get {_storage._earthFromSensor6D ?? Opencoremotion_Daemon_V1_Quaternion()}
     set {_uniqueStorage()._earthFromSensor6D = newValue}
   }
   /// Returns true if `earthFromSensor6D` has been explicitly set.
-  public var hasEarthFromSensor6D: Bool {_storage._earthFromSensor6D != nil}
+  package var hasEarthFromSensor6D: Bool {_storage._earthFromSensor6D != nil}
   /// Clears the value of `earthFromSensor6D`. Subsequent reads from it will return its default value.
-  public mutating func clearEarthFromSensor6D() {_uniqueStorage()._earthFromSensor6D = nil}
+  package mutating func clearEarthFromSensor6D() {_uniqueStorage()._earthFromSensor6D = nil}
 
   /// x toward magnetic north once has_magnetic_heading
-  public var earthFromSensor9D: Opencoremotion_Daemon_V1_Quaternion {
+  package var earthFromSensor9D: Opencoremotion_Daemon_V1_Quaternion {
     get {_storage._earthFromSensor9D ?? Opencoremotion_Daemon_V1_Quaternion()}
     set {_uniqueStorage()._earthFromSensor9D = newValue}
   }
   /// Returns true if `earthFromSensor9D` has been explicitly set.
-  public var hasEarthFromSensor9D: Bool {_storage._earthFromSensor9D != nil}
+  package var hasEarthFromSensor9D: Bool {_storage._earthFromSensor9D != nil}
   /// Clears the value of `earthFromSensor9D`. Subsequent reads from it will return its default value.
-  public mutating func clearEarthFromSensor9D() {_uniqueStorage()._earthFromSensor9D = nil}
+  package mutating func clearEarthFromSensor9D() {_uniqueStorage()._earthFromSensor9D = nil}
 
-  public var hasMagneticHeading_p: Bool {
+  package var hasMagneticHeading_p: Bool {
     get {_storage._hasMagneticHeading_p}
     set {_uniqueStorage()._hasMagneticHeading_p = newValue}
   }
 
   /// raw, rad/s
-  public var gyroscope: Opencoremotion_Daemon_V1_Vector3 {
+  package var gyroscope: Opencoremotion_Daemon_V1_Vector3 {
     get {_storage._gyroscope ?? Opencoremotion_Daemon_V1_Vector3()}
     set {_uniqueStorage()._gyroscope = newValue}
   }
   /// Returns true if `gyroscope` has been explicitly set.
-  public var hasGyroscope: Bool {_storage._gyroscope != nil}
+  package var hasGyroscope: Bool {_storage._gyroscope != nil}
   /// Clears the value of `gyroscope`. Subsequent reads from it will return its default value.
-  public mutating func clearGyroscope() {_uniqueStorage()._gyroscope = nil}
+  package mutating func clearGyroscope() {_uniqueStorage()._gyroscope = nil}
 
   /// estimated, rad/s (rotation rate = gyroscope − bias)
-  public var gyroscopeBias: Opencoremotion_Daemon_V1_Vector3 {
+  package var gyroscopeBias: Opencoremotion_Daemon_V1_Vector3 {
     get {_storage._gyroscopeBias ?? Opencoremotion_Daemon_V1_Vector3()}
     set {_uniqueStorage()._gyroscopeBias = newValue}
   }
   /// Returns true if `gyroscopeBias` has been explicitly set.
-  public var hasGyroscopeBias: Bool {_storage._gyroscopeBias != nil}
+  package var hasGyroscopeBias: Bool {_storage._gyroscopeBias != nil}
   /// Clears the value of `gyroscopeBias`. Subsequent reads from it will return its default value.
-  public mutating func clearGyroscopeBias() {_uniqueStorage()._gyroscopeBias = nil}
+  package mutating func clearGyroscopeBias() {_uniqueStorage()._gyroscopeBias = nil}
 
   /// specific force, m/s² (the reading fused with it)
-  public var accelerometer: Opencoremotion_Daemon_V1_Vector3 {
+  package var accelerometer: Opencoremotion_Daemon_V1_Vector3 {
     get {_storage._accelerometer ?? Opencoremotion_Daemon_V1_Vector3()}
     set {_uniqueStorage()._accelerometer = newValue}
   }
   /// Returns true if `accelerometer` has been explicitly set.
-  public var hasAccelerometer: Bool {_storage._accelerometer != nil}
+  package var hasAccelerometer: Bool {_storage._accelerometer != nil}
   /// Clears the value of `accelerometer`. Subsequent reads from it will return its default value.
-  public mutating func clearAccelerometer() {_uniqueStorage()._accelerometer = nil}
+  package mutating func clearAccelerometer() {_uniqueStorage()._accelerometer = nil}
 
   /// µT; absent before magnetometer data
-  public var calibratedMagneticField: Opencoremotion_Daemon_V1_Vector3 {
+  package var calibratedMagneticField: Opencoremotion_Daemon_V1_Vector3 {
     get {_storage._calibratedMagneticField ?? Opencoremotion_Daemon_V1_Vector3()}
     set {_uniqueStorage()._calibratedMagneticField = newValue}
   }
   /// Returns true if `calibratedMagneticField` has been explicitly set.
-  public var hasCalibratedMagneticField: Bool {_storage._calibratedMagneticField != nil}
+  package var hasCalibratedMagneticField: Bool {_storage._calibratedMagneticField != nil}
   /// Clears the value of `calibratedMagneticField`. Subsequent reads from it will return its default value.
-  public mutating func clearCalibratedMagneticField() {_uniqueStorage()._calibratedMagneticField = nil}
+  package mutating func clearCalibratedMagneticField() {_uniqueStorage()._calibratedMagneticField = nil}
 
   /// -1 uncalibrated, 0 low, 1 medium, 2 high (`CMMagneticFieldCalibrationAccuracy`).
-  public var magneticCalibrationAccuracy: Int32 {
+  package var magneticCalibrationAccuracy: Int32 {
     get {_storage._magneticCalibrationAccuracy}
     set {_uniqueStorage()._magneticCalibrationAccuracy = newValue}
   }
 
   /// the magnetometer wants a figure-eight
-  public var needsCalibrationMotion: Bool {
+  package var needsCalibrationMotion: Bool {
     get {_storage._needsCalibrationMotion}
     set {_uniqueStorage()._needsCalibrationMotion = newValue}
   }
 
   /// as `Sample.received_boot_ns`
-  public var receivedBootNs: UInt64 {
+  package var receivedBootNs: UInt64 {
     get {_storage._receivedBootNs}
     set {_uniqueStorage()._receivedBootNs = newValue}
   }
 
   /// Standard deviation of the 9D heading's error, rad; absent before a magnetic heading (and
   /// from daemons before 2026-11-27).
-  public var headingUncertainty: Double {
+  package var headingUncertainty: Double {
     get {_storage._headingUncertainty ?? 0}
     set {_uniqueStorage()._headingUncertainty = newValue}
   }
   /// Returns true if `headingUncertainty` has been explicitly set.
-  public var hasHeadingUncertainty: Bool {_storage._headingUncertainty != nil}
+  package var hasHeadingUncertainty: Bool {_storage._headingUncertainty != nil}
   /// Clears the value of `headingUncertainty`. Subsequent reads from it will return its default value.
-  public mutating func clearHeadingUncertainty() {_uniqueStorage()._headingUncertainty = nil}
+  package mutating func clearHeadingUncertainty() {_uniqueStorage()._headingUncertainty = nil}
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 /// `CMDeviceMotion` in the subscription's reference frame.
-public nonisolated struct Opencoremotion_Daemon_V1_DeviceMotion: @unchecked Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_DeviceMotion: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// source clock, s
-  public var timestamp: Double {
+  package var timestamp: Double {
     get {_storage._timestamp}
     set {_uniqueStorage()._timestamp = newValue}
   }
 
   /// reference frame from device (`CMAttitude.quaternion`)
-  public var attitude: Opencoremotion_Daemon_V1_Quaternion {
+  package var attitude: Opencoremotion_Daemon_V1_Quaternion {
     get {_storage._attitude ?? Opencoremotion_Daemon_V1_Quaternion()}
     set {_uniqueStorage()._attitude = newValue}
   }
   /// Returns true if `attitude` has been explicitly set.
-  public var hasAttitude: Bool {_storage._attitude != nil}
+  package var hasAttitude: Bool {_storage._attitude != nil}
   /// Clears the value of `attitude`. Subsequent reads from it will return its default value.
-  public mutating func clearAttitude() {_uniqueStorage()._attitude = nil}
+  package mutating func clearAttitude() {_uniqueStorage()._attitude = nil}
 
   /// rad/s, bias removed
-  public var rotationRate: Opencoremotion_Daemon_V1_Vector3 {
+  package var rotationRate: Opencoremotion_Daemon_V1_Vector3 {
     get {_storage._rotationRate ?? Opencoremotion_Daemon_V1_Vector3()}
     set {_uniqueStorage()._rotationRate = newValue}
   }
   /// Returns true if `rotationRate` has been explicitly set.
-  public var hasRotationRate: Bool {_storage._rotationRate != nil}
+  package var hasRotationRate: Bool {_storage._rotationRate != nil}
   /// Clears the value of `rotationRate`. Subsequent reads from it will return its default value.
-  public mutating func clearRotationRate() {_uniqueStorage()._rotationRate = nil}
+  package mutating func clearRotationRate() {_uniqueStorage()._rotationRate = nil}
 
   /// g, device frame, (0, 0, −1) face up at rest
-  public var gravity: Opencoremotion_Daemon_V1_Vector3 {
+  package var gravity: Opencoremotion_Daemon_V1_Vector3 {
     get {_storage._gravity ?? Opencoremotion_Daemon_V1_Vector3()}
     set {_uniqueStorage()._gravity = newValue}
   }
   /// Returns true if `gravity` has been explicitly set.
-  public var hasGravity: Bool {_storage._gravity != nil}
+  package var hasGravity: Bool {_storage._gravity != nil}
   /// Clears the value of `gravity`. Subsequent reads from it will return its default value.
-  public mutating func clearGravity() {_uniqueStorage()._gravity = nil}
+  package mutating func clearGravity() {_uniqueStorage()._gravity = nil}
 
   /// g, device frame
-  public var userAcceleration: Opencoremotion_Daemon_V1_Vector3 {
+  package var userAcceleration: Opencoremotion_Daemon_V1_Vector3 {
     get {_storage._userAcceleration ?? Opencoremotion_Daemon_V1_Vector3()}
     set {_uniqueStorage()._userAcceleration = newValue}
   }
   /// Returns true if `userAcceleration` has been explicitly set.
-  public var hasUserAcceleration: Bool {_storage._userAcceleration != nil}
+  package var hasUserAcceleration: Bool {_storage._userAcceleration != nil}
   /// Clears the value of `userAcceleration`. Subsequent reads from it will return its default value.
-  public mutating func clearUserAcceleration() {_uniqueStorage()._userAcceleration = nil}
+  package mutating func clearUserAcceleration() {_uniqueStorage()._userAcceleration = nil}
 
   /// µT, calibrated; zero before magnetometer data
-  public var magneticField: Opencoremotion_Daemon_V1_Vector3 {
+  package var magneticField: Opencoremotion_Daemon_V1_Vector3 {
     get {_storage._magneticField ?? Opencoremotion_Daemon_V1_Vector3()}
     set {_uniqueStorage()._magneticField = newValue}
   }
   /// Returns true if `magneticField` has been explicitly set.
-  public var hasMagneticField: Bool {_storage._magneticField != nil}
+  package var hasMagneticField: Bool {_storage._magneticField != nil}
   /// Clears the value of `magneticField`. Subsequent reads from it will return its default value.
-  public mutating func clearMagneticField() {_uniqueStorage()._magneticField = nil}
+  package mutating func clearMagneticField() {_uniqueStorage()._magneticField = nil}
 
   /// -1 uncalibrated, 0 low, 1 medium, 2 high
-  public var magneticFieldAccuracy: Int32 {
+  package var magneticFieldAccuracy: Int32 {
     get {_storage._magneticFieldAccuracy}
     set {_uniqueStorage()._magneticFieldAccuracy = newValue}
   }
 
   /// degrees from north, [0, 360); -1 in the arbitrary frames
-  public var heading: Double {
+  package var heading: Double {
     get {_storage._heading}
     set {_uniqueStorage()._heading = newValue}
   }
 
   /// as `Sample.received_boot_ns`
-  public var receivedBootNs: UInt64 {
+  package var receivedBootNs: UInt64 {
     get {_storage._receivedBootNs}
     set {_uniqueStorage()._receivedBootNs = newValue}
   }
 
   /// `CMDeviceMotion.headingAccuracy`: degrees, -1 when the heading is invalid; absent from
   /// daemons before 2026-11-27 (read as -1).
-  public var headingAccuracy: Double {
+  package var headingAccuracy: Double {
     get {_storage._headingAccuracy ?? 0}
     set {_uniqueStorage()._headingAccuracy = newValue}
   }
   /// Returns true if `headingAccuracy` has been explicitly set.
-  public var hasHeadingAccuracy: Bool {_storage._headingAccuracy != nil}
+  package var hasHeadingAccuracy: Bool {_storage._headingAccuracy != nil}
   /// Clears the value of `headingAccuracy`. Subsequent reads from it will return its default value.
-  public mutating func clearHeadingAccuracy() {_uniqueStorage()._headingAccuracy = nil}
+  package mutating func clearHeadingAccuracy() {_uniqueStorage()._headingAccuracy = nil}
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_DeviceMotionBatch: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_DeviceMotionBatch: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var motions: [Opencoremotion_Daemon_V1_DeviceMotion] = []
+  package var motions: [Opencoremotion_Daemon_V1_DeviceMotion] = []
 
   /// Stream messages of this subscription dropped since the previous batch (slow reader).
-  public var droppedBefore: UInt64 = 0
+  package var droppedBefore: UInt64 = 0
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_FusedMotionBatch: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_FusedMotionBatch: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var estimates: [Opencoremotion_Daemon_V1_FusedMotion] = []
+  package var estimates: [Opencoremotion_Daemon_V1_FusedMotion] = []
 
   /// Stream messages of this subscription dropped since the previous batch (slow reader).
-  public var droppedBefore: UInt64 = 0
+  package var droppedBefore: UInt64 = 0
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_LiveUpdate: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_LiveUpdate: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var update: Opencoremotion_Daemon_V1_LiveUpdate.OneOf_Update? = nil
+  package var update: Opencoremotion_Daemon_V1_LiveUpdate.OneOf_Update? = nil
 
-  public var pedometer: Opencoremotion_Daemon_V1_PedometerLive {
+  package var pedometer: Opencoremotion_Daemon_V1_PedometerLive {
     get {
       if case .pedometer(let v)? = update {return v}
       return Opencoremotion_Daemon_V1_PedometerLive()
@@ -980,7 +980,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_LiveUpdate: Sendable {
     set {update = .pedometer(newValue)}
   }
 
-  public var activity: Opencoremotion_Daemon_V1_ActivitySegment {
+  package var activity: Opencoremotion_Daemon_V1_ActivitySegment {
     get {
       if case .activity(let v)? = update {return v}
       return Opencoremotion_Daemon_V1_ActivitySegment()
@@ -988,7 +988,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_LiveUpdate: Sendable {
     set {update = .activity(newValue)}
   }
 
-  public var altitude: Opencoremotion_Daemon_V1_AltitudeLive {
+  package var altitude: Opencoremotion_Daemon_V1_AltitudeLive {
     get {
       if case .altitude(let v)? = update {return v}
       return Opencoremotion_Daemon_V1_AltitudeLive()
@@ -996,100 +996,100 @@ public nonisolated struct Opencoremotion_Daemon_V1_LiveUpdate: Sendable {
     set {update = .altitude(newValue)}
   }
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public nonisolated enum OneOf_Update: Equatable, Sendable {
+  package nonisolated enum OneOf_Update: Equatable, Sendable {
     case pedometer(Opencoremotion_Daemon_V1_PedometerLive)
     case activity(Opencoremotion_Daemon_V1_ActivitySegment)
     case altitude(Opencoremotion_Daemon_V1_AltitudeLive)
 
   }
 
-  public init() {}
+  package init() {}
 }
 
 /// Cumulative counts since the daemon started counting (clients subtract their own start).
-public nonisolated struct Opencoremotion_Daemon_V1_PedometerLive: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_PedometerLive: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// source clock, s
-  public var timestamp: Double = 0
+  package var timestamp: Double = 0
 
   /// wall clock of the last step
-  public var date: Double = 0
+  package var date: Double = 0
 
-  public var steps: UInt64 = 0
+  package var steps: UInt64 = 0
 
   /// m
-  public var distance: Double = 0
+  package var distance: Double = 0
 
-  public var floorsAscended: UInt64 = 0
+  package var floorsAscended: UInt64 = 0
 
-  public var floorsDescended: UInt64 = 0
+  package var floorsDescended: UInt64 = 0
 
   /// steps/s, 0 when unknown
-  public var cadence: Double = 0
+  package var cadence: Double = 0
 
   /// s spent stepping
-  public var activeSeconds: Double = 0
+  package var activeSeconds: Double = 0
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_AltitudeLive: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_AltitudeLive: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// source clock, s
-  public var timestamp: Double = 0
+  package var timestamp: Double = 0
 
   /// m since the daemon's first pressure sample
-  public var relativeAltitude: Double = 0
+  package var relativeAltitude: Double = 0
 
   /// kPa
-  public var pressure: Double = 0
+  package var pressure: Double = 0
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_SourceEvent: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_SourceEvent: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var kind: Opencoremotion_Daemon_V1_SourceEvent.Kind = .unspecified
+  package var kind: Opencoremotion_Daemon_V1_SourceEvent.Kind = .unspecified
 
   /// SourceFailure.Kind raw value (malformedData, disconnected, …) and message.
-  public var failureKind: String = String()
+  package var failureKind: String = String()
 
-  public var message: String = String()
+  package var message: String = String()
 
   /// Set for a failure the source goes on after (SourceFailure.isFatal false: one malformed
   /// message, late samples dropped): clients report it and keep their streams. Unset, as from a
   /// daemon before this field, the failure ends the streams.
-  public var advisory: Bool = false
+  package var advisory: Bool = false
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public nonisolated enum Kind: SwiftProtobuf.Enum, Swift.CaseIterable {
-    public typealias RawValue = Int
+  package nonisolated enum Kind: SwiftProtobuf.Enum, Swift.CaseIterable {
+    package typealias RawValue = Int
     case unspecified // = 0
     case failure // = 1
     case finished // = 2
     case UNRECOGNIZED(Int)
 
-    public init() {
+    package init() {
       self = .unspecified
     }
 
-    public init?(rawValue: Int) {
+    package init?(rawValue: Int) {
       switch rawValue {
       case 0: self = .unspecified
       case 1: self = .failure
@@ -1098,7 +1098,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_SourceEvent: Sendable {
       }
     }
 
-    public var rawValue: Int {
+    package var rawValue: Int {
       switch self {
       case .unspecified: return 0
       case .failure: return 1
@@ -1108,7 +1108,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_SourceEvent: Sendable {
     }
 
     // The compiler won't synthesize support with the UNRECOGNIZED case.
-    public static let allCases: [Opencoremotion_Daemon_V1_SourceEvent.Kind] = [
+    package static let allCases: [Opencoremotion_Daemon_V1_SourceEvent.Kind] = [
       .unspecified,
       .failure,
       .finished,
@@ -1116,248 +1116,248 @@ public nonisolated struct Opencoremotion_Daemon_V1_SourceEvent: Sendable {
 
   }
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_ClientStatus: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_ClientStatus: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var name: String = String()
+  package var name: String = String()
 
-  public var pid: UInt32 = 0
+  package var pid: UInt32 = 0
 
-  public var subscriptions: [Opencoremotion_Daemon_V1_SubscriptionStatus] = []
+  package var subscriptions: [Opencoremotion_Daemon_V1_SubscriptionStatus] = []
 
-  public var dropped: UInt64 = 0
+  package var dropped: UInt64 = 0
 
-  public var queued: UInt32 = 0
+  package var queued: UInt32 = 0
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_SubscriptionStatus: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_SubscriptionStatus: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var id: UInt64 = 0
+  package var id: UInt64 = 0
 
-  public var sensors: UInt32 = 0
+  package var sensors: UInt32 = 0
 
-  public var rateHz: Double = 0
+  package var rateHz: Double = 0
 
-  public var pedometer: Bool = false
+  package var pedometer: Bool = false
 
-  public var activity: Bool = false
+  package var activity: Bool = false
 
-  public var altitude: Bool = false
+  package var altitude: Bool = false
 
-  public var fusedMotion: Bool = false
+  package var fusedMotion: Bool = false
 
-  public var deviceMotionFrame: Opencoremotion_Daemon_V1_ReferenceFrame = .unspecified
+  package var deviceMotionFrame: Opencoremotion_Daemon_V1_ReferenceFrame = .unspecified
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_DaemonStatus: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_DaemonStatus: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var sourceName: String = String()
+  package var sourceName: String = String()
 
-  public var availableSensors: UInt32 = 0
+  package var availableSensors: UInt32 = 0
 
   /// rate currently requested from the source, 0 when unsubscribed
-  public var sourceRateHz: Double = 0
+  package var sourceRateHz: Double = 0
 
-  public var sourceSubscribed: Bool = false
+  package var sourceSubscribed: Bool = false
 
-  public var clients: [Opencoremotion_Daemon_V1_ClientStatus] = []
+  package var clients: [Opencoremotion_Daemon_V1_ClientStatus] = []
 
-  public var historyAuthorized: Bool = false
+  package var historyAuthorized: Bool = false
 
   /// "recording", "paused: …", "denied", "unavailable: …"
-  public var historyState: String = String()
+  package var historyState: String = String()
 
-  public var historyOldestDate: Double = 0
+  package var historyOldestDate: Double = 0
 
-  public var historyNewestDate: Double = 0
+  package var historyNewestDate: Double = 0
 
-  public var historyBytes: UInt64 = 0
+  package var historyBytes: UInt64 = 0
 
-  public var recordingUntilDate: Double = 0
+  package var recordingUntilDate: Double = 0
 
-  public var samplesReceived: UInt64 = 0
+  package var samplesReceived: UInt64 = 0
 
-  public var storePath: String = String()
+  package var storePath: String = String()
 
   /// Sensors the source is asked to deliver (`Sensor` bits): those some client or the history
   /// needs; the others are switched off where the source allows it.
-  public var sourceSensors: UInt32 = 0
+  package var sourceSensors: UInt32 = 0
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_PedometerTotals: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_PedometerTotals: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var fromDate: Double = 0
+  package var fromDate: Double = 0
 
-  public var toDate: Double = 0
+  package var toDate: Double = 0
 
-  public var steps: Double = 0
+  package var steps: Double = 0
 
-  public var distance: Double = 0
+  package var distance: Double = 0
 
-  public var floorsAscended: Double = 0
+  package var floorsAscended: Double = 0
 
-  public var floorsDescended: Double = 0
+  package var floorsDescended: Double = 0
 
-  public var activeSeconds: Double = 0
+  package var activeSeconds: Double = 0
 
   /// The daemon's cumulative live counters (as in `PedometerLive`) at the moment of this answer:
   /// the totals include every step they count. A client continues live counting from the answer
   /// by adding later counters minus these (`CMPedometer.startUpdates(from:)` with a past date).
-  public var counters: Opencoremotion_Daemon_V1_PedometerLive {
+  package var counters: Opencoremotion_Daemon_V1_PedometerLive {
     get {_counters ?? Opencoremotion_Daemon_V1_PedometerLive()}
     set {_counters = newValue}
   }
   /// Returns true if `counters` has been explicitly set.
-  public var hasCounters: Bool {self._counters != nil}
+  package var hasCounters: Bool {self._counters != nil}
   /// Clears the value of `counters`. Subsequent reads from it will return its default value.
-  public mutating func clearCounters() {self._counters = nil}
+  package mutating func clearCounters() {self._counters = nil}
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 
   fileprivate var _counters: Opencoremotion_Daemon_V1_PedometerLive? = nil
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_ActivitySegment: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_ActivitySegment: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var startDate: Double = 0
+  package var startDate: Double = 0
 
   /// source clock when it began
-  public var timestamp: Double = 0
+  package var timestamp: Double = 0
 
-  public var stationary: Bool = false
+  package var stationary: Bool = false
 
-  public var walking: Bool = false
+  package var walking: Bool = false
 
-  public var running: Bool = false
+  package var running: Bool = false
 
-  public var cycling: Bool = false
+  package var cycling: Bool = false
 
-  public var automotive: Bool = false
+  package var automotive: Bool = false
 
-  public var unknown: Bool = false
+  package var unknown: Bool = false
 
   /// 0 low, 1 medium, 2 high
-  public var confidence: UInt32 = 0
+  package var confidence: UInt32 = 0
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_ActivitySegments: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_ActivitySegments: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var segments: [Opencoremotion_Daemon_V1_ActivitySegment] = []
+  package var segments: [Opencoremotion_Daemon_V1_ActivitySegment] = []
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_RecordedSample: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_RecordedSample: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var identifier: UInt64 = 0
+  package var identifier: UInt64 = 0
 
   /// source clock, s
-  public var timestamp: Double = 0
+  package var timestamp: Double = 0
 
   /// wall clock
-  public var date: Double = 0
+  package var date: Double = 0
 
   /// specific force, m/s²
-  public var acceleration: Opencoremotion_Daemon_V1_Vector3 {
+  package var acceleration: Opencoremotion_Daemon_V1_Vector3 {
     get {_acceleration ?? Opencoremotion_Daemon_V1_Vector3()}
     set {_acceleration = newValue}
   }
   /// Returns true if `acceleration` has been explicitly set.
-  public var hasAcceleration: Bool {self._acceleration != nil}
+  package var hasAcceleration: Bool {self._acceleration != nil}
   /// Clears the value of `acceleration`. Subsequent reads from it will return its default value.
-  public mutating func clearAcceleration() {self._acceleration = nil}
+  package mutating func clearAcceleration() {self._acceleration = nil}
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 
   fileprivate var _acceleration: Opencoremotion_Daemon_V1_Vector3? = nil
 }
 
 /// Large answers come in several messages with the same request_id; the last has `complete` set.
-public nonisolated struct Opencoremotion_Daemon_V1_RecordedAccelerometer: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_RecordedAccelerometer: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var samples: [Opencoremotion_Daemon_V1_RecordedSample] = []
+  package var samples: [Opencoremotion_Daemon_V1_RecordedSample] = []
 
-  public var complete: Bool = false
+  package var complete: Bool = false
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_Acknowledgement: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_Acknowledgement: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// For RecordAccelerometer: when the recording (as extended by every request) now ends.
-  public var untilDate: Double = 0
+  package var untilDate: Double = 0
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public init() {}
+  package init() {}
 }
 
-public nonisolated struct Opencoremotion_Daemon_V1_ErrorReply: Sendable {
+package nonisolated struct Opencoremotion_Daemon_V1_ErrorReply: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var code: Opencoremotion_Daemon_V1_ErrorReply.Code = .unspecified
+  package var code: Opencoremotion_Daemon_V1_ErrorReply.Code = .unspecified
 
-  public var message: String = String()
+  package var message: String = String()
 
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public nonisolated enum Code: SwiftProtobuf.Enum, Swift.CaseIterable {
-    public typealias RawValue = Int
+  package nonisolated enum Code: SwiftProtobuf.Enum, Swift.CaseIterable {
+    package typealias RawValue = Int
     case unspecified // = 0
 
     /// CMErrorInvalidParameter
@@ -1376,11 +1376,11 @@ public nonisolated struct Opencoremotion_Daemon_V1_ErrorReply: Sendable {
     case `protocol` // = 5
     case UNRECOGNIZED(Int)
 
-    public init() {
+    package init() {
       self = .unspecified
     }
 
-    public init?(rawValue: Int) {
+    package init?(rawValue: Int) {
       switch rawValue {
       case 0: self = .unspecified
       case 1: self = .invalidParameter
@@ -1392,7 +1392,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ErrorReply: Sendable {
       }
     }
 
-    public var rawValue: Int {
+    package var rawValue: Int {
       switch self {
       case .unspecified: return 0
       case .invalidParameter: return 1
@@ -1405,7 +1405,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ErrorReply: Sendable {
     }
 
     // The compiler won't synthesize support with the UNRECOGNIZED case.
-    public static let allCases: [Opencoremotion_Daemon_V1_ErrorReply.Code] = [
+    package static let allCases: [Opencoremotion_Daemon_V1_ErrorReply.Code] = [
       .unspecified,
       .invalidParameter,
       .notAuthorized,
@@ -1416,7 +1416,7 @@ public nonisolated struct Opencoremotion_Daemon_V1_ErrorReply: Sendable {
 
   }
 
-  public init() {}
+  package init() {}
 }
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
@@ -1424,18 +1424,18 @@ public nonisolated struct Opencoremotion_Daemon_V1_ErrorReply: Sendable {
 fileprivate nonisolated let _protobuf_package = "opencoremotion.daemon.v1"
 
 nonisolated extension Opencoremotion_Daemon_V1_Sensor: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SENSOR_UNSPECIFIED\0\u{1}SENSOR_ACCELEROMETER\0\u{1}SENSOR_GYROSCOPE\0\u{2}\u{2}SENSOR_MAGNETOMETER\0\u{2}\u{4}SENSOR_BAROMETER\0\u{2}\u{8}SENSOR_THERMOMETER\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SENSOR_UNSPECIFIED\0\u{1}SENSOR_ACCELEROMETER\0\u{1}SENSOR_GYROSCOPE\0\u{2}\u{2}SENSOR_MAGNETOMETER\0\u{2}\u{4}SENSOR_BAROMETER\0\u{2}\u{8}SENSOR_THERMOMETER\0")
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_ReferenceFrame: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REFERENCE_FRAME_UNSPECIFIED\0\u{1}X_ARBITRARY_Z_VERTICAL\0\u{1}X_ARBITRARY_CORRECTED_Z_VERTICAL\0\u{1}X_MAGNETIC_NORTH_Z_VERTICAL\0\u{1}X_TRUE_NORTH_Z_VERTICAL\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REFERENCE_FRAME_UNSPECIFIED\0\u{1}X_ARBITRARY_Z_VERTICAL\0\u{1}X_ARBITRARY_CORRECTED_Z_VERTICAL\0\u{1}X_MAGNETIC_NORTH_Z_VERTICAL\0\u{1}X_TRUE_NORTH_Z_VERTICAL\0")
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_Vector3: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".Vector3"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}x\0\u{1}y\0\u{1}z\0")
+  package static let protoMessageName: String = _protobuf_package + ".Vector3"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}x\0\u{1}y\0\u{1}z\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1449,7 +1449,7 @@ nonisolated extension Opencoremotion_Daemon_V1_Vector3: SwiftProtobuf.Message, S
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.x.bitPattern != 0 {
       try visitor.visitSingularDoubleField(value: self.x, fieldNumber: 1)
     }
@@ -1462,7 +1462,7 @@ nonisolated extension Opencoremotion_Daemon_V1_Vector3: SwiftProtobuf.Message, S
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_Vector3, rhs: Opencoremotion_Daemon_V1_Vector3) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_Vector3, rhs: Opencoremotion_Daemon_V1_Vector3) -> Bool {
     if lhs.x != rhs.x {return false}
     if lhs.y != rhs.y {return false}
     if lhs.z != rhs.z {return false}
@@ -1472,10 +1472,10 @@ nonisolated extension Opencoremotion_Daemon_V1_Vector3: SwiftProtobuf.Message, S
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_ClientMessage: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".ClientMessage"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}hello\0\u{1}subscribe\0\u{1}unsubscribe\0\u{1}status\0\u{3}pedometer_query\0\u{3}activity_query\0\u{3}accelerometer_query\0\u{3}record_accelerometer\0\u{3}set_privacy\0\u{3}authorization_query\0")
+  package static let protoMessageName: String = _protobuf_package + ".ClientMessage"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}hello\0\u{1}subscribe\0\u{1}unsubscribe\0\u{1}status\0\u{3}pedometer_query\0\u{3}activity_query\0\u{3}accelerometer_query\0\u{3}record_accelerometer\0\u{3}set_privacy\0\u{3}authorization_query\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1617,7 +1617,7 @@ nonisolated extension Opencoremotion_Daemon_V1_ClientMessage: SwiftProtobuf.Mess
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -1671,7 +1671,7 @@ nonisolated extension Opencoremotion_Daemon_V1_ClientMessage: SwiftProtobuf.Mess
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_ClientMessage, rhs: Opencoremotion_Daemon_V1_ClientMessage) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_ClientMessage, rhs: Opencoremotion_Daemon_V1_ClientMessage) -> Bool {
     if lhs.requestID != rhs.requestID {return false}
     if lhs.body != rhs.body {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -1680,10 +1680,10 @@ nonisolated extension Opencoremotion_Daemon_V1_ClientMessage: SwiftProtobuf.Mess
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_Hello: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".Hello"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}client_name\0\u{3}protocol_version\0")
+  package static let protoMessageName: String = _protobuf_package + ".Hello"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}client_name\0\u{3}protocol_version\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1696,7 +1696,7 @@ nonisolated extension Opencoremotion_Daemon_V1_Hello: SwiftProtobuf.Message, Swi
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.clientName.isEmpty {
       try visitor.visitSingularStringField(value: self.clientName, fieldNumber: 1)
     }
@@ -1706,7 +1706,7 @@ nonisolated extension Opencoremotion_Daemon_V1_Hello: SwiftProtobuf.Message, Swi
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_Hello, rhs: Opencoremotion_Daemon_V1_Hello) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_Hello, rhs: Opencoremotion_Daemon_V1_Hello) -> Bool {
     if lhs.clientName != rhs.clientName {return false}
     if lhs.protocolVersion != rhs.protocolVersion {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -1715,10 +1715,10 @@ nonisolated extension Opencoremotion_Daemon_V1_Hello: SwiftProtobuf.Message, Swi
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_Subscribe: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".Subscribe"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sensors\0\u{3}rate_hz\0\u{1}pedometer\0\u{1}activity\0\u{1}altitude\0\u{3}fused_motion\0\u{3}device_motion_frame\0")
+  package static let protoMessageName: String = _protobuf_package + ".Subscribe"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sensors\0\u{3}rate_hz\0\u{1}pedometer\0\u{1}activity\0\u{1}altitude\0\u{3}fused_motion\0\u{3}device_motion_frame\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1736,7 +1736,7 @@ nonisolated extension Opencoremotion_Daemon_V1_Subscribe: SwiftProtobuf.Message,
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.sensors != 0 {
       try visitor.visitSingularUInt32Field(value: self.sensors, fieldNumber: 1)
     }
@@ -1761,7 +1761,7 @@ nonisolated extension Opencoremotion_Daemon_V1_Subscribe: SwiftProtobuf.Message,
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_Subscribe, rhs: Opencoremotion_Daemon_V1_Subscribe) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_Subscribe, rhs: Opencoremotion_Daemon_V1_Subscribe) -> Bool {
     if lhs.sensors != rhs.sensors {return false}
     if lhs.rateHz != rhs.rateHz {return false}
     if lhs.pedometer != rhs.pedometer {return false}
@@ -1775,10 +1775,10 @@ nonisolated extension Opencoremotion_Daemon_V1_Subscribe: SwiftProtobuf.Message,
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_Unsubscribe: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".Unsubscribe"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}subscription_id\0")
+  package static let protoMessageName: String = _protobuf_package + ".Unsubscribe"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}subscription_id\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1790,14 +1790,14 @@ nonisolated extension Opencoremotion_Daemon_V1_Unsubscribe: SwiftProtobuf.Messag
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.subscriptionID != 0 {
       try visitor.visitSingularUInt64Field(value: self.subscriptionID, fieldNumber: 1)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_Unsubscribe, rhs: Opencoremotion_Daemon_V1_Unsubscribe) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_Unsubscribe, rhs: Opencoremotion_Daemon_V1_Unsubscribe) -> Bool {
     if lhs.subscriptionID != rhs.subscriptionID {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -1805,29 +1805,29 @@ nonisolated extension Opencoremotion_Daemon_V1_Unsubscribe: SwiftProtobuf.Messag
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_StatusRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".StatusRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+  package static let protoMessageName: String = _protobuf_package + ".StatusRequest"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap()
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     // Load everything into unknown fields
     while try decoder.nextFieldNumber() != nil {}
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_StatusRequest, rhs: Opencoremotion_Daemon_V1_StatusRequest) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_StatusRequest, rhs: Opencoremotion_Daemon_V1_StatusRequest) -> Bool {
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_PedometerQuery: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".PedometerQuery"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}from_date\0\u{3}to_date\0")
+  package static let protoMessageName: String = _protobuf_package + ".PedometerQuery"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}from_date\0\u{3}to_date\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1840,7 +1840,7 @@ nonisolated extension Opencoremotion_Daemon_V1_PedometerQuery: SwiftProtobuf.Mes
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.fromDate.bitPattern != 0 {
       try visitor.visitSingularDoubleField(value: self.fromDate, fieldNumber: 1)
     }
@@ -1850,7 +1850,7 @@ nonisolated extension Opencoremotion_Daemon_V1_PedometerQuery: SwiftProtobuf.Mes
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_PedometerQuery, rhs: Opencoremotion_Daemon_V1_PedometerQuery) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_PedometerQuery, rhs: Opencoremotion_Daemon_V1_PedometerQuery) -> Bool {
     if lhs.fromDate != rhs.fromDate {return false}
     if lhs.toDate != rhs.toDate {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -1859,10 +1859,10 @@ nonisolated extension Opencoremotion_Daemon_V1_PedometerQuery: SwiftProtobuf.Mes
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_ActivityQuery: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".ActivityQuery"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}from_date\0\u{3}to_date\0")
+  package static let protoMessageName: String = _protobuf_package + ".ActivityQuery"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}from_date\0\u{3}to_date\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1875,7 +1875,7 @@ nonisolated extension Opencoremotion_Daemon_V1_ActivityQuery: SwiftProtobuf.Mess
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.fromDate.bitPattern != 0 {
       try visitor.visitSingularDoubleField(value: self.fromDate, fieldNumber: 1)
     }
@@ -1885,7 +1885,7 @@ nonisolated extension Opencoremotion_Daemon_V1_ActivityQuery: SwiftProtobuf.Mess
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_ActivityQuery, rhs: Opencoremotion_Daemon_V1_ActivityQuery) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_ActivityQuery, rhs: Opencoremotion_Daemon_V1_ActivityQuery) -> Bool {
     if lhs.fromDate != rhs.fromDate {return false}
     if lhs.toDate != rhs.toDate {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -1894,10 +1894,10 @@ nonisolated extension Opencoremotion_Daemon_V1_ActivityQuery: SwiftProtobuf.Mess
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_AccelerometerQuery: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".AccelerometerQuery"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}from_date\0\u{3}to_date\0")
+  package static let protoMessageName: String = _protobuf_package + ".AccelerometerQuery"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}from_date\0\u{3}to_date\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1910,7 +1910,7 @@ nonisolated extension Opencoremotion_Daemon_V1_AccelerometerQuery: SwiftProtobuf
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.fromDate.bitPattern != 0 {
       try visitor.visitSingularDoubleField(value: self.fromDate, fieldNumber: 1)
     }
@@ -1920,7 +1920,7 @@ nonisolated extension Opencoremotion_Daemon_V1_AccelerometerQuery: SwiftProtobuf
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_AccelerometerQuery, rhs: Opencoremotion_Daemon_V1_AccelerometerQuery) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_AccelerometerQuery, rhs: Opencoremotion_Daemon_V1_AccelerometerQuery) -> Bool {
     if lhs.fromDate != rhs.fromDate {return false}
     if lhs.toDate != rhs.toDate {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -1929,10 +1929,10 @@ nonisolated extension Opencoremotion_Daemon_V1_AccelerometerQuery: SwiftProtobuf
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_RecordAccelerometer: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".RecordAccelerometer"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}duration\0")
+  package static let protoMessageName: String = _protobuf_package + ".RecordAccelerometer"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}duration\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1944,14 +1944,14 @@ nonisolated extension Opencoremotion_Daemon_V1_RecordAccelerometer: SwiftProtobu
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.duration.bitPattern != 0 {
       try visitor.visitSingularDoubleField(value: self.duration, fieldNumber: 1)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_RecordAccelerometer, rhs: Opencoremotion_Daemon_V1_RecordAccelerometer) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_RecordAccelerometer, rhs: Opencoremotion_Daemon_V1_RecordAccelerometer) -> Bool {
     if lhs.duration != rhs.duration {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -1959,10 +1959,10 @@ nonisolated extension Opencoremotion_Daemon_V1_RecordAccelerometer: SwiftProtobu
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_SetPrivacy: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".SetPrivacy"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}allow\0")
+  package static let protoMessageName: String = _protobuf_package + ".SetPrivacy"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}allow\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -1974,14 +1974,14 @@ nonisolated extension Opencoremotion_Daemon_V1_SetPrivacy: SwiftProtobuf.Message
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.allow != false {
       try visitor.visitSingularBoolField(value: self.allow, fieldNumber: 1)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_SetPrivacy, rhs: Opencoremotion_Daemon_V1_SetPrivacy) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_SetPrivacy, rhs: Opencoremotion_Daemon_V1_SetPrivacy) -> Bool {
     if lhs.allow != rhs.allow {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -1989,29 +1989,29 @@ nonisolated extension Opencoremotion_Daemon_V1_SetPrivacy: SwiftProtobuf.Message
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_AuthorizationQuery: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".AuthorizationQuery"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+  package static let protoMessageName: String = _protobuf_package + ".AuthorizationQuery"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap()
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     // Load everything into unknown fields
     while try decoder.nextFieldNumber() != nil {}
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_AuthorizationQuery, rhs: Opencoremotion_Daemon_V1_AuthorizationQuery) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_AuthorizationQuery, rhs: Opencoremotion_Daemon_V1_AuthorizationQuery) -> Bool {
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_ServerMessage: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".ServerMessage"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}hello\0\u{1}samples\0\u{1}live\0\u{3}source_event\0\u{1}status\0\u{1}pedometer\0\u{1}activities\0\u{1}recorded\0\u{1}ack\0\u{1}error\0\u{1}authorization\0\u{3}fused_motion\0\u{3}device_motion\0")
+  package static let protoMessageName: String = _protobuf_package + ".ServerMessage"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}hello\0\u{1}samples\0\u{1}live\0\u{3}source_event\0\u{1}status\0\u{1}pedometer\0\u{1}activities\0\u{1}recorded\0\u{1}ack\0\u{1}error\0\u{1}authorization\0\u{3}fused_motion\0\u{3}device_motion\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2192,7 +2192,7 @@ nonisolated extension Opencoremotion_Daemon_V1_ServerMessage: SwiftProtobuf.Mess
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -2258,7 +2258,7 @@ nonisolated extension Opencoremotion_Daemon_V1_ServerMessage: SwiftProtobuf.Mess
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_ServerMessage, rhs: Opencoremotion_Daemon_V1_ServerMessage) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_ServerMessage, rhs: Opencoremotion_Daemon_V1_ServerMessage) -> Bool {
     if lhs.requestID != rhs.requestID {return false}
     if lhs.body != rhs.body {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -2267,10 +2267,10 @@ nonisolated extension Opencoremotion_Daemon_V1_ServerMessage: SwiftProtobuf.Mess
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_Authorization: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".Authorization"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}history_authorized\0")
+  package static let protoMessageName: String = _protobuf_package + ".Authorization"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}history_authorized\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2282,14 +2282,14 @@ nonisolated extension Opencoremotion_Daemon_V1_Authorization: SwiftProtobuf.Mess
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.historyAuthorized != false {
       try visitor.visitSingularBoolField(value: self.historyAuthorized, fieldNumber: 1)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_Authorization, rhs: Opencoremotion_Daemon_V1_Authorization) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_Authorization, rhs: Opencoremotion_Daemon_V1_Authorization) -> Bool {
     if lhs.historyAuthorized != rhs.historyAuthorized {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -2297,10 +2297,10 @@ nonisolated extension Opencoremotion_Daemon_V1_Authorization: SwiftProtobuf.Mess
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_HelloReply: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".HelloReply"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_version\0\u{3}source_name\0\u{3}available_sensors\0\u{3}min_rate_hz\0\u{3}max_rate_hz\0\u{3}history_authorized\0\u{3}serves_fused_motion\0")
+  package static let protoMessageName: String = _protobuf_package + ".HelloReply"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_version\0\u{3}source_name\0\u{3}available_sensors\0\u{3}min_rate_hz\0\u{3}max_rate_hz\0\u{3}history_authorized\0\u{3}serves_fused_motion\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2318,7 +2318,7 @@ nonisolated extension Opencoremotion_Daemon_V1_HelloReply: SwiftProtobuf.Message
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.protocolVersion != 0 {
       try visitor.visitSingularUInt32Field(value: self.protocolVersion, fieldNumber: 1)
     }
@@ -2343,7 +2343,7 @@ nonisolated extension Opencoremotion_Daemon_V1_HelloReply: SwiftProtobuf.Message
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_HelloReply, rhs: Opencoremotion_Daemon_V1_HelloReply) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_HelloReply, rhs: Opencoremotion_Daemon_V1_HelloReply) -> Bool {
     if lhs.protocolVersion != rhs.protocolVersion {return false}
     if lhs.sourceName != rhs.sourceName {return false}
     if lhs.availableSensors != rhs.availableSensors {return false}
@@ -2357,10 +2357,10 @@ nonisolated extension Opencoremotion_Daemon_V1_HelloReply: SwiftProtobuf.Message
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_Sample: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".Sample"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}timestamp\0\u{1}accelerometer\0\u{1}gyroscope\0\u{1}magnetometer\0\u{1}pressure\0\u{1}temperature\0\u{3}received_boot_ns\0")
+  package static let protoMessageName: String = _protobuf_package + ".Sample"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}timestamp\0\u{1}accelerometer\0\u{1}gyroscope\0\u{1}magnetometer\0\u{1}pressure\0\u{1}temperature\0\u{3}received_boot_ns\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2378,7 +2378,7 @@ nonisolated extension Opencoremotion_Daemon_V1_Sample: SwiftProtobuf.Message, Sw
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -2407,7 +2407,7 @@ nonisolated extension Opencoremotion_Daemon_V1_Sample: SwiftProtobuf.Message, Sw
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_Sample, rhs: Opencoremotion_Daemon_V1_Sample) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_Sample, rhs: Opencoremotion_Daemon_V1_Sample) -> Bool {
     if lhs.timestamp != rhs.timestamp {return false}
     if lhs._accelerometer != rhs._accelerometer {return false}
     if lhs._gyroscope != rhs._gyroscope {return false}
@@ -2421,10 +2421,10 @@ nonisolated extension Opencoremotion_Daemon_V1_Sample: SwiftProtobuf.Message, Sw
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_SampleBatch: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".SampleBatch"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}samples\0\u{3}dropped_before\0")
+  package static let protoMessageName: String = _protobuf_package + ".SampleBatch"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}samples\0\u{3}dropped_before\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2437,7 +2437,7 @@ nonisolated extension Opencoremotion_Daemon_V1_SampleBatch: SwiftProtobuf.Messag
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.samples.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.samples, fieldNumber: 1)
     }
@@ -2447,7 +2447,7 @@ nonisolated extension Opencoremotion_Daemon_V1_SampleBatch: SwiftProtobuf.Messag
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_SampleBatch, rhs: Opencoremotion_Daemon_V1_SampleBatch) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_SampleBatch, rhs: Opencoremotion_Daemon_V1_SampleBatch) -> Bool {
     if lhs.samples != rhs.samples {return false}
     if lhs.droppedBefore != rhs.droppedBefore {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -2456,10 +2456,10 @@ nonisolated extension Opencoremotion_Daemon_V1_SampleBatch: SwiftProtobuf.Messag
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_Quaternion: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".Quaternion"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}w\0\u{1}x\0\u{1}y\0\u{1}z\0")
+  package static let protoMessageName: String = _protobuf_package + ".Quaternion"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}w\0\u{1}x\0\u{1}y\0\u{1}z\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2474,7 +2474,7 @@ nonisolated extension Opencoremotion_Daemon_V1_Quaternion: SwiftProtobuf.Message
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.w.bitPattern != 0 {
       try visitor.visitSingularDoubleField(value: self.w, fieldNumber: 1)
     }
@@ -2490,7 +2490,7 @@ nonisolated extension Opencoremotion_Daemon_V1_Quaternion: SwiftProtobuf.Message
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_Quaternion, rhs: Opencoremotion_Daemon_V1_Quaternion) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_Quaternion, rhs: Opencoremotion_Daemon_V1_Quaternion) -> Bool {
     if lhs.w != rhs.w {return false}
     if lhs.x != rhs.x {return false}
     if lhs.y != rhs.y {return false}
@@ -2501,8 +2501,8 @@ nonisolated extension Opencoremotion_Daemon_V1_Quaternion: SwiftProtobuf.Message
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_FusedMotion: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".FusedMotion"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}timestamp\0\u{3}earth_from_sensor_6d\0\u{3}earth_from_sensor_9d\0\u{3}has_magnetic_heading\0\u{1}gyroscope\0\u{3}gyroscope_bias\0\u{1}accelerometer\0\u{3}calibrated_magnetic_field\0\u{3}magnetic_calibration_accuracy\0\u{3}needs_calibration_motion\0\u{3}received_boot_ns\0\u{3}heading_uncertainty\0")
+  package static let protoMessageName: String = _protobuf_package + ".FusedMotion"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}timestamp\0\u{3}earth_from_sensor_6d\0\u{3}earth_from_sensor_9d\0\u{3}has_magnetic_heading\0\u{1}gyroscope\0\u{3}gyroscope_bias\0\u{1}accelerometer\0\u{3}calibrated_magnetic_field\0\u{3}magnetic_calibration_accuracy\0\u{3}needs_calibration_motion\0\u{3}received_boot_ns\0\u{3}heading_uncertainty\0")
 
   fileprivate class _StorageClass {
     var _timestamp: Double = 0
@@ -2549,7 +2549,7 @@ nonisolated extension Opencoremotion_Daemon_V1_FusedMotion: SwiftProtobuf.Messag
     return _storage
   }
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     _ = _uniqueStorage()
     try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
       while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2575,7 +2575,7 @@ nonisolated extension Opencoremotion_Daemon_V1_FusedMotion: SwiftProtobuf.Messag
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every if/case branch local when no optimizations
@@ -2621,7 +2621,7 @@ nonisolated extension Opencoremotion_Daemon_V1_FusedMotion: SwiftProtobuf.Messag
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_FusedMotion, rhs: Opencoremotion_Daemon_V1_FusedMotion) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_FusedMotion, rhs: Opencoremotion_Daemon_V1_FusedMotion) -> Bool {
     if lhs._storage !== rhs._storage {
       let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
         let _storage = _args.0
@@ -2648,8 +2648,8 @@ nonisolated extension Opencoremotion_Daemon_V1_FusedMotion: SwiftProtobuf.Messag
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_DeviceMotion: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".DeviceMotion"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}timestamp\0\u{1}attitude\0\u{3}rotation_rate\0\u{1}gravity\0\u{3}user_acceleration\0\u{3}magnetic_field\0\u{3}magnetic_field_accuracy\0\u{1}heading\0\u{3}received_boot_ns\0\u{3}heading_accuracy\0")
+  package static let protoMessageName: String = _protobuf_package + ".DeviceMotion"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}timestamp\0\u{1}attitude\0\u{3}rotation_rate\0\u{1}gravity\0\u{3}user_acceleration\0\u{3}magnetic_field\0\u{3}magnetic_field_accuracy\0\u{1}heading\0\u{3}received_boot_ns\0\u{3}heading_accuracy\0")
 
   fileprivate class _StorageClass {
     var _timestamp: Double = 0
@@ -2692,7 +2692,7 @@ nonisolated extension Opencoremotion_Daemon_V1_DeviceMotion: SwiftProtobuf.Messa
     return _storage
   }
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     _ = _uniqueStorage()
     try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
       while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2716,7 +2716,7 @@ nonisolated extension Opencoremotion_Daemon_V1_DeviceMotion: SwiftProtobuf.Messa
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every if/case branch local when no optimizations
@@ -2756,7 +2756,7 @@ nonisolated extension Opencoremotion_Daemon_V1_DeviceMotion: SwiftProtobuf.Messa
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_DeviceMotion, rhs: Opencoremotion_Daemon_V1_DeviceMotion) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_DeviceMotion, rhs: Opencoremotion_Daemon_V1_DeviceMotion) -> Bool {
     if lhs._storage !== rhs._storage {
       let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
         let _storage = _args.0
@@ -2781,10 +2781,10 @@ nonisolated extension Opencoremotion_Daemon_V1_DeviceMotion: SwiftProtobuf.Messa
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_DeviceMotionBatch: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".DeviceMotionBatch"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}motions\0\u{3}dropped_before\0")
+  package static let protoMessageName: String = _protobuf_package + ".DeviceMotionBatch"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}motions\0\u{3}dropped_before\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2797,7 +2797,7 @@ nonisolated extension Opencoremotion_Daemon_V1_DeviceMotionBatch: SwiftProtobuf.
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.motions.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.motions, fieldNumber: 1)
     }
@@ -2807,7 +2807,7 @@ nonisolated extension Opencoremotion_Daemon_V1_DeviceMotionBatch: SwiftProtobuf.
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_DeviceMotionBatch, rhs: Opencoremotion_Daemon_V1_DeviceMotionBatch) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_DeviceMotionBatch, rhs: Opencoremotion_Daemon_V1_DeviceMotionBatch) -> Bool {
     if lhs.motions != rhs.motions {return false}
     if lhs.droppedBefore != rhs.droppedBefore {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -2816,10 +2816,10 @@ nonisolated extension Opencoremotion_Daemon_V1_DeviceMotionBatch: SwiftProtobuf.
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_FusedMotionBatch: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".FusedMotionBatch"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}estimates\0\u{3}dropped_before\0")
+  package static let protoMessageName: String = _protobuf_package + ".FusedMotionBatch"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}estimates\0\u{3}dropped_before\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2832,7 +2832,7 @@ nonisolated extension Opencoremotion_Daemon_V1_FusedMotionBatch: SwiftProtobuf.M
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.estimates.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.estimates, fieldNumber: 1)
     }
@@ -2842,7 +2842,7 @@ nonisolated extension Opencoremotion_Daemon_V1_FusedMotionBatch: SwiftProtobuf.M
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_FusedMotionBatch, rhs: Opencoremotion_Daemon_V1_FusedMotionBatch) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_FusedMotionBatch, rhs: Opencoremotion_Daemon_V1_FusedMotionBatch) -> Bool {
     if lhs.estimates != rhs.estimates {return false}
     if lhs.droppedBefore != rhs.droppedBefore {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -2851,10 +2851,10 @@ nonisolated extension Opencoremotion_Daemon_V1_FusedMotionBatch: SwiftProtobuf.M
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_LiveUpdate: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".LiveUpdate"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}pedometer\0\u{1}activity\0\u{1}altitude\0")
+  package static let protoMessageName: String = _protobuf_package + ".LiveUpdate"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}pedometer\0\u{1}activity\0\u{1}altitude\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2904,7 +2904,7 @@ nonisolated extension Opencoremotion_Daemon_V1_LiveUpdate: SwiftProtobuf.Message
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -2927,7 +2927,7 @@ nonisolated extension Opencoremotion_Daemon_V1_LiveUpdate: SwiftProtobuf.Message
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_LiveUpdate, rhs: Opencoremotion_Daemon_V1_LiveUpdate) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_LiveUpdate, rhs: Opencoremotion_Daemon_V1_LiveUpdate) -> Bool {
     if lhs.update != rhs.update {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -2935,10 +2935,10 @@ nonisolated extension Opencoremotion_Daemon_V1_LiveUpdate: SwiftProtobuf.Message
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_PedometerLive: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".PedometerLive"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}timestamp\0\u{1}date\0\u{1}steps\0\u{1}distance\0\u{3}floors_ascended\0\u{3}floors_descended\0\u{1}cadence\0\u{3}active_seconds\0")
+  package static let protoMessageName: String = _protobuf_package + ".PedometerLive"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}timestamp\0\u{1}date\0\u{1}steps\0\u{1}distance\0\u{3}floors_ascended\0\u{3}floors_descended\0\u{1}cadence\0\u{3}active_seconds\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -2957,7 +2957,7 @@ nonisolated extension Opencoremotion_Daemon_V1_PedometerLive: SwiftProtobuf.Mess
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.timestamp.bitPattern != 0 {
       try visitor.visitSingularDoubleField(value: self.timestamp, fieldNumber: 1)
     }
@@ -2985,7 +2985,7 @@ nonisolated extension Opencoremotion_Daemon_V1_PedometerLive: SwiftProtobuf.Mess
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_PedometerLive, rhs: Opencoremotion_Daemon_V1_PedometerLive) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_PedometerLive, rhs: Opencoremotion_Daemon_V1_PedometerLive) -> Bool {
     if lhs.timestamp != rhs.timestamp {return false}
     if lhs.date != rhs.date {return false}
     if lhs.steps != rhs.steps {return false}
@@ -3000,10 +3000,10 @@ nonisolated extension Opencoremotion_Daemon_V1_PedometerLive: SwiftProtobuf.Mess
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_AltitudeLive: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".AltitudeLive"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}timestamp\0\u{3}relative_altitude\0\u{1}pressure\0")
+  package static let protoMessageName: String = _protobuf_package + ".AltitudeLive"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}timestamp\0\u{3}relative_altitude\0\u{1}pressure\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -3017,7 +3017,7 @@ nonisolated extension Opencoremotion_Daemon_V1_AltitudeLive: SwiftProtobuf.Messa
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.timestamp.bitPattern != 0 {
       try visitor.visitSingularDoubleField(value: self.timestamp, fieldNumber: 1)
     }
@@ -3030,7 +3030,7 @@ nonisolated extension Opencoremotion_Daemon_V1_AltitudeLive: SwiftProtobuf.Messa
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_AltitudeLive, rhs: Opencoremotion_Daemon_V1_AltitudeLive) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_AltitudeLive, rhs: Opencoremotion_Daemon_V1_AltitudeLive) -> Bool {
     if lhs.timestamp != rhs.timestamp {return false}
     if lhs.relativeAltitude != rhs.relativeAltitude {return false}
     if lhs.pressure != rhs.pressure {return false}
@@ -3040,10 +3040,10 @@ nonisolated extension Opencoremotion_Daemon_V1_AltitudeLive: SwiftProtobuf.Messa
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_SourceEvent: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".SourceEvent"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{3}failure_kind\0\u{1}message\0\u{1}advisory\0")
+  package static let protoMessageName: String = _protobuf_package + ".SourceEvent"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{3}failure_kind\0\u{1}message\0\u{1}advisory\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -3058,7 +3058,7 @@ nonisolated extension Opencoremotion_Daemon_V1_SourceEvent: SwiftProtobuf.Messag
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.kind != .unspecified {
       try visitor.visitSingularEnumField(value: self.kind, fieldNumber: 1)
     }
@@ -3074,7 +3074,7 @@ nonisolated extension Opencoremotion_Daemon_V1_SourceEvent: SwiftProtobuf.Messag
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_SourceEvent, rhs: Opencoremotion_Daemon_V1_SourceEvent) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_SourceEvent, rhs: Opencoremotion_Daemon_V1_SourceEvent) -> Bool {
     if lhs.kind != rhs.kind {return false}
     if lhs.failureKind != rhs.failureKind {return false}
     if lhs.message != rhs.message {return false}
@@ -3085,14 +3085,14 @@ nonisolated extension Opencoremotion_Daemon_V1_SourceEvent: SwiftProtobuf.Messag
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_SourceEvent.Kind: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0KIND_UNSPECIFIED\0\u{1}KIND_FAILURE\0\u{1}KIND_FINISHED\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0KIND_UNSPECIFIED\0\u{1}KIND_FAILURE\0\u{1}KIND_FINISHED\0")
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_ClientStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".ClientStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}pid\0\u{1}subscriptions\0\u{1}dropped\0\u{1}queued\0")
+  package static let protoMessageName: String = _protobuf_package + ".ClientStatus"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}pid\0\u{1}subscriptions\0\u{1}dropped\0\u{1}queued\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -3108,7 +3108,7 @@ nonisolated extension Opencoremotion_Daemon_V1_ClientStatus: SwiftProtobuf.Messa
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.name.isEmpty {
       try visitor.visitSingularStringField(value: self.name, fieldNumber: 1)
     }
@@ -3127,7 +3127,7 @@ nonisolated extension Opencoremotion_Daemon_V1_ClientStatus: SwiftProtobuf.Messa
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_ClientStatus, rhs: Opencoremotion_Daemon_V1_ClientStatus) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_ClientStatus, rhs: Opencoremotion_Daemon_V1_ClientStatus) -> Bool {
     if lhs.name != rhs.name {return false}
     if lhs.pid != rhs.pid {return false}
     if lhs.subscriptions != rhs.subscriptions {return false}
@@ -3139,10 +3139,10 @@ nonisolated extension Opencoremotion_Daemon_V1_ClientStatus: SwiftProtobuf.Messa
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_SubscriptionStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".SubscriptionStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}sensors\0\u{3}rate_hz\0\u{1}pedometer\0\u{1}activity\0\u{1}altitude\0\u{3}fused_motion\0\u{3}device_motion_frame\0")
+  package static let protoMessageName: String = _protobuf_package + ".SubscriptionStatus"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}sensors\0\u{3}rate_hz\0\u{1}pedometer\0\u{1}activity\0\u{1}altitude\0\u{3}fused_motion\0\u{3}device_motion_frame\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -3161,7 +3161,7 @@ nonisolated extension Opencoremotion_Daemon_V1_SubscriptionStatus: SwiftProtobuf
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.id != 0 {
       try visitor.visitSingularUInt64Field(value: self.id, fieldNumber: 1)
     }
@@ -3189,7 +3189,7 @@ nonisolated extension Opencoremotion_Daemon_V1_SubscriptionStatus: SwiftProtobuf
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_SubscriptionStatus, rhs: Opencoremotion_Daemon_V1_SubscriptionStatus) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_SubscriptionStatus, rhs: Opencoremotion_Daemon_V1_SubscriptionStatus) -> Bool {
     if lhs.id != rhs.id {return false}
     if lhs.sensors != rhs.sensors {return false}
     if lhs.rateHz != rhs.rateHz {return false}
@@ -3204,10 +3204,10 @@ nonisolated extension Opencoremotion_Daemon_V1_SubscriptionStatus: SwiftProtobuf
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_DaemonStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".DaemonStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}source_name\0\u{3}available_sensors\0\u{3}source_rate_hz\0\u{3}source_subscribed\0\u{1}clients\0\u{3}history_authorized\0\u{3}history_state\0\u{3}history_oldest_date\0\u{3}history_newest_date\0\u{3}history_bytes\0\u{3}recording_until_date\0\u{3}samples_received\0\u{3}store_path\0\u{3}source_sensors\0")
+  package static let protoMessageName: String = _protobuf_package + ".DaemonStatus"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}source_name\0\u{3}available_sensors\0\u{3}source_rate_hz\0\u{3}source_subscribed\0\u{1}clients\0\u{3}history_authorized\0\u{3}history_state\0\u{3}history_oldest_date\0\u{3}history_newest_date\0\u{3}history_bytes\0\u{3}recording_until_date\0\u{3}samples_received\0\u{3}store_path\0\u{3}source_sensors\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -3232,7 +3232,7 @@ nonisolated extension Opencoremotion_Daemon_V1_DaemonStatus: SwiftProtobuf.Messa
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.sourceName.isEmpty {
       try visitor.visitSingularStringField(value: self.sourceName, fieldNumber: 1)
     }
@@ -3278,7 +3278,7 @@ nonisolated extension Opencoremotion_Daemon_V1_DaemonStatus: SwiftProtobuf.Messa
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_DaemonStatus, rhs: Opencoremotion_Daemon_V1_DaemonStatus) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_DaemonStatus, rhs: Opencoremotion_Daemon_V1_DaemonStatus) -> Bool {
     if lhs.sourceName != rhs.sourceName {return false}
     if lhs.availableSensors != rhs.availableSensors {return false}
     if lhs.sourceRateHz != rhs.sourceRateHz {return false}
@@ -3299,10 +3299,10 @@ nonisolated extension Opencoremotion_Daemon_V1_DaemonStatus: SwiftProtobuf.Messa
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_PedometerTotals: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".PedometerTotals"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}from_date\0\u{3}to_date\0\u{1}steps\0\u{1}distance\0\u{3}floors_ascended\0\u{3}floors_descended\0\u{3}active_seconds\0\u{1}counters\0")
+  package static let protoMessageName: String = _protobuf_package + ".PedometerTotals"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}from_date\0\u{3}to_date\0\u{1}steps\0\u{1}distance\0\u{3}floors_ascended\0\u{3}floors_descended\0\u{3}active_seconds\0\u{1}counters\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -3321,7 +3321,7 @@ nonisolated extension Opencoremotion_Daemon_V1_PedometerTotals: SwiftProtobuf.Me
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -3353,7 +3353,7 @@ nonisolated extension Opencoremotion_Daemon_V1_PedometerTotals: SwiftProtobuf.Me
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_PedometerTotals, rhs: Opencoremotion_Daemon_V1_PedometerTotals) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_PedometerTotals, rhs: Opencoremotion_Daemon_V1_PedometerTotals) -> Bool {
     if lhs.fromDate != rhs.fromDate {return false}
     if lhs.toDate != rhs.toDate {return false}
     if lhs.steps != rhs.steps {return false}
@@ -3368,10 +3368,10 @@ nonisolated extension Opencoremotion_Daemon_V1_PedometerTotals: SwiftProtobuf.Me
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_ActivitySegment: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".ActivitySegment"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}start_date\0\u{1}timestamp\0\u{1}stationary\0\u{1}walking\0\u{1}running\0\u{1}cycling\0\u{1}automotive\0\u{1}unknown\0\u{1}confidence\0")
+  package static let protoMessageName: String = _protobuf_package + ".ActivitySegment"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}start_date\0\u{1}timestamp\0\u{1}stationary\0\u{1}walking\0\u{1}running\0\u{1}cycling\0\u{1}automotive\0\u{1}unknown\0\u{1}confidence\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -3391,7 +3391,7 @@ nonisolated extension Opencoremotion_Daemon_V1_ActivitySegment: SwiftProtobuf.Me
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.startDate.bitPattern != 0 {
       try visitor.visitSingularDoubleField(value: self.startDate, fieldNumber: 1)
     }
@@ -3422,7 +3422,7 @@ nonisolated extension Opencoremotion_Daemon_V1_ActivitySegment: SwiftProtobuf.Me
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_ActivitySegment, rhs: Opencoremotion_Daemon_V1_ActivitySegment) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_ActivitySegment, rhs: Opencoremotion_Daemon_V1_ActivitySegment) -> Bool {
     if lhs.startDate != rhs.startDate {return false}
     if lhs.timestamp != rhs.timestamp {return false}
     if lhs.stationary != rhs.stationary {return false}
@@ -3438,10 +3438,10 @@ nonisolated extension Opencoremotion_Daemon_V1_ActivitySegment: SwiftProtobuf.Me
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_ActivitySegments: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".ActivitySegments"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}segments\0")
+  package static let protoMessageName: String = _protobuf_package + ".ActivitySegments"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}segments\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -3453,14 +3453,14 @@ nonisolated extension Opencoremotion_Daemon_V1_ActivitySegments: SwiftProtobuf.M
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.segments.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.segments, fieldNumber: 1)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_ActivitySegments, rhs: Opencoremotion_Daemon_V1_ActivitySegments) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_ActivitySegments, rhs: Opencoremotion_Daemon_V1_ActivitySegments) -> Bool {
     if lhs.segments != rhs.segments {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -3468,10 +3468,10 @@ nonisolated extension Opencoremotion_Daemon_V1_ActivitySegments: SwiftProtobuf.M
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_RecordedSample: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".RecordedSample"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}identifier\0\u{1}timestamp\0\u{1}date\0\u{1}acceleration\0")
+  package static let protoMessageName: String = _protobuf_package + ".RecordedSample"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}identifier\0\u{1}timestamp\0\u{1}date\0\u{1}acceleration\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -3486,7 +3486,7 @@ nonisolated extension Opencoremotion_Daemon_V1_RecordedSample: SwiftProtobuf.Mes
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     // The use of inline closures is to circumvent an issue where the compiler
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
@@ -3506,7 +3506,7 @@ nonisolated extension Opencoremotion_Daemon_V1_RecordedSample: SwiftProtobuf.Mes
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_RecordedSample, rhs: Opencoremotion_Daemon_V1_RecordedSample) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_RecordedSample, rhs: Opencoremotion_Daemon_V1_RecordedSample) -> Bool {
     if lhs.identifier != rhs.identifier {return false}
     if lhs.timestamp != rhs.timestamp {return false}
     if lhs.date != rhs.date {return false}
@@ -3517,10 +3517,10 @@ nonisolated extension Opencoremotion_Daemon_V1_RecordedSample: SwiftProtobuf.Mes
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_RecordedAccelerometer: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".RecordedAccelerometer"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}samples\0\u{1}complete\0")
+  package static let protoMessageName: String = _protobuf_package + ".RecordedAccelerometer"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}samples\0\u{1}complete\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -3533,7 +3533,7 @@ nonisolated extension Opencoremotion_Daemon_V1_RecordedAccelerometer: SwiftProto
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if !self.samples.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.samples, fieldNumber: 1)
     }
@@ -3543,7 +3543,7 @@ nonisolated extension Opencoremotion_Daemon_V1_RecordedAccelerometer: SwiftProto
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_RecordedAccelerometer, rhs: Opencoremotion_Daemon_V1_RecordedAccelerometer) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_RecordedAccelerometer, rhs: Opencoremotion_Daemon_V1_RecordedAccelerometer) -> Bool {
     if lhs.samples != rhs.samples {return false}
     if lhs.complete != rhs.complete {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -3552,10 +3552,10 @@ nonisolated extension Opencoremotion_Daemon_V1_RecordedAccelerometer: SwiftProto
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_Acknowledgement: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".Acknowledgement"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}until_date\0")
+  package static let protoMessageName: String = _protobuf_package + ".Acknowledgement"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}until_date\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -3567,14 +3567,14 @@ nonisolated extension Opencoremotion_Daemon_V1_Acknowledgement: SwiftProtobuf.Me
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.untilDate.bitPattern != 0 {
       try visitor.visitSingularDoubleField(value: self.untilDate, fieldNumber: 1)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_Acknowledgement, rhs: Opencoremotion_Daemon_V1_Acknowledgement) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_Acknowledgement, rhs: Opencoremotion_Daemon_V1_Acknowledgement) -> Bool {
     if lhs.untilDate != rhs.untilDate {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -3582,10 +3582,10 @@ nonisolated extension Opencoremotion_Daemon_V1_Acknowledgement: SwiftProtobuf.Me
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_ErrorReply: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".ErrorReply"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}code\0\u{1}message\0")
+  package static let protoMessageName: String = _protobuf_package + ".ErrorReply"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}code\0\u{1}message\0")
 
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
       // The use of inline closures is to circumvent an issue where the compiler
       // allocates stack space for every case branch when no optimizations are
@@ -3598,7 +3598,7 @@ nonisolated extension Opencoremotion_Daemon_V1_ErrorReply: SwiftProtobuf.Message
     }
   }
 
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     if self.code != .unspecified {
       try visitor.visitSingularEnumField(value: self.code, fieldNumber: 1)
     }
@@ -3608,7 +3608,7 @@ nonisolated extension Opencoremotion_Daemon_V1_ErrorReply: SwiftProtobuf.Message
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Opencoremotion_Daemon_V1_ErrorReply, rhs: Opencoremotion_Daemon_V1_ErrorReply) -> Bool {
+  package static func ==(lhs: Opencoremotion_Daemon_V1_ErrorReply, rhs: Opencoremotion_Daemon_V1_ErrorReply) -> Bool {
     if lhs.code != rhs.code {return false}
     if lhs.message != rhs.message {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
@@ -3617,5 +3617,5 @@ nonisolated extension Opencoremotion_Daemon_V1_ErrorReply: SwiftProtobuf.Message
 }
 
 nonisolated extension Opencoremotion_Daemon_V1_ErrorReply.Code: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CODE_UNSPECIFIED\0\u{1}CODE_INVALID_PARAMETER\0\u{1}CODE_NOT_AUTHORIZED\0\u{1}CODE_NOT_AVAILABLE\0\u{1}CODE_NO_DATA\0\u{1}CODE_PROTOCOL\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CODE_UNSPECIFIED\0\u{1}CODE_INVALID_PARAMETER\0\u{1}CODE_NOT_AUTHORIZED\0\u{1}CODE_NOT_AVAILABLE\0\u{1}CODE_NO_DATA\0\u{1}CODE_PROTOCOL\0")
 }

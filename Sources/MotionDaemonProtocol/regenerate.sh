@@ -9,6 +9,12 @@
 #     --product protoc-gen-swift -c release
 # then: PROTOC_GEN_SWIFT=/tmp/protoc-gen/swift-protobuf/.build/release/protoc-gen-swift \
 #   Sources/MotionDaemonProtocol/regenerate.sh
+# Without Debian's protoc, grpcio-tools' bundled one does as well (`python -m grpc_tools.protoc` in
+# a venv, behind a `protoc` wrapper on PATH): it reproduces the committed file byte for byte.
+#
+# The generated types are `package`, not `public` (Visibility=Package): this module is not a
+# product, the package's own modules (MotionDaemonClient, MotionDaemon, motionctl, the tests) are
+# its only users, and no public API of theirs may expose a wire type.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -18,5 +24,5 @@ if [[ -z "$plugin" || ! -x "$plugin" ]]; then
   exit 1
 fi
 protoc --plugin=protoc-gen-swift="$plugin" --proto_path="$root/Protocol" \
-  --swift_opt=Visibility=Public --swift_out="$here" "$root/Protocol/motiond.proto"
+  --swift_opt=Visibility=Package --swift_out="$here" "$root/Protocol/motiond.proto"
 echo "wrote $here/motiond.pb.swift"
