@@ -378,16 +378,22 @@ let package = Package(
         + "other phone forms report that they were not built in."),
     .default(enabledTraits: ["PhoneStreams"]),
   ],
+  // swift-protobuf and Hummingbird are taken without their default traits (none of which is
+  // used here: protobuf's BinaryDelimitedStreams and FieldMaskUtilities, Hummingbird's
+  // ConfigurationSupport and FullFoundation). With two traits enabled, SwiftPM passed their
+  // `-D` flags in an order that changed from one invocation to the next (a `swift test` after a
+  // `swift build` was enough), and each change recompiled both packages and every module above
+  // them on a build with nothing changed.
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-    .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+    .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0", traits: []),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     // `swift package generate-documentation --target OpenCoreMotion` (DocC catalogs in each
     // module).
