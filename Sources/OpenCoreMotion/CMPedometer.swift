@@ -146,7 +146,8 @@ open class CMPedometer: NSObject {
   }
 
   /// Starts pause and resume events on the pedometer's queue: a pause about 2 s after the last
-  /// step, a resume at the first step of the next walk. A second call replaces the first.
+  /// step (or at the source's last sample, when it ends sooner), a resume at the first step of the
+  /// next walk. A second call replaces the first.
   open func startEventUpdates(handler: @escaping CMPedometerEventHandler) {
     connectEvents(eventChannel, sink: .queue(handlerQueue, handler))
   }

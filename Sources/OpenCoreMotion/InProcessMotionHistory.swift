@@ -362,6 +362,15 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
           s.behindSample = nil
           noteSampleStampedBehind(in: &s)
         }
+        // A walk still in progress when the source ends (a recording or scenario that stops
+        // less than the pause delay after its last step): no later sample will judge its pause,
+        // and event updates ended on the resume, as if the person walked on. It pauses at the
+        // last sample at the latest.
+        if s.isWalking, let report = s.lastStepReport, let latest = s.latestTimestamp,
+          let timeline = s.timeline
+        {
+          pauseWalk(at: latest, lastReport: report, timeline: timeline, in: &s, events: &events)
+        }
         s.isFinished = true
       }
       events.append(.finished)
@@ -484,15 +493,7 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     }
     // Pauses are judged on every sample's time, whichever sensors it carries.
     if s.isWalking, let report = s.lastStepReport, t - report >= parameters.pauseDelay {
-      s.isWalking = false
-      s.cadence.endBout()
-      // Dated when the walk stopped (the pause delay after the last step's report), not at this
-      // sample: after a gap in the source (an hour without samples), the event stream showed an
-      // hour-long walk. Never before the last step.
-      let stopped = Swift.min(t, report + parameters.pauseDelay)
-      let pauseDate = timeline.date(forTimestamp: Swift.max(stopped, s.lastStepTime ?? stopped))
-      s.lastPauseDate = pauseDate
-      events.append(.pedestrian(PedestrianEventRecord(date: pauseDate, isPause: true)))
+      pauseWalk(at: t, lastReport: report, timeline: timeline, in: &s, events: &events)
     }
     let refusedBefore = s.pressure.refusedReadings
     if let pressure = sample.pressure, let result = s.pressure.process(time: t, pressure: pressure)
@@ -646,6 +647,22 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
           "restarts": "\(restarts)",
         ])
     }
+  }
+
+  /// Ends the walk in progress at sample time `t`, `lastReport` being its last step's report.
+  private func pauseWalk(
+    at t: Double, lastReport report: Double, timeline: MotionTimeline, in s: inout State,
+    events: inout [MotionHistoryEvent]
+  ) {
+    s.isWalking = false
+    s.cadence.endBout()
+    // Dated when the walk stopped (the pause delay after the last step's report), not at this
+    // sample: after a gap in the source (an hour without samples), the event stream showed an
+    // hour-long walk. Never before the last step.
+    let stopped = Swift.min(t, report + parameters.pauseDelay)
+    let pauseDate = timeline.date(forTimestamp: Swift.max(stopped, s.lastStepTime ?? stopped))
+    s.lastPauseDate = pauseDate
+    events.append(.pedestrian(PedestrianEventRecord(date: pauseDate, isPause: true)))
   }
 
   /// Counts a step the detector found at `reported` and the riding gate let through, at sample

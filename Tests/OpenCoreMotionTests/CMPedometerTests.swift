@@ -319,6 +319,34 @@ final class CMPedometerTests: XCTestCase {
     XCTAssertEqual(all[1].date.timeIntervalSince(HistoryFixture.anchor), 14, accuracy: 2.5)
   }
 
+  /// A source that ends less than the pause delay after the last step (the built-in `walk`
+  /// scenario rests 1 s after walking, a recording cut while walking): no later sample judged
+  /// the pause, and the events ended on the resume, as if the person walked on.
+  func testAWalkStillInProgressWhenTheSourceEndsPauses() {
+    let clock = VirtualClock()
+    let scenario = HistoryFixture.walkScenario(restBefore: 1, walk: 10, restAfter: 0.5)
+    let pedometer = CMPedometer(
+      backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
+    let events = Collector<CMPedometerEvent>()
+    pedometer.startEventUpdates { event, error in
+      XCTAssertNil(error)
+      event.map(events.append)
+    }
+    clock.advance(by: scenario.segmentsDuration + 1)
+    // The pause is the last event; its delivery is the failure bound, not the expected wait.
+    let deadline = Date().addingTimeInterval(20)
+    while events.all.count < 2, Date() < deadline { usleep(10_000) }
+    drain(pedometer.handlerQueue)
+    pedometer.stopEventUpdates()
+    let all = events.all
+    XCTAssertEqual(all.map(\.type), [.resume, .pause])
+    guard all.count == 2 else { return }
+    // At the end of the source (11.5 s) at the latest, and not before the resume.
+    XCTAssertLessThanOrEqual(
+      all[1].date.timeIntervalSince(HistoryFixture.anchor), scenario.segmentsDuration + 0.02)
+    XCTAssertGreaterThanOrEqual(all[1].date, all[0].date)
+  }
+
   func testAsyncSequenceDeliversTheSameUpdatesAndEndsWithTheSource() async {
     let clock = VirtualClock()
     let scenario = HistoryFixture.walkScenario(walk: 10)
