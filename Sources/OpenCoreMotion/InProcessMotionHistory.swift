@@ -362,6 +362,18 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
           s.behindSample = nil
           noteSampleStampedBehind(in: &s)
         }
+        // The steps the pedometer still holds are counted, as `motionctl steps` and the daemon
+        // (at its stop) count them at the end of a recording: those the step detector has
+        // confirmed and not yet returned (one goes out per sample), and those the riding gate
+        // holds while a walk after a ride is confirmed. A replay that ended seconds after a
+        // drive counted fewer steps here than `motionctl steps` on the same file.
+        if let latest = s.latestTimestamp, let timeline = s.timeline {
+          while s.pedometer.flushQueuedStep() != nil {
+            countStepsLetThrough(at: latest, timeline: timeline, in: &s, events: &events)
+          }
+          s.pedometer.finish()
+          countStepsLetThrough(at: latest, timeline: timeline, in: &s, events: &events)
+        }
         // A walk still in progress when the source ends (a recording or scenario that stops
         // less than the pause delay after its last step): no later sample will judge its pause,
         // and event updates ended on the resume, as if the person walked on. It pauses at the
@@ -486,9 +498,7 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
       let acceleration = Units.coreMotionAcceleration(fromSpecificForce: force)
       let change = s.pedometer.process(time: t, acceleration: acceleration).activity
       observeActivity(change, t: t, timeline: timeline, in: &s, events: &events)
-      while let step = s.pedometer.nextStep() {
-        countStep(reported: step, t: t, timeline: timeline, in: &s, events: &events)
-      }
+      countStepsLetThrough(at: t, timeline: timeline, in: &s, events: &events)
       record(t: t, acceleration: acceleration, timeline: timeline, in: &s)
     }
     // Pauses are judged on every sample's time, whichever sensors it carries.
@@ -663,6 +673,15 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     let pauseDate = timeline.date(forTimestamp: Swift.max(stopped, s.lastStepTime ?? stopped))
     s.lastPauseDate = pauseDate
     events.append(.pedestrian(PedestrianEventRecord(date: pauseDate, isPause: true)))
+  }
+
+  /// Counts every step the riding gate lets through now, at sample time `t`.
+  private func countStepsLetThrough(
+    at t: Double, timeline: MotionTimeline, in s: inout State, events: inout [MotionHistoryEvent]
+  ) {
+    while let step = s.pedometer.nextStep() {
+      countStep(reported: step, t: t, timeline: timeline, in: &s, events: &events)
+    }
   }
 
   /// Counts a step the detector found at `reported` and the riding gate let through, at sample

@@ -102,8 +102,25 @@ final class CMPedometerRideTests: XCTestCase {
     XCTAssertLessThanOrEqual(walkSteps, alone + 2, "\(walkSteps) steps, \(alone) alone")
     let dates = events.map(\.date)
     XCTAssertEqual(dates, dates.sorted(), "events in time order: \(events.map(\.type.rawValue))")
-    // The recording ends walking: the last event is the walk's resume.
-    XCTAssertEqual(events.last?.type, .resume)
+    // The recording ends walking: the walk's resume, then its pause at the end of the source.
+    XCTAssertEqual(events.suffix(2).map(\.type), [.resume, .pause])
+  }
+
+  /// A recording that ends seconds after a ride, while the riding gate still holds the walk's
+  /// steps waiting for the walk to be confirmed: they are counted at the end of the source, as
+  /// `motionctl steps` and the daemon count them. The in-process history used to lose them
+  /// (2026-11-30: a walk of 6 s counted 0 steps after the ride, 11 alone; now 11).
+  func testAWalkCutShortAfterARideKeepsItsSteps() throws {
+    let ride = try piece(of: "bike_user1.csv", from: 300, length: 120, movedTo: 0)
+    for length in [6.0, 10, 14] {
+      let walk = try piece(of: "walk_user1.csv", from: 300, length: length, movedTo: 120)
+      let alone = try steps(pedometer(over: walk).pedometer, from: 120, to: 120 + length + 1)
+      let afterRide = try steps(pedometer(over: ride + walk).pedometer, from: 120, to: 220)
+      XCTAssertGreaterThan(alone, Int(length), "a walk of \(length) s alone")
+      XCTAssertGreaterThanOrEqual(
+        afterRide, alone - 2,
+        "a walk of \(length) s: \(afterRide) steps after the ride, \(alone) alone")
+    }
   }
 
   /// 13 min of cycling: the step detector alone finds 710 steps in it (`motionctl steps` before
