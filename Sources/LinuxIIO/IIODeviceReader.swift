@@ -525,6 +525,23 @@ final class IIODeviceReader {
       }
     }
     let timestamp = system.bootTime()
-    return values.withUnsafeBufferPointer { converter.sample(raw: $0, timestamp: timestamp) }
+    let sample = values.withUnsafeBufferPointer {
+      converter.sample(raw: $0, timestamp: timestamp)
+    }
+    // Each value is finite, but an absurd one (1e308) times the scale is not: such a sample was
+    // delivered, and consumers dropped it (a monitor printed nothing) or stopped on it (record).
+    guard sample.isFinite else {
+      throw .transient(
+        "\(device.displayName): the values read (\(readings(values))) times their scale are "
+          + "beyond the range of a Double")
+    }
+    return sample
+  }
+
+  /// The raw readings of the converter's channels, for messages: `in_accel_x_raw=1e+308, …`.
+  private func readings(_ values: [Double]) -> String {
+    converter.channels.compactMap { channel, slot in
+      channel.valueAttribute.map { "\($0)=\(values[slot])" }
+    }.joined(separator: ", ")
   }
 }

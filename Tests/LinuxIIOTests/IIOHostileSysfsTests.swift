@@ -234,6 +234,26 @@ final class IIOHostileSysfsTests: XCTestCase {
       }
     }
   }
+
+  // MARK: Values
+
+  /// A `_raw` value that parses but is absurd (`1e308`) gives an infinite value once scaled: the
+  /// polled sample carrying it was delivered, and `motionctl monitor` dropped it and printed
+  /// nothing while `record` stopped on it. It is an advisory failure naming the attribute now.
+  func testPolledValueBeyondDoubleAfterScalingIsAFailureNotASample() throws {
+    let tree = try IIOFakeTree()
+    try Fixtures.mpu6050(tree)
+    try tree.write(0, "in_accel_scale", "1000")
+    try tree.write(0, "in_accel_x_raw", "1e308")
+    let source = try Fixtures.source(tree, .polled)
+    let collector = EventCollector()
+    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let failure = try XCTUnwrap(collector.waitForFailure(.other, timeout: 10))
+    XCTAssertFalse(failure.isFatal, "the device is tried again")
+    XCTAssertTrue(failure.message.contains("in_accel_x_raw"), failure.message)
+    XCTAssertTrue(collector.samples.allSatisfy(\.isFinite), "no infinite sample delivered")
+  }
 }
 
 /// Runs `body` on a thread of its own and returns its result, or nil when it has not finished
