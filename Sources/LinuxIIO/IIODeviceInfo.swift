@@ -32,7 +32,8 @@ public struct IIODeviceInfo: Hashable, Sendable, CustomStringConvertible {
   public var timestampClock: String?
   /// The trigger currently attached (`trigger/current_trigger`), when any.
   public var currentTrigger: String?
-  /// Problems found while reading the device (unparsable attributes), for listings and logs.
+  /// Problems found while reading the device (unparsable or unreadable attributes, each once), for
+  /// listings and logs: a source reading the device gives each as one of its warnings.
   public var notes: [String]
 
   public init(

@@ -122,6 +122,11 @@ struct IIODiscovery {
       }
     }
 
+    // The axes of a kind share their scale and scan format attributes, so one problem gave a
+    // note per axis.
+    var seenNotes: Set<String> = []
+    notes = notes.filter { seenNotes.insert($0).inserted }
+
     return IIODeviceInfo(
       name: name, label: label, directoryName: directoryName, sysfsPath: path,
       devicePath: "\(devRoot)/\(directoryName)", channels: channels, samplingControls: controls,
@@ -195,7 +200,12 @@ struct IIODiscovery {
     refusingZero: Bool = false
   ) -> Double? {
     for name in names where files.contains(name) {
-      guard let content = text("\(path)/\(name)") else { continue }
+      // An attribute that is there but cannot be read (a FIFO, a folder) was passed over without a
+      // note, so the value was read as if the device had no scale.
+      guard let content = text("\(path)/\(name)") else {
+        notes.append("ignored unreadable \(name)")
+        continue
+      }
       if let value = Double(content), value.isFinite {
         // A zero scale (0 or -0) would read every value as zero for ever, silently.
         if refusingZero, value == 0 {

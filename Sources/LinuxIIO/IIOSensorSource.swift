@@ -101,6 +101,11 @@ public final class IIOSensorSource: SensorSource, Sendable {
     self.availableSensors = sensors
     self.supportedSampleRates = low <= high ? low...high : 1...100
     self.wakePipe = system.makeWakePipe()
+    // Discovery's notes change what is read (an unusable scale leaves values unscaled, an unknown
+    // scan format means polling); only `motionctl sensors --iio` showed them.
+    for device in assignments.map(\.device) {
+      for note in device.notes { warn("iio: \(device.displayName): \(note)") }
+    }
   }
 
   deinit {
@@ -166,8 +171,8 @@ public final class IIOSensorSource: SensorSource, Sendable {
 
   // MARK: Status
 
-  /// Messages about degraded operation (polling fallbacks, unwritable rates, reconnections), oldest
-  /// first; the last 100 are kept.
+  /// Messages about degraded operation (attributes discovery ignored, polling fallbacks,
+  /// unwritable rates, reconnections), oldest first; the last 100 are kept.
   public var warnings: [String] { state.withLock { $0.warnings } }
 
   /// Called with each new warning on the reader thread. Default: ``logWarning`` (swift-log, label

@@ -254,6 +254,27 @@ final class IIOHostileSysfsTests: XCTestCase {
     XCTAssertTrue(failure.message.contains("in_accel_x_raw"), failure.message)
     XCTAssertTrue(collector.samples.allSatisfy(\.isFinite), "no infinite sample delivered")
   }
+
+  /// A scale that cannot be used (unparsable, or a FIFO in place of the file) is ignored, so the
+  /// values are read unscaled: the note saying so was shown by `motionctl sensors --iio` only (once
+  /// per axis), never while reading, and an unreadable scale had no note at all. Each is a warning
+  /// of the source now, once.
+  func testIgnoredAttributesAreWarningsOfTheSourceOnce() throws {
+    let tree = try IIOFakeTree()
+    try Fixtures.mpu6050(tree)
+    try tree.write(0, "in_accel_scale", "abc")
+    let gyroscopeScale = tree.devicePath(0) + "/in_anglvel_scale"
+    unlink(gyroscopeScale)
+    XCTAssertEqual(mkfifo(gyroscopeScale, 0o600), 0, "mkfifo errno \(errno)")
+    let source = try Fixtures.source(tree, .polled)
+    let warnings = source.warnings
+    XCTAssertEqual(
+      warnings.filter { $0.contains("mpu6050: ignored unparsable in_accel_scale \"abc\"") }.count,
+      1, "\(warnings)")
+    XCTAssertEqual(
+      warnings.filter { $0.contains("mpu6050: ignored unreadable in_anglvel_scale") }.count, 1,
+      "\(warnings)")
+  }
 }
 
 /// Runs `body` on a thread of its own and returns its result, or nil when it has not finished
