@@ -321,6 +321,9 @@ final class IIODeviceReader {
           + "reader, e.g. iio-sensor-proxy, has it open)")
     case .failure(.permissionDenied): throw .permissionDenied(path: device.devicePath)
     case .failure(.gone): throw .disconnected("\(device.devicePath) is gone")
+    case .failure(let error) where error.isLasting:
+      // Not a node a retry would change (a regular file, a folder).
+      throw .other("\(device.displayName): opening \(device.devicePath): \(error.phrase)")
     case .failure(let error):
       throw .transient("opening \(device.devicePath): \(error.phrase)")
     }

@@ -289,6 +289,17 @@ extension IIOSensorSource {
       samples.append(contentsOf: batch)
       let hangUp = events & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
       guard endOfFile || (hangUp && batch.isEmpty) else { return }
+      // A character device that ends is not an IIO buffer (the kernel's gives EAGAIN when empty):
+      // `/dev/null` ended at every read, was opened again and kept a core busy saying nothing.
+      if endOfFile, !system.isFIFO(reader.fd) {
+        let node = slot.assignment.device.devicePath
+        fail(
+          slot,
+          .other(
+            "\(slot.displayName): \(node) reached its end, which the buffer of an IIO device "
+              + "never does"), now: now)
+        return
+      }
       // The kernel's node never ends; a FIFO stand-in does when its writer leaves. Either way,
       // carry on if the device is still there, else report it gone.
       if isPresent(slot.assignment.device), reader.reopen() { return }

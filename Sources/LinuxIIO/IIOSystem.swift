@@ -28,12 +28,15 @@ enum IIOSystemError: Error, Equatable, Sendable {
   case notRegularFile(String)
   /// An attribute longer than ``IIOSystem/maximumAttributeSize``.
   case tooLarge
+  /// A buffer node that is neither a character device (the kernel's) nor a FIFO (a test's stand-in):
+  /// a regular file, a folder (what it is, as for ``notRegularFile(_:)``).
+  case notADeviceNode(String)
 
   /// Whether the file itself is wrong for an attribute (not a regular file, too large), which
   /// trying again does not change, unlike an errno from the device.
   var isLasting: Bool {
     switch self {
-    case .notRegularFile, .tooLarge: return true
+    case .notRegularFile, .tooLarge, .notADeviceNode: return true
     default: return false
     }
   }
@@ -51,6 +54,8 @@ enum IIOSystemError: Error, Equatable, Sendable {
     case .tooLarge:
       return "it holds more than \(IIOSystem.maximumAttributeSize >> 10) KiB, which no sysfs "
         + "attribute does"
+    case .notADeviceNode(let kind):
+      return "it is \(kind), not the character device of an IIO buffer"
     }
   }
 }
@@ -153,11 +158,34 @@ class IIOSystem: @unchecked Sendable {
     return .success(names.sorted())
   }
 
-  /// Opens a buffer character device for non-blocking reading.
+  /// Opens a buffer character device for non-blocking reading: a character device, or a FIFO (the
+  /// stand-in of the tests' fake trees).
+  ///
+  /// Anything else is refused: a regular file (`COREMOTION_IIO_DEV` may name any folder) was read
+  /// to its end, opened again and read again for ever, its records delivered as new samples and a
+  /// core kept busy; a folder failed every read and was retried every second.
   func openDevice(_ path: String) -> Result<Int32, IIOSystemError> {
     let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     guard fd >= 0 else { return .failure(Self.classify(errno)) }
+    var status = stat()
+    guard fstat(fd, &status) == 0 else {
+      let code = errno
+      close(fd)
+      return .failure(Self.classify(code))
+    }
+    let type = status.st_mode & S_IFMT
+    guard type == S_IFCHR || type == S_IFIFO else {
+      close(fd)
+      return .failure(.notADeviceNode(RegularFile.kindName(status.st_mode) ?? "a regular file"))
+    }
     return .success(fd)
+  }
+
+  /// Whether `fd` is a FIFO: the only buffer node that may reach its end (when the test writing
+  /// to it closes its end); the kernel's character device never does.
+  func isFIFO(_ fd: Int32) -> Bool {
+    var status = stat()
+    return fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO
   }
 
   /// Reads up to `count` bytes into `buffer`; `.success(0)` is end of file.

@@ -255,6 +255,43 @@ final class IIOHostileSysfsTests: XCTestCase {
     XCTAssertTrue(collector.samples.allSatisfy(\.isFinite), "no infinite sample delivered")
   }
 
+  /// A buffer node that is a regular file (`COREMOTION_IIO_DEV` may name any folder) was read to
+  /// its end, opened again and read again for ever: its records delivered as new samples, a core
+  /// kept busy. It is refused on opening, saying what it is.
+  func testBufferNodeThatIsARegularFileIsRefused() throws {
+    let tree = try IIOFakeTree()
+    try Fixtures.mpu6050(tree)
+    unlink(tree.nodePath(0))
+    // Two whole mpu6050 records (16 bytes each).
+    XCTAssertTrue(
+      FileManager.default.createFile(
+        atPath: tree.nodePath(0), contents: Data(repeating: 1, count: 32)))
+    let source = try Fixtures.source(tree, .buffered)
+    let collector = EventCollector()
+    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let failure = try XCTUnwrap(collector.waitForFailure(.other, timeout: 10))
+    XCTAssertTrue(failure.isFatal, failure.message)
+    XCTAssertTrue(failure.message.contains("it is a regular file"), failure.message)
+    XCTAssertTrue(collector.samples.isEmpty, "\(collector.samples.count) samples from a file")
+  }
+
+  /// A buffer node that is a character device ending at every read (`/dev/null`) was opened again
+  /// at every end, keeping a core busy and saying nothing. It is a failure saying the node ended.
+  func testBufferNodeThatEndsIsAFailure() throws {
+    let tree = try IIOFakeTree()
+    try Fixtures.mpu6050(tree)
+    unlink(tree.nodePath(0))
+    XCTAssertEqual(symlink("/dev/null", tree.nodePath(0)), 0, "symlink errno \(errno)")
+    let source = try Fixtures.source(tree, .buffered)
+    let collector = EventCollector()
+    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let failure = try XCTUnwrap(collector.waitForFailure(.other, timeout: 10))
+    XCTAssertTrue(failure.isFatal, failure.message)
+    XCTAssertTrue(failure.message.contains("reached its end"), failure.message)
+  }
+
   /// A scale that cannot be used (unparsable, or a FIFO in place of the file) is ignored, so the
   /// values are read unscaled: the note saying so was shown by `motionctl sensors --iio` only (once
   /// per axis), never while reading, and an unreadable scale had no note at all. Each is a warning
