@@ -509,10 +509,12 @@ final class IIODeviceReader {
       let path = "\(device.sysfsPath)/\(attribute)"
       switch system.readAttribute(path) {
       case .success(let text):
-        guard let value = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)),
-          value.isFinite
-        else {
-          throw .transient("\(device.displayName): unparsable \(attribute) \"\(text)\"")
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let value = Double(trimmed), value.isFinite else {
+          // Quoted trimmed and cut short: the attribute's newline split the warning over two
+          // lines, and an attribute may hold up to 64 KiB.
+          let shown = trimmed.count > 40 ? trimmed.prefix(40) + "…" : trimmed
+          throw .transient("\(device.displayName): unparsable \(attribute) \"\(shown)\"")
         }
         values[slot] = value
       case .failure(.busy):

@@ -255,6 +255,25 @@ final class IIOHostileSysfsTests: XCTestCase {
     XCTAssertTrue(collector.samples.allSatisfy(\.isFinite), "no infinite sample delivered")
   }
 
+  /// An unparsable polled value is quoted as read but trimmed, and cut short: the attribute's
+  /// newline used to end the warning's first line inside the quotes, and a 64 KiB attribute was
+  /// quoted whole.
+  func testUnparsablePolledValueIsQuotedOnOneLineAndShort() throws {
+    let long = String(repeating: "z", count: 60_000)
+    for (content, quoted) in [("abc", "\"abc\""), (long, "\"" + long.prefix(40) + "…\"")] {
+      let tree = try IIOFakeTree()
+      try Fixtures.mpu6050(tree)
+      try tree.write(0, "in_accel_x_raw", content)
+      let source = try Fixtures.source(tree, .polled)
+      let collector = EventCollector()
+      let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+      defer { subscription.cancel() }
+      let failure = try XCTUnwrap(collector.waitForFailure(.other, timeout: 10))
+      XCTAssertTrue(failure.message.contains("in_accel_x_raw \(quoted); retrying"), failure.message)
+      XCTAssertLessThan(failure.message.count, 200)
+    }
+  }
+
   /// A buffer node that is a regular file (`COREMOTION_IIO_DEV` may name any folder) was read to
   /// its end, opened again and read again for ever: its records delivered as new samples, a core
   /// kept busy. It is refused on opening, saying what it is.
