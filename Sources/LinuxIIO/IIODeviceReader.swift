@@ -346,6 +346,13 @@ final class IIODeviceReader {
             + "[be|le]:[s|u]bits/storagebits[Xrepeat]>>shift, a repeat of at most "
             + "\(IIOScanType.maximumRepeatCount))")
       }
+      // The kernel numbers the elements uniquely; two at one index leave the record's order
+      // unknown, and it was guessed from their names, which can swap axes without a word.
+      if let other = elements.first(where: { $0.index == index }) {
+        throw .other(
+          "\(device.displayName): \(other.name)_index and \(element)_index are both \(index), "
+            + "so the order of a buffer record is unknown")
+      }
       elements.append(IIOScanLayout.Element(name: element, index: index, type: type))
     }
     try configureLayout(IIOScanLayout(elements))

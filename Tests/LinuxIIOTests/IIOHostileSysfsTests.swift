@@ -274,6 +274,25 @@ final class IIOHostileSysfsTests: XCTestCase {
     }
   }
 
+  /// Two enabled scan elements with one index (the kernel numbers them uniquely): the record's
+  /// order was guessed from their names, which can swap axes silently. The buffer fails instead,
+  /// naming both attributes.
+  func testScanElementsSharingAnIndexFailTheBuffer() throws {
+    let tree = try IIOFakeTree()
+    try Fixtures.mpu6050(tree)
+    let xIndex = try XCTUnwrap(tree.read(0, "scan_elements/in_accel_x_index"))
+    try tree.write(0, "scan_elements/in_accel_y_index", xIndex)
+    let source = try Fixtures.source(tree, .buffered)
+    let collector = EventCollector()
+    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let failure = try XCTUnwrap(collector.waitForFailure(.other, timeout: 10))
+    XCTAssertTrue(failure.isFatal, failure.message)
+    XCTAssertTrue(
+      failure.message.contains("in_accel_x_index and in_accel_y_index are both \(xIndex)"),
+      failure.message)
+  }
+
   /// A buffer node that is a regular file (`COREMOTION_IIO_DEV` may name any folder) was read to
   /// its end, opened again and read again for ever: its records delivered as new samples, a core
   /// kept busy. It is refused on opening, saying what it is.
