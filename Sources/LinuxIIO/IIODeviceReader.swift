@@ -55,6 +55,10 @@ final class IIODeviceReader {
   /// the boot clock: records are stamped on arrival instead, as without a timestamp channel.
   private var stampsOnArrival = false
   private var pending: [UInt8] = []
+  /// Buffer records left out because a value was infinite once scaled (an absurd `_scale`:
+  /// `1e306` times a 16-bit reading), and when that count is due a notice.
+  private(set) var nonFiniteRecords = 0
+  private var nonFiniteReports = PowerOfTenReports()
   private var readBuffer: [UInt8] = []
   /// Buffer attribute values to write back when the buffer stops, in order.
   private var restore: [(path: String, value: String)] = []
@@ -445,6 +449,15 @@ final class IIODeviceReader {
     return .samples(samples, endOfFile: endOfFile)
   }
 
+  /// A message saying how many records were left out as infinite, when that count is due one (the
+  /// first, then at powers of ten); nil otherwise.
+  func nonFiniteNotice() -> String? {
+    guard nonFiniteReports.isDue(total: nonFiniteRecords) else { return nil }
+    let records = nonFiniteRecords == 1 ? "a buffer record" : "\(nonFiniteRecords) buffer records"
+    return "\(device.displayName): left out \(records) with a value beyond the range of a Double "
+      + "once scaled (check the _scale and _offset attributes)"
+  }
+
   /// Re-opens the buffer descriptor (after a FIFO writer left); false when the node is gone.
   func reopen() -> Bool {
     if fd >= 0 { system.closeDevice(fd) }
@@ -500,7 +513,14 @@ final class IIODeviceReader {
             lastSpreadTimestamp = timestamp
           }
           recordIndex += 1
-          samples.append(converter.sample(raw: UnsafeBufferPointer(slots), timestamp: timestamp))
+          let sample = converter.sample(raw: UnsafeBufferPointer(slots), timestamp: timestamp)
+          // Delivered, such a sample was dropped by the consumers (a monitor printed nothing) or
+          // stopped them (record); it is left out and counted.
+          if sample.isFinite {
+            samples.append(sample)
+          } else {
+            nonFiniteRecords += 1
+          }
           base += recordSize
         }
       }

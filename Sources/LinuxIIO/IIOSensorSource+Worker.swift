@@ -287,6 +287,9 @@ extension IIOSensorSource {
     switch reader.readBuffered() {
     case .samples(let batch, let endOfFile):
       samples.append(contentsOf: batch)
+      if let notice = reader.nonFiniteNotice() {
+        deliver([.failure(SourceFailure(.other, "iio: \(notice)", isFatal: false))])
+      }
       let hangUp = events & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
       guard endOfFile || (hangUp && batch.isEmpty) else { return }
       // A character device that ends is not an IIO buffer (the kernel's gives EAGAIN when empty):

@@ -274,6 +274,35 @@ final class IIOHostileSysfsTests: XCTestCase {
     }
   }
 
+  /// An absurd scale (`1e306`) makes a buffer record's values infinite: the samples were
+  /// delivered, so a monitor printed nothing and `record` stopped. They are left out and counted,
+  /// and the finite records around them still arrive.
+  func testBufferedRecordsInfiniteOnceScaledAreLeftOutAndCounted() throws {
+    let tree = try IIOFakeTree()
+    try Fixtures.mpu6050(tree)
+    try tree.write(0, "in_accel_scale", "1e306")
+    let source = try Fixtures.source(tree, .buffered)
+    let collector = EventCollector()
+    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let writer = try IIOFIFOWriter(path: tree.nodePath(0), timeout: 20)
+    let layout = Fixtures.mpuLayout()
+    func record(_ accelerometerZ: Int64, _ n: Int64) -> [UInt8] {
+      layout.pack([
+        "in_accel_x": 0, "in_accel_y": 0, "in_accel_z": accelerometerZ, "in_temp": 0,
+        "in_anglvel_x": 0, "in_anglvel_y": 0, "in_anglvel_z": 0,
+        "in_timestamp": 5_000_000_000 + n * 10_000_000,
+      ])
+    }
+    // 1e306 × 1000 overflows; 1e306 × 0 does not.
+    writer.write(record(0, 0) + record(1000, 1) + record(1000, 2) + record(0, 3))
+    XCTAssertTrue(collector.waitForSamples(2, timeout: 20))
+    let failure = try XCTUnwrap(collector.waitForFailure(.other, timeout: 20))
+    XCTAssertFalse(failure.isFatal, failure.message)
+    XCTAssertTrue(failure.message.contains("left out"), failure.message)
+    XCTAssertTrue(collector.samples.allSatisfy(\.isFinite), "no infinite sample delivered")
+  }
+
   /// Two enabled scan elements with one index (the kernel numbers them uniquely): the record's
   /// order was guessed from their names, which can swap axes silently. The buffer fails instead,
   /// naming both attributes.
