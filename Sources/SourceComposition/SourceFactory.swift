@@ -41,7 +41,7 @@ public enum SourceFactory {
       return EmptySensorSource()
     case .automatic:
       return try wrapping(specification) { try DefaultSourceFactory.discoverHardware() }
-        ?? EmptySensorSource()
+        ?? NoSensorsFound()
     case .iio:
       let found = try wrapping(specification) { try DefaultSourceFactory.discoverHardware() }
       guard let found else {
@@ -132,5 +132,21 @@ public enum SourceFactory {
       throw SourceSpecificationError(
         text: specification.displayDescription, problem: "\(error)", kind: .unavailable)
     }
+  }
+}
+
+/// What `auto` gives when no backend finds sensors: no sensors, as `none`, but named for what was
+/// asked. As `EmptySensorSource` it was called "none", so `motionctl monitor --source auto` said
+/// "none has no sensors" and an app's error "none has no accelerometer", naming a source nobody
+/// chose.
+final class NoSensorsFound: SensorSource {
+  var name: String { "auto (no motion sensors found)" }
+  var availableSensors: SensorSet { [] }
+  var supportedSampleRates: ClosedRange<Double> { 1...100 }
+
+  func subscribe(
+    requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
+  ) -> SourceSubscription {
+    SourceSubscription(onCancel: {})
   }
 }

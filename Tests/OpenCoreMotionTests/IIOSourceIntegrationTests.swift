@@ -29,6 +29,17 @@
       super.tearDown()
     }
 
+    /// `auto` with no hardware has no sensors and says it is `auto`: it was the `none` source, so
+    /// `motionctl monitor --source auto` answered "none has no sensors".
+    func testAutomaticWithoutHardwareIsNamedForAuto() throws {
+      let tree = try IIOFakeTree()
+      setEnvironment("COREMOTION_IIO_ROOT", tree.sysfsRoot)
+      setEnvironment("COREMOTION_IIO_DEV", tree.devRoot)
+      let source = try SourceFactory.makeSource(.automatic)
+      XCTAssertEqual(source.availableSensors, [])
+      XCTAssertEqual(source.name, "auto (no motion sensors found)")
+    }
+
     func testIIOSourceDeliversCoreMotionUnits() throws {
       let tree = try IIOFakeTree()
       // 16384 counts × 0.000598 m/s² per count = 9.80 m/s² of specific force on z: face up.
