@@ -56,6 +56,11 @@ public struct PedometerTracker: Sendable {
   /// Steps the gate held and gave back when walking was reported (``RidingStepGate/releasedSteps``).
   public var releasedSteps: Int { ridingGate.releasedSteps }
 
+  /// The earliest time at which the detector still holds a peak that may yet become a step
+  /// (``StepDetector/earliestUndecidedPeak``), or `nil`. A pause judged from the time since the
+  /// last step counted can wait while this is earlier than the pause: the walk may go on with it.
+  public var earliestUndecidedStep: Double? { stepDetector.earliestUndecidedPeak }
+
   /// Feeds one accelerometer sample: time in s, acceleration in g with Apple's sign (gravity
   /// included). Returns the step the detector found and the activity change, if any; the steps
   /// to count come from ``nextStep()``.

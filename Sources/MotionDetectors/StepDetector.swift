@@ -70,6 +70,31 @@ public struct StepDetector: Sendable {
   /// Whether a walking bout is under way (confirmed and not ended by a gap or an irregular step).
   public var isWalking: Bool { state.inBout }
 
+  /// The time (as ``process(time:acceleration:)`` returns it) of the earliest peak the detector
+  /// still holds that may yet become a step, or `nil` when it holds none: the peaks of a bout not
+  /// confirmed yet, while a next peak could still continue them (after that they can only be
+  /// dropped), and a peak still waiting out the minimum interval.
+  ///
+  /// Why: a new bout's first steps are returned 1.5–2.6 step periods after they happened, so when
+  /// the detector drops out of a bout in the middle of a walk and confirms the next one, the time
+  /// since the last *returned* step can exceed a pause delay although the steps' own times never
+  /// leave such a gap. A caller that judges pauses can wait while this is earlier than its pause
+  /// would be. Confirmed steps are not counted here: they are returned one per sample.
+  public var earliestUndecidedPeak: Double? {
+    var earliest = state.candidateTime
+    if !state.inBout, state.pendingCount > 0 {
+      // The next peak, finalized at the latest the minimum interval after it, continues the
+      // pending ones only at a regular interval from the last of them (see finalizePeak).
+      let minimumInterval = max(
+        parameters.minimumStepInterval, parameters.relativeMinimumStepInterval * state.stepPeriod)
+      let last = state.pendingTimes[state.pendingCount - 1]
+      let latestContinuation =
+        last + parameters.regularInterval.upperBound * state.stepPeriod + minimumInterval
+      if state.previousTime <= latestContinuation { earliest = state.pendingTimes[0] }
+    }
+    return earliest.map { $0 - parameters.reportedTimeOffset }
+  }
+
   /// Steps counted so far inside short gaps in the input (``Parameters/shortestBridgedGap``)
   /// from the bout's rhythm rather than from a detected peak; they are also in the output.
   public var bridgedSteps: Int { state.bridgedSteps }

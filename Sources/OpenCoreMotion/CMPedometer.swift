@@ -146,8 +146,9 @@ open class CMPedometer: NSObject {
   }
 
   /// Starts pause and resume events on the pedometer's queue: a pause about 2 s after the last
-  /// step (or at the source's last sample, when it ends sooner), a resume at the first step of the
-  /// next walk. A second call replaces the first.
+  /// step (or at the source's last sample, when it ends sooner; up to 4 s later while the step
+  /// detector still holds a peak, less than 2 s after that step, that a bout it is confirming may
+  /// count), a resume at the first step of the next walk. A second call replaces the first.
   open func startEventUpdates(handler: @escaping CMPedometerEventHandler) {
     connectEvents(eventChannel, sink: .queue(handlerQueue, handler))
   }

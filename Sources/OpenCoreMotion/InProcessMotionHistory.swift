@@ -24,6 +24,12 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
   package struct Parameters: Sendable, Equatable {
     /// Time without a step after which walking is considered paused, s.
     package var pauseDelay: Double = 2
+    /// How much longer than ``pauseDelay`` a pause may wait for a step the detector has not
+    /// decided yet (``PedometerTracker/earliestUndecidedStep``), s: a bound, so that no pause is
+    /// withheld for good. A new bout's first step is confirmed at most about 3.6 s after it (four
+    /// steps at the slowest walking cadence), and such a step is less than the pause delay after
+    /// the last one.
+    package var undecidedStepWait: Double = 4
     /// How long steps, floors and activities are kept, s (7 days, as Apple).
     package var retention: Double = 7 * 86_400
     /// How long recorded accelerometer samples are kept, s (3 days, as Apple).
@@ -502,7 +508,9 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
       record(t: t, acceleration: acceleration, timeline: timeline, in: &s)
     }
     // Pauses are judged on every sample's time, whichever sensors it carries.
-    if s.isWalking, let report = s.lastStepReport, t - report >= parameters.pauseDelay {
+    if s.isWalking, let report = s.lastStepReport, t - report >= parameters.pauseDelay,
+      !awaitsUndecidedStep(at: t, lastReport: report, in: s)
+    {
       pauseWalk(at: t, lastReport: report, timeline: timeline, in: &s, events: &events)
     }
     let refusedBefore = s.pressure.refusedReadings
@@ -657,6 +665,21 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
           "restarts": "\(restarts)",
         ])
     }
+  }
+
+  /// Whether a pause due at sample time `t` waits for a peak the step detector still holds: one
+  /// less than the pause delay after the last step may continue the walk. The detector drops out
+  /// of a bout now and then in the middle of a walk and reports the next bout's first steps late,
+  /// so the time since the last report exceeded the pause delay where the steps' own times never
+  /// did, and event updates showed a pause and a resume at the same date. Once the peak is
+  /// decided (its steps counted, or dropped) the pause is judged as before, dated as before; it
+  /// waits at most ``Parameters/undecidedStepWait`` longer.
+  private func awaitsUndecidedStep(at t: Double, lastReport report: Double, in s: State) -> Bool {
+    guard let undecided = s.pedometer.earliestUndecidedStep, let last = s.lastStepTime else {
+      return false
+    }
+    return undecided < last + parameters.pauseDelay
+      && t - report < parameters.pauseDelay + parameters.undecidedStepWait
   }
 
   /// Ends the walk in progress at sample time `t`, `lastReport` being its last step's report.

@@ -202,4 +202,47 @@ final class StepDetectorTests: XCTestCase {
     }
     XCTAssertEqual(first, second)
   }
+
+  /// The peaks a bout holds before its confirmation are shown as undecided: none at rest; from
+  /// the walk's first peaks on, the earliest of them, which is no later than the first step then
+  /// returned; none again after a walk too short to confirm, once no peak can continue it.
+  func testEarliestUndecidedPeakShowsTheBoutAwaitingConfirmation() {
+    let seed = testSeed()
+    var random = SplitMix64(seed: seed)
+    var samples = SyntheticGait.rest(seconds: 5, using: &random)
+    samples += SyntheticGait.walk(cadence: 1.8, seconds: 20, start: 5, using: &random)
+    samples += SyntheticGait.rest(seconds: 5, start: 25, using: &random)
+    // Two steps: too few for a bout.
+    samples += SyntheticGait.walk(cadence: 1.8, seconds: 1.1, start: 30, using: &random)
+    samples += SyntheticGait.rest(seconds: 5, start: 31.1, using: &random)
+    var detector = StepDetector()
+    var undecidedBeforeTheFirstStep: Double?
+    var firstStep: Double?
+    var lastStep: Double?
+    for sample in samples {
+      if let step = detector.process(time: sample.time, acceleration: sample.acceleration) {
+        if firstStep == nil { firstStep = step }
+        lastStep = step
+      }
+      let undecided = detector.earliestUndecidedPeak
+      if sample.time < 5 {
+        XCTAssertNil(undecided, "at rest, \(sample.time) s, seed \(seed)")
+      } else if firstStep == nil, undecidedBeforeTheFirstStep == nil {
+        undecidedBeforeTheFirstStep = undecided
+      }
+      if let undecided, let lastStep {
+        // Once the bout is confirmed, only peaks after the steps returned (one waiting out the
+        // minimum interval) are undecided.
+        XCTAssertGreaterThan(undecided, lastStep, "at \(sample.time) s, seed \(seed)")
+      }
+      if (29...30).contains(sample.time) || sample.time > 34 {
+        XCTAssertNil(undecided, "after a walk, \(sample.time) s, seed \(seed)")
+      }
+    }
+    guard let undecidedBeforeTheFirstStep, let firstStep else {
+      return XCTFail("no undecided peak or no step, seed \(seed)")
+    }
+    XCTAssertLessThanOrEqual(undecidedBeforeTheFirstStep, firstStep, "seed \(seed)")
+    XCTAssertGreaterThan(undecidedBeforeTheFirstStep, 4.5, "seed \(seed)")
+  }
 }

@@ -347,6 +347,38 @@ final class CMPedometerTests: XCTestCase {
     XCTAssertGreaterThanOrEqual(all[1].date, all[0].date)
   }
 
+  func testContinuousWalkingHasNoPauseWhileTheDetectorConfirmsABout() throws {
+    // The stairs scenario walks on from the corridor onto the stairs at 12 s without stopping;
+    // there the detector drops out of its bout and confirms the next one late, and the pause
+    // judged from the last reported step came out as a pause and a resume both at 13.77 s. Two
+    // walks with a 5 s rest between them: two resumes and two pauses, nothing else.
+    let clock = VirtualClock()
+    let scenario = try Scenario.named("stairs")
+    let pedometer = CMPedometer(
+      backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
+    let events = Collector<CMPedometerEvent>()
+    pedometer.startEventUpdates { event, error in
+      XCTAssertNil(error)
+      event.map(events.append)
+    }
+    clock.advance(by: scenario.segmentsDuration + 1)
+    // The last pause comes at the source's end; its delivery is the failure bound only.
+    let deadline = Date().addingTimeInterval(20)
+    while events.all.count < 4, Date() < deadline { usleep(10_000) }
+    drain(pedometer.handlerQueue)
+    pedometer.stopEventUpdates()
+    let all = events.all
+    let times = all.map {
+      "\($0.type == .pause ? "pause" : "resume")@\($0.date.timeIntervalSince(HistoryFixture.anchor))"
+    }
+    XCTAssertEqual(all.map(\.type), [.resume, .pause, .resume, .pause], "\(times)")
+    // The rest between the walks is 46–51 s.
+    if all.count == 4 {
+      XCTAssertGreaterThan(all[1].date, HistoryFixture.date(46), "\(times)")
+      XCTAssertLessThan(all[2].date, HistoryFixture.date(53), "\(times)")
+    }
+  }
+
   func testAsyncSequenceDeliversTheSameUpdatesAndEndsWithTheSource() async {
     let clock = VirtualClock()
     let scenario = HistoryFixture.walkScenario(walk: 10)
