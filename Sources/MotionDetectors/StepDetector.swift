@@ -85,11 +85,9 @@ public struct StepDetector: Sendable {
     if !state.inBout, state.pendingCount > 0 {
       // The next peak, finalized at the latest the minimum interval after it, continues the
       // pending ones only at a regular interval from the last of them (see finalizePeak).
-      let minimumInterval = max(
-        parameters.minimumStepInterval, parameters.relativeMinimumStepInterval * state.stepPeriod)
       let last = state.pendingTimes[state.pendingCount - 1]
       let latestContinuation =
-        last + parameters.regularInterval.upperBound * state.stepPeriod + minimumInterval
+        last + parameters.regularInterval.upperBound * state.stepPeriod + minimumPeakInterval
       if state.previousTime <= latestContinuation { earliest = state.pendingTimes[0] }
     }
     return earliest.map { $0 - parameters.reportedTimeOffset }
@@ -209,8 +207,7 @@ public struct StepDetector: Sendable {
       estimatePeriod()
     }
 
-    let minimumInterval = max(
-      parameters.minimumStepInterval, parameters.relativeMinimumStepInterval * state.stepPeriod)
+    let minimumInterval = minimumPeakInterval
     if let candidate = state.candidateTime, time - candidate > minimumInterval {
       finalizePeak(at: candidate, height: state.candidateHeight)
     }
@@ -288,6 +285,12 @@ public struct StepDetector: Sendable {
   }
 
   // MARK: - Peaks and bouts
+
+  /// The shortest interval between two peaks at the current step period, s: a peak is finalized
+  /// once this has passed without a higher one.
+  private var minimumPeakInterval: Double {
+    max(parameters.minimumStepInterval, parameters.relativeMinimumStepInterval * state.stepPeriod)
+  }
 
   private mutating func considerPeak(at time: Double, height: Double, minimumInterval: Double) {
     let rms = state.energy.squareRoot()

@@ -74,9 +74,8 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
   /// the experiment has none (device motion is then not available).
   public var availableSensors: SensorSet {
     guard let buffers = configuration.buffers else {
-      return lacksGyroscope.withLock { $0 }
-        ? [.accelerometer, .magnetometer, .barometer]
-        : [.accelerometer, .gyroscope, .magnetometer, .barometer]
+      let offered: SensorSet = [.accelerometer, .gyroscope, .magnetometer, .barometer]
+      return lacksGyroscope.withLock { $0 } ? offered.subtracting(.gyroscope) : offered
     }
     return buffers.reduce(into: []) { set, group in
       switch group.sensor {

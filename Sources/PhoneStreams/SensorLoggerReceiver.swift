@@ -139,9 +139,9 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   /// out not to stream: the "no gyroscope" notice comes after this has dropped it, so that device
   /// motion reads as not available and updates started before end.
   public var availableSensors: SensorSet {
-    stream.withLock { $0.state?.lacksGyroscope ?? false }
-      ? [.accelerometer, .magnetometer, .barometer]
-      : [.accelerometer, .gyroscope, .magnetometer, .barometer]
+    let offered: SensorSet = [.accelerometer, .gyroscope, .magnetometer, .barometer]
+    return stream.withLock { $0.state?.lacksGyroscope ?? false }
+      ? offered.subtracting(.gyroscope) : offered
   }
   /// The phone decides the rate (Sensor Logger offers up to 100 Hz and more on some phones).
   public var supportedSampleRates: ClosedRange<Double> { 1...200 }

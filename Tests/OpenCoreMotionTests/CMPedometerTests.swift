@@ -297,9 +297,13 @@ final class CMPedometerTests: XCTestCase {
     XCTAssertLessThan(second.all.last!.numberOfSteps.intValue, 36 + 9)
   }
 
-  func testPauseAndResumeEvents() {
+  /// The pause and resume events of a pedometer over `scenario`, played on a virtual clock to
+  /// its end. Events sent at the source's end may come after the clock has run: up to `count`
+  /// are waited for, the 20 s being a failure bound only.
+  private func pedestrianEvents(
+    over scenario: Scenario, expecting count: Int
+  ) -> [CMPedometerEvent] {
     let clock = VirtualClock()
-    let scenario = HistoryFixture.walkScenario(restBefore: 2, walk: 10, restAfter: 5)
     let pedometer = CMPedometer(
       backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
     let events = Collector<CMPedometerEvent>()
@@ -308,9 +312,16 @@ final class CMPedometerTests: XCTestCase {
       event.map(events.append)
     }
     clock.advance(by: scenario.segmentsDuration + 1)
+    let deadline = Date().addingTimeInterval(20)
+    while events.all.count < count, Date() < deadline { usleep(10_000) }
     drain(pedometer.handlerQueue)
     pedometer.stopEventUpdates()
-    let all = events.all
+    return events.all
+  }
+
+  func testPauseAndResumeEvents() {
+    let all = pedestrianEvents(
+      over: HistoryFixture.walkScenario(restBefore: 2, walk: 10, restAfter: 5), expecting: 0)
     XCTAssertEqual(all.map(\.type), [.resume, .pause])
     guard all.count == 2 else { return }
     // Resume at the first step (within the first 2 s of walking), pause about 2 s after the last
@@ -323,22 +334,9 @@ final class CMPedometerTests: XCTestCase {
   /// scenario rests 1 s after walking, a recording cut while walking): no later sample judged
   /// the pause, and the events ended on the resume, as if the person walked on.
   func testAWalkStillInProgressWhenTheSourceEndsPauses() {
-    let clock = VirtualClock()
     let scenario = HistoryFixture.walkScenario(restBefore: 1, walk: 10, restAfter: 0.5)
-    let pedometer = CMPedometer(
-      backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
-    let events = Collector<CMPedometerEvent>()
-    pedometer.startEventUpdates { event, error in
-      XCTAssertNil(error)
-      event.map(events.append)
-    }
-    clock.advance(by: scenario.segmentsDuration + 1)
-    // The pause is the last event; its delivery is the failure bound, not the expected wait.
-    let deadline = Date().addingTimeInterval(20)
-    while events.all.count < 2, Date() < deadline { usleep(10_000) }
-    drain(pedometer.handlerQueue)
-    pedometer.stopEventUpdates()
-    let all = events.all
+    // The pause is the last event, sent at the source's end.
+    let all = pedestrianEvents(over: scenario, expecting: 2)
     XCTAssertEqual(all.map(\.type), [.resume, .pause])
     guard all.count == 2 else { return }
     // At the end of the source (11.5 s) at the latest, and not before the resume.
@@ -352,22 +350,8 @@ final class CMPedometerTests: XCTestCase {
     // there the detector drops out of its bout and confirms the next one late, and the pause
     // judged from the last reported step came out as a pause and a resume both at 13.77 s. Two
     // walks with a 5 s rest between them: two resumes and two pauses, nothing else.
-    let clock = VirtualClock()
-    let scenario = try Scenario.named("stairs")
-    let pedometer = CMPedometer(
-      backend: HistoryFixture.history(HistoryFixture.player(scenario, clock: clock)))
-    let events = Collector<CMPedometerEvent>()
-    pedometer.startEventUpdates { event, error in
-      XCTAssertNil(error)
-      event.map(events.append)
-    }
-    clock.advance(by: scenario.segmentsDuration + 1)
-    // The last pause comes at the source's end; its delivery is the failure bound only.
-    let deadline = Date().addingTimeInterval(20)
-    while events.all.count < 4, Date() < deadline { usleep(10_000) }
-    drain(pedometer.handlerQueue)
-    pedometer.stopEventUpdates()
-    let all = events.all
+    // The last pause comes at the source's end.
+    let all = pedestrianEvents(over: try Scenario.named("stairs"), expecting: 4)
     let times = all.map {
       "\($0.type == .pause ? "pause" : "resume")@\($0.date.timeIntervalSince(HistoryFixture.anchor))"
     }
