@@ -21,9 +21,9 @@ import SwiftProtobuf
 /// (``notifyAuthorizationChange()``), so no client's requests can grow this client's queue. A live
 /// activity change, which the next one does not make up for as a pedometer or altitude update's
 /// cumulative values do, is not put in the ring either: each subscription has one slot holding
-/// its latest change not yet written, never dropped for other messages. Only source events can add
-/// beyond the limit; a client whose queue still grows past ``Limits/hardReplyBytes`` is
-/// disconnected.
+/// its latest change not yet written, never dropped for other messages. Only source events (and
+/// notices of a change in the source's sensors, which come with one) can add beyond the limit; a
+/// client whose queue still grows past ``Limits/hardReplyBytes`` is disconnected.
 ///
 /// A frame must be completed within ``Limits/frameDeadline`` of the previous frame's end once a
 /// byte of it has arrived: a peer that stops half-way cannot hold a 16 MiB buffer for ever. An idle
@@ -64,6 +64,12 @@ final class ClientSession: @unchecked Sendable {
     /// after it and undo it in the client's cache.
     var repliesQueued: UInt64 = 0
     var noticeAfterReplies: UInt64 = 0
+    /// Whether the answer to the client's Hello is queued. A notice of the source's sensors
+    /// before it would reach the client in its handshake, which takes nothing else; the latest
+    /// one waits in `sensorsNoticeBeforeHello` and follows the answer, which may have been
+    /// computed before the change.
+    var isGreeted = false
+    var sensorsNoticeBeforeHello: [UInt8]?
   }
 
   let id: UInt64
@@ -300,6 +306,28 @@ final class ClientSession: @unchecked Sendable {
       // Source events are rare and must not be lost behind samples: they travel as replies.
       appendReplyLocked(Wire.frame(message))
     }
+    queuedRareRepliesLocked()
+  }
+
+  /// Tells the client, subscribed or not, that the sensors the source offers changed (`notice`
+  /// has `request_id` 0). Queued with the replies, like source events: never dropped, and written
+  /// before the source event that announces the change, which is queued after it. Before the
+  /// client's Hello is answered it waits, replacing any earlier one, and follows the answer.
+  func deliver(sourceSensors notice: WireServerMessage) {
+    condition.lock()
+    defer { condition.unlock() }
+    guard !state.isClosed else { return }
+    guard state.isGreeted else {
+      state.sensorsNoticeBeforeHello = Wire.frame(notice)
+      return
+    }
+    appendReplyLocked(Wire.frame(notice))
+    queuedRareRepliesLocked()
+  }
+
+  /// Wakes the writer after a source event or notice was queued outside any request's flow
+  /// control, and disconnects a client whose unread replies have passed the hard limit.
+  private func queuedRareRepliesLocked() {
     let overflow = state.replyBytes > limits.hardReplyBytes
     condition.broadcast()
     if overflow {
@@ -385,7 +413,16 @@ final class ClientSession: @unchecked Sendable {
     condition.lock()
     var overflow = false
     if !state.isClosed {
-      for message in messages { appendReplyLocked(Wire.frame(message)) }
+      for message in messages {
+        appendReplyLocked(Wire.frame(message))
+        if case .hello = message.body, !state.isGreeted {
+          state.isGreeted = true
+          if let notice = state.sensorsNoticeBeforeHello {
+            appendReplyLocked(notice)
+            state.sensorsNoticeBeforeHello = nil
+          }
+        }
+      }
       if state.authorizationChanges != changesBefore,
         messages.contains(where: Self.carriesAuthorization)
       {

@@ -36,13 +36,16 @@ public final class MotionDaemon: @unchecked Sendable {
     var isStopped = false
     /// Connections refused at the client limit since the last warning (one line per episode).
     var refusedConnections: UInt64 = 0
+    /// The source's sensors as last announced to the clients (at first, as the source offered
+    /// them when the daemon was made). See `announceSensorChange(to:)`.
+    var offeredSensors: SensorSet
   }
 
   public let configuration: DaemonConfiguration
   public let source: any SensorSource
   private let logger: Logger
   let history: HistoryService
-  private let hub = Locked(Hub())
+  private let hub: Locked<Hub>
   /// The fusion shared by every client that wants fused motion; `nil` while none does.
   private let fusion = Locked<Fusion?>(nil)
   /// Held while the source subscription is brought up to date (see `updateSourceSubscription`).
@@ -66,6 +69,7 @@ public final class MotionDaemon: @unchecked Sendable {
     self.source = source
     self.configuration = configuration
     self.logger = logger
+    hub = Locked(Hub(offeredSensors: source.availableSensors))
     var settings = HistoryService.Settings(directory: configuration.stateDirectory)
     settings.flushInterval = configuration.flushInterval
     settings.pruneInterval = configuration.pruneInterval
@@ -339,12 +343,15 @@ public final class MotionDaemon: @unchecked Sendable {
   private func receive(_ event: SourceEvent, generation: UInt64) {
     let receivedNanoseconds = UInt64(max(0, BootClock.now * 1e9))
     guard
-      let sessions = hub.withLock({ h -> [ClientSession]? in
+      let (sessions, offered) = hub.withLock({ h -> ([ClientSession], SensorSet)? in
         guard h.generation == generation, !h.isStopped else { return nil }
         h.samplesReceived &+= 1
-        return h.sessionList
+        return (h.sessionList, h.offeredSensors)
       })
     else { return }
+    // Asked at every event (a property read, a lock at most): a source that drops a sensor does
+    // so before it reports it (`SensorSource`), and one that offers it again may say nothing.
+    if source.availableSensors != offered { announceSensorChange(to: sessions) }
     switch event {
     case .sample(let sample):
       for session in sessions {
@@ -372,6 +379,8 @@ public final class MotionDaemon: @unchecked Sendable {
       // source would end every client's async sequences.
       wire.advisory = !failure.isFatal
       logger.warning("source \(source.name) failed: \(failure.message)")
+      // After the notice of a change this failure reports (above): each client takes in the new
+      // sensors first, so that the failure finds them, as it would from the source directly.
       for session in sessions { session.deliver(sourceEvent: wire) }
     case .finished:
       var wire = Opencoremotion_Daemon_V1_SourceEvent()
@@ -379,6 +388,39 @@ public final class MotionDaemon: @unchecked Sendable {
       logger.notice("source \(source.name) finished")
       for session in sessions { session.deliver(sourceEvent: wire) }
     }
+  }
+
+  /// Tells every client the source's sensors when they differ from those last told: a phone
+  /// stream drops its gyroscope once it learns the phone streams none, and clients that kept the
+  /// handshake's set waited for device motion for ever. Then the source is subscribed again for
+  /// the sensors it still offers (on a thread of its own: this runs on the source's delivery
+  /// thread, which `updateSourceSubscription` must never run on).
+  private func announceSensorChange(to sessions: [ClientSession]) {
+    let current = source.availableSensors
+    let changed = hub.withLock { h -> Bool in
+      guard h.offeredSensors != current else { return false }
+      h.offeredSensors = current
+      return true
+    }
+    guard changed else { return }
+    logger.notice("source \(source.name) now offers \(current)")
+    var notice = WireServerMessage()
+    notice.requestID = 0
+    notice.sourceSensors = Self.sourceSensors(current)
+    for session in sessions { session.deliver(sourceSensors: notice) }
+    let thread = Thread { [weak self] in self?.updateSourceSubscription() }
+    thread.name = "motiond-source-sensors"
+    thread.start()
+  }
+
+  /// What the daemon serves of `sensors`: they, and fused motion when they include the
+  /// accelerometer and the gyroscope.
+  private static func sourceSensors(_ sensors: SensorSet) -> Opencoremotion_Daemon_V1_SourceSensors
+  {
+    var wire = Opencoremotion_Daemon_V1_SourceSensors()
+    wire.availableSensors = Wire.sensorBits(sensors)
+    wire.servesFusedMotion = sensors.isSuperset(of: .inertial)
+    return wire
   }
 
   // MARK: Requests

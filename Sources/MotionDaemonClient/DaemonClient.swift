@@ -172,7 +172,8 @@ public final class DaemonClient: @unchecked Sendable {
   /// Whether a connection is up now.
   public var isConnected: Bool { state.withLock { $0.socket != nil && $0.info != nil } }
 
-  /// The daemon's answer to the last handshake.
+  /// The daemon's answer to the last handshake, with the sensors it offers kept current by its
+  /// notices of a change (a phone source that turns out to stream no gyroscope).
   public var serverInfo: DaemonServerInfo? { state.withLock { $0.info } }
 
   /// Closes the connection and stops reconnecting.
@@ -350,6 +351,14 @@ public final class DaemonClient: @unchecked Sendable {
       // request_id 0: the daemon's notice of a change, answering nobody.
       guard id != 0, let pending = state.withLock({ $0.pending[id] }) else { return }
       if pending.deliver(message) { state.withLock { _ = $0.pending.removeValue(forKey: id) } }
+    case .sourceSensors(let notice):
+      // request_id 0: the daemon's source offers other sensors now (a phone stream without a
+      // gyroscope). Taken in before the source event that follows it reaches the streams, so
+      // that their handlers read the new set, as they would from a direct source.
+      state.withLock { s in
+        s.info?.availableSensors = Wire.sensorSet(notice.availableSensors)
+        s.info?.servesFusedMotion = notice.servesFusedMotion
+      }
     case .samples, .fusedMotion, .deviceMotion, .live, .sourceEvent:
       // A Subscribe's own acknowledgement comes as `.ack`; stream messages go to the stream.
       guard let stream = state.withLock({ s in s.wireToStream[id].flatMap { s.streams[$0] } })

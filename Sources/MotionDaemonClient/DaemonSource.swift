@@ -10,19 +10,33 @@ import MotionSensors
 /// Each subscription becomes one daemon subscription at the requested rate (the daemon decimates);
 /// samples keep the source's exact timestamps. Device motion need not be fused again in every
 /// client: `CMMotionManager` on this source takes the daemon's own fusion, which it runs once for
-/// all of them, where the daemon serves it (``servesFusedMotion``). When the daemon goes away subscribers receive an advisory (`isFatal` false)
-/// `SourceFailure.Kind.disconnected`; the connection comes back by itself when the daemon returns
+/// all of them, where the daemon serves it (``servesFusedMotion``). When the daemon goes away
+/// subscribers receive an advisory (`isFatal` false) `SourceFailure.Kind.disconnected`; the connection comes back by itself when the daemon returns
 /// and samples continue. Failures of the daemon's source keep their `isFatal`.
+///
+/// ``availableSensors`` and ``servesFusedMotion`` follow the daemon's source: a phone stream
+/// behind the daemon that learns the phone has no gyroscope drops it, the daemon tells its
+/// clients, and the advisory failure that reports it then finds the gyroscope gone here, as it
+/// would on the phone stream itself: `CMMotionManager` ends device-motion and gyroscope updates
+/// with `CMErrorNotAvailable` and refuses later starts.
 public final class DaemonSource: SensorSource, @unchecked Sendable {
-  // Sendable: immutable after init; `client` is thread-safe.
+  // Sendable: the stored properties are immutable after init; `client` is thread-safe, and the
+  // sensors that change are read from its server info, under its lock.
   public let name: String
-  public let availableSensors: SensorSet
   public let supportedSampleRates: ClosedRange<Double>
-  /// Whether the daemon serves its fused motion, which `CMMotionManager`'s device motion then
-  /// uses; an older daemon does not, and its clients fuse raw samples themselves.
-  public let servesFusedMotion: Bool
   /// The connection (also usable for history queries).
   public let client: DaemonClient
+  /// The handshake's answer, for a client that has none (never the case once `init` returned).
+  private let handshake: DaemonServerInfo
+
+  /// The sensors the daemon's source offers now: the handshake's, as changed since by the
+  /// daemon's notices (and by the handshake of each reconnection).
+  public var availableSensors: SensorSet { (client.serverInfo ?? handshake).availableSensors }
+
+  /// Whether the daemon serves its fused motion, which `CMMotionManager`'s device motion then
+  /// uses; an older daemon does not, and its clients fuse raw samples themselves. Not once the
+  /// daemon's source has lost its gyroscope.
+  public var servesFusedMotion: Bool { (client.serverInfo ?? handshake).servesFusedMotion }
 
   /// Connects to the daemon at `socketPath` and learns what it serves.
   ///
@@ -31,9 +45,8 @@ public final class DaemonSource: SensorSource, @unchecked Sendable {
     client = DaemonClient(socketPath: socketPath)
     let info = try client.connect(timeout: timeout)
     name = "daemon:" + info.sourceName
-    availableSensors = info.availableSensors
     supportedSampleRates = info.supportedSampleRates
-    servesFusedMotion = info.servesFusedMotion
+    handshake = info
   }
 
   public func subscribe(

@@ -9,14 +9,16 @@ import MotionSensors
 public struct DaemonServerInfo: Sendable, Equatable {
   /// The name of the daemon's sensor source (as `motionctl sensors` shows it).
   public var sourceName: String
-  /// The sensors the daemon's source delivers.
+  /// The sensors the daemon's source delivers. In ``DaemonClient/serverInfo`` it follows the
+  /// daemon's notices: a phone source drops the gyroscope once it learns the phone has none.
   public var availableSensors: SensorSet
   /// The sample rates in Hz a subscription may ask for; requests outside are clamped to it.
   public var supportedSampleRates: ClosedRange<Double>
   /// Whether the user allowed motion history, so that pedometer, activity and
   /// recorded-accelerometer queries are answered (`CMErrorMotionActivityNotAuthorized` otherwise).
   public var historyAuthorized: Bool
-  /// Whether the daemon serves its fused motion (``DaemonStreamRequest/fusedMotion``).
+  /// Whether the daemon serves its fused motion (``DaemonStreamRequest/fusedMotion``); not while
+  /// its source lacks a gyroscope.
   public var servesFusedMotion: Bool
 }
 

@@ -34,6 +34,9 @@
 //      with the same `request_id`, or by `ErrorReply`.
 //   4. When the user allows or denies motion history, every connected client receives an
 //      unrequested `Authorization` message with `request_id` 0, so clients can cache the answer.
+//   5. When the sensors the daemon's source offers change (a phone stream that learns the phone
+//      streams no gyroscope), every connected client receives an unrequested `SourceSensors`
+//      message with `request_id` 0, before the `SourceEvent` failure that announces the change.
 //
 // UNITS (the daemon's internal sample convention, not Core Motion's; clients convert at their API)
 //   accelerometer: specific force in m/s², sensor frame (+9.81 on the up axis at rest);
@@ -561,6 +564,14 @@ package nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     set {body = .deviceMotion(newValue)}
   }
 
+  package var sourceSensors: Opencoremotion_Daemon_V1_SourceSensors {
+    get {
+      if case .sourceSensors(let v)? = body {return v}
+      return Opencoremotion_Daemon_V1_SourceSensors()
+    }
+    set {body = .sourceSensors(newValue)}
+  }
+
   package var unknownFields = SwiftProtobuf.UnknownStorage()
 
   package nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -577,8 +588,31 @@ package nonisolated struct Opencoremotion_Daemon_V1_ServerMessage: Sendable {
     case authorization(Opencoremotion_Daemon_V1_Authorization)
     case fusedMotion(Opencoremotion_Daemon_V1_FusedMotionBatch)
     case deviceMotion(Opencoremotion_Daemon_V1_DeviceMotionBatch)
+    case sourceSensors(Opencoremotion_Daemon_V1_SourceSensors)
 
   }
+
+  package init() {}
+}
+
+/// Sent with request_id 0 to every client when the sensors the daemon's source offers change, in
+/// place of what `HelloReply` said (from daemons since 2026-11-30). A phone stream offers every
+/// sensor until it learns what the phone streams: one without a gyroscope drops it, and then
+/// reports that with an advisory `SourceEvent` failure, which the daemon sends after this message.
+/// A client then reads device motion and the gyroscope as not available and ends the streams that
+/// need them.
+package nonisolated struct Opencoremotion_Daemon_V1_SourceSensors: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// `Sensor` bits, as `HelloReply.available_sensors`
+  package var availableSensors: UInt32 = 0
+
+  /// as `HelloReply.serves_fused_motion`: false without a gyroscope
+  package var servesFusedMotion: Bool = false
+
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
 
   package init() {}
 }
@@ -2009,7 +2043,7 @@ nonisolated extension Opencoremotion_Daemon_V1_AuthorizationQuery: SwiftProtobuf
 
 nonisolated extension Opencoremotion_Daemon_V1_ServerMessage: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   package static let protoMessageName: String = _protobuf_package + ".ServerMessage"
-  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}hello\0\u{1}samples\0\u{1}live\0\u{3}source_event\0\u{1}status\0\u{1}pedometer\0\u{1}activities\0\u{1}recorded\0\u{1}ack\0\u{1}error\0\u{1}authorization\0\u{3}fused_motion\0\u{3}device_motion\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}hello\0\u{1}samples\0\u{1}live\0\u{3}source_event\0\u{1}status\0\u{1}pedometer\0\u{1}activities\0\u{1}recorded\0\u{1}ack\0\u{1}error\0\u{1}authorization\0\u{3}fused_motion\0\u{3}device_motion\0\u{3}source_sensors\0")
 
   package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2187,6 +2221,19 @@ nonisolated extension Opencoremotion_Daemon_V1_ServerMessage: SwiftProtobuf.Mess
           self.body = .deviceMotion(v)
         }
       }()
+      case 15: try {
+        var v: Opencoremotion_Daemon_V1_SourceSensors?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .sourceSensors(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .sourceSensors(v)
+        }
+      }()
       default: break
       }
     }
@@ -2253,6 +2300,10 @@ nonisolated extension Opencoremotion_Daemon_V1_ServerMessage: SwiftProtobuf.Mess
       guard case .deviceMotion(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 14)
     }()
+    case .sourceSensors?: try {
+      guard case .sourceSensors(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 15)
+    }()
     case nil: break
     }
     try unknownFields.traverse(visitor: &visitor)
@@ -2261,6 +2312,41 @@ nonisolated extension Opencoremotion_Daemon_V1_ServerMessage: SwiftProtobuf.Mess
   package static func ==(lhs: Opencoremotion_Daemon_V1_ServerMessage, rhs: Opencoremotion_Daemon_V1_ServerMessage) -> Bool {
     if lhs.requestID != rhs.requestID {return false}
     if lhs.body != rhs.body {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Opencoremotion_Daemon_V1_SourceSensors: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  package static let protoMessageName: String = _protobuf_package + ".SourceSensors"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}available_sensors\0\u{3}serves_fused_motion\0")
+
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.availableSensors) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.servesFusedMotion) }()
+      default: break
+      }
+    }
+  }
+
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.availableSensors != 0 {
+      try visitor.visitSingularUInt32Field(value: self.availableSensors, fieldNumber: 1)
+    }
+    if self.servesFusedMotion != false {
+      try visitor.visitSingularBoolField(value: self.servesFusedMotion, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  package static func ==(lhs: Opencoremotion_Daemon_V1_SourceSensors, rhs: Opencoremotion_Daemon_V1_SourceSensors) -> Bool {
+    if lhs.availableSensors != rhs.availableSensors {return false}
+    if lhs.servesFusedMotion != rhs.servesFusedMotion {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Logging
+import MotionDaemonProtocol
+import Testing
+
+@testable import MotionDaemon
+
+/// A notice of the source's sensors that comes before the client's Hello is answered. The
+/// client's handshake reads the Hello answer and nothing else (an older one takes any other
+/// message for a failed handshake), so the notice must follow the answer, not precede it. A
+/// session alone, without a daemon: its request handler answers the Hello.
+@Suite struct ClientSessionSourceSensorsNoticeTests {
+  @Test func aNoticeBeforeTheHelloIsAnsweredFollowsTheAnswer() throws {
+    let (client, socket) = try RawConnection.accepted(prefix: "session-sensors")
+    let session = ClientSession(
+      id: 1, socket: socket, streamCapacity: 8, limits: ClientSession.Limits(),
+      logger: Logger(label: "test"),
+      onRequest: { _, request in
+        var reply = WireServerMessage()
+        reply.requestID = request.requestID
+        reply.hello = Opencoremotion_Daemon_V1_HelloReply()
+        return [reply]
+      },
+      authorizationNotice: { nil }, onClose: { _ in })
+    session.start()
+    defer { session.close() }
+
+    // The source changes while the client is still connecting: two notices, the later one
+    // standing.
+    for bits: UInt32 in [7, 5] {
+      var notice = WireServerMessage()
+      notice.requestID = 0
+      var sensors = Opencoremotion_Daemon_V1_SourceSensors()
+      sensors.availableSensors = bits
+      notice.sourceSensors = sensors
+      session.deliver(sourceSensors: notice)
+    }
+    try client.write(
+      DaemonProcessTests.frame(3) { $0.hello = Opencoremotion_Daemon_V1_Hello() })
+    var read: [WireServerMessage] = []
+    while let message = try client.receive(seconds: 3) { read.append(message) }
+    let kinds = read.map { message -> String in
+      switch message.body {
+      case .hello: return "hello"
+      case .sourceSensors(let notice): return "sensors \(notice.availableSensors)"
+      default: return "other"
+      }
+    }
+    #expect(kinds == ["hello", "sensors 5"])
+    #expect(read.first?.requestID == 3)
+  }
+}
