@@ -16,9 +16,11 @@ public struct IIOChannelInfo: Hashable, Sendable {
   /// and offset do not apply).
   public var isProcessed: Bool
   /// The kernel's scale (`<name>_scale`, else the type's shared `in_<type>_scale`); 1 when absent
-  /// or unusable (not a number, infinite, or zero, which would read every value as zero).
+  /// or unusable (not a number, infinite, zero, which would read every value as zero, or so large
+  /// that one count is beyond what the sensor can measure).
   public var scale: Double
-  /// The kernel's offset, added to the raw value before scaling; 0 when absent. (`calibbias` is
+  /// The kernel's offset, added to the raw value before scaling; 0 when absent or unusable (not a
+  /// number, or so large that it alone moves every reading beyond measurement). (`calibbias` is
   /// applied by the hardware and deliberately not read.)
   public var offset: Double
   /// The scan index in buffer records, when the device has a buffer with this channel.

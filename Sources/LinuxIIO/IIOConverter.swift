@@ -72,6 +72,20 @@ struct IIOConverter: Sendable {
     return set
   }
 
+  /// Whether `sample` is a measurement: its timestamp finite, and every value within
+  /// ``IIOChannelKind/measurableMagnitude`` of its kind (so finite; NaN fails every comparison).
+  static func isMeasurement(_ sample: MotionSample) -> Bool {
+    func within(_ value: Double?, _ kind: IIOChannelKind) -> Bool {
+      value.map { abs($0) <= kind.measurableMagnitude } ?? true
+    }
+    func within(_ vector: SIMD3<Double>?, _ kind: IIOChannelKind) -> Bool {
+      vector.map { within($0.x, kind) && within($0.y, kind) && within($0.z, kind) } ?? true
+    }
+    return sample.timestamp.isFinite && within(sample.accelerometer, .accelerometer)
+      && within(sample.gyroscope, .gyroscope) && within(sample.magnetometer, .magnetometer)
+      && within(sample.pressure, .pressure) && within(sample.temperature, .temperature)
+  }
+
   /// The sample for raw readings `raw` (indexed by slot) at `timestamp` seconds since boot.
   @inline(__always)
   func sample(raw: UnsafeBufferPointer<Double>, timestamp: Double) -> MotionSample {

@@ -55,10 +55,10 @@ final class IIODeviceReader {
   /// the boot clock: records are stamped on arrival instead, as without a timestamp channel.
   private var stampsOnArrival = false
   private var pending: [UInt8] = []
-  /// Buffer records left out because a value was infinite once scaled (an absurd `_scale`:
-  /// `1e306` times a 16-bit reading), and when that count is due a notice.
-  private(set) var nonFiniteRecords = 0
-  private var nonFiniteReports = PowerOfTenReports()
+  /// Buffer records left out because a value was beyond measurement once scaled (a reading of
+  /// 30 000 g; infinite: an absurd `_offset` times the scale), and when that count is due a notice.
+  private(set) var unmeasurableRecords = 0
+  private var unmeasurableReports = PowerOfTenReports()
   private var readBuffer: [UInt8] = []
   /// Buffer attribute values to write back when the buffer stops, in order.
   private var restore: [(path: String, value: String)] = []
@@ -449,13 +449,14 @@ final class IIODeviceReader {
     return .samples(samples, endOfFile: endOfFile)
   }
 
-  /// A message saying how many records were left out as infinite, when that count is due one (the
-  /// first, then at powers of ten); nil otherwise.
-  func nonFiniteNotice() -> String? {
-    guard nonFiniteReports.isDue(total: nonFiniteRecords) else { return nil }
-    let records = nonFiniteRecords == 1 ? "a buffer record" : "\(nonFiniteRecords) buffer records"
-    return "\(device.displayName): left out \(records) with a value beyond the range of a Double "
-      + "once scaled (check the _scale and _offset attributes)"
+  /// A message saying how many records were left out as beyond measurement, when that count is
+  /// due one (the first, then at powers of ten); nil otherwise.
+  func unmeasurableNotice() -> String? {
+    guard unmeasurableReports.isDue(total: unmeasurableRecords) else { return nil }
+    let records =
+      unmeasurableRecords == 1 ? "a buffer record" : "\(unmeasurableRecords) buffer records"
+    return "\(device.displayName): left out \(records) with a value beyond what its sensor can "
+      + "measure once scaled (check the _scale and _offset attributes)"
   }
 
   /// Re-opens the buffer descriptor (after a FIFO writer left); false when the node is gone.
@@ -514,12 +515,13 @@ final class IIODeviceReader {
           }
           recordIndex += 1
           let sample = converter.sample(raw: UnsafeBufferPointer(slots), timestamp: timestamp)
-          // Delivered, such a sample was dropped by the consumers (a monitor printed nothing) or
-          // stopped them (record); it is left out and counted.
-          if sample.isFinite {
+          // Delivered, an infinite sample was dropped by the consumers (a monitor printed
+          // nothing) or stopped them (record), and a finite absurd one (30 000 g) was taken for a
+          // measurement; it is left out and counted.
+          if IIOConverter.isMeasurement(sample) {
             samples.append(sample)
           } else {
-            nonFiniteRecords += 1
+            unmeasurableRecords += 1
           }
           base += recordSize
         }
@@ -538,10 +540,8 @@ final class IIODeviceReader {
       case .success(let text):
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let value = Double(trimmed), value.isFinite else {
-          // Quoted trimmed and cut short: the attribute's newline split the warning over two
-          // lines, and an attribute may hold up to 64 KiB.
-          let shown = trimmed.count > 40 ? trimmed.prefix(40) + "…" : trimmed
-          throw .transient("\(device.displayName): unparsable \(attribute) \"\(shown)\"")
+          throw .transient(
+            "\(device.displayName): unparsable \(attribute) \(IIOFormat.quoted(trimmed))")
         }
         values[slot] = value
       case .failure(.busy):
@@ -560,12 +560,13 @@ final class IIODeviceReader {
     let sample = values.withUnsafeBufferPointer {
       converter.sample(raw: $0, timestamp: timestamp)
     }
-    // Each value is finite, but an absurd one (1e308) times the scale is not: such a sample was
-    // delivered, and consumers dropped it (a monitor printed nothing) or stopped on it (record).
-    guard sample.isFinite else {
+    // Each value is finite, but an absurd one (1e308) times the scale may not be, and a finite
+    // one may still be no measurement (1e300, or 30 000 g): an infinite sample was delivered and
+    // consumers dropped it (a monitor printed nothing) or stopped on it (record).
+    guard IIOConverter.isMeasurement(sample) else {
       throw .transient(
-        "\(device.displayName): the values read (\(readings(values))) times their scale are "
-          + "beyond the range of a Double")
+        "\(device.displayName): the values read (\(readings(values))) once scaled are beyond "
+          + "what the sensor can measure")
     }
     return sample
   }

@@ -77,12 +77,35 @@ struct IIODiscovery {
         isProcessed: isProcessed)
       if !isProcessed {
         let candidates = [parsed.stem, parsed.typeStem, "in_\(parsed.kind.rawValue)"]
+        // A step of one count beyond what the sensor can measure, or an offset that alone moves
+        // every reading beyond it, makes every value absurd: such attributes are broken, and are
+        // ignored with a note like infinite ones.
+        let limit = parsed.kind.measurableMagnitude
+        let unit = parsed.kind.sampleUnit
+        let factor = parsed.kind.unitFactor
         if let scale = firstNumber(
-          path, candidates.map { "\($0)_scale" }, fileSet, &notes, refusingZero: true)
+          path, candidates.map { "\($0)_scale" }, fileSet, &notes,
+          unusable: { scale in
+            // A zero scale (0 or -0) would read every value as zero for ever, silently.
+            if scale == 0 { return "a zero scale" }
+            guard abs(scale * factor) <= limit else {
+              return "one count would be more than \(IIOFormat.number(limit)) \(unit)"
+            }
+            return nil
+          })
         {
           channel.scale = scale
         }
-        if let offset = firstNumber(path, candidates.map { "\($0)_offset" }, fileSet, &notes) {
+        let scale = channel.scale
+        if let offset = firstNumber(
+          path, candidates.map { "\($0)_offset" }, fileSet, &notes,
+          unusable: { offset in
+            guard abs(offset * scale * factor) <= limit else {
+              return "it would move every reading by more than \(IIOFormat.number(limit)) \(unit)"
+            }
+            return nil
+          })
+        {
           channel.offset = offset
         }
       }
@@ -118,7 +141,7 @@ struct IIODiscovery {
       if let matrix = IIOMountMatrix(parsing: content) {
         matrices[kind] = matrix
       } else {
-        notes.append("ignored unusable \(attribute) \"\(content)\" (identity used)")
+        notes.append("ignored unusable \(attribute) \(IIOFormat.quoted(content)) (identity used)")
       }
     }
 
@@ -195,9 +218,11 @@ struct IIODiscovery {
     return (kind, axis, stem, "in_\(typePart)", suffix)
   }
 
+  /// The value of the first of `names` that is there and usable: a finite number for which
+  /// `unusable` gives no reason to refuse it. Each one passed over is noted.
   private func firstNumber(
     _ path: String, _ names: [String], _ files: Set<String>, _ notes: inout [String],
-    refusingZero: Bool = false
+    unusable: (Double) -> String?
   ) -> Double? {
     for name in names where files.contains(name) {
       // An attribute that is there but cannot be read (a FIFO, a folder) was passed over without a
@@ -207,14 +232,13 @@ struct IIODiscovery {
         continue
       }
       if let value = Double(content), value.isFinite {
-        // A zero scale (0 or -0) would read every value as zero for ever, silently.
-        if refusingZero, value == 0 {
-          notes.append("ignored unusable \(name) \"\(content)\" (a zero scale)")
+        if let reason = unusable(value) {
+          notes.append("ignored unusable \(name) \(IIOFormat.quoted(content)) (\(reason))")
           continue
         }
         return value
       }
-      notes.append("ignored unparsable \(name) \"\(content)\"")
+      notes.append("ignored unparsable \(name) \(IIOFormat.quoted(content))")
     }
     return nil
   }

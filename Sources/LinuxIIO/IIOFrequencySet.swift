@@ -73,6 +73,13 @@ public enum IIOFrequencySet: Hashable, Sendable, CustomStringConvertible {
 
 /// Number formatting shared by listings.
 enum IIOFormat {
+  /// An attribute's text quoted for a message: trimmed, and cut at 40 characters (an attribute may
+  /// hold up to 64 KiB, and its newline would end the message's line inside the quotes).
+  static func quoted(_ text: String) -> String {
+    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    return "\"" + (trimmed.count > 40 ? trimmed.prefix(40) + "…" : trimmed) + "\""
+  }
+
   /// A compact, locale-independent decimal.
   static func number(_ value: Double) -> String {
     if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }

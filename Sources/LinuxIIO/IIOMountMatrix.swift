@@ -6,7 +6,8 @@ import Foundation
 ///
 /// The kernel prints it row-major as `"a, b, c; d, e, f; g, h, i"` (`in_accel_mount_matrix`,
 /// `mount_matrix`, …); the first `;`-group is the row that produces the corrected x. Values are
-/// corrected = M · v, applied after scaling to physical units (entries need not be integers).
+/// corrected = M · v, applied after scaling to physical units (entries need not be integers, but
+/// are at most 1 in magnitude, as a rotation's are).
 public struct IIOMountMatrix: Hashable, Sendable, CustomStringConvertible {
   /// The three rows.
   public var rows: [SIMD3<Double>]
@@ -21,9 +22,9 @@ public struct IIOMountMatrix: Hashable, Sendable, CustomStringConvertible {
     self.rows = rows
   }
 
-  /// Parses the kernel's text. Returns nil for malformed text and for a matrix with an all-zero
-  /// row, which would erase an axis (hwdb entries with a typo produce those). Empty text is the
-  /// identity.
+  /// Parses the kernel's text. Returns nil for malformed text, for a matrix with an all-zero row,
+  /// which would erase an axis (hwdb entries with a typo produce those), and for one with an entry
+  /// of magnitude above 1. Empty text is the identity.
   public init?(parsing text: String) {
     let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
     if trimmed.isEmpty {
@@ -37,8 +38,11 @@ public struct IIOMountMatrix: Hashable, Sendable, CustomStringConvertible {
       let numbers = group.split(separator: ",", omittingEmptySubsequences: false).map {
         Double($0.trimmingCharacters(in: .whitespaces))
       }
+      // The kernel's ABI calls it a rotation matrix, whose entries are cosines: one above 1 in
+      // magnitude (1e308) is no orientation, and would scale readings beyond measurement. NaN
+      // and infinities fail the comparison too.
       guard numbers.count == 3, let x = numbers[0], let y = numbers[1], let z = numbers[2],
-        x.isFinite, y.isFinite, z.isFinite
+        abs(x) <= 1, abs(y) <= 1, abs(z) <= 1
       else { return nil }
       let row = SIMD3(x, y, z)
       guard row != .zero else { return nil }

@@ -287,7 +287,7 @@ extension IIOSensorSource {
     switch reader.readBuffered() {
     case .samples(let batch, let endOfFile):
       samples.append(contentsOf: batch)
-      if let notice = reader.nonFiniteNotice() {
+      if let notice = reader.unmeasurableNotice() {
         deliver([.failure(SourceFailure(.other, "iio: \(notice)", isFatal: false))])
       }
       let hangUp = events & Int16(POLLHUP | POLLERR | POLLNVAL) != 0

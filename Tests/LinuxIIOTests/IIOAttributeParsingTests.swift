@@ -11,9 +11,9 @@ final class IIOAttributeParsingTests: XCTestCase {
     let m = try XCTUnwrap(IIOMountMatrix(parsing: "0, 1, 0; -1, 0, 0; 0, 0, -1\n"))
     XCTAssertEqual(m.rows, [SIMD3(0, 1, 0), SIMD3(-1, 0, 0), SIMD3(0, 0, -1)])
     XCTAssertEqual(m.apply(SIMD3(1, 2, 3)), SIMD3(2, -1, -3))
-    // A non-symmetric matrix distinguishes M·v from vᵀ·M.
-    let shear = try XCTUnwrap(IIOMountMatrix(parsing: "1, 2, 0; 0, 1, 0; 0, 0, 1"))
-    XCTAssertEqual(shear.apply(SIMD3(1, 1, 0)), SIMD3(3, 1, 0))
+    // A non-symmetric matrix distinguishes M·v from vᵀ·M (which would give (1, 2, 0)).
+    let shear = try XCTUnwrap(IIOMountMatrix(parsing: "1, 1, 0; 0, 1, 0; 0, 0, 1"))
+    XCTAssertEqual(shear.apply(SIMD3(1, 1, 0)), SIMD3(2, 1, 0))
     // Non-integer entries (device-tree examples use cosines).
     let tilted = try XCTUnwrap(IIOMountMatrix(parsing: "0.866, -0.5, 0; 0.5, 0.866, 0; 0, 0, 1"))
     XCTAssertEqual(tilted.rows[1].x, 0.5)
@@ -26,6 +26,15 @@ final class IIOAttributeParsingTests: XCTestCase {
     XCTAssertNil(IIOMountMatrix(parsing: "1, 0, 0; 0, 1, 0"))
     XCTAssertNil(IIOMountMatrix(parsing: "1, 0; 0, 1, 0; 0, 0, 1"))
     XCTAssertNil(IIOMountMatrix(parsing: "a, 0, 0; 0, 1, 0; 0, 0, 1"))
+  }
+
+  /// The ABI calls the mount matrix a rotation matrix: an entry above 1 in magnitude is none, and
+  /// `1e308` scaled every reading of its axis to infinity or near it.
+  func testMountMatrixRejectsEntriesAboveOne() {
+    XCTAssertNil(IIOMountMatrix(parsing: "1e308, 0, 0; 0, 1, 0; 0, 0, 1"))
+    XCTAssertNil(IIOMountMatrix(parsing: "1, 0, 0; 0, -2, 0; 0, 0, 1"))
+    XCTAssertNil(IIOMountMatrix(parsing: "1, 0, 0; 0, 1, 0; 0, 0, 1.0001"))
+    XCTAssertNotNil(IIOMountMatrix(parsing: "-1, 0, 0; 0, 1, 0; 0, 0, -1"))
   }
 
   func testFrequencySetChoosesSlowestSufficientRate() throws {

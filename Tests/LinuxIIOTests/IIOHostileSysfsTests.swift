@@ -255,6 +255,49 @@ final class IIOHostileSysfsTests: XCTestCase {
     XCTAssertTrue(collector.samples.allSatisfy(\.isFinite), "no infinite sample delivered")
   }
 
+  /// A `_raw` value that parses and stays finite once scaled but is absurd (`1e300` × 0.000598
+  /// m/s²) was delivered as a measurement. It is an advisory failure naming the attribute, as an
+  /// infinite one is.
+  func testPolledValueBeyondMeasurementIsAFailureNotASample() throws {
+    let tree = try IIOFakeTree()
+    try Fixtures.mpu6050(tree)
+    try tree.write(0, "in_accel_x_raw", "1e300")
+    let source = try Fixtures.source(tree, .polled)
+    let collector = EventCollector()
+    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let failure = try XCTUnwrap(collector.waitForFailure(.other, timeout: 10))
+    XCTAssertFalse(failure.isFatal, "the device is tried again")
+    XCTAssertTrue(failure.message.contains("in_accel_x_raw=1e+300"), failure.message)
+    let xs = collector.samples.compactMap(\.accelerometer?.x)
+    XCTAssertTrue(xs.allSatisfy { abs($0) < 1000 }, "no absurd sample delivered: \(xs)")
+  }
+
+  /// A scale whose one count is beyond measurement (`1e308`), an offset that alone moves every
+  /// reading beyond it, and a mount matrix with an entry of `1e308` were taken as they were, and
+  /// made every value of their channels infinite or absurd. Each is ignored with a warning naming
+  /// the attribute, as an infinite one is.
+  func testAbsurdScaleOffsetAndMountMatrixAreIgnoredWithAWarning() throws {
+    let tree = try IIOFakeTree()
+    try Fixtures.mpu6050(tree)
+    try tree.write(0, "in_accel_scale", "1e308")
+    try tree.write(0, "in_temp_offset", "1e308")
+    try tree.write(0, "in_anglvel_mount_matrix", "1e308, 0, 0; 0, 1, 0; 0, 0, 1")
+    let device = try XCTUnwrap(
+      IIOSensorSource.listDevices(sysfsRoot: tree.sysfsRoot, devRoot: tree.devRoot).first)
+    XCTAssertEqual(device.channels(of: .accelerometer).map(\.scale), [1, 1, 1])
+    XCTAssertEqual(device.channels(of: .temperature).map(\.offset), [0])
+    XCTAssertEqual(device.mountMatrix(for: .gyroscope), .identity)
+    let warnings = try Fixtures.source(tree, .polled).warnings
+    for expected in [
+      "mpu6050: ignored unusable in_accel_scale \"1e308\" (one count would be more than",
+      "mpu6050: ignored unusable in_temp_offset \"1e308\" (it would move every reading by",
+      "mpu6050: ignored unusable in_anglvel_mount_matrix \"1e308, 0, 0; 0, 1, 0; 0, 0, 1\"",
+    ] {
+      XCTAssertEqual(warnings.filter { $0.contains(expected) }.count, 1, "\(warnings)")
+    }
+  }
+
   /// An unparsable polled value is quoted as read but trimmed, and cut short: the attribute's
   /// newline used to end the warning's first line inside the quotes, and a 64 KiB attribute was
   /// quoted whole.
@@ -274,13 +317,14 @@ final class IIOHostileSysfsTests: XCTestCase {
     }
   }
 
-  /// An absurd scale (`1e306`) makes a buffer record's values infinite: the samples were
-  /// delivered, so a monitor printed nothing and `record` stopped. They are left out and counted,
-  /// and the finite records around them still arrive.
-  func testBufferedRecordsInfiniteOnceScaledAreLeftOutAndCounted() throws {
+  /// A buffer record beyond measurement once scaled (30 000 m/s², about 3000 g, from a scale of 1)
+  /// was delivered as a sample; an infinite one (an absurd scale, now refused at discovery) made a
+  /// monitor print nothing and `record` stop. They are left out and counted, and the records around
+  /// them still arrive.
+  func testBufferedRecordsBeyondMeasurementOnceScaledAreLeftOutAndCounted() throws {
     let tree = try IIOFakeTree()
     try Fixtures.mpu6050(tree)
-    try tree.write(0, "in_accel_scale", "1e306")
+    try tree.write(0, "in_accel_scale", "1")
     let source = try Fixtures.source(tree, .buffered)
     let collector = EventCollector()
     let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
@@ -294,13 +338,14 @@ final class IIOHostileSysfsTests: XCTestCase {
         "in_timestamp": 5_000_000_000 + n * 10_000_000,
       ])
     }
-    // 1e306 × 1000 overflows; 1e306 × 0 does not.
-    writer.write(record(0, 0) + record(1000, 1) + record(1000, 2) + record(0, 3))
+    // 30 000 m/s² is beyond measurement; 1000 m/s² (about 100 g) is not.
+    writer.write(record(1000, 0) + record(30000, 1) + record(30000, 2) + record(1000, 3))
     XCTAssertTrue(collector.waitForSamples(2, timeout: 20))
     let failure = try XCTUnwrap(collector.waitForFailure(.other, timeout: 20))
     XCTAssertFalse(failure.isFatal, failure.message)
     XCTAssertTrue(failure.message.contains("left out"), failure.message)
-    XCTAssertTrue(collector.samples.allSatisfy(\.isFinite), "no infinite sample delivered")
+    XCTAssertTrue(failure.message.contains("beyond what its sensor can measure"), failure.message)
+    XCTAssertEqual(collector.samples.compactMap(\.accelerometer?.z), [1000, 1000])
   }
 
   /// Two enabled scan elements with one index (the kernel numbers them uniquely): the record's
