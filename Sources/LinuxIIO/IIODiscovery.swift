@@ -123,12 +123,12 @@ struct IIODiscovery {
 
     var controls: [IIOSamplingControl] = []
     if fileSet.contains("sampling_frequency") {
-      controls.append(samplingControl(path, "sampling_frequency", kind: nil, fileSet))
+      controls.append(samplingControl(path, "sampling_frequency", kind: nil, fileSet, &notes))
     }
     for kind in IIOChannelKind.motionKinds {
       let attribute = "in_\(kind.rawValue)_sampling_frequency"
       if fileSet.contains(attribute) {
-        controls.append(samplingControl(path, attribute, kind: kind, fileSet))
+        controls.append(samplingControl(path, attribute, kind: kind, fileSet, &notes))
       }
     }
 
@@ -264,11 +264,23 @@ struct IIODiscovery {
   }
 
   private func samplingControl(
-    _ path: String, _ attribute: String, kind: IIOChannelKind?, _ files: Set<String>
+    _ path: String, _ attribute: String, kind: IIOChannelKind?, _ files: Set<String>,
+    _ notes: inout [String]
   ) -> IIOSamplingControl {
-    let available =
-      files.contains("\(attribute)_available")
-      ? text("\(path)/\(attribute)_available").flatMap(IIOFrequencySet.init(parsing:)) : nil
+    var available: IIOFrequencySet?
+    let list = "\(attribute)_available"
+    if files.contains(list) {
+      // Without a usable list the requested rate is written as it is, and the kernel takes or
+      // refuses it; the list that could not be used is said, as an unusable scale is.
+      if let content = text("\(path)/\(list)") {
+        available = IIOFrequencySet(parsing: content)
+        if available == nil {
+          notes.append("ignored unparsable \(list) \(IIOFormat.quoted(content))")
+        }
+      } else {
+        notes.append("ignored unreadable \(list)")
+      }
+    }
     return IIOSamplingControl(
       attribute: attribute, kind: kind, current: text("\(path)/\(attribute)").flatMap(Double.init),
       available: available)

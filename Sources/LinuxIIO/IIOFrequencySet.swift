@@ -10,23 +10,29 @@ public enum IIOFrequencySet: Hashable, Sendable, CustomStringConvertible {
   /// Rates from `minimum` to `maximum` Hz in steps of `step` Hz (0: any rate in between).
   case range(minimum: Double, step: Double, maximum: Double)
 
-  /// Parses the kernel's text; nil when it holds no usable rate.
+  /// Parses the kernel's text; nil when it holds no rate, or anything that is not a rate (a word,
+  /// a negative or infinite number): such a list is malformed as a whole, as a scale that does not
+  /// parse is. Its other numbers used to be kept, the rest dropped without a word.
   public init?(parsing text: String) {
     let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
     if trimmed.hasPrefix("[") && trimmed.hasSuffix("]") {
       let numbers = trimmed.dropFirst().dropLast().split(whereSeparator: { $0 == " " || $0 == "\t" }
       )
-      .compactMap { Double($0) }
-      guard numbers.count == 3, numbers.allSatisfy(\.isFinite), numbers[0] <= numbers[2],
-        numbers[1] >= 0
+      .map { Double($0) }
+      guard numbers.count == 3, let minimum = numbers[0], let step = numbers[1],
+        let maximum = numbers[2], minimum.isFinite, step.isFinite, maximum.isFinite,
+        minimum <= maximum, step >= 0
       else {
         return nil
       }
-      self = .range(minimum: numbers[0], step: numbers[1], maximum: numbers[2])
+      self = .range(minimum: minimum, step: step, maximum: maximum)
       return
     }
-    let rates = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
-      .compactMap { Double($0) }.filter { $0.isFinite && $0 >= 0 }
+    var rates: [Double] = []
+    for word in trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }) {
+      guard let rate = Double(word), rate.isFinite, rate >= 0 else { return nil }
+      rates.append(rate)
+    }
     guard !rates.isEmpty else { return nil }
     self = .discrete(rates.sorted())
   }

@@ -37,6 +37,16 @@ final class IIOAttributeParsingTests: XCTestCase {
     XCTAssertNotNil(IIOMountMatrix(parsing: "-1, 0, 0; 0, 1, 0; 0, 0, -1"))
   }
 
+  /// A rate list holding anything that is not a rate is malformed as a whole; its numbers used to
+  /// be kept and the rest dropped without a word.
+  func testFrequencySetWithAWordOrANegativeRateIsMalformed() {
+    XCTAssertNil(IIOFrequencySet(parsing: "10 20 abc 50"))
+    XCTAssertNil(IIOFrequencySet(parsing: "10 -20 50"))
+    XCTAssertNil(IIOFrequencySet(parsing: "10 inf"))
+    XCTAssertNil(IIOFrequencySet(parsing: "[1 x 2 1000]"))
+    XCTAssertEqual(IIOFrequencySet(parsing: "50 10\t20\n"), .discrete([10, 20, 50]))
+  }
+
   func testFrequencySetChoosesSlowestSufficientRate() throws {
     let mpu = try XCTUnwrap(IIOFrequencySet(parsing: "10 20 50 100 200 500\n"))
     XCTAssertEqual(mpu.bestRate(for: 60), 100)

@@ -298,6 +298,22 @@ final class IIOHostileSysfsTests: XCTestCase {
     }
   }
 
+  /// A rate list with a word in it (`10 20 abc 50`) was used without the word, saying nothing. The
+  /// list is ignored with a warning quoting it, as an unparsable scale is.
+  func testRateListWithAWordIsAWarning() throws {
+    let tree = try IIOFakeTree()
+    try Fixtures.mpu6050(tree)
+    try tree.write(0, "sampling_frequency_available", "10 20 abc 50\n")
+    let device = try XCTUnwrap(
+      IIOSensorSource.listDevices(sysfsRoot: tree.sysfsRoot, devRoot: tree.devRoot).first)
+    XCTAssertNil(device.samplingControls.first?.available)
+    let warnings = try Fixtures.source(tree, .polled).warnings
+    XCTAssertEqual(
+      warnings.filter {
+        $0.contains("mpu6050: ignored unparsable sampling_frequency_available \"10 20 abc 50\"")
+      }.count, 1, "\(warnings)")
+  }
+
   /// An unparsable polled value is quoted as read but trimmed, and cut short: the attribute's
   /// newline used to end the warning's first line inside the quotes, and a 64 KiB attribute was
   /// quoted whole.
