@@ -11,7 +11,7 @@ struct Motionctl: ParsableCommand {
     abstract:
       "Core Motion on Linux: run the demo, replay, record, simulate and evaluate motion data.",
     discussion: """
-      Sources are written as COREMOTION_SOURCE takes them (simulator[:SCENARIO], \
+      Sources are written as COREMOTION_SOURCE takes them (auto, simulator[:SCENARIO], \
       replay:PATH[?speed=N|max], iio, none, daemon[:SOCKET], and a phone streaming its sensors: \
       sensorlogger:PORT, sensorserver:ws://PHONE:PORT, phyphox:http://PHONE:PORT) and chosen with \
       a command's --source option; without it, record, sensors, monitor, dashboard and daemon use \

@@ -23,6 +23,27 @@ final class MotionctlCommandTests: XCTestCase {
     }
   }
 
+  /// The help lists every kind of source COREMOTION_SOURCE takes; `auto` was missing, so nothing
+  /// said how to ask for the hardware-or-nothing choice explicitly.
+  func testHelpListsEverySourceKind() throws {
+    let result = try MotionctlRunner.run(["--help"])
+    XCTAssertEqual(result.status, 0, result.standardError)
+    let words = result.standardOutput.split(whereSeparator: { $0 == " " || $0 == "\n" })
+    guard let start = words.firstIndex(of: "takes"), let end = words.firstIndex(of: "chosen") else {
+      return XCTFail("no list of sources in:\n\(result.standardOutput)")
+    }
+    let listed = Set(
+      words[start..<end].map { word in
+        String(word.drop { $0 == "(" }.prefix { $0.isLetter })
+      })
+    for kind in [
+      "auto", "none", "simulator", "replay", "iio", "daemon", "sensorlogger", "sensorserver",
+      "phyphox",
+    ] {
+      XCTAssertTrue(listed.contains(kind), "\(kind) is not in \(words[start..<end])")
+    }
+  }
+
   func testSimulateThenReplayGivesOneRowPerSampleInCoreMotionUnits() throws {
     let folder = try makeTemporaryDirectory(for: self)
     let recording = folder.appendingPathComponent("faceUp.csv").path
