@@ -94,6 +94,48 @@ final class RecordingHostileFileTests: XCTestCase {
       containing: "cannot tell the recording format")
   }
 
+  // MARK: - Folders with many entries
+
+  /// Creates `count` empty files in `folder`, `perFolder` to a sub-folder.
+  private func fill(_ folder: URL, files count: Int, perFolder: Int = 100) throws {
+    for index in 0..<count {
+      let sub = folder.appendingPathComponent("d\(index / perFolder)")
+      if index % perFolder == 0 {
+        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+      }
+      XCTAssertTrue(
+        FileManager.default.createFile(
+          atPath: sub.appendingPathComponent("\(index)").path, contents: nil))
+    }
+  }
+
+  /// `replay:/tmp` looked at every entry of every sub-folder (77 000 on the machine it was tried
+  /// on) for over 20 s. A folder is searched through at most 10 000 entries, then refused saying
+  /// so.
+  func testFolderWithThousandsOfEntriesIsRefusedClearly() throws {
+    let folder = try RecordingFixtureFolder()
+    try fill(folder.url, files: 10_001)
+    assertRecordingError(
+      try RecordingFormat.detect(folder.url), .unreadable,
+      containing: "holds more than 10000 files and folders within three levels")
+  }
+
+  /// Files are looked for three levels deep: a folder at the third level is not opened, so a
+  /// recording beside a deep heap of files is found (its files used to be listed one by one).
+  func testFoldersBelowTheThirdLevelAreNotOpened() throws {
+    let folder = try RecordingFixtureFolder()
+    for (name, content) in [
+      ("Metadata.csv", "platform,standardisation\nandroid,false\n"),
+      ("TotalAcceleration.csv", sensorLoggerRows(3, z: 9.8)),
+      ("Gyroscope.csv", sensorLoggerRows(3, z: 0)),
+    ] {
+      try Data(content.utf8).write(to: folder.url.appendingPathComponent(name))
+    }
+    try fill(folder.url.appendingPathComponent("a/b/c"), files: 10_001, perFolder: 10_001)
+    XCTAssertEqual(try RecordingFormat.detect(folder.url), .sensorLogger)
+    XCTAssertEqual(try RecordingContainer(folder.url).paths.count, 3)
+  }
+
   // MARK: - FIFOs and other files that are not regular (finding 2)
 
   /// A FIFO without a writer blocked `open` forever; every way of reading one now refuses it at

@@ -7,7 +7,7 @@ import ZIPFoundation
 ///
 /// Exports put their CSVs either at the top or inside one sub-folder (a zipped folder), so files
 /// are matched by their last path component, case-insensitively, searching at most three levels
-/// deep.
+/// deep, and at most ``maximumFolderEntryCount`` entries of a folder.
 struct RecordingContainer {
   /// The folder or archive.
   let url: URL
@@ -43,6 +43,11 @@ struct RecordingContainer {
   /// the index costs about a kilobyte per entry, so a zip of 60 000 empty members took 70 MB.
   static let maximumArchiveEntryCount = 10_000
 
+  /// The most files and folders looked at in a folder, three levels deep (10 000, as for an
+  /// archive). A recording's folder holds a few dozen; `replay:/tmp` looked at 77 000 entries of
+  /// every sub-folder for over 20 s before saying that the format was unknown.
+  static let maximumFolderEntryCount = 10_000
+
   /// Whether `url` names a zip archive (by its signature, not its extension); `false` for anything
   /// that is not a regular file (a FIFO is not opened, so it cannot block).
   static func isZipArchive(_ url: URL) -> Bool {
@@ -61,8 +66,9 @@ struct RecordingContainer {
   /// Opens a folder or a zip archive.
   ///
   /// - Throws: ``RecordingError`` for a missing path, a path that is neither a folder nor a regular
-  ///   file, and an archive that cannot be read whole: a damaged central directory, an encrypted
-  ///   member, or no member at all.
+  ///   file, a folder with more than ``maximumFolderEntryCount`` entries three levels deep, and an
+  ///   archive that cannot be read whole: a damaged central directory, an encrypted member, or no
+  ///   member at all.
   init(_ url: URL) throws {
     self.url = url
     var isDirectory: ObjCBool = false
@@ -74,15 +80,25 @@ struct RecordingContainer {
       storage = .folder
       let base = url.standardizedFileURL.path
       if let enumerator = FileManager.default.enumerator(atPath: base) {
+        var examined = 0
         while let relative = enumerator.nextObject() as? String {
-          if relative.split(separator: "/").count > 3 {
-            enumerator.skipDescendants()
-            continue
+          examined += 1
+          guard examined <= Self.maximumFolderEntryCount else {
+            throw RecordingError(
+              .unreadable, file: url.path,
+              "holds more than \(Self.maximumFolderEntryCount) files and folders within three "
+                + "levels, and a recording's folder has a few dozen: the rest was not looked at. "
+                + "Name the recording's own folder or file")
           }
+          let depth = relative.split(separator: "/").count
           var sub: ObjCBool = false
-          if FileManager.default.fileExists(atPath: base + "/" + relative, isDirectory: &sub),
-            !sub.boolValue
-          {
+          guard FileManager.default.fileExists(atPath: base + "/" + relative, isDirectory: &sub)
+          else { continue }
+          if sub.boolValue {
+            // Files three levels down are the deepest looked for: a folder there is not opened
+            // (its entries used to be listed, and counted, one by one).
+            if depth >= 3 { enumerator.skipDescendants() }
+          } else if depth <= 3 {
             found.append(relative)
           }
         }
