@@ -28,7 +28,7 @@ public enum ExampleRunner {
             "\nOptions:\n  --duration SECONDS   stop after this much sensor time (default: end of source)"
           )
           print(
-            "Environment:\n  COREMOTION_SOURCE    simulator[:SCENARIO], replay:FILE, iio, ... (see motionctl)"
+            "Environment:\n  COREMOTION_SOURCE    auto, simulator[:SCENARIO], replay:FILE, iio, daemon, none, a phone stream (see motionctl --help)"
           )
           exit(0)
         }

@@ -14,7 +14,9 @@ struct Motiond: ParsableCommand {
     abstract: "Share motion sensors among processes and keep the motion history.",
     discussion: """
       The source is COREMOTION_SOURCE's (or --source): simulator[:SCENARIO], replay:PATH, iio, a phone \
-      stream; unset means real hardware if any. Clients connect to $XDG_RUNTIME_DIR/opencoremotion/motiond.sock \
+      stream (sensorlogger:PORT, sensorserver:ws://PHONE:PORT, phyphox:http://PHONE:PORT) or none; \
+      auto, empty or unset means real hardware if any (daemon is refused: the daemon is not its own \
+      source). Clients connect to $XDG_RUNTIME_DIR/opencoremotion/motiond.sock \
       (MOTIOND_SOCKET overrides); history lives in $XDG_STATE_HOME/opencoremotion/. \
       --dashboard-port N also serves the live dashboard with the history panel; its URL (with the \
       access token it always needs) is logged and shown by `motionctl dashboard`.
