@@ -362,8 +362,7 @@ extension CMMotionManager {
     let loss = Locked(false)
     // Only this sensor: a source that can switch sensors off (IIO, the daemon) keeps the others
     // off while nobody else needs them.
-    let subscription = source.subscribe(requestedSampleRate: 1 / channel.interval, sensors: sensor)
-    { [source] event in
+    let handler: @Sendable (SourceEvent) -> Void = { [source] event in
       switch event {
       case .sample(let sample):
         guard sample.sensors.contains(sensor) else { return }
@@ -379,7 +378,9 @@ extension CMMotionManager {
         channel.finish(generation: generation)
       }
     }
-    channel.attach(subscription, generation: generation)
+    channel.attach(generation: generation) { [source] rate in
+      source.subscribe(requestedSampleRate: rate, sensors: sensor, handler)
+    }
     return true
   }
 
@@ -422,7 +423,7 @@ extension CMMotionManager {
     let movementRequest = CalibrationMovementRequest(
       appliesTo: frame, showsDisplay: showsDeviceMovementDisplay)
     let loss = Locked(false)
-    let subscription = subscribeEstimates(rate: 1 / channel.interval) { [source] event in
+    let consumer: DeviceMotionPipeline.Consumer = { [source] event in
       switch event {
       case .estimate(let estimate):
         if let error = movementRequest.check(estimate) {
@@ -449,7 +450,13 @@ extension CMMotionManager {
         channel.finish(generation: generation)
       }
     }
-    channel.attach(subscription, generation: generation)
+    if let daemon = source as? DaemonSource, daemon.servesFusedMotion {
+      channel.attach(generation: generation) { rate in
+        Self.subscribeFusedMotion(of: daemon, rate: rate, consumer)
+      }
+    } else {
+      channel.attach(pipeline.subscribe(consumer), generation: generation)
+    }
     return true
   }
 
@@ -473,16 +480,13 @@ extension CMMotionManager {
     return isFirst ? missing.names.joined(separator: " and ") : nil
   }
 
-  /// Fusion estimates for one run of device-motion updates at `rate` Hz: from the motion daemon's
-  /// own fusion when the source is a daemon that serves it (fused once there for every app, and
-  /// decimated there to this run's rate), else from the fusion pipeline this process shares.
-  private func subscribeEstimates(
-    rate: Double, _ consumer: @escaping DeviceMotionPipeline.Consumer
+  /// Fusion estimates for one run of device-motion updates at `rate` Hz from the motion daemon's
+  /// own fusion (fused once there for every app, and decimated there to this run's rate). Other
+  /// sources' runs read the fusion pipeline this process shares, at the source's full rate.
+  private static func subscribeFusedMotion(
+    of daemon: DaemonSource, rate: Double, _ consumer: @escaping DeviceMotionPipeline.Consumer
   ) -> SourceSubscription {
-    guard let daemon = source as? DaemonSource, daemon.servesFusedMotion else {
-      return pipeline.subscribe(consumer)
-    }
-    return daemon.subscribeFusedMotion(rate: rate) { event in
+    daemon.subscribeFusedMotion(rate: rate) { event in
       switch event {
       case .estimate(let estimate, _): consumer(.estimate(estimate))
       case .failure(let failure): consumer(.failure(failure))

@@ -44,6 +44,10 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     /// Whether the run has delivered anything (an opening item comes only before that).
     var hasDelivered = false
     var subscription: SourceSubscription?
+    /// How the run subscribes to its source at a given rate (Hz), when it asks for its interval's
+    /// rate (``attach(generation:subscribingAt:)``), and the interval its subscription asked for.
+    var subscribe: ((Double) -> SourceSubscription)?
+    var subscribedInterval: Double?
     var sink: Sink = .pull
   }
 
@@ -51,6 +55,9 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
   private let handlerLock = NSRecursiveLock()
   /// Keeps the hand-over of items in the order they were decided (see ``offer(timestamp:generation:opening:make:)``).
   private let orderLock = NSLock()
+  /// Serialises the subscriptions of ``followInterval()``: two interval changes at once must not
+  /// leave the older rate's subscription in place.
+  private let resubscriptionLock = NSLock()
   /// Operations queued for a handler and not yet run, and updates dropped because too many were.
   private let backlog = Locked<(pending: Int, dropped: Int)>((0, 0))
 
@@ -78,10 +85,14 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
   /// The most recently delivered item, kept after a stop.
   var latest: Item? { state.withLock { $0.latest } }
 
-  /// The delivery interval in seconds; a change applies to a run in progress from its next sample.
+  /// The delivery interval in seconds; a change applies to a run in progress from its next sample,
+  /// and a run that asks its source for its interval's rate asks again.
   var interval: Double {
     get { state.withLock { $0.interval } }
-    set { state.withLock { $0.interval = newValue } }
+    set {
+      state.withLock { $0.interval = newValue }
+      followInterval()
+    }
   }
 
   /// Ends any run in progress and begins a new one; returns its generation.
@@ -106,6 +117,53 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
       return true
     }
     if !isCurrent { subscription.cancel() }
+  }
+
+  /// Subscribes run `generation` to its source with `subscribe`, given the rate its ``interval``
+  /// asks for (Hz), and subscribes again whenever the interval changes while the run lasts.
+  ///
+  /// For sources that honour the requested rate: IIO hardware samples at the highest rate its
+  /// subscribers ask for, and the motion daemon sends each subscriber its own rate. A subscription
+  /// kept from the start would go on at the start's rate, so that a manager started at 1 s and set
+  /// to 0.02 s kept delivering once a second.
+  func attach(
+    generation: UInt64, subscribingAt subscribe: @escaping (Double) -> SourceSubscription
+  ) {
+    state.withLock { s in
+      if s.isActive, s.generation == generation { s.subscribe = subscribe }
+    }
+    followInterval()
+  }
+
+  /// Subscribes the run in progress at its interval's rate when its subscription asked for
+  /// another one (or it has none yet). The new subscription is made before the old one is
+  /// cancelled, so that the source does not stop in between (the IIO reader would close the
+  /// device); a sample both deliver is offered twice and paced once.
+  private func followInterval() {
+    resubscriptionLock.lock()
+    let due = state.withLock { s -> (UInt64, Double, (Double) -> SourceSubscription)? in
+      guard s.isActive, let subscribe = s.subscribe, s.subscribedInterval != s.interval else {
+        return nil
+      }
+      return (s.generation, s.interval, subscribe)
+    }
+    guard let (generation, interval, subscribe) = due else {
+      resubscriptionLock.unlock()
+      return
+    }
+    let subscription = subscribe(1 / interval)
+    let replaced = state.withLock { s -> SourceSubscription? in
+      guard s.isActive, s.generation == generation else { return subscription }
+      defer {
+        s.subscription = subscription
+        s.subscribedInterval = interval
+      }
+      return s.subscription
+    }
+    resubscriptionLock.unlock()
+    // After the lock: a cancellation waits for a delivery in progress, whose handler may be
+    // setting an interval itself.
+    replaced?.cancel()
   }
 
   /// Offers the sample at `timestamp`; when it is due, builds the item with `make` (which may
@@ -282,6 +340,8 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
       defer {
         s.sink = .pull
         s.subscription = nil
+        s.subscribe = nil
+        s.subscribedInterval = nil
       }
       return (s.subscription, s.sink)
     }

@@ -329,3 +329,44 @@ extension DaemonProcessTests {
     #expect(abs(difference(after[99], after[0])) > 20)
   }
 }
+
+extension DaemonProcessTests {
+  /// An update interval changed while updates run reaches the daemon, which sends each client
+  /// its own rate: a manager started at 1 s and set to 0.02 s kept its 1 Hz subscriptions, so
+  /// its handlers went on being called once a second.
+  @Test func anIntervalChangedWhileUpdatesRunReachesTheDaemon() throws {
+    let daemon = try DaemonProcess(source: "simulator:tour")
+    let source = try DaemonSource(socketPath: daemon.socketPath)
+    #expect(source.servesFusedMotion)
+    let manager = CMMotionManager(source: source)
+    let queue = OperationQueue()
+    manager.accelerometerUpdateInterval = 1
+    manager.deviceMotionUpdateInterval = 1
+    manager.startAccelerometerUpdates(to: queue) { _, _ in }
+    manager.startDeviceMotionUpdates(to: queue) { _, _ in }
+    defer {
+      manager.stopAccelerometerUpdates()
+      manager.stopDeviceMotionUpdates()
+    }
+    let observer = DaemonClient(socketPath: daemon.socketPath, clientName: "observer")
+    /// The rates (Hz) of the daemon's raw and fused-motion subscriptions, each sorted.
+    func rates() -> (raw: [Double], fused: [Double])? {
+      guard let status = try? blocking({ try await observer.status() }) else { return nil }
+      let subscriptions = status.clients.flatMap(\.subscriptions)
+      return (
+        subscriptions.filter { !$0.fusedMotion }.map(\.rate).sorted(),
+        subscriptions.filter(\.fusedMotion).map(\.rate).sorted()
+      )
+    }
+    try waitUntil(seconds: 30, "a raw and a fused-motion subscription at 1 Hz") {
+      rates().map { $0.raw == [1] && $0.fused == [1] } ?? false
+    }
+    manager.accelerometerUpdateInterval = 0.02
+    manager.deviceMotionUpdateInterval = 0.05
+    let followed =
+      (try? waitUntil(seconds: 30, "the subscriptions at 50 and 20 Hz") {
+        rates().map { $0.raw == [50] && $0.fused == [20] } ?? false
+      }) != nil
+    #expect(followed, "the daemon's subscriptions (raw, fused), Hz: \(String(describing: rates()))")
+  }
+}

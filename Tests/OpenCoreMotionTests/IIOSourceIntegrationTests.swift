@@ -40,6 +40,46 @@
       XCTAssertEqual(source.name, "auto (no motion sensors found)")
     }
 
+    /// An update interval changed while updates run reaches the hardware: the IIO source samples
+    /// at the highest rate its subscribers ask for, and a manager started at 1 s and set to
+    /// 0.02 s kept its 1 Hz subscription, so the device went on sampling (and the handler being
+    /// called) once a second.
+    func testAnIntervalChangedWhileUpdatesRunReachesTheDevice() throws {
+      let tree = try IIOFakeTree()
+      let device = try tree.addDevice(
+        index: 0, name: "mpu6050",
+        attributes: [
+          "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "16384",
+          "in_accel_scale": "0.000598",
+          "sampling_frequency": "100", "sampling_frequency_available": "1 10 50 100",
+        ])
+      setEnvironment("COREMOTION_IIO_ROOT", tree.sysfsRoot)
+      setEnvironment("COREMOTION_IIO_DEV", tree.devRoot)
+      setEnvironment("COREMOTION_IIO_MODE", "polled")
+      let source = try SourceFactory.makeSource(SourceSpecification(parsing: "iio"))
+      let manager = CMMotionManager(source: source)
+      let queue = makeSerialQueue()
+      func deviceRate() -> Double? {
+        (try? String(contentsOfFile: device + "/sampling_frequency", encoding: .utf8))
+          .flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+      }
+      /// Whether the device comes to sample at `rate` within a generous bound (a loaded machine).
+      func reaches(_ rate: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while Date() < deadline {
+          if deviceRate() == rate { return true }
+          Thread.sleep(forTimeInterval: 0.01)
+        }
+        return false
+      }
+      manager.accelerometerUpdateInterval = 1
+      manager.startAccelerometerUpdates(to: queue) { _, _ in }
+      defer { manager.stopAccelerometerUpdates() }
+      XCTAssertTrue(reaches(1), "sampling at \(String(describing: deviceRate())) Hz")
+      manager.accelerometerUpdateInterval = 0.02
+      XCTAssertTrue(reaches(50), "sampling at \(String(describing: deviceRate())) Hz")
+    }
+
     func testIIOSourceDeliversCoreMotionUnits() throws {
       let tree = try IIOFakeTree()
       // 16384 counts × 0.000598 m/s² per count = 9.80 m/s² of specific force on z: face up.
