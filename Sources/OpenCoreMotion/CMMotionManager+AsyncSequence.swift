@@ -70,8 +70,9 @@ extension CMMotionManager {
 /// end of the source's data.
 ///
 /// One consumer: each update is handed out once (the sequence is an `AsyncStream`), so a second
-/// iteration only gets what the first left, and two at once trap. For another consumer, call the
-/// `…Updates()` method again: each call is a subscription of its own.
+/// iteration only gets what the first left, and two iterating at once share the updates, each
+/// update going to one of them. For another consumer, call the `…Updates()` method again: each
+/// call is a subscription of its own.
 public struct MotionUpdateSequence<Element>: AsyncSequence, Sendable {
   private let stream: AsyncStream<ImmutableItem<Element>>
   private let failure: Locked<(any Error)?>

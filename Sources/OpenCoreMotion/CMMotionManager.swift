@@ -234,7 +234,8 @@ open class CMMotionManager: NSObject {
 
   /// Whether the system may show a calibration prompt when a north frame needs calibration motion.
   /// OpenCoreMotion has no system display: when set, the request (also delivered once to the
-  /// handler as `CMErrorDeviceRequiresMovement`) is written to standard error. Default: `false`.
+  /// handler as `CMErrorDeviceRequiresMovement`) is logged at notice level to the swift-log logger
+  /// `OpenCoreMotion` (standard error unless the app bootstraps `LoggingSystem`). Default: `false`.
   open var showsDeviceMovementDisplay: Bool {
     get { settings.withLock { $0.showsDeviceMovementDisplay } }
     set { settings.withLock { $0.showsDeviceMovementDisplay = newValue } }
