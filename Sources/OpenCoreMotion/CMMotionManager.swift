@@ -227,7 +227,8 @@ open class CMMotionManager: NSObject {
   // MARK: Device motion
 
   /// The reference frame of device motion: the one in use while active, else the last one used,
-  /// else `.xArbitraryZVertical`.
+  /// else `.xArbitraryZVertical`. A frame that was refused (not a single frame, or not available)
+  /// was not used: the previous one stays.
   open var attitudeReferenceFrame: CMAttitudeReferenceFrame {
     settings.withLock { $0.attitudeReferenceFrame }
   }
@@ -394,9 +395,6 @@ extension CMMotionManager {
     sink: UpdateChannel<CMDeviceMotion>.Sink
   ) -> Bool {
     guard isDeviceMotionAvailable else { return false }
-    if channel === deviceMotionChannel {
-      settings.withLock { $0.attitudeReferenceFrame = frame }
-    }
     let generation = channel.begin(sink: sink, nominalSourcePeriod: minimumUpdateInterval)
     let declination = frame == .xTrueNorthZVertical ? Self.currentDeclination() : nil
     let frames = Self.attitudeReferenceFrames(
@@ -419,6 +417,11 @@ extension CMMotionManager {
           isTrueNorth ? CMErrorTrueNorthNotAvailable : CMErrorNotAvailable, description: reason),
         generation: generation)
       return true
+    }
+    // Only a frame that runs is the one in use (and the one a start without a frame uses next):
+    // a refused one, such as the whole set of available frames, would refuse every later start.
+    if channel === deviceMotionChannel {
+      settings.withLock { $0.attitudeReferenceFrame = frame }
     }
     let aligner = ReferenceFrameAligner(frame: frame, declination: declination ?? 0)
     let movementRequest = CalibrationMovementRequest(

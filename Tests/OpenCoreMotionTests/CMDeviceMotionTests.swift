@@ -274,6 +274,41 @@ final class CMDeviceMotionTests: XCTestCase {
     XCTAssertTrue(manager.showsDeviceMovementDisplay)
   }
 
+  /// A refused frame (not a single frame, or not available) is not remembered as the frame in
+  /// use: after `startDeviceMotionUpdates(using: CMMotionManager.availableAttitudeReferenceFrames(),
+  /// …)` ended with `CMErrorInvalidParameter`, ``attitudeReferenceFrame`` returned the set, and
+  /// every later start without a frame was refused in its turn (in pull mode, silently).
+  func testARefusedFrameIsNotRememberedAsTheFrameInUse() {
+    CMMotionManager.declinationProvider = nil
+    let clock = VirtualClock()
+    let manager = CMMotionManager(
+      source: Synthetic.player(Synthetic.still(.identity, count: 40), clock: clock))
+    let queue = makeSerialQueue()
+    manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+    clock.advance(by: 0.1)
+    manager.stopDeviceMotionUpdates()
+    let lastBefore = manager.deviceMotion?.timestamp ?? .infinity
+    let refusals: [CMAttitudeReferenceFrame] = [
+      [.xArbitraryZVertical, .xMagneticNorthZVertical], .xTrueNorthZVertical,
+    ]
+    for refused in refusals {
+      let errors = Collector<Int>()
+      manager.startDeviceMotionUpdates(using: refused, to: queue) { _, error in
+        if let error { errors.append((error as NSError).code) }
+      }
+      queue.waitUntilAllOperationsAreFinished()
+      manager.stopDeviceMotionUpdates()
+      XCTAssertEqual(errors.count, 1, "refused: \(refused)")
+      XCTAssertEqual(manager.attitudeReferenceFrame, .xMagneticNorthZVertical, "after \(refused)")
+    }
+    // A start without a frame uses the last one that ran.
+    manager.startDeviceMotionUpdates()
+    clock.advance(by: 0.1)
+    manager.stopDeviceMotionUpdates()
+    XCTAssertGreaterThan(manager.deviceMotion?.timestamp ?? 0, lastBefore, "no new update")
+    XCTAssertGreaterThanOrEqual(manager.deviceMotion?.heading ?? -1, 0)
+  }
+
   func testNonFiniteInputNeverReachesTheHandler() {
     var samples = Synthetic.still(.identity, count: 40)
     samples[10].gyroscope = SIMD3(.nan, 0, 0)
