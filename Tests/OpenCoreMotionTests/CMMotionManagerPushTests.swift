@@ -351,3 +351,48 @@ private final class SensorRequestRecorder: SensorSource {
     return inner.subscribe(requestedSampleRate: requestedSampleRate, sensors: sensors, handler)
   }
 }
+
+extension CMMotionManagerPushTests {
+  /// An interval set from inside a handler (an app that slows down once it has what it needs)
+  /// takes effect at once, from a queued handler and from a delivery-thread one: the run
+  /// subscribes again at the new rate from inside the delivery, which must neither stall it nor
+  /// leave the old rate's subscription delivering.
+  func testAnIntervalSetFromInsideAHandlerTakesEffect() {
+    for onDeliveryThread in [false, true] {
+      let clock = VirtualClock()
+      let player = Synthetic.player(Synthetic.still(.identity, count: 300), clock: clock)
+      let manager = CMMotionManager(source: player)
+      manager.accelerometerUpdateInterval = 0.01
+      let stamps = Collector<Double>()
+      let handler: CMAccelerometerHandler = { [unowned manager] data, _ in
+        stamps.append(data!.timestamp)
+        if stamps.count == 10 { manager.accelerometerUpdateInterval = 0.1 }
+      }
+      let queue = makeSerialQueue()
+      if onDeliveryThread {
+        manager.startAccelerometerUpdates(onDeliveryThread: handler)
+      } else {
+        manager.startAccelerometerUpdates(to: queue, withHandler: handler)
+      }
+      // On a thread of its own, so that a deadlock fails the test instead of hanging the suite.
+      let advanced = expectation(description: "the clock's advance returned")
+      Thread {
+        for _ in 0..<200 {
+          clock.advance(by: 0.01)
+          queue.waitUntilAllOperationsAreFinished()
+        }
+        advanced.fulfill()
+      }.start()
+      wait(for: [advanced], timeout: 60)
+      manager.stopAccelerometerUpdates()
+      let all = stamps.all
+      XCTAssertGreaterThan(all.count, 11, "delivery thread \(onDeliveryThread): \(all)")
+      // 10 updates 0.01 s apart, then one every 0.1 s over the rest of the 2 s.
+      XCTAssertEqual(Double(all.count), 10 + 19, accuracy: 2, "delivery thread \(onDeliveryThread)")
+      for (a, b) in zip(all.dropFirst(10), all.dropFirst(11)) {
+        // 5 %: the tolerance the pacing contract promises.
+        XCTAssertEqual(b - a, 0.1, accuracy: 0.1 * 0.05, "delivery thread \(onDeliveryThread)")
+      }
+    }
+  }
+}
