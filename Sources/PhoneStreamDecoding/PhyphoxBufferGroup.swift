@@ -50,8 +50,8 @@ public struct PhyphoxBufferGroup: Sendable, Equatable {
   /// components as single-entry objects: `{"x":"accX"}`, `{"t":"acc_time"}`, …).
   ///
   /// Returns the groups and notes for people (an experiment that only measures acceleration
-  /// *without* g, which is not specific force; one with an accelerometer but no gyroscope, which
-  /// gives no device motion).
+  /// *without* g, which is not specific force; one that lacks the accelerometer, the gyroscope or
+  /// both, which gives no device motion).
   package static func discover(
     in config: PhoneJSON
   ) -> (groups: [PhyphoxBufferGroup], notes: [String]) {
@@ -94,16 +94,32 @@ public struct PhyphoxBufferGroup: Sendable, Equatable {
         "the phyphox experiment measures acceleration without g (not what an accelerometer reads); "
           + "use \"Acceleration with g\" for accelerometer samples")
     }
-    // The client's available sensors are settled before `/config` is read (all four), so device
-    // motion, which needs the gyroscope, starts and would otherwise never update, with no word
-    // why. The built-in "Acceleration with g" experiment, the one most people open, is such a one.
-    if groups.contains(where: { $0.sensor == .accelerometer })
-      && !groups.contains(where: { $0.sensor == .gyroscope })
-    {
+    // The client offers every sensor until `/config` is read, so updates started before then for
+    // a sensor the experiment lacks would otherwise never come, with no word why. The note is
+    // what tells subscribers (and CMMotionManager, which then ends those updates). The built-in
+    // "Acceleration with g" experiment, the one most people open, has no gyroscope; a magnetometer
+    // or pressure experiment has neither. An experiment with no input read at all is the
+    // client's to report.
+    let hasAccelerometer = groups.contains { $0.sensor == .accelerometer }
+    let hasGyroscope = groups.contains { $0.sensor == .gyroscope }
+    switch (hasAccelerometer, hasGyroscope) {
+    case (true, false):
       notes.append(
         "the phyphox experiment has no gyroscope input, so there is no device motion (attitude, "
           + "gravity, user acceleration); for it, use a custom experiment with the accelerometer "
           + "and the gyroscope")
+    case (false, true):
+      notes.append(
+        "the phyphox experiment has no accelerometer input, so there are no accelerometer "
+          + "samples and no device motion; for them, use a custom experiment with the "
+          + "accelerometer and the gyroscope")
+    case (false, false) where !groups.isEmpty:
+      notes.append(
+        "the phyphox experiment offers neither an accelerometer nor a gyroscope, so there are "
+          + "no accelerometer or gyroscope samples and no device motion; open \"Acceleration with "
+          + "g\", or a custom experiment with the accelerometer and the gyroscope")
+    default:
+      break
     }
     return (groups, notes)
   }

@@ -25,8 +25,10 @@ import PhoneStreamDecoding
 /// size, and no redirects followed.
 ///
 /// Until the experiment's `/config` is read every sensor is offered; an experiment without a
-/// gyroscope (the built-in "Acceleration with g") removes it from ``availableSensors``, so that
-/// `CMMotionManager` reports device motion as not available and ends updates started before.
+/// gyroscope (the built-in "Acceleration with g"), without an accelerometer, or without either (a
+/// magnetometer or pressure experiment, or one with no input the client reads) removes what it
+/// lacks from ``availableSensors``, so that `CMMotionManager` reports those sensors and device
+/// motion as not available and ends updates started before.
 ///
 /// `@unchecked Sendable`: `hub` is set once in `init`; the mutable state is in `Locked` boxes.
 public final class PhyphoxClient: SensorSource, @unchecked Sendable {
@@ -70,12 +72,12 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
   /// The configuration the client was created with.
   public let configuration: Configuration
   public var name: String { "phyphox:http://\(configuration.host):\(configuration.port)" }
-  /// Every sensor until the experiment's `/config` has been read, then without the gyroscope if
-  /// the experiment has none (device motion is then not available).
+  /// Every sensor until the experiment's `/config` has been read, then without the accelerometer
+  /// or the gyroscope the experiment lacks (device motion is then not available).
   public var availableSensors: SensorSet {
     guard let buffers = configuration.buffers else {
       let offered: SensorSet = [.accelerometer, .gyroscope, .magnetometer, .barometer]
-      return lacksGyroscope.withLock { $0 } ? offered.subtracting(.gyroscope) : offered
+      return offered.subtracting(missingInertialSensors.withLock { $0 })
     }
     return buffers.reduce(into: []) { set, group in
       switch group.sensor {
@@ -91,9 +93,10 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
 
   private var hub: LiveSourceHub!
   private let pollCount = Locked(0)
-  /// Whether the experiment last discovered has inputs but no gyroscope: set before its notes are
-  /// delivered, so that a subscriber told "no gyroscope" finds it gone from ``availableSensors``.
-  private let lacksGyroscope = Locked(false)
+  /// The accelerometer and gyroscope the experiment last discovered lacks: set before its notes
+  /// are delivered, so that a subscriber told "no gyroscope" (or "neither an accelerometer nor a
+  /// gyroscope") finds them gone from ``availableSensors``.
+  private let missingInertialSensors = Locked(SensorSet())
 
   /// Creates a client; nothing is polled until the first subscription.
   public init(configuration: Configuration) {
@@ -179,15 +182,21 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
     }
 
     // Not known again until this run reads /config: the phone may have switched experiments.
-    lacksGyroscope.withLock { $0 = false }
+    missingInertialSensors.withLock { $0 = [] }
     while !Task.isCancelled {
       var events: [SourceEvent] = []
       do {
         if poller == nil {
           let (groups, notes) = try await discoverGroups()
-          let withoutGyroscope =
-            !groups.isEmpty && !groups.contains(where: { $0.sensor == .gyroscope })
-          lacksGyroscope.withLock { $0 = withoutGyroscope }
+          // An experiment with no input read gives neither: its report below ends their updates.
+          let missing = groups.reduce(SensorSet.inertial) { missing, group in
+            switch group.sensor {
+            case .accelerometer: missing.subtracting(.accelerometer)
+            case .gyroscope: missing.subtracting(.gyroscope)
+            case .magnetometer, .pressure: missing
+            }
+          }
+          missingInertialSensors.withLock { $0 = missing }
           for note in notes { report(SourceFailure(.other, "phyphox: \(note)", isFatal: false)) }
           guard !groups.isEmpty else {
             report(

@@ -215,9 +215,15 @@ final class NetworkPhyphoxTests: XCTestCase {
     defer { stub.stop() }
     let client = makeClient(port: stub.port)
     let collector = NetworkEventCollector()
-    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    // No input read: neither an accelerometer nor a gyroscope, gone by the time subscribers hear.
+    let atNotice = Locked<SensorSet?>(nil)
+    let subscription = client.subscribe(requestedSampleRate: 100) { [weak client] event in
+      if case .failure = event { atNotice.withLock { $0 = $0 ?? client?.availableSensors } }
+      collector.handler(event)
+    }
     defer { subscription.cancel() }
     XCTAssertTrue(collector.wait { $0.failures.count >= 2 })
+    XCTAssertEqual(atNotice.withLock { $0 }, [.magnetometer, .barometer])
     XCTAssertTrue(
       collector.failures[0].message.contains("without g"), collector.failures[0].message)
     XCTAssertTrue(
@@ -259,6 +265,43 @@ final class NetworkPhyphoxTests: XCTestCase {
     // With the gyroscope, as in a custom experiment, there is nothing to say.
     XCTAssertTrue(
       PhyphoxBufferGroup.discover(in: try PhoneJSON.parse(Array(Self.config.utf8))).notes.isEmpty)
+  }
+
+  func testExperimentWithoutAccelerometerTakesItOutOfTheAvailableSensors() throws {
+    // A magnetometer experiment has neither an accelerometer nor a gyroscope, a gyroscope one no
+    // accelerometer. The client kept offering the accelerometer and said nothing, so accelerometer
+    // (and device-motion) updates started before /config was read waited in silence.
+    let magnetometer = """
+      {"inputs":[{"source":"magnetic_field","outputs":[{"x":"magX"},{"y":"magY"},{"z":"magZ"},{"t":"mag_time"}]}]}
+      """
+    let gyroscope = """
+      {"inputs":[{"source":"gyroscope","outputs":[{"x":"gyrX"},{"y":"gyrY"},{"z":"gyrZ"},{"t":"gyr_time"}]}]}
+      """
+    for (config, expected, available): (String, String, SensorSet) in [
+      (
+        magnetometer, "offers neither an accelerometer nor a gyroscope",
+        [.magnetometer, .barometer]
+      ),
+      (gyroscope, "has no accelerometer input", [.gyroscope, .magnetometer, .barometer]),
+    ] {
+      let stub = try NetworkPhyphoxStubServer(config: config)
+      defer { stub.stop() }
+      let client = makeClient(port: stub.port)
+      XCTAssertTrue(client.availableSensors.contains(.accelerometer), "offered before /config")
+      let collector = NetworkEventCollector()
+      let atNotice = Locked<SensorSet?>(nil)
+      let subscription = client.subscribe(requestedSampleRate: 100) { [weak client] event in
+        if case .failure = event { atNotice.withLock { $0 = $0 ?? client?.availableSensors } }
+        collector.handler(event)
+      }
+      defer { subscription.cancel() }
+      XCTAssertTrue(collector.wait(timeout: 20) { !$0.failures.isEmpty }, "\(collector.all)")
+      let notice = try XCTUnwrap(collector.failures.first)
+      XCTAssertTrue(notice.message.contains(expected), notice.message)
+      XCTAssertFalse(notice.isFatal, "the experiment's other sensors still stream")
+      XCTAssertEqual(atNotice.withLock { $0 }, available, notice.message)
+      XCTAssertEqual(client.availableSensors, available)
+    }
   }
 
   func testSessionChangeRediscoversBuffers() throws {
