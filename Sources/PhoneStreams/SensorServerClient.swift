@@ -31,7 +31,8 @@ import PhoneStreamDecoding
 /// ``Configuration/connectTimeout`` like an unreachable one. The first malformed message is
 /// reported; later ones are counted and summarised at most every ten seconds (once that has
 /// passed, also when no malformed message follows). A message over 64 KiB ends the connection
-/// (closed with 1009), and the report says so.
+/// (closed with 1009), and the report says so, also for one over the library's 1 MiB sent in
+/// several frames.
 ///
 /// The WebSocket is HummingbirdWebSocket's client (SwiftNIO).
 ///
@@ -122,7 +123,9 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
   /// The frame and message size the WebSocket library is given, above ``maximumMessageSize``:
   /// the library closes the connection (1009) over its limit without saying which limit (a single
   /// frame over it ends as a plain "connection closed"), so the client enforces its own limit below
-  /// it and reports it. A message beyond even this is still refused by the library alone.
+  /// it and reports it. A message beyond even this in several frames is refused by the library,
+  /// which says so and is reported the same way; a single frame beyond it is refused inside
+  /// SwiftNIO's frame decoder, which the library does not pass on (reported as "connection closed").
   static let libraryMessageSizeLimit = 1 << 20
 
   /// Creates a client; nothing connects until the first subscription.
@@ -267,7 +270,9 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
           throw error
         }
       }
-      if session.withLock({ $0.sentTooLargeMessage }) { return Self.tooLargeMessageEnding }
+      if session.withLock({ $0.sentTooLargeMessage }) {
+        return Self.tooLargeMessageEnding(limit: Self.maximumMessageSize)
+      }
       guard let closeFrame else { return "connection closed" }
       return Self.describeClose(
         code: UInt16(webSocketErrorCode: closeFrame.closeCode), reason: closeFrame.reason ?? "")
@@ -275,15 +280,25 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
       return "no connection within \(configuration.connectTimeout) s"
     } catch Ending.idle {
       return "nothing received for \(configuration.idleTimeout) s (phone gone?)"
+    } catch let error as WebSocketClientError where error == .serverSentMessageTooLarge {
+      // The library's own limit, for a message in frames that together pass it: it closed the
+      // connection with 1009 before the message reached us. (One frame over it ends the
+      // connection inside SwiftNIO's frame decoder, which the library does not pass on.)
+      return Self.tooLargeMessageEnding(limit: Self.libraryMessageSizeLimit)
     } catch {
-      if session.withLock({ $0.sentTooLargeMessage }) { return Self.tooLargeMessageEnding }
+      if session.withLock({ $0.sentTooLargeMessage }) {
+        return Self.tooLargeMessageEnding(limit: Self.maximumMessageSize)
+      }
       return "connection lost (\(error))"
     }
   }
 
-  /// Why a connection ended on which the phone sent a message over ``maximumMessageSize``.
-  static let tooLargeMessageEnding =
-    "the phone sent a message larger than \(maximumMessageSize >> 10) KiB (close 1009)"
+  /// Why a connection ended on which the phone sent a message over `limit` bytes (a whole number
+  /// of KiB): ``maximumMessageSize``, or the library's ``libraryMessageSizeLimit``.
+  static func tooLargeMessageEnding(limit: Int) -> String {
+    let size = limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"
+    return "the phone sent a message larger than \(size) (close 1009)"
+  }
 
   /// Reads messages until the connection ends.
   private func serve(_ inbound: WebSocketInboundStream, session: Locked<Session>) async throws {

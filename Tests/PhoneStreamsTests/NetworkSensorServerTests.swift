@@ -261,6 +261,29 @@ final class NetworkSensorServerTests: XCTestCase {
     }
   }
 
+  func testAMessageOverTheLibraryLimitInFramesIsReportedAsSuchOncePerOutage() throws {
+    // Over SensorServerClient.libraryMessageSizeLimit the library refuses the message itself; in
+    // 16 KiB frames the report read "connection lost (Server sent a message that was too large)".
+    let size = SensorServerClient.libraryMessageSizeLimit + (1 << 14)
+    let phone = try NetworkTestPhone(maximumFrameSize: 1 << 14) { outbound, _ in
+      try await outbound.writeTextMessage(String(repeating: " ", count: size))
+      try await Task.sleep(nanoseconds: 10_000_000_000)
+    }
+    defer { phone.stop() }
+    let (_, collector, subscription) = subscribedClient(
+      .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 0.05))
+    defer { subscription.cancel() }
+    XCTAssertTrue(collector.wait(timeout: 20) { !$0.failures.isEmpty }, "\(collector.all)")
+    let failure = try XCTUnwrap(collector.failures.first)
+    XCTAssertEqual(failure.kind, .disconnected)
+    XCTAssertTrue(
+      failure.message.contains("a message larger than 1 MiB (close 1009)"), failure.message)
+    // Every attempt meets the same message: one report for the outage, as for a refused attempt.
+    XCTAssertTrue(
+      networkEventually(timeout: 90) { phone.connectionCount >= 4 }, "the client tried again")
+    XCTAssertEqual(collector.failures.count, 1, "\(collector.failures)")
+  }
+
   func testUnreachablePhoneIsReportedAsDisconnected() throws {
     // A port that nobody listens on: bind one, note it, close it.
     let (probe, port) = try NetworkTestSocket.listen()
