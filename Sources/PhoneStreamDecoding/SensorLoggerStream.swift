@@ -28,6 +28,10 @@ package struct SensorLoggerStream: Sendable {
   /// The `deviceId` of the first message that had one, and whether a second one was reported.
   private var firstDeviceID: String?
   private var hasReportedSecondDevice = false
+  /// When (wall seconds) the last Sensor Logger message arrived, `nil` before the first; and
+  /// whether the silence since then was reported.
+  private var lastMessageTime: Double?
+  private var hasReportedSilence = false
 
   /// Creates a stream; the parameters are those of ``SensorLoggerMessageSequencer`` and
   /// ``SampleReorderBuffer``.
@@ -52,6 +56,13 @@ package struct SensorLoggerStream: Sendable {
   /// Logger stamps readings with the phone's UTC time, which does not pause, so a reading years
   /// away (1970, or far in the future) is forged or broken.
   package static let maximumClockDistance = 60.0
+
+  /// How long (wall seconds) without a message, once messages have come, before the silence is
+  /// reported: the receiver cannot tell a recording stopped on the phone from a phone that left
+  /// the network or a push stalled halfway, and a stream that stops without a word looks like a
+  /// hang. Sensor Logger pushes every second or so by default; SensorServer's client gives up on a
+  /// connection silent for as long.
+  package static let silenceReportDelay = 10.0
 
   /// The reorder buffer's state (for diagnostics and tests).
   package var reorderBuffer: SampleReorderBuffer { reorder }
@@ -116,6 +127,9 @@ package struct SensorLoggerStream: Sendable {
       return ([.failure(reported)] + tick(now: now), failure)
     }
     var events: [SourceEvent] = secondDeviceNotice(batch).map { [.failure($0)] } ?? []
+    // A message ends the silence: the next one is reported again.
+    lastMessageTime = now
+    hasReportedSilence = false
     let (inOrder, sessionChanged) = sequencer.accept(batch, now: now)
     if sessionChanged {
       // A new recording: finish the old one and forget its convention. The sample timeline (what
@@ -146,7 +160,20 @@ package struct SensorLoggerStream: Sendable {
               + "sequenced (negative or too large) and were skipped", isFatal: false)))
     }
     if let notice = earlyReleaseNotice() { events.append(.failure(notice)) }
+    if let notice = silenceNotice(now: now) { events.append(.failure(notice)) }
     return events
+  }
+
+  /// A notice, once per silence, when no message came for ``silenceReportDelay`` after one did;
+  /// advisory and `.disconnected` (a gap), since the stream resumes with the next push.
+  private mutating func silenceNotice(now: Double) -> SourceFailure? {
+    guard let last = lastMessageTime, !hasReportedSilence, now - last >= Self.silenceReportDelay
+    else { return nil }
+    hasReportedSilence = true
+    return SourceFailure(
+      .disconnected,
+      "\(source): no push from the phone for \(Self.silenceReportDelay) s (recording stopped, "
+        + "or the phone left the network?); still listening", isFatal: false)
   }
 
   /// A notice when messages were passed on before their reorder window because too many

@@ -19,6 +19,10 @@ import ServiceLifecycle
 /// `messageId` order and samples in timestamp order (see ``Configuration``) before delivery;
 /// units and signs are converted to `MotionSample`'s (specific force in m/s², rad/s, µT, kPa).
 ///
+/// Once pushes have come, a silence of 10 s (the phone's recording stopped, the phone left the
+/// network, or a push stalled halfway) is reported once, as an advisory `.disconnected` failure;
+/// the stream resumes with the next push.
+///
 /// The phone's clock is its UTC epoch time (Sensor Logger's `time`, epoch nanoseconds, ÷ 10⁹).
 /// Samples are ordered on it and, by default, delivered on this machine's boot clock (see
 /// `PhoneStreamClock`); ``Configuration/clock`` `.phone` keeps the epoch seconds.
