@@ -238,7 +238,10 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
             SourceFailure($0.kind, "phyphox at \(address): \($0.message)", isFatal: false)
           }
           // Advisory: polling goes on, and the stream resumes when the phone answers again.
-          ?? SourceFailure(.disconnected, "phyphox at \(address): \(error)", isFatal: false)
+          ?? SourceFailure(
+            .disconnected,
+            "phyphox at \(address): \(phoneStreamSocketErrorDescription(error) ?? "\(error)")",
+            isFatal: false)
         if failure.message != lastFailure { events.append(.failure(failure)) }
         lastFailure = failure.message
       }

@@ -289,7 +289,7 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
       if session.withLock({ $0.sentTooLargeMessage }) {
         return Self.tooLargeMessageEnding(limit: Self.maximumMessageSize)
       }
-      return "connection lost (\(error))"
+      return phoneStreamSocketErrorDescription(error) ?? "connection lost (\(error))"
     }
   }
 

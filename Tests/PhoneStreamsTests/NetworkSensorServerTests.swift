@@ -294,6 +294,13 @@ final class NetworkSensorServerTests: XCTestCase {
     XCTAssertTrue(collector.wait { !$0.failures.isEmpty })
     XCTAssertEqual(collector.failures.first?.kind, .disconnected)
     XCTAssertTrue(collector.failures.first?.message.contains("127.0.0.1") ?? false)
+    // In the system's words, not SwiftNIO's list of attempts, each "connection reset (error
+    // set): Connection refused)".
+    let message = try XCTUnwrap(collector.failures.first?.message)
+    XCTAssertTrue(
+      message.contains(
+        ": cannot connect: Connection refused (errno \(ECONNREFUSED)); reconnecting"),
+      message)
   }
 
   func testPhoneThatNeverAnswersTheUpgradeIsReportedAndRetried() throws {
