@@ -47,8 +47,11 @@ private final class ShrinkingSource: SensorSource, @unchecked Sendable {
 /// A phone source behind the daemon that turns out to have no gyroscope. The daemon saw it, but
 /// its clients kept the sensors of their handshake: an app's device motion through
 /// `COREMOTION_SOURCE=daemon` stayed active and silent for ever, and `isDeviceMotionAvailable`
-/// true. The daemon now tells its clients the new set before it passes the failure on.
-@Suite struct DaemonSensorLossTests {
+/// true. The daemon now tells its clients the new set before it passes the failure on. (Part of
+/// the serialized daemon-process suite: `blocking` holds a thread of Swift concurrency's pool
+/// while its request runs on another, and on 2 cores this test beside another such suite left
+/// none, so both timed out after 60 s.)
+extension DaemonProcessTests {
   @Test func deviceMotionThroughTheDaemonEndsWhenItsSourceLosesTheGyroscope() throws {
     let directory = "/tmp/ocm-sensor-loss-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     defer { try? FileManager.default.removeItem(atPath: directory) }
