@@ -12,17 +12,28 @@ import Testing
 /// A source the test drives by hand: `emit` delivers synchronously, on the caller's thread, to
 /// every subscriber (the daemon, here). Once finished it answers a later subscriber `.finished`,
 /// as a player at the end of its recording does: a daemon restarted just before the end, whose
-/// client has not subscribed again yet, still passes the end on.
-private final class HandDrivenSource: SensorSource, @unchecked Sendable {
-  // Sendable because `handlers` and `isFinished` are Locked values and the rest is immutable.
-  let name = "hand-driven"
-  let availableSensors: SensorSet = [.accelerometer]
+/// client has not subscribed again yet, still passes the end on. Its sensors can be dropped and
+/// restored, as a phone stream that learns it has no gyroscope drops it (before it reports that).
+final class HandDrivenSource: SensorSource, @unchecked Sendable {
+  // Sendable because `sensors`, `handlers` and `isFinished` are Locked values and the rest is
+  // immutable.
+  let name: String
+  private let sensors: Locked<SensorSet>
   let supportedSampleRates: ClosedRange<Double> = 1...100
   private let handlers = Locked<(next: UInt64, all: [UInt64: @Sendable (SourceEvent) -> Void])>(
     (0, [:]))
   private let isFinished = Locked(false)
   /// The timestamp of the latest sample emitted, s.
   let latestTimestamp = Locked(0.0)
+
+  init(name: String = "hand-driven", sensors: SensorSet = [.accelerometer]) {
+    self.name = name
+    self.sensors = Locked(sensors)
+  }
+
+  var availableSensors: SensorSet { sensors.withLock { $0 } }
+  func drop(_ dropped: SensorSet) { sensors.withLock { $0.subtract(dropped) } }
+  func restore(_ restored: SensorSet) { sensors.withLock { $0.formUnion(restored) } }
 
   func subscribe(
     requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void

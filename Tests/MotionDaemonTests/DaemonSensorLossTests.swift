@@ -10,40 +10,6 @@ import Testing
 
 @testable import OpenCoreMotion
 
-/// A nine-axis source whose gyroscope can go, as a phone stream's does when it learns that the
-/// phone streams none: ``drop(_:)`` removes sensors from ``availableSensors`` before the test
-/// reports it with an advisory failure. `emit` delivers synchronously, on the caller's thread.
-private final class ShrinkingSource: SensorSource, @unchecked Sendable {
-  // Sendable because `sensors` and `handlers` are Locked values and the rest is immutable.
-  let name = "shrinking"
-  let supportedSampleRates: ClosedRange<Double> = 1...100
-  private let sensors = Locked<SensorSet>(.nineAxis)
-  private let handlers = Locked<(next: UInt64, all: [UInt64: @Sendable (SourceEvent) -> Void])>(
-    (0, [:]))
-
-  var availableSensors: SensorSet { sensors.withLock { $0 } }
-
-  func drop(_ dropped: SensorSet) { sensors.withLock { $0.subtract(dropped) } }
-  func restore(_ restored: SensorSet) { sensors.withLock { $0.formUnion(restored) } }
-
-  func subscribe(
-    requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
-  ) -> SourceSubscription {
-    let id = handlers.withLock { h -> UInt64 in
-      h.next += 1
-      h.all[h.next] = handler
-      return h.next
-    }
-    return SourceSubscription { [handlers] in
-      _ = handlers.withLock { $0.all.removeValue(forKey: id) }
-    }
-  }
-
-  func emit(_ event: SourceEvent) {
-    for handler in handlers.withLock({ Array($0.all.values) }) { handler(event) }
-  }
-}
-
 /// A phone source behind the daemon that turns out to have no gyroscope. The daemon saw it, but
 /// its clients kept the sensors of their handshake: an app's device motion through
 /// `COREMOTION_SOURCE=daemon` stayed active and silent for ever, and `isDeviceMotionAvailable`
@@ -58,7 +24,7 @@ extension DaemonProcessTests {
     var configuration = DaemonConfiguration(
       socketPath: directory + "/motiond.sock", stateDirectory: directory + "/state")
     configuration.flushInterval = 0.05
-    let source = ShrinkingSource()
+    let source = HandDrivenSource(name: "shrinking", sensors: .nineAxis)
     let daemon = MotionDaemon(
       source: source, configuration: configuration, logger: Logger(label: "test"))
     try daemon.start()
