@@ -63,7 +63,9 @@ open class CMAltimeter: NSObject {
   open class func authorizationStatus() -> CMAuthorizationStatus { .processDefault }
 
   /// Starts relative-altitude updates on `queue`. Does nothing without a barometer, as on Apple
-  /// devices; delivers `CMErrorMotionActivityNotAuthorized` when not authorized.
+  /// devices; delivers `CMErrorMotionActivityNotAuthorized` when not authorized. A source that
+  /// finds out later that it has no barometer (a phone stream) ends the updates with
+  /// `CMErrorNotAvailable`, as it does absolute-altitude updates.
   open func startRelativeAltitudeUpdates(
     to queue: OperationQueue, withHandler handler: @escaping CMAltitudeHandler
   ) {
@@ -116,6 +118,8 @@ open class CMAltimeter: NSObject {
     channel.interval = Self.updateInterval
     // The altitude of the first event of this run, m.
     let origin = Locked<Double?>(nil)
+    let barometerLoss = Locked(false)
+    let backend = backend
     channel.connect(to: backend, sink: sink) { event, generation in
       switch event {
       case .altitude(let record):
@@ -132,11 +136,33 @@ open class CMAltimeter: NSObject {
         channel.finish(generation: generation)
       case .failure(let failure):
         channel.report(failure, generation: generation)
+        Self.endIfBarometerIsGone(channel, backend: backend, reported: barometerLoss, generation)
       default:
         break
       }
     }
     return true
+  }
+
+  /// Ends run `generation` with `CMErrorNotAvailable` the first time a failure finds the barometer
+  /// gone from `backend` (`reported` is that run's flag).
+  ///
+  /// A phone stream offers a barometer until it learns the phone's experiment has none, then
+  /// drops it and says so with an advisory failure: updates started before then would otherwise
+  /// wait for ever in silence. `CMMotionManager` ends its runs the same way.
+  private static func endIfBarometerIsGone<Item>(
+    _ channel: UpdateChannel<Item>, backend: any MotionHistoryBackend, reported: Locked<Bool>,
+    _ generation: UInt64
+  ) {
+    guard !backend.availableSensors.contains(.barometer) else { return }
+    let isFirst = reported.withLock { wasReported -> Bool in
+      defer { wasReported = true }
+      return !wasReported
+    }
+    guard isFirst else { return }
+    channel.fail(
+      NSError(CMErrorNotAvailable, description: "\(backend.name) has no barometer"),
+      generation: generation)
   }
 
   /// Starts `channel` with `reference`; an unavailable service reports `CMErrorNotAvailable`.
@@ -164,6 +190,7 @@ open class CMAltimeter: NSObject {
     // from the backend's anchor at this run's first reading (kept for the run: a location set
     // meanwhile is for the next start).
     let offset = Locked<Double?>(nil)
+    let barometerLoss = Locked(false)
     // Not `self.backend` in the handler: the channel this altimeter owns keeps the handler.
     let backend = backend
     channel.connect(to: backend, sink: sink) { event, generation in
@@ -196,6 +223,7 @@ open class CMAltimeter: NSObject {
         channel.finish(generation: generation)
       case .failure(let failure):
         channel.report(failure, generation: generation)
+        Self.endIfBarometerIsGone(channel, backend: backend, reported: barometerLoss, generation)
       default:
         break
       }

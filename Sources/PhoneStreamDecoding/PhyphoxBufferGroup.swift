@@ -50,8 +50,8 @@ public struct PhyphoxBufferGroup: Sendable, Equatable {
   /// components as single-entry objects: `{"x":"accX"}`, `{"t":"acc_time"}`, …).
   ///
   /// Returns the groups and notes for people (an experiment that only measures acceleration
-  /// *without* g, which is not specific force; one that lacks the accelerometer, the gyroscope or
-  /// both, which gives no device motion).
+  /// *without* g, which is not specific force; one that lacks some of the four sensors read, see
+  /// ``lackingNote(for:)``).
   package static func discover(
     in config: PhoneJSON
   ) -> (groups: [PhyphoxBufferGroup], notes: [String]) {
@@ -94,33 +94,41 @@ public struct PhyphoxBufferGroup: Sendable, Equatable {
         "the phyphox experiment measures acceleration without g (not what an accelerometer reads); "
           + "use \"Acceleration with g\" for accelerometer samples")
     }
-    // The client offers every sensor until `/config` is read, so updates started before then for
-    // a sensor the experiment lacks would otherwise never come, with no word why. The note is
-    // what tells subscribers (and CMMotionManager, which then ends those updates). The built-in
-    // "Acceleration with g" experiment, the one most people open, has no gyroscope; a magnetometer
-    // or pressure experiment has neither. An experiment with no input read at all is the
-    // client's to report.
-    let hasAccelerometer = groups.contains { $0.sensor == .accelerometer }
-    let hasGyroscope = groups.contains { $0.sensor == .gyroscope }
-    switch (hasAccelerometer, hasGyroscope) {
-    case (true, false):
-      notes.append(
-        "the phyphox experiment has no gyroscope input, so there is no device motion (attitude, "
-          + "gravity, user acceleration); for it, use a custom experiment with the accelerometer "
-          + "and the gyroscope")
-    case (false, true):
-      notes.append(
-        "the phyphox experiment has no accelerometer input, so there are no accelerometer "
-          + "samples and no device motion; for them, use a custom experiment with the "
-          + "accelerometer and the gyroscope")
-    case (false, false) where !groups.isEmpty:
-      notes.append(
-        "the phyphox experiment offers neither an accelerometer nor a gyroscope, so there are "
-          + "no accelerometer or gyroscope samples and no device motion; open \"Acceleration with "
-          + "g\", or a custom experiment with the accelerometer and the gyroscope")
-    default:
-      break
-    }
+    if let note = lackingNote(for: groups) { notes.append(note) }
     return (groups, notes)
+  }
+
+  /// The sensors of the four read that `groups` do not feed, in `Sensor.allCases` order.
+  package static func lacking(in groups: [PhyphoxBufferGroup]) -> [Sensor] {
+    Sensor.allCases.filter { sensor in !groups.contains { $0.sensor == sensor } }
+  }
+
+  /// One note naming every sensor `groups` lack, or `nil` when they lack none (or have no group,
+  /// which the client reports in its own words).
+  ///
+  /// The client offers every sensor until `/config` is read, so updates started before then for
+  /// a sensor the experiment lacks would otherwise never come, with no word why: the note is what
+  /// tells subscribers (and `CMMotionManager` and `CMAltimeter`, which then end those updates).
+  /// Every built-in experiment lacks some: "Acceleration with g", the one most people open, has
+  /// no gyroscope, so no device motion; a magnetometer experiment has no accelerometer.
+  package static func lackingNote(for groups: [PhyphoxBufferGroup]) -> String? {
+    let lacking = lacking(in: groups)
+    guard !groups.isEmpty, !lacking.isEmpty else { return nil }
+    let names = lacking.map(\.rawValue)
+    let list =
+      names.count == 1
+      ? names[0] : names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1]
+    var note = "the phyphox experiment has no \(list) input, so there are no \(list) samples"
+    if lacking.contains(.pressure) { note += " (no altitude)" }
+    if lacking.contains(.accelerometer) {
+      note +=
+        " and no device motion; open \"Acceleration with g\" for the accelerometer, or a custom "
+        + "experiment with the sensors you need"
+    } else if lacking.contains(.gyroscope) {
+      note +=
+        " and no device motion (attitude, gravity, user acceleration); for it, use a custom "
+        + "experiment with the accelerometer and the gyroscope"
+    }
+    return note
   }
 }

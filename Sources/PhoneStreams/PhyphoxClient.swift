@@ -24,11 +24,11 @@ import PhoneStreamDecoding
 /// through AsyncHTTPClient with a deadline on the whole answer (head and body), a bounded answer
 /// size, and no redirects followed.
 ///
-/// Until the experiment's `/config` is read every sensor is offered; an experiment without a
-/// gyroscope (the built-in "Acceleration with g"), without an accelerometer, or without either (a
-/// magnetometer or pressure experiment, or one with no input the client reads) removes what it
-/// lacks from ``availableSensors``, so that `CMMotionManager` reports those sensors and device
-/// motion as not available and ends updates started before.
+/// Until the experiment's `/config` is read every sensor is offered; then the sensors the
+/// experiment lacks (the built-in "Acceleration with g" has no gyroscope, magnetometer or pressure
+/// input; one with no input the client reads has none) leave ``availableSensors`` before one note
+/// names them, so that `CMMotionManager` and `CMAltimeter` report those sensors (and device motion
+/// without an accelerometer or gyroscope) as not available and end updates started before.
 ///
 /// `@unchecked Sendable`: `hub` is set once in `init`; the mutable state is in `Locked` boxes.
 public final class PhyphoxClient: SensorSource, @unchecked Sendable {
@@ -72,12 +72,12 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
   /// The configuration the client was created with.
   public let configuration: Configuration
   public var name: String { "phyphox:http://\(configuration.host):\(configuration.port)" }
-  /// Every sensor until the experiment's `/config` has been read, then without the accelerometer
-  /// or the gyroscope the experiment lacks (device motion is then not available).
+  /// Every sensor until the experiment's `/config` has been read, then those the experiment has
+  /// (device motion needs the accelerometer and the gyroscope).
   public var availableSensors: SensorSet {
     guard let buffers = configuration.buffers else {
       let offered: SensorSet = [.accelerometer, .gyroscope, .magnetometer, .barometer]
-      return offered.subtracting(missingInertialSensors.withLock { $0 })
+      return offered.subtracting(missingSensors.withLock { $0 })
     }
     return buffers.reduce(into: []) { set, group in
       switch group.sensor {
@@ -93,10 +93,10 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
 
   private var hub: LiveSourceHub!
   private let pollCount = Locked(0)
-  /// The accelerometer and gyroscope the experiment last discovered lacks: set before its notes
-  /// are delivered, so that a subscriber told "no gyroscope" (or "neither an accelerometer nor a
-  /// gyroscope") finds them gone from ``availableSensors``.
-  private let missingInertialSensors = Locked(SensorSet())
+  /// The sensors the experiment last discovered lacks: set before its notes are delivered, so
+  /// that a subscriber told "no gyroscope input" finds the gyroscope gone from
+  /// ``availableSensors``.
+  private let missingSensors = Locked(SensorSet())
 
   /// Creates a client; nothing is polled until the first subscription.
   public init(configuration: Configuration) {
@@ -173,38 +173,37 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
       holdTime: configuration.sampleHoldTime, maximumDelay: configuration.maximumSampleDelay,
       clock: configuration.clock)
     var lastFailure: String?  // Repeats of the same failure are reported once.
-    var reportedNotes: Set<String> = []
-
-    func report(_ failure: SourceFailure) {
-      guard !reportedNotes.contains(failure.message) else { return }
-      reportedNotes.insert(failure.message)
-      hub.deliver(.failure(failure))
-    }
+    var reportedNotes: Set<String> = []  // Each note is sent once.
 
     // Not known again until this run reads /config: the phone may have switched experiments.
-    missingInertialSensors.withLock { $0 = [] }
+    missingSensors.withLock { $0 = [] }
     while !Task.isCancelled {
       var events: [SourceEvent] = []
       do {
         if poller == nil {
-          let (groups, notes) = try await discoverGroups()
-          // An experiment with no input read gives neither: its report below ends their updates.
-          let missing = groups.reduce(SensorSet.inertial) { missing, group in
-            switch group.sensor {
-            case .accelerometer: missing.subtracting(.accelerometer)
-            case .gyroscope: missing.subtracting(.gyroscope)
-            case .magnetometer, .pressure: missing
-            }
+          var (groups, notes) = try await discoverGroups()
+          notes = notes.map { "phyphox: \($0)" }
+          if groups.isEmpty {
+            notes.append(
+              "phyphox at \(address): the running experiment has no accelerometer, gyroscope, "
+                + "magnetometer or pressure input; start e.g. \"Acceleration with g\"")
           }
-          missingInertialSensors.withLock { $0 = missing }
-          for note in notes { report(SourceFailure(.other, "phyphox: \(note)", isFatal: false)) }
+          // Configured buffers are what `availableSensors` offers from the start.
+          let missing: SensorSet =
+            configuration.buffers != nil
+            ? []
+            : PhyphoxBufferGroup.lacking(in: groups).reduce(into: []) { set, sensor in
+              switch sensor {
+              case .accelerometer: set.insert(.accelerometer)
+              case .gyroscope: set.insert(.gyroscope)
+              case .magnetometer: set.insert(.magnetometer)
+              case .pressure: set.insert(.barometer)
+              }
+            }
+          missingSensors.withLock { $0 = missing }
+          let fresh = notes.filter { reportedNotes.insert($0).inserted }
+          hub.deliver(fresh.map { .failure(SourceFailure(.other, $0, isFatal: false)) })
           guard !groups.isEmpty else {
-            report(
-              SourceFailure(
-                .other,
-                "phyphox at \(address): the running experiment has no accelerometer, gyroscope, "
-                  + "magnetometer or pressure input; start e.g. \"Acceleration with g\"",
-                isFatal: false))
             guard await phoneStreamPause(max(configuration.pollInterval, 1)) else { return }
             continue
           }
@@ -259,7 +258,9 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
     guard response.status == 200, let config = try? PhoneJSON.parse(response.body),
       config["inputs"] != nil
     else {
-      return (PhyphoxBufferGroup.standard, [])  // phyphox before 1.1.6 has no /config.
+      // phyphox before 1.1.6 has no /config: its raw-sensor names, and a note of what they lack.
+      let standard = PhyphoxBufferGroup.standard
+      return (standard, PhyphoxBufferGroup.lackingNote(for: standard).map { [$0] } ?? [])
     }
     return PhyphoxBufferGroup.discover(in: config)
   }

@@ -131,6 +131,47 @@ final class AdvisoryFailureAndBoundedQueueTests: XCTestCase {
     manager.stopGyroUpdates()
   }
 
+  /// A phyphox experiment without a pressure input: the client offers the barometer until it has
+  /// read the experiment, then drops it and says so. Altitude updates started before then (a
+  /// handler, an async sequence, absolute altitude) waited for ever in silence; they now end with
+  /// `CMErrorNotAvailable`, once, as CMMotionManager's runs do.
+  func testAltitudeUpdatesEndWhenTheSourceTurnsOutToHaveNoBarometer() throws {
+    let source = ScriptedSource(sensors: SensorSet.nineAxis.union(.barometer))
+    let altimeter = CMAltimeter(source: source)
+    let queue = makeSerialQueue()
+    let errors = Collector<NSError>()
+    altimeter.startRelativeAltitudeUpdates(to: queue) { _, error in
+      if let error { errors.append(error as NSError) }
+    }
+    let absoluteErrors = Collector<NSError>()
+    let absolute = UpdateChannel<CMAbsoluteAltitudeData>(interval: CMAltimeter.updateInterval)
+    defer { absolute.end() }
+    altimeter.connectAbsolute(
+      absolute, reference: .seaLevelPressure(101.325),
+      sink: .queue(queue) { _, error in if let error { absoluteErrors.append(error as NSError) } })
+    let sequence = altimeter.relativeAltitudeUpdates()
+    source.emit(.failure(SourceFailure(.other, "one bad message", isFatal: false)))
+    queue.waitUntilAllOperationsAreFinished()
+    XCTAssertEqual(errors.count, 1, "an advisory failure alone ends nothing: \(errors.all)")
+    XCTAssertNil(sequence.error)
+
+    source.drop(.barometer)
+    let notice = "the phyphox experiment has no pressure input"
+    source.emit(.failure(SourceFailure(.other, notice, isFatal: false)))
+    source.emit(.failure(SourceFailure(.other, "another notice", isFatal: false)))
+    queue.waitUntilAllOperationsAreFinished()
+    let notAvailable = Int(CMErrorNotAvailable.rawValue)
+    for (name, all) in [("relative", errors.all), ("absolute", absoluteErrors.all)] {
+      // The notices (advisory) and, once, the end of the run.
+      XCTAssertEqual(all.filter { $0.code == notAvailable }.count, 1, "\(name): \(all)")
+      let end = all.first { $0.code == notAvailable }
+      XCTAssertEqual(end?.domain, CMErrorDomain, name)
+      XCTAssertTrue(end?.localizedDescription.contains("no barometer") ?? false, "\(name): \(all)")
+    }
+    XCTAssertEqual((sequence.error as NSError?)?.code, notAvailable, "the sequence ends with it")
+    altimeter.stopRelativeAltitudeUpdates()
+  }
+
   /// The pedometer, activity and altimeter sequences too: an advisory failure (one malformed
   /// message of a phone stream) leaves them running; a fatal one ends them with its error. They
   /// used to end at any failure.

@@ -98,7 +98,9 @@ final class NetworkPhyphoxTests: XCTestCase {
     {"crc32":"1a2b","title":"Acceleration with g","localTitle":"Acceleration with g","category":"Raw Sensors",
      "localCategory":"Raw Sensors","buffers":[{"name":"accX","size":0}],
      "inputs":[{"source":"accelerometer","outputs":[{"x":"accX"},{"y":"accY"},{"z":"accZ"},{"t":"acc_time"},{"abs":"acc"}]},
-               {"source":"gyroscope","outputs":[{"x":"gyrX"},{"y":"gyrY"},{"z":"gyrZ"},{"t":"gyr_time"}]}],
+               {"source":"gyroscope","outputs":[{"x":"gyrX"},{"y":"gyrY"},{"z":"gyrZ"},{"t":"gyr_time"}]},
+               {"source":"magnetic_field","outputs":[{"x":"magX"},{"y":"magY"},{"z":"magZ"},{"t":"mag_time"}]},
+               {"source":"pressure","outputs":[{"x":"p"},{"t":"p_time"}]}],
      "export":[]}
     """
 
@@ -215,7 +217,7 @@ final class NetworkPhyphoxTests: XCTestCase {
     defer { stub.stop() }
     let client = makeClient(port: stub.port)
     let collector = NetworkEventCollector()
-    // No input read: neither an accelerometer nor a gyroscope, gone by the time subscribers hear.
+    // No input read: no sensor at all, every one gone by the time subscribers hear.
     let atNotice = Locked<SensorSet?>(nil)
     let subscription = client.subscribe(requestedSampleRate: 100) { [weak client] event in
       if case .failure = event { atNotice.withLock { $0 = $0 ?? client?.availableSensors } }
@@ -223,7 +225,7 @@ final class NetworkPhyphoxTests: XCTestCase {
     }
     defer { subscription.cancel() }
     XCTAssertTrue(collector.wait { $0.failures.count >= 2 })
-    XCTAssertEqual(atNotice.withLock { $0 }, [.magnetometer, .barometer])
+    XCTAssertEqual(atNotice.withLock { $0 }, [])
     XCTAssertTrue(
       collector.failures[0].message.contains("without g"), collector.failures[0].message)
     XCTAssertTrue(
@@ -258,32 +260,50 @@ final class NetworkPhyphoxTests: XCTestCase {
       collector.wait(timeout: 20) { !$0.failures.isEmpty && !$0.samples.isEmpty },
       "\(collector.all)")
     let notice = collector.failures.first
-    XCTAssertTrue(notice?.message.contains("no gyroscope input") ?? false, "\(collector.all)")
-    XCTAssertEqual(notice?.isFatal, false, "the accelerometer still streams")
-    XCTAssertEqual(atNotice.withLock { $0 }, [.accelerometer, .magnetometer, .barometer])
-    XCTAssertEqual(client.availableSensors, [.accelerometer, .magnetometer, .barometer])
-    // With the gyroscope, as in a custom experiment, there is nothing to say.
     XCTAssertTrue(
-      PhyphoxBufferGroup.discover(in: try PhoneJSON.parse(Array(Self.config.utf8))).notes.isEmpty)
+      notice?.message.contains("no gyroscope, magnetometer or pressure input") ?? false,
+      "\(collector.all)")
+    XCTAssertTrue(notice?.message.contains("no device motion") ?? false, "\(collector.all)")
+    XCTAssertEqual(notice?.isFatal, false, "the accelerometer still streams")
+    XCTAssertEqual(atNotice.withLock { $0 }, [.accelerometer])
+    XCTAssertEqual(client.availableSensors, [.accelerometer])
+    // With every sensor, as in a custom experiment, there is nothing to say.
+    XCTAssertTrue(
+      PhyphoxBufferGroup.discover(in: try PhoneJSON.parse(Array(Self.config.utf8))).notes
+        .isEmpty)
   }
 
-  func testExperimentWithoutAccelerometerTakesItOutOfTheAvailableSensors() throws {
-    // A magnetometer experiment has neither an accelerometer nor a gyroscope, a gyroscope one no
-    // accelerometer. The client kept offering the accelerometer and said nothing, so accelerometer
-    // (and device-motion) updates started before /config was read waited in silence.
-    let magnetometer = """
-      {"inputs":[{"source":"magnetic_field","outputs":[{"x":"magX"},{"y":"magY"},{"z":"magZ"},{"t":"mag_time"}]}]}
-      """
-    let gyroscope = """
-      {"inputs":[{"source":"gyroscope","outputs":[{"x":"gyrX"},{"y":"gyrY"},{"z":"gyrZ"},{"t":"gyr_time"}]}]}
-      """
-    for (config, expected, available): (String, String, SensorSet) in [
+  func testSensorsTheExperimentLacksLeaveTheAvailableSensorsBeforeOneNote() throws {
+    // The client offers every sensor until /config is read. It took out a missing accelerometer
+    // or gyroscope, but kept offering a missing magnetometer or barometer and said nothing, so
+    // magnetometer and altitude updates started before /config was read waited in silence.
+    func experiment(_ inputs: [(String, String)]) -> String {
+      let list = inputs.map { source, outputs in
+        "{\"source\":\"\(source)\",\"outputs\":[\(outputs)]}"
+      }
+      return "{\"inputs\":[\(list.joined(separator: ","))]}"
+    }
+    let xyz = { (p: String) in
+      "{\"x\":\"\(p)X\"},{\"y\":\"\(p)Y\"},{\"z\":\"\(p)Z\"},{\"t\":\"\(p)_time\"}"
+    }
+    let accelerometer = ("accelerometer", xyz("acc"))
+    let gyroscope = ("gyroscope", xyz("gyr"))
+    let magnetometer = ("magnetic_field", xyz("mag"))
+    let pressure = ("pressure", "{\"x\":\"p\"},{\"t\":\"p_time\"}")
+    for (inputs, expected, available): ([(String, String)], String, SensorSet) in [
+      ([accelerometer, gyroscope], "has no magnetometer or pressure input", .inertial),
       (
-        magnetometer, "offers neither an accelerometer nor a gyroscope",
-        [.magnetometer, .barometer]
+        [accelerometer, gyroscope, magnetometer], "has no pressure input",
+        SensorSet.nineAxis
       ),
-      (gyroscope, "has no accelerometer input", [.gyroscope, .magnetometer, .barometer]),
+      ([pressure], "has no accelerometer, gyroscope or magnetometer input", [.barometer]),
+      ([magnetometer], "has no accelerometer, gyroscope or pressure input", [.magnetometer]),
+      ([gyroscope], "has no accelerometer, magnetometer or pressure input", [.gyroscope]),
     ] {
+      let config = experiment(inputs)
+      XCTAssertEqual(
+        PhyphoxBufferGroup.discover(in: try PhoneJSON.parse(Array(config.utf8))).notes.count, 1,
+        "one note naming all it lacks")
       let stub = try NetworkPhyphoxStubServer(config: config)
       defer { stub.stop() }
       let client = makeClient(port: stub.port)
