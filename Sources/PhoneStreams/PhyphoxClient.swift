@@ -28,7 +28,9 @@ import PhoneStreamDecoding
 /// experiment lacks (the built-in "Acceleration with g" has no gyroscope, magnetometer or pressure
 /// input; one with no input the client reads has none) leave ``availableSensors`` before one note
 /// names them, so that `CMMotionManager` and `CMAltimeter` report those sensors (and device motion
-/// without an accelerometer or gyroscope) as not available and end updates started before.
+/// without an accelerometer or gyroscope) as not available and end updates started before. The
+/// note comes again each time the experiment read changes to one that lacks something, so a run
+/// started on a full experiment ends when the user switches back.
 ///
 /// `@unchecked Sendable`: `hub` is set once in `init`; the mutable state is in `Locked` boxes.
 public final class PhyphoxClient: SensorSource, @unchecked Sendable {
@@ -173,7 +175,10 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
       holdTime: configuration.sampleHoldTime, maximumDelay: configuration.maximumSampleDelay,
       clock: configuration.clock)
     var lastFailure: String?  // Repeats of the same failure are reported once.
-    var reportedNotes: Set<String> = []  // Each note is sent once.
+    // The notes of the last discovery: the same again (a cleared experiment, or one with no input
+    // read, rediscovered every second) is not repeated; a change of experiment is told anew, as
+    // runs started since the last notes learn of what is missing only from a note.
+    var lastNotes: [String]?
 
     // Not known again until this run reads /config: the phone may have switched experiments.
     missingSensors.withLock { $0 = [] }
@@ -201,8 +206,10 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
               }
             }
           missingSensors.withLock { $0 = missing }
-          let fresh = notes.filter { reportedNotes.insert($0).inserted }
-          hub.deliver(fresh.map { .failure(SourceFailure(.other, $0, isFatal: false)) })
+          if notes != lastNotes {
+            hub.deliver(notes.map { .failure(SourceFailure(.other, $0, isFatal: false)) })
+          }
+          lastNotes = notes
           guard !groups.isEmpty else {
             guard await phoneStreamPause(max(configuration.pollInterval, 1)) else { return }
             continue

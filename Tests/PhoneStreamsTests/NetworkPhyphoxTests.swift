@@ -273,6 +273,55 @@ final class NetworkPhyphoxTests: XCTestCase {
         .isEmpty)
   }
 
+  func testSwitchingBackToAnExperimentThatLacksASensorSaysSoAgain() throws {
+    // "Acceleration with g", then a full experiment, then "Acceleration with g" again: the second
+    // "no gyroscope" was not sent (notes went out once per polling run), so gyroscope or device
+    // motion updates started on the full experiment waited in silence after the switch back.
+    let accelerometerOnly = """
+      {"inputs":[{"source":"accelerometer","outputs":[{"x":"accX"},{"y":"accY"},{"z":"accZ"},{"t":"acc_time"}]}]}
+      """
+    let stub = try NetworkPhyphoxStubServer(config: accelerometerOnly)
+    defer { stub.stop() }
+    let client = makeClient(port: stub.port)
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(collector.wait(timeout: 20) { $0.failures.count >= 1 }, "\(collector.all)")
+    XCTAssertFalse(client.availableSensors.contains(.gyroscope))
+    // A poll of the experiment: its session is the one the client knows before the switch.
+    let firstPolls = client.completedPolls
+    XCTAssertTrue(networkEventually(timeout: 20) { client.completedPolls >= firstPolls + 2 })
+    for (session, config) in [("full", Self.config), ("again", accelerometerOnly)] {
+      let configReads = stub.requests.filter { $0 == "/config" }.count
+      stub.state.withLock { s in
+        s.session = session
+        s.buffers = [:]
+        s.config = config
+      }
+      Thread.sleep(forTimeInterval: 0.3)
+      XCTAssertTrue(
+        networkEventually(timeout: 20) {
+          stub.requests.filter { $0 == "/config" }.count > configReads
+        }, session)
+      // Polls of the new experiment: its session is the one the client knows before the next.
+      let polls = client.completedPolls
+      XCTAssertTrue(networkEventually(timeout: 20) { client.completedPolls >= polls + 2 })
+    }
+    XCTAssertTrue(collector.wait(timeout: 20) { $0.failures.count >= 2 }, "\(collector.all)")
+    let notices = collector.failures.map(\.message)
+    XCTAssertEqual(notices.count, 2, "\(notices)")
+    XCTAssertEqual(notices.first, notices.last, "the same note for the same experiment")
+    XCTAssertFalse(client.availableSensors.contains(.gyroscope))
+    // A poll of the same experiment after a clear rediscovers it and says nothing new.
+    let configReads = stub.requests.filter { $0 == "/config" }.count
+    stub.state.withLock { $0.session = "cleared" }
+    XCTAssertTrue(
+      networkEventually(timeout: 20) {
+        stub.requests.filter { $0 == "/config" }.count > configReads
+      })
+    XCTAssertFalse(networkEventually(timeout: 0.5) { collector.failures.count > 2 })
+  }
+
   func testSensorsTheExperimentLacksLeaveTheAvailableSensorsBeforeOneNote() throws {
     // The client offers every sensor until /config is read. It took out a missing accelerometer
     // or gyroscope, but kept offering a missing magnetometer or barometer and said nothing, so
