@@ -41,9 +41,10 @@ package struct SensorLoggerConverter: Sendable {
   private var lastGravity: (time: Int64, value: SIMD3<Double>)?
   private var hasReportedUndecided = false
   private var hasReportedMissingGravity = false
-  /// Batches with accelerometer readings while no gyroscope stream has been seen.
-  private var batchesWithoutGyroscope = 0
-  private var hasReportedMissingGyroscope = false
+  /// Batches with readings while no accelerometer or no gyroscope stream has been seen.
+  private var batchesWithoutInertialSensor = 0
+  /// What the "no gyroscope" / "no accelerometer" notice of this recording said was missing.
+  private var reportedMissing: SensorSet = []
 
   /// Creates a converter; `convention` `nil` means "detect from the stream".
   package init(convention: Convention?) {
@@ -133,44 +134,67 @@ package struct SensorLoggerConverter: Sendable {
             + "TotalAcceleration / AccelerometerUncalibrated) sensor in the app to get accelerometer samples.",
           isFatal: false))
     }
-    if let notice = missingGyroscopeNotice(batch, accelerometerStream: accelerometerStream) {
-      failures.append(notice)
-    }
+    if let notice = missingInertialNotice(batch) { failures.append(notice) }
     return (samples, failures)
+  }
+
+  private var streamsGyroscope: Bool {
+    seenStreams.contains("gyroscope") || seenStreams.contains("gyroscopeuncalibrated")
+  }
+
+  private var streamsAccelerometer: Bool {
+    seenStreams.contains("accelerometer") || seenStreams.contains("accelerometeruncalibrated")
+      || seenStreams.contains("totalacceleration")
   }
 
   /// Whether this recording has been found to stream no gyroscope (the notice of
   /// ``missingGyroscopeBatches`` is out, and no gyroscope reading has come since): the receiver
   /// then offers no gyroscope, so device motion is not available.
-  package var lacksGyroscope: Bool {
-    hasReportedMissingGyroscope && !seenStreams.contains("gyroscope")
-      && !seenStreams.contains("gyroscopeuncalibrated")
+  package var lacksGyroscope: Bool { reportedMissing.contains(.gyroscope) && !streamsGyroscope }
+
+  /// Whether this recording has been found to stream no accelerometer, as ``lacksGyroscope``.
+  package var lacksAccelerometer: Bool {
+    reportedMissing.contains(.accelerometer) && !streamsAccelerometer
   }
 
-  /// How many batches with accelerometer readings and no gyroscope make the "no gyroscope"
-  /// notice due: more than one, so that a gyroscope that starts a little after the accelerometer
-  /// and misses the first batch is not reported.
+  /// How many batches with readings but no gyroscope (or no accelerometer) make the notice due:
+  /// more than one, so that a sensor that starts a little after the others and misses the first
+  /// batch is not reported.
   package static let missingGyroscopeBatches = 3
 
-  /// The notice, once per recording, that the phone streams an accelerometer but no gyroscope.
+  /// The notice, once per recording, that the phone streams no gyroscope, no accelerometer, or
+  /// neither (a recording of the magnetometer and the barometer only).
   ///
-  /// The receiver offers every sensor (what the phone streams is chosen in the app), so device
-  /// motion, which needs the gyroscope, starts and would otherwise never update, with no word why.
-  private mutating func missingGyroscopeNotice(
-    _ batch: SensorLoggerBatch, accelerometerStream: String
-  ) -> SourceFailure? {
-    guard !hasReportedMissingGyroscope,
-      !seenStreams.contains("gyroscope") && !seenStreams.contains("gyroscopeuncalibrated"),
-      batch.readings.contains(where: { $0.name == accelerometerStream })
+  /// The receiver offers every sensor (what the phone streams is chosen in the app), so
+  /// accelerometer updates, and device motion, which needs both, start and would otherwise never
+  /// update, with no word why.
+  private mutating func missingInertialNotice(_ batch: SensorLoggerBatch) -> SourceFailure? {
+    guard reportedMissing.isEmpty, !batch.readings.isEmpty,
+      !streamsAccelerometer || !streamsGyroscope
     else { return nil }
-    batchesWithoutGyroscope += 1
-    guard batchesWithoutGyroscope >= Self.missingGyroscopeBatches else { return nil }
-    hasReportedMissingGyroscope = true
-    return SourceFailure(
-      .other,
-      "Sensor Logger streams no gyroscope, so there is no device motion (attitude, gravity, user "
-        + "acceleration); enable the Gyroscope (or GyroscopeUncalibrated) sensor in the app for it.",
-      isFatal: false)
+    batchesWithoutInertialSensor += 1
+    guard batchesWithoutInertialSensor >= Self.missingGyroscopeBatches else { return nil }
+    let message: String
+    switch (streamsAccelerometer, streamsGyroscope) {
+    case (true, _):
+      reportedMissing = .gyroscope
+      message =
+        "Sensor Logger streams no gyroscope, so there is no device motion (attitude, gravity, user "
+        + "acceleration); enable the Gyroscope (or GyroscopeUncalibrated) sensor in the app for it."
+    case (false, true):
+      reportedMissing = .accelerometer
+      message =
+        "Sensor Logger streams no accelerometer, so there are no accelerometer samples and no "
+        + "device motion; enable the Accelerometer and Gravity (or TotalAcceleration) sensors in "
+        + "the app for them."
+    case (false, false):
+      reportedMissing = .inertial
+      message =
+        "Sensor Logger streams neither an accelerometer nor a gyroscope, so there are no "
+        + "accelerometer or gyroscope samples and no device motion; enable the Accelerometer, "
+        + "Gravity and Gyroscope sensors in the app for them."
+    }
+    return SourceFailure(.other, message, isFatal: false)
   }
 
   private func specificForce(

@@ -70,6 +70,9 @@ package struct SensorLoggerStream: Sendable {
   /// Whether the current recording streams no gyroscope (see
   /// ``SensorLoggerConverter/lacksGyroscope``).
   package var lacksGyroscope: Bool { converter.lacksGyroscope }
+  /// Whether the current recording streams no accelerometer (see
+  /// ``SensorLoggerConverter/lacksAccelerometer``).
+  package var lacksAccelerometer: Bool { converter.lacksAccelerometer }
 
   /// How many messages were skipped for an id that cannot be sequenced.
   package var skippedMessageCount: Int { sequencer.skippedMessageCount }

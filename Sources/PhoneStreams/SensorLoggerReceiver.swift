@@ -46,8 +46,9 @@ import ServiceLifecycle
 /// body is answered 400 and reported as an advisory failure (`SourceFailure.isFatal` false).
 ///
 /// Every sensor is offered, since the app decides what it streams, until a recording turns out to
-/// stream no gyroscope: it is then removed from ``availableSensors`` (until a gyroscope reading or
-/// a new recording comes), so that `CMMotionManager` reports device motion as not available and
+/// stream no gyroscope or no accelerometer (or neither, as one of the magnetometer and the
+/// barometer only): it is then removed from ``availableSensors`` (until a reading of it or a new
+/// recording comes), so that `CMMotionManager` reports it and device motion as not available and
 /// ends updates started before.
 ///
 /// `@unchecked Sendable`: `hub` is set once in `init`; the mutable state is in `Locked` boxes.
@@ -139,13 +140,17 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   /// The configuration the receiver was created with.
   public let configuration: Configuration
   public var name: String { "sensorlogger:\(configuration.bindAddress):\(configuration.port)" }
-  /// Every sensor (the app chooses what it streams) but a gyroscope the current recording turned
-  /// out not to stream: the "no gyroscope" notice comes after this has dropped it, so that device
-  /// motion reads as not available and updates started before end.
+  /// Every sensor (the app chooses what it streams) but a gyroscope or an accelerometer the
+  /// current recording turned out not to stream: the "no gyroscope" ("no accelerometer") notice
+  /// comes after this has dropped it, so that device motion (and the accelerometer) reads as not
+  /// available and updates started before end.
   public var availableSensors: SensorSet {
-    let offered: SensorSet = [.accelerometer, .gyroscope, .magnetometer, .barometer]
-    return stream.withLock { $0.state?.lacksGyroscope ?? false }
-      ? offered.subtracting(.gyroscope) : offered
+    var offered: SensorSet = [.accelerometer, .gyroscope, .magnetometer, .barometer]
+    stream.withLock { s in
+      if s.state?.lacksGyroscope ?? false { offered.remove(.gyroscope) }
+      if s.state?.lacksAccelerometer ?? false { offered.remove(.accelerometer) }
+    }
+    return offered
   }
   /// The phone decides the rate (Sensor Logger offers up to 100 Hz and more on some phones).
   public var supportedSampleRates: ClosedRange<Double> { 1...200 }

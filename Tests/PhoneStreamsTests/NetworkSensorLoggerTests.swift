@@ -271,6 +271,48 @@ final class NetworkSensorLoggerTests: XCTestCase {
     XCTAssertTrue(receiver.availableSensors.contains(.gyroscope))
   }
 
+  /// A recording of the magnetometer and the barometer only: the "no gyroscope" notice needed
+  /// accelerometer readings, so accelerometer and device-motion updates started on it waited in
+  /// silence, the accelerometer and the gyroscope still offered. Both leave before one notice; a
+  /// gyroscope-only recording loses the accelerometer.
+  func testRecordingWithoutAccelerometerOrGyroscopeTakesThemOut() throws {
+    let receiver = makeReceiver(platform: .android)
+    let collector = NetworkEventCollector()
+    let atNotice = Locked<SensorSet?>(nil)
+    let subscription = receiver.subscribe(requestedSampleRate: 100) { [weak receiver] event in
+      if case .failure = event { atNotice.withLock { $0 = $0 ?? receiver?.availableSensors } }
+      collector.handler(event)
+    }
+    defer { subscription.cancel() }
+    let client = try NetworkTestHTTPClient(port: try XCTUnwrap(receiver.listeningPort))
+    for id in 0..<(SensorLoggerConverter.missingGyroscopeBatches + 1) {
+      let readings = [
+        ("magnetometer", id * 100, Self.xyz(20, 0, -40)),
+        ("barometer", id * 100, "\"pressure\":1013.25,\"relativeAltitude\":0"),
+      ]
+      XCTAssertEqual(try client.post(Self.body(messageID: id, readings: readings)).status, 200)
+    }
+    XCTAssertTrue(collector.wait(timeout: 20) { !$0.failures.isEmpty }, "\(collector.all)")
+    let notice = try XCTUnwrap(collector.failures.first)
+    XCTAssertTrue(
+      notice.message.contains("neither an accelerometer nor a gyroscope"), notice.message)
+    XCTAssertFalse(notice.isFatal, "the magnetometer and the barometer still stream")
+    XCTAssertEqual(atNotice.withLock { $0 }, [.magnetometer, .barometer])
+    XCTAssertEqual(receiver.availableSensors, [.magnetometer, .barometer])
+    XCTAssertTrue(collector.samples.contains { $0.magnetometer != nil }, "\(collector.all)")
+
+    var converter = SensorLoggerConverter(convention: .android)
+    var notices: [SourceFailure] = []
+    for id in 0..<(SensorLoggerConverter.missingGyroscopeBatches + 3) {
+      let body = Self.body(messageID: id, readings: [("gyroscope", id * 100, Self.xyz(0.1, 0, 0))])
+      notices += converter.convert(try SensorLoggerBatch(body: Array(body.utf8))).failures
+    }
+    XCTAssertEqual(notices.count, 1, "once per recording: \(notices)")
+    XCTAssertTrue(notices.first?.message.contains("no accelerometer") ?? false, "\(notices)")
+    XCTAssertTrue(converter.lacksAccelerometer)
+    XCTAssertFalse(converter.lacksGyroscope)
+  }
+
   func testTimeKeepsNanosecondPrecisionBeyondTwoToThe53() throws {
     let batch = try SensorLoggerBatch(
       body: Array(
