@@ -427,6 +427,11 @@ extension CMMotionManager {
     let movementRequest = CalibrationMovementRequest(
       appliesTo: frame, showsDisplay: showsDeviceMovementDisplay)
     let loss = Locked(false)
+    // Every frame but the arbitrary one reads the magnetometer: a source that drops it (a phone
+    // experiment without one) would otherwise leave the run going on the gyroscope alone, its
+    // heading drifting while it claims a magnetic reference.
+    let needed: SensorSet =
+      frame == .xArbitraryZVertical ? .inertial : SensorSet.inertial.union(.magnetometer)
     let consumer: DeviceMotionPipeline.Consumer = { [source] event in
       switch event {
       case .estimate(let estimate):
@@ -443,12 +448,12 @@ extension CMMotionManager {
         // motion daemon): the arbitrary frame's yaw carries on rather than jump.
         if failure.kind == .disconnected { aligner.continueHeadingAfterGap() }
         channel.report(failure, generation: generation)
-        if let missing = CMMotionManager.newlyMissing(.inertial, in: source, reported: loss) {
-          channel.fail(
-            NSError(
-              CMErrorNotAvailable,
-              description: "\(source.name) has no \(missing): device motion is not available"),
-            generation: generation)
+        if let missing = CMMotionManager.newlyMissing(needed, in: source, reported: loss) {
+          let reason =
+            source.availableSensors.isSuperset(of: .inertial)
+            ? "\(source.name) has no \(missing), which \(frame.name) needs"
+            : "\(source.name) has no \(missing): device motion is not available"
+          channel.fail(NSError(CMErrorNotAvailable, description: reason), generation: generation)
         }
       case .finished:
         channel.finish(generation: generation)

@@ -131,6 +131,52 @@ final class AdvisoryFailureAndBoundedQueueTests: XCTestCase {
     manager.stopGyroUpdates()
   }
 
+  /// A phone experiment without a magnetometer input: the client offers one until it has read
+  /// the experiment, then drops it and says so. Device motion in a magnetic frame started before
+  /// then went on with the gyroscope alone, its heading drifting under a magnetic-north claim; it
+  /// now ends with `CMErrorNotAvailable`, once, while a run in the arbitrary frame, which reads no
+  /// magnetometer, goes on.
+  func testAMagneticFrameRunEndsWhenTheSourceTurnsOutToHaveNoMagnetometer() throws {
+    let source = ScriptedSource()
+    let magnetic = CMMotionManager(source: source)
+    let arbitrary = CMMotionManager(source: source)
+    let queue = makeSerialQueue()
+    let magneticErrors = Collector<NSError>()
+    let arbitraryErrors = Collector<NSError>()
+    let arbitraryUpdates = Collector<Double>()
+    magnetic.startDeviceMotionUpdates(using: .xMagneticNorthZVertical, to: queue) { _, error in
+      if let error { magneticErrors.append(error as NSError) }
+    }
+    arbitrary.startDeviceMotionUpdates(using: .xArbitraryZVertical, to: queue) { motion, error in
+      if let motion { arbitraryUpdates.append(motion.timestamp) }
+      if let error { arbitraryErrors.append(error as NSError) }
+    }
+    func emitSamples(_ range: Range<Int>) {
+      for i in range {
+        source.emit(.sample(Synthetic.sample(at: Double(i) / 100, earthFromSensor: .identity)))
+      }
+      queue.waitUntilAllOperationsAreFinished()
+    }
+    emitSamples(0..<100)
+    let notAvailable = Int(CMErrorNotAvailable.rawValue)
+    XCTAssertFalse(magneticErrors.all.contains { $0.code == notAvailable }, "\(magneticErrors.all)")
+
+    source.drop(.magnetometer)
+    let notice = "the phyphox experiment has no magnetometer input"
+    source.emit(.failure(SourceFailure(.other, notice, isFatal: false)))
+    emitSamples(100..<200)
+    let ends = magneticErrors.all.filter { $0.code == notAvailable }
+    XCTAssertEqual(ends.count, 1, "\(magneticErrors.all)")
+    XCTAssertTrue(
+      ends.first?.localizedDescription.contains("no magnetometer") ?? false, "\(ends)")
+    XCTAssertEqual(arbitraryErrors.count, 1, "only the notice: \(arbitraryErrors.all)")
+    XCTAssertTrue(arbitraryErrors.all.first?.isAdvisorySourceFailure ?? false)
+    XCTAssertGreaterThan(arbitraryUpdates.all.last ?? 0, 1.5, "the arbitrary frame goes on")
+    XCTAssertTrue(arbitrary.isDeviceMotionAvailable)
+    magnetic.stopDeviceMotionUpdates()
+    arbitrary.stopDeviceMotionUpdates()
+  }
+
   /// A phyphox experiment without a pressure input: the client offers the barometer until it has
   /// read the experiment, then drops it and says so. Altitude updates started before then (a
   /// handler, an async sequence, absolute altitude) waited for ever in silence; they now end with
