@@ -81,8 +81,13 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
       let offered: SensorSet = [.accelerometer, .gyroscope, .magnetometer, .barometer]
       return offered.subtracting(missingSensors.withLock { $0 })
     }
-    return buffers.reduce(into: []) { set, group in
-      switch group.sensor {
+    return Self.sensorSet(buffers.map(\.sensor))
+  }
+
+  /// The sensors `sensors` (phyphox's inputs) stand for: its pressure is the barometer.
+  private static func sensorSet(_ sensors: [PhyphoxBufferGroup.Sensor]) -> SensorSet {
+    sensors.reduce(into: []) { set, sensor in
+      switch sensor {
       case .accelerometer: set.insert(.accelerometer)
       case .gyroscope: set.insert(.gyroscope)
       case .magnetometer: set.insert(.magnetometer)
@@ -197,14 +202,7 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
           let missing: SensorSet =
             configuration.buffers != nil
             ? []
-            : PhyphoxBufferGroup.lacking(in: groups).reduce(into: []) { set, sensor in
-              switch sensor {
-              case .accelerometer: set.insert(.accelerometer)
-              case .gyroscope: set.insert(.gyroscope)
-              case .magnetometer: set.insert(.magnetometer)
-              case .pressure: set.insert(.barometer)
-              }
-            }
+            : Self.sensorSet(PhyphoxBufferGroup.lacking(in: groups))
           missingSensors.withLock { $0 = missing }
           if notes != lastNotes {
             hub.deliver(notes.map { .failure(SourceFailure(.other, $0, isFatal: false)) })
