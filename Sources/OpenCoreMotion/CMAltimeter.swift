@@ -154,14 +154,12 @@ open class CMAltimeter: NSObject {
     _ channel: UpdateChannel<Item>, backend: any MotionHistoryBackend, reported: Locked<Bool>,
     _ generation: UInt64
   ) {
-    guard !backend.availableSensors.contains(.barometer) else { return }
-    let isFirst = reported.withLock { wasReported -> Bool in
-      defer { wasReported = true }
-      return !wasReported
-    }
-    guard isFirst else { return }
+    guard
+      let missing = CMMotionManager.newlyMissing(
+        .barometer, available: backend.availableSensors, reported: reported)
+    else { return }
     channel.fail(
-      NSError(CMErrorNotAvailable, description: "\(backend.name) has no barometer"),
+      NSError(CMErrorNotAvailable, description: "\(backend.name) has no \(missing)"),
       generation: generation)
   }
 

@@ -371,7 +371,9 @@ extension CMMotionManager {
         channel.offer(timestamp: sample.timestamp, generation: generation) { make(sample) }
       case .failure(let failure):
         channel.report(failure, generation: generation)
-        if let missing = CMMotionManager.newlyMissing(sensor, in: source, reported: loss) {
+        if let missing = CMMotionManager.newlyMissing(
+          sensor, available: source.availableSensors, reported: loss)
+        {
           channel.fail(
             NSError(CMErrorNotAvailable, description: "\(source.name) has no \(missing)"),
             generation: generation)
@@ -448,7 +450,9 @@ extension CMMotionManager {
         // motion daemon): the arbitrary frame's yaw carries on rather than jump.
         if failure.kind == .disconnected { aligner.continueHeadingAfterGap() }
         channel.report(failure, generation: generation)
-        if let missing = CMMotionManager.newlyMissing(needed, in: source, reported: loss) {
+        if let missing = CMMotionManager.newlyMissing(
+          needed, available: source.availableSensors, reported: loss)
+        {
           let reason =
             source.availableSensors.isSuperset(of: .inertial)
             ? "\(source.name) has no \(missing), which \(frame.name) needs"
@@ -469,18 +473,19 @@ extension CMMotionManager {
     return true
   }
 
-  /// The names of `sensors` that `source` no longer has (`"gyroscope"`), the first time a run
-  /// finds them gone (`reported` is that run's flag), else `nil`.
+  /// The names of `sensors` that are not among `available` (a source's or a history backend's
+  /// sensors now) (`"gyroscope"`), the first time a run finds them gone (`reported` is that run's
+  /// flag), else `nil`. `CMAltimeter` ends its runs by the same rule.
   ///
   /// Checked at each failure the source reports: a phone stream offers a gyroscope until it
   /// learns the phone has none, then drops it from its available sensors and says so with an
   /// advisory failure. A run started before then would otherwise wait for ever in silence; it
   /// ends with `CMErrorNotAvailable` instead, as a fatal failure would end it, and a start after
   /// then is refused like on a device without the sensor.
-  private static func newlyMissing(
-    _ sensors: SensorSet, in source: any SensorSource, reported: Locked<Bool>
+  static func newlyMissing(
+    _ sensors: SensorSet, available: SensorSet, reported: Locked<Bool>
   ) -> String? {
-    let missing = sensors.subtracting(source.availableSensors)
+    let missing = sensors.subtracting(available)
     guard !missing.isEmpty else { return nil }
     let isFirst = reported.withLock { wasReported -> Bool in
       defer { wasReported = true }
