@@ -27,8 +27,7 @@ final class IIOBufferedStreamTests: XCTestCase {
     let tree = try IIOFakeTree()
     try Fixtures.mpu6050(tree, mountMatrix: "0, 1, 0; -1, 0, 0; 0, 0, -1")
     let source = try Fixtures.source(tree, .buffered)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 60, collector.handler)
+    let (collector, subscription) = Fixtures.collect(source, rate: 60)
     let writer = try IIOFIFOWriter(path: tree.nodePath(0))
 
     // The set-up sequence left these behind before opening the node.
@@ -89,8 +88,7 @@ final class IIOBufferedStreamTests: XCTestCase {
     let source = try Fixtures.source(tree, .buffered)
     XCTAssertEqual(source.name, "iio:accel_3d+gyro_3d+magn_3d")
     XCTAssertEqual(source.availableSensors, .nineAxis)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = Fixtures.collect(source)
     let writers = try (0..<3).map { try IIOFIFOWriter(path: tree.nodePath($0)) }
 
     for (index, type) in [(0, "accel"), (1, "anglvel"), (2, "magn")] {
@@ -140,8 +138,7 @@ final class IIOBufferedStreamTests: XCTestCase {
     try Fixtures.bmi160(tree, index: 2)
     let source = try Fixtures.source(tree, .buffered)
     XCTAssertEqual(source.supportedSampleRates, 0.78125...3200)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 60, collector.handler)
+    let (collector, subscription) = Fixtures.collect(source, rate: 60)
     let writer = try IIOFIFOWriter(path: tree.nodePath(2))
     XCTAssertEqual(tree.read(2, "trigger/current_trigger"), "bmi160-dev2")
     XCTAssertEqual(tree.read(2, "in_accel_sampling_frequency"), "100")
@@ -167,14 +164,12 @@ final class IIOBufferedStreamTests: XCTestCase {
   private func firstTimestamp(
     clockLeftAt clock: String, record: (FaultInjectingSystem) throws -> [String: Int64]
   ) throws -> (timestamp: Double, bootAtWrite: Double) {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     try tree.write(0, "current_timestamp_clock", clock)
     let system = FaultInjectingSystem()
     system.failWrite("current_timestamp_clock", .permissionDenied)
     let source = try Fixtures.source(tree, .buffered, system: system)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = Fixtures.collect(source)
     defer { subscription.cancel() }
     let writer = try IIOFIFOWriter(path: tree.nodePath(0))
     XCTAssertEqual(tree.read(0, "current_timestamp_clock"), clock)
@@ -209,8 +204,7 @@ final class IIOBufferedStreamTests: XCTestCase {
 
   /// Several subscribers share one reader: the node is opened once and everyone gets every sample.
   func testOneReaderFansOutToAllSubscribers() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     let system = FaultInjectingSystem()
     let source = try Fixtures.source(tree, .buffered, system: system)
     let first = EventCollector()

@@ -13,17 +13,7 @@ final class IIOFailureTests: XCTestCase {
   /// A fake tree holding an mpu6050 (device 0), and the system to read it through, on which a
   /// test sets its faults before it makes its sources.
   private func mpu6050BehindFaults() throws -> (IIOFakeTree, FaultInjectingSystem) {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
-    return (tree, FaultInjectingSystem())
-  }
-
-  /// A new collector subscribed to `source` at `rate` Hz, and its subscription.
-  private func collect(
-    _ source: IIOSensorSource, rate: Double = 100
-  ) -> (EventCollector, SourceSubscription) {
-    let collector = EventCollector()
-    return (collector, source.subscribe(requestedSampleRate: rate, collector.handler))
+    (try Fixtures.mpu6050Tree(), FaultInjectingSystem())
   }
 
   /// EBUSY opening `/dev/iio:device0` (another reader has it): polling instead, with a warning,
@@ -34,7 +24,7 @@ final class IIOFailureTests: XCTestCase {
     let source = try Fixtures.source(tree, .automatic, system: system)
     let warnings = Locked<[String]>([])
     source.warningHandler = { message in warnings.withLock { $0.append(message) } }
-    let (collector, subscription) = collect(source)
+    let (collector, subscription) = Fixtures.collect(source)
     XCTAssertTrue(collector.waitForSamples(2))
     XCTAssertEqual(source.readModes, ["mpu6050": .polled])
     subscription.cancel()
@@ -53,11 +43,10 @@ final class IIOFailureTests: XCTestCase {
 
   /// A buffer already enabled by someone else (iio-sensor-proxy streaming) is left alone.
   func testBufferEnabledByAnotherReaderFallsBackToPolling() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     try tree.write(0, "buffer/enable", "1")
     let source = try Fixtures.source(tree)
-    let (collector, subscription) = collect(source)
+    let (collector, subscription) = Fixtures.collect(source)
     XCTAssertTrue(collector.waitForSamples(1))
     XCTAssertEqual(source.readModes["mpu6050"], .polled)
     subscription.cancel()
@@ -73,12 +62,12 @@ final class IIOFailureTests: XCTestCase {
     let (tree, system) = try mpu6050BehindFaults()
     try tree.write(0, "buffer/enable", "1")
     let strict = try Fixtures.source(tree, .buffered, system: system)
-    let (strictCollector, strictSubscription) = collect(strict)
+    let (strictCollector, strictSubscription) = Fixtures.collect(strict)
     XCTAssertEqual(strictCollector.waitForFailure(.busy, timeout: 10)?.isFatal, false)
     strictSubscription.cancel()
 
     let automatic = try Fixtures.source(tree, .automatic, system: system)
-    let (collector, subscription) = collect(automatic)
+    let (collector, subscription) = Fixtures.collect(automatic)
     XCTAssertTrue(collector.waitForSamples(1, timeout: 10))
     XCTAssertEqual(automatic.readModes["mpu6050"], .polled)
     subscription.cancel()
@@ -94,13 +83,13 @@ final class IIOFailureTests: XCTestCase {
     let (tree, system) = try mpu6050BehindFaults()
     system.failWrite("buffer/enable", .busy)
     let automatic = try Fixtures.source(tree, .automatic, system: system)
-    let (collector, subscription) = collect(automatic)
+    let (collector, subscription) = Fixtures.collect(automatic)
     XCTAssertTrue(collector.waitForSamples(1))
     XCTAssertEqual(automatic.readModes["mpu6050"], .polled)
     subscription.cancel()
 
     let strict = try Fixtures.source(tree, .buffered, system: system)
-    let (strictCollector, strictSubscription) = collect(strict)
+    let (strictCollector, strictSubscription) = Fixtures.collect(strict)
     let failure = try XCTUnwrap(strictCollector.waitForFailure(.busy))
     strictSubscription.cancel()
     XCTAssertTrue(failure.message.contains("EBUSY"), failure.message)
@@ -113,7 +102,7 @@ final class IIOFailureTests: XCTestCase {
   func testBusySysfsReadsAreReportedOnceAndRecover() throws {
     let (tree, system) = try mpu6050BehindFaults()
     let source = try Fixtures.source(tree, .polled, system: system)
-    let (collector, subscription) = collect(source, rate: 200)
+    let (collector, subscription) = Fixtures.collect(source, rate: 200)
     defer { subscription.cancel() }
     XCTAssertTrue(collector.waitForSamples(1))
     system.failRead("in_accel_y_raw", .busy)
@@ -132,7 +121,7 @@ final class IIOFailureTests: XCTestCase {
   func testIOErrorReadingAValueIsAdvisoryAndPollingResumes() throws {
     let (tree, system) = try mpu6050BehindFaults()
     let source = try Fixtures.source(tree, .polled, system: system)
-    let (collector, subscription) = collect(source, rate: 200)
+    let (collector, subscription) = Fixtures.collect(source, rate: 200)
     defer { subscription.cancel() }
     XCTAssertTrue(collector.waitForSamples(1))
     system.failRead("in_accel_y_raw", .other(EIO))
@@ -153,7 +142,7 @@ final class IIOFailureTests: XCTestCase {
     let (tree, system) = try mpu6050BehindFaults()
     system.failOpen("/iio:device0", .permissionDenied)
     let source = try Fixtures.source(tree, .buffered, system: system)
-    let (collector, subscription) = collect(source)
+    let (collector, subscription) = Fixtures.collect(source)
     let failure = try XCTUnwrap(collector.waitForFailure(.permissionDenied))
     subscription.cancel()
     XCTAssertTrue(failure.message.contains(tree.nodePath(0)), failure.message)
@@ -169,17 +158,17 @@ final class IIOFailureTests: XCTestCase {
     let (tree, system) = try mpu6050BehindFaults()
     system.failOpen("/iio:device0", .permissionDenied)
     let source = try Fixtures.source(tree, .buffered, system: system)
-    let (first, firstSubscription) = collect(source)
+    let (first, firstSubscription) = Fixtures.collect(source)
     defer { firstSubscription.cancel() }
     XCTAssertNotNil(first.waitForFailure(.permissionDenied))
 
-    let (second, secondSubscription) = collect(source)
+    let (second, secondSubscription) = Fixtures.collect(source)
     defer { secondSubscription.cancel() }
     let failure = try XCTUnwrap(second.waitForFailure(.permissionDenied, timeout: 10))
     XCTAssertTrue(failure.message.contains("udev rule"), failure.message)
 
     system.openFaults.withLock { $0.removeAll() }
-    let (third, thirdSubscription) = collect(source)
+    let (third, thirdSubscription) = Fixtures.collect(source)
     defer { thirdSubscription.cancel() }
     let writer = try IIOFIFOWriter(path: tree.nodePath(0), timeout: 10)
     writer.write(Fixtures.mpuLayout().pack(["in_accel_z": 1, "in_timestamp": 1_000_000_000]))
@@ -194,7 +183,7 @@ final class IIOFailureTests: XCTestCase {
     system.failWrite("_en", .permissionDenied)
     system.failWrite("sampling_frequency", .permissionDenied)
     let source = try Fixtures.source(tree, .automatic, system: system)
-    let (collector, subscription) = collect(source)
+    let (collector, subscription) = Fixtures.collect(source)
     XCTAssertTrue(collector.waitForSamples(1))
     XCTAssertEqual(source.readModes["mpu6050"], .polled)
     subscription.cancel()
@@ -203,7 +192,7 @@ final class IIOFailureTests: XCTestCase {
     // Unreadable sysfs values are a permission failure too.
     system.failRead("in_accel_x_raw", .permissionDenied)
     let polled = try Fixtures.source(tree, .polled, system: system)
-    let (polledCollector, polledSubscription) = collect(polled)
+    let (polledCollector, polledSubscription) = Fixtures.collect(polled)
     XCTAssertNotNil(polledCollector.waitForFailure(.permissionDenied))
     polledSubscription.cancel()
   }
@@ -214,7 +203,7 @@ final class IIOFailureTests: XCTestCase {
     let tree = try IIOFakeTree()
     try Fixtures.mpu6050(tree, index: 0)
     let source = try Fixtures.source(tree, .buffered)
-    let (collector, subscription) = collect(source)
+    let (collector, subscription) = Fixtures.collect(source)
     defer { subscription.cancel() }
     let layout = Fixtures.mpuLayout()
     let writer = try IIOFIFOWriter(path: tree.nodePath(0))
@@ -245,7 +234,7 @@ final class IIOFailureTests: XCTestCase {
     try Fixtures.bmp280(tree, index: 1)
     let source = try Fixtures.source(tree, .polled)
     XCTAssertEqual(source.availableSensors, [.barometer, .thermometer])
-    let (collector, subscription) = collect(source)
+    let (collector, subscription) = Fixtures.collect(source)
     defer { subscription.cancel() }
     XCTAssertTrue(collector.waitForSamples(1))
     let sample = collector.samples[0]
@@ -270,7 +259,7 @@ final class IIOFailureTests: XCTestCase {
     var configuration = Fixtures.configuration(.polled)
     try configuration.apply(signList: "mpu6050:-1")
     let source = try Fixtures.source(tree, configuration: configuration)
-    let (collector, subscription) = collect(source, rate: 20)
+    let (collector, subscription) = Fixtures.collect(source, rate: 20)
     XCTAssertTrue(collector.waitForSamples(1))
     XCTAssertEqual(tree.read(0, "sampling_frequency"), "20")
     // A second subscriber asking for more raises the device rate (slowest offered ≥ 150 Hz).

@@ -28,12 +28,10 @@ final class IIOHostileSysfsTests: XCTestCase {
   /// A format that changed to an impossible one after discovery fails the buffer with a message
   /// naming the device, the attribute and what it held.
   func testImpossibleRepeatFailsTheBufferNamingTheAttribute() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     let source = try Fixtures.source(tree, .buffered)
     try tree.write(0, "scan_elements/in_accel_y_type", "le:s64/64X999999>>0")
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = Fixtures.collect(source)
     defer { subscription.cancel() }
     let failure = try XCTUnwrap(collector.waitForFailure(.other))
     for part in ["mpu6050", "scan_elements/in_accel_y_type", "X999999", "at most 255"] {
@@ -45,14 +43,11 @@ final class IIOHostileSysfsTests: XCTestCase {
   /// Repeats within the byte can still add up to records no device has (three `X255` axes make
   /// 8160 bytes): refused above ``IIODeviceReader/maximumRecordSize``, naming the largest element.
   func testOversizedRecordIsRefusedNamingTheDeviceAndAttribute() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     for axis in ["x", "y", "z"] {
       try tree.write(0, "scan_elements/in_accel_\(axis)_type", "le:s64/64X255>>0")
     }
-    let source = try Fixtures.source(tree, .buffered)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = try Fixtures.collect(Fixtures.source(tree, .buffered))
     defer { subscription.cancel() }
     let failure = try XCTUnwrap(collector.waitForFailure(.other))
     for part in ["mpu6050", "scan_elements/in_accel_x_type", "le:s64/64X255>>0", "4096"] {
@@ -65,12 +60,9 @@ final class IIOHostileSysfsTests: XCTestCase {
   /// `sampling_frequency_available` offering only 0 Hz (`[0 0 0]`): the device keeps its rate. It
   /// was set to 0 Hz, at which drivers produce nothing.
   func testZeroOnlyRateRangeKeepsTheDevicesRate() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     try tree.write(0, "sampling_frequency_available", "[0 0 0]")
-    let source = try Fixtures.source(tree, .polled)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = try Fixtures.collect(Fixtures.source(tree, .polled))
     defer { subscription.cancel() }
     XCTAssertTrue(collector.waitForSamples(1, timeout: 10))
     XCTAssertEqual(tree.read(0, "sampling_frequency"), "50")
@@ -89,8 +81,7 @@ final class IIOHostileSysfsTests: XCTestCase {
   /// returns what they held; the next call reads on. It used to read until a short read, which
   /// such a descriptor never gives: nothing was delivered and the samples grew without bound.
   func testBufferedReadOfANodeThatNeverRunsDryIsBoundedPerRound() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     linkNodeToDevZero(tree)
     // The safety net stops an unbounded round after 1000 reads, so the test fails instead.
     let system = CountingReadsSystem(limit: 1000)
@@ -119,12 +110,9 @@ final class IIOHostileSysfsTests: XCTestCase {
   /// The same node behind a source: samples are delivered while it streams, and cancelling stops
   /// the reader thread with the buffer disabled (it used to stay in its first round for ever).
   func testSourceOnANodeThatNeverRunsDryDeliversAndStops() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     linkNodeToDevZero(tree)
-    let source = try Fixtures.source(tree, .buffered)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = try Fixtures.collect(Fixtures.source(tree, .buffered))
     XCTAssertTrue(collector.waitForSamples(1))
     subscription.cancel()
     XCTAssertTrue(IIOSensorSource.waitForReadersToStop(timeout: 5))
@@ -174,8 +162,7 @@ final class IIOHostileSysfsTests: XCTestCase {
   /// Behind a source: a FIFO for the device's `name` no longer hangs discovery (the device is
   /// named by its folder), and a value attribute linked to `/dev/zero` is a failure naming it.
   func testSourceWithAFIFONameAndADevZeroValueFailsClearly() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     let device = tree.devicePath(0)
     unlink(device + "/name")
     XCTAssertEqual(mkfifo(device + "/name", 0o600), 0, "mkfifo errno \(errno)")
@@ -193,8 +180,7 @@ final class IIOHostileSysfsTests: XCTestCase {
     let source = try XCTUnwrap(try found.get())
     source.warningHandler = { _ in }
     XCTAssertEqual(source.name, "iio:iio:device0")
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 50, collector.handler)
+    let (collector, subscription) = Fixtures.collect(source, rate: 50)
     defer { subscription.cancel() }
     let failure = try XCTUnwrap(collector.waitForFailure(.other))
     for part in ["in_accel_x_raw", "a character device, not a regular file"] {
@@ -241,13 +227,10 @@ final class IIOHostileSysfsTests: XCTestCase {
   /// polled sample carrying it was delivered, and `motionctl monitor` dropped it and printed
   /// nothing while `record` stopped on it. It is an advisory failure naming the attribute now.
   func testPolledValueBeyondDoubleAfterScalingIsAFailureNotASample() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     try tree.write(0, "in_accel_scale", "1000")
     try tree.write(0, "in_accel_x_raw", "1e308")
-    let source = try Fixtures.source(tree, .polled)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = try Fixtures.collect(Fixtures.source(tree, .polled))
     defer { subscription.cancel() }
     let failure = try XCTUnwrap(collector.waitForFailure(.other, timeout: 10))
     XCTAssertFalse(failure.isFatal, "the device is tried again")
@@ -259,12 +242,9 @@ final class IIOHostileSysfsTests: XCTestCase {
   /// m/s²) was delivered as a measurement. It is an advisory failure naming the attribute, as an
   /// infinite one is.
   func testPolledValueBeyondMeasurementIsAFailureNotASample() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     try tree.write(0, "in_accel_x_raw", "1e300")
-    let source = try Fixtures.source(tree, .polled)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = try Fixtures.collect(Fixtures.source(tree, .polled))
     defer { subscription.cancel() }
     let failure = try XCTUnwrap(collector.waitForFailure(.other, timeout: 10))
     XCTAssertFalse(failure.isFatal, "the device is tried again")
@@ -278,8 +258,7 @@ final class IIOHostileSysfsTests: XCTestCase {
   /// made every value of their channels infinite or absurd. Each is ignored with a warning naming
   /// the attribute, as an infinite one is.
   func testAbsurdScaleOffsetAndMountMatrixAreIgnoredWithAWarning() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     try tree.write(0, "in_accel_scale", "1e308")
     try tree.write(0, "in_temp_offset", "1e308")
     try tree.write(0, "in_anglvel_mount_matrix", "1e308, 0, 0; 0, 1, 0; 0, 0, 1")
@@ -301,8 +280,7 @@ final class IIOHostileSysfsTests: XCTestCase {
   /// A rate list with a word in it (`10 20 abc 50`) was used without the word, saying nothing. The
   /// list is ignored with a warning quoting it, as an unparsable scale is.
   func testRateListWithAWordIsAWarning() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     try tree.write(0, "sampling_frequency_available", "10 20 abc 50\n")
     let device = try XCTUnwrap(
       IIOSensorSource.listDevices(sysfsRoot: tree.sysfsRoot, devRoot: tree.devRoot).first)
@@ -320,12 +298,9 @@ final class IIOHostileSysfsTests: XCTestCase {
   func testUnparsablePolledValueIsQuotedOnOneLineAndShort() throws {
     let long = String(repeating: "z", count: 60_000)
     for (content, quoted) in [("abc", "\"abc\""), (long, "\"" + long.prefix(40) + "…\"")] {
-      let tree = try IIOFakeTree()
-      try Fixtures.mpu6050(tree)
+      let tree = try Fixtures.mpu6050Tree()
       try tree.write(0, "in_accel_x_raw", content)
-      let source = try Fixtures.source(tree, .polled)
-      let collector = EventCollector()
-      let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+      let (collector, subscription) = try Fixtures.collect(Fixtures.source(tree, .polled))
       defer { subscription.cancel() }
       let failure = try XCTUnwrap(collector.waitForFailure(.other, timeout: 10))
       XCTAssertTrue(failure.message.contains("in_accel_x_raw \(quoted); retrying"), failure.message)
@@ -338,12 +313,9 @@ final class IIOHostileSysfsTests: XCTestCase {
   /// monitor print nothing and `record` stop. They are left out and counted, and the records around
   /// them still arrive.
   func testBufferedRecordsBeyondMeasurementOnceScaledAreLeftOutAndCounted() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     try tree.write(0, "in_accel_scale", "1")
-    let source = try Fixtures.source(tree, .buffered)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = try Fixtures.collect(Fixtures.source(tree, .buffered))
     defer { subscription.cancel() }
     let writer = try IIOFIFOWriter(path: tree.nodePath(0), timeout: 20)
     let layout = Fixtures.mpuLayout()
@@ -368,13 +340,10 @@ final class IIOHostileSysfsTests: XCTestCase {
   /// order was guessed from their names, which can swap axes silently. The buffer fails instead,
   /// naming both attributes.
   func testScanElementsSharingAnIndexFailTheBuffer() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     let xIndex = try XCTUnwrap(tree.read(0, "scan_elements/in_accel_x_index"))
     try tree.write(0, "scan_elements/in_accel_y_index", xIndex)
-    let source = try Fixtures.source(tree, .buffered)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = try Fixtures.collect(Fixtures.source(tree, .buffered))
     defer { subscription.cancel() }
     let failure = try XCTUnwrap(collector.waitForFailure(.other, timeout: 10))
     XCTAssertTrue(failure.isFatal, failure.message)
@@ -387,16 +356,13 @@ final class IIOHostileSysfsTests: XCTestCase {
   /// its end, opened again and read again for ever: its records delivered as new samples, a core
   /// kept busy. It is refused on opening, saying what it is.
   func testBufferNodeThatIsARegularFileIsRefused() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     unlink(tree.nodePath(0))
     // Two whole mpu6050 records (16 bytes each).
     XCTAssertTrue(
       FileManager.default.createFile(
         atPath: tree.nodePath(0), contents: Data(repeating: 1, count: 32)))
-    let source = try Fixtures.source(tree, .buffered)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = try Fixtures.collect(Fixtures.source(tree, .buffered))
     defer { subscription.cancel() }
     let failure = try XCTUnwrap(collector.waitForFailure(.other, timeout: 10))
     XCTAssertTrue(failure.isFatal, failure.message)
@@ -407,13 +373,11 @@ final class IIOHostileSysfsTests: XCTestCase {
   /// A buffer node that is a character device ending at every read (`/dev/null`) was opened again
   /// at every end, keeping a core busy and saying nothing. It is a failure saying the node ended.
   func testBufferNodeThatEndsIsAFailure() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     unlink(tree.nodePath(0))
     XCTAssertEqual(symlink("/dev/null", tree.nodePath(0)), 0, "symlink errno \(errno)")
     let source = try Fixtures.source(tree, .buffered)
-    let collector = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, collector.handler)
+    let (collector, subscription) = Fixtures.collect(source)
     defer { subscription.cancel() }
     let failure = try XCTUnwrap(collector.waitForFailure(.other, timeout: 10))
     XCTAssertTrue(failure.isFatal, failure.message)
@@ -425,8 +389,7 @@ final class IIOHostileSysfsTests: XCTestCase {
   /// per axis), never while reading, and an unreadable scale had no note at all. Each is a warning
   /// of the source now, once.
   func testIgnoredAttributesAreWarningsOfTheSourceOnce() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     try tree.write(0, "in_accel_scale", "abc")
     let gyroscopeScale = tree.devicePath(0) + "/in_anglvel_scale"
     unlink(gyroscopeScale)

@@ -24,12 +24,10 @@ final class IIOReaderRestoreAndTimestampTests: XCTestCase {
   /// watermark their earlier 2 and 1 (before, they stayed at 100, 128 and 1).
   func testStopRestoresTheSamplingFrequencyAndBufferSizes() throws {
     for mode in [IIOConfiguration.Mode.buffered, .polled] {
-      let tree = try IIOFakeTree()
-      try Fixtures.mpu6050(tree)
+      let tree = try Fixtures.mpu6050Tree()
       XCTAssertEqual(tree.read(0, "sampling_frequency"), "50")
       let source = try Fixtures.source(tree, mode)
-      let events = EventCollector()
-      let subscription = source.subscribe(requestedSampleRate: 100, events.handler)
+      let (events, subscription) = Fixtures.collect(source)
       var writer: IIOFIFOWriter?
       if mode == .buffered {
         writer = try IIOFIFOWriter(path: tree.nodePath(0))

@@ -54,8 +54,7 @@ final class IIOSensorSelectionTests: XCTestCase {
   /// wanted, the gyroscope and temperature scan elements stay disabled and the shorter records
   /// decode.
   func testOnlyTheNeededChannelsOfADeviceAreEnabled() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     let source = try Fixtures.source(tree, .buffered)
     let collector = EventCollector()
     let subscription = source.subscribe(

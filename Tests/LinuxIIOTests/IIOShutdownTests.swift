@@ -11,11 +11,9 @@ import _LinuxIIOTestSupport
 /// (the reader thread had not got to restoring it); `waitForReadersToStop` closes that window.
 final class IIOShutdownTests: XCTestCase {
   func testWaitForReadersToStopReturnsWithTheDeviceRestored() throws {
-    let tree = try IIOFakeTree()
-    try Fixtures.mpu6050(tree)
+    let tree = try Fixtures.mpu6050Tree()
     let source = try Fixtures.source(tree, .buffered, system: FaultInjectingSystem())
-    let events = EventCollector()
-    let subscription = source.subscribe(requestedSampleRate: 100, events.handler)
+    let (events, subscription) = Fixtures.collect(source)
     let writer = try IIOFIFOWriter(path: tree.nodePath(0))
     writer.write(Fixtures.mpuLayout().pack(["in_accel_z": 1, "in_timestamp": 1]))
     XCTAssertTrue(events.waitForSamples(1))

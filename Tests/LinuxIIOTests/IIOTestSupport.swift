@@ -234,6 +234,22 @@ enum Fixtures {
     return configuration
   }
 
+  /// A fake tree holding an mpu6050 as device 0, the start of most tests that then break it.
+  static func mpu6050Tree() throws -> IIOFakeTree {
+    let tree = try IIOFakeTree()
+    try mpu6050(tree)
+    return tree
+  }
+
+  /// A new collector subscribed to `source` at `rate` Hz, and its subscription (which the test
+  /// cancels).
+  static func collect(
+    _ source: IIOSensorSource, rate: Double = 100
+  ) -> (EventCollector, SourceSubscription) {
+    let collector = EventCollector()
+    return (collector, source.subscribe(requestedSampleRate: rate, collector.handler))
+  }
+
   static func source(
     _ tree: IIOFakeTree, _ mode: IIOConfiguration.Mode = .automatic,
     system: IIOSystem = IIOSystem(), configuration: IIOConfiguration? = nil
