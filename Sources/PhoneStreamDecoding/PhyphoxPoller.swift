@@ -46,12 +46,17 @@ package struct PhyphoxPoller: Sendable {
   /// poll that brought nothing new for any group, so it never delays one group behind another.
   private var isProbing = false
 
+  /// Creates a poller of `groups`. `session` is the session they were read in, when known: an
+  /// answer from another session is then a switch of experiments (``Outcome/sessionChanged``)
+  /// even on the first poll; without it the first answer's session is taken as the groups'.
   package init(
-    groups: [PhyphoxBufferGroup], timeOffset: Double = 0, lastTimestamp: Double = -.infinity
+    groups: [PhyphoxBufferGroup], timeOffset: Double = 0, lastTimestamp: Double = -.infinity,
+    session: String? = nil
   ) {
     self.groups = groups
     self.timeOffset = timeOffset
     self.lastTimestamp = lastTimestamp
+    self.session = session
     positions = Array(repeating: .latest, count: groups.count)
   }
 

@@ -30,7 +30,9 @@ import PhoneStreamDecoding
 /// names them, so that `CMMotionManager` and `CMAltimeter` report those sensors (and device motion
 /// without an accelerometer or gyroscope) as not available and end updates started before. The
 /// note comes again each time the experiment read changes to one that lacks something, so a run
-/// started on a full experiment ends when the user switches back.
+/// started on a full experiment ends when the user switches back. A switch is seen from phyphox's
+/// session (`status.session`), which the client reads before and after `/config` as well as in
+/// every poll: a switch while `/config` is read means reading it again, before any note.
 ///
 /// `@unchecked Sendable`: `hub` is set once in `init`; the mutable state is in `Locked` boxes.
 public final class PhyphoxClient: SensorSource, @unchecked Sendable {
@@ -184,6 +186,9 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
     // read, rediscovered every second) is not repeated; a change of experiment is told anew, as
     // runs started since the last notes learn of what is missing only from a note.
     var lastNotes: [String]?
+    // The session of the next discovery when it is already known: the one whose answer revealed a
+    // switch of experiments.
+    var knownSession: String?
 
     // Not known again until this run reads /config: the phone may have switched experiments.
     missingSensors.withLock { $0 = [] }
@@ -191,7 +196,21 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
       var events: [SourceEvent] = []
       do {
         if poller == nil {
+          // The session is read before and after /config: if it differs the user switched
+          // experiments meanwhile, and what was read may be the old experiment's, so it is read
+          // again before any note goes out or a sensor leaves `availableSensors`.
+          var session = knownSession
+          knownSession = nil
+          if session == nil, configuration.buffers == nil { session = try await currentSession() }
           var (groups, notes) = try await discoverGroups()
+          if configuration.buffers == nil {
+            let sessionAfter = try await currentSession()
+            guard sessionAfter == session else {
+              knownSession = sessionAfter
+              guard await phoneStreamPause(configuration.pollInterval) else { return }
+              continue
+            }
+          }
           notes = notes.map { "phyphox: \($0)" }
           if groups.isEmpty {
             notes.append(
@@ -212,8 +231,9 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
             guard await phoneStreamPause(max(configuration.pollInterval, 1)) else { return }
             continue
           }
+          // Given the session, a switch before the first /get is seen like any later one.
           poller = PhyphoxPoller(
-            groups: groups, timeOffset: timeOffset, lastTimestamp: lastTimestamp)
+            groups: groups, timeOffset: timeOffset, lastTimestamp: lastTimestamp, session: session)
         }
         let response = try await get(poller!.requestPath())
         guard response.status == 200 else {
@@ -233,7 +253,10 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
         lastFailure = nil
         timeOffset = poller!.timeOffset
         lastTimestamp = poller!.lastTimestamp
-        if outcome.sessionChanged { poller = nil }  // The user switched experiments: rediscover.
+        if outcome.sessionChanged {  // The user switched experiments: rediscover.
+          knownSession = poller!.session
+          poller = nil
+        }
         reorder.insert(outcome.samples, now: phoneStreamUptime())
       } catch {
         if Task.isCancelled { return }
@@ -253,6 +276,16 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
       hub.deliver(events)
       guard await phoneStreamPause(configuration.pollInterval) else { return }
     }
+  }
+
+  /// The session phyphox runs now: `status.session` of a `/get` for no buffer (phyphox answers
+  /// one with the status alone); `nil` when the answer has none, as from a phyphox without
+  /// sessions, whose switches cannot be seen at all.
+  private func currentSession() async throws -> String? {
+    let response = try await get("/get")
+    guard response.status == 200, let status = try? PhoneJSON.parse(response.body)["status"]
+    else { return nil }
+    return status["session"]?.stringValue
   }
 
   /// The configured groups, or those `/config` describes, or the standard names for old phyphox;

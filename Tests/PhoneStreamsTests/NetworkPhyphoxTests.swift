@@ -17,6 +17,9 @@ final class NetworkPhyphoxStubServer: @unchecked Sendable {
     var config = ""
     var requests: [String] = []
     var getAnswerOverride: String?
+    /// An experiment the phone switches to right after answering `/config`: its session,
+    /// configuration and buffers.
+    var switchAfterConfig: (session: String, config: String, buffers: [String: [Double?]])?
   }
 
   let state = Locked(State())
@@ -28,7 +31,15 @@ final class NetworkPhyphoxStubServer: @unchecked Sendable {
       let target = request.uri.description
       let body = state.withLock { s -> String in
         s.requests.append(target)
-        if request.uri.path == "/config" { return s.config }  // empty: answered 404 below
+        if request.uri.path == "/config" {
+          defer {
+            if let next = s.switchAfterConfig {
+              (s.session, s.config, s.buffers) = next
+              s.switchAfterConfig = nil
+            }
+          }
+          return s.config  // empty: answered 404 below
+        }
         if let override = s.getAnswerOverride { return override }
         return Self.answer(to: target, state: s)
       }
@@ -163,7 +174,9 @@ final class NetworkPhyphoxTests: XCTestCase {
         $0.hasPrefix("/get?acc_time=0.02&accX=0.02%7Cacc_time&accY=0.02%7Cacc_time")
       },
       "\(stub.requests.prefix(4))")
-    XCTAssertEqual(stub.requests.first, "/config")
+    // The session before and after /config (a /get for no buffer), so that a switch meanwhile
+    // is seen.
+    XCTAssertEqual(Array(stub.requests.prefix(3)), ["/get", "/config", "/get"])
   }
 
   func testClearedExperimentKeepsTimestampsIncreasing() throws {
@@ -322,6 +335,64 @@ final class NetworkPhyphoxTests: XCTestCase {
     XCTAssertFalse(networkEventually(timeout: 0.5) { collector.failures.count > 2 })
   }
 
+  func testSwitchBetweenConfigAndFirstPollIsNoticed() throws {
+    // The phone runs "Acceleration with g" when the client reads /config, and the user switches
+    // to a full experiment before the first /get. The client took the first session it polled
+    // as the one it had read, so it kept polling the old experiment's buffers and said there was
+    // no gyroscope while the phone measured one (`motionctl monitor gyroscope` exited with "…
+    // has no gyroscope").
+    let accelerometerOnly = """
+      {"inputs":[{"source":"accelerometer","outputs":[{"x":"accX"},{"y":"accY"},{"z":"accZ"},{"t":"acc_time"}]}]}
+      """
+    let stub = try NetworkPhyphoxStubServer(config: accelerometerOnly)
+    defer { stub.stop() }
+    stub.state.withLock { s in
+      s.session = "acceleration"
+      s.buffers = Self.accelerometerRows([1.0])
+      var full = Self.accelerometerRows([0.5])
+      for (name, value) in [("gyr_time", 0.5), ("gyrX", 0.25), ("gyrY", 0), ("gyrZ", -0.5)] {
+        full[name] = [value]
+      }
+      s.switchAfterConfig = ("full", Self.config, full)
+    }
+    let client = makeClient(port: stub.port)
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(
+      collector.wait(timeout: 20) { $0.samples.contains { $0.gyroscope != nil } },
+      "the full experiment's gyroscope: \(collector.all), requests \(stub.requests)")
+    XCTAssertEqual(stub.requests.filter { $0 == "/config" }.count, 2, "\(stub.requests)")
+    XCTAssertTrue(client.availableSensors.contains(.gyroscope))
+    let gyroscope = try XCTUnwrap(collector.samples.first { $0.gyroscope != nil })
+    assertNetworkVectorsClose(gyroscope.gyroscope, SIMD3(0.25, 0, -0.5), tolerance: 0)
+    // Nothing is said of the old experiment, which had gone when its /config was used.
+    XCTAssertEqual(collector.failures.map(\.message), [])
+  }
+
+  func testPollerGivenItsSessionTakesAnotherOnItsFirstAnswerForASwitch() throws {
+    // The client gives its poller the session it read /config in, so that a switch between that
+    // read and the first /get is seen; without one the first answer's session is taken.
+    let answer = try PhoneJSON.parse(
+      Array(
+        """
+        {"buffer":{"acc_time":{"buffer":[1.5]},"accX":{"buffer":[0.1]},"accY":{"buffer":[0.2]},
+         "accZ":{"buffer":[9.81]}},"status":{"session":"new"}}
+        """.utf8))
+    let groups = Array(PhyphoxBufferGroup.standard.prefix(1))
+    var given = PhyphoxPoller(groups: groups, session: "old")
+    let switched = try given.consume(answer)
+    XCTAssertTrue(switched.sessionChanged)
+    XCTAssertEqual(switched.samples.count, 0, "the rows may belong to other buffers")
+    XCTAssertEqual(given.session, "new")
+    var unaware = PhyphoxPoller(groups: groups)
+    let first = try unaware.consume(answer)
+    XCTAssertFalse(first.sessionChanged)
+    XCTAssertEqual(first.samples.map(\.timestamp), [1.5])
+    var same = PhyphoxPoller(groups: groups, session: "new")
+    XCTAssertFalse(try same.consume(answer).sessionChanged)
+  }
+
   func testSensorsTheExperimentLacksLeaveTheAvailableSensorsBeforeOneNote() throws {
     // The client offers every sensor until /config is read. It took out a missing accelerometer
     // or gyroscope, but kept offering a missing magnetometer or barometer and said nothing, so
@@ -410,7 +481,8 @@ final class NetworkPhyphoxTests: XCTestCase {
     stub.append(["gyr_time": [0.5, 0.6], "gyrX": [0.1, 0.2], "gyrY": [0, 0], "gyrZ": [0, 0]])
     XCTAssertTrue(collector.wait { $0.samples.count >= 2 }, "\(collector.all)")
     XCTAssertEqual(collector.samples.compactMap(\.gyroscope?.x), [0.1, 0.2])
-    XCTAssertTrue(stub.requests[1].contains("acc_time") && stub.requests[1].contains("mag_time"))
+    let firstPoll = try XCTUnwrap(stub.requests.first { $0.hasPrefix("/get?") })
+    XCTAssertTrue(firstPoll.contains("acc_time") && firstPoll.contains("mag_time"), firstPoll)
   }
 
   func testCancelStopsPolling() throws {
