@@ -50,8 +50,17 @@ open class CMDeviceMotion: CMLogItem {
   /// without a magnetometer.
   open var magneticField: CMCalibratedMagneticField { storedMagneticField }
 
-  /// The compass bearing of the device's top (+y) in degrees, clockwise from north, in [0, 360);
-  /// −1 in the arbitrary reference frames, where there is no north.
+  /// The compass bearing of where the device points, in degrees clockwise from north, in
+  /// [0, 360); −1 in the arbitrary reference frames, where there is no north.
+  ///
+  /// Apple documents the range, that the value is relative to the reference frame's north, and
+  /// that it is negative in the arbitrary frames, but not which direction of the device it
+  /// measures. Ours is the top edge's (+y) bearing while the device lies flat, whatever its roll,
+  /// and turns smoothly towards the direction the back (the camera) faces as the top edge rises,
+  /// so that held upright it is where the camera looks: the horizontal direction of
+  /// `top + |top.z| · back` in the reference frame. The top edge alone has no bearing when it
+  /// points up, and its value wandered there. Any such bearing is undefined in some pose; ours
+  /// only with the top edge 51.8° above the horizontal and the screen facing 38.2° below it.
   open var heading: Double { storedHeading }
 
   /// How far the true heading may be from ``heading``, in degrees (iOS 27); negative when the

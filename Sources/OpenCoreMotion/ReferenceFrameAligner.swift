@@ -125,18 +125,27 @@ package final class ReferenceFrameAligner: @unchecked Sendable {
     return removal * earthFromSensor
   }
 
-  /// The compass bearing in degrees, [0, 360), of the device's top (+y) in a north-referenced
-  /// attitude (NWU).
+  /// `CMDeviceMotion.heading`: the compass bearing in degrees, [0, 360), of where the device
+  /// points, in a north-referenced attitude (NWU: x north, y west, z up).
   ///
-  /// With `referenceFromDevice = Rz(yaw)·Rx(pitch)·Ry(roll)` the device's +y axis is
-  /// `Rz(yaw)·(0, cos pitch, sin pitch)`, whose horizontal direction is `Rz(yaw)·west` whatever the
-  /// roll and pitch (cos pitch ≥ 0). West is bearing 270° and a positive yaw turns
-  /// counter-clockwise, so the bearing is 270° − yaw.
+  /// Where it points is the horizontal direction of `top + |top.z| · back`, the top edge (+y)
+  /// turned towards the direction the back (the camera, −z) faces as the top edge rises out of
+  /// the horizontal: lying flat it is the top edge's bearing (a roll leaves it so), held upright
+  /// it is where the camera looks, and it turns smoothly in between. The
+  /// bearing of the top edge alone is undefined upright, where the top edge points at the sky,
+  /// and wandered there with the fusion's noise. No bearing can turn with the device about the
+  /// vertical and be continuous in every pose (a circle-valued function on the attitudes that
+  /// shifts with yaw would split them into tilt × yaw, which they do not): this one has a single
+  /// pose without a direction, the top edge 51.8° above the horizontal and the screen facing 38.2°
+  /// below it, where the two terms cancel; there the result is a finite bearing of the rounding.
   static func heading(of referenceFromDevice: Quaternion) -> Double {
-    let yaw = AttitudeAngles(referenceFromDevice).yaw * Units.degreesPerRadian
-    var bearing = (270 - yaw).truncatingRemainder(dividingBy: 360)
+    let top = referenceFromDevice.act(on: SIMD3(0, 1, 0))
+    let back = referenceFromDevice.act(on: SIMD3(0, 0, -1))
+    let pointing = top + Swift.abs(top.z) * back
+    // Clockwise from north (+x) towards east (−y).
+    var bearing = atan2(-pointing.y, pointing.x) * Units.degreesPerRadian
     if bearing < 0 { bearing += 360 }
-    if bearing >= 360 { bearing -= 360 }
-    return bearing
+    if bearing >= 360 { bearing -= 360 }  // −1e-15 + 360 rounds to 360
+    return bearing + 0  // never −0
   }
 }

@@ -181,23 +181,96 @@ final class CMDeviceMotionTests: XCTestCase {
       Quaternion.aboutZ(yaw).conjugate.act(on: Synthetic.earthField), accuracy: 1e-9)
   }
 
-  func testHeadingIsTheBearingOfTheDeviceTop() {
-    // Top toward north: x toward east (yaw −90°).
+  /// The heading before 2026-12-01, the bearing of the top edge (+y) alone: `270° − yaw`.
+  private func topEdgeHeading(_ referenceFromDevice: Quaternion) -> Double {
+    let yaw = AttitudeAngles(referenceFromDevice).yaw * Units.degreesPerRadian
+    let bearing = (270 - yaw).truncatingRemainder(dividingBy: 360)
+    return bearing < 0 ? bearing + 360 : bearing
+  }
+
+  /// The smaller angle between two bearings, degrees.
+  private func bearingDifference(_ a: Double, _ b: Double) -> Double {
+    let d = abs(a - b).truncatingRemainder(dividingBy: 360)
+    return min(d, 360 - d)
+  }
+
+  private func aboutX(_ degrees: Double) -> Quaternion {
+    Quaternion(angle: degrees * Units.radiansPerDegree, axis: SIMD3(1, 0, 0))
+  }
+
+  private func aboutY(_ degrees: Double) -> Quaternion {
+    Quaternion(angle: degrees * Units.radiansPerDegree, axis: SIMD3(0, 1, 0))
+  }
+
+  func testHeadingOfAFlatDeviceIsItsTopEdgeBearingWhateverTheRoll() {
+    // Top toward north: x toward east (yaw −90°); top toward east: x toward south.
     XCTAssertEqual(ReferenceFrameAligner.heading(of: .aboutZ(-.pi / 2)), 0, accuracy: 1e-9)
-    // Top toward east: x toward south.
     XCTAssertEqual(ReferenceFrameAligner.heading(of: .aboutZ(.pi)), 90, accuracy: 1e-9)
-    // Upright portrait facing east (screen east, top up): the Euler yaw is 0, as is x.
-    let portrait = Synthetic.portrait
-    XCTAssertEqual(ReferenceFrameAligner.heading(of: portrait), 270, accuracy: 1e-9)
-    // Tilting (roll, pitch) never changes the bearing of the top's horizontal direction.
-    let tilted =
-      Quaternion.aboutZ(0.5) * Quaternion(angle: 0.7, axis: SIMD3(1, 0, 0))
-      * Quaternion(angle: -0.4, axis: SIMD3(0, 1, 0))
-    let top = tilted.act(on: SIMD3(0, 1, 0))
-    // Bearing clockwise from north (x) toward east (−y).
-    var bearing = atan2(-top.y, top.x) * Units.degreesPerRadian
-    if bearing < 0 { bearing += 360 }
-    XCTAssertEqual(ReferenceFrameAligner.heading(of: tilted), bearing, accuracy: 1e-9)
+    // Face up, face down and rolled about the top–bottom axis (the top edge stays level): the
+    // value is unchanged from the top-edge bearing, within 1e-9°.
+    for yaw in stride(from: -180.0, to: 180, by: 7.5) {
+      for roll in [0.0, 180, -80, -45, -10, 10, 45, 80] {
+        let pose = Quaternion.aboutZ(yaw * Units.radiansPerDegree) * aboutY(roll)
+        let heading = ReferenceFrameAligner.heading(of: pose)
+        XCTAssertTrue((0..<360).contains(heading), "\(heading)")
+        XCTAssertLessThan(
+          bearingDifference(heading, topEdgeHeading(pose)), 1e-9, "yaw \(yaw)°, roll \(roll)°")
+        XCTAssertLessThan(
+          bearingDifference(heading, ReferenceFrameAligner.heading(of: .aboutZ(yaw * .pi / 180))),
+          1e-9, "a roll alone does not change it: yaw \(yaw)°, roll \(roll)°")
+      }
+    }
+  }
+
+  func testHeadingOfAnUprightDeviceIsWhereItsCameraLooks() {
+    // Synthetic.portrait stands the device up with the screen east, the camera looking west;
+    // turned by 270° − b about z the camera looks toward bearing b. The top edge points at the
+    // sky there, and its bearing was whatever the attitude's rounding made it (205°–228° on
+    // simulator:portrait); leaned 2° either way it is the camera's bearing or the opposite one.
+    for (bearing, name) in [(0.0, "N"), (90, "E"), (180, "S"), (270, "W")] {
+      let facing = Quaternion.aboutZ((270 - bearing) * Units.radiansPerDegree)
+      for lean in [-2.0, -0.5, 0, 0.5, 2] {
+        // Leaned back (the top edge past the vertical) or forward.
+        let heading = ReferenceFrameAligner.heading(of: facing * aboutX(90 + lean))
+        XCTAssertLessThan(
+          bearingDifference(heading, bearing), 0.5, "facing \(name), leaned \(lean)°: \(heading)")
+      }
+    }
+  }
+
+  func testHeadingOfAnUprightDeviceThroughTheFusion() throws {
+    // Upright facing north, leaned back 1° (the top edge just past the vertical): the estimate's
+    // heading is north, where the top edge's bearing is south.
+    let pose = Quaternion.aboutZ(-.pi / 2) * aboutX(91)
+    XCTAssertEqual(bearingDifference(topEdgeHeading(pose), 180), 0, accuracy: 1e-6)
+    let result = deviceMotion(Synthetic.still(pose, count: 30), frame: .xMagneticNorthZVertical)
+    let motion = try XCTUnwrap(result.motions.last)
+    XCTAssertLessThan(bearingDifference(motion.heading, 0), 0.5, "\(motion.heading)")
+  }
+
+  func testHeadingIsContinuousWhileTheTopEdgeRises() {
+    // Pitched from flat (0°) to upright (90°) in steps of 0.1°, at several yaws and rolls: no
+    // step over 5°, from the top edge's bearing to the camera's.
+    for yaw in [0.0, 100, 215] {
+      for roll in [-60.0, -20, 0, 20, 60] {
+        let turn = Quaternion.aboutZ(yaw * Units.radiansPerDegree)
+        var previous = ReferenceFrameAligner.heading(of: turn * aboutY(roll))
+        XCTAssertLessThan(bearingDifference(previous, topEdgeHeading(turn * aboutY(roll))), 1e-9)
+        var largest = 0.0
+        for step in 1...900 {
+          let heading = ReferenceFrameAligner.heading(
+            of: turn * aboutX(Double(step) / 10) * aboutY(roll))
+          largest = max(largest, bearingDifference(heading, previous))
+          previous = heading
+        }
+        XCTAssertLessThanOrEqual(largest, 5, "yaw \(yaw)°, roll \(roll)°")
+        // Upright with that roll the camera looks along the turned −z.
+        let back = (turn * aboutX(90) * aboutY(roll)).act(on: SIMD3(0, 0, -1))
+        var camera = atan2(-back.y, back.x) * Units.degreesPerRadian
+        if camera < 0 { camera += 360 }
+        XCTAssertLessThan(bearingDifference(previous, camera), 1e-6, "yaw \(yaw)°, roll \(roll)°")
+      }
+    }
   }
 
   func testTrueNorthAddsTheEastDeclinationToTheHeading() throws {
