@@ -162,6 +162,23 @@ final class RecordingOpenCoreMotionCSVTests: XCTestCase {
     XCTAssertEqual(try RecordingReader.open(url).descriptor.nominalSampleRate, 1e6)
   }
 
+  /// A rate estimated from decimal times 0.02 s apart is 50 Hz, so that the interval derived from
+  /// it (1 / rate: a manager's default update interval) is 0.02 s. It was 49.99999999999996 Hz,
+  /// the median interval being 0.020000000000000018 (1.02 − 1.0 in binary), and the interval
+  /// 0.020000000000000018 s.
+  func testARateEstimatedFromDecimalTimesIsTheRoundRate() throws {
+    let folder = try RecordingFixtureFolder()
+    let url = folder.url.appendingPathComponent("fifty.csv")
+    let rows = (0..<150).map { "\(Double($0) * 0.02),0,0,9.81" }
+    try ("# OpenCoreMotion CSV\n# version: 1\nt,acc_x,acc_y,acc_z\n" + rows.joined(separator: "\n"))
+      .write(to: url, atomically: true, encoding: .utf8)
+    let stream = try RecordingReader.open(url)
+    XCTAssertEqual(stream.descriptor.metadata["nominalSampleRateEstimated"], "true")
+    let rate = try XCTUnwrap(stream.descriptor.nominalSampleRate)
+    XCTAssertEqual(rate, 50)
+    XCTAssertEqual("\(1 / rate)", "0.02")
+  }
+
   /// A rate the header may not give (one estimated from timestamps nanoseconds apart) is left out
   /// by the writer, so that what it writes reads back.
   func testTheWriterLeavesOutARateTheReaderWouldRefuse() throws {

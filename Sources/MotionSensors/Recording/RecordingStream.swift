@@ -7,7 +7,8 @@ import Foundation
 ///
 /// When the format states no sample rate (phyphox, x-IMU3, SensorLog, column mappings), the
 /// descriptor's `nominalSampleRate` is estimated in Hz from the first samples: for each sensor the
-/// median interval between its own samples, and the fastest sensor's rate wins. The metadata key
+/// median interval between its own samples, to the nanosecond, and the fastest sensor's rate wins
+/// (times 0, 0.02, 0.04, … give 50 Hz, not 49.99999999999996). The metadata key
 /// `nominalSampleRateEstimated` is then `"true"`. Those samples are read ahead and still delivered;
 /// an error met while reading ahead is thrown by the ``next()`` call that reaches it.
 public struct RecordingStream: SampleStream {
@@ -74,7 +75,12 @@ public struct RecordingStream: SampleStream {
       var intervals = zip(times.dropFirst(), times).map { $0 - $1 }.filter { $0 > 0 }
       guard !intervals.isEmpty else { continue }
       intervals.sort()
-      let rate = 1 / intervals[intervals.count / 2]
+      let median = intervals[intervals.count / 2]
+      // To whole nanoseconds, finer than any recording's clock: below that the median is the
+      // binary rounding of decimal times (1.02 − 1 = 0.020000000000000018), and 1 / rate, the
+      // interval a player or a manager derives, would show it.
+      let nanoseconds = (median * 1e9).rounded()
+      let rate = 1 / (nanoseconds.isFinite && nanoseconds > 0 ? nanoseconds / 1e9 : median)
       if rate.isFinite { best = Swift.max(best ?? 0, rate) }
     }
     return best
