@@ -824,25 +824,66 @@ public final class DaemonClient: @unchecked Sendable {
   /// Starts a stream; `handler` runs on the connection's reader thread until the returned
   /// subscription is cancelled. Survives daemon restarts (see the type's discussion).
   ///
-  /// - Throws: when the daemon is not reachable now.
+  /// While the client is reconnecting (the daemon went away under its streams), a stream that
+  /// cannot be subscribed now joins those waiting: its handler gets
+  /// ``DaemonStreamEvent/disconnected(_:)`` at once, and the next connection subscribes it.
+  ///
+  /// - Throws: when the daemon is not reachable now and no reconnection is under way.
   public func subscribe(
     _ request: DaemonStreamRequest, handler: @escaping @Sendable (DaemonStreamEvent) -> Void
   ) throws -> SourceSubscription {
     let stream = Stream(request: request, handler: handler)
-    // Registered and subscribed with no connection being made meanwhile: a connection made in
-    // between would subscribe the new stream too, and then this call again.
-    let localID = try whileConnected(timeout: 2) { _ in
-      let localID = state.withLock { s -> UInt64 in
-        s.nextStreamID += 1
-        s.streams[s.nextStreamID] = stream
-        return s.nextStreamID
+    let localID: UInt64
+    do {
+      // Registered and subscribed with no connection being made meanwhile: a connection made in
+      // between would subscribe the new stream too, and then this call again.
+      localID = try whileConnected(timeout: 2) { _ in
+        let localID = register(stream)
+        sendSubscribe(stream)
+        return localID
       }
-      sendSubscribe(stream)
-      return localID
+    } catch {
+      // A manager whose update interval changes while the daemon restarts subscribes again at
+      // the new rate and then cancels its old stream: refused, the new stream was a dead one in
+      // place of one the reconnection would have brought back, and the updates stopped for good.
+      guard let (localID, isConnected) = waitForReconnection(stream) else { throw error }
+      if !isConnected {
+        let reason = (error as? DaemonError)?.message ?? "\(error)"
+        stream.deliver(.disconnected("\(reason); the stream waits for the reconnection"))
+      }
+      return SourceSubscription { self.unsubscribe(localID) }
     }
     // The handle keeps the client: a subscriber that holds its subscription but not the client
     // goes on receiving (the reader thread alone no longer keeps a client alive).
     return SourceSubscription { self.unsubscribe(localID) }
+  }
+
+  /// Adds `stream` to the streams a connection subscribes; returns its local id.
+  private func register(_ stream: Stream) -> UInt64 {
+    state.withLock { s -> UInt64 in
+      s.nextStreamID += 1
+      s.streams[s.nextStreamID] = stream
+      return s.nextStreamID
+    }
+  }
+
+  /// Registers `stream` for the reconnection under way, if there is one; returns its local id
+  /// and whether a connection is up (made since the caller's attempt failed), or `nil` when the
+  /// client is closed or not reconnecting. Under `establishing`, so that no connection is being
+  /// made meanwhile: one made before has subscribed the streams it found, and this one is
+  /// subscribed on it here; a later one finds it registered.
+  private func waitForReconnection(_ stream: Stream) -> (id: UInt64, isConnected: Bool)? {
+    guard establishing.lock(before: Date(timeIntervalSinceNow: 2)) else { return nil }
+    defer { establishing.unlock() }
+    let registered = state.withLock { s -> (id: UInt64, isConnected: Bool)? in
+      guard !s.isClosed, s.socket != nil || s.isReconnecting else { return nil }
+      s.nextStreamID += 1
+      s.streams[s.nextStreamID] = stream
+      return (s.nextStreamID, s.socket != nil)
+    }
+    guard let registered else { return nil }
+    if registered.isConnected { sendSubscribe(stream) }
+    return registered
   }
 
   /// The streams subscribed now (for the tests, which replay a reconnection's resubscription).

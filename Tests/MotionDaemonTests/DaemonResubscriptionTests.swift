@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Logging
+import MotionConcurrency
+import MotionDaemon
+import MotionDaemonClient
+import MotionSensors
+import OpenCoreMotion
+import Testing
+
+/// A manager on the daemon whose update interval changes while the daemon is away (restarting)
+/// subscribes again at the new rate. That subscription used to be refused at once (the daemon
+/// was not reachable), delivered as a fatal failure, and put in the place of the one that was
+/// waiting for the daemon to return: the updates stopped for good, while a run left alone came
+/// back with the daemon.
+@Suite struct DaemonResubscriptionTests {
+  @Test func anIntervalChangedWhileTheDaemonIsAwayTakesEffectWhenItReturns() throws {
+    let directory = "/tmp/ocm-resubscribe-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    var configuration = DaemonConfiguration(
+      socketPath: directory + "/motiond.sock", stateDirectory: directory + "/state")
+    configuration.flushInterval = 0.05
+    let source = HandDrivenSource()
+    func startDaemon() throws -> MotionDaemon {
+      let daemon = MotionDaemon(
+        source: source, configuration: configuration, logger: Logger(label: "test"))
+      try daemon.start()
+      return daemon
+    }
+    var daemon = try startDaemon()
+    defer { daemon.stop() }
+    let daemonSource = try DaemonSource(socketPath: configuration.socketPath)
+    defer { daemonSource.client.close() }
+    let manager = CMMotionManager(source: daemonSource)
+    manager.accelerometerUpdateInterval = 0.01
+
+    let timestamps = Locked<[Double]>([])
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = 1
+    manager.startAccelerometerUpdates(to: queue) { data, _ in
+      if let data { timestamps.withLock { $0.append(data.timestamp) } }
+    }
+    defer { manager.stopAccelerometerUpdates() }
+
+    var timestamp = 1000.0
+    /// Emits a sample every 20 ms until one emitted by this call arrives.
+    func emitUntilDelivered(_ what: String) throws {
+      let after = timestamp
+      try waitUntil(seconds: 60, what) {
+        timestamp += 0.02
+        source.emit(.sample(MotionSample(timestamp: timestamp, accelerometer: SIMD3(0, 0, 9.81))))
+        return timestamps.withLock { $0.contains { $0 > after } }
+      }
+    }
+    try emitUntilDelivered("updates before the restart")
+
+    daemon.stop()
+    try waitUntil(seconds: 60, "the client to notice the daemon left") {
+      !daemonSource.client.isConnected
+    }
+    // The run subscribes again, at 50 Hz, while no daemon answers.
+    manager.accelerometerUpdateInterval = 0.02
+    daemon = try startDaemon()
+    try waitUntil(seconds: 60, "the client to reconnect") { daemonSource.client.isConnected }
+
+    try emitUntilDelivered("updates after the restart")
+    #expect(manager.isAccelerometerActive)
+    #expect(manager.accelerometerUpdateInterval == 0.02)
+  }
+}
