@@ -48,6 +48,9 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     /// rate (``attach(generation:subscribingAt:)``), and the interval its subscription asked for.
     var subscribe: ((Double) -> SourceSubscription)?
     var subscribedInterval: Double?
+    /// Whether a call of ``followInterval()`` is bringing the subscription up to date (across
+    /// runs: it follows whichever run is in progress).
+    var isFollowingInterval = false
     var sink: Sink = .pull
   }
 
@@ -55,9 +58,6 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
   private let handlerLock = NSRecursiveLock()
   /// Keeps the hand-over of items in the order they were decided (see ``offer(timestamp:generation:opening:make:)``).
   private let orderLock = NSLock()
-  /// Serialises the subscriptions of ``followInterval()``: two interval changes at once must not
-  /// leave the older rate's subscription in place.
-  private let resubscriptionLock = NSLock()
   /// Operations queued for a handler and not yet run, and updates dropped because too many were.
   private let backlog = Locked<(pending: Int, dropped: Int)>((0, 0))
 
@@ -120,7 +120,9 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
   }
 
   /// Subscribes run `generation` to its source with `subscribe`, given the rate its ``interval``
-  /// asks for (Hz), and subscribes again whenever the interval changes while the run lasts.
+  /// asks for (Hz), and subscribes again whenever the interval changes while the run lasts. (When
+  /// another thread is subscribing this channel's runs at that moment, that thread makes this
+  /// run's subscription too, and this returns before it is made: see ``followInterval()``.)
   ///
   /// For sources that honour the requested rate: IIO hardware samples at the highest rate its
   /// subscribers ask for, and the motion daemon sends each subscriber its own rate. A subscription
@@ -139,31 +141,46 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
   /// another one (or it has none yet). The new subscription is made before the old one is
   /// cancelled, so that the source does not stop in between (the IIO reader would close the
   /// device); a sample both deliver is offered twice and paced once.
+  ///
+  /// One call at a time does it, holding no lock while it subscribes, and goes on until the
+  /// subscription asks for the interval in force: a call meanwhile (an interval set on another
+  /// thread) leaves it to that one. A source may deliver inside `subscribe` (a daemon that is away
+  /// says so at once), and a delivery-thread handler called there may set the interval or start
+  /// the updates again, which comes back here on the same thread: under a lock held across
+  /// `subscribe`, as it was, that call waited for the lock for ever.
   private func followInterval() {
-    resubscriptionLock.lock()
-    let due = state.withLock { s -> (UInt64, Double, (Double) -> SourceSubscription)? in
+    let isFirst = state.withLock { s -> Bool in
+      defer { s.isFollowingInterval = true }
+      return !s.isFollowingInterval
+    }
+    guard isFirst else { return }
+    while let (generation, interval, subscribe) = dueResubscription() {
+      let subscription = subscribe(1 / interval)
+      let replaced = state.withLock { s -> SourceSubscription? in
+        guard s.isActive, s.generation == generation else { return subscription }
+        defer {
+          s.subscription = subscription
+          s.subscribedInterval = interval
+        }
+        return s.subscription
+      }
+      // After the lock: a cancellation waits for a delivery in progress, whose handler may be
+      // setting an interval itself.
+      replaced?.cancel()
+    }
+  }
+
+  /// What the run in progress must subscribe with next (its generation, its interval, and how it
+  /// subscribes), or `nil` when its subscription is up to date; then ``followInterval()`` is
+  /// over, in the same locked step, so that an interval set after it starts a call of its own.
+  private func dueResubscription() -> (UInt64, Double, (Double) -> SourceSubscription)? {
+    state.withLock { s in
       guard s.isActive, let subscribe = s.subscribe, s.subscribedInterval != s.interval else {
+        s.isFollowingInterval = false
         return nil
       }
       return (s.generation, s.interval, subscribe)
     }
-    guard let (generation, interval, subscribe) = due else {
-      resubscriptionLock.unlock()
-      return
-    }
-    let subscription = subscribe(1 / interval)
-    let replaced = state.withLock { s -> SourceSubscription? in
-      guard s.isActive, s.generation == generation else { return subscription }
-      defer {
-        s.subscription = subscription
-        s.subscribedInterval = interval
-      }
-      return s.subscription
-    }
-    resubscriptionLock.unlock()
-    // After the lock: a cancellation waits for a delivery in progress, whose handler may be
-    // setting an interval itself.
-    replaced?.cancel()
   }
 
   /// Offers the sample at `timestamp`; when it is due, builds the item with `make` (which may

@@ -396,3 +396,57 @@ extension CMMotionManagerPushTests {
     }
   }
 }
+
+/// A source that is away: it tells each subscriber so at once, inside `subscribe` (as a
+/// `DaemonSource` does while the daemon restarts), and keeps the rates it is asked for.
+final class AwaySource: SensorSource, @unchecked Sendable {
+  // Sendable: `rates` and `active` are locked; the rest is immutable.
+  let name = "away"
+  let availableSensors: SensorSet = .inertial
+  let supportedSampleRates: ClosedRange<Double> = 1...100
+  let rates = Collector<Double>()
+  private let active = Locked(0)
+  var activeSubscriptions: Int { active.withLock { $0 } }
+
+  func subscribe(
+    requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
+  ) -> SourceSubscription {
+    rates.append(requestedSampleRate)
+    active.withLock { $0 += 1 }
+    handler(.failure(SourceFailure(.disconnected, "away: back soon", isFatal: false)))
+    return SourceSubscription { [active] in active.withLock { $0 -= 1 } }
+  }
+}
+
+extension CMMotionManagerPushTests {
+  /// A delivery-thread handler called inside the source's `subscribe` (a source that is away says
+  /// so at once) may set its interval: the run then subscribes again at the new rate. The
+  /// resubscription held a lock while it subscribed, and the handler's interval came back to it
+  /// on the same thread and waited for that lock for ever: the start never returned.
+  func testAHandlerCalledInsideSubscribeMaySetTheInterval() {
+    let source = AwaySource()
+    // Used by the test's thread while this one waits for it (and not after a timeout).
+    nonisolated(unsafe) let manager = CMMotionManager(source: source)
+    manager.accelerometerUpdateInterval = 0.01
+    let errors = Collector<String>()
+    let started = expectation(description: "the start returned")
+    // On a thread of its own, so that a deadlock fails the test instead of hanging the suite.
+    Thread {
+      manager.startAccelerometerUpdates(onDeliveryThread: { [unowned manager] _, error in
+        guard let error else { return }
+        errors.append("\(error)")
+        if errors.count == 1 { manager.accelerometerUpdateInterval = 0.5 }
+      })
+      started.fulfill()
+    }.start()
+    guard XCTWaiter().wait(for: [started], timeout: 60) == .completed else {
+      // The stuck thread holds the manager (and its handler lock): leave both alone.
+      return XCTFail("the start did not return (\(errors.count) errors delivered)")
+    }
+    XCTAssertEqual(source.rates.all, [1 / 0.01, 1 / 0.5])
+    XCTAssertEqual(source.activeSubscriptions, 1, "only the 2 Hz subscription is left")
+    XCTAssertEqual(errors.count, 2)
+    manager.stopAccelerometerUpdates()
+    XCTAssertEqual(source.activeSubscriptions, 0)
+  }
+}
