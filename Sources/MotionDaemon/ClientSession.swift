@@ -64,10 +64,12 @@ final class ClientSession: @unchecked Sendable {
     /// after it and undo it in the client's cache.
     var repliesQueued: UInt64 = 0
     var noticeAfterReplies: UInt64 = 0
-    /// Whether the answer to the client's Hello is queued. A notice of the source's sensors
-    /// before it would reach the client in its handshake, which takes nothing else; the latest
-    /// one waits in `sensorsNoticeBeforeHello` and follows the answer, which may have been
-    /// computed before the change.
+    /// Whether the client has had its first reply: the answer to its Hello, for a client that
+    /// says Hello first. A notice of the source's sensors before it would reach the client in
+    /// its handshake, which takes nothing else; the latest one waits in
+    /// `sensorsNoticeBeforeHello` and follows the answer, which may have been computed before
+    /// the change. (Any first reply, not only a Hello's: the daemon serves a client that says no
+    /// Hello, and its notices waited for ever.)
     var isGreeted = false
     var sensorsNoticeBeforeHello: [UInt8]?
   }
@@ -312,7 +314,8 @@ final class ClientSession: @unchecked Sendable {
   /// Tells the client, subscribed or not, that the sensors the source offers changed (`notice`
   /// has `request_id` 0). Queued with the replies, like source events: never dropped, and written
   /// before the source event that announces the change, which is queued after it. Before the
-  /// client's Hello is answered it waits, replacing any earlier one, and follows the answer.
+  /// client's first reply (its Hello's answer) it waits, replacing any earlier one, and follows
+  /// that reply.
   func deliver(sourceSensors notice: WireServerMessage) {
     condition.lock()
     defer { condition.unlock() }
@@ -413,16 +416,7 @@ final class ClientSession: @unchecked Sendable {
     condition.lock()
     var overflow = false
     if !state.isClosed {
-      for message in messages {
-        appendReplyLocked(Wire.frame(message))
-        if case .hello = message.body, !state.isGreeted {
-          state.isGreeted = true
-          if let notice = state.sensorsNoticeBeforeHello {
-            appendReplyLocked(notice)
-            state.sensorsNoticeBeforeHello = nil
-          }
-        }
-      }
+      for message in messages { appendAnswerLocked(Wire.frame(message)) }
       if state.authorizationChanges != changesBefore,
         messages.contains(where: Self.carriesAuthorization)
       {
@@ -436,6 +430,19 @@ final class ClientSession: @unchecked Sendable {
     if overflow { closeForUnreadReplies() }
   }
 
+  /// Queues a reply to one of the client's requests; the first one (a Hello's answer, for a
+  /// client that says Hello first) is followed by the notice of the source's sensors that waited
+  /// for it (see ``State/isGreeted``).
+  private func appendAnswerLocked(_ frame: [UInt8]) {
+    appendReplyLocked(frame)
+    guard !state.isGreeted else { return }
+    state.isGreeted = true
+    if let notice = state.sensorsNoticeBeforeHello {
+      appendReplyLocked(notice)
+      state.sensorsNoticeBeforeHello = nil
+    }
+  }
+
   /// Queues `message` once the client's unsent replies are within ``Limits/replyBytes`` (waiting
   /// for the writer to drain them); `false` when the session closed meanwhile. For answers
   /// produced piece by piece on the reader thread: the next piece is made only when there is room
@@ -445,7 +452,7 @@ final class ClientSession: @unchecked Sendable {
     let frame = Wire.frame(message)
     return condition.withLock {
       guard !state.isClosed else { return false }
-      appendReplyLocked(frame)
+      appendAnswerLocked(frame)
       condition.broadcast()
       return true
     }

@@ -51,4 +51,40 @@ import Testing
     #expect(kinds == ["hello", "sensors 5"])
     #expect(read.first?.requestID == 3)
   }
+
+  /// A client that does not say Hello (the daemon serves it all the same: a script that only
+  /// subscribes) gets the notices too, once it has had a reply. They waited for a Hello answer
+  /// that never came, so such a client never learnt that the source had lost a sensor.
+  @Test func aClientThatSaysNoHelloGetsTheNoticesAfterItsFirstReply() throws {
+    let (client, socket) = try RawConnection.accepted(prefix: "session-sensors-nohello")
+    let session = ClientSession(
+      id: 1, socket: socket, streamCapacity: 8, limits: ClientSession.Limits(),
+      logger: Logger(label: "test"),
+      onRequest: { _, request in
+        var reply = WireServerMessage()
+        reply.requestID = request.requestID
+        reply.status = Opencoremotion_Daemon_V1_DaemonStatus()
+        return [reply]
+      },
+      authorizationNotice: { nil }, onClose: { _ in })
+    session.start()
+    defer { session.close() }
+
+    try client.write(
+      DaemonProcessTests.frame(3) { $0.status = Opencoremotion_Daemon_V1_StatusRequest() })
+    let answer = try client.receive(seconds: 10)
+    #expect(answer?.requestID == 3)
+    var notice = WireServerMessage()
+    notice.requestID = 0
+    var sensors = Opencoremotion_Daemon_V1_SourceSensors()
+    sensors.availableSensors = 5
+    notice.sourceSensors = sensors
+    session.deliver(sourceSensors: notice)
+    let next = try client.receive(seconds: 3)
+    guard case .sourceSensors(let received)? = next?.body else {
+      Issue.record("no notice: \(String(describing: next))")
+      return
+    }
+    #expect(received.availableSensors == 5)
+  }
 }
