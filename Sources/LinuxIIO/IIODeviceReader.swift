@@ -38,8 +38,16 @@ final class IIODeviceReader {
   private(set) var mode: IIOReadMode = .polled
   /// The rate in Hz the device was set to (or reports), when known.
   private(set) var deviceRate: Double?
-  /// Seconds between sysfs polls in polled mode.
+  /// Seconds between sysfs polls in polled mode: one over the rate, at most
+  /// ``maximumPollRate``.
   private(set) var pollInterval = 0.01
+
+  /// The most sysfs polls per second, Hz. A poll reads every channel's attribute, and the rate
+  /// comes from sysfs (`sampling_frequency_available`): an absurd one (`1e308`) made the poll
+  /// interval 1e-308 s, and the reader polled without pause, handing every subscriber some 19 000
+  /// samples a second. 1 kHz is above the fastest rate Core Motion delivers
+  /// (`CMBatchedSensorManager`'s 800 Hz); a faster device is read through its buffer.
+  static let maximumPollRate = 1000.0
   /// The buffer descriptor in buffered mode.
   private(set) var fd: Int32 = -1
   private(set) var layout: IIOScanLayout?
@@ -103,7 +111,7 @@ final class IIODeviceReader {
     }
     configureRate(rate, writing: !heldByAnother)
     let effective = Swift.min(rate, deviceRate ?? rate)
-    pollInterval = 1 / Swift.max(effective, 0.1)
+    pollInterval = 1 / Swift.min(Swift.max(effective, 0.1), Self.maximumPollRate)
     let recordRate = deviceRate ?? rate
     recordPeriod = recordRate.isNaN ? 0.01 : 1 / Swift.min(Swift.max(recordRate, 0.1), 1_000_000)
 

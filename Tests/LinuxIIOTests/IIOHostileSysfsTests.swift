@@ -68,6 +68,27 @@ final class IIOHostileSysfsTests: XCTestCase {
     XCTAssertEqual(tree.read(0, "sampling_frequency"), "50")
   }
 
+  /// `sampling_frequency_available` offering an absurd rate (`10 1e308`): a subscriber that asks
+  /// for the fastest rate (the dashboard, `CMBatchedSensorManager`) had the device set to it, and
+  /// the polled reader then read sysfs without pause (19 300 samples in a second to every
+  /// subscriber). It polls no faster than ``IIODeviceReader/maximumPollRate``.
+  func testAnAbsurdOfferedRateDoesNotMakeThePolledReaderSpin() throws {
+    let tree = try Fixtures.mpu6050Tree()
+    try tree.write(0, "sampling_frequency_available", "10 1e308")
+    let system = IIOSystem()
+    let discovery = IIODiscovery(sysfsRoot: tree.sysfsRoot, devRoot: tree.devRoot, system: system)
+    let device = try XCTUnwrap(try discovery.devices().first)
+    let reader = IIODeviceReader(
+      device: device, kinds: [.accelerometer], configuration: Fixtures.configuration(.polled),
+      system: system)
+    try reader.start(rate: 1e308, preference: .polled)
+    defer { reader.stop() }
+    XCTAssertEqual(reader.mode, .polled)
+    // The fake tree takes the rate written, as a broken driver could.
+    XCTAssertEqual(reader.deviceRate, 1e308)
+    XCTAssertEqual(reader.pollInterval, 1 / IIODeviceReader.maximumPollRate)
+  }
+
   // MARK: Buffered reads
 
   /// Replaces device `index`'s node with a link to `/dev/zero`: a descriptor that never runs dry,
