@@ -20,9 +20,18 @@ final class PhoneStreamWorker: Sendable {
   private let executor: PhoneStreamExecutor
 
   /// Starts `body` at once, on an executor labelled `label`.
-  init(
+  convenience init(
     label: String, gracefulStop: (@Sendable () async -> Void)? = nil,
     _ body: @escaping @Sendable () async -> Void
+  ) {
+    self.init(label: label, gracefulStop: gracefulStop, onExecutor: { _ in await body() })
+  }
+
+  /// Starts `body` at once, on an executor labelled `label` that `body` is given: an unstructured
+  /// task of its own does not inherit the preference, and can be started on it.
+  init(
+    label: String, gracefulStop: (@Sendable () async -> Void)? = nil,
+    onExecutor body: @escaping @Sendable (PhoneStreamExecutor) async -> Void
   ) {
     let finished = DispatchSemaphore(value: 0)
     let executor = PhoneStreamExecutor(label: label)
@@ -30,7 +39,7 @@ final class PhoneStreamWorker: Sendable {
     self.gracefulStop = gracefulStop
     self.executor = executor
     task = Task.detached(executorPreference: executor) {
-      await body()
+      await body(executor)
       finished.signal()
       // Held by the task itself: a body that overruns a stop outlives the worker.
       withExtendedLifetime(executor) {}

@@ -26,10 +26,14 @@ import PhoneStreamDecoding
 /// sending anything (4001, a requested sensor missing), are reported once per outage. A phone that leaves the network is noticed: the client
 /// pings every ``Configuration/pingInterval`` seconds (no pong by the next ping closes the
 /// connection) and gives up on a connection that brought nothing for ``Configuration/idleTimeout``
-/// seconds, then reconnects. Each attempt runs on its own event loop, shut down when the attempt
-/// ends, so a phone that accepts TCP but never answers the upgrade is given up on after
-/// ``Configuration/connectTimeout`` like an unreachable one. The first malformed message is
-/// reported; later ones are counted and summarised at most every ten seconds (once that has
+/// seconds, then reconnects. A phone that accepts TCP but never answers the upgrade is given up on
+/// after ``Configuration/connectTimeout`` like an unreachable one: the connection runs on an event
+/// loop of the client's own, kept from one attempt to the next, and that loop is shut down to
+/// close the socket (the next attempt starts another). A stop does not wait for the connection:
+/// behind it, an open one is closed with 1001 and a handshake in progress is allowed to end
+/// first (at most the connect timeout), so that SwiftNIO has nothing to say on standard error,
+/// and the loop is shut down after that. The first malformed message is reported; later ones
+/// are counted and summarised at most every ten seconds (once that has
 /// passed, also when no malformed message follows). A message over 64 KiB ends the connection
 /// (closed with 1009), and the report says so, also for one over the library's 1 MiB sent in
 /// several frames.
@@ -136,7 +140,7 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     }
     hub = LiveSourceHub(name: "SensorServer", failureLabel: "SensorServer client") { [weak self] in
       guard let self else { return nil }
-      return PhoneStreamWorker(label: "SensorServer") { [self] in await run() }
+      return PhoneStreamWorker(label: "SensorServer", onExecutor: { [self] in await run(on: $0) })
     }
   }
 
@@ -159,38 +163,61 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     /// Whether the phone sent a message on this connection.
     var receivedMessage = false
     var lastActivity: Double
-    /// The open connection's writer, to close it properly when the peer falls silent.
+    /// The open connection's writer, to close it properly when the peer falls silent or the
+    /// client stops.
     var outbound: WebSocketOutboundWriter?
     /// Whether the phone sent a message over ``maximumMessageSize`` (the connection is closed).
     var sentTooLargeMessage = false
+    /// Whether the client is stopping (its task was cancelled): the watchdog ends the attempt.
+    var isStopRequested = false
   }
 
-  /// Why a connection ended.
-  private enum Ending: Error {
+  /// Why the watchdog ends a connection.
+  private enum Ending: Sendable {
     case connectTimeout
     case idle
+    case stopped
   }
 
-  private func run() async {
+  /// What a task of an attempt came back with.
+  private enum AttemptEvent: Sendable {
+    /// The WebSocket client returned: the server's close frame, if any, or why it failed.
+    case connectionEnded(Result<WebSocketCloseFrame?, any Error>)
+    /// The watchdog's verdict; `nil` when it was cancelled because the connection had ended.
+    case watchdog(Ending?)
+  }
+
+  private func run(on executor: PhoneStreamExecutor) async {
     let address = "ws://\(configuration.host):\(configuration.port)"
     var clockOffset = 0.0
     var reorder = SampleReorderBuffer(
       holdTime: configuration.sampleHoldTime, maximumDelay: configuration.maximumSampleDelay,
       clock: configuration.clock)
     var reportedOutage = false
+    // One event loop serves the attempts one after another and is shut down when the client
+    // stops, once the last attempt has ended. It is replaced only after an attempt that had to be
+    // given up on before the WebSocket opened (see `attempt(_:on:)`), so reconnecting does not
+    // start and stop a thread each time.
+    var eventLoopGroup: MultiThreadedEventLoopGroup?
     while !Task.isCancelled {
       let session = Locked(
         Session(
           reorder: reorder,
           clock: SensorServerClockContinuity(offset: clockOffset, needsCheck: true),
           lastActivity: phoneStreamUptime()))
-      let ending = await connect(session)
+      let group = eventLoopGroup ?? MultiThreadedEventLoopGroup(numberOfThreads: 1)
+      guard let (ending, groupIsShutDown) = await connect(session, on: group, executor: executor)
+      else {
+        connected.withLock { $0 = false }
+        return  // Stopped during the attempt, which shuts `group` down when it has ended.
+      }
+      eventLoopGroup = groupIsShutDown ? nil : group
       connected.withLock { $0 = false }
       let (broughtData, finalState) = session.withLock { ($0.receivedMessage, $0) }
       reorder = finalState.reorder
       clockOffset = finalState.clock.offset
       hub.deliver(reorder.release(now: phoneStreamUptime(), flushAll: true).map(SourceEvent.sample))
-      if Task.isCancelled { return }
+      if Task.isCancelled { break }
       // A dropped connection is always reported; failed attempts once per outage. A connection
       // the phone closes before sending anything counts as a failed attempt: SensorServer closes
       // at once (4001) when a requested sensor is missing, and reporting each of those reported
@@ -204,36 +231,71 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
               .disconnected, "SensorServer at \(address): \(ending); reconnecting",
               isFatal: false)))
       }
-      guard await phoneStreamPause(configuration.reconnectDelay) else { return }
+      guard await phoneStreamPause(configuration.reconnectDelay) else { break }
+    }
+    // Nothing runs on it any more: the attempt has ended, and the WebSocket library was never
+    // cancelled, so it left no task behind that closes the channel later.
+    try? await eventLoopGroup?.shutdownGracefully()
+  }
+
+  /// Makes one connection and serves it until it ends; returns why it ended and whether
+  /// `eventLoopGroup` was shut down to end it, or `nil` when the client stopped first.
+  ///
+  /// The attempt runs in a task of its own that is never cancelled: the WebSocket library answers
+  /// a cancellation of an open connection by starting an unstructured task that closes the
+  /// channel, which nothing can wait for, so it could run after the event loop had been shut
+  /// down (SwiftNIO then printed "Cannot schedule tasks on an EventLoop that has already shut
+  /// down" on standard error). A cancellation of this task (the client stopping) is passed to
+  /// the attempt's watchdog instead, which ends the connection the way it ends an idle one, and
+  /// this returns at once: the stop does not wait for a close handshake or a handshake in
+  /// progress (see `attempt(_:on:)`). The attempt then shuts `eventLoopGroup` down itself once
+  /// its connection has ended, since nothing else will use it.
+  private func connect(
+    _ session: Locked<Session>, on eventLoopGroup: MultiThreadedEventLoopGroup,
+    executor: PhoneStreamExecutor
+  ) async -> AttemptHandoff.Outcome? {
+    let handoff = AttemptHandoff()
+    Task(executorPreference: executor) { [self] in
+      let outcome = await attempt(session, on: eventLoopGroup)
+      if !handoff.finish(outcome), !outcome.groupIsShutDown {
+        try? await eventLoopGroup.shutdownGracefully()
+      }
+    }
+    return await withTaskCancellationHandler {
+      await handoff.outcome()
+    } onCancel: {
+      session.withLock { $0.isStopRequested = true }
+      handoff.abandon()
     }
   }
 
-  /// Makes one connection and serves it until it ends; returns why it ended.
+  /// One attempt: the WebSocket client and the watchdog, until the connection has ended.
   ///
-  /// Each attempt runs on its own one-thread event loop group, shut down when the attempt ends.
-  /// WSClient waits for the upgrade answer without observing task cancellation, so a phone (or a
-  /// captive portal) that accepts TCP but never answers the upgrade would hold the attempt, and
-  /// with it the reconnection loop, forever. Shutting the group down closes every socket of the
-  /// attempt, which fails the pending upgrade and lets the attempt end.
-  private func connect(_ session: Locked<Session>) async -> String {
-    let eventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    let ending = await connect(session, on: eventLoopGroup)
-    try? await eventLoopGroup.shutdownGracefully()
-    return ending
-  }
-
-  private func connect(
+  /// When the watchdog ends the connection, an open one is closed the WebSocket way (the close
+  /// handshake times out after a second when the peer is gone). One still in the handshake after
+  /// the connect timeout is ended by shutting `eventLoopGroup` down, which closes its socket:
+  /// WSClient waits for the upgrade answer without any timeout and keeps its channel to itself,
+  /// so a phone (or a captive portal) that accepts TCP but never answers would otherwise hold the
+  /// attempt, and with it the reconnection loop, forever. A stop does not shut the loop down in
+  /// the handshake: when the phone's answer had just been read, the library went on with the
+  /// connection on the loop that had been shut down (SwiftNIO printed the same error, and the
+  /// connection's task could outlive the stop). The attempt, which the stop no longer waits for,
+  /// waits for the connection to open, then closes it, or for the connect timeout. (An answer
+  /// read just as the connect timeout passes still meets that race: the library offers no other
+  /// way to close a handshake's socket.)
+  private func attempt(
     _ session: Locked<Session>, on eventLoopGroup: MultiThreadedEventLoopGroup
-  ) async -> String {
+  ) async -> (ending: String, groupIsShutDown: Bool) {
     let ping = Duration.nanoseconds(Int64(max(0.05, min(configuration.pingInterval, 3_600)) * 1e9))
     let webSocketConfiguration = WebSocketClientConfiguration(
       maxFrameSize: Self.libraryMessageSizeLimit, closeTimeout: .seconds(1),
       autoPing: .enabled(timePeriod: ping))
     let url = configuration.url
-    do {
-      let closeFrame = try await withThrowingTaskGroup(of: WebSocketCloseFrame?.self) { group in
-        group.addTask { [self] in
-          try await WebSocketClient.connect(
+    var groupIsShutDown = false
+    let (result, ending) = await withTaskGroup(of: AttemptEvent.self) { group in
+      group.addTask { [self] in
+        do {
+          let closeFrame = try await WebSocketClient.connect(
             url: url, configuration: webSocketConfiguration, eventLoopGroup: eventLoopGroup,
             logger: logger
           ) { [self] inbound, outbound, _ in
@@ -241,54 +303,66 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
               $0.isOpen = true
               $0.lastActivity = phoneStreamUptime()
               $0.outbound = outbound
+              // Under the session's lock: a connection that opens after a stop is not reported.
+              if !$0.isStopRequested { connected.withLock { $0 = true } }
             }
-            connected.withLock { $0 = true }
             try await serve(inbound, session: session)
           }
-        }
-        group.addTask { [self] in
-          try await watch(session)
-          return nil
-        }
-        do {
-          let first = try await group.next() ?? nil
-          group.cancelAll()
-          // Still in the handshake (the watchdog was cancelled): only closing the socket ends it.
-          if !session.withLock({ $0.isOpen }) { try? await eventLoopGroup.shutdownGracefully() }
-          return first
+          return .connectionEnded(.success(closeFrame))
         } catch {
-          group.cancelAll()
-          if let outbound = session.withLock({ $0.outbound }) {
-            // Idle: close the open connection the WebSocket way (the close handshake times out
-            // after a second when the peer is gone). Shutting the event loop down under it
-            // instead left the connection's task unable to finish, and the client hung.
-            try? await outbound.close(.goingAway, reason: "nothing received")
-          } else {
-            // Still in the handshake: only closing the socket ends it.
-            try? await eventLoopGroup.shutdownGracefully()
-          }
-          throw error
+          return .connectionEnded(.failure(error))
         }
       }
-      if session.withLock({ $0.sentTooLargeMessage }) {
-        return Self.tooLargeMessageEnding(limit: Self.maximumMessageSize)
+      group.addTask { [self] in .watchdog(await watch(session)) }
+      var ending: Ending?
+      while let event = await group.next() {
+        switch event {
+        case .connectionEnded(let result):
+          group.cancelAll()  // The watchdog is all that is left.
+          return (result, ending)
+        case .watchdog(nil):
+          continue
+        case .watchdog(let verdict?):
+          ending = verdict
+          if let outbound = session.withLock({ $0.outbound }) {
+            let reason = verdict == .idle ? "nothing received" : "client stopped"
+            try? await outbound.close(.goingAway, reason: reason)
+          } else {
+            try? await eventLoopGroup.shutdownGracefully()
+            groupIsShutDown = true
+          }
+        }
       }
+      // Not reached: the connection's task always comes back.
+      return (Result<WebSocketCloseFrame?, any Error>.success(nil), ending)
+    }
+    return (describe(result, ending: ending, session: session), groupIsShutDown)
+  }
+
+  /// Why an attempt ended, for the failure that reports it.
+  private func describe(
+    _ result: Result<WebSocketCloseFrame?, any Error>, ending: Ending?, session: Locked<Session>
+  ) -> String {
+    switch ending {
+    case .connectTimeout?: return "no connection within \(configuration.connectTimeout) s"
+    case .idle?: return "nothing received for \(configuration.idleTimeout) s (phone gone?)"
+    case .stopped?: return "client stopped"
+    case nil: break
+    }
+    let sentTooLargeMessage = session.withLock { $0.sentTooLargeMessage }
+    switch result {
+    case .success(let closeFrame):
+      if sentTooLargeMessage { return Self.tooLargeMessageEnding(limit: Self.maximumMessageSize) }
       guard let closeFrame else { return "connection closed" }
       return Self.describeClose(
         code: UInt16(webSocketErrorCode: closeFrame.closeCode), reason: closeFrame.reason ?? "")
-    } catch Ending.connectTimeout {
-      return "no connection within \(configuration.connectTimeout) s"
-    } catch Ending.idle {
-      return "nothing received for \(configuration.idleTimeout) s (phone gone?)"
-    } catch let error as WebSocketClientError where error == .serverSentMessageTooLarge {
+    case .failure(let error as WebSocketClientError) where error == .serverSentMessageTooLarge:
       // The library's own limit, for a message in frames that together pass it: it closed the
       // connection with 1009 before the message reached us. (One frame over it ends the
       // connection inside SwiftNIO's frame decoder, which the library does not pass on.)
       return Self.tooLargeMessageEnding(limit: Self.libraryMessageSizeLimit)
-    } catch {
-      if session.withLock({ $0.sentTooLargeMessage }) {
-        return Self.tooLargeMessageEnding(limit: Self.maximumMessageSize)
-      }
+    case .failure(let error):
+      if sentTooLargeMessage { return Self.tooLargeMessageEnding(limit: Self.maximumMessageSize) }
       return phoneStreamSocketErrorDescription(error) ?? "connection lost (\(error))"
     }
   }
@@ -345,7 +419,7 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
       events += session.withLock {
         $0.reorder.releaseEvents(now: now, source: "SensorServer client")
       }
-      hub.deliver(events)
+      if !session.withLock({ $0.isStopRequested }) { hub.deliver(events) }
     }
   }
 
@@ -388,22 +462,26 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     return [.failure(SourceFailure(due.latest.kind, text, isFatal: false))]
   }
 
-  /// Releases due samples every few milliseconds and ends the connection when it does not open in
-  /// time or goes silent.
-  private func watch(_ session: Locked<Session>) async throws {
+  /// Releases due samples every few milliseconds; returns when the connection must end: it did
+  /// not open in time, went silent, or the client is stopping (`nil` if cancelled first).
+  private func watch(_ session: Locked<Session>) async -> Ending? {
     let start = phoneStreamUptime()
     while await phoneStreamPause(0.02) {
       let now = phoneStreamUptime()
-      let (isOpen, last, events) = session.withLock { state in
+      let (isOpen, last, isStopRequested, events) = session.withLock { state in
         (
-          state.isOpen, state.lastActivity,
+          state.isOpen, state.lastActivity, state.isStopRequested,
           state.reorder.releaseEvents(now: now, source: "SensorServer client")
         )
       }
-      hub.deliver(events + dueMalformedReport(now: now))
-      if !isOpen && now - start > configuration.connectTimeout { throw Ending.connectTimeout }
-      if isOpen && now - last > configuration.idleTimeout { throw Ending.idle }
+      // After a stop the attempt only ends its connection: a later subscriber gets nothing of it.
+      if !isStopRequested { hub.deliver(events + dueMalformedReport(now: now)) }
+      // A stop during the handshake waits for it (see `attempt(_:on:)`).
+      if isOpen && isStopRequested { return .stopped }
+      if !isOpen && now - start > configuration.connectTimeout { return .connectTimeout }
+      if isOpen && now - last > configuration.idleTimeout { return .idle }
     }
+    return nil
   }
 
   /// A readable explanation of a close frame, using SensorServer's documented codes.
@@ -426,5 +504,74 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     }
     let detail = reason.isEmpty ? "" : " (\(printableExcerpt(reason, maximumCharacters: 120)))"
     return "\(meaning)\(code.map { " [\($0)]" } ?? "")\(detail)"
+  }
+}
+
+/// An attempt's outcome, handed from the attempt's task to the connection loop unless the loop
+/// stopped waiting first (the client stopped). Whichever of the two comes first decides who
+/// shuts the attempt's event loop group down: the loop when it got the outcome, the attempt
+/// otherwise.
+private final class AttemptHandoff: Sendable {
+  typealias Outcome = (ending: String, groupIsShutDown: Bool)
+
+  private enum Phase {
+    case running
+    case waiting(CheckedContinuation<Outcome?, Never>)
+    case finished(Outcome)
+    case abandoned
+  }
+
+  private let phase = Locked(Phase.running)
+
+  /// The attempt's outcome, or `nil` once ``abandon()`` has been called.
+  func outcome() async -> Outcome? {
+    await withCheckedContinuation { continuation in
+      let ready = phase.withLock { phase -> Outcome?? in
+        switch phase {
+        case .running, .waiting:  // Called once: never `.waiting` here.
+          phase = .waiting(continuation)
+          return .none
+        case .finished(let outcome): return .some(outcome)
+        case .abandoned: return .some(nil)
+        }
+      }
+      if let ready { continuation.resume(returning: ready) }
+    }
+  }
+
+  /// Stops waiting: ``outcome()`` returns `nil`, now or when called.
+  func abandon() {
+    let waiting = phase.withLock { phase -> CheckedContinuation<Outcome?, Never>? in
+      switch phase {
+      case .running:
+        phase = .abandoned
+        return nil
+      case .waiting(let continuation):
+        phase = .abandoned
+        return continuation
+      case .finished, .abandoned:
+        return nil
+      }
+    }
+    waiting?.resume(returning: nil)
+  }
+
+  /// Hands `outcome` over; returns `false` when nobody waits for it any more.
+  func finish(_ outcome: Outcome) -> Bool {
+    let (handedOver, waiting) = phase.withLock {
+      phase -> (Bool, CheckedContinuation<Outcome?, Never>?) in
+      switch phase {
+      case .running:
+        phase = .finished(outcome)
+        return (true, nil)
+      case .waiting(let continuation):
+        phase = .finished(outcome)
+        return (true, continuation)
+      case .finished, .abandoned:
+        return (false, nil)
+      }
+    }
+    waiting?.resume(returning: outcome)
+    return handedOver
   }
 }

@@ -225,9 +225,9 @@ final class NetworkSensorServerTests: XCTestCase {
     let (_, collector, subscription) = subscribedClient(
       .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 0.05))
     defer { subscription.cancel() }
-    // Six attempts take 0.3 s on an idle machine, but each runs on an event loop group of its
-    // own, started and shut down with it: 15.6 s on a loaded 2-core CI machine, and once over
-    // 20 s (five attempts). The bound only ends a failing run.
+    // Six attempts take 0.3 s on an idle machine; when each started and shut down an event loop
+    // group of its own, 15.6 s on a loaded 2-core CI machine, and once over 20 s (five attempts).
+    // The bound only ends a failing run.
     XCTAssertTrue(
       networkEventually(timeout: 90) { phone.requestTargets.count >= 6 }, "\(phone.requestTargets)")
     let failures = collector.failures
@@ -318,5 +318,79 @@ final class NetworkSensorServerTests: XCTestCase {
     XCTAssertTrue(
       networkEventually(timeout: 5) { phone.acceptedCount >= 2 }, "the client tried again")
     XCTAssertFalse(client.isConnected)
+  }
+
+  func testStoppingAsThePhoneAnswersPrintsNothingFromSwiftNIO() throws {
+    // A stop during the handshake shut the attempt's event loop down to close its socket. When the
+    // phone had just answered, the WebSocket library went on with the connection on that loop:
+    // SwiftNIO printed "ERROR: Cannot schedule tasks on an EventLoop that has already shut down"
+    // on standard error, and the connection outlived the stop (`isConnected` still true). Thirty
+    // stops, each as soon as the phone has answered the upgrade.
+    let answering = DispatchSemaphore(value: 0)
+    let closed = Locked(0)
+    let phone = try NetworkTestPhone { outbound, _ in
+      // Cancelled when the client's close (or the end of its socket) has been read.
+      defer { closed.withLock { $0 += 1 } }
+      answering.signal()
+      try await outbound.write(.text(Self.message("gyroscope", 1_000_000_000, [1, 0, 0])))
+      try await Task.sleep(nanoseconds: 30_000_000_000)
+    }
+    defer { phone.stop() }
+    let standardError = try NetworkStandardErrorCapture()
+    for stop in 1...30 {
+      let (client, _, subscription) = subscribedClient(.init(host: "127.0.0.1", port: phone.port))
+      let answered = answering.wait(timeout: .now() + 10) == .success
+      subscription.cancel()
+      XCTAssertTrue(answered, "stop \(stop): the phone answered")
+      XCTAssertFalse(client.isConnected, "stop \(stop)")
+    }
+    // The stops do not wait for the connections to close; the bound only ends a failing run.
+    XCTAssertTrue(
+      networkEventually(timeout: 60) { closed.withLock { $0 } == 30 }, "\(closed) closed")
+    // The event loops are shut down after the closes: time to print, if anything would.
+    Thread.sleep(forTimeInterval: 0.5)
+    let printed = standardError.finish()
+    XCTAssertFalse(printed.contains("Cannot schedule tasks"), printed)
+  }
+
+  func testNoOtherEndingPrintsFromSwiftNIO() throws {
+    // Each way a connection ends, several times over: the phone goes silent (idle timeout), never
+    // answers the upgrade (connect timeout), sends a message over the size limit, or closes.
+    let silent = try NetworkTestPhone { _, _ in try await Task.sleep(nanoseconds: 30_000_000_000) }
+    defer { silent.stop() }
+    let closing = try NetworkTestPhone { outbound, _ in
+      try await outbound.write(.text(Self.message("gyroscope", 1_000_000_000, [1, 0, 0])))
+    }
+    defer { closing.stop() }
+    let tooLarge = try NetworkTestPhone { outbound, _ in
+      try await outbound.writeTextMessage(String(repeating: " ", count: 100 << 10))
+      try await Task.sleep(nanoseconds: 30_000_000_000)
+    }
+    defer { tooLarge.stop() }
+    let stalling = try NetworkTestStallingPeer()
+    defer { stalling.stop() }
+    let standardError = try NetworkStandardErrorCapture()
+    let host = "127.0.0.1"
+    let subscriptions = [
+      subscribedClient(
+        .init(host: host, port: silent.port, reconnectDelay: 0.05, idleTimeout: 0.2)),
+      subscribedClient(.init(host: host, port: closing.port, reconnectDelay: 0.05)),
+      subscribedClient(.init(host: host, port: tooLarge.port, reconnectDelay: 0.05)),
+      subscribedClient(
+        .init(host: host, port: stalling.port, connectTimeout: 0.2, reconnectDelay: 0.05)),
+    ].map(\.subscription)
+    // Bounds for a failing run only (each attempt takes well under a second).
+    let ended = networkEventually(timeout: 90) {
+      silent.connectionCount >= 6 && closing.connectionCount >= 6
+        && tooLarge.connectionCount >= 6 && stalling.acceptedCount >= 6
+    }
+    for subscription in subscriptions { subscription.cancel() }
+    Thread.sleep(forTimeInterval: 0.5)
+    let printed = standardError.finish()
+    XCTAssertTrue(
+      ended,
+      "connections: \(silent.connectionCount) silent, \(closing.connectionCount) closing, "
+        + "\(tooLarge.connectionCount) too large, \(stalling.acceptedCount) stalling")
+    XCTAssertFalse(printed.contains("Cannot schedule tasks"), printed)
   }
 }
