@@ -12,19 +12,30 @@ import Testing
 /// message for a failed handshake), so the notice must follow the answer, not precede it. A
 /// session alone, without a daemon: its request handler answers the Hello.
 @Suite struct ClientSessionSourceSensorsNoticeTests {
-  @Test func aNoticeBeforeTheHelloIsAnsweredFollowsTheAnswer() throws {
-    let (client, socket) = try RawConnection.accepted(prefix: "session-sensors")
+  /// A started session on a new connection (the caller closes it), whose request handler answers
+  /// every request with a reply of the request's id that `answer` fills in.
+  private static func startedSession(
+    _ prefix: String, answer: @escaping @Sendable (inout WireServerMessage) -> Void
+  ) throws -> (client: RawConnection, session: ClientSession) {
+    let (client, socket) = try RawConnection.accepted(prefix: prefix)
     let session = ClientSession(
       id: 1, socket: socket, streamCapacity: 8, limits: ClientSession.Limits(),
       logger: Logger(label: "test"),
       onRequest: { _, request in
         var reply = WireServerMessage()
         reply.requestID = request.requestID
-        reply.hello = Opencoremotion_Daemon_V1_HelloReply()
+        answer(&reply)
         return [reply]
       },
       authorizationNotice: { nil }, onClose: { _ in })
     session.start()
+    return (client, session)
+  }
+
+  @Test func aNoticeBeforeTheHelloIsAnsweredFollowsTheAnswer() throws {
+    let (client, session) = try Self.startedSession("session-sensors") {
+      $0.hello = Opencoremotion_Daemon_V1_HelloReply()
+    }
     defer { session.close() }
 
     // The source changes while the client is still connecting: two notices, the later one
@@ -56,18 +67,9 @@ import Testing
   /// subscribes) gets the notices too, once it has had a reply. They waited for a Hello answer
   /// that never came, so such a client never learnt that the source had lost a sensor.
   @Test func aClientThatSaysNoHelloGetsTheNoticesAfterItsFirstReply() throws {
-    let (client, socket) = try RawConnection.accepted(prefix: "session-sensors-nohello")
-    let session = ClientSession(
-      id: 1, socket: socket, streamCapacity: 8, limits: ClientSession.Limits(),
-      logger: Logger(label: "test"),
-      onRequest: { _, request in
-        var reply = WireServerMessage()
-        reply.requestID = request.requestID
-        reply.status = Opencoremotion_Daemon_V1_DaemonStatus()
-        return [reply]
-      },
-      authorizationNotice: { nil }, onClose: { _ in })
-    session.start()
+    let (client, session) = try Self.startedSession("session-sensors-nohello") {
+      $0.status = Opencoremotion_Daemon_V1_DaemonStatus()
+    }
     defer { session.close() }
 
     try client.write(

@@ -62,25 +62,45 @@ final class HandDrivenSource: SensorSource, @unchecked Sendable {
   }
 }
 
+/// A daemon on a ``HandDrivenSource``, its socket and state in a directory of its own, which a
+/// test can stop and start again (a restart keeps the socket path and the state).
+struct HandDrivenDaemon {
+  let directory: String
+  let configuration: DaemonConfiguration
+  let source: HandDrivenSource
+
+  /// `label` names the directory in /tmp, with the process id and a random number.
+  init(label: String, source: HandDrivenSource = HandDrivenSource()) {
+    directory = "/tmp/ocm-\(label)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    var configuration = DaemonConfiguration(
+      socketPath: directory + "/motiond.sock", stateDirectory: directory + "/state")
+    configuration.flushInterval = 0.05
+    self.configuration = configuration
+    self.source = source
+  }
+
+  /// Starts a daemon on the source (again, after a stop).
+  func start() throws -> MotionDaemon {
+    let daemon = MotionDaemon(
+      source: source, configuration: configuration, logger: Logger(label: "test"))
+    try daemon.start()
+    return daemon
+  }
+
+  /// Removes the directory, for the test's `defer`.
+  func removeDirectory() { try? FileManager.default.removeItem(atPath: directory) }
+}
+
 /// Failures of the daemon's source reach a `DaemonSource` with their `isFatal`, and a lost
 /// connection is advisory. Before, the wire had no room for `isFatal` and every failure arrived
 /// fatal: one malformed POST of a phone source, or a daemon restart, ended every client's async
 /// sequences for good.
 @Suite struct DaemonAdvisoryFailureTests {
   @Test func anAdvisoryFailureOfTheDaemonsSourceLeavesClientSequencesRunning() async throws {
-    let directory = "/tmp/ocm-advisory-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    var configuration = DaemonConfiguration(
-      socketPath: directory + "/motiond.sock", stateDirectory: directory + "/state")
-    configuration.flushInterval = 0.05
-    let source = HandDrivenSource()
-    func startDaemon() throws -> MotionDaemon {
-      let daemon = MotionDaemon(
-        source: source, configuration: configuration, logger: Logger(label: "test"))
-      try daemon.start()
-      return daemon
-    }
-    var daemon = try startDaemon()
+    let harness = HandDrivenDaemon(label: "advisory")
+    defer { harness.removeDirectory() }
+    let (source, configuration) = (harness.source, harness.configuration)
+    var daemon = try harness.start()
     defer { daemon.stop() }
 
     let daemonSource = try DaemonSource(socketPath: configuration.socketPath)
@@ -125,7 +145,7 @@ final class HandDrivenSource: SensorSource, @unchecked Sendable {
         // A daemon restart: the client reconnects, and the same sequence goes on.
         daemon.stop()
         restartedAfter = source.latestTimestamp.withLock { $0 }
-        daemon = try startDaemon()
+        daemon = try harness.start()
       default:
         break
       }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import Logging
 import MotionConcurrency
 import MotionDaemon
 import MotionDaemonClient
@@ -16,19 +15,10 @@ import Testing
 /// back with the daemon.
 @Suite struct DaemonResubscriptionTests {
   @Test func anIntervalChangedWhileTheDaemonIsAwayTakesEffectWhenItReturns() throws {
-    let directory = "/tmp/ocm-resubscribe-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    var configuration = DaemonConfiguration(
-      socketPath: directory + "/motiond.sock", stateDirectory: directory + "/state")
-    configuration.flushInterval = 0.05
-    let source = HandDrivenSource()
-    func startDaemon() throws -> MotionDaemon {
-      let daemon = MotionDaemon(
-        source: source, configuration: configuration, logger: Logger(label: "test"))
-      try daemon.start()
-      return daemon
-    }
-    var daemon = try startDaemon()
+    let harness = HandDrivenDaemon(label: "resubscribe")
+    defer { harness.removeDirectory() }
+    let (source, configuration) = (harness.source, harness.configuration)
+    var daemon = try harness.start()
     defer { daemon.stop() }
     let daemonSource = try DaemonSource(socketPath: configuration.socketPath)
     defer { daemonSource.client.close() }
@@ -61,7 +51,7 @@ import Testing
     }
     // The run subscribes again, at 50 Hz, while no daemon answers.
     manager.accelerometerUpdateInterval = 0.02
-    daemon = try startDaemon()
+    daemon = try harness.start()
     try waitUntil(seconds: 60, "the client to reconnect") { daemonSource.client.isConnected }
 
     try emitUntilDelivered("updates after the restart")

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import Logging
 import MotionConcurrency
 import MotionDaemon
 import MotionDaemonClient
@@ -19,15 +18,11 @@ import Testing
 /// none, so both timed out after 60 s.)
 extension DaemonProcessTests {
   @Test func deviceMotionThroughTheDaemonEndsWhenItsSourceLosesTheGyroscope() throws {
-    let directory = "/tmp/ocm-sensor-loss-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    var configuration = DaemonConfiguration(
-      socketPath: directory + "/motiond.sock", stateDirectory: directory + "/state")
-    configuration.flushInterval = 0.05
-    let source = HandDrivenSource(name: "shrinking", sensors: .nineAxis)
-    let daemon = MotionDaemon(
-      source: source, configuration: configuration, logger: Logger(label: "test"))
-    try daemon.start()
+    let harness = HandDrivenDaemon(
+      label: "sensor-loss", source: HandDrivenSource(name: "shrinking", sensors: .nineAxis))
+    defer { harness.removeDirectory() }
+    let (source, configuration) = (harness.source, harness.configuration)
+    let daemon = try harness.start()
     defer { daemon.stop() }
 
     // Samples every 10 ms of the source's clock, with the readings the source offers at the
