@@ -147,14 +147,14 @@ package struct SensorLoggerConverter: Sendable {
       || seenStreams.contains("totalacceleration")
   }
 
-  /// Whether this recording has been found to stream no gyroscope (the notice of
-  /// ``missingGyroscopeBatches`` is out, and no gyroscope reading has come since): the receiver
-  /// then offers no gyroscope, so device motion is not available.
-  package var lacksGyroscope: Bool { reportedMissing.contains(.gyroscope) && !streamsGyroscope }
-
-  /// Whether this recording has been found to stream no accelerometer, as ``lacksGyroscope``.
-  package var lacksAccelerometer: Bool {
-    reportedMissing.contains(.accelerometer) && !streamsAccelerometer
+  /// The accelerometer or gyroscope (or both) this recording has been found not to stream: the
+  /// notice of ``missingGyroscopeBatches`` is out, and no reading of it has come since. The
+  /// receiver then offers neither, so they (and device motion) are not available.
+  package var lackingSensors: SensorSet {
+    var lacking = reportedMissing
+    if streamsGyroscope { lacking.remove(.gyroscope) }
+    if streamsAccelerometer { lacking.remove(.accelerometer) }
+    return lacking
   }
 
   /// How many batches with readings but no gyroscope (or no accelerometer) make the notice due:

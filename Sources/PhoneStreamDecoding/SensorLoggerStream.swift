@@ -67,12 +67,9 @@ package struct SensorLoggerStream: Sendable {
   /// The reorder buffer's state (for diagnostics and tests).
   package var reorderBuffer: SampleReorderBuffer { reorder }
 
-  /// Whether the current recording streams no gyroscope (see
-  /// ``SensorLoggerConverter/lacksGyroscope``).
-  package var lacksGyroscope: Bool { converter.lacksGyroscope }
-  /// Whether the current recording streams no accelerometer (see
-  /// ``SensorLoggerConverter/lacksAccelerometer``).
-  package var lacksAccelerometer: Bool { converter.lacksAccelerometer }
+  /// The accelerometer or gyroscope the current recording does not stream (see
+  /// ``SensorLoggerConverter/lackingSensors``).
+  package var lackingSensors: SensorSet { converter.lackingSensors }
 
   /// How many messages were skipped for an id that cannot be sequenced.
   package var skippedMessageCount: Int { sequencer.skippedMessageCount }

@@ -145,12 +145,8 @@ public final class SensorLoggerReceiver: SensorSource, @unchecked Sendable {
   /// comes after this has dropped it, so that device motion (and the accelerometer) reads as not
   /// available and updates started before end.
   public var availableSensors: SensorSet {
-    var offered: SensorSet = [.accelerometer, .gyroscope, .magnetometer, .barometer]
-    stream.withLock { s in
-      if s.state?.lacksGyroscope ?? false { offered.remove(.gyroscope) }
-      if s.state?.lacksAccelerometer ?? false { offered.remove(.accelerometer) }
-    }
-    return offered
+    let offered: SensorSet = [.accelerometer, .gyroscope, .magnetometer, .barometer]
+    return offered.subtracting(stream.withLock { $0.state?.lackingSensors ?? [] })
   }
   /// The phone decides the rate (Sensor Logger offers up to 100 Hz and more on some phones).
   public var supportedSampleRates: ClosedRange<Double> { 1...200 }

@@ -309,8 +309,7 @@ final class NetworkSensorLoggerTests: XCTestCase {
     }
     XCTAssertEqual(notices.count, 1, "once per recording: \(notices)")
     XCTAssertTrue(notices.first?.message.contains("no accelerometer") ?? false, "\(notices)")
-    XCTAssertTrue(converter.lacksAccelerometer)
-    XCTAssertFalse(converter.lacksGyroscope)
+    XCTAssertEqual(converter.lackingSensors, .accelerometer)
   }
 
   func testTimeKeepsNanosecondPrecisionBeyondTwoToThe53() throws {
