@@ -206,13 +206,11 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
           clock: SensorServerClockContinuity(offset: clockOffset, needsCheck: true),
           lastActivity: phoneStreamUptime()))
       let group = eventLoopGroup ?? MultiThreadedEventLoopGroup(numberOfThreads: 1)
-      guard let (ending, groupIsShutDown) = await connect(session, on: group, executor: executor)
-      else {
-        connected.withLock { $0 = false }
-        return  // Stopped during the attempt, which shuts `group` down when it has ended.
-      }
-      eventLoopGroup = groupIsShutDown ? nil : group
+      let outcome = await connect(session, on: group, executor: executor)
       connected.withLock { $0 = false }
+      // `nil`: stopped during the attempt, which shuts `group` down when it has ended.
+      guard let (ending, groupIsShutDown) = outcome else { return }
+      eventLoopGroup = groupIsShutDown ? nil : group
       let (broughtData, finalState) = session.withLock { ($0.receivedMessage, $0) }
       reorder = finalState.reorder
       clockOffset = finalState.clock.offset
