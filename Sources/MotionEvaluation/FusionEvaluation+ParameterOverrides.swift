@@ -5,7 +5,7 @@ import MotionFusion
 extension FusionEvaluation {
   /// The numeric estimator parameters by name, for `motionctl evaluate --set NAME=VALUE`
   /// experiments (values in the parameter's documented unit; angles in radians). The flag
-  /// `usesCalibratedFieldForHeading` is set with 0 or 1. (Computed: key paths are not `Sendable`,
+  /// `usesCalibratedFieldForHeading` and `rawFieldIsCalibrated` are set with 0 or 1. (Computed: key paths are not `Sendable`,
   /// so a stored static table would be shared mutable state to the compiler.)
   package static var parameterKeyPaths:
     [String: WritableKeyPath<AttitudeEstimator.Parameters, Double>]
@@ -61,6 +61,9 @@ extension FusionEvaluation {
     ]
   }
 
+  /// The Boolean parameters, set with 0 or 1.
+  static let flagNames = ["usesCalibratedFieldForHeading", "rawFieldIsCalibrated"]
+
   /// Errors from ``parameters(overriding:with:)``.
   public enum OverrideError: Error, CustomStringConvertible {
     case malformed(String)
@@ -70,7 +73,7 @@ extension FusionEvaluation {
       case .malformed(let text): return "expected NAME=VALUE with a finite number, got \"\(text)\""
       case .unknownParameter(let name):
         return "unknown parameter \"\(name)\"; known: "
-          + parameterKeyPaths.keys.sorted().joined(separator: ", ")
+          + (Array(parameterKeyPaths.keys) + flagNames).sorted().joined(separator: ", ")
       }
     }
   }
@@ -87,6 +90,10 @@ extension FusionEvaluation {
       }
       if parts[0] == "usesCalibratedFieldForHeading" {
         result.usesCalibratedFieldForHeading = value != 0
+        continue
+      }
+      if parts[0] == "rawFieldIsCalibrated" {
+        result.rawFieldIsCalibrated = value != 0
         continue
       }
       guard let keyPath = parameterKeyPaths[String(parts[0])] else {

@@ -89,10 +89,26 @@ extension AttitudeEstimator {
     /// nothing here can observe, rad: a local distortion of the earth's field that leaves its
     /// strength and dip unchanged, and the calibration's residual. Default: 1°.
     public var calibratedHeadingSigma = 1 * Units.radiansPerDegree
-    /// As ``calibratedHeadingSigma`` for a heading from the raw field, before a calibration is
-    /// trusted: a hard iron never fitted biases the heading, and the disturbance rejection only
-    /// notices what changes the field's strength or dip. Default: 3°.
+    /// As ``calibratedHeadingSigma`` for a heading from the raw field of a magnetometer that
+    /// comes calibrated (``rawFieldIsCalibrated``), before a calibration of our own is usable:
+    /// what the sensor's own calibration leaves, which the disturbance rejection cannot see
+    /// unless it changes the field's strength or dip. Default: 3°.
     public var uncalibratedHeadingSigma = 3 * Units.radiansPerDegree
+    /// Whether the magnetometer's readings have the device's hard and soft iron removed already,
+    /// by the sensor, its driver or whoever made the recording (BROAD's trials; the calibrated
+    /// field Android's magnetic-field sensor reports), so that a heading from the raw field is
+    /// good to ``uncalibratedHeadingSigma`` before a calibration of our own is usable.
+    ///
+    /// Off by default, because a raw field usually is not calibrated (a Linux IIO magnetometer,
+    /// an uncalibrated phone stream, the simulated phone): a hard iron of tens of µT biases its
+    /// heading by tens of degrees, and nothing can fit it before the device turns through
+    /// enough orientations. Nothing can check it either: a still device with an unfitted hard
+    /// iron sees a field as steady as a calibrated one's. So until the heading uses a
+    /// calibration (``usesCalibratedFieldForHeading``, ``MagnetometerCalibrator/isUsableForHeading``)
+    /// its error has no bound to report, and ``AttitudeEstimator/headingUncertainty`` is `nil`
+    /// (`CMDeviceMotion.headingAccuracy` negative: the heading is invalid, as `CLHeading` says of
+    /// an uncalibrated compass). The heading itself is the same either way.
+    public var rawFieldIsCalibrated = false
 
     // MARK: Magnetic disturbances
 

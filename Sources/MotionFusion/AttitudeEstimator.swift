@@ -93,12 +93,29 @@ public struct AttitudeEstimator: Sendable {
   /// vertical), rad; `nil` before the first magnetic heading. It grows between corrections with
   /// the gyroscope's noise, its bias uncertainty about the vertical and its scale uncertainty
   /// times the turning, and shrinks with each correction toward the field's own uncertainty
-  /// (``Parameters/calibratedHeadingSigma`` or ``Parameters/uncalibratedHeadingSigma``, plus how
-  /// far the field's strength and dip are from the reference's); a field rejected as disturbed
-  /// corrects nothing, so the uncertainty keeps growing. Never more than a uniform heading's
-  /// (π/√3, 104°).
+  /// (``Parameters/calibratedHeadingSigma`` or ``Parameters/uncalibratedHeadingSigma``); a field
+  /// rejected as disturbed corrects nothing, so the uncertainty keeps growing. Never more than a
+  /// uniform heading's (π/√3, 104°).
+  ///
+  /// Also `nil` while the heading comes from a raw field that no calibration accounts for
+  /// (``isHeadingFieldCalibrated`` false): an unfitted hard iron biases it by an amount nothing
+  /// here can bound (``Parameters/rawFieldIsCalibrated``).
   public var headingUncertainty: Double? {
-    state.isHeadingInitialized ? state.headingErrorVariance.squareRoot() : nil
+    guard state.isHeadingInitialized, isHeadingFieldCalibrated else { return nil }
+    return state.headingErrorVariance.squareRoot()
+  }
+
+  /// Whether the field the heading follows has the device's hard iron accounted for: a
+  /// calibration of our own that the heading uses (``Parameters/usesCalibratedFieldForHeading``
+  /// and ``MagnetometerCalibrator/isUsableForHeading``), or a raw field that comes calibrated
+  /// (``Parameters/rawFieldIsCalibrated``).
+  public var isHeadingFieldCalibrated: Bool {
+    usesCalibrationForHeading || parameters.rawFieldIsCalibrated
+  }
+
+  /// Whether the heading follows the field of our own calibration rather than the raw one.
+  var usesCalibrationForHeading: Bool {
+    parameters.usesCalibratedFieldForHeading && state.magnetometerCalibrator.isUsableForHeading
   }
 
   /// The gyroscope bias estimate, rad/s.
@@ -668,10 +685,9 @@ public struct AttitudeEstimator: Sendable {
   /// counting. A field whose strength or dip left the reference's is rejected as disturbed and
   /// corrects nothing (gain 0), so the variance keeps growing instead.
   mutating func contractHeadingUncertainty(gain: Double) {
-    let usesCalibratedField =
-      parameters.usesCalibratedFieldForHeading && state.magnetometerCalibrator.isUsableForHeading
     let sigma =
-      usesCalibratedField ? parameters.calibratedHeadingSigma : parameters.uncalibratedHeadingSigma
+      usesCalibrationForHeading
+      ? parameters.calibratedHeadingSigma : parameters.uncalibratedHeadingSigma
     let keep = 1 - gain
     state.headingErrorVariance =
       keep * keep * state.headingErrorVariance + gain * (2 - gain) * sigma * sigma
@@ -723,9 +739,7 @@ public struct AttitudeEstimator: Sendable {
   ) -> SIMD3<Double> {
     let calibrationChanges = state.magnetometerCalibrator.trustedCalibrationChangeCount
     state.magnetometerCalibrator.update(field: raw, earthFromSensor: attitude, samplePeriod: dt)
-    let isCalibrated =
-      parameters.usesCalibratedFieldForHeading
-      && state.magnetometerCalibrator.isUsableForHeading
+    let isCalibrated = usesCalibrationForHeading
     if parameters.usesCalibratedFieldForHeading
       && state.magnetometerCalibrator.trustedCalibrationChangeCount != calibrationChanges
     {

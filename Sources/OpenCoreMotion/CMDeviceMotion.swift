@@ -64,17 +64,22 @@ open class CMDeviceMotion: CMLogItem {
   open var heading: Double { storedHeading }
 
   /// How far the true heading may be from ``heading``, in degrees (iOS 27); negative when the
-  /// heading is invalid: in the arbitrary reference frames, and before the magnetometer has
-  /// given one.
+  /// heading is invalid: in the arbitrary reference frames, before the magnetometer has given
+  /// one, and while the magnetometer is uncalibrated (``magneticField``'s accuracy
+  /// `.uncalibrated`, until the device has turned enough for a calibration).
   ///
   /// Two standard deviations of the fusion's heading uncertainty, which grows with the
   /// gyroscope's noise, bias and scale uncertainty while the field is rejected as disturbed or
   /// absent, and settles, while the field corrects the heading, at what the magnetometer cannot
-  /// check itself (1° with a trusted calibration, 3° before: a local distortion of the earth's
-  /// field, a hard iron never fitted). Measured on BROAD's 16 shared trials: the true heading
-  /// error is within it for 99.97 % of samples (99.3 % on the worst trial, a magnet 5 cm from the
-  /// sensor), with a median of 8.4° against a median error of 0.7°. Apple documents no method;
-  /// ours is in `docs/AppleCompatibility.md`.
+  /// check itself (1°: a local distortion of the earth's field, the calibration's residual).
+  /// Before a calibration the heading follows the raw field, which a hard iron nothing has
+  /// fitted yet can bias by tens of degrees on a still device without any sign in the field, so
+  /// no bound is given then, as `CLHeading` gives none for an uncalibrated compass. Measured on
+  /// BROAD's 16 shared trials: the true heading error is within it for 99.9 % of the samples
+  /// that have one (99.0 % on the worst trial, a magnet 5 cm from the sensor), with a median of
+  /// 7.8° against a median error of 0.9°; 47 % of the samples have none, BROAD's factory
+  /// calibration being unknown to the fusion. Apple documents no method; ours is in
+  /// `docs/AppleCompatibility.md`.
   open var headingAccuracy: Double { storedHeadingAccuracy }
 
   /// Where the sensors are: always `.default` here.

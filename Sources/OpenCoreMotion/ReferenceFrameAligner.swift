@@ -104,7 +104,8 @@ package final class ReferenceFrameAligner: @unchecked Sendable {
 
   /// `CMDeviceMotion.headingAccuracy`, degrees: two standard deviations of the estimate's heading
   /// uncertainty (about 95 % of errors for a normal one), at most 180°; −1 in the arbitrary
-  /// frames and before a magnetic heading. The true-north frame adds no term for the
+  /// frames and where the estimate has no uncertainty: before a magnetic heading, and while the
+  /// heading follows an uncalibrated raw field (``AttitudeEstimator/headingUncertainty``). The true-north frame adds no term for the
   /// declination: the World Magnetic Model's is good to about 0.5° away from the poles, small
   /// beside the magnetic heading's own.
   static func headingAccuracy(

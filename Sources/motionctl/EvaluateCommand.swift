@@ -81,8 +81,10 @@ struct EvaluateCommand: ParsableCommand {
     help: """
       Instead of the RMS errors, check the real-time 9D estimator's heading uncertainty (the σ \
       behind CMDeviceMotion.headingAccuracy) against the ground truth: per trial the share of \
-      samples whose heading error is within 1, 2 and 3 σ, the median σ and the median and 95th \
-      percentile heading error, degrees.
+      samples with a magnetic heading but no σ (an uncalibrated raw field; --set \
+      rawFieldIsCalibrated=1 declares it calibrated), the share of samples whose heading error \
+      is within 1, 2 and 3 σ, the median σ and the median and 95th percentile heading error, \
+      degrees.
       """)
   var headingUncertainty = false
 
@@ -244,12 +246,14 @@ extension EvaluateCommand {
     print("real-time 9D heading error against its reported σ (degrees)")
     print(
       "trial".padding(toLength: 40, withPad: " ", startingAt: 0)
-        + " samples   ≤1σ    ≤2σ    ≤3σ   median σ  median err  p95 err")
+        + " samples  no σ    ≤1σ    ≤2σ    ≤3σ   median σ  median err  p95 err")
     for trial in result.trials + [result.pooled] {
       print(
         trial.name.padding(toLength: 40, withPad: " ", startingAt: 0)
           + String(
-            format: " %7d  %5.1f%%  %5.1f%%  %5.1f%%  %8.2f  %10.2f  %7.2f", trial.samples,
+            format: " %7d %5.1f%%  %5.1f%%  %5.1f%%  %5.1f%%  %8.2f  %10.2f  %7.2f", trial.samples,
+            100 * Double(trial.samplesWithoutSigma)
+              / Double(Swift.max(1, trial.samples + trial.samplesWithoutSigma)),
             100 * trial.withinOneSigma, 100 * trial.withinTwoSigma, 100 * trial.withinThreeSigma,
             trial.medianSigma, trial.medianError, trial.percentile95Error))
     }

@@ -12,6 +12,8 @@ struct SimulatedMagnetometerRun {
   var timestamps: [Double] = []
   /// Heading error of the 9D attitude (estimate relative to truth about the vertical), degrees.
   var headingErrors: [Double] = []
+  /// The reported heading uncertainty at each sample, degrees (`nil` where none is reported).
+  var headingSigmas: [Double?] = []
   /// The calibrated field's norm (µT) and dip (degrees, from the true attitude).
   var calibratedNorms: [Double] = []
   var calibratedDips: [Double] = []
@@ -57,6 +59,8 @@ extension SimulatedMagnetometerRun {
       if error.w < 0 { error = Quaternion(w: -error.w, x: -error.x, y: -error.y, z: -error.z) }
       result.timestamps.append(sample.timestamp)
       result.headingErrors.append(2 * Double.atan2(error.z, error.w) * Units.degreesPerRadian)
+      result.headingSigmas.append(
+        estimator.attitudeEstimator.headingUncertainty.map { $0 * Units.degreesPerRadian })
       if let field = estimator.calibratedMagneticField {
         if !field.isFinite { result.allFinite = false }
         let inEarth = truth.act(on: field)
