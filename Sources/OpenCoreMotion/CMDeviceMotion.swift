@@ -55,12 +55,16 @@ open class CMDeviceMotion: CMLogItem {
   ///
   /// Apple documents the range, that the value is relative to the reference frame's north, and
   /// that it is negative in the arbitrary frames, but not which direction of the device it
-  /// measures. Ours is the top edge's (+y) bearing while the device lies flat, whatever its roll,
-  /// and turns smoothly towards the direction the back (the camera) faces as the top edge rises,
-  /// so that held upright it is where the camera looks: the horizontal direction of
-  /// `top + |top.z| · back` in the reference frame. The top edge alone has no bearing when it
-  /// points up, and its value wandered there. Any such bearing is undefined in some pose; ours
-  /// only with the top edge 51.8° above the horizontal and the screen facing 38.2° below it.
+  /// measures. Ours is the top edge's (+y) bearing while the top edge is level, whatever the
+  /// roll, and turns smoothly towards the direction the back (the camera) faces as the top edge
+  /// rises or dips, so that held upright, either way up, it is where the camera looks: the
+  /// horizontal direction of `top + |top.z| · back` in the reference frame. The top edge alone
+  /// has no bearing when it points up, and its value wandered there. Any such bearing is
+  /// undefined in some pose; ours is in two, where the two terms cancel and the value turns by
+  /// 180°: the top edge 51.8° above the horizontal with the screen facing 38.2° below it (the
+  /// device seen from underneath), and the top edge 51.8° below the horizontal with the screen
+  /// facing 38.2° above it (a device face up tipped over its top edge, read upside down; tipped
+  /// further, the value is the camera's bearing, opposite the top edge's).
   open var heading: Double { storedHeading }
 
   /// How far the true heading may be from ``heading``, in degrees (iOS 27); negative when the

@@ -130,15 +130,19 @@ package final class ReferenceFrameAligner: @unchecked Sendable {
   /// points, in a north-referenced attitude (NWU: x north, y west, z up).
   ///
   /// Where it points is the horizontal direction of `top + |top.z| · back`, the top edge (+y)
-  /// turned towards the direction the back (the camera, −z) faces as the top edge rises out of
-  /// the horizontal: lying flat it is the top edge's bearing (a roll leaves it so), held upright
-  /// it is where the camera looks, and it turns smoothly in between. The
-  /// bearing of the top edge alone is undefined upright, where the top edge points at the sky,
-  /// and wandered there with the fusion's noise. No bearing can turn with the device about the
-  /// vertical and be continuous in every pose (a circle-valued function on the attitudes that
-  /// shifts with yaw would split them into tilt × yaw, which they do not): this one has a single
-  /// pose without a direction, the top edge 51.8° above the horizontal and the screen facing 38.2°
-  /// below it, where the two terms cancel; there the result is a finite bearing of the rounding.
+  /// turned towards the direction the back (the camera, −z) faces as the top edge rises or dips
+  /// out of the horizontal: with the top edge level it is the top edge's bearing (a roll leaves
+  /// it so), held upright either way up it is where the camera looks, and it turns smoothly in
+  /// between. The bearing of the top edge alone is undefined upright, where the top edge points
+  /// at the sky, and wandered there with the fusion's noise. No bearing can turn with the device
+  /// about the vertical and be continuous in every pose (a circle-valued function on the
+  /// attitudes that shifts with yaw would split them into tilt × yaw, which they do not): this
+  /// one has two poses without a direction, where the two terms cancel and the bearing turns by
+  /// 180° (a pose is its two tilts; its yaw does not matter): the top edge 51.8° above the
+  /// horizontal with the screen facing 38.2° below it, and the top edge 51.8° below the
+  /// horizontal with the screen facing 38.2° above it (there cos e = sin² e, e the top edge's
+  /// angle to the horizontal, and the back faces back over the top edge). In those poses the
+  /// result is a finite bearing of the rounding.
   static func heading(of referenceFromDevice: Quaternion) -> Double {
     let top = referenceFromDevice.act(on: SIMD3(0, 1, 0))
     let back = referenceFromDevice.act(on: SIMD3(0, 0, -1))

@@ -273,6 +273,36 @@ final class CMDeviceMotionTests: XCTestCase {
     }
   }
 
+  func testHeadingTurnsByAHalfTurnInTwoPosesOnly() {
+    // The documentation names the poses where `top + |top.z| · back` has no horizontal part:
+    // turned a whole turn about the device's x axis (the top edge rising over the vertical and
+    // back), 0.1° at a time, the heading steps by 180° at −51.8° (face up, the top edge 51.8°
+    // below the horizontal) and at 128.2° (the top edge 51.8° above it, the screen 38.2° below
+    // it), and nowhere else; rolled out of that plane it does not step at all.
+    for yaw in [0.0, 100, 215] {
+      for roll in [0.0, -60, -20, -5, 5, 20, 60, 90] {
+        let turn = Quaternion.aboutZ(yaw * Units.radiansPerDegree)
+        var previous = ReferenceFrameAligner.heading(of: turn * aboutX(-180) * aboutY(roll))
+        var steps: [Double] = []
+        for step in 1...3600 {
+          let pitch = -180 + Double(step) / 10
+          let heading = ReferenceFrameAligner.heading(of: turn * aboutX(pitch) * aboutY(roll))
+          let change = bearingDifference(heading, previous)
+          if change > 5 {
+            steps.append(pitch)
+            XCTAssertEqual(change, 180, accuracy: 5, "yaw \(yaw)°, pitch \(pitch)°")
+          }
+          previous = heading
+        }
+        let expected: [Double] = roll == 0 ? [-51.8, 128.2] : []
+        XCTAssertEqual(steps.count, expected.count, "yaw \(yaw)°, roll \(roll)°: \(steps)")
+        for (step, pose) in zip(steps, expected) {
+          XCTAssertEqual(step, pose, accuracy: 0.15, "yaw \(yaw)°, roll \(roll)°")
+        }
+      }
+    }
+  }
+
   func testTrueNorthAddsTheEastDeclinationToTheHeading() throws {
     CMMotionManager.declinationProvider = { 10 }
     let samples = Synthetic.still(.identity, count: 30)
