@@ -13,7 +13,10 @@ import SwiftProtobuf
 /// serially per subscription, and must not block. When the daemon goes away, pending requests
 /// fail with ``DaemonError/Code/disconnected``, every subscription gets
 /// ``DaemonStreamEvent/disconnected(_:)``, and the client reconnects in the background (every
-/// ``reconnectInterval``) and resubscribes, then sends ``DaemonStreamEvent/reconnected``.
+/// ``reconnectInterval``) and resubscribes, then sends ``DaemonStreamEvent/reconnected``. Those
+/// two come from the thread that noticed the change, and a stream subscribed during the
+/// reconnection is told `.disconnected` on the subscribing thread, before ``subscribe(_:handler:)``
+/// returns (see there).
 public final class DaemonClient: @unchecked Sendable {
   // Sendable because all mutable state is in `state` (a Locked); socket I/O is thread-safe.
 
@@ -826,7 +829,9 @@ public final class DaemonClient: @unchecked Sendable {
   ///
   /// While the client is reconnecting (the daemon went away under its streams), a stream that
   /// cannot be subscribed now joins those waiting: its handler gets
-  /// ``DaemonStreamEvent/disconnected(_:)`` at once, and the next connection subscribes it.
+  /// ``DaemonStreamEvent/disconnected(_:)`` at once, and the next connection subscribes it. That
+  /// first call of `handler` is made on the calling thread, before this returns: a caller must
+  /// not hold, while it subscribes, a lock that `handler` takes.
   ///
   /// - Throws: when the daemon is not reachable now and no reconnection is under way.
   public func subscribe(

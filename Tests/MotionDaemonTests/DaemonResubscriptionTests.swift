@@ -59,3 +59,50 @@ import Testing
     #expect(manager.accelerometerUpdateInterval == 0.02)
   }
 }
+
+/// A stream subscribed while the client reconnects is told it waits on the subscribing thread,
+/// before `subscribe` returns (which `DaemonClient.subscribe(_:handler:)` documents: a caller
+/// holding a lock its handler takes would wait for itself), and is subscribed by the next
+/// connection.
+@Suite struct DaemonWaitingStreamTests {
+  @Test func aStreamSubscribedWhileTheClientReconnectsIsToldAtOnceAndResumes() throws {
+    let harness = HandDrivenDaemon(label: "waiting-stream")
+    defer { harness.removeDirectory() }
+    var daemon = try harness.start()
+    defer { daemon.stop() }
+    let client = DaemonClient(socketPath: harness.configuration.socketPath)
+    defer { client.close() }
+    let request = DaemonStreamRequest(sensors: .accelerometer, rate: 50)
+    let first = try client.subscribe(request) { _ in }
+    defer { first.cancel() }
+    daemon.stop()
+    try waitUntil(seconds: 60, "the client to notice the daemon left") { !client.isConnected }
+
+    // Each event, and whether `subscribe` had returned when it came.
+    let events = Locked<[(event: DaemonStreamEvent, afterReturn: Bool)]>([])
+    let returned = Locked(false)
+    let second = try client.subscribe(request) { event in
+      let afterReturn = returned.withLock { $0 }
+      events.withLock { $0.append((event, afterReturn)) }
+    }
+    returned.withLock { $0 = true }
+    defer { second.cancel() }
+    let told = events.withLock { $0 }
+    #expect(told.count == 1, "\(told)")
+    if case .disconnected(let message)? = told.first?.event {
+      #expect(message.contains("waits for the reconnection"), "\(message)")
+    } else {
+      Issue.record("the first event is not .disconnected: \(told)")
+    }
+    #expect(told.first?.afterReturn == false, "told after subscribe returned")
+
+    daemon = try harness.start()
+    var timestamp = 1000.0
+    try waitUntil(seconds: 60, "a sample on the stream subscribed while the daemon was away") {
+      timestamp += 0.02
+      harness.source.emit(
+        .sample(MotionSample(timestamp: timestamp, accelerometer: SIMD3(0, 0, 9.81))))
+      return events.withLock { $0.contains { if case .sample = $0.event { true } else { false } } }
+    }
+  }
+}
