@@ -486,11 +486,15 @@ public final class DaemonClient: @unchecked Sendable {
   private func startReconnecting() {
     let thread = Thread { [weak self] in
       while let self {
-        let (closed, streamsLeft) = self.state.withLock { ($0.isClosed, !$0.streams.isEmpty) }
-        if closed || !streamsLeft {
-          self.state.withLock { $0.isReconnecting = false }
-          return
+        // One locked step: a stream registered between a check and a separate clearing of the
+        // flag (`waitForReconnection` joins while the flag is set) would wait with nothing
+        // reconnecting.
+        let ends = self.state.withLock { s -> Bool in
+          guard s.isClosed || s.streams.isEmpty else { return false }
+          s.isReconnecting = false
+          return true
         }
+        if ends { return }
         // Through `connect`: a request may have connected meanwhile, and its connection serves.
         if (try? self.connect(timeout: 2)) != nil {
           // The new connection may have ended already (before or after `connect` returned), and
