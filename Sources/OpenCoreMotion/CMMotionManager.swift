@@ -363,14 +363,15 @@ extension CMMotionManager {
     let generation = channel.begin(sink: sink, nominalSourcePeriod: minimumUpdateInterval)
     let loss = Locked(false)
     // Only this sensor: a source that can switch sensors off (IIO, the daemon) keeps the others
-    // off while nobody else needs them.
-    let handler: @Sendable (SourceEvent) -> Void = { [source] event in
+    // off while nobody else needs them. Each event comes with the number of the subscription
+    // that delivered it.
+    let handler: @Sendable (SourceEvent, UInt64) -> Void = { [source] event, subscription in
       switch event {
       case .sample(let sample):
         guard sample.sensors.contains(sensor) else { return }
         channel.offer(timestamp: sample.timestamp, generation: generation) { make(sample) }
       case .failure(let failure):
-        channel.report(failure, generation: generation)
+        channel.report(failure, generation: generation, subscription: subscription)
         if let missing = CMMotionManager.newlyMissing(
           sensor, available: source.availableSensors, reported: loss)
         {
@@ -382,8 +383,8 @@ extension CMMotionManager {
         channel.finish(generation: generation)
       }
     }
-    channel.attach(generation: generation) { [source] rate in
-      source.subscribe(requestedSampleRate: rate, sensors: sensor, handler)
+    channel.attach(generation: generation) { [source] rate, subscription in
+      source.subscribe(requestedSampleRate: rate, sensors: sensor) { handler($0, subscription) }
     }
     return true
   }
@@ -434,7 +435,10 @@ extension CMMotionManager {
     // heading drifting while it claims a magnetic reference.
     let needed: SensorSet =
       frame == .xArbitraryZVertical ? .inertial : SensorSet.inertial.union(.magnetometer)
-    let consumer: DeviceMotionPipeline.Consumer = { [source] event in
+    // Each event comes with the number of the subscription that delivered it, for the daemon's
+    // fused motion (which subscribes again when the interval changes), else `nil`.
+    let consumer: @Sendable (DeviceMotionPipeline.Event, UInt64?) -> Void = {
+      [source] event, subscription in
       switch event {
       case .estimate(let estimate):
         if let error = movementRequest.check(estimate) {
@@ -449,7 +453,7 @@ extension CMMotionManager {
         // After a lost connection the estimates may come from a new estimator (a restarted
         // motion daemon): the arbitrary frame's yaw carries on rather than jump.
         if failure.kind == .disconnected { aligner.continueHeadingAfterGap() }
-        channel.report(failure, generation: generation)
+        channel.report(failure, generation: generation, subscription: subscription)
         if let missing = CMMotionManager.newlyMissing(
           needed, available: source.availableSensors, reported: loss)
         {
@@ -464,11 +468,11 @@ extension CMMotionManager {
       }
     }
     if let daemon = source as? DaemonSource, daemon.servesFusedMotion {
-      channel.attach(generation: generation) { rate in
-        Self.subscribeFusedMotion(of: daemon, rate: rate, consumer)
+      channel.attach(generation: generation) { rate, subscription in
+        Self.subscribeFusedMotion(of: daemon, rate: rate) { consumer($0, subscription) }
       }
     } else {
-      channel.attach(pipeline.subscribe(consumer), generation: generation)
+      channel.attach(pipeline.subscribe { consumer($0, nil) }, generation: generation)
     }
     return true
   }

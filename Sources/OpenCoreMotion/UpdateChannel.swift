@@ -46,8 +46,13 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     var subscription: SourceSubscription?
     /// How the run subscribes to its source at a given rate (Hz), when it asks for its interval's
     /// rate (``attach(generation:subscribingAt:)``), and the interval its subscription asked for.
-    var subscribe: ((Double) -> SourceSubscription)?
+    var subscribe: ((Double, UInt64) -> SourceSubscription)?
     var subscribedInterval: Double?
+    /// The number of the latest subscription ``followInterval()`` made or is making.
+    var subscriptionNumber: UInt64 = 0
+    /// While ``followInterval()`` makes a subscription (the one it replaces still delivering):
+    /// the failures passed on from one subscription that the other has not delivered yet.
+    var overlapFailures: [(subscription: UInt64, failure: SourceFailure)]?
     /// Whether a call of ``followInterval()`` is bringing the subscription up to date (across
     /// runs: it follows whichever run is in progress).
     var isFollowingInterval = false
@@ -120,16 +125,18 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
   }
 
   /// Subscribes run `generation` to its source with `subscribe`, given the rate its ``interval``
-  /// asks for (Hz), and subscribes again whenever the interval changes while the run lasts. (When
-  /// another thread is subscribing this channel's runs at that moment, that thread makes this
-  /// run's subscription too, and this returns before it is made: see ``followInterval()``.)
+  /// asks for (Hz) and the subscription's number (which its failures carry to
+  /// ``report(_:generation:subscription:)``), and subscribes again whenever the interval changes
+  /// while the run lasts. (When another thread is subscribing this channel's runs at that moment,
+  /// that thread makes this run's subscription too, and this returns before it is made: see
+  /// ``followInterval()``.)
   ///
   /// For sources that honour the requested rate: IIO hardware samples at the highest rate its
   /// subscribers ask for, and the motion daemon sends each subscriber its own rate. A subscription
   /// kept from the start would go on at the start's rate, so that a manager started at 1 s and set
   /// to 0.02 s kept delivering once a second.
   func attach(
-    generation: UInt64, subscribingAt subscribe: @escaping (Double) -> SourceSubscription
+    generation: UInt64, subscribingAt subscribe: @escaping (Double, UInt64) -> SourceSubscription
   ) {
     state.withLock { s in
       if s.isActive, s.generation == generation { s.subscribe = subscribe }
@@ -140,7 +147,8 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
   /// Subscribes the run in progress at its interval's rate when its subscription asked for
   /// another one (or it has none yet). The new subscription is made before the old one is
   /// cancelled, so that the source does not stop in between (the IIO reader would close the
-  /// device); a sample both deliver is offered twice and paced once.
+  /// device); a sample both deliver is offered twice and paced once, a failure both deliver is
+  /// reported once (``report(_:generation:subscription:)``).
   ///
   /// One call at a time does it, holding no lock while it subscribes, and goes on until the
   /// subscription asks for the interval in force: a call meanwhile (an interval set on another
@@ -154,8 +162,8 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
       return !s.isFollowingInterval
     }
     guard isFirst else { return }
-    while let (generation, interval, subscribe) = dueResubscription() {
-      let subscription = subscribe(1 / interval)
+    while let (generation, interval, number, subscribe) = dueResubscription() {
+      let subscription = subscribe(1 / interval, number)
       let replaced = state.withLock { s -> SourceSubscription? in
         guard s.isActive, s.generation == generation else { return subscription }
         defer {
@@ -167,19 +175,25 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
       // After the lock: a cancellation waits for a delivery in progress, whose handler may be
       // setting an interval itself.
       replaced?.cancel()
+      state.withLock { $0.overlapFailures = nil }
     }
   }
 
-  /// What the run in progress must subscribe with next (its generation, its interval, and how it
-  /// subscribes), or `nil` when its subscription is up to date; then ``followInterval()`` is
-  /// over, in the same locked step, so that an interval set after it starts a call of its own.
-  private func dueResubscription() -> (UInt64, Double, (Double) -> SourceSubscription)? {
+  /// What the run in progress must subscribe with next (its generation, its interval, the new
+  /// subscription's number, and how it subscribes), or `nil` when its subscription is up to date;
+  /// then ``followInterval()`` is over, in the same locked step, so that an interval set after it
+  /// starts a call of its own.
+  private func dueResubscription() -> (
+    UInt64, Double, UInt64, (Double, UInt64) -> SourceSubscription
+  )? {
     state.withLock { s in
       guard s.isActive, let subscribe = s.subscribe, s.subscribedInterval != s.interval else {
         s.isFollowingInterval = false
         return nil
       }
-      return (s.generation, s.interval, subscribe)
+      s.subscriptionNumber &+= 1
+      s.overlapFailures = []
+      return (s.generation, s.interval, s.subscriptionNumber, subscribe)
     }
   }
 
@@ -259,11 +273,46 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
 
   /// Passes a source's failure to run `generation`: only a fatal one ends the run (``fail(_:generation:)``);
   /// an advisory one reaches a handler and updates go on (``advise(_:generation:)``).
-  func report(_ failure: SourceFailure, generation: UInt64) {
+  ///
+  /// `subscription` is the number of the subscription that delivered it, for a run that
+  /// ``attach(generation:subscribingAt:)`` subscribes: the same failure from both subscriptions
+  /// of a resubscription is reported once.
+  func report(_ failure: SourceFailure, generation: UInt64, subscription: UInt64? = nil) {
+    if let subscription, !isFirstDelivery(of: failure, generation: generation, from: subscription) {
+      return
+    }
     if failure.isFatal {
       fail(NSError(failure), generation: generation)
     } else {
       advise(NSError(failure), generation: generation)
+    }
+  }
+
+  /// The most failures kept while a resubscription lasts, waiting for the other subscription to
+  /// deliver them too: a source delivers each failure to both at once, so a few are plenty, and
+  /// a source that reports many to one subscription only must not grow the list.
+  static var maximumOverlapFailures: Int { 16 }
+
+  /// Whether `failure`, delivered to run `generation` by subscription `number`, is news rather
+  /// than one the other subscription of a resubscription in progress passed on already. A source
+  /// delivers each failure to every subscription; while ``followInterval()`` holds two, both
+  /// delivered it and the handler saw it twice. (A sample both deliver is paced once by its
+  /// timestamp; a failure has none, so it is matched to its copy.)
+  private func isFirstDelivery(
+    of failure: SourceFailure, generation: UInt64, from number: UInt64
+  ) -> Bool {
+    state.withLock { s in
+      // An ended run's failure goes nowhere anyway; kept, it could hide the next run's.
+      guard s.isActive, s.generation == generation else { return false }
+      guard let passed = s.overlapFailures else { return true }
+      if let copy = passed.firstIndex(where: { $0.subscription != number && $0.failure == failure })
+      {
+        s.overlapFailures?.remove(at: copy)
+        return false
+      }
+      if passed.count >= Self.maximumOverlapFailures { s.overlapFailures?.removeFirst() }
+      s.overlapFailures?.append((number, failure))
+      return true
     }
   }
 
@@ -354,6 +403,8 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
       if s.isActive { s.generation &+= 1 }
       s.isActive = false
       s.ends &+= 1
+      // The next run's failures are not copies of this one's.
+      if s.overlapFailures != nil { s.overlapFailures = [] }
       defer {
         s.sink = .pull
         s.subscription = nil
