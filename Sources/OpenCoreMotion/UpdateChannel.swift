@@ -57,6 +57,10 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     /// runs: it follows whichever run is in progress).
     var isFollowingInterval = false
     var sink: Sink = .pull
+
+    /// Whether the run in progress subscribes at its interval's rate and its subscription asked
+    /// for another (or it has none yet).
+    var isResubscriptionDue: Bool { isActive && subscribe != nil && subscribedInterval != interval }
   }
 
   private let state: Locked<State>
@@ -91,7 +95,8 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
   var latest: Item? { state.withLock { $0.latest } }
 
   /// The delivery interval in seconds; a change applies to a run in progress from its next sample,
-  /// and a run that asks its source for its interval's rate asks again.
+  /// and a run that asks its source for its interval's rate asks again (on a thread of its own
+  /// when the change comes from inside a handler: see ``followInterval()``).
   var interval: Double {
     get { state.withLock { $0.interval } }
     set {
@@ -156,12 +161,32 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
   /// says so at once), and a delivery-thread handler called there may set the interval or start
   /// the updates again, which comes back here on the same thread: under a lock held across
   /// `subscribe`, as it was, that call waited for the lock for ever.
+  ///
+  /// Called from inside a handler, it subscribes on a thread of its own and returns at once. A
+  /// source may hold `subscribe` for seconds (a daemon that is away: `DaemonSource` retries the
+  /// connection for up to 4 s), and a handler holds `handlerLock` while it runs, which ``end()``
+  /// waits for: a stop from another thread waited that long for the handler's interval change.
   private func followInterval() {
+    // Nothing to do, or another call doing it: no thread is started for nothing (a handler that
+    // sets the same interval at every update).
     let isFirst = state.withLock { s -> Bool in
-      defer { s.isFollowingInterval = true }
-      return !s.isFollowingInterval
+      guard !s.isFollowingInterval, s.isResubscriptionDue else { return false }
+      s.isFollowingInterval = true
+      return true
     }
     guard isFirst else { return }
+    if HandlerThread.isRunningHandler {
+      let thread = Thread { [self] in resubscribeWhileDue() }
+      thread.name = "OpenCoreMotion resubscription"
+      thread.start()
+    } else {
+      resubscribeWhileDue()
+    }
+  }
+
+  /// The work of ``followInterval()``, by the one call doing it: subscribes until the
+  /// subscription asks for the interval in force.
+  private func resubscribeWhileDue() {
     while let (generation, interval, number, subscribe) = dueResubscription() {
       let subscription = subscribe(1 / interval, number)
       let replaced = state.withLock { s -> SourceSubscription? in
@@ -187,7 +212,7 @@ final class UpdateChannel<Item: AnyObject>: @unchecked Sendable {
     UInt64, Double, UInt64, (Double, UInt64) -> SourceSubscription
   )? {
     state.withLock { s in
-      guard s.isActive, let subscribe = s.subscribe, s.subscribedInterval != s.interval else {
+      guard s.isResubscriptionDue, let subscribe = s.subscribe else {
         s.isFollowingInterval = false
         return nil
       }

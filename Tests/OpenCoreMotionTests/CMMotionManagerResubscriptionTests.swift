@@ -105,6 +105,46 @@ final class CMMotionManagerResubscriptionTests: XCTestCase {
     XCTAssertEqual(errors.count, 2, "\(errors.all)")
   }
 
+  /// A stop from another thread returns while a queued handler's interval change is still
+  /// subscribing (a daemon that is away holds `subscribe` for 2 to 4 s), and no handler runs
+  /// after it. The handler subscribed on its own thread while it held the lock that a stop takes
+  /// to wait out a handler in progress: the stop waited for the source.
+  func testAStopDoesNotWaitForAHandlersResubscription() {
+    let source = HeldSubscribeSource(holdingFromSubscription: 2)
+    // Used by the test's thread while this one waits for it (and not after a timeout).
+    nonisolated(unsafe) let manager = CMMotionManager(source: source)
+    manager.accelerometerUpdateInterval = 0.01
+    let queue = makeSerialQueue()
+    let calls = Collector<Double>()
+    manager.startAccelerometerUpdates(to: queue) { [unowned manager] data, _ in
+      calls.append(data?.timestamp ?? -1)
+      if calls.count == 1 { manager.accelerometerUpdateInterval = 0.5 }
+    }
+    defer { source.open() }
+    source.emit(Self.sample(at: 1000))
+    guard source.waitUntilHeld(seconds: 60) else { return XCTFail("no second subscription") }
+
+    let stopped = DispatchSemaphore(value: 0)
+    Thread {
+      manager.stopAccelerometerUpdates()
+      stopped.signal()
+    }.start()
+    // A failure bound: the stop takes microseconds.
+    let result = stopped.wait(timeout: .now() + 20)
+    source.open()
+    XCTAssertEqual(result, .success, "the stop waited for the handler's subscription")
+    if result != .success {
+      XCTAssertEqual(stopped.wait(timeout: .now() + 60), .success, "the stop never returned")
+    }
+    source.emit(Self.sample(at: 1001))
+    queue.waitUntilAllOperationsAreFinished()
+    XCTAssertEqual(calls.all, [1000], "a handler ran after the stop")
+    // The subscription made for the stopped run is cancelled as soon as it is made.
+    let deadline = Date(timeIntervalSinceNow: 60)
+    while source.liveSubscriptions > 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+    XCTAssertEqual(source.liveSubscriptions, 0)
+  }
+
   private static func sample(at timestamp: Double) -> SourceEvent {
     .sample(MotionSample(timestamp: timestamp, accelerometer: SIMD3(0, 0, 9.81)))
   }
