@@ -337,14 +337,24 @@ package actor DashboardHub {
     logger.info("dashboard source switched to \(specification.displayDescription)")
   }
 
-  /// Stops the frame timer and the feed and closes every client's queue.
-  package func shutDown() async {
-    stopFrameTimer()
+  /// Stops the current feed and keeps any from starting again (the first step of
+  /// ``shutDown()``), from any thread: the feed stops on ``sourceQueue``, so this needs no
+  /// thread of Swift concurrency's pool. The server calls it as its task is cancelled: the rest
+  /// of its stop waits for a pool thread, and with every one busy the source's subscriptions
+  /// (motiond's dashboard: its streams from the daemon) lasted until one was free, after motiond
+  /// had given up waiting for its dashboard (5 s).
+  package nonisolated func stopSource() {
     let feed = registry.withLock { registry in
       registry.isShutDown = true
       return registry.feed
     }
     sourceQueue.async { feed.stop() }
+  }
+
+  /// Stops the frame timer and the feed and closes every client's queue.
+  package func shutDown() async {
+    stopFrameTimer()
+    stopSource()
     await sourceQueueDrained()
     if recorder.status.isRecording { _ = recorder.stop() }
     registry.withLock { registry in

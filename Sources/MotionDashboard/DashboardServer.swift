@@ -106,8 +106,9 @@ public struct DashboardServer: Sendable {
     // which the cancellation also starts, does the same from a task of its own, which cannot run
     // while every thread of Swift concurrency's pool is busy (motiond shares the pool); the drain
     // does it on the cancelling thread, so the listener and the idle connections close even then
-    // (DashboardStopTests fails without it). The run itself still returns only once a pool
-    // thread is free.
+    // (DashboardStopTests fails without it). The source's subscriptions end then too
+    // (DashboardHub.stopSource(), on the hub's queue). The run itself still returns only once a
+    // pool thread is free.
     let drain = ServerDrain()
     // Every connection gets the guard first (see DashboardConnectionGuard), at most
     // `maximumConnections` are served at once, so idle or unread connections cannot exhaust the
@@ -151,6 +152,7 @@ public struct DashboardServer: Sendable {
         try await app.runService()
       } onCancel: {
         drain.drain()
+        hub.stopSource()
       }
     } catch {
       await hub.shutDown()

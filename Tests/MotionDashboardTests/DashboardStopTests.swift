@@ -2,6 +2,8 @@
 
 import Foundation
 import MotionConcurrency
+import MotionSensors
+import SourceComposition
 import XCTest
 import _MotionTestSupport
 
@@ -17,7 +19,9 @@ import _MotionTestSupport
 /// Hummingbird's own graceful shutdown, which the cancellation starts, as well as through the
 /// dashboard's `ServerDrain`; it passes with either alone (checked 2026-11-30). The drain is for a
 /// stop while every pool thread is busy, when Hummingbird's shutdown task cannot run: the second
-/// test, which fails without it (checked 2026-11-30).
+/// test, which fails without it (checked 2026-11-30). The third checks that such a stop ends the
+/// source's subscriptions too (it fails without `DashboardHub.stopSource()` in the cancellation,
+/// checked 2026-12-01).
 ///
 /// XCTest, not Swift Testing: the waits below block their thread (`onThread`).
 final class DashboardStopTests: XCTestCase {
@@ -56,7 +60,9 @@ final class DashboardStopTests: XCTestCase {
   /// Runs a dashboard with `configuration` in a task at `priority`, waiting on this thread (not
   /// a pool thread) until it listens; `finished` is signalled when its run returns.
   private func runServer(
-    _ configuration: DashboardConfiguration, priority: TaskPriority? = nil
+    _ configuration: DashboardConfiguration, priority: TaskPriority? = nil,
+    makeSource: @escaping @Sendable (SourceSpecification) throws -> any SensorSource = SourceFactory
+      .makeSource
   ) throws -> (task: Task<Void, any Error>, port: Int, finished: DispatchSemaphore) {
     let server = DashboardServer(configuration: configuration)
     let url = Locked<URL?>(nil)
@@ -64,10 +70,12 @@ final class DashboardStopTests: XCTestCase {
     let finished = DispatchSemaphore(value: 0)
     let task = Task(priority: priority) {
       defer { finished.signal() }
-      try await server.run(onRunning: { started in
-        url.withLock { $0 = started }
-        running.signal()
-      })
+      try await server.run(
+        makeSource: makeSource,
+        onRunning: { started in
+          url.withLock { $0 = started }
+          running.signal()
+        })
     }
     guard running.wait(timeout: .now() + 60) == .success, let port = url.withLock({ $0 })?.port
     else {
@@ -133,6 +141,51 @@ final class DashboardStopTests: XCTestCase {
     XCTAssertEqual(finished.wait(timeout: .now() + 20), .success, "the stop did not finish")
   }
 
+  /// The same stop ends the source's subscriptions while the pool is still full (for motiond's
+  /// dashboard, its streams from the daemon). They ended with the rest of the server's run, on a
+  /// pool thread: motiond gave up waiting for its dashboard after 5 s and stopped with the
+  /// dashboard still subscribed.
+  func testTheStopEndsTheSourcesSubscriptionsWhileThePoolIsBusy() throws {
+    let source = SubscriptionCountingSource(
+      try SourceFactory.makeSource(.simulator(scenario: "flat")))
+    let configuration = DashboardConfiguration(
+      port: 0, token: "k3y", source: .simulator(scenario: "flat"))
+    // At the priority whose pool threads the blocker takes, as DashboardBusyPoolTests.
+    let (task, port, finished) = try runServer(
+      configuration, priority: .medium, makeSource: { _ in source })
+    defer { task.cancel() }
+
+    // A page's WebSocket starts the source.
+    let page = try DashboardRawConnection(port: port)
+    try page.send(
+      "GET /ws?token=k3y HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\n"
+        + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        + "Sec-WebSocket-Version: 13\r\n\r\n")
+    XCTAssertEqual(page.status(timeout: 20), 101)
+    var deadline = Date(timeIntervalSinceNow: 60)
+    while source.liveSubscriptions == 0, deadline.timeIntervalSinceNow > 0 {
+      Thread.sleep(forTimeInterval: 0.01)
+    }
+    XCTAssertGreaterThan(source.liveSubscriptions, 0, "the page did not start the source")
+
+    let width = ProcessInfo.processInfo.activeProcessorCount
+    let blocker = PoolBlocker()
+    blocker.occupy(width, priority: .medium)
+    defer { blocker.release() }
+    XCTAssertEqual(blocker.waitUntilOccupied(width, seconds: 60), width, "pool not filled")
+
+    task.cancel()
+    // A failure bound: the subscriptions end within milliseconds, with the pool still full.
+    deadline = Date(timeIntervalSinceNow: 10)
+    while source.liveSubscriptions > 0, deadline.timeIntervalSinceNow > 0 {
+      Thread.sleep(forTimeInterval: 0.01)
+    }
+    XCTAssertEqual(source.liveSubscriptions, 0, "the source is still subscribed")
+
+    blocker.release()
+    XCTAssertEqual(finished.wait(timeout: .now() + 20), .success, "the stop did not finish")
+  }
+
   /// A history provider whose read never returns while the test holds `gate`, and ignores
   /// cancellation (as the daemon's store reads, which wait on a queue of their own).
   private struct HangingHistory: DashboardHistoryProvider {
@@ -172,5 +225,30 @@ final class DashboardStopTests: XCTestCase {
     // A failure bound: the stop takes milliseconds.
     XCTAssertEqual(finished.wait(timeout: .now() + 10), .success, "the stop waited for the read")
     withExtendedLifetime(client) {}
+  }
+}
+
+/// A source that passes everything to another and counts the subscriptions not cancelled yet.
+private final class SubscriptionCountingSource: SensorSource, @unchecked Sendable {
+  // Sendable: `live` is locked, the rest is immutable.
+  private let inner: any SensorSource
+  private let live = Locked(0)
+
+  init(_ inner: any SensorSource) { self.inner = inner }
+
+  var name: String { inner.name }
+  var availableSensors: SensorSet { inner.availableSensors }
+  var supportedSampleRates: ClosedRange<Double> { inner.supportedSampleRates }
+  var liveSubscriptions: Int { live.withLock { $0 } }
+
+  func subscribe(
+    requestedSampleRate: Double, _ handler: @escaping @Sendable (SourceEvent) -> Void
+  ) -> SourceSubscription {
+    live.withLock { $0 += 1 }
+    let subscription = inner.subscribe(requestedSampleRate: requestedSampleRate, handler)
+    return SourceSubscription { [live] in
+      subscription.cancel()
+      live.withLock { $0 -= 1 }
+    }
   }
 }
