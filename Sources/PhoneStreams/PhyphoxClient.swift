@@ -32,7 +32,10 @@ import PhoneStreamDecoding
 /// note comes again each time the experiment read changes to one that lacks something, so a run
 /// started on a full experiment ends when the user switches back. A switch is seen from phyphox's
 /// session (`status.session`), which the client reads before and after `/config` as well as in
-/// every poll: a switch while `/config` is read means reading it again, before any note.
+/// every poll: a switch while `/config` is read means reading it again, before any note. A
+/// session that changes on every request (5 changes in a row, `sessionChangeLimit`, none of them
+/// followed by a poll in the session expected) is reported once, and the experiment is then read
+/// again at most once a second until it settles.
 ///
 /// `@unchecked Sendable`: `hub` is set once in `init`; the mutable state is in `Locked` boxes.
 public final class PhyphoxClient: SensorSource, @unchecked Sendable {
@@ -189,6 +192,11 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
     // The session of the next discovery when it is already known: the one whose answer revealed a
     // switch of experiments.
     var knownSession: String?
+    // Session changes since a poll last found the session it expected. A user switching
+    // experiments makes one or two; a phone, proxy or app that starts a session for every
+    // request makes them without end, and would have /config read every poll interval with no
+    // sample and no word to the user.
+    var sessionChanges = 0
 
     // Not known again until this run reads /config: the phone may have switched experiments.
     missingSensors.withLock { $0 = [] }
@@ -207,6 +215,7 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
             let sessionAfter = try await currentSession()
             guard sessionAfter == session else {
               knownSession = sessionAfter
+              try countSessionChange(&sessionChanges)
               guard await phoneStreamPause(configuration.pollInterval) else { return }
               continue
             }
@@ -250,13 +259,18 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
         // Rows with an absurd time are dropped by the poller and reported with the buffer's own.
         reorder.countImplausible(poller!.implausibleTimeCount - rejectedBefore)
         pollCount.withLock { $0 += 1 }
-        lastFailure = nil
         timeOffset = poller!.timeOffset
         lastTimestamp = poller!.lastTimestamp
         if outcome.sessionChanged {  // The user switched experiments: rediscover.
           knownSession = poller!.session
           poller = nil
+          try countSessionChange(&sessionChanges)
+        } else {
+          sessionChanges = 0
         }
+        // After the count, so that the session notice, thrown above while the changes go on,
+        // is not cleared by the answers that carry them and so is reported once.
+        lastFailure = nil
         reorder.insert(outcome.samples, now: phoneStreamUptime())
       } catch {
         if Task.isCancelled { return }
@@ -274,8 +288,30 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
       }
       events += reorder.releaseEvents(now: phoneStreamUptime(), source: "phyphox client")
       hub.deliver(events)
-      guard await phoneStreamPause(configuration.pollInterval) else { return }
+      // While the session keeps changing, /config is read again at most once a second, as for
+      // an experiment with no input to read.
+      let pause =
+        sessionChanges >= Self.sessionChangeLimit
+        ? max(configuration.pollInterval, 1) : configuration.pollInterval
+      guard await phoneStreamPause(pause) else { return }
     }
+  }
+
+  /// Session changes in a row, with no poll between them finding the session it expected,
+  /// after which they are reported and rediscovery slows to once a second. A switch of
+  /// experiments by the user is one change, or two when it falls while `/config` is read.
+  package static let sessionChangeLimit = 5
+
+  /// Counts one session change; from the ``sessionChangeLimit``-th in a row on, throws the
+  /// notice of it, which the caller reports (once) like any other failed poll.
+  private func countSessionChange(_ count: inout Int) throws {
+    count = min(count + 1, Self.sessionChangeLimit)
+    guard count >= Self.sessionChangeLimit else { return }
+    throw SourceFailure(
+      .other,
+      "the phone changed its session on every request (\(Self.sessionChangeLimit) in a row), "
+        + "so no experiment could be read; reading it again once a second. A proxy, or another "
+        + "app answering at this address, may be the cause")
   }
 
   /// The session phyphox runs now: `status.session` of a `/get` for no buffer (phyphox answers

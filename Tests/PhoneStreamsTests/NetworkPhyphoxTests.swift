@@ -20,6 +20,9 @@ final class NetworkPhyphoxStubServer: @unchecked Sendable {
     /// An experiment the phone switches to right after answering `/config`: its session,
     /// configuration and buffers.
     var switchAfterConfig: (session: String, config: String, buffers: [String: [Double?]])?
+    /// Which requests (by target) find a session never seen before, as from a phone or proxy
+    /// that starts a new one for them; `nil`: none.
+    var newSessionFor: (@Sendable (String) -> Bool)?
   }
 
   let state = Locked(State())
@@ -31,6 +34,7 @@ final class NetworkPhyphoxStubServer: @unchecked Sendable {
       let target = request.uri.description
       let body = state.withLock { s -> String in
         s.requests.append(target)
+        if s.newSessionFor?(target) == true { s.session = "session\(s.requests.count)" }
         if request.uri.path == "/config" {
           defer {
             if let next = s.switchAfterConfig {
@@ -467,6 +471,53 @@ final class NetworkPhyphoxTests: XCTestCase {
     assertNetworkVectorsClose(last.magnetometer, SIMD3(20, 0, -40), tolerance: 0)
     XCTAssertEqual(
       last.timestamp, 2.25, accuracy: 1e-12, "time continues after the old session's last sample")
+  }
+
+  func testSessionChangingOnEveryRequestIsReportedAndRediscoveryPaced() throws {
+    // Every request in a new session: the session read around /config never matches.
+    try assertSessionChurnIsReportedAndPaced { _ in true }
+  }
+
+  func testSessionChangingOnEveryPollIsReportedAndRediscoveryPaced() throws {
+    // /config is read in one session, and every poll for buffers finds another.
+    try assertSessionChurnIsReportedAndPaced { $0.hasPrefix("/get?") }
+  }
+
+  /// A phone whose session changes on the requests `newSessionFor` picks is told of once, its
+  /// experiment is read again at most about once a second, and samples come when it settles.
+  private func assertSessionChurnIsReportedAndPaced(
+    newSessionFor: @escaping @Sendable (String) -> Bool, line: UInt = #line
+  ) throws {
+    let stub = try NetworkPhyphoxStubServer(config: Self.config)
+    defer { stub.stop() }
+    stub.append(Self.accelerometerRows([1.0]))
+    stub.state.withLock { $0.newSessionFor = newSessionFor }
+    let client = makeClient(port: stub.port)
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    let isChurnNotice = { (failure: SourceFailure) in
+      failure.message.contains("changed its session on every request")
+    }
+    XCTAssertTrue(
+      collector.wait(timeout: 15) { $0.failures.contains(where: isChurnNotice) },
+      "\(stub.requests.count) requests, \(collector.all)", line: line)
+    // Rediscovery (three requests) at most once a second from now on; at the 0.01 s interval
+    // configured it would be a hundred times as often. A loaded machine only makes fewer.
+    let before = stub.requests.count
+    Thread.sleep(forTimeInterval: 2)
+    let made = stub.requests.count - before
+    XCTAssertLessThanOrEqual(made, 4 * 3, "\(stub.requests.suffix(made))", line: line)
+    XCTAssertTrue(collector.samples.isEmpty, "\(collector.samples)", line: line)
+    let notice = try XCTUnwrap(collector.failures.first(where: isChurnNotice), line: line)
+    XCTAssertEqual(collector.failures.filter(isChurnNotice).count, 1, "reported once", line: line)
+    XCTAssertTrue(notice.message.hasPrefix("phyphox at http://127.0.0.1:"), notice.message)
+    XCTAssertFalse(notice.isFatal, "polling goes on", line: line)
+    // The phone settles: samples resume.
+    stub.state.withLock { $0.newSessionFor = nil }
+    stub.append(Self.accelerometerRows([2.0]))
+    XCTAssertTrue(
+      collector.wait(timeout: 15) { !$0.samples.isEmpty }, "\(collector.all)", line: line)
   }
 
   func testOldPhyphoxWithoutConfigUsesTheStandardBufferNames() throws {
