@@ -62,7 +62,13 @@ public enum IIOFrequencySet: Hashable, Sendable, CustomStringConvertible {
     case .range(let minimum, let step, _):
       let clamped = Swift.min(Swift.max(requested, bounds.lowerBound), bounds.upperBound)
       guard step > 0 else { return clamped }
-      let steps = ((clamped - minimum) / step - 1e-9).rounded(.up)
+      // With a step so fine that the count of steps overflows (a subnormal one such as 5e-324
+      // made it infinite, and so the rate the top of the range) or is more than a `Double`
+      // counts exactly, the grid is finer than the rates a `Double` tells apart: the rate asked
+      // for is offered.
+      let count = (clamped - minimum) / step
+      guard count.isFinite, count < 0x1p52 else { return clamped }
+      let steps = (count - 1e-9).rounded(.up)
       return Swift.min(minimum + steps * step, bounds.upperBound)
     }
   }

@@ -73,6 +73,18 @@ final class IIOAttributeParsingTests: XCTestCase {
     XCTAssertEqual(IIOFrequencySet(parsing: "[0 0 0.5]")?.bestRate(for: 100), 0.5)
   }
 
+  /// A step too fine to count to the rate asked for in a `Double` (subnormal, or more steps than
+  /// a `Double` counts exactly) offers that rate; the count overflowed and chose the top.
+  func testFrequencyRangeWithAStepTooFineToCountOffersTheRateAskedFor() throws {
+    for text in ["[10 5e-324 200]", "[10 1e-310 200]", "[0 5e-324 200]", "[10 1e-15 200]"] {
+      let range = try XCTUnwrap(IIOFrequencySet(parsing: text), text)
+      XCTAssertEqual(range.bestRate(for: 50), 50, text)
+      XCTAssertEqual(range.bestRate(for: 1), text.hasPrefix("[0") ? 1 : 10, text)
+      XCTAssertEqual(range.bestRate(for: 1e308), 200, text)
+      XCTAssertEqual(range.bestRate(for: .infinity), 200, text)
+    }
+  }
+
   func testValueAttributeNames() {
     XCTAssertEqual(IIODiscovery.parseValueAttribute("in_accel_x_raw")?.axis, 0)
     XCTAssertEqual(IIODiscovery.parseValueAttribute("in_anglvel_z_raw")?.kind, .gyroscope)

@@ -89,6 +89,25 @@ final class IIOHostileSysfsTests: XCTestCase {
     XCTAssertEqual(reader.pollInterval, 1 / IIODeviceReader.maximumPollRate)
   }
 
+  /// A rate range whose step is subnormal (`[10 5e-324 200]`): counting steps up to the rate
+  /// asked for overflowed to infinity, and the device was set to the top of the range (200 Hz
+  /// for 50). A grid that fine offers the rate asked for.
+  func testASubnormalRateStepPicksTheRateAskedFor() throws {
+    let tree = try Fixtures.mpu6050Tree()
+    try tree.write(0, "sampling_frequency", "10")
+    try tree.write(0, "sampling_frequency_available", "[10 5e-324 200]")
+    let system = IIOSystem()
+    let discovery = IIODiscovery(sysfsRoot: tree.sysfsRoot, devRoot: tree.devRoot, system: system)
+    let device = try XCTUnwrap(try discovery.devices().first)
+    let reader = IIODeviceReader(
+      device: device, kinds: [.accelerometer], configuration: Fixtures.configuration(.polled),
+      system: system)
+    try reader.start(rate: 50, preference: .polled)
+    defer { reader.stop() }
+    XCTAssertEqual(tree.read(0, "sampling_frequency"), "50")
+    XCTAssertEqual(reader.deviceRate, 50)
+  }
+
   // MARK: Buffered reads
 
   /// Replaces device `index`'s node with a link to `/dev/zero`: a descriptor that never runs dry,
