@@ -45,7 +45,8 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
     public var host: String
     /// The port; default 8080 (Android's default; iOS uses 80).
     public var port: UInt16
-    /// Seconds between polls; default 0.1.
+    /// Seconds between polls; default 0.1. Less than 0.01 s, or NaN, is taken as 0.01 s (the
+    /// least `phyphox:` specifications accept), and more than an hour as an hour.
     public var pollInterval: Double
     /// Seconds to wait for each answer; default 2.
     public var requestTimeout: Double
@@ -216,7 +217,7 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
             guard sessionAfter == session else {
               knownSession = sessionAfter
               try countSessionChange(&sessionChanges)
-              guard await phoneStreamPause(configuration.pollInterval) else { return }
+              guard await phoneStreamPause(pollPause) else { return }
               continue
             }
           }
@@ -237,7 +238,7 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
           }
           lastNotes = notes
           guard !groups.isEmpty else {
-            guard await phoneStreamPause(max(configuration.pollInterval, 1)) else { return }
+            guard await phoneStreamPause(max(pollPause, 1)) else { return }
             continue
           }
           // Given the session, a switch before the first /get is seen like any later one.
@@ -290,11 +291,17 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
       hub.deliver(events)
       // While the session keeps changing, /config is read again at most once a second, as for
       // an experiment with no input to read.
-      let pause =
-        sessionChanges >= Self.sessionChangeLimit
-        ? max(configuration.pollInterval, 1) : configuration.pollInterval
+      let pause = sessionChanges >= Self.sessionChangeLimit ? max(pollPause, 1) : pollPause
       guard await phoneStreamPause(pause) else { return }
     }
+  }
+
+  /// The pause between polls: ``Configuration/pollInterval`` within 0.01 s…1 h. A pause of 0 or
+  /// less, NaN or infinity (which the pause takes as none) polled without a pause, as fast as the
+  /// phone answered, and a refusing one as fast as this machine could connect.
+  private var pollPause: Double {
+    let interval = configuration.pollInterval
+    return interval >= 0.01 ? min(interval, 3_600) : 0.01
   }
 
   /// Session changes in a row, with no poll between them finding the session it expected,

@@ -536,6 +536,26 @@ final class NetworkPhyphoxTests: XCTestCase {
     XCTAssertTrue(firstPoll.contains("acc_time") && firstPoll.contains("mag_time"), firstPoll)
   }
 
+  /// A poll interval of 0, below 0, NaN or infinite polls every 0.01 s at most: each polled
+  /// without a pause, as fast as the phone answered.
+  func testAPollIntervalBelowTheFloorOrNotANumberPollsAtMostEvery10Milliseconds() throws {
+    let stub = try NetworkPhyphoxStubServer(config: Self.config)
+    defer { stub.stop() }
+    stub.append(Self.accelerometerRows([1.0]))
+    for interval in [0, -1, Double.nan, .infinity] {
+      let client = PhyphoxClient(
+        configuration: .init(host: "127.0.0.1", port: stub.port, pollInterval: interval))
+      let subscription = client.subscribe(requestedSampleRate: 100) { _ in }
+      defer { subscription.cancel() }
+      XCTAssertTrue(networkEventually(timeout: 15) { client.completedPolls >= 1 }, "\(interval)")
+      // A second holds at most 100 pauses of 0.01 s; a loaded machine only makes fewer polls.
+      let before = client.completedPolls
+      Thread.sleep(forTimeInterval: 1)
+      XCTAssertLessThanOrEqual(client.completedPolls - before, 100, "\(interval)")
+      subscription.cancel()
+    }
+  }
+
   func testCancelStopsPolling() throws {
     let stub = try NetworkPhyphoxStubServer(config: Self.config)
     defer { stub.stop() }
