@@ -11,8 +11,9 @@ public enum IIOFrequencySet: Hashable, Sendable, CustomStringConvertible {
   case range(minimum: Double, step: Double, maximum: Double)
 
   /// Parses the kernel's text; nil when it holds no rate, or anything that is not a rate (a word,
-  /// a negative or infinite number): such a list is malformed as a whole, as a scale that does not
-  /// parse is. Its other numbers used to be kept, the rest dropped without a word.
+  /// a negative or infinite number, a range from below 0 Hz): such a list is malformed as a
+  /// whole, as a scale that does not parse is. Its other numbers used to be kept, the rest dropped
+  /// without a word.
   public init?(parsing text: String) {
     let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
     if trimmed.hasPrefix("[") && trimmed.hasSuffix("]") {
@@ -21,7 +22,7 @@ public enum IIOFrequencySet: Hashable, Sendable, CustomStringConvertible {
       .map { Double($0) }
       guard numbers.count == 3, let minimum = numbers[0], let step = numbers[1],
         let maximum = numbers[2], minimum.isFinite, step.isFinite, maximum.isFinite,
-        minimum <= maximum, step >= 0
+        minimum >= 0, minimum <= maximum, step >= 0
       else {
         return nil
       }

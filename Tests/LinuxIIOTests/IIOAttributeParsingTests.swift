@@ -44,6 +44,11 @@ final class IIOAttributeParsingTests: XCTestCase {
     XCTAssertNil(IIOFrequencySet(parsing: "10 -20 50"))
     XCTAssertNil(IIOFrequencySet(parsing: "10 inf"))
     XCTAssertNil(IIOFrequencySet(parsing: "[1 x 2 1000]"))
+    // A range starting below 0 Hz is no more a list of rates than "-20" is; its grid put the
+    // rate chosen off the rates it offered ([-100 60 200] chose 80 Hz for 10, where 20 was).
+    XCTAssertNil(IIOFrequencySet(parsing: "[-100 60 200]"))
+    XCTAssertNil(IIOFrequencySet(parsing: "[-1e308 1 1e308]"))
+    XCTAssertEqual(IIOFrequencySet(parsing: "[-0 60 200]")?.bestRate(for: 10), 60)
     XCTAssertEqual(IIOFrequencySet(parsing: "50 10\t20\n"), .discrete([10, 20, 50]))
   }
 
