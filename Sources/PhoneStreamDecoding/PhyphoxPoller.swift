@@ -95,7 +95,8 @@ package struct PhyphoxPoller: Sendable {
 
   /// Consumes the JSON answer to the request from ``requestPath()``.
   ///
-  /// - Throws: ``SourceFailure`` (`.malformedData`) if the answer is not the documented shape.
+  /// - Throws: ``SourceFailure`` (`.malformedData`) if the answer is not the documented shape,
+  ///   (`.other`) if it holds none of the time buffers asked for.
   package mutating func consume(_ document: PhoneJSON) throws -> Outcome {
     guard let buffers = document["buffer"]?.objectValue else {
       throw SourceFailure(.malformedData, "phyphox /get answer has no \"buffer\" object")
@@ -109,6 +110,18 @@ package struct PhyphoxPoller: Sendable {
         return outcome
       }
       session = newSession
+    }
+    // phyphox answers every buffer asked for that the experiment has, if empty; an answer with
+    // none of them is from an experiment other than the one read (a phyphox without /config
+    // running one whose buffers have other names), and was polled in silence for ever.
+    guard groups.contains(where: { buffers[$0.time] != nil }) else {
+      // At most four names (one per sensor read): a hostile /config may list thousands.
+      let names =
+        groups.prefix(4).map(\.time).joined(separator: ", ") + (groups.count > 4 ? ", …" : "")
+      throw SourceFailure(
+        .other,
+        "phyphox /get answer holds none of the buffers asked for (\(names)), so there are no "
+          + "samples; the experiment running is not the one read")
     }
     if isProbing {
       isProbing = false

@@ -9,7 +9,9 @@ import XCTest
 @testable import PhoneStreams
 
 /// A loopback stand-in for phyphox's remote-access server, following the documented `/get`
-/// semantics (empty → last value, `full`, `T` → from the first value above T, `T|ref`).
+/// semantics (empty → last value, `full`, `T` → from the first value above T, `T|ref`). As in
+/// phyphox, a buffer the experiment has is answered even when empty (those `config` names exist,
+/// empty until appended to), and one it does not have is left out of the answer.
 final class NetworkPhyphoxStubServer: @unchecked Sendable {
   struct State {
     var buffers: [String: [Double?]] = [:]
@@ -82,7 +84,9 @@ final class NetworkPhyphoxStubServer: @unchecked Sendable {
       let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
       let name = String(pair[0]).removingPercentEncoding!
       let value = pair.count > 1 ? String(pair[1]).removingPercentEncoding! : ""
-      guard let values = state.buffers[name] else { continue }  // unknown buffers are skipped
+      // Unknown buffers are skipped.
+      guard let values = state.buffers[name] ?? (state.config.contains("\"\(name)\"") ? [] : nil)
+      else { continue }
       var selected: [Double?]
       var mode = "partial"
       if value.isEmpty {
@@ -554,6 +558,35 @@ final class NetworkPhyphoxTests: XCTestCase {
       XCTAssertLessThanOrEqual(client.completedPolls - before, 100, "\(interval)")
       subscription.cancel()
     }
+  }
+
+  /// A phone whose answers hold none of the buffers polled (a phyphox without `/config` running
+  /// an experiment other than the raw sensors, whose buffers have other names) is told of once;
+  /// it was polled in silence for ever, with no sample.
+  func testAnswersWithoutAnyBufferPolledAreReportedOnce() throws {
+    let stub = try NetworkPhyphoxStubServer(config: "")
+    defer { stub.stop() }
+    stub.append(["pendulum_time": [0.5], "angle": [0.1]])
+    let client = makeClient(port: stub.port)
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    // Not the discovery's note that there is no pressure input (phyphox without /config has
+    // none), which comes first.
+    let isNotice = { (failure: SourceFailure) in failure.message.contains("none of the buffers") }
+    XCTAssertTrue(
+      collector.wait(timeout: 15) { $0.failures.contains(where: isNotice) },
+      "\(stub.requests.count) requests, \(collector.failures)")
+    let requests = stub.requests.count
+    XCTAssertTrue(networkEventually(timeout: 15) { stub.requests.count >= requests + 5 })
+    let failures = collector.failures.filter(isNotice)
+    XCTAssertEqual(failures.count, 1, "reported once: \(failures)")
+    let failure = try XCTUnwrap(failures.first)
+    XCTAssertTrue(failure.message.contains("acc_time, gyr_time, mag_time"), failure.message)
+    XCTAssertFalse(failure.isFatal, "polling goes on")
+    // The user opens a raw-sensor experiment: samples come.
+    stub.append(Self.accelerometerRows([1.0]))
+    XCTAssertTrue(collector.wait(timeout: 15) { !$0.samples.isEmpty }, "\(collector.all)")
   }
 
   func testCancelStopsPolling() throws {
