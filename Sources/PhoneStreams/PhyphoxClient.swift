@@ -172,7 +172,18 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
         // same silence was reported twice in turn, once as the library's raw error.
         throw PhoneStreamDeadline(seconds: seconds)
       }
-      let body = try await response.body.collect(upTo: Self.maximumAnswerSize)
+      let body: ByteBuffer
+      do {
+        body = try await response.body.collect(upTo: Self.maximumAnswerSize)
+      } catch is NIOTooManyBytesError {
+        // Said as what it is: NIO's error went out as a disconnection, naming neither the
+        // request nor, in words, the limit.
+        let endpoint = path.prefix { $0 != "?" }
+        throw SourceFailure(
+          .malformedData,
+          "phyphox \(endpoint) answer is more than \(Self.maximumAnswerSize >> 20) MiB, the most "
+            + "read")
+      }
       return Answer(status: Int(response.status.code), body: Array(body.readableBytesView))
     }
   }

@@ -589,6 +589,32 @@ final class NetworkPhyphoxTests: XCTestCase {
     XCTAssertTrue(collector.wait(timeout: 15) { !$0.samples.isEmpty }, "\(collector.all)")
   }
 
+  /// An answer larger than the client reads (2 MiB) is reported as what it is, once, and polling
+  /// goes on; it was a `.disconnected` quoting NIO's `NIOTooManyBytesError(maxBytes: …)`.
+  func testAnOversizedAnswerIsReportedAsSuchOnce() throws {
+    let stub = try NetworkPhyphoxStubServer(config: Self.config)
+    defer { stub.stop() }
+    stub.append(Self.accelerometerRows([1.0]))
+    let padding = String(repeating: " ", count: PhyphoxClient.maximumAnswerSize)
+    stub.state.withLock { $0.getAnswerOverride = "{\"buffer\":{}" + padding + "}" }
+    let client = makeClient(port: stub.port)
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(collector.wait(timeout: 15) { !$0.failures.isEmpty }, "\(stub.requests.count)")
+    let requests = stub.requests.count
+    XCTAssertTrue(networkEventually(timeout: 15) { stub.requests.count >= requests + 3 })
+    let failures = collector.failures
+    XCTAssertEqual(failures.count, 1, "reported once: \(failures)")
+    let failure = try XCTUnwrap(failures.first)
+    XCTAssertEqual(failure.kind, .malformedData, failure.message)
+    XCTAssertTrue(failure.message.contains("more than 2 MiB"), failure.message)
+    XCTAssertFalse(failure.message.contains("NIO"), failure.message)
+    XCTAssertFalse(failure.isFatal)
+    stub.state.withLock { $0.getAnswerOverride = nil }
+    XCTAssertTrue(collector.wait(timeout: 15) { !$0.samples.isEmpty }, "\(collector.all)")
+  }
+
   func testCancelStopsPolling() throws {
     let stub = try NetworkPhyphoxStubServer(config: Self.config)
     defer { stub.stop() }
