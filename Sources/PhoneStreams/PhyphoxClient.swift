@@ -342,11 +342,19 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
     return status["session"]?.stringValue
   }
 
-  /// The configured groups, or those `/config` describes, or the standard names for old phyphox;
-  /// with notes for people.
+  /// The configured groups, or those `/config` describes, or the standard names for old phyphox
+  /// (`/config` answered 404, or not with an experiment); with notes for people.
+  ///
+  /// - Throws: ``SourceFailure`` when `/config` is answered with a status other than 200 or 404.
   private func discoverGroups() async throws -> ([PhyphoxBufferGroup], [String]) {
     if let buffers = configuration.buffers { return (buffers, []) }
     let response = try await get("/config")
+    // Only a phyphox without /config answers 404 for it. Another status is a read that failed (a
+    // busy phone, a proxy), and taking it for an old phyphox put the standard names in place of
+    // the experiment's until the next switch.
+    guard response.status == 200 || response.status == 404 else {
+      throw SourceFailure(.other, "phyphox /config answered HTTP \(response.status)")
+    }
     guard response.status == 200, let config = try? PhoneJSON.parse(response.body),
       config["inputs"] != nil
     else {

@@ -25,6 +25,8 @@ final class NetworkPhyphoxStubServer: @unchecked Sendable {
     /// Which requests (by target) find a session never seen before, as from a phone or proxy
     /// that starts a new one for them; `nil`: none.
     var newSessionFor: (@Sendable (String) -> Bool)?
+    /// How many `/config` requests are still answered HTTP 503, as by a phone too busy to.
+    var configUnavailable = 0
   }
 
   let state = Locked(State())
@@ -34,9 +36,15 @@ final class NetworkPhyphoxStubServer: @unchecked Sendable {
     state.withLock { $0.config = config }
     let responder = CallbackResponder<BasicRequestContext> { [state] request, _ in
       let target = request.uri.description
+      var status = HTTPResponse.Status.ok
       let body = state.withLock { s -> String in
         s.requests.append(target)
         if s.newSessionFor?(target) == true { s.session = "session\(s.requests.count)" }
+        if request.uri.path == "/config", s.configUnavailable > 0 {
+          s.configUnavailable -= 1
+          status = .serviceUnavailable
+          return "{}"
+        }
         if request.uri.path == "/config" {
           defer {
             if let next = s.switchAfterConfig {
@@ -52,7 +60,7 @@ final class NetworkPhyphoxStubServer: @unchecked Sendable {
       var headers = HTTPFields()
       headers[.contentType] = "application/json"
       return Response(
-        status: body.isEmpty ? .notFound : .ok, headers: headers,
+        status: body.isEmpty ? .notFound : status, headers: headers,
         body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
     application = try NetworkTestApplication { onRunning in
@@ -251,6 +259,33 @@ final class NetworkPhyphoxTests: XCTestCase {
       collector.failures[0].message.contains("without g"), collector.failures[0].message)
     XCTAssertTrue(
       collector.failures[1].message.contains("Acceleration with g"), collector.failures[1].message)
+  }
+
+  /// A `/config` answered with an error other than 404 (which only a phyphox without `/config`
+  /// gives) is a failed read, reported and retried: it was taken for a phyphox without `/config`,
+  /// whose standard buffer names stood for the experiment, so the gyroscope and magnetometer an
+  /// "Acceleration with g" lacks stayed offered, with no word.
+  func testConfigAnsweredWithAnErrorIsRetriedNotTakenForAnOldPhyphox() throws {
+    let accelerometerOnly = """
+      {"inputs":[{"source":"accelerometer","outputs":[{"x":"accX"},{"y":"accY"},{"z":"accZ"},{"t":"acc_time"}]}]}
+      """
+    let stub = try NetworkPhyphoxStubServer(config: accelerometerOnly)
+    defer { stub.stop() }
+    stub.append(Self.accelerometerRows([1.0]))
+    stub.state.withLock { $0.configUnavailable = 1 }
+    let client = makeClient(port: stub.port)
+    let collector = NetworkEventCollector()
+    let subscription = client.subscribe(requestedSampleRate: 100, collector.handler)
+    defer { subscription.cancel() }
+    XCTAssertTrue(
+      collector.wait(timeout: 15) { $0.failures.contains { $0.message.contains("no gyroscope") } },
+      "\(collector.failures)")
+    XCTAssertEqual(client.availableSensors, [.accelerometer])
+    let failures = collector.failures
+    XCTAssertEqual(failures.count, 2, "\(failures)")
+    XCTAssertTrue(failures[0].message.contains("/config answered HTTP 503"), failures[0].message)
+    XCTAssertFalse(failures[0].isFatal)
+    XCTAssertEqual(stub.requests.filter { $0 == "/config" }.count, 2)
   }
 
   func testExperimentWithoutGyroscopeSaysThereIsNoDeviceMotion() throws {
