@@ -281,8 +281,12 @@ struct IIODiscovery {
         notes.append("ignored unreadable \(list)")
       }
     }
+    // "inf" and "nan" parse as Doubles but are no rate: the current rate is then unknown, as the
+    // reader takes it (an infinite one was taken for the device's rate when it could not be set).
+    let current = text("\(path)/\(attribute)").flatMap(Double.init).flatMap {
+      $0.isFinite ? $0 : nil
+    }
     return IIOSamplingControl(
-      attribute: attribute, kind: kind, current: text("\(path)/\(attribute)").flatMap(Double.init),
-      available: available)
+      attribute: attribute, kind: kind, current: current, available: available)
   }
 }

@@ -7,7 +7,8 @@ public struct IIOSamplingControl: Hashable, Sendable {
   public var attribute: String
   /// The channel kind it governs; nil for the device-wide attribute.
   public var kind: IIOChannelKind?
-  /// The current rate in Hz, when readable.
+  /// The current rate in Hz, when readable as a finite number (discovery leaves out `inf` and
+  /// `nan`).
   public var current: Double?
   /// The rates the device offers (`<attribute>_available`), when listed.
   public var available: IIOFrequencySet?

@@ -108,6 +108,28 @@ final class IIOHostileSysfsTests: XCTestCase {
     XCTAssertEqual(reader.deviceRate, 50)
   }
 
+  /// A `sampling_frequency` holding `inf` that cannot be written: the device's rate is unknown,
+  /// not infinite. Discovery kept the infinite rate, the reader fell back on it when its own read
+  /// refused it, and so took the device for one at 1 MHz (records stamped 1 µs apart when the
+  /// buffer has no timestamp) and said the rate "stays at inf Hz".
+  func testAnInfiniteCurrentRateThatCannotBeWrittenIsNotTheDevicesRate() throws {
+    let tree = try Fixtures.mpu6050Tree()
+    try tree.write(0, "sampling_frequency", "inf")
+    let system = FaultInjectingSystem()
+    system.failWrite("/sampling_frequency", .permissionDenied)
+    let discovery = IIODiscovery(sysfsRoot: tree.sysfsRoot, devRoot: tree.devRoot, system: system)
+    let device = try XCTUnwrap(try discovery.devices().first)
+    let reader = IIODeviceReader(
+      device: device, kinds: [.accelerometer], configuration: Fixtures.configuration(.polled),
+      system: system)
+    try reader.start(rate: 50, preference: .polled)
+    defer { reader.stop() }
+    XCTAssertNil(reader.deviceRate)
+    XCTAssertEqual(reader.recordPeriod, 1.0 / 50, accuracy: 1e-12)
+    let warning = try XCTUnwrap(reader.warnings.first { $0.contains("sampling_frequency") })
+    XCTAssertFalse(warning.contains("inf"), warning)
+  }
+
   // MARK: Buffered reads
 
   /// Replaces device `index`'s node with a link to `/dev/zero`: a descriptor that never runs dry,
