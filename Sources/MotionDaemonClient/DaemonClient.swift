@@ -32,7 +32,8 @@ public final class DaemonClient: @unchecked Sendable {
   public let socketPath: String
   /// The name this client gives the daemon, shown by `motionctl status`.
   public let clientName: String
-  /// Seconds between reconnection attempts.
+  /// Seconds between reconnection attempts, and at least between two attempts to connect after
+  /// one failed (see ``connect(timeout:)``).
   public var reconnectInterval: Double { 0.1 }
   private let logger = Logger(label: "opencoremotion.daemon-client")
 
@@ -117,6 +118,8 @@ public final class DaemonClient: @unchecked Sendable {
     var nextStreamID: UInt64 = 0
     var isClosed = false
     var isReconnecting = false
+    /// When (system uptime, s) the last attempt to connect failed, if one did.
+    var lastFailedAttempt: Double?
     /// See ``DaemonClient/replyTimeout``.
     var replyTimeout = 30.0
     /// The daemon's last word on motion history authorization (handshake, query, change notice,
@@ -143,6 +146,11 @@ public final class DaemonClient: @unchecked Sendable {
   }
 
   /// Connects (if not connected) and returns what the daemon serves. Blocks up to `timeout` s.
+  ///
+  /// An attempt made within ``reconnectInterval`` of a failed one waits for the rest of that
+  /// interval first (within `timeout`), as every request and subscription that must connect
+  /// does: a caller that starts again at each failure (a handler restarting its updates on every
+  /// error) would otherwise try, and fail, thousands of times a second while the daemon is away.
   @discardableResult
   public func connect(timeout: Double = 2) throws -> DaemonServerInfo {
     if let info = connectedInfo { return info }
@@ -167,9 +175,27 @@ public final class DaemonClient: @unchecked Sendable {
     }
     defer { establishing.unlock() }
     if let info = connectedInfo { return try body(info) }
-    // A receive timeout of 0 would mean none: what is left of the wait, at least 10 ms.
-    let info = try establish(timeout: max(0.01, deadline.timeIntervalSinceNow))
+    // Paced after a failure (see `connect`); no connection can be made meanwhile, since this
+    // holds `establishing`.
+    let pause = min(pauseAfterFailedAttempt(), deadline.timeIntervalSinceNow)
+    if pause > 0 { Thread.sleep(forTimeInterval: pause) }
+    let info: DaemonServerInfo
+    do {
+      // A receive timeout of 0 would mean none: what is left of the wait, at least 10 ms.
+      info = try establish(timeout: max(0.01, deadline.timeIntervalSinceNow))
+    } catch {
+      let now = ProcessInfo.processInfo.systemUptime
+      state.withLock { $0.lastFailedAttempt = now }
+      throw error
+    }
     return try body(info)
+  }
+
+  /// What is left of ``reconnectInterval`` since the last failed attempt to connect, s (0 or
+  /// less when none failed that recently).
+  private func pauseAfterFailedAttempt() -> Double {
+    guard let failed = state.withLock({ $0.lastFailedAttempt }) else { return 0 }
+    return failed + reconnectInterval - ProcessInfo.processInfo.systemUptime
   }
 
   /// Whether a connection is up now.

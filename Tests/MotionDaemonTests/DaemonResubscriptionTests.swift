@@ -106,3 +106,53 @@ import Testing
     }
   }
 }
+
+/// A handler that stops and starts its updates again at every error, while the daemon is away:
+/// each start subscribed, failed to connect at once and told the handler, which started again,
+/// some 15,000 times a second (29,258 errors in 2 s, measured), a busy loop for as long as the
+/// daemon stayed away. Attempts to connect after a failed one are now paced by the client's
+/// reconnection interval (0.1 s), so the loop turns about ten times a second. Bound: 60 errors
+/// in the 2 s (a loaded machine only turns it slower).
+@Suite struct DaemonRestartOnErrorTests {
+  @Test func aHandlerRestartingAtEachErrorDoesNotSpinWhileTheDaemonIsAway() throws {
+    let harness = HandDrivenDaemon(label: "restart-on-error")
+    defer { harness.removeDirectory() }
+    var daemon = try harness.start()
+    defer { daemon.stop() }
+    let source = try DaemonSource(socketPath: harness.configuration.socketPath)
+    defer { source.client.close() }
+    let manager = CMMotionManager(source: source)
+    manager.accelerometerUpdateInterval = 0.01
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = 1
+    let errors = Locked(0)
+    let isOver = Locked(false)
+    // The handler refers to itself to start again: kept in a box the handler captures.
+    final class HandlerBox: @unchecked Sendable {
+      // Set once, before the first start; only read afterwards.
+      var handler: CMAccelerometerHandler?
+    }
+    let box = HandlerBox()
+    box.handler = { _, error in
+      guard error != nil, !isOver.withLock({ $0 }), let handler = box.handler else { return }
+      errors.withLock { $0 += 1 }
+      manager.stopAccelerometerUpdates()
+      manager.startAccelerometerUpdates(to: queue, withHandler: handler)
+    }
+    manager.startAccelerometerUpdates(to: queue, withHandler: box.handler!)
+    defer {
+      isOver.withLock { $0 = true }
+      manager.stopAccelerometerUpdates()
+      queue.waitUntilAllOperationsAreFinished()
+      manager.stopAccelerometerUpdates()
+    }
+    try waitUntil(seconds: 60, "the client to connect") { source.client.isConnected }
+    daemon.stop()
+    try waitUntil(seconds: 60, "a first error after the daemon left") { errors.withLock { $0 } > 0 }
+    let first = errors.withLock { $0 }
+    Thread.sleep(forTimeInterval: 2)
+    let during = errors.withLock { $0 } - first
+    #expect(during < 60, "\(during) errors in 2 s while the daemon was away")
+    daemon = try harness.start()
+  }
+}
