@@ -19,7 +19,7 @@
 //   SourceComposition     → MotionSensors, MotionDaemonClient, LinuxIIO (Linux only),
 //                           PhoneStreams (trait PhoneStreams only)     COREMOTION_SOURCE → a SensorSource
 //   MotionDaemonClient    → MotionDaemonProtocol (SwiftProtobuf)       client of motiond's Unix socket
-//   PhoneStreams          → PhoneStreamDecoding, MotionServerSupport, Hummingbird, HummingbirdWSClient,
+//   PhoneStreams          → PhoneStreamDecoding, MotionServerSupport, Hummingbird, WSClient,
 //                           AsyncHTTPClient                            phone apps' live streams
 //   MotionServerSupport   → MotionConcurrency, NIOCore                 what both servers share (per-peer cap, drain)
 //   PhoneStreamDecoding   → MotionSensors (Foundation only, fuzzable)  untrusted phone input → samples
@@ -120,7 +120,9 @@ var targets: [Target] = [
       "MotionSensors", "PhoneStreamDecoding", "MotionServerSupport",
       .product(name: "Hummingbird", package: "hummingbird"),
       .product(name: "HummingbirdCore", package: "hummingbird"),
-      .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+      // The SensorServer client sets up the library's client channel itself (WSCore's SPI).
+      .product(name: "WSClient", package: "swift-websocket"),
+      .product(name: "WSCore", package: "swift-websocket"),
       .product(name: "AsyncHTTPClient", package: "async-http-client"),
       .product(name: "NIOCore", package: "swift-nio"),
       .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -390,6 +392,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+    .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),

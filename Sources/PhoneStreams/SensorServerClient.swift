@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import HummingbirdWSClient
 import Logging
 import MotionSensors
+import NIOCore
 import NIOPosix
 import NIOWebSocket
 import PhoneStreamDecoding
+import WSClient
 
 /// A live source reading the SensorServer Android app's WebSocket stream (the phone is the server).
 ///
@@ -34,11 +35,12 @@ import PhoneStreamDecoding
 /// first (at most the connect timeout), so that SwiftNIO has nothing to say on standard error,
 /// and the loop is shut down after that. The first malformed message is reported; later ones
 /// are counted and summarised at most every ten seconds (once that has
-/// passed, also when no malformed message follows). A message over 64 KiB ends the connection
-/// (closed with 1009), and the report says so, also for one over the library's 1 MiB sent in
-/// several frames.
+/// passed, also when no malformed message follows). A message over 64 KiB, in one frame or
+/// several, ends the connection (closed with 1009), and the report says so; so does a break of
+/// the WebSocket protocol (1002).
 ///
-/// The WebSocket is HummingbirdWebSocket's client (SwiftNIO).
+/// The WebSocket is the swift-websocket library's (SwiftNIO), set up as its client does but by
+/// ``SensorServerWebSocketChannel``, which learns what the library does not pass on.
 ///
 /// `@unchecked Sendable`: `hub` is set once in `init`; the mutable state is in `Locked` boxes.
 public final class SensorServerClient: SensorSource, @unchecked Sendable {
@@ -91,12 +93,6 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
       self.idleTimeout = idleTimeout
     }
 
-    /// The WebSocket URL (IPv6 addresses in brackets).
-    var url: String {
-      let address = host.contains(":") ? "[\(host)]" : host
-      return "ws://\(address):\(port)\(path)"
-    }
-
     /// The request path with the percent-encoded JSON array of types.
     var path: String {
       let array = "[" + types.map { "\"\($0)\"" }.joined(separator: ",") + "]"
@@ -122,15 +118,9 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     return logger
   }()
 
-  /// The largest message accepted from the phone (one sensor event is about 150 bytes).
+  /// The largest message accepted from the phone (one sensor event is about 150 bytes); also
+  /// the largest frame SwiftNIO's frame decoder accepts, so that nothing larger is buffered.
   static let maximumMessageSize = 1 << 16
-  /// The frame and message size the WebSocket library is given, above ``maximumMessageSize``:
-  /// the library closes the connection (1009) over its limit without saying which limit (a single
-  /// frame over it ends as a plain "connection closed"), so the client enforces its own limit below
-  /// it and reports it. A message beyond even this in several frames is refused by the library,
-  /// which says so and is reported the same way; a single frame beyond it is refused inside
-  /// SwiftNIO's frame decoder, which the library does not pass on (reported as "connection closed").
-  static let libraryMessageSizeLimit = 1 << 20
 
   /// Creates a client; nothing connects until the first subscription.
   public init(configuration: Configuration) {
@@ -166,8 +156,11 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     /// The open connection's writer, to close it properly when the peer falls silent or the
     /// client stops.
     var outbound: WebSocketOutboundWriter?
-    /// Whether the phone sent a message over ``maximumMessageSize`` (the connection is closed).
+    /// Whether the phone sent a message over ``maximumMessageSize`` in several frames (the
+    /// connection is closed).
     var sentTooLargeMessage = false
+    /// Whether the phone's frames did not make messages (the connection is closed).
+    var brokeFraming = false
     /// Whether the client is stopping (its task was cancelled): the watchdog ends the attempt.
     var isStopRequested = false
   }
@@ -285,17 +278,15 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     _ session: Locked<Session>, on eventLoopGroup: MultiThreadedEventLoopGroup
   ) async -> (ending: String, groupIsShutDown: Bool) {
     let ping = Duration.nanoseconds(Int64(max(0.05, min(configuration.pingInterval, 3_600)) * 1e9))
-    let webSocketConfiguration = WebSocketClientConfiguration(
-      maxFrameSize: Self.libraryMessageSizeLimit, closeTimeout: .seconds(1),
-      autoPing: .enabled(timePeriod: ping))
-    let url = configuration.url
+    let connection = SensorServerConnectionState()
     var groupIsShutDown = false
     let (result, ending) = await withTaskGroup(of: AttemptEvent.self) { group in
       group.addTask { [self] in
         do {
-          let closeFrame = try await WebSocketClient.connect(
-            url: url, configuration: webSocketConfiguration, eventLoopGroup: eventLoopGroup,
-            logger: logger
+          let channel = SensorServerWebSocketChannel(
+            host: configuration.host, port: configuration.port, target: configuration.path,
+            maximumFrameSize: Self.maximumMessageSize, autoPing: .enabled(timePeriod: ping),
+            closeTimeout: .seconds(1), state: connection
           ) { [self] inbound, outbound, _ in
             session.withLock {
               $0.isOpen = true
@@ -304,8 +295,12 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
               // Under the session's lock: a connection that opens after a stop is not reported.
               if !$0.isStopRequested { connected.withLock { $0 = true } }
             }
-            try await serve(inbound, session: session)
+            try await serve(inbound, outbound: outbound, session: session)
           }
+          let closeFrame = try await ClientConnection(
+            channel, address: .hostname(configuration.host, port: Int(configuration.port)),
+            eventLoopGroup: eventLoopGroup, logger: logger
+          ).run()
           return .connectionEnded(.success(closeFrame))
         } catch {
           return .connectionEnded(.failure(error))
@@ -334,12 +329,15 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
       // Not reached: the connection's task always comes back.
       return (Result<WebSocketCloseFrame?, any Error>.success(nil), ending)
     }
-    return (describe(result, ending: ending, session: session), groupIsShutDown)
+    return (
+      describe(result, ending: ending, session: session, connection: connection), groupIsShutDown
+    )
   }
 
   /// Why an attempt ended, for the failure that reports it.
   private func describe(
-    _ result: Result<WebSocketCloseFrame?, any Error>, ending: Ending?, session: Locked<Session>
+    _ result: Result<WebSocketCloseFrame?, any Error>, ending: Ending?, session: Locked<Session>,
+    connection: SensorServerConnectionState
   ) -> String {
     switch ending {
     case .connectTimeout?: return "no connection within \(configuration.connectTimeout) s"
@@ -347,78 +345,108 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     case .stopped?: return "client stopped"
     case nil: break
     }
-    let sentTooLargeMessage = session.withLock { $0.sentTooLargeMessage }
+    // Before the result: each of these closed the connection, which then ended without the
+    // phone's close frame or with a channel error.
+    let (sentTooLargeMessage, brokeFraming) = session.withLock {
+      ($0.sentTooLargeMessage, $0.brokeFraming)
+    }
+    switch connection.protocolError {
+    case .invalidFrameLength?: return Self.tooLargeMessageEnding
+    case let error?: return "the phone broke the WebSocket protocol (\(error); close 1002)"
+    case nil: break
+    }
+    if sentTooLargeMessage { return Self.tooLargeMessageEnding }
+    if brokeFraming { return "the phone broke the WebSocket protocol (frames; close 1002)" }
     switch result {
     case .success(let closeFrame):
-      if sentTooLargeMessage { return Self.tooLargeMessageEnding(limit: Self.maximumMessageSize) }
       guard let closeFrame else { return "connection closed" }
       return Self.describeClose(
         code: UInt16(webSocketErrorCode: closeFrame.closeCode), reason: closeFrame.reason ?? "")
-    case .failure(let error as WebSocketClientError) where error == .serverSentMessageTooLarge:
-      // The library's own limit, for a message in frames that together pass it: it closed the
-      // connection with 1009 before the message reached us. (One frame over it ends the
-      // connection inside SwiftNIO's frame decoder, which the library does not pass on.)
-      return Self.tooLargeMessageEnding(limit: Self.libraryMessageSizeLimit)
     case .failure(let error):
-      if sentTooLargeMessage { return Self.tooLargeMessageEnding(limit: Self.maximumMessageSize) }
       return phoneStreamSocketErrorDescription(error) ?? "connection lost (\(error))"
     }
   }
 
-  /// Why a connection ended on which the phone sent a message over `limit` bytes (a whole number
-  /// of KiB): ``maximumMessageSize``, or the library's ``libraryMessageSizeLimit``.
-  static func tooLargeMessageEnding(limit: Int) -> String {
-    let size = limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"
-    return "the phone sent a message larger than \(size) (close 1009)"
-  }
+  /// Why a connection ended on which the phone sent a message over ``maximumMessageSize``.
+  static let tooLargeMessageEnding =
+    "the phone sent a message larger than \(maximumMessageSize >> 10) KiB (close 1009)"
 
   /// Reads messages until the connection ends.
-  private func serve(_ inbound: WebSocketInboundStream, session: Locked<Session>) async throws {
-    let defaultType = configuration.types.count == 1 ? configuration.types[0] : nil
-    for try await message in inbound.messages(maxSize: Self.libraryMessageSizeLimit) {
-      let size: Int
-      switch message {
-      case .text(let text): size = text.utf8.count
-      case .binary(let bytes): size = bytes.readableBytes
-      }
-      guard size <= Self.maximumMessageSize else {
-        // Closed here, the way the library would, so that the report can say why.
-        session.withLock { $0.sentTooLargeMessage = true }
-        try await session.withLock { $0.outbound }?.close(
-          .messageTooLarge, reason: "message larger than \(Self.maximumMessageSize >> 10) KiB")
+  ///
+  /// The frames are put together here, not by the library: it closes the connection over its
+  /// size limit and ends with an error of its own that the client cannot tell from others.
+  private func serve(
+    _ inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, session: Locked<Session>
+  ) async throws {
+    var pending: (opcode: WebSocketDataFrame.Opcode, bytes: ByteBuffer)?
+    for try await frame in inbound {
+      switch (frame.opcode, pending) {
+      case (.text, nil), (.binary, nil):
+        pending = (frame.opcode, frame.data)
+      case (.continuation, var message?):
+        // Frames of one message are at most `maximumMessageSize` each (SwiftNIO's decoder).
+        guard message.bytes.readableBytes + frame.data.readableBytes <= Self.maximumMessageSize
+        else {
+          session.withLock { $0.sentTooLargeMessage = true }
+          try await outbound.close(
+            .messageTooLarge, reason: "message larger than \(Self.maximumMessageSize >> 10) KiB")
+          return
+        }
+        pending = nil  // `message.bytes` is then the buffer's only reference: no copy.
+        message.bytes.writeImmutableBuffer(frame.data)
+        pending = message
+      default:
+        // A continuation with no message, or a new message before the last one ended.
+        session.withLock { $0.brokeFraming = true }
+        try await outbound.close(.protocolError, reason: "unexpected \(frame.opcode) frame")
         return
       }
-      let now = phoneStreamUptime()
-      var events: [SourceEvent] = []
-      session.withLock { $0.receivedMessage = true }
-      switch message {
-      case .text(let text):
-        do {
-          let reading = try SensorServerReading(text: text, defaultType: defaultType)
-          let sample = try reading.sample()
-          session.withLock { state in
-            state.lastActivity = now
-            if var sample {
-              sample.timestamp = state.clock.adjust(
-                sample.timestamp, after: state.reorder.lastReleasedTimestamp)
-              state.reorder.insert([sample], now: now)
-            }
-          }
-        } catch {
-          session.withLock { $0.lastActivity = now }
-          let failure = (error as? SourceFailure) ?? SourceFailure(.malformedData, "\(error)")
-          events += malformed(failure.kind, failure.message, now: now)
-        }
-      case .binary:
-        session.withLock { $0.lastActivity = now }
-        events += malformed(
-          .malformedData, "SensorServer sent a binary message; expected JSON text", now: now)
-      }
-      events += session.withLock {
-        $0.reorder.releaseEvents(now: now, source: "SensorServer client")
-      }
-      if !session.withLock({ $0.isStopRequested }) { hub.deliver(events) }
+      guard frame.fin, let message = pending else { continue }
+      pending = nil
+      deliver(message.opcode == .text ? .text(message.bytes) : .binary, session: session)
     }
+  }
+
+  /// What a message of the phone holds.
+  private enum Message {
+    case text(ByteBuffer)
+    case binary
+  }
+
+  /// Turns a message into samples, or into a report of a malformed message.
+  private func deliver(_ message: Message, session: Locked<Session>) {
+    let defaultType = configuration.types.count == 1 ? configuration.types[0] : nil
+    let now = phoneStreamUptime()
+    var events: [SourceEvent] = []
+    session.withLock {
+      $0.receivedMessage = true
+      $0.lastActivity = now
+    }
+    switch message {
+    case .text(let bytes):
+      do {
+        // As the library read text: bytes that are not UTF-8 become U+FFFD, and the JSON decoder
+        // reports the message as malformed.
+        let reading = try SensorServerReading(text: String(buffer: bytes), defaultType: defaultType)
+        if var sample = try reading.sample() {
+          session.withLock { state in
+            sample.timestamp = state.clock.adjust(
+              sample.timestamp, after: state.reorder.lastReleasedTimestamp)
+            state.reorder.insert([sample], now: now)
+          }
+        }
+      } catch {
+        let failure = (error as? SourceFailure) ?? SourceFailure(.malformedData, "\(error)")
+        events += malformed(failure.kind, failure.message, now: now)
+      }
+    case .binary:
+      events += malformed(
+        .malformedData, "SensorServer sent a binary message; expected JSON text", now: now)
+    }
+    events += session.withLock {
+      $0.reorder.releaseEvents(now: now, source: "SensorServer client")
+    }
+    if !session.withLock({ $0.isStopRequested }) { hub.deliver(events) }
   }
 
   /// Seconds between reports of malformed messages after the first.

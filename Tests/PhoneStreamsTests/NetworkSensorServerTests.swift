@@ -261,11 +261,12 @@ final class NetworkSensorServerTests: XCTestCase {
     }
   }
 
-  func testAMessageOverTheLibraryLimitInFramesIsReportedAsSuchOncePerOutage() throws {
-    // Over SensorServerClient.libraryMessageSizeLimit the library refuses the message itself; in
-    // 16 KiB frames the report read "connection lost (Server sent a message that was too large)".
-    let size = SensorServerClient.libraryMessageSizeLimit + (1 << 14)
-    let phone = try NetworkTestPhone(maximumFrameSize: 1 << 14) { outbound, _ in
+  func testAFrameOverAMebibyteIsReportedAsTooLargeOncePerOutage() throws {
+    // One frame over the WebSocket library's frame limit (1 MiB then) was refused by SwiftNIO's
+    // frame decoder, whose error handler closed the connection before the error reached the
+    // library: the report read only "connection closed".
+    let size = (1 << 20) + (1 << 14)
+    let phone = try NetworkTestPhone(maximumFrameSize: 1 << 22) { outbound, _ in
       try await outbound.writeTextMessage(String(repeating: " ", count: size))
       try await Task.sleep(nanoseconds: 10_000_000_000)
     }
@@ -277,11 +278,30 @@ final class NetworkSensorServerTests: XCTestCase {
     let failure = try XCTUnwrap(collector.failures.first)
     XCTAssertEqual(failure.kind, .disconnected)
     XCTAssertTrue(
-      failure.message.contains("a message larger than 1 MiB (close 1009)"), failure.message)
+      failure.message.contains("a message larger than 64 KiB (close 1009)"), failure.message)
     // Every attempt meets the same message: one report for the outage, as for a refused attempt.
     XCTAssertTrue(
       networkEventually(timeout: 90) { phone.connectionCount >= 4 }, "the client tried again")
     XCTAssertEqual(collector.failures.count, 1, "\(collector.failures)")
+  }
+
+  func testFramesThatMakeNoMessageAreReportedAsAProtocolError() throws {
+    // A continuation frame with no message before it.
+    let phone = try NetworkTestPhone { outbound, _ in
+      try await outbound.write(
+        .custom(.init(fin: true, opcode: .continuation, data: ByteBuffer(string: "{}"))))
+      try await Task.sleep(nanoseconds: 10_000_000_000)
+    }
+    defer { phone.stop() }
+    let (_, collector, subscription) = subscribedClient(
+      .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 5))
+    defer { subscription.cancel() }
+    XCTAssertTrue(collector.wait(timeout: 10) { !$0.failures.isEmpty }, "\(collector.all)")
+    let failure = try XCTUnwrap(collector.failures.first)
+    XCTAssertEqual(failure.kind, .disconnected)
+    XCTAssertTrue(
+      failure.message.contains("the phone broke the WebSocket protocol (frames; close 1002)"),
+      failure.message)
   }
 
   func testUnreachablePhoneIsReportedAsDisconnected() throws {

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Logging
+import MotionSensors
+import NIOCore
+import NIOHTTP1
+import NIOWebSocket
+import WSClient
+@_spi(WSInternal) import WSCore
+
+/// How the SensorServer client's WebSocket channel is set up: the WebSocket library's own client
+/// setup, with what the client needs and `WebSocketClient` does not offer.
+///
+/// - A protocol error found by SwiftNIO's frame decoder (a frame over the size limit, a
+///   malformed control frame) is recorded before SwiftNIO's own error handler answers it. That
+///   handler sends the phone the close frame (1009, 1002) and closes the channel, which ended the
+///   inbound stream before the error got there: `WebSocketClient` then read as if the phone had
+///   closed without a close frame ("connection closed").
+///
+/// The WebSocket protocol itself (pings, the close handshake) is the library's
+/// `WebSocketHandler`, the one `WebSocketClient` uses (declared under the library's
+/// `WSInternal` SPI, which its Hummingbird server shares).
+struct SensorServerWebSocketChannel: ClientConnectionChannel {
+  /// The context the library passes to the data handler.
+  struct Context: WebSocketContext {
+    let logger: Logger
+  }
+
+  enum UpgradeResult: Sendable {
+    case webSocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>)
+    case notUpgraded
+  }
+
+  typealias Value = EventLoopFuture<UpgradeResult>
+
+  /// The phone's address, as `Configuration.host` has it (no brackets).
+  let host: String
+  let port: UInt16
+  /// The request target, path and query.
+  let target: String
+  let maximumFrameSize: Int
+  let autoPing: AutoPingSetup
+  let closeTimeout: Duration
+  let state: SensorServerConnectionState
+  let handler: WebSocketDataHandler<Context>
+
+  func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+    let state = self.state
+    return channel.eventLoop.makeCompletedFuture {
+      let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeResult>(
+        maxFrameSize: maximumFrameSize, enableAutomaticErrorHandling: false
+      ) { channel, _ in
+        channel.eventLoop.makeCompletedFuture {
+          let pipeline = channel.pipeline.syncOperations
+          // Ahead of SwiftNIO's error handler, which closes the channel before passing it on.
+          try pipeline.addHandler(ProtocolErrorRecorder(state: state))
+          try pipeline.addHandler(WebSocketProtocolErrorHandler(isServer: false))
+          return .webSocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
+        }
+      }
+      let address = host.contains(":") ? "[\(host)]" : host
+      var headers = HTTPHeaders()
+      headers.add(name: "Host", value: "\(address):\(port)")
+      headers.add(name: "Origin", value: "ws://\(address)")
+      let upgrade = NIOTypedHTTPClientUpgradeConfiguration<UpgradeResult>(
+        upgradeRequestHead: HTTPRequestHead(
+          version: .http1_1, method: .GET, uri: target, headers: headers),
+        upgraders: [upgrader],
+        notUpgradingCompletionHandler: { channel in
+          channel.eventLoop.makeSucceededFuture(.notUpgraded)
+        })
+      var configuration = NIOUpgradableHTTPClientPipelineConfiguration(
+        upgradeConfiguration: upgrade)
+      configuration.leftOverBytesStrategy = .forwardBytes
+      return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
+        configuration: configuration)
+    }
+  }
+
+  func handle(value: Value, logger: Logger) async throws -> WebSocketCloseFrame? {
+    switch try await value.get() {
+    case .webSocket(let channel):
+      return try await WebSocketHandler.handle(
+        type: .client,
+        configuration: .init(
+          extensions: [], autoPing: autoPing, closeTimeout: closeTimeout, validateUTF8: false,
+          maxFrameSize: maximumFrameSize),
+        asyncChannel: channel, context: Context(logger: logger), handler: handler)
+    case .notUpgraded:
+      throw WebSocketClientError.webSocketUpgradeFailed
+    }
+  }
+}
+
+/// What the client learns about one connection's channel beyond what the library returns.
+final class SensorServerConnectionState: Sendable {
+  private let error = Locked(NIOWebSocketError?.none)
+
+  /// The protocol error SwiftNIO's frame decoder found in what the phone sent, if any; the
+  /// channel was closed for it.
+  var protocolError: NIOWebSocketError? { error.withLock { $0 } }
+
+  fileprivate func record(_ error: NIOWebSocketError) {
+    self.error.withLock { $0 = $0 ?? error }
+  }
+}
+
+/// Records a protocol error of SwiftNIO's frame decoder and passes it on.
+private final class ProtocolErrorRecorder: ChannelInboundHandler {
+  typealias InboundIn = WebSocketFrame
+  typealias InboundOut = WebSocketFrame
+
+  private let state: SensorServerConnectionState
+
+  init(state: SensorServerConnectionState) {
+    self.state = state
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    if let error = error as? NIOWebSocketError { state.record(error) }
+    context.fireErrorCaught(error)
+  }
+}
