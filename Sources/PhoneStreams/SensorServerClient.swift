@@ -31,9 +31,9 @@ import WSClient
 /// after ``Configuration/connectTimeout`` like an unreachable one: the connection runs on an event
 /// loop of the client's own, kept from one attempt to the next, and that loop is shut down to
 /// close the socket (the next attempt starts another). A stop does not wait for the connection:
-/// behind it, an open one is closed with 1001 and a handshake in progress is allowed to end
-/// first (at most the connect timeout), so that SwiftNIO has nothing to say on standard error,
-/// and the loop is shut down after that. The first malformed message is reported; later ones
+/// its socket is closed at once, after a close frame (1001) if it is open, on the loop that is
+/// still running, so that SwiftNIO has nothing to say on standard error, and the loop is shut
+/// down once the connection has ended. The first malformed message is reported; later ones
 /// are counted and summarised at most every ten seconds (once that has
 /// passed, also when no malformed message follows). A message over 64 KiB, in one frame or
 /// several, ends the connection (closed with 1009), and the report says so; so does a break of
@@ -237,10 +237,9 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
   /// channel, which nothing can wait for, so it could run after the event loop had been shut
   /// down (SwiftNIO then printed "Cannot schedule tasks on an EventLoop that has already shut
   /// down" on standard error). A cancellation of this task (the client stopping) is passed to
-  /// the attempt's watchdog instead, which ends the connection the way it ends an idle one, and
-  /// this returns at once: the stop does not wait for a close handshake or a handshake in
-  /// progress (see `attempt(_:on:)`). The attempt then shuts `eventLoopGroup` down itself once
-  /// its connection has ended, since nothing else will use it.
+  /// the attempt's watchdog instead, and this returns at once; the watchdog closes the connection's socket (see `attempt(_:on:)`).
+  /// The attempt then shuts `eventLoopGroup` down itself once its connection has ended, since
+  /// nothing else will use it.
   private func connect(
     _ session: Locked<Session>, on eventLoopGroup: MultiThreadedEventLoopGroup,
     executor: PhoneStreamExecutor
@@ -265,15 +264,14 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
   /// When the watchdog ends the connection, an open one is closed the WebSocket way (the close
   /// handshake times out after a second when the peer is gone). One still in the handshake after
   /// the connect timeout is ended by shutting `eventLoopGroup` down, which closes its socket:
-  /// WSClient waits for the upgrade answer without any timeout and keeps its channel to itself,
-  /// so a phone (or a captive portal) that accepts TCP but never answers would otherwise hold the
-  /// attempt, and with it the reconnection loop, forever. A stop does not shut the loop down in
-  /// the handshake: when the phone's answer had just been read, the library went on with the
-  /// connection on the loop that had been shut down (SwiftNIO printed the same error, and the
-  /// connection's task could outlive the stop). The attempt, which the stop no longer waits for,
-  /// waits for the connection to open, then closes it, or for the connect timeout. (An answer
-  /// read just as the connect timeout passes still meets that race: the library offers no other
-  /// way to close a handshake's socket.)
+  /// the library waits for the upgrade answer without any timeout, so a phone (or a captive
+  /// portal) that accepts TCP but never answers would otherwise hold the attempt, and with it the
+  /// reconnection loop, forever. (An answer read just as the connect timeout passes can meet
+  /// the loop shut down.) A stop closes the connection's socket at once, open or in the
+  /// handshake, on the loop that is still running (``SensorServerConnectionState``): shutting
+  /// the loop down instead let the library go on with a connection whose answer had just been
+  /// read on a loop that had been shut down (SwiftNIO printed "Cannot schedule tasks on an
+  /// EventLoop that has already shut down", and the connection's task could outlive the stop).
   private func attempt(
     _ session: Locked<Session>, on eventLoopGroup: MultiThreadedEventLoopGroup
   ) async -> (ending: String, groupIsShutDown: Bool) {
@@ -315,10 +313,15 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
           return (result, ending)
         case .watchdog(nil):
           continue
+        case .watchdog(.stopped):
+          // Nobody waits for the attempt any more: its socket is closed now, not after a close
+          // handshake that a gone phone never answers, or a handshake still in progress.
+          ending = .stopped
+          connection.close(goingAwayBecause: "client stopped")
         case .watchdog(let verdict?):
           ending = verdict
           if let outbound = session.withLock({ $0.outbound }) {
-            let reason = verdict == .idle ? "nothing received" : "client stopped"
+            let reason = verdict == .idle ? "nothing received" : "no connection in time"
             try? await outbound.close(.goingAway, reason: reason)
           } else {
             try? await eventLoopGroup.shutdownGracefully()
@@ -502,8 +505,7 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
       }
       // After a stop the attempt only ends its connection: a later subscriber gets nothing of it.
       if !isStopRequested { hub.deliver(events + dueMalformedReport(now: now)) }
-      // A stop during the handshake waits for it (see `attempt(_:on:)`).
-      if isOpen && isStopRequested { return .stopped }
+      if isStopRequested { return .stopped }
       if !isOpen && now - start > configuration.connectTimeout { return .connectTimeout }
       if isOpen && now - last > configuration.idleTimeout { return .idle }
     }

@@ -11,6 +11,8 @@ import WSClient
 /// How the SensorServer client's WebSocket channel is set up: the WebSocket library's own client
 /// setup, with what the client needs and `WebSocketClient` does not offer.
 ///
+/// - The channel is kept (``SensorServerConnectionState``), so that a stop can close the socket
+///   at once, whatever the connection is doing, instead of waiting for the library to end it.
 /// - A protocol error found by SwiftNIO's frame decoder (a frame over the size limit, a
 ///   malformed control frame) is recorded before SwiftNIO's own error handler answers it. That
 ///   handler sends the phone the close frame (1009, 1002) and closes the channel, which ended the
@@ -46,6 +48,9 @@ struct SensorServerWebSocketChannel: ClientConnectionChannel {
 
   func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
     let state = self.state
+    guard state.attach(channel) else {
+      return channel.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+    }
     return channel.eventLoop.makeCompletedFuture {
       let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeResult>(
         maxFrameSize: maximumFrameSize, enableAutomaticErrorHandling: false
@@ -55,6 +60,7 @@ struct SensorServerWebSocketChannel: ClientConnectionChannel {
           // Ahead of SwiftNIO's error handler, which closes the channel before passing it on.
           try pipeline.addHandler(ProtocolErrorRecorder(state: state))
           try pipeline.addHandler(WebSocketProtocolErrorHandler(isServer: false))
+          state.upgraded(channel)
           return .webSocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
         }
       }
@@ -92,16 +98,62 @@ struct SensorServerWebSocketChannel: ClientConnectionChannel {
   }
 }
 
-/// What the client learns about one connection's channel beyond what the library returns.
+/// One connection's channels, for the client to close, and what the client learns about them
+/// beyond what the library returns.
 final class SensorServerConnectionState: Sendable {
-  private let error = Locked(NIOWebSocketError?.none)
+  private struct State {
+    /// Every channel set up for the connection: SwiftNIO can try several addresses at once.
+    var channels: [any Channel] = []
+    /// The channel that was upgraded to a WebSocket.
+    var webSocket: (any Channel)?
+    var isClosed = false
+    var protocolError: NIOWebSocketError?
+  }
+
+  private let state = Locked(State())
 
   /// The protocol error SwiftNIO's frame decoder found in what the phone sent, if any; the
   /// channel was closed for it.
-  var protocolError: NIOWebSocketError? { error.withLock { $0 } }
+  var protocolError: NIOWebSocketError? { state.withLock { $0.protocolError } }
+
+  /// Closes the connection's sockets now, whatever its state: an open WebSocket is sent a close
+  /// frame (1001, `reason`) first, which is not waited for, nor is the phone's answer; a
+  /// handshake in progress is cut; a channel set up afterwards is refused.
+  ///
+  /// The channels are closed on their event loop, which is alive (the client shuts it down only
+  /// once the library has returned), so the library ends its work there as after any close.
+  func close(goingAwayBecause reason: String) {
+    let (channels, webSocket) = state.withLock { state in
+      state.isClosed = true
+      defer { state.channels = [] }
+      return (state.channels, state.webSocket)
+    }
+    if let webSocket {
+      var data = webSocket.allocator.buffer(capacity: 2 + reason.utf8.count)
+      data.write(webSocketErrorCode: .goingAway)
+      data.writeString(reason)
+      let frame = WebSocketFrame(
+        fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
+      webSocket.writeAndFlush(frame, promise: nil)
+    }
+    for channel in channels { channel.close(promise: nil) }
+  }
+
+  /// Keeps `channel` for ``close(goingAwayBecause:)``; `false` when the connection was closed.
+  fileprivate func attach(_ channel: any Channel) -> Bool {
+    state.withLock { state in
+      if !state.isClosed { state.channels.append(channel) }
+      return !state.isClosed
+    }
+  }
+
+  /// Notes that `channel` is a WebSocket now (a close frame can be written to it).
+  fileprivate func upgraded(_ channel: any Channel) {
+    state.withLock { $0.webSocket = channel }
+  }
 
   fileprivate func record(_ error: NIOWebSocketError) {
-    self.error.withLock { $0 = $0 ?? error }
+    state.withLock { $0.protocolError = $0.protocolError ?? error }
   }
 }
 

@@ -340,6 +340,19 @@ final class NetworkSensorServerTests: XCTestCase {
     XCTAssertFalse(client.isConnected)
   }
 
+  func testAStopClosesAHandshakeInProgressAtOnce() throws {
+    // A stop let a handshake in progress run on behind it, up to the connect timeout: the socket
+    // to a phone that never answers stayed open that long. The bound only ends a failing run.
+    let phone = try NetworkTestStallingPeer()
+    defer { phone.stop() }
+    let (client, _, subscription) = subscribedClient(
+      .init(host: "127.0.0.1", port: phone.port, connectTimeout: 120))
+    XCTAssertTrue(networkEventually(timeout: 10) { phone.requestCount == 1 }, "the upgrade asked")
+    subscription.cancel()
+    XCTAssertTrue(phone.waitForClose(ofConnection: 0, timeout: 60), "closed after the stop")
+    XCTAssertFalse(client.isConnected)
+  }
+
   func testStoppingAsThePhoneAnswersPrintsNothingFromSwiftNIO() throws {
     // A stop during the handshake shut the attempt's event loop down to close its socket. When the
     // phone had just answered, the WebSocket library went on with the connection on that loop:

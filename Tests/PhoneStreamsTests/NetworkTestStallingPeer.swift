@@ -11,6 +11,7 @@ final class NetworkTestStallingPeer: @unchecked Sendable {
   private let listener: NetworkTestSocket
   private let answer: [UInt8]
   private let held = Locked<[NetworkTestSocket]>([])
+  private let requests = Locked(0)
   private let stopped = Locked(false)
   private let finished = DispatchSemaphore(value: 0)
   /// The port listened on.
@@ -26,6 +27,15 @@ final class NetworkTestStallingPeer: @unchecked Sendable {
 
   /// How many connections were accepted.
   var acceptedCount: Int { held.withLock { $0.count } }
+  /// How many request heads have been read in full (the peer reads those connections no more).
+  var requestCount: Int { requests.withLock { $0 } }
+
+  /// Whether the other end closes connection `index` (in the order accepted) within `timeout`
+  /// seconds; only for a connection whose request head has been read (see ``requestCount``).
+  func waitForClose(ofConnection index: Int, timeout: Double) -> Bool {
+    guard let socket = held.withLock({ index < $0.count ? $0[index] : nil }) else { return false }
+    return socket.waitForClose(timeout: timeout)
+  }
 
   private func serve() {
     defer { finished.signal() }
@@ -46,6 +56,7 @@ final class NetworkTestStallingPeer: @unchecked Sendable {
           return entry
         }
         if !answer.isEmpty { _ = try? entry.socket.send(answer, timeout: 1) }
+        requests.withLock { $0 += 1 }
         return nil
       }
     }
