@@ -28,12 +28,11 @@ import WSClient
 /// pings every ``Configuration/pingInterval`` seconds (no pong by the next ping closes the
 /// connection) and gives up on a connection that brought nothing for ``Configuration/idleTimeout``
 /// seconds, then reconnects. A phone that accepts TCP but never answers the upgrade is given up on
-/// after ``Configuration/connectTimeout`` like an unreachable one: the connection runs on an event
-/// loop of the client's own, kept from one attempt to the next, and that loop is shut down to
-/// close the socket (the next attempt starts another). A stop does not wait for the connection:
-/// its socket is closed at once, after a close frame (1001) if it is open, on the loop that is
-/// still running, so that SwiftNIO has nothing to say on standard error, and the loop is shut
-/// down once the connection has ended. The first malformed message is reported; later ones
+/// after ``Configuration/connectTimeout`` like an unreachable one. A stop does not wait for the
+/// connection. Either closes the connection's socket at once, after a close frame (1001) if it
+/// is open, on an event loop of the client's own that serves the attempts one after another and
+/// is shut down only once the client has stopped and the connection has ended, so that SwiftNIO
+/// has nothing to say on standard error. The first malformed message is reported; later ones
 /// are counted and summarised at most every ten seconds (once that has
 /// passed, also when no malformed message follows). A message over 64 KiB, in one frame or
 /// several, ends the connection (closed with 1009), and the report says so; so does a break of
@@ -188,22 +187,19 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
       clock: configuration.clock)
     var reportedOutage = false
     // One event loop serves the attempts one after another and is shut down when the client
-    // stops, once the last attempt has ended. It is replaced only after an attempt that had to be
-    // given up on before the WebSocket opened (see `attempt(_:on:)`), so reconnecting does not
-    // start and stop a thread each time.
-    var eventLoopGroup: MultiThreadedEventLoopGroup?
+    // stops, once the last attempt has ended: the attempts close their sockets on it, never by
+    // shutting it down (see `attempt(_:on:)`).
+    let eventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     while !Task.isCancelled {
       let session = Locked(
         Session(
           reorder: reorder,
           clock: SensorServerClockContinuity(offset: clockOffset, needsCheck: true),
           lastActivity: phoneStreamUptime()))
-      let group = eventLoopGroup ?? MultiThreadedEventLoopGroup(numberOfThreads: 1)
-      let outcome = await connect(session, on: group, executor: executor)
+      let outcome = await connect(session, on: eventLoopGroup, executor: executor)
       connected.withLock { $0 = false }
-      // `nil`: stopped during the attempt, which shuts `group` down when it has ended.
-      guard let (ending, groupIsShutDown) = outcome else { return }
-      eventLoopGroup = groupIsShutDown ? nil : group
+      // `nil`: stopped during the attempt, which shuts the group down when it has ended.
+      guard let ending = outcome else { return }
       let (broughtData, finalState) = session.withLock { ($0.receivedMessage, $0) }
       reorder = finalState.reorder
       clockOffset = finalState.clock.offset
@@ -226,11 +222,11 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
     }
     // Nothing runs on it any more: the attempt has ended, and the WebSocket library was never
     // cancelled, so it left no task behind that closes the channel later.
-    try? await eventLoopGroup?.shutdownGracefully()
+    try? await eventLoopGroup.shutdownGracefully()
   }
 
-  /// Makes one connection and serves it until it ends; returns why it ended and whether
-  /// `eventLoopGroup` was shut down to end it, or `nil` when the client stopped first.
+  /// Makes one connection and serves it until it ends; returns why it ended, or `nil` when the
+  /// client stopped first.
   ///
   /// The attempt runs in a task of its own that is never cancelled: the WebSocket library answers
   /// a cancellation of an open connection by starting an unstructured task that closes the
@@ -246,10 +242,8 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
   ) async -> AttemptHandoff.Outcome? {
     let handoff = AttemptHandoff()
     Task(executorPreference: executor) { [self] in
-      let outcome = await attempt(session, on: eventLoopGroup)
-      if !handoff.finish(outcome), !outcome.groupIsShutDown {
-        try? await eventLoopGroup.shutdownGracefully()
-      }
+      let ending = await attempt(session, on: eventLoopGroup)
+      if !handoff.finish(ending) { try? await eventLoopGroup.shutdownGracefully() }
     }
     return await withTaskCancellationHandler {
       await handoff.outcome()
@@ -261,23 +255,21 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
 
   /// One attempt: the WebSocket client and the watchdog, until the connection has ended.
   ///
-  /// When the watchdog ends the connection, an open one is closed the WebSocket way (the close
-  /// handshake times out after a second when the peer is gone). One still in the handshake after
-  /// the connect timeout is ended by shutting `eventLoopGroup` down, which closes its socket:
-  /// the library waits for the upgrade answer without any timeout, so a phone (or a captive
-  /// portal) that accepts TCP but never answers would otherwise hold the attempt, and with it the
-  /// reconnection loop, forever. (An answer read just as the connect timeout passes can meet
-  /// the loop shut down.) A stop closes the connection's socket at once, open or in the
-  /// handshake, on the loop that is still running (``SensorServerConnectionState``): shutting
-  /// the loop down instead let the library go on with a connection whose answer had just been
-  /// read on a loop that had been shut down (SwiftNIO printed "Cannot schedule tasks on an
-  /// EventLoop that has already shut down", and the connection's task could outlive the stop).
+  /// When the watchdog ends an open connection that fell silent, it is closed the WebSocket way
+  /// (the close handshake times out after a second when the peer is gone). A stop, or the connect
+  /// timeout, closes the connection's socket at once, open or in the handshake, on the loop that
+  /// is still running (``SensorServerConnectionState``): the library waits for the upgrade answer
+  /// without any timeout, so a phone (or a captive portal) that accepts TCP but never answers
+  /// would otherwise hold the attempt, and with it the reconnection loop, forever. Shutting the
+  /// loop down to close the socket, as the client did before it could reach the channel, let
+  /// the library go on with an answer read just then on a loop that had been shut down (SwiftNIO
+  /// printed "Cannot schedule tasks on an EventLoop that has already shut down", and the
+  /// attempt could hang).
   private func attempt(
     _ session: Locked<Session>, on eventLoopGroup: MultiThreadedEventLoopGroup
-  ) async -> (ending: String, groupIsShutDown: Bool) {
+  ) async -> String {
     let ping = Duration.nanoseconds(Int64(max(0.05, min(configuration.pingInterval, 3_600)) * 1e9))
     let connection = SensorServerConnectionState()
-    var groupIsShutDown = false
     let (result, ending) = await withTaskGroup(of: AttemptEvent.self) { group in
       group.addTask { [self] in
         do {
@@ -313,28 +305,23 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
           return (result, ending)
         case .watchdog(nil):
           continue
-        case .watchdog(.stopped):
-          // Nobody waits for the attempt any more: its socket is closed now, not after a close
-          // handshake that a gone phone never answers, or a handshake still in progress.
-          ending = .stopped
-          connection.close(goingAwayBecause: "client stopped")
+        case .watchdog(.idle):
+          ending = .idle
+          try? await session.withLock { $0.outbound }?.close(
+            .goingAway, reason: "nothing received")
         case .watchdog(let verdict?):
+          // After a stop nobody waits for the attempt: its socket is closed now, not after a
+          // close handshake that a gone phone never answers, or a handshake still in progress.
+          // (A connection that opens just as the connect timeout passes is closed too.)
           ending = verdict
-          if let outbound = session.withLock({ $0.outbound }) {
-            let reason = verdict == .idle ? "nothing received" : "no connection in time"
-            try? await outbound.close(.goingAway, reason: reason)
-          } else {
-            try? await eventLoopGroup.shutdownGracefully()
-            groupIsShutDown = true
-          }
+          connection.close(
+            goingAwayBecause: verdict == .stopped ? "client stopped" : "no connection in time")
         }
       }
       // Not reached: the connection's task always comes back.
       return (Result<WebSocketCloseFrame?, any Error>.success(nil), ending)
     }
-    return (
-      describe(result, ending: ending, session: session, connection: connection), groupIsShutDown
-    )
+    return describe(result, ending: ending, session: session, connection: connection)
   }
 
   /// Why an attempt ended, for the failure that reports it.
@@ -535,12 +522,12 @@ public final class SensorServerClient: SensorSource, @unchecked Sendable {
   }
 }
 
-/// An attempt's outcome, handed from the attempt's task to the connection loop unless the loop
-/// stopped waiting first (the client stopped). Whichever of the two comes first decides who
-/// shuts the attempt's event loop group down: the loop when it got the outcome, the attempt
+/// An attempt's outcome (why it ended), handed from the attempt's task to the connection loop
+/// unless the loop stopped waiting first (the client stopped). Whichever of the two comes first
+/// decides who shuts the event loop group down: the loop when it got the outcome, the attempt
 /// otherwise.
 private final class AttemptHandoff: Sendable {
-  typealias Outcome = (ending: String, groupIsShutDown: Bool)
+  typealias Outcome = String
 
   private enum Phase {
     case running

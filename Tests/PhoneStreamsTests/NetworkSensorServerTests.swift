@@ -386,6 +386,42 @@ final class NetworkSensorServerTests: XCTestCase {
     XCTAssertFalse(printed.contains("Cannot schedule tasks"), printed)
   }
 
+  func testAnAnswerAsTheConnectTimeoutPassesPrintsNothingFromSwiftNIO() throws {
+    // The connect timeout shut the attempt's event loop down to close the handshake's socket; when
+    // the phone's answer was read just then, the library went on with it on that loop (SwiftNIO
+    // printed "Cannot schedule tasks on an EventLoop that has already shut down"). The phone
+    // answers after 0.15 to 0.25 s, around the 0.2 s timeout, and closes what opens.
+    let attempts = Locked(0)
+    let router = Router(context: BasicWebSocketRequestContext.self)
+    router.ws(
+      "/sensors/connect",
+      shouldUpgrade: { _, _ in
+        let index = attempts.withLock { count -> UInt64 in
+          defer { count += 1 }
+          return UInt64(count)
+        }
+        try await Task.sleep(nanoseconds: 150_000_000 + index % 11 * 10_000_000)
+        return .upgrade([:])
+      }, onUpgrade: { _, _, _ in })
+    let phone = try NetworkTestApplication { onRunning in
+      Application(
+        router: Router(), server: .http1WebSocketUpgrade(webSocketRouter: router),
+        configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        onServerRunning: onRunning, logger: NetworkTestApplication.quietLogger)
+    }
+    defer { phone.stop() }
+    let standardError = try NetworkStandardErrorCapture()
+    let (_, _, subscription) = subscribedClient(
+      .init(host: "127.0.0.1", port: phone.port, connectTimeout: 0.2, reconnectDelay: 0.01))
+    // Each attempt takes about 0.2 s; the bound only ends a failing run.
+    let tried = networkEventually(timeout: 120) { attempts.withLock { $0 } >= 60 }
+    subscription.cancel()
+    Thread.sleep(forTimeInterval: 0.5)
+    let printed = standardError.finish()
+    XCTAssertTrue(tried, "\(attempts.withLock { $0 }) attempts")
+    XCTAssertFalse(printed.contains("Cannot schedule tasks"), printed)
+  }
+
   func testNoOtherEndingPrintsFromSwiftNIO() throws {
     // Each way a connection ends, several times over: the phone goes silent (idle timeout), never
     // answers the upgrade (connect timeout), sends a message over the size limit, or closes.
