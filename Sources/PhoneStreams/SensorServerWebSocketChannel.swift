@@ -78,8 +78,16 @@ struct SensorServerWebSocketChannel: ClientConnectionChannel {
       var configuration = NIOUpgradableHTTPClientPipelineConfiguration(
         upgradeConfiguration: upgrade)
       configuration.leftOverBytesStrategy = .forwardBytes
-      return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
+      let endHolder = UpgradeEndHolder()
+      try channel.pipeline.syncOperations.addHandler(endHolder, position: .first)
+      let upgraded = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
         configuration: configuration)
+      // After the upgrade handler has passed on what it buffered (it does so right after the
+      // result), so that the end comes after the phone's last bytes.
+      upgraded.assumeIsolated().whenComplete { _ in
+        channel.eventLoop.assumeIsolated().execute { endHolder.release() }
+      }
+      return upgraded
     }
   }
 
@@ -154,6 +162,47 @@ final class SensorServerConnectionState: Sendable {
 
   fileprivate func record(_ error: NIOWebSocketError) {
     state.withLock { $0.protocolError = $0.protocolError ?? error }
+  }
+}
+
+/// Holds back the end of the phone's stream (its FIN) until the upgrade has ended.
+///
+/// SwiftNIO's HTTP decoder drops the bytes read after the upgrade answer (the phone's first
+/// messages, or its close frame) when the end of the stream is read before the decoder is
+/// removed, and the end itself then passes the upgrade handler before the WebSocket's handlers
+/// exist, so nothing after them learns of it: a phone that answered, sent a close frame
+/// (SensorServer's 4001) and closed, all in one read, left the client waiting for its first
+/// ping to fail.
+private final class UpgradeEndHolder: ChannelInboundHandler, RemovableChannelHandler {
+  typealias InboundIn = ByteBuffer
+  typealias InboundOut = ByteBuffer
+
+  private var context: ChannelHandlerContext?
+  private var isUpgrading = true
+  private var heldEnd = false
+
+  func handlerAdded(context: ChannelHandlerContext) {
+    self.context = context
+  }
+
+  func handlerRemoved(context: ChannelHandlerContext) {
+    self.context = nil
+  }
+
+  func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    if isUpgrading, event as? ChannelEvent == .inputClosed {
+      heldEnd = true
+      return
+    }
+    context.fireUserInboundEventTriggered(event)
+  }
+
+  /// Passes a held end on; later ones go through.
+  func release() {
+    isUpgrading = false
+    guard heldEnd, let context else { return }
+    heldEnd = false
+    context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
   }
 }
 

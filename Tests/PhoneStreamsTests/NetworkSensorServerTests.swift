@@ -233,10 +233,30 @@ final class NetworkSensorServerTests: XCTestCase {
     let failures = collector.failures
     XCTAssertEqual(failures.count, 1, "\(failures)")
     XCTAssertEqual(failures.first?.kind, .disconnected)
-    // The close frame itself can be lost when the phone closes right after the upgrade (then the
-    // failure says "connection closed"), so its explanation is checked on its own.
+    // What it says (testACloseSentWithTheUpgradeAnswerIsRead checks that the close frame is read).
     XCTAssertTrue(
       SensorServerClient.describeClose(code: 4001, reason: "sensor not found").contains("?types="))
+  }
+
+  func testACloseSentWithTheUpgradeAnswerIsRead() throws {
+    // SensorServer closes at once (4001) when a requested sensor is missing. When the answer, the
+    // close frame and the end of the stream were read together, SwiftNIO's HTTP decoder dropped
+    // the close frame and the end never reached the WebSocket: the client noticed only when a
+    // ping failed ("connection closed"). One client per connection: a refusal is reported once
+    // per outage.
+    let phone = try NetworkTestPhone { outbound, _ in
+      try await outbound.close(.unknown(4001), reason: "sensor not found")
+    }
+    defer { phone.stop() }
+    for connection in 1...20 {
+      let (_, collector, subscription) = subscribedClient(
+        .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 30, pingInterval: 2))
+      defer { subscription.cancel() }
+      // The bound only ends a failing run.
+      XCTAssertTrue(collector.wait(timeout: 60) { !$0.failures.isEmpty }, "\(connection)")
+      let message = collector.failures.first?.message ?? ""
+      XCTAssertTrue(message.contains("[4001] (sensor not found)"), "\(connection): \(message)")
+    }
   }
 
   func testAMessageOverTheSizeLimitIsReportedAsSuch() throws {
