@@ -392,7 +392,11 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
-    .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+    // Up to the next minor only: the SensorServer client uses the library's WSInternal SPI,
+    // which carries no promise of stability.
+    .package(
+      url: "https://github.com/hummingbird-project/swift-websocket.git",
+      .upToNextMinor(from: "1.6.2")),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
