@@ -48,7 +48,8 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
     /// Seconds between polls; default 0.1. Less than 0.01 s, or NaN, is taken as 0.01 s (the
     /// least `phyphox:` specifications accept), and more than an hour as an hour.
     public var pollInterval: Double
-    /// Seconds to wait for each answer; default 2.
+    /// Seconds to wait for each answer; default 2. Kept within 0.01 s…1 h; NaN is taken as
+    /// 0.01 s, so that every request times out and says so.
     public var requestTimeout: Double
     /// The buffers to read; default `nil`: discover them from `/config`.
     public var buffers: [PhyphoxBufferGroup]?
