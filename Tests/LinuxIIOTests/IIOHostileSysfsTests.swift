@@ -76,11 +76,7 @@ final class IIOHostileSysfsTests: XCTestCase {
     let tree = try Fixtures.mpu6050Tree()
     try tree.write(0, "sampling_frequency_available", "10 1e308")
     let system = IIOSystem()
-    let discovery = IIODiscovery(sysfsRoot: tree.sysfsRoot, devRoot: tree.devRoot, system: system)
-    let device = try XCTUnwrap(try discovery.devices().first)
-    let reader = IIODeviceReader(
-      device: device, kinds: [.accelerometer], configuration: Fixtures.configuration(.polled),
-      system: system)
+    let reader = try accelerometerReader(tree, mode: .polled, system: system)
     try reader.start(rate: 1e308, preference: .polled)
     defer { reader.stop() }
     XCTAssertEqual(reader.mode, .polled)
@@ -97,11 +93,7 @@ final class IIOHostileSysfsTests: XCTestCase {
     try tree.write(0, "sampling_frequency", "10")
     try tree.write(0, "sampling_frequency_available", "[10 5e-324 200]")
     let system = IIOSystem()
-    let discovery = IIODiscovery(sysfsRoot: tree.sysfsRoot, devRoot: tree.devRoot, system: system)
-    let device = try XCTUnwrap(try discovery.devices().first)
-    let reader = IIODeviceReader(
-      device: device, kinds: [.accelerometer], configuration: Fixtures.configuration(.polled),
-      system: system)
+    let reader = try accelerometerReader(tree, mode: .polled, system: system)
     try reader.start(rate: 50, preference: .polled)
     defer { reader.stop() }
     XCTAssertEqual(tree.read(0, "sampling_frequency"), "50")
@@ -117,17 +109,25 @@ final class IIOHostileSysfsTests: XCTestCase {
     try tree.write(0, "sampling_frequency", "inf")
     let system = FaultInjectingSystem()
     system.failWrite("/sampling_frequency", .permissionDenied)
-    let discovery = IIODiscovery(sysfsRoot: tree.sysfsRoot, devRoot: tree.devRoot, system: system)
-    let device = try XCTUnwrap(try discovery.devices().first)
-    let reader = IIODeviceReader(
-      device: device, kinds: [.accelerometer], configuration: Fixtures.configuration(.polled),
-      system: system)
+    let reader = try accelerometerReader(tree, mode: .polled, system: system)
     try reader.start(rate: 50, preference: .polled)
     defer { reader.stop() }
     XCTAssertNil(reader.deviceRate)
     XCTAssertEqual(reader.recordPeriod, 1.0 / 50, accuracy: 1e-12)
     let warning = try XCTUnwrap(reader.warnings.first { $0.contains("sampling_frequency") })
     XCTAssertFalse(warning.contains("inf"), warning)
+  }
+
+  /// A reader of the accelerometer of `tree`'s first device, discovered through `system`, with
+  /// the fixtures' configuration for `mode`.
+  private func accelerometerReader(
+    _ tree: IIOFakeTree, mode: IIOConfiguration.Mode, system: IIOSystem
+  ) throws -> IIODeviceReader {
+    let discovery = IIODiscovery(sysfsRoot: tree.sysfsRoot, devRoot: tree.devRoot, system: system)
+    let device = try XCTUnwrap(try discovery.devices().first)
+    return IIODeviceReader(
+      device: device, kinds: [.accelerometer], configuration: Fixtures.configuration(mode),
+      system: system)
   }
 
   // MARK: Buffered reads
@@ -147,11 +147,7 @@ final class IIOHostileSysfsTests: XCTestCase {
     linkNodeToDevZero(tree)
     // The safety net stops an unbounded round after 1000 reads, so the test fails instead.
     let system = CountingReadsSystem(limit: 1000)
-    let discovery = IIODiscovery(sysfsRoot: tree.sysfsRoot, devRoot: tree.devRoot, system: system)
-    let device = try XCTUnwrap(try discovery.devices().first)
-    let reader = IIODeviceReader(
-      device: device, kinds: [.accelerometer], configuration: Fixtures.configuration(.buffered),
-      system: system)
+    let reader = try accelerometerReader(tree, mode: .buffered, system: system)
     try reader.start(rate: 100, preference: .buffered)
     defer { reader.stop() }
     XCTAssertEqual(reader.mode, .buffered)

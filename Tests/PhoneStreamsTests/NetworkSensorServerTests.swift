@@ -259,6 +259,16 @@ final class NetworkSensorServerTests: XCTestCase {
     }
   }
 
+  /// The first failure a client reports against `phone` (which must make it report one within
+  /// 10 s), the client stopped after it.
+  private func firstFailure(from phone: NetworkTestPhone) throws -> SourceFailure {
+    let (_, collector, subscription) = subscribedClient(
+      .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 5))
+    defer { subscription.cancel() }
+    XCTAssertTrue(collector.wait(timeout: 10) { !$0.failures.isEmpty }, "\(collector.all)")
+    return try XCTUnwrap(collector.failures.first)
+  }
+
   func testAMessageOverTheSizeLimitIsReportedAsSuch() throws {
     // A message over SensorServerClient.maximumMessageSize made the WebSocket library close the
     // connection with 1009 by itself, and the report said only "connection closed" (one frame) or
@@ -269,11 +279,7 @@ final class NetworkSensorServerTests: XCTestCase {
         try await Task.sleep(nanoseconds: 10_000_000_000)
       }
       defer { phone.stop() }
-      let (_, collector, subscription) = subscribedClient(
-        .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 5))
-      defer { subscription.cancel() }
-      XCTAssertTrue(collector.wait(timeout: 10) { !$0.failures.isEmpty }, "\(collector.all)")
-      let failure = try XCTUnwrap(collector.failures.first)
+      let failure = try firstFailure(from: phone)
       XCTAssertEqual(failure.kind, .disconnected)
       XCTAssertTrue(
         failure.message.contains("a message larger than 64 KiB (close 1009)"),
@@ -313,11 +319,7 @@ final class NetworkSensorServerTests: XCTestCase {
       try await Task.sleep(nanoseconds: 10_000_000_000)
     }
     defer { phone.stop() }
-    let (_, collector, subscription) = subscribedClient(
-      .init(host: "127.0.0.1", port: phone.port, reconnectDelay: 5))
-    defer { subscription.cancel() }
-    XCTAssertTrue(collector.wait(timeout: 10) { !$0.failures.isEmpty }, "\(collector.all)")
-    let failure = try XCTUnwrap(collector.failures.first)
+    let failure = try firstFailure(from: phone)
     XCTAssertEqual(failure.kind, .disconnected)
     XCTAssertTrue(
       failure.message.contains("the phone broke the WebSocket protocol (frames; close 1002)"),
