@@ -61,8 +61,13 @@ extension FusionEvaluation {
     ]
   }
 
-  /// The Boolean parameters, set with 0 or 1.
-  static let flagNames = ["usesCalibratedFieldForHeading", "rawFieldIsCalibrated"]
+  /// The Boolean parameters by name, set with 0 or 1.
+  package static var flagKeyPaths: [String: WritableKeyPath<AttitudeEstimator.Parameters, Bool>] {
+    [
+      "usesCalibratedFieldForHeading": \.usesCalibratedFieldForHeading,
+      "rawFieldIsCalibrated": \.rawFieldIsCalibrated,
+    ]
+  }
 
   /// Errors from ``parameters(overriding:with:)``.
   public enum OverrideError: Error, CustomStringConvertible {
@@ -73,7 +78,7 @@ extension FusionEvaluation {
       case .malformed(let text): return "expected NAME=VALUE with a finite number, got \"\(text)\""
       case .unknownParameter(let name):
         return "unknown parameter \"\(name)\"; known: "
-          + (Array(parameterKeyPaths.keys) + flagNames).sorted().joined(separator: ", ")
+          + (Array(parameterKeyPaths.keys) + flagKeyPaths.keys).sorted().joined(separator: ", ")
       }
     }
   }
@@ -88,12 +93,8 @@ extension FusionEvaluation {
       guard parts.count == 2, let value = Double(parts[1]), value.isFinite else {
         throw OverrideError.malformed(assignment)
       }
-      if parts[0] == "usesCalibratedFieldForHeading" {
-        result.usesCalibratedFieldForHeading = value != 0
-        continue
-      }
-      if parts[0] == "rawFieldIsCalibrated" {
-        result.rawFieldIsCalibrated = value != 0
+      if let flag = flagKeyPaths[String(parts[0])] {
+        result[keyPath: flag] = value != 0
         continue
       }
       guard let keyPath = parameterKeyPaths[String(parts[0])] else {
