@@ -42,6 +42,16 @@ package final class PoolBlocker: @unchecked Sendable {
     return occupied
   }
 
+  /// The pool's width: its threads per priority, one per processor.
+  package static var poolWidth: Int { ProcessInfo.processInfo.activeProcessorCount }
+
+  /// Occupies every thread of the pool at `priority` (see ``occupy(_:priority:)``) and waits up
+  /// to `seconds` for them; returns how many are held (``poolWidth`` when all are).
+  package func occupyThePool(priority: TaskPriority? = nil, seconds: Double = 60) -> Int {
+    occupy(Self.poolWidth, priority: priority)
+    return waitUntilOccupied(Self.poolWidth, seconds: seconds)
+  }
+
   /// Lets every held thread go (and any that arrives later pass straight through).
   package func release() {
     condition.lock()

@@ -43,11 +43,10 @@ final class DashboardBusyPoolTests: XCTestCase {
     XCTAssertEqual(running.wait(timeout: .now() + 60), .success, "the server did not start")
     let port = try XCTUnwrap(url.withLock { $0 }?.port)
 
-    let width = ProcessInfo.processInfo.activeProcessorCount
     let blocker = PoolBlocker()
-    blocker.occupy(width, priority: .medium)
     defer { blocker.release() }
-    XCTAssertEqual(blocker.waitUntilOccupied(width, seconds: 60), width, "pool not filled")
+    XCTAssertEqual(
+      blocker.occupyThePool(priority: .medium), PoolBlocker.poolWidth, "pool not filled")
 
     let provenBefore = DashboardEarlyProof.provenCount
     let owner = try DashboardRawConnection(port: port)
