@@ -161,6 +161,11 @@ package struct StepRecording: Sendable {
   ///     detector left out (when any were): readable rows whose value is implausibly large (say
   ///     1e308) or whose time repeats the one before. They are not invalid rows, so without this
   ///     the count would leave them out unsaid.
+  ///   - refusedPressures: told how many barometer readings, of how many, the floor counter left
+  ///     out (when any were), and from which file: a pressure outside
+  ///     ``BarometricAltitude/plausiblePressureRange`` (1–200 kPa), such as a column in Pa under
+  ///     an hPa heading. When it left out every reading the floors are `nil`, as without a
+  ///     barometer, rather than zero floors from no data.
   package static func count(
     _ url: URL, format: RecordingFormat? = nil, columns: ColumnMapping? = nil,
     pressureFile: URL? = nil, invalidRows: RecordingReader.InvalidRowPolicy = .fail,
@@ -169,7 +174,8 @@ package struct StepRecording: Sendable {
       throw Failure.noPressureReadings(barometer: $0.path)
     },
     skipped: (_ file: URL, _ rows: Int) -> Void = { _, _ in },
-    refused: (_ file: URL, _ samples: Int, _ of: Int) -> Void = { _, _, _ in }
+    refused: (_ file: URL, _ samples: Int, _ of: Int) -> Void = { _, _, _ in },
+    refusedPressures: (_ file: URL, _ readings: Int, _ of: Int) -> Void = { _, _, _ in }
   ) throws -> (count: StepCount, floors: (ascended: Int, descended: Int)?) {
     var counter = StepCounter(parameters: parameters)
     var hasPressure = false
@@ -233,7 +239,13 @@ package struct StepRecording: Sendable {
         url, format: format, columns: columns, invalidRows: invalidRows,
         accelerometer: { _, _ in }, pressure: { floors.add(time: $0, pressure: $1) })
     }
-    return (count, hasPressure ? floors.result : nil)
+    guard hasPressure else { return (count, nil) }
+    if floors.refusedReadingCount > 0 {
+      refusedPressures(
+        barometerFileRead ? pressureFile ?? url : url, floors.refusedReadingCount,
+        floors.readingCount)
+    }
+    return (count, floors.hasUsableReadings ? floors.result : nil)
   }
 
   /// The barometer file that a logger writing one file per sensor leaves beside the

@@ -25,7 +25,8 @@ struct StepsCommand: ParsableCommand {
       always skipped and counted on stderr. A recording whose accelerometer samples are nearly all \
       (99 %) more than 1 s apart (a time column in ms read as s) is an error, not 0 steps. Readable samples \
       the step detector refuses (an implausibly large value, a repeated time) are counted on \
-      stderr. A recording that \
+      stderr, and so are pressures outside 1–200 kPa (a column in Pa under an hPa heading): the \
+      floors are null when no reading is left. A recording that \
       cannot be read is reported on stderr and the others are still counted; the status is then \
       non-zero.
       """)
@@ -175,6 +176,17 @@ struct StepsCommand: ParsableCommand {
               "left out \(samples) of \(total) accelerometer samples of \(refusedFile.path) that "
                 + "the step detector refused (an implausibly large value, or a timestamp that "
                 + "does not move forward)")
+          },
+          refusedPressures: { barometer, readings, total in
+            let range = AltitudeCommand.plausibleRangeText
+            let reason =
+              "(broken readings, or a column in another unit, such as Pa under an hPa heading)"
+            printToStandardError(
+              readings == total
+                ? "all \(total) pressure readings of \(barometer.path) are outside \(range) "
+                  + "\(reason), so \(file) gets no floors"
+                : "left out \(readings) of \(total) pressure readings of \(barometer.path) "
+                  + "outside \(range) \(reason)")
           })
       } catch {
         // One recording: its error is the command's, as it always was.

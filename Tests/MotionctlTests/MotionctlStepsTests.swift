@@ -126,6 +126,57 @@ final class MotionctlStepsTests: XCTestCase {
     XCTAssertTrue(refused.standardError.contains("--pressure"), refused.standardError)
   }
 
+  /// Pressures outside 1–200 kPa are refused by the floor counter. Before, `steps` said nothing
+  /// of them: a barometer file in Pa under an `pressure_hpa` heading gave "floors 0 up, 0 down"
+  /// for a climb of two floors. Now every refused reading is counted on stderr, and when none is
+  /// left the floors are null, as without a barometer; a few broken readings among good ones cost
+  /// nothing but their line.
+  func testStepsSaysWhichPressuresItRefused() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let (accelerometer, barometer) = try simulatedStairsTables(in: folder)
+    let accelerometerFile = folder.appendingPathComponent("accelerometer.csv")
+    try accelerometer.write(to: accelerometerFile, atomically: true, encoding: .utf8)
+    var rows = barometer.split(separator: "\n").map(String.init)
+    let header = rows.removeFirst()
+    let readings = try rows.map { row -> (time: Substring, hectopascals: Double) in
+      let cells = row.split(separator: ",")
+      return (cells[0], try XCTUnwrap(Double(cells[1]), row))
+    }
+
+    let inPascals = folder.appendingPathComponent("pascals.csv")
+    try ([header] + readings.map { "\($0.time),\($0.hectopascals * 100)" })
+      .joined(separator: "\n").write(to: inPascals, atomically: true, encoding: .utf8)
+    let wrongUnit = try MotionctlRunner.run(
+      ["steps", "--json", accelerometerFile.path, "--pressure", inPascals.path])
+    XCTAssertEqual(wrongUnit.status, 0, wrongUnit.standardError)
+    XCTAssertTrue(
+      wrongUnit.standardOutput.contains("\"floors_ascended\":null"), wrongUnit.standardOutput)
+    XCTAssertTrue(
+      wrongUnit.standardError.contains(
+        "all \(readings.count) pressure readings of \(inPascals.path) are outside"),
+      wrongUnit.standardError)
+
+    let broken = folder.appendingPathComponent("broken.csv")
+    let brokenRows = readings.enumerated().map { index, reading in
+      "\(reading.time),\(index % 500 == 250 ? -1 : reading.hectopascals)"
+    }
+    let brokenCount = readings.indices.filter { $0 % 500 == 250 }.count
+    XCTAssertGreaterThan(brokenCount, 0)
+    try ([header] + brokenRows).joined(separator: "\n")
+      .write(to: broken, atomically: true, encoding: .utf8)
+    let someBroken = try MotionctlRunner.run(
+      ["steps", "--json", accelerometerFile.path, "--pressure", broken.path])
+    XCTAssertEqual(someBroken.status, 0, someBroken.standardError)
+    let object = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(someBroken.standardOutput.utf8)) as? [String: Any])
+    XCTAssertEqual(object["floors_ascended"] as? Int, 2)
+    XCTAssertEqual(object["floors_descended"] as? Int, 2)
+    XCTAssertTrue(
+      someBroken.standardError.contains(
+        "left out \(brokenCount) of \(readings.count) pressure readings of \(broken.path)"),
+      someBroken.standardError)
+  }
+
   /// A `NAME_pressure.csv` found beside `NAME_acc.csv` without a reading (a header alone) is said
   /// on stderr and the floors are null, the steps counted; before, it failed the recording, which
   /// `steps` had not been asked to read with a barometer. Named with `--pressure`, the same file
