@@ -46,18 +46,30 @@ public struct PhyphoxBufferGroup: Sendable, Equatable {
       sensor: .magnetometer, time: "mag_time", components: ["magX", "magY", "magZ"]),
   ]
 
+  /// The longest buffer name read from `/config`, in UTF-8 bytes. phyphox's own names are a few
+  /// characters (`acc_time`), and every name read goes into every `/get` (a time name once more
+  /// for each value buffer, percent-encoded to up to three times its length), so longer names
+  /// from `/config` only made every poll's URL longer.
+  package static let maximumNameLength = 64
+
   /// Finds the groups in a `/config` answer from the experiment's `inputs` (each input lists its
   /// components as single-entry objects: `{"x":"accX"}`, `{"t":"acc_time"}`, …).
   ///
+  /// At most one group per sensor, the first usable input's, is returned: the client polls no
+  /// more than the four sensors it reads, however many inputs the experiment lists (a hostile or
+  /// odd `/config` listing thousands made `/get` URLs of hundreds of KB, on every poll). An input
+  /// naming a buffer longer than ``maximumNameLength`` is not read.
+  ///
   /// Returns the groups and notes for people (an experiment that only measures acceleration
-  /// *without* g, which is not specific force; one that lacks some of the four sensors read, see
-  /// ``lackingNote(for:)``).
+  /// *without* g, which is not specific force; an input not read for a name too long; one that
+  /// lacks some of the four sensors read, see ``lackingNote(for:)``).
   package static func discover(
     in config: PhoneJSON
   ) -> (groups: [PhyphoxBufferGroup], notes: [String]) {
     var groups: [PhyphoxBufferGroup] = []
     var notes: [String] = []
     var sawLinearAcceleration = false
+    var longNamed: [Sensor] = []
     for input in config["inputs"]?.arrayValue ?? [] {
       guard let source = input["source"]?.stringValue else { continue }
       var outputs: [String: String] = [:]
@@ -77,22 +89,42 @@ public struct PhyphoxBufferGroup: Sendable, Equatable {
         continue
       default: continue
       }
-      guard let time = outputs["t"] else { continue }
+      guard !groups.contains(where: { $0.sensor == sensor }), let time = outputs["t"] else {
+        continue
+      }
+      let components: [String]
       if sensor == .pressure {
         guard
           let value = outputs["x"]
             ?? outputs.first(where: { $0.key != "t" && $0.key != "accuracy" })?.value
         else { continue }
-        groups.append(PhyphoxBufferGroup(sensor: sensor, time: time, components: [value]))
+        components = [value]
       } else {
         guard let x = outputs["x"], let y = outputs["y"], let z = outputs["z"] else { continue }
-        groups.append(PhyphoxBufferGroup(sensor: sensor, time: time, components: [x, y, z]))
+        components = [x, y, z]
       }
+      guard ([time] + components).allSatisfy({ $0.utf8.count <= maximumNameLength }) else {
+        if !longNamed.contains(sensor) { longNamed.append(sensor) }
+        continue
+      }
+      groups.append(PhyphoxBufferGroup(sensor: sensor, time: time, components: components))
     }
     if sawLinearAcceleration && !groups.contains(where: { $0.sensor == .accelerometer }) {
       notes.append(
         "the phyphox experiment measures acceleration without g (not what an accelerometer reads); "
           + "use \"Acceleration with g\" for accelerometer samples")
+    }
+    // Only the sensors that no other input feeds: an overlong name beside a usable input of the
+    // same sensor costs nothing.
+    let unread = longNamed.filter { sensor in !groups.contains { $0.sensor == sensor } }
+    if !unread.isEmpty {
+      let names = unread.map(\.rawValue)
+      let list =
+        names.count == 1
+        ? "\(names[0]) input names a buffer longer than \(maximumNameLength) bytes, and is"
+        : names.dropLast().joined(separator: ", ") + " and \(names[names.count - 1]) inputs name "
+          + "buffers longer than \(maximumNameLength) bytes, and are"
+      notes.append("the phyphox experiment's \(list) not read")
     }
     if let note = lackingNote(for: groups) { notes.append(note) }
     return (groups, notes)

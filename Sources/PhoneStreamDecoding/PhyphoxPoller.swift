@@ -115,7 +115,8 @@ package struct PhyphoxPoller: Sendable {
     // none of them is from an experiment other than the one read (a phyphox without /config
     // running one whose buffers have other names), and was polled in silence for ever.
     guard groups.contains(where: { buffers[$0.time] != nil }) else {
-      // At most four names (one per sensor read): a hostile /config may list thousands.
+      // At most four names: discovery finds one group per sensor, but buffers given in the
+      // configuration may be any number.
       let names =
         groups.prefix(4).map(\.time).joined(separator: ", ") + (groups.count > 4 ? ", …" : "")
       throw SourceFailure(

@@ -10,9 +10,10 @@ import PhoneStreamDecoding
 ///
 /// Every ``Configuration/pollInterval`` seconds it asks `http://<host>:<port>/get` for the values
 /// that are new since the last poll (phyphox's threshold form, see `PhyphoxPoller`). Which
-/// buffers to read comes from the experiment's `/config` (phyphox 1.1.6+) unless given: the
+/// buffers to read comes from the experiment's `/config` (phyphox 1.1.6+) unless given: the first
 /// accelerometer ("Acceleration with g", specific force in m/s², same sign on iOS and Android),
-/// gyroscope (rad/s), magnetometer (µT) and pressure (hPa → kPa) inputs.
+/// gyroscope (rad/s), magnetometer (µT) and pressure (hPa → kPa) input, with buffer names of at
+/// most 64 bytes (`PhyphoxBufferGroup.discover(in:)`).
 ///
 /// The phone's clock is phyphox's experiment time in seconds (since the measurement first started,
 /// pauses excluded), shifted forward after a clear or an experiment switch so it keeps increasing.
