@@ -55,8 +55,14 @@ public enum IIOFrequencySet: Hashable, Sendable, CustomStringConvertible {
   /// The rate to configure for `requested` Hz: the slowest offered rate at or above it, or the
   /// fastest offered when none is fast enough. Never 0 Hz (some drivers list 0 and then produce
   /// nothing).
+  ///
+  /// A request at or below the slowest rate (0, a negative number, -infinity) gets the slowest,
+  /// and +infinity the fastest. NaN asks for no rate in particular and gets the slowest, as a
+  /// request of 0 Hz does (`IIOSensorSource` takes a rate that is not finite for 0 too). A NaN
+  /// used to give the fastest rate of a list and NaN from a range.
   public func bestRate(for requested: Double) -> Double? {
     guard let bounds else { return nil }
+    let requested = requested.isNaN ? 0 : requested
     switch self {
     case .discrete(let rates):
       return rates.first { $0 > 0 && $0 >= requested - 1e-9 } ?? bounds.upperBound

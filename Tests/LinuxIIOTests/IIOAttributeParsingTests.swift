@@ -90,6 +90,20 @@ final class IIOAttributeParsingTests: XCTestCase {
     }
   }
 
+  /// A list and a range agree on requests that are not ordinary rates: NaN gave the fastest rate
+  /// of a list and NaN (no rate) from a range; it now gets the slowest, as 0 Hz does.
+  func testFrequencySetsAgreeOnNaNInfiniteAndNegativeRequests() throws {
+    let list = try XCTUnwrap(IIOFrequencySet(parsing: "0 12.5 25 50 100 200"))
+    for text in ["[12.5 12.5 200]", "[0 12.5 200]", "[12.5 0 200]"] {
+      let range = try XCTUnwrap(IIOFrequencySet(parsing: text), text)
+      for request in [Double.nan, -.nan, 0, -1, -1e308, -.infinity, .infinity, 1e308] {
+        let slowest = request.isNaN || request <= 0
+        XCTAssertEqual(list.bestRate(for: request), slowest ? 12.5 : 200, "list, \(request)")
+        XCTAssertEqual(range.bestRate(for: request), slowest ? 12.5 : 200, "\(text), \(request)")
+      }
+    }
+  }
+
   func testValueAttributeNames() {
     XCTAssertEqual(IIODiscovery.parseValueAttribute("in_accel_x_raw")?.axis, 0)
     XCTAssertEqual(IIODiscovery.parseValueAttribute("in_anglvel_z_raw")?.kind, .gyroscope)
