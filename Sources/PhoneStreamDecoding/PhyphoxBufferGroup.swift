@@ -73,9 +73,17 @@ public struct PhyphoxBufferGroup: Sendable, Equatable {
     for input in config["inputs"]?.arrayValue ?? [] {
       guard let source = input["source"]?.stringValue else { continue }
       var outputs: [String: String] = [:]
+      // The components in the order the experiment lists them (phyphox writes one per object;
+      // several in one object are taken by name): a pressure input without an "x" takes its
+      // first value output, which a dictionary's order would leave to chance from run to run.
+      var listed: [(component: String, buffer: String)] = []
       for output in input["outputs"]?.arrayValue ?? [] {
-        for (component, buffer) in output.objectValue ?? [:] {
-          if let name = buffer.stringValue { outputs[component] = name }
+        let members = (output.objectValue ?? [:]).sorted { $0.key < $1.key }
+        for (component, buffer) in members {
+          if let name = buffer.stringValue {
+            outputs[component] = name
+            listed.append((component, name))
+          }
         }
       }
       let sensor: Sensor
@@ -96,7 +104,7 @@ public struct PhyphoxBufferGroup: Sendable, Equatable {
       if sensor == .pressure {
         guard
           let value = outputs["x"]
-            ?? outputs.first(where: { $0.key != "t" && $0.key != "accuracy" })?.value
+            ?? listed.first(where: { $0.component != "t" && $0.component != "accuracy" })?.buffer
         else { continue }
         components = [value]
       } else {

@@ -80,4 +80,17 @@ final class NetworkPhyphoxConfigBoundTests: XCTestCase {
       collector.failures.contains { $0.message.contains("gyroscope input names a buffer longer") },
       "\(collector.failures)")
   }
+
+  /// A pressure input without an "x" output takes its first value output in the experiment's
+  /// order. It took whichever a dictionary listed first, which could change from run to run.
+  func testAPressureInputWithoutAnXTakesItsFirstListedValue() throws {
+    let config =
+      "{\"inputs\":[{\"source\":\"pressure\",\"outputs\":[{\"t\":\"p_time\"},"
+      + "{\"accuracy\":\"p_acc\"},{\"value\":\"p_first\"},{\"alt\":\"p_second\"},"
+      + "{\"b\":\"p_third\"}]}]}"
+    for _ in 0..<20 {
+      let (groups, _) = PhyphoxBufferGroup.discover(in: try PhoneJSON.parse(Array(config.utf8)))
+      XCTAssertEqual(groups.first?.components, ["p_first"])
+    }
+  }
 }
