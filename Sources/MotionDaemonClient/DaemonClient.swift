@@ -15,8 +15,8 @@ import SwiftProtobuf
 /// ``DaemonStreamEvent/disconnected(_:)``, and the client reconnects in the background (every
 /// ``reconnectInterval``) and resubscribes, then sends ``DaemonStreamEvent/reconnected``. Those
 /// two come from the thread that noticed the change, and a stream subscribed during the
-/// reconnection is told `.disconnected` on the subscribing thread, before ``subscribe(_:handler:)``
-/// returns (see there).
+/// reconnection is told `.disconnected` before ``subscribe(_:handler:)`` returns, and before
+/// any news of the next connection (see there).
 public final class DaemonClient: @unchecked Sendable {
   // Sendable because all mutable state is in `state` (a Locked); socket I/O is thread-safe.
 
@@ -82,11 +82,17 @@ public final class DaemonClient: @unchecked Sendable {
 
   /// One subscription; `deliveryLock` makes `cancel()` wait for a running handler.
   final class Stream: @unchecked Sendable {
-    // Sendable because `isCancelled` is guarded by `deliveryLock`, and `wireID` is a Locked.
+    // Sendable because `isCancelled` and `heldAdvisory` are guarded by `deliveryLock`, and
+    // `wireID` is a Locked.
     let request: DaemonStreamRequest
     let handler: @Sendable (DaemonStreamEvent) -> Void
     let deliveryLock = NSRecursiveLock()
     var isCancelled = false
+    /// The `.disconnected` that a stream subscribed while the client reconnects has yet to be
+    /// told (see ``DaemonClient/subscribe(_:handler:)``). Held here, not told after `subscribe`
+    /// releases `establishing`: a connection made in that gap delivers `.reconnected` and samples
+    /// first, and the late advisory then said the daemon was gone while samples came.
+    private var heldAdvisory: String?
     /// The stream's id on the current connection (its Subscribe's request id). A lock of its
     /// own, taken last and never held while taking another: `send` sets it under the client's
     /// `state`, and a handler (under `deliveryLock`) may cancel its stream, which takes `state`;
@@ -101,8 +107,25 @@ public final class DaemonClient: @unchecked Sendable {
     func deliver(_ event: DaemonStreamEvent) {
       deliveryLock.lock()
       defer { deliveryLock.unlock() }
+      deliverHeldAdvisory()
       guard !isCancelled else { return }
       handler(event)
+    }
+
+    /// Keeps `.disconnected(message)` for ``deliverHeldAdvisory()``, or for the first event that
+    /// comes sooner, which it then precedes.
+    func holdAdvisory(_ message: String) {
+      deliveryLock.withLock { heldAdvisory = message }
+    }
+
+    /// Tells the held `.disconnected`, if it has not been told yet.
+    func deliverHeldAdvisory() {
+      deliveryLock.lock()
+      defer { deliveryLock.unlock() }
+      guard let message = heldAdvisory else { return }
+      heldAdvisory = nil
+      guard !isCancelled else { return }
+      handler(.disconnected(message))
     }
   }
 
@@ -127,6 +150,8 @@ public final class DaemonClient: @unchecked Sendable {
     var historyAuthorized: Bool?
     /// When ``isHistoryAuthorized`` last tried to connect (boot clock, s).
     var lastAuthorizationConnect = -Double.infinity
+    /// See ``DaemonClient/afterRegistrationForTesting``.
+    var afterRegistration: (@Sendable () -> Void)?
   }
 
   private let state = Locked(State())
@@ -196,6 +221,15 @@ public final class DaemonClient: @unchecked Sendable {
   private func pauseAfterFailedAttempt() -> Double {
     guard let failed = state.withLock({ $0.lastFailedAttempt }) else { return 0 }
     return failed + reconnectInterval - ProcessInfo.processInfo.systemUptime
+  }
+
+  /// Runs in ``subscribe(_:handler:)`` once the new stream is registered (and subscribed, when
+  /// a connection is up), before `subscribe` returns and, for a stream that waits for the
+  /// reconnection, before it is told `.disconnected`: for the tests, which make a reconnection
+  /// or a source event of the daemon come in that window.
+  package var afterRegistrationForTesting: (@Sendable () -> Void)? {
+    get { state.withLock { $0.afterRegistration } }
+    set { state.withLock { $0.afterRegistration = newValue } }
   }
 
   /// Whether a connection is up now.
@@ -860,8 +894,10 @@ public final class DaemonClient: @unchecked Sendable {
   /// While the client is reconnecting (the daemon went away under its streams), a stream that
   /// cannot be subscribed now joins those waiting: its handler gets
   /// ``DaemonStreamEvent/disconnected(_:)`` at once, and the next connection subscribes it. That
-  /// first call of `handler` is made on the calling thread, before this returns: a caller must
-  /// not hold, while it subscribes, a lock that `handler` takes.
+  /// first call of `handler` is made before this returns, on the calling thread (a caller must
+  /// not hold, while it subscribes, a lock that `handler` takes), or, when the reconnection is
+  /// quicker, on the thread that brings its first event to the stream, just before that event:
+  /// the handler never hears of the disconnection after news of the next connection.
   ///
   /// - Throws: when the daemon is not reachable now and no reconnection is under way.
   public func subscribe(
@@ -877,15 +913,18 @@ public final class DaemonClient: @unchecked Sendable {
         sendSubscribe(stream)
         return localID
       }
+      afterRegistrationForTesting?()
     } catch {
       // A manager whose update interval changes while the daemon restarts subscribes again at
       // the new rate and then cancels its old stream: refused, the new stream was a dead one in
       // place of one the reconnection would have brought back, and the updates stopped for good.
-      guard let (localID, isConnected) = waitForReconnection(stream) else { throw error }
-      if !isConnected {
-        let reason = (error as? DaemonError)?.message ?? "\(error)"
-        stream.deliver(.disconnected("\(reason); the stream waits for the reconnection"))
-      }
+      let reason = (error as? DaemonError)?.message ?? "\(error)"
+      guard
+        let localID = waitForReconnection(
+          stream, advisory: "\(reason); the stream waits for the reconnection")
+      else { throw error }
+      afterRegistrationForTesting?()
+      stream.deliverHeldAdvisory()
       return SourceSubscription { self.unsubscribe(localID) }
     }
     // The handle keeps the client: a subscriber that holds its subscription but not the client
@@ -902,12 +941,13 @@ public final class DaemonClient: @unchecked Sendable {
     }
   }
 
-  /// Registers `stream` for the reconnection under way, if there is one; returns its local id
-  /// and whether a connection is up (made since the caller's attempt failed), or `nil` when the
-  /// client is closed or not reconnecting. Under `establishing`, so that no connection is being
-  /// made meanwhile: one made before has subscribed the streams it found, and this one is
-  /// subscribed on it here; a later one finds it registered.
-  private func waitForReconnection(_ stream: Stream) -> (id: UInt64, isConnected: Bool)? {
+  /// Registers `stream` for the reconnection under way, if there is one; returns its local id,
+  /// or `nil` when the client is closed or not reconnecting. Under `establishing`, so that no
+  /// connection is being made meanwhile: one made before has subscribed the streams it found,
+  /// and this one is subscribed on it here; a later one finds it registered. With no connection
+  /// up, the stream holds `.disconnected(advisory)` for the caller to tell, before any event of
+  /// a later connection (see ``Stream/holdAdvisory(_:)``).
+  private func waitForReconnection(_ stream: Stream, advisory: String) -> UInt64? {
     guard establishing.lock(before: Date(timeIntervalSinceNow: 2)) else { return nil }
     defer { establishing.unlock() }
     let registered = state.withLock { s -> (id: UInt64, isConnected: Bool)? in
@@ -917,8 +957,13 @@ public final class DaemonClient: @unchecked Sendable {
       return (s.nextStreamID, s.socket != nil)
     }
     guard let registered else { return nil }
-    if registered.isConnected { sendSubscribe(stream) }
-    return registered
+    if registered.isConnected {
+      sendSubscribe(stream)
+    } else {
+      // Before `establishing` is released: until then no connection can deliver to the stream.
+      stream.holdAdvisory(advisory)
+    }
+    return registered.id
   }
 
   /// The streams subscribed now (for the tests, which replay a reconnection's resubscription).

@@ -107,6 +107,60 @@ import Testing
   }
 }
 
+/// A stream subscribed while the client reconnects was told `.disconnected` after `subscribe`
+/// had let connections be made again: a reconnection in between delivered `.reconnected` (and
+/// samples) first, and the late advisory then told the consumer that the daemon was gone while
+/// samples came. The test holds `subscribe` in that gap until the reconnection has reached the
+/// stream; the events, in order, were `reconnected, disconnected`.
+@Suite struct DaemonWaitingStreamOrderTests {
+  @Test func aReconnectionDuringTheSubscriptionComesAfterTheDisconnection() throws {
+    let harness = HandDrivenDaemon(label: "waiting-order")
+    defer { harness.removeDirectory() }
+    var daemon = try harness.start()
+    defer { daemon.stop() }
+    let client = DaemonClient(socketPath: harness.configuration.socketPath)
+    defer { client.close() }
+    let request = DaemonStreamRequest(sensors: .accelerometer, rate: 50)
+    let first = try client.subscribe(request) { _ in }
+    defer { first.cancel() }
+    daemon.stop()
+    try waitUntil(seconds: 60, "the client to notice the daemon left") { !client.isConnected }
+
+    let inGap = DispatchSemaphore(value: 0)
+    let goOn = DispatchSemaphore(value: 0)
+    defer { goOn.signal() }
+    client.afterRegistrationForTesting = {
+      inGap.signal()
+      _ = goOn.wait(timeout: .now() + 120)
+    }
+    let events = Locked<[String]>([])
+    let second = Locked<SourceSubscription?>(nil)
+    let subscribed = DispatchSemaphore(value: 0)
+    Thread {
+      let subscription = try? client.subscribe(request) { event in
+        switch event {
+        case .disconnected: events.withLock { $0.append("disconnected") }
+        case .reconnected: events.withLock { $0.append("reconnected") }
+        default: break
+        }
+      }
+      second.withLock { $0 = subscription }
+      subscribed.signal()
+    }.start()
+    try #require(inGap.wait(timeout: .now() + 60) == .success, "subscribe never registered")
+    client.afterRegistrationForTesting = nil
+    daemon = try harness.start()
+    try waitUntil(seconds: 60, "the reconnection to reach the new stream") {
+      events.withLock { $0.contains("reconnected") }
+    }
+    goOn.signal()
+    try #require(subscribed.wait(timeout: .now() + 60) == .success, "subscribe did not return")
+    defer { second.withLock { $0 }?.cancel() }
+    #expect(second.withLock { $0 } != nil)
+    #expect(events.withLock { $0 } == ["disconnected", "reconnected"])
+  }
+}
+
 /// A handler that stops and starts its updates again at every error, while the daemon is away:
 /// each start subscribed, failed to connect at once and told the handler, which started again,
 /// some 15,000 times a second (29,258 errors in 2 s, measured), a busy loop for as long as the
