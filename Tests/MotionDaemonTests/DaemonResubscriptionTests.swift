@@ -161,6 +161,62 @@ import Testing
   }
 }
 
+/// A device-motion run on the daemon's fused motion that subscribes again (its interval changed)
+/// holds two daemon streams for a moment, and a failure of the daemon's source reaches both: its
+/// handler must see it once, as a raw run's does (`CMMotionManagerResubscriptionTests`). A real
+/// overlap lasts microseconds; the test holds the new subscription in it while the source fails.
+@Suite struct DaemonFusedMotionResubscriptionTests {
+  @Test func aSourceFailureDuringAResubscriptionReachesTheDeviceMotionHandlerOnce() throws {
+    let harness = HandDrivenDaemon(
+      label: "fused-overlap", source: HandDrivenSource(sensors: .inertial))
+    defer { harness.removeDirectory() }
+    let daemon = try harness.start()
+    defer { daemon.stop() }
+    let source = try DaemonSource(socketPath: harness.configuration.socketPath)
+    defer { source.client.close() }
+    try #require(source.servesFusedMotion)
+    // Used by the test's thread while this one waits for it (and not after a timeout).
+    nonisolated(unsafe) let manager = CMMotionManager(source: source)
+    manager.deviceMotionUpdateInterval = 0.01
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = 1
+    let errors = Locked<[String]>([])
+    manager.startDeviceMotionUpdates(using: .xArbitraryZVertical, to: queue) { _, error in
+      if let error { errors.withLock { $0.append("\(error)") } }
+    }
+    defer { manager.stopDeviceMotionUpdates() }
+
+    let inOverlap = DispatchSemaphore(value: 0)
+    let goOn = DispatchSemaphore(value: 0)
+    defer { goOn.signal() }
+    source.client.afterRegistrationForTesting = {
+      inOverlap.signal()
+      _ = goOn.wait(timeout: .now() + 120)
+    }
+    let changed = DispatchSemaphore(value: 0)
+    Thread {
+      manager.deviceMotionUpdateInterval = 0.02
+      changed.signal()
+    }.start()
+    try #require(inOverlap.wait(timeout: .now() + 60) == .success, "no second subscription")
+    source.client.afterRegistrationForTesting = nil
+    // The daemon takes the client's requests in order: its answer to this one comes once it has
+    // the new subscription.
+    let status = try source.client.waitForAnswer(to: .status, timeout: 60)
+    let fused = status.clients.flatMap(\.subscriptions).filter(\.fusedMotion)
+    #expect(fused.count == 2, "the old subscription and the one being made: \(fused)")
+    harness.source.emit(.failure(SourceFailure(.malformedData, "one bad message", isFatal: false)))
+    // Source events travel with the answers, in order: once this one is in, both streams have
+    // handed the failure over.
+    _ = try source.client.waitForAnswer(to: .status, timeout: 60)
+    goOn.signal()
+    try #require(changed.wait(timeout: .now() + 60) == .success, "the setter did not return")
+    queue.waitUntilAllOperationsAreFinished()
+    let reported = errors.withLock { $0 }
+    #expect(reported.count == 1, "\(reported)")
+  }
+}
+
 /// A handler that stops and starts its updates again at every error, while the daemon is away:
 /// each start subscribed, failed to connect at once and told the handler, which started again,
 /// some 15,000 times a second (29,258 errors in 2 s, measured), a busy loop for as long as the
