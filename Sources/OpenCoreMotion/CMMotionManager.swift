@@ -451,7 +451,9 @@ extension CMMotionManager {
         }
       case .failure(let failure):
         // After a lost connection the estimates may come from a new estimator (a restarted
-        // motion daemon): the arbitrary frame's yaw carries on rather than jump.
+        // motion daemon): the arbitrary frame's yaw carries on rather than jump. On whichever
+        // thread tells the failure, which need not be the one delivering the estimates (the
+        // aligner locks its state: see there).
         if failure.kind == .disconnected { aligner.continueHeadingAfterGap() }
         channel.report(failure, generation: generation, subscription: subscription)
         if let missing = CMMotionManager.newlyMissing(

@@ -18,13 +18,20 @@ import MotionMath
 /// daemon restarted) the arbitrary frame's yaw carries on from the last delivered update instead
 /// of jumping to the new estimator's arbitrary heading.
 ///
-/// `@unchecked Sendable`: the mutable state is set and read by one delivery at a time (each run
-/// makes its own aligner and calls it from its source's delivery thread, or under the daemon
-/// stream's delivery lock; the daemon calls a subscription's under that client's lock).
+/// `@unchecked Sendable`: the mutable state is guarded by `lock`. The estimates come one at a
+/// time (each run makes its own aligner and calls it from its source's delivery thread, or under
+/// the daemon stream's delivery lock), but a gap may be marked from another thread meanwhile: a
+/// device-motion run on the daemon's fused motion that subscribes again while the daemon is away
+/// (its interval changed) holds two daemon streams for a moment, and the new one is told of the
+/// disconnection on the subscribing or the reconnecting thread while the old one delivers
+/// estimates on the connection's reader thread, under another stream's lock.
 package final class ReferenceFrameAligner: @unchecked Sendable {
   package let frame: CMAttitudeReferenceFrame
   /// Magnetic declination in degrees, east positive; used by `.xTrueNorthZVertical` only.
   package let declination: Double
+  /// Guards the three properties below, for a whole ``deviceMotion(from:)``: a gap marked in the
+  /// middle of one would anchor the next update to the attitude before it.
+  private let lock = NSLock()
   /// The turn about z that takes the estimator's arbitrary heading to the frame's; set from the
   /// first estimate after the start or a gap.
   private var startHeadingRemoval: Quaternion?
@@ -44,6 +51,8 @@ package final class ReferenceFrameAligner: @unchecked Sendable {
   /// rotation about the vertical during the gap itself is not known and is not added. The
   /// other frames need nothing: their heading is magnetic, the same for any estimator.
   package func continueHeadingAfterGap() {
+    lock.lock()
+    defer { lock.unlock() }
     guard let last = lastArbitraryAttitude else { return }
     anchorYaw = AttitudeAngles(last).yaw
     startHeadingRemoval = nil
@@ -60,6 +69,8 @@ package final class ReferenceFrameAligner: @unchecked Sendable {
   /// delivered.
   package func deviceMotion(from estimate: DeviceMotionEstimate) -> CMDeviceMotion? {
     guard accepts(estimate) else { return nil }
+    lock.lock()
+    defer { lock.unlock() }
     let referenceFromDevice: Quaternion
     switch frame {
     case .xArbitraryZVertical:
