@@ -151,7 +151,20 @@ extension StepDetector {
     /// walk too (a swinging phone on a table does not make one).
     public var leastFoundStepsPerStride: Double = 0.5
     /// How long each stride of the stretch may last, s: 0.6 s (running) to 2 s (a slow climb).
+    /// Shorter strides count only in a run of like ones (``shortestQuickStride``).
     public var strideDuration: ClosedRange<Double> = 0.6...2.0
+    /// The shortest stride, s, of a stretch whose strides are all alike (the longest at most
+    /// ``quickStrideSpread`` times the shortest): 0.4 s, five steps a second, a sprinter's
+    /// cadence. Going down a flight of stairs quickly, a thigh swings through a stride in
+    /// 0.45–0.6 s, stride after stride (MotionSense's pocket trials), where |a| shows one impact
+    /// per stride. A lone short cycle between longer ones is not such a stride but one stride's
+    /// rotation that crossed the hysteresis twice (seen in jogging), and is refused as before.
+    public var shortestQuickStride: Double = 0.4
+    /// How much the strides of a stretch with one shorter than ``strideDuration`` may differ: the
+    /// longest at most this multiple of the shortest. A stride split in two gives two cycles of
+    /// about half its length beside whole ones (0.5 and 0.52 s between 0.72 and 0.78 s in a
+    /// jogging trial); a quick descent keeps its pace through a flight.
+    public var quickStrideSpread: Double = 4.0 / 3.0
     /// Least RMS of the stride signal, rad/s, at every stride of the stretch: a limb's swing. A
     /// thigh walking gives 1 rad/s or more; a trunk's sway (IPOL's lower back) about 0.3.
     public var leastStrideRotationRate: Double = 0.7

@@ -11,7 +11,8 @@ extension StepDetector {
   /// they are added: each in the middle of the next stride-long interval between found steps
   /// (where the hidden leg steps), or spread out if none comes within twice the delay or a gap in
   /// the input ends the bout first (then before the gap). Only where
-  /// - every stride lasts ``Parameters/strideDuration`` and swings like a limb
+  /// - every stride lasts ``Parameters/strideDuration`` (or, in a run of like strides, as little
+  ///   as ``Parameters/shortestQuickStride``) and swings like a limb
   ///   (``Parameters/leastStrideRotationRate``),
   /// - |a| shows stepping's impacts (``Parameters/leastStrideCheckRMS``), and
   /// - |a| found at least ``Parameters/leastFoundStepsPerStride`` steps per stride.
@@ -140,12 +141,24 @@ extension StepDetector {
   private func isWalkingStretch(strides count: Int) -> Bool {
     let duration = parameters.strideDuration
     let rotation = parameters.leastStrideRotationRate
+    var shortest = Double.infinity
+    var longest = 0.0
     for index in 0...count {
       let stride = state.strides[index]
       guard stride.rotationRateRMS >= rotation else { return false }
-      if index > 0, !duration.contains(stride.time - state.strides[index - 1].time) {
-        return false
+      if index > 0 {
+        let length = stride.time - state.strides[index - 1].time
+        shortest = min(shortest, length)
+        longest = max(longest, length)
       }
+    }
+    guard longest <= duration.upperBound else { return false }
+    if shortest < duration.lowerBound {
+      // Quick strides (a fast descent) only in a run of like ones: a lone short cycle is a
+      // stride's rotation that crossed the hysteresis twice.
+      guard shortest >= parameters.shortestQuickStride,
+        longest <= parameters.quickStrideSpread * shortest
+      else { return false }
     }
     return state.strides[count].stepBandRMS >= parameters.leastStrideCheckRMS
   }

@@ -88,6 +88,62 @@ final class StepDetectorGyroscopeTests: XCTestCase {
     XCTAssertLessThan(intervals.max() ?? .infinity, 0.75, "seed \(seed)")
   }
 
+  /// A quick descent: 2 strides/s (0.5 s strides, 4 steps/s, as MotionSense's fastest pocket
+  /// trials go down a flight), one impact per stride in |a| and the thigh swinging 3 rad/s. The
+  /// strides are shorter than ``StepDetector/Parameters/strideDuration`` but all alike, so they
+  /// count: two steps per stride, to within the first stretch's delay and the edges. Before
+  /// quick strides were admitted nothing was added and |a|'s one step per stride stood.
+  func testAQuickDescentGetsTheStepsOfTheHiddenLeg() {
+    let seed = testSeed()
+    var random = SplitMix64(seed: seed)
+    let strides = 2.0
+    let seconds = 40.0
+    let samples = SyntheticGait.impacts(
+      frequency: strides, secondPhase: 0.5, secondHeight: 0, amplitude: 1.0, seconds: seconds,
+      using: &random)
+    let swing = Self.swing(frequency: strides, amplitude: 3, seconds: seconds, using: &random)
+    let alone = Self.count(samples)
+    let withGyroscope = Self.count(samples, rates: swing)
+    let truth = 2 * strides * seconds
+    XCTAssertLessThan(Double(alone.steps.count), 0.55 * truth, "seed \(seed)")
+    XCTAssertGreaterThan(Double(withGyroscope.steps.count), truth - 16, "seed \(seed)")
+    XCTAssertLessThanOrEqual(Double(withGyroscope.steps.count), truth + 1, "seed \(seed)")
+    XCTAssertEqual(withGyroscope.added, withGyroscope.steps.count - alone.steps.count)
+    XCTAssertEqual(
+      withGyroscope.steps, withGyroscope.steps.sorted(), "step times never go back, seed \(seed)")
+  }
+
+  /// One stride in three whose rotation crosses the hysteresis twice (two 0.5 s cycles in its
+  /// 1 s, as one of MotionSense's jogging trials shows), one impact per stride in |a|: the short
+  /// cycles sit beside whole strides, unlike them, and are not taken for quick strides, so no
+  /// stride gets more than two steps. Taken for strides (``quickStrideSpread`` unbounded), they
+  /// made 150 steps of the 120 walked.
+  func testAStrideSplitInTwoIsNotTwoQuickStrides() {
+    let seed = testSeed()
+    var random = SplitMix64(seed: seed)
+    let seconds = 60.0
+    let samples = SyntheticGait.impacts(
+      frequency: 1, secondPhase: 0.5, secondHeight: 0, amplitude: 1.0, seconds: seconds,
+      using: &random)
+    let axis = random.nextUnitVector()
+    let rate = 100.0
+    var phase = 0.0
+    let swing = (0..<Int(seconds * rate)).map { index -> (time: Double, rate: SIMD3<Double>) in
+      let t = Double(index) / rate
+      // Every third stride (1 s) turns through two cycles.
+      phase += (Int(t) % 3 == 0 ? 2 : 1) / rate
+      let value = 3 * sin(2 * Double.pi * phase)
+      return (t, axis * value + SyntheticGait.noiseVector(0.05, &random))
+    }
+    let truth = 2 * seconds
+    let counted = Self.count(samples, rates: swing)
+    XCTAssertLessThanOrEqual(Double(counted.steps.count), truth + 1, "seed \(seed)")
+    var unbounded = StepDetector.Parameters()
+    unbounded.quickStrideSpread = .infinity
+    let overcounted = Self.count(samples, rates: swing, parameters: unbounded)
+    XCTAssertGreaterThan(Double(overcounted.steps.count), truth + 10, "seed \(seed)")
+  }
+
   /// Pocket stairs, then a walk whose steps |a| sees on both legs while the thigh goes on
   /// swinging: the hidden steps still waiting when the stairs end find no stride-long interval
   /// to go in, and are returned within twice the delay (5 s), during the stream, not only when

@@ -13,7 +13,7 @@ import det4, gyrostrides as gs
 from det4 import biquad
 
 Q = dict(lo=0.35, hi=1.6, tau=4.0, h=0.25, K=4, dmin=2, nmin=0.5, sigmin=0.7, rmsmin=2.0,
-         pmin=0.6, pmax=2.0)
+         pmin=0.6, pmax=2.0, pquick=0.4, like=4 / 3)
 
 
 def strides(t, gyro, q=Q, fs=50.0):
@@ -47,7 +47,9 @@ def add_hidden(steps, marks, rms, q=Q):
     while i + K < len(marks):
         block = marks[i:i + K + 1]; a, b = block[0][0], block[-1][0]
         periods = np.diff([m[0] for m in block])
-        ok = (all(q['pmin'] <= p <= q['pmax'] for p in periods)
+        # Strides under pmin count only in a run of like ones (a quick descent), down to pquick.
+        ok = (all(q['pquick'] <= p <= q['pmax'] for p in periods)
+              and (min(periods) >= q['pmin'] or max(periods) <= q['like'] * min(periods))
               and min(m[1] for m in block) >= q['sigmin'] and rms(b) >= q['rmsmin'])
         if not ok: i += 1; continue
         n = int(((steps > a) & (steps <= b)).sum()); missing = 2 * K - n
@@ -72,5 +74,6 @@ def run(q=Q):
 if __name__ == '__main__':
     run()
     if '--sweep' in sys.argv:
-        for key, value in (('pmin', 0.5), ('sigmin', 0.5), ('rmsmin', 1.5), ('nmin', 0.25)):
+        for key, value in (('pmin', 0.5), ('pquick', 0.6), ('like', 1.5), ('sigmin', 0.5),
+                           ('rmsmin', 1.5), ('nmin', 0.25)):
             print(f'{key} = {value}:'); run(dict(Q, **{key: value}))
