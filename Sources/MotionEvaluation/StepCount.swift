@@ -33,7 +33,8 @@ package struct StepCount: Sendable, Equatable {
   }
 
   /// Floors walked up and down, from barometer readings (time s, pressure kPa) and the detected
-  /// steps (``FloorCounter``: only changes walked on foot count), or `nil` without readings.
+  /// steps (``FloorCounter``: only changes walked on foot count), or `nil` without readings or
+  /// when the counter refused every one (outside ``BarometricAltitude/plausiblePressureRange``).
   package func floors(
     pressures: [(time: Double, pressure: Double)]
   ) -> (ascended: Int, descended: Int)? {

@@ -245,7 +245,7 @@ package struct StepRecording: Sendable {
         barometerFileRead ? pressureFile ?? url : url, floors.refusedReadingCount,
         floors.readingCount)
     }
-    return (count, floors.hasUsableReadings ? floors.result : nil)
+    return (count, floors.result)
   }
 
   /// The barometer file that a logger writing one file per sensor leaves beside the

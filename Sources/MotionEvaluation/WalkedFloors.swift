@@ -38,8 +38,10 @@ package struct WalkedFloors: Sendable {
     _ = counter.process(time: time, pressure: pressure)
   }
 
-  /// Floors walked up and down so far.
-  package var result: (ascended: Int, descended: Int) {
-    (counter.floorsAscended, counter.floorsDescended)
+  /// Floors walked up and down so far, or `nil` while no reading was usable (none fed, or every
+  /// one refused): here, not in each caller, so that a recording counted while read and one
+  /// loaded whole agree that a barometer with nothing usable gives no floors, not zero.
+  package var result: (ascended: Int, descended: Int)? {
+    hasUsableReadings ? (counter.floorsAscended, counter.floorsDescended) : nil
   }
 }

@@ -34,6 +34,30 @@ final class StepRecordingStreamingTests: XCTestCase {
     }
   }
 
+  /// A barometer whose every reading the floor counter refuses (outside 1–200 kPa: here Pa
+  /// under a kPa heading) gives no floors, as none does, whichever way the recording is counted.
+  /// Counted while read it was `nil`, loaded whole 0 up and 0 down, though the two are to agree.
+  func testEveryPressureRefusedGivesNoFloorsBothWays() throws {
+    let url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("step-refused-\(UUID().uuidString).csv")
+    defer { try? FileManager.default.removeItem(at: url) }
+    var text = "t,ax,ay,az,pressure_kpa\n"
+    for i in 0..<500 { text += "\(Double(i) / 100),0,0,9.81,\(i % 10 == 0 ? "101325" : "")\n" }
+    try Data(text.utf8).write(to: url)
+
+    let recording = try StepRecording.load(url)
+    XCTAssertEqual(recording.pressures.count, 50)
+    let loaded = StepCount(times: recording.times, accelerations: recording.accelerations)
+    let loadedFloors = loaded.floors(pressures: recording.pressures)
+    var refused: [Int] = []
+    let (_, streamedFloors) = try StepRecording.count(
+      url, refusedPressures: { _, readings, _ in refused.append(readings) })
+    XCTAssertEqual(refused, [50])
+    XCTAssertNil(streamedFloors.map { [$0.ascended, $0.descended] })
+    XCTAssertNil(
+      loadedFloors.map { [$0.ascended, $0.descended] }, "floors from no usable reading")
+  }
+
   /// Without a barometer there are no floors (not zero floors), and the file is read once.
   func testNoPressureNoFloors() throws {
     let url = FileManager.default.temporaryDirectory
