@@ -58,7 +58,8 @@ public enum IIOFrequencySet: Hashable, Sendable, CustomStringConvertible {
   ///
   /// A request at or below the slowest rate (0, a negative number, -infinity) gets the slowest,
   /// and +infinity the fastest. NaN asks for no rate in particular and gets the slowest, as a
-  /// request of 0 Hz does (`IIOSensorSource` takes a rate that is not finite for 0 too). A NaN
+  /// request of 0 Hz does. (`IIOSensorSource` never asks for a rate that is not finite: it takes
+  /// NaN and ±infinity for 0 before asking.) A NaN
   /// used to give the fastest rate of a list and NaN from a range.
   public func bestRate(for requested: Double) -> Double? {
     guard let bounds else { return nil }

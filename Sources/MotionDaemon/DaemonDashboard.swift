@@ -43,10 +43,14 @@ final class DaemonDashboard: Sendable {
     task = Task {
       do {
         try await server.run(onRunning: { url in
-          if !urlFile.write(url.absoluteString + "\n") {
+          switch urlFile.write(url.absoluteString + "\n") {
+          case .written: logger.notice("dashboard at \(url.absoluteString)")
+          case .failed:
             logger.warning("cannot write \(urlFile.path)")
+            logger.notice("dashboard at \(url.absoluteString)")
+          // Stopped before its server ran: it is not served, so nothing is announced.
+          case .ended: break
           }
-          logger.notice("dashboard at \(url.absoluteString)")
         })
       } catch is CancellationError {
       } catch {
@@ -84,13 +88,22 @@ extension DaemonDashboard {
 
     init(path: String) { self.path = path }
 
-    /// Writes `text` (readable by the user only) unless the dashboard has ended; `false` when the
-    /// file could not be written.
-    func write(_ text: String) -> Bool {
+    /// What ``write(_:)`` did.
+    enum WriteOutcome: Equatable {
+      case written
+      /// The file could not be created.
+      case failed
+      /// The dashboard had ended: nothing was written.
+      case ended
+    }
+
+    /// Writes `text` (readable by the user only) unless the dashboard has ended.
+    func write(_ text: String) -> WriteOutcome {
       ended.withLock { ended in
-        ended
-          || FileManager.default.createFile(
-            atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        guard !ended else { return .ended }
+        let created = FileManager.default.createFile(
+          atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        return created ? .written : .failed
       }
     }
 

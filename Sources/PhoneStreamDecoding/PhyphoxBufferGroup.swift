@@ -134,7 +134,7 @@ public struct PhyphoxBufferGroup: Sendable, Equatable {
           + "buffers longer than \(maximumNameLength) bytes, and are"
       notes.append("the phyphox experiment's \(list) not read")
     }
-    if let note = lackingNote(for: groups) { notes.append(note) }
+    if let note = lackingNote(for: groups, unread: unread) { notes.append(note) }
     return (groups, notes)
   }
 
@@ -151,14 +151,22 @@ public struct PhyphoxBufferGroup: Sendable, Equatable {
   /// tells subscribers (and `CMMotionManager` and `CMAltimeter`, which then end those updates).
   /// Every built-in experiment lacks some: "Acceleration with g", the one most people open, has
   /// no gyroscope, so no device motion; a magnetometer experiment has no accelerometer.
-  package static func lackingNote(for groups: [PhyphoxBufferGroup]) -> String? {
+  ///
+  /// `unread` are the sensors whose input the experiment has but discovery did not read (a
+  /// buffer name too long): the note then says "no readable" input, since the experiment does
+  /// list one, and the note beside it says why it is not read.
+  package static func lackingNote(
+    for groups: [PhyphoxBufferGroup], unread: [Sensor] = []
+  ) -> String? {
     let lacking = lacking(in: groups)
     guard !groups.isEmpty, !lacking.isEmpty else { return nil }
     let names = lacking.map(\.rawValue)
     let list =
       names.count == 1
       ? names[0] : names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1]
-    var note = "the phyphox experiment has no \(list) input, so there are no \(list) samples"
+    let readable = lacking.contains(where: unread.contains) ? "readable " : ""
+    var note =
+      "the phyphox experiment has no \(readable)\(list) input, so there are no \(list) samples"
     if lacking.contains(.pressure) { note += " (no altitude)" }
     if lacking.contains(.accelerometer) {
       note +=

@@ -237,8 +237,11 @@ public final class PhyphoxClient: SensorSource, @unchecked Sendable {
           notes = notes.map { "phyphox: \($0)" }
           if groups.isEmpty {
             notes.append(
+              // "That can be read": an experiment whose inputs were all passed over for
+              // overlong buffer names has inputs, and the note before this one says so.
               "phyphox at \(address): the running experiment has no accelerometer, gyroscope, "
-                + "magnetometer or pressure input; start e.g. \"Acceleration with g\"")
+                + "magnetometer or pressure input that can be read; start e.g. "
+                + "\"Acceleration with g\"")
           }
           // Configured buffers are what `availableSensors` offers from the start.
           let missing: SensorSet =

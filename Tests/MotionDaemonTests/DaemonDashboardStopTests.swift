@@ -48,11 +48,13 @@ final class DaemonDashboardStopTests: XCTestCase {
       .appendingPathComponent("dashboard-url-\(UUID().uuidString)").path
     defer { unlink(path) }
     let file = DaemonDashboard.URLFile(path: path)
-    XCTAssertTrue(file.write("http://127.0.0.1:1/\n"))
+    XCTAssertEqual(file.write("http://127.0.0.1:1/\n"), .written)
     XCTAssertTrue(FileManager.default.fileExists(atPath: path))
     file.remove()
     XCTAssertFalse(FileManager.default.fileExists(atPath: path))
-    XCTAssertTrue(file.write("http://127.0.0.1:1/\n"), "not a failure to report")
+    // Neither written nor a failure to warn of, and no "dashboard at" line for a server stopped
+    // before it ran.
+    XCTAssertEqual(file.write("http://127.0.0.1:1/\n"), .ended)
     XCTAssertFalse(FileManager.default.fileExists(atPath: path), "written after the stop")
   }
 }
