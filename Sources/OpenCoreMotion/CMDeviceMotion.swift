@@ -72,10 +72,13 @@ open class CMDeviceMotion: CMLogItem {
   /// one, and while the magnetometer is uncalibrated (``magneticField``'s accuracy
   /// `.uncalibrated`, until the device has turned enough for a calibration).
   ///
-  /// Two standard deviations of the fusion's heading uncertainty, which grows with the
-  /// gyroscope's noise, bias and scale uncertainty while the field is rejected as disturbed or
-  /// absent, and settles, while the field corrects the heading, at what the magnetometer cannot
-  /// check itself (1°: a local distortion of the earth's field, the calibration's residual).
+  /// Two standard deviations of the heading's error: the fusion's heading uncertainty, which
+  /// grows with the gyroscope's noise, bias and scale uncertainty while the field is rejected as
+  /// disturbed or absent, and settles, while the field corrects the heading, at what the
+  /// magnetometer cannot check itself (1°: a local distortion of the earth's field, the
+  /// calibration's residual), combined with what an error of the estimated tilt does to the
+  /// heading in the device's pose: nothing lying flat, about the tilt upright, and up to the
+  /// whole 180° near the two poses named on ``heading`` where it has no direction.
   /// Before a calibration the heading follows the raw field, which a hard iron nothing has
   /// fitted yet can bias by tens of degrees on a still device without any sign in the field, so
   /// no bound is given then, as `CLHeading` gives none for an uncalibrated compass. Measured on

@@ -94,7 +94,7 @@ package final class ReferenceFrameAligner: @unchecked Sendable {
     let field = estimate.calibratedMagneticField ?? .zero
     let heading = frame.isNorthReferenced ? Self.heading(of: attitude) : -1
     let headingAccuracy = Self.headingAccuracy(
-      of: estimate, isNorthReferenced: frame.isNorthReferenced)
+      of: estimate, attitude: attitude, isNorthReferenced: frame.isNorthReferenced)
     guard gravity.isFinite, userAcceleration.isFinite, rotationRate.isFinite, field.isFinite,
       heading.isFinite
     else { return nil }
@@ -113,21 +113,95 @@ package final class ReferenceFrameAligner: @unchecked Sendable {
       heading: heading, headingAccuracy: headingAccuracy)
   }
 
-  /// `CMDeviceMotion.headingAccuracy`, degrees: two standard deviations of the estimate's heading
-  /// uncertainty (about 95 % of errors for a normal one), at most 180°; −1 in the arbitrary
-  /// frames and where the estimate has no uncertainty: before a magnetic heading, and while the
-  /// heading follows an uncalibrated raw field (``AttitudeEstimator/headingUncertainty``). The true-north frame adds no term for the
-  /// declination: the World Magnetic Model's is good to about 0.5° away from the poles, small
-  /// beside the magnetic heading's own.
+  /// `CMDeviceMotion.headingAccuracy`, degrees: how far the true heading may be from
+  /// ``heading(of:)`` of `attitude` (the estimate's, in the frame), at the level of two standard
+  /// deviations (about 95 % of errors for a normal one), at most 180°; −1 in the arbitrary frames
+  /// and where the estimate has no heading uncertainty: before a magnetic heading, and while the
+  /// heading follows an uncalibrated raw field (``AttitudeEstimator/headingUncertainty``).
+  ///
+  /// The heading moves with two errors of the attitude, taken as independent and added in
+  /// quadrature: one for one with the yaw error, whose σ the estimate carries (2σ), and with the
+  /// tilt error by as much as ``headingTurn(of:underTilt:)`` says for a tilt of 2 ×
+  /// ``tiltUncertainty``. The second is nothing lying flat, about the tilt upright, and the whole
+  /// 180° near the two poses where the heading has no direction, which a small error in the
+  /// estimated tilt turns it through. Where the tilt's effect is small this is
+  /// 2 · √(σ_yaw² + (s · σ_tilt)²), s the heading's slope per radian of tilt. The true-north frame
+  /// adds no term for the declination: the World Magnetic Model's is good to about 0.5° away
+  /// from the poles, small beside the magnetic heading's own.
   static func headingAccuracy(
-    of estimate: DeviceMotionEstimate, isNorthReferenced: Bool
+    of estimate: DeviceMotionEstimate, attitude: Quaternion, isNorthReferenced: Bool
   )
     -> Double
   {
     guard isNorthReferenced, estimate.hasMagneticHeading,
       let sigma = estimate.headingUncertainty, sigma.isFinite, sigma >= 0
     else { return -1 }
-    return Swift.min(2 * sigma * Units.degreesPerRadian, 180)
+    let fromYaw = 2 * sigma
+    let fromTilt = headingTurn(of: attitude, underTilt: 2 * tiltUncertainty)
+    let bound = (fromYaw * fromYaw + fromTilt * fromTilt).squareRoot()
+    return Swift.min(bound * Units.degreesPerRadian, 180)
+  }
+
+  /// The RMS tilt (inclination) error of the real-time attitude, rad: 0.75°. The estimator does
+  /// not track a tilt uncertainty, so this is a constant from our measurement:
+  /// `Benchmarks/fusion-comparison` gives the inclination RMS on BROAD's 16 trials (the mean of
+  /// the trials') as 0.51° at 286 and 95 Hz, 0.53° at 48 Hz and 0.73° at 20 Hz. A trial with
+  /// fast translation is worse (2.27° at 20 Hz): accelerations the accelerometer cannot tell
+  /// from gravity tilt any estimate.
+  static let tiltUncertainty = 0.75 * Units.radiansPerDegree
+
+  /// The largest turn of ``heading(of:)``, rad, in [0, π], when the attitude tilts by at most
+  /// `tilt` rad (a turn about any horizontal axis of the reference frame), to first order in the
+  /// tilt's effect on `top + |top.z| · back`.
+  ///
+  /// A tilt ε (a horizontal vector, rad) moves the horizontal part p of that pointing by J ε, J a
+  /// linear map: the tilts within `tilt` move p over an ellipse around it, and the bearing turns
+  /// at most to the ellipse's tangents through the origin. Where the ellipse reaches the line
+  /// across p through the origin (a tilt could turn the bearing by 90° or more, or leave no
+  /// horizontal part at all), the turn is counted as 180°. For a small tilt the turn is |ε| times
+  /// the length of the bearing's gradient: 0 lying flat (a tilt moves the top edge up or down,
+  /// not sideways), 1 upright (a sideways lean moves the pointing sideways by the lean), and
+  /// without bound near the two poses where p vanishes. Closed form, no allocation.
+  static func headingTurn(of referenceFromDevice: Quaternion, underTilt tilt: Double) -> Double {
+    let top = referenceFromDevice.act(on: SIMD3(0, 1, 0))
+    let back = referenceFromDevice.act(on: SIMD3(0, 0, -1))
+    let lift = Swift.abs(top.z)
+    let pointing = top + lift * back
+    let lengthSquared = pointing.x * pointing.x + pointing.y * pointing.y
+    let length = lengthSquared.squareRoot()
+    // Where the top edge is level, |top.z| has two one-sided slopes, of the same size and
+    // opposite sign; either gives the same ellipse there.
+    let liftSlope: Double = top.z < 0 ? -1 : 1
+    // Per radian of a turn about `axis`, p moves by the horizontal part of axis × top, plus the
+    // change of |top.z| times the back, plus |top.z| · axis × back: a column of J, split into
+    // its parts along p and across it (clockwise, the way the bearing grows).
+    func move(about axis: SIMD3<Double>) -> (along: Double, across: Double) {
+      let topMove = axis.cross(top)
+      let move = topMove + liftSlope * topMove.z * back + lift * axis.cross(back)
+      return (
+        (pointing.x * move.x + pointing.y * move.y) / length,
+        (pointing.y * move.x - pointing.x * move.y) / length
+      )
+    }
+    let aboutNorth = move(about: SIMD3(1, 0, 0))
+    let aboutWest = move(about: SIMD3(0, 1, 0))
+    // J Jᵀ in (along, across): the ellipse's shape.
+    let along = aboutNorth.along * aboutNorth.along + aboutWest.along * aboutWest.along
+    let mixed = aboutNorth.along * aboutNorth.across + aboutWest.along * aboutWest.across
+    let across = aboutNorth.across * aboutNorth.across + aboutWest.across * aboutWest.across
+    let tiltSquared = tilt * tilt
+    // The ellipse stays on p's side of the line across it when its half-extent along p,
+    // tilt · √along, is less than |p|. Also false for NaN (|p| = 0).
+    let margin = lengthSquared - tiltSquared * along
+    guard margin > 0 else { return .pi }
+    // A line through the origin at angle θ to p touches the ellipse where
+    // |p|² sin²θ = tilt² · (along sin²θ − 2 mixed sinθ cosθ + across cos²θ), a quadratic in
+    // tan θ; the larger root in size is the farthest tangent.
+    let tangent =
+      (tiltSquared * Swift.abs(mixed)
+        + tilt * (tiltSquared * mixed * mixed + margin * across).squareRoot()) / margin
+    let turn = atan(tangent)
+    return turn.isFinite ? turn : .pi
   }
 
   private func removingStartHeading(_ earthFromSensor: Quaternion) -> Quaternion {
