@@ -65,8 +65,9 @@ package final class ReferenceFrameAligner: @unchecked Sendable {
   }
 
   /// The Core Motion sample of `estimate`, or `nil` when the frame does not accept it yet or a
-  /// value is not finite (never deliver NaN). Called serially, only for samples that will be
-  /// delivered.
+  /// value is not finite (never deliver NaN). Called for one estimate at a time, and only for
+  /// samples that will be delivered: each call anchors the next, which is why a gap marked
+  /// from another thread waits for the lock until the call in progress is done.
   package func deviceMotion(from estimate: DeviceMotionEstimate) -> CMDeviceMotion? {
     guard accepts(estimate) else { return nil }
     lock.lock()
