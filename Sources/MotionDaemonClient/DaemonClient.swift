@@ -118,6 +118,11 @@ public final class DaemonClient: @unchecked Sendable {
       deliveryLock.withLock { heldAdvisory = message }
     }
 
+    /// Forgets the held `.disconnected`, for a stream that goes on without it.
+    func dropHeldAdvisory() {
+      deliveryLock.withLock { heldAdvisory = nil }
+    }
+
     /// Tells the held `.disconnected`, if it has not been told yet.
     func deliverHeldAdvisory() {
       deliveryLock.lock()
@@ -143,6 +148,9 @@ public final class DaemonClient: @unchecked Sendable {
     var isReconnecting = false
     /// When (system uptime, s) the last attempt to connect failed, if one did.
     var lastFailedAttempt: Double?
+    /// When (system uptime, s) a stream last joined a reconnection under way without an attempt
+    /// to connect (see `joinReconnectionUnderWay`), if one did.
+    var lastJoin: Double?
     /// See ``DaemonClient/replyTimeout``.
     var replyTimeout = 30.0
     /// The daemon's last word on motion history authorization (handshake, query, change notice,
@@ -891,19 +899,33 @@ public final class DaemonClient: @unchecked Sendable {
   /// Starts a stream; `handler` runs on the connection's reader thread until the returned
   /// subscription is cancelled. Survives daemon restarts (see the type's discussion).
   ///
-  /// While the client is reconnecting (the daemon went away under its streams), a stream that
-  /// cannot be subscribed now joins those waiting: its handler gets
-  /// ``DaemonStreamEvent/disconnected(_:)`` at once, and the next connection subscribes it. That
-  /// first call of `handler` is made before this returns, on the calling thread (a caller must
-  /// not hold, while it subscribes, a lock that `handler` takes), or, when the reconnection is
-  /// quicker, on the thread that brings its first event to the stream, just before that event:
-  /// the handler never hears of the disconnection after news of the next connection.
+  /// While the client is reconnecting (the daemon went away under its streams), a stream joins
+  /// those waiting without an attempt to connect of its own, which would wait for the
+  /// reconnection's (up to 2 s each against a daemon that never answers), so this call returns
+  /// at once (within ``reconnectInterval`` when another stream joined just before: joins are
+  /// paced as attempts to connect are, see ``connect(timeout:)``); a stream whose own attempt
+  /// fails while a reconnection starts joins it too. Its
+  /// handler gets ``DaemonStreamEvent/disconnected(_:)`` at once, and the next connection
+  /// subscribes it. That first call of `handler` is made before this returns, on the calling
+  /// thread (a caller must not hold, while it subscribes, a lock that `handler` takes), or, when
+  /// the reconnection is quicker, on the thread that brings its first event to the stream, just
+  /// before that event: the handler never hears of the disconnection after news of the next
+  /// connection.
   ///
   /// - Throws: when the daemon is not reachable now and no reconnection is under way.
   public func subscribe(
     _ request: DaemonStreamRequest, handler: @escaping @Sendable (DaemonStreamEvent) -> Void
   ) throws -> SourceSubscription {
     let stream = Stream(request: request, handler: handler)
+    // Joins a reconnection under way without an attempt of its own: that attempt would wait for
+    // the reconnection's (each up to 2 s against a daemon that takes connections and never
+    // answers) and then make one more, on the caller's thread, which may be an app's main thread
+    // setting an update interval.
+    if let localID = joinReconnectionUnderWay(stream) {
+      afterRegistrationForTesting?()
+      stream.deliverHeldAdvisory()
+      return SourceSubscription { self.unsubscribe(localID) }
+    }
     let localID: UInt64
     do {
       // Registered and subscribed with no connection being made meanwhile: a connection made in
@@ -939,6 +961,45 @@ public final class DaemonClient: @unchecked Sendable {
       s.streams[s.nextStreamID] = stream
       return s.nextStreamID
     }
+  }
+
+  /// Registers `stream` with the streams waiting for the reconnection, when the client is
+  /// reconnecting and no connection is up; returns its local id, or `nil` (the stream then stays
+  /// unregistered, with nothing held). Without `establishing`, which the reconnection holds for
+  /// the whole of each attempt: the stream holds its `.disconnected` before it is registered, so
+  /// that whatever reaches it once it is (a connection's subscription and samples, `.reconnected`)
+  /// comes after the advisory, and a connection set up before the registration is seen in the same
+  /// locked step (`socket`), where the stream is then left to the ordinary path. One set up after
+  /// finds the stream registered and subscribes it.
+  ///
+  /// A join within ``reconnectInterval`` of the previous one waits for the rest of it first, as
+  /// an attempt to connect after a failed one does (see ``connect(timeout:)``): a handler that
+  /// starts its updates again at each error is told `.disconnected` inside each start, and would
+  /// otherwise turn as fast as it can for as long as the daemon is away. A single subscription
+  /// (an update interval set once) does not wait.
+  private func joinReconnectionUnderWay(_ stream: Stream) -> UInt64? {
+    let (isReconnecting, lastJoin) = state.withLock { s in
+      (s.socket == nil && s.isReconnecting, s.lastJoin)
+    }
+    guard isReconnecting else { return nil }
+    if let lastJoin {
+      let pause = lastJoin + reconnectInterval - ProcessInfo.processInfo.systemUptime
+      if pause > 0 { Thread.sleep(forTimeInterval: min(pause, reconnectInterval)) }
+    }
+    stream.holdAdvisory(
+      "not connected to the motion daemon at \(socketPath), which the client is reconnecting to; "
+        + "the stream waits for the reconnection")
+    let localID = state.withLock { s -> UInt64? in
+      guard !s.isClosed, s.socket == nil, s.isReconnecting else { return nil }
+      s.lastJoin = ProcessInfo.processInfo.systemUptime
+      s.nextStreamID += 1
+      s.streams[s.nextStreamID] = stream
+      return s.nextStreamID
+    }
+    // Not registered: nobody else has the stream, and the path that subscribes it may hold no
+    // advisory at all (a connection is up).
+    if localID == nil { stream.dropHeldAdvisory() }
+    return localID
   }
 
   /// Registers `stream` for the reconnection under way, if there is one; returns its local id,

@@ -4,9 +4,14 @@ import Foundation
 import MotionConcurrency
 import MotionDaemon
 import MotionDaemonClient
+import MotionDaemonProtocol
 import MotionSensors
 import OpenCoreMotion
 import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// A manager on the daemon whose update interval changes while the daemon is away (restarting)
 /// subscribes again at the new rate. That subscription used to be refused at once (the daemon
@@ -264,5 +269,73 @@ import Testing
     let during = errors.withLock { $0 } - first
     #expect(during < 60, "\(during) errors in 2 s while the daemon was away")
     daemon = try harness.start()
+  }
+}
+
+/// Setting an update interval subscribes again at the new rate. While the daemon is away that
+/// subscription used to try a connection of its own on the setter's thread before it joined the
+/// streams waiting for the reconnection, and it waited for the reconnection's own attempts
+/// first: with the daemon's socket path held by a process that never answers (a stuck or
+/// stopped daemon), whose every attempt takes the 2 s handshake timeout, the setter took 2–4 s,
+/// where Core Motion's returns at once (an app setting it on its main thread froze). Now the
+/// first change takes about 0.1 ms and the next two, each within 0.1 s of the one before, 0.1 s
+/// (subscriptions joining the reconnection are paced as attempts to connect are). Bound: 1 s for
+/// each, for a loaded machine. When the daemon is back, the run resumes, subscribed at the last
+/// rate only.
+@Suite struct DaemonIntervalWhileAwayTests {
+  @Test func settingAnIntervalWhileTheDaemonIsAwayReturnsPromptly() throws {
+    let harness = HandDrivenDaemon(label: "interval-away")
+    defer { harness.removeDirectory() }
+    let (source, configuration) = (harness.source, harness.configuration)
+    var daemon = try harness.start()
+    defer { daemon.stop() }
+    let daemonSource = try DaemonSource(socketPath: configuration.socketPath)
+    defer { daemonSource.client.close() }
+    let manager = CMMotionManager(source: daemonSource)
+    manager.accelerometerUpdateInterval = 0.01
+
+    let timestamps = Locked<[Double]>([])
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = 1
+    manager.startAccelerometerUpdates(to: queue) { data, _ in
+      if let data { timestamps.withLock { $0.append(data.timestamp) } }
+    }
+    defer { manager.stopAccelerometerUpdates() }
+
+    var timestamp = 1000.0
+    /// Emits a sample every 20 ms until one emitted by this call arrives.
+    func emitUntilDelivered(_ what: String) throws {
+      let after = timestamp
+      try waitUntil(seconds: 60, what) {
+        timestamp += 0.02
+        source.emit(.sample(MotionSample(timestamp: timestamp, accelerometer: SIMD3(0, 0, 9.81))))
+        return timestamps.withLock { $0.contains { $0 > after } }
+      }
+    }
+    try emitUntilDelivered("updates before the daemon went away")
+
+    daemon.stop()
+    try waitUntil(seconds: 60, "the client to notice the daemon left") {
+      !daemonSource.client.isConnected
+    }
+    // A stuck daemon at the path: connections queue, and no handshake is ever answered.
+    let stuck = try UnixSocket.listen(path: configuration.socketPath)
+    var durations: [Double] = []
+    for interval in [0.02, 0.03, 0.04] {
+      let start = ProcessInfo.processInfo.systemUptime
+      manager.accelerometerUpdateInterval = interval
+      durations.append(ProcessInfo.processInfo.systemUptime - start)
+    }
+    stuck.close()
+    unlink(configuration.socketPath)
+    #expect(durations.allSatisfy { $0 < 1 }, "the setter took \(durations) s")
+
+    daemon = try harness.start()
+    try waitUntil(seconds: 60, "the client to reconnect") { daemonSource.client.isConnected }
+    try emitUntilDelivered("updates after the daemon came back")
+    #expect(manager.isAccelerometerActive)
+    let status = try daemonSource.client.waitForAnswer(to: .status, timeout: 60)
+    let rates = status.clients.flatMap(\.subscriptions).map(\.rate)
+    #expect(rates == [25], "the daemon's subscriptions: \(rates) Hz")
   }
 }
