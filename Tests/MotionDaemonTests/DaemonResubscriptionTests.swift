@@ -20,48 +20,18 @@ import Testing
 /// back with the daemon.
 @Suite struct DaemonResubscriptionTests {
   @Test func anIntervalChangedWhileTheDaemonIsAwayTakesEffectWhenItReturns() throws {
-    let harness = HandDrivenDaemon(label: "resubscribe")
-    defer { harness.removeDirectory() }
-    let (source, configuration) = (harness.source, harness.configuration)
-    var daemon = try harness.start()
-    defer { daemon.stop() }
-    let daemonSource = try DaemonSource(socketPath: configuration.socketPath)
-    defer { daemonSource.client.close() }
-    let manager = CMMotionManager(source: daemonSource)
-    manager.accelerometerUpdateInterval = 0.01
+    let run = try AccelerometerRunOnDaemon(label: "resubscribe")
+    defer { run.close() }
+    try run.emitUntilDelivered("updates before the restart")
 
-    let timestamps = Locked<[Double]>([])
-    let queue = OperationQueue()
-    queue.maxConcurrentOperationCount = 1
-    manager.startAccelerometerUpdates(to: queue) { data, _ in
-      if let data { timestamps.withLock { $0.append(data.timestamp) } }
-    }
-    defer { manager.stopAccelerometerUpdates() }
-
-    var timestamp = 1000.0
-    /// Emits a sample every 20 ms until one emitted by this call arrives.
-    func emitUntilDelivered(_ what: String) throws {
-      let after = timestamp
-      try waitUntil(seconds: 60, what) {
-        timestamp += 0.02
-        source.emit(.sample(MotionSample(timestamp: timestamp, accelerometer: SIMD3(0, 0, 9.81))))
-        return timestamps.withLock { $0.contains { $0 > after } }
-      }
-    }
-    try emitUntilDelivered("updates before the restart")
-
-    daemon.stop()
-    try waitUntil(seconds: 60, "the client to notice the daemon left") {
-      !daemonSource.client.isConnected
-    }
+    try run.stopTheDaemon()
     // The run subscribes again, at 50 Hz, while no daemon answers.
-    manager.accelerometerUpdateInterval = 0.02
-    daemon = try harness.start()
-    try waitUntil(seconds: 60, "the client to reconnect") { daemonSource.client.isConnected }
+    run.manager.accelerometerUpdateInterval = 0.02
+    try run.startTheDaemon()
 
-    try emitUntilDelivered("updates after the restart")
-    #expect(manager.isAccelerometerActive)
-    #expect(manager.accelerometerUpdateInterval == 0.02)
+    try run.emitUntilDelivered("updates after the restart")
+    #expect(run.manager.isAccelerometerActive)
+    #expect(run.manager.accelerometerUpdateInterval == 0.02)
   }
 }
 
@@ -71,17 +41,10 @@ import Testing
 /// connection.
 @Suite struct DaemonWaitingStreamTests {
   @Test func aStreamSubscribedWhileTheClientReconnectsIsToldAtOnceAndResumes() throws {
-    let harness = HandDrivenDaemon(label: "waiting-stream")
-    defer { harness.removeDirectory() }
-    var daemon = try harness.start()
-    defer { daemon.stop() }
-    let client = DaemonClient(socketPath: harness.configuration.socketPath)
-    defer { client.close() }
+    let left = try ClientLeftByItsDaemon(label: "waiting-stream")
+    defer { left.close() }
+    let (harness, client) = (left.harness, left.client)
     let request = DaemonStreamRequest(sensors: .accelerometer, rate: 50)
-    let first = try client.subscribe(request) { _ in }
-    defer { first.cancel() }
-    daemon.stop()
-    try waitUntil(seconds: 60, "the client to notice the daemon left") { !client.isConnected }
 
     // Each event, and whether `subscribe` had returned when it came.
     let events = Locked<[(event: DaemonStreamEvent, afterReturn: Bool)]>([])
@@ -101,7 +64,7 @@ import Testing
     }
     #expect(told.first?.afterReturn == false, "told after subscribe returned")
 
-    daemon = try harness.start()
+    try left.startTheDaemon()
     var timestamp = 1000.0
     try waitUntil(seconds: 60, "a sample on the stream subscribed while the daemon was away") {
       timestamp += 0.02
@@ -119,17 +82,10 @@ import Testing
 /// stream; the events, in order, were `reconnected, disconnected`.
 @Suite struct DaemonWaitingStreamOrderTests {
   @Test func aReconnectionDuringTheSubscriptionComesAfterTheDisconnection() throws {
-    let harness = HandDrivenDaemon(label: "waiting-order")
-    defer { harness.removeDirectory() }
-    var daemon = try harness.start()
-    defer { daemon.stop() }
-    let client = DaemonClient(socketPath: harness.configuration.socketPath)
-    defer { client.close() }
+    let left = try ClientLeftByItsDaemon(label: "waiting-order")
+    defer { left.close() }
+    let client = left.client
     let request = DaemonStreamRequest(sensors: .accelerometer, rate: 50)
-    let first = try client.subscribe(request) { _ in }
-    defer { first.cancel() }
-    daemon.stop()
-    try waitUntil(seconds: 60, "the client to notice the daemon left") { !client.isConnected }
 
     let inGap = DispatchSemaphore(value: 0)
     let goOn = DispatchSemaphore(value: 0)
@@ -154,7 +110,7 @@ import Testing
     }.start()
     try #require(inGap.wait(timeout: .now() + 60) == .success, "subscribe never registered")
     client.afterRegistrationForTesting = nil
-    daemon = try harness.start()
+    try left.startTheDaemon()
     try waitUntil(seconds: 60, "the reconnection to reach the new stream") {
       events.withLock { $0.contains("reconnected") }
     }
@@ -284,58 +240,141 @@ import Testing
 /// rate only.
 @Suite struct DaemonIntervalWhileAwayTests {
   @Test func settingAnIntervalWhileTheDaemonIsAwayReturnsPromptly() throws {
-    let harness = HandDrivenDaemon(label: "interval-away")
-    defer { harness.removeDirectory() }
-    let (source, configuration) = (harness.source, harness.configuration)
-    var daemon = try harness.start()
-    defer { daemon.stop() }
-    let daemonSource = try DaemonSource(socketPath: configuration.socketPath)
-    defer { daemonSource.client.close() }
-    let manager = CMMotionManager(source: daemonSource)
-    manager.accelerometerUpdateInterval = 0.01
+    let run = try AccelerometerRunOnDaemon(label: "interval-away")
+    defer { run.close() }
+    try run.emitUntilDelivered("updates before the daemon went away")
 
-    let timestamps = Locked<[Double]>([])
-    let queue = OperationQueue()
-    queue.maxConcurrentOperationCount = 1
-    manager.startAccelerometerUpdates(to: queue) { data, _ in
-      if let data { timestamps.withLock { $0.append(data.timestamp) } }
-    }
-    defer { manager.stopAccelerometerUpdates() }
-
-    var timestamp = 1000.0
-    /// Emits a sample every 20 ms until one emitted by this call arrives.
-    func emitUntilDelivered(_ what: String) throws {
-      let after = timestamp
-      try waitUntil(seconds: 60, what) {
-        timestamp += 0.02
-        source.emit(.sample(MotionSample(timestamp: timestamp, accelerometer: SIMD3(0, 0, 9.81))))
-        return timestamps.withLock { $0.contains { $0 > after } }
-      }
-    }
-    try emitUntilDelivered("updates before the daemon went away")
-
-    daemon.stop()
-    try waitUntil(seconds: 60, "the client to notice the daemon left") {
-      !daemonSource.client.isConnected
-    }
+    try run.stopTheDaemon()
     // A stuck daemon at the path: connections queue, and no handshake is ever answered.
-    let stuck = try UnixSocket.listen(path: configuration.socketPath)
+    let socketPath = run.harness.configuration.socketPath
+    let stuck = try UnixSocket.listen(path: socketPath)
     var durations: [Double] = []
     for interval in [0.02, 0.03, 0.04] {
       let start = ProcessInfo.processInfo.systemUptime
-      manager.accelerometerUpdateInterval = interval
+      run.manager.accelerometerUpdateInterval = interval
       durations.append(ProcessInfo.processInfo.systemUptime - start)
     }
     stuck.close()
-    unlink(configuration.socketPath)
+    unlink(socketPath)
     #expect(durations.allSatisfy { $0 < 1 }, "the setter took \(durations) s")
 
-    daemon = try harness.start()
-    try waitUntil(seconds: 60, "the client to reconnect") { daemonSource.client.isConnected }
-    try emitUntilDelivered("updates after the daemon came back")
-    #expect(manager.isAccelerometerActive)
-    let status = try daemonSource.client.waitForAnswer(to: .status, timeout: 60)
+    try run.startTheDaemon()
+    try run.emitUntilDelivered("updates after the daemon came back")
+    #expect(run.manager.isAccelerometerActive)
+    let status = try run.daemonSource.client.waitForAnswer(to: .status, timeout: 60)
     let rates = status.clients.flatMap(\.subscriptions).map(\.rate)
     #expect(rates == [25], "the daemon's subscriptions: \(rates) Hz")
+  }
+}
+
+/// A manager running accelerometer updates at 100 Hz on a `DaemonSource` of a hand-driven daemon,
+/// for the tests that take the daemon away under a run and bring it back.
+private final class AccelerometerRunOnDaemon {
+  let harness: HandDrivenDaemon
+  private var daemon: MotionDaemon?
+  let daemonSource: DaemonSource
+  let manager: CMMotionManager
+  private let timestamps = Locked<[Double]>([])
+  /// The source's clock, s.
+  private var timestamp = 1000.0
+
+  init(label: String) throws {
+    harness = HandDrivenDaemon(label: label)
+    do {
+      daemon = try harness.start()
+      daemonSource = try DaemonSource(socketPath: harness.configuration.socketPath)
+    } catch {
+      daemon?.stop()
+      harness.removeDirectory()
+      throw error
+    }
+    manager = CMMotionManager(source: daemonSource)
+    manager.accelerometerUpdateInterval = 0.01
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = 1
+    let timestamps = timestamps
+    manager.startAccelerometerUpdates(to: queue) { data, _ in
+      if let data { timestamps.withLock { $0.append(data.timestamp) } }
+    }
+  }
+
+  /// Emits a sample every 20 ms until one emitted by this call arrives.
+  func emitUntilDelivered(_ what: String) throws {
+    let after = timestamp
+    try waitUntil(seconds: 60, what) {
+      timestamp += 0.02
+      harness.source.emit(
+        .sample(MotionSample(timestamp: timestamp, accelerometer: SIMD3(0, 0, 9.81))))
+      return timestamps.withLock { $0.contains { $0 > after } }
+    }
+  }
+
+  /// Stops the daemon and waits until the client has noticed.
+  func stopTheDaemon() throws {
+    daemon?.stop()
+    daemon = nil
+    try waitUntil(seconds: 60, "the client to notice the daemon left") {
+      !daemonSource.client.isConnected
+    }
+  }
+
+  /// Starts the daemon again and waits until the client has reconnected.
+  func startTheDaemon() throws {
+    daemon = try harness.start()
+    try waitUntil(seconds: 60, "the client to reconnect") { daemonSource.client.isConnected }
+  }
+
+  /// Ends the updates, the client and the daemon, and removes the daemon's directory.
+  func close() {
+    manager.stopAccelerometerUpdates()
+    daemonSource.client.close()
+    daemon?.stop()
+    harness.removeDirectory()
+  }
+}
+
+/// A client whose daemon went away under its one accelerometer stream, once the client has
+/// noticed: it is reconnecting. The tests subscribe more streams meanwhile and start the daemon
+/// again.
+private final class ClientLeftByItsDaemon {
+  let harness: HandDrivenDaemon
+  let client: DaemonClient
+  private let firstStream: SourceSubscription
+  private var daemon: MotionDaemon
+
+  init(label: String) throws {
+    harness = HandDrivenDaemon(label: label)
+    do {
+      daemon = try harness.start()
+    } catch {
+      harness.removeDirectory()
+      throw error
+    }
+    client = DaemonClient(socketPath: harness.configuration.socketPath)
+    do {
+      firstStream = try client.subscribe(
+        DaemonStreamRequest(sensors: .accelerometer, rate: 50)
+      ) { _ in }
+      daemon.stop()
+      try waitUntil(seconds: 60, "the client to notice the daemon left") { !client.isConnected }
+    } catch {
+      client.close()
+      daemon.stop()
+      harness.removeDirectory()
+      throw error
+    }
+  }
+
+  /// Starts the daemon again (the client reconnects on its own).
+  func startTheDaemon() throws {
+    daemon = try harness.start()
+  }
+
+  /// Ends the first stream, the client and the daemon, and removes the daemon's directory.
+  func close() {
+    firstStream.cancel()
+    client.close()
+    daemon.stop()
+    harness.removeDirectory()
   }
 }
