@@ -84,9 +84,9 @@ open class CMDeviceMotion: CMLogItem {
   /// no bound is given then, as `CLHeading` gives none for an uncalibrated compass. Measured on
   /// BROAD's 16 shared trials: the true heading error is within it for 99.9 % of the samples
   /// that have one (99.0 % on the worst trial, a magnet 5 cm from the sensor), with a median of
-  /// 7.8° against a median error of 0.9°; 47 % of the samples have none, BROAD's factory
-  /// calibration being unknown to the fusion. Apple documents no method; ours is in
-  /// `docs/AppleCompatibility.md`.
+  /// 8.1° (7.8° from the yaw uncertainty alone) against a median error of 0.9°; 47 % of the
+  /// samples have none, BROAD's factory calibration being unknown to the fusion. Apple documents
+  /// no method; ours is in `docs/AppleCompatibility.md`.
   open var headingAccuracy: Double { storedHeadingAccuracy }
 
   /// Where the sensors are: always `.default` here.
