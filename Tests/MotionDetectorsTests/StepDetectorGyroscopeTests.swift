@@ -42,6 +42,23 @@ final class StepDetectorGyroscopeTests: XCTestCase {
     }
   }
 
+  /// One strong impact per stride (the other leg's step invisible in |a|) at `strides` per
+  /// second for `seconds`, counted from |a| alone and with a thigh swinging `swingAmplitude`
+  /// rad/s at the stride's frequency; `truth` is two steps per stride.
+  static func hiddenLegCounts(
+    strides: Double, seconds: Double, swingAmplitude: Double, using random: inout SplitMix64
+  ) -> (
+    alone: (steps: [Double], added: Int), withGyroscope: (steps: [Double], added: Int),
+    truth: Double
+  ) {
+    let samples = SyntheticGait.impacts(
+      frequency: strides, secondPhase: 0.5, secondHeight: 0, amplitude: 1.0, seconds: seconds,
+      using: &random)
+    let rates = swing(
+      frequency: strides, amplitude: swingAmplitude, seconds: seconds, using: &random)
+    return (count(samples), count(samples, rates: rates), 2 * strides * seconds)
+  }
+
   /// Every step of the accelerometer `samples`, with the gyroscope `rates` interleaved by time
   /// when given, and the steps added from the strides.
   static func count(
@@ -65,15 +82,8 @@ final class StepDetectorGyroscopeTests: XCTestCase {
   func testPocketStairsGetTheStepsOfTheHiddenLeg() {
     let seed = testSeed()
     var random = SplitMix64(seed: seed)
-    let strides = 0.9
-    let seconds = 60.0
-    let samples = SyntheticGait.impacts(
-      frequency: strides, secondPhase: 0.5, secondHeight: 0, amplitude: 1.0, seconds: seconds,
-      using: &random)
-    let swing = Self.swing(frequency: strides, amplitude: 2, seconds: seconds, using: &random)
-    let alone = Self.count(samples)
-    let withGyroscope = Self.count(samples, rates: swing)
-    let truth = 2 * strides * seconds
+    let (alone, withGyroscope, truth) = Self.hiddenLegCounts(
+      strides: 0.9, seconds: 60.0, swingAmplitude: 2, using: &random)
     XCTAssertLessThan(Double(alone.steps.count), 0.55 * truth, "seed \(seed)")
     XCTAssertGreaterThan(Double(withGyroscope.steps.count), truth - 8, "seed \(seed)")
     XCTAssertLessThanOrEqual(Double(withGyroscope.steps.count), truth + 1, "seed \(seed)")
@@ -96,15 +106,8 @@ final class StepDetectorGyroscopeTests: XCTestCase {
   func testAQuickDescentGetsTheStepsOfTheHiddenLeg() {
     let seed = testSeed()
     var random = SplitMix64(seed: seed)
-    let strides = 2.0
-    let seconds = 40.0
-    let samples = SyntheticGait.impacts(
-      frequency: strides, secondPhase: 0.5, secondHeight: 0, amplitude: 1.0, seconds: seconds,
-      using: &random)
-    let swing = Self.swing(frequency: strides, amplitude: 3, seconds: seconds, using: &random)
-    let alone = Self.count(samples)
-    let withGyroscope = Self.count(samples, rates: swing)
-    let truth = 2 * strides * seconds
+    let (alone, withGyroscope, truth) = Self.hiddenLegCounts(
+      strides: 2.0, seconds: 40.0, swingAmplitude: 3, using: &random)
     XCTAssertLessThan(Double(alone.steps.count), 0.55 * truth, "seed \(seed)")
     XCTAssertGreaterThan(Double(withGyroscope.steps.count), truth - 16, "seed \(seed)")
     XCTAssertLessThanOrEqual(Double(withGyroscope.steps.count), truth + 1, "seed \(seed)")
