@@ -167,6 +167,11 @@ public struct FloorCounter: Sendable {
   public private(set) var floorsAscended = 0
   /// Floors descended on foot so far.
   public private(set) var floorsDescended = 0
+  /// Readings refused so far: a time that is not finite, or a pressure outside
+  /// ``BarometricAltitude/plausiblePressureRange`` (a broken sensor, or a column in the wrong unit,
+  /// such as Pa under an hPa heading). Counted here, where the refusal is made, so that a tool can
+  /// say how many it left out.
+  public private(set) var refusedReadings = 0
 
   // Averaging bin in progress.
   private var binStart: Double?
@@ -264,10 +269,14 @@ public struct FloorCounter: Sendable {
 
   /// Feeds one barometer reading (`time` s, `pressure` kPa); returns the floors counted by it, if
   /// any. Readings outside ``BarometricAltitude/plausiblePressureRange`` (not finite, not
-  /// positive, or physically impossible) are refused and leave the level track as it was: one
+  /// positive, or physically impossible) are refused, counted in ``refusedReadings``, and leave
+  /// the level track as it was: one
   /// absurd height averaged into a bin would count floors that were never climbed.
   public mutating func process(time: Double, pressure: Double) -> Change? {
-    guard time.isFinite, BarometricAltitude.isPlausible(pressure: pressure) else { return nil }
+    guard time.isFinite, BarometricAltitude.isPlausible(pressure: pressure) else {
+      refusedReadings &+= 1
+      return nil
+    }
     let height = BarometricAltitude.height(atPressure: pressure)
     if let last = lastReadingTime {
       // A gap is known to be walked when the steps noted in it cover it by their times (one at

@@ -10,11 +10,8 @@ package struct WalkedFloors: Sendable {
   private var counter = FloorCounter()
   /// Readings fed so far.
   package private(set) var readingCount = 0
-  /// Readings of those that the floor counter refused: a time that is not finite, or a pressure
-  /// outside ``BarometricAltitude/plausiblePressureRange`` (a broken sensor, or a column in the
-  /// wrong unit, such as Pa under an hPa heading). Counted so that a tool can say so: the counter
-  /// itself leaves them out without a word.
-  package private(set) var refusedReadingCount = 0
+  /// Readings of those that the floor counter refused (``FloorCounter/refusedReadings``).
+  package var refusedReadingCount: Int { counter.refusedReadings }
   /// Whether at least one reading was used: without one the recording has no barometer to count
   /// floors with, which is not the same as having walked none.
   package var hasUsableReadings: Bool { readingCount > refusedReadingCount }
@@ -27,10 +24,6 @@ package struct WalkedFloors: Sendable {
   /// Feeds one reading: time s (the steps' clock), pressure kPa.
   package mutating func add(time: Double, pressure: Double) {
     readingCount &+= 1
-    // The same test as FloorCounter.process's refusal, so that the count matches what it left out.
-    if !(time.isFinite && BarometricAltitude.isPlausible(pressure: pressure)) {
-      refusedReadingCount &+= 1
-    }
     while nextStep < stepTimes.endIndex, stepTimes[nextStep] <= time {
       counter.noteStep(time: stepTimes[nextStep])
       nextStep += 1
