@@ -74,8 +74,7 @@ final class MotionctlAppleAgreementTests: XCTestCase {
     let result = try MotionctlRunner.run(
       ["evaluate", "--apple-agreement", "--json", file.path] + extra)
     XCTAssertEqual(result.status, 0, result.standardError)
-    let object = try XCTUnwrap(
-      JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    let object = try result.firstJSONObject()
     let trials = try XCTUnwrap(object["trials"] as? [[String: Any]])
     XCTAssertEqual(trials.count, 1)
     return trials[0]
@@ -163,8 +162,7 @@ final class MotionctlAppleAgreementTests: XCTestCase {
       to: folder.appendingPathComponent("README.txt"), atomically: true, encoding: .utf8)
     let result = try MotionctlRunner.run(["evaluate", "--apple-agreement", "--json", folder.path])
     XCTAssertEqual(result.status, 0, result.standardError)
-    let object = try XCTUnwrap(
-      JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    let object = try result.firstJSONObject()
     let trials = try XCTUnwrap(object["trials"] as? [[String: Any]])
     XCTAssertEqual(trials.compactMap { $0["name"] as? String }, ["a_log", "b_motion"])
   }

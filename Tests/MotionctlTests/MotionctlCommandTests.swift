@@ -256,8 +256,7 @@ final class MotionctlCommandTests: XCTestCase {
     for mode in ["realtime9d", "realtime6d"] {
       let result = try MotionctlRunner.run(["evaluate", recording, "--mode", mode, "--json"])
       XCTAssertEqual(result.status, 0, result.standardError)
-      let object = try XCTUnwrap(
-        JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+      let object = try result.firstJSONObject()
       XCTAssertEqual(object["mode"] as? String, mode)
       let trials = try XCTUnwrap(object["trials"] as? [[String: Any]])
       XCTAssertEqual(trials.count, 1)

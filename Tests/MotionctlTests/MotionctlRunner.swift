@@ -10,6 +10,19 @@ struct MotionctlRunner {
     var status: Int32
     var standardOutput: String
     var standardError: String
+
+    /// The first line of standard output as a JSON object (a `--json` command prints one object
+    /// per line, one per file). Fails the test, at the caller's line, when there is no line or it
+    /// is not an object.
+    func firstJSONObject(file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any]
+    {
+      let first = try XCTUnwrap(
+        standardOutput.split(separator: "\n").first, "nothing on standard output", file: file,
+        line: line)
+      return try XCTUnwrap(
+        (try? JSONSerialization.jsonObject(with: Data(first.utf8))) as? [String: Any],
+        "not a JSON object: \(first)", file: file, line: line)
+    }
   }
 
   static var executable: URL { ChildProcess.productsDirectory.appendingPathComponent("motionctl") }

@@ -22,9 +22,7 @@ final class MotionctlStepsTests: XCTestCase {
 
     let result = try MotionctlRunner.run(["steps", "--json", file.path])
     XCTAssertEqual(result.status, 0, result.standardError)
-    let line = try XCTUnwrap(result.standardOutput.split(separator: "\n").first)
-    let object = try XCTUnwrap(
-      JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    let object = try result.firstJSONObject()
     XCTAssertEqual(object["file"] as? String, file.path)
     let steps = try XCTUnwrap(object["steps"] as? Int)
     XCTAssertEqual(Double(steps), 60, accuracy: 2, "30 s at 2 steps/s")
@@ -62,8 +60,7 @@ final class MotionctlStepsTests: XCTestCase {
 
     let result = try MotionctlRunner.run(["steps", "--json", file.path])
     XCTAssertEqual(result.status, 0, result.standardError)
-    let object = try XCTUnwrap(
-      JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    let object = try result.firstJSONObject()
     XCTAssertEqual(Double(try XCTUnwrap(object["steps"] as? Int)), 60, accuracy: 2)
     let apple = try XCTUnwrap(object["apple"] as? [String: Any])
     XCTAssertEqual(apple["steps"] as? Int, 58)
@@ -87,9 +84,7 @@ final class MotionctlStepsTests: XCTestCase {
       XCTAssertEqual(simulated.status, 0, simulated.standardError)
       let result = try MotionctlRunner.run(["steps", "--json", file.path])
       XCTAssertEqual(result.status, 0, result.standardError)
-      let line = try XCTUnwrap(result.standardOutput.split(separator: "\n").first)
-      let object = try XCTUnwrap(
-        JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      let object = try result.firstJSONObject()
       XCTAssertEqual(object["floors_ascended"] as? Int, ascended, scenario)
       XCTAssertEqual(object["floors_descended"] as? Int, descended, scenario)
       XCTAssertGreaterThan(object["steps"] as? Int ?? 0, 30, scenario)
@@ -113,8 +108,7 @@ final class MotionctlStepsTests: XCTestCase {
     ] {
       let result = try MotionctlRunner.run(["steps", "--json"] + arguments)
       XCTAssertEqual(result.status, 0, result.standardError)
-      let object = try XCTUnwrap(
-        JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+      let object = try result.firstJSONObject()
       XCTAssertEqual(object["floors_ascended"] as? Int, 2, "\(arguments)")
       XCTAssertEqual(object["floors_descended"] as? Int, 2, "\(arguments)")
     }
@@ -167,8 +161,7 @@ final class MotionctlStepsTests: XCTestCase {
     let someBroken = try MotionctlRunner.run(
       ["steps", "--json", accelerometerFile.path, "--pressure", broken.path])
     XCTAssertEqual(someBroken.status, 0, someBroken.standardError)
-    let object = try XCTUnwrap(
-      JSONSerialization.jsonObject(with: Data(someBroken.standardOutput.utf8)) as? [String: Any])
+    let object = try someBroken.firstJSONObject()
     XCTAssertEqual(object["floors_ascended"] as? Int, 2)
     XCTAssertEqual(object["floors_descended"] as? Int, 2)
     XCTAssertTrue(
@@ -192,8 +185,7 @@ final class MotionctlStepsTests: XCTestCase {
     let result = try MotionctlRunner.run(["steps", "--json", accelerometerFile.path])
     XCTAssertEqual(result.status, 0, result.standardError)
     XCTAssertTrue(result.standardOutput.contains("\"floors_ascended\":null"), result.standardOutput)
-    let object = try XCTUnwrap(
-      JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    let object = try result.firstJSONObject()
     XCTAssertGreaterThan(object["steps"] as? Int ?? 0, 30)
     XCTAssertTrue(
       result.standardError.contains("\(barometerFile.path): no pressure readings"),
@@ -256,8 +248,7 @@ final class MotionctlStepsTests: XCTestCase {
       encoding: .utf8)
     let result = try MotionctlRunner.run(["steps", "--json", accelerometerFile.path])
     XCTAssertEqual(result.status, 0, result.standardError)
-    let object = try XCTUnwrap(
-      JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    let object = try result.firstJSONObject()
     XCTAssertEqual(object["floors_ascended"] as? Int, 2)
     XCTAssertEqual(object["floors_descended"] as? Int, 2)
     XCTAssertTrue(
@@ -294,8 +285,7 @@ final class MotionctlStepsTests: XCTestCase {
     }
     let result = try MotionctlRunner.run(["evaluate", "steps", url.path, "--json"])
     XCTAssertEqual(result.status, 0, result.standardError)
-    let object = try XCTUnwrap(
-      JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    let object = try result.firstJSONObject()
     let recordings = try XCTUnwrap(object["recordings"] as? [[String: Any]])
     XCTAssertEqual(recordings.count, 1)
     XCTAssertEqual(recordings.first?["file"] as? String, "ipol/1-1.csv")
