@@ -35,7 +35,7 @@ struct ActivityCommand: ParsableCommand {
 
   func run() throws {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     var failures = 0
     for file in files {
       do {

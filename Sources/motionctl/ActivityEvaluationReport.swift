@@ -44,7 +44,7 @@ enum ActivityEvaluationReport {
     }
     if json {
       let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys]
+      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
       print(String(decoding: try encoder.encode(result), as: UTF8.self))
       return
     }

@@ -169,7 +169,8 @@ struct EvaluateCommand: ParsableCommand {
       var object =
         try JSONSerialization.jsonObject(with: JSONEncoder().encode(result)) as! [String: Any]
       if let samplesPerSecond { object["throughput"] = samplesPerSecond }
-      let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+      let data = try JSONSerialization.data(
+        withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
       print(String(decoding: data, as: UTF8.self))
       return
     }
@@ -205,7 +206,7 @@ extension EvaluateCommand {
     }
     if json {
       let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys]
+      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
       print(String(decoding: try encoder.encode(["trials": trials]), as: UTF8.self))
       return
     }
@@ -239,7 +240,7 @@ extension EvaluateCommand {
       paths: paths, parameters: parameters, decimation: decimate)
     if json {
       let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys]
+      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
       print(String(decoding: try encoder.encode(result), as: UTF8.self))
       return
     }

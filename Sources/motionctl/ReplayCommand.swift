@@ -117,7 +117,7 @@ struct ReplayCommand: ParsableCommand {
       if output == .csv { try out.writeLine(CMDeviceMotion.tableColumns.joined(separator: ",")) }
       let encoder = JSONEncoder()
       // Stable output: Foundation's encoder does not keep the encoding order of keys.
-      encoder.outputFormatting = [.sortedKeys]
+      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
       let write = { (motion: CMDeviceMotion) throws in
         try out.writeLine(output == .csv ? motion.csvRow : try motion.jsonLine(using: encoder))
       }

@@ -35,6 +35,28 @@ final class MotionctlStepsTests: XCTestCase {
     XCTAssertNil(object["apple"], "no Apple pedometer in this layout")
   }
 
+  /// Every `--json` output writes a file's path as it was given: `activity --json` escaped each
+  /// slash (`"\/tmp\/…"`, valid JSON, but not the text a shell script greps for), where `steps`
+  /// wrote it plainly.
+  func testJSONOutputWritesPathsAsGiven() throws {
+    let folder = try makeTemporaryDirectory(for: self)
+    let file = folder.appendingPathComponent("walk.csv")
+    var text = "t,ax,ay,az\n"
+    for index in 0..<1000 {
+      let t = Double(index) / 100
+      text += String(format: "%.2f,0,0,%.4f\n", t, 9.80665 * (1 + 0.25 * sin(4 * Double.pi * t)))
+    }
+    try text.write(to: file, atomically: true, encoding: .utf8)
+    for command in ["steps", "activity"] {
+      let result = try MotionctlRunner.run([command, "--json", file.path])
+      XCTAssertEqual(result.status, 0, result.standardError)
+      XCTAssertTrue(
+        result.standardOutput.contains("\"file\":\"\(file.path)\""),
+        "\(command): \(result.standardOutput.prefix(300))")
+      XCTAssertEqual(try result.firstJSONObject()["file"] as? String, file.path, command)
+    }
+  }
+
   /// The same walk as a SensorLog log that also records Apple's `CMPedometer`: its totals are
   /// set beside ours, in the JSON and in the line of text.
   func testStepsSetsApplesPedometerFromASensorLogLogBesideOurs() throws {
