@@ -91,7 +91,22 @@ final class RecordingHostileFileTests: XCTestCase {
     try StoredZipArchive(tables).write(to: plain)
     assertRecordingError(
       try RecordingFormat.detect(plain), .unknownFormat,
-      containing: "cannot tell the recording format")
+      containing: "cannot tell the recording format: a zip archive")
+  }
+
+  /// A folder that is no recording's (a wrong path, or an empty one, which names the working
+  /// directory) is called a folder in the error, which used to blame a "header" it does not have.
+  func testAFolderThatIsNoRecordingIsCalledAFolder() throws {
+    let folder = try RecordingFixtureFolder()
+    try "a,b\n1,2\n".write(
+      to: folder.url.appendingPathComponent("notes.csv"), atomically: true, encoding: .utf8)
+    assertRecordingError(
+      try RecordingFormat.detect(folder.url), .unknownFormat,
+      containing: "cannot tell the recording format: a folder, and the names and headers of its")
+    let file = folder.url.appendingPathComponent("notes.csv")
+    assertRecordingError(
+      try RecordingFormat.detect(file), .unknownFormat,
+      containing: "cannot tell the recording format: a file whose header matches no format")
   }
 
   // MARK: - Folders with many entries

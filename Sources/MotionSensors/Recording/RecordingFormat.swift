@@ -82,18 +82,24 @@ public enum RecordingFormat: String, CaseIterable, Sendable {
     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
       throw RecordingError(.fileNotFound, file: url.path, "no such file or folder")
     }
+    // What the guess was made from, for the error: a folder given by mistake (an empty path
+    // names the working directory) has no header to blame.
+    let lookedAt: String
     if isDirectory.boolValue {
       if EuRoCIMU.dataFile(in: url) != nil { return .euroc }
       if let format = try detect(container: RecordingContainer(url)) { return format }
+      lookedAt = "a folder, and the names and headers of its files match no recording's"
     } else if RecordingContainer.isZipArchive(url) {
       if let format = try detect(container: RecordingContainer(url)) { return format }
+      lookedAt = "a zip archive, and the names and headers of its files match no recording's"
     } else {
       let head = try firstLines(of: url, count: 2)
       if let format = detect(firstLines: head) { return format }
+      lookedAt = "a file whose header matches no format"
     }
     throw RecordingError(
       .unknownFormat, file: url.path,
-      "cannot tell the recording format from the header; pass a format explicitly (or a column "
+      "cannot tell the recording format: \(lookedAt); pass a format explicitly (or a column "
         + "mapping). Supported formats:\n" + supportedList)
   }
 
