@@ -9,8 +9,10 @@ extension StepDetector {
   /// are compared, ``Parameters/strideCheckDelay`` after they end, with the steps found in them.
   /// A walk has two steps per stride; when at least ``Parameters/leastMissingSteps`` are missing,
   /// they are added: each in the middle of the next stride-long interval between found steps
-  /// (where the hidden leg steps), or spread out if none comes within twice the delay or a gap in
-  /// the input ends the bout first (then before the gap). Only where
+  /// (where the hidden leg steps); if none comes within twice the delay, as many as fit at least
+  /// ``Parameters/minimumStepInterval`` apart between the last step returned and the next that
+  /// may come, and no further apart than the step period (the others wait for room); before a gap
+  /// in the input that ends the bout, all of them. Only where
   /// - every stride lasts ``Parameters/strideDuration`` (or, in a run of like strides, as little
   ///   as ``Parameters/shortestQuickStride``) and swings like a limb
   ///   (``Parameters/leastStrideRotationRate``),
@@ -53,10 +55,60 @@ extension StepDetector {
     markStepBand(upTo: time)
     compareStretches(dueAt: time, delay: parameters.strideCheckDelay)
     let waited = time - state.hiddenStepsSince
-    if state.hiddenSteps > 0, waited > 2 * parameters.strideCheckDelay || !(waited >= 0) {
-      // No stride-long interval came to hold them (the walk ended, or |a| sees both legs now).
-      releaseHiddenSteps(before: time)
+    // No stride-long interval came to hold them (|a| sees both legs now), or none will: the
+    // walk ended (no peak that may continue it, and too long since the last one for the next to
+    // be a step of the same walk; the bout itself lasts until a gap or an irregular step).
+    // Waiting out the delay dated them up to 5 s after the walk's last step.
+    let latestContinuation =
+      state.lastPeakTime + parameters.regularInterval.upperBound * state.stepPeriod
+      + minimumPeakInterval
+    let walkEnded = earliestUndecidedFoundPeak == nil && time > latestContinuation
+    if state.hiddenSteps > 0,
+      walkEnded || waited > 2 * parameters.strideCheckDelay || !(waited >= 0)
+    {
+      releaseOverdueHiddenSteps(at: time)
     }
+  }
+
+  /// Returns the hidden steps that waited too long for a stride-long interval, as many as fit
+  /// between the last step returned and the next one that may come, each at least
+  /// ``Parameters/minimumStepInterval`` from its neighbours and at most the step period from the
+  /// one before it; the others wait on (for an interval,
+  /// for room at a later sample, for a gap or the end of the stream). `time` is the grid time
+  /// being processed: no peak found from now on is earlier than the one just before it.
+  ///
+  /// Why not spread them all up to `time`, as at the end of a stream: when |a| sees both legs
+  /// again (stairs, then a level walk), the sample that releases them comes a fraction of a step
+  /// period after the last step, and they were dated some 0.05 s apart, followed by the walk's
+  /// next peak (found a moment later, and earlier than they were) dated with the last of them.
+  /// At a walk's cadence one fits in most intervals; at 2.5 steps/s and above none may fit, and
+  /// they wait for the walk's end.
+  private mutating func releaseOverdueHiddenSteps(at time: Double) {
+    let from = state.lastEnqueuedTime
+    guard from.isFinite else {
+      releaseHiddenSteps(before: time)
+      return
+    }
+    // The next step is no earlier than the earliest peak that may still become one, nor than
+    // the peak that this grid sample may find (its time is the previous grid time).
+    var next = time - coefficients.gridPeriod
+    if let peak = earliestUndecidedFoundPeak { next = min(next, peak) }
+    let spacing = hiddenStepSpacing
+    let room = next - from
+    guard room.isFinite, room >= 2 * spacing else { return }
+    // At most hiddenSteps (≤ mostHiddenSteps), so the conversion is bounded.
+    let count = Int(min(Double(state.hiddenSteps), (room / spacing).rounded(.down) - 1))
+    // Evenly over the room, but no further apart than the walk's step period: after a walk's
+    // last step the room reaches up to this sample, and spread over it they made up a walk in
+    // the rest that followed (up to 5 s of it).
+    var step = room / Double(count + 1)
+    if state.stepPeriod.isFinite, state.stepPeriod > 0 {
+      step = max(spacing, min(step, state.stepPeriod))
+    }
+    for index in 1...count { enqueueStep(at: from + step * Double(index)) }
+    state.gyroscopeSteps &+= count
+    state.hiddenSteps -= count
+    if state.hiddenSteps == 0 { state.hiddenStepsSince = -.infinity }
   }
 
   /// At a gap in the accelerometer longer than ``Parameters/longestInputGap``, which ends the
@@ -124,8 +176,12 @@ extension StepDetector {
     if state.hiddenSteps == 0 { state.hiddenStepsSince = -.infinity }
   }
 
+  /// The least interval between a hidden step released after waiting too long and its
+  /// neighbours, s: the minimum step interval (at least one grid period).
+  var hiddenStepSpacing: Double { max(parameters.minimumStepInterval, coefficients.gridPeriod) }
+
   /// Returns every hidden step still waiting, spread between the last step returned and `time`
-  /// (at the end of a recording, or when they have waited too long).
+  /// (at the end of a recording, or before a gap in the input).
   mutating func releaseHiddenSteps(before time: Double) {
     let count = state.hiddenSteps
     guard count > 0 else { return }

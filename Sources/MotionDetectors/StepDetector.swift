@@ -73,14 +73,38 @@ public struct StepDetector: Sendable {
   /// The time (as ``process(time:acceleration:)`` returns it) of the earliest peak the detector
   /// still holds that may yet become a step, or `nil` when it holds none: the peaks of a bout not
   /// confirmed yet, while a next peak could still continue them (after that they can only be
-  /// dropped), and a peak still waiting out the minimum interval.
+  /// dropped), and a peak still waiting out the minimum interval; while steps of a hidden leg
+  /// granted by the gyroscope's strides wait for a time of their own (see
+  /// ``process(time:rotationRate:)``), the earliest time the next of them may get: the minimum
+  /// step interval after the last step queued; and the oldest step decided but not returned yet
+  /// (steps are returned one per sample, and a bout's first ones or released hidden steps come
+  /// several at once).
   ///
   /// Why: a new bout's first steps are returned 1.5–2.6 step periods after they happened, so when
   /// the detector drops out of a bout in the middle of a walk and confirms the next one, the time
   /// since the last *returned* step can exceed a pause delay although the steps' own times never
-  /// leave such a gap. A caller that judges pauses can wait while this is earlier than its pause
-  /// would be. Confirmed steps are not counted here: they are returned one per sample.
+  /// leave such a gap; and hidden steps still waiting when a walk ends (pocket stairs, then a
+  /// stop) are dated after its last found step, up to several seconds after it. A caller that
+  /// judges pauses can wait while this is earlier than its pause would be. Before 2026-12-02 the
+  /// queued steps and the hidden ones were left out: a pause judged between two samples that
+  /// returned a bout's first steps, or after a pocket walk's end, was followed by steps dated
+  /// before it.
   public var earliestUndecidedPeak: Double? {
+    var earliest = earliestUndecidedFoundPeak
+    if state.queueCount > 0 {
+      let queued = state.queue[state.queueStart]
+      earliest = min(earliest ?? queued, queued)
+    }
+    if state.hiddenSteps > 0, state.lastEnqueuedTime.isFinite {
+      let nextHidden = state.lastEnqueuedTime + hiddenStepSpacing
+      earliest = min(earliest ?? nextHidden, nextHidden)
+    }
+    return earliest.map { $0 - parameters.reportedTimeOffset }
+  }
+
+  /// The earliest peak found in |a| that may yet become a step (see ``earliestUndecidedPeak``),
+  /// in the detector's own (peak) time, or `nil`.
+  var earliestUndecidedFoundPeak: Double? {
     var earliest = state.candidateTime
     if !state.inBout, state.pendingCount > 0 {
       // The next peak, finalized at the latest the minimum interval after it, continues the
@@ -90,7 +114,7 @@ public struct StepDetector: Sendable {
         last + parameters.regularInterval.upperBound * state.stepPeriod + minimumPeakInterval
       if state.previousTime <= latestContinuation { earliest = state.pendingTimes[0] }
     }
-    return earliest.map { $0 - parameters.reportedTimeOffset }
+    return earliest
   }
 
   /// Steps counted so far inside short gaps in the input (``Parameters/shortestBridgedGap``)
@@ -288,7 +312,7 @@ public struct StepDetector: Sendable {
 
   /// The shortest interval between two peaks at the current step period, s: a peak is finalized
   /// once this has passed without a higher one.
-  private var minimumPeakInterval: Double {
+  var minimumPeakInterval: Double {
     max(parameters.minimumStepInterval, parameters.relativeMinimumStepInterval * state.stepPeriod)
   }
 

@@ -180,6 +180,83 @@ final class StepDetectorGyroscopeTests: XCTestCase {
     XCTAssertLessThanOrEqual(drained, 2, "returned live: \(live), seed \(seed)")
   }
 
+  /// The same stairs and walk: the hidden steps still waiting when the stairs end are returned
+  /// during the walk, each with a time of its own, at least ``minimumStepInterval`` (0.2 s) from
+  /// the steps on either side, and the walk's steps keep theirs. Before, they were spread over
+  /// the fraction of a step period between the last step returned and the sample that released
+  /// them (some 0.05 s apart), and the walk's next step, found a moment later, was dated with
+  /// the last of them: a burst of equal times that a cadence read from the times takes for
+  /// 20 steps/s. The count is the same.
+  func testHiddenStepsReturnedDuringAWalkGetTimesOfTheirOwn() {
+    let seed = testSeed()
+    var random = SplitMix64(seed: seed)
+    let stairs = SyntheticGait.impacts(
+      frequency: 0.9, secondPhase: 0.5, secondHeight: 0, amplitude: 1.0, seconds: 30,
+      using: &random)
+    let level = SyntheticGait.impacts(
+      frequency: 0.9, secondPhase: 0.5, secondHeight: 1, amplitude: 1.0, seconds: 30,
+      using: &random
+    ).map { (time: $0.time + 30, acceleration: $0.acceleration) }
+    let swing = Self.swing(frequency: 0.9, amplitude: 2, seconds: 60, using: &random)
+    let counted = Self.count(stairs + level, rates: swing)
+    XCTAssertGreaterThan(counted.added, 15, "seed \(seed)")
+    // Two steps per stride on the stairs (less the first stretch's) and on the walk.
+    XCTAssertGreaterThan(counted.steps.count, 100, "seed \(seed)")
+    XCTAssertLessThanOrEqual(counted.steps.count, 109, "seed \(seed)")
+    let intervals = zip(counted.steps.dropFirst(), counted.steps).map { $0 - $1 }
+    let shortest = StepDetector.Parameters.default.minimumStepInterval
+    // 1 ms of slack for the rounding of the step times' sums.
+    let crowded = intervals.enumerated().filter { $0.element < shortest - 0.001 }
+    XCTAssertEqual(
+      crowded.map(\.offset), [],
+      "intervals under \(shortest) s: \(crowded.map(\.element)), seed \(seed)")
+  }
+
+  /// Pocket stairs with the thigh's swing for 30 s, then the phone still in the pocket for 15 s:
+  /// the hidden steps still waiting when the stairs end are dated at the walk's step period after
+  /// its last found step, and a pause judged as the pedometer judges it (2 s after the last step
+  /// returned, waiting while ``StepDetector/earliestUndecidedPeak`` is earlier than that) is
+  /// never followed by a step dated before it. Before, they waited out the 5 s delay, were
+  /// spread over the rest (the last some 7 s after the walk's end), and the detector did not
+  /// report them as undecided: a pause was judged and steps were dated inside it afterwards.
+  func testHiddenStepsWaitingWhenAWalkEndsAreNotDatedInsideAPause() {
+    let seed = testSeed()
+    var random = SplitMix64(seed: seed)
+    let stairs = SyntheticGait.impacts(
+      frequency: 0.9, secondPhase: 0.5, secondHeight: 0, amplitude: 1.0, seconds: 30,
+      using: &random)
+    let rest = SyntheticGait.rest(seconds: 15, start: 30, using: &random)
+    let swing = Self.swing(frequency: 0.9, amplitude: 2, seconds: 30, using: &random)
+    let still = (0..<1500).map { index in
+      (time: 30 + Double(index) / 100, rate: SyntheticGait.noiseVector(0.01, &random))
+    }
+    let pauseDelay = 2.0
+    var detector = StepDetector()
+    var steps: [Double] = []
+    var pauses: [Double] = []
+    var insidePauses: [Double] = []
+    Self.interleave(stairs + rest, rates: swing + still) { time, rate in
+      detector.process(time: time, rotationRate: rate)
+    } accelerometer: { time, acceleration in
+      if let step = detector.process(time: time, acceleration: acceleration) {
+        if let pause = pauses.last, step < pause { insidePauses.append(step) }
+        steps.append(step)
+      }
+      guard let last = steps.last, time - last > pauseDelay, pauses.last ?? -1 < last else {
+        return
+      }
+      if let undecided = detector.earliestUndecidedPeak, undecided < last + pauseDelay { return }
+      pauses.append(last + pauseDelay)
+    }
+    XCTAssertGreaterThan(detector.gyroscopeSteps, 10, "seed \(seed)")
+    XCTAssertEqual(insidePauses, [], "pauses judged at \(pauses), seed \(seed)")
+    // The stairs' last impact is at most a stride (1.1 s) before 30 s; a few hidden steps at
+    // most (the last stretch's) follow it at the step period, under a second each.
+    let afterTheWalk = steps.filter { $0 > 30 }
+    XCTAssertLessThan(steps.last ?? 0, 33, "after 30 s: \(afterTheWalk), seed \(seed)")
+    XCTAssertEqual(steps, steps.sorted(), "seed \(seed)")
+  }
+
   /// Pocket stairs with the thigh's swing for 30 s, then an hour without a sample, then the phone
   /// at rest: the hidden steps still waiting when the samples stop are returned before the gap,
   /// as at the end of a stream, and none is dated inside the hour that has no data. Before, the
