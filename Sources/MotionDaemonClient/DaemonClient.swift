@@ -16,7 +16,9 @@ import SwiftProtobuf
 /// ``reconnectInterval``) and resubscribes, then sends ``DaemonStreamEvent/reconnected``. Those
 /// two come from the thread that noticed the change, and a stream subscribed during the
 /// reconnection is told `.disconnected` before ``subscribe(_:handler:)`` returns, and before
-/// any news of the next connection (see there).
+/// any news of the next connection (see there). So is a stream subscribed when a daemon takes
+/// the connection but does not answer the handshake within 0.5 s (stopped, stuck, or slow): the
+/// client then reconnects for it as for a daemon that went away.
 public final class DaemonClient: @unchecked Sendable {
   // Sendable because all mutable state is in `state` (a Locked); socket I/O is thread-safe.
 
@@ -148,8 +150,9 @@ public final class DaemonClient: @unchecked Sendable {
     var isReconnecting = false
     /// When (system uptime, s) the last attempt to connect failed, if one did.
     var lastFailedAttempt: Double?
-    /// When (system uptime, s) a stream last joined a reconnection under way without an attempt
-    /// to connect (see `joinReconnectionUnderWay`), if one did.
+    /// When (system uptime, s) the last stream to join a reconnection under way without an
+    /// attempt to connect (see `joinReconnectionUnderWay`) ended, or ends, its pacing pause, if
+    /// one joined.
     var lastJoin: Double?
     /// See ``DaemonClient/replyTimeout``.
     var replyTimeout = 30.0
@@ -160,6 +163,8 @@ public final class DaemonClient: @unchecked Sendable {
     var lastAuthorizationConnect = -Double.infinity
     /// See ``DaemonClient/afterRegistrationForTesting``.
     var afterRegistration: (@Sendable () -> Void)?
+    /// See ``DaemonClient/whilePacingForTesting``.
+    var whilePacing: (@Sendable () -> Void)?
   }
 
   private let state = Locked(State())
@@ -184,6 +189,15 @@ public final class DaemonClient: @unchecked Sendable {
   /// interval first (within `timeout`), as every request and subscription that must connect
   /// does: a caller that starts again at each failure (a handler restarting its updates on every
   /// error) would otherwise try, and fail, thousands of times a second while the daemon is away.
+  ///
+  /// - Throws: ``DaemonError``: ``DaemonError/Code/disconnected`` when no daemon runs at
+  ///   ``socketPath`` (no socket, or nobody listening on it), when the process listening there
+  ///   runs as another user, or when the connection ends during the handshake;
+  ///   ``DaemonError/Code/timeout`` when a daemon takes no connection, or does not answer the
+  ///   handshake, within `timeout` (stopped or stuck), or when another thread's connection is still
+  ///   being made then; ``DaemonError/Code/protocolError`` when the answer is not a handshake.
+  ///   Unlike ``subscribe(_:handler:)``, this never waits for a reconnection: it fails, and a
+  ///   later call tries again.
   @discardableResult
   public func connect(timeout: Double = 2) throws -> DaemonServerInfo {
     if let info = connectedInfo { return info }
@@ -203,8 +217,10 @@ public final class DaemonClient: @unchecked Sendable {
   ) throws -> T {
     let deadline = Date(timeIntervalSinceNow: max(0, timeout))
     guard establishing.lock(before: deadline) else {
+      // A timeout: another caller's attempt holds the connection up, the daemon being slow or
+      // stuck (one that is not running fails at once). `subscribe` waits for such a daemon.
       throw DaemonError(
-        .disconnected, "still connecting to the motion daemon at \(socketPath) after \(timeout) s")
+        .timeout, "still connecting to the motion daemon at \(socketPath) after \(timeout) s")
     }
     defer { establishing.unlock() }
     if let info = connectedInfo { return try body(info) }
@@ -238,6 +254,14 @@ public final class DaemonClient: @unchecked Sendable {
   package var afterRegistrationForTesting: (@Sendable () -> Void)? {
     get { state.withLock { $0.afterRegistration } }
     set { state.withLock { $0.afterRegistration = newValue } }
+  }
+
+  /// Runs in ``subscribe(_:handler:)`` when a stream joining the reconnection under way is paced
+  /// (see `joinReconnectionUnderWay`): once it is registered, before its pause. For the tests,
+  /// which end the other streams in that pause.
+  package var whilePacingForTesting: (@Sendable () -> Void)? {
+    get { state.withLock { $0.whilePacing } }
+    set { state.withLock { $0.whilePacing = newValue } }
   }
 
   /// Whether a connection is up now.
@@ -904,15 +928,22 @@ public final class DaemonClient: @unchecked Sendable {
   /// reconnection's (up to 2 s each against a daemon that never answers), so this call returns
   /// at once (within ``reconnectInterval`` when another stream joined just before: joins are
   /// paced as attempts to connect are, see ``connect(timeout:)``); a stream whose own attempt
-  /// fails while a reconnection starts joins it too. Its
-  /// handler gets ``DaemonStreamEvent/disconnected(_:)`` at once, and the next connection
-  /// subscribes it. That first call of `handler` is made before this returns, on the calling
-  /// thread (a caller must not hold, while it subscribes, a lock that `handler` takes), or, when
-  /// the reconnection is quicker, on the thread that brings its first event to the stream, just
-  /// before that event: the handler never hears of the disconnection after news of the next
-  /// connection.
+  /// fails while a reconnection starts joins it too. With neither a connection nor a
+  /// reconnection, this call tries to connect for at most 0.5 s; when a daemon is there but does
+  /// not answer within that (it takes no connection, or answers no handshake: stopped, stuck, or
+  /// merely slower), the stream waits in the same way, and this call starts the reconnection.
   ///
-  /// - Throws: when the daemon is not reachable now and no reconnection is under way.
+  /// A stream that waits gets ``DaemonStreamEvent/disconnected(_:)`` at once, and the next
+  /// connection subscribes it (``DaemonStreamEvent/reconnected`` follows). That first call of
+  /// `handler` is made before this returns, on the calling thread (a caller must not hold, while
+  /// it subscribes, a lock that `handler` takes), or, when the reconnection is quicker, on the
+  /// thread that brings its first event to the stream, just before that event: the handler never
+  /// hears of the disconnection after news of the next connection.
+  ///
+  /// - Throws: ``DaemonError`` when no reconnection is under way and no daemon can be asked: none
+  ///   runs at ``socketPath`` (no socket, nobody listening), the process listening there runs as
+  ///   another user, the connection ends during the handshake, or the answer is not a handshake.
+  ///   Not when a daemon is there and does not answer in time (see above).
   public func subscribe(
     _ request: DaemonStreamRequest, handler: @escaping @Sendable (DaemonStreamEvent) -> Void
   ) throws -> SourceSubscription {
@@ -929,22 +960,32 @@ public final class DaemonClient: @unchecked Sendable {
     let localID: UInt64
     do {
       // Registered and subscribed with no connection being made meanwhile: a connection made in
-      // between would subscribe the new stream too, and then this call again.
-      localID = try whileConnected(timeout: 2) { _ in
+      // between would subscribe the new stream too, and then this call again. A short attempt,
+      // on the caller's thread: a daemon answers in milliseconds, and one that does not is left
+      // to the reconnection below, where the full 2 s attempt blocked the caller and then threw.
+      localID = try whileConnected(timeout: Self.firstAttemptTimeout) { _ in
         let localID = register(stream)
         sendSubscribe(stream)
         return localID
       }
       afterRegistrationForTesting?()
     } catch {
+      let reason = (error as? DaemonError)?.message ?? "\(error)"
+      let advisory = "\(reason); the stream waits for the reconnection"
+      // A daemon that took the connection (or holds another caller's up) but did not answer is
+      // there, stopped or stuck or slow: the stream waits for it as for one that went away,
+      // rather than fail for good on the caller's thread. One that is not running still fails.
+      if (error as? DaemonError)?.code == .timeout,
+        let localID = waitForTheDaemon(stream, advisory: advisory)
+      {
+        afterRegistrationForTesting?()
+        stream.deliverHeldAdvisory()
+        return SourceSubscription { self.unsubscribe(localID) }
+      }
       // A manager whose update interval changes while the daemon restarts subscribes again at
       // the new rate and then cancels its old stream: refused, the new stream was a dead one in
       // place of one the reconnection would have brought back, and the updates stopped for good.
-      let reason = (error as? DaemonError)?.message ?? "\(error)"
-      guard
-        let localID = waitForReconnection(
-          stream, advisory: "\(reason); the stream waits for the reconnection")
-      else { throw error }
+      guard let localID = waitForReconnection(stream, advisory: advisory) else { throw error }
       afterRegistrationForTesting?()
       stream.deliverHeldAdvisory()
       return SourceSubscription { self.unsubscribe(localID) }
@@ -953,6 +994,11 @@ public final class DaemonClient: @unchecked Sendable {
     // goes on receiving (the reader thread alone no longer keeps a client alive).
     return SourceSubscription { self.unsubscribe(localID) }
   }
+
+  /// How long ``subscribe(_:handler:)`` tries to connect on the caller's thread when there is
+  /// neither a connection nor a reconnection, s. Long against a daemon's handshake (milliseconds
+  /// when it runs), short for a caller that may be an app's main thread.
+  private static let firstAttemptTimeout = 0.5
 
   /// Adds `stream` to the streams a connection subscribes; returns its local id.
   private func register(_ stream: Stream) -> UInt64 {
@@ -976,30 +1022,64 @@ public final class DaemonClient: @unchecked Sendable {
   /// an attempt to connect after a failed one does (see ``connect(timeout:)``): a handler that
   /// starts its updates again at each error is told `.disconnected` inside each start, and would
   /// otherwise turn as fast as it can for as long as the daemon is away. A single subscription
-  /// (an update interval set once) does not wait.
+  /// (an update interval set once) does not wait. The stream waits registered: the reconnection
+  /// ends when no stream is left, and a join that waited first, unregistered, while the only
+  /// other stream was cancelled found it ended and the daemon unreachable, and failed (or made an
+  /// attempt of its own, up to 2 s against a daemon that never answers).
   private func joinReconnectionUnderWay(_ stream: Stream) -> UInt64? {
-    let (isReconnecting, lastJoin) = state.withLock { s in
-      (s.socket == nil && s.isReconnecting, s.lastJoin)
-    }
-    guard isReconnecting else { return nil }
-    if let lastJoin {
-      let pause = lastJoin + reconnectInterval - ProcessInfo.processInfo.systemUptime
-      if pause > 0 { Thread.sleep(forTimeInterval: min(pause, reconnectInterval)) }
-    }
     stream.holdAdvisory(
       "not connected to the motion daemon at \(socketPath), which the client is reconnecting to; "
         + "the stream waits for the reconnection")
-    let localID = state.withLock { s -> UInt64? in
+    let now = ProcessInfo.processInfo.systemUptime
+    let joined = state.withLock { s -> (id: UInt64, pause: Double)? in
       guard !s.isClosed, s.socket == nil, s.isReconnecting else { return nil }
-      s.lastJoin = ProcessInfo.processInfo.systemUptime
+      let pause = s.lastJoin.map { min(max(0, $0 + reconnectInterval - now), reconnectInterval) }
+      // The next join is paced from the end of this one's pause, when this call returns.
+      s.lastJoin = now + (pause ?? 0)
       s.nextStreamID += 1
       s.streams[s.nextStreamID] = stream
-      return s.nextStreamID
+      return (s.nextStreamID, pause ?? 0)
     }
-    // Not registered: nobody else has the stream, and the path that subscribes it may hold no
-    // advisory at all (a connection is up).
-    if localID == nil { stream.dropHeldAdvisory() }
-    return localID
+    guard let joined else {
+      // Not registered: nobody else has the stream, and the path that subscribes it may hold no
+      // advisory at all (a connection is up).
+      stream.dropHeldAdvisory()
+      return nil
+    }
+    if joined.pause > 0 {
+      whilePacingForTesting?()
+      Thread.sleep(forTimeInterval: joined.pause)
+    }
+    return joined.id
+  }
+
+  /// Registers `stream` with the streams waiting for a connection and, when no reconnection is
+  /// under way, starts one, as `connectionLost` does for the streams of a connection that ended:
+  /// for a stream whose attempt to connect found a daemon that does not answer. Returns its local
+  /// id, or `nil` (nothing registered nor held) when the client is closed or a connection is up
+  /// (made since that attempt; `waitForReconnection` subscribes the stream on it). Without
+  /// `establishing`, which a reconnection holds for the whole of each attempt (2 s against such a
+  /// daemon), and so with its `.disconnected` held first, as `joinReconnectionUnderWay` does.
+  private func waitForTheDaemon(_ stream: Stream, advisory: String) -> UInt64? {
+    stream.holdAdvisory(advisory)
+    let registered = state.withLock { s -> (id: UInt64, startsReconnecting: Bool)? in
+      guard !s.isClosed, s.socket == nil else { return nil }
+      s.nextStreamID += 1
+      s.streams[s.nextStreamID] = stream
+      let starts = !s.isReconnecting
+      s.isReconnecting = true
+      return (s.nextStreamID, starts)
+    }
+    guard let registered else {
+      stream.dropHeldAdvisory()
+      return nil
+    }
+    if registered.startsReconnecting {
+      logger.info(
+        "the motion daemon at \(socketPath) did not answer; reconnecting for a new stream")
+      startReconnecting()
+    }
+    return registered.id
   }
 
   /// Registers `stream` for the reconnection under way, if there is one; returns its local id,

@@ -122,6 +122,83 @@ import Testing
   }
 }
 
+/// A stream subscribed within the reconnection interval of another one joining the reconnection
+/// waits for the rest of that interval (pacing) before it returns. It used to wait before it was
+/// registered: when the only other stream was cancelled meanwhile (a manager that resubscribes at
+/// a new rate cancels its old stream), the reconnection found no stream left and ended, and the
+/// new stream, finding no reconnection to join, tried to connect on the caller's thread (up to 2 s
+/// against a daemon that never answers) and, the daemon being away, `subscribe` threw: the
+/// updates stopped for good. The stream now waits registered, which keeps the reconnection going.
+/// The test cancels the other stream in the pause and gives the reconnection 0.5 s to notice (it
+/// looks for streams every 0.1 s), then brings the daemon back.
+@Suite struct DaemonRestartWhileJoiningTests {
+  @Test func aStreamPacedWhileTheOnlyOtherOneIsCancelledWaitsForTheDaemon() throws {
+    let left = try ClientLeftByItsDaemon(label: "join-pacing")
+    defer { left.close() }
+    let (harness, client, first) = (left.harness, left.client, left.firstStream)
+    let request = DaemonStreamRequest(sensors: .accelerometer, rate: 50)
+
+    // When the pause's hook ended (boot clock, s), once it ran.
+    let pauseEnded = Locked<Double?>(nil)
+    let events = Locked<[DaemonStreamEvent]>([])
+    var second: SourceSubscription?
+    defer { second?.cancel() }
+    // A join just before makes the next one paced, unless the machine took 0.1 s in between:
+    // then again.
+    for _ in 0..<20 where pauseEnded.withLock({ $0 }) == nil {
+      second?.cancel()
+      events.withLock { $0 = [] }
+      try client.subscribe(request) { _ in }.cancel()
+      client.whilePacingForTesting = {
+        first.cancel()
+        Thread.sleep(forTimeInterval: 0.5)
+        pauseEnded.withLock { $0 = ProcessInfo.processInfo.systemUptime }
+      }
+      defer { client.whilePacingForTesting = nil }
+      do {
+        second = try client.subscribe(request) { event in events.withLock { $0.append(event) } }
+      } catch {
+        Issue.record("the paced subscription failed: \(error)")
+        return
+      }
+    }
+    let returned = ProcessInfo.processInfo.systemUptime
+    let ended = try #require(pauseEnded.withLock { $0 }, "no subscription was paced")
+    // The pause (0.1 s at most) follows the hook; 1 s for a loaded machine.
+    #expect(returned - ended < 1, "subscribe returned \(returned - ended) s after the cancellation")
+    let told = events.withLock { $0 }
+    if told.count == 1, case .disconnected(let message) = told[0] {
+      #expect(message.contains("waits for the reconnection"), "\(message)")
+    } else {
+      Issue.record("not told .disconnected alone before subscribe returned: \(told)")
+    }
+
+    try left.startTheDaemon()
+    var timestamp = 1000.0
+    // The new connection's samples may come before `.reconnected`, which the reconnection sends
+    // once the connection it made is up: both are waited for.
+    let kinds = { events.withLock { $0.map(Self.kind) } }
+    try waitUntil(seconds: 60, "the paced stream's samples and .reconnected") {
+      timestamp += 0.02
+      harness.source.emit(
+        .sample(MotionSample(timestamp: timestamp, accelerometer: SIMD3(0, 0, 9.81))))
+      return kinds().contains("sample") && kinds().contains("reconnected")
+    }
+    #expect(kinds().first == "disconnected", "\(kinds().prefix(5))")
+    #expect(kinds().filter { $0 == "disconnected" }.count == 1, "\(kinds().prefix(5))")
+  }
+
+  /// What `event` is, for the messages.
+  static func kind(_ event: DaemonStreamEvent) -> String {
+    switch event {
+    case .disconnected: "disconnected"
+    case .reconnected: "reconnected"
+    case .sample: "sample"
+    default: "other"
+    }
+  }
+}
+
 /// A device-motion run on the daemon's fused motion that subscribes again (its interval changed)
 /// holds two daemon streams for a moment, and a failure of the daemon's source reaches both: its
 /// handler must see it once, as a raw run's does (`CMMotionManagerResubscriptionTests`). A real
@@ -339,7 +416,8 @@ private final class AccelerometerRunOnDaemon {
 private final class ClientLeftByItsDaemon {
   let harness: HandDrivenDaemon
   let client: DaemonClient
-  private let firstStream: SourceSubscription
+  /// The stream the daemon went away under (a test may cancel it before ``close()``).
+  let firstStream: SourceSubscription
   private var daemon: MotionDaemon
 
   init(label: String) throws {
