@@ -58,10 +58,25 @@ enum DefaultSourceFactory {
     try DaemonSource(socketPath: socketPath ?? DaemonClient.defaultSocketPath())
   }
 
-  /// The daemon's source when its default socket exists and a daemon answers, else `nil`.
-  static func runningDaemonSource(environment: [String: String]) -> (any SensorSource)? {
+  /// How long the automatic choice (`COREMOTION_SOURCE` unset) waits for a daemon whose socket
+  /// exists to answer, s. A running daemon answers its handshake in milliseconds; one stopped
+  /// (SIGSTOP) or stuck held the first use of the sensors (an app's first start of updates, which
+  /// resolves the default source under its lock) for the client's default 2 s, and then the app
+  /// used its own sensors all the same.
+  static let daemonProbeTimeout = 0.5
+
+  /// The daemon's source when its default socket exists and a daemon answers there within
+  /// ``daemonProbeTimeout``; else no source, and why not when the socket exists (a socket left
+  /// by a daemon that ended, a daemon that does not answer, one of another user).
+  static func runningDaemonSource(
+    environment: [String: String]
+  ) -> (source: (any SensorSource)?, whyNot: String?) {
     let path = DaemonClient.defaultSocketPath(environment: environment)
-    guard FileManager.default.fileExists(atPath: path) else { return nil }
-    return try? DaemonSource(socketPath: path)
+    guard FileManager.default.fileExists(atPath: path) else { return (nil, nil) }
+    do {
+      return (try DaemonSource(socketPath: path, timeout: daemonProbeTimeout), nil)
+    } catch {
+      return (nil, "\(error)")
+    }
   }
 }

@@ -77,12 +77,16 @@ public enum SourceFactory {
   ///
   /// An invalid value is reported once as an error through swift-log (label
   /// `OpenCoreMotion.SourceComposition`) and the process continues with no sensors, so that a typo
-  /// cannot crash an app.
+  /// cannot crash an app. Unset, the daemon is used when it answers at its socket within 0.5 s;
+  /// when the socket exists and no daemon answers, a warning says why and this process reads the
+  /// sensors itself.
   public static var defaultSource: any SensorSource {
     defaultSourceCache.withLock { cached in
       if let cached { return cached }
-      let (source, message) = resolveDefaultSource(environment: ProcessInfo.processInfo.environment)
-      if let message { logger.error("\(message)") }
+      let resolved = resolveDefaultSource(environment: ProcessInfo.processInfo.environment)
+      if let message = resolved.message { logger.error("\(message)") }
+      if let warning = resolved.warning { logger.warning("\(warning)") }
+      let source = resolved.source
       cached = source
       return source
     }
@@ -94,21 +98,29 @@ public enum SourceFactory {
   /// `LoggingSystem`.
   private static let logger = Logger(label: "OpenCoreMotion.SourceComposition")
 
-  /// The source `environment` asks for, or no sensors and the reason when it cannot be had.
+  /// The source `environment` asks for, or no sensors and the reason (`message`) when it cannot
+  /// be had. With `COREMOTION_SOURCE` unset: the daemon when it answers at its socket, else this
+  /// process's own sources, and `warning` says why the daemon was not used when its socket exists
+  /// (before, that fallback was silent: an app on a stopped or stuck daemon read the sensors
+  /// itself, next to the daemon, and nothing said so).
   static func resolveDefaultSource(
     environment: [String: String]
-  ) -> (source: any SensorSource, message: String?) {
+  ) -> (source: any SensorSource, message: String?, warning: String?) {
     do {
       let specification = try SourceSpecification.fromEnvironment(environment)
-      // Unset: the daemon when it runs, else in-process as before.
-      if environment[SourceSpecification.environmentVariable] == nil,
+      var warning: String?
+      if environment[SourceSpecification.environmentVariable] == nil {
         let daemon = DefaultSourceFactory.runningDaemonSource(environment: environment)
-      {
-        return (daemon, nil)
+        if let source = daemon.source { return (source, nil, nil) }
+        if let whyNot = daemon.whyNot {
+          warning =
+            "not using the motion daemon (\(whyNot)); reading the sensors in this process "
+            + "(\(SourceSpecification.environmentVariable)=daemon uses the daemon only)"
+        }
       }
-      return (try makeSource(specification), nil)
+      return (try makeSource(specification), nil, warning)
     } catch {
-      return (EmptySensorSource(), "\(error); continuing with no sensors")
+      return (EmptySensorSource(), "\(error); continuing with no sensors", nil)
     }
   }
 

@@ -148,14 +148,14 @@ final class SourceSpecificationTests: XCTestCase {
   }
 
   func testBadEnvironmentFallsBackToNoSensorsWithAMessage() {
-    let (source, message) = SourceFactory.resolveDefaultSource(
+    let (source, message, _) = SourceFactory.resolveDefaultSource(
       environment: ["COREMOTION_SOURCE": "replay:"])
     XCTAssertEqual(source.availableSensors, [])
     XCTAssertTrue(message?.contains("continuing with no sensors") ?? false, message ?? "no message")
     let manager = CMMotionManager(source: source)
     XCTAssertFalse(manager.isAccelerometerAvailable)
 
-    let (none, noMessage) = SourceFactory.resolveDefaultSource(environment: [
+    let (none, noMessage, _) = SourceFactory.resolveDefaultSource(environment: [
       "COREMOTION_SOURCE": "none"
     ])
     XCTAssertEqual(none.name, "none")
