@@ -53,16 +53,22 @@ extension StepDetector {
   /// the accelerometer) with the steps found in them; see ``process(time:rotationRate:)``.
   mutating func compareStrides(at time: Double) {
     markStepBand(upTo: time)
-    compareStretches(dueAt: time, delay: parameters.strideCheckDelay)
-    let waited = time - state.hiddenStepsSince
-    // No stride-long interval came to hold them (|a| sees both legs now), or none will: the
-    // walk ended (no peak that may continue it, and too long since the last one for the next to
-    // be a step of the same walk; the bout itself lasts until a gap or an irregular step).
-    // Waiting out the delay dated them up to 5 s after the walk's last step.
+    // The walk ended: no peak that may continue it, and too long since the last one for the next
+    // to be a step of the same walk (the bout itself lasts until a gap or an irregular step).
     let latestContinuation =
       state.lastPeakTime + parameters.regularInterval.upperBound * state.stepPeriod
       + minimumPeakInterval
     let walkEnded = earliestUndecidedFoundPeak == nil && time > latestContinuation
+    // The delay lets |a| find a stretch's steps late (a bout's first ones); once the walk ended
+    // none will be found in the stretches that ended by its last peak, and waiting granted their
+    // hidden steps after a pause had been judged, dated inside it. A stretch that reaches past
+    // the last peak still waits: the walk may go on in it (a jog's missed peaks), and its steps
+    // would be granted and then found too.
+    if walkEnded { compareStretches(dueAt: state.lastPeakTime, delay: 0) }
+    compareStretches(dueAt: time, delay: parameters.strideCheckDelay)
+    let waited = time - state.hiddenStepsSince
+    // No stride-long interval came to hold them (|a| sees both legs now), or none will (the walk
+    // ended). Waiting out the delay dated them up to 5 s after the walk's last step.
     if state.hiddenSteps > 0,
       walkEnded || waited > 2 * parameters.strideCheckDelay || !(waited >= 0)
     {

@@ -75,8 +75,9 @@ public struct StepDetector: Sendable {
   /// confirmed yet, while a next peak could still continue them (after that they can only be
   /// dropped), and a peak still waiting out the minimum interval; while steps of a hidden leg
   /// granted by the gyroscope's strides wait for a time of their own (see
-  /// ``process(time:rotationRate:)``), the earliest time the next of them may get: the minimum
-  /// step interval after the last step queued; and the oldest step decided but not returned yet
+  /// ``process(time:rotationRate:)``), or a stretch of strides that may grant some waits to be
+  /// compared, the earliest time the next of them may get: the minimum step interval after the
+  /// last step queued; and the oldest step decided but not returned yet
   /// (steps are returned one per sample, and a bout's first ones or released hidden steps come
   /// several at once).
   ///
@@ -95,11 +96,18 @@ public struct StepDetector: Sendable {
       let queued = state.queue[state.queueStart]
       earliest = min(earliest ?? queued, queued)
     }
-    if state.hiddenSteps > 0, state.lastEnqueuedTime.isFinite {
+    if state.hiddenSteps > 0 || awaitsStrideComparison, state.lastEnqueuedTime.isFinite {
       let nextHidden = state.lastEnqueuedTime + hiddenStepSpacing
       earliest = min(earliest ?? nextHidden, nextHidden)
     }
     return earliest.map { $0 - parameters.reportedTimeOffset }
+  }
+
+  /// Whether a stretch of strides that began before the last step queued waits to be compared
+  /// with the steps found in it (and may grant hidden steps, dated after that step).
+  var awaitsStrideComparison: Bool {
+    state.strideCount > coefficients.stridesPerCheck
+      && state.strides[0].time + parameters.reportedTimeOffset <= state.lastEnqueuedTime
   }
 
   /// The earliest peak found in |a| that may yet become a step (see ``earliestUndecidedPeak``),

@@ -212,23 +212,46 @@ final class StepDetectorGyroscopeTests: XCTestCase {
       "intervals under \(shortest) s: \(crowded.map(\.element)), seed \(seed)")
   }
 
-  /// Pocket stairs with the thigh's swing for 30 s, then the phone still in the pocket for 15 s:
-  /// the hidden steps still waiting when the stairs end are dated at the walk's step period after
-  /// its last found step, and a pause judged as the pedometer judges it (2 s after the last step
-  /// returned, waiting while ``StepDetector/earliestUndecidedPeak`` is earlier than that) is
-  /// never followed by a step dated before it. Before, they waited out the 5 s delay, were
-  /// spread over the rest (the last some 7 s after the walk's end), and the detector did not
-  /// report them as undecided: a pause was judged and steps were dated inside it afterwards.
+  /// Pocket stairs with the thigh's swing for 28–33.5 s, then the phone still in the pocket for
+  /// 15 s: the hidden steps still waiting when the stairs end, and those of the last stretch of
+  /// strides, are dated within a few step periods after the walk's last found step, and a pause
+  /// judged as the pedometer judges it (2 s after the last step returned, waiting while
+  /// ``StepDetector/earliestUndecidedPeak`` is earlier than that) is never followed by a step
+  /// dated before it. Before, the waiting ones waited out the 5 s delay and were spread over the
+  /// rest (the last some 5 s after the walk's end), the last stretch was compared only 2.5 s after
+  /// it ended, and the detector reported neither as undecided: a pause was judged and steps were
+  /// dated inside it afterwards. The lengths vary where the last stretch ends.
   func testHiddenStepsWaitingWhenAWalkEndsAreNotDatedInsideAPause() {
     let seed = testSeed()
     var random = SplitMix64(seed: seed)
+    for seconds in stride(from: 28.0, through: 33.5, by: 0.5) {
+      let (steps, pauses, insidePauses, added) = Self.stairsThenRest(
+        seconds: seconds, using: &random)
+      XCTAssertGreaterThan(added, 10, "\(seconds) s, seed \(seed)")
+      XCTAssertEqual(
+        insidePauses, [], "\(seconds) s: pauses judged at \(pauses), seed \(seed)")
+      // The stairs' last impact is at most a stride (1.1 s) before their end; a few hidden steps
+      // follow it, each at most a step period (here the stride's) later.
+      let afterTheWalk = steps.filter { $0 > seconds }
+      XCTAssertLessThan(
+        steps.last ?? 0, seconds + 4, "\(seconds) s, after: \(afterTheWalk), seed \(seed)")
+      XCTAssertEqual(steps, steps.sorted(), "\(seconds) s, seed \(seed)")
+    }
+  }
+
+  /// Pocket stairs (one impact per stride in |a|, the thigh swinging) for `seconds`, then 15 s at
+  /// rest, counted with a pause judged as the pedometer judges it: the steps, the pauses (their
+  /// dates), the steps returned after a pause and dated before it, and the steps added.
+  static func stairsThenRest(
+    seconds: Double, using random: inout SplitMix64
+  ) -> (steps: [Double], pauses: [Double], insidePauses: [Double], added: Int) {
     let stairs = SyntheticGait.impacts(
-      frequency: 0.9, secondPhase: 0.5, secondHeight: 0, amplitude: 1.0, seconds: 30,
+      frequency: 0.9, secondPhase: 0.5, secondHeight: 0, amplitude: 1.0, seconds: seconds,
       using: &random)
-    let rest = SyntheticGait.rest(seconds: 15, start: 30, using: &random)
-    let swing = Self.swing(frequency: 0.9, amplitude: 2, seconds: 30, using: &random)
+    let rest = SyntheticGait.rest(seconds: 15, start: seconds, using: &random)
+    let swing = Self.swing(frequency: 0.9, amplitude: 2, seconds: seconds, using: &random)
     let still = (0..<1500).map { index in
-      (time: 30 + Double(index) / 100, rate: SyntheticGait.noiseVector(0.01, &random))
+      (time: seconds + Double(index) / 100, rate: SyntheticGait.noiseVector(0.01, &random))
     }
     let pauseDelay = 2.0
     var detector = StepDetector()
@@ -248,13 +271,7 @@ final class StepDetectorGyroscopeTests: XCTestCase {
       if let undecided = detector.earliestUndecidedPeak, undecided < last + pauseDelay { return }
       pauses.append(last + pauseDelay)
     }
-    XCTAssertGreaterThan(detector.gyroscopeSteps, 10, "seed \(seed)")
-    XCTAssertEqual(insidePauses, [], "pauses judged at \(pauses), seed \(seed)")
-    // The stairs' last impact is at most a stride (1.1 s) before 30 s; a few hidden steps at
-    // most (the last stretch's) follow it at the step period, under a second each.
-    let afterTheWalk = steps.filter { $0 > 30 }
-    XCTAssertLessThan(steps.last ?? 0, 33, "after 30 s: \(afterTheWalk), seed \(seed)")
-    XCTAssertEqual(steps, steps.sorted(), "seed \(seed)")
+    return (steps, pauses, insidePauses, detector.gyroscopeSteps)
   }
 
   /// Pocket stairs with the thigh's swing for 30 s, then an hour without a sample, then the phone
