@@ -174,22 +174,20 @@ import Testing
     }
 
     try left.startTheDaemon()
-    var timestamp = 1000.0
-    // The new connection's samples may come before `.reconnected`, which the reconnection sends
-    // once the connection it made is up: both are waited for.
-    let kinds = { events.withLock { $0.map(Self.kind) } }
-    try waitUntil(seconds: 60, "the paced stream's samples and .reconnected") {
-      timestamp += 0.02
-      harness.source.emit(
-        .sample(MotionSample(timestamp: timestamp, accelerometer: SIMD3(0, 0, 9.81))))
-      return kinds().contains("sample") && kinds().contains("reconnected")
-    }
-    #expect(kinds().first == "disconnected", "\(kinds().prefix(5))")
-    #expect(kinds().filter { $0 == "disconnected" }.count == 1, "\(kinds().prefix(5))")
+    try expectResumedAfterOneDisconnection(
+      events, feeding: harness.source, "the paced stream's samples and .reconnected")
   }
+}
 
-  /// What `event` is, for the messages.
-  static func kind(_ event: DaemonStreamEvent) -> String {
+/// Feeds `source` (a daemon's, now answering) samples until `events` holds a sample and
+/// `.reconnected`, then expects the stream's first event to be its one `.disconnected`. The new
+/// connection's samples may come before `.reconnected`, which the reconnection sends once the
+/// connection it made is up: both are waited for.
+func expectResumedAfterOneDisconnection(
+  _ events: Locked<[DaemonStreamEvent]>, feeding source: HandDrivenSource, _ what: String,
+  sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+  func kind(_ event: DaemonStreamEvent) -> String {
     switch event {
     case .disconnected: "disconnected"
     case .reconnected: "reconnected"
@@ -197,6 +195,17 @@ import Testing
     default: "other"
     }
   }
+  let kinds = { events.withLock { $0.map(kind) } }
+  var timestamp = 1000.0
+  try waitUntil(seconds: 60, what) {
+    timestamp += 0.02
+    source.emit(.sample(MotionSample(timestamp: timestamp, accelerometer: SIMD3(0, 0, 9.81))))
+    return kinds().contains("sample") && kinds().contains("reconnected")
+  }
+  #expect(kinds().first == "disconnected", "\(kinds().prefix(5))", sourceLocation: sourceLocation)
+  #expect(
+    kinds().filter { $0 == "disconnected" }.count == 1, "\(kinds().prefix(5))",
+    sourceLocation: sourceLocation)
 }
 
 /// A device-motion run on the daemon's fused motion that subscribes again (its interval changed)

@@ -67,27 +67,7 @@ import Testing
     stuckIsOpen = false
     let daemon = try harness.start()
     defer { daemon.stop() }
-    var timestamp = 1000.0
-    // The new connection's samples may come before `.reconnected`, which the reconnection sends
-    // once the connection it made is up: both are waited for.
-    let kinds = { events.withLock { $0.map(Self.kind) } }
-    try waitUntil(seconds: 60, "a sample once a daemon answers, and .reconnected") {
-      timestamp += 0.02
-      harness.source.emit(
-        .sample(MotionSample(timestamp: timestamp, accelerometer: SIMD3(0, 0, 9.81))))
-      return kinds().contains("sample") && kinds().contains("reconnected")
-    }
-    #expect(kinds().first == "disconnected", "\(kinds().prefix(5))")
-    #expect(kinds().filter { $0 == "disconnected" }.count == 1, "\(kinds().prefix(5))")
-  }
-
-  /// What `event` is, for the messages.
-  static func kind(_ event: DaemonStreamEvent) -> String {
-    switch event {
-    case .disconnected: "disconnected"
-    case .reconnected: "reconnected"
-    case .sample: "sample"
-    default: "other"
-    }
+    try expectResumedAfterOneDisconnection(
+      events, feeding: harness.source, "a sample once a daemon answers, and .reconnected")
   }
 }

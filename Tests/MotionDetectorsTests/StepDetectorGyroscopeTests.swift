@@ -76,6 +76,26 @@ final class StepDetectorGyroscopeTests: XCTestCase {
     return (steps, detector.gyroscopeSteps)
   }
 
+  /// Pocket stairs for 30 s (one impact per stride in |a|: the other leg's step is invisible),
+  /// then 30 s of level walking whose |a| sees both legs, and the thigh swinging at 0.9
+  /// strides/s (2 rad/s) all along.
+  static func stairsThenLevelWalk(
+    using random: inout SplitMix64
+  ) -> (
+    stairs: SyntheticGait.Samples, level: SyntheticGait.Samples,
+    swing: [(time: Double, rate: SIMD3<Double>)]
+  ) {
+    let stairs = SyntheticGait.impacts(
+      frequency: 0.9, secondPhase: 0.5, secondHeight: 0, amplitude: 1.0, seconds: 30,
+      using: &random)
+    let level = SyntheticGait.impacts(
+      frequency: 0.9, secondPhase: 0.5, secondHeight: 1, amplitude: 1.0, seconds: 30,
+      using: &random
+    ).map { (time: $0.time + 30, acceleration: $0.acceleration) }
+    let rates = Self.swing(frequency: 0.9, amplitude: 2, seconds: 60, using: &random)
+    return (stairs, level, rates)
+  }
+
   /// One strong impact per stride (the other leg's step invisible in |a|) at 0.9 strides/s for
   /// 60 s: |a| alone counts one step per stride; with the thigh's swing (2 rad/s) the count is
   /// two per stride, to within the first stretch's delay and the edges (8 steps of 108).
@@ -154,14 +174,7 @@ final class StepDetectorGyroscopeTests: XCTestCase {
   func testHiddenStepsWithoutAPlaceAreReturnedWithinTheDelay() {
     let seed = testSeed()
     var random = SplitMix64(seed: seed)
-    let stairs = SyntheticGait.impacts(
-      frequency: 0.9, secondPhase: 0.5, secondHeight: 0, amplitude: 1.0, seconds: 30,
-      using: &random)
-    let level = SyntheticGait.impacts(
-      frequency: 0.9, secondPhase: 0.5, secondHeight: 1, amplitude: 1.0, seconds: 30,
-      using: &random
-    ).map { (time: $0.time + 30, acceleration: $0.acceleration) }
-    let swing = Self.swing(frequency: 0.9, amplitude: 2, seconds: 60, using: &random)
+    let (stairs, level, swing) = Self.stairsThenLevelWalk(using: &random)
     var detector = StepDetector()
     var live = 0
     var next = 0
@@ -190,14 +203,7 @@ final class StepDetectorGyroscopeTests: XCTestCase {
   func testHiddenStepsReturnedDuringAWalkGetTimesOfTheirOwn() {
     let seed = testSeed()
     var random = SplitMix64(seed: seed)
-    let stairs = SyntheticGait.impacts(
-      frequency: 0.9, secondPhase: 0.5, secondHeight: 0, amplitude: 1.0, seconds: 30,
-      using: &random)
-    let level = SyntheticGait.impacts(
-      frequency: 0.9, secondPhase: 0.5, secondHeight: 1, amplitude: 1.0, seconds: 30,
-      using: &random
-    ).map { (time: $0.time + 30, acceleration: $0.acceleration) }
-    let swing = Self.swing(frequency: 0.9, amplitude: 2, seconds: 60, using: &random)
+    let (stairs, level, swing) = Self.stairsThenLevelWalk(using: &random)
     let counted = Self.count(stairs + level, rates: swing)
     XCTAssertGreaterThan(counted.added, 15, "seed \(seed)")
     // Two steps per stride on the stairs (less the first stretch's) and on the walk.
