@@ -146,6 +146,14 @@ public final class DaemonClient: @unchecked Sendable {
     /// Wire (request) id → local stream id, for the current connection.
     var wireToStream: [UInt64: UInt64] = [:]
     var nextStreamID: UInt64 = 0
+
+    /// Adds `stream` to the streams a connection subscribes; returns its local id.
+    mutating func add(_ stream: Stream) -> UInt64 {
+      nextStreamID += 1
+      streams[nextStreamID] = stream
+      return nextStreamID
+    }
+
     var isClosed = false
     var isReconnecting = false
     /// When (system uptime, s) the last attempt to connect failed, if one did.
@@ -612,8 +620,9 @@ public final class DaemonClient: @unchecked Sendable {
   }
 
   /// Starts reconnecting when there is no connection, streams want one, and no reconnection is
-  /// under way already.
-  private func reconnectIfNeeded() {
+  /// under way already; returns whether it started one.
+  @discardableResult
+  private func reconnectIfNeeded() -> Bool {
     let start = state.withLock { s -> Bool in
       guard s.socket == nil, !s.isClosed, !s.streams.isEmpty, !s.isReconnecting else {
         return false
@@ -622,6 +631,7 @@ public final class DaemonClient: @unchecked Sendable {
       return true
     }
     if start { startReconnecting() }
+    return start
   }
 
   // MARK: Requests
@@ -1002,11 +1012,7 @@ public final class DaemonClient: @unchecked Sendable {
 
   /// Adds `stream` to the streams a connection subscribes; returns its local id.
   private func register(_ stream: Stream) -> UInt64 {
-    state.withLock { s -> UInt64 in
-      s.nextStreamID += 1
-      s.streams[s.nextStreamID] = stream
-      return s.nextStreamID
-    }
+    state.withLock { $0.add(stream) }
   }
 
   /// Registers `stream` with the streams waiting for the reconnection, when the client is
@@ -1036,9 +1042,7 @@ public final class DaemonClient: @unchecked Sendable {
       let pause = s.lastJoin.map { min(max(0, $0 + reconnectInterval - now), reconnectInterval) }
       // The next join is paced from the end of this one's pause, when this call returns.
       s.lastJoin = now + (pause ?? 0)
-      s.nextStreamID += 1
-      s.streams[s.nextStreamID] = stream
-      return (s.nextStreamID, pause ?? 0)
+      return (s.add(stream), pause ?? 0)
     }
     guard let joined else {
       // Not registered: nobody else has the stream, and the path that subscribes it may hold no
@@ -1062,24 +1066,21 @@ public final class DaemonClient: @unchecked Sendable {
   /// daemon), and so with its `.disconnected` held first, as `joinReconnectionUnderWay` does.
   private func waitForTheDaemon(_ stream: Stream, advisory: String) -> UInt64? {
     stream.holdAdvisory(advisory)
-    let registered = state.withLock { s -> (id: UInt64, startsReconnecting: Bool)? in
+    let localID = state.withLock { s -> UInt64? in
       guard !s.isClosed, s.socket == nil else { return nil }
-      s.nextStreamID += 1
-      s.streams[s.nextStreamID] = stream
-      let starts = !s.isReconnecting
-      s.isReconnecting = true
-      return (s.nextStreamID, starts)
+      return s.add(stream)
     }
-    guard let registered else {
+    guard let localID else {
       stream.dropHeldAdvisory()
       return nil
     }
-    if registered.startsReconnecting {
+    // In a separate step: a connection made in between subscribes the stream it finds
+    // registered, and one that ends it or a cancellation leaves nothing to reconnect for.
+    if reconnectIfNeeded() {
       logger.info(
         "the motion daemon at \(socketPath) did not answer; reconnecting for a new stream")
-      startReconnecting()
     }
-    return registered.id
+    return localID
   }
 
   /// Registers `stream` for the reconnection under way, if there is one; returns its local id,
@@ -1093,9 +1094,7 @@ public final class DaemonClient: @unchecked Sendable {
     defer { establishing.unlock() }
     let registered = state.withLock { s -> (id: UInt64, isConnected: Bool)? in
       guard !s.isClosed, s.socket != nil || s.isReconnecting else { return nil }
-      s.nextStreamID += 1
-      s.streams[s.nextStreamID] = stream
-      return (s.nextStreamID, s.socket != nil)
+      return (s.add(stream), s.socket != nil)
     }
     guard let registered else { return nil }
     if registered.isConnected {

@@ -55,10 +55,8 @@ extension StepDetector {
     markStepBand(upTo: time)
     // The walk ended: no peak that may continue it, and too long since the last one for the next
     // to be a step of the same walk (the bout itself lasts until a gap or an irregular step).
-    let latestContinuation =
-      state.lastPeakTime + parameters.regularInterval.upperBound * state.stepPeriod
-      + minimumPeakInterval
-    let walkEnded = earliestUndecidedFoundPeak == nil && time > latestContinuation
+    let walkEnded =
+      earliestUndecidedFoundPeak == nil && time > latestContinuation(after: state.lastPeakTime)
     // The delay lets |a| find a stretch's steps late (a bout's first ones); once the walk ended
     // none will be found in the stretches that ended by its last peak, and waiting granted their
     // hidden steps after a pause had been judged, dated inside it. A stretch that reaches past

@@ -110,6 +110,12 @@ public struct StepDetector: Sendable {
       && state.strides[0].time + parameters.reportedTimeOffset <= state.lastEnqueuedTime
   }
 
+  /// The latest time at which a peak, finalized at the latest the minimum interval after it, is
+  /// at a regular interval from the peak at `time` (and so may continue its walk), s.
+  func latestContinuation(after time: Double) -> Double {
+    time + parameters.regularInterval.upperBound * state.stepPeriod + minimumPeakInterval
+  }
+
   /// The earliest peak found in |a| that may yet become a step (see ``earliestUndecidedPeak``),
   /// in the detector's own (peak) time, or `nil`.
   var earliestUndecidedFoundPeak: Double? {
@@ -118,9 +124,9 @@ public struct StepDetector: Sendable {
       // The next peak, finalized at the latest the minimum interval after it, continues the
       // pending ones only at a regular interval from the last of them (see finalizePeak).
       let last = state.pendingTimes[state.pendingCount - 1]
-      let latestContinuation =
-        last + parameters.regularInterval.upperBound * state.stepPeriod + minimumPeakInterval
-      if state.previousTime <= latestContinuation { earliest = state.pendingTimes[0] }
+      if state.previousTime <= latestContinuation(after: last) {
+        earliest = state.pendingTimes[0]
+      }
     }
     return earliest
   }
