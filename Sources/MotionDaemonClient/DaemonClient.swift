@@ -12,10 +12,14 @@ import SwiftProtobuf
 /// and stream messages are handled on the connection's reader thread; stream handlers run there,
 /// serially per subscription, and must not block. When the daemon goes away, pending requests
 /// fail with ``DaemonError/Code/disconnected``, every subscription gets
-/// ``DaemonStreamEvent/disconnected(_:)``, and the client reconnects in the background (every
-/// ``reconnectInterval``) and resubscribes, then sends ``DaemonStreamEvent/reconnected``. Those
-/// two come from the thread that noticed the change, and a stream subscribed during the
-/// reconnection is told `.disconnected` before ``subscribe(_:handler:)`` returns, and before
+/// ``DaemonStreamEvent/disconnected(_:)`` (from the thread that noticed), and the client
+/// reconnects in the background (every ``reconnectInterval``) and resubscribes. A stream told
+/// `.disconnected` is then told ``DaemonStreamEvent/reconnected`` on the new connection's reader
+/// thread, before any other event of that connection: when the daemon answers its new
+/// subscription, or just before its first event, whichever comes first. Only such a stream is
+/// told `.reconnected`, once for each `.disconnected`; a connection that ends before it brought
+/// a waiting stream anything does not tell it `.disconnected` again. A stream subscribed during
+/// the reconnection is told `.disconnected` before ``subscribe(_:handler:)`` returns, and before
 /// any news of the next connection (see there). So is a stream subscribed when a daemon takes
 /// the connection but does not answer the handshake within 0.5 s (stopped, stuck, or slow): the
 /// client then reconnects for it as for a daemon that went away.
@@ -84,8 +88,8 @@ public final class DaemonClient: @unchecked Sendable {
 
   /// One subscription; `deliveryLock` makes `cancel()` wait for a running handler.
   final class Stream: @unchecked Sendable {
-    // Sendable because `isCancelled` and `heldAdvisory` are guarded by `deliveryLock`, and
-    // `wireID` is a Locked.
+    // Sendable because `isCancelled`, `heldAdvisory`, `owesReconnection` and `lostConnection` are
+    // guarded by `deliveryLock`, and `wireID` is a Locked.
     let request: DaemonStreamRequest
     let handler: @Sendable (DaemonStreamEvent) -> Void
     let deliveryLock = NSRecursiveLock()
@@ -95,6 +99,19 @@ public final class DaemonClient: @unchecked Sendable {
     /// releases `establishing`: a connection made in that gap delivers `.reconnected` and samples
     /// first, and the late advisory then said the daemon was gone while samples came.
     private var heldAdvisory: String?
+    /// Whether the handler was told `.disconnected` and not yet `.reconnected`. The owed
+    /// `.reconnected` is told by the connection that brings the stream back, on its reader
+    /// thread: when the daemon answers the stream's Subscribe, or just before the first event of
+    /// that connection, whichever comes first. The reconnect thread used to tell every stream
+    /// once its `connect` returned, while the new connection's reader was already handing out
+    /// samples (which then came first), and told streams subscribed on the new connection too,
+    /// which had never been told `.disconnected`.
+    private var owesReconnection = false
+    /// The number of the last connection (`State.connection`) the handler was told it lost, 0
+    /// for none. An event of that connection or an earlier one, still on its way from a reader
+    /// thread (a failed write ends a connection while its reader hands out a batch), is dropped:
+    /// it would come after `.disconnected`, or pay the owed `.reconnected` with no connection up.
+    private var lostConnection: UInt64 = 0
     /// The stream's id on the current connection (its Subscribe's request id). A lock of its
     /// own, taken last and never held while taking another: `send` sets it under the client's
     /// `state`, and a handler (under `deliveryLock`) may cancel its stream, which takes `state`;
@@ -106,12 +123,46 @@ public final class DaemonClient: @unchecked Sendable {
       self.handler = handler
     }
 
-    func deliver(_ event: DaemonStreamEvent) {
+    /// Tells `event`, which connection number `connection` brought, after what the stream is
+    /// owed first: the held `.disconnected`, then `.reconnected`.
+    func deliver(_ event: DaemonStreamEvent, from connection: UInt64) {
+      deliveryLock.lock()
+      defer { deliveryLock.unlock() }
+      guard isCurrent(connection) else { return }
+      handler(event)
+    }
+
+    /// The daemon answered the stream's Subscribe on connection `connection` (acknowledged or
+    /// refused): the stream is back on a connection, and told so if it is owed that.
+    func subscriptionAnswered(on connection: UInt64) {
+      deliveryLock.withLock { _ = isCurrent(connection) }
+    }
+
+    /// Whether an event of connection `connection` is to be told (not cancelled, not of a
+    /// connection already told lost), once the held `.disconnected` and the owed `.reconnected`
+    /// are told. Under `deliveryLock`.
+    private func isCurrent(_ connection: UInt64) -> Bool {
+      deliverHeldAdvisory()
+      guard !isCancelled, connection > lostConnection else { return false }
+      if owesReconnection {
+        owesReconnection = false
+        handler(.reconnected)
+      }
+      return true
+    }
+
+    /// Tells `.disconnected(message)` for the end of connection `connection`, unless the handler
+    /// was told `.disconnected` already and nothing of a connection since (one that ended before
+    /// it brought the stream anything says nothing new).
+    func connectionEnded(_ connection: UInt64, _ message: String) {
       deliveryLock.lock()
       defer { deliveryLock.unlock() }
       deliverHeldAdvisory()
-      guard !isCancelled else { return }
-      handler(event)
+      guard !isCancelled, connection > lostConnection else { return }
+      lostConnection = connection
+      guard !owesReconnection else { return }
+      owesReconnection = true
+      handler(.disconnected(message))
     }
 
     /// Keeps `.disconnected(message)` for ``deliverHeldAdvisory()``, or for the first event that
@@ -125,19 +176,23 @@ public final class DaemonClient: @unchecked Sendable {
       deliveryLock.withLock { heldAdvisory = nil }
     }
 
-    /// Tells the held `.disconnected`, if it has not been told yet.
+    /// Tells the held `.disconnected`, if it has not been told yet; `.reconnected` is then owed.
     func deliverHeldAdvisory() {
       deliveryLock.lock()
       defer { deliveryLock.unlock() }
       guard let message = heldAdvisory else { return }
       heldAdvisory = nil
       guard !isCancelled else { return }
+      owesReconnection = true
       handler(.disconnected(message))
     }
   }
 
   private struct State {
     var socket: UnixSocket?
+    /// The number of the current connection, or of the last one: each handshake that succeeds
+    /// counts one. The streams tell a new connection's events from an old one's by it.
+    var connection: UInt64 = 0
     var info: DaemonServerInfo?
     var nextRequestID: UInt64 = 0
     var pending: [UInt64: Pending] = [:]
@@ -169,10 +224,14 @@ public final class DaemonClient: @unchecked Sendable {
     var historyAuthorized: Bool?
     /// When ``isHistoryAuthorized`` last tried to connect (boot clock, s).
     var lastAuthorizationConnect = -Double.infinity
+    /// Whether ``isHistoryAuthorized`` has a refresh under way on a thread of its own.
+    var isRefreshingAuthorization = false
     /// See ``DaemonClient/afterRegistrationForTesting``.
     var afterRegistration: (@Sendable () -> Void)?
     /// See ``DaemonClient/whilePacingForTesting``.
     var whilePacing: (@Sendable () -> Void)?
+    /// See ``DaemonClient/onceReconnectedForTesting``.
+    var onceReconnected: (@Sendable () -> Void)?
   }
 
   private let state = Locked(State())
@@ -270,6 +329,14 @@ public final class DaemonClient: @unchecked Sendable {
   package var whilePacingForTesting: (@Sendable () -> Void)? {
     get { state.withLock { $0.whilePacing } }
     set { state.withLock { $0.whilePacing = newValue } }
+  }
+
+  /// Runs on the reconnect thread once the connection it made, or found made by a request, is
+  /// up, before the reconnection ends: for the tests, which bring a stream's first events, or a
+  /// new stream, in that window.
+  package var onceReconnectedForTesting: (@Sendable () -> Void)? {
+    get { state.withLock { $0.onceReconnected } }
+    set { state.withLock { $0.onceReconnected = newValue } }
   }
 
   /// Whether a connection is up now.
@@ -376,15 +443,16 @@ public final class DaemonClient: @unchecked Sendable {
       sourceName: answer.sourceName, availableSensors: Wire.sensorSet(answer.availableSensors),
       supportedSampleRates: low...high, historyAuthorized: answer.historyAuthorized,
       servesFusedMotion: answer.servesFusedMotion)
-    let streams = state.withLock { s -> [Stream]? in
+    let established = state.withLock { s -> (connection: UInt64, streams: [Stream])? in
       guard !s.isClosed else { return nil }
       s.socket = socket
+      s.connection += 1
       s.info = info
       s.historyAuthorized = info.historyAuthorized
       s.wireToStream = [:]
-      return Array(s.streams.values)
+      return (s.connection, Array(s.streams.values))
     }
-    guard let streams else {
+    guard let (connection, streams) = established else {
       socket.close()
       throw DaemonError(.disconnected, "the client was closed")
     }
@@ -392,7 +460,9 @@ public final class DaemonClient: @unchecked Sendable {
     // The reader holds the client only while it hands a message over: a client its owner drops
     // without `close()` is freed, and its `deinit` closes the socket, which ends the reader.
     let thread = Thread { [weak self] in
-      Self.readLoop(socket, decoder: handshakeDecoder) { [weak self] in self }
+      Self.readLoop(socket, connection: connection, decoder: handshakeDecoder) { [weak self] in
+        self
+      }
     }
     thread.name = "motiond-client-read"
     thread.start()
@@ -416,10 +486,11 @@ public final class DaemonClient: @unchecked Sendable {
     }
   }
 
-  /// Reads `socket` until it ends and hands each message to the client `owner` returns, as long
-  /// as there is one.
+  /// Reads `socket`, connection number `connection`, until it ends and hands each message to the
+  /// client `owner` returns, as long as there is one.
   private static func readLoop(
-    _ socket: UnixSocket, decoder initial: FrameDecoder, owner: () -> DaemonClient?
+    _ socket: UnixSocket, connection: UInt64, decoder initial: FrameDecoder,
+    owner: () -> DaemonClient?
   ) {
     var decoder = initial
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -432,7 +503,7 @@ public final class DaemonClient: @unchecked Sendable {
           break reading
         }
         guard let client = owner() else { break reading }
-        client.dispatch(message)
+        client.dispatch(message, from: connection)
       }
       let count: Int
       do { count = try socket.read(into: &buffer) } catch { break }
@@ -446,7 +517,8 @@ public final class DaemonClient: @unchecked Sendable {
     }
   }
 
-  private func dispatch(_ message: WireServerMessage) {
+  /// Handles `message`, which connection number `connection` brought.
+  private func dispatch(_ message: WireServerMessage, from connection: UInt64) {
     let id = message.requestID
     switch message.body {
     case .authorization(let answer):
@@ -471,24 +543,25 @@ public final class DaemonClient: @unchecked Sendable {
         }
         return
       }
+      func tell(_ event: DaemonStreamEvent) { stream.deliver(event, from: connection) }
       switch message.body {
       case .samples(let batch):
-        if batch.droppedBefore > 0 { stream.deliver(.dropped(batch.droppedBefore)) }
+        if batch.droppedBefore > 0 { tell(.dropped(batch.droppedBefore)) }
         for sample in batch.samples {
-          stream.deliver(
+          tell(
             .sample(Wire.motionSample(sample), receivedBootNanoseconds: sample.receivedBootNs))
         }
       case .deviceMotion(let batch):
-        if batch.droppedBefore > 0 { stream.deliver(.dropped(batch.droppedBefore)) }
+        if batch.droppedBefore > 0 { tell(.dropped(batch.droppedBefore)) }
         for motion in batch.motions {
-          stream.deliver(
+          tell(
             .deviceMotion(Self.deviceMotion(motion), receivedBootNanoseconds: motion.receivedBootNs)
           )
         }
       case .fusedMotion(let batch):
-        if batch.droppedBefore > 0 { stream.deliver(.dropped(batch.droppedBefore)) }
+        if batch.droppedBefore > 0 { tell(.dropped(batch.droppedBefore)) }
         for estimate in batch.estimates {
-          stream.deliver(
+          tell(
             .fusedMotion(
               Wire.deviceMotionEstimate(estimate), receivedBootNanoseconds: estimate.receivedBootNs)
           )
@@ -496,7 +569,7 @@ public final class DaemonClient: @unchecked Sendable {
       case .live(let live):
         switch live.update {
         case .pedometer(let p):
-          stream.deliver(
+          tell(
             .pedometer(
               DaemonPedometerReading(
                 timestamp: p.timestamp, date: Date(timeIntervalSince1970: p.date), steps: p.steps,
@@ -505,9 +578,9 @@ public final class DaemonClient: @unchecked Sendable {
                 cadence: p.cadence,
                 activeTime: p.activeSeconds)))
         case .activity(let a):
-          stream.deliver(.activity(Self.segment(a)))
+          tell(.activity(Self.segment(a)))
         case .altitude(let a):
-          stream.deliver(
+          tell(
             .altitude(
               DaemonAltitudeReading(
                 timestamp: a.timestamp, relativeAltitude: a.relativeAltitude, pressure: a.pressure))
@@ -517,9 +590,9 @@ public final class DaemonClient: @unchecked Sendable {
         }
       case .sourceEvent(let event):
         if event.kind == .finished {
-          stream.deliver(.sourceFinished)
+          tell(.sourceFinished)
         } else {
-          stream.deliver(
+          tell(
             .sourceFailure(
               kind: event.failureKind, message: event.message, isFatal: !event.advisory))
         }
@@ -529,6 +602,22 @@ public final class DaemonClient: @unchecked Sendable {
     default:
       if case .error(let error) = message.body, error.code == .notAuthorized {
         state.withLock { $0.historyAuthorized = false }
+      }
+      // A stream's id on a connection is its Subscribe's request id: this is the daemon's answer
+      // to that. Told here, on the reader thread and outside the request's lock, which a handler
+      // may need (a handler that closes the client fails every request).
+      if let stream = state.withLock({ s in s.wireToStream[id].flatMap { s.streams[$0] } }) {
+        stream.subscriptionAnswered(on: connection)
+        // A refused subscription (a frame the source cannot give) reaches its handler as a
+        // failure of the stream rather than as silence.
+        if case .error(let error) = message.body {
+          stream.deliver(
+            .sourceFailure(
+              kind: SourceFailure.Kind.other.rawValue,
+              message: "the motion daemon refused the subscription: \(error.message)",
+              isFatal: true),
+            from: connection)
+        }
       }
       guard let pending = state.withLock({ $0.pending[id] }) else { return }
       if pending.deliver(message) { state.withLock { _ = $0.pending.removeValue(forKey: id) } }
@@ -556,28 +645,31 @@ public final class DaemonClient: @unchecked Sendable {
   }
 
   /// Ends the connection on `socket`, if it is still the current one: its requests fail, its
-  /// streams get `.disconnected`, and a reconnection starts when streams want one. The state
-  /// changes at once; the rest follows on this thread, or `inBackground` on a thread of its own:
-  /// a writer whose write failed may be inside a request's completion or a stream's handler, and
-  /// failing that request again there would take its lock a second time.
+  /// streams get `.disconnected` (those told so already and told nothing since do not), and a
+  /// reconnection starts when streams want one. The state changes at once; the rest follows on
+  /// this thread, or `inBackground` on a thread of its own: a writer whose write failed may be
+  /// inside a request's completion or a stream's handler, and failing that request again there
+  /// would take its lock a second time.
   private func connectionLost(_ socket: UnixSocket, inBackground: Bool = false) {
-    let (pending, streams, shouldReconnect) = state.withLock { s -> ([Pending], [Stream], Bool) in
-      guard s.socket === socket else { return ([], [], false) }
+    let lost = state.withLock {
+      s -> (pending: [Pending], streams: [Stream], connection: UInt64, reconnects: Bool) in
+      guard s.socket === socket else { return ([], [], 0, false) }
       s.socket = nil
       let pending = Array(s.pending.values)
       s.pending = [:]
       s.wireToStream = [:]
       let reconnect = !s.isClosed && !s.streams.isEmpty && !s.isReconnecting
       if reconnect { s.isReconnecting = true }
-      return (pending, Array(s.streams.values), reconnect)
+      return (pending, Array(s.streams.values), s.connection, reconnect)
     }
+    let (pending, streams, connection, shouldReconnect) = lost
     socket.close()
     guard !pending.isEmpty || !streams.isEmpty else { return }
     let tell: @Sendable () -> Void = { [self] in
       for request in pending {
         request.fail(DaemonError(.disconnected, "the motion daemon went away"))
       }
-      for stream in streams { stream.deliver(.disconnected("the motion daemon went away")) }
+      for stream in streams { stream.connectionEnded(connection, "the motion daemon went away") }
       if shouldReconnect { startReconnecting() }
     }
     if inBackground { Thread(block: tell).start() } else { tell() }
@@ -597,18 +689,20 @@ public final class DaemonClient: @unchecked Sendable {
         if ends { return }
         // Through `connect`: a request may have connected meanwhile, and its connection serves.
         if (try? self.connect(timeout: 2)) != nil {
+          self.onceReconnectedForTesting?()
           // The new connection may have ended already (before or after `connect` returned), and
           // its `connectionLost`, seeing this thread still reconnecting, left the reconnection to
-          // it: the streams are reconnected only if a connection is up now, else this thread
-          // tries again. Clearing the flag for a dead connection ended reconnection for good.
-          let streams = self.state.withLock { s -> [Stream]? in
-            guard s.socket != nil else { return nil }
+          // it: the reconnection is over only if a connection is up now, else this thread tries
+          // again. Clearing the flag for a dead connection ended reconnection for good.
+          // The streams are told `.reconnected` by the connection itself, before anything else
+          // of it reaches them (see `Stream.owesReconnection`), not from here.
+          let isUp = self.state.withLock { s -> Bool in
+            guard s.socket != nil else { return false }
             s.isReconnecting = false
-            return Array(s.streams.values)
+            return true
           }
-          if let streams {
+          if isUp {
             self.logger.info("reconnected to the motion daemon at \(self.socketPath)")
-            for stream in streams { stream.deliver(.reconnected) }
             return
           }
         }
@@ -907,21 +1001,42 @@ public final class DaemonClient: @unchecked Sendable {
 
   /// Whether the user allows motion history, without a round trip: the daemon's answer at the
   /// handshake, kept current by the notice the daemon sends every client when the user changes it.
-  /// While disconnected, one connection attempt (at most every second, 0.5 s at most) refreshes
-  /// it; failing that, the last answer stands (`true` if the daemon never answered).
+  ///
+  /// While disconnected, a read that knows nothing yet makes one attempt to connect, on the
+  /// calling thread (0.5 s at most, at most one a second), and says `true` if that fails. A read
+  /// that knows an answer returns it at once and refreshes it on a thread of its own (one
+  /// attempt at most every second, one at a time), so that a later read sees the change the user
+  /// made while the client was away. `CMPedometer.authorizationStatus()` and its like read this
+  /// on the app's thread, which a read waiting for that attempt held up, once a second, for the
+  /// whole 0.5 s against a daemon that takes connections and does not answer.
   public var isHistoryAuthorized: Bool {
-    let (known, tryConnect) = state.withLock { s -> (Bool?, Bool) in
+    let (known, attempt) = state.withLock { s -> (Bool?, Bool) in
       let now = ProcessInfo.processInfo.systemUptime
       let connected = s.socket != nil && s.info != nil
-      let attempt = !connected && !s.isClosed && now - s.lastAuthorizationConnect >= 1
-      if attempt { s.lastAuthorizationConnect = now }
-      return (s.historyAuthorized, attempt)
+      guard !connected, !s.isClosed, !s.isRefreshingAuthorization,
+        now - s.lastAuthorizationConnect >= 1
+      else { return (s.historyAuthorized, false) }
+      s.lastAuthorizationConnect = now
+      if s.historyAuthorized != nil { s.isRefreshingAuthorization = true }
+      return (s.historyAuthorized, true)
     }
-    if tryConnect, (try? connect(timeout: 0.5)) != nil {
+    guard attempt else { return known ?? true }
+    guard let known else {
+      guard (try? connect(timeout: Self.authorizationConnectTimeout)) != nil else { return true }
       return state.withLock { $0.historyAuthorized } ?? true
     }
-    return known ?? true
+    let refresh = Thread { [weak self] in
+      guard let self else { return }
+      _ = try? self.connect(timeout: Self.authorizationConnectTimeout)
+      self.state.withLock { $0.isRefreshingAuthorization = false }
+    }
+    refresh.name = "motiond-client-authorization"
+    refresh.start()
+    return known
   }
+
+  /// How long ``isHistoryAuthorized`` tries to connect, s.
+  private static let authorizationConnectTimeout = 0.5
 
   /// Allows or denies motion history (deny stops recording and deletes the history).
   public func setHistoryAllowed(_ allowed: Bool) async throws {
@@ -944,7 +1059,8 @@ public final class DaemonClient: @unchecked Sendable {
   /// merely slower), the stream waits in the same way, and this call starts the reconnection.
   ///
   /// A stream that waits gets ``DaemonStreamEvent/disconnected(_:)`` at once, and the next
-  /// connection subscribes it (``DaemonStreamEvent/reconnected`` follows). That first call of
+  /// connection subscribes it (``DaemonStreamEvent/reconnected`` follows, before that
+  /// connection's first event, as for the streams that waited before it). That first call of
   /// `handler` is made before this returns, on the calling thread (a caller must not hold, while
   /// it subscribes, a lock that `handler` takes), or, when the reconnection is quicker, on the
   /// thread that brings its first event to the stream, just before that event: the handler never
@@ -1128,18 +1244,8 @@ public final class DaemonClient: @unchecked Sendable {
         }
         message.subscribe = subscribe
       }, stream: stream, sendingBy: deadline,
-      onMessage: { reply in
-        // A refused subscription (a frame the source cannot give) reaches its handler as a
-        // failure of the stream rather than as silence.
-        if case .error(let error) = reply.body {
-          stream.deliver(
-            .sourceFailure(
-              kind: SourceFailure.Kind.other.rawValue,
-              message: "the motion daemon refused the subscription: \(error.message)",
-              isFatal: true))
-        }
-        return true
-      },
+      // The answer reaches the stream in `dispatch`: `.reconnected` when owed, and a refusal.
+      onMessage: { _ in true },
       onFailure: { [weak self] _ in
         // No connection to subscribe on: it ended after `subscribe()` found it up but before the
         // stream was registered, so its `connectionLost` saw no stream to reconnect for. Without

@@ -174,7 +174,14 @@ public enum DaemonStreamEvent: Sendable {
   case sourceFinished
   /// The connection to the daemon was lost; the client reconnects and resubscribes by itself.
   case disconnected(String)
-  /// The connection is back and the subscription is active again.
+  /// The connection is back and the subscription is active again (or refused by the daemon, a
+  /// fatal ``sourceFailure(kind:message:isFatal:)`` that follows at once).
+  ///
+  /// Told only to a stream that was told ``disconnected(_:)``, once for each, and always before
+  /// any other event of the new connection: when the daemon answers the stream's new
+  /// subscription, or just before the connection's first event for it, whichever comes first,
+  /// on the connection's reader thread. So a handler sees `.disconnected`, then `.reconnected`,
+  /// then the new connection's data.
   case reconnected
 }
 

@@ -180,9 +180,9 @@ import Testing
 }
 
 /// Feeds `source` (a daemon's, now answering) samples until `events` holds a sample and
-/// `.reconnected`, then expects the stream's first event to be its one `.disconnected`. The new
-/// connection's samples may come before `.reconnected`, which the reconnection sends once the
-/// connection it made is up: both are waited for.
+/// `.reconnected`, then expects the stream's first events to be its one `.disconnected` and
+/// `.reconnected`, which comes before the new connection's samples (since 2026-12-02;
+/// `DaemonReconnectionOrderTests`).
 func expectResumedAfterOneDisconnection(
   _ events: Locked<[DaemonStreamEvent]>, feeding source: HandDrivenSource, _ what: String,
   sourceLocation: SourceLocation = #_sourceLocation
@@ -202,7 +202,9 @@ func expectResumedAfterOneDisconnection(
     source.emit(.sample(MotionSample(timestamp: timestamp, accelerometer: SIMD3(0, 0, 9.81))))
     return kinds().contains("sample") && kinds().contains("reconnected")
   }
-  #expect(kinds().first == "disconnected", "\(kinds().prefix(5))", sourceLocation: sourceLocation)
+  #expect(
+    Array(kinds().prefix(2)) == ["disconnected", "reconnected"], "\(kinds().prefix(5))",
+    sourceLocation: sourceLocation)
   #expect(
     kinds().filter { $0 == "disconnected" }.count == 1, "\(kinds().prefix(5))",
     sourceLocation: sourceLocation)
