@@ -9,7 +9,8 @@ extension StepDetector {
   /// are compared, ``Parameters/strideCheckDelay`` after they end, with the steps found in them.
   /// A walk has two steps per stride; when at least ``Parameters/leastMissingSteps`` are missing,
   /// they are added: each in the middle of the next stride-long interval between found steps
-  /// (where the hidden leg steps); if none comes within twice the delay, as many as fit at least
+  /// (where the hidden leg steps); if none comes within twice the delay (or while no bout is
+  /// under way, when none will come before a new bout's first steps), as many as fit at least
   /// ``Parameters/minimumStepInterval`` apart between the last step returned and the next that
   /// may come, and no further apart than the step period (the others wait for room); before a gap
   /// in the input that ends the bout, all of them. Only where
@@ -66,9 +67,13 @@ extension StepDetector {
     compareStretches(dueAt: time, delay: parameters.strideCheckDelay)
     let waited = time - state.hiddenStepsSince
     // No stride-long interval came to hold them (|a| sees both legs now), or none will (the walk
-    // ended). Waiting out the delay dated them up to 5 s after the walk's last step.
+    // ended). Waiting out the delay dated them up to 5 s after the walk's last step. Out of a
+    // bout, no found step will follow the last one queued until a new bout is confirmed, and its
+    // first steps are later than the peaks held now: the room before them is all there will be,
+    // so they take it at once. Waiting there (pocket stairs where |a| showed peaks too irregular
+    // to confirm for seconds) returned them after a pause had been judged, dated inside it.
     if state.hiddenSteps > 0,
-      walkEnded || waited > 2 * parameters.strideCheckDelay || !(waited >= 0)
+      walkEnded || !state.inBout || waited > 2 * parameters.strideCheckDelay || !(waited >= 0)
     {
       releaseOverdueHiddenSteps(at: time)
     }

@@ -689,11 +689,15 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
   ) {
     s.isWalking = false
     s.cadence.endBout()
-    // Dated when the walk stopped (the pause delay after the last step's report), not at this
-    // sample: after a gap in the source (an hour without samples), the event stream showed an
-    // hour-long walk. Never before the last step.
-    let stopped = Swift.min(t, report + parameters.pauseDelay)
-    let pauseDate = timeline.date(forTimestamp: Swift.max(stopped, s.lastStepTime ?? stopped))
+    // Dated when the walk stopped, not at this sample: after a gap in the source (an hour
+    // without samples), the event stream showed an hour-long walk. The pause delay after the
+    // last step itself, not after its report: a step is reported up to seconds after it (a
+    // bout's first ones, the gyroscope's hidden steps), and a pause dated from the report could
+    // come after the next step, whose resume then had the pause's date (2026-12-02: 4 of 6 such
+    // pairs on MotionSense). Never before the last step.
+    let lastStep = s.lastStepTime ?? report
+    let stopped = Swift.min(t, lastStep + parameters.pauseDelay)
+    let pauseDate = timeline.date(forTimestamp: Swift.max(stopped, lastStep))
     s.lastPauseDate = pauseDate
     events.append(.pedestrian(PedestrianEventRecord(date: pauseDate, isPause: true)))
   }

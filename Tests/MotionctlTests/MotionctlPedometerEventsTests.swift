@@ -9,14 +9,18 @@ import _MotionTestSupport
 /// replayed through `motionctl monitor pedometer`. A pause followed by a resume at the same date
 /// means a step came after the pause was judged, dated before it: the hidden leg's steps that the
 /// detector still held (waiting for a time of their own, or in a stretch of strides not compared
-/// yet) without saying so. On these ten recordings the shipped detector before 2026-12-02 gave
-/// at least one such pair each (19 on the 210 recordings; 6 now, in other recordings, whose
-/// steps come from |a| late).
+/// yet) without saying so, or a pause dated after a step that came later. On the first ten
+/// recordings the detector before 2026-12-02 gave at least one such pair each (19 on the 210
+/// recordings); on the last five, the next version (6 pairs): four were pauses dated from the
+/// last step's report instead of the step (see `CMPedometerPauseDateTests`), two were hidden
+/// steps granted while the detector was out of a bout, which waited 5 s for a stride-long
+/// interval that would not come. None is left on the 210.
 final class MotionctlPedometerEventsTests: XCTestCase {
   func testNoPauseOnPocketStairsIsFollowedByAStepDatedBeforeIt() throws {
     let names = [
       "sub01_dws_01", "sub04_dws_02", "sub04_ups_04", "sub13_ups_03", "sub14_ups_03",
       "sub05_dws_11", "sub07_ups_04", "sub08_dws_01", "sub13_ups_12", "sub14_dws_01",
+      "sub01_ups_12", "sub05_ups_03", "sub06_dws_02", "sub11_dws_02", "sub14_ups_04",
     ]
     for name in names {
       let url = SharedData.root.appendingPathComponent("data/activity/motionsense/\(name).csv")
