@@ -172,6 +172,13 @@ extension StepDetector {
     /// the stretch: stepping's impacts. Pedalling with the phone in a pocket turns the thigh as
     /// walking does but puts less there (QROWD's bike rides: 1.3–1.5 m/s² in the median).
     public var leastStrideCheckRMS: Double = 2.0
+    /// Least number of peaks, each at a regular interval from the one before, that the
+    /// gyroscope's strides confirm as a bout when |a| is not periodic enough to (a limb swinging
+    /// stride after stride, through their span; see ``StepDetector/process(time:rotationRate:)``):
+    /// as many as a periodic bout needs (``stepsToConfirmBout``). Pocket stairs, where |a| can
+    /// lock on the stride. On MotionSense's 84 stair recordings 3 counts 40 steps more than 4,
+    /// and both fall short of the thigh's own count (docs/Steps.md).
+    public var stepsToConfirmStrideBout: Int = 3
     /// How long after the stretch ends it is compared, s: the accelerometer confirms a bout's
     /// first steps up to about 2 s after them. Steps added this way come that much later.
     public var strideCheckDelay: Double = 2.5

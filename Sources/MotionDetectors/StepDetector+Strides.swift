@@ -228,6 +228,51 @@ extension StepDetector {
     return state.strides[count].stepBandRMS >= parameters.leastStrideCheckRMS
   }
 
+  /// Whether the gyroscope's strides confirm the pending peaks as a walk, at the peak at `time`:
+  /// at least ``Parameters/stepsToConfirmStrideBout`` of them, in a step band as strong as an
+  /// irregular bout needs (``Parameters/minimumIrregularBoutRMS``), no more than two per stride;
+  /// every stride from the last one that began before the first of them swinging like a limb
+  /// (``Parameters/leastStrideRotationRate``) and lasting from ``Parameters/shortestQuickStride``
+  /// to the longest ``Parameters/strideDuration``; and the last stride no longer ago than that.
+  ///
+  /// Why: on stairs with the phone in a trouser pocket, |a| shows one leg's impact strongly and
+  /// the other's weakly, and its autocorrelation can lock on the stride instead of the step; the
+  /// peaks it finds, each at a regular interval from the one before, then never reach the
+  /// periodicity a bout needs, and a whole flight went uncounted (MotionSense `sub01_ups_12`,
+  /// 9.2–14.7 s: seven peaks held, none counted). The thigh's rotation says a walk is under way
+  /// there; the strides' own comparison then adds the steps of the leg |a| missed.
+  func stridesConfirmPendingPeaks(at time: Double) -> Bool {
+    let count = state.pendingCount
+    guard count >= max(1, parameters.stepsToConfirmStrideBout),
+      state.energy >= parameters.minimumIrregularBoutRMS * parameters.minimumIrregularBoutRMS,
+      state.strideCount >= 2
+    else { return false }
+    let last = state.strideCount - 1
+    guard time - state.strides[last].time <= parameters.strideDuration.upperBound else {
+      return false
+    }
+    // The strides from the last one that began before the first pending peak.
+    let first = state.pendingTimes[0]
+    var start = last
+    while start > 0, state.strides[start].time > first { start -= 1 }
+    guard state.strides[start].time <= first else { return false }
+    let strides = last - start
+    guard strides >= 1, count <= 2 * (strides + 1) else { return false }
+    let duration = parameters.strideDuration
+    for index in start...last {
+      guard state.strides[index].rotationRateRMS >= parameters.leastStrideRotationRate else {
+        return false
+      }
+      if index > start {
+        let length = state.strides[index].time - state.strides[index - 1].time
+        guard length >= parameters.shortestQuickStride, length <= duration.upperBound else {
+          return false
+        }
+      }
+    }
+    return true
+  }
+
   /// How many of the remembered found steps lie in (`start`, `end`].
   private func foundSteps(after start: Double, upTo end: Double) -> Int {
     var found = 0

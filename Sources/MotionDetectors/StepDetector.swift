@@ -380,7 +380,9 @@ public struct StepDetector: Sendable {
       state.pendingCount >= max(1, parameters.stepsToConfirmIrregularBout)
       && state.periodicity >= parameters.minimumIrregularBoutPeriodicity
       && state.energy >= parameters.minimumIrregularBoutRMS * parameters.minimumIrregularBoutRMS
-    if isPeriodic || isIrregularButLongerAndStrong { confirmBout() }
+    if isPeriodic || isIrregularButLongerAndStrong || stridesConfirmPendingPeaks(at: time) {
+      confirmBout()
+    }
   }
 
   /// Counts the steps that an input gap near two peaks of a bout hid, when the interval
