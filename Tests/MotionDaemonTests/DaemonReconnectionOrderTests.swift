@@ -25,17 +25,8 @@ import Testing
   @Test func aStreamIsToldOfTheReconnectionBeforeTheNewConnectionsSamples() throws {
     let restart = try RestartingDaemon(label: "reconnected-first")
     defer { restart.close() }
-    let events = Locked<[String]>([])
-    let subscription = try restart.client.subscribe(restart.request) { event in
-      events.withLock { $0.append(eventKind(event)) }
-    }
+    let (events, subscription) = try restart.streamThroughAStop()
     defer { subscription.cancel() }
-    try restart.feed("a sample before the restart") { events.withLock { $0 }.contains("sample") }
-
-    try restart.stopTheDaemon()
-    try waitUntil(seconds: 60, "the stream to be told the daemon left") {
-      events.withLock { $0 }.contains("disconnected")
-    }
     // Until the stream has an event of the new connection (5 s at most, then the reconnection
     // goes on, and the expectations below tell what came).
     restart.client.onceReconnectedForTesting = {
@@ -68,17 +59,8 @@ import Testing
     let restart = try RestartingDaemon(label: "reconnected-only")
     defer { restart.close() }
     let client = restart.client
-    let left = Locked<[String]>([])
-    let first = try client.subscribe(restart.request) { event in
-      left.withLock { $0.append(eventKind(event)) }
-    }
+    let (left, first) = try restart.streamThroughAStop()
     defer { first.cancel() }
-    try restart.feed("a sample before the restart") { left.withLock { $0 }.contains("sample") }
-
-    try restart.stopTheDaemon()
-    try waitUntil(seconds: 60, "the stream to be told the daemon left") {
-      left.withLock { $0 }.contains("disconnected")
-    }
     let joined = Locked<[String]>([])
     let waiting = try client.subscribe(restart.request) { event in
       joined.withLock { $0.append(eventKind(event)) }
@@ -210,6 +192,26 @@ private final class RestartingDaemon {
         .sample(MotionSample(timestamp: timestamp, accelerometer: SIMD3(0, 0, 9.81))))
       return condition()
     }
+  }
+
+  /// Subscribes a stream that records the kind of each event, lets it have a sample, and stops
+  /// the daemon: returns once the stream was told the daemon left.
+  func streamThroughAStop() throws -> (events: Locked<[String]>, subscription: SourceSubscription) {
+    let events = Locked<[String]>([])
+    let subscription = try client.subscribe(request) { event in
+      events.withLock { $0.append(eventKind(event)) }
+    }
+    do {
+      try feed("a sample before the restart") { events.withLock { $0 }.contains("sample") }
+      try stopTheDaemon()
+      try waitUntil(seconds: 60, "the stream to be told the daemon left") {
+        events.withLock { $0 }.contains("disconnected")
+      }
+    } catch {
+      subscription.cancel()
+      throw error
+    }
+    return (events, subscription)
   }
 
   func stopTheDaemon() throws {
