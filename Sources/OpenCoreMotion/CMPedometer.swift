@@ -145,10 +145,11 @@ open class CMPedometer: NSObject {
     updateChannel.end()
   }
 
-  /// Starts pause and resume events on the pedometer's queue: a pause about 2 s after the last
-  /// step (or at the source's last sample, when it ends sooner; up to 4 s later while the step
-  /// detector still holds a peak, less than 2 s after that step, that a bout it is confirming may
-  /// count), a resume at the first step of the next walk. A second call replaces the first.
+  /// Starts pause and resume events on the pedometer's queue: a pause dated 2 s after the last
+  /// step, sent once that step was reported 2 s ago (or at the source's last sample, when it ends
+  /// sooner; up to 4 s later while the step detector still holds a peak, less than 2 s after
+  /// that step, that a bout it is confirming may count), a resume at the first step of the next
+  /// walk. A second call replaces the first.
   open func startEventUpdates(handler: @escaping CMPedometerEventHandler) {
     connectEvents(eventChannel, sink: .queue(handlerQueue, handler))
   }
