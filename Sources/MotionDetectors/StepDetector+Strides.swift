@@ -202,22 +202,32 @@ extension StepDetector {
     state.hiddenStepsSince = -.infinity
   }
 
-  /// Whether the first `count` + 1 strides bound a stretch of walking by a limb.
-  private func isWalkingStretch(strides count: Int) -> Bool {
-    let duration = parameters.strideDuration
-    let rotation = parameters.leastStrideRotationRate
+  /// The shortest and the longest of the strides between the marks `first` and `last`
+  /// (`first` < `last`), s, or `nil` when one of the marks did not swing like a limb
+  /// (``Parameters/leastStrideRotationRate``).
+  private func limbStrideLengths(
+    from first: Int, through last: Int
+  ) -> (shortest: Double, longest: Double)? {
     var shortest = Double.infinity
     var longest = 0.0
-    for index in 0...count {
+    for index in first...last {
       let stride = state.strides[index]
-      guard stride.rotationRateRMS >= rotation else { return false }
-      if index > 0 {
+      guard stride.rotationRateRMS >= parameters.leastStrideRotationRate else { return nil }
+      if index > first {
         let length = stride.time - state.strides[index - 1].time
         shortest = min(shortest, length)
         longest = max(longest, length)
       }
     }
-    guard longest <= duration.upperBound else { return false }
+    return (shortest, longest)
+  }
+
+  /// Whether the first `count` + 1 strides bound a stretch of walking by a limb.
+  private func isWalkingStretch(strides count: Int) -> Bool {
+    let duration = parameters.strideDuration
+    guard let (shortest, longest) = limbStrideLengths(from: 0, through: count),
+      longest <= duration.upperBound
+    else { return false }
     if shortest < duration.lowerBound {
       // Quick strides (a fast descent) only in a run of like ones: a lone short cycle is a
       // stride's rotation that crossed the hysteresis twice.
@@ -257,20 +267,11 @@ extension StepDetector {
     while start > 0, state.strides[start].time > first { start -= 1 }
     guard state.strides[start].time <= first else { return false }
     let strides = last - start
-    guard strides >= 1, count <= 2 * (strides + 1) else { return false }
-    let duration = parameters.strideDuration
-    for index in start...last {
-      guard state.strides[index].rotationRateRMS >= parameters.leastStrideRotationRate else {
-        return false
-      }
-      if index > start {
-        let length = state.strides[index].time - state.strides[index - 1].time
-        guard length >= parameters.shortestQuickStride, length <= duration.upperBound else {
-          return false
-        }
-      }
-    }
-    return true
+    guard strides >= 1, count <= 2 * (strides + 1),
+      let (shortest, longest) = limbStrideLengths(from: start, through: last)
+    else { return false }
+    return shortest >= parameters.shortestQuickStride
+      && longest <= parameters.strideDuration.upperBound
   }
 
   /// How many of the remembered found steps lie in (`start`, `end`].

@@ -384,10 +384,8 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
         // less than the pause delay after its last step): no later sample will judge its pause,
         // and event updates ended on the resume, as if the person walked on. It pauses at the
         // last sample at the latest.
-        if s.isWalking, let report = s.lastStepReport, let latest = s.latestTimestamp,
-          let timeline = s.timeline
-        {
-          pauseWalk(at: latest, lastReport: report, timeline: timeline, in: &s, events: &events)
+        if s.isWalking, let latest = s.latestTimestamp, let timeline = s.timeline {
+          pauseWalk(at: latest, timeline: timeline, in: &s, events: &events)
         }
         s.isFinished = true
       }
@@ -511,7 +509,7 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     if s.isWalking, let report = s.lastStepReport, t - report >= parameters.pauseDelay,
       !awaitsUndecidedStep(at: t, lastReport: report, in: s)
     {
-      pauseWalk(at: t, lastReport: report, timeline: timeline, in: &s, events: &events)
+      pauseWalk(at: t, timeline: timeline, in: &s, events: &events)
     }
     let refusedBefore = s.pressure.refusedReadings
     if let pressure = sample.pressure, let result = s.pressure.process(time: t, pressure: pressure)
@@ -682,10 +680,9 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
       && t - report < parameters.pauseDelay + parameters.undecidedStepWait
   }
 
-  /// Ends the walk in progress at sample time `t`, `lastReport` being its last step's report.
+  /// Ends the walk in progress at sample time `t`.
   private func pauseWalk(
-    at t: Double, lastReport report: Double, timeline: MotionTimeline, in s: inout State,
-    events: inout [MotionHistoryEvent]
+    at t: Double, timeline: MotionTimeline, in s: inout State, events: inout [MotionHistoryEvent]
   ) {
     s.isWalking = false
     s.cadence.endBout()
@@ -694,8 +691,9 @@ package final class InProcessMotionHistory: MotionHistoryBackend, @unchecked Sen
     // last step itself, not after its report: a step is reported up to seconds after it (a
     // bout's first ones, the gyroscope's hidden steps), and a pause dated from the report could
     // come after the next step, whose resume then had the pause's date (2026-12-02: 4 of 6 such
-    // pairs on MotionSense). Never before the last step.
-    let lastStep = s.lastStepTime ?? report
+    // pairs on MotionSense). Never before the last step. (A walk always has one: the step that
+    // began it set it.)
+    let lastStep = s.lastStepTime ?? t
     let stopped = Swift.min(t, lastStep + parameters.pauseDelay)
     let pauseDate = timeline.date(forTimestamp: Swift.max(stopped, lastStep))
     s.lastPauseDate = pauseDate
