@@ -12,7 +12,8 @@ import SwiftProtobuf
 
 /// A stand-in for motiond in this process, for client tests that need the daemon to be slow to
 /// answer the handshake, to send something before answering it, or to drop every connection: it
-/// answers Hello and acknowledges Subscribe, and counts connections and subscriptions.
+/// answers Hello and acknowledges Subscribe (and may follow that with a batch of samples), and
+/// counts connections and subscriptions.
 final class FakeDaemon: @unchecked Sendable {
   // Sendable because the mutable state is in `state` (a Locked); sockets are thread-safe.
   private struct State {
@@ -30,6 +31,9 @@ final class FakeDaemon: @unchecked Sendable {
     var queries = 0
     var readsAfterHello = true
     var connectionsRefusingRequests = 0
+    var samplesAfterSubscribe = 0
+    var closesAfterHello = false
+    var historyAuthorized = true
   }
 
   let path: String
@@ -99,6 +103,28 @@ final class FakeDaemon: @unchecked Sendable {
     set { state.withLock { $0.connectionsRefusingRequests = newValue } }
   }
 
+  /// Samples sent in one batch, in the same write as the acknowledgement, after each Subscribe:
+  /// timestamped `1000 × c + 1`, `1000 × c + 2`, … on connection `c` (0: the first accepted), so
+  /// that a test tells which connection brought a sample. 0: none.
+  var samplesAfterSubscribe: Int {
+    get { state.withLock { $0.samplesAfterSubscribe } }
+    set { state.withLock { $0.samplesAfterSubscribe = newValue } }
+  }
+
+  /// Whether each connection is closed once its Hello is answered: the handshake succeeds and
+  /// the client is left without a connection straight after, so that every attempt of the client
+  /// to connect shows in ``accepted``.
+  var closesAfterHello: Bool {
+    get { state.withLock { $0.closesAfterHello } }
+    set { state.withLock { $0.closesAfterHello = newValue } }
+  }
+
+  /// Whether the Hello reply says the user allows motion history (as `motionctl privacy` set it).
+  var historyAuthorized: Bool {
+    get { state.withLock { $0.historyAuthorized } }
+    set { state.withLock { $0.historyAuthorized = newValue } }
+  }
+
   /// Connections accepted so far.
   var accepted: Int { state.withLock { $0.accepted } }
   /// Requests other than Hello and Subscribe received so far (answered or not).
@@ -134,6 +160,8 @@ final class FakeDaemon: @unchecked Sendable {
       {
         var reply = WireServerMessage()
         reply.requestID = request.requestID
+        // Frames written after the reply, in the same write.
+        var following: [UInt8] = []
         switch request.body {
         case .hello:
           let (delay, notices, refusing) = state.withLock { s in
@@ -154,11 +182,18 @@ final class FakeDaemon: @unchecked Sendable {
           answer.availableSensors = Wire.sensorBits([.accelerometer])
           answer.minRateHz = 1
           answer.maxRateHz = 100
-          answer.historyAuthorized = true
+          answer.historyAuthorized = state.withLock { $0.historyAuthorized }
           reply.hello = answer
         case .subscribe:
-          state.withLock { $0.subscribes[index, default: 0] += 1 }
+          let samples = state.withLock { s -> Int in
+            s.subscribes[index, default: 0] += 1
+            return s.samplesAfterSubscribe
+          }
           reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
+          if samples > 0 {
+            following = Wire.frame(
+              Self.sampleBatch(samples, requestID: request.requestID, connection: index))
+          }
         default:
           guard
             state.withLock({ s in
@@ -179,11 +214,35 @@ final class FakeDaemon: @unchecked Sendable {
             reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
           }
         }
-        try? socket.write(Wire.frame(reply))
-        if case .hello = request.body, !state.withLock({ $0.readsAfterHello }) { return }
+        try? socket.write(Wire.frame(reply) + following)
+        if case .hello = request.body {
+          let (closes, reads) = state.withLock { ($0.closesAfterHello, $0.readsAfterHello) }
+          if closes {
+            socket.close()
+            return
+          }
+          if !reads { return }
+        }
       }
       decoder.compact()
     }
     state.withLock { $0.ended += 1 }
+  }
+
+  /// `count` accelerometer samples for the stream of Subscribe `requestID` on connection `index`,
+  /// in one batch (see ``samplesAfterSubscribe``).
+  private static func sampleBatch(
+    _ count: Int, requestID: UInt64, connection index: Int
+  ) -> WireServerMessage {
+    var message = WireServerMessage()
+    message.requestID = requestID
+    var batch = Opencoremotion_Daemon_V1_SampleBatch()
+    batch.samples = (1...count).map { number in
+      let sample = MotionSample(
+        timestamp: Double(1000 * index + number), accelerometer: SIMD3(0, 0, 9.81))
+      return Wire.sample(sample, sensors: .accelerometer, receivedBootNanoseconds: 0)
+    }
+    message.samples = batch
+    return message
   }
 }

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import MotionConcurrency
+import Testing
+
+@testable import MotionDaemonClient
+
+/// A stream told `.disconnected` for a connection hears nothing more of it: what that
+/// connection's reader thread still hands over (the rest of a batch it was handing out when the
+/// connection ended) is dropped, and the next connection's events come after `.reconnected`.
+///
+/// A connection ends in the middle of a batch when a write fails: `send` ends it, and the
+/// streams are told `.disconnected` on a thread of its own, which then races the reader thread
+/// for the stream's `deliveryLock` between two samples. The reader takes the lock again
+/// microseconds after it let it go and wins nearly every time, so the public API alone leaves a
+/// late sample to chance. The test ends the connection as a failed write does
+/// (`connectionLost`), but on the reader thread itself, from the handler of the batch's first
+/// sample: the rest of the batch is then late for certain.
+@Suite struct DaemonClientLateEventsTests {
+  @Test func aLostConnectionsLateSamplesAreDroppedAndTheNextConnectionsDelivered() throws {
+    let daemon = try FakeDaemon()
+    // Connection 0 brings samples 1…4, connection 1 samples 1001…1004.
+    daemon.samplesAfterSubscribe = 4
+    let client = DaemonClient(socketPath: daemon.path)
+    defer { client.close() }
+    let events = Locked<[String]>([])
+    // The reader thread that handed over the first sample, set by the handler that ends its
+    // connection.
+    let firstReader = Locked<Thread?>(nil)
+    let request = DaemonStreamRequest(sensors: .accelerometer, rate: 50)
+    let subscription = try client.subscribe(request) { [weak client] event in
+      events.withLock { $0.append(describe(event)) }
+      guard case .sample = event, let client else { return }
+      let isFirst = firstReader.withLock { reader -> Bool in
+        guard reader == nil else { return false }
+        reader = Thread.current
+        return true
+      }
+      guard isFirst, let socket = client.state.withLock({ $0.socket }) else { return }
+      // Tells this stream `.disconnected` here, inside this handler (the stream's lock is
+      // recursive), and starts the reconnection.
+      client.connectionLost(socket)
+    }
+    defer { subscription.cancel() }
+
+    try waitUntil(seconds: 30, "the next connection's samples") {
+      events.withLock { $0 }.contains("sample 1004")
+    }
+    let reader = try #require(firstReader.withLock { $0 })
+    // Once it has ended, it has handed over all it ever will.
+    try waitUntil(seconds: 30, "the lost connection's reader thread to end") { reader.isFinished }
+    let told = events.withLock { $0 }
+    #expect(
+      told == [
+        "sample 1", "disconnected", "reconnected",
+        "sample 1001", "sample 1002", "sample 1003", "sample 1004",
+      ], "\(told)")
+    #expect(daemon.accepted == 2, "one reconnection")
+  }
+}
+
+/// An event as the expectations name it: a sample by its timestamp.
+private func describe(_ event: DaemonStreamEvent) -> String {
+  switch event {
+  case .sample(let sample, _): "sample \(Int(sample.timestamp))"
+  case .disconnected: "disconnected"
+  case .reconnected: "reconnected"
+  default: "\(event)"
+  }
+}
