@@ -230,7 +230,11 @@ extension DaemonClient {
     let id = message.requestID
     switch message.body {
     case .authorization(let answer):
-      state.withLock { $0.historyAuthorized = answer.historyAuthorized }
+      // Only the current connection's: a lost connection's reader can still hand over a notice
+      // after the next handshake, and that handshake's answer is the newer one.
+      state.withLock { s in
+        if s.connection == connection { s.historyAuthorized = answer.historyAuthorized }
+      }
       // request_id 0: the daemon's notice of a change, answering nobody.
       guard id != 0, let pending = state.withLock({ $0.pending[id] }) else { return }
       if pending.deliver(message) { state.withLock { _ = $0.pending.removeValue(forKey: id) } }
@@ -239,6 +243,7 @@ extension DaemonClient {
       // gyroscope). Taken in before the source event that follows it reaches the streams, so
       // that their handlers read the new set, as they would from a direct source.
       state.withLock { s in
+        guard s.connection == connection else { return }  // as for `.authorization`
         s.info?.availableSensors = Wire.sensorSet(notice.availableSensors)
         s.info?.servesFusedMotion = notice.servesFusedMotion
       }

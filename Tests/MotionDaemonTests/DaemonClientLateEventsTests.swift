@@ -58,6 +58,48 @@ import Testing
       ], "\(told)")
     #expect(daemon.accepted == 2, "one reconnection")
   }
+
+  /// A notice that a lost connection's reader hands over after the next connection's handshake
+  /// (here: an authorization notice queued behind a sample whose handler held the old reader
+  /// until then) must not overwrite what the new handshake said: the daemon's answer now is the
+  /// new connection's.
+  @Test func aLostConnectionsLateNoticeDoesNotOverwriteTheNextHandshake() throws {
+    let daemon = try FakeDaemon()
+    daemon.samplesAfterSubscribe = 1
+    // The first connection follows its sample with a denial; every handshake allows.
+    daemon.authorizationAfterFirstSamples = false
+    let client = DaemonClient(socketPath: daemon.path)
+    defer { client.close() }
+    let events = Locked<[String]>([])
+    let firstReader = Locked<Thread?>(nil)
+    let request = DaemonStreamRequest(sensors: .accelerometer, rate: 50)
+    let subscription = try client.subscribe(request) { [weak client] event in
+      events.withLock { $0.append(describe(event)) }
+      guard case .sample = event, let client else { return }
+      let isFirst = firstReader.withLock { reader -> Bool in
+        guard reader == nil else { return false }
+        reader = Thread.current
+        return true
+      }
+      guard isFirst, let socket = client.state.withLock({ $0.socket }) else { return }
+      let lost = client.state.withLock { $0.connection }
+      client.connectionLost(socket)
+      // Hold the old reader until the next connection's handshake is done.
+      let deadline = Date().addingTimeInterval(20)
+      while client.state.withLock({ $0.connection }) == lost, Date() < deadline {
+        Thread.sleep(forTimeInterval: 0.005)
+      }
+    }
+    defer { subscription.cancel() }
+
+    try waitUntil(seconds: 30, "the next connection's sample") {
+      events.withLock { $0 }.contains("sample 1001")
+    }
+    let reader = try #require(firstReader.withLock { $0 })
+    try waitUntil(seconds: 30, "the lost connection's reader thread to end") { reader.isFinished }
+    #expect(daemon.accepted == 2, "one reconnection")
+    #expect(client.isHistoryAuthorized, "the lost connection's late denial overwrote the handshake")
+  }
 }
 
 /// An event as the expectations name it: a sample by its timestamp.

@@ -34,6 +34,7 @@ final class FakeDaemon: @unchecked Sendable {
     var samplesAfterSubscribe = 0
     var closesAfterHello = false
     var historyAuthorized = true
+    var authorizationAfterFirstSamples: Bool?
   }
 
   let path: String
@@ -119,6 +120,14 @@ final class FakeDaemon: @unchecked Sendable {
     set { state.withLock { $0.closesAfterHello = newValue } }
   }
 
+  /// An authorization notice (request id 0) with this answer, written on the first connection
+  /// only, in the same write as its first Subscribe's acknowledgement and samples, after them.
+  /// `nil`: none.
+  var authorizationAfterFirstSamples: Bool? {
+    get { state.withLock { $0.authorizationAfterFirstSamples } }
+    set { state.withLock { $0.authorizationAfterFirstSamples = newValue } }
+  }
+
   /// Whether the Hello reply says the user allows motion history (as `motionctl privacy` set it).
   var historyAuthorized: Bool {
     get { state.withLock { $0.historyAuthorized } }
@@ -185,14 +194,21 @@ final class FakeDaemon: @unchecked Sendable {
           answer.historyAuthorized = state.withLock { $0.historyAuthorized }
           reply.hello = answer
         case .subscribe:
-          let samples = state.withLock { s -> Int in
+          let (samples, authorization) = state.withLock { s -> (Int, Bool?) in
             s.subscribes[index, default: 0] += 1
-            return s.samplesAfterSubscribe
+            let notice =
+              index == 0 && s.subscribes[index] == 1 ? s.authorizationAfterFirstSamples : nil
+            return (s.samplesAfterSubscribe, notice)
           }
           reply.ack = Opencoremotion_Daemon_V1_Acknowledgement()
           if samples > 0 {
             following = Wire.frame(
               Self.sampleBatch(samples, requestID: request.requestID, connection: index))
+          }
+          if let authorization {
+            var notice = WireServerMessage()
+            notice.authorization.historyAuthorized = authorization
+            following += Wire.frame(notice)
           }
         default:
           guard
