@@ -11,8 +11,7 @@ extension AttitudeEstimator {
   /// such readings that magnitude is the rail. A larger reading later proves the rail was a
   /// coincidence and becomes the new candidate, so a false rail undoes itself. One axis
   /// magnitude suffices for all three axes: phone accelerometers share one full-scale setting.
-  /// Fixed-size state, no allocation. Static over the state because the state's setter is
-  /// private to the estimator's main file, where this is called.
+  /// Fixed-size state, no allocation.
   @inline(__always)
   static func learnAccelerometerRail(
     _ accelerometer: SIMD3<Double>, parameters: Parameters, coefficients: Coefficients,
