@@ -24,33 +24,8 @@ import Testing
     daemon.samplesAfterSubscribe = 4
     let client = DaemonClient(socketPath: daemon.path)
     defer { client.close() }
-    let events = Locked<[String]>([])
-    // The reader thread that handed over the first sample, set by the handler that ends its
-    // connection.
-    let firstReader = Locked<Thread?>(nil)
-    let request = DaemonStreamRequest(sensors: .accelerometer, rate: 50)
-    let subscription = try client.subscribe(request) { [weak client] event in
-      events.withLock { $0.append(describe(event)) }
-      guard case .sample = event, let client else { return }
-      let isFirst = firstReader.withLock { reader -> Bool in
-        guard reader == nil else { return false }
-        reader = Thread.current
-        return true
-      }
-      guard isFirst, let socket = client.state.withLock({ $0.socket }) else { return }
-      // Tells this stream `.disconnected` here, inside this handler (the stream's lock is
-      // recursive), and starts the reconnection.
-      client.connectionLost(socket)
-    }
-    defer { subscription.cancel() }
-
-    try waitUntil(seconds: 30, "the next connection's samples") {
-      events.withLock { $0 }.contains("sample 1004")
-    }
-    let reader = try #require(firstReader.withLock { $0 })
-    // Once it has ended, it has handed over all it ever will.
-    try waitUntil(seconds: 30, "the lost connection's reader thread to end") { reader.isFinished }
-    let told = events.withLock { $0 }
+    let told = try streamLosingItsFirstConnection(
+      client, until: "sample 1004", holdingTheReaderForTheNextHandshake: false)
     #expect(
       told == [
         "sample 1", "disconnected", "reconnected",
@@ -70,7 +45,23 @@ import Testing
     daemon.authorizationAfterFirstSamples = false
     let client = DaemonClient(socketPath: daemon.path)
     defer { client.close() }
+    _ = try streamLosingItsFirstConnection(
+      client, until: "sample 1001", holdingTheReaderForTheNextHandshake: true)
+    #expect(daemon.accepted == 2, "one reconnection")
+    #expect(client.isHistoryAuthorized, "the lost connection's late denial overwrote the handshake")
+  }
+
+  /// Subscribes an accelerometer stream whose handler, at the first sample, ends that
+  /// connection as a failed write does (`connectionLost`, on the reader thread itself: the
+  /// stream's lock is recursive, so the stream is told `.disconnected` right there) and, when
+  /// `holding`, keeps the old reader until the next connection's handshake is done. Waits for the
+  /// event `until` and for the old reader thread to end (then it has handed over all it ever
+  /// will), and returns every event the stream was told, in order.
+  private func streamLosingItsFirstConnection(
+    _ client: DaemonClient, until last: String, holdingTheReaderForTheNextHandshake holding: Bool
+  ) throws -> [String] {
     let events = Locked<[String]>([])
+    // The reader thread that handed over the first sample.
     let firstReader = Locked<Thread?>(nil)
     let request = DaemonStreamRequest(sensors: .accelerometer, rate: 50)
     let subscription = try client.subscribe(request) { [weak client] event in
@@ -84,21 +75,17 @@ import Testing
       guard isFirst, let socket = client.state.withLock({ $0.socket }) else { return }
       let lost = client.state.withLock { $0.connection }
       client.connectionLost(socket)
-      // Hold the old reader until the next connection's handshake is done.
+      guard holding else { return }
       let deadline = Date().addingTimeInterval(20)
       while client.state.withLock({ $0.connection }) == lost, Date() < deadline {
         Thread.sleep(forTimeInterval: 0.005)
       }
     }
     defer { subscription.cancel() }
-
-    try waitUntil(seconds: 30, "the next connection's sample") {
-      events.withLock { $0 }.contains("sample 1001")
-    }
+    try waitUntil(seconds: 30, "the event \(last)") { events.withLock { $0 }.contains(last) }
     let reader = try #require(firstReader.withLock { $0 })
     try waitUntil(seconds: 30, "the lost connection's reader thread to end") { reader.isFinished }
-    #expect(daemon.accepted == 2, "one reconnection")
-    #expect(client.isHistoryAuthorized, "the lost connection's late denial overwrote the handshake")
+    return events.withLock { $0 }
   }
 }
 
