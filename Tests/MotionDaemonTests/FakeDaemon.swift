@@ -179,11 +179,7 @@ final class FakeDaemon: @unchecked Sendable {
           }
           Thread.sleep(forTimeInterval: delay)
           if refusing { socket.shutdownReading() }
-          for _ in 0..<notices {
-            var notice = WireServerMessage()
-            notice.authorization.historyAuthorized = true
-            try? socket.write(Wire.frame(notice))
-          }
+          for _ in 0..<notices { try? socket.write(Self.authorizationNotice(true)) }
           var answer = Opencoremotion_Daemon_V1_HelloReply()
           answer.protocolVersion = Wire.protocolVersion
           answer.sourceName = "fake"
@@ -205,11 +201,7 @@ final class FakeDaemon: @unchecked Sendable {
             following = Wire.frame(
               Self.sampleBatch(samples, requestID: request.requestID, connection: index))
           }
-          if let authorization {
-            var notice = WireServerMessage()
-            notice.authorization.historyAuthorized = authorization
-            following += Wire.frame(notice)
-          }
+          if let authorization { following += Self.authorizationNotice(authorization) }
         default:
           guard
             state.withLock({ s in
@@ -243,6 +235,14 @@ final class FakeDaemon: @unchecked Sendable {
       decoder.compact()
     }
     state.withLock { $0.ended += 1 }
+  }
+
+  /// The frame of an authorization notice (request id 0: the daemon's word that the user
+  /// allowed or denied history, answering nobody).
+  private static func authorizationNotice(_ allowed: Bool) -> [UInt8] {
+    var notice = WireServerMessage()
+    notice.authorization.historyAuthorized = allowed
+    return Wire.frame(notice)
   }
 
   /// `count` accelerometer samples for the stream of Subscribe `requestID` on connection `index`,

@@ -21,20 +21,10 @@ final class StepDetectorStrideBoutTests: XCTestCase {
       if SharedData.isCI { XCTFail("missing \(url.path) on CI") }
       throw XCTSkip("shared MotionSense file \(url.path) not found")
     }
-    let text = try String(contentsOf: url, encoding: .utf8)
     var detector = StepDetector()
     var steps = 0
-    for line in text.split(separator: "\n").dropFirst() {
-      let values = line.split(separator: ",").prefix(7).compactMap { Double($0) }
-      guard values.count == 7 else { continue }
-      if gyroscope {
-        detector.process(time: values[0], rotationRate: SIMD3(values[4], values[5], values[6]))
-      }
-      if detector.process(time: values[0], acceleration: SIMD3(values[1], values[2], values[3]))
-        != nil
-      {
-        steps += 1
-      }
+    try feedSharedTable(url, accelerationScale: 1, gyroscope: gyroscope, to: &detector) { _, _ in
+      steps += 1
     }
     while detector.takeQueuedStep() != nil { steps += 1 }
     return steps

@@ -25,23 +25,13 @@ final class StepLatencyTests: XCTestCase {
   /// Feeds a `t, ax, ay, az[, gx, gy, gz, …]` table to a detector, `scale` turning its
   /// accelerations into g (only |a| matters, so the sign convention does not).
   private func lags(of url: URL, scale: Double, into lags: inout Lags) throws {
-    let text = try String(contentsOf: url, encoding: .utf8)
     var detector = StepDetector()
     var previousStep = -Double.infinity
-    for line in text.split(separator: "\n").dropFirst() {
-      let values = line.split(separator: ",").prefix(7).compactMap { Double($0) }
-      guard values.count >= 4 else { continue }
-      if values.count == 7 {
-        detector.process(time: values[0], rotationRate: SIMD3(values[4], values[5], values[6]))
-      }
-      let acceleration = SIMD3(values[1], values[2], values[3]) * scale
-      guard let step = detector.process(time: values[0], acceleration: acceleration) else {
-        continue
-      }
+    try feedSharedTable(url, accelerationScale: scale, to: &detector) { rowTime, step in
       if step - previousStep > 2 {
-        lags.firstOfBout.append(values[0] - step)
+        lags.firstOfBout.append(rowTime - step)
       } else {
-        lags.others.append(values[0] - step)
+        lags.others.append(rowTime - step)
       }
       previousStep = step
     }
